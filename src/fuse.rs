@@ -1,0 +1,363 @@
+//! The only module that speaks to the kernel: translates `fuser` requests into calls on
+//! [`Space`] and its plain results back into replies. Every handler is one call and one
+//! match. A panic inside a request fails that request with `EIO` (and is logged); the
+//! mount keeps serving.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use fuser::{
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
+    KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData,
+    ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
+    TimeOrNow, WriteFlags,
+};
+
+use crate::error::{Error, Result};
+use crate::tree::resource::Kind;
+use crate::tree::{Attr, DirEntry, OpenFlags as Open, Space};
+
+/// How long the kernel may cache a directory's name and attributes. Files get no caching:
+/// their content is generated or lives in the project, and must show changes at once.
+const DIR_TTL: Duration = Duration::from_secs(1);
+const FILE_TTL: Duration = Duration::ZERO;
+
+/// The `fuser` filesystem over a [`Space`].
+pub struct Fs {
+    space: Arc<Space>,
+    uid: u32,
+    gid: u32,
+    /// Directory listings, taken at `opendir` so that `readdir` offsets stay consistent.
+    listings: Mutex<HashMap<u64, Vec<DirEntry>>>,
+    next_listing: Mutex<u64>,
+}
+
+impl Fs {
+    pub fn new(space: Arc<Space>) -> Self {
+        // SAFETY: getuid/getgid cannot fail and have no preconditions.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Fs {
+            space,
+            uid,
+            gid,
+            listings: Mutex::new(HashMap::new()),
+            next_listing: Mutex::new(1),
+        }
+    }
+
+    fn attr(&self, attr: &Attr) -> FileAttr {
+        let (kind, perm, nlink) = match attr.kind {
+            Kind::Dir => (FileType::Directory, if attr.writable { 0o755 } else { 0o555 }, 2),
+            _ => (FileType::RegularFile, if attr.writable { 0o644 } else { 0o444 }, 1),
+        };
+        FileAttr {
+            ino: INodeNo(attr.ino),
+            size: attr.size,
+            blocks: attr.size.div_ceil(512),
+            atime: attr.mtime,
+            mtime: attr.mtime,
+            ctime: attr.mtime,
+            crtime: attr.mtime,
+            kind,
+            perm,
+            nlink,
+            uid: self.uid,
+            gid: self.gid,
+            rdev: 0,
+            blksize: 4096,
+            flags: 0,
+        }
+    }
+
+    fn ttl(attr: &Attr) -> Duration {
+        if attr.kind == Kind::Dir { DIR_TTL } else { FILE_TTL }
+    }
+}
+
+/// Run one request, turning a panic into a failed request.
+fn guarded<T>(op: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            crate::log::line(&format!("panic in {op}: {what}"));
+            Err(Error::internal(format!("homespace failed inside {op}: {what}")))
+        }
+    }
+}
+
+fn errno(error: &Error) -> Errno {
+    Errno::from_i32(error.errno())
+}
+
+/// Names must be UTF-8; anything else is refused as a request, not a crash.
+fn utf8(name: &OsStr) -> Result<&str> {
+    name.to_str()
+        .ok_or_else(|| Error::invalid(format!("{} is not valid UTF-8; names here must be", name.to_string_lossy())))
+}
+
+fn open_flags(flags: OpenFlags) -> Open {
+    let mode = flags.0 & libc::O_ACCMODE;
+    Open {
+        write: mode == libc::O_WRONLY || mode == libc::O_RDWR,
+        truncate: flags.0 & libc::O_TRUNC != 0,
+        append: flags.0 & libc::O_APPEND != 0,
+    }
+}
+
+impl Filesystem for Fs {
+    fn init(&mut self, _req: &Request, config: &mut KernelConfig) -> std::io::Result<()> {
+        // Without it the kernel truncates with a separate setattr before open, which would
+        // save an empty document (and be rejected) before the new content arrives.
+        let _ = config.add_capabilities(InitFlags::FUSE_ATOMIC_O_TRUNC);
+        Ok(())
+    }
+
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        match guarded("lookup", || self.space.lookup(parent.0, utf8(name)?)) {
+            Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
+        match guarded("getattr", || {
+            let mut attr = self.space.getattr(ino.0)?;
+            // An open file reports the size of what it will read or has been written.
+            if let Some(size) = fh.and_then(|fh| self.space.handle_size(fh.0)) {
+                attr.size = size;
+            }
+            Ok(attr)
+        }) {
+            Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _mode: Option<u32>,
+        _uid: Option<u32>,
+        _gid: Option<u32>,
+        size: Option<u64>,
+        _atime: Option<TimeOrNow>,
+        _mtime: Option<TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        fh: Option<FileHandle>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<fuser::BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        // Modes, owners and times are not ours to keep (cp -p, tar x and editors set them):
+        // accepting them silently keeps those tools working.
+        match guarded("setattr", || match size {
+            Some(size) => self.space.set_size(ino.0, size, fh.map(|f| f.0)),
+            None => self.space.getattr(ino.0),
+        }) {
+            Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn mkdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, _mode: u32, _umask: u32, reply: ReplyEntry) {
+        match guarded("mkdir", || self.space.mkdir(parent.0, utf8(name)?)) {
+            Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match guarded("unlink", || self.space.remove(parent.0, utf8(name)?, false)) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match guarded("rmdir", || self.space.remove(parent.0, utf8(name)?, true)) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn rename(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        newparent: INodeNo,
+        newname: &OsStr,
+        flags: RenameFlags,
+        reply: ReplyEmpty,
+    ) {
+        match guarded("rename", || {
+            if flags.contains(RenameFlags::RENAME_EXCHANGE) {
+                return Err(Error::not_permitted("exchanging two files is not supported here"));
+            }
+            let no_replace = flags.contains(RenameFlags::RENAME_NOREPLACE);
+            self.space.rename(parent.0, utf8(name)?, newparent.0, utf8(newname)?, no_replace)
+        }) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        match guarded("open", || self.space.open(ino.0, open_flags(flags))) {
+            // Direct I/O: every read comes from the snapshot taken at open, whatever size
+            // the kernel last saw, so generated views never come back cut or padded.
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        match guarded("read", || self.space.read(fh.0, offset, size)) {
+            Ok(data) => reply.data(&data),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        match guarded("write", || self.space.write(fh.0, offset, data)) {
+            Ok(written) => reply.written(written),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn flush(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _lock_owner: LockOwner, reply: ReplyEmpty) {
+        match guarded("flush", || self.space.flush(fh.0)) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        match guarded("fsync", || self.space.flush(fh.0)) {
+            Ok(()) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn release(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        _flush: bool,
+        reply: ReplyEmpty,
+    ) {
+        let _ = guarded("release", || {
+            self.space.release(fh.0);
+            Ok(())
+        });
+        reply.ok();
+    }
+
+    fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        match guarded("opendir", || self.space.readdir(ino.0)) {
+            Ok(listing) => {
+                let fh = {
+                    let mut next = crate::tree::lock(&self.next_listing);
+                    *next += 1;
+                    *next
+                };
+                crate::tree::lock(&self.listings).insert(fh, listing);
+                reply.opened(FileHandle(fh), FopenFlags::empty());
+            }
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn readdir(&self, _req: &Request, ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        let listings = crate::tree::lock(&self.listings);
+        let Some(listing) = listings.get(&fh.0) else {
+            reply.error(Errno::from_i32(libc::EBADF));
+            return;
+        };
+        let dots = [(ino.0, ".", FileType::Directory), (ino.0, "..", FileType::Directory)];
+        let entries = dots.into_iter().chain(listing.iter().map(|e| {
+            let kind = if e.kind == Kind::Dir { FileType::Directory } else { FileType::RegularFile };
+            (e.ino, e.name.as_str(), kind)
+        }));
+        for (index, (ino, name, kind)) in entries.enumerate().skip(offset as usize) {
+            if reply.add(INodeNo(ino), index as u64 + 1, kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+
+    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+        crate::tree::lock(&self.listings).remove(&fh.0);
+        reply.ok();
+    }
+
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        reply.statfs(0, 0, 0, self.space.inode_count() as u64, 0, 4096, 255, 4096);
+    }
+
+    fn access(&self, _req: &Request, ino: INodeNo, _mask: fuser::AccessFlags, reply: ReplyEmpty) {
+        match guarded("access", || self.space.getattr(ino.0)) {
+            Ok(_) => reply.ok(),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+
+    fn create(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        _mode: u32,
+        _umask: u32,
+        flags: i32,
+        reply: ReplyCreate,
+    ) {
+        let exclusive = flags & libc::O_EXCL != 0;
+        match guarded("create", || self.space.create(parent.0, utf8(name)?, exclusive)) {
+            Ok((attr, fh)) => reply.created(
+                &Self::ttl(&attr),
+                &self.attr(&attr),
+                Generation(0),
+                FileHandle(fh),
+                FopenFlags::FOPEN_DIRECT_IO,
+            ),
+            Err(e) => reply.error(errno(&e)),
+        }
+    }
+}

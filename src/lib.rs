@@ -1,0 +1,23 @@
+//! homespace: a Python project, an agent's tasks and its memory of past sessions as a
+//! self-describing resource tree, mounted with FUSE.
+//!
+//! Layout:
+//! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
+//!   inodes, open files, editors' temp files, the error log. Knows nothing of FUSE.
+//! - [`render`] — generated views: entry views, navigation, the error log, the dashboard,
+//!   and the budget every view is pruned to.
+//! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
+//! - [`store`] — the SQLite store behind tasks and memory.
+//! - [`fuse`] — the only module that speaks to the kernel (via `fuser`).
+//! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
+//! - [`app`] — building a `Space` from the command line's options.
+
+pub mod app;
+pub mod error;
+pub mod fuse;
+pub mod log;
+pub mod mount;
+pub mod render;
+pub mod resources;
+pub mod store;
+pub mod tree;

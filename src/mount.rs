@@ -1,0 +1,204 @@
+//! Mounting and unmounting. `mount` starts the daemon in the background and returns once
+//! the mount answers (the mountpoint's `st_dev` changed and a listing works); a stale
+//! mount left by a killed daemon is detected and replaced; SIGINT, SIGTERM and SIGHUP
+//! unmount cleanly; plain `umount` ends the daemon too.
+
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fuser::{Config, MountOption, Session, SessionACL};
+
+use crate::app::{self, Options};
+use crate::fuse::Fs;
+
+/// How long `mount` waits for the daemon to answer.
+const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What `homespace mount` was asked.
+#[derive(Debug, Clone)]
+pub struct MountRequest {
+    pub options: Options,
+    pub mountpoint: PathBuf,
+    pub allow_other: bool,
+}
+
+/// Whether `mountpoint` is a FUSE mount whose daemon is gone ("Transport endpoint is not
+/// connected").
+pub fn is_stale(mountpoint: &Path) -> bool {
+    matches!(std::fs::metadata(mountpoint), Err(e) if e.raw_os_error() == Some(libc::ENOTCONN))
+}
+
+/// Whether `mountpoint` currently has a homespace mount on it.
+pub fn is_mounted(mountpoint: &Path) -> bool {
+    let Ok(target) = mountpoint.canonicalize().or_else(|_| Ok::<_, ()>(mountpoint.to_path_buf())) else {
+        return false;
+    };
+    let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else {
+        return false;
+    };
+    let target = target.to_string_lossy().into_owned();
+    mounts.lines().any(|line| {
+        let mut fields = line.split(' ');
+        let (_, Some(at), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
+            return false;
+        };
+        at.replace("\\040", " ") == target && kind.starts_with("fuse")
+    })
+}
+
+/// Detach whatever FUSE mount is at `mountpoint` (used for stale mounts and `unmount`).
+pub fn unmount(mountpoint: &Path, lazy: bool) -> Result<(), String> {
+    let mut command = Command::new("fusermount3");
+    command.arg(if lazy { "-uz" } else { "-u" }).arg(mountpoint);
+    match command.output() {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => {
+            // fusermount3 may be missing its setuid bit or refuse as non-owner; as root the
+            // plain syscall does the same job.
+            let path = std::ffi::CString::new(mountpoint.as_os_str().as_encoded_bytes())
+                .map_err(|_| "the mountpoint contains a NUL byte".to_string())?;
+            let flags = if lazy { libc::MNT_DETACH } else { 0 };
+            // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
+            if unsafe { libc::umount2(path.as_ptr(), flags) } == 0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "could not unmount {}: {}",
+                    mountpoint.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ))
+            }
+        }
+        Err(e) => Err(format!("could not run fusermount3 ({e}); install the fuse3 package")),
+    }
+}
+
+/// Prepare `mountpoint`: create it if missing, replace a stale mount, refuse a live one.
+fn prepare(mountpoint: &Path) -> Result<(), String> {
+    if is_stale(mountpoint) {
+        crate::log::line(&format!("replacing the stale mount at {}", mountpoint.display()));
+        unmount(mountpoint, true)?;
+    } else if is_mounted(mountpoint) {
+        return Err(format!(
+            "{} is already mounted; run `homespace unmount {}` first",
+            mountpoint.display(),
+            mountpoint.display()
+        ));
+    }
+    if !mountpoint.exists() {
+        std::fs::create_dir_all(mountpoint)
+            .map_err(|e| format!("cannot create the mountpoint {}: {e}", mountpoint.display()))?;
+    }
+    Ok(())
+}
+
+/// Mount in the background: start the daemon (this program with `--foreground`), wait
+/// until the mount answers, and return. The daemon's output goes to `log`.
+pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> Result<(), String> {
+    prepare(&request.mountpoint)?;
+    let before = std::fs::metadata(&request.mountpoint)
+        .map_err(|e| format!("cannot stat {}: {e}", request.mountpoint.display()))?
+        .dev();
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let log_file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("cannot open the log {}: {e}", log.display()))?;
+    let log_err = log_file.try_clone().map_err(|e| e.to_string())?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let mut child = Command::new(exe)
+        .args(args)
+        .arg("--foreground")
+        .stdin(Stdio::null())
+        .stdout(log_file)
+        .stderr(log_err)
+        // Its own process group: a Ctrl-C meant for the shell must not kill the mount.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start the daemon: {e}"))?;
+    let started = Instant::now();
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(format!(
+                "the daemon stopped ({status}) before the mount answered:\n{}",
+                tail(log, 20)
+            ));
+        }
+        let now = std::fs::metadata(&request.mountpoint).map(|m| m.dev()).unwrap_or(before);
+        if now != before && std::fs::read_dir(&request.mountpoint).is_ok() {
+            return Ok(());
+        }
+        if started.elapsed() > MOUNT_TIMEOUT {
+            let _ = child.kill();
+            return Err(format!(
+                "the mount did not answer within {}s; the daemon log says:\n{}",
+                MOUNT_TIMEOUT.as_secs(),
+                tail(log, 20)
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Mount and serve in this process until unmounted or signalled.
+pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
+    prepare(&request.mountpoint)?;
+    let mountpoint = request.mountpoint.canonicalize().map_err(|e| e.to_string())?;
+    let space = app::build(&request.options, &mountpoint.to_string_lossy()).map_err(|e| e.message)?;
+    let mut config = Config::default();
+    config.mount_options = vec![
+        MountOption::FSName("homespace".into()),
+        MountOption::Subtype("homespace".into()),
+        MountOption::NoDev,
+        MountOption::NoSuid,
+    ];
+    if request.allow_other {
+        config.acl = SessionACL::All;
+    }
+    // Several threads: a slow request (a big search, an import check) must not stall `ls`.
+    config.n_threads = Some(4);
+    config.clone_fd = true;
+    let mut session = Session::new(Fs::new(Arc::clone(&space)), &mountpoint, &config)
+        .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
+    let mut unmounter = session.unmount_callable();
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ])
+    .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            crate::log::line(&format!("signal {signal}: unmounting"));
+            if let Err(e) = unmounter.unmount() {
+                crate::log::line(&format!("unmount failed: {e}"));
+            }
+        }
+    });
+    crate::log::line(&format!(
+        "mounted {} at {}",
+        request.options.project.display(),
+        mountpoint.display()
+    ));
+    session.run().map_err(|e| format!("the mount ended with an error: {e}"))?;
+    crate::log::line("unmounted");
+    Ok(())
+}
+
+/// The last `lines` lines of the file at `path`.
+fn tail(path: &Path, lines: usize) -> String {
+    let mut text = String::new();
+    if let Ok(mut file) = std::fs::File::open(path) {
+        let _ = file.read_to_string(&mut text);
+    }
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

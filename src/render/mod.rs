@@ -1,0 +1,16 @@
+//! Generated views: entry views, the navigation tree, the error log and the root
+//! dashboard. Every view passes through [`budget::prune`] so none exceeds the budget.
+
+pub mod budget;
+pub mod dashboard;
+pub mod entry;
+pub mod errors;
+pub mod nav;
+pub mod time;
+
+/// A size as views show it before anyone reads the file: `24 lines, ~180 tokens`.
+pub fn size_note(text: &str) -> String {
+    let lines = text.lines().count();
+    let tokens = budget::tokens(text);
+    format!("{lines} line{}, ~{tokens} tokens", if lines == 1 { "" } else { "s" })
+}

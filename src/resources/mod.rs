@@ -1,0 +1,5 @@
+//! The resourcespaces mounted under the root, each implementing
+//! [`crate::tree::resource::Resource`].
+
+pub mod memory;
+pub mod search;

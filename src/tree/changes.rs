@@ -1,0 +1,227 @@
+//! Changes to the tree's shape: create, mkdir, unlink, rmdir, rename. Editors' temp files
+//! are made and moved in memory; renaming one over a document saves it like a write
+//! (validated as a whole). Renaming a document to a temp name (vim's backup) copies it to
+//! memory and leaves the document in place, since the editor is about to write it anew.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::tree::Space;
+use crate::tree::files::{Edit, Handle, ScratchFile};
+use crate::tree::lock;
+use crate::tree::names;
+use crate::tree::place::Place;
+use crate::tree::resource::{Kind, Resource};
+use crate::tree::space::{Attr, check_name, not_a_dir};
+
+impl Space {
+    /// The resource answering for `path` and the path inside it, ignoring temp files.
+    pub(crate) fn place_in_resource<'a>(
+        &self,
+        path: &'a [String],
+    ) -> Result<(Arc<dyn Resource>, Vec<&'a str>)> {
+        let Some(first) = path.first() else {
+            return Err(Error::not_permitted("the root holds only the resourcespaces"));
+        };
+        let resource = self.resource(first).ok_or_else(|| {
+            Error::not_permitted(format!(
+                "nothing can be made at the root; write inside {}",
+                self.links.dir(&["tasks"])
+            ))
+        })?;
+        Ok((resource, path[1..].iter().map(String::as_str).collect()))
+    }
+
+    fn writable_dir(&self, dir: &[String]) -> Result<()> {
+        let node = self.stat(dir)?;
+        if node.kind != Kind::Dir {
+            return Err(not_a_dir(&self.links, dir));
+        }
+        if !node.writable {
+            return Err(Error::read_only(format!(
+                "nothing can be created in {}: it is generated. Its _entry.md says where to write",
+                self.links.dir(&dir.iter().map(String::as_str).collect::<Vec<_>>())
+            )));
+        }
+        Ok(())
+    }
+
+    /// Create `name` in `parent` and open it for writing; returns its attributes and handle.
+    pub fn create(&self, parent: u64, name: &str, exclusive: bool) -> Result<(Attr, u64)> {
+        let mut path = self.path_of(parent)?;
+        check_name(name)?;
+        path.push(name.to_string());
+        if let Ok(attr) = self.attr_of(&path) {
+            if exclusive {
+                return Err(Error::exists(format!("{} already exists", self.links.to(&path.join("/")))));
+            }
+            let fh = self.open(
+                attr.ino,
+                crate::tree::OpenFlags {
+                    write: true,
+                    truncate: true,
+                    append: false,
+                },
+            )?;
+            return Ok((attr, fh));
+        }
+        let made = self.make_scratch(&path);
+        self.logged("create", &path, made)?;
+        let fh = self.add_handle(Handle {
+            path: path.clone(),
+            content: Vec::new(),
+            edit: Some(Edit {
+                // A new document is saved at close even if nothing was written, so that
+                // `touch` of a document that needs content says what it needs.
+                dirty: !names::is_editor_temp(name),
+                append: false,
+            }),
+        });
+        Ok((self.attr_of(&path)?, fh))
+    }
+
+    /// Hold a new file in memory: a temp file, or a document until its content is saved.
+    fn make_scratch(&self, path: &[String]) -> Result<()> {
+        let (name, dir) = path.split_last().ok_or_else(|| Error::invalid("empty path"))?;
+        self.writable_dir(dir)?;
+        let pending = !names::is_editor_temp(name);
+        if pending {
+            let (resource, rest) = self.place_in_resource(path)?;
+            resource.can_create(&rest)?;
+        }
+        lock(&self.scratch).insert(
+            path.join("/"),
+            ScratchFile {
+                content: Vec::new(),
+                changed: SystemTime::now(),
+                pending,
+            },
+        );
+        Ok(())
+    }
+
+    /// Make directory `name` in `parent`.
+    pub fn mkdir(&self, parent: u64, name: &str) -> Result<Attr> {
+        let mut path = self.path_of(parent)?;
+        check_name(name)?;
+        path.push(name.to_string());
+        let made = (|| {
+            if self.stat(&path).is_ok() {
+                return Err(Error::exists(format!("{} already exists", self.links.to(&path.join("/")))));
+            }
+            let (resource, rest) = self.place_in_resource(&path)?;
+            resource.mkdir(&rest)
+        })();
+        self.logged("mkdir", &path, made)?;
+        self.errors.forget_lookup(&self.links.to(&path.join("/")));
+        self.attr_of(&path)
+    }
+
+    /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true).
+    pub fn remove(&self, parent: u64, name: &str, dir: bool) -> Result<()> {
+        let mut path = self.path_of(parent)?;
+        path.push(name.to_string());
+        let removed = (|| match self.place(&path)? {
+            Place::Scratch(key) => {
+                lock(&self.scratch).remove(&key);
+                Ok(())
+            }
+            Place::Root | Place::Generated(..) | Place::Errors => Err(Error::read_only(format!(
+                "{} is generated and cannot be removed",
+                self.links.to(&path.join("/"))
+            ))),
+            Place::In(resource, rest) => {
+                let node = resource.stat(&rest)?;
+                match (node.kind == Kind::Dir, dir) {
+                    (true, false) => Err(Error::new(
+                        ErrorKind::IsADirectory,
+                        format!("{} is a directory: use rmdir", self.links.to(&path.join("/"))),
+                    )),
+                    (false, true) => Err(not_a_dir(&self.links, &path)),
+                    _ => resource.remove(&rest),
+                }
+            }
+        })();
+        self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)
+    }
+
+    /// Move `name` in `parent` to `new_name` in `new_parent`.
+    pub fn rename(
+        &self,
+        parent: u64,
+        name: &str,
+        new_parent: u64,
+        new_name: &str,
+        no_replace: bool,
+    ) -> Result<()> {
+        let mut from = self.path_of(parent)?;
+        from.push(name.to_string());
+        let mut to = self.path_of(new_parent)?;
+        check_name(new_name)?;
+        to.push(new_name.to_string());
+        if no_replace && self.stat(&to).is_ok() {
+            return Err(Error::exists(format!("{} already exists", self.links.to(&to.join("/")))));
+        }
+        let moved = self.move_path(&from, &to);
+        self.logged("rename", &to, moved)?;
+        self.errors.forget_lookup(&self.links.to(&to.join("/")));
+        Ok(())
+    }
+
+    fn move_path(&self, from: &[String], to: &[String]) -> Result<()> {
+        let to_temp = to.last().is_some_and(|n| names::is_editor_temp(n));
+        match self.place(from)? {
+            Place::Scratch(key) => {
+                if to_temp {
+                    let (_, dir) = to.split_last().ok_or_else(|| Error::invalid("empty path"))?;
+                    self.writable_dir(dir)?;
+                    let mut scratch = lock(&self.scratch);
+                    if let Some(file) = scratch.remove(&key) {
+                        scratch.insert(to.join("/"), file);
+                    }
+                    return Ok(());
+                }
+                let content = lock(&self.scratch)
+                    .get(&key)
+                    .map(|f| f.content.clone())
+                    .unwrap_or_default();
+                let (resource, rest) = self.place_in_resource(to)?;
+                if resource.stat(&rest).is_err() {
+                    resource.can_create(&rest)?;
+                }
+                resource.write(&rest, &content)?;
+                lock(&self.scratch).remove(&key);
+                Ok(())
+            }
+            Place::In(resource, rest) => {
+                if to_temp {
+                    // vim's backup: keep a copy in memory, leave the document where it is.
+                    let content = resource.read(&rest)?;
+                    lock(&self.scratch).insert(
+                        to.join("/"),
+                        ScratchFile {
+                            content,
+                            changed: SystemTime::now(),
+                            pending: false,
+                        },
+                    );
+                    return Ok(());
+                }
+                let (target, target_rest) = self.place_in_resource(to)?;
+                if target.name() != resource.name() {
+                    return Err(Error::not_permitted(format!(
+                        "{} and {} are in different resourcespaces; copy the content instead",
+                        self.links.to(&from.join("/")),
+                        self.links.to(&to.join("/"))
+                    )));
+                }
+                resource.rename(&rest, &target_rest)
+            }
+            Place::Root | Place::Generated(..) | Place::Errors => Err(Error::read_only(format!(
+                "{} is generated and cannot be moved",
+                self.links.to(&from.join("/"))
+            ))),
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! Open files. A reader gets a snapshot taken at `open`, so `stat` on the open file and
+//! every `read` agree even while the state behind it changes. A writer edits a buffer;
+//! the whole buffer goes to the resource — validated as one — only at `flush` (close) or
+//! `fsync`, never per `write()` call, so multi-chunk writes work and a rejected write
+//! leaves the old content in place. Editors' temp files live here too, in memory.
+
+use std::time::SystemTime;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::tree::Space;
+use crate::tree::lock;
+use crate::tree::place::Place;
+use crate::tree::resource::Kind;
+use crate::tree::space::{Attr, is_a_dir};
+
+/// The largest document a write may produce. Past it a write fails with `EFBIG`; the
+/// limit keeps a runaway `cat /dev/zero > x` from eating the daemon's memory.
+pub const MAX_DOCUMENT: usize = 8 * 1024 * 1024;
+
+/// How a file is opened, from the `open(2)` flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenFlags {
+    pub write: bool,
+    pub truncate: bool,
+    pub append: bool,
+}
+
+/// A file in memory: an editor's temp file, or a document being created whose content
+/// has not been saved yet (`pending`).
+#[derive(Debug, Clone)]
+pub(crate) struct ScratchFile {
+    pub content: Vec<u8>,
+    pub changed: SystemTime,
+    /// A new document: saving routes it to its resource, and it vanishes if that fails.
+    pub pending: bool,
+}
+
+/// One open file.
+#[derive(Debug)]
+pub(crate) struct Handle {
+    pub path: Vec<String>,
+    pub content: Vec<u8>,
+    /// Present when opened for writing.
+    pub edit: Option<Edit>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Edit {
+    pub dirty: bool,
+    pub append: bool,
+}
+
+impl Space {
+    pub(crate) fn has_scratch(&self, key: &str) -> bool {
+        lock(&self.scratch).contains_key(key)
+    }
+
+    pub(crate) fn add_handle(&self, handle: Handle) -> u64 {
+        let mut next = lock(&self.next_handle);
+        let fh = *next;
+        *next += 1;
+        lock(&self.handles).insert(fh, handle);
+        fh
+    }
+
+    /// Open `ino`; returns the handle number.
+    pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
+        let path = self.path_of(ino)?;
+        let node = self.stat(&path)?;
+        if node.kind == Kind::Dir {
+            return Err(is_a_dir(&self.links, &path));
+        }
+        if flags.write && !node.writable {
+            let error = self.read_only_error(&path, node.kind);
+            self.record("open", &path, &error);
+            return Err(error);
+        }
+        let content = if flags.truncate { Vec::new() } else { self.content(&path)? };
+        if !flags.write {
+            self.observed(ino, &content);
+        }
+        let edit = flags.write.then_some(Edit {
+            dirty: flags.truncate,
+            append: flags.append,
+        });
+        Ok(self.add_handle(Handle {
+            path,
+            content,
+            edit,
+        }))
+    }
+
+    fn read_only_error(&self, path: &[String], kind: Kind) -> Error {
+        let at = self.links.to(&path.join("/"));
+        let parent = path.split_last().map(|(_, p)| p.to_vec()).unwrap_or_default();
+        let entry = self.links.to(&format!(
+            "{}{}",
+            if parent.is_empty() { String::new() } else { format!("{}/", parent.join("/")) },
+            crate::tree::names::ENTRY
+        ));
+        match kind {
+            Kind::View => Error::read_only(format!(
+                "{at} is a view, generated from live state; it cannot be written. \
+                 {entry} lists what can be changed here"
+            )),
+            _ => Error::read_only(format!("{at} is read-only here. {entry} says what can be changed")),
+        }
+    }
+
+    /// Up to `size` bytes of the open file from `offset`.
+    pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+        let handles = lock(&self.handles);
+        let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
+        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(handle.content.len());
+        let end = start.saturating_add(size as usize).min(handle.content.len());
+        Ok(handle.content[start..end].to_vec())
+    }
+
+    /// Put `data` at `offset` of the open file's buffer (at its end when appending).
+    pub fn write(&self, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
+        let mut handles = lock(&self.handles);
+        let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
+        let Some(edit) = handle.edit.as_mut() else {
+            return Err(Error::new(ErrorKind::ReadOnly, "the file was opened for reading only"));
+        };
+        let start = if edit.append {
+            handle.content.len()
+        } else {
+            usize::try_from(offset).unwrap_or(usize::MAX)
+        };
+        let end = start.checked_add(data.len()).filter(|&end| end <= MAX_DOCUMENT);
+        let Some(end) = end else {
+            return Err(too_big());
+        };
+        if handle.content.len() < end {
+            handle.content.resize(end, 0);
+        }
+        handle.content[start..end].copy_from_slice(data);
+        edit.dirty = true;
+        Ok(data.len() as u32)
+    }
+
+    /// Save the open file if it changed: validate and route it. Called at every `close`
+    /// and `fsync`; a rejection fails that call and is logged.
+    pub fn flush(&self, fh: u64) -> Result<()> {
+        let (path, content) = {
+            let mut handles = lock(&self.handles);
+            let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
+            match handle.edit.as_mut() {
+                Some(edit) if edit.dirty => {
+                    // Reported once: closing a second descriptor of the same open file
+                    // must not report (or save) the same rejection again.
+                    edit.dirty = false;
+                    (handle.path.clone(), handle.content.clone())
+                }
+                _ => return Ok(()),
+            }
+        };
+        let saved = self.save(&path, &content);
+        self.logged("write", &path, saved)
+    }
+
+    /// Close the open file. A document being created whose content was never accepted
+    /// disappears with its last handle.
+    pub fn release(&self, fh: u64) {
+        let Some(handle) = lock(&self.handles).remove(&fh) else {
+            return;
+        };
+        let key = handle.path.join("/");
+        let still_open = lock(&self.handles).values().any(|h| h.path == handle.path);
+        let mut scratch = lock(&self.scratch);
+        if !still_open && scratch.get(&key).is_some_and(|f| f.pending) {
+            scratch.remove(&key);
+        }
+    }
+
+    /// Write `content` to `path`: into memory for temp files, else validated by its
+    /// resource. A pending new document stops being pending once its resource took it.
+    pub(crate) fn save(&self, path: &[String], content: &[u8]) -> Result<()> {
+        if content.len() > MAX_DOCUMENT {
+            return Err(too_big());
+        }
+        match self.place(path)? {
+            Place::Scratch(key) => {
+                let pending = lock(&self.scratch).get(&key).is_some_and(|f| f.pending);
+                if pending {
+                    let resource = self.place_in_resource(path)?;
+                    resource.0.write(&resource.1, content)?;
+                    lock(&self.scratch).remove(&key);
+                    self.errors.forget_lookup(&self.links.to(&key));
+                } else if let Some(file) = lock(&self.scratch).get_mut(&key) {
+                    file.content = content.to_vec();
+                    file.changed = SystemTime::now();
+                }
+                Ok(())
+            }
+            Place::In(resource, rest) => resource.write(&rest, content),
+            Place::Root | Place::Generated(..) | Place::Errors => {
+                Err(self.read_only_error(path, Kind::View))
+            }
+        }
+    }
+
+    /// Change the size of a file (`truncate`, `open(O_TRUNC)` on some kernels). With an
+    /// open handle the buffer changes and is saved at close; without, it is saved now.
+    pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>) -> Result<Attr> {
+        let path = self.path_of(ino)?;
+        let size = usize::try_from(size).ok().filter(|&s| s <= MAX_DOCUMENT).ok_or_else(too_big)?;
+        if let Some(fh) = fh {
+            let mut handles = lock(&self.handles);
+            if let Some(handle) = handles.get_mut(&fh)
+                && let Some(edit) = handle.edit.as_mut()
+            {
+                handle.content.resize(size, 0);
+                edit.dirty = true;
+                let attr = Attr {
+                    ino,
+                    kind: Kind::Document,
+                    size: size as u64,
+                    mtime: SystemTime::now(),
+                    writable: true,
+                };
+                return Ok(attr);
+            }
+        }
+        let result = (|| {
+            let node = self.stat(&path)?;
+            if node.kind == Kind::Dir {
+                return Err(is_a_dir(&self.links, &path));
+            }
+            if !node.writable {
+                return Err(self.read_only_error(&path, node.kind));
+            }
+            let mut content = self.content(&path)?;
+            content.resize(size, 0);
+            self.save(&path, &content)
+        })();
+        self.logged("truncate", &path, result)?;
+        self.attr_of(&path)
+    }
+
+    /// The size an open file has now (for `fstat` on a handle being written).
+    pub fn handle_size(&self, fh: u64) -> Option<u64> {
+        lock(&self.handles).get(&fh).map(|h| h.content.len() as u64)
+    }
+}
+
+fn bad_handle(fh: u64) -> Error {
+    Error::new(ErrorKind::Invalid, format!("file handle {fh} is not open"))
+}
+
+fn too_big() -> Error {
+    Error::new(
+        ErrorKind::TooBig,
+        format!(
+            "a document may hold at most {} MiB; split the content or write a narrower file",
+            MAX_DOCUMENT / (1024 * 1024)
+        ),
+    )
+}

@@ -1,0 +1,133 @@
+//! Inode numbers: one per path, stable while the mount lives. A path keeps its number
+//! while it exists (and after: numbers are never reused, so a stale handle can never reach
+//! another file). Also remembers, per inode, the fingerprint of the content last served so
+//! that `mtime` moves exactly when generated content changes.
+
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::time::SystemTime;
+
+/// The root directory's inode number, fixed by FUSE.
+pub const ROOT: u64 = 1;
+
+#[derive(Debug, Clone)]
+struct Record {
+    /// Components joined by `/`; empty for the root.
+    path: String,
+    /// Fingerprint and size of the content last served, and when it last changed.
+    seen: Option<(u64, u64)>,
+    changed: SystemTime,
+}
+
+/// The table of paths and their inode numbers.
+#[derive(Debug)]
+pub struct Inodes {
+    by_path: HashMap<String, u64>,
+    records: Vec<Record>,
+    born: SystemTime,
+}
+
+impl Inodes {
+    pub fn new() -> Self {
+        let born = SystemTime::now();
+        let mut inodes = Inodes {
+            by_path: HashMap::new(),
+            records: Vec::new(),
+            born,
+        };
+        inodes.ino_of("");
+        inodes
+    }
+
+    /// The number of `path`, allocating one on first sight.
+    pub fn ino_of(&mut self, path: &str) -> u64 {
+        if let Some(&ino) = self.by_path.get(path) {
+            return ino;
+        }
+        self.records.push(Record {
+            path: path.to_string(),
+            seen: None,
+            changed: self.born,
+        });
+        let ino = self.records.len() as u64;
+        self.by_path.insert(path.to_string(), ino);
+        ino
+    }
+
+    /// The path of `ino`, if it was ever handed out.
+    pub fn path_of(&self, ino: u64) -> Option<&str> {
+        let index = usize::try_from(ino.checked_sub(1)?).ok()?;
+        self.records.get(index).map(|r| r.path.as_str())
+    }
+
+    /// Note the content just served for `ino` and return its modification time: the time
+    /// the content was first seen different from before.
+    pub fn observe(&mut self, ino: u64, content: &[u8]) -> SystemTime {
+        let mut hasher = DefaultHasher::new();
+        content.hash(&mut hasher);
+        let print = (hasher.finish(), content.len() as u64);
+        let born = self.born;
+        let Some(record) = ino
+            .checked_sub(1)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| self.records.get_mut(i))
+        else {
+            return born;
+        };
+        match record.seen {
+            Some(seen) if seen == print => {}
+            Some(_) => {
+                record.seen = Some(print);
+                record.changed = SystemTime::now();
+            }
+            None => record.seen = Some(print),
+        }
+        record.changed
+    }
+
+    /// How many paths have numbers (reported by the benchmark as a memory figure).
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
+
+impl Default for Inodes {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_keeps_its_number() {
+        let mut inodes = Inodes::new();
+        assert_eq!(inodes.ino_of(""), ROOT);
+        let a = inodes.ino_of("tasks/open");
+        let b = inodes.ino_of("tasks/done");
+        assert_ne!(a, b);
+        assert_eq!(inodes.ino_of("tasks/open"), a);
+        assert_eq!(inodes.path_of(a), Some("tasks/open"));
+        assert_eq!(inodes.path_of(0), None);
+        assert_eq!(inodes.path_of(999), None);
+    }
+
+    #[test]
+    fn mtime_moves_only_when_content_changes() {
+        let mut inodes = Inodes::new();
+        let ino = inodes.ino_of("x");
+        let first = inodes.observe(ino, b"one");
+        assert_eq!(inodes.observe(ino, b"one"), first);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let second = inodes.observe(ino, b"two");
+        assert!(second > first);
+        assert_eq!(inodes.observe(ino, b"two"), second);
+    }
+}

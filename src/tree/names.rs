@@ -1,0 +1,71 @@
+//! Names the tree treats specially: the generated files of every directory, editors' temp
+//! files (held in memory, never routed to a resource), and the probes shells and file
+//! managers make all the time (never answered with "Did you mean").
+
+/// The entry view of every directory.
+pub const ENTRY: &str = "_entry.md";
+/// The navigation view of every directory.
+pub const NAV: &str = "_nav.txt";
+/// The error log view at the root.
+pub const ERRORS: &str = "_errors.md";
+
+/// The longest name component the mount accepts (as most Linux filesystems).
+pub const NAME_MAX: usize = 255;
+
+/// Whether `name` is a temp file an editor or tool makes beside the file it saves:
+/// sed's `sedAbC123`, vim's `.x.swp` / `4913` / `x~`, emacs' `#x#` and `.#x`, GNOME's
+/// `.goutputstream-*`, and `*.tmp`. These live in memory until renamed over a document
+/// or removed.
+pub fn is_editor_temp(name: &str) -> bool {
+    if name.starts_with('.') || name.ends_with('~') || name.ends_with(".tmp") {
+        return true;
+    }
+    if name == "4913" || (name.starts_with('#') && name.ends_with('#') && name.len() > 1) {
+        return true;
+    }
+    // sed -i: "sed" + six random alphanumerics.
+    name.len() == 9 && name.starts_with("sed") && name[3..].chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// Whether a failed lookup of `name` is a probe that tools make on their own (dotfiles,
+/// editor temps, file managers' autorun and thumbnail files) rather than a user's typo.
+pub fn is_probe(name: &str) -> bool {
+    const PROBES: &[&str] = &[
+        "autorun.inf",
+        "Autorun.inf",
+        "desktop.ini",
+        "Desktop.ini",
+        "Thumbs.db",
+        "folder.jpg",
+        "folder.png",
+        "Folder.jpg",
+        "BDMV",
+        "AACS",
+        "lost+found",
+        "__pycache__",
+    ];
+    is_editor_temp(name) || PROBES.contains(&name) || name.starts_with("._")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editor_temps_are_recognised() {
+        for name in [".x.json.swp", "4913", "x.json~", "sedAb12Cd", "#x.py#", ".#x.py", "a.tmp"] {
+            assert!(is_editor_temp(name), "{name}");
+        }
+        for name in ["fix-login.json", "sed.py", "sedimentary", "send.py", "_entry.md"] {
+            assert!(!is_editor_temp(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn probes_include_dotfiles_and_file_manager_files() {
+        assert!(is_probe(".hidden"));
+        assert!(is_probe("autorun.inf"));
+        assert!(is_probe(".Trash-0"));
+        assert!(!is_probe("sourc"));
+    }
+}

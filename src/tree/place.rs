@@ -1,0 +1,64 @@
+//! Where a path leads: the root, a generated view, the error log, an editor's temp file in
+//! memory, or a path inside one resourcespace. Every operation of [`Space`] starts here.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::tree::Space;
+use crate::tree::names::{ENTRY, ERRORS, NAV};
+use crate::tree::resource::Resource;
+
+/// A generated file of a directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Generated {
+    Entry,
+    Nav,
+}
+
+/// What a path (as components from the root) refers to.
+pub(crate) enum Place<'a> {
+    Root,
+    Generated(Generated, &'a [String]),
+    Errors,
+    Scratch(String),
+    In(Arc<dyn Resource>, Vec<&'a str>),
+}
+
+impl Space {
+    /// Route `path` to the place that answers for it. Does not check that it exists.
+    pub(crate) fn place<'a>(&self, path: &'a [String]) -> Result<Place<'a>> {
+        let Some((last, parent)) = path.split_last() else {
+            return Ok(Place::Root);
+        };
+        match last.as_str() {
+            ENTRY => return Ok(Place::Generated(Generated::Entry, parent)),
+            NAV => return Ok(Place::Generated(Generated::Nav, parent)),
+            ERRORS if parent.is_empty() => return Ok(Place::Errors),
+            _ => {}
+        }
+        let key = path.join("/");
+        if self.has_scratch(&key) {
+            return Ok(Place::Scratch(key));
+        }
+        let resource = self.resource(&path[0]).ok_or_else(|| {
+            Error::not_found(format!(
+                "{} does not exist: the root holds {}",
+                self.links.to(&path[0]),
+                self.resource_names()
+            ))
+        })?;
+        Ok(Place::In(resource, path[1..].iter().map(String::as_str).collect()))
+    }
+
+    pub(crate) fn resource(&self, name: &str) -> Option<Arc<dyn Resource>> {
+        self.resources.iter().find(|r| r.name() == name).cloned()
+    }
+
+    fn resource_names(&self) -> String {
+        self.resources
+            .iter()
+            .map(|r| format!("{}/", r.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}

@@ -1,0 +1,360 @@
+//! [`Space`]: the whole filesystem as plain calls. Looks up names, reports attributes,
+//! lists directories and renders the generated views; `files.rs` and `changes.rs` add
+//! open files and changes. Nothing here knows about FUSE.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::render;
+use crate::tree::errlog::{ErrorLog, Failure};
+use crate::tree::files::{Handle, ScratchFile};
+use crate::tree::inodes::Inodes;
+use crate::tree::links::Links;
+use crate::tree::lock;
+use crate::tree::names::{self, ENTRY, ERRORS, NAV};
+use crate::tree::place::{Generated, Place};
+use crate::tree::resource::{Child, Kind, Node, Resource};
+
+/// What the root dashboard says about the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectInfo {
+    pub name: String,
+    pub path: String,
+}
+
+/// The attributes of one path, as `stat` shows them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attr {
+    pub ino: u64,
+    pub kind: Kind,
+    pub size: u64,
+    pub mtime: SystemTime,
+    pub writable: bool,
+}
+
+/// One name in a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub ino: u64,
+    pub name: String,
+    pub kind: Kind,
+}
+
+/// The mounted tree.
+pub struct Space {
+    pub(crate) links: Links,
+    pub(crate) budget: usize,
+    pub(crate) project: ProjectInfo,
+    pub(crate) resources: Vec<Arc<dyn Resource>>,
+    pub(crate) inodes: Mutex<Inodes>,
+    pub(crate) handles: Mutex<HashMap<u64, Handle>>,
+    pub(crate) next_handle: Mutex<u64>,
+    /// Editors' temp files and documents being created, by path; in memory only.
+    pub(crate) scratch: Mutex<BTreeMap<String, ScratchFile>>,
+    pub(crate) errors: ErrorLog,
+}
+
+impl Space {
+    /// A tree with `resources` under its root, links under `links`, views within `budget`.
+    pub fn new(
+        links: Links,
+        budget: usize,
+        project: ProjectInfo,
+        resources: Vec<Arc<dyn Resource>>,
+    ) -> Self {
+        Space {
+            links,
+            budget,
+            project,
+            resources,
+            inodes: Mutex::new(Inodes::new()),
+            handles: Mutex::new(HashMap::new()),
+            next_handle: Mutex::new(1),
+            scratch: Mutex::new(BTreeMap::new()),
+            errors: ErrorLog::default(),
+        }
+    }
+
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+
+    /// How many inode numbers are handed out (a memory figure for the benchmark).
+    pub fn inode_count(&self) -> usize {
+        lock(&self.inodes).len()
+    }
+
+    // ---- paths and inodes -------------------------------------------------------------
+
+    pub(crate) fn path_of(&self, ino: u64) -> Result<Vec<String>> {
+        let inodes = lock(&self.inodes);
+        let path = inodes
+            .path_of(ino)
+            .ok_or_else(|| Error::not_found(format!("no file has inode {ino}")))?;
+        Ok(split(path))
+    }
+
+    pub(crate) fn ino_of(&self, path: &[String]) -> u64 {
+        lock(&self.inodes).ino_of(&path.join("/"))
+    }
+
+    // ---- what is where ----------------------------------------------------------------
+
+    /// What `path` holds.
+    pub fn stat(&self, path: &[String]) -> Result<Node> {
+        match self.place(path)? {
+            Place::Root => Ok(Node::dir(false)),
+            Place::Generated(_, dir) => match self.stat(dir)?.kind {
+                Kind::Dir => Ok(Node::view()),
+                _ => Err(not_a_dir(&self.links, dir)),
+            },
+            Place::Errors => Ok(Node::view()),
+            Place::Scratch(key) => {
+                let scratch = lock(&self.scratch);
+                let file = scratch
+                    .get(&key)
+                    .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?;
+                Ok(Node {
+                    size: Some(file.content.len() as u64),
+                    mtime: Some(file.changed),
+                    ..Node::document(true)
+                })
+            }
+            Place::In(resource, rest) => resource.stat(&rest),
+        }
+    }
+
+    /// The members of directory `path`, generated files first.
+    pub fn list(&self, path: &[String]) -> Result<Vec<Child>> {
+        let mut children = vec![
+            Child::new(ENTRY, Kind::View, "what this is and what you can do here"),
+            Child::new(NAV, Kind::View, "the tree seen from here"),
+        ];
+        match self.place(path)? {
+            Place::Root => {
+                children.push(Child::new(ERRORS, Kind::View, "recent failures, newest first"));
+                for resource in &self.resources {
+                    let about = resource.summary().unwrap_or_else(|e| e.message);
+                    children.push(Child::new(resource.name(), Kind::Dir, about));
+                }
+            }
+            Place::In(resource, rest) => children.extend(resource.list(&rest)?),
+            Place::Generated(..) | Place::Errors | Place::Scratch(_) => {
+                return Err(not_a_dir(&self.links, path));
+            }
+        }
+        let prefix = if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) };
+        for key in lock(&self.scratch).keys() {
+            if let Some(name) = key.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
+                children.push(Child::new(name, Kind::Document, "in memory until saved"));
+            }
+        }
+        Ok(children)
+    }
+
+    /// The bytes of the file at `path`.
+    pub fn content(&self, path: &[String]) -> Result<Vec<u8>> {
+        match self.place(path)? {
+            Place::Root => Err(is_a_dir(&self.links, path)),
+            Place::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
+            Place::Generated(Generated::Nav, dir) => Ok(render::nav::render(self, dir)?.into_bytes()),
+            Place::Errors => Ok(render::errors::render(self).into_bytes()),
+            Place::Scratch(key) => lock(&self.scratch)
+                .get(&key)
+                .map(|f| f.content.clone())
+                .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key)))),
+            Place::In(resource, rest) => resource.read(&rest),
+        }
+    }
+
+    fn render_entry(&self, dir: &[String]) -> Result<String> {
+        let entry = match self.place(dir)? {
+            Place::Root => render::dashboard::entry(self)?,
+            Place::In(resource, rest) => match resource.stat(&rest)?.kind {
+                Kind::Dir => resource.entry(&rest)?,
+                _ => return Err(not_a_dir(&self.links, dir)),
+            },
+            _ => return Err(not_a_dir(&self.links, dir)),
+        };
+        let failure = self.errors.fresh_in(&dir.join("/"), SystemTime::now());
+        let refs: Vec<&str> = dir.iter().map(String::as_str).collect();
+        Ok(render::entry::render(&entry, &refs, failure.as_ref(), &self.links, self.budget))
+    }
+
+    // ---- lookup, getattr, readdir -------------------------------------------------------
+
+    /// Find `name` in directory `parent`. A miss that closely matches an existing name is
+    /// logged with "Did you mean"; probes that tools make on their own are not.
+    pub fn lookup(&self, parent: u64, name: &str) -> Result<Attr> {
+        let mut path = self.path_of(parent)?;
+        check_name(name)?;
+        path.push(name.to_string());
+        match self.attr_of(&path) {
+            Err(e) if e.kind == ErrorKind::NotFound => Err(self.suggest(&path, e)),
+            other => other,
+        }
+    }
+
+    /// The attributes of `ino`.
+    pub fn getattr(&self, ino: u64) -> Result<Attr> {
+        let path = self.path_of(ino)?;
+        self.attr_of(&path)
+    }
+
+    pub(crate) fn attr_of(&self, path: &[String]) -> Result<Attr> {
+        let node = self.stat(path)?;
+        let ino = self.ino_of(path);
+        let (size, mtime) = match (node.kind, node.size, node.mtime) {
+            (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
+            (_, Some(size), Some(mtime)) => (size, mtime),
+            (_, size, mtime) => {
+                let content = self.content(path)?;
+                let observed = self.observed(ino, &content);
+                (size.unwrap_or(content.len() as u64), mtime.unwrap_or(observed))
+            }
+        };
+        Ok(Attr {
+            ino,
+            kind: node.kind,
+            size,
+            mtime,
+            writable: node.writable,
+        })
+    }
+
+    pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {
+        lock(&self.inodes).observe(ino, content)
+    }
+
+    /// The listing of directory `ino`, taken once per `opendir`.
+    pub fn readdir(&self, ino: u64) -> Result<Vec<DirEntry>> {
+        let path = self.path_of(ino)?;
+        let children = self.list(&path)?;
+        let mut inodes = lock(&self.inodes);
+        let prefix = if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) };
+        Ok(children
+            .into_iter()
+            .map(|c| DirEntry {
+                ino: inodes.ino_of(&format!("{prefix}{}", c.name)),
+                name: c.name,
+                kind: c.kind,
+            })
+            .collect())
+    }
+
+    /// A "Did you mean" for a missing `path`, logged unless the name is a probe.
+    fn suggest(&self, path: &[String], missing: Error) -> Error {
+        let Some((name, parent)) = path.split_last() else {
+            return missing;
+        };
+        if names::is_probe(name) {
+            return missing;
+        }
+        let Ok(children) = self.list(parent) else {
+            return missing;
+        };
+        let best = children
+            .iter()
+            .map(|c| (strsim::jaro_winkler(name, &c.name), c))
+            .filter(|(score, _)| *score >= 0.85)
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((_, child)) = best else {
+            return missing;
+        };
+        let mut target: Vec<&str> = parent.iter().map(String::as_str).collect();
+        target.push(&child.name);
+        let suggestion = if child.kind == Kind::Dir {
+            self.links.dir(&target)
+        } else {
+            self.links.to(&target.join("/"))
+        };
+        let error = Error::not_found(format!(
+            "{} does not exist. Did you mean {suggestion}?",
+            self.links.to(&path.join("/"))
+        ));
+        self.record("lookup", path, &error);
+        error
+    }
+
+    /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and
+    /// the daemon log).
+    pub(crate) fn record(&self, op: &str, path: &[String], error: &Error) {
+        let dir = path.split_last().map(|(_, parent)| parent.join("/")).unwrap_or_default();
+        self.errors.record(Failure {
+            at: SystemTime::now(),
+            op: op.to_string(),
+            path: self.links.to(&path.join("/")),
+            dir,
+            message: error.message.clone(),
+        });
+    }
+
+    /// Run `op` on `path`, logging a failure.
+    pub(crate) fn logged<T>(&self, op: &str, path: &[String], result: Result<T>) -> Result<T> {
+        if let Err(error) = &result {
+            self.record(op, path, error);
+        }
+        result
+    }
+}
+
+/// Split a joined path into components (the root is empty).
+pub(crate) fn split(path: &str) -> Vec<String> {
+    if path.is_empty() {
+        Vec::new()
+    } else {
+        path.split('/').map(str::to_string).collect()
+    }
+}
+
+pub(crate) fn check_name(name: &str) -> Result<()> {
+    if name.len() > names::NAME_MAX {
+        return Err(Error::new(
+            ErrorKind::NameTooLong,
+            format!("a name may have at most {} bytes; this one has {}", names::NAME_MAX, name.len()),
+        ));
+    }
+    if name.is_empty() || name.contains('/') || name.contains('\0') {
+        return Err(Error::invalid(format!("{name:?} is not a valid name")));
+    }
+    Ok(())
+}
+
+pub(crate) fn not_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
+    let joined: Vec<&str> = path.iter().map(AsRef::as_ref).collect();
+    Error::new(
+        ErrorKind::NotADirectory,
+        format!("{} is a file, not a directory", links.to(&joined.join("/"))),
+    )
+}
+
+pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
+    let joined: Vec<&str> = path.iter().map(AsRef::as_ref).collect();
+    Error::new(
+        ErrorKind::IsADirectory,
+        format!(
+            "{} is a directory: read {}",
+            links.dir(&joined),
+            links.to(&format!("{}{ENTRY}", links_rel(&joined)))
+        ),
+    )
+}
+
+fn links_rel(path: &[&str]) -> String {
+    if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) }
+}
+
+impl Space {
+    /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
+    /// `homespace render` and by tests that check views without a mount.
+    pub fn render_path(&self, path: &[String]) -> Result<Vec<u8>> {
+        if self.stat(path)?.kind == Kind::Dir {
+            let mut entry = path.to_vec();
+            entry.push(ENTRY.to_string());
+            return self.content(&entry);
+        }
+        self.content(path)
+    }
+}
