@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::render::budget::BUDGET_TOKENS;
 use crate::resources::memory::Memory;
 use crate::resources::search::Search;
+use crate::resources::source::Source;
 use crate::tree::links::Links;
 use crate::tree::resource::Resource;
 use crate::tree::{ProjectInfo, Space};
@@ -53,12 +54,14 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         return Err(Error::invalid(format!("{} is not a directory", project.display())));
     }
     let links = Links::new(mountpoint);
+    let name = project_name(&project);
+    let source: Arc<dyn Resource> = Arc::new(Source::new(&project, name.clone(), links.clone()));
     let memory: Arc<dyn Resource> = Arc::new(Memory::new(links.clone()));
-    let areas: Vec<Arc<dyn Resource>> = vec![memory.clone()];
+    let areas: Vec<Arc<dyn Resource>> = vec![source.clone(), memory.clone()];
     let search: Arc<dyn Resource> = Arc::new(Search::new(areas, links.clone(), options.budget));
-    let resources = vec![memory, search];
+    let resources = vec![source, memory, search];
     let info = ProjectInfo {
-        name: project_name(&project),
+        name,
         path: project.display().to_string(),
     };
     Ok(Arc::new(Space::new(links, options.budget, info, resources)))

@@ -17,6 +17,7 @@ pub mod error;
 pub mod fuse;
 pub mod log;
 pub mod mount;
+pub mod python;
 pub mod render;
 pub mod resources;
 pub mod store;

@@ -1,0 +1,31 @@
+//! Python source as symbols: the index of a module's classes, functions and methods with
+//! exact byte ranges, and the dedent/re-indent that make each symbol an exact, editable file.
+//!
+//! ```text
+//! parse.rs    the Ruff parser behind our own types (the only file that imports ruff_*)
+//! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
+//! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
+//! ```
+//!
+//! The contract a caller relies on: for every symbol of `index_module(source)`,
+//! `reindent(&symbol_text(source, sym), &sym.indent) == source[sym.range]`, byte for byte,
+//! whatever the line endings, tabs, strings or comments.
+//!
+//! ```
+//! use pysym::python::{index_module, reindent, symbol_text};
+//!
+//! let source = "class Account:\n    # the balance\n    def balance(self):\n        return 1\n";
+//! let index = index_module(source);
+//! let method = &index.symbols[1];
+//! assert_eq!(method.qualname, ["Account", "balance"]);
+//! let text = symbol_text(source, method);
+//! assert_eq!(text, "# the balance\ndef balance(self):\n    return 1\n");
+//! assert_eq!(reindent(&text, &method.indent), &source[method.range.clone()]);
+//! ```
+
+mod indent;
+mod parse;
+mod symbols;
+
+pub use indent::{reindent, symbol_text};
+pub use symbols::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem, check_syntax, index_module};

@@ -1,0 +1,416 @@
+//! The boundary to the Ruff parser: the only file that imports `ruff_*` crates.
+//!
+//! It turns Python source into our own plain data — an [`Outline`] of definitions with byte
+//! offsets, the spans of multi-line strings, and syntax problems — so that the rest of the
+//! module never sees a Ruff type and a parser upgrade touches this file alone.
+//!
+//! Guarantees: no function here panics on any `&str`, and none overflows the stack on
+//! pathologically nested input (see [`with_module`]). Offsets are byte offsets into the input.
+
+use std::ops::Range;
+
+use ruff_python_ast::token::{Token, TokenKind, Tokens};
+use ruff_python_ast::{
+    ExceptHandler, Expr, ModModule, PythonVersion, Stmt, StmtClassDef, StmtFunctionDef,
+};
+use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use super::symbols::SymbolKind;
+
+/// A class or function definition as the parser sees it, before line-level decisions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Definition {
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Index into the outline's definitions; definitions are in source (pre-)order.
+    pub parent: Option<usize>,
+    /// First byte of the first decorator's `@`, else of the `def`/`async`/`class` keyword.
+    pub start: usize,
+    /// First byte of the `def`/`async`/`class` keyword.
+    pub keyword: usize,
+    /// End of the last token of the body (not of its line).
+    pub end: usize,
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+/// A syntax error at a byte offset, with the parser's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Problem {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Everything the symbol index needs from one parse.
+#[derive(Debug, Default)]
+pub(super) struct Outline {
+    pub docstring: Option<String>,
+    pub definitions: Vec<Definition>,
+    /// Byte spans of string tokens that contain a line break (outermost f/t-string spans).
+    pub multiline_strings: Vec<Range<usize>>,
+    /// Sorted by offset; empty when the source is valid Python.
+    pub problems: Vec<Problem>,
+}
+
+/// Parses `source` and extracts its outline.
+pub(super) fn outline(source: &str) -> Outline {
+    with_module(source, |parsed| Outline {
+        docstring: docstring(&parsed.syntax().body),
+        definitions: definitions(source, parsed),
+        multiline_strings: multiline_strings(source, parsed.tokens()),
+        problems: problems(parsed),
+    })
+    .unwrap_or_else(|problem| Outline {
+        problems: vec![problem],
+        ..Outline::default()
+    })
+}
+
+/// All syntax problems of `source`, sorted by offset.
+pub(super) fn syntax_problems(source: &str) -> Vec<Problem> {
+    with_module(source, problems).unwrap_or_else(|problem| vec![problem])
+}
+
+/// Byte spans of the multi-line string tokens of `source`, sorted; best effort on bad syntax.
+pub(super) fn multiline_string_spans(source: &str) -> Vec<Range<usize>> {
+    with_module(source, |parsed| multiline_strings(source, parsed.tokens())).unwrap_or_default()
+}
+
+/// Stack bytes reserved per level of possible syntax-tree depth when the tree is deep.
+///
+/// Ruff's parser grows its own stack while parsing, but dropping the tree is plain recursive
+/// `Drop`: a 100,000-term `1+1+…` nests 100,000 boxes, and freeing it on a 2 MiB thread
+/// stack aborts the process — a stack overflow cannot be caught. The worst shape measured
+/// (see the `deep_nesting_*` tests) needs well under this per token, in debug builds too.
+const STACK_PER_LEVEL: usize = 1024;
+/// Trees at most this deep are dropped on the caller's stack (any thread has room for it).
+const SHALLOW_DEPTH: usize = 1_000;
+/// Past this depth (far beyond anything CPython compiles) we refuse and leak the tree.
+const MAX_DEPTH: usize = 4_000_000;
+
+/// Parses `source` as a module for the newest Python, runs `f` on it, and drops the tree
+/// safely: trees that may be deep are dropped on a thread whose stack fits their depth.
+/// A panic inside the parser becomes a [`Problem`] instead of unwinding into the caller.
+fn with_module<R: Send>(
+    source: &str,
+    f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
+) -> Result<R, Problem> {
+    if u32::try_from(source.len()).is_err() {
+        // Ruff addresses text with u32 offsets.
+        return Err(problem("file too large to parse (4 GiB or more)"));
+    }
+    let options = ParseOptions::from(Mode::Module).with_target_version(PythonVersion::latest());
+    let parse = || parse_unchecked(source, options).try_into_module();
+    let parsed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) | Err(_) => return Err(problem("internal error: the Python parser failed")),
+    };
+    let depth = depth_bound(parsed.tokens());
+    if depth <= SHALLOW_DEPTH {
+        return Ok(f(&parsed));
+    }
+    if depth > MAX_DEPTH {
+        // Dropping would need gigabytes of stack; leaking is the only way to stay up.
+        std::mem::forget(parsed);
+        return Err(problem(&format!("nesting too deep to analyse ({depth} levels)")));
+    }
+    // If the thread cannot be spawned, the closure is dropped unrun: `ManuallyDrop` turns that
+    // into a leak rather than a recursive drop on this thread's small stack.
+    let parsed = std::mem::ManuallyDrop::new(parsed);
+    let stack = depth.saturating_mul(STACK_PER_LEVEL).saturating_add(1 << 20);
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("python-deep-tree".to_string())
+            .stack_size(stack)
+            .spawn_scoped(scope, move || {
+                let parsed = std::mem::ManuallyDrop::into_inner(parsed);
+                f(&parsed)
+            })
+            .ok()
+            .and_then(|handle| handle.join().ok())
+            .ok_or_else(|| problem(&format!("nesting too deep to analyse ({depth} levels)")))
+    })
+}
+
+fn problem(message: &str) -> Problem {
+    Problem {
+        offset: 0,
+        message: message.to_string(),
+    }
+}
+
+/// An upper bound on the depth of the syntax tree, from the tokens alone: every level of
+/// expression nesting consumes at least one token of its logical line, and every level of
+/// statement nesting an indentation level.
+fn depth_bound(tokens: &Tokens) -> usize {
+    let (mut indent, mut max_indent) = (0usize, 0usize);
+    let (mut line_tokens, mut max_line_tokens) = (0usize, 0usize);
+    for token in tokens.iter() {
+        match token.kind() {
+            TokenKind::Indent => {
+                indent += 1;
+                max_indent = max_indent.max(indent);
+            }
+            TokenKind::Dedent => indent = indent.saturating_sub(1),
+            TokenKind::Newline => line_tokens = 0,
+            _ => {
+                line_tokens += 1;
+                max_line_tokens = max_line_tokens.max(line_tokens);
+            }
+        }
+    }
+    (max_indent + 1) * 2 + max_line_tokens
+}
+
+fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = parsed
+        .errors()
+        .iter()
+        .map(|error| Problem {
+            offset: error.location.start().to_usize(),
+            message: error.error.to_string(),
+        })
+        .chain(parsed.unsupported_syntax_errors().iter().map(|error| Problem {
+            offset: error.range.start().to_usize(),
+            message: error.to_string(),
+        }))
+        .collect();
+    problems.sort_by_key(|problem| problem.offset);
+    problems.dedup();
+    problems
+}
+
+/// Walks module and class bodies, looking through `if`/`try`/`with` blocks but never into
+/// function bodies. Iterative, so deeply nested blocks cannot exhaust the stack.
+fn definitions(source: &str, parsed: &Parsed<ModModule>) -> Vec<Definition> {
+    let tokens = parsed.tokens();
+    let mut found = Vec::new();
+    // Statements are pushed in reverse so that popping yields source order.
+    let mut pending: Vec<(&Stmt, Option<usize>)> = Vec::new();
+    push_all(&mut pending, &parsed.syntax().body, None);
+    while let Some((stmt, parent)) = pending.pop() {
+        match stmt {
+            Stmt::FunctionDef(def) => found.push(function(source, tokens, def, parent)),
+            Stmt::ClassDef(class) => {
+                found.push(class_definition(source, tokens, class, parent));
+                push_all(&mut pending, &class.body, Some(found.len() - 1));
+            }
+            Stmt::If(block) => {
+                for clause in block.elif_else_clauses.iter().rev() {
+                    push_all(&mut pending, &clause.body, parent);
+                }
+                push_all(&mut pending, &block.body, parent);
+            }
+            Stmt::Try(block) => {
+                push_all(&mut pending, &block.finalbody, parent);
+                push_all(&mut pending, &block.orelse, parent);
+                for ExceptHandler::ExceptHandler(handler) in block.handlers.iter().rev() {
+                    push_all(&mut pending, &handler.body, parent);
+                }
+                push_all(&mut pending, &block.body, parent);
+            }
+            Stmt::With(block) => push_all(&mut pending, &block.body, parent),
+            _ => {}
+        }
+    }
+    found
+}
+
+fn push_all<'a>(pending: &mut Vec<(&'a Stmt, Option<usize>)>, body: &'a [Stmt], parent: Option<usize>) {
+    pending.extend(body.iter().rev().map(|stmt| (stmt, parent)));
+}
+
+fn function(
+    source: &str,
+    tokens: &Tokens,
+    def: &StmtFunctionDef,
+    parent: Option<usize>,
+) -> Definition {
+    let kind = if def.is_async {
+        SymbolKind::AsyncFunction
+    } else {
+        SymbolKind::Function
+    };
+    let signature_start = def
+        .type_params
+        .as_ref()
+        .map_or(def.parameters.start(), |params| params.start());
+    let signature_end = def
+        .returns
+        .as_ref()
+        .map_or(def.parameters.end(), |returns| returns.end());
+    let last_decorator = def.decorator_list.last().map(Ranged::end);
+    Definition {
+        name: def.name.id.as_str().to_string(),
+        kind,
+        parent,
+        start: def.start().to_usize(),
+        keyword: keyword(tokens, last_decorator, def.range),
+        end: def.end().to_usize(),
+        signature: signature(source, tokens, TextRange::new(signature_start, signature_end)),
+        doc: docstring(&def.body),
+    }
+}
+
+fn class_definition(
+    source: &str,
+    tokens: &Tokens,
+    class: &StmtClassDef,
+    parent: Option<usize>,
+) -> Definition {
+    let brackets = match (&class.type_params, &class.arguments) {
+        (Some(params), Some(arguments)) => Some(params.range().cover(arguments.range())),
+        (Some(params), None) => Some(params.range()),
+        (None, Some(arguments)) => Some(arguments.range()),
+        (None, None) => None,
+    };
+    let last_decorator = class.decorator_list.last().map(Ranged::end);
+    Definition {
+        name: class.name.id.as_str().to_string(),
+        kind: SymbolKind::Class,
+        parent,
+        start: class.start().to_usize(),
+        keyword: keyword(tokens, last_decorator, class.range),
+        end: class.end().to_usize(),
+        signature: brackets.map_or_else(String::new, |range| signature(source, tokens, range)),
+        doc: docstring(&class.body),
+    }
+}
+
+/// The `def`/`async`/`class` keyword: the first such token after the decorators (comment
+/// lines may sit between the last decorator and the keyword).
+fn keyword(tokens: &Tokens, last_decorator: Option<TextSize>, statement: TextRange) -> usize {
+    let from = last_decorator.unwrap_or(statement.start());
+    let first = tokens.partition_point(|token| token.start() < from);
+    tokens[first..]
+        .iter()
+        .take_while(|token| token.start() < statement.end())
+        .find(|token| {
+            matches!(
+                token.kind(),
+                TokenKind::Def | TokenKind::Async | TokenKind::Class
+            )
+        })
+        .map_or(from, Token::start)
+        .to_usize()
+}
+
+/// Longest signature shown, in chars, including the `…` that marks a cut.
+const SIGNATURE_CHARS: usize = 80;
+
+/// The tokens of `range` on one line: comments and line breaks dropped, whitespace collapsed,
+/// no space just inside brackets or before a comma; cut to [`SIGNATURE_CHARS`].
+fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
+    let first = tokens.partition_point(|token| token.start() < range.start());
+    let mut text = String::new();
+    let mut previous: Option<&Token> = None;
+    for token in tokens[first..]
+        .iter()
+        .take_while(|token| token.end() <= range.end())
+    {
+        if matches!(
+            token.kind(),
+            TokenKind::Comment
+                | TokenKind::NonLogicalNewline
+                | TokenKind::Newline
+                | TokenKind::Indent
+                | TokenKind::Dedent
+        ) {
+            continue;
+        }
+        if let Some(previous) = previous {
+            let spaced = token.start() > previous.end()
+                && !matches!(
+                    previous.kind(),
+                    TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace
+                )
+                && !matches!(
+                    token.kind(),
+                    TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace | TokenKind::Comma
+                );
+            if spaced {
+                text.push(' ');
+            }
+        }
+        text.push_str(source.get(token.range().to_std_range()).unwrap_or(""));
+        previous = Some(token);
+    }
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= SIGNATURE_CHARS {
+        return collapsed;
+    }
+    let mut cut: String = collapsed.chars().take(SIGNATURE_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+trait ToStd {
+    fn to_std_range(self) -> Range<usize>;
+}
+
+impl ToStd for TextRange {
+    fn to_std_range(self) -> Range<usize> {
+        self.start().to_usize()..self.end().to_usize()
+    }
+}
+
+/// The first non-blank line of a body's docstring, trimmed.
+fn docstring(body: &[Stmt]) -> Option<String> {
+    let Some(Stmt::Expr(statement)) = body.first() else {
+        return None;
+    };
+    let Expr::StringLiteral(literal) = statement.value.as_ref() else {
+        return None;
+    };
+    literal
+        .value
+        .to_str()
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(str::to_string)
+}
+
+/// Spans of string tokens that contain a line break. An f-string or t-string is one span from
+/// its start token to its matching end token, replacement fields included, as CPython's
+/// tokenizer before 3.12 saw it.
+fn multiline_strings(source: &str, tokens: &Tokens) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut depth = 0usize;
+    let mut push = |span: Range<usize>| {
+        if source
+            .get(span.clone())
+            .is_some_and(|text| text.contains(['\n', '\r']))
+        {
+            spans.push(span);
+        }
+    };
+    for token in tokens.iter() {
+        let range = token.range().to_std_range();
+        match token.kind() {
+            TokenKind::String if depth == 0 => push(range),
+            TokenKind::FStringStart | TokenKind::TStringStart => {
+                if depth == 0 {
+                    open = Some(range.start);
+                }
+                depth += 1;
+            }
+            TokenKind::FStringEnd | TokenKind::TStringEnd => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    if let Some(start) = open.take() {
+                        push(start..range.end);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // An unterminated f-string runs to the end of its last token.
+    if let (Some(start), Some(last)) = (open, tokens.last()) {
+        push(start..last.end().to_usize());
+    }
+    spans
+}

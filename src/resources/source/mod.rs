@@ -1,0 +1,187 @@
+//! `source/`: the Python project by module path. Packages are directories, modules are
+//! `m.py` (exact source) beside `m/` (their symbols), classes are `C.py` beside `C/`
+//! (their members). The files on disk are the truth: every access reads them afresh (parses
+//! are cached by modification time and size), and nothing is parsed up front.
+
+pub mod modules;
+pub mod project;
+pub mod search;
+pub mod tree;
+mod views;
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::python::{SymbolKind, symbol_text};
+use crate::render::entry::Entry;
+use crate::tree::links::Links;
+use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
+use modules::Modules;
+use project::{EntryKind, Project};
+use tree::{Place, TESTS};
+
+/// The source resourcespace of one project.
+pub struct Source {
+    pub(crate) project: Project,
+    pub(crate) modules: Modules,
+    pub(crate) links: Links,
+    pub(crate) name: String,
+}
+
+impl Source {
+    /// The source tree of the project at `root` (canonical), named `name`.
+    pub fn new(root: &Path, name: String, links: Links) -> Self {
+        Source {
+            project: Project::open(root),
+            modules: Modules::default(),
+            links,
+            name,
+        }
+    }
+
+    fn file_node(disk: &Path) -> Result<Node> {
+        let meta = std::fs::metadata(disk)
+            .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
+        Ok(Node {
+            size: Some(meta.len()),
+            mtime: meta.modified().ok(),
+            ..Node::document(false)
+        })
+    }
+
+    /// The children of a project directory as tree members: `m.py` then `m/`.
+    fn disk_children(&self, dir: &Path, top: bool) -> Vec<Child> {
+        let mut children = Vec::new();
+        for (name, kind, path) in self.dir_members(dir, top) {
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            match kind {
+                EntryKind::Dir => children.push(Child::new(name, Kind::Dir, "package")),
+                EntryKind::Module => {
+                    let stem = name.trim_end_matches(".py").to_string();
+                    children.push(Child::new(&name, Kind::Document, format!("module source, {}", bytes(size))));
+                    children.push(Child::new(stem, Kind::Dir, "the module's classes and functions"));
+                }
+                EntryKind::Data => children.push(Child::new(name, Kind::Document, format!("data, {}", bytes(size)))),
+            }
+        }
+        children
+    }
+}
+
+/// `3.1 KiB`, `812 B`.
+pub(crate) fn bytes(size: u64) -> String {
+    if size < 1024 { format!("{size} B") } else { format!("{:.1} KiB", size as f64 / 1024.0) }
+}
+
+impl Resource for Source {
+    fn name(&self) -> &'static str {
+        "source"
+    }
+
+    fn summary(&self) -> Result<String> {
+        let top = self.project.top_level();
+        let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
+        let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        Ok(format!(
+            "{}: {packages} top-level package{}, {modules} top-level module{}, {} test folder{}",
+            self.name,
+            plural(packages),
+            plural(modules),
+            self.project.test_dirs.len(),
+            plural(self.project.test_dirs.len())
+        ))
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        match self.resolve(path)? {
+            Place::Root | Place::TestsRoot | Place::Dir { .. } | Place::Members { .. } => Ok(Node::dir(false)),
+            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
+            Place::Symbol { module, .. } => Ok(Node {
+                mtime: Some(module.mtime),
+                ..Node::document(false)
+            }),
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        match self.resolve(path)? {
+            Place::Root => {
+                let mut children = self.disk_children(&self.project.root, true);
+                if !self.project.test_dirs.is_empty() {
+                    children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
+                }
+                Ok(children)
+            }
+            Place::TestsRoot => Ok(self
+                .project
+                .test_dirs
+                .iter()
+                .filter_map(|d| d.file_name())
+                .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
+                .collect()),
+            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false)),
+            Place::Members { module, parent, .. } => {
+                let symbols = &module.index.symbols;
+                let mut children = Vec::new();
+                for (index, symbol) in symbols.iter().enumerate().filter(|(_, s)| s.parent == parent) {
+                    children.push(Child::new(
+                        format!("{}.py", symbol.file_stem),
+                        Kind::Document,
+                        format!("{}, {} lines", kind_name(symbol.kind, symbol.parent.is_some()), symbol.lines),
+                    ));
+                    if symbols.iter().any(|s| s.parent == Some(index)) {
+                        children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
+                    }
+                }
+                Ok(children)
+            }
+            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
+                Err(Error::new(crate::error::ErrorKind::NotADirectory, format!("source/{} is a file", path.join("/"))))
+            }
+        }
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match self.resolve(path)? {
+            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
+                .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
+            Place::Symbol { module, symbol, .. } => {
+                let text = module.text()?;
+                let symbol = module
+                    .index
+                    .symbols
+                    .get(symbol)
+                    .ok_or_else(|| Error::not_found("the symbol is gone"))?;
+                Ok(symbol_text(text, symbol).into_bytes())
+            }
+            _ => Err(Error::new(
+                crate::error::ErrorKind::IsADirectory,
+                format!("source/{} is a directory: read its _entry.md", path.join("/")),
+            )),
+        }
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        let place = self.resolve(path)?;
+        views::entry(self, path, &place)
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
+        search::search(self, query, limit)
+    }
+}
+
+/// `class`, `function`, `method`, `async function`, `async method`.
+pub(crate) fn kind_name(kind: SymbolKind, in_class: bool) -> &'static str {
+    match (kind, in_class) {
+        (SymbolKind::Class, _) => "class",
+        (SymbolKind::Function, false) => "function",
+        (SymbolKind::Function, true) => "method",
+        (SymbolKind::AsyncFunction, false) => "async function",
+        (SymbolKind::AsyncFunction, true) => "async method",
+    }
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,317 @@
+//! The Python project on disk: where its packages are (the top of the project or `src/`),
+//! which folders hold its tests, and which directory entries are worth showing. Honours
+//! `.gitignore`; always skips `.git`, virtualenvs, `__pycache__`, build output and
+//! `.homespace`; never follows a symlink that leads outside the project. Nothing is read
+//! up front beyond the layout: directories are listed when asked.
+
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// Directory names never shown, whatever `.gitignore` says.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".homespace",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+];
+
+/// What a directory entry of the project is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A directory (a package, a namespace package, or a data folder).
+    Dir,
+    /// A `.py` file.
+    Module,
+    /// Any other file (templates, data): shown in place, exact.
+    Data,
+}
+
+/// One shown entry of a project directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiskEntry {
+    pub name: String,
+    pub kind: EntryKind,
+    pub path: PathBuf,
+}
+
+/// The layout of one project.
+#[derive(Debug)]
+pub struct Project {
+    /// The project directory, canonical.
+    pub root: PathBuf,
+    /// Where top-level packages and modules live: `src/` for a src layout, else the root.
+    pub code_roots: Vec<PathBuf>,
+    /// The test folders (`tests/`, `test/`, pytest's `testpaths`), shown under `tests/`.
+    pub test_dirs: Vec<PathBuf>,
+    ignore: Gitignore,
+}
+
+impl Project {
+    /// Read the layout of the project at `root` (canonical).
+    pub fn open(root: &Path) -> Project {
+        let mut builder = GitignoreBuilder::new(root);
+        // A malformed .gitignore line is skipped by the builder; the rest still applies.
+        let _ = builder.add(root.join(".gitignore"));
+        let _ = builder.add(root.join(".git").join("info").join("exclude"));
+        let ignore = builder.build().unwrap_or_else(|_| Gitignore::empty());
+        let src = root.join("src");
+        let mut code_roots = Vec::new();
+        if src.is_dir() && has_python(&src) {
+            code_roots.push(src);
+        }
+        code_roots.push(root.to_path_buf());
+        let mut test_dirs: Vec<PathBuf> = pytest_testpaths(root)
+            .into_iter()
+            .map(|p| root.join(p))
+            .filter(|p| p.is_dir())
+            .collect();
+        for name in ["tests", "test"] {
+            let dir = root.join(name);
+            if dir.is_dir() && !test_dirs.contains(&dir) {
+                test_dirs.push(dir);
+            }
+        }
+        let mut project = Project {
+            root: root.to_path_buf(),
+            code_roots,
+            test_dirs,
+            ignore,
+        };
+        project.test_dirs.retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
+        project
+    }
+
+    /// Whether `path` (inside the project) is hidden from the tree.
+    pub fn is_hidden(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            // Names that are not UTF-8 cannot be shown as files of the mount.
+            return true;
+        };
+        if name.starts_with('.') {
+            return true;
+        }
+        if is_dir && (SKIPPED_DIRS.contains(&name) || name.ends_with(".egg-info") || path.join("pyvenv.cfg").exists()) {
+            return true;
+        }
+        if !is_dir && (name.ends_with(".pyc") || name.ends_with(".pyo")) {
+            return true;
+        }
+        match path.strip_prefix(&self.root) {
+            Ok(rel) => self.ignore.matched_path_or_any_parents(rel, is_dir).is_ignore(),
+            Err(_) => true,
+        }
+    }
+
+    /// The shown entries of directory `dir`, sorted by name (directories and files mixed,
+    /// as `ls` does). Symlinks are followed only when they stay inside the project.
+    pub fn list_dir(&self, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
+        let mut entries = Vec::new();
+        for item in std::fs::read_dir(dir)? {
+            let Ok(item) = item else { continue };
+            let path = item.path();
+            let Some(name) = item.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let Some(is_dir) = self.kind_inside(&path) else {
+                continue;
+            };
+            if self.is_hidden(&path, is_dir) {
+                continue;
+            }
+            let kind = if is_dir {
+                EntryKind::Dir
+            } else if name.ends_with(".py") {
+                EntryKind::Module
+            } else {
+                EntryKind::Data
+            };
+            entries.push(DiskEntry { name, kind, path });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
+    /// `Some(is_dir)` for a file or directory that is inside the project (after following
+    /// symlinks), `None` for anything else (outside, dangling, special files).
+    pub fn kind_inside(&self, path: &Path) -> Option<bool> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let meta = if meta.file_type().is_symlink() {
+            let target = path.canonicalize().ok()?;
+            if !target.starts_with(&self.root) {
+                return None;
+            }
+            std::fs::metadata(&target).ok()?
+        } else {
+            meta
+        };
+        if meta.is_dir() {
+            Some(true)
+        } else if meta.is_file() {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `dir` is one of the test folders (shown under `tests/`, not with the code).
+    pub fn is_test_dir(&self, dir: &Path) -> bool {
+        self.test_dirs.iter().any(|t| t == dir)
+    }
+
+    /// The shown top-level entries: every code root's packages and modules, minus test
+    /// folders and the `src` folder itself (files like README.md or pyproject.toml are not
+    /// code; pyproject's tables have their own place).
+    pub fn top_level(&self) -> Vec<DiskEntry> {
+        let mut seen = std::collections::BTreeMap::new();
+        for root in &self.code_roots {
+            for entry in self.list_dir(root).unwrap_or_default() {
+                let skip = self.is_test_dir(&entry.path)
+                    || (entry.kind == EntryKind::Dir && self.code_roots.contains(&entry.path))
+                    || entry.kind == EntryKind::Data
+                    || (entry.kind == EntryKind::Dir && !has_python(&entry.path));
+                if !skip {
+                    seen.entry(entry.name.clone()).or_insert(entry);
+                }
+            }
+        }
+        seen.into_values().collect()
+    }
+
+    /// Every `.py` file of the code and the tests, in a stable order (for search).
+    pub fn python_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut stack: Vec<PathBuf> = Vec::new();
+        for entry in self.top_level() {
+            match entry.kind {
+                EntryKind::Module => files.push(entry.path),
+                EntryKind::Dir => stack.push(entry.path),
+                EntryKind::Data => {}
+            }
+        }
+        stack.extend(self.test_dirs.iter().cloned());
+        while let Some(dir) = stack.pop() {
+            for entry in self.list_dir(&dir).unwrap_or_default() {
+                match entry.kind {
+                    EntryKind::Module => files.push(entry.path),
+                    EntryKind::Dir => stack.push(entry.path),
+                    EntryKind::Data => {}
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
+/// Whether `dir` holds Python code (directly or one level down), so that a folder of
+/// documents or assets at the top of the project is not taken for a package.
+pub fn has_python(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let path = e.path();
+        path.extension().is_some_and(|x| x == "py")
+            || (path.is_dir()
+                && std::fs::read_dir(&path)
+                    .map(|mut inner| inner.any(|f| f.is_ok_and(|f| f.path().extension().is_some_and(|x| x == "py"))))
+                    .unwrap_or(false))
+    })
+}
+
+/// pytest's `testpaths` from pyproject.toml, if any.
+fn pytest_testpaths(root: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) else {
+        return Vec::new();
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Vec::new();
+    };
+    doc.get("tool")
+        .and_then(|t| t.get("pytest"))
+        .and_then(|t| t.get("ini_options"))
+        .and_then(|t| t.get("testpaths"))
+        .and_then(|t| t.as_array())
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            ("src/pkg/__init__.py", "\"\"\"Pkg.\"\"\"\n"),
+            ("src/pkg/mod.py", "def f():\n    pass\n"),
+            ("src/pkg/data/t.html", "<p>\n"),
+            ("src/pkg/__pycache__/mod.cpython-311.pyc", "x"),
+            ("src/pkg/gen.py", "x = 1\n"),
+            ("tests/test_mod.py", "def test_f():\n    pass\n"),
+            ("docs/index.md", "# docs\n"),
+            (".venv/pyvenv.cfg", "home = /usr\n"),
+            ("build/lib/pkg/mod.py", ""),
+            (".gitignore", "gen.py\n"),
+        ] {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn src_layout_with_tests_and_ignored_files() {
+        let dir = fixture();
+        let root = dir.path().canonicalize().unwrap();
+        let project = Project::open(&root);
+        assert_eq!(project.code_roots[0], root.join("src"));
+        assert_eq!(project.test_dirs, vec![root.join("tests")]);
+        let top: Vec<String> = project.top_level().into_iter().map(|e| e.name).collect();
+        assert_eq!(top, vec!["pkg"], "docs/ has no Python, build/ and .venv/ are skipped");
+        let pkg: Vec<String> = project
+            .list_dir(&root.join("src/pkg"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert_eq!(pkg, vec!["__init__.py", "data", "mod.py"], "gen.py is in .gitignore");
+        let files = project.python_files();
+        assert_eq!(files.len(), 3, "{files:?}");
+    }
+
+    #[test]
+    fn symlinks_out_of_the_project_are_not_followed() {
+        let dir = fixture();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.py"), "x = 1\n").unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("src/pkg/escape")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/pkg/mod.py"), root.join("src/pkg/alias.py")).unwrap();
+        let project = Project::open(&root);
+        let names: Vec<String> = project
+            .list_dir(&root.join("src/pkg"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert!(!names.contains(&"escape".to_string()));
+        assert!(names.contains(&"alias.py".to_string()), "links inside stay");
+    }
+}

@@ -1,0 +1,257 @@
+//! Paths under `source/` to places in the project. One rule, applied recursively: every
+//! container X with members has `X.py` (its exact source) and `X/` (its members) —
+//! packages hold modules, modules hold classes and functions, classes hold methods and
+//! nested classes. Dotted names resolve like the nested path (`ledger.accounts.Account.py`
+//! is `ledger/accounts/Account.py`) but are never listed.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::resources::source::Source;
+use crate::resources::source::modules::Module;
+use crate::resources::source::project::{EntryKind, has_python};
+
+/// The name of the test subresource under `source/`.
+pub const TESTS: &str = "tests";
+
+/// What a path under `source/` is.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// `source/` itself.
+    Root,
+    /// `source/tests/` when the project has several test folders.
+    TestsRoot,
+    /// A package, namespace package, test folder or data folder.
+    Dir { disk: PathBuf, dotted: String },
+    /// A `.py` file: its exact source.
+    ModuleFile { disk: PathBuf, dotted: String },
+    /// A module's or class's members (`accounts/`, `accounts/Account/`).
+    Members {
+        disk: PathBuf,
+        dotted: String,
+        module: Arc<Module>,
+        /// The class whose members these are (index into the module's symbols).
+        parent: Option<usize>,
+    },
+    /// One class, function or method: its exact source, dedented.
+    Symbol {
+        disk: PathBuf,
+        dotted: String,
+        module: Arc<Module>,
+        symbol: usize,
+    },
+    /// A non-Python file of a package, exact.
+    DataFile { disk: PathBuf },
+}
+
+impl Source {
+    /// Where `path` leads, expanding dotted names that do not exist as written.
+    pub fn resolve(&self, path: &[&str]) -> Result<Place> {
+        let mut place = Place::Root;
+        let mut queue: VecDeque<String> = path.iter().map(|c| c.to_string()).collect();
+        let mut walked: Vec<String> = Vec::new();
+        while let Some(name) = queue.pop_front() {
+            if let Some(next) = self.step(&place, &name)? {
+                place = next;
+                walked.push(name);
+                continue;
+            }
+            let parts = split_dotted(&name);
+            if parts.len() > 1 {
+                for part in parts.into_iter().rev() {
+                    queue.push_front(part);
+                }
+                continue;
+            }
+            return Err(self.missing(&walked, &name));
+        }
+        Ok(place)
+    }
+
+    fn missing(&self, walked: &[String], name: &str) -> Error {
+        let mut dir: Vec<&str> = vec!["source"];
+        dir.extend(walked.iter().map(String::as_str));
+        Error::not_found(format!(
+            "{} has no {name}; {} lists what it holds",
+            self.links.dir(&dir),
+            self.links.to(&format!("{}/_entry.md", dir.join("/")))
+        ))
+    }
+
+    /// The member `name` of `place`, if there is one.
+    fn step(&self, place: &Place, name: &str) -> Result<Option<Place>> {
+        if name.is_empty() || name == "." || name == ".." {
+            return Ok(None);
+        }
+        match place {
+            Place::Root => {
+                if name == TESTS && !self.project.test_dirs.is_empty() {
+                    return Ok(Some(match self.project.test_dirs.as_slice() {
+                        [only] => Place::Dir {
+                            disk: only.clone(),
+                            dotted: dotted_of_dir(only),
+                        },
+                        _ => Place::TestsRoot,
+                    }));
+                }
+                for root in &self.project.code_roots {
+                    if let Some(next) = self.in_dir(root, "", name, true)? {
+                        return Ok(Some(next));
+                    }
+                }
+                Ok(None)
+            }
+            Place::TestsRoot => Ok(self
+                .project
+                .test_dirs
+                .iter()
+                .find(|d| d.file_name().is_some_and(|n| n == name))
+                .map(|d| Place::Dir {
+                    disk: d.clone(),
+                    dotted: dotted_of_dir(d),
+                })),
+            Place::Dir { disk, dotted } => self.in_dir(disk, dotted, name, false),
+            Place::Members {
+                disk,
+                dotted,
+                module,
+                parent,
+            } => Ok(member(module, *parent, name).map(|(index, is_file)| {
+                if is_file {
+                    Place::Symbol {
+                        disk: disk.clone(),
+                        dotted: dotted.clone(),
+                        module: Arc::clone(module),
+                        symbol: index,
+                    }
+                } else {
+                    Place::Members {
+                        disk: disk.clone(),
+                        dotted: dotted.clone(),
+                        module: Arc::clone(module),
+                        parent: Some(index),
+                    }
+                }
+            })),
+            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => Ok(None),
+        }
+    }
+
+    /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).
+    fn in_dir(&self, dir: &Path, dotted: &str, name: &str, top: bool) -> Result<Option<Place>> {
+        let candidate = dir.join(name);
+        let child_dotted = |stem: &str| {
+            if stem == "__init__" {
+                dotted.to_string()
+            } else if dotted.is_empty() {
+                stem.to_string()
+            } else {
+                format!("{dotted}.{stem}")
+            }
+        };
+        if let Some(is_dir) = self.project.kind_inside(&candidate)
+            && !self.project.is_hidden(&candidate, is_dir)
+        {
+            if is_dir {
+                let shown = !top
+                    || (!self.project.is_test_dir(&candidate)
+                        && !self.project.code_roots.contains(&candidate)
+                        && has_python(&candidate));
+                if shown {
+                    return Ok(Some(Place::Dir {
+                        disk: candidate,
+                        dotted: child_dotted(name),
+                    }));
+                }
+            } else if let Some(stem) = name.strip_suffix(".py") {
+                return Ok(Some(Place::ModuleFile {
+                    disk: candidate,
+                    dotted: child_dotted(stem),
+                }));
+            } else if !top {
+                return Ok(Some(Place::DataFile { disk: candidate }));
+            }
+        }
+        let module_file = dir.join(format!("{name}.py"));
+        if self.project.kind_inside(&module_file) == Some(false)
+            && !self.project.is_hidden(&module_file, false)
+        {
+            let module = self.modules.get(&module_file)?;
+            return Ok(Some(Place::Members {
+                disk: module_file,
+                dotted: child_dotted(name),
+                module,
+                parent: None,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// Members of a project directory as (name, kind) pairs, `m.py` followed by `m/`.
+    pub fn dir_members(&self, dir: &Path, top: bool) -> Vec<(String, EntryKind, PathBuf)> {
+        let entries = if top {
+            self.project.top_level()
+        } else {
+            self.project.list_dir(dir).unwrap_or_default()
+        };
+        entries.into_iter().map(|e| (e.name, e.kind, e.path)).collect()
+    }
+}
+
+/// The member of `module` under `parent` called `name`: `(index, true)` for `stem.py`,
+/// `(index, false)` for the members directory `stem/` of a class that has members.
+pub fn member(module: &Module, parent: Option<usize>, name: &str) -> Option<(usize, bool)> {
+    let symbols = &module.index.symbols;
+    let (stem, is_file) = match name.strip_suffix(".py") {
+        Some(stem) => (stem, true),
+        None => (name, false),
+    };
+    let index = symbols
+        .iter()
+        .position(|s| s.parent == parent && s.file_stem == stem)?;
+    if !is_file && !symbols.iter().any(|s| s.parent == Some(index)) {
+        return None;
+    }
+    Some((index, is_file))
+}
+
+/// `ledger.accounts.Account.py` → `[ledger, accounts, Account.py]`; `ledger.io` →
+/// `[ledger, io]`. Names that start with a dot are never dotted paths.
+pub fn split_dotted(name: &str) -> Vec<String> {
+    if name.starts_with('.') || !name.contains('.') {
+        return vec![name.to_string()];
+    }
+    let (body, suffix) = match name.strip_suffix(".py") {
+        Some(body) => (body, ".py"),
+        None => (name, ""),
+    };
+    let mut parts: Vec<String> = body.split('.').map(str::to_string).collect();
+    if parts.iter().any(String::is_empty) {
+        return vec![name.to_string()];
+    }
+    if let Some(last) = parts.last_mut() {
+        last.push_str(suffix);
+    }
+    parts
+}
+
+fn dotted_of_dir(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dotted_names_split_into_path_components() {
+        assert_eq!(split_dotted("bae.ai.Agent.send.py"), ["bae", "ai", "Agent", "send.py"]);
+        assert_eq!(split_dotted("bae.ai"), ["bae", "ai"]);
+        assert_eq!(split_dotted("Account.balance@2.py"), ["Account", "balance@2.py"]);
+        assert_eq!(split_dotted("ai.py"), ["ai.py"]);
+        assert_eq!(split_dotted(".hidden.py"), [".hidden.py"]);
+        assert_eq!(split_dotted("a..b"), ["a..b"]);
+    }
+}

@@ -1,0 +1,281 @@
+//! Entry views of `source/`: the project root (packages with one-line docstrings and
+//! counts), packages (modules with docstrings and sizes), modules and classes (symbol
+//! tables: name, kind, signature, first docstring line, size). Sizes are given before
+//! anyone reads a file, so an agent knows what a `cat` will cost.
+
+use std::path::Path;
+
+use crate::error::Result;
+use crate::python::{ModuleIndex, SymbolKind, symbol_text};
+use crate::render::entry::{Entry, Function, Section};
+use crate::render::size_note;
+use crate::resources::source::modules::Module;
+use crate::resources::source::project::EntryKind;
+use crate::resources::source::tree::Place;
+use crate::resources::source::{Source, bytes, kind_name, plural};
+
+/// The entry of the directory at `path` (already resolved to `place`).
+pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Entry> {
+    let mut dir = vec!["source"];
+    dir.extend_from_slice(path);
+    let here = source.links.dir(&dir);
+    match place {
+        Place::Root => Ok(root(source, &here)),
+        Place::TestsRoot => Ok(Entry {
+            title: format!("source/tests — {} test folders", source.project.test_dirs.len()),
+            sections: vec![Section::children("Test folders", &crate::tree::resource::Resource::list(source, path)?, "")],
+            ..Entry::default()
+        }),
+        Place::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
+        Place::Members { module, dotted, parent, .. } => Ok(members(module, dotted, *parent, &here)),
+        _ => Ok(Entry::default()),
+    }
+}
+
+fn root(source: &Source, here: &str) -> Entry {
+    let top = source.project.top_level();
+    let mut rows = Vec::new();
+    let mut example = None;
+    for entry in &top {
+        match entry.kind {
+            EntryKind::Dir => {
+                let init = entry.path.join("__init__.py");
+                let doc = source.modules.get(&init).ok().and_then(|m| m.index.docstring.clone());
+                let (modules, packages) = count_dir(source, &entry.path);
+                if example.is_none() {
+                    example = first_module(source, &entry.path).map(|m| format!("{}/{m}", entry.name));
+                }
+                rows.push(format!(
+                    "| `{}/` | package | {} ({modules} module{}, {packages} subpackage{}) |",
+                    entry.name,
+                    doc.unwrap_or_default(),
+                    plural(modules),
+                    plural(packages)
+                ));
+            }
+            EntryKind::Module => {
+                let module = source.modules.get(&entry.path).ok();
+                rows.push(format!(
+                    "| `{}` | module | {} |",
+                    entry.name,
+                    module.map(|m| module_about(&m)).unwrap_or_default()
+                ));
+                example.get_or_insert_with(|| entry.name.clone());
+            }
+            EntryKind::Data => {}
+        }
+    }
+    let example = example.unwrap_or_else(|| "<module>.py".into());
+    let stem = example.trim_end_matches(".py");
+    let layout = if source.project.code_roots.len() > 1 { "src layout: packages under src/" } else { "packages at the top of the project" };
+    let mut sections = vec![Section {
+        heading: "Packages and modules".into(),
+        table_header: Some("| name | kind | about |".into()),
+        items: rows,
+        empty: "No Python packages or modules found in the project.".into(),
+    }];
+    let tests = source.project.test_dirs.iter().map(|d| d.strip_prefix(&source.project.root).unwrap_or(d).display().to_string());
+    sections.push(Section {
+        heading: "Subresources".into(),
+        items: tests.map(|t| format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")).collect(),
+        empty: "No test folder (tests/, test/ or pytest's testpaths).".into(),
+        ..Section::default()
+    });
+    Entry {
+        title: format!("source — {} ({layout})", source.name),
+        about: vec![
+            "Every module `m.py` has `m/` with its classes and functions; every class `C.py` has `C/` with its methods. Files are exact source.".into(),
+        ],
+        functions: vec![
+            Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
+            Function::new(format!("ls {here}{stem}/"), "list a module's symbols", "one file per class and function"),
+            Function::new(format!("cat {here}{}/_entry.md", stem), "see a module's outline", "symbols with signatures and sizes"),
+            Function::new(format!("cat {here}{}.<Symbol>.py", stem.replace('/', ".")), "read by dotted path", "that symbol's exact source"),
+            Function::new(format!("cat \"{}\"", source.links.to("search/source:<query>")), "search the code", "`module:line: text` with symbol paths"),
+        ],
+        sections,
+        advanced: vec![
+            format!("`homespace render --project {} /source/<path>` prints any of these files without mounting.", source.project.root.display()),
+            "Dotted names work in every directory here but are not listed by `ls`.".into(),
+        ],
+    }
+}
+
+/// Modules and subpackages directly in `dir`.
+fn count_dir(source: &Source, dir: &Path) -> (usize, usize) {
+    let entries = source.project.list_dir(dir).unwrap_or_default();
+    let modules = entries.iter().filter(|e| e.kind == EntryKind::Module).count();
+    let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
+    (modules, packages)
+}
+
+/// `package` (has `__init__.py`), `namespace package` (modules, no `__init__.py`) or
+/// `folder` (package data).
+fn dir_kind(dir: &Path, modules: usize) -> &'static str {
+    if dir.join("__init__.py").is_file() {
+        "package"
+    } else if modules > 0 {
+        "namespace package"
+    } else {
+        "folder"
+    }
+}
+
+fn first_module(source: &Source, dir: &Path) -> Option<String> {
+    source
+        .project
+        .list_dir(dir)
+        .ok()?
+        .into_iter()
+        .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+        .map(|e| e.name)
+}
+
+/// `Accounts: named buckets… (2 classes, 9 functions, 96 lines, ~800 tokens)`.
+fn module_about(module: &Module) -> String {
+    let Some(text) = module.text.as_deref() else {
+        return module.unreadable.clone().unwrap_or_default();
+    };
+    let (classes, functions) = counts(&module.index);
+    let doc = module.index.docstring.clone().map(|d| format!("{d} ")).unwrap_or_default();
+    let broken = if module.index.problems.is_empty() { "" } else { ", has syntax errors" };
+    format!(
+        "{doc}({classes} class{}, {functions} function{}, {}{broken})",
+        if classes == 1 { "" } else { "es" },
+        plural(functions),
+        size_note(text)
+    )
+}
+
+fn counts(index: &ModuleIndex) -> (usize, usize) {
+    let classes = index.symbols.iter().filter(|s| s.kind == SymbolKind::Class).count();
+    (classes, index.symbols.len() - classes)
+}
+
+fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
+    let entries = source.project.list_dir(disk).unwrap_or_default();
+    let init = disk.join("__init__.py");
+    let doc = source.modules.get(&init).ok().and_then(|m| m.index.docstring.clone());
+    let mut rows = Vec::new();
+    for entry in &entries {
+        let row = match entry.kind {
+            EntryKind::Dir => {
+                let (modules, packages) = count_dir(source, &entry.path);
+                let kind = dir_kind(&entry.path, modules);
+                format!("| `{}/` | {kind} | {modules} module{}, {packages} subfolder{} |", entry.name, plural(modules), plural(packages))
+            }
+            EntryKind::Module => {
+                let about = source.modules.get(&entry.path).map(|m| module_about(&m)).unwrap_or_else(|e| e.message);
+                format!("| `{}` | module | {about} |", entry.name)
+            }
+            EntryKind::Data => {
+                let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
+                format!("| `{}` | data | {} |", entry.name, bytes(size))
+            }
+        };
+        rows.push(row);
+    }
+    let modules = entries.iter().filter(|e| e.kind == EntryKind::Module).count();
+    let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
+    let example = entries.iter().find(|e| e.kind == EntryKind::Module && e.name != "__init__.py").map(|e| e.name.clone()).unwrap_or_else(|| "__init__.py".into());
+    let stem = example.trim_end_matches(".py");
+    let name = if dotted.is_empty() { disk.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { dotted.to_string() };
+    Entry {
+        title: format!(
+            "{name} — {} {}({modules} module{}, {packages} subfolder{})",
+            dir_kind(disk, modules),
+            doc.map(|d| format!("{d} ")).unwrap_or_default(),
+            plural(modules),
+            plural(packages)
+        ),
+        functions: vec![
+            Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
+            Function::new(format!("ls {here}{stem}/"), "list its classes and functions", "one file per symbol"),
+            Function::new(format!("cat {here}{stem}/_entry.md"), "outline a module", "symbols with signatures and sizes"),
+        ],
+        sections: vec![Section {
+            heading: "Contents".into(),
+            table_header: Some("| name | kind | about |".into()),
+            items: rows,
+            empty: "This folder is empty.".into(),
+        }],
+        ..Entry::default()
+    }
+}
+
+fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> Entry {
+    let parent_dir = here.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+    let symbols = &module.index.symbols;
+    let qual = |index: usize| symbols.get(index).map(|s| s.qualname.join(".")).unwrap_or_default();
+    let name = match parent {
+        Some(index) => format!("{dotted}.{}", qual(index)),
+        None => dotted.to_string(),
+    };
+    let mut about = Vec::new();
+    if let Some(why) = &module.unreadable {
+        about.push(format!("**Cannot show symbols:** {why}"));
+    }
+    if !module.index.problems.is_empty() {
+        about.push(format!("**Syntax errors** ({}); symbols after the first one are not shown:", module.index.problems.len()));
+        for problem in module.index.problems.iter().take(5) {
+            about.push(format!("- line {}, column {}: {}", problem.line, problem.column, problem.message));
+        }
+    }
+    let title = match parent {
+        Some(index) => {
+            let symbol = &symbols[index];
+            let members = symbols.iter().filter(|s| s.parent == Some(index)).count();
+            format!(
+                "{name} — class{} ({members} member{}, {} lines){}",
+                symbol.signature,
+                plural(members),
+                symbol.lines,
+                symbol.doc.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+            )
+        }
+        None => format!("{name} — {}", module_about(module)),
+    };
+    let text = module.text.as_deref().unwrap_or("");
+    let rows: Vec<String> = symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.parent == parent)
+        .map(|(index, s)| {
+            let size = size_note(&symbol_text(text, s));
+            let has_members = symbols.iter().any(|m| m.parent == Some(index));
+            format!(
+                "| `{}.py`{} | {} | {} | {} | {size} |",
+                s.file_stem,
+                if has_members { format!(" `{}/`", s.file_stem) } else { String::new() },
+                kind_name(s.kind, s.parent.is_some()),
+                if s.signature.is_empty() { String::new() } else { format!("`{}`", s.signature.replace('|', "\\|")) },
+                s.doc.clone().unwrap_or_default().replace('|', "\\|")
+            )
+        })
+        .collect();
+    let example = symbols.iter().find(|s| s.parent == parent).map(|s| s.file_stem.clone()).unwrap_or_else(|| "<name>".into());
+    let source_file = match parent {
+        Some(index) => format!("{}.py", symbols[index].file_stem),
+        None => format!("{}.py", dotted.rsplit('.').next().unwrap_or(dotted)),
+    };
+    Entry {
+        title,
+        about,
+        functions: vec![
+            Function::new(format!("cat {here}{example}.py"), "read one symbol", "its exact source, dedented"),
+            Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
+            Function::new(format!("cat \"{}/search/source:<query>\"", here.split("/source/").next().unwrap_or_default()), "search the code", "`module:line: text` with symbol paths"),
+        ],
+        sections: vec![Section {
+            heading: "Symbols".into(),
+            table_header: Some("| file | kind | signature | doc | size |".into()),
+            items: rows,
+            empty: "No classes or functions.".into(),
+        }],
+        advanced: vec![
+            "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),
+            "Symbol files start at the comment lines directly above the decorators and are dedented to column 0.".into(),
+        ],
+        ..Entry::default()
+    }
+}
