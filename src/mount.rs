@@ -30,7 +30,10 @@ pub struct MountRequest {
 /// Whether `mountpoint` is a FUSE mount whose daemon is gone ("Transport endpoint is not
 /// connected").
 pub fn is_stale(mountpoint: &Path) -> bool {
-    matches!(std::fs::metadata(mountpoint), Err(e) if e.raw_os_error() == Some(libc::ENOTCONN))
+    let dead = |e: std::io::Error| e.raw_os_error() == Some(libc::ENOTCONN);
+    // `stat` may be answered from the kernel's attribute cache for a moment after the
+    // daemon died; opening the directory always asks the daemon.
+    std::fs::metadata(mountpoint).err().is_some_and(dead) || std::fs::read_dir(mountpoint).err().is_some_and(dead)
 }
 
 /// Whether `mountpoint` currently has a homespace mount on it.

@@ -1,0 +1,178 @@
+//! A real mount for integration tests: copies the example project into a temp dir, starts
+//! the daemon (`homespace mount --foreground`) as a child of the test, waits until the
+//! mountpoint's `st_dev` changes, and always unmounts in `Drop` — on success, failure or
+//! panic. A killed test leaves at worst a stale mount (its daemon dies with it), which the
+//! next mount at that place replaces.
+
+#![allow(dead_code)]
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_homespace");
+
+/// The example project of the repository.
+pub fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger")
+}
+
+/// Copy directory `from` into `to` (recursively, files and folders only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "__pycache__" || name == ".homespace" || name == ".pytest_cache" {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A mounted copy of a project.
+pub struct Mount {
+    pub dir: tempfile::TempDir,
+    pub project: PathBuf,
+    pub at: PathBuf,
+    pub store: PathBuf,
+    pub log: PathBuf,
+    daemon: Option<Child>,
+}
+
+impl Mount {
+    /// Mount a fresh copy of the example project.
+    pub fn example() -> Mount {
+        Self::of(&example(), &[])
+    }
+
+    /// Mount a fresh copy of `project` with extra `mount` arguments.
+    pub fn of(project: &Path, args: &[&str]) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("project");
+        copy_dir(project, &copy);
+        Self::at(dir, copy, args)
+    }
+
+    /// Mount `project` (already in place inside `dir`).
+    pub fn at(dir: tempfile::TempDir, project: PathBuf, args: &[&str]) -> Mount {
+        let at = dir.path().join("mnt");
+        std::fs::create_dir_all(&at).unwrap();
+        let store = dir.path().join("store.db");
+        let log = dir.path().join("daemon.log");
+        let before = std::fs::metadata(&at).unwrap().dev();
+        let log_file = std::fs::File::create(&log).unwrap();
+        let daemon = Command::new(BIN)
+            .arg("mount")
+            .arg("--foreground")
+            .arg("--project")
+            .arg(&project)
+            .arg("--store")
+            .arg(&store)
+            .args(args)
+            .arg(&at)
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .spawn()
+            .unwrap();
+        let mut mount = Mount {
+            dir,
+            project,
+            at,
+            store,
+            log,
+            daemon: Some(daemon),
+        };
+        let started = Instant::now();
+        loop {
+            if std::fs::metadata(&mount.at).map(|m| m.dev()).unwrap_or(before) != before {
+                return mount;
+            }
+            if let Some(daemon) = mount.daemon.as_mut()
+                && let Ok(Some(status)) = daemon.try_wait()
+            {
+                panic!("the daemon exited ({status}): {}", mount.log_text());
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "mount did not answer: {}", mount.log_text());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// The absolute path of `rel` inside the mount.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.at.join(rel.trim_start_matches('/'))
+    }
+
+    /// Read a file of the mount as text.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    /// The daemon's log so far.
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Run `script` with bash in the mount's environment: `$HS` the mountpoint, `$PROJECT`
+    /// the project copy, `$LIB` the shell helpers. Returns (success, output).
+    pub fn sh(&self, script: &str) -> (bool, String) {
+        let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell/lib.sh");
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -u; source {}; {script}", lib.display()))
+            .env("HS", &self.at)
+            .env("PROJECT", &self.project)
+            .env("HOMESPACE", BIN)
+            .current_dir(self.dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    }
+
+    /// Run the shell test file `tests/shell/<name>` and fail with its output if it fails.
+    pub fn run_script(&self, name: &str) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell").join(name);
+        let (ok, out) = self.sh(&format!("source {}", path.display()));
+        assert!(ok, "{name} failed:\n{out}\n--- daemon log ---\n{}", self.log_text());
+    }
+
+    /// Kill the daemon without unmounting (leaves a stale mount behind, as a crash would).
+    pub fn kill_daemon(&mut self) {
+        if let Some(mut daemon) = self.daemon.take() {
+            let _ = daemon.kill();
+            let _ = daemon.wait();
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("fusermount3").arg("-u").arg(&self.at).output();
+        if let Some(mut daemon) = self.daemon.take() {
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(5) {
+                if let Ok(Some(_)) = daemon.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            let _ = daemon.kill();
+            let _ = daemon.wait();
+        }
+        // Whatever happened above, leave no mount behind.
+        let _ = Command::new("fusermount3").arg("-uz").arg(&self.at).output();
+    }
+}

@@ -1,0 +1,106 @@
+//! Real mounts of the example project, driven by the shell scripts in `tests/shell/`
+//! (the contract a user sees), plus the mount's lifecycle: background start, unmount,
+//! stale mounts.
+
+mod common;
+
+use std::process::Command;
+
+use common::{BIN, Mount};
+
+#[test]
+fn every_directory_describes_itself() {
+    Mount::example().run_script("tree.sh");
+}
+
+#[test]
+fn errors_are_explained_and_probes_ignored() {
+    Mount::example().run_script("errors.sh");
+}
+
+#[test]
+fn common_tools_work_over_the_whole_mount() {
+    Mount::example().run_script("posix.sh");
+}
+
+#[test]
+fn source_files_are_exact_and_live() {
+    Mount::example().run_script("source_read.sh");
+}
+
+#[test]
+fn a_stale_mount_is_replaced() {
+    let mut mount = Mount::example();
+    mount.kill_daemon();
+    assert!(homespace::mount::is_stale(&mount.at), "the mount is stale");
+    let out = Command::new(BIN)
+        .args(["mount", "--project"])
+        .arg(&mount.project)
+        .arg("--store")
+        .arg(&mount.store)
+        .arg(&mount.at)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let entry = std::fs::read_to_string(mount.path("_entry.md")).unwrap();
+    assert!(entry.contains("homespace — ledger"), "{entry}");
+    let out = Command::new(BIN).arg("unmount").arg(&mount.at).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::read_dir(&mount.at).unwrap().next().is_none(), "unmounted: the mountpoint is empty again");
+}
+
+#[test]
+fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path().join("mnt");
+    let out = Command::new(BIN)
+        .args(["mount", "--project"])
+        .arg(common::example())
+        .arg("--store")
+        .arg(dir.path().join("store.db"))
+        .arg(&at)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // No waiting: `mount` returned, so the first `ls` must work now.
+    let names: Vec<String> = std::fs::read_dir(&at)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let guard = Unmount(at.clone());
+    assert!(names.contains(&"source".to_string()), "{names:?}");
+    let again = Command::new(BIN).args(["mount", "--project"]).arg(common::example()).arg(&at).output().unwrap();
+    assert!(!again.status.success(), "mounting twice is refused");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already mounted"));
+    let pid = daemon_pid(&at).expect("the daemon runs");
+    // SAFETY: sending a signal to a process id we just found has no memory effects.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let started = std::time::Instant::now();
+    while homespace::mount::is_mounted(&at) {
+        assert!(started.elapsed().as_secs() < 10, "SIGTERM did not unmount");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(guard);
+}
+
+/// Unmounts in `Drop`, whatever happened.
+struct Unmount(std::path::PathBuf);
+
+impl Drop for Unmount {
+    fn drop(&mut self) {
+        let _ = Command::new("fusermount3").arg("-uz").arg(&self.0).output();
+    }
+}
+
+/// The pid of the `homespace mount --foreground` serving `at`.
+fn daemon_pid(at: &std::path::Path) -> Option<i32> {
+    let at = at.to_string_lossy().into_owned();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let args: Vec<String> = cmdline.split(|&b| b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+        if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
+            return entry.file_name().to_str()?.parse().ok();
+        }
+    }
+    None
+}

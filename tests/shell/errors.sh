@@ -1,0 +1,20 @@
+# Failures say what failed and where to go instead; probes stay out of the error log.
+
+expect_fails "No such file or directory" "lookup of a typo" -- ls "$HS/sourc"
+errors=$(cat "$HS/_errors.md")
+expect_contains "$errors" "Did you mean $HS/source/?" "the typo is answered with a suggestion"
+
+before=$(cat "$HS/_errors.md")
+ls "$HS/.hidden" 2>/dev/null && fail "a dotfile exists"
+ls "$HS/source/.git" 2>/dev/null && fail ".git is shown"
+stat "$HS/autorun.inf" 2>/dev/null && fail "autorun.inf exists"
+expect_eq "$(cat "$HS/_errors.md")" "$before" "probes add nothing to _errors.md"
+
+expect_fails "Read-only file system" "writing a view" -- sh -c "echo hi > '$HS/_entry.md'"
+expect_contains "$(cat "$HS/_errors.md")" "is a view" "the rejected write is explained"
+expect_fails "Read-only file system" "removing a view" -- rm "$HS/source/_nav.txt"
+expect_fails "Read-only file system" "creating at the root" -- sh -c "echo hi > '$HS/notes.txt'"
+
+head -n 3 "$HS/_entry.md" >/dev/null
+first=$(head -n 1 "$HS/_entry.md")
+expect_contains "$first" "> Last error here" "the root entry starts with the fresh error"
