@@ -51,7 +51,10 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         ))
     })?;
     if !project.is_dir() {
-        return Err(Error::invalid(format!("{} is not a directory", project.display())));
+        return Err(Error::invalid(format!(
+            "{} is not a directory",
+            project.display()
+        )));
     }
     let links = Links::new(mountpoint);
     let name = project_name(&project);
@@ -72,7 +75,12 @@ pub fn project_name(project: &Path) -> String {
     let from_pyproject = std::fs::read_to_string(project.join("pyproject.toml"))
         .ok()
         .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
-        .and_then(|doc| doc.get("project")?.get("name")?.as_str().map(str::to_string));
+        .and_then(|doc| {
+            doc.get("project")?
+                .get("name")?
+                .as_str()
+                .map(str::to_string)
+        });
     from_pyproject.unwrap_or_else(|| {
         project
             .file_name()

@@ -5,20 +5,19 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use fuser::{
     Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
     KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData,
-    ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request,
-    TimeOrNow, WriteFlags,
+    ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow,
+    WriteFlags,
 };
 
 use crate::error::{Error, Result};
 use crate::tree::resource::Kind;
-use crate::tree::{Attr, DirEntry, OpenFlags as Open, Space};
+use crate::tree::{Attr, DirEntry, OpenFlags as Open, Space, guarded};
 
 /// How long the kernel may cache a directory's name and attributes. Files get no caching:
 /// their content is generated or lives in the project, and must show changes at once.
@@ -50,8 +49,16 @@ impl Fs {
 
     fn attr(&self, attr: &Attr) -> FileAttr {
         let (kind, perm, nlink) = match attr.kind {
-            Kind::Dir => (FileType::Directory, if attr.writable { 0o755 } else { 0o555 }, 2),
-            _ => (FileType::RegularFile, if attr.writable { 0o644 } else { 0o444 }, 1),
+            Kind::Dir => (
+                FileType::Directory,
+                if attr.writable { 0o755 } else { 0o555 },
+                2,
+            ),
+            _ => (
+                FileType::RegularFile,
+                if attr.writable { 0o644 } else { 0o444 },
+                1,
+            ),
         };
         FileAttr {
             ino: INodeNo(attr.ino),
@@ -73,22 +80,10 @@ impl Fs {
     }
 
     fn ttl(attr: &Attr) -> Duration {
-        if attr.kind == Kind::Dir { DIR_TTL } else { FILE_TTL }
-    }
-}
-
-/// Run one request, turning a panic into a failed request.
-fn guarded<T>(op: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
-    match catch_unwind(AssertUnwindSafe(call)) {
-        Ok(result) => result,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            crate::log::line(&format!("panic in {op}: {what}"));
-            Err(Error::internal(format!("homespace failed inside {op}: {what}")))
+        if attr.kind == Kind::Dir {
+            DIR_TTL
+        } else {
+            FILE_TTL
         }
     }
 }
@@ -99,8 +94,12 @@ fn errno(error: &Error) -> Errno {
 
 /// Names must be UTF-8; anything else is refused as a request, not a crash.
 fn utf8(name: &OsStr) -> Result<&str> {
-    name.to_str()
-        .ok_or_else(|| Error::invalid(format!("{} is not valid UTF-8; names here must be", name.to_string_lossy())))
+    name.to_str().ok_or_else(|| {
+        Error::invalid(format!(
+            "{} is not valid UTF-8; names here must be",
+            name.to_string_lossy()
+        ))
+    })
 }
 
 fn open_flags(flags: OpenFlags) -> Open {
@@ -170,7 +169,15 @@ impl Filesystem for Fs {
         }
     }
 
-    fn mkdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, _mode: u32, _umask: u32, reply: ReplyEntry) {
+    fn mkdir(
+        &self,
+        _req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        _mode: u32,
+        _umask: u32,
+        reply: ReplyEntry,
+    ) {
         match guarded("mkdir", || self.space.mkdir(parent.0, utf8(name)?)) {
             Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
             Err(e) => reply.error(errno(&e)),
@@ -203,10 +210,18 @@ impl Filesystem for Fs {
     ) {
         match guarded("rename", || {
             if flags.contains(RenameFlags::RENAME_EXCHANGE) {
-                return Err(Error::not_permitted("exchanging two files is not supported here"));
+                return Err(Error::not_permitted(
+                    "exchanging two files is not supported here",
+                ));
             }
             let no_replace = flags.contains(RenameFlags::RENAME_NOREPLACE);
-            self.space.rename(parent.0, utf8(name)?, newparent.0, utf8(newname)?, no_replace)
+            self.space.rename(
+                parent.0,
+                utf8(name)?,
+                newparent.0,
+                utf8(newname)?,
+                no_replace,
+            )
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -257,14 +272,28 @@ impl Filesystem for Fs {
         }
     }
 
-    fn flush(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _lock_owner: LockOwner, reply: ReplyEmpty) {
+    fn flush(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _lock_owner: LockOwner,
+        reply: ReplyEmpty,
+    ) {
         match guarded("flush", || self.space.flush(fh.0)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+    fn fsync(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _datasync: bool,
+        reply: ReplyEmpty,
+    ) {
         match guarded("fsync", || self.space.flush(fh.0)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -303,15 +332,29 @@ impl Filesystem for Fs {
         }
     }
 
-    fn readdir(&self, _req: &Request, ino: INodeNo, fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+    fn readdir(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
         let listings = crate::tree::lock(&self.listings);
         let Some(listing) = listings.get(&fh.0) else {
             reply.error(Errno::from_i32(libc::EBADF));
             return;
         };
-        let dots = [(ino.0, ".", FileType::Directory), (ino.0, "..", FileType::Directory)];
+        let dots = [
+            (ino.0, ".", FileType::Directory),
+            (ino.0, "..", FileType::Directory),
+        ];
         let entries = dots.into_iter().chain(listing.iter().map(|e| {
-            let kind = if e.kind == Kind::Dir { FileType::Directory } else { FileType::RegularFile };
+            let kind = if e.kind == Kind::Dir {
+                FileType::Directory
+            } else {
+                FileType::RegularFile
+            };
             (e.ino, e.name.as_str(), kind)
         }));
         for (index, (ino, name, kind)) in entries.enumerate().skip(offset as usize) {
@@ -322,7 +365,14 @@ impl Filesystem for Fs {
         reply.ok();
     }
 
-    fn releasedir(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _flags: OpenFlags, reply: ReplyEmpty) {
+    fn releasedir(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        fh: FileHandle,
+        _flags: OpenFlags,
+        reply: ReplyEmpty,
+    ) {
         crate::tree::lock(&self.listings).remove(&fh.0);
         reply.ok();
     }
@@ -349,7 +399,9 @@ impl Filesystem for Fs {
         reply: ReplyCreate,
     ) {
         let exclusive = flags & libc::O_EXCL != 0;
-        match guarded("create", || self.space.create(parent.0, utf8(name)?, exclusive)) {
+        match guarded("create", || {
+            self.space.create(parent.0, utf8(name)?, exclusive)
+        }) {
             Ok((attr, fh)) => reply.created(
                 &Self::ttl(&attr),
                 &self.attr(&attr),

@@ -13,11 +13,15 @@ use homespace::render::budget::BUDGET_TOKENS;
 /// self-describing file tree: every directory has `_entry.md` (what is here, what you can
 /// do) and `_nav.txt` (where you are).
 #[derive(Parser, Debug)]
-#[command(name = "homespace", version, after_help = "Examples:
+#[command(
+    name = "homespace",
+    version,
+    after_help = "Examples:
   homespace mount --project examples/ledger /mnt/hs    # mount, return once it answers
   cat /mnt/hs/_entry.md                                # the dashboard
   homespace render --project examples/ledger /tasks/_entry.md
-  homespace unmount /mnt/hs")]
+  homespace unmount /mnt/hs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -121,7 +125,9 @@ fn mount_in_background(
 ) -> Result<(), String> {
     let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
     let store = absolute(&request.options.store_path());
-    let log = log.map(|l| absolute(&l)).unwrap_or_else(|| store.with_file_name("homespace.log"));
+    let log = log
+        .map(|l| absolute(&l))
+        .unwrap_or_else(|| store.with_file_name("homespace.log"));
     let mut args = vec![
         "mount".to_string(),
         "--project".into(),

@@ -33,12 +33,16 @@ pub fn is_stale(mountpoint: &Path) -> bool {
     let dead = |e: std::io::Error| e.raw_os_error() == Some(libc::ENOTCONN);
     // `stat` may be answered from the kernel's attribute cache for a moment after the
     // daemon died; opening the directory always asks the daemon.
-    std::fs::metadata(mountpoint).err().is_some_and(dead) || std::fs::read_dir(mountpoint).err().is_some_and(dead)
+    std::fs::metadata(mountpoint).err().is_some_and(dead)
+        || std::fs::read_dir(mountpoint).err().is_some_and(dead)
 }
 
 /// Whether `mountpoint` currently has a homespace mount on it.
 pub fn is_mounted(mountpoint: &Path) -> bool {
-    let Ok(target) = mountpoint.canonicalize().or_else(|_| Ok::<_, ()>(mountpoint.to_path_buf())) else {
+    let Ok(target) = mountpoint
+        .canonicalize()
+        .or_else(|_| Ok::<_, ()>(mountpoint.to_path_buf()))
+    else {
         return false;
     };
     let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else {
@@ -77,14 +81,19 @@ pub fn unmount(mountpoint: &Path, lazy: bool) -> Result<(), String> {
                 ))
             }
         }
-        Err(e) => Err(format!("could not run fusermount3 ({e}); install the fuse3 package")),
+        Err(e) => Err(format!(
+            "could not run fusermount3 ({e}); install the fuse3 package"
+        )),
     }
 }
 
 /// Prepare `mountpoint`: create it if missing, replace a stale mount, refuse a live one.
 fn prepare(mountpoint: &Path) -> Result<(), String> {
     if is_stale(mountpoint) {
-        crate::log::line(&format!("replacing the stale mount at {}", mountpoint.display()));
+        crate::log::line(&format!(
+            "replacing the stale mount at {}",
+            mountpoint.display()
+        ));
         unmount(mountpoint, true)?;
     } else if is_mounted(mountpoint) {
         return Err(format!(
@@ -108,7 +117,8 @@ pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> 
         .map_err(|e| format!("cannot stat {}: {e}", request.mountpoint.display()))?
         .dev();
     if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let log_file = std::fs::OpenOptions::new()
         .create(true)
@@ -135,7 +145,9 @@ pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> 
                 tail(log, 20)
             ));
         }
-        let now = std::fs::metadata(&request.mountpoint).map(|m| m.dev()).unwrap_or(before);
+        let now = std::fs::metadata(&request.mountpoint)
+            .map(|m| m.dev())
+            .unwrap_or(before);
         if now != before && std::fs::read_dir(&request.mountpoint).is_ok() {
             return Ok(());
         }
@@ -154,8 +166,12 @@ pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> 
 /// Mount and serve in this process until unmounted or signalled.
 pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
     prepare(&request.mountpoint)?;
-    let mountpoint = request.mountpoint.canonicalize().map_err(|e| e.to_string())?;
-    let space = app::build(&request.options, &mountpoint.to_string_lossy()).map_err(|e| e.message)?;
+    let mountpoint = request
+        .mountpoint
+        .canonicalize()
+        .map_err(|e| e.to_string())?;
+    let space =
+        app::build(&request.options, &mountpoint.to_string_lossy()).map_err(|e| e.message)?;
     let mut config = Config::default();
     config.mount_options = vec![
         MountOption::FSName("homespace".into()),
@@ -191,7 +207,9 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         request.options.project.display(),
         mountpoint.display()
     ));
-    session.run().map_err(|e| format!("the mount ended with an error: {e}"))?;
+    session
+        .run()
+        .map_err(|e| format!("the mount ended with an error: {e}"))?;
     crate::log::line("unmounted");
     Ok(())
 }

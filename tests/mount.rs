@@ -41,12 +41,27 @@ fn a_stale_mount_is_replaced() {
         .arg(&mount.at)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let entry = std::fs::read_to_string(mount.path("_entry.md")).unwrap();
     assert!(entry.contains("homespace — ledger"), "{entry}");
-    let out = Command::new(BIN).arg("unmount").arg(&mount.at).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(std::fs::read_dir(&mount.at).unwrap().next().is_none(), "unmounted: the mountpoint is empty again");
+    let out = Command::new(BIN)
+        .arg("unmount")
+        .arg(&mount.at)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        std::fs::read_dir(&mount.at).unwrap().next().is_none(),
+        "unmounted: the mountpoint is empty again"
+    );
 }
 
 #[test]
@@ -61,7 +76,11 @@ fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
         .arg(&at)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // No waiting: `mount` returned, so the first `ls` must work now.
     let names: Vec<String> = std::fs::read_dir(&at)
         .unwrap()
@@ -69,7 +88,12 @@ fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
         .collect();
     let guard = Unmount(at.clone());
     assert!(names.contains(&"source".to_string()), "{names:?}");
-    let again = Command::new(BIN).args(["mount", "--project"]).arg(common::example()).arg(&at).output().unwrap();
+    let again = Command::new(BIN)
+        .args(["mount", "--project"])
+        .arg(common::example())
+        .arg(&at)
+        .output()
+        .unwrap();
     assert!(!again.status.success(), "mounting twice is refused");
     assert!(String::from_utf8_lossy(&again.stderr).contains("already mounted"));
     let pid = daemon_pid(&at).expect("the daemon runs");
@@ -96,8 +120,13 @@ impl Drop for Unmount {
 fn daemon_pid(at: &std::path::Path) -> Option<i32> {
     let at = at.to_string_lossy().into_owned();
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        let args: Vec<String> = cmdline.split(|&b| b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|&b| b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
         if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
             return entry.file_name().to_str()?.parse().ok();
         }

@@ -169,7 +169,9 @@ impl LineTable {
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        let column = text.get(start..end).map_or(0, |before| before.chars().count());
+        let column = text
+            .get(start..end)
+            .map_or(0, |before| before.chars().count());
         (line + 1, column + 1)
     }
 

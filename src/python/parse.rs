@@ -113,12 +113,16 @@ fn with_module<R: Send>(
     if depth > MAX_DEPTH {
         // Dropping would need gigabytes of stack; leaking is the only way to stay up.
         std::mem::forget(parsed);
-        return Err(problem(&format!("nesting too deep to analyse ({depth} levels)")));
+        return Err(problem(&format!(
+            "nesting too deep to analyse ({depth} levels)"
+        )));
     }
     // If the thread cannot be spawned, the closure is dropped unrun: `ManuallyDrop` turns that
     // into a leak rather than a recursive drop on this thread's small stack.
     let parsed = std::mem::ManuallyDrop::new(parsed);
-    let stack = depth.saturating_mul(STACK_PER_LEVEL).saturating_add(1 << 20);
+    let stack = depth
+        .saturating_mul(STACK_PER_LEVEL)
+        .saturating_add(1 << 20);
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("python-deep-tree".to_string())
@@ -171,10 +175,15 @@ fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
             offset: error.location.start().to_usize(),
             message: error.error.to_string(),
         })
-        .chain(parsed.unsupported_syntax_errors().iter().map(|error| Problem {
-            offset: error.range.start().to_usize(),
-            message: error.to_string(),
-        }))
+        .chain(
+            parsed
+                .unsupported_syntax_errors()
+                .iter()
+                .map(|error| Problem {
+                    offset: error.range.start().to_usize(),
+                    message: error.to_string(),
+                }),
+        )
         .collect();
     problems.sort_by_key(|problem| problem.offset);
     problems.dedup();
@@ -217,7 +226,11 @@ fn definitions(source: &str, parsed: &Parsed<ModModule>) -> Vec<Definition> {
     found
 }
 
-fn push_all<'a>(pending: &mut Vec<(&'a Stmt, Option<usize>)>, body: &'a [Stmt], parent: Option<usize>) {
+fn push_all<'a>(
+    pending: &mut Vec<(&'a Stmt, Option<usize>)>,
+    body: &'a [Stmt],
+    parent: Option<usize>,
+) {
     pending.extend(body.iter().rev().map(|stmt| (stmt, parent)));
 }
 
@@ -248,7 +261,11 @@ fn function(
         start: def.start().to_usize(),
         keyword: keyword(tokens, last_decorator, def.range),
         end: def.end().to_usize(),
-        signature: signature(source, tokens, TextRange::new(signature_start, signature_end)),
+        signature: signature(
+            source,
+            tokens,
+            TextRange::new(signature_start, signature_end),
+        ),
         doc: docstring(&def.body),
     }
 }

@@ -100,7 +100,9 @@ pub fn index_module(source: &str) -> ModuleIndex {
             .and_then(|parent| symbols.get(parent))
             .map_or_else(Vec::new, |parent| parent.qualname.clone());
         qualname.push(definition.name.clone());
-        symbols.push(symbol(source, &table, &in_string, definition, qualname, *count));
+        symbols.push(symbol(
+            source, &table, &in_string, definition, qualname, *count,
+        ));
     }
     ModuleIndex {
         docstring: outline.docstring,
@@ -112,7 +114,11 @@ pub fn index_module(source: &str) -> ModuleIndex {
 
 /// All syntax errors of `source`, each with line, column and what was expected.
 pub fn check_syntax(source: &str) -> Vec<SyntaxProblem> {
-    locate(source, &LineTable::new(source), &parse::syntax_problems(source))
+    locate(
+        source,
+        &LineTable::new(source),
+        &parse::syntax_problems(source),
+    )
 }
 
 /// How many definitions (a prefix, so whole top-level subtrees) end before the line of the

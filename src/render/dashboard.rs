@@ -12,20 +12,46 @@ pub fn entry(space: &Space) -> Result<Entry> {
     let links = space.links();
     let mut entry = Entry {
         title: format!("homespace — {}", space.project.name),
-        about: vec![format!("Project at `{}`, mounted at `{}`.", space.project.path, links.mountpoint())],
+        about: vec![format!(
+            "Project at `{}`, mounted at `{}`.",
+            space.project.path,
+            links.mountpoint()
+        )],
         ..Entry::default()
     };
     entry.functions = vec![
-        Function::new(format!("cat {}", links.to("source/_entry.md")), "read the project's map", "packages and modules with counts"),
-        Function::new(format!("cat {}", links.to("tasks/_entry.md")), "see outstanding work", "tasks by priority"),
-        Function::new(format!("cat \"{}\"", links.to("search/<query>")), "search everything", "ranked hits with paths"),
-        Function::new(format!("cat {}", links.to("_nav.txt")), "see the whole tree", "an indented map"),
-        Function::new(format!("cat {}", links.to("_errors.md")), "check why a write failed", "recent errors, newest first"),
+        Function::new(
+            format!("cat {}", links.to("source/_entry.md")),
+            "read the project's map",
+            "packages and modules with counts",
+        ),
+        Function::new(
+            format!("cat {}", links.to("tasks/_entry.md")),
+            "see outstanding work",
+            "tasks by priority",
+        ),
+        Function::new(
+            format!("cat \"{}\"", links.to("search/<query>")),
+            "search everything",
+            "ranked hits with paths",
+        ),
+        Function::new(
+            format!("cat {}", links.to("_nav.txt")),
+            "see the whole tree",
+            "an indented map",
+        ),
+        Function::new(
+            format!("cat {}", links.to("_errors.md")),
+            "check why a write failed",
+            "recent errors, newest first",
+        ),
     ];
     let mut spaces = Vec::new();
     let mut outstanding = Vec::new();
     for resource in &space.resources {
-        let summary = resource.summary().unwrap_or_else(|e| format!("unavailable: {}", e.message));
+        let summary = resource
+            .summary()
+            .unwrap_or_else(|e| format!("unavailable: {}", e.message));
         spaces.push(format!("`{}` — {summary}", links.dir(&[resource.name()])));
         outstanding.extend(resource.dashboard().unwrap_or_default());
     }
@@ -67,9 +93,18 @@ pub fn entry(space: &Space) -> Result<Entry> {
         ..Section::default()
     });
     entry.advanced = vec![
-        format!("`homespace render --project {} PATH` prints any file of this tree without mounting.", space.project.path),
-        format!("Views stay within {} tokens and say `[pruned: ...]` when they cut.", space.budget),
-        format!("`homespace unmount {}` (or `umount`) ends the mount.", links.mountpoint()),
+        format!(
+            "`homespace render --project {} PATH` prints any file of this tree without mounting.",
+            space.project.path
+        ),
+        format!(
+            "Views stay within {} tokens and say `[pruned: ...]` when they cut.",
+            space.budget
+        ),
+        format!(
+            "`homespace unmount {}` (or `umount`) ends the mount.",
+            links.mountpoint()
+        ),
     ];
     Ok(entry)
 }

@@ -29,7 +29,11 @@ pub struct Function {
 }
 
 impl Function {
-    pub fn new(command: impl Into<String>, does: impl Into<String>, returns: impl Into<String>) -> Self {
+    pub fn new(
+        command: impl Into<String>,
+        does: impl Into<String>,
+        returns: impl Into<String>,
+    ) -> Self {
         Function {
             command: command.into(),
             does: does.into(),
@@ -59,7 +63,11 @@ impl Section {
             items: children
                 .iter()
                 .map(|c| {
-                    let slash = if c.kind == crate::tree::resource::Kind::Dir { "/" } else { "" };
+                    let slash = if c.kind == crate::tree::resource::Kind::Dir {
+                        "/"
+                    } else {
+                        ""
+                    };
                     if c.about.is_empty() {
                         format!("`{}{}`", c.name, slash)
                     } else {
@@ -105,7 +113,10 @@ pub fn render(
     if !entry.functions.is_empty() {
         out.push_str("\n## Do here\n| command | does | you get |\n|---|---|---|\n");
         for f in &entry.functions {
-            out.push_str(&format!("| `{}` | {} | {} |\n", f.command, f.does, f.returns));
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                f.command, f.does, f.returns
+            ));
         }
     }
     for section in &entry.sections {

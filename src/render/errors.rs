@@ -9,7 +9,10 @@ use crate::tree::Space;
 pub fn render(space: &Space) -> String {
     let failures = space.errors.newest_first();
     let mut out = String::from("home > _errors.md\n");
-    out.push_str(&format!("# Recent errors — {} kept, newest first\n", failures.len()));
+    out.push_str(&format!(
+        "# Recent errors — {} kept, newest first\n",
+        failures.len()
+    ));
     if failures.is_empty() {
         out.push_str("\nNo operation has failed since the mount started.\n");
         return out;
@@ -28,6 +31,9 @@ pub fn render(space: &Space) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    let more = format!("the _entry.md of the directory where it happened, or {}", "the daemon log");
+    let more = format!(
+        "the _entry.md of the directory where it happened, or {}",
+        "the daemon log"
+    );
     budget::prune(&out, space.budget, &more)
 }

@@ -12,5 +12,8 @@ pub mod time;
 pub fn size_note(text: &str) -> String {
     let lines = text.lines().count();
     let tokens = budget::tokens(text);
-    format!("{lines} line{}, ~{tokens} tokens", if lines == 1 { "" } else { "s" })
+    format!(
+        "{lines} line{}, ~{tokens} tokens",
+        if lines == 1 { "" } else { "s" }
+    )
 }

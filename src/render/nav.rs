@@ -65,8 +65,16 @@ fn walk(
         let slash = if child.kind == Kind::Dir { "/" } else { "" };
         let mut path = at.to_vec();
         path.push(child.name.clone());
-        let mark = if is_next && path.len() == here.len() { HERE } else { "" };
-        out.push_str(&format!("{}{}{slash}{mark}\n", "  ".repeat(depth), child.name));
+        let mark = if is_next && path.len() == here.len() {
+            HERE
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "{}{}{slash}{mark}\n",
+            "  ".repeat(depth),
+            child.name
+        ));
         let expand = child.kind == Kind::Dir && (is_next || (below_here && levels_below < 1));
         if expand {
             walk(space, &path, here, depth + 1, threshold, out)?;
@@ -87,5 +95,9 @@ fn visible(children: Vec<Child>) -> Vec<Child> {
 }
 
 fn rel(dir: &[String], name: &str) -> String {
-    if dir.is_empty() { name.to_string() } else { format!("{}/{name}", dir.join("/")) }
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{}/{name}", dir.join("/"))
+    }
 }

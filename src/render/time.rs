@@ -19,7 +19,11 @@ pub fn rfc3339(secs: u64) -> String {
 
 /// RFC 3339 of a `SystemTime` (times before the epoch show as the epoch).
 pub fn rfc3339_of(at: SystemTime) -> String {
-    rfc3339(at.duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0))
+    rfc3339(
+        at.duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+    )
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).

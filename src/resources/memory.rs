@@ -47,7 +47,10 @@ impl Resource for Memory {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        Err(Error::not_found(format!("memory/{} holds nothing", path.join("/"))))
+        Err(Error::not_found(format!(
+            "memory/{} holds nothing",
+            path.join("/")
+        )))
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
@@ -60,10 +63,22 @@ impl Resource for Memory {
         Ok(Entry {
             title,
             functions: vec![
-                Function::new(format!("ls {}", self.links.dir(&["memory", "sessions"])), "list sessions by date", "one directory per day"),
-                Function::new(format!("cat \"{}\"", self.links.to("search/memory:<query>")), "search past sessions", "ranked entries with paths"),
+                Function::new(
+                    format!("ls {}", self.links.dir(&["memory", "sessions"])),
+                    "list sessions by date",
+                    "one directory per day",
+                ),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/memory:<query>")),
+                    "search past sessions",
+                    "ranked entries with paths",
+                ),
             ],
-            sections: vec![Section::children("Contents", &self.list(path)?, "Nothing here yet.")],
+            sections: vec![Section::children(
+                "Contents",
+                &self.list(path)?,
+                "Nothing here yet.",
+            )],
             ..Entry::default()
         })
     }

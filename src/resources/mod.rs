@@ -2,5 +2,5 @@
 //! [`crate::tree::resource::Resource`].
 
 pub mod memory;
-pub mod source;
 pub mod search;
+pub mod source;

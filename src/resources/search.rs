@@ -42,7 +42,10 @@ impl Search {
 
     fn scope<'q>(&self, query: &'q str) -> (Option<&Arc<dyn Resource>>, &'q str) {
         for area in &self.areas {
-            if let Some(rest) = query.strip_prefix(area.name()).and_then(|r| r.strip_prefix(':')) {
+            if let Some(rest) = query
+                .strip_prefix(area.name())
+                .and_then(|r| r.strip_prefix(':'))
+            {
                 return (Some(area), rest);
             }
         }
@@ -103,7 +106,10 @@ impl Resource for Search {
 
     fn summary(&self) -> Result<String> {
         let names: Vec<&str> = self.areas.iter().map(|a| a.name()).collect();
-        Ok(format!("search {} at once: cat \"search/<query>\"", names.join(", ")))
+        Ok(format!(
+            "search {} at once: cat \"search/<query>\"",
+            names.join(", ")
+        ))
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -120,7 +126,10 @@ impl Resource for Search {
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
-            return Err(self.stat(path).err().unwrap_or_else(|| Error::not_found("not a directory")));
+            return Err(self
+                .stat(path)
+                .err()
+                .unwrap_or_else(|| Error::not_found("not a directory")));
         }
         Ok(lock(&self.recent)
             .iter()
@@ -130,7 +139,10 @@ impl Resource for Search {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         let [query] = path else {
-            return Err(self.stat(path).err().unwrap_or_else(|| Error::not_found("no such search")));
+            return Err(self
+                .stat(path)
+                .err()
+                .unwrap_or_else(|| Error::not_found("no such search")));
         };
         let text = self.results(query)?;
         let mut recent = lock(&self.recent);
@@ -141,19 +153,43 @@ impl Resource for Search {
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
-        let names: Vec<String> = self.areas.iter().map(|a| format!("`{}:`", a.name())).collect();
+        let names: Vec<String> = self
+            .areas
+            .iter()
+            .map(|a| format!("`{}:`", a.name()))
+            .collect();
         Ok(Entry {
             title: format!("search — one query across {}", names.join(", ")),
             about: vec![
                 "A query is a file name, so it cannot contain `/`. Quote it in the shell.".into(),
             ],
             functions: vec![
-                Function::new(format!("cat \"{}\"", self.links.to("search/<query>")), "search every area", "top 5 hits per area with paths"),
-                Function::new(format!("cat \"{}\"", self.links.to("search/tasks:<query>")), "search one area", "more hits of that area"),
-                Function::new(format!("cat \"{}\"", self.links.to("search/source:re:<regex>")), "search by regular expression", "matching lines with paths"),
-                Function::new(format!("ls {}", self.links.dir(&["search"])), "list recent queries", "file names to cat again"),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/<query>")),
+                    "search every area",
+                    "top 5 hits per area with paths",
+                ),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/tasks:<query>")),
+                    "search one area",
+                    "more hits of that area",
+                ),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/source:re:<regex>")),
+                    "search by regular expression",
+                    "matching lines with paths",
+                ),
+                Function::new(
+                    format!("ls {}", self.links.dir(&["search"])),
+                    "list recent queries",
+                    "file names to cat again",
+                ),
             ],
-            sections: vec![Section::children("Recent queries", &self.list(&[])?, "No query read yet.")],
+            sections: vec![Section::children(
+                "Recent queries",
+                &self.list(&[])?,
+                "No query read yet.",
+            )],
             ..Entry::default()
         })
     }

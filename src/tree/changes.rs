@@ -22,7 +22,9 @@ impl Space {
         path: &'a [String],
     ) -> Result<(Arc<dyn Resource>, Vec<&'a str>)> {
         let Some(first) = path.first() else {
-            return Err(Error::not_permitted("the root holds only the resourcespaces"));
+            return Err(Error::not_permitted(
+                "the root holds only the resourcespaces",
+            ));
         };
         let resource = self.resource(first).ok_or_else(|| {
             Error::not_permitted(format!(
@@ -41,7 +43,8 @@ impl Space {
         if !node.writable {
             return Err(Error::read_only(format!(
                 "nothing can be created in {}: it is generated. Its _entry.md says where to write",
-                self.links.dir(&dir.iter().map(String::as_str).collect::<Vec<_>>())
+                self.links
+                    .dir(&dir.iter().map(String::as_str).collect::<Vec<_>>())
             )));
         }
         Ok(())
@@ -54,7 +57,10 @@ impl Space {
         path.push(name.to_string());
         if let Ok(attr) = self.attr_of(&path) {
             if exclusive {
-                return Err(Error::exists(format!("{} already exists", self.links.to(&path.join("/")))));
+                return Err(Error::exists(format!(
+                    "{} already exists",
+                    self.links.to(&path.join("/"))
+                )));
             }
             let fh = self.open(
                 attr.ino,
@@ -83,7 +89,9 @@ impl Space {
 
     /// Hold a new file in memory: a temp file, or a document until its content is saved.
     fn make_scratch(&self, path: &[String]) -> Result<()> {
-        let (name, dir) = path.split_last().ok_or_else(|| Error::invalid("empty path"))?;
+        let (name, dir) = path
+            .split_last()
+            .ok_or_else(|| Error::invalid("empty path"))?;
         self.writable_dir(dir)?;
         let pending = !names::is_editor_temp(name);
         if pending {
@@ -108,7 +116,10 @@ impl Space {
         path.push(name.to_string());
         let made = (|| {
             if self.stat(&path).is_ok() {
-                return Err(Error::exists(format!("{} already exists", self.links.to(&path.join("/")))));
+                return Err(Error::exists(format!(
+                    "{} already exists",
+                    self.links.to(&path.join("/"))
+                )));
             }
             let (resource, rest) = self.place_in_resource(&path)?;
             resource.mkdir(&rest)
@@ -136,7 +147,10 @@ impl Space {
                 match (node.kind == Kind::Dir, dir) {
                     (true, false) => Err(Error::new(
                         ErrorKind::IsADirectory,
-                        format!("{} is a directory: use rmdir", self.links.to(&path.join("/"))),
+                        format!(
+                            "{} is a directory: use rmdir",
+                            self.links.to(&path.join("/"))
+                        ),
                     )),
                     (false, true) => Err(not_a_dir(&self.links, &path)),
                     _ => resource.remove(&rest),
@@ -161,7 +175,10 @@ impl Space {
         check_name(new_name)?;
         to.push(new_name.to_string());
         if no_replace && self.stat(&to).is_ok() {
-            return Err(Error::exists(format!("{} already exists", self.links.to(&to.join("/")))));
+            return Err(Error::exists(format!(
+                "{} already exists",
+                self.links.to(&to.join("/"))
+            )));
         }
         let moved = self.move_path(&from, &to);
         self.logged("rename", &to, moved)?;
@@ -174,7 +191,9 @@ impl Space {
         match self.place(from)? {
             Place::Scratch(key) => {
                 if to_temp {
-                    let (_, dir) = to.split_last().ok_or_else(|| Error::invalid("empty path"))?;
+                    let (_, dir) = to
+                        .split_last()
+                        .ok_or_else(|| Error::invalid("empty path"))?;
                     self.writable_dir(dir)?;
                     let mut scratch = lock(&self.scratch);
                     if let Some(file) = scratch.remove(&key) {

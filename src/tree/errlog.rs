@@ -29,7 +29,11 @@ pub struct Failure {
 impl Failure {
     /// The same failure again within a few seconds.
     fn same_as(&self, other: &Failure) -> bool {
-        let close = other.at.duration_since(self.at).map(|d| d.as_secs() < 5).unwrap_or(true);
+        let close = other
+            .at
+            .duration_since(self.at)
+            .map(|d| d.as_secs() < 5)
+            .unwrap_or(true);
         close && self.op == other.op && self.path == other.path && self.message == other.message
     }
 }
@@ -98,8 +102,15 @@ mod tests {
         let now = SystemTime::now();
         log.record(failure("tasks/open", now - Duration::from_secs(600)));
         log.record(failure("tasks/done", now));
-        assert_eq!(log.fresh_in("tasks/done", now).map(|f| f.dir), Some("tasks/done".into()));
-        assert_eq!(log.fresh_in("tasks/open", now), None, "older than five minutes");
+        assert_eq!(
+            log.fresh_in("tasks/done", now).map(|f| f.dir),
+            Some("tasks/done".into())
+        );
+        assert_eq!(
+            log.fresh_in("tasks/open", now),
+            None,
+            "older than five minutes"
+        );
         assert_eq!(log.newest_first()[0].dir, "tasks/done");
     }
 }

@@ -75,7 +75,11 @@ impl Space {
             self.record("open", &path, &error);
             return Err(error);
         }
-        let content = if flags.truncate { Vec::new() } else { self.content(&path)? };
+        let content = if flags.truncate {
+            Vec::new()
+        } else {
+            self.content(&path)?
+        };
         if !flags.write {
             self.observed(ino, &content);
         }
@@ -92,10 +96,17 @@ impl Space {
 
     fn read_only_error(&self, path: &[String], kind: Kind) -> Error {
         let at = self.links.to(&path.join("/"));
-        let parent = path.split_last().map(|(_, p)| p.to_vec()).unwrap_or_default();
+        let parent = path
+            .split_last()
+            .map(|(_, p)| p.to_vec())
+            .unwrap_or_default();
         let entry = self.links.to(&format!(
             "{}{}",
-            if parent.is_empty() { String::new() } else { format!("{}/", parent.join("/")) },
+            if parent.is_empty() {
+                String::new()
+            } else {
+                format!("{}/", parent.join("/"))
+            },
             crate::tree::names::ENTRY
         ));
         match kind {
@@ -103,7 +114,9 @@ impl Space {
                 "{at} is a view, generated from live state; it cannot be written. \
                  {entry} lists what can be changed here"
             )),
-            _ => Error::read_only(format!("{at} is read-only here. {entry} says what can be changed")),
+            _ => Error::read_only(format!(
+                "{at} is read-only here. {entry} says what can be changed"
+            )),
         }
     }
 
@@ -111,8 +124,12 @@ impl Space {
     pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
         let handles = lock(&self.handles);
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
-        let start = usize::try_from(offset).unwrap_or(usize::MAX).min(handle.content.len());
-        let end = start.saturating_add(size as usize).min(handle.content.len());
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(handle.content.len());
+        let end = start
+            .saturating_add(size as usize)
+            .min(handle.content.len());
         Ok(handle.content[start..end].to_vec())
     }
 
@@ -121,14 +138,19 @@ impl Space {
         let mut handles = lock(&self.handles);
         let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
         let Some(edit) = handle.edit.as_mut() else {
-            return Err(Error::new(ErrorKind::ReadOnly, "the file was opened for reading only"));
+            return Err(Error::new(
+                ErrorKind::ReadOnly,
+                "the file was opened for reading only",
+            ));
         };
         let start = if edit.append {
             handle.content.len()
         } else {
             usize::try_from(offset).unwrap_or(usize::MAX)
         };
-        let end = start.checked_add(data.len()).filter(|&end| end <= MAX_DOCUMENT);
+        let end = start
+            .checked_add(data.len())
+            .filter(|&end| end <= MAX_DOCUMENT);
         let Some(end) = end else {
             return Err(too_big());
         };
@@ -205,7 +227,10 @@ impl Space {
     /// open handle the buffer changes and is saved at close; without, it is saved now.
     pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>) -> Result<Attr> {
         let path = self.path_of(ino)?;
-        let size = usize::try_from(size).ok().filter(|&s| s <= MAX_DOCUMENT).ok_or_else(too_big)?;
+        let size = usize::try_from(size)
+            .ok()
+            .filter(|&s| s <= MAX_DOCUMENT)
+            .ok_or_else(too_big)?;
         if let Some(fh) = fh {
             let mut handles = lock(&self.handles);
             if let Some(handle) = handles.get_mut(&fh)

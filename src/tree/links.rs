@@ -33,7 +33,11 @@ impl Links {
 
     /// The mountpoint itself as users see it (`/` when rendering).
     pub fn mountpoint(&self) -> &str {
-        if self.root.is_empty() { "/" } else { &self.root }
+        if self.root.is_empty() {
+            "/"
+        } else {
+            &self.root
+        }
     }
 }
 

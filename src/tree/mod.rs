@@ -13,14 +13,40 @@ mod changes;
 mod files;
 mod place;
 mod space;
+#[cfg(test)]
+mod tests;
 
 pub use files::OpenFlags;
 pub use space::{Attr, DirEntry, ProjectInfo, Space};
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};
+
+use crate::error::{Error, Result};
+
+/// Run one request, turning a panic into a failed request (logged): a bug or bad input in
+/// one request fails that request, never the mount.
+pub fn guarded<T>(op: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result,
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            crate::log::line(&format!("panic in {op}: {what}"));
+            Err(Error::internal(format!(
+                "homespace failed inside {op}: {what}"
+            )))
+        }
+    }
+}
 
 /// Lock `mutex`, recovering the data if a panicking request poisoned it: a panic fails
 /// that one request (the FUSE adapter catches it), never every request after it.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -17,14 +17,17 @@ pub const NAME_MAX: usize = 255;
 /// `.goutputstream-*`, and `*.tmp`. These live in memory until renamed over a document
 /// or removed.
 pub fn is_editor_temp(name: &str) -> bool {
-    if name.starts_with('.') || name.ends_with('~') || name.ends_with(".tmp") {
+    const SUFFIXES: &[&str] = &["~", ".tmp", ".swp", ".swo", ".swx", ".bak", ".orig"];
+    if name.starts_with('.') || SUFFIXES.iter().any(|s| name.ends_with(s)) {
         return true;
     }
     if name == "4913" || (name.starts_with('#') && name.ends_with('#') && name.len() > 1) {
         return true;
     }
     // sed -i: "sed" + six random alphanumerics.
-    name.len() == 9 && name.starts_with("sed") && name[3..].chars().all(|c| c.is_ascii_alphanumeric())
+    name.len() == 9
+        && name.starts_with("sed")
+        && name[3..].chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 /// Whether a failed lookup of `name` is a probe that tools make on their own (dotfiles,
@@ -53,10 +56,24 @@ mod tests {
 
     #[test]
     fn editor_temps_are_recognised() {
-        for name in [".x.json.swp", "4913", "x.json~", "sedAb12Cd", "#x.py#", ".#x.py", "a.tmp"] {
+        for name in [
+            ".x.json.swp",
+            "4913",
+            "x.json~",
+            "sedAb12Cd",
+            "#x.py#",
+            ".#x.py",
+            "a.tmp",
+        ] {
             assert!(is_editor_temp(name), "{name}");
         }
-        for name in ["fix-login.json", "sed.py", "sedimentary", "send.py", "_entry.md"] {
+        for name in [
+            "fix-login.json",
+            "sed.py",
+            "sedimentary",
+            "send.py",
+            "_entry.md",
+        ] {
             assert!(!is_editor_temp(name), "{name}");
         }
     }

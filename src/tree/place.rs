@@ -47,7 +47,10 @@ impl Space {
                 self.resource_names()
             ))
         })?;
-        Ok(Place::In(resource, path[1..].iter().map(String::as_str).collect()))
+        Ok(Place::In(
+            resource,
+            path[1..].iter().map(String::as_str).collect(),
+        ))
     }
 
     pub(crate) fn resource(&self, name: &str) -> Option<Arc<dyn Resource>> {

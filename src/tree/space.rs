@@ -134,7 +134,11 @@ impl Space {
         ];
         match self.place(path)? {
             Place::Root => {
-                children.push(Child::new(ERRORS, Kind::View, "recent failures, newest first"));
+                children.push(Child::new(
+                    ERRORS,
+                    Kind::View,
+                    "recent failures, newest first",
+                ));
                 for resource in &self.resources {
                     let about = resource.summary().unwrap_or_else(|e| e.message);
                     children.push(Child::new(resource.name(), Kind::Dir, about));
@@ -145,7 +149,11 @@ impl Space {
                 return Err(not_a_dir(&self.links, path));
             }
         }
-        let prefix = if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) };
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", path.join("/"))
+        };
         for key in lock(&self.scratch).keys() {
             if let Some(name) = key.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
                 children.push(Child::new(name, Kind::Document, "in memory until saved"));
@@ -159,7 +167,9 @@ impl Space {
         match self.place(path)? {
             Place::Root => Err(is_a_dir(&self.links, path)),
             Place::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
-            Place::Generated(Generated::Nav, dir) => Ok(render::nav::render(self, dir)?.into_bytes()),
+            Place::Generated(Generated::Nav, dir) => {
+                Ok(render::nav::render(self, dir)?.into_bytes())
+            }
             Place::Errors => Ok(render::errors::render(self).into_bytes()),
             Place::Scratch(key) => lock(&self.scratch)
                 .get(&key)
@@ -180,7 +190,13 @@ impl Space {
         };
         let failure = self.errors.fresh_in(&dir.join("/"), SystemTime::now());
         let refs: Vec<&str> = dir.iter().map(String::as_str).collect();
-        Ok(render::entry::render(&entry, &refs, failure.as_ref(), &self.links, self.budget))
+        Ok(render::entry::render(
+            &entry,
+            &refs,
+            failure.as_ref(),
+            &self.links,
+            self.budget,
+        ))
     }
 
     // ---- lookup, getattr, readdir -------------------------------------------------------
@@ -212,7 +228,10 @@ impl Space {
             (_, size, mtime) => {
                 let content = self.content(path)?;
                 let observed = self.observed(ino, &content);
-                (size.unwrap_or(content.len() as u64), mtime.unwrap_or(observed))
+                (
+                    size.unwrap_or(content.len() as u64),
+                    mtime.unwrap_or(observed),
+                )
             }
         };
         Ok(Attr {
@@ -233,7 +252,11 @@ impl Space {
         let path = self.path_of(ino)?;
         let children = self.list(&path)?;
         let mut inodes = lock(&self.inodes);
-        let prefix = if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) };
+        let prefix = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", path.join("/"))
+        };
         Ok(children
             .into_iter()
             .map(|c| DirEntry {
@@ -281,7 +304,10 @@ impl Space {
     /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and
     /// the daemon log).
     pub(crate) fn record(&self, op: &str, path: &[String], error: &Error) {
-        let dir = path.split_last().map(|(_, parent)| parent.join("/")).unwrap_or_default();
+        let dir = path
+            .split_last()
+            .map(|(_, parent)| parent.join("/"))
+            .unwrap_or_default();
         self.errors.record(Failure {
             at: SystemTime::now(),
             op: op.to_string(),
@@ -313,7 +339,11 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     if name.len() > names::NAME_MAX {
         return Err(Error::new(
             ErrorKind::NameTooLong,
-            format!("a name may have at most {} bytes; this one has {}", names::NAME_MAX, name.len()),
+            format!(
+                "a name may have at most {} bytes; this one has {}",
+                names::NAME_MAX,
+                name.len()
+            ),
         ));
     }
     if name.is_empty() || name.contains('/') || name.contains('\0') {
@@ -343,7 +373,11 @@ pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
 }
 
 fn links_rel(path: &[&str]) -> String {
-    if path.is_empty() { String::new() } else { format!("{}/", path.join("/")) }
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", path.join("/"))
+    }
 }
 
 impl Space {

@@ -92,7 +92,11 @@ impl Mount {
         };
         let started = Instant::now();
         loop {
-            if std::fs::metadata(&mount.at).map(|m| m.dev()).unwrap_or(before) != before {
+            if std::fs::metadata(&mount.at)
+                .map(|m| m.dev())
+                .unwrap_or(before)
+                != before
+            {
                 return mount;
             }
             if let Some(daemon) = mount.daemon.as_mut()
@@ -100,7 +104,11 @@ impl Mount {
             {
                 panic!("the daemon exited ({status}): {}", mount.log_text());
             }
-            assert!(started.elapsed() < Duration::from_secs(20), "mount did not answer: {}", mount.log_text());
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "mount did not answer: {}",
+                mount.log_text()
+            );
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -144,9 +152,15 @@ impl Mount {
 
     /// Run the shell test file `tests/shell/<name>` and fail with its output if it fails.
     pub fn run_script(&self, name: &str) {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/shell")
+            .join(name);
         let (ok, out) = self.sh(&format!("source {}", path.display()));
-        assert!(ok, "{name} failed:\n{out}\n--- daemon log ---\n{}", self.log_text());
+        assert!(
+            ok,
+            "{name} failed:\n{out}\n--- daemon log ---\n{}",
+            self.log_text()
+        );
     }
 
     /// Kill the daemon without unmounting (leaves a stale mount behind, as a crash would).
@@ -173,6 +187,9 @@ impl Drop for Mount {
             let _ = daemon.wait();
         }
         // Whatever happened above, leave no mount behind.
-        let _ = Command::new("fusermount3").arg("-uz").arg(&self.at).output();
+        let _ = Command::new("fusermount3")
+            .arg("-uz")
+            .arg(&self.at)
+            .output();
     }
 }

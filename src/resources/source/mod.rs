@@ -58,10 +58,22 @@ impl Source {
                 EntryKind::Dir => children.push(Child::new(name, Kind::Dir, "package")),
                 EntryKind::Module => {
                     let stem = name.trim_end_matches(".py").to_string();
-                    children.push(Child::new(&name, Kind::Document, format!("module source, {}", bytes(size))));
-                    children.push(Child::new(stem, Kind::Dir, "the module's classes and functions"));
+                    children.push(Child::new(
+                        &name,
+                        Kind::Document,
+                        format!("module source, {}", bytes(size)),
+                    ));
+                    children.push(Child::new(
+                        stem,
+                        Kind::Dir,
+                        "the module's classes and functions",
+                    ));
                 }
-                EntryKind::Data => children.push(Child::new(name, Kind::Document, format!("data, {}", bytes(size)))),
+                EntryKind::Data => children.push(Child::new(
+                    name,
+                    Kind::Document,
+                    format!("data, {}", bytes(size)),
+                )),
             }
         }
         children
@@ -70,7 +82,11 @@ impl Source {
 
 /// `3.1 KiB`, `812 B`.
 pub(crate) fn bytes(size: u64) -> String {
-    if size < 1024 { format!("{size} B") } else { format!("{:.1} KiB", size as f64 / 1024.0) }
+    if size < 1024 {
+        format!("{size} B")
+    } else {
+        format!("{:.1} KiB", size as f64 / 1024.0)
+    }
 }
 
 impl Resource for Source {
@@ -94,7 +110,9 @@ impl Resource for Source {
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
         match self.resolve(path)? {
-            Place::Root | Place::TestsRoot | Place::Dir { .. } | Place::Members { .. } => Ok(Node::dir(false)),
+            Place::Root | Place::TestsRoot | Place::Dir { .. } | Place::Members { .. } => {
+                Ok(Node::dir(false))
+            }
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
             Place::Symbol { module, .. } => Ok(Node {
                 mtime: Some(module.mtime),
@@ -123,11 +141,19 @@ impl Resource for Source {
             Place::Members { module, parent, .. } => {
                 let symbols = &module.index.symbols;
                 let mut children = Vec::new();
-                for (index, symbol) in symbols.iter().enumerate().filter(|(_, s)| s.parent == parent) {
+                for (index, symbol) in symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.parent == parent)
+                {
                     children.push(Child::new(
                         format!("{}.py", symbol.file_stem),
                         Kind::Document,
-                        format!("{}, {} lines", kind_name(symbol.kind, symbol.parent.is_some()), symbol.lines),
+                        format!(
+                            "{}, {} lines",
+                            kind_name(symbol.kind, symbol.parent.is_some()),
+                            symbol.lines
+                        ),
                     ));
                     if symbols.iter().any(|s| s.parent == Some(index)) {
                         children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
@@ -136,7 +162,10 @@ impl Resource for Source {
                 Ok(children)
             }
             Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
-                Err(Error::new(crate::error::ErrorKind::NotADirectory, format!("source/{} is a file", path.join("/"))))
+                Err(Error::new(
+                    crate::error::ErrorKind::NotADirectory,
+                    format!("source/{} is a file", path.join("/")),
+                ))
             }
         }
     }
@@ -156,7 +185,10 @@ impl Resource for Source {
             }
             _ => Err(Error::new(
                 crate::error::ErrorKind::IsADirectory,
-                format!("source/{} is a directory: read its _entry.md", path.join("/")),
+                format!(
+                    "source/{} is a directory: read its _entry.md",
+                    path.join("/")
+                ),
             )),
         }
     }

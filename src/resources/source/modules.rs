@@ -31,18 +31,28 @@ pub struct Module {
 impl Module {
     /// The exact bytes on disk.
     pub fn bytes(&self) -> &[u8] {
-        self.text.as_ref().map(String::as_bytes).unwrap_or(&self.raw)
+        self.text
+            .as_ref()
+            .map(String::as_bytes)
+            .unwrap_or(&self.raw)
     }
 
     /// Lines of the module.
     pub fn lines(&self) -> usize {
-        self.bytes().split(|&b| b == b'\n').count().saturating_sub(usize::from(self.bytes().ends_with(b"\n")))
+        self.bytes()
+            .split(|&b| b == b'\n')
+            .count()
+            .saturating_sub(usize::from(self.bytes().ends_with(b"\n")))
     }
 
     /// The module source as text, or an error saying why it cannot have symbols.
     pub fn text(&self) -> Result<&str> {
         self.text.as_deref().ok_or_else(|| {
-            Error::invalid(self.unreadable.clone().unwrap_or_else(|| "not UTF-8".into()))
+            Error::invalid(
+                self.unreadable
+                    .clone()
+                    .unwrap_or_else(|| "not UTF-8".into()),
+            )
         })
     }
 }
@@ -58,10 +68,12 @@ pub struct Modules {
 impl Modules {
     /// The module at `path`, parsed at its current content.
     pub fn get(&self, path: &Path) -> Result<Arc<Module>> {
-        let meta = std::fs::metadata(path).map_err(|e| {
-            Error::not_found(format!("{} cannot be read: {e}", path.display()))
-        })?;
-        let stamp = (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), meta.len());
+        let meta = std::fs::metadata(path)
+            .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", path.display())))?;
+        let stamp = (
+            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            meta.len(),
+        );
         if let Some((seen, module)) = lock(&self.parsed).get(path)
             && *seen == stamp
         {

@@ -91,7 +91,9 @@ impl Project {
             test_dirs,
             ignore,
         };
-        project.test_dirs.retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
+        project
+            .test_dirs
+            .retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
         project
     }
 
@@ -104,14 +106,21 @@ impl Project {
         if name.starts_with('.') {
             return true;
         }
-        if is_dir && (SKIPPED_DIRS.contains(&name) || name.ends_with(".egg-info") || path.join("pyvenv.cfg").exists()) {
+        if is_dir
+            && (SKIPPED_DIRS.contains(&name)
+                || name.ends_with(".egg-info")
+                || path.join("pyvenv.cfg").exists())
+        {
             return true;
         }
         if !is_dir && (name.ends_with(".pyc") || name.ends_with(".pyo")) {
             return true;
         }
         match path.strip_prefix(&self.root) {
-            Ok(rel) => self.ignore.matched_path_or_any_parents(rel, is_dir).is_ignore(),
+            Ok(rel) => self
+                .ignore
+                .matched_path_or_any_parents(rel, is_dir)
+                .is_ignore(),
             Err(_) => true,
         }
     }
@@ -228,7 +237,11 @@ pub fn has_python(dir: &Path) -> bool {
         path.extension().is_some_and(|x| x == "py")
             || (path.is_dir()
                 && std::fs::read_dir(&path)
-                    .map(|mut inner| inner.any(|f| f.is_ok_and(|f| f.path().extension().is_some_and(|x| x == "py"))))
+                    .map(|mut inner| {
+                        inner.any(|f| {
+                            f.is_ok_and(|f| f.path().extension().is_some_and(|x| x == "py"))
+                        })
+                    })
                     .unwrap_or(false))
     })
 }
@@ -246,7 +259,11 @@ fn pytest_testpaths(root: &Path) -> Vec<String> {
         .and_then(|t| t.get("ini_options"))
         .and_then(|t| t.get("testpaths"))
         .and_then(|t| t.as_array())
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -284,14 +301,22 @@ mod tests {
         assert_eq!(project.code_roots[0], root.join("src"));
         assert_eq!(project.test_dirs, vec![root.join("tests")]);
         let top: Vec<String> = project.top_level().into_iter().map(|e| e.name).collect();
-        assert_eq!(top, vec!["pkg"], "docs/ has no Python, build/ and .venv/ are skipped");
+        assert_eq!(
+            top,
+            vec!["pkg"],
+            "docs/ has no Python, build/ and .venv/ are skipped"
+        );
         let pkg: Vec<String> = project
             .list_dir(&root.join("src/pkg"))
             .unwrap()
             .into_iter()
             .map(|e| e.name)
             .collect();
-        assert_eq!(pkg, vec!["__init__.py", "data", "mod.py"], "gen.py is in .gitignore");
+        assert_eq!(
+            pkg,
+            vec!["__init__.py", "data", "mod.py"],
+            "gen.py is in .gitignore"
+        );
         let files = project.python_files();
         assert_eq!(files.len(), 3, "{files:?}");
     }
@@ -303,7 +328,8 @@ mod tests {
         std::fs::write(outside.path().join("secret.py"), "x = 1\n").unwrap();
         let root = dir.path().canonicalize().unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("src/pkg/escape")).unwrap();
-        std::os::unix::fs::symlink(root.join("src/pkg/mod.py"), root.join("src/pkg/alias.py")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/pkg/mod.py"), root.join("src/pkg/alias.py"))
+            .unwrap();
         let project = Project::open(&root);
         let names: Vec<String> = project
             .list_dir(&root.join("src/pkg"))

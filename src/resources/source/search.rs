@@ -26,7 +26,10 @@ struct Found {
 pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let regex = compile(query)?;
     let files = source.project.python_files();
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).clamp(1, 4);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4);
     let chunk = files.len().div_ceil(threads).max(1);
     let mut found: Vec<Found> = std::thread::scope(|scope| {
         let workers: Vec<_> = files
@@ -37,12 +40,18 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
                 scope.spawn(move || scan(regex, part, n * chunk))
             })
             .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
     });
     let total = found.len();
     found.sort_by_key(|f| (!f.definition, f.file, f.line));
     found.truncate(limit);
-    let hits = found.iter().map(|f| hit(source, &files[f.file], f)).collect();
+    let hits = found
+        .iter()
+        .map(|f| hit(source, &files[f.file], f))
+        .collect();
     Ok(Hits { hits, total })
 }
 
@@ -58,27 +67,46 @@ fn compile(query: &str) -> Result<Regex> {
         .size_limit(1 << 20)
         .dfa_size_limit(8 << 20)
         .build()
-        .map_err(|e| Error::invalid(format!("the regular expression {pattern:?} is not valid: {e}")))
+        .map_err(|e| {
+            Error::invalid(format!(
+                "the regular expression {pattern:?} is not valid: {e}"
+            ))
+        })
 }
 
 fn scan(regex: &Regex, files: &[PathBuf], first: usize) -> Vec<Found> {
     let mut found = Vec::new();
     for (n, path) in files.iter().enumerate() {
-        let Ok(bytes) = std::fs::read(path) else { continue };
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
         let mut line = 1;
         let mut counted_to = 0;
         let mut last_line = 0;
         for m in regex.find_iter(&bytes) {
-            line += bytes[counted_to..m.start()].iter().filter(|&&b| b == b'\n').count();
+            line += bytes[counted_to..m.start()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
             counted_to = m.start();
             if line == last_line {
                 continue;
             }
             last_line = line;
-            let start = bytes[..m.start()].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            let end = bytes[m.start()..].iter().position(|&b| b == b'\n').map_or(bytes.len(), |p| m.start() + p);
-            let text = String::from_utf8_lossy(&bytes[start..end]).trim().to_string();
-            let definition = ["def ", "class ", "async def "].iter().any(|k| text.starts_with(k));
+            let start = bytes[..m.start()]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1);
+            let end = bytes[m.start()..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| m.start() + p);
+            let text = String::from_utf8_lossy(&bytes[start..end])
+                .trim()
+                .to_string();
+            let definition = ["def ", "class ", "async def "]
+                .iter()
+                .any(|k| text.starts_with(k));
             found.push(Found {
                 file: first + n,
                 line,
@@ -109,8 +137,7 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
         let inner = symbols
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.range.start <= found.offset && found.offset < s.range.end)
-            .last();
+            .rfind(|(_, s)| s.range.start <= found.offset && found.offset < s.range.end);
         if let Some((mut index, _)) = inner {
             let mut stems = vec![format!("{}.py", symbols[index].file_stem)];
             while let Some(parent) = symbols[index].parent {
@@ -118,7 +145,11 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
                 index = parent;
             }
             stems.reverse();
-            path = format!("source/{}/{}", tree_dir.trim_end_matches(".py"), stems.join("/"));
+            path = format!(
+                "source/{}/{}",
+                tree_dir.trim_end_matches(".py"),
+                stems.join("/")
+            );
         }
     }
     Hit {
@@ -134,21 +165,37 @@ pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
     let (prefix, base) = match test_dir {
         Some(dir) if project.test_dirs.len() == 1 => ("tests/".to_string(), dir.as_path()),
         Some(dir) => (
-            format!("tests/{}/", dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()),
+            format!(
+                "tests/{}/",
+                dir.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ),
             dir.as_path(),
         ),
         None => (
             String::new(),
-            project.code_roots.iter().find(|r| file.starts_with(r)).map_or(project.root.as_path(), PathBuf::as_path),
+            project
+                .code_roots
+                .iter()
+                .find(|r| file.starts_with(r))
+                .map_or(project.root.as_path(), PathBuf::as_path),
         ),
     };
-    let rel = file.strip_prefix(base).unwrap_or(file).to_string_lossy().into_owned();
+    let rel = file
+        .strip_prefix(base)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .into_owned();
     let mut dotted = rel.trim_end_matches(".py").replace('/', ".");
     if let Some(package) = dotted.strip_suffix(".__init__") {
         dotted = package.to_string();
     }
     if test_dir.is_some() {
-        let name = base.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = base
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         dotted = format!("{name}.{dotted}");
     }
     (format!("{prefix}{rel}"), dotted)

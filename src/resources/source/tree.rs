@@ -196,7 +196,10 @@ impl Source {
         } else {
             self.project.list_dir(dir).unwrap_or_default()
         };
-        entries.into_iter().map(|e| (e.name, e.kind, e.path)).collect()
+        entries
+            .into_iter()
+            .map(|e| (e.name, e.kind, e.path))
+            .collect()
     }
 }
 
@@ -238,7 +241,9 @@ pub fn split_dotted(name: &str) -> Vec<String> {
 }
 
 fn dotted_of_dir(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -247,9 +252,15 @@ mod tests {
 
     #[test]
     fn dotted_names_split_into_path_components() {
-        assert_eq!(split_dotted("bae.ai.Agent.send.py"), ["bae", "ai", "Agent", "send.py"]);
+        assert_eq!(
+            split_dotted("bae.ai.Agent.send.py"),
+            ["bae", "ai", "Agent", "send.py"]
+        );
         assert_eq!(split_dotted("bae.ai"), ["bae", "ai"]);
-        assert_eq!(split_dotted("Account.balance@2.py"), ["Account", "balance@2.py"]);
+        assert_eq!(
+            split_dotted("Account.balance@2.py"),
+            ["Account", "balance@2.py"]
+        );
         assert_eq!(split_dotted("ai.py"), ["ai.py"]);
         assert_eq!(split_dotted(".hidden.py"), [".hidden.py"]);
         assert_eq!(split_dotted("a..b"), ["a..b"]);

@@ -22,12 +22,24 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
     match place {
         Place::Root => Ok(root(source, &here)),
         Place::TestsRoot => Ok(Entry {
-            title: format!("source/tests — {} test folders", source.project.test_dirs.len()),
-            sections: vec![Section::children("Test folders", &crate::tree::resource::Resource::list(source, path)?, "")],
+            title: format!(
+                "source/tests — {} test folders",
+                source.project.test_dirs.len()
+            ),
+            sections: vec![Section::children(
+                "Test folders",
+                &crate::tree::resource::Resource::list(source, path)?,
+                "",
+            )],
             ..Entry::default()
         }),
         Place::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
-        Place::Members { module, dotted, parent, .. } => Ok(members(module, dotted, *parent, &here)),
+        Place::Members {
+            module,
+            dotted,
+            parent,
+            ..
+        } => Ok(members(module, dotted, *parent, &here)),
         _ => Ok(Entry::default()),
     }
 }
@@ -40,10 +52,15 @@ fn root(source: &Source, here: &str) -> Entry {
         match entry.kind {
             EntryKind::Dir => {
                 let init = entry.path.join("__init__.py");
-                let doc = source.modules.get(&init).ok().and_then(|m| m.index.docstring.clone());
+                let doc = source
+                    .modules
+                    .get(&init)
+                    .ok()
+                    .and_then(|m| m.index.docstring.clone());
                 let (modules, packages) = count_dir(source, &entry.path);
                 if example.is_none() {
-                    example = first_module(source, &entry.path).map(|m| format!("{}/{m}", entry.name));
+                    example =
+                        first_module(source, &entry.path).map(|m| format!("{}/{m}", entry.name));
                 }
                 rows.push(format!(
                     "| `{}/` | package | {} ({modules} module{}, {packages} subpackage{}) |",
@@ -67,17 +84,30 @@ fn root(source: &Source, here: &str) -> Entry {
     }
     let example = example.unwrap_or_else(|| "<module>.py".into());
     let stem = example.trim_end_matches(".py");
-    let layout = if source.project.code_roots.len() > 1 { "src layout: packages under src/" } else { "packages at the top of the project" };
+    let layout = if source.project.code_roots.len() > 1 {
+        "src layout: packages under src/"
+    } else {
+        "packages at the top of the project"
+    };
     let mut sections = vec![Section {
         heading: "Packages and modules".into(),
         table_header: Some("| name | kind | about |".into()),
         items: rows,
         empty: "No Python packages or modules found in the project.".into(),
     }];
-    let tests = source.project.test_dirs.iter().map(|d| d.strip_prefix(&source.project.root).unwrap_or(d).display().to_string());
+    let tests = source.project.test_dirs.iter().map(|d| {
+        d.strip_prefix(&source.project.root)
+            .unwrap_or(d)
+            .display()
+            .to_string()
+    });
     sections.push(Section {
         heading: "Subresources".into(),
-        items: tests.map(|t| format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")).collect(),
+        items: tests
+            .map(|t| {
+                format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")
+            })
+            .collect(),
         empty: "No test folder (tests/, test/ or pytest's testpaths).".into(),
         ..Section::default()
     });
@@ -104,7 +134,10 @@ fn root(source: &Source, here: &str) -> Entry {
 /// Modules and subpackages directly in `dir`.
 fn count_dir(source: &Source, dir: &Path) -> (usize, usize) {
     let entries = source.project.list_dir(dir).unwrap_or_default();
-    let modules = entries.iter().filter(|e| e.kind == EntryKind::Module).count();
+    let modules = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Module)
+        .count();
     let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
     (modules, packages)
 }
@@ -137,8 +170,17 @@ fn module_about(module: &Module) -> String {
         return module.unreadable.clone().unwrap_or_default();
     };
     let (classes, functions) = counts(&module.index);
-    let doc = module.index.docstring.clone().map(|d| format!("{d} ")).unwrap_or_default();
-    let broken = if module.index.problems.is_empty() { "" } else { ", has syntax errors" };
+    let doc = module
+        .index
+        .docstring
+        .clone()
+        .map(|d| format!("{d} "))
+        .unwrap_or_default();
+    let broken = if module.index.problems.is_empty() {
+        ""
+    } else {
+        ", has syntax errors"
+    };
     format!(
         "{doc}({classes} class{}, {functions} function{}, {}{broken})",
         if classes == 1 { "" } else { "es" },
@@ -148,24 +190,41 @@ fn module_about(module: &Module) -> String {
 }
 
 fn counts(index: &ModuleIndex) -> (usize, usize) {
-    let classes = index.symbols.iter().filter(|s| s.kind == SymbolKind::Class).count();
+    let classes = index
+        .symbols
+        .iter()
+        .filter(|s| s.kind == SymbolKind::Class)
+        .count();
     (classes, index.symbols.len() - classes)
 }
 
 fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
     let entries = source.project.list_dir(disk).unwrap_or_default();
     let init = disk.join("__init__.py");
-    let doc = source.modules.get(&init).ok().and_then(|m| m.index.docstring.clone());
+    let doc = source
+        .modules
+        .get(&init)
+        .ok()
+        .and_then(|m| m.index.docstring.clone());
     let mut rows = Vec::new();
     for entry in &entries {
         let row = match entry.kind {
             EntryKind::Dir => {
                 let (modules, packages) = count_dir(source, &entry.path);
                 let kind = dir_kind(&entry.path, modules);
-                format!("| `{}/` | {kind} | {modules} module{}, {packages} subfolder{} |", entry.name, plural(modules), plural(packages))
+                format!(
+                    "| `{}/` | {kind} | {modules} module{}, {packages} subfolder{} |",
+                    entry.name,
+                    plural(modules),
+                    plural(packages)
+                )
             }
             EntryKind::Module => {
-                let about = source.modules.get(&entry.path).map(|m| module_about(&m)).unwrap_or_else(|e| e.message);
+                let about = source
+                    .modules
+                    .get(&entry.path)
+                    .map(|m| module_about(&m))
+                    .unwrap_or_else(|e| e.message);
                 format!("| `{}` | module | {about} |", entry.name)
             }
             EntryKind::Data => {
@@ -175,11 +234,24 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
         };
         rows.push(row);
     }
-    let modules = entries.iter().filter(|e| e.kind == EntryKind::Module).count();
+    let modules = entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Module)
+        .count();
     let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
-    let example = entries.iter().find(|e| e.kind == EntryKind::Module && e.name != "__init__.py").map(|e| e.name.clone()).unwrap_or_else(|| "__init__.py".into());
+    let example = entries
+        .iter()
+        .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+        .map(|e| e.name.clone())
+        .unwrap_or_else(|| "__init__.py".into());
     let stem = example.trim_end_matches(".py");
-    let name = if dotted.is_empty() { disk.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default() } else { dotted.to_string() };
+    let name = if dotted.is_empty() {
+        disk.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    } else {
+        dotted.to_string()
+    };
     Entry {
         title: format!(
             "{name} — {} {}({modules} module{}, {packages} subfolder{})",
@@ -189,9 +261,21 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             plural(packages)
         ),
         functions: vec![
-            Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
-            Function::new(format!("ls {here}{stem}/"), "list its classes and functions", "one file per symbol"),
-            Function::new(format!("cat {here}{stem}/_entry.md"), "outline a module", "symbols with signatures and sizes"),
+            Function::new(
+                format!("cat {here}{example}"),
+                "read a module",
+                "its exact source",
+            ),
+            Function::new(
+                format!("ls {here}{stem}/"),
+                "list its classes and functions",
+                "one file per symbol",
+            ),
+            Function::new(
+                format!("cat {here}{stem}/_entry.md"),
+                "outline a module",
+                "symbols with signatures and sizes",
+            ),
         ],
         sections: vec![Section {
             heading: "Contents".into(),
@@ -204,9 +288,18 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
 }
 
 fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> Entry {
-    let parent_dir = here.trim_end_matches('/').rsplit_once('/').map(|(p, _)| p).unwrap_or("");
+    let parent_dir = here
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .map(|(p, _)| p)
+        .unwrap_or("");
     let symbols = &module.index.symbols;
-    let qual = |index: usize| symbols.get(index).map(|s| s.qualname.join(".")).unwrap_or_default();
+    let qual = |index: usize| {
+        symbols
+            .get(index)
+            .map(|s| s.qualname.join("."))
+            .unwrap_or_default()
+    };
     let name = match parent {
         Some(index) => format!("{dotted}.{}", qual(index)),
         None => dotted.to_string(),
@@ -216,9 +309,15 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
         about.push(format!("**Cannot show symbols:** {why}"));
     }
     if !module.index.problems.is_empty() {
-        about.push(format!("**Syntax errors** ({}); symbols after the first one are not shown:", module.index.problems.len()));
+        about.push(format!(
+            "**Syntax errors** ({}); symbols after the first one are not shown:",
+            module.index.problems.len()
+        ));
         for problem in module.index.problems.iter().take(5) {
-            about.push(format!("- line {}, column {}: {}", problem.line, problem.column, problem.message));
+            about.push(format!(
+                "- line {}, column {}: {}",
+                problem.line, problem.column, problem.message
+            ));
         }
     }
     let title = match parent {
@@ -230,7 +329,11 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
                 symbol.signature,
                 plural(members),
                 symbol.lines,
-                symbol.doc.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
+                symbol
+                    .doc
+                    .as_ref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
             )
         }
         None => format!("{name} — {}", module_about(module)),
@@ -246,14 +349,26 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             format!(
                 "| `{}.py`{} | {} | {} | {} | {size} |",
                 s.file_stem,
-                if has_members { format!(" `{}/`", s.file_stem) } else { String::new() },
+                if has_members {
+                    format!(" `{}/`", s.file_stem)
+                } else {
+                    String::new()
+                },
                 kind_name(s.kind, s.parent.is_some()),
-                if s.signature.is_empty() { String::new() } else { format!("`{}`", s.signature.replace('|', "\\|")) },
+                if s.signature.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`", s.signature.replace('|', "\\|"))
+                },
                 s.doc.clone().unwrap_or_default().replace('|', "\\|")
             )
         })
         .collect();
-    let example = symbols.iter().find(|s| s.parent == parent).map(|s| s.file_stem.clone()).unwrap_or_else(|| "<name>".into());
+    let example = symbols
+        .iter()
+        .find(|s| s.parent == parent)
+        .map(|s| s.file_stem.clone())
+        .unwrap_or_else(|| "<name>".into());
     let source_file = match parent {
         Some(index) => format!("{}.py", symbols[index].file_stem),
         None => format!("{}.py", dotted.rsplit('.').next().unwrap_or(dotted)),
@@ -276,6 +391,5 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),
             "Symbol files start at the comment lines directly above the decorators and are dedented to column 0.".into(),
         ],
-        ..Entry::default()
     }
 }

@@ -1,0 +1,353 @@
+//! The tree without FUSE: a small writable resource (notes that must not be empty) under a
+//! `Space`, driven through the same calls the kernel makes for `echo >`, `sed -i`, vim and
+//! friends. Checks validation at close, temp files in memory, renames, and panics.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::render::entry::{Entry, Section};
+use crate::tree::inodes::ROOT;
+use crate::tree::links::Links;
+use crate::tree::resource::{Child, Kind, Node, Resource};
+use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
+
+/// `notes/`: text files that must be non-empty and must not contain "bad".
+#[derive(Default)]
+struct Notes {
+    files: Mutex<BTreeMap<String, Vec<u8>>>,
+}
+
+impl Resource for Notes {
+    fn name(&self) -> &'static str {
+        "notes"
+    }
+    fn summary(&self) -> Result<String> {
+        Ok(format!("{} notes", lock(&self.files).len()))
+    }
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        match path {
+            [] => Ok(Node::dir(true)),
+            ["boom"] => panic!("a bug in a resource"),
+            [name] if lock(&self.files).contains_key(*name) => Ok(Node::document(true)),
+            _ => Err(Error::not_found(format!("no note {}", path.join("/")))),
+        }
+    }
+    fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+        Ok(lock(&self.files)
+            .keys()
+            .map(|k| Child::new(k, Kind::Document, "a note"))
+            .collect())
+    }
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        lock(&self.files)
+            .get(path.join("/").as_str())
+            .cloned()
+            .ok_or_else(|| Error::not_found("gone"))
+    }
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        Ok(Entry {
+            title: "notes".into(),
+            sections: vec![Section::children("Notes", &self.list(path)?, "none")],
+            ..Entry::default()
+        })
+    }
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        match path {
+            [name] if name.ends_with(".txt") => Ok(()),
+            _ => Err(Error::invalid("notes are called <name>.txt")),
+        }
+    }
+    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
+        let mut problems = Vec::new();
+        if content.is_empty() {
+            problems.push("- the note is empty");
+        }
+        if content.windows(3).any(|w| w == b"bad") {
+            problems.push("- the note says bad");
+        }
+        if !problems.is_empty() {
+            return Err(Error::invalid(format!(
+                "{} was not saved:\n{}",
+                path.join("/"),
+                problems.join("\n")
+            )));
+        }
+        lock(&self.files).insert(path.join("/"), content.to_vec());
+        Ok(())
+    }
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        lock(&self.files)
+            .remove(path.join("/").as_str())
+            .map(|_| ())
+            .ok_or_else(|| Error::not_found("gone"))
+    }
+    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        let mut files = lock(&self.files);
+        let content = files
+            .remove(from.join("/").as_str())
+            .ok_or_else(|| Error::not_found("gone"))?;
+        files.insert(to.join("/"), content);
+        Ok(())
+    }
+}
+
+fn space() -> (Space, Arc<Notes>) {
+    let notes = Arc::new(Notes::default());
+    notes.write(&["a.txt"], b"first\n").unwrap();
+    let project = ProjectInfo {
+        name: "demo".into(),
+        path: "/demo".into(),
+    };
+    let space = Space::new(
+        Links::new("/mnt/hs"),
+        500,
+        project,
+        vec![notes.clone() as Arc<dyn Resource>],
+    );
+    (space, notes)
+}
+
+const WRITE: OpenFlags = OpenFlags {
+    write: true,
+    truncate: true,
+    append: false,
+};
+
+fn dir(space: &Space) -> u64 {
+    space.lookup(ROOT, "notes").unwrap().ino
+}
+
+#[test]
+fn echo_into_a_new_file_saves_at_close() {
+    let (space, notes) = space();
+    let (attr, fh) = space.create(dir(&space), "b.txt", false).unwrap();
+    assert_eq!(attr.kind, Kind::Document);
+    space.write(fh, 0, b"hello ").unwrap();
+    space.write(fh, 6, b"world\n").unwrap();
+    assert!(
+        notes.read(&["b.txt"]).is_err(),
+        "nothing is saved before close"
+    );
+    space.flush(fh).unwrap();
+    space.release(fh);
+    assert_eq!(notes.read(&["b.txt"]).unwrap(), b"hello world\n");
+}
+
+#[test]
+fn a_rejected_write_keeps_the_old_content_and_says_why() {
+    let (space, notes) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let fh = space.open(ino, WRITE).unwrap();
+    space.write(fh, 0, b"this is bad").unwrap();
+    let error = space.flush(fh).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Invalid);
+    space.release(fh);
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    let log = String::from_utf8(space.content(&["_errors.md".to_string()]).unwrap()).unwrap();
+    assert!(
+        log.contains("write /mnt/hs/notes/a.txt: a.txt was not saved:"),
+        "{log}"
+    );
+    assert!(log.contains("the note says bad"), "{log}");
+    let entry = String::from_utf8(space.render_path(&["notes".to_string()]).unwrap()).unwrap();
+    assert!(entry.starts_with("> Last error here"), "{entry}");
+}
+
+#[test]
+fn a_new_document_that_is_rejected_vanishes() {
+    let (space, notes) = space();
+    let (_, fh) = space.create(dir(&space), "c.txt", false).unwrap();
+    assert!(
+        space.lookup(dir(&space), "c.txt").is_ok(),
+        "visible while being written"
+    );
+    assert!(space.flush(fh).is_err(), "an empty note is refused");
+    space.release(fh);
+    assert!(space.lookup(dir(&space), "c.txt").is_err());
+    assert!(notes.read(&["c.txt"]).is_err());
+}
+
+#[test]
+fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
+    let (space, notes) = space();
+    let notes_dir = dir(&space);
+    let (_, fh) = space.create(notes_dir, "sedX1y2Z3", true).unwrap();
+    space.write(fh, 0, b"second\n").unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    assert_eq!(
+        notes.read(&["a.txt"]).unwrap(),
+        b"first\n",
+        "temp files never reach the resource"
+    );
+    space
+        .rename(notes_dir, "sedX1y2Z3", notes_dir, "a.txt", false)
+        .unwrap();
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
+    assert!(
+        space.lookup(notes_dir, "sedX1y2Z3").is_err(),
+        "the temp file is gone"
+    );
+}
+
+#[test]
+fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
+    let (space, notes) = space();
+    let notes_dir = dir(&space);
+    let (_, fh) = space.create(notes_dir, "sedAAAAAA", true).unwrap();
+    space.write(fh, 0, b"bad\n").unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    let error = space
+        .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false)
+        .unwrap_err();
+    assert_eq!(error.errno(), libc::EINVAL);
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+}
+
+#[test]
+fn vim_backup_by_rename_keeps_the_document() {
+    let (space, notes) = space();
+    let notes_dir = dir(&space);
+    space
+        .rename(notes_dir, "a.txt", notes_dir, "a.txt~", false)
+        .unwrap();
+    assert_eq!(
+        notes.read(&["a.txt"]).unwrap(),
+        b"first\n",
+        "the document stays for the rewrite"
+    );
+    let (_, fh) = space.create(notes_dir, "a.txt", false).unwrap();
+    space.write(fh, 0, b"edited\n").unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    space.remove(notes_dir, "a.txt~", false).unwrap();
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
+    let names: Vec<String> = space
+        .readdir(notes_dir)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert!(!names.contains(&"a.txt~".to_string()), "{names:?}");
+}
+
+#[test]
+fn append_adds_to_the_end() {
+    let (space, notes) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let fh = space
+        .open(
+            ino,
+            OpenFlags {
+                write: true,
+                truncate: false,
+                append: true,
+            },
+        )
+        .unwrap();
+    space.write(fh, 0, b"second\n").unwrap();
+    space.flush(fh).unwrap();
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\nsecond\n");
+}
+
+#[test]
+fn truncate_without_open_is_validated() {
+    let (space, notes) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    assert_eq!(
+        space.set_size(ino, 0, None).unwrap_err().kind,
+        ErrorKind::Invalid
+    );
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    assert_eq!(space.set_size(ino, 3, None).unwrap().size, 3);
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"fir");
+}
+
+#[test]
+fn names_that_cannot_be_documents_are_refused_at_create() {
+    let (space, _) = space();
+    let error = space.create(dir(&space), "notes.md", false).unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Invalid);
+    assert!(
+        space.errors.newest_first()[0]
+            .message
+            .contains("<name>.txt")
+    );
+}
+
+#[test]
+fn views_cannot_be_written_or_removed() {
+    let (space, _) = space();
+    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
+    assert_eq!(
+        space.open(entry.ino, WRITE).unwrap_err().errno(),
+        libc::EROFS
+    );
+    assert_eq!(
+        space
+            .remove(dir(&space), "_nav.txt", false)
+            .unwrap_err()
+            .errno(),
+        libc::EROFS
+    );
+}
+
+#[test]
+fn stat_size_matches_what_a_read_returns() {
+    let (space, _) = space();
+    for name in ["_entry.md", "_nav.txt", "a.txt"] {
+        let attr = space.lookup(dir(&space), name).unwrap();
+        let fh = space.open(attr.ino, OpenFlags::default()).unwrap();
+        let read = space.read(fh, 0, 1 << 20).unwrap();
+        assert_eq!(attr.size as usize, read.len(), "{name}");
+    }
+}
+
+#[test]
+fn a_typo_gets_a_suggestion_and_probes_do_not() {
+    let (space, _) = space();
+    assert_eq!(
+        space.lookup(ROOT, "note").unwrap_err().kind,
+        ErrorKind::NotFound
+    );
+    let log = space.errors.newest_first();
+    assert_eq!(log.len(), 1);
+    assert!(
+        log[0].message.contains("Did you mean /mnt/hs/notes/?"),
+        "{}",
+        log[0].message
+    );
+    assert!(space.lookup(ROOT, ".notes").is_err());
+    assert!(space.lookup(dir(&space), "a.txt.swp").is_err());
+    assert_eq!(
+        space.errors.newest_first().len(),
+        1,
+        "probes are not logged"
+    );
+}
+
+#[test]
+fn a_panic_fails_one_request_and_the_tree_keeps_working() {
+    let (space, _) = space();
+    let notes_dir = dir(&space);
+    let result = guarded("lookup", || space.lookup(notes_dir, "boom"));
+    assert_eq!(result.unwrap_err().errno(), libc::EIO);
+    assert!(
+        space.lookup(notes_dir, "a.txt").is_ok(),
+        "later requests still work"
+    );
+}
+
+#[test]
+fn inode_numbers_are_stable_per_path() {
+    let (space, _) = space();
+    let a = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let listed = space.readdir(dir(&space)).unwrap();
+    assert_eq!(
+        listed.iter().find(|e| e.name == "a.txt").map(|e| e.ino),
+        Some(a)
+    );
+    assert_eq!(space.lookup(dir(&space), "a.txt").unwrap().ino, a);
+}
