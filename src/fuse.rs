@@ -128,12 +128,11 @@ impl Filesystem for Fs {
 
     fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
         match guarded("getattr", || {
-            let mut attr = self.space.getattr(ino.0)?;
             // An open file reports the size of what it will read or has been written.
-            if let Some(size) = fh.and_then(|fh| self.space.handle_size(fh.0)) {
-                attr.size = size;
+            match fh.and_then(|fh| self.space.handle_attr(ino.0, fh.0)) {
+                Some(attr) => Ok(attr),
+                None => self.space.getattr(ino.0),
             }
-            Ok(attr)
         }) {
             Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(errno(&e)),

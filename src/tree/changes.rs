@@ -75,6 +75,8 @@ impl Space {
         let made = self.make_scratch(&path);
         self.logged("create", &path, made)?;
         let fh = self.add_handle(Handle {
+            kind: Kind::Document,
+            writable: true,
             path: path.clone(),
             content: Vec::new(),
             edit: Some(Edit {
@@ -125,6 +127,7 @@ impl Space {
             resource.mkdir(&rest)
         })();
         self.logged("mkdir", &path, made)?;
+        self.changed();
         self.errors.forget_lookup(&self.links.to(&path.join("/")));
         self.attr_of(&path)
     }
@@ -157,7 +160,9 @@ impl Space {
                 }
             }
         })();
-        self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)
+        self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)?;
+        self.changed();
+        Ok(())
     }
 
     /// Move `name` in `parent` to `new_name` in `new_parent`.
@@ -182,6 +187,7 @@ impl Space {
         }
         let moved = self.move_path(&from, &to);
         self.logged("rename", &to, moved)?;
+        self.changed();
         self.errors.forget_lookup(&self.links.to(&to.join("/")));
         Ok(())
     }

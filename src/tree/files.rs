@@ -38,6 +38,8 @@ pub(crate) struct ScratchFile {
 /// One open file.
 #[derive(Debug)]
 pub(crate) struct Handle {
+    pub kind: Kind,
+    pub writable: bool,
     pub path: Vec<String>,
     pub content: Vec<u8>,
     /// Present when opened for writing.
@@ -78,7 +80,7 @@ impl Space {
         let content = if flags.truncate {
             Vec::new()
         } else {
-            self.content(&path)?
+            self.content_for_open(ino, &path)?
         };
         if !flags.write {
             self.observed(ino, &content);
@@ -88,6 +90,8 @@ impl Space {
             append: flags.append,
         });
         Ok(self.add_handle(Handle {
+            kind: node.kind,
+            writable: node.writable,
             path,
             content,
             edit,
@@ -179,7 +183,9 @@ impl Space {
             }
         };
         let saved = self.save(&path, &content);
-        self.logged("write", &path, saved)
+        self.logged("write", &path, saved)?;
+        self.changed();
+        Ok(())
     }
 
     /// Close the open file. A document being created whose content was never accepted
@@ -261,12 +267,25 @@ impl Space {
             self.save(&path, &content)
         })();
         self.logged("truncate", &path, result)?;
+        self.changed();
         self.attr_of(&path)
     }
 
-    /// The size an open file has now (for `fstat` on a handle being written).
-    pub fn handle_size(&self, fh: u64) -> Option<u64> {
-        lock(&self.handles).get(&fh).map(|h| h.content.len() as u64)
+    /// The attributes of an open file, from what it holds: what it will read, or what has
+    /// been written to it so far (`fstat` right after `open` must not render anew).
+    pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
+        let (kind, writable, content) = {
+            let handles = lock(&self.handles);
+            let handle = handles.get(&fh)?;
+            (handle.kind, handle.writable, handle.content.clone())
+        };
+        Some(Attr {
+            ino,
+            kind,
+            size: content.len() as u64,
+            mtime: self.observed(ino, &content),
+            writable,
+        })
     }
 }
 

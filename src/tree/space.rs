@@ -3,8 +3,9 @@
 //! open files and changes. Nothing here knows about FUSE.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::render;
@@ -54,7 +55,15 @@ pub struct Space {
     /// Editors' temp files and documents being created, by path; in memory only.
     pub(crate) scratch: Mutex<BTreeMap<String, ScratchFile>>,
     pub(crate) errors: ErrorLog,
+    /// Bumped by every change made through the tree; invalidates `rendered`.
+    pub(crate) generation: AtomicU64,
+    /// Content just computed for `stat`, reused by the `open` that usually follows, so a
+    /// `cat` renders a view once, not twice: (ino, generation, when, bytes).
+    pub(crate) rendered: Mutex<Option<(u64, u64, Instant, Arc<Vec<u8>>)>>,
 }
+
+/// How long content computed for `stat` may be reused by `open`.
+const RENDER_REUSE: Duration = Duration::from_millis(500);
 
 impl Space {
     /// A tree with `resources` under its root, links under `links`, views within `budget`.
@@ -74,6 +83,8 @@ impl Space {
             next_handle: Mutex::new(1),
             scratch: Mutex::new(BTreeMap::new()),
             errors: ErrorLog::default(),
+            generation: AtomicU64::new(0),
+            rendered: Mutex::new(None),
         }
     }
 
@@ -241,6 +252,29 @@ impl Space {
             mtime,
             writable: node.writable,
         })
+    }
+
+    /// The content of `path` (inode `ino`) for a new open file: what `stat` computed a
+    /// moment ago if nothing changed since, else computed now.
+    pub(crate) fn content_for_open(&self, ino: u64, path: &[String]) -> Result<Vec<u8>> {
+        let generation = self.generation.load(Ordering::SeqCst);
+        let reused = lock(&self.rendered)
+            .take()
+            .and_then(|(seen, at_generation, at, content)| {
+                (seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE)
+                    .then_some(content)
+            });
+        match reused {
+            Some(content) => {
+                Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
+            }
+            None => self.content(path),
+        }
+    }
+
+    /// Note that the tree changed (content computed before may be stale).
+    pub(crate) fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {

@@ -5,6 +5,8 @@
 //! up front beyond the layout: directories are listed when asked.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -58,6 +60,12 @@ pub struct Project {
     /// The test folders (`tests/`, `test/`, pytest's `testpaths`), shown under `tests/`.
     pub test_dirs: Vec<PathBuf>,
     ignore: Gitignore,
+    /// The top-level entries and the folder modification times they were computed at.
+    top: Mutex<Option<(Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>)>>,
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 impl Project {
@@ -90,6 +98,7 @@ impl Project {
             code_roots,
             test_dirs,
             ignore,
+            top: Mutex::new(None),
         };
         project
             .test_dirs
@@ -183,11 +192,24 @@ impl Project {
 
     /// The shown top-level entries: every code root's packages and modules, minus test
     /// folders and the `src` folder itself (files like README.md or pyproject.toml are not
-    /// code; pyproject's tables have their own place).
+    /// code; pyproject's tables have their own place). Cached until the modification time
+    /// of a code root or of one of the folders it holds changes, since deciding which
+    /// folders hold Python reads every one of them.
     pub fn top_level(&self) -> Vec<DiskEntry> {
+        let mut cached = crate::tree::lock(&self.top);
+        if let Some((stamps, entries)) = cached.as_ref()
+            && stamps.iter().all(|(path, mtime)| modified(path) == *mtime)
+        {
+            return entries.clone();
+        }
         let mut seen = std::collections::BTreeMap::new();
+        let mut stamps: Vec<(PathBuf, Option<SystemTime>)> = Vec::new();
         for root in &self.code_roots {
+            stamps.push((root.clone(), modified(root)));
             for entry in self.list_dir(root).unwrap_or_default() {
+                if entry.kind == EntryKind::Dir {
+                    stamps.push((entry.path.clone(), modified(&entry.path)));
+                }
                 let skip = self.is_test_dir(&entry.path)
                     || (entry.kind == EntryKind::Dir && self.code_roots.contains(&entry.path))
                     || entry.kind == EntryKind::Data
@@ -197,7 +219,9 @@ impl Project {
                 }
             }
         }
-        seen.into_values().collect()
+        let entries: Vec<DiskEntry> = seen.into_values().collect();
+        *cached = Some((stamps, entries.clone()));
+        entries
     }
 
     /// Every `.py` file of the code and the tests, in a stable order (for search).
