@@ -1,0 +1,273 @@
+//! `source/` rendered without a mount: the core over fixture projects in a temp dir.
+//! Covers layouts, symbol kinds, exact symbol files, dotted lookup, broken and non-UTF-8
+//! modules, and live changes on disk.
+
+use std::sync::Arc;
+
+use homespace::app::{Options, build};
+use homespace::tree::Space;
+
+fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Arc<Space>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let file = dir.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, content).unwrap();
+    }
+    let mut options = Options::new(dir.path().to_path_buf());
+    options.store = Some(dir.path().join(".homespace/store.db"));
+    let space = build(&options, "/mnt/hs").unwrap();
+    (dir, space)
+}
+
+fn render(space: &Space, path: &str) -> String {
+    let components: Vec<String> = path
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    match space.render_path(&components) {
+        Ok(bytes) => String::from_utf8(bytes).unwrap(),
+        Err(e) => panic!("{path}: {}", e.message),
+    }
+}
+
+fn names(space: &Space, path: &str) -> Vec<String> {
+    let components: Vec<String> = path
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    space
+        .list(&components)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.name)
+        .collect()
+}
+
+const MODULE: &str = r#""""Graph tools."""
+from typing import TYPE_CHECKING, overload
+
+if TYPE_CHECKING:
+    class Hint:
+        """Only for type checkers."""
+
+try:
+    import fast
+    def speed():
+        return 1
+except ImportError:
+    def speed():
+        return 0
+
+
+class Graph[T]:
+    """A graph of T."""
+
+    class Node:
+        def label(self):
+            return f"{self!r:>{10}}"
+
+    # the size of the graph
+    @property
+    def size(self) -> int:
+        return 0
+
+    @size.setter
+    def size(self, value: int) -> None:
+        pass
+
+    async def walk(self):
+        yield None
+
+
+type Alias = list[int]
+
+
+@overload
+def pick(x: int) -> int: ...
+@overload
+def pick(x: str) -> str: ...
+def pick(x):
+    return f"{x["k"]}"
+"#;
+
+#[test]
+fn symbols_of_every_kind_are_files() {
+    let (_dir, space) = project(&[
+        ("graphs/__init__.py", b"\"\"\"Graphs.\"\"\"\n"),
+        ("graphs/core.py", MODULE.as_bytes()),
+    ]);
+    let core = names(&space, "source/graphs/core");
+    for name in [
+        "Hint.py",
+        "speed.py",
+        "speed@2.py",
+        "Graph.py",
+        "Graph",
+        "pick.py",
+        "pick@2.py",
+        "pick@3.py",
+    ] {
+        assert!(
+            core.contains(&name.to_string()),
+            "{name} missing from {core:?}"
+        );
+    }
+    let graph = names(&space, "source/graphs/core/Graph");
+    for name in ["Node.py", "Node", "size.py", "size@2.py", "walk.py"] {
+        assert!(
+            graph.contains(&name.to_string()),
+            "{name} missing from {graph:?}"
+        );
+    }
+    assert_eq!(
+        render(&space, "source/graphs/core/Graph/size.py"),
+        "# the size of the graph\n@property\ndef size(self) -> int:\n    return 0\n"
+    );
+    assert_eq!(
+        render(&space, "source/graphs/core/Graph/Node/label.py"),
+        "def label(self):\n    return f\"{self!r:>{10}}\"\n"
+    );
+    assert_eq!(
+        render(&space, "source/graphs.core.Graph.size@2.py"),
+        render(&space, "source/graphs/core/Graph/size@2.py")
+    );
+    let entry = render(&space, "source/graphs/core");
+    assert!(entry.contains("graphs.core — Graph tools."), "{entry}");
+    assert!(entry.contains("| `Graph.py` `Graph/` | class |"), "{entry}");
+    let class = render(&space, "source/graphs/core/Graph");
+    assert!(class.contains("async method"), "{class}");
+}
+
+#[test]
+fn module_files_are_exact_bytes() {
+    let crlf = b"def f():\r\n    return 1\r\n";
+    let (dir, space) = project(&[
+        ("pkg/__init__.py", b""),
+        ("pkg/m.py", crlf),
+        ("pkg/data/x.bin", &[0, 159, 146, 150]),
+    ]);
+    assert_eq!(render(&space, "source/pkg/m.py").as_bytes(), crlf);
+    assert_eq!(render(&space, "source/pkg/m/f.py").as_bytes(), crlf);
+    let data = space
+        .render_path(&["source".into(), "pkg".into(), "data".into(), "x.bin".into()])
+        .unwrap();
+    assert_eq!(
+        data,
+        std::fs::read(dir.path().join("pkg/data/x.bin")).unwrap()
+    );
+}
+
+#[test]
+fn broken_and_non_utf8_modules_are_explained_not_fatal() {
+    let (_dir, space) = project(&[
+        ("pkg/__init__.py", b""),
+        (
+            "pkg/broken.py",
+            b"def ok():\n    pass\n\ndef bad(:\n    pass\n",
+        ),
+        ("pkg/latin.py", b"# caf\xe9\ndef f():\n    pass\n"),
+    ]);
+    let broken = render(&space, "source/pkg/broken");
+    assert!(broken.contains("Syntax errors"), "{broken}");
+    assert!(broken.contains("line 4, column"), "{broken}");
+    assert!(
+        names(&space, "source/pkg/broken").contains(&"ok.py".to_string()),
+        "symbols before the error stay"
+    );
+    let latin = render(&space, "source/pkg/latin");
+    assert!(latin.contains("not UTF-8 (byte 0xe9 on line 1)"), "{latin}");
+    let latin_bytes = space
+        .render_path(&["source".into(), "pkg".into(), "latin.py".into()])
+        .unwrap();
+    assert_eq!(
+        latin_bytes, b"# caf\xe9\ndef f():\n    pass\n",
+        "the module file stays exact"
+    );
+    let package = render(&space, "source/pkg");
+    assert!(package.contains("has syntax errors"), "{package}");
+}
+
+#[test]
+fn src_layout_tests_and_ignored_folders() {
+    let (_dir, space) = project(&[
+        ("src/app/__init__.py", b"\"\"\"The app.\"\"\"\n"),
+        ("src/app/web.py", b"def serve():\n    pass\n"),
+        ("tests/test_web.py", b"def test_serve():\n    pass\n"),
+        (".venv/lib/x.py", b""),
+        ("build/lib/app/web.py", b""),
+        ("node_modules/x/y.py", b""),
+        ("notes.py", b"\"\"\"Loose notes.\"\"\"\n"),
+        (".gitignore", b"secret/\n"),
+        ("secret/keys.py", b"KEY = 1\n"),
+    ]);
+    let root = names(&space, "source");
+    assert!(
+        root.contains(&"app".to_string()) && root.contains(&"tests".to_string()),
+        "{root:?}"
+    );
+    assert!(
+        root.contains(&"notes.py".to_string()),
+        "top-level modules of the project root show too: {root:?}"
+    );
+    for hidden in [".venv", "build", "node_modules", "secret", "src"] {
+        assert!(
+            !root.contains(&hidden.to_string()),
+            "{hidden} shown: {root:?}"
+        );
+    }
+    assert!(names(&space, "source/tests/test_web").contains(&"test_serve.py".to_string()));
+    let entry = render(&space, "source");
+    assert!(entry.contains("src layout"), "{entry}");
+    assert!(entry.contains("The app."), "{entry}");
+}
+
+#[test]
+fn changes_on_disk_show_at_the_next_access() {
+    let (dir, space) = project(&[
+        ("pkg/__init__.py", b""),
+        ("pkg/m.py", b"def a():\n    pass\n"),
+    ]);
+    assert_eq!(
+        names(&space, "source/pkg/m"),
+        vec!["_entry.md", "_nav.txt", "a.py"]
+    );
+    let file = dir.path().join("pkg/m.py");
+    // A different size makes the change visible even within the file system's mtime
+    // granularity.
+    std::fs::write(&file, "def a():\n    pass\n\n\ndef b():\n    return 2\n").unwrap();
+    assert_eq!(
+        names(&space, "source/pkg/m"),
+        vec!["_entry.md", "_nav.txt", "a.py", "b.py"]
+    );
+    assert_eq!(
+        render(&space, "source/pkg/m/b.py"),
+        "def b():\n    return 2\n"
+    );
+    std::fs::write(dir.path().join("pkg/n.py"), "X = 1\n").unwrap();
+    assert!(names(&space, "source/pkg").contains(&"n.py".to_string()));
+}
+
+#[test]
+fn search_reports_module_lines_and_symbol_files() {
+    let (_dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/m.py", MODULE.as_bytes())]);
+    let hits = render(&space, "search/source:return 0");
+    assert!(
+        hits.contains("pkg.m:14: return 0 — `/mnt/hs/source/pkg/m/speed@2.py`"),
+        "{hits}"
+    );
+    let regex = render(&space, "search/source:re:def (label|walk)");
+    assert!(
+        regex.contains("/mnt/hs/source/pkg/m/Graph/Node/label.py"),
+        "{regex}"
+    );
+    assert!(
+        regex.contains("/mnt/hs/source/pkg/m/Graph/walk.py"),
+        "{regex}"
+    );
+    // A malformed query gets a message, not a failure.
+    let bad = render(&space, "search/source:re:(unclosed");
+    assert!(bad.contains("is not valid"), "{bad}");
+}
