@@ -10,6 +10,8 @@ use crate::render::budget::BUDGET_TOKENS;
 use crate::resources::memory::Memory;
 use crate::resources::search::Search;
 use crate::resources::source::Source;
+use crate::resources::tasks::Tasks;
+use crate::store::Store;
 use crate::tree::links::Links;
 use crate::tree::resource::Resource;
 use crate::tree::{ProjectInfo, Space};
@@ -59,10 +61,12 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
     let links = Links::new(mountpoint);
     let name = project_name(&project);
     let source: Arc<dyn Resource> = Arc::new(Source::new(&project, name.clone(), links.clone()));
+    let store = Arc::new(Store::open(&options.store_path())?);
+    let tasks: Arc<dyn Resource> = Arc::new(Tasks::new(store, links.clone()));
     let memory: Arc<dyn Resource> = Arc::new(Memory::new(links.clone()));
-    let areas: Vec<Arc<dyn Resource>> = vec![source.clone(), memory.clone()];
+    let areas: Vec<Arc<dyn Resource>> = vec![source.clone(), tasks.clone(), memory.clone()];
     let search: Arc<dyn Resource> = Arc::new(Search::new(areas, links.clone(), options.budget));
-    let resources = vec![source, memory, search];
+    let resources = vec![source, tasks, memory, search];
     let info = ProjectInfo {
         name,
         path: project.display().to_string(),

@@ -1,1 +1,201 @@
-//! The SQLite store of the mount.
+//! The one SQLite store of a mount (`<project>/.homespace/store.db` by default): tasks today,
+//! memory sessions, edit history and search later. It is the single source of truth for
+//! everything that is not a project file — there is no second copy (JSONL, cache) to drift.
+//!
+//! Guarantees: every change goes through [`Store::write`], one immediate transaction that
+//! commits whole or not at all; reads go through [`Store::read`] and never change anything;
+//! other processes on the same file (a second mount, the CLI) wait up to the busy timeout
+//! instead of failing.
+
+mod db;
+pub mod fts;
+pub mod tasks;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The store of one mount.
+///
+/// One connection behind a `std::sync::Mutex`: a `rusqlite::Connection` is `Send` but not
+/// `Sync`, and FUSE serves requests from several threads. One connection also makes one
+/// writer path — SQLite allows a single writer anyway, so a pool would only add lock waits
+/// inside SQLite. Our queries are short (indexed, `LIMIT`ed), so holding the lock for one
+/// costs little. The lock is a plain blocking mutex, not an async one, because it is never
+/// held across an `.await` — nothing in the store is async.
+#[derive(Debug)]
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+impl Store {
+    /// Opens (creating it and its directory if needed) the store at `path`, in WAL mode,
+    /// and migrates its schema to the current version.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::internal(format!(
+                    "cannot create the store's directory {}: {e}",
+                    dir.display()
+                ))
+            })?;
+        }
+        let conn = Connection::open(path).map_err(|e| {
+            Error::internal(format!("cannot open the store {}: {e}", path.display()))
+        })?;
+        Self::with_connection(conn, true)
+    }
+
+    /// A private store in memory, for tests and `render` without a store file.
+    pub fn in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory()?;
+        Self::with_connection(conn, false)
+    }
+
+    fn with_connection(mut conn: Connection, on_disk: bool) -> Result<Store> {
+        db::configure(&conn, on_disk)?;
+        db::migrate(&mut conn)?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    /// Runs `read` on the connection. Reads never change anything.
+    pub fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        read(&self.lock())
+    }
+
+    /// Runs `change` in one transaction: committed if it returns `Ok`, rolled back (nothing
+    /// changed) if it returns `Err`. `BEGIN IMMEDIATE` takes SQLite's write lock up front, so
+    /// another process holding it makes us wait (busy timeout) rather than fail half-way
+    /// when a read lock cannot be upgraded.
+    pub fn write<T>(&self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = change(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// The connection. A panic in another request while it held the lock poisons the mutex;
+    /// the connection itself is still sound (an unfinished transaction rolls back when its
+    /// guard drops), so we keep serving instead of failing every later request.
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// SQLite failures are ours, not the user's — except a lock another process holds past the
+/// busy timeout, which trying again may cure.
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        let busy = matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        );
+        if busy {
+            Error::new(
+                ErrorKind::Busy,
+                format!("the store is in use by another process; try again ({e})"),
+            )
+        } else {
+            Error::internal(format!("store: {e}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_changes_nothing() {
+        let store = Store::in_memory().unwrap();
+        let result: Result<()> = store.write(|tx| {
+            tx.execute(
+                "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
+                 VALUES ('a', 'A', 'open', 2, '', 't', 't')",
+                [],
+            )?;
+            Err(Error::invalid("no"))
+        });
+        assert_eq!(result.unwrap_err().kind, ErrorKind::Invalid);
+        let count: i64 = store
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM tasks", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(count, 0);
+    }
+
+    #[test]
+    fn open_creates_the_directory_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".homespace").join("store.db");
+        {
+            let store = Store::open(&path).unwrap();
+            store
+                .write(|tx| {
+                    tx.execute(
+                        "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
+                         VALUES ('a', 'A', 'open', 2, '', 't', 't')",
+                        [],
+                    )?;
+                    Ok(())
+                })
+                .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        let mode: String = store
+            .read(|c| Ok(c.query_row("PRAGMA journal_mode", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let count: i64 = store
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM tasks", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(count, 1);
+    }
+
+    #[test]
+    fn a_second_process_waits_for_the_writer_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.db");
+        let first = Store::open(&path).unwrap();
+        let second = Store::open(&path).unwrap();
+        let insert = |store: &Store, slug: &str| {
+            store.write(|tx| {
+                tx.execute(
+                    "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
+                     VALUES (?1, 'T', 'open', 2, '', 't', 't')",
+                    [slug],
+                )?;
+                Ok(())
+            })
+        };
+        let (started, wait) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                first
+                    .write(|tx| {
+                        tx.execute(
+                            "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
+                             VALUES ('a', 'A', 'open', 2, '', 't', 't')",
+                            [],
+                        )?;
+                        started.send(()).unwrap();
+                        // Hold the write lock while the other store tries to write.
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                        Ok(())
+                    })
+                    .unwrap();
+            });
+            wait.recv().unwrap();
+            insert(&second, "b").unwrap();
+        });
+        let count: i64 = second
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM tasks", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(count, 2);
+    }
+}

@@ -1,0 +1,531 @@
+//! `tasks/`: outstanding work, one JSON file per task, kanban by directory.
+//!
+//! ```text
+//! tasks/
+//!   open/ in_progress/ blocked/ done/   a task's file <slug>.json lives in its status's directory
+//!   <slug>.json                         reaches any task directly (not listed)
+//!   ready/                              open tasks whose dependencies are all done (read-only)
+//!   tags/<tag>/                         tasks with that tag (read-only)
+//! ```
+//!
+//! This file routes paths to the store. A write is validated as a whole (`validate`) and
+//! then stored in one transaction, inside which dependencies are checked too, so a refused
+//! write changes nothing. The files in `ready/` and `tags/` are read-only documents rather
+//! than views: their bytes are the task's exact JSON (never pruned, same as in its status
+//! directory) — it is the directory that is generated.
+
+mod document;
+mod validate;
+mod views;
+
+#[cfg(test)]
+mod reftest;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use rusqlite::Connection;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::render::entry::Entry;
+use crate::store::Store;
+use crate::store::tasks::{self, Fields, Filter, Status, Task};
+use crate::tree::links::Links;
+use crate::tree::resource::{Child, Hit, Hits, Kind, Node, Resource};
+
+pub use validate::MAX_BYTES;
+
+/// The source of "now" for `created` and `updated`; tests pass a fixed or stepping one.
+pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// The `tasks/` resourcespace over the mount's store.
+pub struct Tasks {
+    store: Arc<Store>,
+    links: Links,
+    clock: Clock,
+}
+
+/// What a path under `tasks/` names. File names are kept raw: whether they are valid task
+/// names matters differently to a lookup (not found) and to a create (refused, with the rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place<'p> {
+    Root,
+    StatusDir(Status),
+    Ready,
+    Tags,
+    Tag(&'p str),
+    File(Folder<'p>, &'p str),
+}
+
+/// The directory a task file is seen in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Folder<'p> {
+    /// `tasks/<slug>.json`: any status.
+    Root,
+    Status(Status),
+    Ready,
+    Tag(&'p str),
+}
+
+fn place<'p>(path: &[&'p str]) -> Result<Place<'p>> {
+    let status = path.first().and_then(|dir| Status::parse(dir));
+    Ok(match (path, status) {
+        ([], _) => Place::Root,
+        ([_], Some(status)) => Place::StatusDir(status),
+        ([_, name], Some(status)) => Place::File(Folder::Status(status), name),
+        (["ready"], _) => Place::Ready,
+        (["tags"], _) => Place::Tags,
+        (["tags", tag], _) => Place::Tag(tag),
+        (["ready", name], _) => Place::File(Folder::Ready, name),
+        (["tags", tag, name], _) => Place::File(Folder::Tag(tag), name),
+        ([name], None) => Place::File(Folder::Root, name),
+        _ => return Err(not_found(path)),
+    })
+}
+
+fn shown(path: &[&str]) -> String {
+    if path.is_empty() {
+        "tasks/".to_string()
+    } else {
+        format!("tasks/{}", path.join("/"))
+    }
+}
+
+fn not_found(path: &[&str]) -> Error {
+    Error::not_found(format!("{} does not exist", shown(path)))
+}
+
+/// `tasks/open/x.json was not saved:` and one line per problem.
+fn not_saved(path: &[&str], kind: ErrorKind, problems: &[String]) -> Error {
+    let mut message = format!("{} was not saved:", shown(path));
+    for problem in problems {
+        message.push_str("\n- ");
+        message.push_str(problem);
+    }
+    Error::new(kind, message)
+}
+
+impl Tasks {
+    pub fn new(store: Arc<Store>, links: Links) -> Self {
+        Self::with_clock(store, links, Arc::new(SystemTime::now))
+    }
+
+    /// Like [`Tasks::new`] with `clock` as the source of `created`/`updated` times.
+    pub fn with_clock(store: Arc<Store>, links: Links, clock: Clock) -> Self {
+        Tasks {
+            store,
+            links,
+            clock,
+        }
+    }
+
+    fn now(&self) -> String {
+        crate::render::time::rfc3339_of((self.clock)())
+    }
+
+    fn filter<'f>(folder: Folder<'f>) -> Option<Filter<'f>> {
+        match folder {
+            Folder::Root => None,
+            Folder::Status(s) => Some(Filter::Status(s)),
+            Folder::Ready => Some(Filter::Ready),
+            Folder::Tag(tag) => Some(Filter::Tag(tag)),
+        }
+    }
+
+    /// The task whose file is `name` as seen in `folder`, or not found — saying where the
+    /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
+    fn find(
+        &self,
+        conn: &Connection,
+        path: &[&str],
+        folder: Folder<'_>,
+        name: &str,
+    ) -> Result<Task> {
+        let Some(slug) = name.strip_suffix(".json") else {
+            return Err(not_found(path));
+        };
+        let found = match Self::filter(folder) {
+            None => tasks::get(conn, slug)?,
+            Some(filter) => tasks::get_in(conn, filter, slug)?,
+        };
+        if let Some(task) = found {
+            return Ok(task);
+        }
+        match (folder, tasks::get(conn, slug)?) {
+            (Folder::Status(_), Some(elsewhere)) => Err(Error::not_found(format!(
+                "{} does not exist: task {slug} is {} at {}",
+                shown(path),
+                elsewhere.fields.status.label(),
+                views::task_path(&self.links, &elsewhere)
+            ))),
+            _ => Err(not_found(path)),
+        }
+    }
+
+    /// The task at `path` that a write, rename or remove may change: in its status
+    /// directory or at `tasks/<slug>.json`. `ready/` and `tags/` are read-only.
+    fn writable_folder<'p>(&self, path: &[&'p str], verb: &str) -> Result<(Folder<'p>, &'p str)> {
+        match place(path)? {
+            Place::File(folder @ (Folder::Root | Folder::Status(_)), name) => Ok((folder, name)),
+            Place::File(Folder::Ready | Folder::Tag(_), name) => Err(Error::read_only(format!(
+                "cannot {verb} {}: {}/ is a read-only view of tasks; change the task in its \
+                 status directory, or at {} which reaches it in any status",
+                shown(path),
+                shown(&path[..path.len() - 1]),
+                self.links.to(&format!("tasks/{name}"))
+            ))),
+            _ => Err(Error::not_permitted(format!(
+                "cannot {verb} {}: the directories of tasks/ are fixed (open, in_progress, \
+                 blocked, done, ready, tags)",
+                shown(path)
+            ))),
+        }
+    }
+
+    fn bytes(task: &Task) -> Result<Vec<u8>> {
+        document::render(task)
+    }
+
+    fn child(task: &Task) -> Result<Child> {
+        let bytes = Self::bytes(task)?;
+        let lines = line_count(&bytes);
+        Ok(views::task_child(task, bytes.len(), lines))
+    }
+
+    fn children(conn: &Connection, filter: Filter<'_>) -> Result<Vec<Child>> {
+        tasks::list(conn, filter, None)?
+            .iter()
+            .map(Self::child)
+            .collect()
+    }
+
+    /// The whole write, inside the store's transaction: check everything, then store.
+    fn save(
+        &self,
+        conn: &Connection,
+        path: &[&str],
+        folder: Folder<'_>,
+        slug: &str,
+        content: &[u8],
+    ) -> Result<()> {
+        let existing = tasks::get(conn, slug)?;
+        if let (Some(task), Folder::Status(dir)) = (&existing, folder)
+            && task.fields.status != dir
+        {
+            return Err(Error::exists(format!(
+                "{} was not saved: task {slug} is in {}; write that file, or change its status \
+                 with `mv {} {}`",
+                shown(path),
+                views::task_path(&self.links, task),
+                views::task_path(&self.links, task),
+                self.links.dir(&["tasks", dir.as_str()])
+            )));
+        }
+        let parsed =
+            validate::parse(content).map_err(|p| not_saved(path, ErrorKind::Invalid, &p))?;
+        let mut problems = parsed.problems;
+        let draft = parsed.draft;
+        let status = match (draft.status, folder) {
+            (Some(written), Folder::Status(dir)) if written != dir => {
+                problems.push(format!(
+                    "\"status\" is {:?} but the file is in {}: leave \"status\" out, or move \
+                     the task with `mv {} {}`",
+                    written.as_str(),
+                    self.links.dir(&["tasks", dir.as_str()]),
+                    self.links.to(&shown(path)),
+                    self.links.dir(&["tasks", written.as_str()])
+                ));
+                dir
+            }
+            (Some(written), _) => written,
+            (None, Folder::Status(dir)) => dir,
+            (None, _) => existing.as_ref().map_or(Status::Open, |t| t.fields.status),
+        };
+        let task_list = self.links.to("tasks/_entry.md");
+        problems.extend(validate::dependency_problems(
+            conn,
+            slug,
+            &draft.depends_on,
+            &task_list,
+        )?);
+        if !problems.is_empty() {
+            return Err(not_saved(path, ErrorKind::Invalid, &problems));
+        }
+        let fields = Fields {
+            title: draft.title,
+            status,
+            priority: draft.priority,
+            tags: draft.tags,
+            depends_on: draft.depends_on,
+            description: draft.description,
+        };
+        match existing {
+            // Same fields: nothing to do, and `updated` must not move (writing back what was
+            // read changes nothing).
+            Some(task) if task.fields == fields => Ok(()),
+            Some(task) => tasks::update(conn, task.id, slug, &fields, &self.now()),
+            None => tasks::insert(conn, slug, &fields, &self.now()).map(|_| ()),
+        }
+    }
+}
+
+fn line_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+impl Resource for Tasks {
+    fn name(&self) -> &'static str {
+        "tasks"
+    }
+
+    fn summary(&self) -> Result<String> {
+        self.store.read(views::summary)
+    }
+
+    fn dashboard(&self) -> Result<Vec<String>> {
+        self.store.read(|conn| views::dashboard(conn, &self.links))
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        match place(path)? {
+            Place::Root | Place::StatusDir(_) => Ok(Node::dir(true)),
+            Place::Ready | Place::Tags => Ok(Node::dir(false)),
+            Place::Tag(tag) => match self.store.read(|c| tasks::count(c, Filter::Tag(tag)))? {
+                0 => Err(not_found(path)),
+                _ => Ok(Node::dir(false)),
+            },
+            Place::File(folder, name) => {
+                let task = self.store.read(|c| self.find(c, path, folder, name))?;
+                let writable = matches!(folder, Folder::Root | Folder::Status(_));
+                Ok(Node {
+                    size: Some(Self::bytes(&task)?.len() as u64),
+                    ..Node::document(writable)
+                })
+            }
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        self.store.read(|conn| match place(path)? {
+            Place::Root => {
+                let counts = tasks::counts(conn)?;
+                let mut children: Vec<Child> = Status::ALL
+                    .into_iter()
+                    .map(|s| Child::new(s.as_str(), Kind::Dir, views::count_of(counts.of(s))))
+                    .collect();
+                children.push(Child::new(
+                    "ready",
+                    Kind::Dir,
+                    format!("{} ready to start", views::count_of(counts.ready)),
+                ));
+                children.push(Child::new("tags", Kind::Dir, "tasks by tag"));
+                Ok(children)
+            }
+            Place::StatusDir(status) => Self::children(conn, Filter::Status(status)),
+            Place::Ready => Self::children(conn, Filter::Ready),
+            Place::Tags => Ok(tasks::tags(conn)?
+                .into_iter()
+                .map(|(tag, n)| Child::new(tag, Kind::Dir, views::count_of(n)))
+                .collect()),
+            Place::Tag(tag) => match Self::children(conn, Filter::Tag(tag))? {
+                children if children.is_empty() => Err(not_found(path)),
+                children => Ok(children),
+            },
+            Place::File(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a task file, not a directory", shown(path)),
+            )),
+        })
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match place(path)? {
+            Place::File(folder, name) => {
+                let task = self.store.read(|c| self.find(c, path, folder, name))?;
+                Self::bytes(&task)
+            }
+            _ => {
+                self.stat(path)?;
+                Err(Error::new(
+                    ErrorKind::IsADirectory,
+                    format!("{} is a directory: read its _entry.md", shown(path)),
+                ))
+            }
+        }
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        let links = &self.links;
+        self.store.read(|conn| match place(path)? {
+            Place::Root => views::root_entry(conn, links),
+            Place::StatusDir(status) => views::status_entry(conn, links, status),
+            Place::Ready => views::ready_entry(conn, links),
+            Place::Tags => views::tags_entry(conn, links),
+            Place::Tag(tag) => match tasks::count(conn, Filter::Tag(tag))? {
+                0 => Err(not_found(path)),
+                _ => views::tag_entry(conn, links, tag),
+            },
+            Place::File(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a task file, not a directory", shown(path)),
+            )),
+        })
+    }
+
+    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
+        let (folder, name) = self.writable_folder(path, "write")?;
+        if let Some(problem) = validate::file_name_problem(name) {
+            return Err(not_saved(path, ErrorKind::Invalid, &[problem]));
+        }
+        if content.len() > MAX_BYTES {
+            return Err(not_saved(
+                path,
+                ErrorKind::TooBig,
+                &[format!(
+                    "{} bytes is over the limit of 1 MiB ({MAX_BYTES} bytes) for a task file",
+                    content.len()
+                )],
+            ));
+        }
+        let slug = name.trim_end_matches(".json");
+        self.store
+            .write(|conn| self.save(conn, path, folder, slug, content))
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        let (folder, name) = self.writable_folder(path, "create")?;
+        if let Some(problem) = validate::file_name_problem(name) {
+            return Err(Error::invalid(format!(
+                "cannot create {}: {problem}",
+                shown(path)
+            )));
+        }
+        let slug = name.trim_end_matches(".json");
+        let Some(task) = self.store.read(|c| tasks::get(c, slug))? else {
+            return Ok(());
+        };
+        match folder {
+            Folder::Status(dir) if dir != task.fields.status => Err(Error::exists(format!(
+                "cannot create {}: task {slug} exists in {}; to change its status: `mv {} {}`",
+                shown(path),
+                self.links.dir(&["tasks", task.fields.status.as_str()]),
+                views::task_path(&self.links, &task),
+                self.links.dir(&["tasks", dir.as_str()])
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        let (folder, name) = self.writable_folder(path, "remove")?;
+        self.store.write(|conn| {
+            let task = self.find(conn, path, folder, name)?;
+            let dependents = tasks::dependents(conn, task.id)?;
+            if !dependents.is_empty() {
+                let names: Vec<String> = dependents
+                    .iter()
+                    .map(|(slug, status)| {
+                        self.links
+                            .to(&format!("tasks/{}/{slug}.json", status.as_str()))
+                    })
+                    .collect();
+                // EPERM ("Operation not permitted"): the file is fine, the removal is not
+                // allowed in this state. ENOTEMPTY would read "Directory not empty" on a
+                // file, and EBUSY suggests that trying again could work.
+                return Err(Error::not_permitted(format!(
+                    "cannot remove {}: {} on it; remove {:?} from their \"depends_on\" first: {}",
+                    shown(path),
+                    if names.len() == 1 {
+                        "1 task depends"
+                    } else {
+                        "tasks depend"
+                    },
+                    task.slug,
+                    names.join(", ")
+                )));
+            }
+            tasks::delete(conn, task.id)
+        })
+    }
+
+    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        let (from_folder, from_name) = self.writable_folder(from, "move")?;
+        let (to_folder, to_name) = match place(to)? {
+            Place::File(Folder::Ready | Folder::Tag(_), _)
+            | Place::Ready
+            | Place::Tags
+            | Place::Tag(_) => {
+                return Err(Error::read_only(format!(
+                    "cannot move {} to {}: ready/ and tags/ are views that follow the tasks; to \
+                     change a status, move the file to a status directory, e.g. `mv {} {}`",
+                    shown(from),
+                    shown(to),
+                    self.links.to(&shown(from)),
+                    self.links.dir(&["tasks", "in_progress"])
+                )));
+            }
+            _ => self.writable_folder(to, "move to")?,
+        };
+        if let Some(problem) = validate::file_name_problem(to_name) {
+            return Err(Error::invalid(format!(
+                "cannot move {} to {}: {problem}",
+                shown(from),
+                shown(to)
+            )));
+        }
+        let new_slug = to_name.trim_end_matches(".json");
+        self.store.write(|conn| {
+            let task = self.find(conn, from, from_folder, from_name)?;
+            let status = match to_folder {
+                Folder::Status(s) => s,
+                _ => task.fields.status,
+            };
+            if new_slug != task.slug {
+                if let Some(other) = tasks::get(conn, new_slug)? {
+                    return Err(Error::exists(format!(
+                        "cannot move {} to {}: task {new_slug} exists ({}); choose another name \
+                         or remove it first",
+                        shown(from),
+                        shown(to),
+                        views::task_path(&self.links, &other)
+                    )));
+                }
+            } else if status == task.fields.status {
+                return Ok(());
+            }
+            tasks::rename(conn, task.id, new_slug, status, &self.now())
+        })
+    }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        match place(path) {
+            Ok(Place::Root | Place::StatusDir(_) | Place::Ready | Place::Tags) => {
+                Err(Error::exists(format!("{} exists", shown(path))))
+            }
+            _ => Err(Error::not_permitted(format!(
+                "cannot make {}: tasks/ has fixed directories (open, in_progress, blocked, done, \
+                 ready, tags); a tag directory appears when a task has that tag",
+                shown(path)
+            ))),
+        }
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
+        let (found, total) = self.store.read(|c| tasks::search(c, query, limit))?;
+        Ok(Hits {
+            hits: found
+                .iter()
+                .map(|task| Hit {
+                    path: views::task_path(&self.links, task),
+                    line: format!(
+                        "P{} {}: {}",
+                        task.fields.priority, task.slug, task.fields.title
+                    ),
+                })
+                .collect(),
+            total,
+        })
+    }
+}

@@ -1,0 +1,91 @@
+//! Opening the SQLite file: connection settings (WAL, busy timeout, foreign keys) and the
+//! schema migrations that run on open. The schema version lives in `PRAGMA user_version`;
+//! migration N brings a store from version N-1 to N, inside one transaction with the version
+//! bump, so a crash mid-migration leaves the old version intact.
+
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::error::{Error, Result};
+
+/// How long a request waits for another process (a second mount, the CLI) to release the
+/// store before giving up with "busy".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The migrations, in order; the store's version is how many of them it has run. Append
+/// only: a released migration never changes, or existing stores would diverge from new ones.
+const MIGRATIONS: &[&str] = &[super::tasks::SCHEMA];
+
+/// Connection settings, applied on every open (they are not stored in the file, except WAL).
+pub(super) fn configure(conn: &Connection, on_disk: bool) -> Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // WAL: readers (another process, the CLI) never block the writer and vice versa, and a
+    // killed daemon leaves the file consistent. NORMAL sync is safe in WAL mode: a power cut
+    // can lose the last commits, never corrupt the store. In-memory stores have no journal.
+    if on_disk {
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::internal(format!(
+                "the store cannot use WAL mode (got {mode}); is it on a network filesystem?"
+            )));
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+    }
+    // Off by default in SQLite; the schema relies on it (a task cannot depend on a task
+    // that is gone).
+    conn.pragma_update(None, "foreign_keys", true)?;
+    Ok(())
+}
+
+/// Brings the schema up to date. Two processes opening a fresh store at once are
+/// serialized by the immediate transaction; the second sees the first one's version.
+pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let stored: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let latest = MIGRATIONS.len();
+    let version = usize::try_from(stored).unwrap_or(usize::MAX);
+    if version > latest {
+        return Err(Error::internal(format!(
+            "the store has schema version {stored}, newer than this homespace knows \
+             ({latest}): update homespace or use another --store"
+        )));
+    }
+    for migration in &MIGRATIONS[version..] {
+        tx.execute_batch(migration)?;
+    }
+    if version < latest {
+        tx.pragma_update(
+            None,
+            "user_version",
+            i64::try_from(latest).unwrap_or(i64::MAX),
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrations_run_once_and_set_the_version() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        configure(&conn, false).unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, MIGRATIONS.len() as i64);
+    }
+
+    #[test]
+    fn a_store_from_a_newer_version_is_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", 999).unwrap();
+        let err = migrate(&mut conn).unwrap_err();
+        assert!(err.message.contains("newer"), "{}", err.message);
+    }
+}
