@@ -59,8 +59,11 @@ pub struct Space {
     pub(crate) generation: AtomicU64,
     /// Content just computed for `stat`, reused by the `open` that usually follows, so a
     /// `cat` renders a view once, not twice: (ino, generation, when, bytes).
-    pub(crate) rendered: Mutex<Option<(u64, u64, Instant, Arc<Vec<u8>>)>>,
+    pub(crate) rendered: Mutex<Option<Rendered>>,
 }
+
+/// Content computed for `stat`: (ino, generation, when, bytes).
+pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
 
 /// How long content computed for `stat` may be reused by `open`.
 const RENDER_REUSE: Duration = Duration::from_millis(500);

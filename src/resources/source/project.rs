@@ -61,8 +61,11 @@ pub struct Project {
     pub test_dirs: Vec<PathBuf>,
     ignore: Gitignore,
     /// The top-level entries and the folder modification times they were computed at.
-    top: Mutex<Option<(Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>)>>,
+    top: Mutex<Option<TopLevel>>,
 }
+
+/// The top-level entries and the (folder, modification time) pairs they depend on.
+type TopLevel = (Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>);
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
