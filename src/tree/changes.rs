@@ -83,6 +83,7 @@ impl Space {
                 // A new document is saved at close even if nothing was written, so that
                 // `touch` of a document that needs content says what it needs.
                 dirty: !names::is_editor_temp(name),
+                written: false,
                 append: false,
             }),
         });

@@ -48,7 +48,10 @@ pub(crate) struct Handle {
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Edit {
+    /// The buffer differs from what was last saved (or the file was truncated or created).
     pub dirty: bool,
+    /// Content arrived through this handle (a write or a truncate to a size).
+    pub written: bool,
     pub append: bool,
 }
 
@@ -87,6 +90,7 @@ impl Space {
         }
         let edit = flags.write.then_some(Edit {
             dirty: flags.truncate,
+            written: false,
             append: flags.append,
         });
         Ok(self.add_handle(Handle {
@@ -163,17 +167,25 @@ impl Space {
         }
         handle.content[start..end].copy_from_slice(data);
         edit.dirty = true;
+        edit.written = true;
         Ok(data.len() as u32)
     }
 
-    /// Save the open file if it changed: validate and route it. Called at every `close`
-    /// and `fsync`; a rejection fails that call and is logged.
+    /// Save the open file if content was written to it: validate and route it. Called at
+    /// every `close` and `fsync`; a rejection fails that call and is logged. A file only
+    /// truncated or created is not saved here but at `release`: shells open the file, then
+    /// close a duplicate descriptor before writing (`echo x > f`), and that close must not
+    /// save (and reject) an empty file.
     pub fn flush(&self, fh: u64) -> Result<()> {
+        self.save_handle(fh, false)
+    }
+
+    fn save_handle(&self, fh: u64, releasing: bool) -> Result<()> {
         let (path, content) = {
             let mut handles = lock(&self.handles);
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
-                Some(edit) if edit.dirty => {
+                Some(edit) if edit.dirty && (edit.written || releasing) => {
                     // Reported once: closing a second descriptor of the same open file
                     // must not report (or save) the same rejection again.
                     edit.dirty = false;
@@ -188,9 +200,13 @@ impl Space {
         Ok(())
     }
 
-    /// Close the open file. A document being created whose content was never accepted
-    /// disappears with its last handle.
+    /// Close the open file: save what `flush` left unsaved (a file truncated or created
+    /// and never written), then forget the handle. A document being created whose content
+    /// was never accepted disappears with its last handle.
     pub fn release(&self, fh: u64) {
+        // The close already returned: a rejection here can only be logged, which
+        // save_handle does.
+        let _ = self.save_handle(fh, true);
         let Some(handle) = lock(&self.handles).remove(&fh) else {
             return;
         };
@@ -244,6 +260,7 @@ impl Space {
             {
                 handle.content.resize(size, 0);
                 edit.dirty = true;
+                edit.written = true;
                 let attr = Attr {
                     ino,
                     kind: Kind::Document,

@@ -162,10 +162,53 @@ fn a_new_document_that_is_rejected_vanishes() {
         space.lookup(dir(&space), "c.txt").is_ok(),
         "visible while being written"
     );
-    assert!(space.flush(fh).is_err(), "an empty note is refused");
+    space.flush(fh).unwrap();
     space.release(fh);
     assert!(space.lookup(dir(&space), "c.txt").is_err());
     assert!(notes.read(&["c.txt"]).is_err());
+    let log = space.errors.newest_first();
+    assert!(
+        log.iter()
+            .any(|f| f.op == "write" && f.message.contains("the note is empty")),
+        "touch of a new note says why it vanished: {log:?}"
+    );
+}
+
+#[test]
+fn a_shell_closing_a_duplicate_before_writing_saves_once() {
+    // bash: open(O_CREAT|O_TRUNC), dup2 to stdout, close the original, write, close.
+    let (space, notes) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let fh = space.open(ino, WRITE).unwrap();
+    space.flush(fh).unwrap();
+    space.write(fh, 0, b"replaced\n").unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"replaced\n");
+    assert!(
+        space.errors.newest_first().is_empty(),
+        "{:?}",
+        space.errors.newest_first()
+    );
+}
+
+#[test]
+fn truncating_to_empty_without_writing_is_validated_at_release() {
+    let (space, notes) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let fh = space.open(ino, WRITE).unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    assert_eq!(
+        notes.read(&["a.txt"]).unwrap(),
+        b"first\n",
+        ": > a.txt is refused"
+    );
+    assert!(
+        space.errors.newest_first()[0]
+            .message
+            .contains("the note is empty")
+    );
 }
 
 #[test]
