@@ -12,7 +12,7 @@
 //! whatever the line endings, tabs, strings or comments.
 //!
 //! ```
-//! use pysym::python::{index_module, reindent, symbol_text};
+//! use homespace::python::{index_module, reindent, symbol_text};
 //!
 //! let source = "class Account:\n    # the balance\n    def balance(self):\n        return 1\n";
 //! let index = index_module(source);

@@ -429,3 +429,10 @@ impl Space {
         self.content(path)
     }
 }
+
+impl Space {
+    /// The resourcespace mounted as `name` (for tests and tools built on the library).
+    pub fn resource_named(&self, name: &str) -> Option<Arc<dyn Resource>> {
+        self.resource(name)
+    }
+}
