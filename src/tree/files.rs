@@ -38,6 +38,8 @@ pub(crate) struct ScratchFile {
 /// One open file.
 #[derive(Debug)]
 pub(crate) struct Handle {
+    /// What the document held when opened for writing (for conflict checks).
+    pub base: Option<Vec<u8>>,
     pub kind: Kind,
     pub writable: bool,
     pub path: Vec<String>,
@@ -80,11 +82,13 @@ impl Space {
             self.record("open", &path, &error);
             return Err(error);
         }
-        let content = if flags.truncate {
+        let existing = if flags.truncate && !(flags.write && node.kind == Kind::Document) {
             Vec::new()
         } else {
             self.content_for_open(ino, &path)?
         };
+        let base = (flags.write && node.kind == Kind::Document).then(|| existing.clone());
+        let content = if flags.truncate { Vec::new() } else { existing };
         if !flags.write {
             self.observed(ino, &content);
         }
@@ -94,6 +98,7 @@ impl Space {
             append: flags.append,
         });
         Ok(self.add_handle(Handle {
+            base,
             kind: node.kind,
             writable: node.writable,
             path,
@@ -181,7 +186,7 @@ impl Space {
     }
 
     fn save_handle(&self, fh: u64, releasing: bool) -> Result<()> {
-        let (path, content) = {
+        let (path, content, base) = {
             let mut handles = lock(&self.handles);
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
@@ -189,13 +194,17 @@ impl Space {
                     // Reported once: closing a second descriptor of the same open file
                     // must not report (or save) the same rejection again.
                     edit.dirty = false;
-                    (handle.path.clone(), handle.content.clone())
+                    (handle.path.clone(), handle.content.clone(), handle.base.clone())
                 }
                 _ => return Ok(()),
             }
         };
-        let saved = self.save(&path, &content);
+        let saved = self.save(&path, &content, base.as_deref());
         self.logged("write", &path, saved)?;
+        // The next save through this handle builds on what was just saved.
+        if let Some(handle) = lock(&self.handles).get_mut(&fh) {
+            handle.base = Some(content);
+        }
         self.changed();
         Ok(())
     }
@@ -220,7 +229,7 @@ impl Space {
 
     /// Write `content` to `path`: into memory for temp files, else validated by its
     /// resource. A pending new document stops being pending once its resource took it.
-    pub(crate) fn save(&self, path: &[String], content: &[u8]) -> Result<()> {
+    pub(crate) fn save(&self, path: &[String], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         if content.len() > MAX_DOCUMENT {
             return Err(too_big());
         }
@@ -238,7 +247,7 @@ impl Space {
                 }
                 Ok(())
             }
-            Place::In(resource, rest) => resource.write(&rest, content),
+            Place::In(resource, rest) => resource.write_over(&rest, content, base),
             Place::Root | Place::Generated(..) | Place::Errors => {
                 Err(self.read_only_error(path, Kind::View))
             }
@@ -280,8 +289,9 @@ impl Space {
                 return Err(self.read_only_error(&path, node.kind));
             }
             let mut content = self.content(&path)?;
+            let base = content.clone();
             content.resize(size, 0);
-            self.save(&path, &content)
+            self.save(&path, &content, Some(&base))
         })();
         self.logged("truncate", &path, result)?;
         self.changed();

@@ -129,6 +129,13 @@ pub trait Resource: Send + Sync {
         Err(read_only(path))
     }
 
+    /// Like `write`, knowing what the file held when the writer opened it (`base`), so a
+    /// resource whose data can also change elsewhere (the project on disk) can refuse to
+    /// overwrite a change made in between instead of losing it silently.
+    fn write_over(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+        self.write(path, content)
+    }
+
     /// Whether a new document may be created at `path` (checked when the file is created,
     /// before any content arrives); the content is validated later by `write`.
     fn can_create(&self, path: &[&str]) -> Result<()> {

@@ -3,6 +3,7 @@
 //! (their members). The files on disk are the truth: every access reads them afresh (parses
 //! are cached by modification time and size), and nothing is parsed up front.
 
+pub mod edit;
 pub mod modules;
 pub mod project;
 pub mod search;

@@ -469,7 +469,9 @@ impl Resource for Tasks {
             _ => self.writable_folder(to, "move to")?,
         };
         if let Some(problem) = validate::file_name_problem(to_name) {
-            return Err(Error::invalid(format!(
+            // EPERM, not EINVAL: coreutils `mv` reads EINVAL from rename(2) as "cannot move
+            // a directory into itself" and prints that instead of the real reason.
+            return Err(Error::not_permitted(format!(
                 "cannot move {} to {}: {problem}",
                 shown(from),
                 shown(to)

@@ -558,7 +558,8 @@ fn renaming_a_task_renames_it_in_depends_on() {
     let error = tasks
         .rename(&["open", "sign-in.json"], &["open", "Sign In.json"])
         .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Invalid);
+    assert_eq!(error.kind, ErrorKind::NotPermitted);
+    assert!(error.message.contains("is not a task file name"), "{}", error.message);
     assert_eq!(
         tasks
             .rename(&["open", "nope.json"], &["done", "nope.json"])

@@ -1,0 +1,313 @@
+//! Edits of a module's text, as pure functions: check a symbol file an agent wrote, put it
+//! in place of the symbol (re-indented to where it lives), append a new symbol to a module
+//! or class, remove one, rename one, and expose a new module in its package's
+//! `__init__.py`. Nothing here touches the disk; `write.rs` locates, locks and saves.
+
+use crate::error::{Error, Result};
+use crate::python::{ModuleIndex, Symbol, check_syntax, index_module, reindent};
+
+/// The name a symbol file stands for: `balance@2` → `balance`.
+pub fn stem_name(stem: &str) -> &str {
+    stem.split_once('@').map_or(stem, |(name, _)| name)
+}
+
+/// Whether `name` can name a Python class or function.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
+        && chars.all(|c| c == '_' || c.is_alphanumeric())
+        && !KEYWORDS.contains(&name)
+}
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Check `content` as the file `file` (`debit.py`) that must define exactly the symbol
+/// `name`: UTF-8, valid Python, one class or function called `name`, nothing else but
+/// comments. Every problem is listed, with line and column in this file.
+pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Result<&'c str> {
+    let text = utf8(file, content)?;
+    if text.trim().is_empty() {
+        return Err(Error::invalid(format!(
+            "{file} was not saved: it is empty. To delete the symbol use `rm {file}`"
+        )));
+    }
+    let problems = check_syntax(text);
+    if !problems.is_empty() {
+        return Err(syntax_error(file, &problems));
+    }
+    let index = index_module(text);
+    let top: Vec<&Symbol> = index.symbols.iter().filter(|s| s.parent.is_none()).collect();
+    let mut problems = Vec::new();
+    match top.as_slice() {
+        [] => problems.push(format!("it defines no class or function; it must define `{name}`")),
+        [only] if only.qualname.last().map(String::as_str) != Some(name) => {
+            let found = only.qualname.last().cloned().unwrap_or_default();
+            problems.push(format!(
+                "it defines `{found}`, but this file is `{name}`: to rename, `mv {file} {found}.py`; \
+                 to add `{found}`, create {found}.py beside it"
+            ));
+        }
+        [_] => {}
+        many => problems.push(format!(
+            "it defines {} symbols ({}); a symbol file holds exactly one — create a new file for each other one",
+            many.len(),
+            many.iter().filter_map(|s| s.qualname.last().cloned()).collect::<Vec<_>>().join(", ")
+        )),
+    }
+    if let Some(line) = stray_statement(text, &index) {
+        problems.push(format!(
+            "line {line}: only the definition (with its decorators and comments) may be here; \
+             put other statements in the module file"
+        ));
+    }
+    if problems.is_empty() {
+        Ok(text)
+    } else {
+        Err(Error::invalid(format!("{file} was not saved:\n- {}", problems.join("\n- "))))
+    }
+}
+
+/// Check `content` as a whole module file: UTF-8 and valid Python.
+pub fn check_module_file<'c>(file: &str, content: &'c [u8]) -> Result<&'c str> {
+    let text = utf8(file, content)?;
+    let problems = check_syntax(text);
+    if problems.is_empty() { Ok(text) } else { Err(syntax_error(file, &problems)) }
+}
+
+fn utf8<'c>(file: &str, content: &'c [u8]) -> Result<&'c str> {
+    std::str::from_utf8(content).map_err(|e| {
+        let at = e.valid_up_to();
+        let line = content[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        Error::invalid(format!(
+            "{file} was not saved: it is not UTF-8 (byte 0x{:02x} on line {line}). Python source here must be UTF-8",
+            content.get(at).copied().unwrap_or(0)
+        ))
+    })
+}
+
+fn syntax_error(file: &str, problems: &[crate::python::SyntaxProblem]) -> Error {
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| format!("- line {}, column {}: {}", p.line, p.column, p.message))
+        .collect();
+    Error::invalid(format!("{file} was not saved: it is not valid Python:\n{}", lines.join("\n")))
+}
+
+/// The first line (1-based) holding code outside every top-level symbol, if any.
+fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
+    let mut offset = 0;
+    for (number, line) in text.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += line.len();
+        let inside = index.symbols.iter().any(|s| s.parent.is_none() && s.range.contains(&start));
+        let trimmed = line.trim();
+        if !inside && !trimmed.is_empty() && !trimmed.starts_with('#') {
+            return Some(number + 1);
+        }
+    }
+    None
+}
+
+/// `module` with `symbol`'s range replaced by `file` (a symbol file's content) re-indented
+/// to the symbol's place.
+pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
+    let mut new = reindent(file, &symbol.indent);
+    if module[..symbol.range.end].ends_with('\n') && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    format!("{}{new}{}", &module[..symbol.range.start], &module[symbol.range.end..])
+}
+
+/// `module` with `file` appended as a new top-level symbol (after two blank lines), or as
+/// the last member of class `parent`.
+pub fn append_symbol(module: &str, index: &ModuleIndex, parent: Option<usize>, file: &str) -> String {
+    let mut file = file.to_string();
+    if !file.ends_with('\n') {
+        file.push('\n');
+    }
+    match parent.and_then(|p| index.symbols.get(p).map(|s| (p, s))) {
+        None => {
+            let body = module.trim_end_matches(['\n', '\r', ' ', '\t']);
+            if body.is_empty() {
+                return file;
+            }
+            format!("{body}\n\n\n{file}")
+        }
+        Some((at, class)) => {
+            let indent = index
+                .symbols
+                .iter()
+                .find(|s| s.parent == Some(at))
+                .map(|s| s.indent.clone())
+                .unwrap_or_else(|| format!("{}    ", class.indent));
+            let end = class.range.end;
+            let head = &module[..end];
+            let newline = if head.ends_with('\n') { "" } else { "\n" };
+            format!("{head}{newline}\n{}{}", reindent(&file, &indent), &module[end..])
+        }
+    }
+}
+
+/// `module` without `symbol` and the blank lines directly above it (so the gap before the
+/// next definition stays what it was); at the very top, without the blank lines below it.
+pub fn remove_symbol(module: &str, symbol: &Symbol) -> String {
+    let (mut start, mut end) = (symbol.range.start, symbol.range.end);
+    if start == 0 {
+        while module[end..].starts_with('\n') || module[end..].starts_with("\r\n") {
+            end += if module[end..].starts_with('\n') { 1 } else { 2 };
+        }
+    } else {
+        // Step back over whole blank lines (a line break preceded by only spaces and tabs).
+        loop {
+            let head = &module[..start];
+            let Some(line) = head.strip_suffix('\n').map(|h| h.trim_end_matches('\r')) else { break };
+            let blank_from = line.trim_end_matches([' ', '\t']).len();
+            if blank_from == 0 || line[..blank_from].ends_with('\n') {
+                start = blank_from;
+            } else {
+                break;
+            }
+        }
+    }
+    format!("{}{}", &module[..start], &module[end..])
+}
+
+/// `module` with the name in `symbol`'s `def`/`class` line changed to `new_name`.
+pub fn rename_symbol(module: &str, symbol: &Symbol, new_name: &str) -> Result<String> {
+    let old = symbol.qualname.last().cloned().unwrap_or_default();
+    let line_start = module[..symbol.range.end]
+        .split_inclusive('\n')
+        .take(symbol.def_line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let line = module[line_start..].split_inclusive('\n').next().unwrap_or("");
+    let keyword = if line.trim_start().starts_with("class") { "class" } else { "def" };
+    let at = line
+        .find(&format!("{keyword} {old}"))
+        .map(|i| i + keyword.len() + 1)
+        .ok_or_else(|| Error::internal(format!("cannot find `{keyword} {old}` on line {}", symbol.def_line)))?;
+    let start = line_start + at;
+    Ok(format!("{}{new_name}{}", &module[..start], &module[start + old.len()..]))
+}
+
+/// `init` (a package's `__init__.py`) with `from . import name` after its last top-level
+/// import (or after its docstring, or at the top).
+pub fn expose_module(init: &str, name: &str) -> String {
+    let line = format!("from . import {name}\n");
+    let mut offset = 0;
+    let mut after = None;
+    let mut in_docstring = false;
+    for (number, text) in init.split_inclusive('\n').enumerate() {
+        let start = offset;
+        offset += text.len();
+        let trimmed = text.trim_start();
+        let top = !text.starts_with([' ', '\t']);
+        if number == 0 && (trimmed.starts_with("\"\"\"") || trimmed.starts_with("'''")) {
+            let quote = &trimmed[..3];
+            in_docstring = trimmed.trim_end().len() < 6 || !trimmed.trim_end().ends_with(quote);
+            after = Some(offset);
+            continue;
+        }
+        if in_docstring {
+            if trimmed.contains("\"\"\"") || trimmed.contains("'''") {
+                in_docstring = false;
+                after = Some(offset);
+            }
+            continue;
+        }
+        if top && (trimmed.starts_with("import ") || trimmed.starts_with("from ")) {
+            // A parenthesised import continues to its closing parenthesis.
+            after = Some(if text.contains('(') && !text.contains(')') {
+                init[start..].find(')').map(|p| start + p + init[start + p..].find('\n').map_or(0, |n| n + 1)).unwrap_or(offset)
+            } else {
+                offset
+            });
+        }
+    }
+    let at = after.unwrap_or(0);
+    let prefix = &init[..at];
+    let newline = if prefix.is_empty() || prefix.ends_with('\n') { "" } else { "\n" };
+    format!("{prefix}{newline}{line}{}", &init[at..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MODULE: &str = "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef top():\n    pass\n";
+
+    fn symbol(index: &ModuleIndex, qual: &[&str]) -> Symbol {
+        index.symbols.iter().find(|s| s.qualname == qual).cloned().unwrap()
+    }
+
+    #[test]
+    fn a_method_is_replaced_in_place_reindented() {
+        let index = index_module(MODULE);
+        let f = symbol(&index, &["A", "f"]);
+        let out = replace_symbol(MODULE, &f, "def f(self):\n    return 10\n");
+        assert_eq!(out, MODULE.replace("return 1\n", "return 10\n"));
+        let no_newline = replace_symbol(MODULE, &f, "def f(self):\n    return 10");
+        assert_eq!(no_newline, out, "a missing final newline is added back");
+    }
+
+    #[test]
+    fn symbol_files_are_checked_as_a_whole() {
+        assert!(check_symbol_file("f.py", b"def f():\n    pass\n", "f").is_ok());
+        let wrong = check_symbol_file("f.py", b"def g():\n    pass\n", "f").unwrap_err();
+        assert!(wrong.message.contains("mv f.py g.py"), "{}", wrong.message);
+        let two = check_symbol_file("f.py", b"def f():\n    pass\ndef g():\n    pass\nx = 1\n", "f").unwrap_err();
+        assert!(two.message.contains("defines 2 symbols"), "{}", two.message);
+        assert!(two.message.contains("line 5"), "{}", two.message);
+        let syntax = check_symbol_file("f.py", b"def f(:\n    pass\n", "f").unwrap_err();
+        assert!(syntax.message.contains("line 1, column"), "{}", syntax.message);
+        let empty = check_symbol_file("f.py", b"\n", "f").unwrap_err();
+        assert!(empty.message.contains("rm f.py"), "{}", empty.message);
+        let latin = check_symbol_file("f.py", b"def f():\n    return '\xe9'\n", "f").unwrap_err();
+        assert!(latin.message.contains("not UTF-8 (byte 0xe9 on line 2)"), "{}", latin.message);
+        assert!(check_symbol_file("f.py", b"# why\n@dec\ndef f():\n    pass\n# trailing\n", "f").is_ok());
+    }
+
+    #[test]
+    fn new_symbols_go_to_the_end_of_their_container() {
+        let index = index_module(MODULE);
+        let module = append_symbol(MODULE, &index, None, "def new():\n    pass\n");
+        assert!(module.ends_with("def top():\n    pass\n\n\ndef new():\n    pass\n"), "{module}");
+        let a = index.symbols.iter().position(|s| s.qualname == ["A"]).unwrap();
+        let method = append_symbol(MODULE, &index, Some(a), "def h(self):\n    return 3\n");
+        assert!(method.contains("        return 2\n\n    def h(self):\n        return 3\n\n\ndef top"), "{method}");
+    }
+
+    #[test]
+    fn removing_and_renaming() {
+        let index = index_module(MODULE);
+        let top = symbol(&index, &["top"]);
+        assert_eq!(remove_symbol(MODULE, &top), MODULE.replace("\n\n\ndef top():\n    pass\n", "\n"));
+        let g = symbol(&index, &["A", "g"]);
+        assert_eq!(remove_symbol(MODULE, &g), MODULE.replace("\n    def g(self):\n        return 2\n", ""));
+        assert_eq!(rename_symbol(MODULE, &g, "gee").unwrap(), MODULE.replace("def g(", "def gee("));
+        let a = symbol(&index, &["A"]);
+        assert_eq!(rename_symbol(MODULE, &a, "B").unwrap(), MODULE.replace("class A:", "class B:"));
+    }
+
+    #[test]
+    fn new_modules_are_imported_after_the_existing_imports() {
+        assert_eq!(expose_module("", "m"), "from . import m\n");
+        assert_eq!(
+            expose_module("\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\n\n__all__ = []\n", "m"),
+            "\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\nfrom . import m\n\n__all__ = []\n"
+        );
+        assert_eq!(expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"), "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n");
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("send") && is_identifier("_x1") && is_identifier("café"));
+        assert!(!is_identifier("1x") && !is_identifier("class") && !is_identifier("a-b") && !is_identifier(""));
+        assert_eq!(stem_name("balance@2"), "balance");
+    }
+}

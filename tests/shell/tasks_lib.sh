@@ -1,0 +1,37 @@
+# Helpers for the tasks/ scripts (sourced after lib.sh).
+
+T="$HS/tasks"
+
+# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
+newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
+
+# snapshot: every stored task, as its path and exact content (the store, seen through the
+# mount). Two equal snapshots mean nothing changed, `updated` times included.
+snapshot() {
+  local dir f
+  for dir in open in_progress blocked done; do
+    for f in "$T/$dir"/*.json; do
+      [ -e "$f" ] || continue
+      echo "== $dir/${f##*/}"
+      cat "$f"
+    done
+  done
+}
+
+# field FILE NAME: the value of a one-line field of a task file ("id": 3, -> 3).
+field() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | sed 's/,$//'; }
+
+# expect_reported DIR NEEDLE...: every NEEDLE is in the newest failure of /_errors.md and in
+# tasks/DIR/_entry.md, which starts with the failure that happened there.
+expect_reported() {
+  local dir=$1 needle
+  shift
+  local errors entry
+  errors=$(newest_error)
+  entry=$(cat "$T/$dir/_entry.md")
+  expect_contains "$(head -n 1 "$T/$dir/_entry.md")" "> Last error here" "$T/$dir/_entry.md starts with the failure"
+  for needle in "$@"; do
+    expect_contains "$errors" "$needle" "the newest entry of _errors.md"
+    expect_contains "$entry" "$needle" "$T/$dir/_entry.md"
+  done
+}

@@ -1,0 +1,17 @@
+//! `tasks/` on a real mount, driven by the shell scripts `tests/shell/tasks_*.sh`: creating,
+//! editing, moving, renaming and deleting tasks with the usual tools, every rejected write,
+//! and the views that follow the tasks.
+
+mod common;
+
+use common::Mount;
+
+#[test]
+fn tasks_are_created_with_the_usual_tools() {
+    Mount::example().run_script("tasks_create.sh");
+}
+
+#[test]
+fn tasks_are_edited_in_place_and_bad_edits_refused() {
+    Mount::example().run_script("tasks_edit.sh");
+}
