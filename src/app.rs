@@ -60,8 +60,14 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
     }
     let links = Links::new(mountpoint);
     let name = project_name(&project);
-    let source: Arc<dyn Resource> = Arc::new(Source::new(&project, name.clone(), links.clone()));
     let store = Arc::new(Store::open(&options.store_path())?);
+    let source: Arc<dyn Resource> = Arc::new(Source::new(
+        &project,
+        name.clone(),
+        links.clone(),
+        store.clone(),
+        options.budget,
+    ));
     let tasks: Arc<dyn Resource> = Arc::new(Tasks::new(store, links.clone()));
     let memory: Arc<dyn Resource> = Arc::new(Memory::new(links.clone()));
     let areas: Vec<Arc<dyn Resource>> = vec![source.clone(), tasks.clone(), memory.clone()];

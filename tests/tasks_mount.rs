@@ -15,3 +15,13 @@ fn tasks_are_created_with_the_usual_tools() {
 fn tasks_are_edited_in_place_and_bad_edits_refused() {
     Mount::example().run_script("tasks_edit.sh");
 }
+
+#[test]
+fn tasks_are_moved_renamed_and_deleted() {
+    Mount::example().run_script("tasks_move.sh");
+}
+
+#[test]
+fn bad_task_writes_are_refused_whole_and_explained() {
+    Mount::example().run_script("tasks_reject.sh");
+}

@@ -8,6 +8,7 @@
 //! instead of failing.
 
 mod db;
+pub mod edits;
 pub mod fts;
 pub mod tasks;
 

@@ -194,7 +194,11 @@ impl Space {
                     // Reported once: closing a second descriptor of the same open file
                     // must not report (or save) the same rejection again.
                     edit.dirty = false;
-                    (handle.path.clone(), handle.content.clone(), handle.base.clone())
+                    (
+                        handle.path.clone(),
+                        handle.content.clone(),
+                        handle.base.clone(),
+                    )
                 }
                 _ => return Ok(()),
             }

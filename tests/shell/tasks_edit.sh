@@ -42,7 +42,7 @@ expect_eq "$(snapshot)" "$before" "appending a newline"
 # errors at close, so the command itself succeeds: _errors.md says what happened.)
 echo '{"title": "second object"}' >> "$f"
 expect_eq "$(snapshot)" "$before" "an append that breaks the JSON is refused"
-expect_reported open "fix-login.json was not saved" "line 14, column 1: trailing characters"
+expect_reported open "fix-login.json was not saved" "line 15, column 1: trailing characters"
 
 # truncate -s 0 would empty the task: refused, reported at close.
 expect_fails "Invalid argument" "truncate -s 0" -- truncate -s 0 "$f"

@@ -41,7 +41,11 @@ pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Resul
         return Err(syntax_error(file, &problems));
     }
     let index = index_module(text);
-    let top: Vec<&Symbol> = index.symbols.iter().filter(|s| s.parent.is_none()).collect();
+    let top: Vec<&Symbol> = index
+        .symbols
+        .iter()
+        .filter(|s| s.parent.is_none())
+        .collect();
     let mut problems = Vec::new();
     match top.as_slice() {
         [] => problems.push(format!("it defines no class or function; it must define `{name}`")),
@@ -68,7 +72,10 @@ pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Resul
     if problems.is_empty() {
         Ok(text)
     } else {
-        Err(Error::invalid(format!("{file} was not saved:\n- {}", problems.join("\n- "))))
+        Err(Error::invalid(format!(
+            "{file} was not saved:\n- {}",
+            problems.join("\n- ")
+        )))
     }
 }
 
@@ -76,7 +83,11 @@ pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Resul
 pub fn check_module_file<'c>(file: &str, content: &'c [u8]) -> Result<&'c str> {
     let text = utf8(file, content)?;
     let problems = check_syntax(text);
-    if problems.is_empty() { Ok(text) } else { Err(syntax_error(file, &problems)) }
+    if problems.is_empty() {
+        Ok(text)
+    } else {
+        Err(syntax_error(file, &problems))
+    }
 }
 
 fn utf8<'c>(file: &str, content: &'c [u8]) -> Result<&'c str> {
@@ -95,7 +106,10 @@ fn syntax_error(file: &str, problems: &[crate::python::SyntaxProblem]) -> Error 
         .iter()
         .map(|p| format!("- line {}, column {}: {}", p.line, p.column, p.message))
         .collect();
-    Error::invalid(format!("{file} was not saved: it is not valid Python:\n{}", lines.join("\n")))
+    Error::invalid(format!(
+        "{file} was not saved: it is not valid Python:\n{}",
+        lines.join("\n")
+    ))
 }
 
 /// The first line (1-based) holding code outside every top-level symbol, if any.
@@ -104,7 +118,10 @@ fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
     for (number, line) in text.split_inclusive('\n').enumerate() {
         let start = offset;
         offset += line.len();
-        let inside = index.symbols.iter().any(|s| s.parent.is_none() && s.range.contains(&start));
+        let inside = index
+            .symbols
+            .iter()
+            .any(|s| s.parent.is_none() && s.range.contains(&start));
         let trimmed = line.trim();
         if !inside && !trimmed.is_empty() && !trimmed.starts_with('#') {
             return Some(number + 1);
@@ -120,12 +137,21 @@ pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
     if module[..symbol.range.end].ends_with('\n') && !new.ends_with('\n') {
         new.push('\n');
     }
-    format!("{}{new}{}", &module[..symbol.range.start], &module[symbol.range.end..])
+    format!(
+        "{}{new}{}",
+        &module[..symbol.range.start],
+        &module[symbol.range.end..]
+    )
 }
 
 /// `module` with `file` appended as a new top-level symbol (after two blank lines), or as
 /// the last member of class `parent`.
-pub fn append_symbol(module: &str, index: &ModuleIndex, parent: Option<usize>, file: &str) -> String {
+pub fn append_symbol(
+    module: &str,
+    index: &ModuleIndex,
+    parent: Option<usize>,
+    file: &str,
+) -> String {
     let mut file = file.to_string();
     if !file.ends_with('\n') {
         file.push('\n');
@@ -148,7 +174,11 @@ pub fn append_symbol(module: &str, index: &ModuleIndex, parent: Option<usize>, f
             let end = class.range.end;
             let head = &module[..end];
             let newline = if head.ends_with('\n') { "" } else { "\n" };
-            format!("{head}{newline}\n{}{}", reindent(&file, &indent), &module[end..])
+            format!(
+                "{head}{newline}\n{}{}",
+                reindent(&file, &indent),
+                &module[end..]
+            )
         }
     }
 }
@@ -159,13 +189,19 @@ pub fn remove_symbol(module: &str, symbol: &Symbol) -> String {
     let (mut start, mut end) = (symbol.range.start, symbol.range.end);
     if start == 0 {
         while module[end..].starts_with('\n') || module[end..].starts_with("\r\n") {
-            end += if module[end..].starts_with('\n') { 1 } else { 2 };
+            end += if module[end..].starts_with('\n') {
+                1
+            } else {
+                2
+            };
         }
     } else {
         // Step back over whole blank lines (a line break preceded by only spaces and tabs).
         loop {
             let head = &module[..start];
-            let Some(line) = head.strip_suffix('\n').map(|h| h.trim_end_matches('\r')) else { break };
+            let Some(line) = head.strip_suffix('\n').map(|h| h.trim_end_matches('\r')) else {
+                break;
+            };
             let blank_from = line.trim_end_matches([' ', '\t']).len();
             if blank_from == 0 || line[..blank_from].ends_with('\n') {
                 start = blank_from;
@@ -185,14 +221,30 @@ pub fn rename_symbol(module: &str, symbol: &Symbol, new_name: &str) -> Result<St
         .take(symbol.def_line.saturating_sub(1))
         .map(str::len)
         .sum::<usize>();
-    let line = module[line_start..].split_inclusive('\n').next().unwrap_or("");
-    let keyword = if line.trim_start().starts_with("class") { "class" } else { "def" };
+    let line = module[line_start..]
+        .split_inclusive('\n')
+        .next()
+        .unwrap_or("");
+    let keyword = if line.trim_start().starts_with("class") {
+        "class"
+    } else {
+        "def"
+    };
     let at = line
         .find(&format!("{keyword} {old}"))
         .map(|i| i + keyword.len() + 1)
-        .ok_or_else(|| Error::internal(format!("cannot find `{keyword} {old}` on line {}", symbol.def_line)))?;
+        .ok_or_else(|| {
+            Error::internal(format!(
+                "cannot find `{keyword} {old}` on line {}",
+                symbol.def_line
+            ))
+        })?;
     let start = line_start + at;
-    Ok(format!("{}{new_name}{}", &module[..start], &module[start + old.len()..]))
+    Ok(format!(
+        "{}{new_name}{}",
+        &module[..start],
+        &module[start + old.len()..]
+    ))
 }
 
 /// `init` (a package's `__init__.py`) with `from . import name` after its last top-level
@@ -223,7 +275,10 @@ pub fn expose_module(init: &str, name: &str) -> String {
         if top && (trimmed.starts_with("import ") || trimmed.starts_with("from ")) {
             // A parenthesised import continues to its closing parenthesis.
             after = Some(if text.contains('(') && !text.contains(')') {
-                init[start..].find(')').map(|p| start + p + init[start + p..].find('\n').map_or(0, |n| n + 1)).unwrap_or(offset)
+                init[start..]
+                    .find(')')
+                    .map(|p| start + p + init[start + p..].find('\n').map_or(0, |n| n + 1))
+                    .unwrap_or(offset)
             } else {
                 offset
             });
@@ -231,7 +286,11 @@ pub fn expose_module(init: &str, name: &str) -> String {
     }
     let at = after.unwrap_or(0);
     let prefix = &init[..at];
-    let newline = if prefix.is_empty() || prefix.ends_with('\n') { "" } else { "\n" };
+    let newline = if prefix.is_empty() || prefix.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
     format!("{prefix}{newline}{line}{}", &init[at..])
 }
 
@@ -242,7 +301,12 @@ mod tests {
     const MODULE: &str = "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef top():\n    pass\n";
 
     fn symbol(index: &ModuleIndex, qual: &[&str]) -> Symbol {
-        index.symbols.iter().find(|s| s.qualname == qual).cloned().unwrap()
+        index
+            .symbols
+            .iter()
+            .find(|s| s.qualname == qual)
+            .cloned()
+            .unwrap()
     }
 
     #[test]
@@ -260,54 +324,107 @@ mod tests {
         assert!(check_symbol_file("f.py", b"def f():\n    pass\n", "f").is_ok());
         let wrong = check_symbol_file("f.py", b"def g():\n    pass\n", "f").unwrap_err();
         assert!(wrong.message.contains("mv f.py g.py"), "{}", wrong.message);
-        let two = check_symbol_file("f.py", b"def f():\n    pass\ndef g():\n    pass\nx = 1\n", "f").unwrap_err();
+        let two = check_symbol_file(
+            "f.py",
+            b"def f():\n    pass\ndef g():\n    pass\nx = 1\n",
+            "f",
+        )
+        .unwrap_err();
         assert!(two.message.contains("defines 2 symbols"), "{}", two.message);
         assert!(two.message.contains("line 5"), "{}", two.message);
         let syntax = check_symbol_file("f.py", b"def f(:\n    pass\n", "f").unwrap_err();
-        assert!(syntax.message.contains("line 1, column"), "{}", syntax.message);
+        assert!(
+            syntax.message.contains("line 1, column"),
+            "{}",
+            syntax.message
+        );
         let empty = check_symbol_file("f.py", b"\n", "f").unwrap_err();
         assert!(empty.message.contains("rm f.py"), "{}", empty.message);
         let latin = check_symbol_file("f.py", b"def f():\n    return '\xe9'\n", "f").unwrap_err();
-        assert!(latin.message.contains("not UTF-8 (byte 0xe9 on line 2)"), "{}", latin.message);
-        assert!(check_symbol_file("f.py", b"# why\n@dec\ndef f():\n    pass\n# trailing\n", "f").is_ok());
+        assert!(
+            latin.message.contains("not UTF-8 (byte 0xe9 on line 2)"),
+            "{}",
+            latin.message
+        );
+        assert!(
+            check_symbol_file(
+                "f.py",
+                b"# why\n@dec\ndef f():\n    pass\n# trailing\n",
+                "f"
+            )
+            .is_ok()
+        );
     }
 
     #[test]
     fn new_symbols_go_to_the_end_of_their_container() {
         let index = index_module(MODULE);
         let module = append_symbol(MODULE, &index, None, "def new():\n    pass\n");
-        assert!(module.ends_with("def top():\n    pass\n\n\ndef new():\n    pass\n"), "{module}");
-        let a = index.symbols.iter().position(|s| s.qualname == ["A"]).unwrap();
+        assert!(
+            module.ends_with("def top():\n    pass\n\n\ndef new():\n    pass\n"),
+            "{module}"
+        );
+        let a = index
+            .symbols
+            .iter()
+            .position(|s| s.qualname == ["A"])
+            .unwrap();
         let method = append_symbol(MODULE, &index, Some(a), "def h(self):\n    return 3\n");
-        assert!(method.contains("        return 2\n\n    def h(self):\n        return 3\n\n\ndef top"), "{method}");
+        assert!(
+            method.contains("        return 2\n\n    def h(self):\n        return 3\n\n\ndef top"),
+            "{method}"
+        );
     }
 
     #[test]
     fn removing_and_renaming() {
         let index = index_module(MODULE);
         let top = symbol(&index, &["top"]);
-        assert_eq!(remove_symbol(MODULE, &top), MODULE.replace("\n\n\ndef top():\n    pass\n", "\n"));
+        assert_eq!(
+            remove_symbol(MODULE, &top),
+            MODULE.replace("\n\n\ndef top():\n    pass\n", "\n")
+        );
         let g = symbol(&index, &["A", "g"]);
-        assert_eq!(remove_symbol(MODULE, &g), MODULE.replace("\n    def g(self):\n        return 2\n", ""));
-        assert_eq!(rename_symbol(MODULE, &g, "gee").unwrap(), MODULE.replace("def g(", "def gee("));
+        assert_eq!(
+            remove_symbol(MODULE, &g),
+            MODULE.replace("\n    def g(self):\n        return 2\n", "")
+        );
+        assert_eq!(
+            rename_symbol(MODULE, &g, "gee").unwrap(),
+            MODULE.replace("def g(", "def gee(")
+        );
         let a = symbol(&index, &["A"]);
-        assert_eq!(rename_symbol(MODULE, &a, "B").unwrap(), MODULE.replace("class A:", "class B:"));
+        assert_eq!(
+            rename_symbol(MODULE, &a, "B").unwrap(),
+            MODULE.replace("class A:", "class B:")
+        );
     }
 
     #[test]
     fn new_modules_are_imported_after_the_existing_imports() {
         assert_eq!(expose_module("", "m"), "from . import m\n");
         assert_eq!(
-            expose_module("\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\n\n__all__ = []\n", "m"),
+            expose_module(
+                "\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\n\n__all__ = []\n",
+                "m"
+            ),
             "\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\nfrom . import m\n\n__all__ = []\n"
         );
-        assert_eq!(expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"), "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n");
+        assert_eq!(
+            expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"),
+            "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n"
+        );
     }
 
     #[test]
     fn identifiers() {
         assert!(is_identifier("send") && is_identifier("_x1") && is_identifier("café"));
-        assert!(!is_identifier("1x") && !is_identifier("class") && !is_identifier("a-b") && !is_identifier(""));
+        assert!(
+            !is_identifier("1x")
+                && !is_identifier("class")
+                && !is_identifier("a-b")
+                && !is_identifier("")
+        );
         assert_eq!(stem_name("balance@2"), "balance");
     }
 }

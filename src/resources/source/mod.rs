@@ -3,23 +3,33 @@
 //! (their members). The files on disk are the truth: every access reads them afresh (parses
 //! are cached by modification time and size), and nothing is parsed up front.
 
+pub mod disk;
 pub mod edit;
+pub mod import_check;
+mod history;
 pub mod modules;
 pub mod project;
 pub mod search;
 pub mod tree;
 mod views;
+mod write;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::python::{SymbolKind, symbol_text};
 use crate::render::entry::Entry;
+use crate::store::Store;
 use crate::tree::links::Links;
 use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
+use disk::FileLocks;
 use modules::Modules;
 use project::{EntryKind, Project};
-use tree::{Place, TESTS};
+use tree::{HISTORY, Place, TESTS};
+
+/// Imports a module (by dotted name) after an edit; the failure message if it fails.
+pub type ImportHook = Box<dyn Fn(&str) -> Result<()> + Send + Sync>;
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -27,17 +37,32 @@ pub struct Source {
     pub(crate) modules: Modules,
     pub(crate) links: Links,
     pub(crate) name: String,
+    pub(crate) store: Arc<Store>,
+    pub(crate) locks: FileLocks,
+    pub(crate) checker: Option<ImportHook>,
+    pub(crate) budget: usize,
 }
 
 impl Source {
-    /// The source tree of the project at `root` (canonical), named `name`.
-    pub fn new(root: &Path, name: String, links: Links) -> Self {
+    /// The source tree of the project at `root` (canonical), named `name`, recording its
+    /// edits in `store`.
+    pub fn new(root: &Path, name: String, links: Links, store: Arc<Store>, budget: usize) -> Self {
         Source {
             project: Project::open(root),
             modules: Modules::default(),
             links,
             name,
+            store,
+            locks: FileLocks::default(),
+            checker: None,
+            budget,
         }
+    }
+
+    /// Import-check every edited module with `hook` (rolled back when it fails).
+    pub fn with_import_check(mut self, hook: ImportHook) -> Self {
+        self.checker = Some(hook);
+        self
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
@@ -46,7 +71,7 @@ impl Source {
         Ok(Node {
             size: Some(meta.len()),
             mtime: meta.modified().ok(),
-            ..Node::document(false)
+            ..Node::document(true)
         })
     }
 
@@ -111,13 +136,19 @@ impl Resource for Source {
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
         match self.resolve(path)? {
-            Place::Root | Place::TestsRoot | Place::Dir { .. } | Place::Members { .. } => {
-                Ok(Node::dir(false))
+            Place::TestsRoot => Ok(Node::dir(false)),
+            Place::Root | Place::Dir { .. } | Place::Members { .. } | Place::History => {
+                Ok(Node::dir(true))
             }
+            Place::Diff(_) => Ok(Node::view()),
+            Place::Undo => Ok(Node {
+                size: Some(0),
+                ..Node::document(true)
+            }),
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
             Place::Symbol { module, .. } => Ok(Node {
                 mtime: Some(module.mtime),
-                ..Node::document(false)
+                ..Node::document(true)
             }),
         }
     }
@@ -129,6 +160,11 @@ impl Resource for Source {
                 if !self.project.test_dirs.is_empty() {
                     children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
                 }
+                children.push(Child::new(
+                    HISTORY,
+                    Kind::Dir,
+                    "every routed edit, as diffs; undo",
+                ));
                 Ok(children)
             }
             Place::TestsRoot => Ok(self
@@ -162,12 +198,26 @@ impl Resource for Source {
                 }
                 Ok(children)
             }
-            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
-                Err(Error::new(
-                    crate::error::ErrorKind::NotADirectory,
-                    format!("source/{} is a file", path.join("/")),
-                ))
+            Place::History => {
+                let (rows, _) = self.store.read(|c| crate::store::edits::newest(c, 1000))?;
+                let mut children = vec![Child::new(
+                    "undo",
+                    Kind::Document,
+                    "write an edit's number to revert it",
+                )];
+                children.extend(rows.into_iter().map(|(id, _, path, what)| {
+                    Child::new(format!("{id}.diff"), Kind::View, format!("{what} ({path})"))
+                }));
+                Ok(children)
             }
+            Place::ModuleFile { .. }
+            | Place::Symbol { .. }
+            | Place::DataFile { .. }
+            | Place::Diff(_)
+            | Place::Undo => Err(Error::new(
+                crate::error::ErrorKind::NotADirectory,
+                format!("source/{} is a file", path.join("/")),
+            )),
         }
     }
 
@@ -175,6 +225,8 @@ impl Resource for Source {
         match self.resolve(path)? {
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
+            Place::Diff(id) => Ok(self.diff_view(id)?.into_bytes()),
+            Place::Undo => Ok(Vec::new()),
             Place::Symbol { module, symbol, .. } => {
                 let text = module.text()?;
                 let symbol = module
@@ -197,6 +249,26 @@ impl Resource for Source {
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         let place = self.resolve(path)?;
         views::entry(self, path, &place)
+    }
+
+    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
+        self.write_path(path, content, None)
+    }
+
+    fn write_over(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        self.write_path(path, content, base)
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        self.creatable(path)
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        self.remove_path(path)
+    }
+
+    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        self.rename_path(from, to)
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {

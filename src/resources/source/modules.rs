@@ -81,7 +81,7 @@ impl Modules {
         }
         let bytes = std::fs::read(path)
             .map_err(|e| Error::internal(format!("{} cannot be read: {e}", path.display())))?;
-        let module = Arc::new(parse(bytes, stamp.0));
+        let module = Arc::new(Module::parse(bytes, stamp.0));
         let mut parsed = lock(&self.parsed);
         if parsed.len() >= CAPACITY {
             parsed.clear();
@@ -91,32 +91,35 @@ impl Modules {
     }
 }
 
-fn parse(bytes: Vec<u8>, mtime: SystemTime) -> Module {
-    match String::from_utf8(bytes) {
-        Ok(text) => {
-            let index = index_module(&text);
-            Module {
-                text: Some(text),
-                raw: Vec::new(),
-                index,
-                unreadable: None,
-                mtime,
+impl Module {
+    /// Parse `bytes` (a module's content, modified at `mtime`).
+    pub fn parse(bytes: Vec<u8>, mtime: SystemTime) -> Module {
+        match String::from_utf8(bytes) {
+            Ok(text) => {
+                let index = index_module(&text);
+                Module {
+                    text: Some(text),
+                    raw: Vec::new(),
+                    index,
+                    unreadable: None,
+                    mtime,
+                }
             }
-        }
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let bytes = e.into_bytes();
-            let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-            Module {
-                unreadable: Some(format!(
-                    "the file is not UTF-8 (byte 0x{:02x} on line {line}), so it has no symbols here; \
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let bytes = e.into_bytes();
+                let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                Module {
+                    unreadable: Some(format!(
+                        "the file is not UTF-8 (byte 0x{:02x} on line {line}), so it has no symbols here; \
                      its exact bytes are still readable",
-                    bytes.get(at).copied().unwrap_or(0)
-                )),
-                raw: bytes,
-                text: None,
-                index: ModuleIndex::default(),
-                mtime,
+                        bytes.get(at).copied().unwrap_or(0)
+                    )),
+                    raw: bytes,
+                    text: None,
+                    index: ModuleIndex::default(),
+                    mtime,
+                }
             }
         }
     }

@@ -34,6 +34,8 @@ pub enum Place {
         module: Arc<Module>,
         /// The class whose members these are (index into the module's symbols).
         parent: Option<usize>,
+        /// The names walked inside the module (`["Account"]`), to locate it afresh.
+        inner: Vec<String>,
     },
     /// One class, function or method: its exact source, dedented.
     Symbol {
@@ -41,10 +43,21 @@ pub enum Place {
         dotted: String,
         module: Arc<Module>,
         symbol: usize,
+        /// The names walked inside the module (`["Account", "debit.py"]`).
+        inner: Vec<String>,
     },
     /// A non-Python file of a package, exact.
     DataFile { disk: PathBuf },
+    /// `source/history/`: the routed edits.
+    History,
+    /// `source/history/<n>.diff`.
+    Diff(i64),
+    /// `source/history/undo`: write an edit's number to revert it.
+    Undo,
 }
+
+/// The name of the edit history under `source/`.
+pub const HISTORY: &str = "history";
 
 impl Source {
     /// Where `path` leads, expanding dotted names that do not exist as written.
@@ -87,6 +100,9 @@ impl Source {
         }
         match place {
             Place::Root => {
+                if name == HISTORY {
+                    return Ok(Some(Place::History));
+                }
                 if name == TESTS && !self.project.test_dirs.is_empty() {
                     return Ok(Some(match self.project.test_dirs.as_slice() {
                         [only] => Place::Dir {
@@ -118,13 +134,17 @@ impl Source {
                 dotted,
                 module,
                 parent,
+                inner,
             } => Ok(member(module, *parent, name).map(|(index, is_file)| {
+                let mut inner = inner.clone();
+                inner.push(name.to_string());
                 if is_file {
                     Place::Symbol {
                         disk: disk.clone(),
                         dotted: dotted.clone(),
                         module: Arc::clone(module),
                         symbol: index,
+                        inner,
                     }
                 } else {
                     Place::Members {
@@ -132,10 +152,23 @@ impl Source {
                         dotted: dotted.clone(),
                         module: Arc::clone(module),
                         parent: Some(index),
+                        inner,
                     }
                 }
             })),
-            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => Ok(None),
+            Place::History => Ok(match name {
+                "undo" => Some(Place::Undo),
+                _ => name
+                    .strip_suffix(".diff")
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n: &i64| self.edit_exists(n))
+                    .map(Place::Diff),
+            }),
+            Place::ModuleFile { .. }
+            | Place::Symbol { .. }
+            | Place::DataFile { .. }
+            | Place::Diff(_)
+            | Place::Undo => Ok(None),
         }
     }
 
@@ -184,6 +217,7 @@ impl Source {
                 dotted: child_dotted(name),
                 module,
                 parent: None,
+                inner: Vec::new(),
             }));
         }
         Ok(None)
@@ -201,6 +235,19 @@ impl Source {
             .map(|e| (e.name, e.kind, e.path))
             .collect()
     }
+}
+
+/// The symbol at `inner` (`["Account", "debit.py"]`) of a freshly indexed module:
+/// `(index, true)` for a symbol file, `(index, false)` for a class's members directory.
+pub fn locate(module: &Module, inner: &[String]) -> Option<(usize, bool)> {
+    let mut parent = None;
+    let mut found = None;
+    for name in inner {
+        let (index, is_file) = member(module, parent, name)?;
+        parent = Some(index);
+        found = Some((index, is_file));
+    }
+    found
 }
 
 /// The member of `module` under `parent` called `name`: `(index, true)` for `stem.py`,

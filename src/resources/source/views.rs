@@ -34,6 +34,7 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
             ..Entry::default()
         }),
         Place::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
+        Place::History => source.history_entry(),
         Place::Members {
             module,
             dotted,

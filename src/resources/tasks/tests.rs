@@ -559,7 +559,11 @@ fn renaming_a_task_renames_it_in_depends_on() {
         .rename(&["open", "sign-in.json"], &["open", "Sign In.json"])
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::NotPermitted);
-    assert!(error.message.contains("is not a task file name"), "{}", error.message);
+    assert!(
+        error.message.contains("is not a task file name"),
+        "{}",
+        error.message
+    );
     assert_eq!(
         tasks
             .rename(&["open", "nope.json"], &["done", "nope.json"])

@@ -1,0 +1,161 @@
+//! `source/history/`: every routed edit of the project, newest first, each as a unified
+//! diff (`<n>.diff`, a view), and `undo`: writing an edit's number there reverts it when
+//! the file still holds exactly what that edit wrote — otherwise it refuses and says why,
+//! since reverting over later changes would lose them.
+
+use similar::TextDiff;
+
+use crate::error::{Error, Result};
+use crate::render::budget;
+use crate::render::entry::{Entry, Function, Section};
+use crate::render::time::rfc3339_of;
+use crate::resources::source::{Source, disk};
+use crate::store::edits::{self, Edit};
+
+/// Edits listed in the entry view (the rest are reachable by number).
+const LISTED: usize = 30;
+
+impl Source {
+    pub(crate) fn edit_exists(&self, id: i64) -> bool {
+        self.store
+            .read(|c| edits::get(c, id))
+            .ok()
+            .flatten()
+            .is_some()
+    }
+
+    fn edit(&self, id: i64) -> Result<Edit> {
+        self.store.read(|c| edits::get(c, id))?.ok_or_else(|| {
+            Error::not_found(format!(
+                "there is no edit {id}: {} lists them",
+                self.links.to("source/history/_entry.md")
+            ))
+        })
+    }
+
+    /// Record that homespace changed `file` (inside the project) from `before` to `after`.
+    pub(crate) fn record_edit(
+        &self,
+        file: &std::path::Path,
+        what: &str,
+        before: Option<&[u8]>,
+        after: Option<&[u8]>,
+    ) -> Result<i64> {
+        let rel = file
+            .strip_prefix(&self.project.root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        let at = rfc3339_of(std::time::SystemTime::now());
+        self.store
+            .write(|c| edits::record(c, &at, &rel, what, before, after))
+    }
+
+    /// The diff view of edit `id`.
+    pub(crate) fn diff_view(&self, id: i64) -> Result<String> {
+        let edit = self.edit(id)?;
+        let before =
+            String::from_utf8_lossy(edit.before.as_deref().unwrap_or_default()).into_owned();
+        let after = String::from_utf8_lossy(edit.after.as_deref().unwrap_or_default()).into_owned();
+        let diff = TextDiff::from_lines(&before, &after);
+        let old = if edit.before.is_some() {
+            format!("a/{}", edit.path)
+        } else {
+            "/dev/null".into()
+        };
+        let new = if edit.after.is_some() {
+            format!("b/{}", edit.path)
+        } else {
+            "/dev/null".into()
+        };
+        let mut out = format!(
+            "home > source > history > {id}.diff\n# edit {id} — {} ({}), {}\n",
+            edit.what, edit.path, edit.at
+        );
+        out.push_str(&format!(
+            "Undo: echo {id} > {}\n\n",
+            self.links.to("source/history/undo")
+        ));
+        out.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&old, &new)
+                .to_string(),
+        );
+        let more = format!("cat {}", self.project.root.join(&edit.path).display());
+        Ok(budget::prune(&out, self.budget, &more))
+    }
+
+    pub(crate) fn history_entry(&self) -> Result<Entry> {
+        let (rows, total) = self.store.read(|c| edits::newest(c, LISTED))?;
+        let undo = self.links.to("source/history/undo");
+        Ok(Entry {
+            title: format!(
+                "source/history — {total} routed edit{} of the project",
+                if total == 1 { "" } else { "s" }
+            ),
+            about: vec!["Every change homespace made to the project's files, newest first.".into()],
+            functions: vec![
+                Function::new(
+                    format!("cat {}", self.links.to("source/history/<n>.diff")),
+                    "see one edit",
+                    "its unified diff",
+                ),
+                Function::new(
+                    format!("echo <n> > {undo}"),
+                    "revert edit n",
+                    "the file as before n, if nothing changed it since",
+                ),
+            ],
+            sections: vec![Section {
+                heading: "Edits".into(),
+                table_header: Some("| n | time | file | what |".into()),
+                items: rows
+                    .iter()
+                    .map(|(id, at, path, what)| format!("| `{id}.diff` | {at} | {path} | {what} |"))
+                    .collect(),
+                empty:
+                    "No edits yet: write a module or symbol file under source/ and it shows here."
+                        .into(),
+            }],
+            advanced: vec!["Undo is itself an edit, so it can be undone too.".into()],
+        })
+    }
+
+    /// `echo <n> > source/history/undo`.
+    pub(crate) fn undo(&self, content: &[u8]) -> Result<()> {
+        let text = String::from_utf8_lossy(content);
+        let id: i64 = text.trim().parse().map_err(|_| {
+            Error::invalid(format!(
+                "write the number of an edit to undo, e.g. `echo 3 > {}`; got {:?}",
+                self.links.to("source/history/undo"),
+                text.trim()
+            ))
+        })?;
+        let edit = self.edit(id)?;
+        let file = self.project.root.join(&edit.path);
+        let lock = self.locks.of(&file);
+        let _guard = crate::tree::lock(&lock);
+        let current = std::fs::read(&file).ok();
+        if current.as_deref() != edit.after.as_deref() {
+            return Err(Error::invalid(format!(
+                "edit {id} cannot be undone: {} changed since (by a later edit or outside homespace), \
+                 and reverting would lose that change. See {} for the later edits",
+                edit.path,
+                self.links.to("source/history/_entry.md")
+            )));
+        }
+        match &edit.before {
+            Some(before) => disk::write_atomic(&file, before)?,
+            None => disk::remove(&file)?,
+        }
+        self.record_edit(
+            &file,
+            &format!("undo edit {id}"),
+            current.as_deref(),
+            edit.before.as_deref(),
+        )?;
+        Ok(())
+    }
+}

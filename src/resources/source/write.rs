@@ -1,0 +1,455 @@
+//! Routed edits of the project. Writing `m.py` replaces the module; writing a symbol file
+//! replaces that symbol in its module, re-indented to where it lives; a new `name.py` in a
+//! module or class directory appends a symbol, in a package directory creates a module
+//! (exposed in the package's `__init__.py`); `mv` renames a symbol's definition; `rm`
+//! deletes it. Every edit is validated first (nothing reaches the disk otherwise), takes
+//! the module's lock, locates the symbol afresh in the file as it is now, is written
+//! atomically, import-checked (and rolled back if the import fails), and recorded in
+//! `source/history/`.
+
+use std::path::Path;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::python::{check_syntax, symbol_text};
+use crate::resources::source::edit::{
+    self, check_module_file, check_symbol_file, is_identifier, stem_name,
+};
+use crate::resources::source::modules::Module;
+use crate::resources::source::tree::{Place, locate};
+use crate::resources::source::{Source, disk};
+use crate::tree::lock;
+
+impl Source {
+    /// Route a write of `content` to `path` (see the module doc).
+    pub(crate) fn write_path(
+        &self,
+        path: &[&str],
+        content: &[u8],
+        base: Option<&[u8]>,
+    ) -> Result<()> {
+        let shown = format!("source/{}", path.join("/"));
+        match self.resolve(path) {
+            Ok(Place::Undo) => self.undo(content),
+            Ok(Place::ModuleFile { disk, dotted }) => {
+                self.write_module(&shown, &disk, &dotted, content, base)
+            }
+            Ok(Place::Symbol {
+                disk,
+                dotted,
+                inner,
+                ..
+            }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
+            Ok(Place::DataFile { disk }) => {
+                let before = std::fs::read(&disk).ok();
+                disk::write_atomic(&disk, content)?;
+                self.record_edit(
+                    &disk,
+                    &format!("write {}", file_name(&disk)),
+                    before.as_deref(),
+                    Some(content),
+                )?;
+                Ok(())
+            }
+            Ok(_) => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{shown} is a directory"),
+            )),
+            Err(missing) if missing.kind == ErrorKind::NotFound => {
+                self.create(path, content, missing)
+            }
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Whether `path` may be created: a symbol in a module or class directory, a module or
+    /// data file in a package directory.
+    pub(crate) fn creatable(&self, path: &[&str]) -> Result<()> {
+        let (name, parent) = path
+            .split_last()
+            .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
+        let shown = format!("source/{}", path.join("/"));
+        match self.resolve(parent)? {
+            Place::Members { .. } => match name.strip_suffix(".py") {
+                Some(ident) if is_identifier(ident) => Ok(()),
+                _ => Err(Error::invalid(format!(
+                    "{shown}: a new symbol file is called <name>.py, where name is a Python identifier (`send.py`)"
+                ))),
+            },
+            Place::Dir { .. } | Place::Root => match name.strip_suffix(".py") {
+                Some(ident) if is_identifier(ident) => Ok(()),
+                Some(_) => Err(Error::invalid(format!(
+                    "{shown}: a module's name must be a Python identifier"
+                ))),
+                None if parent.is_empty() => Err(Error::not_permitted(format!(
+                    "{shown}: only modules (name.py) can be created at the top of source/"
+                ))),
+                None => Ok(()),
+            },
+            _ => Err(Error::not_permitted(format!(
+                "nothing can be created in source/{}",
+                parent.join("/")
+            ))),
+        }
+    }
+
+    fn create(&self, path: &[&str], content: &[u8], missing: Error) -> Result<()> {
+        let Some((name, parent)) = path.split_last() else {
+            return Err(missing);
+        };
+        self.creatable(path)?;
+        let shown = format!("source/{}", path.join("/"));
+        match self.resolve(parent)? {
+            Place::Members {
+                disk,
+                dotted,
+                inner,
+                ..
+            } => {
+                let ident = name.trim_end_matches(".py");
+                let text = check_symbol_file(&shown, content, ident)?;
+                self.change_module(
+                    &disk,
+                    &dotted,
+                    &format!("add {dotted}.{}", qualified(&inner, ident)),
+                    |module, module_text| {
+                        let parent_index = match inner.is_empty() {
+                            true => None,
+                            false => Some(located(module, &inner, &disk)?.0),
+                        };
+                        if edit_conflict_name(module, parent_index, ident) {
+                            return Err(Error::exists(format!(
+                                "{shown} already exists: write it to change it"
+                            )));
+                        }
+                        Ok(edit::append_symbol(
+                            module_text,
+                            &module.index,
+                            parent_index,
+                            text,
+                        ))
+                    },
+                )
+            }
+            Place::Dir { disk: dir, dotted } => {
+                self.create_file(&dir.join(name), &dotted, name, content, &shown)
+            }
+            Place::Root => {
+                let dir = self
+                    .project
+                    .code_roots
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| self.project.root.clone());
+                self.create_file(&dir.join(name), "", name, content, &shown)
+            }
+            _ => Err(missing),
+        }
+    }
+
+    /// Create a module (exposed in `__init__.py`) or a data file at `file`.
+    fn create_file(
+        &self,
+        file: &Path,
+        package: &str,
+        name: &str,
+        content: &[u8],
+        shown: &str,
+    ) -> Result<()> {
+        let lock_file = self.locks.of(file);
+        let _guard = lock(&lock_file);
+        if file.exists() {
+            return Err(Error::exists(format!("{shown} already exists")));
+        }
+        let Some(stem) = name.strip_suffix(".py") else {
+            disk::write_atomic(file, content)?;
+            self.record_edit(file, &format!("create {name}"), None, Some(content))?;
+            return Ok(());
+        };
+        let text = check_module_file(shown, content)?;
+        disk::write_atomic(file, text.as_bytes())?;
+        let dotted = if package.is_empty() {
+            stem.to_string()
+        } else {
+            format!("{package}.{stem}")
+        };
+        let init = file.with_file_name("__init__.py");
+        let mut init_change = None;
+        if init.is_file() && !self.project.is_test_dir(file.parent().unwrap_or(file)) {
+            let lock_init = self.locks.of(&init);
+            let _init_guard = lock(&lock_init);
+            let before = std::fs::read(&init)
+                .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
+            let after = edit::expose_module(&String::from_utf8_lossy(&before), stem);
+            disk::write_atomic(&init, after.as_bytes())?;
+            init_change = Some((before, after));
+        }
+        if let Err(failure) = self.import_check(&dotted) {
+            let _ = disk::remove(file);
+            if let Some((before, _)) = &init_change {
+                let _ = disk::write_atomic(&init, before);
+            }
+            return Err(failure);
+        }
+        self.record_edit(
+            file,
+            &format!("create module {dotted}"),
+            None,
+            Some(text.as_bytes()),
+        )?;
+        if let Some((before, after)) = init_change {
+            self.record_edit(
+                &init,
+                &format!("expose {dotted} in {package}"),
+                Some(&before),
+                Some(after.as_bytes()),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn write_module(
+        &self,
+        shown: &str,
+        file: &Path,
+        dotted: &str,
+        content: &[u8],
+        base: Option<&[u8]>,
+    ) -> Result<()> {
+        let text = check_module_file(shown, content)?;
+        let lock_file = self.locks.of(file);
+        let _guard = lock(&lock_file);
+        let before = std::fs::read(file)
+            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
+        if before == content {
+            return Ok(());
+        }
+        if let Some(base) = base
+            && base != before.as_slice()
+        {
+            return Err(conflict(shown));
+        }
+        disk::write_atomic(file, text.as_bytes())?;
+        if let Err(failure) = self.import_check(dotted) {
+            disk::write_atomic(file, &before)?;
+            return Err(failure);
+        }
+        self.record_edit(
+            file,
+            &format!("replace module {dotted}"),
+            Some(&before),
+            Some(content),
+        )?;
+        Ok(())
+    }
+
+    fn write_symbol(
+        &self,
+        shown: &str,
+        file: &Path,
+        dotted: &str,
+        inner: &[String],
+        content: &[u8],
+        base: Option<&[u8]>,
+    ) -> Result<()> {
+        let stem = inner
+            .last()
+            .map(|n| n.trim_end_matches(".py"))
+            .unwrap_or_default();
+        let text = check_symbol_file(shown, content, stem_name(stem))?;
+        self.change_module(
+            file,
+            dotted,
+            &format!(
+                "replace {dotted}.{}",
+                qualified(&inner[..inner.len().saturating_sub(1)], stem)
+            ),
+            |module, module_text| {
+                let (index, _) = located(module, inner, file)?;
+                let symbol = &module.index.symbols[index];
+                if let Some(base) = base
+                    && symbol_text(module_text, symbol).as_bytes() != base
+                {
+                    return Err(conflict(shown));
+                }
+                Ok(edit::replace_symbol(module_text, symbol, text))
+            },
+        )
+    }
+
+    /// Read `file` afresh under its lock, compute the new text with `change`, check it,
+    /// write it, import-check it (restoring the old text on failure), and record the edit.
+    pub(crate) fn change_module(
+        &self,
+        file: &Path,
+        dotted: &str,
+        what: &str,
+        change: impl FnOnce(&Module, &str) -> Result<String>,
+    ) -> Result<()> {
+        let lock_file = self.locks.of(file);
+        let _guard = lock(&lock_file);
+        let before = std::fs::read(file)
+            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
+        let module = Module::parse(before.clone(), std::time::SystemTime::now());
+        let module_text = module.text()?;
+        let after = change(&module, module_text)?;
+        if after.as_bytes() == before.as_slice() {
+            return Ok(());
+        }
+        let problems = check_syntax(&after);
+        if !problems.is_empty() {
+            let lines: Vec<String> = problems
+                .iter()
+                .map(|p| format!("- line {}, column {}: {}", p.line, p.column, p.message))
+                .collect();
+            return Err(Error::invalid(format!(
+                "{what}: the module would not be valid Python afterwards (lines of {}):\n{}",
+                file_name(file),
+                lines.join("\n")
+            )));
+        }
+        disk::write_atomic(file, after.as_bytes())?;
+        if let Err(failure) = self.import_check(dotted) {
+            disk::write_atomic(file, &before)?;
+            return Err(failure);
+        }
+        self.record_edit(file, what, Some(&before), Some(after.as_bytes()))?;
+        Ok(())
+    }
+
+    /// `rm`: a symbol from its module, or a module or data file from the project.
+    pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
+        let shown = format!("source/{}", path.join("/"));
+        match self.resolve(path)? {
+            Place::Symbol {
+                disk,
+                dotted,
+                inner,
+                ..
+            } => {
+                let what = format!(
+                    "delete {dotted}.{}",
+                    inner.join(".").trim_end_matches(".py")
+                );
+                self.change_module(&disk, &dotted, &what, |module, text| {
+                    let (index, _) = located(module, &inner, &disk)?;
+                    Ok(edit::remove_symbol(text, &module.index.symbols[index]))
+                })
+            }
+            Place::ModuleFile { disk: file, .. } | Place::DataFile { disk: file } => {
+                let lock_file = self.locks.of(&file);
+                let _guard = lock(&lock_file);
+                let before = std::fs::read(&file).ok();
+                disk::remove(&file)?;
+                self.record_edit(
+                    &file,
+                    &format!("delete {}", file_name(&file)),
+                    before.as_deref(),
+                    None,
+                )?;
+                Ok(())
+            }
+            _ => Err(Error::not_permitted(format!(
+                "{shown} is a directory of the tree; delete its files (symbols, modules) one by one"
+            ))),
+        }
+    }
+
+    /// `mv a.py b.py` inside one container renames the definition of `a` to `b`.
+    pub(crate) fn rename_path(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        let shown = format!("source/{}", from.join("/"));
+        let (Some((new_name, to_parent)), Some((_, from_parent))) =
+            (to.split_last(), from.split_last())
+        else {
+            return Err(Error::not_permitted("cannot move source/ itself"));
+        };
+        if to_parent != from_parent {
+            return Err(Error::not_permitted(format!(
+                "{shown} can only be renamed inside its own directory; to move code, write it to the new place and rm it here"
+            )));
+        }
+        let new_ident = new_name.strip_suffix(".py").unwrap_or(new_name);
+        if !is_identifier(new_ident) {
+            return Err(Error::invalid(format!("{new_name} is not a Python name")));
+        }
+        match self.resolve(from)? {
+            Place::Symbol {
+                disk,
+                dotted,
+                inner,
+                ..
+            }
+            | Place::Members {
+                disk,
+                dotted,
+                inner,
+                ..
+            } => {
+                let what = format!(
+                    "rename {dotted}.{} to {new_ident}",
+                    inner.join(".").trim_end_matches(".py")
+                );
+                self.change_module(&disk, &dotted, &what, |module, text| {
+                    let (index, _) = located(module, &inner, &disk)?;
+                    let parent = module.index.symbols[index].parent;
+                    if edit_conflict_name(module, parent, new_ident) {
+                        return Err(Error::exists(format!("{new_ident} already exists there")));
+                    }
+                    edit::rename_symbol(text, &module.index.symbols[index], new_ident)
+                })
+            }
+            _ => Err(Error::not_permitted(format!(
+                "{shown} cannot be renamed here: mv renames classes, functions and methods"
+            ))),
+        }
+    }
+
+    /// Import `dotted` in a separate interpreter if the checker is on; the traceback's
+    /// last lines on failure.
+    fn import_check(&self, dotted: &str) -> Result<()> {
+        match &self.checker {
+            Some(check) => check(dotted),
+            None => Ok(()),
+        }
+    }
+}
+
+fn located(module: &Module, inner: &[String], file: &Path) -> Result<(usize, bool)> {
+    locate(module, inner).ok_or_else(|| {
+        Error::not_found(format!(
+            "{} is no longer in {}: the file changed on disk; list the directory again",
+            inner.join("/"),
+            file_name(file)
+        ))
+    })
+}
+
+/// Whether a member called `name` already exists under `parent`.
+fn edit_conflict_name(module: &Module, parent: Option<usize>, name: &str) -> bool {
+    module
+        .index
+        .symbols
+        .iter()
+        .any(|s| s.parent == parent && s.qualname.last().is_some_and(|n| n == name))
+}
+
+fn qualified(inner: &[String], last: &str) -> String {
+    let mut names: Vec<&str> = inner.iter().map(String::as_str).collect();
+    names.push(last);
+    names.join(".")
+}
+
+fn conflict(shown: &str) -> Error {
+    Error::new(
+        ErrorKind::Busy,
+        format!(
+            "{shown} was changed by someone else since you opened it (on disk or through another file); \
+             nothing was written, so neither change is lost. Read it again and re-apply your edit"
+        ),
+    )
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
