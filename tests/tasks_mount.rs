@@ -25,3 +25,16 @@ fn tasks_are_moved_renamed_and_deleted() {
 fn bad_task_writes_are_refused_whole_and_explained() {
     Mount::example().run_script("tasks_reject.sh");
 }
+
+#[test]
+fn views_of_tasks_follow_every_change() {
+    Mount::example().run_script("tasks_views.sh");
+}
+
+#[test]
+#[ignore = "bug in src/tree/changes.rs: vim's restore after a refused write (unlink the \
+            task, rename the backup back) deletes the task and creates a new one with a new \
+            id and created time"]
+fn a_refused_vim_write_keeps_the_task_as_it_was() {
+    Mount::example().run_script("tasks_vim_refused.sh");
+}

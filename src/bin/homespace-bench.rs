@@ -4,7 +4,13 @@
 //! in one run, in-process. Also the time from `homespace mount` to the first answered
 //! `ls`, and the daemon's resident memory. It measures; it asserts nothing.
 //!
-//! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]`
+//! The tasks section seeds stores of 100, 1,000 and 10,000 tasks through the library (the
+//! same validated write a mount does), mounts each, and measures on the mount: `ls
+//! tasks/open/`, `cat tasks/_entry.md`, creating a task, and `search/tasks:<q>`, beside the
+//! same operations on plain files (a directory of the same task files, `grep -rl`).
+//!
+//! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
+//! [--only all|source|tasks]`
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -20,16 +26,31 @@ fn main() {
             .cloned()
     };
     let runs: usize = value("--runs").and_then(|r| r.parse().ok()).unwrap_or(200);
-    let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
+    let only = value("--only").unwrap_or_else(|| "all".to_string());
+    let (source, tasks) = match only.as_str() {
+        "all" => (true, true),
+        "source" => (true, false),
+        "tasks" => (false, true),
+        other => {
+            eprintln!("homespace-bench: --only takes all, source or tasks, not {other:?}");
+            std::process::exit(2);
+        }
+    };
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger");
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
-    bench_project("example project (examples/ledger)", &example, runs, "debit");
-    bench_project(
-        &format!("large project ({})", large.display()),
-        &large,
-        runs.min(50),
-        "def register",
-    );
+    if source {
+        let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
+        bench_project("example project (examples/ledger)", &example, runs, "debit");
+        bench_project(
+            &format!("large project ({})", large.display()),
+            &large,
+            runs.min(50),
+            "def register",
+        );
+    }
+    if tasks {
+        bench_tasks(&example, runs.min(100));
+    }
 }
 
 fn stdlib() -> PathBuf {
@@ -66,16 +87,22 @@ fn homespace_bin() -> PathBuf {
 
 /// Mount `project` in the background; returns the mount and the time to the first `ls`.
 fn mount(project: &Path) -> (Mounted, Duration) {
+    mount_with(project, None)
+}
+
+/// Mount `project` with the store `store` (a fresh one when `None`).
+fn mount_with(project: &Path, store: Option<&Path>) -> (Mounted, Duration) {
     let dir = tempfile::tempdir().expect("temp dir");
     let at = dir.path().join("mnt");
     std::fs::create_dir_all(&at).expect("mountpoint");
     let before = std::fs::metadata(&at).expect("stat").dev();
+    let store = store.map_or_else(|| dir.path().join("store.db"), Path::to_path_buf);
     let started = Instant::now();
     let status = Command::new(homespace_bin())
         .args(["mount", "--project"])
         .arg(project)
         .arg("--store")
-        .arg(dir.path().join("store.db"))
+        .arg(&store)
         .arg(&at)
         .status()
         .expect("homespace runs");
@@ -281,4 +308,182 @@ fn find_on_disk(project: &Path, rel: &Path) -> PathBuf {
         rel.display(),
         project.display()
     );
+}
+
+/// Words the seeded tasks are made of; the search queries two of them.
+const TASK_WORDS: [&str; 12] = [
+    "login", "form", "schema", "deploy", "cache", "parser", "index", "docs", "retry", "token",
+    "queue", "report",
+];
+const TASK_QUERY: &str = "login form";
+
+/// Task `i` of a seeded store: statuses in turn (a quarter open), priorities 0–4, a tag,
+/// and every fifth task depending on the one before it.
+fn task_json(i: usize) -> String {
+    let word = |k: usize| TASK_WORDS[(i * 7 + k * 3) % TASK_WORDS.len()];
+    let depends = if i > 0 && i.is_multiple_of(5) {
+        format!(r#", "depends_on": ["task-{}"]"#, i - 1)
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"title": "Fix the {} {} ({i})", "status": "{}", "priority": {}, "tags": ["{}"], "description": "The {} breaks when the {} is empty."{depends}}}"#,
+        word(0),
+        word(1),
+        ["open", "in_progress", "blocked", "done"][i % 4],
+        i % 5,
+        word(2),
+        word(3),
+        word(4)
+    )
+}
+
+/// A store of `size` tasks at `path`, written through the tasks resource (validated and
+/// stored one by one, as a mount does), and the same tasks as plain files under `plain`:
+/// `all/` holds every task file, `open/` the open ones.
+fn seed_tasks(path: &Path, plain: &Path, size: usize) -> Duration {
+    use homespace::resources::tasks::Tasks;
+    use homespace::store::Store;
+    use homespace::tree::links::Links;
+    use homespace::tree::resource::Resource;
+
+    let started = Instant::now();
+    let store = std::sync::Arc::new(Store::open(path).expect("open the store"));
+    let tasks = Tasks::new(store, Links::new("/"));
+    for i in 0..size {
+        let name = format!("task-{i}.json");
+        tasks
+            .write(&[&name], task_json(i).as_bytes())
+            .unwrap_or_else(|e| panic!("seed {name}: {}", e.message));
+    }
+    let seeded = started.elapsed();
+    for dir in ["all", "open"] {
+        std::fs::create_dir_all(plain.join(dir)).expect("plain dir");
+    }
+    for i in 0..size {
+        let name = format!("task-{i}.json");
+        let bytes = tasks.read(&[&name]).expect("read a seeded task");
+        std::fs::write(plain.join("all").join(&name), &bytes).expect("plain file");
+        if i % 4 == 0 {
+            std::fs::write(plain.join("open").join(&name), &bytes).expect("plain file");
+        }
+    }
+    seeded
+}
+
+/// `tasks/` as the store grows: the four operations of the issue at 100, 1,000 and 10,000
+/// tasks, each beside the same operation on plain files.
+fn bench_tasks(project: &Path, runs: usize) {
+    println!("## tasks (examples/ledger with a seeded store; medians over {runs} runs)");
+    println!(
+        "  plain disk: ls of a directory of the same open task files; cat of a copy of the \
+         view;\n  writing a new file; `grep -rl` over all the task files\n"
+    );
+    let mut table = Vec::new();
+    for size in [100usize, 1_000, 10_000] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = dir.path().join("store.db");
+        let plain = dir.path().join("plain");
+        let seeded = seed_tasks(&store, &plain, size);
+        let (mounted, _) = mount_with(project, Some(&store));
+        let tasks = mounted.at.join("tasks");
+        let open_dir = tasks.join("open");
+        let open = std::fs::read_dir(&open_dir)
+            .expect("ls tasks/open")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .count();
+
+        let list = (
+            time(runs, || ls(&open_dir)),
+            time(runs, || ls(&plain.join("open"))),
+        );
+        let entry_view = tasks.join("_entry.md");
+        let entry_copy = dir.path().join("entry.md");
+        std::fs::write(&entry_copy, std::fs::read(&entry_view).expect("read")).expect("write");
+        let entry = (
+            time(runs, || read_all(&entry_view)),
+            time(runs, || read_all(&entry_copy)),
+        );
+        let new_task = br#"{"title": "Add a CSV export", "tags": ["report"]}"#;
+        let mut n = 0;
+        let create_mount = time(runs, || {
+            n += 1;
+            std::fs::write(open_dir.join(format!("new-{n}.json")), new_task).expect("create");
+        });
+        let mut n = 0;
+        let create_plain = time(runs, || {
+            n += 1;
+            std::fs::write(plain.join(format!("new-{n}.json")), new_task).expect("write");
+        });
+        let search_file = mounted
+            .at
+            .join("search")
+            .join(format!("tasks:{TASK_QUERY}"));
+        let search_runs = runs.clamp(3, 50);
+        let search = (
+            time(search_runs, || read_all(&search_file)),
+            time(search_runs, || {
+                let _ = Command::new("grep")
+                    .args(["-rl", "-e", "login", "-e", "form"])
+                    .arg(plain.join("all"))
+                    .output();
+            }),
+        );
+        let hits = std::fs::read_to_string(&search_file).unwrap_or_default();
+        let hits = hits
+            .lines()
+            .nth(1)
+            .and_then(|l| l.rsplit(" — ").next())
+            .unwrap_or("?")
+            .to_string();
+        let rss = daemon_rss(&mounted.at);
+        drop(mounted);
+
+        println!(
+            "### {size} tasks ({open} open; seeded in {:.2} s; search: {hits})",
+            seeded.as_secs_f64()
+        );
+        println!(
+            "  {:<44} {:>13} {:>13} {:>9}",
+            "operation", "mount", "plain disk", "ratio"
+        );
+        row("ls tasks/open/", list.0, Some(list.1));
+        row("cat tasks/_entry.md", entry.0, Some(entry.1));
+        row(
+            "create a task (write a new file)",
+            create_mount,
+            Some(create_plain),
+        );
+        row(
+            &format!("cat search/tasks:{TASK_QUERY} vs grep -rl"),
+            search.0,
+            Some(search.1),
+        );
+        if let Some(kb) = rss {
+            println!(
+                "  {:<44} {:>10.1} MiB",
+                "daemon RSS after the runs",
+                kb as f64 / 1024.0
+            );
+        }
+        println!();
+        table.push((size, open, list.0, entry.0, create_mount, search.0));
+    }
+    let ms = |d: Duration| format!("{:.3} ms", d.as_secs_f64() * 1e3);
+    println!("### tasks/ on the mount, medians");
+    println!(
+        "| tasks | open | ls tasks/open/ | cat tasks/_entry.md | create a task | search/tasks:{TASK_QUERY} |"
+    );
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
+    for (size, open, list, entry, create, search) in table {
+        println!(
+            "| {size} | {open} | {} | {} | {} | {} |",
+            ms(list),
+            ms(entry),
+            ms(create),
+            ms(search)
+        );
+    }
+    println!();
 }

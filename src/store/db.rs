@@ -15,7 +15,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The migrations, in order; the store's version is how many of them it has run. Append
 /// only: a released migration never changes, or existing stores would diverge from new ones.
-const MIGRATIONS: &[&str] = &[super::tasks::SCHEMA, super::edits::SCHEMA];
+const MIGRATIONS: &[&str] = &[
+    super::tasks::SCHEMA,
+    super::edits::SCHEMA,
+    super::settings::SCHEMA,
+];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).
 pub(super) fn configure(conn: &Connection, on_disk: bool) -> Result<()> {

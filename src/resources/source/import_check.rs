@@ -21,17 +21,15 @@
 //!   the server without hurting anybody else's check. The price: a hanging import delays
 //!   queued checks by up to the timeout.
 
-use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::{self, JoinHandle};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use std::{env, fmt};
+use std::{env, fmt, fs, thread};
 
 use serde::Deserialize;
 
@@ -44,7 +42,7 @@ pub const MARGIN: Duration = Duration::from_secs(5);
 /// How long a fresh server may take to start (cold disk caches, big site-packages).
 const STARTUP: Duration = Duration::from_secs(30);
 /// Bytes of the server's own stderr kept for an `Unavailable` message.
-const STDERR_TAIL: usize = 2000;
+const STDERR_TAIL: usize = 4096;
 
 /// The fork server. Protocol: one JSON object a line each way; first a `{"ready": ...}` line,
 /// then one answer per request `{"module", "paths", "timeout"}`.
@@ -67,6 +65,12 @@ def fresh_stats(base):
         return dict(st, mtime=-1) if st["mtime"] > time.time() - 2.0 else st
     return path_stats
 
+def quietly(f, *args):
+    try:
+        f(*args)
+    except OSError:
+        pass
+
 def tail(fd, limit=16384):
     size = os.fstat(fd).st_size
     text = os.pread(fd, limit, max(0, size - limit)).decode("utf-8", "replace")
@@ -76,17 +80,13 @@ def child(module, paths, timeout, w, errfd, private):
     for fd in private:
         os.close(fd)
     null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    os.dup2(errfd, 2)
-    try:
-        os.setpgid(0, 0)
-    except OSError:
-        pass
+    for fd, to in ((null, 0), (null, 1), (errfd, 2)):
+        os.dup2(fd, to)
+    quietly(os.setpgid, 0, 0)
     # Backstop: the kernel ends this child even if the server that should kill it is gone.
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     signal.setitimer(signal.ITIMER_REAL, timeout + 2.0)
-    faulthandler.enable()
+    faulthandler.enable()  # a crash or a hang shows where it happened
     faulthandler.dump_traceback_later(timeout * 0.9)
     if paths and os.path.isdir(paths[0]):
         os.chdir(paths[0])
@@ -108,13 +108,6 @@ def child(module, paths, timeout, w, errfd, private):
     while reply:
         reply = reply[os.write(w, reply):]
 
-def kill(pid):
-    for f in (os.killpg, os.kill):
-        try:
-            f(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
 def check(module, paths, timeout, errfd, private):
     os.ftruncate(errfd, 0)
     os.lseek(errfd, 0, os.SEEK_SET)
@@ -127,10 +120,7 @@ def check(module, paths, timeout, errfd, private):
         finally:
             os._exit(70)
     os.close(w)
-    try:
-        os.setpgid(pid, pid)  # also here: the child may not have run yet when we kill it
-    except OSError:
-        pass
+    quietly(os.setpgid, pid, pid)  # here too: the child may not have run when we kill it
     deadline = time.monotonic() + timeout
     data, late, status = b"", False, None
     while not data.endswith(b"\0"):
@@ -152,13 +142,13 @@ def check(module, paths, timeout, errfd, private):
             else:
                 time.sleep(0.001)
         late = status is None
-    kill(pid)  # the whole group: nothing the import started outlives the check
+    for kill in (os.killpg, os.kill):  # the group: nothing the import started outlives it
+        quietly(kill, pid, signal.SIGKILL)
     if status is None:
         status = os.waitpid(pid, 0)[1]
     if data.endswith(b"\0"):
-        if data[:1] == b"K":
-            return {"ok": True}
-        return {"ok": False, "error": data[1:-1].decode("utf-8", "replace")}
+        error = data[1:-1].decode("utf-8", "replace")
+        return {"ok": True} if data[:1] == b"K" else {"ok": False, "error": error}
     lines = tail(errfd)
     if late:
         msg = "importing %s took longer than %g s" % (module, timeout)
@@ -169,14 +159,11 @@ def check(module, paths, timeout, errfd, private):
         return {"ok": False, "error": msg}
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
-        try:
-            name = signal.Signals(sig).name
-        except ValueError:
-            name = "unknown"
+        name = signal.Signals(sig).name if sig in set(signal.Signals) else "unknown"
         msg = "importing %s crashed the Python process (signal %d, %s)" % (module, sig, name)
     else:
-        code = os.WEXITSTATUS(status)
-        msg = "importing %s ended the Python process with exit status %d" % (module, code)
+        msg = "importing %s ended the Python process with exit status %d" % (
+            module, os.WEXITSTATUS(status))
     if lines:
         msg += ":\n" + "\n".join(lines[-8:])
     return {"ok": False, "error": msg}
@@ -200,9 +187,7 @@ def main():
     PRELOADED = set(sys.modules) - startup
     errfile = tempfile.TemporaryFile()
     # The protocol moves to private fds; fds 0 and 1 become /dev/null for the children.
-    fin = os.fdopen(os.dup(0), "rb")
-    out = os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
+    fin, out, null = os.fdopen(os.dup(0), "rb"), os.dup(1), os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
     if hasattr(gc, "freeze"):
@@ -247,6 +232,7 @@ impl std::error::Error for ImportFailure {}
 pub struct ImportChecker {
     python: PathBuf,
     timeout: Duration,
+    margin: Duration,
     server: Mutex<Option<Server>>,
 }
 
@@ -262,10 +248,12 @@ struct Answer {
 impl ImportChecker {
     /// A checker running `python`, each import limited to `timeout`. Starts nothing yet.
     pub fn new(python: PathBuf, timeout: Duration) -> Self {
+        let server = Mutex::new(None);
         ImportChecker {
             python,
             timeout,
-            server: Mutex::new(None),
+            margin: MARGIN,
+            server,
         }
     }
 
@@ -273,10 +261,9 @@ impl ImportChecker {
     /// the working directory). Ok when it imports.
     pub fn check(&self, module: &str, sys_path: &[PathBuf]) -> Result<(), ImportFailure> {
         let paths: Vec<_> = sys_path.iter().map(|p| p.to_string_lossy()).collect();
-        let request = serde_json::json!({
-            "module": module, "paths": paths, "timeout": self.timeout.as_secs_f64(),
-        })
-        .to_string();
+        let timeout = self.timeout.as_secs_f64();
+        let request = serde_json::json!({"module": module, "paths": paths, "timeout": timeout});
+        let request = request.to_string();
         let mut slot = self.server.lock().unwrap_or_else(PoisonError::into_inner);
         let mut fresh = false;
         loop {
@@ -287,7 +274,7 @@ impl ImportChecker {
                     slot.insert(Server::start(&self.python)?)
                 }
             };
-            match server.ask(&request, Instant::now() + self.timeout + MARGIN) {
+            match server.ask(&request, Instant::now() + self.timeout + self.margin) {
                 Ok(answer) if answer.ok => return Ok(()),
                 Ok(answer) if answer.unavailable => {
                     return Err(ImportFailure::Unavailable(answer.error));
@@ -296,10 +283,8 @@ impl ImportChecker {
                 Err(Lost::Deadline) => {
                     // Wedged: dropping kills it; the next check starts a new one.
                     *slot = None;
-                    let secs = self.timeout.as_secs_f64();
-                    return Err(ImportFailure::Failed(format!(
-                        "importing {module} took longer than {secs} s"
-                    )));
+                    let message = format!("importing {module} took longer than {timeout} s");
+                    return Err(ImportFailure::Failed(message));
                 }
                 Err(Lost::Gone(why)) => {
                     let why = slot.take().map_or(why.clone(), |s| s.finish(&why));
@@ -316,28 +301,31 @@ impl ImportChecker {
 /// The interpreter for `project`: its `.venv` or `venv`, else `python3` on `PATH`.
 pub fn find_python(project: &Path) -> Option<PathBuf> {
     // Not canonicalized: a venv's python is a symlink, and Python finds its venv by that path.
+    let path = env::var_os("PATH");
+    let on_path = path
+        .iter()
+        .flat_map(env::split_paths)
+        .filter(|d| d.is_absolute());
     [".venv", "venv"]
         .iter()
-        .map(|venv| project.join(venv).join("bin").join("python"))
-        .chain(
-            env::var_os("PATH")
-                .iter()
-                .flat_map(env::split_paths)
-                .filter(|dir| dir.is_absolute())
-                .map(|dir| dir.join("python3")),
-        )
+        .map(|venv| project.join(venv).join("bin/python"))
+        .chain(on_path.map(|dir| dir.join("python3")))
         .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
 /// The message of a failure: the last [`MAX_LINES`] lines, each cut to a sane length.
 fn last_lines(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
-    let start = lines.len().saturating_sub(MAX_LINES);
-    let cut = |line: &str| match line.char_indices().nth(MAX_LINE_CHARS) {
+    let cut = |line: &&str| match line.char_indices().nth(MAX_LINE_CHARS) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_string(),
     };
-    lines[start..].iter().map(|l| cut(l)).collect::<Vec<_>>().join("\n")
+    let start = lines.len().saturating_sub(MAX_LINES);
+    lines[start..]
+        .iter()
+        .map(cut)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 enum Lost {
@@ -345,20 +333,19 @@ enum Lost {
     Gone(String),
 }
 
-/// A running fork server: its stdin, its stdout lines (read by a thread, so waiting for one
-/// can time out), and the tail of its own stderr for messages when it dies.
+/// A running fork server: its stdin, its stdout lines and, once it has ended, the tail of its
+/// stderr (each read by a thread, so that waiting for them can time out).
 struct Server {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-    stderr_reader: JoinHandle<()>,
+    stderr: Receiver<String>,
 }
 
 impl Server {
     fn start(python: &Path) -> Result<Server, ImportFailure> {
         let shown = python.display();
-        let unavailable = |e: std::io::Error| ImportFailure::Unavailable(format!("{shown}: {e}"));
+        let unavailable = |e: io::Error| ImportFailure::Unavailable(format!("{shown}: {e}"));
         let mut child = Command::new(python)
             .args(["-u", "-c", SERVER])
             .stdin(Stdio::piped())
@@ -369,59 +356,42 @@ impl Server {
             .process_group(0)
             .spawn()
             .map_err(unavailable)?;
-        let (Some(stdin), Some(stdout), Some(mut err)) =
+        let (Some(stdin), Some(out), Some(mut err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = child.kill();
             let _ = child.wait();
             return Err(ImportFailure::Unavailable(format!("{shown}: no pipes")));
         };
-        let (tx, lines) = mpsc::channel();
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let keep = Arc::clone(&stderr);
-        let readers = thread::Builder::new()
-            .name("import-check-out".into())
-            .spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    match line {
-                        Ok(line) if tx.send(line).is_ok() => {}
-                        _ => break,
-                    }
-                }
-            })
-            .and_then(|_| {
-                thread::Builder::new()
-                    .name("import-check-err".into())
-                    .spawn(move || {
-                        let mut buf = [0u8; 4096];
-                        while let Ok(n @ 1..) = err.read(&mut buf) {
-                            let mut tail = keep.lock().unwrap_or_else(PoisonError::into_inner);
-                            tail.push_str(&String::from_utf8_lossy(&buf[..n]));
-                            if tail.len() > STDERR_TAIL {
-                                let mut cut = tail.len() - STDERR_TAIL;
-                                while !tail.is_char_boundary(cut) {
-                                    cut += 1;
-                                }
-                                tail.drain(..cut);
-                            }
-                        }
-                    })
-            });
-        let stderr_reader = match readers {
-            Ok(handle) => handle,
-            Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(unavailable(e));
-            }
-        };
+        let (lines_tx, lines) = mpsc::channel();
+        let (stderr_tx, stderr) = mpsc::channel();
+        // From here on, dropping `server` kills the process.
         let server = Server {
             child,
             stdin,
             lines,
             stderr,
-            stderr_reader,
         };
+        let spawn = |name: &str, f: Box<dyn FnOnce() + Send>| {
+            thread::Builder::new().name(name.into()).spawn(f).map(drop)
+        };
+        let read_lines = move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if lines_tx.send(line).is_err() {
+                    break;
+                }
+            }
+        };
+        let read_stderr = move || {
+            let (mut buf, mut tail) = ([0u8; 4096], Vec::new());
+            while let Ok(n @ 1..) = err.read(&mut buf) {
+                tail.extend_from_slice(&buf[..n]);
+                tail.drain(..tail.len().saturating_sub(STDERR_TAIL));
+            }
+            let _ = stderr_tx.send(String::from_utf8_lossy(&tail).into_owned());
+        };
+        spawn("import-check-out", Box::new(read_lines)).map_err(unavailable)?;
+        spawn("import-check-err", Box::new(read_stderr)).map_err(unavailable)?;
         let why = match server.receive(Instant::now() + STARTUP) {
             Ok(line) if line.contains("\"ready\"") => return Ok(server),
             Ok(line) => format!("unexpected greeting {line:?}"),
@@ -433,7 +403,8 @@ impl Server {
     }
 
     fn receive(&self, deadline: Instant) -> Result<String, Lost> {
-        match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => Err(Lost::Deadline),
             Err(RecvTimeoutError::Disconnected) => Err(Lost::Gone("its process ended".into())),
@@ -452,13 +423,9 @@ impl Server {
     fn finish(mut self, why: &str) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // Its stderr reaches EOF now that it is dead; give the reader a moment to catch up.
-        let until = Instant::now() + Duration::from_millis(200);
-        while !self.stderr_reader.is_finished() && Instant::now() < until {
-            thread::sleep(Duration::from_millis(5));
-        }
-        let tail = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
-        match last_lines(&tail) {
+        // Dead, its stderr reaches EOF at once; the wait is bounded all the same.
+        let tail = self.stderr.recv_timeout(Duration::from_millis(200));
+        match last_lines(&tail.unwrap_or_default()) {
             t if t.trim().is_empty() => why.to_string(),
             t => format!("{why}:\n{t}"),
         }
@@ -513,19 +480,28 @@ mod tests {
         let dir = project(&[
             ("pkg/__init__.py", ""),
             ("pkg/helper.py", "import json\nVALUE = 1\n"),
-            ("pkg/mod.py", "from . import helper\nfrom .helper import VALUE\n"),
+            (
+                "pkg/mod.py",
+                "from . import helper\nfrom .helper import VALUE\n",
+            ),
             ("missing.py", "import os\nimport nonexistent_module\n"),
             ("name.py", "x = 1\ny = undefined_name\n"),
             ("syntax.py", "def f(:\n    pass\n"),
             ("a.py", "from b import g\ndef f(): pass\n"),
             ("b.py", "from a import f\ndef g(): pass\n"),
-            ("deep.py", "def f(n):\n    if n == 0:\n        raise ValueError('bottom')\n    f(n - 1)\nf(40)\n"),
+            (
+                "deep.py",
+                "def f(n):\n    if n == 0:\n        raise ValueError('bottom')\n    f(n - 1)\nf(40)\n",
+            ),
             ("exits.py", "import sys\nsys.exit(0)\n"),
         ]);
         let src = [dir.path().to_path_buf(), dir.path().join("src")];
         assert_eq!(c.check("pkg.mod", &src), Ok(()));
         let m = failure(&c, &dir, "missing");
-        assert_eq!(last(&m), "ModuleNotFoundError: No module named 'nonexistent_module'");
+        assert_eq!(
+            last(&m),
+            "ModuleNotFoundError: No module named 'nonexistent_module'"
+        );
         assert!(m.contains("missing.py\", line 2"), "{m}");
         assert!(!m.contains("<frozen"), "importlib noise: {m}");
         assert!(last(&failure(&c, &dir, "name")).starts_with("NameError: name 'undefined_name'"));
@@ -533,7 +509,10 @@ mod tests {
         assert!(last(&m).starts_with("SyntaxError"), "{m}");
         assert!(m.contains("syntax.py\", line 1"), "{m}");
         let m = failure(&c, &dir, "a");
-        assert!(last(&m).starts_with("ImportError: cannot import name"), "{m}");
+        assert!(
+            last(&m).starts_with("ImportError: cannot import name"),
+            "{m}"
+        );
         let m = failure(&c, &dir, "deep");
         assert!(m.lines().count() <= MAX_LINES, "{m}");
         assert_eq!(last(&m), "ValueError: bottom");
@@ -543,26 +522,46 @@ mod tests {
     #[test]
     fn hang_times_out_and_the_next_check_is_fast() {
         let Some(c) = checker(1.0) else { return };
-        let dir = project(&[("hang.py", "x = 0\nwhile True:\n    x += 1\n"), ("ok.py", "X = 1\n")]);
+        let dir = project(&[
+            ("hang.py", "x = 0\nwhile True:\n    x += 1\n"),
+            ("ok.py", "X = 1\n"),
+        ]);
         let start = Instant::now();
         let m = failure(&c, &dir, "hang");
-        assert!(start.elapsed() < Duration::from_secs(3), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(3),
+            "{:?}",
+            start.elapsed()
+        );
         assert!(m.starts_with("importing hang took longer than 1 s"), "{m}");
         assert!(m.contains("hang.py\", line 3"), "where it hung: {m}");
         let start = Instant::now();
         assert_eq!(c.check("ok", &[dir.path().to_path_buf()]), Ok(()));
-        assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_millis(500),
+            "{:?}",
+            start.elapsed()
+        );
     }
 
     #[test]
     fn survives_exit_crash_and_noise() {
         let Some(c) = checker(10.0) else { return };
         let dir = project(&[
-            ("exit3.py", "import os, sys\nsys.stderr.write('bye\\n')\nsys.stderr.flush()\nos._exit(3)\n"),
+            (
+                "exit3.py",
+                "import os, sys\nsys.stderr.write('bye\\n')\nsys.stderr.flush()\nos._exit(3)\n",
+            ),
             ("crash.py", "import ctypes\nctypes.string_at(0)\n"),
-            ("loud.py", "import sys\nfor i in range(20000):\n    print('x' * 100)\n    sys.stderr.write('y' * 100 + '\\n')\n"),
+            (
+                "loud.py",
+                "import sys\nfor i in range(20000):\n    print('x' * 100)\n    sys.stderr.write('y' * 100 + '\\n')\n",
+            ),
             ("reader.py", "import sys\nDATA = sys.stdin.read()\n"),
-            ("forks.py", "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n"),
+            (
+                "forks.py",
+                "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n",
+            ),
             ("ok.py", "X = 1\n"),
         ]);
         let m = failure(&c, &dir, "exit3");
@@ -581,19 +580,31 @@ mod tests {
     fn no_state_leaks_between_checks() {
         let Some(c) = checker(10.0) else { return };
         let dir = project(&[("a.py", "x = 1\n")]);
-        let paths = [dir.path().to_path_buf()];
+        let (file, paths) = (dir.path().join("a.py"), [dir.path().to_path_buf()]);
         assert_eq!(c.check("a", &paths), Ok(()));
-        // Bytecode of the old version, as a test run in between would leave; the new version
-        // has the same size and (almost surely) the same mtime second.
+        // Bytecode of the old version, as a test run in between would leave, and a new version
+        // of the same size in the same mtime second: Python itself would run the stale .pyc.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        let second = std::time::UNIX_EPOCH + Duration::from_secs(now.as_secs());
+        let touch = |f: &Path| {
+            fs::File::options()
+                .write(true)
+                .open(f)?
+                .set_modified(second)
+        };
+        touch(&file).unwrap();
         let compiled = Command::new(find_python(dir.path()).unwrap())
             .args(["-m", "py_compile", "a.py"])
             .current_dir(dir.path())
             .status()
             .unwrap();
         assert!(compiled.success());
-        fs::write(dir.path().join("a.py"), "x = y\n").unwrap();
+        fs::write(&file, "x = y\n").unwrap();
+        touch(&file).unwrap();
         assert!(last(&failure(&c, &dir, "a")).starts_with("NameError"));
-        fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
+        fs::write(&file, "x = 2\n").unwrap();
         assert_eq!(c.check("a", &paths), Ok(()));
     }
 
@@ -601,7 +612,10 @@ mod tests {
     fn concurrent_checks_and_server_restart() {
         let Some(c) = checker(10.0) else { return };
         let c = Arc::new(c);
-        let dir = Arc::new(project(&[("good.py", "import json\n"), ("bad.py", "import nope\n")]));
+        let dir = Arc::new(project(&[
+            ("good.py", "import json\n"),
+            ("bad.py", "import nope\n"),
+        ]));
         let threads: Vec<_> = (0..4)
             .map(|i| {
                 let (c, dir) = (Arc::clone(&c), Arc::clone(&dir));
@@ -628,23 +642,60 @@ mod tests {
         let new = c.server.lock().unwrap().as_ref().unwrap().child.id();
         assert_ne!(pid, new);
         drop(Arc::into_inner(c));
-        assert!(!Path::new(&format!("/proc/{new}")).exists(), "Drop kills the server");
+        assert!(
+            !Path::new(&format!("/proc/{new}")).exists(),
+            "Drop kills the server"
+        );
+    }
+
+    #[test]
+    fn wedged_server_is_replaced_after_the_deadline() {
+        let Some(mut c) = checker(0.5) else { return };
+        c.margin = Duration::from_millis(300);
+        let dir = project(&[("ok.py", "X = 1\n")]);
+        let paths = [dir.path().to_path_buf()];
+        assert_eq!(c.check("ok", &paths), Ok(()));
+        let pid = c.server.lock().unwrap().as_ref().unwrap().child.id();
+        // SAFETY: plain kill(2) on the server we started and still own.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
+        let start = Instant::now();
+        let m = failure(&c, &dir, "ok");
+        assert!(m.starts_with("importing ok took longer than 0.5 s"), "{m}");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(c.check("ok", &paths), Ok(()));
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists(),
+            "the wedged one is gone"
+        );
     }
 
     #[test]
     fn unavailable_without_an_interpreter() {
         let c = ImportChecker::new("/nonexistent/python".into(), Duration::from_secs(1));
-        assert!(matches!(c.check("x", &[]), Err(ImportFailure::Unavailable(_))));
+        assert!(matches!(
+            c.check("x", &[]),
+            Err(ImportFailure::Unavailable(_))
+        ));
         let c = ImportChecker::new("/bin/false".into(), Duration::from_secs(1));
         let result = c.check("x", &[]);
-        assert!(matches!(result, Err(ImportFailure::Unavailable(_))), "{result:?}");
+        assert!(
+            matches!(result, Err(ImportFailure::Unavailable(_))),
+            "{result:?}"
+        );
     }
 
     #[test]
     fn finds_the_project_venv_first() {
         let dir = project(&[(".venv/bin/python", "#!/bin/sh\n")]);
         let venv = dir.path().join(".venv/bin/python");
-        assert_eq!(find_python(dir.path()), find_python(Path::new("/nonexistent")));
+        assert_eq!(
+            find_python(dir.path()),
+            find_python(Path::new("/nonexistent"))
+        );
         fs::set_permissions(&venv, fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(find_python(dir.path()), Some(venv));
     }
@@ -665,6 +716,9 @@ mod tests {
             })
             .collect();
         times.sort();
-        eprintln!("import check: first (with server start) {first:?}, median {:?}", times[10]);
+        eprintln!(
+            "import check: first (with server start) {first:?}, median {:?}",
+            times[10]
+        );
     }
 }

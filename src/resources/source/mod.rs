@@ -3,13 +3,15 @@
 //! (their members). The files on disk are the truth: every access reads them afresh (parses
 //! are cached by modification time and size), and nothing is parsed up front.
 
+mod check;
 pub mod disk;
 pub mod edit;
-pub mod import_check;
 mod history;
+pub mod import_check;
 pub mod modules;
 pub mod project;
 pub mod search;
+pub mod settings;
 pub mod tree;
 mod views;
 mod write;
@@ -26,10 +28,7 @@ use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
 use disk::FileLocks;
 use modules::Modules;
 use project::{EntryKind, Project};
-use tree::{HISTORY, Place, TESTS};
-
-/// Imports a module (by dotted name) after an edit; the failure message if it fails.
-pub type ImportHook = Box<dyn Fn(&str) -> Result<()> + Send + Sync>;
+use tree::{HISTORY, META, Place, TESTS};
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -39,7 +38,7 @@ pub struct Source {
     pub(crate) name: String,
     pub(crate) store: Arc<Store>,
     pub(crate) locks: FileLocks,
-    pub(crate) checker: Option<ImportHook>,
+    pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
     pub(crate) budget: usize,
 }
 
@@ -54,15 +53,9 @@ impl Source {
             name,
             store,
             locks: FileLocks::default(),
-            checker: None,
+            checker: std::sync::Mutex::new(None),
             budget,
         }
-    }
-
-    /// Import-check every edited module with `hook` (rolled back when it fails).
-    pub fn with_import_check(mut self, hook: ImportHook) -> Self {
-        self.checker = Some(hook);
-        self
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
@@ -141,6 +134,8 @@ impl Resource for Source {
                 Ok(Node::dir(true))
             }
             Place::Diff(_) => Ok(Node::view()),
+            Place::Meta => Ok(Node::dir(true)),
+            Place::Settings => Ok(Node::document(true)),
             Place::Undo => Ok(Node {
                 size: Some(0),
                 ..Node::document(true)
@@ -164,6 +159,11 @@ impl Resource for Source {
                     HISTORY,
                     Kind::Dir,
                     "every routed edit, as diffs; undo",
+                ));
+                children.push(Child::new(
+                    META,
+                    Kind::Dir,
+                    "settings of source/: the import check",
                 ));
                 Ok(children)
             }
@@ -210,10 +210,16 @@ impl Resource for Source {
                 }));
                 Ok(children)
             }
+            Place::Meta => Ok(vec![Child::new(
+                "settings.toml",
+                Kind::Document,
+                "how source/ behaves; write to change",
+            )]),
             Place::ModuleFile { .. }
             | Place::Symbol { .. }
             | Place::DataFile { .. }
             | Place::Diff(_)
+            | Place::Settings
             | Place::Undo => Err(Error::new(
                 crate::error::ErrorKind::NotADirectory,
                 format!("source/{} is a file", path.join("/")),
@@ -226,6 +232,7 @@ impl Resource for Source {
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
             Place::Diff(id) => Ok(self.diff_view(id)?.into_bytes()),
+            Place::Settings => Ok(self.settings_text()?.into_bytes()),
             Place::Undo => Ok(Vec::new()),
             Place::Symbol { module, symbol, .. } => {
                 let text = module.text()?;

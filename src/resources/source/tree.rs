@@ -54,7 +54,14 @@ pub enum Place {
     Diff(i64),
     /// `source/history/undo`: write an edit's number to revert it.
     Undo,
+    /// `source/meta/`: settings.
+    Meta,
+    /// `source/meta/settings.toml`.
+    Settings,
 }
+
+/// The name of the settings directory under `source/`.
+pub const META: &str = "meta";
 
 /// The name of the edit history under `source/`.
 pub const HISTORY: &str = "history";
@@ -102,6 +109,9 @@ impl Source {
             Place::Root => {
                 if name == HISTORY {
                     return Ok(Some(Place::History));
+                }
+                if name == META {
+                    return Ok(Some(Place::Meta));
                 }
                 if name == TESTS && !self.project.test_dirs.is_empty() {
                     return Ok(Some(match self.project.test_dirs.as_slice() {
@@ -164,10 +174,12 @@ impl Source {
                     .filter(|&n: &i64| self.edit_exists(n))
                     .map(Place::Diff),
             }),
+            Place::Meta => Ok((name == "settings.toml").then_some(Place::Settings)),
             Place::ModuleFile { .. }
             | Place::Symbol { .. }
             | Place::DataFile { .. }
             | Place::Diff(_)
+            | Place::Settings
             | Place::Undo => Ok(None),
         }
     }

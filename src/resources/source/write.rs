@@ -30,6 +30,7 @@ impl Source {
         let shown = format!("source/{}", path.join("/"));
         match self.resolve(path) {
             Ok(Place::Undo) => self.undo(content),
+            Ok(Place::Settings) => self.write_settings(content),
             Ok(Place::ModuleFile { disk, dotted }) => {
                 self.write_module(&shown, &disk, &dotted, content, base)
             }
@@ -400,15 +401,6 @@ impl Source {
             _ => Err(Error::not_permitted(format!(
                 "{shown} cannot be renamed here: mv renames classes, functions and methods"
             ))),
-        }
-    }
-
-    /// Import `dotted` in a separate interpreter if the checker is on; the traceback's
-    /// last lines on failure.
-    fn import_check(&self, dotted: &str) -> Result<()> {
-        match &self.checker {
-            Some(check) => check(dotted),
-            None => Ok(()),
         }
     }
 }

@@ -1,0 +1,191 @@
+//! `source/meta/settings.toml`: how source/ behaves, as a TOML document that is validated
+//! on write (unknown keys with "did you mean", wrong types, out-of-range values — all
+//! reported together) and applied at once. Stored in the store; the defaults until then.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use toml_edit::{DocumentMut, Item, Value};
+
+use crate::error::{Error, Result};
+
+/// The settings text before anyone wrote it.
+pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.
+
+[import_check]
+# After every routed edit, import the edited module in a separate Python process and undo
+# the edit if the import fails.
+enabled = true
+# The interpreter: "" means <project>/.venv/bin/python if it exists, else python3 on PATH.
+python = ""
+# Seconds an import may take before it counts as failed.
+timeout_secs = 10
+"#;
+
+/// The parsed settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub import_check: bool,
+    /// `None`: find one (see [`DEFAULT`]).
+    pub python: Option<PathBuf>,
+    pub import_timeout: Duration,
+}
+
+const KNOWN: &[(&str, &[&str])] = &[("import_check", &["enabled", "python", "timeout_secs"])];
+
+/// Parse and check `text`; every problem is listed.
+pub fn parse(text: &str) -> Result<Settings> {
+    let doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+        let at = e
+            .span()
+            .map(|s| line_col(text, s.start))
+            .map(|(l, c)| format!("line {l}, column {c}: "))
+            .unwrap_or_default();
+        Error::invalid(format!(
+            "settings.toml was not saved: it is not valid TOML:\n- {at}{}",
+            e.message()
+        ))
+    })?;
+    let mut problems = Vec::new();
+    for (table, item) in doc.iter() {
+        let Some(keys) = KNOWN
+            .iter()
+            .find(|(name, _)| *name == table)
+            .map(|(_, keys)| *keys)
+        else {
+            problems.push(unknown("table", table, KNOWN.iter().map(|(n, _)| *n)));
+            continue;
+        };
+        if let Some(table_like) = item.as_table_like() {
+            for (key, _) in table_like.iter() {
+                if !keys.contains(&key) {
+                    problems.push(unknown(
+                        &format!("key in [{table}]"),
+                        key,
+                        keys.iter().copied(),
+                    ));
+                }
+            }
+        }
+    }
+    let get = |key: &str| {
+        doc.get("import_check")
+            .and_then(|t| t.get(key))
+            .and_then(Item::as_value)
+    };
+    let import_check = match get("enabled") {
+        None => true,
+        Some(Value::Boolean(b)) => *b.value(),
+        Some(other) => {
+            problems.push(format!(
+                "import_check.enabled must be true or false, got {}",
+                other.to_string().trim()
+            ));
+            true
+        }
+    };
+    let python = match get("python") {
+        None => None,
+        Some(Value::String(s)) if s.value().is_empty() => None,
+        Some(Value::String(s)) => Some(PathBuf::from(s.value())),
+        Some(other) => {
+            problems.push(format!(
+                "import_check.python must be a string (a path), got {}",
+                other.to_string().trim()
+            ));
+            None
+        }
+    };
+    let import_timeout = match get("timeout_secs") {
+        None => Duration::from_secs(10),
+        Some(Value::Integer(n)) if (1..=600).contains(n.value()) => {
+            Duration::from_secs(*n.value() as u64)
+        }
+        Some(other) => {
+            problems.push(format!(
+                "import_check.timeout_secs must be a whole number of seconds from 1 to 600, got {}",
+                other.to_string().trim()
+            ));
+            Duration::from_secs(10)
+        }
+    };
+    if problems.is_empty() {
+        Ok(Settings {
+            import_check,
+            python,
+            import_timeout,
+        })
+    } else {
+        Err(Error::invalid(format!(
+            "settings.toml was not saved:\n- {}",
+            problems.join("\n- ")
+        )))
+    }
+}
+
+fn unknown<'a>(what: &str, name: &str, known: impl Iterator<Item = &'a str>) -> String {
+    let known: Vec<&str> = known.collect();
+    let best = known
+        .iter()
+        .max_by(|a, b| strsim::jaro_winkler(name, a).total_cmp(&strsim::jaro_winkler(name, b)));
+    match best.filter(|b| strsim::jaro_winkler(name, b) > 0.8) {
+        Some(best) => format!("unknown {what} `{name}` (did you mean `{best}`?)"),
+        None => format!("unknown {what} `{name}`; known: {}", known.join(", ")),
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let head = &text[..offset.min(text.len())];
+    let line = head.matches('\n').count() + 1;
+    let column = head.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_parses() {
+        let settings = parse(DEFAULT).unwrap();
+        assert!(settings.import_check);
+        assert_eq!(settings.python, None);
+        assert_eq!(settings.import_timeout, Duration::from_secs(10));
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let error =
+            parse("[import_check]\nenabeld = true\ntimeout_secs = \"ten\"\n[tests]\n").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("unknown key in [import_check] `enabeld` (did you mean `enabled`?)"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error
+                .message
+                .contains("timeout_secs must be a whole number"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("unknown table `tests`"),
+            "{}",
+            error.message
+        );
+        let syntax = parse("[import_check\n").unwrap_err();
+        assert!(
+            syntax.message.contains("line 1, column"),
+            "{}",
+            syntax.message
+        );
+        assert!(
+            !parse("[import_check]\nenabled = false\n")
+                .unwrap()
+                .import_check
+        );
+    }
+}
