@@ -68,12 +68,11 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<Edit>> {
         .optional()?)
 }
 
-/// The newest `limit` edits without their contents (id, at, path, what), and how many
-/// there are in all.
-pub fn newest(
-    conn: &Connection,
-    limit: usize,
-) -> Result<(Vec<(i64, String, String, String)>, usize)> {
+/// An edit without its contents: (id, at, path, what).
+pub type EditLine = (i64, String, String, String);
+
+/// The newest `limit` edits without their contents, and how many there are in all.
+pub fn newest(conn: &Connection, limit: usize) -> Result<(Vec<EditLine>, usize)> {
     let mut statement =
         conn.prepare("SELECT id, at, path, what FROM source_edits ORDER BY id DESC LIMIT ?1")?;
     let rows = statement

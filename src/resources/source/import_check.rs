@@ -453,81 +453,80 @@ mod tests {
         python.map(|p| ImportChecker::new(p, Duration::from_secs_f64(timeout)))
     }
 
-    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, [PathBuf; 1]) {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
             let path = dir.path().join(path);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
             fs::write(path, text).unwrap();
         }
-        dir
+        let paths = [dir.path().to_path_buf()];
+        (dir, paths)
     }
 
-    fn failure(c: &ImportChecker, dir: &tempfile::TempDir, module: &str) -> String {
-        match c.check(module, &[dir.path().to_path_buf()]) {
+    fn failure(c: &ImportChecker, module: &str, paths: &[PathBuf]) -> String {
+        match c.check(module, paths) {
             Err(ImportFailure::Failed(m)) => m,
             other => panic!("{module}: expected a failure, got {other:?}"),
         }
     }
 
-    fn last(message: &str) -> &str {
-        message.lines().last().unwrap_or("")
-    }
+    /// (file, source, the message's last line starts with, the message contains).
+    #[rustfmt::skip]
+    const FAILING: &[(&str, &str, &str, &str)] = &[
+        ("missing.py", "import os\nimport nonexistent_module\n",
+            "ModuleNotFoundError: No module named 'nonexistent_module'", "missing.py\", line 2"),
+        ("name.py", "x = 1\ny = undefined_name\n", "NameError: name 'undefined_name'", ""),
+        ("syntax.py", "def f(:\n    pass\n", "SyntaxError", "syntax.py\", line 1"),
+        ("a.py", "from b import g\ndef f(): pass\n", "ImportError: cannot import name 'f'", ""),
+        ("deep.py", "def f(n):\n    if n == 0:\n        raise ValueError('bottom')\n    f(n - 1)\nf(40)\n",
+            "ValueError: bottom", ""),
+        ("exits.py", "import sys\nsys.exit(0)\n", "SystemExit: 0", ""),
+        ("exit3.py", "import os, sys\nsys.stderr.write('bye\\n')\nsys.stderr.flush()\nos._exit(3)\n",
+            "bye", "exit status 3"),
+        ("crash.py", "import ctypes\nctypes.string_at(0)\n", "  File", "signal 11, SIGSEGV"),
+    ];
+
+    /// Modules that import fine, some of them noisy or hostile to the checker.
+    #[rustfmt::skip]
+    const PASSING: &[(&str, &str)] = &[
+        ("b.py", "from a import f\ndef g(): pass\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/helper.py", "import json\nVALUE = 1\n"),
+        ("pkg/mod.py", "from . import helper\nfrom .helper import VALUE\n"),
+        ("loud.py", "import sys\nfor i in range(20000):\n    print('x' * 100)\n    sys.stderr.write('y' * 100 + '\\n')\n"),
+        ("reader.py", "import sys\nDATA = sys.stdin.read()\n"),
+        ("forks.py", "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n"),
+    ];
 
     #[test]
-    fn reports_each_kind_of_import_failure() {
+    fn reports_failures_and_survives_them() {
         let Some(c) = checker(10.0) else { return };
-        let dir = project(&[
-            ("pkg/__init__.py", ""),
-            ("pkg/helper.py", "import json\nVALUE = 1\n"),
-            (
-                "pkg/mod.py",
-                "from . import helper\nfrom .helper import VALUE\n",
-            ),
-            ("missing.py", "import os\nimport nonexistent_module\n"),
-            ("name.py", "x = 1\ny = undefined_name\n"),
-            ("syntax.py", "def f(:\n    pass\n"),
-            ("a.py", "from b import g\ndef f(): pass\n"),
-            ("b.py", "from a import f\ndef g(): pass\n"),
-            (
-                "deep.py",
-                "def f(n):\n    if n == 0:\n        raise ValueError('bottom')\n    f(n - 1)\nf(40)\n",
-            ),
-            ("exits.py", "import sys\nsys.exit(0)\n"),
-        ]);
-        let src = [dir.path().to_path_buf(), dir.path().join("src")];
-        assert_eq!(c.check("pkg.mod", &src), Ok(()));
-        let m = failure(&c, &dir, "missing");
-        assert_eq!(
-            last(&m),
-            "ModuleNotFoundError: No module named 'nonexistent_module'"
-        );
-        assert!(m.contains("missing.py\", line 2"), "{m}");
-        assert!(!m.contains("<frozen"), "importlib noise: {m}");
-        assert!(last(&failure(&c, &dir, "name")).starts_with("NameError: name 'undefined_name'"));
-        let m = failure(&c, &dir, "syntax");
-        assert!(last(&m).starts_with("SyntaxError"), "{m}");
-        assert!(m.contains("syntax.py\", line 1"), "{m}");
-        let m = failure(&c, &dir, "a");
-        assert!(
-            last(&m).starts_with("ImportError: cannot import name"),
-            "{m}"
-        );
-        let m = failure(&c, &dir, "deep");
-        assert!(m.lines().count() <= MAX_LINES, "{m}");
-        assert_eq!(last(&m), "ValueError: bottom");
-        assert_eq!(last(&failure(&c, &dir, "exits")), "SystemExit: 0");
+        let failing = FAILING.iter().map(|(file, src, ..)| (*file, *src));
+        let (_dir, paths) = project(&failing.chain(PASSING.iter().copied()).collect::<Vec<_>>());
+        for (file, _, last, contains) in FAILING {
+            let m = failure(&c, file.trim_end_matches(".py"), &paths);
+            assert!(m.lines().last().unwrap().starts_with(last), "{file}: {m}");
+            assert!(
+                m.contains(contains) && !m.contains("<frozen"),
+                "{file}: {m}"
+            );
+            assert!(m.lines().count() <= MAX_LINES, "{file}: {m}");
+        }
+        for module in ["pkg.mod", "loud", "reader", "forks"] {
+            assert_eq!(c.check(module, &paths), Ok(()), "{module}");
+        }
     }
 
     #[test]
     fn hang_times_out_and_the_next_check_is_fast() {
         let Some(c) = checker(1.0) else { return };
-        let dir = project(&[
+        let (_dir, paths) = project(&[
             ("hang.py", "x = 0\nwhile True:\n    x += 1\n"),
-            ("ok.py", "X = 1\n"),
+            ("ok.py", ""),
         ]);
         let start = Instant::now();
-        let m = failure(&c, &dir, "hang");
+        let m = failure(&c, "hang", &paths);
         assert!(
             start.elapsed() < Duration::from_secs(3),
             "{:?}",
@@ -536,7 +535,7 @@ mod tests {
         assert!(m.starts_with("importing hang took longer than 1 s"), "{m}");
         assert!(m.contains("hang.py\", line 3"), "where it hung: {m}");
         let start = Instant::now();
-        assert_eq!(c.check("ok", &[dir.path().to_path_buf()]), Ok(()));
+        assert_eq!(c.check("ok", &paths), Ok(()));
         assert!(
             start.elapsed() < Duration::from_millis(500),
             "{:?}",
@@ -545,48 +544,14 @@ mod tests {
     }
 
     #[test]
-    fn survives_exit_crash_and_noise() {
-        let Some(c) = checker(10.0) else { return };
-        let dir = project(&[
-            (
-                "exit3.py",
-                "import os, sys\nsys.stderr.write('bye\\n')\nsys.stderr.flush()\nos._exit(3)\n",
-            ),
-            ("crash.py", "import ctypes\nctypes.string_at(0)\n"),
-            (
-                "loud.py",
-                "import sys\nfor i in range(20000):\n    print('x' * 100)\n    sys.stderr.write('y' * 100 + '\\n')\n",
-            ),
-            ("reader.py", "import sys\nDATA = sys.stdin.read()\n"),
-            (
-                "forks.py",
-                "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n",
-            ),
-            ("ok.py", "X = 1\n"),
-        ]);
-        let m = failure(&c, &dir, "exit3");
-        assert!(m.contains("exit status 3"), "{m}");
-        assert_eq!(last(&m), "bye");
-        let m = failure(&c, &dir, "crash");
-        assert!(m.contains("signal 11, SIGSEGV"), "{m}");
-        assert!(m.contains("crash.py\", line 2"), "{m}");
-        let paths = [dir.path().to_path_buf()];
-        for module in ["loud", "reader", "forks", "ok"] {
-            assert_eq!(c.check(module, &paths), Ok(()), "{module}");
-        }
-    }
-
-    #[test]
     fn no_state_leaks_between_checks() {
         let Some(c) = checker(10.0) else { return };
-        let dir = project(&[("a.py", "x = 1\n")]);
-        let (file, paths) = (dir.path().join("a.py"), [dir.path().to_path_buf()]);
+        let (dir, paths) = project(&[("a.py", "x = 1\n")]);
+        let file = dir.path().join("a.py");
         assert_eq!(c.check("a", &paths), Ok(()));
         // Bytecode of the old version, as a test run in between would leave, and a new version
         // of the same size in the same mtime second: Python itself would run the stale .pyc.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap();
+        let now = std::time::UNIX_EPOCH.elapsed().unwrap();
         let second = std::time::UNIX_EPOCH + Duration::from_secs(now.as_secs());
         let touch = |f: &Path| {
             fs::File::options()
@@ -598,49 +563,39 @@ mod tests {
         let compiled = Command::new(find_python(dir.path()).unwrap())
             .args(["-m", "py_compile", "a.py"])
             .current_dir(dir.path())
-            .status()
-            .unwrap();
-        assert!(compiled.success());
+            .status();
+        assert!(compiled.unwrap().success());
         fs::write(&file, "x = y\n").unwrap();
         touch(&file).unwrap();
-        assert!(last(&failure(&c, &dir, "a")).starts_with("NameError"));
+        assert!(failure(&c, "a", &paths).ends_with("NameError: name 'y' is not defined"));
         fs::write(&file, "x = 2\n").unwrap();
         assert_eq!(c.check("a", &paths), Ok(()));
     }
 
     #[test]
-    fn concurrent_checks_and_server_restart() {
+    fn concurrent_checks_restart_and_drop() {
         let Some(c) = checker(10.0) else { return };
         let c = Arc::new(c);
-        let dir = Arc::new(project(&[
-            ("good.py", "import json\n"),
-            ("bad.py", "import nope\n"),
-        ]));
+        let (_dir, paths) = project(&[("good.py", "import json\n"), ("bad.py", "import nope\n")]);
         let threads: Vec<_> = (0..4)
             .map(|i| {
-                let (c, dir) = (Arc::clone(&c), Arc::clone(&dir));
+                let (c, paths) = (Arc::clone(&c), paths.clone());
                 thread::spawn(move || {
                     for j in 0..5 {
-                        let result = c.check(["good", "bad"][(i + j) % 2], &[dir.path().into()]);
+                        let result = c.check(["good", "bad"][(i + j) % 2], &paths);
                         assert_eq!(result.is_ok(), (i + j) % 2 == 0, "{result:?}");
                     }
                 })
             })
             .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
+        threads.into_iter().for_each(|t| t.join().unwrap());
+        let server_pid = || c.server.lock().unwrap().as_ref().unwrap().child.id();
+        let old = server_pid();
         // A server that died between checks is restarted transparently.
-        let pid = {
-            let mut slot = c.server.lock().unwrap();
-            let server = slot.as_mut().unwrap();
-            server.child.kill().unwrap();
-            server.child.wait().unwrap();
-            server.child.id()
-        };
-        assert_eq!(c.check("good", &[dir.path().into()]), Ok(()));
-        let new = c.server.lock().unwrap().as_ref().unwrap().child.id();
-        assert_ne!(pid, new);
+        (c.server.lock().unwrap().as_mut().unwrap().child.kill()).unwrap();
+        assert_eq!(c.check("good", &paths), Ok(()));
+        let new = server_pid();
+        assert_ne!(old, new);
         drop(Arc::into_inner(c));
         assert!(
             !Path::new(&format!("/proc/{new}")).exists(),
@@ -652,14 +607,13 @@ mod tests {
     fn wedged_server_is_replaced_after_the_deadline() {
         let Some(mut c) = checker(0.5) else { return };
         c.margin = Duration::from_millis(300);
-        let dir = project(&[("ok.py", "X = 1\n")]);
-        let paths = [dir.path().to_path_buf()];
+        let (_dir, paths) = project(&[("ok.py", "")]);
         assert_eq!(c.check("ok", &paths), Ok(()));
         let pid = c.server.lock().unwrap().as_ref().unwrap().child.id();
         // SAFETY: plain kill(2) on the server we started and still own.
         assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGSTOP) }, 0);
         let start = Instant::now();
-        let m = failure(&c, &dir, "ok");
+        let m = failure(&c, "ok", &paths);
         assert!(m.starts_with("importing ok took longer than 0.5 s"), "{m}");
         assert!(
             start.elapsed() < Duration::from_secs(2),
@@ -674,23 +628,16 @@ mod tests {
     }
 
     #[test]
-    fn unavailable_without_an_interpreter() {
-        let c = ImportChecker::new("/nonexistent/python".into(), Duration::from_secs(1));
-        assert!(matches!(
-            c.check("x", &[]),
-            Err(ImportFailure::Unavailable(_))
-        ));
-        let c = ImportChecker::new("/bin/false".into(), Duration::from_secs(1));
-        let result = c.check("x", &[]);
-        assert!(
-            matches!(result, Err(ImportFailure::Unavailable(_))),
-            "{result:?}"
-        );
-    }
-
-    #[test]
-    fn finds_the_project_venv_first() {
-        let dir = project(&[(".venv/bin/python", "#!/bin/sh\n")]);
+    fn unavailable_interpreters_and_finding_one() {
+        for python in ["/nonexistent/python", "/bin/false"] {
+            let c = ImportChecker::new(python.into(), Duration::from_secs(1));
+            let result = c.check("x", &[]);
+            assert!(
+                matches!(result, Err(ImportFailure::Unavailable(_))),
+                "{result:?}"
+            );
+        }
+        let (dir, _) = project(&[(".venv/bin/python", "#!/bin/sh\n")]);
         let venv = dir.path().join(".venv/bin/python");
         assert_eq!(
             find_python(dir.path()),
@@ -703,18 +650,14 @@ mod tests {
     #[test]
     fn cost_per_check() {
         let Some(c) = checker(10.0) else { return };
-        let dir = project(&[("trivial.py", "X = 1\n")]);
-        let paths = [dir.path().to_path_buf()];
-        let start = Instant::now();
-        assert_eq!(c.check("trivial", &paths), Ok(()));
-        let first = start.elapsed();
-        let mut times: Vec<Duration> = (0..20)
-            .map(|_| {
-                let start = Instant::now();
-                assert_eq!(c.check("trivial", &paths), Ok(()));
-                start.elapsed()
-            })
-            .collect();
+        let (_dir, paths) = project(&[("trivial.py", "X = 1\n")]);
+        let time = || {
+            let start = Instant::now();
+            assert_eq!(c.check("trivial", &paths), Ok(()));
+            start.elapsed()
+        };
+        let first = time();
+        let mut times: Vec<Duration> = (0..20).map(|_| time()).collect();
         times.sort();
         eprintln!(
             "import check: first (with server start) {first:?}, median {:?}",
