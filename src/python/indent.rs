@@ -50,34 +50,33 @@ pub fn reindent(text: &str, indent: &str) -> String {
     out
 }
 
-/// Whether [`dedent`] succeeds: every line that is not blank and not in a string (by the
-/// relative `string_lines`) starts with `indent`.
-pub(super) fn can_dedent(text: &str, indent: &str, string_lines: &[Range<usize>]) -> bool {
-    indent.is_empty()
-        || LineTable::new(text)
-            .lines(text)
-            .enumerate()
-            .all(|(number, line)| {
-                is_blank(line) || in_runs(string_lines, number) || line.starts_with(indent)
-            })
-}
-
-/// Strips `indent` from every line that is not blank and not in `string_lines`; `None` if
-/// one of those lines does not start with it.
+/// Strips `indent` from every line that is not blank and not in `string_lines` (sorted runs
+/// of line numbers); `None` if one of those lines does not start with it.
 fn dedent(text: &str, indent: &str, string_lines: &[Range<usize>]) -> Option<String> {
     let mut out = String::with_capacity(text.len());
+    let mut runs = string_lines.iter().peekable();
     for (number, line) in LineTable::new(text).lines(text).enumerate() {
-        if is_blank(line) || in_runs(string_lines, number) {
-            out.push_str(line);
-        } else {
-            out.push_str(line.strip_prefix(indent)?);
-        }
+        while runs.next_if(|run| run.end <= number).is_some() {}
+        let in_string = runs.peek().is_some_and(|run| run.contains(&number));
+        out.push_str(dedent_line(line, indent, in_string)?);
     }
     Some(out)
 }
 
-fn in_runs(runs: &[Range<usize>], line: usize) -> bool {
-    runs.iter().any(|run| run.contains(&line))
+/// One line of [`dedent`]: itself if blank or `in_string`, else without `indent`, else `None`.
+pub(super) fn dedent_line<'l>(line: &'l str, indent: &str, in_string: bool) -> Option<&'l str> {
+    if in_string || is_blank(line) {
+        return Some(line);
+    }
+    // A byte loop, not `strip_prefix`: indents are a few bytes, and this runs for every line
+    // of every symbol, where a `memcmp` call costs more than the comparison.
+    let (bytes, prefix) = (line.as_bytes(), indent.as_bytes());
+    let matches = bytes.len() >= prefix.len() && bytes.iter().zip(prefix).all(|(a, b)| a == b);
+    if matches {
+        line.get(prefix.len()..)
+    } else {
+        None
+    }
 }
 
 /// Only spaces, tabs, form feeds and the line break. Python ignores such lines' indentation.
@@ -111,6 +110,9 @@ impl LineTable {
             starts.push(0);
         }
         for (at, &byte) in bytes.iter().enumerate() {
+            if byte > b'\r' {
+                continue;
+            }
             let is_break = byte == b'\n' || (byte == b'\r' && bytes.get(at + 1) != Some(&b'\n'));
             if is_break && at + 1 < bytes.len() {
                 starts.push(at + 1);
@@ -188,5 +190,139 @@ impl LineTable {
             }
         }
         flags
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::index_module;
+    use super::*;
+
+    /// Every symbol of `source` round-trips; returns the symbol files in order.
+    fn files(source: &str) -> Vec<String> {
+        let index = index_module(source);
+        index
+            .symbols
+            .iter()
+            .map(|sym| {
+                let text = symbol_text(source, sym);
+                assert_eq!(
+                    reindent(&text, &sym.indent),
+                    source[sym.range.clone()],
+                    "{:?}",
+                    sym.qualname
+                );
+                text
+            })
+            .collect()
+    }
+
+    #[test]
+    fn line_table_knows_all_three_line_breaks() {
+        let text = "a\nb\r\nc\rd";
+        let table = LineTable::new(text);
+        let lines: Vec<&str> = table.lines(text).collect();
+        assert_eq!(lines, ["a\n", "b\r\n", "c\r", "d"]);
+        assert_eq!(table.line_of(3), 1);
+        assert_eq!(table.line_end_after(3), 5);
+        assert_eq!(table.line_end_after(2), 2);
+        assert_eq!(LineTable::new("x\n").len(), 1);
+        assert_eq!(LineTable::new("").len(), 0);
+        assert_eq!(LineTable::new("\n\n").len(), 2);
+    }
+
+    #[test]
+    fn whitespace_only_lines_are_kept_verbatim_both_ways() {
+        let source =
+            "class A:\n    def f(self):\n        x = 1\n  \n\n        \t\n        return x\n";
+        assert_eq!(
+            files(source)[1],
+            "def f(self):\n    x = 1\n  \n\n        \t\n    return x\n"
+        );
+        assert_eq!(
+            reindent("def f(self):\n  \n    pass\n", "    "),
+            "    def f(self):\n  \n        pass\n"
+        );
+    }
+
+    #[test]
+    fn string_continuation_lines_are_found_in_the_text_itself() {
+        // As an agent might write it: the string's second line is at column 0.
+        let written = "def f():\n    s = \"\"\"one\ntwo\n    three\"\"\"\n    t = f'''{s}\n{s!r}'''\n    return s\n";
+        assert_eq!(
+            reindent(written, "\t"),
+            "\tdef f():\n\t    s = \"\"\"one\ntwo\n    three\"\"\"\n\t    t = f'''{s}\n{s!r}'''\n\t    return s\n"
+        );
+        // Single-quoted strings end at their line; a backslash continuation is code.
+        assert_eq!(
+            reindent("def f():\n    x = 'a' \\\n        'b'\n", "  "),
+            "  def f():\n      x = 'a' \\\n          'b'\n"
+        );
+    }
+
+    #[test]
+    fn a_method_whose_string_continues_at_column_0() {
+        let source = "class T:\n    def test(self):\n        self.check('''\\\nline one\n  line two\n''')\n\n    def other(self): pass\n";
+        let files = files(source);
+        assert_eq!(
+            files[1],
+            "def test(self):\n    self.check('''\\\nline one\n  line two\n''')\n"
+        );
+        assert_eq!(files[2], "def other(self): pass\n");
+    }
+
+    #[test]
+    fn crlf_and_a_missing_final_newline_round_trip() {
+        let source = "class A:\r\n    def f(self):\r\n        '''Doc\r\n    less\r\n        '''\r\n        return 1";
+        assert_eq!(
+            files(source)[1],
+            "def f(self):\r\n    '''Doc\r\n    less\r\n        '''\r\n    return 1"
+        );
+        let old_mac = "class A:\r    def f(self):\r        return 1\r";
+        assert_eq!(files(old_mac)[1], "def f(self):\r    return 1\r");
+    }
+
+    #[test]
+    fn tabs_as_indentation() {
+        let source = "class A:\n\tdef f(self):\n\t\tif self:\n\t\t\treturn '''a\n\tb'''\n";
+        assert_eq!(
+            files(source)[1],
+            "def f(self):\n\tif self:\n\t\treturn '''a\n\tb'''\n"
+        );
+    }
+
+    #[test]
+    fn inexact_symbols_are_verbatim_and_reindent_leaves_them_alone() {
+        let source =
+            "class A:\n    # about f\n    def f(self):\n## old code\n        return (1,\n  2)\n";
+        let index = index_module(source);
+        let f = &index.symbols[1];
+        assert!(!f.exact_dedent);
+        let text = symbol_text(source, f);
+        assert_eq!(text, source[f.range.clone()]);
+        assert!(text.starts_with("    # about f\n    def f"));
+        assert_eq!(reindent(&text, "    "), text);
+    }
+
+    #[test]
+    fn an_empty_indent_changes_nothing() {
+        let source = "def f():\n#col 0\n    return 1\n";
+        assert_eq!(files(source)[0], source);
+        assert_eq!(reindent("anything\n  at all", ""), "anything\n  at all");
+    }
+
+    #[test]
+    fn reindent_accepts_broken_text_without_panicking() {
+        for text in [
+            "def f(:\n  '''open\n",
+            "",
+            "\n\n",
+            "@\n",
+            "\"\"\"",
+            "def f():\n\tx\n  y\n",
+        ] {
+            let out = reindent(text, "    ");
+            assert!(out.len() >= text.len());
+        }
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! parse.rs    the Ruff parser behind our own types (the only file that imports ruff_*)
+//! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
 //! ```
@@ -11,21 +12,40 @@
 //! `reindent(&symbol_text(source, sym), &sym.indent) == source[sym.range]`, byte for byte,
 //! whatever the line endings, tabs, strings or comments.
 //!
+//! ```text
+//! source:  class Account:\n    # the balance\n    def balance(self):\n        return 1\n
+//! symbols: Account (whole text), Account.balance (lines 2-4, indent "    ")
+//! file:    # the balance\ndef balance(self):\n    return 1\n
 //! ```
-//! use homespace::python::{index_module, reindent, symbol_text};
-//!
-//! let source = "class Account:\n    # the balance\n    def balance(self):\n        return 1\n";
-//! let index = index_module(source);
-//! let method = &index.symbols[1];
-//! assert_eq!(method.qualname, ["Account", "balance"]);
-//! let text = symbol_text(source, method);
-//! assert_eq!(text, "# the balance\ndef balance(self):\n    return 1\n");
-//! assert_eq!(reindent(&text, &method.indent), &source[method.range.clone()]);
-//! ```
+//! (`the_contract_by_example` below runs exactly this.)
 
+#[cfg(test)]
+mod corpus_tests;
+mod depth;
 mod indent;
 mod parse;
 mod symbols;
 
 pub use indent::{reindent, symbol_text};
 pub use symbols::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem, check_syntax, index_module};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_contract_by_example() {
+        let source =
+            "class Account:\n    # the balance\n    def balance(self):\n        return 1\n";
+        let index = index_module(source);
+        let method = &index.symbols[1];
+        assert_eq!(method.qualname, ["Account", "balance"]);
+        assert_eq!(method.range, 15..source.len());
+        let text = symbol_text(source, method);
+        assert_eq!(text, "# the balance\ndef balance(self):\n    return 1\n");
+        assert_eq!(
+            reindent(&text, &method.indent),
+            &source[method.range.clone()]
+        );
+    }
+}

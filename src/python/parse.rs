@@ -16,6 +16,7 @@ use ruff_python_ast::{
 use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+use super::depth::{self, Nesting};
 use super::symbols::SymbolKind;
 
 /// A class or function definition as the parser sees it, before line-level decisions.
@@ -77,12 +78,9 @@ pub(super) fn multiline_string_spans(source: &str) -> Vec<Range<usize>> {
     with_module(source, |parsed| multiline_strings(source, parsed.tokens())).unwrap_or_default()
 }
 
-/// Stack bytes reserved per level of possible syntax-tree depth when the tree is deep.
-///
-/// Ruff's parser grows its own stack while parsing, but dropping the tree is plain recursive
-/// `Drop`: a 100,000-term `1+1+…` nests 100,000 boxes, and freeing it on a 2 MiB thread
-/// stack aborts the process — a stack overflow cannot be caught. The worst shape measured
-/// (see the `deep_nesting_*` tests) needs well under this per token, in debug builds too.
+/// Stack bytes reserved per unit of [`depth_bound`] when the tree may be deep (see
+/// `depth.rs` for why). The worst shapes measured need under 128 bytes per unit in debug
+/// builds (`deep_nesting_is_survived_on_a_small_stack`).
 const STACK_PER_LEVEL: usize = 1024;
 /// Trees at most this deep are dropped on the caller's stack (any thread has room for it).
 const SHALLOW_DEPTH: usize = 1_000;
@@ -144,27 +142,44 @@ fn problem(message: &str) -> Problem {
     }
 }
 
-/// An upper bound on the depth of the syntax tree, from the tokens alone: every level of
-/// expression nesting consumes at least one token of its logical line, and every level of
-/// statement nesting an indentation level.
+/// The parser's tokens as [`depth::Nesting`], for [`depth::depth_bound`].
 fn depth_bound(tokens: &Tokens) -> usize {
-    let (mut indent, mut max_indent) = (0usize, 0usize);
-    let (mut line_tokens, mut max_line_tokens) = (0usize, 0usize);
+    depth::depth_bound(tokens.iter().map(|token| match token.kind() {
+        TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => Nesting::Open,
+        TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => Nesting::Close,
+        TokenKind::Comma => Nesting::Comma,
+        TokenKind::Lambda => Nesting::Lambda,
+        TokenKind::Colon => Nesting::Colon,
+        TokenKind::Newline | TokenKind::EndOfFile => Nesting::LineEnd,
+        TokenKind::Indent => Nesting::Indent,
+        TokenKind::Dedent => Nesting::Dedent,
+        TokenKind::Comment | TokenKind::NonLogicalNewline => Nesting::Trivia,
+        _ => Nesting::Other,
+    }))
+}
+
+/// CPython's tokenizer refuses a 100th level of indentation; Ruff does not. We refuse it too,
+/// which also bounds the cost of nested symbols (each one rescans its range).
+const MAX_INDENT_LEVELS: usize = 99;
+
+fn too_deep_indentation(tokens: &Tokens) -> Option<Problem> {
+    let mut indent = 0usize;
     for token in tokens.iter() {
         match token.kind() {
-            TokenKind::Indent => {
-                indent += 1;
-                max_indent = max_indent.max(indent);
-            }
+            TokenKind::Indent => indent += 1,
             TokenKind::Dedent => indent = indent.saturating_sub(1),
-            TokenKind::Newline => line_tokens = 0,
-            _ => {
-                line_tokens += 1;
-                max_line_tokens = max_line_tokens.max(line_tokens);
-            }
+            _ => continue,
+        }
+        if indent > MAX_INDENT_LEVELS {
+            return Some(Problem {
+                offset: token.end().to_usize(),
+                message: format!(
+                    "too many levels of indentation (Python allows {MAX_INDENT_LEVELS})"
+                ),
+            });
         }
     }
-    (max_indent + 1) * 2 + max_line_tokens
+    None
 }
 
 fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
@@ -184,6 +199,7 @@ fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
                     message: error.to_string(),
                 }),
         )
+        .chain(too_deep_indentation(parsed.tokens()))
         .collect();
     problems.sort_by_key(|problem| problem.offset);
     problems.dedup();
@@ -416,10 +432,10 @@ fn multiline_strings(source: &str, tokens: &Tokens) -> Vec<Range<usize>> {
             }
             TokenKind::FStringEnd | TokenKind::TStringEnd => {
                 depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    if let Some(start) = open.take() {
-                        push(start..range.end);
-                    }
+                if depth == 0
+                    && let Some(start) = open.take()
+                {
+                    push(start..range.end);
                 }
             }
             _ => {}
@@ -430,4 +446,123 @@ fn multiline_strings(source: &str, tokens: &Tokens) -> Vec<Range<usize>> {
         push(start..last.end().to_usize());
     }
     spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only(source: &str) -> Definition {
+        let outline = outline(source);
+        assert!(outline.problems.is_empty(), "{:?}", outline.problems);
+        outline
+            .definitions
+            .into_iter()
+            .next()
+            .expect("one definition")
+    }
+
+    #[test]
+    fn signatures_lose_comments_line_breaks_and_padding() {
+        let source = "def f(\n    self,  # the instance\n    msg: str,\n    *,\n    retries: int = 3,\n) -> bool:\n    pass\n";
+        assert_eq!(
+            only(source).signature,
+            "(self, msg: str, *, retries: int = 3,) -> bool"
+        );
+        assert_eq!(only("class A: pass\n").signature, "");
+        assert_eq!(only("class A(): pass\n").signature, "()");
+        assert_eq!(
+            only("class A(B,\n        metaclass=M): pass\n").signature,
+            "(B, metaclass=M)"
+        );
+        assert_eq!(
+            only("async def f[T, *Ts](x: T = '  spaced  ') -> None: pass\n").signature,
+            "[T, *Ts](x: T = ' spaced ') -> None"
+        );
+    }
+
+    #[test]
+    fn keyword_offsets_skip_decorators_and_comments_between() {
+        let source = "@a\n# note\n@b(1)\n\nasync def f(): pass\n";
+        let definition = only(source);
+        assert_eq!(definition.start, 0);
+        assert_eq!(definition.keyword, source.find("async").unwrap_or_default());
+        assert_eq!(definition.kind, SymbolKind::AsyncFunction);
+        assert_eq!(definition.end, source.len() - 1);
+    }
+
+    #[test]
+    fn docstrings_are_plain_string_literals_only() {
+        assert_eq!(only("def f():\n    'a' 'b'\n").doc.as_deref(), Some("ab"));
+        assert_eq!(only("def f():\n    f'x'\n").doc, None);
+        assert_eq!(only("def f():\n    b'x'\n").doc, None);
+        assert_eq!(only("def f():\n    x = 'x'\n").doc, None);
+        assert_eq!(
+            only("def f():\n    '''\n\n  First.  \n  Second.'''\n")
+                .doc
+                .as_deref(),
+            Some("First.")
+        );
+        assert_eq!(only("def f():\n    '   '\n").doc, None);
+        assert_eq!(
+            outline("'''Module.'''\n").docstring.as_deref(),
+            Some("Module.")
+        );
+    }
+
+    #[test]
+    fn multiline_strings_span_whole_f_strings() {
+        let source =
+            "a = '''x\ny'''\nb = 'one line'\nc = f'''{\nf\"{1}\"\n}'''\nd = t'''{x}\n'''\n";
+        let spans = multiline_string_spans(source);
+        let texts: Vec<&str> = spans.iter().map(|span| &source[span.clone()]).collect();
+        assert_eq!(
+            texts,
+            ["'''x\ny'''", "f'''{\nf\"{1}\"\n}'''", "t'''{x}\n'''"]
+        );
+    }
+
+    #[test]
+    fn problems_are_sorted_and_include_unsupported_syntax() {
+        let problems = syntax_problems("f((a)=1)\nx = (\n");
+        assert!(problems.len() >= 2, "{problems:?}");
+        assert!(
+            problems
+                .windows(2)
+                .all(|pair| pair[0].offset <= pair[1].offset)
+        );
+        assert!(
+            problems[0].message.contains("parenthesized keyword"),
+            "{problems:?}"
+        );
+        // Newest syntax is no problem: PEP 695, PEP 701, except groups, match.
+        let modern = "type X = int\nclass C[T]: pass\nx = f\"{d[\"k\"]}\"\ntry: pass\nexcept* E: pass\nmatch x:\n    case 1: pass\n";
+        assert_eq!(syntax_problems(modern), []);
+    }
+
+    #[test]
+    fn a_hundredth_level_of_indentation_is_refused_like_cpython() {
+        let nested = |levels: usize| -> String {
+            let mut source: String = (0..levels)
+                .map(|level| format!("{}if x:\n", " ".repeat(level)))
+                .collect();
+            source.push_str(&" ".repeat(levels));
+            source.push_str("pass\n");
+            source
+        };
+        assert_eq!(syntax_problems(&nested(99)), []);
+        let problems = syntax_problems(&nested(100));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].message.contains("too many levels"));
+    }
+
+    #[test]
+    fn huge_depth_bounds_come_from_long_lines_and_deep_blocks() {
+        let parsed = |source: &str| {
+            depth_bound(parse_unchecked(source, ParseOptions::from(Mode::Module)).tokens())
+        };
+        assert!(parsed("x = 1\n") < 20);
+        assert!(parsed(&format!("x = {}1\n", "-".repeat(5000))) > 5000);
+        assert!(parsed("if a:\n if b:\n  if c:\n   pass\n") >= 8);
+    }
 }

@@ -114,11 +114,11 @@ pub fn index_module(source: &str) -> ModuleIndex {
 
 /// All syntax errors of `source`, each with line, column and what was expected.
 pub fn check_syntax(source: &str) -> Vec<SyntaxProblem> {
-    locate(
-        source,
-        &LineTable::new(source),
-        &parse::syntax_problems(source),
-    )
+    let problems = parse::syntax_problems(source);
+    if problems.is_empty() {
+        return Vec::new();
+    }
+    locate(source, &LineTable::new(source), &problems)
 }
 
 /// How many definitions (a prefix, so whole top-level subtrees) end before the line of the
@@ -155,18 +155,18 @@ fn symbol(
         .to_string();
     let comment_lines = comment_block(source, table, in_string, first_line, &indent);
     let start_line = first_line - comment_lines;
-    let end = table.line_end_after(definition.end).max(head_start);
-    let end_line = table.line_of(end.saturating_sub(1)).max(start_line);
-    let lines = if end > head_start {
-        end_line - start_line + 1
+    let range = table.line_start(start_line)..table.line_end_after(definition.end).max(head_start);
+    let lines = if range.end > range.start {
+        table.line_of(range.end - 1) + 1 - start_line
     } else {
         0
     };
     let string_lines = relative_runs(in_string, start_line, lines);
-    let range = table.line_start(start_line)..end;
-    let exact_dedent = source
-        .get(range.clone())
-        .is_some_and(|text| indent::can_dedent(text, &indent, &string_lines));
+    let exact_dedent = (start_line..start_line + lines).all(|line| {
+        let text = source.get(table.line_range(line)).unwrap_or("");
+        let in_string = in_string.get(line).copied().unwrap_or(false);
+        indent::dedent_line(text, &indent, in_string).is_some()
+    });
     let name = qualname.last().cloned().unwrap_or_default();
     Symbol {
         file_stem: if occurrence == 1 {
@@ -241,4 +241,407 @@ fn locate(source: &str, table: &LineTable, problems: &[Problem]) -> Vec<SyntaxPr
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{reindent, symbol_text};
+    use super::*;
+
+    /// One line per symbol: `stem kind qualname def_line lines [inexact]`, easy to compare.
+    fn outline(source: &str) -> String {
+        let index = index_module(source);
+        assert!(index.problems.is_empty(), "{:?}", index.problems);
+        for sym in &index.symbols {
+            let text = symbol_text(source, sym);
+            assert_eq!(reindent(&text, &sym.indent), source[sym.range.clone()]);
+        }
+        index
+            .symbols
+            .iter()
+            .map(|sym| {
+                let kind = match sym.kind {
+                    SymbolKind::Class => "class",
+                    SymbolKind::Function => "def",
+                    SymbolKind::AsyncFunction => "async",
+                };
+                let exact = if sym.exact_dedent { "" } else { " inexact" };
+                format!(
+                    "{} {kind} {} line {} ({} lines){exact}\n",
+                    sym.file_stem,
+                    sym.qualname.join("."),
+                    sym.def_line,
+                    sym.lines
+                )
+            })
+            .collect()
+    }
+
+    fn assert_text(actual: &str, expected: &str) {
+        assert!(
+            actual == expected,
+            "\n--- expected ---\n{expected}--- actual ---\n{actual}--- (end)"
+        );
+    }
+
+    fn text_of(source: &str, qualname: &str) -> String {
+        let index = index_module(source);
+        let sym = index
+            .symbols
+            .iter()
+            .find(|sym| sym.qualname.join(".") == qualname)
+            .expect("symbol exists");
+        symbol_text(source, sym)
+    }
+
+    #[test]
+    fn nested_classes_and_methods_in_source_order() {
+        let source = "\
+class Outer:
+    class Inner:
+        def deep(self):
+            def local_helper():
+                pass
+            return local_helper
+
+    def method(self):
+        class Local:
+            pass
+
+def top():
+    pass
+";
+        assert_text(
+            &outline(source),
+            "\
+Outer class Outer line 1 (10 lines)
+Inner class Outer.Inner line 2 (5 lines)
+deep def Outer.Inner.deep line 3 (4 lines)
+method def Outer.method line 8 (3 lines)
+top def top line 12 (2 lines)
+",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[2].parent, Some(1));
+        assert_eq!(index.symbols[3].parent, Some(0));
+        assert_eq!(index.lines, 13);
+        assert_text(
+            &text_of(source, "Outer.Inner.deep"),
+            "def deep(self):\n    def local_helper():\n        pass\n    return local_helper\n",
+        );
+    }
+
+    #[test]
+    fn decorators_and_the_comment_block_directly_above() {
+        let source = "\
+import functools
+
+# Not part of f: a blank line follows.
+
+# Part of f.
+#   (indented text inside the comment)
+@functools.cache
+# between decorator and def
+def f(x):
+    return x
+class A:
+    x = 1
+    # about g
+    @staticmethod
+    def g():
+        pass
+# a module-level comment is not g's
+    def h(self):
+        pass
+";
+        assert_text(
+            &outline(source),
+            "\
+f def f line 9 (6 lines)
+A class A line 11 (9 lines)
+g def A.g line 15 (4 lines)
+h def A.h line 18 (2 lines)
+",
+        );
+        assert_text(
+            &text_of(source, "f"),
+            "# Part of f.\n#   (indented text inside the comment)\n@functools.cache\n\
+             # between decorator and def\ndef f(x):\n    return x\n",
+        );
+        assert_text(
+            &text_of(source, "A.g"),
+            "# about g\n@staticmethod\ndef g():\n    pass\n",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[0].comment_lines, 2);
+        assert_eq!(index.symbols[3].comment_lines, 0);
+    }
+
+    #[test]
+    fn second_definitions_get_numbered_stems() {
+        let source = "\
+from typing import overload, TYPE_CHECKING
+
+class Account:
+    @property
+    def balance(self) -> int:
+        return self._balance
+
+    @balance.setter
+    def balance(self, value: int) -> None:
+        self._balance = value
+
+@overload
+def parse(x: int) -> int: ...
+@overload
+def parse(x: str) -> str: ...
+def parse(x):
+    return x
+
+if TYPE_CHECKING:
+    class Proto: ...
+else:
+    Proto = object
+
+try:
+    from fast import speedup
+except ImportError:
+    def speedup(x):
+        return x
+else:
+    pass
+finally:
+    def cleanup(): pass
+
+with open(__file__) as f:
+    def reader(): return f
+
+class C:
+    try:
+        def f(self): return 1
+    except NameError:
+        async def f(self): return 2
+";
+        assert_text(
+            &outline(source),
+            "\
+Account class Account line 3 (8 lines)
+balance def Account.balance line 5 (3 lines)
+balance@2 def Account.balance line 9 (3 lines)
+parse def parse line 13 (2 lines)
+parse@2 def parse line 15 (2 lines)
+parse@3 def parse line 16 (2 lines)
+Proto class Proto line 20 (1 lines)
+speedup def speedup line 27 (2 lines)
+cleanup def cleanup line 32 (1 lines)
+reader def reader line 35 (1 lines)
+C class C line 37 (5 lines)
+f def C.f line 39 (1 lines)
+f@2 async C.f line 41 (1 lines)
+",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[12].indent, "        ");
+        assert_text(&text_of(source, "C.f"), "def f(self): return 1\n");
+        assert_text(
+            &text_of(source, "speedup"),
+            "def speedup(x):\n    return x\n",
+        );
+    }
+
+    #[test]
+    fn pep_695_and_701_syntax() {
+        let source = "\
+type X = int
+def first[T](xs: list[T]) -> T:
+    return xs[0]
+class Box[T: (int, str)](Base):
+    def show(self, d):
+        return f\"{d[\"k\"]} and {f'{d['k']}'}\"
+";
+        assert_text(
+            &outline(source),
+            "\
+first def first line 2 (2 lines)
+Box class Box line 4 (3 lines)
+show def Box.show line 5 (2 lines)
+",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[0].signature, "[T](xs: list[T]) -> T");
+        assert_eq!(index.symbols[1].signature, "[T: (int, str)](Base)");
+    }
+
+    #[test]
+    fn docstrings_and_signatures() {
+        let source = "\
+\"\"\"The module.
+
+Details.\"\"\"
+
+class Plain:
+    '''
+    Summary on the second line.
+    '''
+
+def long(self, alpha: int, beta: str = 'b',  # why beta
+         *args: tuple[int, ...], gamma: dict[str, list[int]] | None = None, **kwargs) -> bool:
+    b'bytes are no docstring'
+";
+        let index = index_module(source);
+        assert_eq!(index.docstring.as_deref(), Some("The module."));
+        let plain = &index.symbols[0];
+        assert_eq!(plain.doc.as_deref(), Some("Summary on the second line."));
+        assert_eq!(plain.signature, "");
+        let long = &index.symbols[1];
+        assert_eq!(long.doc, None);
+        assert_eq!(long.signature.chars().count(), 80);
+        assert_eq!(
+            long.signature,
+            "(self, alpha: int, beta: str = 'b', *args: tuple[int, ...], gamma: dict[str, li…"
+        );
+    }
+
+    #[test]
+    fn string_lines_less_indented_than_the_def_stay_verbatim() {
+        let source = "\
+class Report:
+    def render(self):
+        \"\"\"Render.
+
+  Less indented docstring line.
+        \"\"\"
+        return '''\\
+col 0 continuation
+    keeps its spaces
+''' + f\"\"\"{self!r}
+{1 +
+2}\"\"\"
+";
+        assert_text(
+            &outline(source),
+            "Report class Report line 1 (12 lines)\nrender def Report.render line 2 (11 lines)\n",
+        );
+        assert_text(
+            &text_of(source, "Report.render"),
+            "\
+def render(self):
+    \"\"\"Render.
+
+  Less indented docstring line.
+        \"\"\"
+    return '''\\
+col 0 continuation
+    keeps its spaces
+''' + f\"\"\"{self!r}
+{1 +
+2}\"\"\"
+",
+        );
+    }
+
+    #[test]
+    fn a_line_left_of_the_indent_makes_the_symbol_verbatim() {
+        let source = "\
+class A:
+    def f(self):
+        x = 1
+#       x = 2   (commented out at column 0)
+        return x
+
+    def g(self):
+        return (1,
+2)
+";
+        assert_text(
+            &outline(source),
+            "\
+A class A line 1 (9 lines)
+f def A.f line 2 (4 lines) inexact
+g def A.g line 7 (3 lines) inexact
+",
+        );
+        assert_text(
+            &text_of(source, "A.g"),
+            "    def g(self):\n        return (1,\n2)\n",
+        );
+    }
+
+    #[test]
+    fn crlf_tabs_and_no_final_newline() {
+        let source =
+            "class A:\r\n\tdef f(self):\r\n\t\treturn 1\r\n\r\n\tdef g(self):\r\n\t\treturn 2";
+        assert_text(
+            &outline(source),
+            "A class A line 1 (6 lines)\nf def A.f line 2 (2 lines)\ng def A.g line 5 (2 lines)\n",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[1].indent, "\t");
+        assert_eq!(index.symbols[2].range.end, source.len());
+        assert_text(&text_of(source, "A.f"), "def f(self):\r\n\treturn 1\r\n");
+        assert_text(&text_of(source, "A.g"), "def g(self):\r\n\treturn 2");
+        assert_eq!(index.lines, 6);
+    }
+
+    #[test]
+    fn non_ascii_identifiers_and_text() {
+        let source = "class Größe:\n    \"\"\"Maß für alles — ok.\"\"\"\n    def länge(self, ä='ü'):\n        return '日本'\n";
+        assert_text(
+            &outline(source),
+            "Größe class Größe line 1 (4 lines)\nlänge def Größe.länge line 3 (2 lines)\n",
+        );
+        let index = index_module(source);
+        assert_eq!(index.symbols[0].doc.as_deref(), Some("Maß für alles — ok."));
+        assert_eq!(index.symbols[1].signature, "(self, ä='ü')");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_indentation() {
+        let source = "\u{feff}def f():\n    pass\n";
+        let index = index_module(source);
+        assert_eq!(index.symbols[0].indent, "");
+        assert_eq!(index.symbols[0].range, 0..source.len());
+        assert!(index.symbols[0].exact_dedent);
+    }
+
+    #[test]
+    fn syntax_errors_are_located_and_keep_only_reliable_symbols() {
+        let source = "\
+def ok():
+    pass
+
+class Broken:
+    def m(self:
+        pass
+
+def after():
+    pass
+";
+        let index = index_module(source);
+        assert!(!index.problems.is_empty());
+        let first = &index.problems[0];
+        assert_eq!((first.line, first.column), (5, 16));
+        assert!(first.message.contains("Expected"), "{}", first.message);
+        let names: Vec<_> = index
+            .symbols
+            .iter()
+            .map(|sym| sym.file_stem.as_str())
+            .collect();
+        assert_eq!(names, ["ok"]);
+        assert_eq!(check_syntax(source), index.problems);
+    }
+
+    #[test]
+    fn syntax_error_columns_count_chars_and_end_of_file_is_the_next_line() {
+        let problems = check_syntax("x = 'é' +\n");
+        assert_eq!((problems[0].line, problems[0].column), (1, 10));
+        let problems = check_syntax("def f(:\n");
+        assert_eq!((problems[0].line, problems[0].column), (1, 7));
+        let problems = check_syntax("x = (\n");
+        assert_eq!((problems[0].line, problems[0].column), (2, 1));
+        let problems = check_syntax("x = (");
+        assert_eq!((problems[0].line, problems[0].column), (1, 6));
+        assert!(check_syntax("").is_empty());
+        assert!(index_module("").symbols.is_empty());
+    }
 }

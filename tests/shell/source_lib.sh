@@ -1,0 +1,87 @@
+# Helpers for the source/ edit scripts (sourced after lib.sh). The scripts run in the
+# test's temp dir (beside the project copy), so scratch files go to the current directory.
+
+S="$HS/source"
+# The module ledger.accounts: its file in the mount, its symbols, and the real file.
+A="$S/ledger/accounts"
+ACC="$PROJECT/src/ledger/accounts.py"
+
+# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
+newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
+
+# checksum FILE
+checksum() { sha256sum < "$1" | cut -d' ' -f1; }
+
+# keep FILE NAME: copy FILE to ./NAME (what it held before an edit) and print ./NAME.
+keep() { cp "$1" "./$2" && echo "./$2"; }
+
+# with_symbol MODULE QUALNAME NEWFILE: MODULE (a file) with the definition QUALNAME
+# (`Account.debit`, `Account.balance@2` for the second definition of a name) replaced by
+# NEWFILE, indented to where the definition lives. Computed with Python's ast, not with
+# homespace: the definition spans its decorators, the comment lines directly above it, and
+# its body; blank lines are not indented.
+with_symbol() {
+  python3 - "$@" <<'EOF'
+import ast, sys
+module, qual, new = sys.argv[1:4]
+src = open(module, encoding="utf-8").read()
+lines = src.splitlines(keepends=True)
+name, _, nth = qual.partition("@")
+parts = name.split(".")
+body, node = ast.parse(src).body, None
+for i, part in enumerate(parts):
+    found = [n for n in body if getattr(n, "name", None) == part]
+    node = found[int(nth or 1) - 1 if i == len(parts) - 1 else 0]
+    body = node.body
+start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+while start > 0 and lines[start - 1].strip().startswith("#"):
+    start -= 1
+text = open(new, encoding="utf-8").read()
+if not text.endswith("\n"):
+    text += "\n"
+indent = " " * node.col_offset
+new_lines = [indent + l if l.strip() else l for l in text.splitlines(keepends=True)]
+sys.stdout.write("".join(lines[:start] + new_lines + lines[node.end_lineno:]))
+EOF
+}
+
+# expect_file ACTUAL EXPECTED WHAT: the two files are byte-identical (else show the diff).
+expect_file() {
+  cmp -s "$1" "$2" || fail "$3: $1 is not as expected:
+$(diff "$2" "$1")"
+}
+
+# expect_sum FILE SUM WHAT: FILE still has checksum SUM (nothing reached it).
+expect_sum() {
+  [ "$(checksum "$1")" = "$2" ] || fail "$3: $1 changed"
+}
+
+# parses FILE: FILE is valid Python for the interpreter.
+parses() { python3 -c 'import ast, sys; ast.parse(open(sys.argv[1], "rb").read())' "$1"; }
+
+# expect_reported DIR NEEDLE...: every NEEDLE is in the newest failure of /_errors.md and in
+# DIR/_entry.md, which starts with the failure that happened there.
+expect_reported() {
+  local dir=$1 needle errors entry
+  shift
+  errors=$(newest_error)
+  entry=$(cat "$dir/_entry.md")
+  expect_contains "$(head -n 1 "$dir/_entry.md")" "> Last error here" "$dir/_entry.md starts with the failure"
+  for needle in "$@"; do
+    expect_contains "$errors" "$needle" "the newest entry of _errors.md"
+    expect_contains "$entry" "$needle" "$dir/_entry.md"
+  done
+}
+
+# expect_no_temp_files DIR: no editor or homespace temp file is left in DIR of the mount.
+expect_no_temp_files() {
+  local left
+  left=$(ls -a "$1" | grep -E '^sed|\.swp$|~$|^4913$|\.tmp$' || true)
+  [ -z "$left" ] || fail "temp files left in $1: $left"
+}
+
+# edits: how many routed edits source/history lists.
+edits() { ls "$S/history" | grep -c '\.diff$' || true; }
+
+# last_edit: the number of the newest routed edit.
+last_edit() { ls "$S/history" | sed -n 's/\.diff$//p' | sort -n | tail -n 1; }
