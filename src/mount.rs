@@ -223,3 +223,22 @@ fn tail(path: &Path, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }
+
+/// The process id of the daemon (`homespace mount --foreground ...`) serving `mountpoint`,
+/// found by its command line (used by `unmount`-like tools, tests and the benchmark).
+pub fn daemon_pid(mountpoint: &Path) -> Option<i32> {
+    let at = mountpoint.to_string_lossy().into_owned();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|&b| b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
+            return entry.file_name().to_str()?.parse().ok();
+        }
+    }
+    None
+}

@@ -96,7 +96,7 @@ fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
         .unwrap();
     assert!(!again.status.success(), "mounting twice is refused");
     assert!(String::from_utf8_lossy(&again.stderr).contains("already mounted"));
-    let pid = daemon_pid(&at).expect("the daemon runs");
+    let pid = homespace::mount::daemon_pid(&at).expect("the daemon runs");
     // SAFETY: sending a signal to a process id we just found has no memory effects.
     unsafe { libc::kill(pid, libc::SIGTERM) };
     let started = std::time::Instant::now();
@@ -114,22 +114,4 @@ impl Drop for Unmount {
     fn drop(&mut self) {
         let _ = Command::new("fusermount3").arg("-uz").arg(&self.0).output();
     }
-}
-
-/// The pid of the `homespace mount --foreground` serving `at`.
-fn daemon_pid(at: &std::path::Path) -> Option<i32> {
-    let at = at.to_string_lossy().into_owned();
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let args: Vec<String> = cmdline
-            .split(|&b| b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
-            return entry.file_name().to_str()?.parse().ok();
-        }
-    }
-    None
 }

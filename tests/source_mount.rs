@@ -11,3 +11,8 @@ use common::Mount;
 fn symbol_files_are_edited_with_every_tool() {
     Mount::example().run_script("source_edit_symbols.sh");
 }
+
+#[test]
+fn module_files_are_edited_with_every_tool() {
+    Mount::example().run_script("source_edit_modules.sh");
+}

@@ -155,22 +155,10 @@ fn ls(path: &Path) {
 }
 
 fn daemon_rss(at: &Path) -> Option<u64> {
-    let at = at.to_string_lossy().into_owned();
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let args: Vec<String> = cmdline
-            .split(|&b| b == 0)
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect();
-        if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
-            let status = std::fs::read_to_string(entry.path().join("status")).ok()?;
-            let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-            return line.split_whitespace().nth(1)?.parse().ok();
-        }
-    }
-    None
+    let pid = homespace::mount::daemon_pid(at)?;
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// The first package (with a module) and module of a mounted project's source tree.

@@ -145,7 +145,7 @@ sum=$(checksum "$ACC")
 if vim -es -i NONE -c '%s/return name$/return name name/' -c 'wq' "$C/validate_name.py" 2> /dev/null; then
   fail "vim -es reports the refused write"
 fi
-refused "vim -es with a syntax error" "line 8, column 17"
+refused "vim -es with a syntax error" "line 7, column 17"
 rm -f "$C/.validate_name.py.swp" # vim keeps its swap file after a failed write
 expect_no_temp_files "$C"
 
