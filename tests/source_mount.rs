@@ -16,3 +16,8 @@ fn symbol_files_are_edited_with_every_tool() {
 fn module_files_are_edited_with_every_tool() {
     Mount::example().run_script("source_edit_modules.sh");
 }
+
+#[test]
+fn symbol_files_that_break_the_rules_are_refused_and_explained() {
+    Mount::example().run_script("source_edit_refused.sh");
+}
