@@ -236,7 +236,7 @@ pub fn daemon_pid(mountpoint: &Path) -> Option<i32> {
             .split(|&b| b == 0)
             .map(|a| String::from_utf8_lossy(a).into_owned())
             .collect();
-        if args.iter().any(|a| a == "--foreground") && args.iter().any(|a| *a == at) {
+        if args.iter().any(|a| a == "--foreground") && args.contains(&at) {
             return entry.file_name().to_str()?.parse().ok();
         }
     }
