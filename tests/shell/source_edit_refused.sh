@@ -73,7 +73,7 @@ sum=$(checksum "$ACC")
 write "$C/audit.py" 'def audited(self):\n    return True\n'
 expect_reported "$C" "audit.py was not saved" "it defines \`audited\`, but this file is \`audit\`"
 [ -e "$C/audit.py" ] && fail "a refused new symbol file does not stay"
-expect_fails "Invalid argument" "touch of a new symbol file" -- touch "$C/audit.py"
+touch "$C/audit.py" # refused at release, after touch's close: see source_edit_touch.sh
 expect_reported "$C" "audit.py was not saved: it is empty"
 [ -e "$C/audit.py" ] && fail "an empty new symbol file does not stay"
 # A new file whose name is not a Python identifier.

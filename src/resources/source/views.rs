@@ -123,6 +123,8 @@ fn root(source: &Source, here: &str) -> Entry {
             Function::new(format!("ls {here}{stem}/"), "list a module's symbols", "one file per class and function"),
             Function::new(format!("cat {here}{}/_entry.md", stem), "see a module's outline", "symbols with signatures and sizes"),
             Function::new(format!("cat {here}{}.<Symbol>.py", stem.replace('/', ".")), "read by dotted path", "that symbol's exact source"),
+            Function::new(format!("cp fixed.py {here}{stem}/<Symbol>.py"), "replace one symbol", "the module rewritten; refused with line:column if invalid"),
+            Function::new(format!("cat {}", source.links.to("source/history/_entry.md")), "see what was edited", "every edit as a diff, with undo"),
             Function::new(format!("cat \"{}\"", source.links.to("search/source:<query>")), "search the code", "`module:line: text` with symbol paths"),
         ],
         sections,
@@ -380,8 +382,10 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
         about,
         functions: vec![
             Function::new(format!("cat {here}{example}.py"), "read one symbol", "its exact source, dedented"),
+            Function::new(format!("cp fixed.py {here}{example}.py"), "replace it (sed -i, vim, echo > too)", "module rewritten, or refused with line:column"),
+            Function::new(format!("echo 'def new(): ...' > {here}new.py"), "add a symbol", if parent.is_some() { "appended to the class" } else { "appended to the module" }),
+            Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
             Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
-            Function::new(format!("cat \"{}/search/source:<query>\"", here.split("/source/").next().unwrap_or_default()), "search the code", "`module:line: text` with symbol paths"),
         ],
         sections: vec![Section {
             heading: "Symbols".into(),
