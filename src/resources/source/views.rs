@@ -280,6 +280,11 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
                 "outline a module",
                 "symbols with signatures and sizes",
             ),
+            Function::new(
+                format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
+                "create a module",
+                "the file, imported in __init__.py",
+            ),
         ],
         sections: vec![Section {
             heading: "Contents".into(),
