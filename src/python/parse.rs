@@ -78,34 +78,62 @@ pub(super) fn multiline_string_spans(source: &str) -> Vec<Range<usize>> {
     with_module(source, |parsed| multiline_strings(source, parsed.tokens())).unwrap_or_default()
 }
 
-/// Stack bytes reserved per unit of [`depth_bound`] when the tree may be deep (see
-/// `depth.rs` for why). The worst shapes measured need under 128 bytes per unit in debug
-/// builds (`deep_nesting_is_survived_on_a_small_stack`).
-const STACK_PER_LEVEL: usize = 1024;
-/// Trees at most this deep are dropped on the caller's stack (any thread has room for it).
-const SHALLOW_DEPTH: usize = 1_000;
+/// How much stack a job on a parsed tree needs per unit of [`depth_bound`], and up to which
+/// depth it runs on the caller's stack (any thread has room for that much).
+#[derive(Debug, Clone, Copy)]
+struct StackNeed {
+    per_level: usize,
+    shallow_depth: usize,
+}
+
+/// Dropping the tree (and the iterative outline walks). The worst shapes measured need under
+/// 128 bytes per unit in debug builds (`deep_nesting_is_survived_on_a_small_stack`).
+const DROP: StackNeed = StackNeed {
+    per_level: 1024,
+    shallow_depth: 1_000,
+};
+/// The recursive semantic walk of [`validation_problems`]: the visitor, the checker's own
+/// sub-visitors and the drop. Measured in debug builds at under 1.5 KiB per unit on the
+/// deep shapes of `validation_survives_deep_nesting_on_a_small_stack`; 4 KiB leaves room.
+/// Only shallow trees stay on the caller's stack: 100 units are far below any thread's.
+const WALK: StackNeed = StackNeed {
+    per_level: 4096,
+    shallow_depth: 100,
+};
 /// Past this depth (far beyond anything CPython compiles) we refuse and leak the tree.
 const MAX_DEPTH: usize = 4_000_000;
 
 /// Parses `source` as a module for the newest Python, runs `f` on it, and drops the tree
-/// safely: trees that may be deep are dropped on a thread whose stack fits their depth.
-/// A panic inside the parser becomes a [`Problem`] instead of unwinding into the caller.
+/// safely; see [`with_module_at`].
 fn with_module<R: Send>(
     source: &str,
+    f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
+) -> Result<R, Problem> {
+    with_module_at(source, PythonVersion::latest(), DROP, f)
+}
+
+/// Parses `source` as a module for Python `version`, runs `f` on it, and drops the tree
+/// safely: trees that may be deep are handled on a thread whose stack fits their depth times
+/// `need`. A panic inside the parser becomes a [`Problem`] instead of unwinding into the
+/// caller.
+fn with_module_at<R: Send>(
+    source: &str,
+    version: PythonVersion,
+    need: StackNeed,
     f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
 ) -> Result<R, Problem> {
     if u32::try_from(source.len()).is_err() {
         // Ruff addresses text with u32 offsets.
         return Err(problem("file too large to parse (4 GiB or more)"));
     }
-    let options = ParseOptions::from(Mode::Module).with_target_version(PythonVersion::latest());
+    let options = ParseOptions::from(Mode::Module).with_target_version(version);
     let parse = || parse_unchecked(source, options).try_into_module();
     let parsed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
         Ok(Some(parsed)) => parsed,
         Ok(None) | Err(_) => return Err(problem("internal error: the Python parser failed")),
     };
     let depth = depth_bound(parsed.tokens());
-    if depth <= SHALLOW_DEPTH {
+    if depth <= need.shallow_depth {
         return Ok(f(&parsed));
     }
     if depth > MAX_DEPTH {
@@ -118,9 +146,7 @@ fn with_module<R: Send>(
     // If the thread cannot be spawned, the closure is dropped unrun: `ManuallyDrop` turns that
     // into a leak rather than a recursive drop on this thread's small stack.
     let parsed = std::mem::ManuallyDrop::new(parsed);
-    let stack = depth
-        .saturating_mul(STACK_PER_LEVEL)
-        .saturating_add(1 << 20);
+    let stack = depth.saturating_mul(need.per_level).saturating_add(1 << 20);
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("python-deep-tree".to_string())

@@ -241,9 +241,13 @@ impl Space {
             Place::Scratch(key) => {
                 let pending = lock(&self.scratch).get(&key).is_some_and(|f| f.pending);
                 if pending {
-                    let resource = self.place_in_resource(path)?;
-                    resource.0.write(&resource.1, content)?;
+                    let (resource, rest) = self.place_in_resource(path)?;
+                    let written = resource.write(&rest, content);
+                    // Accepted or not, the new document leaves memory now: accepted, it
+                    // lives in its resource; refused, it must vanish when `close` returns,
+                    // not later at `release`, so the next `ls` does not show it.
                     lock(&self.scratch).remove(&key);
+                    written?;
                     self.errors.forget_lookup(&self.links.to(&key));
                 } else if let Some(file) = lock(&self.scratch).get_mut(&key) {
                     file.content = content.to_vec();

@@ -353,7 +353,8 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
         .enumerate()
         .filter(|(_, s)| s.parent == parent)
         .map(|(index, s)| {
-            let size = size_note(&symbol_text(text, s));
+            let body = symbol_text(text, s);
+            let size = format!("{}L ~{}t", s.lines, crate::render::budget::tokens(&body));
             let has_members = symbols.iter().any(|m| m.parent == Some(index));
             format!(
                 "| `{}.py`{} | {} | {} | {} | {size} |",
@@ -367,9 +368,9 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
                 if s.signature.is_empty() {
                     String::new()
                 } else {
-                    format!("`{}`", s.signature.replace('|', "\\|"))
+                    format!("`{}`", shorten(&s.signature, 48).replace('|', "\\|"))
                 },
-                s.doc.clone().unwrap_or_default().replace('|', "\\|")
+                shorten(s.doc.as_deref().unwrap_or_default(), 56).replace('|', "\\|")
             )
         })
         .collect();
@@ -394,7 +395,7 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
         ],
         sections: vec![Section {
             heading: "Symbols".into(),
-            table_header: Some("| file | kind | signature | doc | size |".into()),
+            table_header: Some("| file | kind | signature | doc | lines, tokens |".into()),
             items: rows,
             empty: "No classes or functions.".into(),
         }],
@@ -449,4 +450,17 @@ fn meta(source: &Source) -> Entry {
         }],
         ..Entry::default()
     }
+}
+
+/// `text` cut to `max` chars at a word boundary, with `…` when cut.
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    let at = cut
+        .rfind([' ', ','])
+        .filter(|&i| i > max / 2)
+        .unwrap_or(cut.len());
+    format!("{}…", cut[..at].trim_end_matches([',', ' ']))
 }
