@@ -82,11 +82,8 @@ impl Space {
             self.record("open", &path, &error);
             return Err(error);
         }
-        let existing = if flags.truncate && !(flags.write && node.kind == Kind::Document) {
-            Vec::new()
-        } else {
-            self.content_for_open(ino, &path)?
-        };
+        // Read even when truncating: a writer's save is checked against what it replaced.
+        let existing = self.content_for_open(ino, &path)?;
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.clone());
         let content = if flags.truncate { Vec::new() } else { existing };
         if !flags.write {
