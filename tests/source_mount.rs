@@ -5,6 +5,11 @@
 
 mod common;
 
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
 use common::Mount;
 
 #[test]
@@ -33,8 +38,28 @@ fn every_edit_is_in_the_history_and_can_be_undone() {
 }
 
 #[test]
-#[ignore = "bug: rm of a module never runs the import check and leaves `from . import newmod` \
-            in __init__.py, so `import ledger` fails afterwards"]
+fn an_edit_that_breaks_the_import_is_rolled_back() {
+    Mount::example().run_script("source_edit_import_check.sh");
+}
+
+#[test]
+fn saving_over_a_change_made_meanwhile_is_refused() {
+    Mount::example().run_script("source_edit_conflict.sh");
+}
+
+#[test]
+fn eight_writers_editing_eight_methods_at_once_all_land() {
+    Mount::example().run_script("source_edit_concurrent.sh");
+}
+
+#[test]
+fn killing_the_daemon_mid_edit_leaves_every_file_old_or_new() {
+    crash_while_editing(12);
+}
+
+// Bugs found: each test says what should happen, and its `ignore` what happens instead.
+
+#[test]
 fn rm_of_a_module_leaves_the_package_importable() {
     Mount::example().run_script("source_edit_module_rm.sh");
 }
@@ -44,4 +69,247 @@ fn rm_of_a_module_leaves_the_package_importable() {
             (at release, after close) and does not exist afterwards"]
 fn touch_of_a_new_symbol_file_reports_the_refusal() {
     Mount::example().run_script("source_edit_touch.sh");
+}
+
+#[test]
+fn a_refused_vim_write_of_a_symbol_keeps_the_module() {
+    Mount::example().run_script("source_edit_vim_refused.sh");
+}
+
+#[test]
+fn a_refused_vim_write_of_a_module_keeps_the_package() {
+    Mount::example().run_script("source_edit_vim_refused_module.sh");
+}
+
+#[test]
+#[ignore = "bug: validation uses the latest Python version instead of requires-python and \
+            has no compile-stage (semantic) checks, so with the import check off a type \
+            alias, a duplicate argument, `await` outside async, `nonlocal` at module level, \
+            a late __future__ import and an empty module all reach the project"]
+fn edits_are_validated_without_the_import_check() {
+    Mount::example().run_script("source_edit_compile_errors.sh");
+}
+
+#[test]
+fn a_comment_appended_to_a_symbol_file_reads_back() {
+    Mount::example().run_script("source_edit_trailing_comment.sh");
+}
+
+#[test]
+fn tools_with_other_temp_file_names_work_too() {
+    Mount::example().run_script("source_edit_temp_names.sh");
+}
+
+#[test]
+fn a_write_past_the_limit_changes_nothing() {
+    Mount::example().run_script("source_edit_too_big.sh");
+}
+
+/// The edits the crash test runs in a loop while it kills the daemon under them: whole
+/// module writes (cp of four versions of accounts.py), a method replaced (cp of one of two
+/// versions of Journal.__len__), a function edited in place (sed -i of totals' docstring).
+const EDIT_LOOP: &str = r#"
+i=0
+while :; do
+  i=$(( (i + 1) % 4 ))
+  cp "accounts.v$i.py" "$HS/source/ledger/accounts.py"
+  cp "len.v$((i % 2)).py" "$HS/source/ledger/journal/Journal/__len__.py"
+  sed -i "s/trial-balance rows[^\"]*\"\"\"/trial-balance rows (v$i).\"\"\"/" \
+    "$HS/source/ledger/report/totals.py"
+done 2> /dev/null
+"#;
+
+/// A small pseudo-random generator (xorshift), seeded from the clock; the seed is in every
+/// failure message so that a failing run can be told apart.
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// `text` with `from` replaced by `to`, checking that `from` is there.
+fn variant(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from:?} is in the example");
+    text.replacen(from, to, 1)
+}
+
+/// The .py files under `dir` that Python cannot parse, with the reason.
+fn unparsable(dir: &Path) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import ast, pathlib, sys\n\
+             for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.py')):\n\
+             \x20   try:\n\
+             \x20       ast.parse(p.read_bytes())\n\
+             \x20   except (SyntaxError, ValueError) as e:\n\
+             \x20       print(p, e)\n",
+        )
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Files among the project's own files (not in `.homespace/`, homespace's own folder,
+/// where temp files are written and swept) whose name starts with `.homespace-`.
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                if entry.file_name() != ".homespace" {
+                    pending.push(path);
+                }
+            } else if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".homespace-")
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_killed_daemon_leaves_no_temp_files_in_the_project() {
+    let (mount, seed) = crash_while_editing(40);
+    let left = temp_files(&mount.project);
+    assert!(
+        left.is_empty(),
+        "seed {seed}: temp files left in the project: {left:?}"
+    );
+}
+
+/// Kill the daemon with SIGKILL at random moments of a loop of edits, `rounds` times,
+/// mounting again after each; after each kill every .py file of the project parses and each
+/// edited file holds what it held or what one edit wrote, never a mix. Returns the mount
+/// (running) and the seed of the random moments.
+fn crash_while_editing(rounds: usize) -> (Mount, u64) {
+    let mut mount = Mount::example();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut random = Random(seed);
+    let src = mount.project.join("src/ledger");
+    let dir = mount.dir.path().to_path_buf();
+
+    // Every content each file may have: what it held, or what one of the edits wrote.
+    let accounts = std::fs::read_to_string(src.join("accounts.py")).unwrap();
+    let journal = std::fs::read_to_string(src.join("journal.py")).unwrap();
+    let report = std::fs::read_to_string(src.join("report.py")).unwrap();
+    let cent = r#"CENT = Decimal("0.01")"#;
+    let len = "        return len(self.transactions)\n";
+    let rows = r#"trial-balance rows.""""#;
+    let mut allowed: Vec<(&str, Vec<String>)> = vec![
+        ("accounts.py", vec![accounts.clone()]),
+        ("journal.py", vec![journal.clone()]),
+        ("report.py", vec![report.clone()]),
+    ];
+    for i in 0..4 {
+        let version = variant(&accounts, cent, &format!("{cent}  # version {i}"));
+        std::fs::write(dir.join(format!("accounts.v{i}.py")), &version).unwrap();
+        allowed[0].1.push(version);
+        allowed[2].1.push(variant(
+            &report,
+            rows,
+            &format!(r#"trial-balance rows (v{i}).""""#),
+        ));
+    }
+    for i in 0..2 {
+        let body = format!("return len(self.transactions)  # version {i}\n");
+        std::fs::write(
+            dir.join(format!("len.v{i}.py")),
+            format!("def __len__(self) -> int:\n    {body}"),
+        )
+        .unwrap();
+        allowed[1]
+            .1
+            .push(variant(&journal, len, &format!("        {body}")));
+    }
+
+    for round in 0..rounds {
+        let context = format!("round {round}, seed {seed}");
+        let mut edits = Command::new("bash")
+            .arg("-c")
+            .arg(EDIT_LOOP)
+            .env("HS", &mount.at)
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(100 + random.next() % 700));
+        mount.kill_daemon();
+        // SAFETY: kill(2) of the process group of the edit loop this test started.
+        unsafe { libc::kill(-(edits.id() as i32), libc::SIGKILL) };
+        let _ = edits.wait();
+
+        let broken = unparsable(&mount.project);
+        assert!(
+            broken.is_empty(),
+            "{context}: files that do not parse:\n{broken}"
+        );
+        for (name, versions) in &allowed {
+            let now = std::fs::read_to_string(src.join(name)).unwrap();
+            assert!(
+                versions.contains(&now),
+                "{context}: {name} is neither what it was nor what an edit wrote:\n{now}"
+            );
+        }
+
+        mount.restart(&[]);
+        let (ok, visible) = mount.sh(r#"find "$HS/source" -name '.homespace-*' -o -name '*.tmp'"#);
+        assert!(
+            ok && visible.is_empty(),
+            "{context}: temp files in source/: {visible}"
+        );
+        let history = mount.read("source/history/_entry.md");
+        assert!(history.contains("routed edit"), "{context}: {history}");
+    }
+
+    // The store is consistent: every listed edit has its diff, and editing still works.
+    let (ok, out) = mount.sh(
+        r#"for d in "$HS"/source/history/*.diff; do head -n 2 "$d" | grep -q '^# edit ' || echo "$d"; done
+           cp accounts.v0.py "$HS/source/ledger/accounts.py" || echo "cp failed"
+           cmp accounts.v0.py "$PROJECT/src/ledger/accounts.py" || echo "not written""#,
+    );
+    assert!(
+        ok && out.is_empty(),
+        "seed {seed}: {out}\n{}",
+        mount.log_text()
+    );
+    let edits = std::fs::read_dir(mount.path("source/history"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".diff"))
+        })
+        .count();
+    assert!(
+        edits > rounds / 2,
+        "seed {seed}: the loop made edits ({edits})"
+    );
+    (mount, seed)
 }

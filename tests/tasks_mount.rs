@@ -32,9 +32,6 @@ fn views_of_tasks_follow_every_change() {
 }
 
 #[test]
-#[ignore = "bug in src/tree/changes.rs: vim's restore after a refused write (unlink the \
-            task, rename the backup back) deletes the task and creates a new one with a new \
-            id and created time"]
 fn a_refused_vim_write_keeps_the_task_as_it_was() {
     Mount::example().run_script("tasks_vim_refused.sh");
 }

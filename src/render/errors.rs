@@ -7,6 +7,7 @@ use crate::tree::Space;
 
 /// Render the error log of `space`.
 pub fn render(space: &Space) -> String {
+    space.examine_misses();
     let failures = space.errors.newest_first();
     let mut out = String::from("home > _errors.md\n");
     out.push_str(&format!(

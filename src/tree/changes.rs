@@ -83,8 +83,9 @@ impl Space {
             edit: Some(Edit {
                 // A new document is saved at close even if nothing was written, so that
                 // `touch` of a document that needs content says what it needs.
-                dirty: !names::is_editor_temp(name),
+                dirty: !self.is_temp(&path),
                 written: false,
+                broken: false,
                 append: false,
             }),
         });
@@ -93,11 +94,11 @@ impl Space {
 
     /// Hold a new file in memory: a temp file, or a document until its content is saved.
     fn make_scratch(&self, path: &[String]) -> Result<()> {
-        let (name, dir) = path
+        let (_, dir) = path
             .split_last()
             .ok_or_else(|| Error::invalid("empty path"))?;
         self.writable_dir(dir)?;
-        let pending = !names::is_editor_temp(name);
+        let pending = !self.is_temp(path);
         if pending {
             let (resource, rest) = self.place_in_resource(path)?;
             resource.can_create(&rest)?;
@@ -108,6 +109,7 @@ impl Space {
                 content: Vec::new(),
                 changed: SystemTime::now(),
                 pending,
+                backup_of: None,
             },
         );
         Ok(())
@@ -149,6 +151,17 @@ impl Space {
             ))),
             Place::In(resource, rest) => {
                 let node = resource.stat(&rest)?;
+                if !dir && self.restoring_from_backup(&path) {
+                    // vim, after a refused write: unlink the document, then rename its
+                    // backup back. Deleting for real would lose what the document is
+                    // beyond its bytes (a task's id and history); the rename that follows
+                    // puts the same bytes back.
+                    crate::log::line(&format!(
+                        "kept {} on rm: its editor is restoring it from a backup",
+                        self.links.to(&path.join("/"))
+                    ));
+                    return Ok(());
+                }
                 match (node.kind == Kind::Dir, dir) {
                     (true, false) => Err(Error::new(
                         ErrorKind::IsADirectory,
@@ -165,6 +178,30 @@ impl Space {
         self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)?;
         self.changed();
         Ok(())
+    }
+
+    /// Whether a new file at `path` is a temp file held in memory: a name editors use, or
+    /// one its resource does not claim as a document name.
+    fn is_temp(&self, path: &[String]) -> bool {
+        let Some(name) = path.last() else {
+            return false;
+        };
+        names::is_editor_temp(name)
+            || self
+                .place_in_resource(path)
+                .is_ok_and(|(resource, rest)| !resource.claims_name(&rest))
+    }
+
+    /// Whether an editor's backup of the document at `path`, made by renaming it within
+    /// the last minute, is in memory: an `rm` of the document then means "about to restore".
+    fn restoring_from_backup(&self, path: &[String]) -> bool {
+        let key = path.join("/");
+        lock(&self.scratch).values().any(|f| {
+            f.backup_of.as_deref() == Some(key.as_str())
+                && f.changed
+                    .elapsed()
+                    .is_ok_and(|age| age < std::time::Duration::from_secs(60))
+        })
     }
 
     /// Move `name` in `parent` to `new_name` in `new_parent`.
@@ -195,7 +232,11 @@ impl Space {
     }
 
     fn move_path(&self, from: &[String], to: &[String]) -> Result<()> {
-        let to_temp = to.last().is_some_and(|n| names::is_editor_temp(n));
+        // Only a file renamed to a temp name beside itself is an editor's backup; a
+        // directory, or a move elsewhere, is a real move whatever the name.
+        let same_dir = from.split_last().map(|(_, p)| p) == to.split_last().map(|(_, p)| p);
+        let to_temp =
+            same_dir && self.stat(from).is_ok_and(|n| n.kind != Kind::Dir) && self.is_temp(to);
         match self.place(from)? {
             Place::Scratch(key) => {
                 if to_temp {
@@ -231,6 +272,7 @@ impl Space {
                             content,
                             changed: SystemTime::now(),
                             pending: false,
+                            backup_of: Some(from.join("/")),
                         },
                     );
                     return Ok(());

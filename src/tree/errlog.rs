@@ -38,10 +38,24 @@ impl Failure {
     }
 }
 
+/// A lookup of a missing name, kept until someone reads the log: whether it was a typo
+/// (worth a "Did you mean") is decided then, off the request path — a shell looks a name up
+/// before creating it, and listing a big directory on every such miss would make creating
+/// slow; by the time the log is read, a created name simply exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Miss {
+    pub at: SystemTime,
+    pub path: Vec<String>,
+}
+
+/// Misses kept before the oldest are dropped unexamined.
+const KEEP_MISSES: usize = 64;
+
 /// Recent failures, shared by all requests.
 #[derive(Debug, Default)]
 pub struct ErrorLog {
     failures: Mutex<VecDeque<Failure>>,
+    misses: Mutex<VecDeque<Miss>>,
 }
 
 impl ErrorLog {
@@ -57,8 +71,33 @@ impl ErrorLog {
             failure.path,
             failure.message.replace('\n', " | ")
         ));
-        failures.push_front(failure);
+        // Newest first; a miss examined late goes where its time puts it.
+        let at = failures
+            .iter()
+            .position(|f| f.at <= failure.at)
+            .unwrap_or(failures.len());
+        failures.insert(at, failure);
         failures.truncate(KEEP);
+    }
+
+    /// Note a lookup of a missing name (not a probe), to examine later.
+    pub fn missed(&self, path: Vec<String>) {
+        let mut misses = lock(&self.misses);
+        if misses.back().is_some_and(|m| m.path == path) {
+            return;
+        }
+        misses.push_back(Miss {
+            at: SystemTime::now(),
+            path,
+        });
+        while misses.len() > KEEP_MISSES {
+            misses.pop_front();
+        }
+    }
+
+    /// The misses noted since the last call, oldest first.
+    pub fn take_misses(&self) -> Vec<Miss> {
+        lock(&self.misses).drain(..).collect()
     }
 
     /// Drop the "Did you mean" of a lookup of `path` once that path was created: the shell

@@ -33,6 +33,8 @@ pub(crate) struct ScratchFile {
     pub changed: SystemTime,
     /// A new document: saving routes it to its resource, and it vanishes if that fails.
     pub pending: bool,
+    /// The document this is an editor's backup of, made by renaming it (vim).
+    pub backup_of: Option<String>,
 }
 
 /// One open file.
@@ -54,6 +56,8 @@ pub(crate) struct Edit {
     pub dirty: bool,
     /// Content arrived through this handle (a write or a truncate to a size).
     pub written: bool,
+    /// A write was refused (too big): the buffer is incomplete and must never be saved.
+    pub broken: bool,
     pub append: bool,
 }
 
@@ -92,6 +96,7 @@ impl Space {
         let edit = flags.write.then_some(Edit {
             dirty: flags.truncate,
             written: false,
+            broken: false,
             append: flags.append,
         });
         Ok(self.add_handle(Handle {
@@ -162,6 +167,10 @@ impl Space {
             .checked_add(data.len())
             .filter(|&end| end <= MAX_DOCUMENT);
         let Some(end) = end else {
+            // What came before is only part of the file: saving it would replace the
+            // document with a truncated copy.
+            edit.broken = true;
+            edit.dirty = true;
             return Err(too_big());
         };
         if handle.content.len() < end {
@@ -187,6 +196,15 @@ impl Space {
             let mut handles = lock(&self.handles);
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
+                Some(edit) if edit.broken => {
+                    if !edit.dirty {
+                        return Err(too_big());
+                    }
+                    edit.dirty = false;
+                    let path = handle.path.clone();
+                    drop(handles);
+                    return self.logged("write", &path, Err(too_big()));
+                }
                 Some(edit) if edit.dirty && (edit.written || releasing) => {
                     // Reported once: closing a second descriptor of the same open file
                     // must not report (or save) the same rejection again.

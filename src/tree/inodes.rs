@@ -81,7 +81,12 @@ impl Inodes {
                 record.seen = Some(print);
                 record.changed = SystemTime::now();
             }
-            None => record.seen = Some(print),
+            // First sight: nothing tells when it last changed, and a document just
+            // created must not look older than the mount.
+            None => {
+                record.seen = Some(print);
+                record.changed = SystemTime::now();
+            }
         }
         record.changed
     }

@@ -194,6 +194,7 @@ impl Space {
     }
 
     fn render_entry(&self, dir: &[String]) -> Result<String> {
+        self.examine_misses();
         let entry = match self.place(dir)? {
             Place::Root => render::dashboard::entry(self)?,
             Place::In(resource, rest) => match resource.stat(&rest)?.kind {
@@ -304,38 +305,67 @@ impl Space {
             .collect())
     }
 
-    /// A "Did you mean" for a missing `path`, logged unless the name is a probe.
+    /// Note a lookup of a missing `path` for a later "Did you mean", unless the name is a
+    /// probe that tools make on their own.
     fn suggest(&self, path: &[String], missing: Error) -> Error {
-        let Some((name, parent)) = path.split_last() else {
-            return missing;
-        };
-        if names::is_probe(name) {
-            return missing;
+        if path.last().is_some_and(|name| !names::is_probe(name)) {
+            self.errors.missed(path.to_vec());
         }
-        let Ok(children) = self.list(parent) else {
-            return missing;
-        };
-        let best = children
-            .iter()
-            .map(|c| (strsim::jaro_winkler(name, &c.name), c))
-            .filter(|(score, _)| *score >= 0.85)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((_, child)) = best else {
-            return missing;
-        };
-        let mut target: Vec<&str> = parent.iter().map(String::as_str).collect();
-        target.push(&child.name);
-        let suggestion = if child.kind == Kind::Dir {
-            self.links.dir(&target)
-        } else {
-            self.links.to(&target.join("/"))
-        };
-        let error = Error::not_found(format!(
-            "{} does not exist. Did you mean {suggestion}?",
-            self.links.to(&path.join("/"))
-        ));
-        self.record("lookup", path, &error);
-        error
+        missing
+    }
+
+    /// Turn the lookups of missing names noted since last time into "Did you mean" errors
+    /// where a name close to the missing one exists (and the missing one still does not).
+    /// Called before the error log is shown.
+    pub(crate) fn examine_misses(&self) {
+        let mut listings: HashMap<Vec<String>, Vec<Child>> = HashMap::new();
+        for miss in self.errors.take_misses() {
+            let Some((name, parent)) = miss.path.split_last() else {
+                continue;
+            };
+            if self.stat(&miss.path).is_ok() {
+                continue;
+            }
+            // A tool's look after its own failed operation on the same path (mv stats the
+            // target) is no typo, and must not hide the real failure.
+            let shown = self.links.to(&miss.path.join("/"));
+            let after_failure = self.errors.newest_first().iter().any(|f| {
+                f.op != "lookup"
+                    && f.path == shown
+                    && miss.at.duration_since(f.at).is_ok_and(|d| d.as_secs() < 5)
+            });
+            if after_failure {
+                continue;
+            }
+            let children = listings
+                .entry(parent.to_vec())
+                .or_insert_with(|| self.list(parent).unwrap_or_default());
+            let best = children
+                .iter()
+                .map(|c| (strsim::jaro_winkler(name, &c.name), c))
+                .filter(|(score, _)| *score >= 0.85)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            let Some((_, child)) = best else {
+                continue;
+            };
+            let mut target: Vec<&str> = parent.iter().map(String::as_str).collect();
+            target.push(&child.name);
+            let suggestion = if child.kind == Kind::Dir {
+                self.links.dir(&target)
+            } else {
+                self.links.to(&target.join("/"))
+            };
+            self.errors.record(Failure {
+                at: miss.at,
+                op: "lookup".into(),
+                path: self.links.to(&miss.path.join("/")),
+                dir: parent.join("/"),
+                message: format!(
+                    "{} does not exist. Did you mean {suggestion}?",
+                    self.links.to(&miss.path.join("/"))
+                ),
+            });
+        }
     }
 
     /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and

@@ -355,6 +355,7 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
         space.lookup(ROOT, "note").unwrap_err().kind,
         ErrorKind::NotFound
     );
+    space.examine_misses();
     let log = space.errors.newest_first();
     assert_eq!(log.len(), 1);
     assert!(
@@ -364,6 +365,7 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
     );
     assert!(space.lookup(ROOT, ".notes").is_err());
     assert!(space.lookup(dir(&space), "a.txt.swp").is_err());
+    space.examine_misses();
     assert_eq!(
         space.errors.newest_first().len(),
         1,
@@ -393,4 +395,19 @@ fn inode_numbers_are_stable_per_path() {
         Some(a)
     );
     assert_eq!(space.lookup(dir(&space), "a.txt").unwrap().ino, a);
+}
+
+#[test]
+fn a_miss_before_a_create_is_no_typo() {
+    let (space, _) = space();
+    assert!(
+        space.lookup(dir(&space), "b.txt").is_err(),
+        "the shell looks the name up first"
+    );
+    let (_, fh) = space.create(dir(&space), "b.txt", false).unwrap();
+    space.write(fh, 0, b"new\n").unwrap();
+    space.flush(fh).unwrap();
+    space.release(fh);
+    let log = String::from_utf8(space.content(&["_errors.md".to_string()]).unwrap()).unwrap();
+    assert!(!log.contains("Did you mean"), "{log}");
 }

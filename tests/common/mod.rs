@@ -172,6 +172,58 @@ impl Mount {
     }
 }
 
+impl Mount {
+    /// Start the daemon again over the same project, store and mountpoint (after
+    /// [`Mount::kill_daemon`], or to replace a running one): a crash, then a new mount.
+    /// The log goes on in the same file. `args` are extra `mount` arguments.
+    pub fn restart(&mut self, args: &[&str]) {
+        self.kill_daemon();
+        let _ = Command::new("fusermount3")
+            .arg("-uz")
+            .arg(&self.at)
+            .output();
+        let before = std::fs::metadata(&self.at).unwrap().dev();
+        let log_file = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&self.log)
+            .unwrap();
+        let daemon = Command::new(BIN)
+            .arg("mount")
+            .arg("--foreground")
+            .arg("--project")
+            .arg(&self.project)
+            .arg("--store")
+            .arg(&self.store)
+            .args(args)
+            .arg(&self.at)
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .spawn()
+            .unwrap();
+        self.daemon = Some(daemon);
+        let started = Instant::now();
+        while std::fs::metadata(&self.at)
+            .map(|m| m.dev())
+            .unwrap_or(before)
+            == before
+        {
+            if let Some(daemon) = self.daemon.as_mut()
+                && let Ok(Some(status)) = daemon.try_wait()
+            {
+                panic!("the daemon exited ({status}): {}", self.log_text());
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "mount did not answer: {}",
+                self.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
 impl Drop for Mount {
     fn drop(&mut self) {
         let _ = Command::new("fusermount3").arg("-u").arg(&self.at).output();

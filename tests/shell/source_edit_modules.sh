@@ -152,3 +152,18 @@ refused "truncate after 'from decimal import '" "line 6, column 21"
 expect_fails "Invalid argument" "truncate -s 0" -- truncate -s 0 "$M"
 expect_sum "$ACC" "$sum" "truncate -s 0 left the module untouched"
 expect_eq "$(stat -c %s "$M")" "$(wc -c < "$ACC")" "the size is the module's again"
+
+# --- a package's __init__.py is a module file too ---------------------------------------------
+INIT="$PROJECT/src/ledger/__init__.py"
+sed 's/^__version__ = "0.3.1"$/__version__ = "0.3.2"/' "$INIT" > expected.py
+sed -i 's/^__version__ = "0.3.1"$/__version__ = "0.3.2"/' "$P/__init__.py" || fail "sed -i __init__.py"
+expect_file "$INIT" expected.py "__init__.py was edited"
+sum=$(checksum "$INIT")
+expect_fails "Invalid argument" "sed -i breaking __init__.py" -- sed -i 's/^__version__ = /__version__ == = /' "$P/__init__.py"
+expect_sum "$INIT" "$sum" "the refused edit left __init__.py untouched"
+expect_reported "$P" "__init__.py was not saved" "line 11, column"
+
+# --- a big module (1.2 MB: many write() calls of the kernel's chunk size) lands whole -------
+{ cat "$ACC"; python3 -c "print('\n'.join('# filler line %06d ' % i + '.' * 40 for i in range(20000)))"; } > expected.py
+cp expected.py "$M" || fail "cp of a 1.2 MB module"
+expect_file "$ACC" expected.py "a big module"

@@ -210,3 +210,29 @@ refused "truncate -s 20" "line 1, column 21"
 expect_fails "Invalid argument" "truncate -s 0" -- truncate -s 0 "$C/debit.py"
 refused "truncate -s 0" "it is empty"
 expect_eq "$(stat -c %s "$C/debit.py")" "$(wc -c < "$C/debit.py")" "the size is the symbol's again"
+
+# --- dotted names: source/ledger.accounts.Account.credit.py is Account/credit.py ------------
+cp "$ACC" before.py
+sed 's/Record a credit of/Record one credit of/' "$C/credit.py" > new.py
+sed -i 's/Record a credit of/Record one credit of/' "$S/ledger.accounts.Account.credit.py" ||
+  fail "sed -i through the dotted name"
+landed Account.credit "$C/credit.py" new.py
+expect_no_temp_files "$S"
+
+# --- definitions inside if/try blocks: indented to where they live --------------------------
+J="$PROJECT/src/ledger/journal.py"
+cp "$J" before.py
+printf 'def parse_date(text: str) -> date:\n    """Parse an ISO-8601 date (standard library)."""\n    return date.fromisoformat(text.strip()[:10])\n' > new.py
+cp new.py "$S/ledger/journal/parse_date@2.py" || fail "cp to the parse_date of the except block"
+with_symbol before.py parse_date@2 new.py > expected.py
+expect_file "$J" expected.py "the second parse_date (in except ImportError:) was replaced"
+cp "$J" before.py
+printf 'def apply(self, signed: Decimal) -> None:\n    """Apply a signed amount."""\n' > new.py
+cp new.py "$S/ledger/journal/SupportsPosting/apply.py" || fail "cp to a method of a class in if TYPE_CHECKING:"
+with_symbol before.py SupportsPosting.apply new.py > expected.py
+expect_file "$J" expected.py "the protocol's method (indented by 8) was replaced"
+sum=$(checksum "$J")
+printf 'def apply(self, signed: Decimal) -> None:\n    ...\n  x = 1\n' > bad.py
+expect_fails "Invalid argument" "cp of a badly indented method" -- cp bad.py "$S/ledger/journal/SupportsPosting/apply.py"
+expect_sum "$J" "$sum" "the refused edit left journal.py untouched"
+expect_reported "$S/ledger/journal/SupportsPosting" "apply.py was not saved" "line 3, column"

@@ -18,8 +18,9 @@ keep() { cp "$1" "./$2" && echo "./$2"; }
 # with_symbol MODULE QUALNAME NEWFILE: MODULE (a file) with the definition QUALNAME
 # (`Account.debit`, `Account.balance@2` for the second definition of a name) replaced by
 # NEWFILE, indented to where the definition lives. Computed with Python's ast, not with
-# homespace: the definition spans its decorators, the comment lines directly above it, and
-# its body; blank lines are not indented.
+# homespace: definitions are found in module and class bodies and the if/try/with blocks
+# in them; one spans its decorators, the comment lines directly above it, and its body;
+# blank lines are not indented.
 with_symbol() {
   python3 - "$@" <<'EOF'
 import ast, sys
@@ -28,9 +29,26 @@ src = open(module, encoding="utf-8").read()
 lines = src.splitlines(keepends=True)
 name, _, nth = qual.partition("@")
 parts = name.split(".")
+
+def definitions(body):
+    for n in body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield n
+        elif isinstance(n, ast.If):
+            yield from definitions(n.body)
+            yield from definitions(n.orelse)
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            yield from definitions(n.body)
+        elif isinstance(n, ast.Try):
+            yield from definitions(n.body)
+            for handler in n.handlers:
+                yield from definitions(handler.body)
+            yield from definitions(n.orelse)
+            yield from definitions(n.finalbody)
+
 body, node = ast.parse(src).body, None
 for i, part in enumerate(parts):
-    found = [n for n in body if getattr(n, "name", None) == part]
+    found = [n for n in definitions(body) if n.name == part]
     node = found[int(nth or 1) - 1 if i == len(parts) - 1 else 0]
     body = node.body
 start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1

@@ -82,3 +82,8 @@ tee "$T/in_progress/write-docs.json" < write-docs.json > /dev/null || fail "tee 
 python3 -c 'import sys; p = sys.argv[1]; d = open(p).read(); open(p, "w").write(d)' "$T/blocked/migrate-schema.json" \
   || fail "python read and write back"
 expect_eq "$(snapshot)" "$before" "writing back what was read"
+
+# None of this was an error: no "the file is empty" from a shell's early close, no "Did you
+# mean" from the lookups that precede a create.
+expect_absent "$(cat "$HS/_errors.md")" "tasks/" "_errors.md after successful writes"
+expect_absent "$(head -n 1 "$T/open/_entry.md")" "Last error here" "tasks/open/_entry.md"

@@ -25,27 +25,65 @@ impl FileLocks {
     }
 }
 
-/// Replace (or create) `path` with `content` atomically, keeping the existing mode.
-pub fn write_atomic(path: &Path, content: &[u8]) -> Result<()> {
+/// Replace (or create) `path` with `content` atomically, keeping the existing mode. The
+/// temp file is made in `scratch` (the project's `.homespace/tmp/`, so a daemon killed
+/// mid-write leaves nothing among the project's files), or beside `path` when `scratch` is
+/// on another filesystem (rename cannot cross filesystems).
+pub fn write_atomic(path: &Path, content: &[u8], scratch: &Path) -> Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| Error::internal(format!("{} has no parent directory", path.display())))?;
     let fail = |what: &str, e: std::io::Error| {
         Error::internal(format!("could not {what} {}: {e}", path.display()))
     };
-    let mode = std::fs::metadata(path).map(|m| m.permissions().mode()).ok();
+    let mode = std::fs::metadata(path)
+        .map(|m| m.permissions().mode())
+        .unwrap_or(0o644);
+    let _ = std::fs::create_dir_all(scratch);
+    let same_fs = same_filesystem(scratch, dir);
     let mut temp = tempfile::Builder::new()
         .prefix(".homespace-")
         .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| fail("create a temp file beside", e))?;
+        .tempfile_in(if same_fs { scratch } else { dir })
+        .map_err(|e| fail("create a temp file for", e))?;
     temp.write_all(content).map_err(|e| fail("write", e))?;
     temp.as_file().sync_all().map_err(|e| fail("sync", e))?;
-    let mode = mode.unwrap_or(0o644);
     std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(mode))
         .map_err(|e| fail("set the mode of", e))?;
     temp.persist(path).map_err(|e| fail("replace", e.error))?;
     Ok(())
+}
+
+fn same_filesystem(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev(),
+        _ => false,
+    }
+}
+
+/// Remove temp files a killed daemon left in `scratch` (older than a minute, so a second
+/// mount of the same project writing right now keeps its own).
+pub fn sweep(scratch: &Path) {
+    let Ok(entries) = std::fs::read_dir(scratch) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 60);
+        if old
+            && entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".homespace-")
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// Delete `path`.
@@ -64,7 +102,8 @@ mod tests {
         let file = dir.path().join("m.py");
         std::fs::write(&file, "old\n").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
-        write_atomic(&file, b"new\n").unwrap();
+        let scratch = dir.path().join(".homespace/tmp");
+        write_atomic(&file, b"new\n", &scratch).unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"new\n");
         assert_eq!(
             std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
@@ -75,8 +114,17 @@ mod tests {
             .flatten()
             .map(|e| e.file_name())
             .collect();
-        assert_eq!(names.len(), 1, "no temp file left: {names:?}");
-        write_atomic(&dir.path().join("new.py"), b"x = 1\n").unwrap();
+        assert_eq!(
+            names.len(),
+            2,
+            "m.py and .homespace/, no temp file: {names:?}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&scratch).unwrap().count(),
+            0,
+            "the temp file was renamed"
+        );
+        write_atomic(&dir.path().join("new.py"), b"x = 1\n", &scratch).unwrap();
         assert_eq!(
             std::fs::metadata(dir.path().join("new.py"))
                 .unwrap()

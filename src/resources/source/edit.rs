@@ -4,7 +4,7 @@
 //! `__init__.py`. Nothing here touches the disk; `write.rs` locates, locks and saves.
 
 use crate::error::{Error, Result};
-use crate::python::{ModuleIndex, Symbol, check_syntax, index_module, reindent};
+use crate::python::{ModuleIndex, Symbol, Version, index_module, reindent, validate};
 
 /// The name a symbol file stands for: `balance@2` → `balance`.
 pub fn stem_name(stem: &str) -> &str {
@@ -28,15 +28,21 @@ const KEYWORDS: &[&str] = &[
 
 /// Check `content` as the file `file` (`debit.py`) that must define exactly the symbol
 /// `name`: UTF-8, valid Python, one class or function called `name`, nothing else but
-/// comments. Every problem is listed, with line and column in this file.
-pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Result<&'c str> {
+/// comments. Every problem is listed, with line and column in this file; the file compiles
+/// on its own for Python `target`.
+pub fn check_symbol_file<'c>(
+    file: &str,
+    content: &'c [u8],
+    name: &str,
+    target: Version,
+) -> Result<&'c str> {
     let text = utf8(file, content)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(format!(
             "{file} was not saved: it is empty. To delete the symbol use `rm {file}`"
         )));
     }
-    let problems = check_syntax(text);
+    let problems = validate(text, target);
     if !problems.is_empty() {
         return Err(syntax_error(file, &problems));
     }
@@ -65,12 +71,15 @@ pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Resul
     }
     if let Some(line) = stray_statement(text, &index) {
         problems.push(format!(
-            "line {line}: only the definition (with its decorators and comments) may be here; \
-             put other statements in the module file"
+            "line {line}: only the definition may be here, with its decorators and the comment \
+             lines directly above it; put other statements and comments in the module file"
         ));
     }
     if problems.is_empty() {
-        Ok(text)
+        // Blank lines around the definition are dropped: they would not read back either.
+        Ok(top
+            .first()
+            .map_or(text, |symbol| &text[symbol.range.clone()]))
     } else {
         Err(Error::invalid(format!(
             "{file} was not saved:\n- {}",
@@ -79,10 +88,10 @@ pub fn check_symbol_file<'c>(file: &str, content: &'c [u8], name: &str) -> Resul
     }
 }
 
-/// Check `content` as a whole module file: UTF-8 and valid Python.
-pub fn check_module_file<'c>(file: &str, content: &'c [u8]) -> Result<&'c str> {
+/// Check `content` as a whole module file: UTF-8 and valid Python for `target`.
+pub fn check_module_file<'c>(file: &str, content: &'c [u8], target: Version) -> Result<&'c str> {
     let text = utf8(file, content)?;
-    let problems = check_syntax(text);
+    let problems = validate(text, target);
     if problems.is_empty() {
         Ok(text)
     } else {
@@ -112,7 +121,9 @@ fn syntax_error(file: &str, problems: &[crate::python::SyntaxProblem]) -> Error 
     ))
 }
 
-/// The first line (1-based) holding code outside every top-level symbol, if any.
+/// The first line (1-based) that is not blank and lies outside every top-level symbol —
+/// code, or a comment that would not be part of the symbol when read back (a comment
+/// belongs to a symbol only directly above it or inside it).
 fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
     let mut offset = 0;
     for (number, line) in text.split_inclusive('\n').enumerate() {
@@ -122,8 +133,7 @@ fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
             .symbols
             .iter()
             .any(|s| s.parent.is_none() && s.range.contains(&start));
-        let trimmed = line.trim();
-        if !inside && !trimmed.is_empty() && !trimmed.starts_with('#') {
+        if !inside && !line.trim().is_empty() {
             return Some(number + 1);
         }
     }
@@ -300,6 +310,43 @@ mod tests {
 
     const MODULE: &str = "import os\n\n\nclass A:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n\n\ndef top():\n    pass\n";
 
+    /// A symbol file checked for Python 3.10.
+    fn check_symbol<'c>(file: &str, content: &'c [u8], name: &str) -> Result<&'c str> {
+        check_symbol_file(file, content, name, Version::new(3, 10))
+    }
+
+    #[test]
+    fn files_must_compile_on_the_target_version() {
+        let method = check_symbol("f.py", b"# why\ndef f(self, a, a):\n    return 1\n", "f");
+        let message = method.unwrap_err().message;
+        assert!(
+            message.contains("- line 2, column 16: Duplicate parameter \"a\""),
+            "{message}"
+        );
+        let generic = b"def f[T](x: T) -> T:\n    return x\n";
+        let old = check_symbol_file("f.py", generic, "f", Version::new(3, 11)).unwrap_err();
+        assert!(
+            old.message
+                .contains("line 1, column 6: Cannot use type parameter lists on Python 3.11"),
+            "{}",
+            old.message
+        );
+        assert!(check_symbol_file("f.py", generic, "f", Version::new(3, 12)).is_ok());
+        let module = check_module_file(
+            "m.py",
+            b"import os\nreturn os\nnonlocal x\n",
+            Version::new(3, 12),
+        );
+        let message = module.unwrap_err().message;
+        assert!(
+            message.contains(
+                "- line 2, column 1: `return` statement outside of a function\n\
+                 - line 3, column 1: nonlocal declaration not allowed at module level"
+            ),
+            "{message}"
+        );
+    }
+
     fn symbol(index: &ModuleIndex, qual: &[&str]) -> Symbol {
         index
             .symbols
@@ -321,10 +368,10 @@ mod tests {
 
     #[test]
     fn symbol_files_are_checked_as_a_whole() {
-        assert!(check_symbol_file("f.py", b"def f():\n    pass\n", "f").is_ok());
-        let wrong = check_symbol_file("f.py", b"def g():\n    pass\n", "f").unwrap_err();
+        assert!(check_symbol("f.py", b"def f():\n    pass\n", "f").is_ok());
+        let wrong = check_symbol("f.py", b"def g():\n    pass\n", "f").unwrap_err();
         assert!(wrong.message.contains("mv f.py g.py"), "{}", wrong.message);
-        let two = check_symbol_file(
+        let two = check_symbol(
             "f.py",
             b"def f():\n    pass\ndef g():\n    pass\nx = 1\n",
             "f",
@@ -332,27 +379,30 @@ mod tests {
         .unwrap_err();
         assert!(two.message.contains("defines 2 symbols"), "{}", two.message);
         assert!(two.message.contains("line 5"), "{}", two.message);
-        let syntax = check_symbol_file("f.py", b"def f(:\n    pass\n", "f").unwrap_err();
+        let syntax = check_symbol("f.py", b"def f(:\n    pass\n", "f").unwrap_err();
         assert!(
             syntax.message.contains("line 1, column"),
             "{}",
             syntax.message
         );
-        let empty = check_symbol_file("f.py", b"\n", "f").unwrap_err();
+        let empty = check_symbol("f.py", b"\n", "f").unwrap_err();
         assert!(empty.message.contains("rm f.py"), "{}", empty.message);
-        let latin = check_symbol_file("f.py", b"def f():\n    return '\xe9'\n", "f").unwrap_err();
+        let latin = check_symbol("f.py", b"def f():\n    return '\xe9'\n", "f").unwrap_err();
         assert!(
             latin.message.contains("not UTF-8 (byte 0xe9 on line 2)"),
             "{}",
             latin.message
         );
+        assert_eq!(
+            check_symbol("f.py", b"\n# why\n@dec\ndef f():\n    pass\n\n", "f").unwrap(),
+            "# why\n@dec\ndef f():\n    pass\n",
+            "blank lines around the definition are dropped"
+        );
+        let trailing = check_symbol("f.py", b"def f():\n    pass\n# trailing\n", "f").unwrap_err();
         assert!(
-            check_symbol_file(
-                "f.py",
-                b"# why\n@dec\ndef f():\n    pass\n# trailing\n",
-                "f"
-            )
-            .is_ok()
+            trailing.message.contains("line 3"),
+            "a trailing comment would not read back: {}",
+            trailing.message
         );
     }
 

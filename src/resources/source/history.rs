@@ -147,7 +147,7 @@ impl Source {
             )));
         }
         match &edit.before {
-            Some(before) => disk::write_atomic(&file, before)?,
+            Some(before) => self.write_file(&file, before)?,
             None => disk::remove(&file)?,
         }
         self.record_edit(

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::python::{SymbolKind, symbol_text};
+use crate::python::{SymbolKind, Version, symbol_text};
 use crate::render::entry::Entry;
 use crate::store::Store;
 use crate::tree::links::Links;
@@ -40,12 +40,15 @@ pub struct Source {
     pub(crate) locks: FileLocks,
     pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
     pub(crate) budget: usize,
+    /// The Python version edits must compile on, found once when mounting.
+    target: Version,
 }
 
 impl Source {
     /// The source tree of the project at `root` (canonical), named `name`, recording its
     /// edits in `store`.
     pub fn new(root: &Path, name: String, links: Links, store: Arc<Store>, budget: usize) -> Self {
+        disk::sweep(&Self::scratch_dir(root));
         Source {
             project: Project::open(root),
             modules: Modules::default(),
@@ -55,7 +58,24 @@ impl Source {
             locks: FileLocks::default(),
             checker: std::sync::Mutex::new(None),
             budget,
+            target: crate::python::target_version(root),
         }
+    }
+
+    /// The Python version edits must compile on: the project's `requires-python` minimum,
+    /// else its interpreter's version (see [`crate::python::target_version`]).
+    pub fn target_version(&self) -> Version {
+        self.target
+    }
+
+    /// Where project files are written before being renamed into place.
+    fn scratch_dir(root: &Path) -> std::path::PathBuf {
+        root.join(".homespace").join("tmp")
+    }
+
+    /// Replace (or create) the project file `path` with `content`, atomically.
+    pub(crate) fn write_file(&self, path: &Path, content: &[u8]) -> Result<()> {
+        disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
@@ -264,6 +284,10 @@ impl Resource for Source {
 
     fn write_over(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         self.write_path(path, content, base)
+    }
+
+    fn claims_name(&self, path: &[&str]) -> bool {
+        self.claims(path)
     }
 
     fn can_create(&self, path: &[&str]) -> Result<()> {

@@ -27,7 +27,7 @@ impl Source {
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
-        let shown = format!("source/{}", path.join("/"));
+        let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(path) {
             Ok(Place::Undo) => self.undo(content),
             Ok(Place::Settings) => self.write_settings(content),
@@ -42,7 +42,7 @@ impl Source {
             }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
             Ok(Place::DataFile { disk }) => {
                 let before = std::fs::read(&disk).ok();
-                disk::write_atomic(&disk, content)?;
+                self.write_file(&disk, content)?;
                 self.record_edit(
                     &disk,
                     &format!("write {}", file_name(&disk)),
@@ -62,13 +62,34 @@ impl Source {
         }
     }
 
+    /// Whether a new file at `path` is meant as a document: `*.py` anywhere, `undo` and
+    /// `settings.toml` in their places, and in package folders data files with an
+    /// extension. Everything else (`patch`'s `x.py.oAb12Cd`, `perl -i`'s and Python
+    /// tempfile's extension-less names) is a tool's temp file.
+    pub(crate) fn claims(&self, path: &[&str]) -> bool {
+        let Some((name, parent)) = path.split_last() else {
+            return false;
+        };
+        if name.ends_with(".py") {
+            return true;
+        }
+        match self.resolve(parent) {
+            Ok(Place::History) => *name == "undo",
+            Ok(Place::Meta) => *name == "settings.toml",
+            Ok(Place::Dir { .. }) => name
+                .rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && !looks_random(ext)),
+            _ => false,
+        }
+    }
+
     /// Whether `path` may be created: a symbol in a module or class directory, a module or
     /// data file in a package directory.
     pub(crate) fn creatable(&self, path: &[&str]) -> Result<()> {
         let (name, parent) = path
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
-        let shown = format!("source/{}", path.join("/"));
+        let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(parent)? {
             Place::Members { .. } => match name.strip_suffix(".py") {
                 Some(ident) if is_identifier(ident) => Ok(()),
@@ -98,7 +119,7 @@ impl Source {
             return Err(missing);
         };
         self.creatable(path)?;
-        let shown = format!("source/{}", path.join("/"));
+        let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(parent)? {
             Place::Members {
                 disk,
@@ -107,7 +128,7 @@ impl Source {
                 ..
             } => {
                 let ident = name.trim_end_matches(".py");
-                let text = check_symbol_file(&shown, content, ident)?;
+                let text = check_symbol_file(&shown, content, ident, self.target_version())?;
                 self.change_module(
                     &disk,
                     &dotted,
@@ -162,12 +183,12 @@ impl Source {
             return Err(Error::exists(format!("{shown} already exists")));
         }
         let Some(stem) = name.strip_suffix(".py") else {
-            disk::write_atomic(file, content)?;
+            self.write_file(file, content)?;
             self.record_edit(file, &format!("create {name}"), None, Some(content))?;
             return Ok(());
         };
-        let text = check_module_file(shown, content)?;
-        disk::write_atomic(file, text.as_bytes())?;
+        let text = check_module_file(shown, content, self.target_version())?;
+        self.write_file(file, text.as_bytes())?;
         let dotted = if package.is_empty() {
             stem.to_string()
         } else {
@@ -181,13 +202,13 @@ impl Source {
             let before = std::fs::read(&init)
                 .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
             let after = edit::expose_module(&String::from_utf8_lossy(&before), stem);
-            disk::write_atomic(&init, after.as_bytes())?;
+            self.write_file(&init, after.as_bytes())?;
             init_change = Some((before, after));
         }
         if let Err(failure) = self.import_check(&dotted) {
             let _ = disk::remove(file);
             if let Some((before, _)) = &init_change {
-                let _ = disk::write_atomic(&init, before);
+                let _ = self.write_file(&init, before);
             }
             return Err(failure);
         }
@@ -216,7 +237,7 @@ impl Source {
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
-        let text = check_module_file(shown, content)?;
+        let text = check_module_file(shown, content, self.target_version())?;
         let lock_file = self.locks.of(file);
         let _guard = lock(&lock_file);
         let before = std::fs::read(file)
@@ -229,9 +250,9 @@ impl Source {
         {
             return Err(conflict(shown));
         }
-        disk::write_atomic(file, text.as_bytes())?;
+        self.write_file(file, text.as_bytes())?;
         if let Err(failure) = self.import_check(dotted) {
-            disk::write_atomic(file, &before)?;
+            self.write_file(file, &before)?;
             return Err(failure);
         }
         self.record_edit(
@@ -256,7 +277,7 @@ impl Source {
             .last()
             .map(|n| n.trim_end_matches(".py"))
             .unwrap_or_default();
-        let text = check_symbol_file(shown, content, stem_name(stem))?;
+        let text = check_symbol_file(shown, content, stem_name(stem), self.target_version())?;
         self.change_module(
             file,
             dotted,
@@ -308,9 +329,9 @@ impl Source {
                 lines.join("\n")
             )));
         }
-        disk::write_atomic(file, after.as_bytes())?;
+        self.write_file(file, after.as_bytes())?;
         if let Err(failure) = self.import_check(dotted) {
-            disk::write_atomic(file, &before)?;
+            self.write_file(file, &before)?;
             return Err(failure);
         }
         self.record_edit(file, what, Some(&before), Some(after.as_bytes()))?;
@@ -319,7 +340,7 @@ impl Source {
 
     /// `rm`: a symbol from its module, or a module or data file from the project.
     pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
-        let shown = format!("source/{}", path.join("/"));
+        let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(path)? {
             Place::Symbol {
                 disk,
@@ -336,7 +357,8 @@ impl Source {
                     Ok(edit::remove_symbol(text, &module.index.symbols[index]))
                 })
             }
-            Place::ModuleFile { disk: file, .. } | Place::DataFile { disk: file } => {
+            Place::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
+            Place::DataFile { disk: file } => {
                 let lock_file = self.locks.of(&file);
                 let _guard = lock(&lock_file);
                 let before = std::fs::read(&file).ok();
@@ -355,9 +377,66 @@ impl Source {
         }
     }
 
+    /// Delete a module file, and the `from . import name` that exposed it in its package's
+    /// `__init__.py`; the package must still import afterwards, else both are restored.
+    fn remove_module(&self, file: &Path, dotted: &str) -> Result<()> {
+        let lock_file = self.locks.of(file);
+        let _guard = lock(&lock_file);
+        let before = std::fs::read(file)
+            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let init = file.with_file_name("__init__.py");
+        let package = dotted.rsplit_once('.').map(|(p, _)| p.to_string());
+        let mut init_change = None;
+        if stem != "__init__" && init.is_file() {
+            let lock_init = self.locks.of(&init);
+            let _init_guard = lock(&lock_init);
+            let old = std::fs::read(&init)
+                .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
+            let exposed = format!("from . import {stem}");
+            let text = String::from_utf8_lossy(&old);
+            if text.lines().any(|l| l.trim_end() == exposed) {
+                let new: String = text
+                    .split_inclusive('\n')
+                    .filter(|l| l.trim_end() != exposed)
+                    .collect();
+                self.write_file(&init, new.as_bytes())?;
+                init_change = Some((old, new));
+            }
+        }
+        disk::remove(file)?;
+        if let Some(package) = &package
+            && let Err(failure) = self.import_check(package)
+        {
+            self.write_file(file, &before)?;
+            if let Some((old, _)) = &init_change {
+                self.write_file(&init, old)?;
+            }
+            return Err(failure);
+        }
+        self.record_edit(
+            file,
+            &format!("delete module {dotted}"),
+            Some(&before),
+            None,
+        )?;
+        if let Some((old, new)) = init_change {
+            self.record_edit(
+                &init,
+                &format!("stop importing {stem} in {}", package.unwrap_or_default()),
+                Some(&old),
+                Some(new.as_bytes()),
+            )?;
+        }
+        Ok(())
+    }
+
     /// `mv a.py b.py` inside one container renames the definition of `a` to `b`.
     pub(crate) fn rename_path(&self, from: &[&str], to: &[&str]) -> Result<()> {
-        let shown = format!("source/{}", from.join("/"));
+        let shown = self.links.to(&format!("source/{}", from.join("/")));
         let (Some((new_name, to_parent)), Some((_, from_parent))) =
             (to.split_last(), from.split_last())
         else {
@@ -370,7 +449,10 @@ impl Source {
         }
         let new_ident = new_name.strip_suffix(".py").unwrap_or(new_name);
         if !is_identifier(new_ident) {
-            return Err(Error::invalid(format!("{new_name} is not a Python name")));
+            // EPERM, not EINVAL: `mv` prints EINVAL as "cannot move to a subdirectory of itself".
+            return Err(Error::not_permitted(format!(
+                "{new_name} is not a Python name: mv renames classes, functions and methods"
+            )));
         }
         match self.resolve(from)? {
             Place::Symbol {
@@ -403,6 +485,15 @@ impl Source {
             ))),
         }
     }
+}
+
+/// An extension that is a temp file's random suffix (`oAb12Cd`), not a file type.
+fn looks_random(ext: &str) -> bool {
+    ext.len() >= 6
+        && ext.chars().any(|c| c.is_ascii_uppercase())
+        && ext
+            .chars()
+            .any(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 fn located(module: &Module, inner: &[String], file: &Path) -> Result<(usize, bool)> {

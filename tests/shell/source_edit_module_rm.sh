@@ -1,0 +1,24 @@
+# `rm` of a module must not leave the package broken. A module created through the mount was
+# exposed in __init__.py (`from . import newmod`); deleting it must take that import away
+# again (or be refused), and deleting a module the package still imports (report.py) must be
+# refused by the import check like any other edit that breaks the import, the file kept.
+source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
+
+INIT="$PROJECT/src/ledger/__init__.py"
+cp "$INIT" init_before.py
+printf '"""Helpers."""\n\n\ndef greeting() -> str:\n    return "hello"\n' > newmod.py
+cp newmod.py "$S/ledger/newmod.py" || fail "cp of a new module"
+expect_contains "$(cat "$INIT")" "from . import newmod" "the new module is exposed"
+
+rm "$S/ledger/newmod.py" || fail "rm of the new module"
+[ -e "$PROJECT/src/ledger/newmod.py" ] && fail "the module file is deleted"
+(cd "$PROJECT/src" && python3 -c 'import ledger') 2> import.err ||
+  fail "the package still imports after rm newmod.py: $(tail -n 1 import.err)"
+expect_file "$INIT" init_before.py "__init__.py is as before the module was created"
+
+# report.py is imported by the package: deleting it would break `import ledger`.
+sum=$(checksum "$PROJECT/src/ledger/report.py")
+expect_fails "Invalid argument" "rm of a module the package imports" -- rm "$S/ledger/report.py"
+[ -f "$PROJECT/src/ledger/report.py" ] || fail "report.py is kept"
+expect_sum "$PROJECT/src/ledger/report.py" "$sum" "report.py is unchanged"
+expect_contains "$(newest_error)" "No module named 'ledger.report'" "the import failure is reported"
