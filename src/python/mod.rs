@@ -6,6 +6,7 @@
 //! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
+//! validate.rs validate / target_version: would it compile on the project's Python?
 //! ```
 //!
 //! The contract a caller relies on: for every symbol of `index_module(source)`,
@@ -25,9 +26,11 @@ mod depth;
 mod indent;
 mod parse;
 mod symbols;
+mod validate;
 
 pub use indent::{reindent, symbol_text};
 pub use symbols::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem, check_syntax, index_module};
+pub use validate::{Version, minimum_version, target_version, validate};
 
 #[cfg(test)]
 mod tests {
