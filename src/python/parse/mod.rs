@@ -1,0 +1,602 @@
+//! The boundary to the Ruff parser: the only module that imports `ruff_*` crates
+//! (`semantic.rs` beside this file is part of it).
+//!
+//! It turns Python source into our own plain data — an [`Outline`] of definitions with byte
+//! offsets, the spans of multi-line strings, and syntax problems (for [`validation_problems`]
+//! also those of a given Python version and those CPython finds only when compiling, from
+//! Ruff's semantic checker driven by [`SemanticWalker`]) — so that the rest of the module
+//! never sees a Ruff type and a parser upgrade touches this file alone.
+//!
+//! Guarantees: no function here panics on any `&str`, and none overflows the stack on
+//! pathologically nested input (see [`with_module_at`]). Offsets are byte offsets into the
+//! input.
+
+use std::ops::Range;
+
+use ruff_python_ast::token::{Token, TokenKind, Tokens};
+use ruff_python_ast::{
+    ExceptHandler, Expr, ModModule, PythonVersion, Stmt, StmtClassDef, StmtFunctionDef,
+};
+use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
+use ruff_text_size::{Ranged, TextRange, TextSize};
+
+use super::depth::{self, Nesting};
+use super::symbols::SymbolKind;
+
+/// A class or function definition as the parser sees it, before line-level decisions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Definition {
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Index into the outline's definitions; definitions are in source (pre-)order.
+    pub parent: Option<usize>,
+    /// First byte of the first decorator's `@`, else of the `def`/`async`/`class` keyword.
+    pub start: usize,
+    /// First byte of the `def`/`async`/`class` keyword.
+    pub keyword: usize,
+    /// End of the last token of the body (not of its line).
+    pub end: usize,
+    pub signature: String,
+    pub doc: Option<String>,
+}
+
+/// A syntax error at a byte offset, with the parser's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Problem {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Everything the symbol index needs from one parse.
+#[derive(Debug, Default)]
+pub(super) struct Outline {
+    pub docstring: Option<String>,
+    pub definitions: Vec<Definition>,
+    /// Byte spans of string tokens that contain a line break (outermost f/t-string spans).
+    pub multiline_strings: Vec<Range<usize>>,
+    /// Sorted by offset; empty when the source is valid Python.
+    pub problems: Vec<Problem>,
+}
+
+/// Parses `source` and extracts its outline.
+pub(super) fn outline(source: &str) -> Outline {
+    with_module(source, |parsed| Outline {
+        docstring: docstring(&parsed.syntax().body),
+        definitions: definitions(source, parsed),
+        multiline_strings: multiline_strings(source, parsed.tokens()),
+        problems: problems(parsed),
+    })
+    .unwrap_or_else(|problem| Outline {
+        problems: vec![problem],
+        ..Outline::default()
+    })
+}
+
+/// All syntax problems of `source`, sorted by offset.
+pub(super) fn syntax_problems(source: &str) -> Vec<Problem> {
+    with_module(source, problems).unwrap_or_else(|problem| vec![problem])
+}
+
+/// Byte spans of the multi-line string tokens of `source`, sorted; best effort on bad syntax.
+pub(super) fn multiline_string_spans(source: &str) -> Vec<Range<usize>> {
+    with_module(source, |parsed| multiline_strings(source, parsed.tokens())).unwrap_or_default()
+}
+
+/// How much stack a job on a parsed tree needs per unit of [`depth_bound`], and up to which
+/// depth it runs on the caller's stack (any thread has room for that much).
+#[derive(Debug, Clone, Copy)]
+struct StackNeed {
+    per_level: usize,
+    shallow_depth: usize,
+}
+
+/// Dropping the tree (and the iterative outline walks). The worst shapes measured need under
+/// 128 bytes per unit in debug builds (`deep_nesting_is_survived_on_a_small_stack`).
+const DROP: StackNeed = StackNeed {
+    per_level: 1024,
+    shallow_depth: 1_000,
+};
+/// The recursive semantic walk of [`validation_problems`] (the visitor and the checker on
+/// each node, then the drop). The worst shapes measured, chains of unary operators, `await`
+/// or `yield`, need up to 3 KiB per unit in debug builds; `validate.rs` runs them on a small
+/// stack. Trees up to 100 units deep stay on the caller's stack (300 KiB in debug builds).
+const WALK: StackNeed = StackNeed {
+    per_level: 4096,
+    shallow_depth: 100,
+};
+/// Past this depth (far beyond anything CPython compiles) we refuse and leak the tree.
+const MAX_DEPTH: usize = 4_000_000;
+
+/// Parses `source` as a module for the newest Python, runs `f` on it, and drops the tree
+/// safely; see [`with_module_at`].
+fn with_module<R: Send>(
+    source: &str,
+    f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
+) -> Result<R, Problem> {
+    with_module_at(source, PythonVersion::latest(), DROP, f)
+}
+
+/// Parses `source` as a module for Python `version`, runs `f` on it, and drops the tree
+/// safely: trees that may be deep are handled on a thread whose stack fits their depth times
+/// `need`. A panic inside the parser becomes a [`Problem`] instead of unwinding into the
+/// caller.
+fn with_module_at<R: Send>(
+    source: &str,
+    version: PythonVersion,
+    need: StackNeed,
+    f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
+) -> Result<R, Problem> {
+    if u32::try_from(source.len()).is_err() {
+        // Ruff addresses text with u32 offsets.
+        return Err(problem("file too large to parse (4 GiB or more)"));
+    }
+    let options = ParseOptions::from(Mode::Module).with_target_version(version);
+    let parse = || parse_unchecked(source, options).try_into_module();
+    let parsed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) | Err(_) => return Err(problem("internal error: the Python parser failed")),
+    };
+    let depth = depth_bound(parsed.tokens());
+    if depth <= need.shallow_depth {
+        return Ok(f(&parsed));
+    }
+    if depth > MAX_DEPTH {
+        // Dropping would need gigabytes of stack; leaking is the only way to stay up.
+        std::mem::forget(parsed);
+        return Err(problem(&format!(
+            "nesting too deep to analyse ({depth} levels)"
+        )));
+    }
+    // If the thread cannot be spawned, the closure is dropped unrun: `ManuallyDrop` turns that
+    // into a leak rather than a recursive drop on this thread's small stack.
+    let parsed = std::mem::ManuallyDrop::new(parsed);
+    let stack = depth.saturating_mul(need.per_level).saturating_add(1 << 20);
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("python-deep-tree".to_string())
+            .stack_size(stack)
+            .spawn_scoped(scope, move || {
+                let parsed = std::mem::ManuallyDrop::into_inner(parsed);
+                f(&parsed)
+            })
+            .ok()
+            .and_then(|handle| handle.join().ok())
+            .ok_or_else(|| problem(&format!("nesting too deep to analyse ({depth} levels)")))
+    })
+}
+
+fn problem(message: &str) -> Problem {
+    Problem {
+        offset: 0,
+        message: message.to_string(),
+    }
+}
+
+/// The parser's tokens as [`depth::Nesting`], for [`depth::depth_bound`].
+fn depth_bound(tokens: &Tokens) -> usize {
+    depth::depth_bound(tokens.iter().map(|token| match token.kind() {
+        TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace => Nesting::Open,
+        TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => Nesting::Close,
+        TokenKind::Comma => Nesting::Comma,
+        TokenKind::Lambda => Nesting::Lambda,
+        TokenKind::Colon => Nesting::Colon,
+        TokenKind::Newline | TokenKind::EndOfFile => Nesting::LineEnd,
+        TokenKind::Indent => Nesting::Indent,
+        TokenKind::Dedent => Nesting::Dedent,
+        TokenKind::Comment | TokenKind::NonLogicalNewline => Nesting::Trivia,
+        _ => Nesting::Other,
+    }))
+}
+
+/// CPython's tokenizer refuses a 100th level of indentation; Ruff does not. We refuse it too,
+/// which also bounds the cost of nested symbols (each one rescans its range).
+const MAX_INDENT_LEVELS: usize = 99;
+
+fn too_deep_indentation(tokens: &Tokens) -> Option<Problem> {
+    let mut indent = 0usize;
+    for token in tokens.iter() {
+        match token.kind() {
+            TokenKind::Indent => indent += 1,
+            TokenKind::Dedent => indent = indent.saturating_sub(1),
+            _ => continue,
+        }
+        if indent > MAX_INDENT_LEVELS {
+            return Some(Problem {
+                offset: token.end().to_usize(),
+                message: format!(
+                    "too many levels of indentation (Python allows {MAX_INDENT_LEVELS})"
+                ),
+            });
+        }
+    }
+    None
+}
+
+fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = parsed
+        .errors()
+        .iter()
+        .map(|error| Problem {
+            offset: error.location.start().to_usize(),
+            message: error.error.to_string(),
+        })
+        .chain(
+            parsed
+                .unsupported_syntax_errors()
+                .iter()
+                .map(|error| Problem {
+                    offset: error.range.start().to_usize(),
+                    message: error.to_string(),
+                }),
+        )
+        .chain(too_deep_indentation(parsed.tokens()))
+        .collect();
+    problems.sort_by_key(|problem| problem.offset);
+    problems.dedup();
+    problems
+}
+
+/// Walks module and class bodies, looking through `if`/`try`/`with` blocks but never into
+/// function bodies. Iterative, so deeply nested blocks cannot exhaust the stack.
+fn definitions(source: &str, parsed: &Parsed<ModModule>) -> Vec<Definition> {
+    let tokens = parsed.tokens();
+    let mut found = Vec::new();
+    // Statements are pushed in reverse so that popping yields source order.
+    let mut pending: Vec<(&Stmt, Option<usize>)> = Vec::new();
+    push_all(&mut pending, &parsed.syntax().body, None);
+    while let Some((stmt, parent)) = pending.pop() {
+        match stmt {
+            Stmt::FunctionDef(def) => found.push(function(source, tokens, def, parent)),
+            Stmt::ClassDef(class) => {
+                found.push(class_definition(source, tokens, class, parent));
+                push_all(&mut pending, &class.body, Some(found.len() - 1));
+            }
+            Stmt::If(block) => {
+                for clause in block.elif_else_clauses.iter().rev() {
+                    push_all(&mut pending, &clause.body, parent);
+                }
+                push_all(&mut pending, &block.body, parent);
+            }
+            Stmt::Try(block) => {
+                push_all(&mut pending, &block.finalbody, parent);
+                push_all(&mut pending, &block.orelse, parent);
+                for ExceptHandler::ExceptHandler(handler) in block.handlers.iter().rev() {
+                    push_all(&mut pending, &handler.body, parent);
+                }
+                push_all(&mut pending, &block.body, parent);
+            }
+            Stmt::With(block) => push_all(&mut pending, &block.body, parent),
+            _ => {}
+        }
+    }
+    found
+}
+
+fn push_all<'a>(
+    pending: &mut Vec<(&'a Stmt, Option<usize>)>,
+    body: &'a [Stmt],
+    parent: Option<usize>,
+) {
+    pending.extend(body.iter().rev().map(|stmt| (stmt, parent)));
+}
+
+fn function(
+    source: &str,
+    tokens: &Tokens,
+    def: &StmtFunctionDef,
+    parent: Option<usize>,
+) -> Definition {
+    let kind = if def.is_async {
+        SymbolKind::AsyncFunction
+    } else {
+        SymbolKind::Function
+    };
+    let signature_start = def
+        .type_params
+        .as_ref()
+        .map_or(def.parameters.start(), |params| params.start());
+    let signature_end = def
+        .returns
+        .as_ref()
+        .map_or(def.parameters.end(), |returns| returns.end());
+    let last_decorator = def.decorator_list.last().map(Ranged::end);
+    Definition {
+        name: def.name.id.as_str().to_string(),
+        kind,
+        parent,
+        start: def.start().to_usize(),
+        keyword: keyword(tokens, last_decorator, def.range),
+        end: def.end().to_usize(),
+        signature: signature(
+            source,
+            tokens,
+            TextRange::new(signature_start, signature_end),
+        ),
+        doc: docstring(&def.body),
+    }
+}
+
+fn class_definition(
+    source: &str,
+    tokens: &Tokens,
+    class: &StmtClassDef,
+    parent: Option<usize>,
+) -> Definition {
+    let brackets = match (&class.type_params, &class.arguments) {
+        (Some(params), Some(arguments)) => Some(params.range().cover(arguments.range())),
+        (Some(params), None) => Some(params.range()),
+        (None, Some(arguments)) => Some(arguments.range()),
+        (None, None) => None,
+    };
+    let last_decorator = class.decorator_list.last().map(Ranged::end);
+    Definition {
+        name: class.name.id.as_str().to_string(),
+        kind: SymbolKind::Class,
+        parent,
+        start: class.start().to_usize(),
+        keyword: keyword(tokens, last_decorator, class.range),
+        end: class.end().to_usize(),
+        signature: brackets.map_or_else(String::new, |range| signature(source, tokens, range)),
+        doc: docstring(&class.body),
+    }
+}
+
+/// The `def`/`async`/`class` keyword: the first such token after the decorators (comment
+/// lines may sit between the last decorator and the keyword).
+fn keyword(tokens: &Tokens, last_decorator: Option<TextSize>, statement: TextRange) -> usize {
+    let from = last_decorator.unwrap_or(statement.start());
+    let first = tokens.partition_point(|token| token.start() < from);
+    tokens[first..]
+        .iter()
+        .take_while(|token| token.start() < statement.end())
+        .find(|token| {
+            matches!(
+                token.kind(),
+                TokenKind::Def | TokenKind::Async | TokenKind::Class
+            )
+        })
+        .map_or(from, Token::start)
+        .to_usize()
+}
+
+/// Longest signature shown, in chars, including the `…` that marks a cut.
+const SIGNATURE_CHARS: usize = 80;
+
+/// The tokens of `range` on one line: comments and line breaks dropped, whitespace collapsed,
+/// no space just inside brackets or before a comma; cut to [`SIGNATURE_CHARS`].
+fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
+    let first = tokens.partition_point(|token| token.start() < range.start());
+    let mut text = String::new();
+    let mut previous: Option<&Token> = None;
+    for token in tokens[first..]
+        .iter()
+        .take_while(|token| token.end() <= range.end())
+    {
+        if matches!(
+            token.kind(),
+            TokenKind::Comment
+                | TokenKind::NonLogicalNewline
+                | TokenKind::Newline
+                | TokenKind::Indent
+                | TokenKind::Dedent
+        ) {
+            continue;
+        }
+        if let Some(previous) = previous {
+            let spaced = token.start() > previous.end()
+                && !matches!(
+                    previous.kind(),
+                    TokenKind::Lpar | TokenKind::Lsqb | TokenKind::Lbrace
+                )
+                && !matches!(
+                    token.kind(),
+                    TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace | TokenKind::Comma
+                );
+            if spaced {
+                text.push(' ');
+            }
+        }
+        text.push_str(source.get(token.range().to_std_range()).unwrap_or(""));
+        previous = Some(token);
+    }
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() <= SIGNATURE_CHARS {
+        return collapsed;
+    }
+    let mut cut: String = collapsed.chars().take(SIGNATURE_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+trait ToStd {
+    fn to_std_range(self) -> Range<usize>;
+}
+
+impl ToStd for TextRange {
+    fn to_std_range(self) -> Range<usize> {
+        self.start().to_usize()..self.end().to_usize()
+    }
+}
+
+/// The first non-blank line of a body's docstring, trimmed.
+fn docstring(body: &[Stmt]) -> Option<String> {
+    let Some(Stmt::Expr(statement)) = body.first() else {
+        return None;
+    };
+    let Expr::StringLiteral(literal) = statement.value.as_ref() else {
+        return None;
+    };
+    literal
+        .value
+        .to_str()
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .map(str::to_string)
+}
+
+/// Spans of string tokens that contain a line break. An f-string or t-string is one span from
+/// its start token to its matching end token, replacement fields included, as CPython's
+/// tokenizer before 3.12 saw it.
+fn multiline_strings(source: &str, tokens: &Tokens) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut depth = 0usize;
+    let mut push = |span: Range<usize>| {
+        if source
+            .get(span.clone())
+            .is_some_and(|text| text.contains(['\n', '\r']))
+        {
+            spans.push(span);
+        }
+    };
+    for token in tokens.iter() {
+        let range = token.range().to_std_range();
+        match token.kind() {
+            TokenKind::String if depth == 0 => push(range),
+            TokenKind::FStringStart | TokenKind::TStringStart => {
+                if depth == 0 {
+                    open = Some(range.start);
+                }
+                depth += 1;
+            }
+            TokenKind::FStringEnd | TokenKind::TStringEnd => {
+                depth = depth.saturating_sub(1);
+                if depth == 0
+                    && let Some(start) = open.take()
+                {
+                    push(start..range.end);
+                }
+            }
+            _ => {}
+        }
+    }
+    // An unterminated f-string runs to the end of its last token.
+    if let (Some(start), Some(last)) = (open, tokens.last()) {
+        push(start..last.end().to_usize());
+    }
+    spans
+}
+
+mod semantic;
+
+pub(super) use semantic::validation_problems;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only(source: &str) -> Definition {
+        let outline = outline(source);
+        assert!(outline.problems.is_empty(), "{:?}", outline.problems);
+        outline
+            .definitions
+            .into_iter()
+            .next()
+            .expect("one definition")
+    }
+
+    #[test]
+    fn signatures_lose_comments_line_breaks_and_padding() {
+        let source = "def f(\n    self,  # the instance\n    msg: str,\n    *,\n    retries: int = 3,\n) -> bool:\n    pass\n";
+        assert_eq!(
+            only(source).signature,
+            "(self, msg: str, *, retries: int = 3,) -> bool"
+        );
+        assert_eq!(only("class A: pass\n").signature, "");
+        assert_eq!(only("class A(): pass\n").signature, "()");
+        assert_eq!(
+            only("class A(B,\n        metaclass=M): pass\n").signature,
+            "(B, metaclass=M)"
+        );
+        assert_eq!(
+            only("async def f[T, *Ts](x: T = '  spaced  ') -> None: pass\n").signature,
+            "[T, *Ts](x: T = ' spaced ') -> None"
+        );
+    }
+
+    #[test]
+    fn keyword_offsets_skip_decorators_and_comments_between() {
+        let source = "@a\n# note\n@b(1)\n\nasync def f(): pass\n";
+        let definition = only(source);
+        assert_eq!(definition.start, 0);
+        assert_eq!(definition.keyword, source.find("async").unwrap_or_default());
+        assert_eq!(definition.kind, SymbolKind::AsyncFunction);
+        assert_eq!(definition.end, source.len() - 1);
+    }
+
+    #[test]
+    fn docstrings_are_plain_string_literals_only() {
+        assert_eq!(only("def f():\n    'a' 'b'\n").doc.as_deref(), Some("ab"));
+        assert_eq!(only("def f():\n    f'x'\n").doc, None);
+        assert_eq!(only("def f():\n    b'x'\n").doc, None);
+        assert_eq!(only("def f():\n    x = 'x'\n").doc, None);
+        assert_eq!(
+            only("def f():\n    '''\n\n  First.  \n  Second.'''\n")
+                .doc
+                .as_deref(),
+            Some("First.")
+        );
+        assert_eq!(only("def f():\n    '   '\n").doc, None);
+        assert_eq!(
+            outline("'''Module.'''\n").docstring.as_deref(),
+            Some("Module.")
+        );
+    }
+
+    #[test]
+    fn multiline_strings_span_whole_f_strings() {
+        let source =
+            "a = '''x\ny'''\nb = 'one line'\nc = f'''{\nf\"{1}\"\n}'''\nd = t'''{x}\n'''\n";
+        let spans = multiline_string_spans(source);
+        let texts: Vec<&str> = spans.iter().map(|span| &source[span.clone()]).collect();
+        assert_eq!(
+            texts,
+            ["'''x\ny'''", "f'''{\nf\"{1}\"\n}'''", "t'''{x}\n'''"]
+        );
+    }
+
+    #[test]
+    fn problems_are_sorted_and_include_unsupported_syntax() {
+        let problems = syntax_problems("f((a)=1)\nx = (\n");
+        assert!(problems.len() >= 2, "{problems:?}");
+        assert!(
+            problems
+                .windows(2)
+                .all(|pair| pair[0].offset <= pair[1].offset)
+        );
+        assert!(
+            problems[0].message.contains("parenthesized keyword"),
+            "{problems:?}"
+        );
+        // Newest syntax is no problem: PEP 695, PEP 701, except groups, match.
+        let modern = "type X = int\nclass C[T]: pass\nx = f\"{d[\"k\"]}\"\ntry: pass\nexcept* E: pass\nmatch x:\n    case 1: pass\n";
+        assert_eq!(syntax_problems(modern), []);
+    }
+
+    #[test]
+    fn a_hundredth_level_of_indentation_is_refused_like_cpython() {
+        let nested = |levels: usize| -> String {
+            let mut source: String = (0..levels)
+                .map(|level| format!("{}if x:\n", " ".repeat(level)))
+                .collect();
+            source.push_str(&" ".repeat(levels));
+            source.push_str("pass\n");
+            source
+        };
+        assert_eq!(syntax_problems(&nested(99)), []);
+        let problems = syntax_problems(&nested(100));
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].message.contains("too many levels"));
+    }
+
+    #[test]
+    fn huge_depth_bounds_come_from_long_lines_and_deep_blocks() {
+        let parsed = |source: &str| {
+            depth_bound(parse_unchecked(source, ParseOptions::from(Mode::Module)).tokens())
+        };
+        assert!(parsed("x = 1\n") < 20);
+        assert!(parsed(&format!("x = {}1\n", "-".repeat(5000))) > 5000);
+        assert!(parsed("if a:\n if b:\n  if c:\n   pass\n") >= 8);
+    }
+}
