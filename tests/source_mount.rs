@@ -82,10 +82,6 @@ fn a_refused_vim_write_of_a_module_keeps_the_package() {
 }
 
 #[test]
-#[ignore = "bug: validation uses the latest Python version instead of requires-python and \
-            has no compile-stage (semantic) checks, so with the import check off a type \
-            alias, a duplicate argument, `await` outside async, `nonlocal` at module level, \
-            a late __future__ import and an empty module all reach the project"]
 fn edits_are_validated_without_the_import_check() {
     Mount::example().run_script("source_edit_compile_errors.sh");
 }

@@ -22,7 +22,7 @@ printf 'def debit(self, amount):\n    type Amount = Decimal\n' > alias.py
 refused "$C/debit.py" alias.py "line 2, column 5" \
   "a type alias statement (Python 3.12) in a project for Python >= 3.10"
 printf 'def debit(self, amount, amount):\n    pass\n' > duplicate.py
-refused "$C/debit.py" duplicate.py "line 1, column 24" "a duplicate argument"
+refused "$C/debit.py" duplicate.py "line 1, column 25" "a duplicate argument"
 printf 'def debit(self, amount):\n    await self.credit(amount)\n' > await.py
 refused "$C/debit.py" await.py "line 2, column 5" "await outside an async function"
 { cat "$ACC"; printf 'nonlocal CENT\n'; } > nonlocal.py

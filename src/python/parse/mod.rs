@@ -130,6 +130,41 @@ fn with_module_at<R: Send>(
         // Ruff addresses text with u32 offsets.
         return Err(problem("file too large to parse (4 GiB or more)"));
     }
+    // Ruff guards most of its recursion with stack growth, but not lambda parameter
+    // defaults (`lambda a=lambda a=...`): parse such sources on a stack that fits them.
+    let lambdas = source.matches("lambda").count();
+    if lambdas > MAX_LAMBDAS {
+        return Err(problem(&format!("too many lambdas to analyse ({lambdas})")));
+    }
+    if lambdas > SHALLOW_LAMBDAS {
+        let stack = lambdas.saturating_mul(LAMBDA_STACK).saturating_add(8 << 20);
+        return std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("python-lambdas".to_string())
+                .stack_size(stack)
+                .spawn_scoped(scope, || parse_and_run(source, version, need, f))
+                .ok()
+                .and_then(|handle| handle.join().ok())
+                .unwrap_or_else(|| Err(problem("internal error: the Python parser failed")))
+        });
+    }
+    parse_and_run(source, version, need, f)
+}
+
+/// Lambdas a source may hold before its parse runs on a stack sized for them.
+const SHALLOW_LAMBDAS: usize = 50;
+/// Past this many lambdas a source is refused unparsed (no real module comes close).
+const MAX_LAMBDAS: usize = 20_000;
+/// Stack one nested lambda default may need while parsing (measured in debug builds, with
+/// margin).
+const LAMBDA_STACK: usize = 8 << 10;
+
+fn parse_and_run<R: Send>(
+    source: &str,
+    version: PythonVersion,
+    need: StackNeed,
+    f: impl FnOnce(&Parsed<ModModule>) -> R + Send,
+) -> Result<R, Problem> {
     let options = ParseOptions::from(Mode::Module).with_target_version(version);
     let parse = || parse_unchecked(source, options).try_into_module();
     let parsed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(parse)) {
@@ -485,6 +520,18 @@ pub(super) use semantic::validation_problems;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_lambda_defaults_do_not_overflow_the_stack() {
+        let deep = format!("x = {}0\n", "lambda a=".repeat(5_000));
+        // Run on a small stack, as a request thread might be.
+        std::thread::Builder::new()
+            .stack_size(256 << 10)
+            .spawn(move || outline(&deep))
+            .unwrap()
+            .join()
+            .unwrap();
+    }
 
     fn only(source: &str) -> Definition {
         let outline = outline(source);

@@ -245,6 +245,12 @@ impl Source {
         if before == content {
             return Ok(());
         }
+        if text.trim().is_empty() && !String::from_utf8_lossy(&before).trim().is_empty() {
+            return Err(Error::invalid(format!(
+                "{shown} was not saved: it is empty, and would lose the whole module. \
+                 To delete the module use `rm {shown}`"
+            )));
+        }
         if let Some(base) = base
             && base != before.as_slice()
         {
