@@ -154,7 +154,7 @@ fn with_module_at<R: Send>(
 /// Lambdas a source may hold before its parse runs on a stack sized for them.
 const SHALLOW_LAMBDAS: usize = 50;
 /// Past this many lambdas a source is refused unparsed (no real module comes close).
-const MAX_LAMBDAS: usize = 20_000;
+const MAX_LAMBDAS: usize = 100_000;
 /// Stack one nested lambda default may need while parsing (measured in debug builds, with
 /// margin).
 const LAMBDA_STACK: usize = 8 << 10;
