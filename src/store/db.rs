@@ -24,6 +24,9 @@ const MIGRATIONS: &[&str] = &[
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).
 pub(super) fn configure(conn: &Connection, on_disk: bool) -> Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Views run a dozen distinct statements (one per filter and status); the default cache
+    // of 16 would evict and re-prepare them on every view.
+    conn.set_prepared_statement_cache_capacity(128);
     // WAL: readers (another process, the CLI) never block the writer and vice versa, and a
     // killed daemon leaves the file consistent. NORMAL sync is safe in WAL mode: a power cut
     // can lose the last commits, never corrupt the store. In-memory stores have no journal.

@@ -75,6 +75,7 @@ impl Space {
         let made = self.make_scratch(&path);
         self.logged("create", &path, made)?;
         let fh = self.add_handle(Handle {
+            ino: self.ino_of(&path),
             base: None,
             kind: Kind::Document,
             writable: true,

@@ -40,6 +40,7 @@ pub(crate) struct ScratchFile {
 /// One open file.
 #[derive(Debug)]
 pub(crate) struct Handle {
+    pub ino: u64,
     /// What the document held when opened for writing (for conflict checks).
     pub base: Option<Vec<u8>>,
     pub kind: Kind,
@@ -100,6 +101,7 @@ impl Space {
             append: flags.append,
         });
         Ok(self.add_handle(Handle {
+            ino,
             base,
             kind: node.kind,
             writable: node.writable,
@@ -319,6 +321,17 @@ impl Space {
         self.logged("truncate", &path, result)?;
         self.changed();
         self.attr_of(&path)
+    }
+
+    /// The attributes of `ino` while a reader has it open: what that reader reads, so a
+    /// `stat` during a `cat` agrees with it.
+    pub(crate) fn open_attr(&self, ino: u64) -> Option<Attr> {
+        let fh = lock(&self.handles)
+            .iter()
+            .filter(|(_, h)| h.ino == ino && h.edit.is_none())
+            .map(|(fh, _)| *fh)
+            .max()?;
+        self.handle_attr(ino, fh)
     }
 
     /// The attributes of an open file, from what it holds: what it will read, or what has

@@ -66,7 +66,7 @@ pub struct Space {
 pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
 
 /// How long content computed for `stat` may be reused by `open`.
-const RENDER_REUSE: Duration = Duration::from_millis(500);
+const RENDER_REUSE: Duration = Duration::from_millis(100);
 
 impl Space {
     /// A tree with `resources` under its root, links under `links`, views within `budget`.
@@ -230,6 +230,9 @@ impl Space {
 
     /// The attributes of `ino`.
     pub fn getattr(&self, ino: u64) -> Result<Attr> {
+        if let Some(attr) = self.open_attr(ino) {
+            return Ok(attr);
+        }
         let path = self.path_of(ino)?;
         self.attr_of(&path)
     }
@@ -241,7 +244,7 @@ impl Space {
             (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
             (_, Some(size), Some(mtime)) => (size, mtime),
             (_, size, mtime) => {
-                let content = self.content(path)?;
+                let content = self.content_for_stat(ino, path)?;
                 let observed = self.observed(ino, &content);
                 (
                     size.unwrap_or(content.len() as u64),
@@ -258,21 +261,30 @@ impl Space {
         })
     }
 
-    /// The content of `path` (inode `ino`) for a new open file: what `stat` computed a
-    /// moment ago if nothing changed since, else computed now.
+    /// The content of `path` (inode `ino`) for `stat`: computed now, and kept for the
+    /// `open` that usually follows (see [`Space::content_for_open`]).
+    pub(crate) fn content_for_stat(&self, ino: u64, path: &[String]) -> Result<Arc<Vec<u8>>> {
+        let content = Arc::new(self.content(path)?);
+        let generation = self.generation.load(Ordering::SeqCst);
+        *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&content)));
+        Ok(content)
+    }
+
+    /// The content of `path` (inode `ino`) for a new open file: what the `stat` just before
+    /// computed, if nothing changed through the tree since and it is a moment old, else
+    /// computed now. Taken, not shared: the next `cat` computes afresh, so changes on disk
+    /// show at the next access. One rendering serves a `cat`'s lookup and open; its `fstat`
+    /// is answered from the open file.
     pub(crate) fn content_for_open(&self, ino: u64, path: &[String]) -> Result<Vec<u8>> {
         let generation = self.generation.load(Ordering::SeqCst);
-        let reused = lock(&self.rendered)
-            .take()
-            .and_then(|(seen, at_generation, at, content)| {
-                (seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE)
-                    .then_some(content)
-            });
-        match reused {
-            Some(content) => {
+        let kept = lock(&self.rendered).take();
+        match kept {
+            Some((seen, at_generation, at, content))
+                if seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE =>
+            {
                 Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
             }
-            None => self.content(path),
+            _ => self.content(path),
         }
     }
 
