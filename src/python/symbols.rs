@@ -229,7 +229,8 @@ fn relative_runs(flags: &[bool], start: usize, len: usize) -> Vec<Range<usize>> 
     runs
 }
 
-fn locate(source: &str, table: &LineTable, problems: &[Problem]) -> Vec<SyntaxProblem> {
+/// `problems` with their byte offsets turned into 1-based lines and columns (in chars).
+pub(super) fn locate(source: &str, table: &LineTable, problems: &[Problem]) -> Vec<SyntaxProblem> {
     problems
         .iter()
         .map(|problem| {

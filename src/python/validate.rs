@@ -51,18 +51,7 @@ pub fn validate(source: &str, target: Version) -> Vec<SyntaxProblem> {
     if problems.is_empty() {
         return Vec::new();
     }
-    let table = LineTable::new(source);
-    problems
-        .iter()
-        .map(|problem| {
-            let (line, column) = table.line_column(source, problem.offset);
-            SyntaxProblem {
-                line,
-                column,
-                message: problem.message.clone(),
-            }
-        })
-        .collect()
+    super::symbols::locate(source, &LineTable::new(source), &problems)
 }
 
 /// The Python version edits to the project at `project_root` must compile on: the lowest
