@@ -78,6 +78,30 @@ impl Source {
         disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
+    /// Whether `path` is the members directory `m/` of a module `m.py` in a package (or at
+    /// the top), decided from the directory alone.
+    fn is_module_members_dir(&self, path: &[&str]) -> bool {
+        let Some((name, parent)) = path.split_last() else {
+            return false;
+        };
+        if name.contains('.') || name.is_empty() {
+            return false;
+        }
+        let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
+            Ok(Place::Dir { disk, .. }) => vec![disk],
+            Ok(Place::Root) if *name != tree::TESTS && *name != HISTORY && *name != META => {
+                self.project.code_roots.clone()
+            }
+            _ => return false,
+        };
+        dirs.iter().any(|dir| {
+            let module = dir.join(format!("{name}.py"));
+            self.project.kind_inside(&dir.join(name)).is_none()
+                && self.project.kind_inside(&module) == Some(false)
+                && !self.project.is_hidden(&module, false)
+        })
+    }
+
     fn file_node(disk: &Path) -> Result<Node> {
         let meta = std::fs::metadata(disk)
             .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
@@ -148,6 +172,11 @@ impl Resource for Source {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
+        if self.is_module_members_dir(path) {
+            // `ls -l` of a package stats every module's members directory: answering
+            // without parsing the module keeps that a directory listing, not a parse.
+            return Ok(Node::dir(true));
+        }
         match self.resolve(path)? {
             Place::TestsRoot => Ok(Node::dir(false)),
             Place::Root | Place::Dir { .. } | Place::Members { .. } | Place::History => {
