@@ -50,7 +50,11 @@ fn root(source: &Source, here: &str) -> Entry {
     let top = source.project.top_level();
     let mut rows = Vec::new();
     let mut example = None;
-    for entry in &top {
+    for (n, entry) in top.iter().enumerate() {
+        if n >= DETAILED {
+            rows.push(plain_row(&entry.name, entry.kind));
+            continue;
+        }
         match entry.kind {
             EntryKind::Dir => {
                 let init = entry.path.join("__init__.py");
@@ -135,6 +139,20 @@ fn root(source: &Source, here: &str) -> Entry {
     }
 }
 
+/// Rows described in full (docstring, counts, sizes: a parse each); the rest, which the
+/// budget cuts anyway unless raised far, are named only, so a package of hundreds of
+/// modules does not parse them all for one view.
+const DETAILED: usize = 40;
+
+/// A row with the name and kind only.
+fn plain_row(name: &str, kind: EntryKind) -> String {
+    match kind {
+        EntryKind::Dir => format!("| `{name}/` | folder | |"),
+        EntryKind::Module => format!("| `{name}` | module | |"),
+        EntryKind::Data => format!("| `{name}` | data | |"),
+    }
+}
+
 /// Modules and subpackages directly in `dir`.
 fn count_dir(source: &Source, dir: &Path) -> (usize, usize) {
     let entries = source.project.list_dir(dir).unwrap_or_default();
@@ -211,7 +229,11 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
         .ok()
         .and_then(|m| m.index.docstring.clone());
     let mut rows = Vec::new();
-    for entry in &entries {
+    for (n, entry) in entries.iter().enumerate() {
+        if n >= DETAILED {
+            rows.push(plain_row(&entry.name, entry.kind));
+            continue;
+        }
         let row = match entry.kind {
             EntryKind::Dir => {
                 let (modules, packages) = count_dir(source, &entry.path);
