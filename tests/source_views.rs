@@ -271,3 +271,22 @@ fn search_reports_module_lines_and_symbol_files() {
     let bad = render(&space, "search/source:re:(unclosed");
     assert!(bad.contains("is not valid"), "{bad}");
 }
+
+#[test]
+fn creating_an_init_module_does_not_deadlock() {
+    let (dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/data/t.html", b"<p>\n")]);
+    let source = space.resource_named("source").unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let result = source.write(&["pkg", "data", "__init__.py"], b"\"\"\"Data.\"\"\"\n");
+        let _ = done.send(result.map_err(|e| e.message));
+    });
+    let result = finished
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("creating data/__init__.py returned");
+    result.unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join("pkg/data/__init__.py")).unwrap(),
+        b"\"\"\"Data.\"\"\"\n"
+    );
+}

@@ -189,16 +189,20 @@ impl Source {
         };
         let text = check_module_file(shown, content, self.target_version())?;
         self.write_file(file, text.as_bytes())?;
-        let dotted = if package.is_empty() {
-            stem.to_string()
-        } else {
-            format!("{package}.{stem}")
+        let dotted = match (package.is_empty(), stem) {
+            (_, "__init__") => package.to_string(),
+            (true, _) => stem.to_string(),
+            (false, _) => format!("{package}.{stem}"),
         };
         let init = file.with_file_name("__init__.py");
         let mut init_change = None;
-        if init.is_file() && !self.project.is_test_dir(file.parent().unwrap_or(file)) {
-            let lock_init = self.locks.of(&init);
-            let _init_guard = lock(&lock_init);
+        // Held through the import check and a rollback, so a concurrent creation in the same
+        // package cannot slip a change of __init__.py in between and have it undone.
+        let lock_init = self.locks.of(&init);
+        let mut _init_guard = None;
+        let exposes = stem != "__init__" && init.is_file();
+        if exposes && !self.project.is_test_dir(file.parent().unwrap_or(file)) {
+            _init_guard = Some(lock(&lock_init));
             let before = std::fs::read(&init)
                 .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
             let after = edit::expose_module(&String::from_utf8_lossy(&before), stem);
@@ -397,9 +401,11 @@ impl Source {
         let init = file.with_file_name("__init__.py");
         let package = dotted.rsplit_once('.').map(|(p, _)| p.to_string());
         let mut init_change = None;
+        // Held through the import check and a rollback (see create_file).
+        let lock_init = self.locks.of(&init);
+        let mut _init_guard = None;
         if stem != "__init__" && init.is_file() {
-            let lock_init = self.locks.of(&init);
-            let _init_guard = lock(&lock_init);
+            _init_guard = Some(lock(&lock_init));
             let old = std::fs::read(&init)
                 .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
             let exposed = format!("from . import {stem}");
