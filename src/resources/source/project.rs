@@ -81,7 +81,11 @@ impl Project {
         let ignore = builder.build().unwrap_or_else(|_| Gitignore::empty());
         let src = root.join("src");
         let mut code_roots = Vec::new();
-        if src.is_dir() && has_python(&src) {
+        // `src` may be a symlink: only a folder that really lies inside the project counts.
+        let src_inside = src
+            .canonicalize()
+            .is_ok_and(|c| c.starts_with(root) && c != root);
+        if src_inside && src.is_dir() && has_python(&src) {
             code_roots.push(src);
         }
         code_roots.push(root.to_path_buf());
@@ -172,10 +176,11 @@ impl Project {
         let meta = std::fs::symlink_metadata(path).ok()?;
         let meta = if meta.file_type().is_symlink() {
             let target = path.canonicalize().ok()?;
-            if !target.starts_with(&self.root) {
+            let target_meta = std::fs::metadata(&target).ok()?;
+            if !self.shown_inside(&target, target_meta.is_dir()) {
                 return None;
             }
-            std::fs::metadata(&target).ok()?
+            target_meta
         } else {
             meta
         };
@@ -186,6 +191,21 @@ impl Project {
         } else {
             None
         }
+    }
+
+    /// Whether the canonical `target` of a symlink lies inside the project and nowhere
+    /// hidden on the way (a link to `.git/` or `.homespace/` must not expose them).
+    fn shown_inside(&self, target: &Path, is_dir: bool) -> bool {
+        let Ok(rel) = target.strip_prefix(&self.root) else {
+            return false;
+        };
+        let mut at = self.root.clone();
+        let parts: Vec<_> = rel.components().collect();
+        parts.iter().enumerate().all(|(n, part)| {
+            at.push(part);
+            let last = n + 1 == parts.len();
+            !self.is_hidden(&at, !last || is_dir)
+        })
     }
 
     /// Whether `dir` is one of the test folders (shown under `tests/`, not with the code).
@@ -346,6 +366,39 @@ mod tests {
         );
         let files = project.python_files();
         assert_eq!(files.len(), 3, "{files:?}");
+    }
+
+    #[test]
+    fn symlinks_to_hidden_places_or_a_src_outside_are_not_followed() {
+        let dir = fixture();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        std::os::unix::fs::symlink(root.join(".git"), root.join("src/pkg/gitlink")).unwrap();
+        std::os::unix::fs::symlink(root.join(".git/config"), root.join("src/pkg/config.txt"))
+            .unwrap();
+        let project = Project::open(&root);
+        let names: Vec<String> = project
+            .list_dir(&root.join("src/pkg"))
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect();
+        assert!(!names.contains(&"gitlink".to_string()), "{names:?}");
+        assert!(!names.contains(&"config.txt".to_string()), "{names:?}");
+
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(outside.path().join("secret")).unwrap();
+        std::fs::write(outside.path().join("secret/creds.py"), "KEY = 1\n").unwrap();
+        let linked = tempfile::tempdir().unwrap();
+        let linked_root = linked.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink(outside.path(), linked_root.join("src")).unwrap();
+        let project = Project::open(&linked_root);
+        assert_eq!(
+            project.code_roots,
+            vec![linked_root.clone()],
+            "a src/ outside is not a code root"
+        );
     }
 
     #[test]
