@@ -380,8 +380,12 @@ impl Filesystem for Fs {
         reply.statfs(0, 0, 0, self.space.inode_count() as u64, 0, 4096, 255, 4096);
     }
 
-    fn access(&self, _req: &Request, ino: INodeNo, _mask: fuser::AccessFlags, reply: ReplyEmpty) {
+    fn access(&self, _req: &Request, ino: INodeNo, mask: fuser::AccessFlags, reply: ReplyEmpty) {
         match guarded("access", || self.space.getattr(ino.0)) {
+            // `test -w` on a view must say no, as its mode does.
+            Ok(attr) if mask.contains(fuser::AccessFlags::W_OK) && !attr.writable => {
+                reply.error(Errno::from_i32(libc::EACCES))
+            }
             Ok(_) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }

@@ -264,8 +264,18 @@ impl Space {
                 Ok(())
             }
             Place::In(resource, rest) => {
+                let backup = from.last().map(|name| format!("{name}~"));
+                if to_temp && to.last() != backup.as_ref() {
+                    return Err(Error::not_permitted(format!(
+                        "{} cannot become {}: that is not a name a document can have here. \
+                         To keep a copy use cp; to delete use rm",
+                        self.links.to(&from.join("/")),
+                        self.links.to(&to.join("/"))
+                    )));
+                }
                 if to_temp {
-                    // vim's backup: keep a copy in memory, leave the document where it is.
+                    // vim's and emacs' backup (`name~`): keep a copy in memory, leave the
+                    // document where it is, since the editor writes it anew right after.
                     let content = resource.read(&rest)?;
                     lock(&self.scratch).insert(
                         to.join("/"),

@@ -338,13 +338,17 @@ impl Space {
             if self.stat(&miss.path).is_ok() {
                 continue;
             }
-            // A tool's look after its own failed operation on the same path (mv stats the
-            // target) is no typo, and must not hide the real failure.
+            // A tool's look around its own failed operation on the same path (mv looks the
+            // target up before renaming) is no typo, and must not hide the real failure.
             let shown = self.links.to(&miss.path.join("/"));
             let after_failure = self.errors.newest_first().iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
-                    && miss.at.duration_since(f.at).is_ok_and(|d| d.as_secs() < 5)
+                    && miss
+                        .at
+                        .duration_since(f.at)
+                        .or_else(|e| Ok::<_, ()>(e.duration()))
+                        .is_ok_and(|d| d.as_secs() < 5)
             });
             if after_failure {
                 continue;

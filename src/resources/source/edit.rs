@@ -231,24 +231,22 @@ pub fn rename_symbol(module: &str, symbol: &Symbol, new_name: &str) -> Result<St
         .take(symbol.def_line.saturating_sub(1))
         .map(str::len)
         .sum::<usize>();
-    let line = module[line_start..]
-        .split_inclusive('\n')
-        .next()
-        .unwrap_or("");
-    let keyword = if line.trim_start().starts_with("class") {
-        "class"
-    } else {
-        "def"
+    // The name follows `def`/`class` after any spaces, tabs or a line continuation.
+    let pattern = format!(
+        r"\b(?:def|class)(?:[ \t]|\\\r?\n)+({})\b",
+        regex::escape(&old)
+    );
+    let found = regex::Regex::new(&pattern)
+        .ok()
+        .and_then(|re| re.captures(&module[line_start..symbol.range.end]))
+        .and_then(|c| c.get(1));
+    let Some(name) = found else {
+        return Err(Error::invalid(format!(
+            "cannot find the name `{old}` after def/class on line {}; rename it by writing the file",
+            symbol.def_line
+        )));
     };
-    let at = line
-        .find(&format!("{keyword} {old}"))
-        .map(|i| i + keyword.len() + 1)
-        .ok_or_else(|| {
-            Error::internal(format!(
-                "cannot find `{keyword} {old}` on line {}",
-                symbol.def_line
-            ))
-        })?;
+    let at = name.start();
     let start = line_start + at;
     Ok(format!(
         "{}{new_name}{}",
@@ -447,6 +445,12 @@ mod tests {
         assert_eq!(
             rename_symbol(MODULE, &a, "B").unwrap(),
             MODULE.replace("class A:", "class B:")
+        );
+        let odd = "async  def\tspaced(x):\n    pass\n";
+        let index = index_module(odd);
+        assert_eq!(
+            rename_symbol(odd, &index.symbols[0], "tidy").unwrap(),
+            "async  def\ttidy(x):\n    pass\n"
         );
     }
 

@@ -3,6 +3,7 @@
 //! stale symbol range is never served. The cache is bounded; evicting only costs a parse.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -57,7 +58,10 @@ impl Module {
     }
 }
 
-type Stamp = (SystemTime, u64);
+/// What identifies a version of a file: modification time, size, inode number (an atomic
+/// write by rename gives a new one) and change time — two writes of the same size within
+/// one mtime tick still differ.
+type Stamp = (SystemTime, u64, u64, i64, i64);
 
 /// The cache of parsed modules.
 #[derive(Debug, Default)]
@@ -73,6 +77,9 @@ impl Modules {
         let stamp = (
             meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             meta.len(),
+            meta.ino(),
+            meta.ctime(),
+            meta.ctime_nsec(),
         );
         if let Some((seen, module)) = lock(&self.parsed).get(path)
             && *seen == stamp

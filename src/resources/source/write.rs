@@ -41,7 +41,15 @@ impl Source {
                 ..
             }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
             Ok(Place::DataFile { disk }) => {
+                let lock_file = self.locks.of(&disk);
+                let _guard = lock(&lock_file);
                 let before = std::fs::read(&disk).ok();
+                if before.as_deref() == Some(content) {
+                    return Ok(());
+                }
+                if base.is_some() && before.as_deref() != base {
+                    return Err(conflict(&shown));
+                }
                 self.write_file(&disk, content)?;
                 self.record_edit(
                     &disk,
