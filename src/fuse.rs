@@ -126,12 +126,12 @@ impl Filesystem for Fs {
         }
     }
 
-    fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
+    fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
         match guarded("getattr", || {
             // An open file reports the size of what it will read or has been written.
             match fh.and_then(|fh| self.space.handle_attr(ino.0, fh.0)) {
                 Some(attr) => Ok(attr),
-                None => self.space.getattr(ino.0),
+                None => self.space.getattr_by(ino.0, req.pid()),
             }
         }) {
             Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
@@ -227,8 +227,10 @@ impl Filesystem for Fs {
         }
     }
 
-    fn open(&self, _req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
-        match guarded("open", || self.space.open(ino.0, open_flags(flags))) {
+    fn open(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        match guarded("open", || {
+            self.space.open_by(ino.0, open_flags(flags), req.pid())
+        }) {
             // Direct I/O: every read comes from the snapshot taken at open, whatever size
             // the kernel last saw, so generated views never come back cut or padded.
             Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),

@@ -76,6 +76,7 @@ impl Space {
         self.logged("create", &path, made)?;
         let fh = self.add_handle(Handle {
             ino: self.ino_of(&path),
+            pid: 0,
             base: None,
             kind: Kind::Document,
             writable: true,

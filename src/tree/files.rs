@@ -41,6 +41,8 @@ pub(crate) struct ScratchFile {
 #[derive(Debug)]
 pub(crate) struct Handle {
     pub ino: u64,
+    /// The process that opened it (0 when unknown).
+    pub pid: u32,
     /// What the document held when opened for writing (for conflict checks).
     pub base: Option<Vec<u8>>,
     pub kind: Kind,
@@ -77,6 +79,11 @@ impl Space {
 
     /// Open `ino`; returns the handle number.
     pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
+        self.open_by(ino, flags, 0)
+    }
+
+    /// Open `ino` for process `pid`; returns the handle number.
+    pub fn open_by(&self, ino: u64, flags: OpenFlags, pid: u32) -> Result<u64> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
         if node.kind == Kind::Dir {
@@ -102,6 +109,7 @@ impl Space {
         });
         Ok(self.add_handle(Handle {
             ino,
+            pid,
             base,
             kind: node.kind,
             writable: node.writable,
@@ -323,12 +331,13 @@ impl Space {
         self.attr_of(&path)
     }
 
-    /// The attributes of `ino` while a reader has it open: what that reader reads, so a
-    /// `stat` during a `cat` agrees with it.
-    pub(crate) fn open_attr(&self, ino: u64) -> Option<Attr> {
+    /// The attributes of `ino` for process `pid` while it has the file open for reading:
+    /// what it reads, so its own `stat` during a `cat` agrees with it (other processes see
+    /// the file as it is now).
+    pub(crate) fn open_attr(&self, ino: u64, pid: u32) -> Option<Attr> {
         let fh = lock(&self.handles)
             .iter()
-            .filter(|(_, h)| h.ino == ino && h.edit.is_none())
+            .filter(|(_, h)| h.ino == ino && h.pid == pid && h.edit.is_none())
             .map(|(fh, _)| *fh)
             .max()?;
         self.handle_attr(ino, fh)

@@ -230,7 +230,12 @@ impl Space {
 
     /// The attributes of `ino`.
     pub fn getattr(&self, ino: u64) -> Result<Attr> {
-        if let Some(attr) = self.open_attr(ino) {
+        self.getattr_by(ino, 0)
+    }
+
+    /// The attributes of `ino` as process `pid` sees them (see [`Space::open_attr`]).
+    pub fn getattr_by(&self, ino: u64, pid: u32) -> Result<Attr> {
+        if let Some(attr) = self.open_attr(ino, pid) {
             return Ok(attr);
         }
         let path = self.path_of(ino)?;

@@ -411,3 +411,25 @@ fn a_miss_before_a_create_is_no_typo() {
     let log = String::from_utf8(space.content(&["_errors.md".to_string()]).unwrap()).unwrap();
     assert!(!log.contains("Did you mean"), "{log}");
 }
+
+#[test]
+fn a_reader_holding_a_file_open_does_not_change_what_others_stat() {
+    let (space, _) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let reader = space.open_by(ino, OpenFlags::default(), 1).unwrap();
+    let writer = space.open_by(ino, WRITE, 2).unwrap();
+    space.write(writer, 0, b"a longer note\n").unwrap();
+    space.flush(writer).unwrap();
+    space.release(writer);
+    assert_eq!(
+        space.getattr_by(ino, 1).unwrap().size,
+        6,
+        "the reader's own stat matches its read"
+    );
+    assert_eq!(
+        space.getattr_by(ino, 3).unwrap().size,
+        14,
+        "another process sees the file as it is"
+    );
+    space.release(reader);
+}
