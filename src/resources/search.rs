@@ -144,12 +144,17 @@ impl Resource for Search {
                 .err()
                 .unwrap_or_else(|| Error::not_found("no such search")));
         };
-        let text = self.results(query)?;
-        let mut recent = lock(&self.recent);
-        recent.retain(|q| q != query);
-        recent.push_front(query.to_string());
-        recent.truncate(RECENT);
-        Ok(text.into_bytes())
+        Ok(self.results(query)?.into_bytes())
+    }
+
+    fn opened(&self, path: &[&str]) {
+        // Only a real read makes a query recent: `stat` and `ls -l` compute the view too.
+        if let [query] = path {
+            let mut recent = lock(&self.recent);
+            recent.retain(|q| q != query);
+            recent.push_front(query.to_string());
+            recent.truncate(RECENT);
+        }
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {

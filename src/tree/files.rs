@@ -100,6 +100,9 @@ impl Space {
         let content = if flags.truncate { Vec::new() } else { existing };
         if !flags.write {
             self.observed(ino, &content);
+            if let Ok(Place::In(resource, rest)) = self.place(&path) {
+                resource.opened(&rest);
+            }
         }
         let edit = flags.write.then_some(Edit {
             dirty: flags.truncate,

@@ -121,6 +121,10 @@ pub trait Resource: Send + Sync {
     /// The bytes of the view or document at `path`.
     fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
 
+    /// A reader opened the file at `path` (a `cat`, not a `stat` or a listing): the one
+    /// moment a resource may note that it was used, e.g. as a recent search.
+    fn opened(&self, _path: &[&str]) {}
+
     /// The entry view of directory `path` (the breadcrumb is added by the renderer).
     fn entry(&self, path: &[&str]) -> Result<Entry>;
 

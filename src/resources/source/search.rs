@@ -31,21 +31,24 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         .unwrap_or(1)
         .clamp(1, 4);
     let chunk = files.len().div_ceil(threads).max(1);
-    let mut found: Vec<Found> = std::thread::scope(|scope| {
+    let (mut found, total) = std::thread::scope(|scope| {
         let workers: Vec<_> = files
             .chunks(chunk)
             .enumerate()
             .map(|(n, part)| {
                 let regex = &regex;
-                scope.spawn(move || scan(regex, part, n * chunk))
+                scope.spawn(move || scan(regex, part, n * chunk, limit))
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
+        let mut found: Vec<Found> = Vec::new();
+        let mut total = 0;
+        for worker in workers {
+            let (hits, count) = worker.join().unwrap_or_default();
+            found.extend(hits);
+            total += count;
+        }
+        (found, total)
     });
-    let total = found.len();
     found.sort_by_key(|f| (!f.definition, f.file, f.line));
     found.truncate(limit);
     let hits = found
@@ -74,8 +77,12 @@ fn compile(query: &str) -> Result<Regex> {
         })
 }
 
-fn scan(regex: &Regex, files: &[PathBuf], first: usize) -> Vec<Found> {
+/// The first `limit` matching definition lines and the first `limit` other matching lines
+/// of `files` (in order: all a ranking can show), and how many lines matched in all. Memory
+/// stays bounded whatever the query (`re:^` matches every line of the project).
+fn scan(regex: &Regex, files: &[PathBuf], first: usize, limit: usize) -> (Vec<Found>, usize) {
     let mut found = Vec::new();
+    let (mut definitions, mut others, mut total) = (0, 0, 0);
     for (n, path) in files.iter().enumerate() {
         let Ok(bytes) = std::fs::read(path) else {
             continue;
@@ -107,6 +114,16 @@ fn scan(regex: &Regex, files: &[PathBuf], first: usize) -> Vec<Found> {
             let definition = ["def ", "class ", "async def "]
                 .iter()
                 .any(|k| text.starts_with(k));
+            total += 1;
+            let kept = if definition {
+                &mut definitions
+            } else {
+                &mut others
+            };
+            if *kept >= limit {
+                continue;
+            }
+            *kept += 1;
             found.push(Found {
                 file: first + n,
                 line,
@@ -116,7 +133,7 @@ fn scan(regex: &Regex, files: &[PathBuf], first: usize) -> Vec<Found> {
             });
         }
     }
-    found
+    (found, total)
 }
 
 fn cut(text: &str, max: usize) -> String {
