@@ -183,7 +183,8 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         config.acl = SessionACL::All;
     }
     // Several threads: a slow request (a big search, an import check) must not stall `ls`.
-    config.n_threads = Some(4);
+    // More threads than changes admitted at once (`CHANGES_AT_ONCE`): reads always find one.
+    config.n_threads = Some(crate::tree::CHANGES_AT_ONCE * 2);
     config.clone_fd = true;
     let mut session = Session::new(Fs::new(Arc::clone(&space)), &mountpoint, &config)
         .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;

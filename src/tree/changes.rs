@@ -142,6 +142,7 @@ impl Space {
     pub fn remove(&self, parent: u64, name: &str, dir: bool) -> Result<()> {
         let mut path = self.path_of(parent)?;
         path.push(name.to_string());
+        let _pass = self.changes.enter();
         let removed = (|| match self.place(&path)? {
             Place::Scratch(key) => {
                 lock(&self.scratch).remove(&key);
@@ -234,6 +235,7 @@ impl Space {
     }
 
     fn move_path(&self, from: &[String], to: &[String]) -> Result<()> {
+        let _pass = self.changes.enter();
         // Only a file renamed to a temp name beside itself is an editor's backup; a
         // directory, or a move elsewhere, is a real move whatever the name.
         let same_dir = from.split_last().map(|(_, p)| p) == to.split_last().map(|(_, p)| p);

@@ -262,6 +262,7 @@ impl Space {
     /// Write `content` to `path`: into memory for temp files, else validated by its
     /// resource. A pending new document stops being pending once its resource took it.
     pub(crate) fn save(&self, path: &[String], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        let _pass = self.changes.enter();
         if content.len() > MAX_DOCUMENT {
             return Err(too_big());
         }

@@ -4,6 +4,7 @@
 //! `crate::fuse` only translates those to and from the kernel.
 
 pub mod errlog;
+pub mod gate;
 pub mod inodes;
 pub mod links;
 pub mod names;
@@ -17,7 +18,7 @@ mod space;
 mod tests;
 
 pub use files::OpenFlags;
-pub use space::{Attr, DirEntry, ProjectInfo, Space};
+pub use space::{Attr, CHANGES_AT_ONCE, DirEntry, ProjectInfo, Space};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};

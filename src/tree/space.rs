@@ -60,10 +60,15 @@ pub struct Space {
     /// Content just computed for `stat`, reused by the `open` that usually follows, so a
     /// `cat` renders a view once, not twice: (ino, generation, when, bytes).
     pub(crate) rendered: Mutex<Option<Rendered>>,
+    /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
+    pub(crate) changes: crate::tree::gate::Gate,
 }
 
 /// Content computed for `stat`: (ino, generation, when, bytes).
 pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
+
+/// Changes let through at once; the FUSE adapter runs more request threads than this.
+pub const CHANGES_AT_ONCE: usize = 4;
 
 /// How long content computed for `stat` may be reused by `open`.
 const RENDER_REUSE: Duration = Duration::from_millis(100);
@@ -88,6 +93,7 @@ impl Space {
             errors: ErrorLog::default(),
             generation: AtomicU64::new(0),
             rendered: Mutex::new(None),
+            changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
         }
     }
 
