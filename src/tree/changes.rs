@@ -183,16 +183,9 @@ impl Space {
         Ok(())
     }
 
-    /// Whether a new file at `path` is a temp file held in memory: a name editors use, or
-    /// one its resource does not claim as a document name.
+    /// Whether a new file at `path` is an editor's or tool's temp file, held in memory.
     fn is_temp(&self, path: &[String]) -> bool {
-        let Some(name) = path.last() else {
-            return false;
-        };
-        names::is_editor_temp(name)
-            || self
-                .place_in_resource(path)
-                .is_ok_and(|(resource, rest)| !resource.claims_name(&rest))
+        path.last().is_some_and(|name| names::is_editor_temp(name))
     }
 
     /// Whether an editor's backup of the document at `path`, made by renaming it within

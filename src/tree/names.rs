@@ -14,20 +14,43 @@ pub const NAME_MAX: usize = 255;
 
 /// Whether `name` is a temp file an editor or tool makes beside the file it saves:
 /// sed's `sedAbC123`, vim's `.x.swp` / `4913` / `x~`, emacs' `#x#` and `.#x`, GNOME's
-/// `.goutputstream-*`, and `*.tmp`. These live in memory until renamed over a document
-/// or removed.
+/// `.goutputstream-*`, patch's `x.oAb12Cd`, `perl -i`'s `XXab12Cd`, Python tempfile's
+/// `tmpab12_cd3`, JetBrains' `x___jb_tmp___`, and `*.tmp`. These live in memory until
+/// renamed over a document or removed; any other name is meant as a document and its
+/// resource decides whether it may be one.
 pub fn is_editor_temp(name: &str) -> bool {
-    const SUFFIXES: &[&str] = &["~", ".tmp", ".swp", ".swo", ".swx", ".bak", ".orig"];
+    const SUFFIXES: &[&str] = &[
+        "~",
+        ".tmp",
+        ".swp",
+        ".swo",
+        ".swx",
+        ".bak",
+        ".orig",
+        "___jb_tmp___",
+        "___jb_old___",
+    ];
+    let alnum = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
     if name.starts_with('.') || SUFFIXES.iter().any(|s| name.ends_with(s)) {
         return true;
     }
     if name == "4913" || (name.starts_with('#') && name.ends_with('#') && name.len() > 1) {
         return true;
     }
-    // sed -i: "sed" + six random alphanumerics.
-    name.len() == 9
-        && name.starts_with("sed")
-        && name[3..].chars().all(|c| c.is_ascii_alphanumeric())
+    let random = |prefix: &str, len: usize| {
+        name.len() == prefix.len() + len
+            && name.starts_with(prefix)
+            && name[prefix.len()..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    // sed -i ("sed" + 6), perl -i ("XX" + 6), Python's tempfile ("tmp" + 8).
+    if random("sed", 6) || random("XX", 6) || random("tmp", 8) {
+        return true;
+    }
+    // patch: "<file>.o" + 6.
+    name.rsplit_once(".o")
+        .is_some_and(|(stem, tail)| !stem.is_empty() && tail.len() == 6 && alnum(tail))
 }
 
 /// Whether a failed lookup of `name` is a probe that tools make on their own (dotfiles,

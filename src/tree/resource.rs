@@ -140,14 +140,6 @@ pub trait Resource: Send + Sync {
         self.write(path, content)
     }
 
-    /// Whether a new file at `path` is meant as one of this resource's documents (then
-    /// `can_create` decides, and may refuse). Names not claimed are other tools' temp files
-    /// (`patch`, `perl -i`, Python's `tempfile`), held in memory until renamed over a
-    /// document or removed.
-    fn claims_name(&self, _path: &[&str]) -> bool {
-        true
-    }
-
     /// Whether a new document may be created at `path` (checked when the file is created,
     /// before any content arrives); the content is validated later by `write`.
     fn can_create(&self, path: &[&str]) -> Result<()> {

@@ -123,3 +123,9 @@ expect_fails "Read-only file system" "writing a task through ready/" -- \
   sh -c "echo '{\"title\": \"x\"}' > '$T/ready/deploy.json'"
 expect_fails "Operation not permitted" "mkdir in tasks/" -- mkdir "$T/someday"
 expect_eq "$(snapshot)" "$before" "nothing changed"
+
+# A name that is neither a task file nor a tool's temp file is refused at once, not kept
+# in memory where it would be lost at unmount.
+expect_fails "Invalid argument" "a task file without .json" -- sh -c "echo '{\"title\": \"x\"}' > '$HS/tasks/open/fix-login'"
+[ -e "$HS/tasks/open/fix-login" ] && fail "fix-login (no .json) exists"
+expect_contains "$(cat "$HS/_errors.md")" "fix-login" "the refusal is logged"

@@ -315,10 +315,6 @@ impl Resource for Source {
         self.write_path(path, content, base)
     }
 
-    fn claims_name(&self, path: &[&str]) -> bool {
-        self.claims(path)
-    }
-
     fn can_create(&self, path: &[&str]) -> Result<()> {
         self.creatable(path)
     }

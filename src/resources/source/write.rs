@@ -70,27 +70,6 @@ impl Source {
         }
     }
 
-    /// Whether a new file at `path` is meant as a document: `*.py` anywhere, `undo` and
-    /// `settings.toml` in their places, and in package folders data files with an
-    /// extension. Everything else (`patch`'s `x.py.oAb12Cd`, `perl -i`'s and Python
-    /// tempfile's extension-less names) is a tool's temp file.
-    pub(crate) fn claims(&self, path: &[&str]) -> bool {
-        let Some((name, parent)) = path.split_last() else {
-            return false;
-        };
-        if name.ends_with(".py") {
-            return true;
-        }
-        match self.resolve(parent) {
-            Ok(Place::History) => *name == "undo",
-            Ok(Place::Meta) => *name == "settings.toml",
-            Ok(Place::Dir { .. }) => name
-                .rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && !looks_random(ext)),
-            _ => false,
-        }
-    }
-
     /// Whether `path` may be created: a symbol in a module or class directory, a module or
     /// data file in a package directory.
     pub(crate) fn creatable(&self, path: &[&str]) -> Result<()> {
@@ -505,15 +484,6 @@ impl Source {
             ))),
         }
     }
-}
-
-/// An extension that is a temp file's random suffix (`oAb12Cd`), not a file type.
-fn looks_random(ext: &str) -> bool {
-    ext.len() >= 6
-        && ext.chars().any(|c| c.is_ascii_uppercase())
-        && ext
-            .chars()
-            .any(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
 fn located(module: &Module, inner: &[String], file: &Path) -> Result<(usize, bool)> {

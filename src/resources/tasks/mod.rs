@@ -394,12 +394,6 @@ impl Resource for Tasks {
             .write(|conn| self.save(conn, path, folder, slug, content))
     }
 
-    fn claims_name(&self, path: &[&str]) -> bool {
-        // Anything called *.json is meant as a task (and refused if its name is bad);
-        // other names are tools' temp files.
-        path.last().is_some_and(|name| name.ends_with(".json"))
-    }
-
     fn can_create(&self, path: &[&str]) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "create")?;
         if let Some(problem) = validate::file_name_problem(name) {
