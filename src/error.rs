@@ -21,6 +21,8 @@ pub enum ErrorKind {
     TooBig,
     /// A name component is longer than the filesystem allows.
     NameTooLong,
+    /// The room for files held in memory (editors' temp files) is used up.
+    NoSpace,
     /// A file was used where a directory is needed.
     NotADirectory,
     /// A directory was used where a file is needed.
@@ -44,6 +46,7 @@ impl ErrorKind {
             ErrorKind::ReadOnly => libc::EROFS,
             ErrorKind::TooBig => libc::EFBIG,
             ErrorKind::NameTooLong => libc::ENAMETOOLONG,
+            ErrorKind::NoSpace => libc::ENOSPC,
             ErrorKind::NotADirectory => libc::ENOTDIR,
             ErrorKind::IsADirectory => libc::EISDIR,
             // EPERM rather than ENOTSUP: shells print "Operation not permitted", which reads
@@ -117,6 +120,7 @@ mod tests {
             ErrorKind::ReadOnly,
             ErrorKind::TooBig,
             ErrorKind::NameTooLong,
+            ErrorKind::NoSpace,
             ErrorKind::NotADirectory,
             ErrorKind::IsADirectory,
             ErrorKind::NotPermitted,

@@ -15,6 +15,9 @@ use crate::tree::place::Place;
 use crate::tree::resource::{Kind, Resource};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
+/// Files held in memory at once (each up to the document size limit).
+const MAX_SCRATCH_FILES: usize = 256;
+
 impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
     pub(crate) fn place_in_resource<'a>(
@@ -105,7 +108,17 @@ impl Space {
             let (resource, rest) = self.place_in_resource(path)?;
             resource.can_create(&rest)?;
         }
-        lock(&self.scratch).insert(
+        let mut scratch = lock(&self.scratch);
+        if scratch.len() >= MAX_SCRATCH_FILES {
+            return Err(Error::new(
+                ErrorKind::NoSpace,
+                format!(
+                    "{MAX_SCRATCH_FILES} files are already held in memory (temp files not yet \
+                     renamed or removed); remove some before creating more"
+                ),
+            ));
+        }
+        scratch.insert(
             path.join("/"),
             ScratchFile {
                 content: Vec::new(),

@@ -433,3 +433,24 @@ fn a_reader_holding_a_file_open_does_not_change_what_others_stat() {
     );
     space.release(reader);
 }
+
+#[test]
+fn files_held_in_memory_are_bounded() {
+    let (space, _) = space();
+    let notes_dir = dir(&space);
+    let mut made = 0;
+    let refused = loop {
+        match space.create(notes_dir, &format!(".tmp{made}.swp"), true) {
+            Ok((_, fh)) => space.release(fh),
+            Err(e) => break e,
+        }
+        made += 1;
+        assert!(made < 10_000, "no limit");
+    };
+    assert_eq!(refused.errno(), libc::ENOSPC);
+    space.remove(notes_dir, ".tmp0.swp", false).unwrap();
+    assert!(
+        space.create(notes_dir, "again.swp", true).is_ok(),
+        "room again after a remove"
+    );
+}
