@@ -2,7 +2,8 @@
 //! exact byte ranges, and the dedent/re-indent that make each symbol an exact, editable file.
 //!
 //! ```text
-//! parse.rs    the Ruff parser behind our own types (the only file that imports ruff_*)
+//! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
+//!             mod.rs the outline and syntax errors, semantic.rs version and compile checks
 //! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back

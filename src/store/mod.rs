@@ -51,7 +51,7 @@ impl Store {
         Self::with_connection(conn, true)
     }
 
-    /// A private store in memory, for tests and `render` without a store file.
+    /// A private store in memory, for tests.
     pub fn in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()?;
         Self::with_connection(conn, false)
