@@ -118,6 +118,16 @@ pub trait Resource: Send + Sync {
     /// The members of directory `path`, in display order.
     fn list(&self, path: &[&str]) -> Result<Vec<Child>>;
 
+    /// The members' names and kinds only, for `ls` (which throws the descriptions away).
+    /// Override when `list` does work per member that names do not need.
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        Ok(self
+            .list(path)?
+            .into_iter()
+            .map(|c| (c.name, c.kind))
+            .collect())
+    }
+
     /// The bytes of the view or document at `path`.
     fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
 

@@ -169,17 +169,45 @@ impl Space {
                 return Err(not_a_dir(&self.links, path));
             }
         }
+        for (name, kind) in self.scratch_names(path) {
+            children.push(Child::new(name, kind, "in memory until saved"));
+        }
+        Ok(children)
+    }
+
+    /// The names and kinds of directory `path`'s members, as `ls` shows them: like
+    /// [`Space::list`] without the descriptions (which cost a query or a stat each).
+    pub fn names(&self, path: &[String]) -> Result<Vec<(String, Kind)>> {
+        match self.place(path)? {
+            Place::In(resource, rest) => {
+                let mut names = vec![
+                    (ENTRY.to_string(), Kind::View),
+                    (NAV.to_string(), Kind::View),
+                ];
+                names.extend(resource.names(&rest)?);
+                names.extend(self.scratch_names(path));
+                Ok(names)
+            }
+            _ => Ok(self
+                .list(path)?
+                .into_iter()
+                .map(|c| (c.name, c.kind))
+                .collect()),
+        }
+    }
+
+    /// The temp files and new documents held in memory in directory `path`.
+    fn scratch_names(&self, path: &[String]) -> Vec<(String, Kind)> {
         let prefix = if path.is_empty() {
             String::new()
         } else {
             format!("{}/", path.join("/"))
         };
-        for key in lock(&self.scratch).keys() {
-            if let Some(name) = key.strip_prefix(&prefix).filter(|n| !n.contains('/')) {
-                children.push(Child::new(name, Kind::Document, "in memory until saved"));
-            }
-        }
-        Ok(children)
+        lock(&self.scratch)
+            .keys()
+            .filter_map(|key| key.strip_prefix(&prefix).filter(|n| !n.contains('/')))
+            .map(|name| (name.to_string(), Kind::Document))
+            .collect()
     }
 
     /// The bytes of the file at `path`.
@@ -311,7 +339,7 @@ impl Space {
     /// The listing of directory `ino`, taken once per `opendir`.
     pub fn readdir(&self, ino: u64) -> Result<Vec<DirEntry>> {
         let path = self.path_of(ino)?;
-        let children = self.list(&path)?;
+        let children = self.names(&path)?;
         let mut inodes = lock(&self.inodes);
         let prefix = if path.is_empty() {
             String::new()
@@ -320,10 +348,10 @@ impl Space {
         };
         Ok(children
             .into_iter()
-            .map(|c| DirEntry {
-                ino: inodes.ino_of(&format!("{prefix}{}", c.name)),
-                name: c.name,
-                kind: c.kind,
+            .map(|(name, kind)| DirEntry {
+                ino: inodes.ino_of(&format!("{prefix}{name}")),
+                name,
+                kind,
             })
             .collect())
     }

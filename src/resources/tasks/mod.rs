@@ -340,6 +340,25 @@ impl Resource for Tasks {
         })
     }
 
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        let filter = match place(path)? {
+            Place::StatusDir(status) => Filter::Status(status),
+            Place::Ready => Filter::Ready,
+            _ => {
+                return Ok(self
+                    .list(path)?
+                    .into_iter()
+                    .map(|c| (c.name, c.kind))
+                    .collect());
+            }
+        };
+        let slugs = self.store.read(|conn| tasks::slugs(conn, filter))?;
+        Ok(slugs
+            .into_iter()
+            .map(|s| (format!("{s}.json"), Kind::Document))
+            .collect())
+    }
+
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match place(path)? {
             Place::File(folder, name) => {

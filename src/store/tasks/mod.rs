@@ -242,6 +242,26 @@ pub fn list(conn: &Connection, filter: Filter<'_>, limit: Option<usize>) -> Resu
     Ok(rows)
 }
 
+/// The names of the tasks `filter` selects, by priority then name (for `ls`).
+pub fn slugs(conn: &Connection, filter: Filter<'_>) -> Result<Vec<String>> {
+    let condition = match filter {
+        Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", "-1"),
+        other => other.condition().to_string(),
+    };
+    let sql = format!("SELECT t.slug FROM tasks t WHERE {condition} ORDER BY t.priority, t.slug");
+    let mut statement = conn.prepare_cached(&sql)?;
+    let rows = if statement.parameter_count() == 0 {
+        statement
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    } else {
+        statement
+            .query_map(params![filter.argument()], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    Ok(rows)
+}
+
 /// How many tasks `filter` selects.
 pub fn count(conn: &Connection, filter: Filter<'_>) -> Result<usize> {
     let sql = format!("SELECT count(*) FROM tasks t WHERE {}", filter.condition());
