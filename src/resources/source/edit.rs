@@ -302,6 +302,17 @@ pub fn expose_module(init: &str, name: &str) -> String {
     format!("{prefix}{newline}{line}{}", &init[at..])
 }
 
+/// `init` without the `from . import name` line(s) that [`expose_module`] adds; `None`
+/// when there is none.
+pub fn unexpose_module(init: &str, name: &str) -> Option<String> {
+    let exposed = format!("from . import {name}");
+    init.lines().any(|l| l.trim_end() == exposed).then(|| {
+        init.split_inclusive('\n')
+            .filter(|l| l.trim_end() != exposed)
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -468,6 +479,14 @@ mod tests {
             expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"),
             "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n"
         );
+    }
+
+    #[test]
+    fn exposing_and_unexposing_are_inverse() {
+        let init = "\"\"\"Pkg.\"\"\"\n\nimport os\n\n__all__ = []\n";
+        let exposed = expose_module(init, "m");
+        assert_eq!(unexpose_module(&exposed, "m").as_deref(), Some(init));
+        assert_eq!(unexpose_module(init, "m"), None);
     }
 
     #[test]

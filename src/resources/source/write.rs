@@ -395,13 +395,7 @@ impl Source {
             _init_guard = Some(lock(&lock_init));
             let old = std::fs::read(&init)
                 .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
-            let exposed = format!("from . import {stem}");
-            let text = String::from_utf8_lossy(&old);
-            if text.lines().any(|l| l.trim_end() == exposed) {
-                let new: String = text
-                    .split_inclusive('\n')
-                    .filter(|l| l.trim_end() != exposed)
-                    .collect();
+            if let Some(new) = edit::unexpose_module(&String::from_utf8_lossy(&old), &stem) {
                 self.write_file(&init, new.as_bytes())?;
                 init_change = Some((old, new));
             }
