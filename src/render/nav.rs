@@ -95,9 +95,5 @@ fn visible(children: Vec<Child>) -> Vec<Child> {
 }
 
 fn rel(dir: &[String], name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{}/{name}", dir.join("/"))
-    }
+    format!("{}{name}", crate::tree::dir_prefix(dir))
 }

@@ -130,11 +130,7 @@ impl Space {
             .unwrap_or_default();
         let entry = self.links.to(&format!(
             "{}{}",
-            if parent.is_empty() {
-                String::new()
-            } else {
-                format!("{}/", parent.join("/"))
-            },
+            crate::tree::dir_prefix(&parent),
             crate::tree::names::ENTRY
         ));
         match kind {

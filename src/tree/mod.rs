@@ -18,6 +18,7 @@ mod space;
 mod tests;
 
 pub use files::OpenFlags;
+pub(crate) use space::dir_prefix;
 pub use space::{Attr, CHANGES_AT_ONCE, DirEntry, ProjectInfo, Space};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

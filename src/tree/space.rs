@@ -198,11 +198,7 @@ impl Space {
 
     /// The temp files and new documents held in memory in directory `path`.
     fn scratch_names(&self, path: &[String]) -> Vec<(String, Kind)> {
-        let prefix = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", path.join("/"))
-        };
+        let prefix = dir_prefix(path);
         lock(&self.scratch)
             .keys()
             .filter_map(|key| key.strip_prefix(&prefix).filter(|n| !n.contains('/')))
@@ -341,11 +337,7 @@ impl Space {
         let path = self.path_of(ino)?;
         let children = self.names(&path)?;
         let mut inodes = lock(&self.inodes);
-        let prefix = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", path.join("/"))
-        };
+        let prefix = dir_prefix(&path);
         Ok(children
             .into_iter()
             .map(|(name, kind)| DirEntry {
@@ -489,17 +481,15 @@ pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
         format!(
             "{} is a directory: read {}",
             links.dir(&joined),
-            links.to(&format!("{}{ENTRY}", links_rel(&joined)))
+            links.to(&format!("{}{ENTRY}", dir_prefix(&joined)))
         ),
     )
 }
 
-fn links_rel(path: &[&str]) -> String {
-    if path.is_empty() {
-        String::new()
-    } else {
-        format!("{}/", path.join("/"))
-    }
+/// `tasks/open/` for a directory's components (empty for the root): what names inside it
+/// are prefixed with.
+pub(crate) fn dir_prefix(path: &[impl AsRef<str>]) -> String {
+    path.iter().map(|c| format!("{}/", c.as_ref())).collect()
 }
 
 impl Space {
