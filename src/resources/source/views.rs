@@ -107,14 +107,31 @@ fn root(source: &Source, here: &str) -> Entry {
             .display()
             .to_string()
     });
+    let mut subresources: Vec<String> = tests
+        .map(|t| format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code"))
+        .collect();
+    if subresources.is_empty() {
+        subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
+    }
+    let edits = source
+        .store
+        .read(|c| crate::store::edits::newest(c, 0))
+        .map(|(_, total)| total)
+        .unwrap_or(0);
+    subresources.push(format!(
+        "`{here}history/` — {edits} routed edit{} as diffs, with undo",
+        plural(edits)
+    ));
+    let check = if source.settings().import_check {
+        "on"
+    } else {
+        "off"
+    };
+    subresources.push(format!("`{here}meta/` — settings: import check {check}"));
     sections.push(Section {
         heading: "Subresources".into(),
-        items: tests
-            .map(|t| {
-                format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")
-            })
-            .collect(),
-        empty: "No test folder (tests/, test/ or pytest's testpaths).".into(),
+        items: subresources,
+        empty: String::new(),
         ..Section::default()
     });
     Entry {
