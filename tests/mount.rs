@@ -33,31 +33,17 @@ fn a_stale_mount_is_replaced() {
     let mut mount = Mount::example();
     mount.kill_daemon();
     assert!(homespace::mount::is_stale(&mount.at), "the mount is stale");
-    let out = Command::new(BIN)
-        .args(["mount", "--project"])
-        .arg(&mount.project)
-        .arg("--store")
-        .arg(&mount.store)
-        .arg(&mount.at)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeed(
+        Command::new(BIN)
+            .args(["mount", "--project"])
+            .arg(&mount.project)
+            .arg("--store")
+            .arg(&mount.store)
+            .arg(&mount.at),
     );
     let entry = std::fs::read_to_string(mount.path("_entry.md")).unwrap();
     assert!(entry.contains("homespace — ledger"), "{entry}");
-    let out = Command::new(BIN)
-        .arg("unmount")
-        .arg(&mount.at)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::succeed(Command::new(BIN).arg("unmount").arg(&mount.at));
     assert!(
         std::fs::read_dir(&mount.at).unwrap().next().is_none(),
         "unmounted: the mountpoint is empty again"
@@ -68,18 +54,13 @@ fn a_stale_mount_is_replaced() {
 fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
     let dir = tempfile::tempdir().unwrap();
     let at = dir.path().join("mnt");
-    let out = Command::new(BIN)
-        .args(["mount", "--project"])
-        .arg(common::example())
-        .arg("--store")
-        .arg(dir.path().join("store.db"))
-        .arg(&at)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    common::succeed(
+        Command::new(BIN)
+            .args(["mount", "--project"])
+            .arg(common::example())
+            .arg("--store")
+            .arg(dir.path().join("store.db"))
+            .arg(&at),
     );
     // No waiting: `mount` returned, so the first `ls` must work now.
     let names: Vec<String> = std::fs::read_dir(&at)

@@ -136,23 +136,18 @@ fn variant(text: &str, from: &str, to: &str) -> String {
 
 /// The .py files under `dir` that Python cannot parse, with the reason.
 fn unparsable(dir: &Path) -> String {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(
-            "import ast, pathlib, sys\n\
+    let out = common::succeed(
+        Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import ast, pathlib, sys\n\
              for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.py')):\n\
              \x20   try:\n\
              \x20       ast.parse(p.read_bytes())\n\
              \x20   except (SyntaxError, ValueError) as e:\n\
              \x20       print(p, e)\n",
-        )
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            )
+            .arg(dir),
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

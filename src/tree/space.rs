@@ -362,7 +362,12 @@ impl Space {
     /// Called before the error log is shown.
     pub(crate) fn examine_misses(&self) {
         let mut listings: HashMap<Vec<String>, Vec<Child>> = HashMap::new();
-        for miss in self.errors.take_misses() {
+        let misses = self.errors.take_misses();
+        if misses.is_empty() {
+            return;
+        }
+        let failures = self.errors.newest_first();
+        for miss in misses {
             let Some((name, parent)) = miss.path.split_last() else {
                 continue;
             };
@@ -372,7 +377,7 @@ impl Space {
             // A tool's look around its own failed operation on the same path (mv looks the
             // target up before renaming) is no typo, and must not hide the real failure.
             let shown = self.links.to(&miss.path.join("/"));
-            let after_failure = self.errors.newest_first().iter().any(|f| {
+            let after_failure = failures.iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
                     && miss

@@ -13,6 +13,17 @@ use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_homespace");
 
+/// Run `command` and fail the test with its stderr unless it succeeds.
+pub fn succeed(command: &mut Command) -> std::process::Output {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The example project of the repository.
 pub fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger")

@@ -318,6 +318,15 @@ fn pytest_testpaths(root: &Path) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn names_in(project: &Project, dir: &Path) -> Vec<String> {
+        project
+            .list_dir(dir)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.name)
+            .collect()
+    }
+
     fn fixture() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -353,12 +362,7 @@ mod tests {
             vec!["pkg"],
             "docs/ has no Python, build/ and .venv/ are skipped"
         );
-        let pkg: Vec<String> = project
-            .list_dir(&root.join("src/pkg"))
-            .unwrap()
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
+        let pkg = names_in(&project, &root.join("src/pkg"));
         assert_eq!(
             pkg,
             vec!["__init__.py", "data", "mod.py"],
@@ -378,12 +382,7 @@ mod tests {
         std::os::unix::fs::symlink(root.join(".git/config"), root.join("src/pkg/config.txt"))
             .unwrap();
         let project = Project::open(&root);
-        let names: Vec<String> = project
-            .list_dir(&root.join("src/pkg"))
-            .unwrap()
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
+        let names = names_in(&project, &root.join("src/pkg"));
         assert!(!names.contains(&"gitlink".to_string()), "{names:?}");
         assert!(!names.contains(&"config.txt".to_string()), "{names:?}");
 
@@ -411,12 +410,7 @@ mod tests {
         std::os::unix::fs::symlink(root.join("src/pkg/mod.py"), root.join("src/pkg/alias.py"))
             .unwrap();
         let project = Project::open(&root);
-        let names: Vec<String> = project
-            .list_dir(&root.join("src/pkg"))
-            .unwrap()
-            .into_iter()
-            .map(|e| e.name)
-            .collect();
+        let names = names_in(&project, &root.join("src/pkg"));
         assert!(!names.contains(&"escape".to_string()));
         assert!(names.contains(&"alias.py".to_string()), "links inside stay");
     }
