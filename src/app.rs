@@ -12,6 +12,7 @@ use crate::resources::search::Search;
 use crate::resources::source::Source;
 use crate::resources::tasks::Tasks;
 use crate::store::Store;
+use crate::tree::access::{Access, Perm};
 use crate::tree::links::Links;
 use crate::tree::resource::Resource;
 use crate::tree::{ProjectInfo, Space};
@@ -25,6 +26,9 @@ pub struct Options {
     pub store: Option<PathBuf>,
     /// The token budget of views.
     pub budget: usize,
+    /// `--allow-other-write`: users other than the owner may change what the modes let
+    /// them (their changes never run the project's code).
+    pub others_write: bool,
 }
 
 impl Options {
@@ -33,6 +37,7 @@ impl Options {
             project,
             store: None,
             budget: BUDGET_TOKENS,
+            others_write: false,
         }
     }
 
@@ -60,7 +65,8 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
     }
     let links = Links::new(mountpoint);
     let name = project_name(&project);
-    let store = Arc::new(Store::open(&options.store_path())?);
+    let store_path = options.store_path();
+    let store = Arc::new(Store::open(&store_path)?);
     let source: Arc<dyn Resource> = Arc::new(Source::new(
         &project,
         name.clone(),
@@ -77,7 +83,32 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         name,
         path: project.display().to_string(),
     };
-    Ok(Arc::new(Space::new(links, options.budget, info, resources)))
+    let access = Access {
+        others_write: options.others_write,
+        ..Access::this_process()
+    };
+    let space = Space::new(links, options.budget, info, resources)
+        .with_access(access, store_perm(&store_path, &access));
+    Ok(Arc::new(space))
+}
+
+/// The owner and modes of the mount's own data (tasks, memory): the store file's, so the
+/// store's modes decide who may read them through the mount as they do on disk. A store
+/// that cannot be examined shows as the owner's alone.
+fn store_perm(store: &Path, access: &Access) -> Perm {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(store) {
+        Ok(meta) => Perm {
+            uid: meta.uid(),
+            gid: meta.gid(),
+            mode: meta.mode() & 0o777,
+        },
+        Err(_) => Perm {
+            uid: access.owner,
+            gid: access.group,
+            mode: 0o600,
+        },
+    }
 }
 
 /// The name from pyproject.toml's `[project] name`, else the directory's name.

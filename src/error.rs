@@ -31,6 +31,8 @@ pub enum ErrorKind {
     NotPermitted,
     /// Something is in the way right now (a lock, a running job); trying again may work.
     Busy,
+    /// The caller may not do this here (another user than the mount's owner).
+    PermissionDenied,
     /// Our own failure: the disk, the store, a bug. Never used for a user's mistake.
     Internal,
 }
@@ -53,6 +55,7 @@ impl ErrorKind {
             // right for "this cannot be done here", and file managers handle it gracefully.
             ErrorKind::NotPermitted => libc::EPERM,
             ErrorKind::Busy => libc::EBUSY,
+            ErrorKind::PermissionDenied => libc::EACCES,
             ErrorKind::Internal => libc::EIO,
         }
     }
@@ -125,6 +128,7 @@ mod tests {
             ErrorKind::IsADirectory,
             ErrorKind::NotPermitted,
             ErrorKind::Busy,
+            ErrorKind::PermissionDenied,
         ] {
             assert_ne!(kind.errno(), libc::EIO, "{kind:?}");
         }

@@ -16,6 +16,7 @@ use fuser::{
 };
 
 use crate::error::{Error, Result};
+use crate::tree::access::Caller;
 use crate::tree::resource::Kind;
 use crate::tree::{Attr, DirEntry, OpenFlags as Open, Space, guarded};
 
@@ -27,8 +28,6 @@ const FILE_TTL: Duration = Duration::ZERO;
 /// The `fuser` filesystem over a [`Space`].
 pub struct Fs {
     space: Arc<Space>,
-    uid: u32,
-    gid: u32,
     /// Directory listings, taken at `opendir` so that `readdir` offsets stay consistent.
     listings: Mutex<HashMap<u64, Vec<DirEntry>>>,
     next_listing: Mutex<u64>,
@@ -36,29 +35,17 @@ pub struct Fs {
 
 impl Fs {
     pub fn new(space: Arc<Space>) -> Self {
-        // SAFETY: getuid/getgid cannot fail and have no preconditions.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         Fs {
             space,
-            uid,
-            gid,
             listings: Mutex::new(HashMap::new()),
             next_listing: Mutex::new(1),
         }
     }
 
     fn attr(&self, attr: &Attr) -> FileAttr {
-        let (kind, perm, nlink) = match attr.kind {
-            Kind::Dir => (
-                FileType::Directory,
-                if attr.writable { 0o755 } else { 0o555 },
-                2,
-            ),
-            _ => (
-                FileType::RegularFile,
-                if attr.writable { 0o644 } else { 0o444 },
-                1,
-            ),
+        let (kind, nlink) = match attr.kind {
+            Kind::Dir => (FileType::Directory, 2),
+            _ => (FileType::RegularFile, 1),
         };
         FileAttr {
             ino: INodeNo(attr.ino),
@@ -69,10 +56,10 @@ impl Fs {
             ctime: attr.mtime,
             crtime: attr.mtime,
             kind,
-            perm,
+            perm: attr.perm.mode as u16,
             nlink,
-            uid: self.uid,
-            gid: self.gid,
+            uid: attr.perm.uid,
+            gid: attr.perm.gid,
             rdev: 0,
             blksize: 4096,
             flags: 0,
@@ -85,6 +72,15 @@ impl Fs {
         } else {
             FILE_TTL
         }
+    }
+}
+
+/// Who made the request.
+fn caller(req: &Request) -> Caller {
+    Caller {
+        uid: req.uid(),
+        gid: req.gid(),
+        pid: req.pid(),
     }
 }
 
@@ -141,11 +137,11 @@ impl Filesystem for Fs {
 
     fn setattr(
         &self,
-        _req: &Request,
+        req: &Request,
         ino: INodeNo,
-        _mode: Option<u32>,
-        _uid: Option<u32>,
-        _gid: Option<u32>,
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
         size: Option<u64>,
         _atime: Option<TimeOrNow>,
         _mtime: Option<TimeOrNow>,
@@ -157,11 +153,18 @@ impl Filesystem for Fs {
         _flags: Option<fuser::BsdFileFlags>,
         reply: ReplyAttr,
     ) {
-        // Modes, owners and times are not ours to keep (cp -p, tar x and editors set them):
-        // accepting them silently keeps those tools working.
-        match guarded("setattr", || match size {
-            Some(size) => self.space.set_size(ino.0, size, fh.map(|f| f.0)),
-            None => self.space.getattr(ino.0),
+        // Times are not kept (the content decides mtime): `touch` of a document is accepted
+        // and changes nothing, as touching an unchanged file means nothing here. Modes and
+        // owners are applied or refused, never pretended (see crate::tree::modes).
+        match guarded("setattr", || {
+            let mut attr = match size {
+                Some(size) => (self.space).set_size(ino.0, size, fh.map(|f| f.0), caller(req))?,
+                None => self.space.getattr(ino.0)?,
+            };
+            if mode.is_some() || uid.is_some() || gid.is_some() {
+                attr = self.space.set_perm(ino.0, mode, uid, gid, caller(req))?;
+            }
+            Ok(attr)
         }) {
             Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(errno(&e)),
@@ -170,28 +173,34 @@ impl Filesystem for Fs {
 
     fn mkdir(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         _mode: u32,
         _umask: u32,
         reply: ReplyEntry,
     ) {
-        match guarded("mkdir", || self.space.mkdir(parent.0, utf8(name)?)) {
+        match guarded("mkdir", || {
+            self.space.mkdir(parent.0, utf8(name)?, caller(req))
+        }) {
             Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match guarded("unlink", || self.space.remove(parent.0, utf8(name)?, false)) {
+    fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match guarded("unlink", || {
+            self.space.remove(parent.0, utf8(name)?, false, caller(req))
+        }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
     }
 
-    fn rmdir(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
-        match guarded("rmdir", || self.space.remove(parent.0, utf8(name)?, true)) {
+    fn rmdir(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
+        match guarded("rmdir", || {
+            self.space.remove(parent.0, utf8(name)?, true, caller(req))
+        }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -199,7 +208,7 @@ impl Filesystem for Fs {
 
     fn rename(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
         newparent: INodeNo,
@@ -220,6 +229,7 @@ impl Filesystem for Fs {
                 newparent.0,
                 utf8(newname)?,
                 no_replace,
+                caller(req),
             )
         }) {
             Ok(()) => reply.ok(),
@@ -229,7 +239,7 @@ impl Filesystem for Fs {
 
     fn open(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         match guarded("open", || {
-            self.space.open_by(ino.0, open_flags(flags), req.pid())
+            self.space.open_by(ino.0, open_flags(flags), caller(req))
         }) {
             // Direct I/O: every read comes from the snapshot taken at open, whatever size
             // the kernel last saw, so generated views never come back cut or padded.
@@ -395,17 +405,19 @@ impl Filesystem for Fs {
 
     fn create(
         &self,
-        _req: &Request,
+        req: &Request,
         parent: INodeNo,
         name: &OsStr,
-        _mode: u32,
-        _umask: u32,
+        mode: u32,
+        umask: u32,
         flags: i32,
         reply: ReplyCreate,
     ) {
         let exclusive = flags & libc::O_EXCL != 0;
         match guarded("create", || {
-            self.space.create(parent.0, utf8(name)?, exclusive)
+            let name = utf8(name)?;
+            let mode = mode & !umask;
+            (self.space).create(parent.0, name, exclusive, caller(req), mode)
         }) {
             Ok((attr, fh)) => reply.created(
                 &Self::ttl(&attr),

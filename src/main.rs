@@ -52,9 +52,16 @@ enum Command {
         /// Stay attached instead of serving in the background.
         #[arg(long)]
         foreground: bool,
-        /// Let other users use the mount (needs user_allow_other in /etc/fuse.conf).
+        /// Let other users read the mount, as far as the project's and the store's modes
+        /// let them (the kernel checks); they change nothing (needs user_allow_other in
+        /// /etc/fuse.conf when not root).
         #[arg(long)]
         allow_other: bool,
+        /// With --allow-other: let other users also change what the modes let them change.
+        /// Their changes are validated but never import-checked (that would run the
+        /// project's code as you), and they cannot change source/meta/settings.toml.
+        #[arg(long, requires = "allow_other")]
+        allow_other_write: bool,
         /// Where the daemon writes its log (default: beside the store, homespace.log).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
@@ -81,6 +88,7 @@ fn options(args: &ProjectArgs) -> Options {
         project: args.project.clone(),
         store: args.store.clone(),
         budget: args.budget as usize,
+        others_write: false,
     }
 }
 
@@ -91,11 +99,15 @@ fn main() -> ExitCode {
             project,
             foreground,
             allow_other,
+            allow_other_write,
             log,
             mountpoint,
         } => {
             let request = MountRequest {
-                options: options(&project),
+                options: Options {
+                    others_write: allow_other_write,
+                    ..options(&project)
+                },
                 mountpoint: mountpoint.clone(),
                 allow_other,
             };
@@ -139,6 +151,9 @@ fn mount_in_background(
     ];
     if allow_other {
         args.push("--allow-other".into());
+    }
+    if request.options.others_write {
+        args.push("--allow-other-write".into());
     }
     args.push(absolute(&request.mountpoint).display().to_string());
     mount::mount_background(request, &args, &log)

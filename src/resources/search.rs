@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::render::budget;
 use crate::render::entry::{Entry, Function, Section};
+use crate::tree::access::Ownership;
 use crate::tree::links::Links;
 use crate::tree::lock;
 use crate::tree::names;
@@ -113,9 +114,10 @@ impl Resource for Search {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
+        // The owner's alone: results quote files whose modes may not let others read them.
         match path {
-            [] => Ok(Node::dir(false)),
-            [query] if !names::is_probe(query) => Ok(Node::view()),
+            [] => Ok(Node::dir(false).owned(Ownership::OwnerOnly)),
+            [query] if !names::is_probe(query) => Ok(Node::view().owned(Ownership::OwnerOnly)),
             _ => Err(Error::not_found(format!(
                 "{} is not a search: a query is one file name under {}",
                 self.links.to(&format!("search/{}", path.join("/"))),

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
+use crate::tree::access::{Caller, Ownership};
 use crate::tree::files::{Edit, Handle, ScratchFile};
 use crate::tree::lock;
 use crate::tree::names;
@@ -53,11 +54,20 @@ impl Space {
         Ok(())
     }
 
-    /// Create `name` in `parent` and open it for writing; returns its attributes and handle.
-    pub fn create(&self, parent: u64, name: &str, exclusive: bool) -> Result<(Attr, u64)> {
+    /// Create `name` in `parent` for `caller` with permission bits `mode` (already masked
+    /// by the caller's umask) and open it for writing; returns its attributes and handle.
+    pub fn create(
+        &self,
+        parent: u64,
+        name: &str,
+        exclusive: bool,
+        caller: Caller,
+        mode: u32,
+    ) -> Result<(Attr, u64)> {
         let mut path = self.path_of(parent)?;
         check_name(name)?;
         path.push(name.to_string());
+        self.admit(caller, "create", &path)?;
         if let Ok(attr) = self.attr_of(&path) {
             if exclusive {
                 return Err(Error::exists(format!(
@@ -65,18 +75,25 @@ impl Space {
                     self.links.to(&path.join("/"))
                 )));
             }
-            let fh = self.open(
+            let fh = self.open_by(
                 attr.ino,
                 crate::tree::OpenFlags {
                     write: true,
                     truncate: true,
                     append: false,
                 },
+                caller,
             )?;
             return Ok((attr, fh));
         }
-        let made = self.make_scratch(&path);
+        let ownership = Ownership::File {
+            uid: caller.uid,
+            gid: caller.gid,
+            mode: mode & 0o777,
+        };
+        let made = self.make_scratch(&path, ownership);
         self.logged("create", &path, made)?;
+        let attr = self.attr_of(&path)?;
         let fh = self.add_handle(Handle {
             ino: self.ino_of(&path),
             pid: 0,
@@ -93,12 +110,14 @@ impl Space {
                 broken: false,
                 append: false,
             }),
+            perm: attr.perm,
+            by_owner: caller.uid == self.access.owner,
         });
-        Ok((self.attr_of(&path)?, fh))
+        Ok((attr, fh))
     }
 
     /// Hold a new file in memory: a temp file, or a document until its content is saved.
-    fn make_scratch(&self, path: &[String]) -> Result<()> {
+    fn make_scratch(&self, path: &[String], ownership: Ownership) -> Result<()> {
         let (_, dir) = path
             .split_last()
             .ok_or_else(|| Error::invalid("empty path"))?;
@@ -125,16 +144,18 @@ impl Space {
                 changed: SystemTime::now(),
                 pending,
                 backup_of: None,
+                ownership,
             },
         );
         Ok(())
     }
 
-    /// Make directory `name` in `parent`.
-    pub fn mkdir(&self, parent: u64, name: &str) -> Result<Attr> {
+    /// Make directory `name` in `parent` for `caller`.
+    pub fn mkdir(&self, parent: u64, name: &str, caller: Caller) -> Result<Attr> {
         let mut path = self.path_of(parent)?;
         check_name(name)?;
         path.push(name.to_string());
+        let _change = self.admit(caller, "mkdir", &path)?;
         let made = (|| {
             if self.stat(&path).is_ok() {
                 return Err(Error::exists(format!(
@@ -151,10 +172,12 @@ impl Space {
         self.attr_of(&path)
     }
 
-    /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true).
-    pub fn remove(&self, parent: u64, name: &str, dir: bool) -> Result<()> {
+    /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true), for
+    /// `caller`.
+    pub fn remove(&self, parent: u64, name: &str, dir: bool, caller: Caller) -> Result<()> {
         let mut path = self.path_of(parent)?;
         path.push(name.to_string());
+        let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
         let _pass = self.changes.enter();
         let removed = (|| match self.place(&path)? {
             Place::Scratch(key) => {
@@ -213,7 +236,7 @@ impl Space {
         })
     }
 
-    /// Move `name` in `parent` to `new_name` in `new_parent`.
+    /// Move `name` in `parent` to `new_name` in `new_parent`, for `caller`.
     pub fn rename(
         &self,
         parent: u64,
@@ -221,12 +244,14 @@ impl Space {
         new_parent: u64,
         new_name: &str,
         no_replace: bool,
+        caller: Caller,
     ) -> Result<()> {
         let mut from = self.path_of(parent)?;
         from.push(name.to_string());
         let mut to = self.path_of(new_parent)?;
         check_name(new_name)?;
         to.push(new_name.to_string());
+        let _change = self.admit(caller, "rename", &from)?;
         if no_replace && self.stat(&to).is_ok() {
             return Err(Error::exists(format!(
                 "{} already exists",
@@ -293,6 +318,7 @@ impl Space {
                             changed: SystemTime::now(),
                             pending: false,
                             backup_of: Some(from.join("/")),
+                            ownership: resource.stat(&rest)?.ownership,
                         },
                     );
                     return Ok(());

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
+use crate::tree::access::{Admission, Caller, Ownership, Perm};
 use crate::tree::lock;
 use crate::tree::place::Place;
 use crate::tree::resource::Kind;
@@ -35,6 +36,8 @@ pub(crate) struct ScratchFile {
     pub pending: bool,
     /// The document this is an editor's backup of, made by renaming it (vim).
     pub backup_of: Option<String>,
+    /// Who made it, with which modes (`chmod` of a temp file changes them).
+    pub ownership: Ownership,
 }
 
 /// One open file.
@@ -51,6 +54,10 @@ pub(crate) struct Handle {
     pub content: Vec<u8>,
     /// Present when opened for writing.
     pub edit: Option<Edit>,
+    /// The owner and modes shown for it while open.
+    pub perm: Perm,
+    /// Opened for writing by the mount's owner: saving it may run the project's code.
+    pub by_owner: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -77,17 +84,21 @@ impl Space {
         fh
     }
 
-    /// Open `ino`; returns the handle number.
+    /// Open `ino` as this process's user; returns the handle number.
     pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
-        self.open_by(ino, flags, 0)
+        self.open_by(ino, flags, Caller::this_process())
     }
 
-    /// Open `ino` for process `pid`; returns the handle number.
-    pub fn open_by(&self, ino: u64, flags: OpenFlags, pid: u32) -> Result<u64> {
+    /// Open `ino` for `caller`; returns the handle number. Opening for writing is a change
+    /// and must be admitted (see [`crate::tree::access`]).
+    pub fn open_by(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<u64> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
         if node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
+        }
+        if flags.write {
+            self.admit(caller, "open", &path)?;
         }
         if flags.write && !node.writable {
             let error = self.read_only_error(&path, node.kind);
@@ -110,15 +121,18 @@ impl Space {
             broken: false,
             append: flags.append,
         });
+        let perm = self.perm_of(&node);
         Ok(self.add_handle(Handle {
             ino,
-            pid,
+            pid: caller.pid,
             base,
             kind: node.kind,
             writable: node.writable,
             path,
             content,
             edit,
+            perm,
+            by_owner: caller.uid == self.access.owner,
         }))
     }
 
@@ -201,7 +215,7 @@ impl Space {
     }
 
     fn save_handle(&self, fh: u64, releasing: bool) -> Result<()> {
-        let (path, content, base) = {
+        let (path, content, base, by_owner) = {
             let mut handles = lock(&self.handles);
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
@@ -222,11 +236,14 @@ impl Space {
                         handle.path.clone(),
                         handle.content.clone(),
                         handle.base.clone(),
+                        handle.by_owner,
                     )
                 }
                 _ => return Ok(()),
             }
         };
+        // Admitted when opened: the opener's change, run with the opener's rights.
+        let _change = Admission::enter(by_owner);
         let saved = self.save(&path, &content, base.as_deref());
         self.logged("write", &path, saved)?;
         // The next save through this handle builds on what was just saved.
@@ -289,8 +306,9 @@ impl Space {
 
     /// Change the size of a file (`truncate`, `open(O_TRUNC)` on some kernels). With an
     /// open handle the buffer changes and is saved at close; without, it is saved now.
-    pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>) -> Result<Attr> {
+    pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>, caller: Caller) -> Result<Attr> {
         let path = self.path_of(ino)?;
+        let _change = self.admit(caller, "truncate", &path)?;
         let size = usize::try_from(size)
             .ok()
             .filter(|&s| s <= MAX_DOCUMENT)
@@ -309,6 +327,7 @@ impl Space {
                     size: size as u64,
                     mtime: SystemTime::now(),
                     writable: true,
+                    perm: handle.perm,
                 };
                 return Ok(attr);
             }
@@ -346,10 +365,15 @@ impl Space {
     /// The attributes of an open file, from what it holds: what it will read, or what has
     /// been written to it so far (`fstat` right after `open` must not render anew).
     pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
-        let (kind, writable, content) = {
+        let (kind, writable, content, perm) = {
             let handles = lock(&self.handles);
             let handle = handles.get(&fh)?;
-            (handle.kind, handle.writable, handle.content.clone())
+            (
+                handle.kind,
+                handle.writable,
+                handle.content.clone(),
+                handle.perm,
+            )
         };
         Some(Attr {
             ino,
@@ -357,6 +381,7 @@ impl Space {
             size: content.len() as u64,
             mtime: self.observed(ino, &content),
             writable,
+            perm,
         })
     }
 }

@@ -3,6 +3,7 @@
 //! log. [`Space`] is the whole filesystem as plain method calls returning plain structs;
 //! `crate::fuse` only translates those to and from the kernel.
 
+pub mod access;
 pub mod errlog;
 pub mod gate;
 pub mod inodes;
@@ -12,6 +13,7 @@ pub mod resource;
 
 mod changes;
 mod files;
+mod modes;
 mod place;
 mod space;
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, Result};
 use crate::render::entry::Entry;
+use crate::tree::access::Ownership;
 
 /// What a path holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,15 +31,22 @@ pub struct Node {
     pub size: Option<u64>,
     /// Last change when the resource knows it; `None` means the tree tracks it by content.
     pub mtime: Option<SystemTime>,
+    /// Whose data it is: decides the owner and modes `stat` shows.
+    pub ownership: Ownership,
 }
 
 impl Node {
+    /// The same node, owned as `ownership` says.
+    pub fn owned(self, ownership: Ownership) -> Self {
+        Node { ownership, ..self }
+    }
     pub fn dir(writable: bool) -> Self {
         Node {
             kind: Kind::Dir,
             writable,
             size: None,
             mtime: None,
+            ownership: Ownership::Store,
         }
     }
     pub fn view() -> Self {
@@ -47,6 +55,7 @@ impl Node {
             writable: false,
             size: None,
             mtime: None,
+            ownership: Ownership::Store,
         }
     }
     pub fn document(writable: bool) -> Self {
@@ -55,6 +64,7 @@ impl Node {
             writable,
             size: None,
             mtime: None,
+            ownership: Ownership::Store,
         }
     }
 }
@@ -164,6 +174,19 @@ pub trait Resource: Send + Sync {
     /// Move `from` to `to` (both inside this resourcespace).
     fn rename(&self, from: &[&str], _to: &[&str]) -> Result<()> {
         Err(read_only(from))
+    }
+
+    /// Change the permission bits and/or owner of the file at `path` (only what is given
+    /// changes). Where the file is not a file of the project, refuse with
+    /// `ErrorKind::NotPermitted` and an empty message: the tree says what the modes follow.
+    fn set_perm(
+        &self,
+        _path: &[&str],
+        _mode: Option<u32>,
+        _uid: Option<u32>,
+        _gid: Option<u32>,
+    ) -> Result<()> {
+        Err(Error::not_permitted(""))
     }
 
     /// Make a directory at `path`.

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::render;
+use crate::tree::access::{Access, Admission, Caller, Ownership, Perm};
 use crate::tree::errlog::{ErrorLog, Failure};
 use crate::tree::files::{Handle, ScratchFile};
 use crate::tree::inodes::Inodes;
@@ -33,6 +34,8 @@ pub struct Attr {
     pub size: u64,
     pub mtime: SystemTime,
     pub writable: bool,
+    /// The owner and modes `stat` shows (and the kernel checks, with `--allow-other`).
+    pub perm: Perm,
 }
 
 /// One name in a directory listing.
@@ -62,6 +65,10 @@ pub struct Space {
     pub(crate) rendered: Mutex<Option<Rendered>>,
     /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
     pub(crate) changes: crate::tree::gate::Gate,
+    /// Who may change what (see [`crate::tree::access`]).
+    pub(crate) access: Access,
+    /// The owner and modes of the mount's own data: the store file's.
+    pub(crate) store_perm: Perm,
 }
 
 /// Content computed for `stat`: (ino, generation, when, bytes).
@@ -94,6 +101,50 @@ impl Space {
             generation: AtomicU64::new(0),
             rendered: Mutex::new(None),
             changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
+            access: Access::this_process(),
+            store_perm: Perm {
+                uid: Access::this_process().owner,
+                gid: Access::this_process().group,
+                mode: 0o644,
+            },
+        }
+    }
+
+    /// The same tree with `access` deciding who may change it, and the mount's own data
+    /// (tasks, memory, views of them) owned and moded as `store` says.
+    pub fn with_access(mut self, access: Access, store: Perm) -> Self {
+        self.access = access;
+        self.store_perm = store;
+        self
+    }
+
+    /// Admit a change by `caller` to `path`, or refuse it (logged) when only the owner may
+    /// change things; see [`crate::tree::access`].
+    pub(crate) fn admit(&self, caller: Caller, op: &str, path: &[String]) -> Result<Admission> {
+        let admitted = self.access.admit(caller, &self.links.to(&path.join("/")));
+        self.logged(op, path, admitted)
+    }
+
+    /// The owner and modes `stat` shows for `node`.
+    pub(crate) fn perm_of(&self, node: &Node) -> Perm {
+        let base = match node.ownership {
+            Ownership::Store => self.store_perm,
+            Ownership::File { uid, gid, mode } => Perm { uid, gid, mode },
+            Ownership::OwnerOnly => Perm {
+                uid: self.access.owner,
+                gid: self.access.group,
+                mode: 0o600,
+            },
+        };
+        let shaped = if node.kind == Kind::Dir {
+            base.as_dir()
+        } else {
+            base.as_file()
+        };
+        if node.writable {
+            shaped
+        } else {
+            shaped.read_only()
         }
     }
 
@@ -126,8 +177,9 @@ impl Space {
     pub fn stat(&self, path: &[String]) -> Result<Node> {
         match self.place(path)? {
             Place::Root => Ok(Node::dir(false)),
-            Place::Generated(_, dir) => match self.stat(dir)?.kind {
-                Kind::Dir => Ok(Node::view()),
+            Place::Generated(_, dir) => match self.stat(dir)? {
+                // A view shows what its directory holds: readable by whoever may list it.
+                node if node.kind == Kind::Dir => Ok(Node::view().owned(node.ownership)),
                 _ => Err(not_a_dir(&self.links, dir)),
             },
             Place::Errors => Ok(Node::view()),
@@ -139,7 +191,7 @@ impl Space {
                 Ok(Node {
                     size: Some(file.content.len() as u64),
                     mtime: Some(file.changed),
-                    ..Node::document(true)
+                    ..Node::document(true).owned(file.ownership)
                 })
             }
             Place::In(resource, rest) => resource.stat(&rest),
@@ -293,6 +345,7 @@ impl Space {
             size,
             mtime,
             writable: node.writable,
+            perm: self.perm_of(&node),
         })
     }
 

@@ -7,10 +7,24 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::render::entry::{Entry, Section};
+use crate::tree::access::Caller;
 use crate::tree::inodes::ROOT;
 use crate::tree::links::Links;
 use crate::tree::resource::{Child, Kind, Node, Resource};
 use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
+
+/// The mount's owner: this process's user, as the tests call in-process.
+fn me() -> Caller {
+    Caller::this_process()
+}
+
+/// The owner calling from process `pid`.
+fn by(pid: u32) -> Caller {
+    Caller {
+        pid,
+        ..Caller::this_process()
+    }
+}
 
 /// `notes/`: text files that must be non-empty and must not contain "bad".
 #[derive(Default)]
@@ -121,7 +135,9 @@ fn dir(space: &Space) -> u64 {
 #[test]
 fn echo_into_a_new_file_saves_at_close() {
     let (space, notes) = space();
-    let (attr, fh) = space.create(dir(&space), "b.txt", false).unwrap();
+    let (attr, fh) = space
+        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .unwrap();
     assert_eq!(attr.kind, Kind::Document);
     space.write(fh, 0, b"hello ").unwrap();
     space.write(fh, 6, b"world\n").unwrap();
@@ -157,7 +173,9 @@ fn a_rejected_write_keeps_the_old_content_and_says_why() {
 #[test]
 fn a_new_document_that_is_rejected_vanishes() {
     let (space, notes) = space();
-    let (_, fh) = space.create(dir(&space), "c.txt", false).unwrap();
+    let (_, fh) = space
+        .create(dir(&space), "c.txt", false, me(), 0o644)
+        .unwrap();
     assert!(
         space.lookup(dir(&space), "c.txt").is_ok(),
         "visible while being written"
@@ -215,7 +233,9 @@ fn truncating_to_empty_without_writing_is_validated_at_release() {
 fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
-    let (_, fh) = space.create(notes_dir, "sedX1y2Z3", true).unwrap();
+    let (_, fh) = space
+        .create(notes_dir, "sedX1y2Z3", true, me(), 0o644)
+        .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
     space.flush(fh).unwrap();
     space.release(fh);
@@ -225,7 +245,7 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
         "temp files never reach the resource"
     );
     space
-        .rename(notes_dir, "sedX1y2Z3", notes_dir, "a.txt", false)
+        .rename(notes_dir, "sedX1y2Z3", notes_dir, "a.txt", false, me())
         .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
     assert!(
@@ -238,12 +258,14 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
 fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
-    let (_, fh) = space.create(notes_dir, "sedAAAAAA", true).unwrap();
+    let (_, fh) = space
+        .create(notes_dir, "sedAAAAAA", true, me(), 0o644)
+        .unwrap();
     space.write(fh, 0, b"bad\n").unwrap();
     space.flush(fh).unwrap();
     space.release(fh);
     let error = space
-        .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false)
+        .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false, me())
         .unwrap_err();
     assert_eq!(error.errno(), libc::EINVAL);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -254,18 +276,20 @@ fn vim_backup_by_rename_keeps_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     space
-        .rename(notes_dir, "a.txt", notes_dir, "a.txt~", false)
+        .rename(notes_dir, "a.txt", notes_dir, "a.txt~", false, me())
         .unwrap();
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
         b"first\n",
         "the document stays for the rewrite"
     );
-    let (_, fh) = space.create(notes_dir, "a.txt", false).unwrap();
+    let (_, fh) = space
+        .create(notes_dir, "a.txt", false, me(), 0o644)
+        .unwrap();
     space.write(fh, 0, b"edited\n").unwrap();
     space.flush(fh).unwrap();
     space.release(fh);
-    space.remove(notes_dir, "a.txt~", false).unwrap();
+    space.remove(notes_dir, "a.txt~", false, me()).unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
     let names: Vec<String> = space
         .readdir(notes_dir)
@@ -300,18 +324,20 @@ fn truncate_without_open_is_validated() {
     let (space, notes) = space();
     let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
     assert_eq!(
-        space.set_size(ino, 0, None).unwrap_err().kind,
+        space.set_size(ino, 0, None, me()).unwrap_err().kind,
         ErrorKind::Invalid
     );
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
-    assert_eq!(space.set_size(ino, 3, None).unwrap().size, 3);
+    assert_eq!(space.set_size(ino, 3, None, me()).unwrap().size, 3);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"fir");
 }
 
 #[test]
 fn names_that_cannot_be_documents_are_refused_at_create() {
     let (space, _) = space();
-    let error = space.create(dir(&space), "notes.md", false).unwrap_err();
+    let error = space
+        .create(dir(&space), "notes.md", false, me(), 0o644)
+        .unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     assert!(
         space.errors.newest_first()[0]
@@ -330,7 +356,7 @@ fn views_cannot_be_written_or_removed() {
     );
     assert_eq!(
         space
-            .remove(dir(&space), "_nav.txt", false)
+            .remove(dir(&space), "_nav.txt", false, me())
             .unwrap_err()
             .errno(),
         libc::EROFS
@@ -404,7 +430,9 @@ fn a_miss_before_a_create_is_no_typo() {
         space.lookup(dir(&space), "b.txt").is_err(),
         "the shell looks the name up first"
     );
-    let (_, fh) = space.create(dir(&space), "b.txt", false).unwrap();
+    let (_, fh) = space
+        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .unwrap();
     space.write(fh, 0, b"new\n").unwrap();
     space.flush(fh).unwrap();
     space.release(fh);
@@ -416,8 +444,8 @@ fn a_miss_before_a_create_is_no_typo() {
 fn a_reader_holding_a_file_open_does_not_change_what_others_stat() {
     let (space, _) = space();
     let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let reader = space.open_by(ino, OpenFlags::default(), 1).unwrap();
-    let writer = space.open_by(ino, WRITE, 2).unwrap();
+    let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
+    let writer = space.open_by(ino, WRITE, by(2)).unwrap();
     space.write(writer, 0, b"a longer note\n").unwrap();
     space.flush(writer).unwrap();
     space.release(writer);
@@ -440,7 +468,7 @@ fn files_held_in_memory_are_bounded() {
     let notes_dir = dir(&space);
     let mut made = 0;
     let refused = loop {
-        match space.create(notes_dir, &format!(".tmp{made}.swp"), true) {
+        match space.create(notes_dir, &format!(".tmp{made}.swp"), true, me(), 0o644) {
             Ok((_, fh)) => space.release(fh),
             Err(e) => break e,
         }
@@ -448,9 +476,11 @@ fn files_held_in_memory_are_bounded() {
         assert!(made < 10_000, "no limit");
     };
     assert_eq!(refused.errno(), libc::ENOSPC);
-    space.remove(notes_dir, ".tmp0.swp", false).unwrap();
+    space.remove(notes_dir, ".tmp0.swp", false, me()).unwrap();
     assert!(
-        space.create(notes_dir, "again.swp", true).is_ok(),
+        space
+            .create(notes_dir, "again.swp", true, me(), 0o644)
+            .is_ok(),
         "room again after a remove"
     );
 }

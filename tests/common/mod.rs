@@ -161,6 +161,31 @@ impl Mount {
         (out.status.success(), text)
     }
 
+    /// Like [`Mount::sh`], as `user` (made with [`OtherUser`]) instead of the owner.
+    pub fn sh_as(&self, user: &OtherUser, script: &str) -> (bool, String) {
+        let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell/lib.sh");
+        let out = Command::new("runuser")
+            .arg("-u")
+            .arg(&user.name)
+            .arg("--")
+            .arg("bash")
+            .arg("-c")
+            .arg(format!("set -u; source {}; {script}", lib.display()))
+            .env("HS", &self.at)
+            .env("PROJECT", &self.project)
+            .env("HOMESPACE", BIN)
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.success(), text)
+    }
+
     /// Run the shell test file `tests/shell/<name>` and fail with its output if it fails.
     pub fn run_script(&self, name: &str) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -232,6 +257,33 @@ impl Mount {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+}
+
+/// An unprivileged user made for one test (with `useradd`) and removed when dropped.
+pub struct OtherUser {
+    pub name: String,
+    pub uid: u32,
+}
+
+impl OtherUser {
+    /// Make a user named `hs<tag><pid>` with no home and no login shell.
+    pub fn new(tag: &str) -> OtherUser {
+        let name = format!("hs{tag}{}", std::process::id());
+        succeed(
+            Command::new("useradd")
+                .args(["--no-create-home", "--shell", "/usr/sbin/nologin"])
+                .arg(&name),
+        );
+        let out = succeed(Command::new("id").arg("-u").arg(&name));
+        let uid = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+        OtherUser { name, uid }
+    }
+}
+
+impl Drop for OtherUser {
+    fn drop(&mut self) {
+        let _ = Command::new("userdel").arg(&self.name).output();
     }
 }
 

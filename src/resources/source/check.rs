@@ -11,7 +11,7 @@ use crate::resources::source::Source;
 use crate::resources::source::import_check::{ImportChecker, ImportFailure, find_python};
 use crate::resources::source::settings::{self, DEFAULT, Settings};
 use crate::store;
-use crate::tree::lock;
+use crate::tree::{access, lock};
 
 /// The checker in use and what it was made for.
 pub(crate) type CheckerSlot = Option<(PathBuf, Duration, Arc<ImportChecker>)>;
@@ -37,8 +37,16 @@ impl Source {
             })
     }
 
-    /// Validate and store new settings; they apply to the next edit.
+    /// Validate and store new settings; they apply to the next edit. Only the mount's
+    /// owner may: they choose the interpreter that runs after the owner's edits.
     pub(crate) fn write_settings(&self, content: &[u8]) -> Result<()> {
+        if !access::may_run_project_code() {
+            return Err(Error::new(
+                crate::error::ErrorKind::PermissionDenied,
+                "settings.toml was not saved: only the mount's owner may change it, since it \
+                 chooses the Python interpreter that runs after each edit",
+            ));
+        }
         let text = std::str::from_utf8(content)
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
         settings::parse(text)?;
@@ -48,6 +56,14 @@ impl Source {
 
     /// Import `dotted` after an edit, if the settings say so; the failure says why.
     pub(crate) fn import_check(&self, dotted: &str) -> Result<()> {
+        if !access::may_run_project_code() {
+            // Importing runs the project's code as the mount's owner: never for a change
+            // another user made.
+            crate::log::line(&format!(
+                "import check of {dotted} skipped: the change was not made by the mount's owner"
+            ));
+            return Ok(());
+        }
         let settings = self.settings();
         if !settings.import_check {
             return Ok(());

@@ -87,6 +87,27 @@ pub fn sweep(scratch: &Path) {
 }
 
 /// Delete `path`.
+/// Apply `chmod` (`mode`) and/or `chown` (`uid`, `gid`) to the project file at `path`.
+pub fn set_perm(path: &Path, mode: Option<u32>, uid: Option<u32>, gid: Option<u32>) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let failed = |what: &str, e: std::io::Error| {
+        let kind = match e.kind() {
+            std::io::ErrorKind::PermissionDenied => crate::error::ErrorKind::NotPermitted,
+            std::io::ErrorKind::NotFound => crate::error::ErrorKind::NotFound,
+            _ => crate::error::ErrorKind::Internal,
+        };
+        Error::new(kind, format!("{what} of {} failed: {e}", path.display()))
+    };
+    if uid.is_some() || gid.is_some() {
+        std::os::unix::fs::chown(path, uid, gid).map_err(|e| failed("chown", e))?;
+    }
+    if let Some(mode) = mode {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+            .map_err(|e| failed("chmod", e))?;
+    }
+    Ok(())
+}
+
 pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path)
         .map_err(|e| Error::internal(format!("could not remove {}: {e}", path.display())))

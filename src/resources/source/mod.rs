@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::render::entry::Entry;
 use crate::store::Store;
+use crate::tree::access::Ownership;
 use crate::tree::links::Links;
 use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
 use disk::FileLocks;
@@ -78,27 +79,26 @@ impl Source {
         disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
-    /// Whether `path` is the members directory `m/` of a module `m.py` in a package (or at
-    /// the top), decided from the directory alone.
-    fn is_module_members_dir(&self, path: &[&str]) -> bool {
-        let Some((name, parent)) = path.split_last() else {
-            return false;
-        };
+    /// The module file `m.py` when `path` is its members directory `m/` in a package (or
+    /// at the top), decided from the directory alone.
+    fn module_of_members_dir(&self, path: &[&str]) -> Option<std::path::PathBuf> {
+        let (name, parent) = path.split_last()?;
         if name.contains('.') || name.is_empty() {
-            return false;
+            return None;
         }
         let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
             Ok(Place::Dir { disk, .. }) => vec![disk],
             Ok(Place::Root) if *name != tree::TESTS && *name != HISTORY && *name != META => {
                 self.project.code_roots.clone()
             }
-            _ => return false,
+            _ => return None,
         };
-        dirs.iter().any(|dir| {
+        dirs.iter().find_map(|dir| {
             let module = dir.join(format!("{name}.py"));
-            self.project.kind_inside(&dir.join(name)).is_none()
+            (self.project.kind_inside(&dir.join(name)).is_none()
                 && self.project.kind_inside(&module) == Some(false)
-                && !self.project.is_hidden(&module, false)
+                && !self.project.is_hidden(&module, false))
+            .then_some(module)
         })
     }
 
@@ -108,7 +108,7 @@ impl Source {
         Ok(Node {
             size: Some(meta.len()),
             mtime: meta.modified().ok(),
-            ..Node::document(true)
+            ..Node::document(true).owned(Ownership::of(&meta))
         })
     }
 
@@ -172,27 +172,31 @@ impl Resource for Source {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        if self.is_module_members_dir(path) {
+        if let Some(module) = self.module_of_members_dir(path) {
             // `ls -l` of a package stats every module's members directory: answering
             // without parsing the module keeps that a directory listing, not a parse.
-            return Ok(Node::dir(true));
+            return Ok(Node::dir(true).owned(ownership(&module)));
         }
+        // What is not a project file shows what the project's root directory allows.
+        let root = || ownership(&self.project.root);
         match self.resolve(path)? {
-            Place::TestsRoot => Ok(Node::dir(false)),
-            Place::Root | Place::Dir { .. } | Place::Members { .. } | Place::History => {
-                Ok(Node::dir(true))
+            // Writable so that creating the test runner's names there is answered by
+            // `creatable` (why, and where test modules go), not by a bare read-only error.
+            Place::TestsRoot => Ok(Node::dir(true).owned(root())),
+            Place::Root | Place::History | Place::Meta => Ok(Node::dir(true).owned(root())),
+            Place::Dir { disk, .. } | Place::Members { disk, .. } => {
+                Ok(Node::dir(true).owned(ownership(&disk)))
             }
-            Place::Diff(_) => Ok(Node::view()),
-            Place::Meta => Ok(Node::dir(true)),
-            Place::Settings => Ok(Node::document(true)),
+            Place::Diff(_) => Ok(Node::view().owned(root())),
+            Place::Settings => Ok(Node::document(true).owned(root())),
             Place::Undo => Ok(Node {
                 size: Some(0),
-                ..Node::document(true)
+                ..Node::document(true).owned(root())
             }),
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
-            Place::Symbol { module, .. } => Ok(Node {
+            Place::Symbol { module, disk, .. } => Ok(Node {
                 mtime: Some(module.mtime),
-                ..Node::document(true)
+                ..Node::document(true).owned(ownership(&disk))
             }),
         }
     }
@@ -320,6 +324,22 @@ impl Resource for Source {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
+        // Only rmdir reaches here with a directory. None is removed here (they are the
+        // project's packages and modules, or subresources), but a full one says so as
+        // ENOTEMPTY, what `rm -r` and file managers expect.
+        if self.stat(path)?.kind == Kind::Dir {
+            let members = self.names(path)?;
+            if !members.is_empty() {
+                let mut dir = vec!["source"];
+                dir.extend_from_slice(path);
+                return Err(crate::resources::not_empty(
+                    &self.links.dir(&dir),
+                    &members,
+                    "to delete code, rm its files (symbols, modules) one by one; directories \
+                     of source/ follow the project and are never removed themselves",
+                ));
+            }
+        }
         self.remove_path(path)
     }
 
@@ -330,6 +350,37 @@ impl Resource for Source {
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         search::search(self, query, limit)
     }
+
+    fn set_perm(
+        &self,
+        path: &[&str],
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+    ) -> Result<()> {
+        match self.resolve(path)? {
+            Place::ModuleFile { disk, .. } | Place::DataFile { disk } | Place::Dir { disk, .. } => {
+                disk::set_perm(&disk, mode, uid, gid)
+            }
+            Place::Symbol { disk, .. } | Place::Members { disk, .. } => {
+                Err(Error::not_permitted(format!(
+                    "source/{} shows the modes of its module {}: change those with chmod or \
+                     chown of the module's .py file",
+                    path.join("/"),
+                    disk.display()
+                )))
+            }
+            _ => Err(Error::not_permitted("")),
+        }
+    }
+}
+
+/// The owner and modes of the project file or directory at `disk`. One that cannot be
+/// read shows as the mount owner's alone: never more open than the file itself.
+fn ownership(disk: &Path) -> Ownership {
+    std::fs::metadata(disk)
+        .map(|meta| Ownership::of(&meta))
+        .unwrap_or(Ownership::OwnerOnly)
 }
 
 /// `class`, `function`, `method`, `async function`, `async method`.

@@ -1,0 +1,231 @@
+//! Who may do what through the mount. The mount's owner (the user the daemon runs as) may
+//! read and change everything its modes allow. Other users reach the mount only when it
+//! was started with `--allow-other`; the kernel then checks the modes `stat` shows (the
+//! project files' own owner and modes, the store's for tasks and memory), and this module
+//! refuses every change they make unless the owner also gave `--allow-other-write`.
+//!
+//! Running the project's code (the import check after an edit) is the one thing that acts
+//! *as the owner*: it is allowed only while a change the owner made is being carried out,
+//! on the thread carrying it out ([`may_run_project_code`]). The permission is held in a
+//! thread-local on purpose: it cannot be forgotten on a new code path, because its absence
+//! means "no" — a path that never admits a change simply never runs code.
+
+use std::cell::Cell;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// The user behind one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caller {
+    pub uid: u32,
+    pub gid: u32,
+    /// The calling process (0 when unknown).
+    pub pid: u32,
+}
+
+impl Caller {
+    /// This process's own user: in-process callers (`render`, tests) act as the owner.
+    pub fn this_process() -> Caller {
+        // SAFETY: getuid and getgid have no preconditions and cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        Caller { uid, gid, pid: 0 }
+    }
+}
+
+/// Whose the data behind a path is, for the owner and modes `stat` shows (and the kernel
+/// checks, with `--allow-other`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ownership {
+    /// The mount's own data (tasks, memory, generated views of them): the store file's
+    /// owner and modes.
+    #[default]
+    Store,
+    /// A file or directory of the project: its owner and permission bits.
+    File { uid: u32, gid: u32, mode: u32 },
+    /// Readable by the mount's owner only: search results quote files whose modes may not
+    /// let others read them.
+    OwnerOnly,
+}
+
+impl Ownership {
+    /// The ownership of the file or directory described by `meta`.
+    pub fn of(meta: &std::fs::Metadata) -> Ownership {
+        use std::os::unix::fs::MetadataExt;
+        Ownership::File {
+            uid: meta.uid(),
+            gid: meta.gid(),
+            mode: meta.mode() & 0o777,
+        }
+    }
+}
+
+/// The owner and permission bits a path shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Perm {
+    pub uid: u32,
+    pub gid: u32,
+    /// Permission bits (`0o644`), without the file type.
+    pub mode: u32,
+}
+
+impl Perm {
+    /// The permission bits of a directory holding what `self` describes: every class that
+    /// may read may also enter (a module's members directory from the module file's modes).
+    pub fn as_dir(self) -> Perm {
+        let readable = self.mode & 0o444;
+        Perm {
+            mode: self.mode | (readable >> 2),
+            ..self
+        }
+    }
+
+    /// The same without write bits (views, read-only documents).
+    pub fn read_only(self) -> Perm {
+        Perm {
+            mode: self.mode & !0o222,
+            ..self
+        }
+    }
+
+    /// The same without execute bits (a file generated inside a directory).
+    pub fn as_file(self) -> Perm {
+        Perm {
+            mode: self.mode & !0o111,
+            ..self
+        }
+    }
+}
+
+/// What the mount lets users other than its owner do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    /// The mount's owner: the user the daemon runs as.
+    pub owner: u32,
+    /// The owner's group (shown for the mount's own data).
+    pub group: u32,
+    /// `--allow-other-write`: others may change what the modes let them change (and their
+    /// changes never run the project's code).
+    pub others_write: bool,
+}
+
+impl Access {
+    /// The owner is this process's user; others change nothing.
+    pub fn this_process() -> Access {
+        let me = Caller::this_process();
+        Access {
+            owner: me.uid,
+            group: me.gid,
+            others_write: false,
+        }
+    }
+
+    /// Whether `caller` may change the tree; the admission carries whether the change is
+    /// the owner's (only then may it run the project's code).
+    pub fn admit(&self, caller: Caller, what: &str) -> Result<Admission> {
+        let by_owner = caller.uid == self.owner;
+        if !by_owner && !self.others_write {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                format!(
+                    "{what} was not changed: only the mount's owner (uid {}) may change files \
+                     here; you are uid {}. The owner can allow it by mounting with \
+                     --allow-other-write",
+                    self.owner, caller.uid
+                ),
+            ));
+        }
+        Ok(Admission::enter(by_owner))
+    }
+}
+
+thread_local! {
+    static OWNER_CHANGE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A change being carried out on this thread; while the owner's, the project's code may
+/// run for it. Dropping it restores what was before (admissions nest).
+#[derive(Debug)]
+pub struct Admission {
+    before: bool,
+}
+
+impl Admission {
+    /// Carry out a change made by the owner (`true`) or by another user (`false`).
+    pub fn enter(by_owner: bool) -> Admission {
+        let before = OWNER_CHANGE.with(|c| c.replace(by_owner));
+        Admission { before }
+    }
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        OWNER_CHANGE.with(|c| c.set(self.before));
+    }
+}
+
+/// Whether the change being carried out on this thread is the mount owner's: only then
+/// may it run the project's code (the import check) or change what runs it (settings).
+pub fn may_run_project_code() -> bool {
+    OWNER_CHANGE.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWNER: Caller = Caller {
+        uid: 1000,
+        gid: 1000,
+        pid: 1,
+    };
+    const OTHER: Caller = Caller {
+        uid: 65534,
+        gid: 65534,
+        pid: 2,
+    };
+
+    fn access(others_write: bool) -> Access {
+        Access {
+            owner: 1000,
+            group: 1000,
+            others_write,
+        }
+    }
+
+    #[test]
+    fn others_change_nothing_unless_allowed_and_never_run_code() {
+        let error = access(false).admit(OTHER, "x.py").unwrap_err();
+        assert_eq!(error.errno(), libc::EACCES);
+        assert!(error.message.contains("--allow-other-write"), "{error}");
+        assert!(!may_run_project_code());
+        {
+            let _change = access(true).admit(OTHER, "x.py").unwrap();
+            assert!(
+                !may_run_project_code(),
+                "another user's change runs no code"
+            );
+        }
+        {
+            let _change = access(false).admit(OWNER, "x.py").unwrap();
+            assert!(may_run_project_code());
+            {
+                let _nested = Admission::enter(false);
+                assert!(!may_run_project_code());
+            }
+            assert!(may_run_project_code(), "admissions nest");
+        }
+        assert!(!may_run_project_code(), "outside a change nothing runs");
+    }
+
+    #[test]
+    fn directories_are_enterable_where_readable() {
+        let file = Perm {
+            uid: 0,
+            gid: 0,
+            mode: 0o640,
+        };
+        assert_eq!(file.as_dir().mode, 0o750);
+        assert_eq!(file.as_dir().read_only().mode, 0o550);
+        assert_eq!(file.as_dir().as_file().mode, 0o640);
+    }
+}

@@ -1,0 +1,120 @@
+//! Who may use a mount (SPEC §10): with `--allow-other`, other users read what the modes of
+//! the project and the store let them read and change nothing; with `--allow-other-write`
+//! they change what the modes let them, and the project's code never runs for them. Each
+//! test makes a real unprivileged user and runs the shell scripts
+//! `tests/shell/access_others_*.sh` as that user.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::{Mount, OtherUser, example, succeed};
+
+/// A copy of the example project in a directory other users can enter, mounted with
+/// `args`; `open` makes the project and the store world-writable.
+fn mount(args: &[&str], open: bool) -> Mount {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let project = dir.path().join("project");
+    common::copy_dir(&example(), &project);
+    if open {
+        succeed(Command::new("chmod").args(["-R", "a+rwX"]).arg(&project));
+    }
+    let mut mount = Mount::at(dir, project, args);
+    if open {
+        // The store exists once mounted; its modes are read when the mount starts.
+        succeed(Command::new("chmod").arg("a+rw").arg(&mount.store));
+        mount.restart(args);
+    }
+    mount
+}
+
+/// Where pwn.py would leave its mark if the project's code ran.
+fn marker(mount: &Mount) -> String {
+    mount.dir.path().join("ran").display().to_string()
+}
+
+fn run_as(mount: &Mount, user: &OtherUser, script: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/shell")
+        .join(script);
+    let (ok, out) = mount.sh_as(
+        user,
+        &format!("MARKER={}; source {}", marker(mount), path.display()),
+    );
+    assert!(
+        ok,
+        "{script} failed:\n{out}\n--- daemon log ---\n{}",
+        mount.log_text()
+    );
+}
+
+fn checksums(project: &Path) -> String {
+    let out = succeed(
+        Command::new("sh")
+            .arg("-c")
+            .arg("find . -type f ! -path './.homespace/*' | sort | xargs sha256sum")
+            .current_dir(project),
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn others_read_what_the_modes_allow_and_change_nothing() {
+    let user = OtherUser::new("read");
+    let mount = mount(&["--allow-other"], false);
+    let accounts = mount.project.join("src/ledger/accounts.py");
+    std::fs::set_permissions(&accounts, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = checksums(&mount.project);
+    run_as(&mount, &user, "access_others_read.sh");
+    assert_eq!(checksums(&mount.project), before, "the project changed");
+    // The owner still reads and edits it all.
+    let (ok, out) = mount.sh(
+        "cat \"$HS/source/ledger/accounts/Account/debit.py\" >/dev/null \
+         && cat \"$HS/search/debit\" >/dev/null",
+    );
+    assert!(ok, "{out}");
+}
+
+#[test]
+fn others_are_refused_by_homespace_where_the_modes_would_let_them() {
+    let user = OtherUser::new("core");
+    let mount = mount(&["--allow-other"], true);
+    let before = checksums(&mount.project);
+    run_as(&mount, &user, "access_others_core.sh");
+    assert_eq!(checksums(&mount.project), before, "the project changed");
+}
+
+#[test]
+fn with_allow_other_write_changes_land_but_never_run_code() {
+    let user = OtherUser::new("write");
+    let mount = mount(&["--allow-other", "--allow-other-write"], true);
+    run_as(&mount, &user, "access_others_write.sh");
+    // The same new module made by the owner is import-checked: it runs, so the test above
+    // would have seen it run for the other user too.
+    let (ok, out) = mount.sh(&format!(
+        "printf 'open(\"%s\", \"w\").write(\"ran\")\\n' {} > pwn2.py && cp pwn2.py \"$HS/source/ledger/pwn2.py\"",
+        marker(&mount)
+    ));
+    assert!(ok, "{out}\n{}", mount.log_text());
+    assert!(
+        Path::new(&marker(&mount)).exists(),
+        "the owner's change is import-checked"
+    );
+}
+
+#[test]
+fn allow_other_write_needs_allow_other() {
+    let out = Command::new(common::BIN)
+        .args(["mount", "--allow-other-write", "/tmp/nowhere"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--allow-other"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
