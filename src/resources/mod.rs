@@ -6,3 +6,59 @@ pub mod memory;
 pub mod search;
 pub mod source;
 pub mod tasks;
+
+use crate::error::{Error, ErrorKind};
+use crate::tree::resource::Kind;
+
+/// How many members a "not empty" message names before it counts the rest.
+const NAMED_MEMBERS: usize = 5;
+
+/// The refusal of `rmdir` on the directory `shown` holding `members`: ENOTEMPTY, which is
+/// what `rm -r` and file managers expect of a full directory (EPERM would read as "this
+/// can never be done"), naming what is inside and, in `then`, what to do instead.
+pub(crate) fn not_empty(shown: &str, members: &[(String, Kind)], then: &str) -> Error {
+    let mut names: Vec<String> = members
+        .iter()
+        .take(NAMED_MEMBERS)
+        .map(|(name, kind)| match kind {
+            Kind::Dir => format!("{name}/"),
+            _ => name.clone(),
+        })
+        .collect();
+    if members.len() > NAMED_MEMBERS {
+        names.push(format!("{} more", members.len() - NAMED_MEMBERS));
+    }
+    Error::new(
+        ErrorKind::NotEmpty,
+        format!(
+            "{shown} is not empty: it holds {}; {then}",
+            names.join(", ")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_directory_is_refused_with_enotempty_naming_what_it_holds() {
+        let members: Vec<(String, Kind)> = (1..=7)
+            .map(|i| (format!("t{i}.json"), Kind::Document))
+            .chain([("sub".to_string(), Kind::Dir)])
+            .collect();
+        let error = not_empty("/hs/tasks/open/", &members[..2], "rm the tasks first");
+        assert_eq!(error.kind, ErrorKind::NotEmpty);
+        assert_eq!(
+            error.message,
+            "/hs/tasks/open/ is not empty: it holds t1.json, t2.json; rm the tasks first"
+        );
+        let many = not_empty("/hs/x/", &members, "then");
+        assert!(
+            many.message.contains("t5.json, 3 more; then"),
+            "{}",
+            many.message
+        );
+        assert!(!many.message.contains("t6.json"), "{}", many.message);
+    }
+}

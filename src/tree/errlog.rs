@@ -27,6 +27,31 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// This failure as it may be shown: a name is free text (`touch "$(printf 'a\nb')"`),
+    /// and a raw line break or escape sequence in it would break the list of
+    /// `_errors.md`, the entry views and the daemon log. The path is quoted as `ls` does,
+    /// also where the message repeats it; any other control character in the message is
+    /// escaped, so only the message's own line breaks remain.
+    fn printable(mut self) -> Failure {
+        if has_control(&self.path) {
+            let quoted = quote_path(&self.path);
+            self.message = self.message.replace(&self.path, &quoted);
+            // Messages may name the path relative to its resourcespace, or just the name
+            // in backticks; only those forms are replaced, since a bare name such as "a\n"
+            // also occurs where the message merely breaks a line.
+            if let Some(name) = self.path.rsplit('/').next().filter(|n| has_control(n)) {
+                let quoted = quote_path(name);
+                self.message = self
+                    .message
+                    .replace(&format!("/{name}"), &format!("/{quoted}"))
+                    .replace(&format!("`{name}`"), &format!("`{quoted}`"));
+            }
+            self.path = quoted;
+        }
+        self.message = escape_controls(&self.message.replace("\r\n", "\n"), &['\n']);
+        self
+    }
+
     /// The same failure again within a few seconds.
     fn same_as(&self, other: &Failure) -> bool {
         let close = other
@@ -60,6 +85,7 @@ pub struct ErrorLog {
 
 impl ErrorLog {
     pub fn record(&self, failure: Failure) {
+        let failure = failure.printable();
         let mut failures = lock(&self.failures);
         // Tools repeat a failing call (`ls` looks a name up twice): one record is enough.
         if failures.front().is_some_and(|last| last.same_as(&failure)) {
@@ -103,6 +129,7 @@ impl ErrorLog {
     /// Drop the "Did you mean" of a lookup of `path` once that path was created: the shell
     /// looks a name up before creating it, and that miss was no mistake.
     pub fn forget_lookup(&self, path: &str) {
+        let path = quote_path(path);
         lock(&self.failures).retain(|f| !(f.op == "lookup" && f.path == path));
     }
 
@@ -118,6 +145,55 @@ impl ErrorLog {
             .take_while(|f| now.duration_since(f.at).map(|d| d <= FRESH).unwrap_or(true))
             .find(|f| f.dir == dir)
             .cloned()
+    }
+}
+
+fn has_control(text: &str) -> bool {
+    text.chars().any(char::is_control)
+}
+
+/// `path` as `ls` shows a name with control characters: bash's ANSI-C quoting
+/// (`$'a\nb.json'`), which a shell reads back as the same name. Plain paths stay as they are.
+pub fn quote_path(path: &str) -> String {
+    if !has_control(path) {
+        return path.to_string();
+    }
+    let mut out = String::from("$'");
+    for c in path.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            c if c.is_control() => out.push_str(&escape_control(c)),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// `text` with every control character except those in `keep` written as an escape.
+pub fn escape_controls(text: &str, keep: &[char]) -> String {
+    if !text.chars().any(|c| c.is_control() && !keep.contains(&c)) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| match c {
+            c if c.is_control() && !keep.contains(&c) => escape_control(c),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// The escape bash's `$'...'` reads as control character `c`.
+fn escape_control(c: char) -> String {
+    match c {
+        '\n' => "\\n".into(),
+        '\t' => "\\t".into(),
+        '\r' => "\\r".into(),
+        '\u{1b}' => "\\e".into(),
+        c if (c as u32) < 0x80 => format!("\\x{:02x}", c as u32),
+        // C1 controls: `\xHH` would be a raw byte, not this character.
+        c => format!("\\u{:04x}", c as u32),
     }
 }
 
@@ -151,5 +227,38 @@ mod tests {
             "older than five minutes"
         );
         assert_eq!(log.newest_first()[0].dir, "tasks/done");
+    }
+
+    #[test]
+    fn names_with_control_characters_are_quoted_like_ls_does() {
+        assert_eq!(quote_path("/hs/tasks/open/a.json"), "/hs/tasks/open/a.json");
+        assert_eq!(quote_path("/hs/a\nb.json"), "$'/hs/a\\nb.json'");
+        assert_eq!(
+            quote_path("it's\t\u{1b}[31m\\\u{7}\u{85}"),
+            "$'it\\'s\\t\\e[31m\\\\\\x07\\u0085'"
+        );
+    }
+
+    #[test]
+    fn a_recorded_failure_keeps_only_its_own_line_breaks() {
+        let log = ErrorLog::default();
+        let path = "/hs/tasks/open/a\nb.json";
+        log.record(Failure {
+            at: SystemTime::now(),
+            op: "create".into(),
+            path: path.into(),
+            dir: "tasks/open".into(),
+            message: format!(
+                "cannot create {path}:\n- tasks/open/a\nb.json is bad\r\n- \u{1b}[2J\there"
+            ),
+        });
+        let failure = &log.newest_first()[0];
+        assert_eq!(failure.path, "$'/hs/tasks/open/a\\nb.json'");
+        assert_eq!(
+            failure.message,
+            "cannot create $'/hs/tasks/open/a\\nb.json':\n- tasks/open/$'a\\nb.json' is bad\n- \\e[2J\\there"
+        );
+        log.forget_lookup(path);
+        assert_eq!(log.newest_first().len(), 1, "only lookups are forgotten");
     }
 }

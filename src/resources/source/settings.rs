@@ -48,25 +48,7 @@ pub fn parse(text: &str) -> Result<Settings> {
     })?;
     let mut problems = Vec::new();
     for (table, item) in doc.iter() {
-        let Some(keys) = KNOWN
-            .iter()
-            .find(|(name, _)| *name == table)
-            .map(|(_, keys)| *keys)
-        else {
-            problems.push(unknown("table", table, KNOWN.iter().map(|(n, _)| *n)));
-            continue;
-        };
-        if let Some(table_like) = item.as_table_like() {
-            for (key, _) in table_like.iter() {
-                if !keys.contains(&key) {
-                    problems.push(unknown(
-                        &format!("key in [{table}]"),
-                        key,
-                        keys.iter().copied(),
-                    ));
-                }
-            }
-        }
+        problems.extend(table_problems(table, item));
     }
     let get = |key: &str| {
         doc.get("import_check")
@@ -120,6 +102,47 @@ pub fn parse(text: &str) -> Result<Settings> {
             "settings.toml was not saved:\n- {}",
             problems.join("\n- ")
         )))
+    }
+}
+
+/// What is wrong with top-level item `name`: an unknown name, a known table given some
+/// other value (it would otherwise be stored and silently ignored), unknown keys inside.
+fn table_problems(name: &str, item: &Item) -> Vec<String> {
+    let Some(keys) = KNOWN
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, keys)| *keys)
+    else {
+        let what = if item.is_table_like() { "table" } else { "key" };
+        return vec![unknown(what, name, KNOWN.iter().map(|(n, _)| *n))];
+    };
+    let Some(table) = item.as_table_like() else {
+        return vec![format!(
+            "{name} must be a table ([{name}] with {}), got {}",
+            keys.join(", "),
+            kind(item)
+        )];
+    };
+    table
+        .iter()
+        .filter(|(key, _)| !keys.contains(key))
+        .map(|(key, _)| unknown(&format!("key in [{name}]"), key, keys.iter().copied()))
+        .collect()
+}
+
+/// The TOML type of `item`, with its article, for messages.
+fn kind(item: &Item) -> &'static str {
+    match item {
+        Item::None => "nothing",
+        Item::Table(_) => "a table",
+        Item::ArrayOfTables(_) => "an array of tables",
+        Item::Value(Value::String(_)) => "a string",
+        Item::Value(Value::Integer(_)) => "an integer",
+        Item::Value(Value::Float(_)) => "a float",
+        Item::Value(Value::Boolean(_)) => "a boolean",
+        Item::Value(Value::Datetime(_)) => "a date-time",
+        Item::Value(Value::Array(_)) => "an array",
+        Item::Value(Value::InlineTable(_)) => "an inline table",
     }
 }
 
@@ -187,5 +210,30 @@ mod tests {
                 .unwrap()
                 .import_check
         );
+    }
+
+    #[test]
+    fn a_known_table_given_a_plain_value_is_refused_with_the_other_problems() {
+        let error = parse("import_check = \"maybe\"\nfoo = 1\n").unwrap_err();
+        assert!(
+            error.message.contains(
+                "import_check must be a table ([import_check] with enabled, python, timeout_secs), got a string"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(
+            error.message.contains("unknown key `foo`"),
+            "{}",
+            error.message
+        );
+        let array = parse("[[import_check]]\nenabled = true\n").unwrap_err();
+        assert!(
+            array.message.contains("got an array of tables"),
+            "{}",
+            array.message
+        );
+        let inline = parse("import_check = { enabled = false }\n").unwrap();
+        assert!(!inline.import_check);
     }
 }

@@ -16,6 +16,16 @@ use crate::resources::source::project::{EntryKind, has_python};
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
 
+/// Names directly under `source/tests/` that belong to the test runner (`run` starts a run,
+/// `runs/` holds the results), never to the project: a file created there would be a real
+/// file in the project's test folder, and would be shadowed once the runner exists.
+pub const RUNNER_NAMES: &[&str] = &["run", "runs"];
+
+/// Whether `path` (under `source/`) is one of the test runner's names in `source/tests/`.
+pub fn is_runner_name(path: &[&str]) -> bool {
+    matches!(path, [first, name] if *first == TESTS && RUNNER_NAMES.contains(name))
+}
+
 /// What a path under `source/` is.
 #[derive(Debug, Clone)]
 pub enum Place {
@@ -308,6 +318,16 @@ fn dotted_of_dir(dir: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_runner_names_right_under_tests_are_reserved() {
+        assert!(is_runner_name(&["tests", "run"]));
+        assert!(is_runner_name(&["tests", "runs"]));
+        assert!(!is_runner_name(&["tests", "run.py"]));
+        assert!(!is_runner_name(&["tests", "unit", "run"]));
+        assert!(!is_runner_name(&["ledger", "run"]));
+        assert!(!is_runner_name(&["run"]));
+    }
 
     #[test]
     fn dotted_names_split_into_path_components() {

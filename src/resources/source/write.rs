@@ -15,7 +15,7 @@ use crate::resources::source::edit::{
     self, check_module_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::modules::Module;
-use crate::resources::source::tree::{Place, locate};
+use crate::resources::source::tree::{Place, TESTS, is_runner_name, locate};
 use crate::resources::source::{Source, disk};
 use crate::tree::lock;
 
@@ -77,6 +77,9 @@ impl Source {
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
+        if is_runner_name(path) {
+            return Err(self.runner_not_available(&shown));
+        }
         match self.resolve(parent)? {
             Place::Members { .. } => match name.strip_suffix(".py") {
                 Some(ident) if is_identifier(ident) => Ok(()),
@@ -94,11 +97,30 @@ impl Source {
                 ))),
                 None => Ok(()),
             },
+            Place::TestsRoot => Err(Error::not_permitted(format!(
+                "{shown} was not created: {} holds the project's test folders; create test \
+                 modules inside one of them",
+                self.links.dir(&["source", TESTS])
+            ))),
             _ => Err(Error::not_permitted(format!(
                 "nothing can be created in source/{}",
                 parent.join("/")
             ))),
         }
+    }
+
+    /// Why `source/tests/run` or `runs` cannot be made: EPERM, the name is not the project's.
+    fn runner_not_available(&self, shown: &str) -> Error {
+        let tests = self.links.dir(&["source", TESTS]);
+        let module = match self.project.test_dirs.len() {
+            0 | 1 => format!("{tests}<module>.py"),
+            _ => format!("{tests}<folder>/<module>.py"),
+        };
+        Error::not_permitted(format!(
+            "{shown} was not created: `run` and `runs` are reserved for the test runner, \
+             which is not available yet; they never become project files.\n\
+             Test modules are edited as {module}"
+        ))
     }
 
     fn create(&self, path: &[&str], content: &[u8], missing: Error) -> Result<()> {

@@ -438,6 +438,22 @@ impl Resource for Tasks {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
+        // Only rmdir reaches here with a directory. The directories are fixed, but a full
+        // one says so as ENOTEMPTY, what `rm -r` and file managers expect.
+        if !matches!(place(path)?, Place::File(..)) {
+            let members = self.names(path)?;
+            if !members.is_empty() {
+                let mut dir = vec!["tasks"];
+                dir.extend_from_slice(path);
+                return Err(crate::resources::not_empty(
+                    &self.links.dir(&dir),
+                    &members,
+                    "to delete a task, rm it in its status directory; the directories of tasks/ \
+                     are fixed (open, in_progress, blocked, done, ready, tags) and stay even when \
+                     empty",
+                ));
+            }
+        }
         let (folder, name) = self.writable_folder(path, "remove")?;
         self.store.write(|conn| {
             let task = self.find(conn, path, folder, name)?;

@@ -1,0 +1,41 @@
+//! Refusals on a real mount (issue 8), driven by the shell scripts `tests/shell/says_no_*.sh`:
+//! settings of the wrong type, the test runner's reserved names, `_errors.md` after odd
+//! names and huge errors, `rmdir` of full directories, and `unmount` where nothing is mounted.
+
+mod common;
+
+use common::Mount;
+
+#[test]
+fn settings_with_a_table_given_a_plain_value_are_refused() {
+    Mount::example().run_script("says_no_settings.sh");
+}
+
+#[test]
+fn the_test_runner_names_never_become_project_files() {
+    Mount::example().run_script("says_no_tests_run.sh");
+}
+
+#[test]
+fn the_test_runner_names_are_refused_with_several_test_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    common::copy_dir(&common::example(), &project);
+    std::fs::create_dir_all(project.join("test")).unwrap();
+    std::fs::write(
+        project.join("test/test_more.py"),
+        "def test_more():\n    assert True\n",
+    )
+    .unwrap();
+    Mount::at(dir, project, &[]).run_script("says_no_tests_run_several.sh");
+}
+
+#[test]
+fn the_error_log_stays_a_list_within_the_budget_whatever_failed() {
+    Mount::example().run_script("says_no_errors_view.sh");
+}
+
+#[test]
+fn rmdir_of_a_full_directory_says_not_empty_and_unmount_says_not_mounted() {
+    Mount::example().run_script("says_no_rmdir.sh");
+}

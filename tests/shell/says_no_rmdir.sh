@@ -1,0 +1,27 @@
+# rmdir of a full directory says "Directory not empty" (what rm -r and file managers expect)
+# and what is inside; an empty one that can never go keeps its own refusal.
+T="$HS/tasks"
+echo '{"title": "Keep me"}' > "$T/open/keep.json"
+
+expect_fails "Directory not empty" "rmdir tasks/open with a task" -- rmdir "$T/open"
+expect_contains "$(cat "$HS/_errors.md")" "$T/open/ is not empty: it holds keep.json" \
+  "the refusal names what is inside"
+[ -f "$T/open/keep.json" ] || fail "the task is still there"
+expect_fails "Directory not empty" "rmdir tasks/" -- rmdir "$T"
+expect_fails "Operation not permitted" "rmdir an empty status directory" -- rmdir "$T/blocked"
+expect_fails "File exists" "mkdir of an existing status directory" -- mkdir "$T/open"
+
+expect_fails "Directory not empty" "rmdir a package" -- rmdir "$HS/source/ledger"
+expect_contains "$(cat "$HS/_errors.md")" "$HS/source/ledger/ is not empty: it holds" \
+  "the package's refusal names what is inside"
+expect_fails "Directory not empty" "rmdir a module's members" -- rmdir "$HS/source/ledger/accounts"
+expect_fails "Directory not empty" "rmdir a class's members" -- rmdir "$HS/source/ledger/accounts/Account"
+[ -f "$PROJECT/src/ledger/accounts.py" ] || fail "the module is still there"
+
+
+# homespace unmount of a directory with no mount says so.
+mkdir -p empty-dir
+expect_fails "is not mounted" "unmount of an empty directory" -- "$HOMESPACE" unmount "$PWD/empty-dir"
+out=$("$HOMESPACE" unmount "$PWD/empty-dir" 2>&1) || true
+expect_absent "$out" "Invalid argument" "no raw fusermount3 message"
+expect_fails "does not exist" "unmount of a missing directory" -- "$HOMESPACE" unmount "$PWD/missing-dir"
