@@ -74,16 +74,35 @@ pub fn unmount(mountpoint: &Path, lazy: bool) -> Result<(), String> {
             if unsafe { libc::umount2(path.as_ptr(), flags) } == 0 {
                 Ok(())
             } else {
-                Err(format!(
-                    "could not unmount {}: {}",
-                    mountpoint.display(),
-                    String::from_utf8_lossy(&out.stderr).trim()
+                Err(unmount_failure(
+                    mountpoint,
+                    std::io::Error::last_os_error().raw_os_error(),
+                    String::from_utf8_lossy(&out.stderr).trim(),
                 ))
             }
         }
         Err(e) => Err(format!(
             "could not run fusermount3 ({e}); install the fuse3 package"
         )),
+    }
+}
+
+/// Why `mountpoint` could not be unmounted, from the errno of `umount2`. fusermount3
+/// answers a path that has no mount with a bare "Invalid argument"; say what it means, and
+/// keep fusermount3's words for anything else.
+fn unmount_failure(mountpoint: &Path, errno: Option<i32>, fusermount: &str) -> String {
+    let at = mountpoint.display();
+    match errno {
+        Some(libc::ENOENT) => format!("{at} does not exist: there is nothing to unmount"),
+        // EINVAL: "not a mount point"; as a non-root user umount2 says EPERM whatever the
+        // path, so the mount table decides.
+        Some(libc::EINVAL | libc::EPERM) if !is_mounted(mountpoint) && !is_stale(mountpoint) => {
+            format!(
+                "{at} is not mounted: there is nothing to unmount \
+                 (`grep fuse /proc/mounts` lists the mounts)"
+            )
+        }
+        _ => format!("could not unmount {at}: {fusermount}"),
     }
 }
 
@@ -165,6 +184,7 @@ pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> 
 
 /// Mount and serve in this process until unmounted or signalled.
 pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
+    return_large_buffers();
     prepare(&request.mountpoint)?;
     let mountpoint = request
         .mountpoint
@@ -181,6 +201,9 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
     ];
     if request.allow_other {
         config.acl = SessionACL::All;
+        // Other users get what the modes `stat` shows let them have, checked by the
+        // kernel; the core refuses their changes on top (see crate::tree::access).
+        config.mount_options.push(MountOption::DefaultPermissions);
     }
     // Several threads: a slow request (a big search, an import check) must not stall `ls`.
     // More threads than changes admitted at once (`CHANGES_AT_ONCE`): reads always find one.
@@ -213,6 +236,19 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         .map_err(|e| format!("the mount ended with an error: {e}"))?;
     crate::log::line("unmounted");
     Ok(())
+}
+
+/// Make freed large buffers (documents being saved, up to 8 MiB each) go back to the
+/// system at once. glibc raises its mmap threshold after the first large buffer is freed
+/// and from then on keeps such buffers in its heaps, where a burst of large writes would
+/// stay resident for the life of the daemon; a fixed threshold turns that off.
+fn return_large_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only tunes the allocator and is called before any request thread
+    // starts; a refusal (0) leaves the defaults, which are correct, only less frugal.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
 }
 
 /// The last `lines` lines of the file at `path`.
