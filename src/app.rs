@@ -87,8 +87,13 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         others_write: options.others_write,
         ..Access::this_process()
     };
+    let spill = store_path
+        .parent()
+        .map(|dir| dir.join("tmp"))
+        .unwrap_or_else(std::env::temp_dir);
     let space = Space::new(links, options.budget, info, resources)
-        .with_access(access, store_perm(&store_path, &access));
+        .with_access(access, store_perm(&store_path, &access))
+        .with_spill_dir(spill);
     Ok(Arc::new(space))
 }
 

@@ -285,13 +285,13 @@ impl Filesystem for Fs {
 
     fn flush(
         &self,
-        _req: &Request,
+        req: &Request,
         _ino: INodeNo,
         fh: FileHandle,
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
-        match guarded("flush", || self.space.flush(fh.0)) {
+        match guarded("flush", || self.space.flush_by(fh.0, req.pid())) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }

@@ -65,8 +65,6 @@ fn rm_of_a_module_leaves_the_package_importable() {
 }
 
 #[test]
-#[ignore = "bug: touch of a new symbol file exits 0 although the empty file is refused \
-            (at release, after close) and does not exist afterwards"]
 fn touch_of_a_new_symbol_file_reports_the_refusal() {
     Mount::example().run_script("source_edit_touch.sh");
 }

@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
 use crate::tree::access::{Caller, Ownership};
+use crate::tree::body::Body;
 use crate::tree::files::{Edit, Handle, ScratchFile};
 use crate::tree::lock;
 use crate::tree::names;
@@ -17,7 +18,7 @@ use crate::tree::resource::{Kind, Resource};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
 /// Files held in memory at once (each up to the document size limit).
-const MAX_SCRATCH_FILES: usize = 256;
+pub(crate) const MAX_SCRATCH_FILES: usize = 256;
 
 impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
@@ -101,13 +102,13 @@ impl Space {
             kind: Kind::Document,
             writable: true,
             path: path.clone(),
-            content: Vec::new(),
+            content: Body::new(Vec::new(), &self.spill)?,
             edit: Some(Edit {
                 // A new document is saved at close even if nothing was written, so that
                 // `touch` of a document that needs content says what it needs.
                 dirty: !self.is_temp(&path),
                 written: false,
-                broken: false,
+                broken: None,
                 append: false,
             }),
             perm: attr.perm,
@@ -140,7 +141,7 @@ impl Space {
         scratch.insert(
             path.join("/"),
             ScratchFile {
-                content: Vec::new(),
+                content: Body::new(Vec::new(), &self.spill)?,
                 changed: SystemTime::now(),
                 pending,
                 backup_of: None,
@@ -285,10 +286,10 @@ impl Space {
                     }
                     return Ok(());
                 }
-                let content = lock(&self.scratch)
-                    .get(&key)
-                    .map(|f| f.content.clone())
-                    .unwrap_or_default();
+                let content = match lock(&self.scratch).get(&key) {
+                    Some(file) => file.content.to_vec()?,
+                    None => Vec::new(),
+                };
                 let (resource, rest) = self.place_in_resource(to)?;
                 if resource.stat(&rest).is_err() {
                     resource.can_create(&rest)?;
@@ -310,7 +311,7 @@ impl Space {
                 if to_temp {
                     // vim's and emacs' backup (`name~`): keep a copy in memory, leave the
                     // document where it is, since the editor writes it anew right after.
-                    let content = resource.read(&rest)?;
+                    let content = Body::new(resource.read(&rest)?, &self.spill)?;
                     lock(&self.scratch).insert(
                         to.join("/"),
                         ScratchFile {

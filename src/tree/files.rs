@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller, Ownership, Perm};
+use crate::tree::body::Body;
 use crate::tree::lock;
 use crate::tree::place::Place;
 use crate::tree::resource::Kind;
@@ -28,9 +29,9 @@ pub struct OpenFlags {
 
 /// A file in memory: an editor's temp file, or a document being created whose content
 /// has not been saved yet (`pending`).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct ScratchFile {
-    pub content: Vec<u8>,
+    pub content: Body,
     pub changed: SystemTime,
     /// A new document: saving routes it to its resource, and it vanishes if that fails.
     pub pending: bool,
@@ -51,7 +52,7 @@ pub(crate) struct Handle {
     pub kind: Kind,
     pub writable: bool,
     pub path: Vec<String>,
-    pub content: Vec<u8>,
+    pub content: Body,
     /// Present when opened for writing.
     pub edit: Option<Edit>,
     /// The owner and modes shown for it while open.
@@ -66,8 +67,9 @@ pub(crate) struct Edit {
     pub dirty: bool,
     /// Content arrived through this handle (a write or a truncate to a size).
     pub written: bool,
-    /// A write was refused (too big): the buffer is incomplete and must never be saved.
-    pub broken: bool,
+    /// Why a write was refused (too big, no room): the buffer is incomplete and must never
+    /// be saved.
+    pub broken: Option<ErrorKind>,
     pub append: bool,
 }
 
@@ -118,10 +120,11 @@ impl Space {
         let edit = flags.write.then_some(Edit {
             dirty: flags.truncate,
             written: false,
-            broken: false,
+            broken: None,
             append: flags.append,
         });
         let perm = self.perm_of(&node);
+        let content = Body::new(content, &self.spill)?;
         Ok(self.add_handle(Handle {
             ino,
             pid: caller.pid,
@@ -162,13 +165,7 @@ impl Space {
     pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
         let handles = lock(&self.handles);
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
-        let start = usize::try_from(offset)
-            .unwrap_or(usize::MAX)
-            .min(handle.content.len());
-        let end = start
-            .saturating_add(size as usize)
-            .min(handle.content.len());
-        Ok(handle.content[start..end].to_vec())
+        handle.content.read_at(offset, size as usize)
     }
 
     /// Put `data` at `offset` of the open file's buffer (at its end when appending).
@@ -184,64 +181,94 @@ impl Space {
         let start = if edit.append {
             handle.content.len()
         } else {
-            usize::try_from(offset).unwrap_or(usize::MAX)
+            offset
         };
-        let end = start
-            .checked_add(data.len())
-            .filter(|&end| end <= MAX_DOCUMENT);
-        let Some(end) = end else {
-            // What came before is only part of the file: saving it would replace the
-            // document with a truncated copy.
-            edit.broken = true;
+        let fits = start
+            .checked_add(data.len() as u64)
+            .is_some_and(|end| end <= MAX_DOCUMENT as u64);
+        // What came before is only part of the file: saving it would replace the document
+        // with a truncated copy.
+        let written = if fits {
+            handle.content.write_at(start, data)
+        } else {
+            Err(too_big())
+        };
+        if let Err(error) = written {
+            edit.broken = Some(error.kind);
             edit.dirty = true;
-            return Err(too_big());
-        };
-        if handle.content.len() < end {
-            handle.content.resize(end, 0);
+            return Err(error);
         }
-        handle.content[start..end].copy_from_slice(data);
         edit.dirty = true;
         edit.written = true;
         Ok(data.len() as u32)
     }
 
     /// Save the open file if content was written to it: validate and route it. Called at
-    /// every `close` and `fsync`; a rejection fails that call and is logged. A file only
-    /// truncated or created is not saved here but at `release`: shells open the file, then
-    /// close a duplicate descriptor before writing (`echo x > f`), and that close must not
-    /// save (and reject) an empty file.
+    /// every `close` and `fsync`; a rejection fails that call and is logged.
     pub fn flush(&self, fh: u64) -> Result<()> {
-        self.save_handle(fh, false)
+        self.flush_by(fh, 0)
     }
 
-    fn save_handle(&self, fh: u64, releasing: bool) -> Result<()> {
-        let (path, content, base, by_owner) = {
+    /// Like [`Space::flush`], for a `close` by process `pid`. A file only truncated or
+    /// created, with nothing written, is saved here only when `pid` holds no other
+    /// descriptor of it: shells open the file, then close a duplicate before writing
+    /// (`echo x > f`), and that close must not save (and reject) an empty file; when it
+    /// was the last one (`: > f`, `cp /dev/null f`), the close reports the outcome. When
+    /// that cannot be told, saving waits for `release`, after the close returned.
+    pub fn flush_by(&self, fh: u64, pid: u32) -> Result<()> {
+        let complete = pid != 0 && self.last_close(fh, pid);
+        self.save_handle(fh, complete)
+    }
+
+    /// Whether process `pid`, closing `fh`, holds no other descriptor of its file.
+    fn last_close(&self, fh: u64, pid: u32) -> bool {
+        let path = {
+            let handles = lock(&self.handles);
+            match handles.get(&fh) {
+                Some(handle) if handle.edit.is_some_and(|e| e.dirty && !e.written) => {
+                    self.links.to(&handle.path.join("/"))
+                }
+                _ => return false,
+            }
+        };
+        crate::tree::holders::holds(pid, &path) == Some(false)
+    }
+
+    /// Save what handle `fh` holds if it was written to, or — when `complete` (its last
+    /// close) — if it was only truncated or created.
+    fn save_handle(&self, fh: u64, complete: bool) -> Result<()> {
+        let (path, base, by_owner) = {
             let mut handles = lock(&self.handles);
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
-                Some(edit) if edit.broken => {
+                Some(edit) if edit.broken.is_some() => {
+                    let error = broken(edit.broken);
                     if !edit.dirty {
-                        return Err(too_big());
+                        return Err(error);
                     }
                     edit.dirty = false;
                     let path = handle.path.clone();
                     drop(handles);
-                    return self.logged("write", &path, Err(too_big()));
+                    return self.logged("write", &path, Err(error));
                 }
-                Some(edit) if edit.dirty && (edit.written || releasing) => {
+                Some(edit) if edit.dirty && (edit.written || complete) => {
                     // Reported once: closing a second descriptor of the same open file
                     // must not report (or save) the same rejection again.
                     edit.dirty = false;
-                    (
-                        handle.path.clone(),
-                        handle.content.clone(),
-                        handle.base.clone(),
-                        handle.by_owner,
-                    )
+                    (handle.path.clone(), handle.base.clone(), handle.by_owner)
                 }
                 _ => return Ok(()),
             }
         };
+        if let Some(kept) = self.keep_temp_body(fh, &path) {
+            self.changed();
+            return self.logged("write", &path, kept);
+        }
+        let content = match lock(&self.handles).get(&fh) {
+            Some(handle) => handle.content.to_vec(),
+            None => Err(bad_handle(fh)),
+        };
+        let content: Vec<u8> = self.logged("write", &path, content)?;
         // Admitted when opened: the opener's change, run with the opener's rights.
         let _change = Admission::enter(by_owner);
         let saved = self.save(&path, &content, base.as_deref());
@@ -252,6 +279,26 @@ impl Space {
         }
         self.changed();
         Ok(())
+    }
+
+    /// Give an editor's temp file at `path` what handle `fh` holds, copied as it is (it may
+    /// be large: it never passes through memory whole). `None` when `path` is not a temp
+    /// file (a document: validated and routed by `save`).
+    fn keep_temp_body(&self, fh: u64, path: &[String]) -> Option<Result<()>> {
+        let key = path.join("/");
+        if lock(&self.scratch).get(&key).is_none_or(|f| f.pending) {
+            return None;
+        }
+        let copy = match lock(&self.handles).get(&fh) {
+            Some(handle) => handle.content.try_clone(),
+            None => Err(bad_handle(fh)),
+        };
+        Some(copy.map(|body| {
+            if let Some(file) = lock(&self.scratch).get_mut(&key) {
+                file.content = body;
+                file.changed = SystemTime::now();
+            }
+        }))
     }
 
     /// Close the open file: save what `flush` left unsaved (a file truncated or created
@@ -291,9 +338,12 @@ impl Space {
                     lock(&self.scratch).remove(&key);
                     written?;
                     self.errors.forget_lookup(&self.links.to(&key));
-                } else if let Some(file) = lock(&self.scratch).get_mut(&key) {
-                    file.content = content.to_vec();
-                    file.changed = SystemTime::now();
+                } else {
+                    let body = Body::new(content.to_vec(), &self.spill)?;
+                    if let Some(file) = lock(&self.scratch).get_mut(&key) {
+                        file.content = body;
+                        file.changed = SystemTime::now();
+                    }
                 }
                 Ok(())
             }
@@ -318,7 +368,7 @@ impl Space {
             if let Some(handle) = handles.get_mut(&fh)
                 && let Some(edit) = handle.edit.as_mut()
             {
-                handle.content.resize(size, 0);
+                handle.content.set_len(size as u64)?;
                 edit.dirty = true;
                 edit.written = true;
                 let attr = Attr {
@@ -365,21 +415,26 @@ impl Space {
     /// The attributes of an open file, from what it holds: what it will read, or what has
     /// been written to it so far (`fstat` right after `open` must not render anew).
     pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
-        let (kind, writable, content, perm) = {
+        let (kind, writable, size, content, perm) = {
             let handles = lock(&self.handles);
             let handle = handles.get(&fh)?;
-            (
-                handle.kind,
-                handle.writable,
-                handle.content.clone(),
-                handle.perm,
-            )
+            // A file being written changes now; one being read is what it held at open.
+            let content = match handle.edit {
+                Some(_) => None,
+                None => handle.content.to_vec().ok(),
+            };
+            let size = handle.content.len();
+            (handle.kind, handle.writable, size, content, handle.perm)
+        };
+        let mtime = match content {
+            Some(content) => self.observed(ino, &content),
+            None => SystemTime::now(),
         };
         Some(Attr {
             ino,
             kind,
-            size: content.len() as u64,
-            mtime: self.observed(ino, &content),
+            size,
+            mtime,
             writable,
             perm,
         })
@@ -388,6 +443,17 @@ impl Space {
 
 fn bad_handle(fh: u64) -> Error {
     Error::new(ErrorKind::Invalid, format!("file handle {fh} is not open"))
+}
+
+/// The error of a handle whose write was refused with `kind`.
+fn broken(kind: Option<ErrorKind>) -> Error {
+    match kind {
+        Some(ErrorKind::TooBig) | None => too_big(),
+        Some(kind) => Error::new(
+            kind,
+            "an earlier write to this file failed (no room for temp files), so it was not saved",
+        ),
+    }
 }
 
 fn too_big() -> Error {

@@ -4,6 +4,7 @@
 //! `crate::fuse` only translates those to and from the kernel.
 
 pub mod access;
+pub mod body;
 pub mod errlog;
 pub mod gate;
 pub mod inodes;
@@ -13,6 +14,7 @@ pub mod resource;
 
 mod changes;
 mod files;
+mod holders;
 mod modes;
 mod place;
 mod space;

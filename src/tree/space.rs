@@ -10,6 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 use crate::error::{Error, ErrorKind, Result};
 use crate::render;
 use crate::tree::access::{Access, Admission, Caller, Ownership, Perm};
+use crate::tree::body::Spill;
 use crate::tree::errlog::{ErrorLog, Failure};
 use crate::tree::files::{Handle, ScratchFile};
 use crate::tree::inodes::Inodes;
@@ -69,10 +70,17 @@ pub struct Space {
     pub(crate) access: Access,
     /// The owner and modes of the mount's own data: the store file's.
     pub(crate) store_perm: Perm,
+    /// Where large buffers and temp files go instead of memory.
+    pub(crate) spill: Arc<Spill>,
 }
 
 /// Content computed for `stat`: (ino, generation, when, bytes).
 pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
+
+/// Bytes the spilled buffers and temp files may hold on disk in all: as many temp files as
+/// may exist at once, each as large as a document may be.
+const SPILL_CAP: u64 =
+    (crate::tree::changes::MAX_SCRATCH_FILES * crate::tree::files::MAX_DOCUMENT) as u64;
 
 /// Changes let through at once; the FUSE adapter runs more request threads than this.
 pub const CHANGES_AT_ONCE: usize = 4;
@@ -107,7 +115,19 @@ impl Space {
                 gid: Access::this_process().group,
                 mode: 0o644,
             },
+            spill: Spill::new(std::env::temp_dir(), SPILL_CAP),
         }
+    }
+
+    /// The same tree with large buffers and temp files spilling into `dir`.
+    pub fn with_spill_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.spill = Spill::new(dir, SPILL_CAP);
+        self
+    }
+
+    /// Bytes of buffers and temp files held on disk now (a figure for the benchmark).
+    pub fn spilled(&self) -> u64 {
+        self.spill.on_disk()
     }
 
     /// The same tree with `access` deciding who may change it, and the mount's own data
@@ -189,7 +209,7 @@ impl Space {
                     .get(&key)
                     .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?;
                 Ok(Node {
-                    size: Some(file.content.len() as u64),
+                    size: Some(file.content.len()),
                     mtime: Some(file.changed),
                     ..Node::document(true).owned(file.ownership)
                 })
@@ -269,8 +289,8 @@ impl Space {
             Place::Errors => Ok(render::errors::render(self).into_bytes()),
             Place::Scratch(key) => lock(&self.scratch)
                 .get(&key)
-                .map(|f| f.content.clone())
-                .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key)))),
+                .map(|f| f.content.to_vec())
+                .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?,
             Place::In(resource, rest) => resource.read(&rest),
         }
     }
