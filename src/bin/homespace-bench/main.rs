@@ -9,8 +9,14 @@
 //! tasks/open/`, `cat tasks/_entry.md`, creating a task, and `search/tasks:<q>`, beside the
 //! same operations on plain files (a directory of the same task files, `grep -rl`).
 //!
+//! The memory section (`memory.rs`) fills the mount with editors' temp files — 256 of
+//! 8 MiB, the most it holds — and prints the daemon's resident memory along the way, its
+//! peak, and what is left after they are removed.
+//!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks]`
+//! [--only all|source|tasks|memory]`
+
+mod memory;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -27,12 +33,13 @@ fn main() {
     };
     let runs: usize = value("--runs").and_then(|r| r.parse().ok()).unwrap_or(200);
     let only = value("--only").unwrap_or_else(|| "all".to_string());
-    let (source, tasks) = match only.as_str() {
-        "all" => (true, true),
-        "source" => (true, false),
-        "tasks" => (false, true),
+    let (source, tasks, memory) = match only.as_str() {
+        "all" => (true, true, true),
+        "source" => (true, false, false),
+        "tasks" => (false, true, false),
+        "memory" => (false, false, true),
         other => {
-            eprintln!("homespace-bench: --only takes all, source or tasks, not {other:?}");
+            eprintln!("homespace-bench: --only takes all, source, tasks or memory, not {other:?}");
             std::process::exit(2);
         }
     };
@@ -50,6 +57,9 @@ fn main() {
     }
     if tasks {
         bench_tasks(&example, runs.min(100));
+    }
+    if memory {
+        memory::bench_temp_files(&example);
     }
 }
 
@@ -155,9 +165,15 @@ fn ls(path: &Path) {
 }
 
 fn daemon_rss(at: &Path) -> Option<u64> {
+    daemon_status(at, "VmRSS:")
+}
+
+/// A figure in KiB from the `/proc/<pid>/status` of the daemon serving `at` (`VmRSS:`,
+/// `VmHWM:` — the peak resident memory).
+fn daemon_status(at: &Path, field: &str) -> Option<u64> {
     let pid = homespace::mount::daemon_pid(at)?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
