@@ -95,7 +95,7 @@ fn with_allow_other_write_changes_land_but_never_run_code() {
     // The same new module made by the owner is import-checked: it runs, so the test above
     // would have seen it run for the other user too.
     let (ok, out) = mount.sh(&format!(
-        "printf 'open(\"%s\", \"w\").write(\"ran\")\\n' {} > pwn2.py && cp pwn2.py \"$HS/source/ledger/pwn2.py\"",
+        "pwn_module pwn2.py {} && cp pwn2.py \"$HS/source/ledger/pwn2.py\"",
         marker(&mount)
     ));
     assert!(ok, "{out}\n{}", mount.log_text());

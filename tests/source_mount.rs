@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::Mount;
+use common::{Mount, Random};
 
 #[test]
 fn symbol_files_are_edited_with_every_tool() {
@@ -112,19 +112,6 @@ while :; do
     "$HS/source/ledger/report/totals.py"
 done 2> /dev/null
 "#;
-
-/// A small pseudo-random generator (xorshift), seeded from the clock; the seed is in every
-/// failure message so that a failing run can be told apart.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 /// `text` with `from` replaced by `to`, checking that `from` is there.
 fn variant(text: &str, from: &str, to: &str) -> String {

@@ -15,25 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::IntoRawFd;
 use std::path::{Path, PathBuf};
 
-use common::Mount;
-
-/// A small, seeded generator (xorshift): the same seed gives the same storm.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+use common::{Mount, Random as Rng};
 
 /// Directories the storm works in (relative to the mount).
 const DIRS: &[&str] = &[

@@ -155,39 +155,27 @@ impl Mount {
     /// Run `script` with bash in the mount's environment: `$HS` the mountpoint, `$PROJECT`
     /// the project copy, `$LIB` the shell helpers. Returns (success, output).
     pub fn sh(&self, script: &str) -> (bool, String) {
-        let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell/lib.sh");
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(format!("set -u; source {}; {script}", lib.display()))
-            .env("HS", &self.at)
-            .env("PROJECT", &self.project)
-            .env("HOMESPACE", BIN)
-            .current_dir(self.dir.path())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        let mut bash = Command::new("bash");
+        bash.current_dir(self.dir.path());
+        self.run_bash(bash, script)
     }
 
     /// Like [`Mount::sh`], as `user` (made with [`OtherUser`]) instead of the owner.
     pub fn sh_as(&self, user: &OtherUser, script: &str) -> (bool, String) {
+        let mut bash = Command::new("runuser");
+        bash.args(["-u", &user.name, "--", "bash"]).current_dir("/");
+        self.run_bash(bash, script)
+    }
+
+    /// Run `script` with `bash` (a command that ends in bash) in the mount's environment.
+    fn run_bash(&self, mut bash: Command, script: &str) -> (bool, String) {
         let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell/lib.sh");
-        let out = Command::new("runuser")
-            .arg("-u")
-            .arg(&user.name)
-            .arg("--")
-            .arg("bash")
+        let out = bash
             .arg("-c")
             .arg(format!("set -u; source {}; {script}", lib.display()))
             .env("HS", &self.at)
             .env("PROJECT", &self.project)
             .env("HOMESPACE", BIN)
-            .current_dir("/")
             .stdin(Stdio::null())
             .output()
             .unwrap();
@@ -270,6 +258,29 @@ impl Mount {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+}
+
+/// A small pseudo-random generator (xorshift): the same seed gives the same sequence, so a
+/// failure that prints its seed can be replayed.
+pub struct Random(pub u64);
+
+impl Random {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 }
 

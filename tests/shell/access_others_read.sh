@@ -21,7 +21,7 @@ expect_fails "Permission denied" "search" -- cat "$HS/search/debit"
 # No change of any kind.
 expect_fails "Permission denied" "tee over a function" -- sh -c "echo 'def total(): return 0' | tee '$S/ledger/journal/total.py'"
 expect_fails "Permission denied" "rm of a method" -- rm "$S/ledger/journal/Journal/post.py"
-printf 'open("%s", "w").write("ran")\n' "$MARKER" > /tmp/pwn-$$.py
+pwn_module /tmp/pwn-$$.py "$MARKER"
 expect_fails "Permission denied" "cp of a new module" -- cp /tmp/pwn-$$.py "$S/ledger/pwn.py"
 rm -f /tmp/pwn-$$.py
 expect_fails "Permission denied" "a new task" -- sh -c "echo '{\"title\": \"x\"}' > '$HS/tasks/open/x.json'"

@@ -3,7 +3,7 @@
 # runs for them (no import check), and the settings that choose the interpreter stay the
 # owner's.
 S="$HS/source"
-printf 'open("%s", "w").write("ran")\n' "$MARKER" > /tmp/pwn-$$.py
+pwn_module /tmp/pwn-$$.py "$MARKER"
 cp /tmp/pwn-$$.py "$S/ledger/pwn.py" || fail "another user may create a module when allowed"
 rm -f /tmp/pwn-$$.py
 [ -e "$PROJECT/src/ledger/pwn.py" ] || fail "the module reached the project"

@@ -25,3 +25,7 @@ expect_fails() {
 
 # tokens FILE: the budget estimate ceil(chars / 4)
 tokens() { local c; c=$(wc -m < "$1"); echo $(( (c + 3) / 4 )); }
+
+# pwn_module FILE MARKER: a Python module that creates MARKER when imported — proof that
+# the project's code ran.
+pwn_module() { printf 'open("%s", "w").write("ran")\n' "$2" > "$1"; }
