@@ -25,7 +25,8 @@ impl FileLocks {
     }
 }
 
-/// Replace (or create) `path` with `content` atomically, keeping the existing mode. The
+/// Replace (or create) `path` with `content` atomically, keeping the existing mode and
+/// owner (a daemon running as root must not take a file from the user it belongs to). The
 /// temp file is made in `scratch` (the project's `.homespace/tmp/`, so a daemon killed
 /// mid-write leaves nothing among the project's files), or beside `path` when `scratch` is
 /// on another filesystem (rename cannot cross filesystems).
@@ -36,7 +37,9 @@ pub fn write_atomic(path: &Path, content: &[u8], scratch: &Path) -> Result<()> {
     let fail = |what: &str, e: std::io::Error| {
         Error::internal(format!("could not {what} {}: {e}", path.display()))
     };
-    let mode = std::fs::metadata(path)
+    let existing = std::fs::metadata(path).ok();
+    let mode = existing
+        .as_ref()
         .map(|m| m.permissions().mode())
         .unwrap_or(0o644);
     let _ = std::fs::create_dir_all(scratch);
@@ -48,6 +51,12 @@ pub fn write_atomic(path: &Path, content: &[u8], scratch: &Path) -> Result<()> {
         .map_err(|e| fail("create a temp file for", e))?;
     temp.write_all(content).map_err(|e| fail("write", e))?;
     temp.as_file().sync_all().map_err(|e| fail("sync", e))?;
+    if let Some(meta) = &existing {
+        use std::os::unix::fs::MetadataExt;
+        // Before the mode: chown clears setuid bits. Refused when not root, where the file
+        // can only have been ours (or a group's we are in) anyway; nothing is lost then.
+        let _ = std::os::unix::fs::fchown(temp.as_file(), Some(meta.uid()), Some(meta.gid()));
+    }
     std::fs::set_permissions(temp.path(), std::fs::Permissions::from_mode(mode))
         .map_err(|e| fail("set the mode of", e))?;
     temp.persist(path).map_err(|e| fail("replace", e.error))?;
@@ -116,6 +125,7 @@ pub fn remove(path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::access::Caller;
 
     #[test]
     fn writes_replace_whole_files_and_keep_the_mode() {
@@ -145,6 +155,13 @@ mod tests {
             0,
             "the temp file was renamed"
         );
+        if Caller::this_process().uid == 0 {
+            std::os::unix::fs::chown(&file, Some(4321), Some(4321)).unwrap();
+            write_atomic(&file, b"newer\n", &scratch).unwrap();
+            let meta = std::fs::metadata(&file).unwrap();
+            use std::os::unix::fs::MetadataExt;
+            assert_eq!((meta.uid(), meta.gid()), (4321, 4321), "the owner is kept");
+        }
         write_atomic(&dir.path().join("new.py"), b"x = 1\n", &scratch).unwrap();
         assert_eq!(
             std::fs::metadata(dir.path().join("new.py"))
