@@ -303,7 +303,8 @@ impl Space {
 
     /// Close the open file: save what `flush` left unsaved (a file truncated or created
     /// and never written), then forget the handle. A document being created whose content
-    /// was never accepted disappears with its last handle.
+    /// was never accepted disappears with its last handle, and so does a temp file that
+    /// holds nothing because its write failed: it must not count toward the limit.
     pub fn release(&self, fh: u64) {
         // The close already returned: a rejection here can only be logged, which
         // save_handle does.
@@ -313,8 +314,10 @@ impl Space {
         };
         let key = handle.path.join("/");
         let still_open = lock(&self.handles).values().any(|h| h.path == handle.path);
+        let failed = handle.edit.is_some_and(|e| e.broken.is_some());
         let mut scratch = lock(&self.scratch);
-        if !still_open && scratch.get(&key).is_some_and(|f| f.pending) {
+        let unwanted = |f: &ScratchFile| f.pending || (failed && f.content.is_empty());
+        if !still_open && scratch.get(&key).is_some_and(unwanted) {
             scratch.remove(&key);
         }
     }

@@ -484,3 +484,42 @@ fn files_held_in_memory_are_bounded() {
         "room again after a remove"
     );
 }
+
+#[test]
+fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
+    let (space, _) = space();
+    let notes_dir = dir(&space);
+    let (_, fh) = space
+        .create(notes_dir, ".big.swp", true, me(), 0o644)
+        .unwrap();
+    let too_far = crate::tree::files::MAX_DOCUMENT as u64;
+    assert_eq!(
+        space.write(fh, too_far, b"x").unwrap_err().errno(),
+        libc::EFBIG
+    );
+    assert_eq!(space.flush(fh).unwrap_err().errno(), libc::EFBIG);
+    space.release(fh);
+    assert!(
+        !space
+            .names(&["notes".to_string()])
+            .unwrap()
+            .iter()
+            .any(|(n, _)| n == ".big.swp"),
+        "the failed temp file is gone"
+    );
+    // One that holds what was written before stays, as on any file system.
+    let (_, fh) = space
+        .create(notes_dir, ".kept.swp", true, me(), 0o644)
+        .unwrap();
+    space.write(fh, 0, b"draft").unwrap();
+    space.flush(fh).unwrap();
+    let _ = space.write(fh, too_far, b"x");
+    space.release(fh);
+    assert!(
+        space
+            .names(&["notes".to_string()])
+            .unwrap()
+            .iter()
+            .any(|(n, _)| n == ".kept.swp")
+    );
+}
