@@ -2,6 +2,8 @@
 //! self-describing resource tree, mounted with FUSE.
 //!
 //! Layout:
+//! - [`model`] — the vocabulary shared by the tree, the views and the resources: kinds of
+//!   paths, directory members, the entry view model, failures, links, reserved names.
 //! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
 //!   inodes, open files, editors' temp files, the error log. Knows nothing of FUSE.
 //! - [`render`] — generated views: entry views, navigation, the error log, the dashboard,
@@ -16,6 +18,7 @@ pub mod app;
 pub mod error;
 pub mod fuse;
 pub mod log;
+pub mod model;
 pub mod mount;
 pub mod python;
 pub mod render;

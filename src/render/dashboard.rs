@@ -2,59 +2,57 @@
 //! resourcespace's state in one line, the outstanding work, recent errors, and how to
 //! work here (including the warning that `echo >` hides rejected writes).
 
-use crate::error::Result;
-use crate::render::entry::{Entry, Function, Section};
+use crate::model::names::{ERRORS, NAV};
+use crate::model::{Entry, Failure, Function, Links, Section};
 use crate::render::time::rfc3339_of;
-use crate::tree::Space;
 
-/// Build the root entry from live state.
-pub fn entry(space: &Space) -> Result<Entry> {
-    let links = space.links();
+/// What the dashboard shows, gathered by the tree from its resourcespaces.
+#[derive(Debug, Clone, Default)]
+pub struct Dashboard {
+    /// The project's name and its directory.
+    pub project: String,
+    pub project_path: String,
+    /// Each resourcespace's name with its one-line state.
+    pub spaces: Vec<(String, String)>,
+    /// The rows resourcespaces put in the root's functions table, in order.
+    pub functions: Vec<Function>,
+    /// The outstanding work they report (one line each).
+    pub now: Vec<String>,
+    /// Recent failures, newest first.
+    pub failures: Vec<Failure>,
+    pub budget: usize,
+}
+
+/// Build the root entry of `dashboard`, linked under `links`.
+pub fn entry(dashboard: &Dashboard, links: &Links) -> Entry {
     let mut entry = Entry {
-        title: format!("homespace — {}", space.project.name),
+        title: format!("homespace — {}", dashboard.project),
         about: vec![format!(
             "Project at `{}`, mounted at `{}`.",
-            space.project.path,
+            dashboard.project_path,
             links.mountpoint()
         )],
         ..Entry::default()
     };
-    entry.functions = vec![
+    entry.functions = dashboard.functions.clone();
+    entry.functions.extend([
         Function::new(
-            format!("cat {}", links.to("source/_entry.md")),
-            "read the project's map",
-            "packages and modules with counts",
-        ),
-        Function::new(
-            format!("cat {}", links.to("tasks/_entry.md")),
-            "see outstanding work",
-            "tasks by priority",
-        ),
-        Function::new(
-            format!("cat \"{}\"", links.to("search/<query>")),
-            "search everything",
-            "ranked hits with paths",
-        ),
-        Function::new(
-            format!("cat {}", links.to("_nav.txt")),
+            format!("cat {}", links.to(NAV)),
             "see the whole tree",
             "an indented map",
         ),
         Function::new(
-            format!("cat {}", links.to("_errors.md")),
+            format!("cat {}", links.to(ERRORS)),
             "check why a write failed",
             "recent errors, newest first",
         ),
-    ];
-    let mut spaces = Vec::new();
-    let mut outstanding = Vec::new();
-    for resource in &space.resources {
-        let summary = resource
-            .summary()
-            .unwrap_or_else(|e| format!("unavailable: {}", e.message));
-        spaces.push(format!("`{}` — {summary}", links.dir(&[resource.name()])));
-        outstanding.extend(resource.dashboard().unwrap_or_default());
-    }
+    ]);
+    let spaces = dashboard
+        .spaces
+        .iter()
+        .map(|(name, summary)| format!("`{}` — {summary}", links.dir(&[name.as_str()])))
+        .collect();
+    let outstanding = dashboard.now.clone();
     entry.sections.push(Section {
         heading: "Resourcespaces".into(),
         items: spaces,
@@ -67,10 +65,10 @@ pub fn entry(space: &Space) -> Result<Entry> {
             ..Section::default()
         });
     }
-    let failures = space.errors.newest_first();
     entry.sections.push(Section {
         heading: "Recent errors".into(),
-        items: failures
+        items: dashboard
+            .failures
             .iter()
             .take(3)
             .map(|f| {
@@ -87,7 +85,7 @@ pub fn entry(space: &Space) -> Result<Entry> {
             "Writes are checked when the file is closed; a rejected write changes nothing.".into(),
             format!(
                 "`echo > file` does not report a rejection: check `{}` afterwards, or write with `cp` or `tee`, which do.",
-                links.to("_errors.md")
+                links.to(ERRORS)
             ),
         ],
         ..Section::default()
@@ -95,16 +93,16 @@ pub fn entry(space: &Space) -> Result<Entry> {
     entry.advanced = vec![
         format!(
             "`homespace render --project {} PATH` prints any file of this tree without mounting.",
-            space.project.path
+            dashboard.project_path
         ),
         format!(
             "Views stay within {} tokens and say `[pruned: ...]` when they cut.",
-            space.budget
+            dashboard.budget
         ),
         format!(
             "`homespace unmount {}` (or `umount`) ends the mount.",
             links.mountpoint()
         ),
     ];
-    Ok(entry)
+    entry
 }

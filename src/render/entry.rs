@@ -1,84 +1,9 @@
-//! The entry view model and its rendering to `_entry.md`: breadcrumb, one line of state,
+//! The entry view (see [`crate::model::Entry`]) rendered to `_entry.md`: breadcrumb, one line of state,
 //! the functions table, the contents worth knowing, and the `Advanced:` block — in that
 //! order — pruned to the budget by [`crate::render::budget`].
 
-use crate::tree::resource::Child;
-
-/// What a resource says about one of its directories. The renderer adds the breadcrumb,
-/// any recent error, and the pruning.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Entry {
-    /// `tasks/open — 3 open tasks, highest priority P1`: what this is, with its state.
-    pub title: String,
-    /// Optional lines under the title (counts, status, how to read this place).
-    pub about: Vec<String>,
-    /// Shell command → what it does here → what you get back.
-    pub functions: Vec<Function>,
-    /// The contents worth knowing, as titled blocks.
-    pub sections: Vec<Section>,
-    /// Rarely needed things: `homespace render` forms, limits, settings.
-    pub advanced: Vec<String>,
-}
-
-/// One row of the functions table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Function {
-    pub command: String,
-    pub does: String,
-    pub returns: String,
-}
-
-impl Function {
-    pub fn new(
-        command: impl Into<String>,
-        does: impl Into<String>,
-        returns: impl Into<String>,
-    ) -> Self {
-        Function {
-            command: command.into(),
-            does: does.into(),
-            returns: returns.into(),
-        }
-    }
-}
-
-/// A titled block of list items, or of table rows under `table_header`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Section {
-    pub heading: String,
-    /// `| name | kind | lines |` — when set, `items` are table rows.
-    pub table_header: Option<String>,
-    /// Markdown list items (without the leading `- `) or table rows.
-    pub items: Vec<String>,
-    /// Shown when `items` is empty: an empty store is a state, say it.
-    pub empty: String,
-}
-
-impl Section {
-    /// The default contents block: each child with its one-line description.
-    pub fn children(heading: &str, children: &[Child], empty: &str) -> Section {
-        Section {
-            heading: heading.to_string(),
-            table_header: None,
-            items: children
-                .iter()
-                .map(|c| {
-                    let slash = if c.kind == crate::tree::resource::Kind::Dir {
-                        "/"
-                    } else {
-                        ""
-                    };
-                    if c.about.is_empty() {
-                        format!("`{}{}`", c.name, slash)
-                    } else {
-                        format!("`{}{}` — {}", c.name, slash, c.about)
-                    }
-                })
-                .collect(),
-            empty: empty.to_string(),
-        }
-    }
-}
+pub use crate::model::{Entry, Function, Section};
+use crate::model::{Failure, Links};
 
 /// Render `entry` of the directory `dir` as `_entry.md`: a fresh failure in this directory
 /// first, then the breadcrumb, title, functions table, sections and `Advanced:`, pruned to
@@ -86,8 +11,8 @@ impl Section {
 pub fn render(
     entry: &Entry,
     dir: &[&str],
-    failure: Option<&crate::tree::errlog::Failure>,
-    links: &crate::tree::links::Links,
+    failure: Option<&Failure>,
+    links: &Links,
     budget: usize,
 ) -> String {
     let mut out = String::new();

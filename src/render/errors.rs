@@ -7,10 +7,9 @@
 //! (the one the reader came for) would vanish with everything else. The full messages are
 //! in the daemon log. Paths and messages arrive printable (see `tree::errlog`).
 
+use crate::model::Failure;
 use crate::render::budget;
 use crate::render::time::rfc3339_of;
-use crate::tree::Space;
-use crate::tree::errlog::Failure;
 
 /// Problem lines shown per entry after its first line; the rest are counted.
 const MAX_LINES: usize = 8;
@@ -22,10 +21,8 @@ const MIN_WORD_CHARS: usize = 40;
 /// Room kept in an entry for its `+N more problems` line.
 const MORE_CHARS: usize = 60;
 
-/// Render the error log of `space`.
-pub fn render(space: &Space) -> String {
-    space.examine_misses();
-    let failures = space.errors.newest_first();
+/// Render the error log: `failures`, newest first, within `budget` tokens.
+pub fn render(failures: &[Failure], budget: usize) -> String {
     let mut out = String::from("home > _errors.md\n");
     out.push_str(&format!(
         "# Recent errors — {} kept, newest first\n",
@@ -36,15 +33,15 @@ pub fn render(space: &Space) -> String {
         return out;
     }
     out.push('\n');
-    let allowance = entry_chars(space.budget);
-    for failure in &failures {
+    let allowance = entry_chars(budget);
+    for failure in failures {
         out.push_str(&entry(failure, allowance));
     }
     let more = format!(
         "the _entry.md of the directory where it happened, or {}",
         "the daemon log"
     );
-    budget::prune(&out, space.budget, &more)
+    budget::prune(&out, budget, &more)
 }
 
 /// The most characters one entry may take: half the view, so the newest entry always fits

@@ -6,29 +6,34 @@
 use std::collections::HashMap;
 
 use crate::error::Result;
+use crate::model::names::{ENTRY, NAV};
+use crate::model::{Kind, Links};
 use crate::render::budget;
-use crate::tree::Space;
-use crate::tree::names::{ENTRY, NAV};
-use crate::tree::resource::Kind;
+
+/// What the navigation view needs of a tree: the names and kinds in a directory.
+pub trait Listing {
+    /// The members of directory `dir` (components from the root), as `ls` shows them.
+    fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>>;
+}
 
 /// Members shown per directory before collapsing, tried in order until the view fits.
 const THRESHOLDS: [usize; 5] = [8, 5, 3, 2, 1];
 const HERE: &str = "  <- you are here";
 
-/// Render `_nav.txt` for directory `dir`.
-pub fn render(space: &Space, dir: &[String]) -> Result<String> {
+/// Render `_nav.txt` of directory `dir` of `tree`, linked under `links`, within `budget`.
+pub fn render(tree: &dyn Listing, links: &Links, dir: &[String], budget: usize) -> Result<String> {
     let mut last = String::new();
     // Each directory is listed once, whatever the number of thresholds tried.
     let mut listings = Listings::default();
     for threshold in THRESHOLDS {
-        let text = tree(space, &mut listings, dir, threshold)?;
-        if budget::fits(&text, space.budget) {
+        let text = view(tree, links, &mut listings, dir, threshold)?;
+        if budget::fits(&text, budget) {
             return Ok(text);
         }
         last = text;
     }
-    let more = format!("cat {}", space.links().to(&rel(dir, ENTRY)));
-    Ok(budget::prune(&last, space.budget, &more))
+    let more = format!("cat {}", links.to(&rel(dir, ENTRY)));
+    Ok(budget::prune(&last, budget, &more))
 }
 
 /// Directory listings (names and kinds, generated files left out), each taken once.
@@ -36,9 +41,9 @@ pub fn render(space: &Space, dir: &[String]) -> Result<String> {
 struct Listings(HashMap<Vec<String>, Vec<(String, Kind)>>);
 
 impl Listings {
-    fn of(&mut self, space: &Space, dir: &[String]) -> Result<&[(String, Kind)]> {
+    fn of(&mut self, tree: &dyn Listing, dir: &[String]) -> Result<&[(String, Kind)]> {
         if !self.0.contains_key(dir) {
-            let members = space
+            let members = tree
                 .names(dir)?
                 .into_iter()
                 .filter(|(name, _)| name != ENTRY && name != NAV)
@@ -49,19 +54,20 @@ impl Listings {
     }
 }
 
-fn tree(
-    space: &Space,
+fn view(
+    tree: &dyn Listing,
+    links: &Links,
     listings: &mut Listings,
     dir: &[String],
     threshold: usize,
 ) -> Result<String> {
-    let mut out = format!("{}\n", space.links().mountpoint());
+    let mut out = format!("{}\n", links.mountpoint());
     if dir.is_empty() {
         out.truncate(out.len() - 1);
         out.push_str(HERE);
         out.push('\n');
     }
-    walk(space, listings, &[], dir, 1, threshold, &mut out)?;
+    walk(tree, listings, &[], dir, 1, threshold, &mut out)?;
     out.push_str(&format!(
         "\nEvery directory has {ENTRY} (what you can do there) and {NAV} (this tree).\n"
     ));
@@ -70,7 +76,7 @@ fn tree(
 
 /// Write the members of `at` (depth `depth`), expanding the next step toward `here`.
 fn walk(
-    space: &Space,
+    tree: &dyn Listing,
     listings: &mut Listings,
     at: &[String],
     here: &[String],
@@ -78,7 +84,7 @@ fn walk(
     threshold: usize,
     out: &mut String,
 ) -> Result<()> {
-    let members = listings.of(space, at)?.to_vec();
+    let members = listings.of(tree, at)?.to_vec();
     let on_path = here.get(at.len()).filter(|_| here.starts_with(at));
     let below_here = at.len() >= here.len() && at.starts_with(here);
     let levels_below = at.len().saturating_sub(here.len());
@@ -101,7 +107,7 @@ fn walk(
         out.push_str(&format!("{}{}{slash}{mark}\n", "  ".repeat(depth), name));
         let expand = *kind == Kind::Dir && (is_next || (below_here && levels_below < 1));
         if expand {
-            walk(space, listings, &path, here, depth + 1, threshold, out)?;
+            walk(tree, listings, &path, here, depth + 1, threshold, out)?;
         }
     }
     if total > shown {
@@ -111,5 +117,5 @@ fn walk(
 }
 
 fn rel(dir: &[String], name: &str) -> String {
-    format!("{}{name}", crate::tree::dir_prefix(dir))
+    format!("{}{name}", crate::model::links::dir_prefix(dir))
 }

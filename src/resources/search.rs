@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+use crate::model::{Entry, Function, Section};
 use crate::render::budget;
-use crate::render::entry::{Entry, Function, Section};
 use crate::tree::access::Ownership;
 use crate::tree::links::Links;
 use crate::tree::lock;
@@ -103,6 +103,14 @@ impl Search {
 impl Resource for Search {
     fn name(&self) -> &'static str {
         "search"
+    }
+
+    fn root_functions(&self) -> Vec<Function> {
+        vec![Function::new(
+            format!("cat \"{}\"", self.links.to("search/<query>")),
+            "search everything",
+            "ranked hits with paths",
+        )]
     }
 
     fn summary(&self) -> Result<String> {

@@ -13,6 +13,7 @@
 use std::cell::Cell;
 
 use crate::error::{Error, ErrorKind, Result};
+pub use crate::model::Ownership;
 
 /// The user behind one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,33 +30,6 @@ impl Caller {
         // SAFETY: getuid and getgid have no preconditions and cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         Caller { uid, gid, pid: 0 }
-    }
-}
-
-/// Whose the data behind a path is, for the owner and modes `stat` shows (and the kernel
-/// checks, with `--allow-other`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Ownership {
-    /// The mount's own data (tasks, memory, generated views of them): the store file's
-    /// owner and modes.
-    #[default]
-    Store,
-    /// A file or directory of the project: its owner and permission bits.
-    File { uid: u32, gid: u32, mode: u32 },
-    /// Readable by the mount's owner only: search results quote files whose modes may not
-    /// let others read them.
-    OwnerOnly,
-}
-
-impl Ownership {
-    /// The ownership of the file or directory described by `meta`.
-    pub fn of(meta: &std::fs::Metadata) -> Ownership {
-        use std::os::unix::fs::MetadataExt;
-        Ownership::File {
-            uid: meta.uid(),
-            gid: meta.gid(),
-            mode: meta.mode() & 0o777,
-        }
     }
 }
 

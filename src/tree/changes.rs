@@ -10,15 +10,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
 use crate::tree::access::{Caller, Ownership};
 use crate::tree::body::Body;
-use crate::tree::files::{Edit, Handle, ScratchFile};
-use crate::tree::lock;
 use crate::tree::names;
+use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::place::Place;
 use crate::tree::resource::{Kind, Resource};
 use crate::tree::space::{Attr, check_name, not_a_dir};
-
-/// Files held in memory at once (each up to the document size limit).
-pub(crate) const MAX_SCRATCH_FILES: usize = 256;
 
 impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
@@ -95,14 +91,14 @@ impl Space {
         let made = self.make_scratch(&path, ownership);
         self.logged("create", &path, made)?;
         let attr = self.attr_of(&path)?;
-        let fh = self.add_handle(Handle {
+        let fh = self.files.add(Handle {
             ino: self.ino_of(&path),
             pid: 0,
             base: None,
             kind: Kind::Document,
             writable: true,
             path: path.clone(),
-            content: Body::new(Vec::new(), &self.spill)?,
+            content: Body::new(Vec::new(), self.files.spill())?,
             edit: Some(Edit {
                 // A new document is saved at close even if nothing was written, so that
                 // `touch` of a document that needs content says what it needs.
@@ -128,7 +124,7 @@ impl Space {
             let (resource, rest) = self.place_in_resource(path)?;
             resource.can_create(&rest)?;
         }
-        let mut scratch = lock(&self.scratch);
+        let mut scratch = self.files.scratch();
         if scratch.len() >= MAX_SCRATCH_FILES {
             return Err(Error::new(
                 ErrorKind::NoSpace,
@@ -141,7 +137,7 @@ impl Space {
         scratch.insert(
             path.join("/"),
             ScratchFile {
-                content: Body::new(Vec::new(), &self.spill)?,
+                content: Body::new(Vec::new(), self.files.spill())?,
                 changed: SystemTime::now(),
                 pending,
                 backup_of: None,
@@ -182,7 +178,7 @@ impl Space {
         let _pass = self.changes.enter();
         let removed = (|| match self.place(&path)? {
             Place::Scratch(key) => {
-                lock(&self.scratch).remove(&key);
+                self.files.scratch().remove(&key);
                 Ok(())
             }
             Place::Root | Place::Generated(..) | Place::Errors => Err(Error::read_only(format!(
@@ -229,7 +225,7 @@ impl Space {
     /// the last minute, is in memory: an `rm` of the document then means "about to restore".
     fn restoring_from_backup(&self, path: &[String]) -> bool {
         let key = path.join("/");
-        lock(&self.scratch).values().any(|f| {
+        self.files.scratch().values().any(|f| {
             f.backup_of.as_deref() == Some(key.as_str())
                 && f.changed
                     .elapsed()
@@ -280,13 +276,13 @@ impl Space {
                         .split_last()
                         .ok_or_else(|| Error::invalid("empty path"))?;
                     self.writable_dir(dir)?;
-                    let mut scratch = lock(&self.scratch);
+                    let mut scratch = self.files.scratch();
                     if let Some(file) = scratch.remove(&key) {
                         scratch.insert(to.join("/"), file);
                     }
                     return Ok(());
                 }
-                let content = match lock(&self.scratch).get(&key) {
+                let content = match self.files.scratch().get(&key) {
                     Some(file) => file.content.to_vec()?,
                     None => Vec::new(),
                 };
@@ -295,7 +291,7 @@ impl Space {
                     resource.can_create(&rest)?;
                 }
                 resource.write(&rest, &content)?;
-                lock(&self.scratch).remove(&key);
+                self.files.scratch().remove(&key);
                 Ok(())
             }
             Place::In(resource, rest) => {
@@ -311,8 +307,8 @@ impl Space {
                 if to_temp {
                     // vim's and emacs' backup (`name~`): keep a copy in memory, leave the
                     // document where it is, since the editor writes it anew right after.
-                    let content = Body::new(resource.read(&rest)?, &self.spill)?;
-                    lock(&self.scratch).insert(
+                    let content = Body::new(resource.read(&rest)?, self.files.spill())?;
+                    self.files.scratch().insert(
                         to.join("/"),
                         ScratchFile {
                             content,

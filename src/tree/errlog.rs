@@ -6,25 +6,13 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
+pub use crate::model::Failure;
 use crate::tree::lock;
 
 /// How many failures are kept.
 const KEEP: usize = 200;
 /// How long a failure stays on top of its directory's entry view.
 pub const FRESH: Duration = Duration::from_secs(5 * 60);
-
-/// One failed operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub at: SystemTime,
-    /// `write`, `rename`, `lookup`, ...
-    pub op: String,
-    /// Absolute path under the mountpoint.
-    pub path: String,
-    /// The directory it happened in, relative to the root (`tasks/open`).
-    pub dir: String,
-    pub message: String,
-}
 
 impl Failure {
     /// This failure as it may be shown: a name is free text (`touch "$(printf 'a\nb')"`),

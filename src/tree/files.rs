@@ -2,90 +2,21 @@
 //! every `read` agree even while the state behind it changes. A writer edits a buffer;
 //! the whole buffer goes to the resource — validated as one — only at `flush` (close) or
 //! `fsync`, never per `write()` call, so multi-chunk writes work and a rejected write
-//! leaves the old content in place. Editors' temp files live here too, in memory.
+//! leaves the old content in place. Editors' temp files live here too (their state is in
+//! [`crate::tree::open_files`]).
 
 use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
-use crate::tree::access::{Admission, Caller, Ownership, Perm};
+use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
-use crate::tree::lock;
+use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::place::Place;
 use crate::tree::resource::Kind;
 use crate::tree::space::{Attr, is_a_dir};
 
-/// The largest document a write may produce. Past it a write fails with `EFBIG`; the
-/// limit keeps a runaway `cat /dev/zero > x` from eating the daemon's memory.
-pub const MAX_DOCUMENT: usize = 8 * 1024 * 1024;
-
-/// How a file is opened, from the `open(2)` flags.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct OpenFlags {
-    pub write: bool,
-    pub truncate: bool,
-    pub append: bool,
-}
-
-/// A file in memory: an editor's temp file, or a document being created whose content
-/// has not been saved yet (`pending`).
-#[derive(Debug)]
-pub(crate) struct ScratchFile {
-    pub content: Body,
-    pub changed: SystemTime,
-    /// A new document: saving routes it to its resource, and it vanishes if that fails.
-    pub pending: bool,
-    /// The document this is an editor's backup of, made by renaming it (vim).
-    pub backup_of: Option<String>,
-    /// Who made it, with which modes (`chmod` of a temp file changes them).
-    pub ownership: Ownership,
-}
-
-/// One open file.
-#[derive(Debug)]
-pub(crate) struct Handle {
-    pub ino: u64,
-    /// The process that opened it (0 when unknown).
-    pub pid: u32,
-    /// What the document held when opened for writing (for conflict checks).
-    pub base: Option<Vec<u8>>,
-    pub kind: Kind,
-    pub writable: bool,
-    pub path: Vec<String>,
-    pub content: Body,
-    /// Present when opened for writing.
-    pub edit: Option<Edit>,
-    /// The owner and modes shown for it while open.
-    pub perm: Perm,
-    /// Opened for writing by the mount's owner: saving it may run the project's code.
-    pub by_owner: bool,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Edit {
-    /// The buffer differs from what was last saved (or the file was truncated or created).
-    pub dirty: bool,
-    /// Content arrived through this handle (a write or a truncate to a size).
-    pub written: bool,
-    /// Why a write was refused (too big, no room): the buffer is incomplete and must never
-    /// be saved.
-    pub broken: Option<ErrorKind>,
-    pub append: bool,
-}
-
 impl Space {
-    pub(crate) fn has_scratch(&self, key: &str) -> bool {
-        lock(&self.scratch).contains_key(key)
-    }
-
-    pub(crate) fn add_handle(&self, handle: Handle) -> u64 {
-        let mut next = lock(&self.next_handle);
-        let fh = *next;
-        *next += 1;
-        lock(&self.handles).insert(fh, handle);
-        fh
-    }
-
     /// Open `ino` as this process's user; returns the handle number.
     pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
         self.open_by(ino, flags, Caller::this_process())
@@ -124,8 +55,8 @@ impl Space {
             append: flags.append,
         });
         let perm = self.perm_of(&node);
-        let content = Body::new(content, &self.spill)?;
-        Ok(self.add_handle(Handle {
+        let content = Body::new(content, self.files.spill())?;
+        Ok(self.files.add(Handle {
             ino,
             pid: caller.pid,
             base,
@@ -163,14 +94,14 @@ impl Space {
 
     /// Up to `size` bytes of the open file from `offset`.
     pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
-        let handles = lock(&self.handles);
+        let handles = self.files.handles();
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
         handle.content.read_at(offset, size as usize)
     }
 
     /// Put `data` at `offset` of the open file's buffer (at its end when appending).
     pub fn write(&self, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
-        let mut handles = lock(&self.handles);
+        let mut handles = self.files.handles();
         let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
         let Some(edit) = handle.edit.as_mut() else {
             return Err(Error::new(
@@ -223,7 +154,7 @@ impl Space {
     /// Whether process `pid`, closing `fh`, holds no other descriptor of its file.
     fn last_close(&self, fh: u64, pid: u32) -> bool {
         let path = {
-            let handles = lock(&self.handles);
+            let handles = self.files.handles();
             match handles.get(&fh) {
                 Some(handle) if handle.edit.is_some_and(|e| e.dirty && !e.written) => {
                     self.links.to(&handle.path.join("/"))
@@ -238,7 +169,7 @@ impl Space {
     /// close) — if it was only truncated or created.
     fn save_handle(&self, fh: u64, complete: bool) -> Result<()> {
         let (path, base, by_owner) = {
-            let mut handles = lock(&self.handles);
+            let mut handles = self.files.handles();
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
                 Some(edit) if edit.broken.is_some() => {
@@ -264,7 +195,7 @@ impl Space {
             self.changed();
             return self.logged("write", &path, kept);
         }
-        let content = match lock(&self.handles).get(&fh) {
+        let content = match self.files.handles().get(&fh) {
             Some(handle) => handle.content.to_vec(),
             None => Err(bad_handle(fh)),
         };
@@ -274,7 +205,7 @@ impl Space {
         let saved = self.save(&path, &content, base.as_deref());
         self.logged("write", &path, saved)?;
         // The next save through this handle builds on what was just saved.
-        if let Some(handle) = lock(&self.handles).get_mut(&fh) {
+        if let Some(handle) = self.files.handles().get_mut(&fh) {
             handle.base = Some(content);
         }
         self.changed();
@@ -286,15 +217,15 @@ impl Space {
     /// file (a document: validated and routed by `save`).
     fn keep_temp_body(&self, fh: u64, path: &[String]) -> Option<Result<()>> {
         let key = path.join("/");
-        if lock(&self.scratch).get(&key).is_none_or(|f| f.pending) {
+        if self.files.scratch().get(&key).is_none_or(|f| f.pending) {
             return None;
         }
-        let copy = match lock(&self.handles).get(&fh) {
+        let copy = match self.files.handles().get(&fh) {
             Some(handle) => handle.content.try_clone(),
             None => Err(bad_handle(fh)),
         };
         Some(copy.map(|body| {
-            if let Some(file) = lock(&self.scratch).get_mut(&key) {
+            if let Some(file) = self.files.scratch().get_mut(&key) {
                 file.content = body;
                 file.changed = SystemTime::now();
             }
@@ -309,13 +240,13 @@ impl Space {
         // The close already returned: a rejection here can only be logged, which
         // save_handle does.
         let _ = self.save_handle(fh, true);
-        let Some(handle) = lock(&self.handles).remove(&fh) else {
+        let Some(handle) = self.files.handles().remove(&fh) else {
             return;
         };
         let key = handle.path.join("/");
-        let still_open = lock(&self.handles).values().any(|h| h.path == handle.path);
+        let still_open = self.files.handles().values().any(|h| h.path == handle.path);
         let failed = handle.edit.is_some_and(|e| e.broken.is_some());
-        let mut scratch = lock(&self.scratch);
+        let mut scratch = self.files.scratch();
         let unwanted = |f: &ScratchFile| f.pending || (failed && f.content.is_empty());
         if !still_open && scratch.get(&key).is_some_and(unwanted) {
             scratch.remove(&key);
@@ -331,19 +262,19 @@ impl Space {
         }
         match self.place(path)? {
             Place::Scratch(key) => {
-                let pending = lock(&self.scratch).get(&key).is_some_and(|f| f.pending);
+                let pending = self.files.scratch().get(&key).is_some_and(|f| f.pending);
                 if pending {
                     let (resource, rest) = self.place_in_resource(path)?;
                     let written = resource.write(&rest, content);
                     // Accepted or not, the new document leaves memory now: accepted, it
                     // lives in its resource; refused, it must vanish when `close` returns,
                     // not later at `release`, so the next `ls` does not show it.
-                    lock(&self.scratch).remove(&key);
+                    self.files.scratch().remove(&key);
                     written?;
                     self.errors.forget_lookup(&self.links.to(&key));
                 } else {
-                    let body = Body::new(content.to_vec(), &self.spill)?;
-                    if let Some(file) = lock(&self.scratch).get_mut(&key) {
+                    let body = Body::new(content.to_vec(), self.files.spill())?;
+                    if let Some(file) = self.files.scratch().get_mut(&key) {
                         file.content = body;
                         file.changed = SystemTime::now();
                     }
@@ -367,7 +298,7 @@ impl Space {
             .filter(|&s| s <= MAX_DOCUMENT)
             .ok_or_else(too_big)?;
         if let Some(fh) = fh {
-            let mut handles = lock(&self.handles);
+            let mut handles = self.files.handles();
             if let Some(handle) = handles.get_mut(&fh)
                 && let Some(edit) = handle.edit.as_mut()
             {
@@ -407,7 +338,9 @@ impl Space {
     /// what it reads, so its own `stat` during a `cat` agrees with it (other processes see
     /// the file as it is now).
     pub(crate) fn open_attr(&self, ino: u64, pid: u32) -> Option<Attr> {
-        let fh = lock(&self.handles)
+        let fh = self
+            .files
+            .handles()
             .iter()
             .filter(|(_, h)| h.ino == ino && h.pid == pid && h.edit.is_none())
             .map(|(fh, _)| *fh)
@@ -419,7 +352,7 @@ impl Space {
     /// been written to it so far (`fstat` right after `open` must not render anew).
     pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
         let (kind, writable, size, content, perm) = {
-            let handles = lock(&self.handles);
+            let handles = self.files.handles();
             let handle = handles.get(&fh)?;
             // A file being written changes now; one being read is what it held at open.
             let content = match handle.edit {

@@ -3,26 +3,27 @@
 //! log. [`Space`] is the whole filesystem as plain method calls returning plain structs;
 //! `crate::fuse` only translates those to and from the kernel.
 
+pub use crate::model::{links, names};
+
 pub mod access;
 pub mod body;
 pub mod errlog;
 pub mod gate;
 pub mod inodes;
-pub mod links;
-pub mod names;
 pub mod resource;
 
 mod changes;
 mod files;
 mod holders;
 mod modes;
+mod open_files;
 mod place;
 mod space;
 #[cfg(test)]
 mod tests;
 
-pub use files::OpenFlags;
-pub(crate) use space::dir_prefix;
+pub(crate) use crate::model::links::dir_prefix;
+pub use open_files::OpenFlags;
 pub use space::{Attr, CHANGES_AT_ONCE, DirEntry, ProjectInfo, Space};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -7,7 +7,6 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::tree::Space;
 use crate::tree::access::{Caller, Ownership};
-use crate::tree::lock;
 use crate::tree::place::Place;
 use crate::tree::space::Attr;
 
@@ -36,7 +35,7 @@ impl Space {
         let op = if mode.is_some() { "chmod" } else { "chown" };
         let changed = (|| match self.place(&path)? {
             Place::Scratch(key) => {
-                let mut scratch = lock(&self.scratch);
+                let mut scratch = self.files.scratch();
                 let file = scratch
                     .get_mut(&key)
                     .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?;

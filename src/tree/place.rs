@@ -37,7 +37,7 @@ impl Space {
             _ => {}
         }
         let key = path.join("/");
-        if self.has_scratch(&key) {
+        if self.files.has_scratch(&key) {
             return Ok(Place::Scratch(key));
         }
         let resource = self.resource(&path[0]).ok_or_else(|| {

@@ -5,104 +5,9 @@
 //! The generated files every directory has (`_entry.md`, `_nav.txt`) and editors' temp files
 //! are the tree's business, not the resource's: a resource never sees those names.
 
-use std::time::SystemTime;
-
 use crate::error::{Error, Result};
-use crate::render::entry::Entry;
-use crate::tree::access::Ownership;
-
-/// What a path holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Dir,
-    /// Generated, read-only, within the budget.
-    View,
-    /// Exact data; reading and writing back the same bytes changes nothing.
-    Document,
-}
-
-/// What the tree needs to know about one path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Node {
-    pub kind: Kind,
-    /// Whether the file can be written, or whether files can be created in the directory.
-    pub writable: bool,
-    /// Byte size when known without reading; `None` means the tree reads to find out.
-    pub size: Option<u64>,
-    /// Last change when the resource knows it; `None` means the tree tracks it by content.
-    pub mtime: Option<SystemTime>,
-    /// Whose data it is: decides the owner and modes `stat` shows.
-    pub ownership: Ownership,
-}
-
-impl Node {
-    /// The same node, owned as `ownership` says.
-    pub fn owned(self, ownership: Ownership) -> Self {
-        Node { ownership, ..self }
-    }
-    pub fn dir(writable: bool) -> Self {
-        Node {
-            kind: Kind::Dir,
-            writable,
-            size: None,
-            mtime: None,
-            ownership: Ownership::Store,
-        }
-    }
-    pub fn view() -> Self {
-        Node {
-            kind: Kind::View,
-            writable: false,
-            size: None,
-            mtime: None,
-            ownership: Ownership::Store,
-        }
-    }
-    pub fn document(writable: bool) -> Self {
-        Node {
-            kind: Kind::Document,
-            writable,
-            size: None,
-            mtime: None,
-            ownership: Ownership::Store,
-        }
-    }
-}
-
-/// One member of a directory, with the one line that describes it in entry views.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Child {
-    pub name: String,
-    pub kind: Kind,
-    /// One line: what it is and how big (`P1 fix the login form (24 lines, ~180 tokens)`).
-    pub about: String,
-}
-
-impl Child {
-    pub fn new(name: impl Into<String>, kind: Kind, about: impl Into<String>) -> Self {
-        Child {
-            name: name.into(),
-            kind,
-            about: about.into(),
-        }
-    }
-}
-
-/// One search result: where, and the line that matched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
-    /// Absolute path under the mountpoint of the file to read for more.
-    pub path: String,
-    /// One line: `bae.ai:42: def send(self, msg)` or `P1 fix-login: Fix the login form`.
-    pub line: String,
-}
-
-/// Search results of one area: the best hits and how many there were in all.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Hits {
-    pub hits: Vec<Hit>,
-    pub total: usize,
-}
+pub use crate::model::{Child, Hit, Hits, Kind, Node};
+use crate::model::{Entry, Function};
 
 /// A resourcespace mounted under the root (`source/`, `tasks/`, ...).
 ///
@@ -120,6 +25,11 @@ pub trait Resource: Send + Sync {
     /// Lines for the root dashboard (e.g. the top outstanding tasks); may be empty.
     fn dashboard(&self) -> Result<Vec<String>> {
         Ok(Vec::new())
+    }
+
+    /// Rows this resourcespace puts in the root's functions table (how to start here).
+    fn root_functions(&self) -> Vec<Function> {
+        Vec::new()
     }
 
     /// What is at `path`, or `ErrorKind::NotFound` with a message saying where to look.

@@ -2,21 +2,22 @@
 //! lists directories and renders the generated views; `files.rs` and `changes.rs` add
 //! open files and changes. Nothing here knows about FUSE.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::links::dir_prefix;
 use crate::render;
 use crate::tree::access::{Access, Admission, Caller, Ownership, Perm};
 use crate::tree::body::Spill;
 use crate::tree::errlog::{ErrorLog, Failure};
-use crate::tree::files::{Handle, ScratchFile};
 use crate::tree::inodes::Inodes;
 use crate::tree::links::Links;
 use crate::tree::lock;
 use crate::tree::names::{self, ENTRY, ERRORS, NAV};
+use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
 use crate::tree::place::{Generated, Place};
 use crate::tree::resource::{Child, Kind, Node, Resource};
 
@@ -54,10 +55,8 @@ pub struct Space {
     pub(crate) project: ProjectInfo,
     pub(crate) resources: Vec<Arc<dyn Resource>>,
     pub(crate) inodes: Mutex<Inodes>,
-    pub(crate) handles: Mutex<HashMap<u64, Handle>>,
-    pub(crate) next_handle: Mutex<u64>,
-    /// Editors' temp files and documents being created, by path; in memory only.
-    pub(crate) scratch: Mutex<BTreeMap<String, ScratchFile>>,
+    /// Open handles and the temp files the tree holds.
+    pub(crate) files: OpenFiles,
     pub(crate) errors: ErrorLog,
     /// Bumped by every change made through the tree; invalidates `rendered`.
     pub(crate) generation: AtomicU64,
@@ -70,8 +69,6 @@ pub struct Space {
     pub(crate) access: Access,
     /// The owner and modes of the mount's own data: the store file's.
     pub(crate) store_perm: Perm,
-    /// Where large buffers and temp files go instead of memory.
-    pub(crate) spill: Arc<Spill>,
 }
 
 /// Content computed for `stat`: (ino, generation, when, bytes).
@@ -79,8 +76,7 @@ pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
 
 /// Bytes the spilled buffers and temp files may hold on disk in all: as many temp files as
 /// may exist at once, each as large as a document may be.
-const SPILL_CAP: u64 =
-    (crate::tree::changes::MAX_SCRATCH_FILES * crate::tree::files::MAX_DOCUMENT) as u64;
+const SPILL_CAP: u64 = (MAX_SCRATCH_FILES * MAX_DOCUMENT) as u64;
 
 /// Changes let through at once; the FUSE adapter runs more request threads than this.
 pub const CHANGES_AT_ONCE: usize = 4;
@@ -102,9 +98,7 @@ impl Space {
             project,
             resources,
             inodes: Mutex::new(Inodes::new()),
-            handles: Mutex::new(HashMap::new()),
-            next_handle: Mutex::new(1),
-            scratch: Mutex::new(BTreeMap::new()),
+            files: OpenFiles::new(Spill::new(std::env::temp_dir(), SPILL_CAP)),
             errors: ErrorLog::default(),
             generation: AtomicU64::new(0),
             rendered: Mutex::new(None),
@@ -115,19 +109,18 @@ impl Space {
                 gid: Access::this_process().group,
                 mode: 0o644,
             },
-            spill: Spill::new(std::env::temp_dir(), SPILL_CAP),
         }
     }
 
     /// The same tree with large buffers and temp files spilling into `dir`.
     pub fn with_spill_dir(mut self, dir: std::path::PathBuf) -> Self {
-        self.spill = Spill::new(dir, SPILL_CAP);
+        self.files = OpenFiles::new(Spill::new(dir, SPILL_CAP));
         self
     }
 
     /// Bytes of buffers and temp files held on disk now (a figure for the benchmark).
     pub fn spilled(&self) -> u64 {
-        self.spill.on_disk()
+        self.files.spill().on_disk()
     }
 
     /// The same tree with `access` deciding who may change it, and the mount's own data
@@ -204,7 +197,7 @@ impl Space {
             },
             Place::Errors => Ok(Node::view()),
             Place::Scratch(key) => {
-                let scratch = lock(&self.scratch);
+                let scratch = self.files.scratch();
                 let file = scratch
                     .get(&key)
                     .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?;
@@ -271,7 +264,8 @@ impl Space {
     /// The temp files and new documents held in memory in directory `path`.
     fn scratch_names(&self, path: &[String]) -> Vec<(String, Kind)> {
         let prefix = dir_prefix(path);
-        lock(&self.scratch)
+        self.files
+            .scratch()
             .keys()
             .filter_map(|key| key.strip_prefix(&prefix).filter(|n| !n.contains('/')))
             .map(|name| (name.to_string(), Kind::Document))
@@ -284,10 +278,16 @@ impl Space {
             Place::Root => Err(is_a_dir(&self.links, path)),
             Place::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
             Place::Generated(Generated::Nav, dir) => {
-                Ok(render::nav::render(self, dir)?.into_bytes())
+                Ok(render::nav::render(self, &self.links, dir, self.budget)?.into_bytes())
             }
-            Place::Errors => Ok(render::errors::render(self).into_bytes()),
-            Place::Scratch(key) => lock(&self.scratch)
+            Place::Errors => {
+                self.examine_misses();
+                let failures = self.errors.newest_first();
+                Ok(render::errors::render(&failures, self.budget).into_bytes())
+            }
+            Place::Scratch(key) => self
+                .files
+                .scratch()
                 .get(&key)
                 .map(|f| f.content.to_vec())
                 .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?,
@@ -298,7 +298,7 @@ impl Space {
     fn render_entry(&self, dir: &[String]) -> Result<String> {
         self.examine_misses();
         let entry = match self.place(dir)? {
-            Place::Root => render::dashboard::entry(self)?,
+            Place::Root => render::dashboard::entry(&self.dashboard(), &self.links),
             Place::In(resource, rest) => match resource.stat(&rest)?.kind {
                 Kind::Dir => resource.entry(&rest)?,
                 _ => return Err(not_a_dir(&self.links, dir)),
@@ -314,6 +314,30 @@ impl Space {
             &self.links,
             self.budget,
         ))
+    }
+
+    /// What the root dashboard shows, gathered from the resourcespaces now.
+    fn dashboard(&self) -> render::dashboard::Dashboard {
+        let mut dashboard = render::dashboard::Dashboard {
+            project: self.project.name.clone(),
+            project_path: self.project.path.clone(),
+            failures: self.errors.newest_first(),
+            budget: self.budget,
+            ..Default::default()
+        };
+        for resource in &self.resources {
+            let summary = resource
+                .summary()
+                .unwrap_or_else(|e| format!("unavailable: {}", e.message));
+            dashboard
+                .spaces
+                .push((resource.name().to_string(), summary));
+            dashboard.functions.extend(resource.root_functions());
+            dashboard
+                .now
+                .extend(resource.dashboard().unwrap_or_default());
+        }
+        dashboard
     }
 
     // ---- lookup, getattr, readdir -------------------------------------------------------
@@ -564,12 +588,6 @@ pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
     )
 }
 
-/// `tasks/open/` for a directory's components (empty for the root): what names inside it
-/// are prefixed with.
-pub(crate) fn dir_prefix(path: &[impl AsRef<str>]) -> String {
-    path.iter().map(|c| format!("{}/", c.as_ref())).collect()
-}
-
 impl Space {
     /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
     /// `homespace render` and by tests that check views without a mount.
@@ -587,5 +605,11 @@ impl Space {
     /// The resourcespace mounted as `name` (for tests and tools built on the library).
     pub fn resource_named(&self, name: &str) -> Option<Arc<dyn Resource>> {
         self.resource(name)
+    }
+}
+
+impl render::nav::Listing for Space {
+    fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>> {
+        Space::names(self, dir)
     }
 }

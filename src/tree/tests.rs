@@ -492,7 +492,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     let (_, fh) = space
         .create(notes_dir, ".big.swp", true, me(), 0o644)
         .unwrap();
-    let too_far = crate::tree::files::MAX_DOCUMENT as u64;
+    let too_far = crate::tree::open_files::MAX_DOCUMENT as u64;
     assert_eq!(
         space.write(fh, too_far, b"x").unwrap_err().errno(),
         libc::EFBIG

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::python::{SymbolKind, Version, symbol_text};
-use crate::render::entry::Entry;
+use crate::model::{Entry, Function};
 use crate::store::Store;
 use crate::tree::access::Ownership;
 use crate::tree::links::Links;
@@ -155,6 +155,14 @@ pub(crate) fn bytes(size: u64) -> String {
 impl Resource for Source {
     fn name(&self) -> &'static str {
         "source"
+    }
+
+    fn root_functions(&self) -> Vec<Function> {
+        vec![Function::new(
+            format!("cat {}", self.links.to("source/_entry.md")),
+            "read the project's map",
+            "packages and modules with counts",
+        )]
     }
 
     fn summary(&self) -> Result<String> {

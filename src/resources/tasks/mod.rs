@@ -29,7 +29,7 @@ use std::time::SystemTime;
 use rusqlite::Connection;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::render::entry::Entry;
+use crate::model::{Entry, Function};
 use crate::store::Store;
 use crate::store::tasks::{self, Fields, Filter, Status, Task};
 use crate::tree::links::Links;
@@ -278,6 +278,14 @@ fn line_count(bytes: &[u8]) -> usize {
 impl Resource for Tasks {
     fn name(&self) -> &'static str {
         "tasks"
+    }
+
+    fn root_functions(&self) -> Vec<Function> {
+        vec![Function::new(
+            format!("cat {}", self.links.to("tasks/_entry.md")),
+            "see outstanding work",
+            "tasks by priority",
+        )]
     }
 
     fn summary(&self) -> Result<String> {

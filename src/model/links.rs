@@ -56,3 +56,9 @@ mod tests {
         assert_eq!(render.mountpoint(), "/");
     }
 }
+
+/// `tasks/open/` for a directory's components (empty for the root): what names inside it
+/// are prefixed with.
+pub fn dir_prefix(path: &[impl AsRef<str>]) -> String {
+    path.iter().map(|c| format!("{}/", c.as_ref())).collect()
+}

@@ -1,0 +1,125 @@
+//! What the tree is made of, as resources describe it: the kind of each path (directory,
+//! view, document), what `stat` needs to know of it, whose data it is, a directory's
+//! members with their one-line descriptions, and search hits.
+
+use std::time::SystemTime;
+
+/// Whose the data behind a path is, for the owner and modes `stat` shows (and the kernel
+/// checks, with `--allow-other`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ownership {
+    /// The mount's own data (tasks, memory, generated views of them): the store file's
+    /// owner and modes.
+    #[default]
+    Store,
+    /// A file or directory of the project: its owner and permission bits.
+    File { uid: u32, gid: u32, mode: u32 },
+    /// Readable by the mount's owner only: search results quote files whose modes may not
+    /// let others read them.
+    OwnerOnly,
+}
+
+impl Ownership {
+    /// The ownership of the file or directory described by `meta`.
+    pub fn of(meta: &std::fs::Metadata) -> Ownership {
+        use std::os::unix::fs::MetadataExt;
+        Ownership::File {
+            uid: meta.uid(),
+            gid: meta.gid(),
+            mode: meta.mode() & 0o777,
+        }
+    }
+}
+
+/// What a path holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dir,
+    /// Generated, read-only, within the budget.
+    View,
+    /// Exact data; reading and writing back the same bytes changes nothing.
+    Document,
+}
+
+/// What the tree needs to know about one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub kind: Kind,
+    /// Whether the file can be written, or whether files can be created in the directory.
+    pub writable: bool,
+    /// Byte size when known without reading; `None` means the tree reads to find out.
+    pub size: Option<u64>,
+    /// Last change when the resource knows it; `None` means the tree tracks it by content.
+    pub mtime: Option<SystemTime>,
+    /// Whose data it is: decides the owner and modes `stat` shows.
+    pub ownership: Ownership,
+}
+
+impl Node {
+    /// The same node, owned as `ownership` says.
+    pub fn owned(self, ownership: Ownership) -> Self {
+        Node { ownership, ..self }
+    }
+    pub fn dir(writable: bool) -> Self {
+        Node {
+            kind: Kind::Dir,
+            writable,
+            size: None,
+            mtime: None,
+            ownership: Ownership::Store,
+        }
+    }
+    pub fn view() -> Self {
+        Node {
+            kind: Kind::View,
+            writable: false,
+            size: None,
+            mtime: None,
+            ownership: Ownership::Store,
+        }
+    }
+    pub fn document(writable: bool) -> Self {
+        Node {
+            kind: Kind::Document,
+            writable,
+            size: None,
+            mtime: None,
+            ownership: Ownership::Store,
+        }
+    }
+}
+
+/// One member of a directory, with the one line that describes it in entry views.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Child {
+    pub name: String,
+    pub kind: Kind,
+    /// One line: what it is and how big (`P1 fix the login form (24 lines, ~180 tokens)`).
+    pub about: String,
+}
+
+impl Child {
+    pub fn new(name: impl Into<String>, kind: Kind, about: impl Into<String>) -> Self {
+        Child {
+            name: name.into(),
+            kind,
+            about: about.into(),
+        }
+    }
+}
+
+/// One search result: where, and the line that matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// Absolute path under the mountpoint of the file to read for more.
+    pub path: String,
+    /// One line: `bae.ai:42: def send(self, msg)` or `P1 fix-login: Fix the login form`.
+    pub line: String,
+}
+
+/// Search results of one area: the best hits and how many there were in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    pub total: usize,
+}
