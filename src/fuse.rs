@@ -1,47 +1,80 @@
 //! The only module that speaks to the kernel: translates `fuser` requests into calls on
-//! [`Space`] and its plain results back into replies. Every handler is one call and one
-//! match. A panic inside a request fails that request with `EIO` (and is logged); the
-//! mount keeps serving.
+//! [`Space`] and its plain results back into replies, and runs the FUSE session
+//! ([`serve`]). Every handler is one call and one match; whatever a core test could check
+//! (directory listings, access checks, which attributes an open file reports) is in the
+//! core. A panic inside a request fails that request with `EIO` (and is logged); the mount
+//! keeps serving.
 
-use std::collections::HashMap;
 use std::ffi::OsStr;
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, InitFlags,
-    KernelConfig, LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData,
-    ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow,
-    WriteFlags,
+    Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
+    InitFlags, KernelConfig, LockOwner, MountOption, OpenFlags, RenameFlags, ReplyAttr,
+    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs,
+    ReplyWrite, Request, Session, SessionACL, TimeOrNow, WriteFlags,
 };
 
 use crate::error::{Error, Result};
 use crate::tree::access::Caller;
 use crate::tree::resource::Kind;
-use crate::tree::{Attr, DirEntry, OpenFlags as Open, Space, guarded};
+use crate::tree::{Attr, OpenFlags as Open, Space, guarded};
 
 /// How long the kernel may cache a directory's name and attributes. Files get no caching:
 /// their content is generated or lives in the project, and must show changes at once.
 const DIR_TTL: Duration = Duration::from_secs(1);
 const FILE_TTL: Duration = Duration::ZERO;
 
+/// Serve `space` at `mountpoint` until it is unmounted or the process is signalled
+/// (SIGINT, SIGTERM, SIGHUP unmount cleanly). With `allow_other`, other users may use the
+/// mount, and the kernel checks the modes `stat` shows (`default_permissions`); the core
+/// refuses their changes on top (see [`crate::tree::access`]).
+pub fn serve(space: Arc<Space>, mountpoint: &Path, allow_other: bool) -> Result<(), String> {
+    let mut config = Config::default();
+    config.mount_options = vec![
+        MountOption::FSName("homespace".into()),
+        MountOption::Subtype("homespace".into()),
+        MountOption::NoDev,
+        MountOption::NoSuid,
+    ];
+    if allow_other {
+        config.acl = SessionACL::All;
+        config.mount_options.push(MountOption::DefaultPermissions);
+    }
+    // Several threads: a slow request (a big search, an import check) must not stall `ls`.
+    // More threads than changes admitted at once (`CHANGES_AT_ONCE`): reads always find one.
+    config.n_threads = Some(crate::tree::CHANGES_AT_ONCE * 2);
+    config.clone_fd = true;
+    let mut session = Session::new(Fs { space }, mountpoint, &config)
+        .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
+    let mut unmounter = session.unmount_callable();
+    let mut signals = signal_hook::iterator::Signals::new([
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ])
+    .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            crate::log::line(&format!("signal {signal}: unmounting"));
+            if let Err(e) = unmounter.unmount() {
+                crate::log::line(&format!("unmount failed: {e}"));
+            }
+        }
+    });
+    session
+        .run()
+        .map_err(|e| format!("the mount ended with an error: {e}"))
+}
+
 /// The `fuser` filesystem over a [`Space`].
-pub struct Fs {
+struct Fs {
     space: Arc<Space>,
-    /// Directory listings, taken at `opendir` so that `readdir` offsets stay consistent.
-    listings: Mutex<HashMap<u64, Vec<DirEntry>>>,
-    next_listing: Mutex<u64>,
 }
 
 impl Fs {
-    pub fn new(space: Arc<Space>) -> Self {
-        Fs {
-            space,
-            listings: Mutex::new(HashMap::new()),
-            next_listing: Mutex::new(1),
-        }
-    }
-
     fn attr(&self, attr: &Attr) -> FileAttr {
         let (kind, nlink) = match attr.kind {
             Kind::Dir => (FileType::Directory, 2),
@@ -124,11 +157,7 @@ impl Filesystem for Fs {
 
     fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
         match guarded("getattr", || {
-            // An open file reports the size of what it will read or has been written.
-            match fh.and_then(|fh| self.space.handle_attr(ino.0, fh.0)) {
-                Some(attr) => Ok(attr),
-                None => self.space.getattr_by(ino.0, req.pid()),
-            }
+            (self.space).getattr_via(ino.0, fh.map(|f| f.0), req.pid())
         }) {
             Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(errno(&e)),
@@ -329,16 +358,8 @@ impl Filesystem for Fs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        match guarded("opendir", || self.space.readdir(ino.0)) {
-            Ok(listing) => {
-                let fh = {
-                    let mut next = crate::tree::lock(&self.next_listing);
-                    *next += 1;
-                    *next
-                };
-                crate::tree::lock(&self.listings).insert(fh, listing);
-                reply.opened(FileHandle(fh), FopenFlags::empty());
-            }
+        match guarded("opendir", || self.space.open_dir(ino.0)) {
+            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -346,34 +367,26 @@ impl Filesystem for Fs {
     fn readdir(
         &self,
         _req: &Request,
-        ino: INodeNo,
+        _ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        let listings = crate::tree::lock(&self.listings);
-        let Some(listing) = listings.get(&fh.0) else {
-            reply.error(Errno::from_i32(libc::EBADF));
-            return;
-        };
-        let dots = [
-            (ino.0, ".", FileType::Directory),
-            (ino.0, "..", FileType::Directory),
-        ];
-        let entries = dots.into_iter().chain(listing.iter().map(|e| {
-            let kind = if e.kind == Kind::Dir {
-                FileType::Directory
-            } else {
-                FileType::RegularFile
-            };
-            (e.ino, e.name.as_str(), kind)
-        }));
-        for (index, (ino, name, kind)) in entries.enumerate().skip(offset as usize) {
-            if reply.add(INodeNo(ino), index as u64 + 1, kind, name) {
-                break;
+        match guarded("readdir", || self.space.read_dir(fh.0, offset)) {
+            Ok(entries) => {
+                for (next, entry) in entries {
+                    let kind = match entry.kind {
+                        Kind::Dir => FileType::Directory,
+                        Kind::View | Kind::Document => FileType::RegularFile,
+                    };
+                    if reply.add(INodeNo(entry.ino), next, kind, &entry.name) {
+                        break;
+                    }
+                }
+                reply.ok();
             }
+            Err(e) => reply.error(errno(&e)),
         }
-        reply.ok();
     }
 
     fn releasedir(
@@ -384,7 +397,7 @@ impl Filesystem for Fs {
         _flags: OpenFlags,
         reply: ReplyEmpty,
     ) {
-        crate::tree::lock(&self.listings).remove(&fh.0);
+        self.space.close_dir(fh.0);
         reply.ok();
     }
 
@@ -393,12 +406,9 @@ impl Filesystem for Fs {
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, mask: fuser::AccessFlags, reply: ReplyEmpty) {
-        match guarded("access", || self.space.getattr(ino.0)) {
-            // `test -w` on a view must say no, as its mode does.
-            Ok(attr) if mask.contains(fuser::AccessFlags::W_OK) && !attr.writable => {
-                reply.error(Errno::from_i32(libc::EACCES))
-            }
-            Ok(_) => reply.ok(),
+        let write = mask.contains(fuser::AccessFlags::W_OK);
+        match guarded("access", || self.space.access(ino.0, write)) {
+            Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -429,4 +439,48 @@ impl Filesystem for Fs {
             Err(e) => reply.error(errno(&e)),
         }
     }
+}
+
+/// Why a FUSE mount could not be detached.
+#[derive(Debug)]
+pub enum Detach {
+    /// `fusermount3` cannot be run (and the system call was not tried): what to install.
+    NoHelper(String),
+    /// Both `fusermount3` and `umount2` refused: the system call's errno and what the
+    /// helper said.
+    Refused { errno: Option<i32>, said: String },
+}
+
+/// Detach the FUSE mount at `mountpoint` (`lazy`: even while busy) with `fusermount3`,
+/// falling back to the system call, which works as root where the helper refuses.
+pub fn detach(mountpoint: &Path, lazy: bool) -> Result<(), Detach> {
+    let mut command = std::process::Command::new("fusermount3");
+    command.arg(if lazy { "-uz" } else { "-u" }).arg(mountpoint);
+    let out = match command.output() {
+        Ok(out) if out.status.success() => return Ok(()),
+        Ok(out) => out,
+        Err(e) => {
+            return Err(Detach::NoHelper(format!(
+                "could not run fusermount3 ({e}); install the fuse3 package"
+            )));
+        }
+    };
+    // fusermount3 may be missing its setuid bit or refuse as non-owner; as root the plain
+    // system call does the same job.
+    let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    let path = std::ffi::CString::new(mountpoint.as_os_str().as_encoded_bytes()).map_err(|_| {
+        Detach::Refused {
+            errno: None,
+            said: "the mountpoint contains a NUL byte".into(),
+        }
+    })?;
+    let flags = if lazy { libc::MNT_DETACH } else { 0 };
+    // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
+    if unsafe { libc::umount2(path.as_ptr(), flags) } == 0 {
+        return Ok(());
+    }
+    Err(Detach::Refused {
+        errno: std::io::Error::last_os_error().raw_os_error(),
+        said,
+    })
 }

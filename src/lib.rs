@@ -10,7 +10,7 @@
 //!   and the budget every view is pruned to.
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
 //! - [`store`] — the SQLite store behind tasks and memory.
-//! - [`fuse`] — the only module that speaks to the kernel (via `fuser`).
+//! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
 //! - [`app`] — building a `Space` from the command line's options.
 

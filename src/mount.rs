@@ -8,13 +8,9 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fuser::{Config, MountOption, Session, SessionACL};
-
 use crate::app::{self, Options};
-use crate::fuse::Fs;
 
 /// How long `mount` waits for the daemon to answer.
 const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -60,37 +56,16 @@ pub fn is_mounted(mountpoint: &Path) -> bool {
 
 /// Detach whatever FUSE mount is at `mountpoint` (used for stale mounts and `unmount`).
 pub fn unmount(mountpoint: &Path, lazy: bool) -> Result<(), String> {
-    let mut command = Command::new("fusermount3");
-    command.arg(if lazy { "-uz" } else { "-u" }).arg(mountpoint);
-    match command.output() {
-        Ok(out) if out.status.success() => Ok(()),
-        Ok(out) => {
-            // fusermount3 may be missing its setuid bit or refuse as non-owner; as root the
-            // plain syscall does the same job.
-            let path = std::ffi::CString::new(mountpoint.as_os_str().as_encoded_bytes())
-                .map_err(|_| "the mountpoint contains a NUL byte".to_string())?;
-            let flags = if lazy { libc::MNT_DETACH } else { 0 };
-            // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
-            if unsafe { libc::umount2(path.as_ptr(), flags) } == 0 {
-                Ok(())
-            } else {
-                Err(unmount_failure(
-                    mountpoint,
-                    std::io::Error::last_os_error().raw_os_error(),
-                    String::from_utf8_lossy(&out.stderr).trim(),
-                ))
-            }
-        }
-        Err(e) => Err(format!(
-            "could not run fusermount3 ({e}); install the fuse3 package"
-        )),
-    }
+    crate::fuse::detach(mountpoint, lazy).map_err(|failure| match failure {
+        crate::fuse::Detach::NoHelper(why) => why,
+        crate::fuse::Detach::Refused { errno, said } => unmount_failure(mountpoint, errno, &said),
+    })
 }
 
-/// Why `mountpoint` could not be unmounted, from the errno of `umount2`. fusermount3
-/// answers a path that has no mount with a bare "Invalid argument"; say what it means, and
-/// keep fusermount3's words for anything else.
-fn unmount_failure(mountpoint: &Path, errno: Option<i32>, fusermount: &str) -> String {
+/// Why `mountpoint` could not be unmounted, from the errno of `umount2`. The FUSE unmount
+/// helper answers a path that has no mount with a bare "Invalid argument"; say what it
+/// means, and keep the helper's words (`said`) for anything else.
+fn unmount_failure(mountpoint: &Path, errno: Option<i32>, said: &str) -> String {
     let at = mountpoint.display();
     match errno {
         Some(libc::ENOENT) => format!("{at} does not exist: there is nothing to unmount"),
@@ -102,7 +77,7 @@ fn unmount_failure(mountpoint: &Path, errno: Option<i32>, fusermount: &str) -> S
                  (`grep fuse /proc/mounts` lists the mounts)"
             )
         }
-        _ => format!("could not unmount {at}: {fusermount}"),
+        _ => format!("could not unmount {at}: {said}"),
     }
 }
 
@@ -192,48 +167,12 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let space =
         app::build(&request.options, &mountpoint.to_string_lossy()).map_err(|e| e.message)?;
-    let mut config = Config::default();
-    config.mount_options = vec![
-        MountOption::FSName("homespace".into()),
-        MountOption::Subtype("homespace".into()),
-        MountOption::NoDev,
-        MountOption::NoSuid,
-    ];
-    if request.allow_other {
-        config.acl = SessionACL::All;
-        // Other users get what the modes `stat` shows let them have, checked by the
-        // kernel; the core refuses their changes on top (see crate::tree::access).
-        config.mount_options.push(MountOption::DefaultPermissions);
-    }
-    // Several threads: a slow request (a big search, an import check) must not stall `ls`.
-    // More threads than changes admitted at once (`CHANGES_AT_ONCE`): reads always find one.
-    config.n_threads = Some(crate::tree::CHANGES_AT_ONCE * 2);
-    config.clone_fd = true;
-    let mut session = Session::new(Fs::new(Arc::clone(&space)), &mountpoint, &config)
-        .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
-    let mut unmounter = session.unmount_callable();
-    let mut signals = signal_hook::iterator::Signals::new([
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ])
-    .map_err(|e| format!("cannot install signal handlers: {e}"))?;
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            crate::log::line(&format!("signal {signal}: unmounting"));
-            if let Err(e) = unmounter.unmount() {
-                crate::log::line(&format!("unmount failed: {e}"));
-            }
-        }
-    });
     crate::log::line(&format!(
         "mounted {} at {}",
         request.options.project.display(),
         mountpoint.display()
     ));
-    session
-        .run()
-        .map_err(|e| format!("the mount ended with an error: {e}"))?;
+    crate::fuse::serve(space, &mountpoint, request.allow_other)?;
     crate::log::line("unmounted");
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod resource;
 mod changes;
 mod files;
 mod holders;
+mod listings;
 mod modes;
 mod open_files;
 mod place;

@@ -15,6 +15,7 @@ use crate::tree::body::Spill;
 use crate::tree::errlog::{ErrorLog, Failure};
 use crate::tree::inodes::Inodes;
 use crate::tree::links::Links;
+use crate::tree::listings::Listings;
 use crate::tree::lock;
 use crate::tree::names::{self, ENTRY, ERRORS, NAV};
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
@@ -57,6 +58,8 @@ pub struct Space {
     pub(crate) inodes: Mutex<Inodes>,
     /// Open handles and the temp files the tree holds.
     pub(crate) files: OpenFiles,
+    /// Listings of open directories.
+    pub(crate) listings: Listings,
     pub(crate) errors: ErrorLog,
     /// Bumped by every change made through the tree; invalidates `rendered`.
     pub(crate) generation: AtomicU64,
@@ -99,6 +102,7 @@ impl Space {
             resources,
             inodes: Mutex::new(Inodes::new()),
             files: OpenFiles::new(Spill::new(std::env::temp_dir(), SPILL_CAP)),
+            listings: Listings::default(),
             errors: ErrorLog::default(),
             generation: AtomicU64::new(0),
             rendered: Mutex::new(None),
@@ -429,7 +433,48 @@ impl Space {
         lock(&self.inodes).observe(ino, content)
     }
 
-    /// The listing of directory `ino`, taken once per `opendir`.
+    /// Open directory `ino`: its listing is taken now and read by [`Space::read_dir`].
+    pub fn open_dir(&self, ino: u64) -> Result<u64> {
+        Ok(self.listings.open(ino, self.readdir(ino)?))
+    }
+
+    /// The entries of the open directory `fh` from `offset` on, each with the offset of
+    /// the one after it, `.` and `..` first.
+    pub fn read_dir(&self, fh: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+        self.listings.from(fh, offset)
+    }
+
+    /// Close the open directory `fh`.
+    pub fn close_dir(&self, fh: u64) {
+        self.listings.close(fh);
+    }
+
+    /// The attributes of `ino` for process `pid` holding handle `fh`, if any: an open file
+    /// reports the size of what it will read or has been written; else the path as it is.
+    pub fn getattr_via(&self, ino: u64, fh: Option<u64>, pid: u32) -> Result<Attr> {
+        match fh.and_then(|fh| self.handle_attr(ino, fh)) {
+            Some(attr) => Ok(attr),
+            None => self.getattr_by(ino, pid),
+        }
+    }
+
+    /// Whether `ino` may be written (`access(W_OK)`, `test -w`): views and read-only
+    /// places say no, as their modes do.
+    pub fn access(&self, ino: u64, write: bool) -> Result<()> {
+        let attr = self.getattr(ino)?;
+        if write && !attr.writable {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                format!(
+                    "{} cannot be written",
+                    self.links.to(&self.path_of(ino)?.join("/"))
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The listing of directory `ino`.
     pub fn readdir(&self, ino: u64) -> Result<Vec<DirEntry>> {
         let path = self.path_of(ino)?;
         let children = self.names(&path)?;

@@ -82,11 +82,8 @@ struct Mounted {
 
 impl Drop for Mounted {
     fn drop(&mut self) {
-        let _ = Command::new("fusermount3").arg("-u").arg(&self.at).status();
-        let _ = Command::new("fusermount3")
-            .arg("-uz")
-            .arg(&self.at)
-            .output();
+        let _ = homespace::mount::unmount(&self.at, false);
+        let _ = homespace::mount::unmount(&self.at, true);
     }
 }
 
