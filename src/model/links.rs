@@ -41,6 +41,12 @@ impl Links {
     }
 }
 
+/// `tasks/open/` for a directory's components (empty for the root): what names inside it
+/// are prefixed with.
+pub fn dir_prefix(path: &[impl AsRef<str>]) -> String {
+    path.iter().map(|c| format!("{}/", c.as_ref())).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,10 +61,4 @@ mod tests {
         assert_eq!(render.dir(&["tasks"]), "/tasks/");
         assert_eq!(render.mountpoint(), "/");
     }
-}
-
-/// `tasks/open/` for a directory's components (empty for the root): what names inside it
-/// are prefixed with.
-pub fn dir_prefix(path: &[impl AsRef<str>]) -> String {
-    path.iter().map(|c| format!("{}/", c.as_ref())).collect()
 }
