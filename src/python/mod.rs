@@ -2,13 +2,18 @@
 //! exact byte ranges, and the dedent/re-indent that make each symbol an exact, editable file.
 //!
 //! ```text
+//! validate.rs validate / target_version: would it compile on the project's Python?
+//! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
+//! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
 //! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
 //!             mod.rs the outline and syntax errors, semantic.rs version and compile checks
 //! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
-//! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
-//! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
-//! validate.rs validate / target_version: would it compile on the project's Python?
+//! index.rs    Symbol, SymbolKind, ModuleIndex, SyntaxProblem: the plain data handed out
+//! lines.rs    LineTable: where lines start, which line and column an offset is on
 //! ```
+//!
+//! The files are layered in that order: each imports only files listed below it, never one
+//! above (so a change to the data or the parser cannot loop back through its users).
 //!
 //! The contract a caller relies on: for every symbol of `index_module(source)`,
 //! `reindent(&symbol_text(source, sym), &sym.indent) == source[sym.range]`, byte for byte,
@@ -25,12 +30,15 @@
 mod corpus_tests;
 mod depth;
 mod indent;
+mod index;
+mod lines;
 mod parse;
 mod symbols;
 mod validate;
 
 pub use indent::{reindent, symbol_text};
-pub use symbols::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem, check_syntax, index_module};
+pub use index::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem};
+pub use symbols::{check_syntax, index_module};
 pub use validate::{Version, minimum_version, target_version, validate};
 
 #[cfg(test)]

@@ -13,74 +13,10 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::indent::{self, LineTable};
+use super::indent::dedent_line;
+use super::index::{ModuleIndex, Symbol, SyntaxProblem};
+use super::lines::LineTable;
 use super::parse::{self, Definition, Problem};
-
-/// What a symbol is. Methods are functions whose parent is a class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SymbolKind {
-    Class,
-    Function,
-    AsyncFunction,
-}
-
-/// A class, function or method of a module.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Symbol {
-    /// Names from the module down, e.g. `["Account", "balance"]`.
-    pub qualname: Vec<String>,
-    /// File name without `.py`: the name, or `name@N` for the N-th definition of the same
-    /// name in the same container (a property setter, an `@overload`, an `if`/`else` pair).
-    pub file_stem: String,
-    pub kind: SymbolKind,
-    /// Index of the enclosing class in [`ModuleIndex::symbols`].
-    pub parent: Option<usize>,
-    /// Whole lines: from the leading comment block directly above (no blank line between,
-    /// same indentation), else the first decorator, else the `def`/`class` line; to the end
-    /// of the body's last line, including its line break if there is one.
-    pub range: Range<usize>,
-    /// 1-based line of the `def`/`async`/`class` keyword.
-    pub def_line: usize,
-    /// How many lines of the range are the leading comment block.
-    pub comment_lines: usize,
-    /// The whitespace before the first decorator or the `def`/`class` keyword.
-    pub indent: String,
-    /// `(self, msg: str) -> bool`, `[T](x: T) -> T`, `(Base1, Base2)` or empty; one line.
-    pub signature: String,
-    /// First line of the docstring.
-    pub doc: Option<String>,
-    /// Lines in the range.
-    pub lines: usize,
-    /// Whether every line of the range that needs it starts with `indent`. When false,
-    /// the symbol file is the range verbatim (still indented), see [`super::symbol_text`].
-    pub exact_dedent: bool,
-    /// Lines of the range (0-based, relative to its first line) that begin inside a
-    /// multi-line string, which dedent leaves alone.
-    pub(super) string_lines: Vec<Range<usize>>,
-}
-
-/// A syntax error, located for humans.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SyntaxProblem {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, counted in chars.
-    pub column: usize,
-    /// What is wrong or was expected, e.g. "Expected ')', found newline".
-    pub message: String,
-}
-
-/// The symbols of one module and what is known about the module itself.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ModuleIndex {
-    /// First line of the module docstring.
-    pub docstring: Option<String>,
-    pub symbols: Vec<Symbol>,
-    /// Syntax errors; empty for valid Python.
-    pub problems: Vec<SyntaxProblem>,
-    /// Lines in the module.
-    pub lines: usize,
-}
 
 /// Indexes a module's source. Never panics; see the module docs for what holds.
 pub fn index_module(source: &str) -> ModuleIndex {
@@ -165,7 +101,7 @@ fn symbol(
     let exact_dedent = (start_line..start_line + lines).all(|line| {
         let text = source.get(table.line_range(line)).unwrap_or("");
         let in_string = in_string.get(line).copied().unwrap_or(false);
-        indent::dedent_line(text, &indent, in_string).is_some()
+        dedent_line(text, &indent, in_string).is_some()
     });
     let name = qualname.last().cloned().unwrap_or_default();
     Symbol {
@@ -246,7 +182,7 @@ pub(super) fn locate(source: &str, table: &LineTable, problems: &[Problem]) -> V
 
 #[cfg(test)]
 mod tests {
-    use super::super::{reindent, symbol_text};
+    use super::super::{SymbolKind, reindent, symbol_text};
     use super::*;
 
     /// One line per symbol: `stem kind qualname def_line lines [inexact]`, easy to compare.

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::indent::LineTable;
+use super::index::SyntaxProblem;
+use super::lines::LineTable;
 use super::parse;
-use super::symbols::SyntaxProblem;
+use super::symbols::locate;
 
 /// A Python language version, `major.minor`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,7 +52,7 @@ pub fn validate(source: &str, target: Version) -> Vec<SyntaxProblem> {
     if problems.is_empty() {
         return Vec::new();
     }
-    super::symbols::locate(source, &LineTable::new(source), &problems)
+    locate(source, &LineTable::new(source), &problems)
 }
 
 /// The Python version edits to the project at `project_root` must compile on: the lowest

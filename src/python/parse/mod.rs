@@ -21,7 +21,7 @@ use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 use super::depth::{self, Nesting};
-use super::symbols::SymbolKind;
+use super::index::SymbolKind;
 
 /// A class or function definition as the parser sees it, before line-level decisions.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,74 @@
+//! What the symbol index of a module is: the plain data that `symbols.rs` builds, `parse/`
+//! fills in part (a definition's [`SymbolKind`]), `indent.rs` reads (a [`Symbol`]'s range and
+//! indentation) and the rest of the crate gets through `crate::python`.
+//!
+//! The bottom layer of `python/`: data only, importing nothing of its neighbours, so that
+//! every other file may use it without tying a knot.
+
+use std::ops::Range;
+
+/// What a symbol is. Methods are functions whose parent is a class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    Class,
+    Function,
+    AsyncFunction,
+}
+
+/// A class, function or method of a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// Names from the module down, e.g. `["Account", "balance"]`.
+    pub qualname: Vec<String>,
+    /// File name without `.py`: the name, or `name@N` for the N-th definition of the same
+    /// name in the same container (a property setter, an `@overload`, an `if`/`else` pair).
+    pub file_stem: String,
+    pub kind: SymbolKind,
+    /// Index of the enclosing class in [`ModuleIndex::symbols`].
+    pub parent: Option<usize>,
+    /// Whole lines: from the leading comment block directly above (no blank line between,
+    /// same indentation), else the first decorator, else the `def`/`class` line; to the end
+    /// of the body's last line, including its line break if there is one.
+    pub range: Range<usize>,
+    /// 1-based line of the `def`/`async`/`class` keyword.
+    pub def_line: usize,
+    /// How many lines of the range are the leading comment block.
+    pub comment_lines: usize,
+    /// The whitespace before the first decorator or the `def`/`class` keyword.
+    pub indent: String,
+    /// `(self, msg: str) -> bool`, `[T](x: T) -> T`, `(Base1, Base2)` or empty; one line.
+    pub signature: String,
+    /// First line of the docstring.
+    pub doc: Option<String>,
+    /// Lines in the range.
+    pub lines: usize,
+    /// Whether every line of the range that needs it starts with `indent`. When false,
+    /// the symbol file is the range verbatim (still indented), see [`super::symbol_text`].
+    pub exact_dedent: bool,
+    /// Lines of the range (0-based, relative to its first line) that begin inside a
+    /// multi-line string, which dedent leaves alone.
+    pub(super) string_lines: Vec<Range<usize>>,
+}
+
+/// A syntax error, located for humans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxProblem {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, counted in chars.
+    pub column: usize,
+    /// What is wrong or was expected, e.g. "Expected ')', found newline".
+    pub message: String,
+}
+
+/// The symbols of one module and what is known about the module itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModuleIndex {
+    /// First line of the module docstring.
+    pub docstring: Option<String>,
+    pub symbols: Vec<Symbol>,
+    /// Syntax errors; empty for valid Python.
+    pub problems: Vec<SyntaxProblem>,
+    /// Lines in the module.
+    pub lines: usize,
+}
