@@ -153,7 +153,10 @@ impl Mount {
     }
 
     /// Run `script` with bash in the mount's environment: `$HS` the mountpoint, `$PROJECT`
-    /// the project copy, `$LIB` the shell helpers. Returns (success, output).
+    /// the project copy, `$STORE` the store's file, `$HOMESPACE` the binary, and the helpers
+    /// of `tests/shell/lib.sh`. Strict mode (`set -euo pipefail`): a command that fails
+    /// where nobody checks it ends the script as a failure, so a script never passes by
+    /// stumbling past a broken step. Returns (success, output).
     pub fn sh(&self, script: &str) -> (bool, String) {
         let mut bash = Command::new("bash");
         bash.current_dir(self.dir.path());
@@ -172,9 +175,13 @@ impl Mount {
         let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/shell/lib.sh");
         let out = bash
             .arg("-c")
-            .arg(format!("set -u; source {}; {script}", lib.display()))
+            .arg(format!(
+                "set -euo pipefail; source {}; {script}",
+                lib.display()
+            ))
             .env("HS", &self.at)
             .env("PROJECT", &self.project)
+            .env("STORE", &self.store)
             .env("HOMESPACE", BIN)
             .stdin(Stdio::null())
             .output()

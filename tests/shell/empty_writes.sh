@@ -28,4 +28,3 @@ echo '{"title": "Keep me too"}' > "$T/keep.json" || fail "echo > over a task"
 expect_contains "$(cat "$T/keep.json")" "Keep me too" "echo > landed"
 printf 'def debit(self, amount):\n    return None\n' > "$A/Account/debit.py" || fail "printf > over a method"
 expect_contains "$(cat "$A/Account/debit.py")" "return None" "printf > landed"
-true

@@ -5,9 +5,9 @@ errors=$(cat "$HS/_errors.md")
 expect_contains "$errors" "Did you mean $HS/source/?" "the typo is answered with a suggestion"
 
 before=$(cat "$HS/_errors.md")
-ls "$HS/.hidden" 2>/dev/null && fail "a dotfile exists"
-ls "$HS/source/.git" 2>/dev/null && fail ".git is shown"
-stat "$HS/autorun.inf" 2>/dev/null && fail "autorun.inf exists"
+expect_fails "No such file" "a dotfile probe" -- ls "$HS/.hidden"
+expect_fails "No such file" "a .git probe" -- ls "$HS/source/.git"
+expect_fails "No such file" "a file manager's probe" -- stat "$HS/autorun.inf"
 expect_eq "$(cat "$HS/_errors.md")" "$before" "probes add nothing to _errors.md"
 
 expect_fails "Read-only file system" "writing a view" -- sh -c "echo hi > '$HS/_entry.md'"

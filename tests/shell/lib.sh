@@ -1,8 +1,17 @@
 # Helpers for the shell tests: each prints what was expected and what came instead.
-# Scripts run with $HS (the mountpoint), $PROJECT (the mounted project copy) and
-# $HOMESPACE (the binary).
+# Scripts run with $HS (the mountpoint), $PROJECT (the mounted project copy), $STORE (the
+# store's file) and $HOMESPACE (the binary), under `set -euo pipefail`: a command that fails
+# where the script does not check it ends the script, as a failure.
+#
+# So an assertion puts its check in the condition of `||` or `if` (`[ -f x ] || fail ...`,
+# `expect_missing`, `expect_fails`), never `check && fail ...` or a bare `! command`: bash
+# exempts both from `set -e`, and the first one fails the script where its check passes.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Which unchecked command ended the script, and where (a line of the script itself; one
+# inside a helper function ends it with that helper's message, if any).
+trap 'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: \`$BASH_COMMAND\` failed (exit status $?)" >&2' ERR
 
 # expect_eq ACTUAL EXPECTED WHAT
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected [$2], got [$1]"; }
@@ -15,6 +24,9 @@ $1";; esac; }
 expect_absent() { case "$1" in *"$2"*) fail "$3: [$2] should not be in:
 $1";; esac; }
 
+# expect_missing PATH WHAT: nothing is at PATH.
+expect_missing() { [ ! -e "$1" ] || fail "$2: $1 exists"; }
+
 # expect_fails ERRNO_TEXT WHAT -- COMMAND...: the command fails and says ERRNO_TEXT.
 expect_fails() {
   local want=$1 what=$2; shift 3
@@ -22,6 +34,10 @@ expect_fails() {
   if out=$("$@" 2>&1); then fail "$what: succeeded but should fail"; fi
   expect_contains "$out" "$want" "$what"
 }
+
+# filter GREP_ARGS...: grep -E over stdin, where finding no line is no failure (grep exits
+# with 1 for that, which `set -eo pipefail` would take for an error).
+filter() { grep -E "$@" || [ $? = 1 ]; }
 
 # tokens FILE: the budget estimate ceil(chars / 4)
 tokens() { local c; c=$(wc -m < "$1"); echo $(( (c + 3) / 4 )); }

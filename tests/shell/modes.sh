@@ -29,4 +29,3 @@ chmod 644 copied.json
 cp -p copied.json "$HS/tasks/open/copied.json" || fail "cp -p of a task"
 sed -i 's/Copied/Copied again/' "$HS/tasks/open/copied.json" || fail "sed -i sets its temp file's modes"
 expect_contains "$(cat "$HS/tasks/open/copied.json")" "Copied again" "sed -i landed"
-true

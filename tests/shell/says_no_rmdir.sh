@@ -19,9 +19,9 @@ expect_fails "Directory not empty" "rmdir a class's members" -- rmdir "$HS/sourc
 [ -f "$PROJECT/src/ledger/accounts.py" ] || fail "the module is still there"
 
 
-# homespace unmount of a directory with no mount says so.
+# homespace unmount of a directory with no mount fails and says so, in its own words.
 mkdir -p empty-dir
-expect_fails "is not mounted" "unmount of an empty directory" -- "$HOMESPACE" unmount "$PWD/empty-dir"
-out=$("$HOMESPACE" unmount "$PWD/empty-dir" 2>&1) || true
+if out=$("$HOMESPACE" unmount "$PWD/empty-dir" 2>&1); then fail "unmount of an empty directory succeeded"; fi
+expect_contains "$out" "is not mounted" "unmount of an empty directory"
 expect_absent "$out" "Invalid argument" "no raw fusermount3 message"
 expect_fails "does not exist" "unmount of a missing directory" -- "$HOMESPACE" unmount "$PWD/missing-dir"

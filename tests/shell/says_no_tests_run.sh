@@ -4,14 +4,15 @@
 TESTS="$HS/source/tests"
 expect_contains "$(ls "$TESTS")" "test_accounts.py" "source/tests/ shows the one test folder"
 
-printf '\xff\xfe;rm -rf /' 2>/dev/null > "$TESTS/run" && fail "printf > source/tests/run succeeded"
-[ -e "$PROJECT/tests/run" ] && fail "source/tests/run became $PROJECT/tests/run"
+if printf '\xff\xfe;rm -rf /' 2> /dev/null > "$TESTS/run"; then fail "printf > source/tests/run succeeded"; fi
+expect_missing "$PROJECT/tests/run" "source/tests/run never becomes a file of the project"
 expect_fails "Operation not permitted" "cp to source/tests/run" -- cp /dev/null "$TESTS/run"
 expect_fails "Operation not permitted" "touch source/tests/runs" -- touch "$TESTS/runs"
 expect_fails "Operation not permitted" "mkdir source/tests/runs" -- mkdir "$TESTS/runs"
 echo 'x' > note.txt
 expect_fails "Operation not permitted" "mv to source/tests/run" -- mv note.txt "$TESTS/run"
-[ -e "$PROJECT/tests/run" ] || [ -e "$PROJECT/tests/runs" ] && fail "a runner name reached the project"
+expect_missing "$PROJECT/tests/run" "a runner name never reaches the project"
+expect_missing "$PROJECT/tests/runs" "a runner name never reaches the project"
 errors=$(cat "$HS/_errors.md")
 expect_contains "$errors" "reserved for the test runner, which is not available yet" "the refusal says why"
 expect_contains "$errors" "Test modules are edited as $TESTS/<module>.py" "and where test modules are"

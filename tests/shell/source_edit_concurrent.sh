@@ -30,7 +30,7 @@ for round in $(seq 1 $ROUNDS); do
   i=0
   for name in $METHODS; do
     tool=mark_with_sed
-    [ $((i % 2)) = 1 ] && tool=mark_with_python
+    if [ $((i % 2)) = 1 ]; then tool=mark_with_python; fi
     (
       while [ ! -e go ]; do :; done # start together
       "$tool" "$C/$name.py" "round $round: $name"

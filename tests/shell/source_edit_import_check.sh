@@ -50,7 +50,7 @@ expect_fails "Invalid argument" "a new module that fails to import" -- \
   python3 -c "
 with open('$S/ledger/badmod.py', 'w') as f:
     f.write('import nonexistent_module\n')"
-[ -e "$PROJECT/src/ledger/badmod.py" ] && fail "the failing module is not created"
+expect_missing "$PROJECT/src/ledger/badmod.py" "the failing module is not created"
 expect_sum "$INIT" "$init_sum" "__init__.py was restored"
 expect_contains "$(newest_error)" "No module named 'nonexistent_module'" "the new module's failure"
 
@@ -58,7 +58,7 @@ expect_contains "$(newest_error)" "No module named 'nonexistent_module'" "the ne
 sed -i 's/^timeout_secs = .*/timeout_secs = 1/' "$SETTINGS" || fail "set the timeout"
 printf 'import time\n\ntime.sleep(60)\n' > slowmod.py
 expect_fails "Invalid argument" "a module that hangs at import" -- cp slowmod.py "$S/ledger/slowmod.py"
-[ -e "$PROJECT/src/ledger/slowmod.py" ] && fail "the hanging module is not created"
+expect_missing "$PROJECT/src/ledger/slowmod.py" "the hanging module is not created"
 expect_contains "$(newest_error)" "took longer than 1 s" "the timeout is reported"
 expect_contains "$(newest_error)" "slowmod.py\", line 3" "with where the import hung"
 expect_sum "$INIT" "$init_sum" "__init__.py was restored"

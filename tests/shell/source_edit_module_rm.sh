@@ -11,7 +11,7 @@ cp newmod.py "$S/ledger/newmod.py" || fail "cp of a new module"
 expect_contains "$(cat "$INIT")" "from . import newmod" "the new module is exposed"
 
 rm "$S/ledger/newmod.py" || fail "rm of the new module"
-[ -e "$PROJECT/src/ledger/newmod.py" ] && fail "the module file is deleted"
+expect_missing "$PROJECT/src/ledger/newmod.py" "the module file is deleted"
 (cd "$PROJECT/src" && python3 -c 'import ledger') 2> import.err ||
   fail "the package still imports after rm newmod.py: $(tail -n 1 import.err)"
 expect_file "$INIT" init_before.py "__init__.py is as before the module was created"

@@ -35,10 +35,9 @@ expect_reported "$C" "debit.py was not saved" "defines no class or function"
 write "$C/debit.py" 'def debit(self, amount):\n    """D\xe9bit."""\n'
 expect_reported "$C" "debit.py was not saved" "not UTF-8" "line 2"
 
-# Empty, and only blank lines: to delete a symbol, rm it. (cp of an empty file closes
-# before anything is known to be written — a shell's `echo x > f` does the same before it
-# writes — so it is refused after close, at release: only _errors.md can tell.)
-cp /dev/null "$C/debit.py"
+# Empty, and only blank lines: to delete a symbol, rm it. cp of an empty file sees the
+# refusal at its close (see empty_writes.sh).
+expect_fails "Invalid argument" "cp /dev/null" -- cp /dev/null "$C/debit.py"
 expect_sum "$ACC" "$sum" "cp /dev/null left the module untouched"
 expect_reported "$C" "debit.py was not saved: it is empty" "rm "
 expect_fails "Invalid argument" "truncate -s 0" -- truncate -s 0 "$C/debit.py"
@@ -66,16 +65,16 @@ sed '/^    def apply/,/^            self.credit(-signed)$/d' "$A/Account.py" > n
 cp new.py "$A/Account.py" || fail "cp of a class without apply"
 with_symbol before.py Account new.py > expected.py
 expect_file "$ACC" expected.py "the class was replaced"
-[ -e "$C/apply.py" ] && fail "apply.py is gone with the method"
+expect_missing "$C/apply.py" "apply.py is gone with the method"
 sum=$(checksum "$ACC")
 
 # A new symbol file is checked the same way, and a refused one does not appear.
 write "$C/audit.py" 'def audited(self):\n    return True\n'
 expect_reported "$C" "audit.py was not saved" "it defines \`audited\`, but this file is \`audit\`"
-[ -e "$C/audit.py" ] && fail "a refused new symbol file does not stay"
-touch "$C/audit.py" # refused at release, after touch's close: see source_edit_touch.sh
+expect_missing "$C/audit.py" "a refused new symbol file does not stay"
+expect_fails "Invalid argument" "touch of a new symbol file" -- touch "$C/audit.py" # see source_edit_touch.sh
 expect_reported "$C" "audit.py was not saved: it is empty"
-[ -e "$C/audit.py" ] && fail "an empty new symbol file does not stay"
+expect_missing "$C/audit.py" "an empty new symbol file does not stay"
 # A new file whose name is not a Python identifier.
 printf 'def x():\n    pass\n' > content.py
 if cp content.py "$C/not-a-name.py" 2> /dev/null; then fail "a symbol file named not-a-name.py"; fi

@@ -58,7 +58,7 @@ mv "$C/Kind.py" "$C/Category.py" || fail "mv Kind.py Category.py"
 sed 's/^    class Kind(enum.Enum):$/    class Category(enum.Enum):/' before.py > expected.py
 expect_file "$ACC" expected.py "the nested class was renamed"
 [ -f "$C/Category/is_debit_normal.py" ] || fail "the class's members follow its new name"
-[ -e "$C/Kind" ] && fail "Kind/ is gone"
+expect_missing "$C/Kind" "Kind/ is gone"
 mv "$C/Category" "$C/Kind" || fail "mv of the class's directory back to Kind"
 expect_file "$ACC" before.py "renamed back through its directory"
 
@@ -67,7 +67,7 @@ cp "$ACC" before.py
 rm "$C/apply.py" || fail "rm apply.py"
 without_symbol before.py Account.apply > expected.py
 expect_file "$ACC" expected.py "the method was deleted"
-[ -e "$C/apply.py" ] && fail "apply.py is gone"
+expect_missing "$C/apply.py" "apply.py is gone"
 parses "$ACC" || fail "the module parses"
 
 # rm of a nested class takes its members with it.
@@ -77,7 +77,7 @@ cp "$ACC" before.py
 rm "$C/Kind.py" || fail "rm Kind.py"
 without_symbol before.py Account.Kind > expected.py
 expect_file "$ACC" expected.py "the nested class was deleted"
-[ -e "$C/Kind" ] && fail "Kind/ is gone with the class"
+expect_missing "$C/Kind" "Kind/ is gone with the class"
 
 # --- a new file in a class directory appends a method to the class --------------------------
 cp "$ACC" before.py
@@ -134,11 +134,11 @@ expect_eq "$out" "hello x" "ledger.newmod works"
 
 # A module name that is not an identifier is refused.
 expect_fails "Invalid argument" "a module called new-mod.py" -- cp newmod.py "$S/ledger/new-mod.py"
-[ -e "$PROJECT/src/ledger/new-mod.py" ] && fail "no new-mod.py in the project"
+expect_missing "$PROJECT/src/ledger/new-mod.py" "no new-mod.py in the project"
 
 # --- rm of a module deletes the file ---------------------------------------------------------
 rm "$S/ledger/newmod.py" || fail "rm of a module"
-[ -e "$PROJECT/src/ledger/newmod.py" ] && fail "the module file is deleted"
+expect_missing "$PROJECT/src/ledger/newmod.py" "the module file is deleted"
 expect_absent "$(ls "$S/ledger")" "newmod" "the package no longer lists it"
 expect_absent "$(cat "$PROJECT/src/ledger/__init__.py")" "from . import newmod" "its import is taken away too"
 

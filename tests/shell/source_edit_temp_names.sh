@@ -17,7 +17,9 @@ edited() {
 cp "$ACC" before.py
 cat "$C/debit.py" > old.py
 sed 's/Record a debit of/Record one debit of/' old.py > new.py
-diff -u old.py new.py > debit.diff
+status=0
+diff -u old.py new.py > debit.diff || status=$?
+expect_eq "$status" 1 "diff finds the files different (exit status 1)"
 patch -s "$C/debit.py" < debit.diff || fail "patch of a symbol file"
 edited Account.debit "$C/debit.py" new.py "patch"
 

@@ -7,5 +7,5 @@ source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 sum=$(checksum "$ACC")
 expect_fails "Invalid argument" "touch of a new symbol file" -- touch "$A/Account/audit.py"
 expect_reported "$A/Account" "audit.py was not saved: it is empty"
-[ -e "$A/Account/audit.py" ] && fail "an empty new symbol file does not stay"
+expect_missing "$A/Account/audit.py" "an empty new symbol file does not stay"
 expect_sum "$ACC" "$sum" "nothing reached the module"

@@ -94,12 +94,12 @@ expect_reported() {
 # expect_no_temp_files DIR: no editor or homespace temp file is left in DIR of the mount.
 expect_no_temp_files() {
   local left
-  left=$(ls -a "$1" | grep -E '^sed|\.swp$|~$|^4913$|\.tmp$' || true)
+  left=$(ls -a "$1" | filter '^sed|\.swp$|~$|^4913$|\.tmp$')
   [ -z "$left" ] || fail "temp files left in $1: $left"
 }
 
 # edits: how many routed edits source/history lists.
-edits() { ls "$S/history" | grep -c '\.diff$' || true; }
+edits() { ls "$S/history" | filter -c '\.diff$'; }
 
 # last_edit: the number of the newest routed edit.
 last_edit() { ls "$S/history" | sed -n 's/\.diff$//p' | sort -n | tail -n 1; }

@@ -73,8 +73,8 @@ while IFS= read -r file; do
 done < <(find "$T" -name '*.json')
 
 # Reading a task and writing back the same bytes changes nothing, not even `updated`.
+backdate # a change would now show as a new `updated` time
 before=$(snapshot)
-sleep 1.1 # a change would now show as a new `updated` time
 cat "$T/open/fix-login.json" > fix-login.json
 cp fix-login.json "$T/open/fix-login.json" || fail "cp back"
 cat "$T/in_progress/write-docs.json" > write-docs.json

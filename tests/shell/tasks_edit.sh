@@ -6,8 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/tasks_lib.sh"
 
 echo '{"title": "Fix the login form", "tags": ["auth"]}' > "$T/open/fix-login.json"
 f="$T/open/fix-login.json"
+backdate # so that every change below shows as a later `updated` time
 created=$(field "$f" created)
-sleep 1.1 # so that every change below shows as a later `updated` time
 
 # sed -i writes a temp file (sedXXXXXX) beside the task and renames it over the task.
 sed -i 's/"priority": 2/"priority": 0/' "$f" || fail "sed -i"

@@ -18,6 +18,24 @@ snapshot() {
   done
 }
 
+# backdate: every stored task was made, and last changed, long ago ($LONG_AGO): the times are
+# set in the store itself. From then on a change shows as a newer `updated` time, and a task
+# made anew as a newer `created` time, at once: no waiting for the clock to reach the next
+# second (times are stored to the second).
+LONG_AGO="2000-01-01T00:00:00Z"
+backdate() {
+  python3 - "$STORE" "$LONG_AGO" << 'EOF'
+import sqlite3, sys
+store, long_ago = sys.argv[1:3]
+with sqlite3.connect(store) as db:
+    db.execute("UPDATE tasks SET created = ?1, updated = ?1", (long_ago,))
+EOF
+  local left
+  left=$(snapshot | filter '"(created|updated)"' | filter -v "\"$LONG_AGO\"")
+  [ -z "$left" ] || fail "backdate: the mount still shows other times:
+$left"
+}
+
 # field FILE NAME: the value of a one-line field of a task file ("id": 3, -> 3).
 field() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | sed 's/,$//'; }
 

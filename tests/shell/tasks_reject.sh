@@ -16,7 +16,7 @@ reject() {
   before=$(snapshot)
   printf '%s' "$json" > "$name.json"
   expect_fails "Invalid argument" "cp of $name.json" -- cp "$name.json" "$T/open/$name.json"
-  [ -e "$T/open/$name.json" ] && fail "$name.json was refused but exists"
+  expect_missing "$T/open/$name.json" "a refused $name.json does not appear"
   expect_eq "$(snapshot)" "$before" "$name.json: the store is unchanged"
   expect_reported open "tasks/open/$name.json was not saved" "$@"
 }
@@ -113,7 +113,7 @@ expect_eq "$(snapshot)" "$before" "a bad update through tasks/<slug>.json is ref
 
 # bash's `>` ignores errors at close: the command succeeds, _errors.md says what happened.
 echo '{"title": "Deploy", "status": "someday"}' > "$T/open/someday.json"
-[ -e "$T/open/someday.json" ] && fail "echo > of a bad task created it"
+expect_missing "$T/open/someday.json" "echo > of a bad task creates nothing"
 expect_reported open '"status" must be one of open, in_progress, blocked, done, got "someday"'
 expect_eq "$(snapshot)" "$before" "echo > of a bad task changes nothing"
 
@@ -127,5 +127,5 @@ expect_eq "$(snapshot)" "$before" "nothing changed"
 # A name that is neither a task file nor a tool's temp file is refused at once, not kept
 # in memory where it would be lost at unmount.
 expect_fails "Invalid argument" "a task file without .json" -- sh -c "echo '{\"title\": \"x\"}' > '$HS/tasks/open/fix-login'"
-[ -e "$HS/tasks/open/fix-login" ] && fail "fix-login (no .json) exists"
+expect_missing "$HS/tasks/open/fix-login" "fix-login (no .json) is not kept"
 expect_contains "$(cat "$HS/_errors.md")" "fix-login" "the refusal is logged"

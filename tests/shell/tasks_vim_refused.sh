@@ -8,8 +8,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/tasks_lib.sh"
 echo '{"title": "Fix the login form", "tags": ["auth"]}' > "$T/open/fix-login.json"
 echo '{"title": "Tidy the changelog"}' > "$T/open/changelog.json"
 f="$T/open/fix-login.json"
+backdate # a re-created task would show a later `created` time
 before=$(snapshot)
-sleep 1.1 # a re-created task would show a later `created` time
 
 if vim -u DEFAULTS -i NONE --cmd 'set backupskip=' \
   -c '%s/"priority": 2/"priority": 2,,/' -c 'wq' "$f" < /dev/null > /dev/null 2>&1; then

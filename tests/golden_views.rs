@@ -1,0 +1,293 @@
+//! Golden views: the whole text of every kind of view, for a fixture project, compared with
+//! the files under `tests/golden/`.
+//!
+//! The fixture is a copy of `examples/ledger` with a few tasks seeded through the library
+//! (the same validated writes a mount makes) and two refused operations for the error log.
+//! The tree is built without FUSE, as `homespace render` does, with links under `/mnt/hs`.
+//! Each view is compared whole, after one normalisation of what varies between runs (see
+//! [`normalise`]); a mismatch fails with a line diff. `HOMESPACE_BLESS=1 cargo test --test
+//! golden_views` (re)writes the golden files instead — read them before committing: they
+//! are what an agent sees.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use homespace::app::{Options, build};
+use homespace::tree::access::Caller;
+use homespace::tree::inodes::ROOT;
+use homespace::tree::{OpenFlags, Space};
+use regex::Regex;
+
+/// Where links point, as in the README's tour.
+const MOUNTPOINT: &str = "/mnt/hs";
+
+/// The directories whose `_entry.md` and `_nav.txt` are checked: one of every kind.
+const DIRECTORIES: &[&str] = &[
+    "",                               // the root dashboard
+    "source",                         // the project's map
+    "source/ledger",                  // a package
+    "source/ledger/io",               // a subpackage
+    "source/ledger/accounts",         // a module's members
+    "source/ledger/accounts/Account", // a class's members
+    "source/ledger/templates",        // package data
+    "source/tests",                   // the test folder
+    "source/history",                 // routed edits
+    "source/meta",                    // settings
+    "tasks",                          // outstanding work
+    "tasks/open",                     // a status directory
+    "tasks/ready",                    // a view of tasks
+    "tasks/tags/bug",                 // a tag
+    "memory",                         // past sessions
+    "search",                         // search everything
+];
+
+/// The search whose result is checked: it finds code and tasks.
+const QUERY: &str = "amount";
+
+/// Tasks seeded into the store, as an agent would write them to `tasks/open/<name>.json`.
+const TASKS: &[(&str, &str)] = &[
+    (
+        "fix-rounding",
+        r#"{"title": "Fix rounding of negative amounts", "priority": 0, "tags": ["bug"]}"#,
+    ),
+    (
+        "multi-currency",
+        r#"{"title": "Support multi-currency accounts", "priority": 1, "tags": ["feature"], "depends_on": ["fix-rounding"]}"#,
+    ),
+    (
+        "csv-export",
+        r#"{"title": "Export the journal as CSV", "tags": ["feature", "io"], "description": "Mirror ledger.io.csv_import: one row per posting, amounts as strings."}"#,
+    ),
+];
+
+/// A copy of the example project, the store beside it with the tasks of [`TASKS`], and the
+/// tree over them.
+struct Fixture {
+    dir: tempfile::TempDir,
+    space: Arc<Space>,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        // Always under /tmp, whatever TMPDIR says: paths in views have the same length on
+        // every machine, so pruning to the budget cuts the same items everywhere.
+        let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+        let project = dir.path().join("ledger");
+        copy_dir(&example(), &project);
+        let options = Options {
+            store: Some(dir.path().join("store.db")),
+            ..Options::new(project)
+        };
+        let space = build(&options, MOUNTPOINT).unwrap();
+        let fixture = Fixture { dir, space };
+        fixture.seed_tasks();
+        fixture
+    }
+
+    /// The text of `path` (components joined by `/`; a directory gives its `_entry.md`).
+    fn render(&self, path: &str) -> String {
+        let components: Vec<String> = path
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect();
+        let bytes = self
+            .space
+            .render_path(&components)
+            .unwrap_or_else(|e| panic!("render {path}: {}", e.message));
+        String::from_utf8(bytes).unwrap_or_else(|e| panic!("{path} is not UTF-8: {e}"))
+    }
+
+    /// The tasks of [`TASKS`], through the tasks resourcespace's validated write.
+    fn seed_tasks(&self) {
+        let tasks = self.space.resource_named("tasks").unwrap();
+        for (name, json) in TASKS {
+            tasks
+                .write(&["open", &format!("{name}.json")], json.as_bytes(), None)
+                .unwrap_or_else(|e| panic!("seed {name}: {}", e.message));
+        }
+    }
+
+    /// Two refused operations, made as a mount makes them, so that the error log has
+    /// entries: a task with an unknown field and a bad priority (rejected when the file is
+    /// flushed), and a write to a view (refused at open).
+    fn fail_twice(&self) {
+        let space = &self.space;
+        let tasks = space.lookup(ROOT, "tasks").unwrap().ino;
+        let open = space.lookup(tasks, "open").unwrap().ino;
+        let (_, fh) = space
+            .create(open, "bad-task.json", true, Caller::this_process(), 0o644)
+            .unwrap();
+        space
+            .write(fh, 0, br#"{"titel": "Typo", "priority": 7}"#)
+            .unwrap();
+        assert!(space.flush(fh).is_err(), "the bad task is refused");
+        space.release(fh);
+        let entry = space.lookup(ROOT, "_entry.md").unwrap().ino;
+        let flags = OpenFlags {
+            write: true,
+            truncate: true,
+            append: false,
+        };
+        assert!(space.open(entry, flags).is_err(), "a view is read-only");
+    }
+}
+
+/// Every view checked, as (golden file name, text): the directories' views, then the
+/// search result and the error log (made last, so that the other views are free of
+/// errors).
+fn views(fixture: &Fixture) -> Vec<(String, String)> {
+    let mut views = Vec::new();
+    for dir in DIRECTORIES {
+        for view in ["_entry.md", "_nav.txt"] {
+            let path = format!("{dir}/{view}");
+            views.push((golden_name(&path), fixture.render(&path)));
+        }
+    }
+    let search = format!("search/{QUERY}");
+    views.push((golden_name(&search), fixture.render(&search)));
+    fixture.fail_twice();
+    views.push((golden_name("_errors.md"), fixture.render("_errors.md")));
+    views
+}
+
+/// `source/ledger/_entry.md` -> `source.ledger._entry.md`; the root's views are `root.*`.
+fn golden_name(path: &str) -> String {
+    let path = path.trim_start_matches('/');
+    if path.starts_with('_') {
+        format!("root.{path}")
+    } else {
+        path.replace('/', ".")
+    }
+}
+
+/// What varies between runs, replaced by fixed placeholders; everything else is compared
+/// exactly. The one place that decides what a golden file may leave open:
+/// - the temp directory holding the project and the store -> `<tmp>`;
+/// - times (RFC 3339 to the second, as views show them) -> `<time>`;
+/// - durations (`12 ms`, `1.5 s`) -> `<duration>`.
+fn normalise(text: &str, tmp: &Path) -> String {
+    let mut text = text.to_string();
+    // The canonical form first: the tree shows the project's canonical path.
+    let canonical = tmp.canonicalize().unwrap_or_else(|_| tmp.to_path_buf());
+    for form in [canonical.as_path(), tmp] {
+        text = text.replace(&form.display().to_string(), "<tmp>");
+    }
+    let time = Regex::new("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").unwrap();
+    let text = time.replace_all(&text, "<time>");
+    let duration = Regex::new(r"\b[0-9]+(\.[0-9]+)? ?(µs|ms|s)\b").unwrap();
+    duration.replace_all(&text, "<duration>").into_owned()
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger")
+}
+
+/// Copy `from` into `to`, without Python's caches.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() == "__pycache__" || entry.file_name() == ".homespace" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `None` if `actual` is the golden file `name`, else a readable report: a line diff, then
+/// both texts whole.
+fn compare(name: &str, actual: &str) -> Option<String> {
+    let path = golden_dir().join(name);
+    let expected = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => return Some(format!("{name}: no golden file ({e}); actual:\n{actual}")),
+    };
+    if expected == actual {
+        return None;
+    }
+    let diff = similar::TextDiff::from_lines(expected.as_str(), actual)
+        .unified_diff()
+        .header(&format!("golden/{name}"), "actual")
+        .to_string();
+    Some(format!(
+        "{name} differs from its golden file:\n{diff}\n--- expected ---\n{expected}\n\
+         --- actual ---\n{actual}\n--- (end of {name})"
+    ))
+}
+
+/// Golden files that no view is compared with any more (a renamed or dropped view).
+fn orphans(names: &[String]) -> Vec<String> {
+    let mut orphans: Vec<String> = std::fs::read_dir(golden_dir())
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| !names.contains(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    orphans.sort();
+    orphans
+}
+
+fn bless(views: &[(String, String)]) {
+    std::fs::create_dir_all(golden_dir()).unwrap();
+    let names: Vec<String> = views.iter().map(|(name, _)| name.clone()).collect();
+    for orphan in orphans(&names) {
+        std::fs::remove_file(golden_dir().join(orphan)).unwrap();
+    }
+    for (name, text) in views {
+        std::fs::write(golden_dir().join(name), text).unwrap();
+    }
+}
+
+#[test]
+fn every_kind_of_view_matches_its_golden_file() {
+    let fixture = Fixture::new();
+    let views: Vec<(String, String)> = views(&fixture)
+        .into_iter()
+        .map(|(name, text)| (name, normalise(&text, fixture.dir.path())))
+        .collect();
+    if std::env::var_os("HOMESPACE_BLESS").is_some_and(|v| v == "1") {
+        bless(&views);
+        return;
+    }
+    let names: Vec<String> = views.iter().map(|(name, _)| name.clone()).collect();
+    let mut failures: Vec<String> = views
+        .iter()
+        .filter_map(|(name, text)| compare(name, text))
+        .collect();
+    for orphan in orphans(&names) {
+        failures.push(format!(
+            "golden/{orphan} is compared with no view: remove it"
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} mismatches over {} golden views (HOMESPACE_BLESS=1 rewrites them):\n\n{}",
+        failures.len(),
+        views.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn normalise_leaves_only_what_varies_between_runs_open() {
+    let tmp = Path::new("/tmp/.tmpAbC123");
+    let text = "Project at `/tmp/.tmpAbC123/ledger`, 2026-11-23T12:00:00Z, took 12 ms and 1.5 s; \
+                3 items, 40 tokens";
+    assert_eq!(
+        normalise(text, tmp),
+        "Project at `<tmp>/ledger`, <time>, took <duration> and <duration>; 3 items, 40 tokens"
+    );
+}
