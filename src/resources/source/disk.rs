@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::tree::lock;
@@ -15,13 +15,55 @@ use crate::tree::lock;
 /// Per-file locks for the project's files.
 #[derive(Debug, Default)]
 pub struct FileLocks {
-    locks: Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>,
+    locks: Mutex<HashMap<PathBuf, Arc<FileLock>>>,
+}
+
+/// One file's lock. Not a bare `Mutex<()>`: its guard would borrow the mutex, and a change
+/// must own the guards of every file it touches for as long as it runs.
+#[derive(Debug, Default)]
+struct FileLock {
+    held: Mutex<bool>,
+    released: Condvar,
+}
+
+/// A held file lock; dropping it releases the file.
+#[derive(Debug)]
+pub struct FileGuard {
+    lock: Arc<FileLock>,
 }
 
 impl FileLocks {
-    /// The lock of `path`; hold its guard across reading, changing and writing the file.
-    pub fn of(&self, path: &Path) -> Arc<Mutex<()>> {
-        Arc::clone(lock(&self.locks).entry(path.to_path_buf()).or_default())
+    /// Lock every file of `paths`, each once, in one fixed order (sorted by path), and hold
+    /// them until the guards are dropped. Two callers locking overlapping sets take the
+    /// shared files in the same order, so neither can hold one the other waits for; a path
+    /// named twice (a package's `__init__.py` being both the module and the file that
+    /// exposes it) is not waited for by its own holder.
+    pub fn lock_all(&self, paths: &[&Path]) -> Vec<FileGuard> {
+        let mut sorted = paths.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        sorted.into_iter().map(|path| self.lock(path)).collect()
+    }
+
+    fn lock(&self, path: &Path) -> FileGuard {
+        let file = Arc::clone(lock(&self.locks).entry(path.to_path_buf()).or_default());
+        let mut held = lock(&file.held);
+        while *held {
+            held = file
+                .released
+                .wait(held)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *held = true;
+        drop(held);
+        FileGuard { lock: file }
+    }
+}
+
+impl Drop for FileGuard {
+    fn drop(&mut self) {
+        *lock(&self.lock.held) = false;
+        self.lock.released.notify_one();
     }
 }
 
@@ -95,7 +137,6 @@ pub fn sweep(scratch: &Path) {
     }
 }
 
-/// Delete `path`.
 /// Apply `chmod` (`mode`) and/or `chown` (`uid`, `gid`) to the project file at `path`.
 pub fn set_perm(path: &Path, mode: Option<u32>, uid: Option<u32>, gid: Option<u32>) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -117,6 +158,7 @@ pub fn set_perm(path: &Path, mode: Option<u32>, uid: Option<u32>, gid: Option<u3
     Ok(())
 }
 
+/// Delete `path`.
 pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path)
         .map_err(|e| Error::internal(format!("could not remove {}: {e}", path.display())))

@@ -9,7 +9,8 @@ use crate::error::{Error, Result};
 use crate::render::budget;
 use crate::render::entry::{Entry, Function, Section};
 use crate::render::time::rfc3339_of;
-use crate::resources::source::{Source, disk};
+use crate::resources::source::Source;
+use crate::resources::source::change::ProjectChange;
 use crate::store::edits::{self, Edit};
 
 /// Edits listed in the entry view (the rest are reachable by number).
@@ -135,10 +136,8 @@ impl Source {
         })?;
         let edit = self.edit(id)?;
         let file = self.project.root.join(&edit.path);
-        let lock = self.locks.of(&file);
-        let _guard = crate::tree::lock(&lock);
-        let current = std::fs::read(&file).ok();
-        if current.as_deref() != edit.after.as_deref() {
+        let mut change = ProjectChange::begin(self, &[&file])?;
+        if change.old(&file)? != edit.after.as_deref() {
             return Err(Error::invalid(format!(
                 "edit {id} cannot be undone: {} changed since (by a later edit or outside homespace), \
                  and reverting would lose that change. See {} for the later edits",
@@ -146,16 +145,11 @@ impl Source {
                 self.links.to("source/history/_entry.md")
             )));
         }
-        match &edit.before {
-            Some(before) => self.write_file(&file, before)?,
-            None => disk::remove(&file)?,
+        let what = format!("undo edit {id}");
+        match edit.before {
+            Some(before) => change.write(&file, before, what)?,
+            None => change.delete(&file, what)?,
         }
-        self.record_edit(
-            &file,
-            &format!("undo edit {id}"),
-            current.as_deref(),
-            edit.before.as_deref(),
-        )?;
-        Ok(())
+        change.commit()
     }
 }

@@ -3,6 +3,7 @@
 //! (their members). The files on disk are the truth: every access reads them afresh (parses
 //! are cached by modification time and size), and nothing is parsed up front.
 
+mod change;
 mod check;
 pub mod disk;
 pub mod edit;
@@ -20,8 +21,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::python::{SymbolKind, Version, symbol_text};
 use crate::model::{Entry, Function};
+use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
 use crate::tree::access::Ownership;
 use crate::tree::links::Links;
@@ -319,11 +320,7 @@ impl Resource for Source {
         views::entry(self, path, &place)
     }
 
-    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
-        self.write_path(path, content, None)
-    }
-
-    fn write_over(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         self.write_path(path, content, base)
     }
 

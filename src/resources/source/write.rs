@@ -2,22 +2,22 @@
 //! replaces that symbol in its module, re-indented to where it lives; a new `name.py` in a
 //! module or class directory appends a symbol, in a package directory creates a module
 //! (exposed in the package's `__init__.py`); `mv` renames a symbol's definition; `rm`
-//! deletes it. Every edit is validated first (nothing reaches the disk otherwise), takes
-//! the module's lock, locates the symbol afresh in the file as it is now, is written
-//! atomically, import-checked (and rolled back if the import fails), and recorded in
-//! `source/history/`.
+//! deletes it. Every edit is validated first (nothing reaches the disk otherwise), then
+//! computes the new contents of the files it touches from what they hold now (locating
+//! the symbol afresh) and hands them to a [`ProjectChange`], which locks, writes,
+//! import-checks (rolling back if the import fails) and records in `source/history/`.
 
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::python::{check_syntax, symbol_text};
+use crate::resources::source::Source;
+use crate::resources::source::change::{ProjectChange, conflict};
 use crate::resources::source::edit::{
     self, check_module_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::modules::Module;
 use crate::resources::source::tree::{Place, TESTS, is_runner_name, locate};
-use crate::resources::source::{Source, disk};
-use crate::tree::lock;
 
 impl Source {
     /// Route a write of `content` to `path` (see the module doc).
@@ -41,23 +41,13 @@ impl Source {
                 ..
             }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
             Ok(Place::DataFile { disk }) => {
-                let lock_file = self.locks.of(&disk);
-                let _guard = lock(&lock_file);
-                let before = std::fs::read(&disk).ok();
-                if before.as_deref() == Some(content) {
+                let mut change = ProjectChange::begin(self, &[&disk])?;
+                if change.old(&disk)? == Some(content) {
                     return Ok(());
                 }
-                if base.is_some() && before.as_deref() != base {
-                    return Err(conflict(&shown));
-                }
-                self.write_file(&disk, content)?;
-                self.record_edit(
-                    &disk,
-                    &format!("write {}", file_name(&disk)),
-                    before.as_deref(),
-                    Some(content),
-                )?;
-                Ok(())
+                change.expect(&disk, base, &shown)?;
+                change.write(&disk, content, format!("write {}", file_name(&disk)))?;
+                change.commit()
             }
             Ok(_) => Err(Error::new(
                 ErrorKind::IsADirectory,
@@ -186,60 +176,43 @@ impl Source {
         content: &[u8],
         shown: &str,
     ) -> Result<()> {
-        let lock_file = self.locks.of(file);
-        let _guard = lock(&lock_file);
+        let exists = || Error::exists(format!("{shown} already exists"));
+        // Asked first, and again under the lock: a directory of that name (one the tree
+        // hides) cannot be read as a file, and is "already there" all the same.
         if file.exists() {
-            return Err(Error::exists(format!("{shown} already exists")));
+            return Err(exists());
         }
         let Some(stem) = name.strip_suffix(".py") else {
-            self.write_file(file, content)?;
-            self.record_edit(file, &format!("create {name}"), None, Some(content))?;
-            return Ok(());
+            let mut change = ProjectChange::begin(self, &[file])?;
+            if change.old(file)?.is_some() {
+                return Err(exists());
+            }
+            change.write(file, content, format!("create {name}"))?;
+            return change.commit();
         };
         let text = check_module_file(shown, content, self.target_version())?;
-        self.write_file(file, text.as_bytes())?;
         let dotted = match (package.is_empty(), stem) {
             (_, "__init__") => package.to_string(),
             (true, _) => stem.to_string(),
             (false, _) => format!("{package}.{stem}"),
         };
         let init = file.with_file_name("__init__.py");
-        let mut init_change = None;
-        // Held through the import check and a rollback, so a concurrent creation in the same
-        // package cannot slip a change of __init__.py in between and have it undone.
-        let lock_init = self.locks.of(&init);
-        let mut _init_guard = None;
-        let exposes = stem != "__init__" && init.is_file();
-        if exposes && !self.project.is_test_dir(file.parent().unwrap_or(file)) {
-            _init_guard = Some(lock(&lock_init));
-            let before = std::fs::read(&init)
-                .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
-            let after = edit::expose_module(&String::from_utf8_lossy(&before), stem);
-            self.write_file(&init, after.as_bytes())?;
-            init_change = Some((before, after));
+        let exposes = stem != "__init__"
+            && init.is_file()
+            && !self.project.is_test_dir(file.parent().unwrap_or(file));
+        let touched: &[&Path] = if exposes { &[file, &init] } else { &[file] };
+        let mut change = ProjectChange::begin(self, touched)?;
+        if change.old(file)?.is_some() {
+            return Err(exists());
         }
-        if let Err(failure) = self.import_check(&dotted) {
-            let _ = disk::remove(file);
-            if let Some((before, _)) = &init_change {
-                let _ = self.write_file(&init, before);
-            }
-            return Err(failure);
+        change.write(file, text, format!("create module {dotted}"))?;
+        if exposes {
+            let before = String::from_utf8_lossy(change.existing(&init)?);
+            let after = edit::expose_module(&before, stem);
+            change.write(&init, after, format!("expose {dotted} in {package}"))?;
         }
-        self.record_edit(
-            file,
-            &format!("create module {dotted}"),
-            None,
-            Some(text.as_bytes()),
-        )?;
-        if let Some((before, after)) = init_change {
-            self.record_edit(
-                &init,
-                &format!("expose {dotted} in {package}"),
-                Some(&before),
-                Some(after.as_bytes()),
-            )?;
-        }
-        Ok(())
+        change.import_check(dotted);
+        change.commit()
     }
 
     fn write_module(
@@ -251,36 +224,21 @@ impl Source {
         base: Option<&[u8]>,
     ) -> Result<()> {
         let text = check_module_file(shown, content, self.target_version())?;
-        let lock_file = self.locks.of(file);
-        let _guard = lock(&lock_file);
-        let before = std::fs::read(file)
-            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
+        let mut change = ProjectChange::begin(self, &[file])?;
+        let before = change.existing(file)?;
         if before == content {
             return Ok(());
         }
-        if text.trim().is_empty() && !String::from_utf8_lossy(&before).trim().is_empty() {
+        if text.trim().is_empty() && !String::from_utf8_lossy(before).trim().is_empty() {
             return Err(Error::invalid(format!(
                 "{shown} was not saved: it is empty, and would lose the whole module. \
                  To delete the module use `rm {shown}`"
             )));
         }
-        if let Some(base) = base
-            && base != before.as_slice()
-        {
-            return Err(conflict(shown));
-        }
-        self.write_file(file, text.as_bytes())?;
-        if let Err(failure) = self.import_check(dotted) {
-            self.write_file(file, &before)?;
-            return Err(failure);
-        }
-        self.record_edit(
-            file,
-            &format!("replace module {dotted}"),
-            Some(&before),
-            Some(content),
-        )?;
-        Ok(())
+        change.expect(file, base, shown)?;
+        change.write(file, text, format!("replace module {dotted}"))?;
+        change.import_check(dotted);
+        change.commit()
     }
 
     fn write_symbol(
@@ -317,23 +275,20 @@ impl Source {
         )
     }
 
-    /// Read `file` afresh under its lock, compute the new text with `change`, check it,
-    /// write it, import-check it (restoring the old text on failure), and record the edit.
-    pub(crate) fn change_module(
+    /// Read the module `file` afresh under its lock, compute its new text with `edit`,
+    /// check that it parses, and apply it as one [`ProjectChange`] import-checking `dotted`.
+    fn change_module(
         &self,
         file: &Path,
         dotted: &str,
         what: &str,
-        change: impl FnOnce(&Module, &str) -> Result<String>,
+        edit: impl FnOnce(&Module, &str) -> Result<String>,
     ) -> Result<()> {
-        let lock_file = self.locks.of(file);
-        let _guard = lock(&lock_file);
-        let before = std::fs::read(file)
-            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
-        let module = Module::parse(before.clone(), std::time::SystemTime::now());
-        let module_text = module.text()?;
-        let after = change(&module, module_text)?;
-        if after.as_bytes() == before.as_slice() {
+        let mut change = ProjectChange::begin(self, &[file])?;
+        let before = change.existing(file)?;
+        let module = Module::parse(before.to_vec(), std::time::SystemTime::now());
+        let after = edit(&module, module.text()?)?;
+        if after.as_bytes() == before {
             return Ok(());
         }
         let problems = check_syntax(&after);
@@ -348,13 +303,9 @@ impl Source {
                 lines.join("\n")
             )));
         }
-        self.write_file(file, after.as_bytes())?;
-        if let Err(failure) = self.import_check(dotted) {
-            self.write_file(file, &before)?;
-            return Err(failure);
-        }
-        self.record_edit(file, what, Some(&before), Some(after.as_bytes()))?;
-        Ok(())
+        change.write(file, after, what)?;
+        change.import_check(dotted);
+        change.commit()
     }
 
     /// `rm`: a symbol from its module, or a module or data file from the project.
@@ -378,17 +329,9 @@ impl Source {
             }
             Place::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
             Place::DataFile { disk: file } => {
-                let lock_file = self.locks.of(&file);
-                let _guard = lock(&lock_file);
-                let before = std::fs::read(&file).ok();
-                disk::remove(&file)?;
-                self.record_edit(
-                    &file,
-                    &format!("delete {}", file_name(&file)),
-                    before.as_deref(),
-                    None,
-                )?;
-                Ok(())
+                let mut change = ProjectChange::begin(self, &[&file])?;
+                change.delete(&file, format!("delete {}", file_name(&file)))?;
+                change.commit()
             }
             _ => Err(Error::not_permitted(format!(
                 "{shown} is a directory of the tree; delete its files (symbols, modules) one by one"
@@ -399,54 +342,29 @@ impl Source {
     /// Delete a module file, and the `from . import name` that exposed it in its package's
     /// `__init__.py`; the package must still import afterwards, else both are restored.
     fn remove_module(&self, file: &Path, dotted: &str) -> Result<()> {
-        let lock_file = self.locks.of(file);
-        let _guard = lock(&lock_file);
-        let before = std::fs::read(file)
-            .map_err(|e| Error::internal(format!("cannot read {}: {e}", file.display())))?;
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let init = file.with_file_name("__init__.py");
-        let package = dotted.rsplit_once('.').map(|(p, _)| p.to_string());
-        let mut init_change = None;
-        // Held through the import check and a rollback (see create_file).
-        let lock_init = self.locks.of(&init);
-        let mut _init_guard = None;
-        if stem != "__init__" && init.is_file() {
-            _init_guard = Some(lock(&lock_init));
-            let old = std::fs::read(&init)
-                .map_err(|e| Error::internal(format!("cannot read {}: {e}", init.display())))?;
-            if let Some(new) = edit::unexpose_module(&String::from_utf8_lossy(&old), &stem) {
-                self.write_file(&init, new.as_bytes())?;
-                init_change = Some((old, new));
-            }
-        }
-        disk::remove(file)?;
-        if let Some(package) = &package
-            && let Err(failure) = self.import_check(package)
+        let package = dotted.rsplit_once('.').map(|(p, _)| p);
+        let unexposes = stem != "__init__" && init.is_file();
+        let touched: &[&Path] = if unexposes { &[file, &init] } else { &[file] };
+        let mut change = ProjectChange::begin(self, touched)?;
+        // Gone already: say it cannot be read, rather than that removing it failed.
+        change.existing(file)?;
+        change.delete(file, format!("delete module {dotted}"))?;
+        if unexposes
+            && let Some(after) =
+                edit::unexpose_module(&String::from_utf8_lossy(change.existing(&init)?), &stem)
         {
-            self.write_file(file, &before)?;
-            if let Some((old, _)) = &init_change {
-                self.write_file(&init, old)?;
-            }
-            return Err(failure);
+            let what = format!("stop importing {stem} in {}", package.unwrap_or_default());
+            change.write(&init, after, what)?;
         }
-        self.record_edit(
-            file,
-            &format!("delete module {dotted}"),
-            Some(&before),
-            None,
-        )?;
-        if let Some((old, new)) = init_change {
-            self.record_edit(
-                &init,
-                &format!("stop importing {stem} in {}", package.unwrap_or_default()),
-                Some(&old),
-                Some(new.as_bytes()),
-            )?;
+        if let Some(package) = package {
+            change.import_check(package);
         }
-        Ok(())
+        change.commit()
     }
 
     /// `mv a.py b.py` inside one container renames the definition of `a` to `b`.
@@ -525,16 +443,6 @@ fn qualified(inner: &[String], last: &str) -> String {
     let mut names: Vec<&str> = inner.iter().map(String::as_str).collect();
     names.push(last);
     names.join(".")
-}
-
-fn conflict(shown: &str) -> Error {
-    Error::new(
-        ErrorKind::Busy,
-        format!(
-            "{shown} was changed by someone else since you opened it (on disk or through another file); \
-             nothing was written, so neither change is lost. Read it again and re-apply your edit"
-        ),
-    )
 }
 
 fn file_name(path: &Path) -> String {
