@@ -6,15 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::Links;
 use crate::render::budget::BUDGET_TOKENS;
-use crate::resources::memory::Memory;
-use crate::resources::search::Search;
-use crate::resources::source::Source;
-use crate::resources::tasks::Tasks;
+use crate::resources;
 use crate::store::Store;
 use crate::tree::access::{Access, Perm};
-use crate::tree::links::Links;
-use crate::tree::resource::Resource;
 use crate::tree::{ProjectInfo, Space};
 
 /// What `mount` and `render` need to build the tree.
@@ -67,18 +63,13 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
     let name = project_name(&project);
     let store_path = options.store_path();
     let store = Arc::new(Store::open(&store_path)?);
-    let source: Arc<dyn Resource> = Arc::new(Source::new(
-        &project,
-        name.clone(),
-        links.clone(),
-        store.clone(),
-        options.budget,
-    ));
-    let tasks: Arc<dyn Resource> = Arc::new(Tasks::new(store, links.clone()));
-    let memory: Arc<dyn Resource> = Arc::new(Memory::new(links.clone()));
-    let areas: Vec<Arc<dyn Resource>> = vec![source.clone(), tasks.clone(), memory.clone()];
-    let search: Arc<dyn Resource> = Arc::new(Search::new(areas, links.clone(), options.budget));
-    let resources = vec![source, tasks, memory, search];
+    let resources = resources::all(&resources::Context {
+        project: project.clone(),
+        name: name.clone(),
+        links: links.clone(),
+        store,
+        budget: options.budget,
+    });
     let info = ProjectInfo {
         name,
         path: project.display().to_string(),

@@ -41,7 +41,7 @@ fn check(budget: usize) {
             n % 7
         );
         tasks
-            .write(&["open", &format!("task-{n}.json")], json.as_bytes())
+            .write(&["open", &format!("task-{n}.json")], json.as_bytes(), None)
             .unwrap();
     }
     let mut views = Vec::new();

@@ -278,7 +278,11 @@ fn creating_an_init_module_does_not_deadlock() {
     let source = space.resource_named("source").unwrap();
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let result = source.write(&["pkg", "data", "__init__.py"], b"\"\"\"Data.\"\"\"\n");
+        let result = source.write(
+            &["pkg", "data", "__init__.py"],
+            b"\"\"\"Data.\"\"\"\n",
+            None,
+        );
         let _ = done.send(result.map_err(|e| e.message));
     });
     let result = finished

@@ -35,3 +35,8 @@ fn views_of_tasks_follow_every_change() {
 fn a_refused_vim_write_keeps_the_task_as_it_was() {
     Mount::example().run_script("tasks_vim_refused.sh");
 }
+
+#[test]
+fn two_writers_of_one_task_never_lose_an_update_silently() {
+    Mount::example().run_script("tasks_stale_writers.sh");
+}

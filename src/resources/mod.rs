@@ -1,5 +1,6 @@
 //! The resourcespaces mounted under the root, each implementing
-//! [`crate::tree::resource::Resource`], and what they share.
+//! [`crate::tree::resource::Resource`], registered in one place ([`all`]), and what they
+//! share. Adding a resourcespace is its own folder and one line in [`all`].
 
 pub mod json;
 pub mod memory;
@@ -7,8 +8,47 @@ pub mod search;
 pub mod source;
 pub mod tasks;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use crate::error::{Error, ErrorKind};
-use crate::tree::resource::Kind;
+use crate::model::Links;
+use crate::store::Store;
+use crate::tree::resource::{Kind, Resource};
+
+/// What every resourcespace is built from.
+pub struct Context {
+    /// The project's directory (canonical).
+    pub project: PathBuf,
+    /// The project's name (from pyproject.toml, else its directory).
+    pub name: String,
+    pub links: Links,
+    pub store: Arc<Store>,
+    /// The token budget of views.
+    pub budget: usize,
+}
+
+/// Every resourcespace, in the order the root lists them. Search covers all the others.
+pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
+    let mut all: Vec<Arc<dyn Resource>> = vec![
+        Arc::new(source::Source::new(
+            &ctx.project,
+            ctx.name.clone(),
+            ctx.links.clone(),
+            ctx.store.clone(),
+            ctx.budget,
+        )),
+        Arc::new(tasks::Tasks::new(ctx.store.clone(), ctx.links.clone())),
+        Arc::new(memory::Memory::new(ctx.links.clone())),
+    ];
+    let areas = all.clone();
+    all.push(Arc::new(search::Search::new(
+        areas,
+        ctx.links.clone(),
+        ctx.budget,
+    )));
+    all
+}
 
 /// How many members a "not empty" message names before it counts the rest.
 const NAMED_MEMBERS: usize = 5;

@@ -12,7 +12,7 @@ use crate::tree::access::{Caller, Ownership};
 use crate::tree::body::Body;
 use crate::tree::names;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
-use crate::tree::place::Place;
+use crate::tree::place::{Place, descend};
 use crate::tree::resource::{Kind, Resource};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
@@ -29,11 +29,11 @@ impl Space {
         };
         let resource = self.resource(first).ok_or_else(|| {
             Error::not_permitted(format!(
-                "nothing can be made at the root; write inside {}",
-                self.links.dir(&["tasks"])
+                "nothing can be made at the root; write inside one of {}",
+                self.resource_names()
             ))
         })?;
-        Ok((resource, path[1..].iter().map(String::as_str).collect()))
+        Ok(descend(resource, &path[1..]))
     }
 
     fn writable_dir(&self, dir: &[String]) -> Result<()> {
@@ -290,7 +290,7 @@ impl Space {
                 if resource.stat(&rest).is_err() {
                     resource.can_create(&rest)?;
                 }
-                resource.write(&rest, &content)?;
+                resource.write(&rest, &content, None)?;
                 self.files.scratch().remove(&key);
                 Ok(())
             }
@@ -321,7 +321,7 @@ impl Space {
                     return Ok(());
                 }
                 let (target, target_rest) = self.place_in_resource(to)?;
-                if target.name() != resource.name() {
+                if !Arc::ptr_eq(&target, &resource) {
                     return Err(Error::not_permitted(format!(
                         "{} and {} are in different resourcespaces; copy the content instead",
                         self.links.to(&from.join("/")),

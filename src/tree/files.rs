@@ -204,9 +204,11 @@ impl Space {
         let _change = Admission::enter(by_owner);
         let saved = self.save(&path, &content, base.as_deref());
         self.logged("write", &path, saved)?;
-        // The next save through this handle builds on what was just saved.
+        // The next save through this handle builds on what was just saved, as its resource
+        // reads it back (a task gains its id and times; it is not the bytes written).
+        let saved = self.content(&path).ok();
         if let Some(handle) = self.files.handles().get_mut(&fh) {
-            handle.base = Some(content);
+            handle.base = saved;
         }
         self.changed();
         Ok(())
@@ -265,7 +267,7 @@ impl Space {
                 let pending = self.files.scratch().get(&key).is_some_and(|f| f.pending);
                 if pending {
                     let (resource, rest) = self.place_in_resource(path)?;
-                    let written = resource.write(&rest, content);
+                    let written = resource.write(&rest, content, None);
                     // Accepted or not, the new document leaves memory now: accepted, it
                     // lives in its resource; refused, it must vanish when `close` returns,
                     // not later at `release`, so the next `ls` does not show it.
@@ -281,7 +283,7 @@ impl Space {
                 }
                 Ok(())
             }
-            Place::In(resource, rest) => resource.write_over(&rest, content, base),
+            Place::In(resource, rest) => resource.write(&rest, content, base),
             Place::Root | Place::Generated(..) | Place::Errors => {
                 Err(self.read_only_error(path, Kind::View))
             }

@@ -47,21 +47,40 @@ impl Space {
                 self.resource_names()
             ))
         })?;
-        Ok(Place::In(
-            resource,
-            path[1..].iter().map(String::as_str).collect(),
-        ))
+        let (resource, rest) = descend(resource, &path[1..]);
+        Ok(Place::In(resource, rest))
     }
 
     pub(crate) fn resource(&self, name: &str) -> Option<Arc<dyn Resource>> {
         self.resources.iter().find(|r| r.name() == name).cloned()
     }
 
-    fn resource_names(&self) -> String {
+    pub(crate) fn resource_names(&self) -> String {
         self.resources
             .iter()
             .map(|r| format!("{}/", r.name()))
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// The innermost resourcespace answering for `rest` inside `resource`, and the path
+/// inside it: `source` + `history/3.diff` is `history` + `3.diff`.
+pub(crate) fn descend(
+    mut resource: Arc<dyn Resource>,
+    mut rest: &[String],
+) -> (Arc<dyn Resource>, Vec<&str>) {
+    while let Some((first, inner)) = rest.split_first() {
+        let Some(child) = resource
+            .children()
+            .iter()
+            .find(|c| c.name() == first.as_str())
+            .cloned()
+        else {
+            break;
+        };
+        resource = child;
+        rest = inner;
+    }
+    (resource, rest.iter().map(String::as_str).collect())
 }

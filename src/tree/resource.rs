@@ -5,11 +5,14 @@
 //! The generated files every directory has (`_entry.md`, `_nav.txt`) and editors' temp files
 //! are the tree's business, not the resource's: a resource never sees those names.
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 pub use crate::model::{Child, Hit, Hits, Kind, Node};
 use crate::model::{Entry, Function};
 
-/// A resourcespace mounted under the root (`source/`, `tasks/`, ...).
+/// A resourcespace mounted under the root (`source/`, `tasks/`, ...) or inside another one
+/// (`source/history/`).
 ///
 /// Reads never change anything. Writes receive the whole content of a file at once (at
 /// close, fsync or rename) and must validate it completely before changing anything:
@@ -18,6 +21,14 @@ use crate::model::{Entry, Function};
 pub trait Resource: Send + Sync {
     /// The directory name under the root: `tasks`.
     fn name(&self) -> &'static str;
+
+    /// The resourcespaces inside this one (`source/history/`), each a directory under its
+    /// own [`Resource::name`] in this one's top directory. A path whose first name is one
+    /// of them is answered by it, with the path relative to it; this one's top directory
+    /// lists them after its own members.
+    fn children(&self) -> &[Arc<dyn Resource>] {
+        &[]
+    }
 
     /// One line for the root dashboard: what this is and its live state.
     fn summary(&self) -> Result<String>;
@@ -59,15 +70,12 @@ pub trait Resource: Send + Sync {
     fn entry(&self, path: &[&str]) -> Result<Entry>;
 
     /// Replace or create the document at `path` with `content`, validated as a whole.
-    fn write(&self, path: &[&str], _content: &[u8]) -> Result<()> {
+    /// `base` is what the writer saw when it opened the file (`None`: nothing known — a new
+    /// document, or a temp file renamed over it). A resource whose data can change
+    /// between that open and this write (another writer, an editor on disk) refuses to
+    /// overwrite such a change (`ErrorKind::Busy`, saying what to do) instead of losing it.
+    fn write(&self, path: &[&str], _content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         Err(read_only(path))
-    }
-
-    /// Like `write`, knowing what the file held when the writer opened it (`base`), so a
-    /// resource whose data can also change elsewhere (the project on disk) can refuse to
-    /// overwrite a change made in between instead of losing it silently.
-    fn write_over(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
-        self.write(path, content)
     }
 
     /// Whether a new document may be created at `path` (checked when the file is created,

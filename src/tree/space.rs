@@ -51,27 +51,27 @@ pub struct DirEntry {
 
 /// The mounted tree.
 pub struct Space {
-    pub(crate) links: Links,
-    pub(crate) budget: usize,
-    pub(crate) project: ProjectInfo,
-    pub(crate) resources: Vec<Arc<dyn Resource>>,
-    pub(crate) inodes: Mutex<Inodes>,
+    pub(super) links: Links,
+    pub(super) budget: usize,
+    pub(super) project: ProjectInfo,
+    pub(super) resources: Vec<Arc<dyn Resource>>,
+    pub(super) inodes: Mutex<Inodes>,
     /// Open handles and the temp files the tree holds.
-    pub(crate) files: OpenFiles,
+    pub(super) files: OpenFiles,
     /// Listings of open directories.
-    pub(crate) listings: Listings,
-    pub(crate) errors: ErrorLog,
+    pub(super) listings: Listings,
+    pub(super) errors: ErrorLog,
     /// Bumped by every change made through the tree; invalidates `rendered`.
-    pub(crate) generation: AtomicU64,
+    pub(super) generation: AtomicU64,
     /// Content just computed for `stat`, reused by the `open` that usually follows, so a
     /// `cat` renders a view once, not twice: (ino, generation, when, bytes).
-    pub(crate) rendered: Mutex<Option<Rendered>>,
+    pub(super) rendered: Mutex<Option<Rendered>>,
     /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
-    pub(crate) changes: crate::tree::gate::Gate,
+    pub(super) changes: crate::tree::gate::Gate,
     /// Who may change what (see [`crate::tree::access`]).
-    pub(crate) access: Access,
+    pub(super) access: Access,
     /// The owner and modes of the mount's own data: the store file's.
-    pub(crate) store_perm: Perm,
+    pub(super) store_perm: Perm,
 }
 
 /// Content computed for `stat`: (ino, generation, when, bytes).
@@ -233,7 +233,15 @@ impl Space {
                     children.push(Child::new(resource.name(), Kind::Dir, about));
                 }
             }
-            Place::In(resource, rest) => children.extend(resource.list(&rest)?),
+            Place::In(resource, rest) => {
+                children.extend(resource.list(&rest)?);
+                if rest.is_empty() {
+                    for child in resource.children() {
+                        let about = child.summary().unwrap_or_else(|e| e.message);
+                        children.push(Child::new(child.name(), Kind::Dir, about));
+                    }
+                }
+            }
             Place::Generated(..) | Place::Errors | Place::Scratch(_) => {
                 return Err(not_a_dir(&self.links, path));
             }
@@ -254,6 +262,10 @@ impl Space {
                     (NAV.to_string(), Kind::View),
                 ];
                 names.extend(resource.names(&rest)?);
+                if rest.is_empty() {
+                    let inner = resource.children().iter();
+                    names.extend(inner.map(|c| (c.name().to_string(), Kind::Dir)));
+                }
                 names.extend(self.scratch_names(path));
                 Ok(names)
             }

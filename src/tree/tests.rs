@@ -72,7 +72,7 @@ impl Resource for Notes {
             _ => Err(Error::invalid("notes are called <name>.txt")),
         }
     }
-    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
+    fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let mut problems = Vec::new();
         if content.is_empty() {
             problems.push("- the note is empty");
@@ -108,7 +108,7 @@ impl Resource for Notes {
 
 fn space() -> (Space, Arc<Notes>) {
     let notes = Arc::new(Notes::default());
-    notes.write(&["a.txt"], b"first\n").unwrap();
+    notes.write(&["a.txt"], b"first\n", None).unwrap();
     let project = ProjectInfo {
         name: "demo".into(),
         path: "/demo".into(),

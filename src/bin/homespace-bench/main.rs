@@ -359,7 +359,7 @@ fn seed_tasks(path: &Path, plain: &Path, size: usize) -> Duration {
     for i in 0..size {
         let name = format!("task-{i}.json");
         tasks
-            .write(&[&name], task_json(i).as_bytes())
+            .write(&[&name], task_json(i).as_bytes(), None)
             .unwrap_or_else(|e| panic!("seed {name}: {}", e.message));
     }
     let seeded = started.elapsed();

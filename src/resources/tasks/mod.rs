@@ -201,6 +201,38 @@ impl Tasks {
             .collect()
     }
 
+    /// Refuse a write based on an old version of the task: `base` (what the writer saw
+    /// when it opened the file) must still be what the task reads as. Checked inside the
+    /// store's transaction, so of two writers that opened the same version one lands and
+    /// the other is told; neither update is lost silently.
+    fn unchanged_since(
+        &self,
+        path: &[&str],
+        existing: Option<&Task>,
+        base: Option<&[u8]>,
+    ) -> Result<()> {
+        let Some(base) = base else {
+            return Ok(());
+        };
+        let now = existing.map(Self::bytes).transpose()?;
+        if now.as_deref() == Some(base) {
+            return Ok(());
+        }
+        let what = match now {
+            Some(_) => "it was changed by another writer after you opened it",
+            None => "the task was removed or renamed after you opened it",
+        };
+        Err(Error::new(
+            ErrorKind::Busy,
+            format!(
+                "{} was not saved: {what}. Read it again ({}) and make your change on what it \
+                 holds now",
+                shown(path),
+                self.links.to(&shown(path))
+            ),
+        ))
+    }
+
     /// The whole write, inside the store's transaction: check everything, then store.
     fn save(
         &self,
@@ -209,8 +241,10 @@ impl Tasks {
         folder: Folder<'_>,
         slug: &str,
         content: &[u8],
+        base: Option<&[u8]>,
     ) -> Result<()> {
         let existing = tasks::get(conn, slug)?;
+        self.unchanged_since(path, existing.as_ref(), base)?;
         if let (Some(task), Folder::Status(dir)) = (&existing, folder)
             && task.fields.status != dir
         {
@@ -401,7 +435,7 @@ impl Resource for Tasks {
         })
     }
 
-    fn write(&self, path: &[&str], content: &[u8]) -> Result<()> {
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "write")?;
         if let Some(problem) = validate::file_name_problem(name) {
             return Err(not_saved(path, ErrorKind::Invalid, &[problem]));
@@ -418,7 +452,7 @@ impl Resource for Tasks {
         }
         let slug = name.trim_end_matches(".json");
         self.store
-            .write(|conn| self.save(conn, path, folder, slug, content))
+            .write(|conn| self.save(conn, path, folder, slug, content, base))
     }
 
     fn can_create(&self, path: &[&str]) -> Result<()> {

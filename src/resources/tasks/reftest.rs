@@ -303,13 +303,16 @@ fn apply(
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
             (
                 model.write(*dir, slug, spec),
-                kind(tasks.write(&path, &content(spec))),
+                kind(tasks.write(&path, &content(spec), None)),
             )
         }
         Op::Garbage { dir, slug, content } => {
             let path = file(*dir, slug);
             let path: Vec<&str> = path.iter().map(String::as_str).collect();
-            (model.garbage(*dir, slug), kind(tasks.write(&path, content)))
+            (
+                model.garbage(*dir, slug),
+                kind(tasks.write(&path, content, None)),
+            )
         }
         Op::Move { slug, to, via_root } => {
             let from = file((!via_root).then(|| status_of(model, slug)), slug);
@@ -414,7 +417,7 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
         }
         seen.insert(slug.clone(), (task.version, id, created, updated));
         // Writing back what was read changes nothing.
-        tasks.write(&[&path[0], &path[1]], &bytes).unwrap();
+        tasks.write(&[&path[0], &path[1]], &bytes, None).unwrap();
         assert_eq!(
             tasks.read(&[&path[1]]).unwrap(),
             bytes,

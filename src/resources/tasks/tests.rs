@@ -78,7 +78,7 @@ macro_rules! eqnice {
 
 fn put(tasks: &Tasks, path: &[&str], json: &str) {
     tasks
-        .write(path, json.as_bytes())
+        .write(path, json.as_bytes(), None)
         .unwrap_or_else(|e| panic!("writing {path:?}: {}", e.message));
 }
 
@@ -111,7 +111,7 @@ fn sample() -> Tasks {
 
 fn refused(tasks: &Tasks, path: &[&str], content: &[u8]) -> Error {
     let before = snapshot(tasks);
-    let error = tasks.write(path, content).unwrap_err();
+    let error = tasks.write(path, content, None).unwrap_err();
     assert_eq!(snapshot(tasks), before, "a refused write changed the store");
     error
 }
@@ -344,13 +344,15 @@ fn a_task_file_reads_back_exactly_and_rewriting_it_changes_nothing() {
         tasks.stat(&["open", "fix-login.json"]).unwrap().size,
         Some(content.len() as u64)
     );
-    tasks.write(&["open", "fix-login.json"], &content).unwrap();
-    tasks.write(&["fix-login.json"], &content).unwrap();
+    tasks
+        .write(&["open", "fix-login.json"], &content, None)
+        .unwrap();
+    tasks.write(&["fix-login.json"], &content, None).unwrap();
     assert_eq!(tasks.read(&["fix-login.json"]).unwrap(), content);
 
     let edited = text(content).replace("\"priority\": 1", "\"priority\": 2");
     tasks
-        .write(&["open", "fix-login.json"], edited.as_bytes())
+        .write(&["open", "fix-login.json"], edited.as_bytes(), None)
         .unwrap();
     let after = text(tasks.read(&["open", "fix-login.json"]).unwrap());
     assert!(after.contains("\"priority\": 2,"));
@@ -462,7 +464,7 @@ fn each_rejection_changes_nothing() {
         assert_eq!(error.kind, ErrorKind::ReadOnly, "{}", error.message);
     }
     assert_eq!(
-        tasks.write(&["open"], b"{}").unwrap_err().kind,
+        tasks.write(&["open"], b"{}", None).unwrap_err().kind,
         ErrorKind::NotPermitted
     );
 }
@@ -637,4 +639,52 @@ fn search_ranks_tasks_and_shrugs_off_hostile_queries() {
     // Operators are words like any other: NEAR must occur too, so nothing matches.
     assert_eq!(tasks.search("NEAR(login form)", 5).unwrap().total, 0);
     assert_eq!(tasks.search("(login) form*", 5).unwrap().total, 1);
+}
+
+#[test]
+fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
+    let tasks = sample();
+    let path = &["open", "deploy.json"];
+    let seen = tasks.read(path).unwrap();
+    let title = "Deploy";
+    let first = String::from_utf8(seen.clone())
+        .unwrap()
+        .replacen(title, "Deploy (first)", 1);
+    let second = String::from_utf8(seen.clone())
+        .unwrap()
+        .replacen(title, "Deploy (second)", 1);
+    tasks.write(path, first.as_bytes(), Some(&seen)).unwrap();
+    let error = tasks
+        .write(path, second.as_bytes(), Some(&seen))
+        .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Busy, "{}", error.message);
+    assert!(
+        error
+            .message
+            .contains("changed by another writer after you opened it"),
+        "{}",
+        error.message
+    );
+    let now = String::from_utf8(tasks.read(path).unwrap()).unwrap();
+    assert!(
+        now.contains("(first)") && !now.contains("(second)"),
+        "{now}"
+    );
+    // Written again from what it holds now, it lands.
+    let again = now.replace("(first)", "(second)");
+    tasks
+        .write(path, again.as_bytes(), Some(now.as_bytes()))
+        .unwrap();
+    // A task removed meanwhile is not brought back by a writer that saw it.
+    tasks
+        .remove(path)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    let error = tasks
+        .write(path, again.as_bytes(), Some(again.as_bytes()))
+        .unwrap_err();
+    assert!(
+        error.message.contains("removed or renamed"),
+        "{}",
+        error.message
+    );
 }
