@@ -31,13 +31,13 @@ pub struct Context {
 /// Every resourcespace, in the order the root lists them. Search covers all the others.
 pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
     let mut all: Vec<Arc<dyn Resource>> = vec![
-        Arc::new(source::Source::new(
+        source::Source::new(
             &ctx.project,
             ctx.name.clone(),
             ctx.links.clone(),
             ctx.store.clone(),
             ctx.budget,
-        )),
+        ),
         Arc::new(tasks::Tasks::new(ctx.store.clone(), ctx.links.clone())),
         Arc::new(memory::Memory::new(ctx.links.clone())),
     ];

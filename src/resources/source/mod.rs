@@ -8,7 +8,9 @@ mod check;
 pub mod disk;
 pub mod edit;
 mod history;
+mod history_dir;
 pub mod import_check;
+mod meta;
 pub mod modules;
 pub mod project;
 pub mod search;
@@ -28,6 +30,8 @@ use crate::tree::access::Ownership;
 use crate::tree::links::Links;
 use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
 use disk::FileLocks;
+use history_dir::HistoryDir;
+use meta::MetaDir;
 use modules::Modules;
 use project::{EntryKind, Project};
 use tree::{HISTORY, META, Place, TESTS};
@@ -44,14 +48,28 @@ pub struct Source {
     pub(crate) budget: usize,
     /// The Python version edits must compile on, found once when mounting.
     target: Version,
+    /// The resourcespaces inside source/: history/ and meta/.
+    children: Vec<Arc<dyn Resource>>,
 }
 
 impl Source {
     /// The source tree of the project at `root` (canonical), named `name`, recording its
-    /// edits in `store`.
-    pub fn new(root: &Path, name: String, links: Links, store: Arc<Store>, budget: usize) -> Self {
+    /// edits in `store`, with its history and settings inside.
+    pub fn new(
+        root: &Path,
+        name: String,
+        links: Links,
+        store: Arc<Store>,
+        budget: usize,
+    ) -> Arc<Self> {
         disk::sweep(&Self::scratch_dir(root));
-        Source {
+        // The children answer with the source they belong to; they hold it weakly, as it
+        // holds them.
+        Arc::new_cyclic(|source| Source {
+            children: vec![
+                Arc::new(HistoryDir::new(source.clone())),
+                Arc::new(MetaDir::new(source.clone())),
+            ],
             project: Project::open(root),
             modules: Modules::default(),
             links,
@@ -61,7 +79,7 @@ impl Source {
             checker: std::sync::Mutex::new(None),
             budget,
             target: crate::python::target_version(root),
-        }
+        })
     }
 
     /// The Python version edits must compile on: the project's `requires-python` minimum,
@@ -158,6 +176,10 @@ impl Resource for Source {
         "source"
     }
 
+    fn children(&self) -> &[Arc<dyn Resource>] {
+        &self.children
+    }
+
     fn root_functions(&self) -> Vec<Function> {
         vec![Function::new(
             format!("cat {}", self.links.to("source/_entry.md")),
@@ -186,22 +208,13 @@ impl Resource for Source {
             // without parsing the module keeps that a directory listing, not a parse.
             return Ok(Node::dir(true).owned(ownership(&module)));
         }
-        // What is not a project file shows what the project's root directory allows.
-        let root = || ownership(&self.project.root);
         match self.resolve(path)? {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
-            Place::TestsRoot => Ok(Node::dir(true).owned(root())),
-            Place::Root | Place::History | Place::Meta => Ok(Node::dir(true).owned(root())),
+            Place::TestsRoot | Place::Root => Ok(Node::dir(true).owned(self.root_ownership())),
             Place::Dir { disk, .. } | Place::Members { disk, .. } => {
                 Ok(Node::dir(true).owned(ownership(&disk)))
             }
-            Place::Diff(_) => Ok(Node::view().owned(root())),
-            Place::Settings => Ok(Node::document(true).owned(root())),
-            Place::Undo => Ok(Node {
-                size: Some(0),
-                ..Node::document(true).owned(root())
-            }),
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
             Place::Symbol { module, disk, .. } => Ok(Node {
                 mtime: Some(module.mtime),
@@ -217,16 +230,6 @@ impl Resource for Source {
                 if !self.project.test_dirs.is_empty() {
                     children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
                 }
-                children.push(Child::new(
-                    HISTORY,
-                    Kind::Dir,
-                    "every routed edit, as diffs; undo",
-                ));
-                children.push(Child::new(
-                    META,
-                    Kind::Dir,
-                    "settings of source/: the import check",
-                ));
                 Ok(children)
             }
             Place::TestsRoot => Ok(self
@@ -260,32 +263,12 @@ impl Resource for Source {
                 }
                 Ok(children)
             }
-            Place::History => {
-                let (rows, _) = self.store.read(|c| crate::store::edits::newest(c, 1000))?;
-                let mut children = vec![Child::new(
-                    "undo",
-                    Kind::Document,
-                    "write an edit's number to revert it",
-                )];
-                children.extend(rows.into_iter().map(|(id, _, path, what)| {
-                    Child::new(format!("{id}.diff"), Kind::View, format!("{what} ({path})"))
-                }));
-                Ok(children)
+            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
+                Err(Error::new(
+                    crate::error::ErrorKind::NotADirectory,
+                    format!("source/{} is a file", path.join("/")),
+                ))
             }
-            Place::Meta => Ok(vec![Child::new(
-                "settings.toml",
-                Kind::Document,
-                "how source/ behaves; write to change",
-            )]),
-            Place::ModuleFile { .. }
-            | Place::Symbol { .. }
-            | Place::DataFile { .. }
-            | Place::Diff(_)
-            | Place::Settings
-            | Place::Undo => Err(Error::new(
-                crate::error::ErrorKind::NotADirectory,
-                format!("source/{} is a file", path.join("/")),
-            )),
         }
     }
 
@@ -293,9 +276,6 @@ impl Resource for Source {
         match self.resolve(path)? {
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
-            Place::Diff(id) => Ok(self.diff_view(id)?.into_bytes()),
-            Place::Settings => Ok(self.settings_text()?.into_bytes()),
-            Place::Undo => Ok(Vec::new()),
             Place::Symbol { module, symbol, .. } => {
                 let text = module.text()?;
                 let symbol = module
@@ -377,6 +357,14 @@ impl Resource for Source {
             }
             _ => Err(Error::not_permitted("")),
         }
+    }
+}
+
+impl Source {
+    /// What is not a project file (source/ itself, its history and settings) shows what
+    /// the project's root directory allows.
+    pub(crate) fn root_ownership(&self) -> Ownership {
+        ownership(&self.project.root)
     }
 }
 

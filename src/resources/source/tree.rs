@@ -58,22 +58,13 @@ pub enum Place {
     },
     /// A non-Python file of a package, exact.
     DataFile { disk: PathBuf },
-    /// `source/history/`: the routed edits.
-    History,
-    /// `source/history/<n>.diff`.
-    Diff(i64),
-    /// `source/history/undo`: write an edit's number to revert it.
-    Undo,
-    /// `source/meta/`: settings.
-    Meta,
-    /// `source/meta/settings.toml`.
-    Settings,
 }
 
-/// The name of the settings directory under `source/`.
+/// The name of the settings directory under `source/` (a resourcespace of its own, which
+/// hides a top-level package of that name).
 pub const META: &str = "meta";
 
-/// The name of the edit history under `source/`.
+/// The name of the edit history under `source/` (likewise).
 pub const HISTORY: &str = "history";
 
 impl Source {
@@ -117,12 +108,6 @@ impl Source {
         }
         match place {
             Place::Root => {
-                if name == HISTORY {
-                    return Ok(Some(Place::History));
-                }
-                if name == META {
-                    return Ok(Some(Place::Meta));
-                }
                 if name == TESTS && !self.project.test_dirs.is_empty() {
                     return Ok(Some(match self.project.test_dirs.as_slice() {
                         [only] => Place::Dir {
@@ -176,21 +161,7 @@ impl Source {
                     }
                 }
             })),
-            Place::History => Ok(match name {
-                "undo" => Some(Place::Undo),
-                _ => name
-                    .strip_suffix(".diff")
-                    .and_then(|n| n.parse().ok())
-                    .filter(|&n: &i64| self.edit_exists(n))
-                    .map(Place::Diff),
-            }),
-            Place::Meta => Ok((name == "settings.toml").then_some(Place::Settings)),
-            Place::ModuleFile { .. }
-            | Place::Symbol { .. }
-            | Place::DataFile { .. }
-            | Place::Diff(_)
-            | Place::Settings
-            | Place::Undo => Ok(None),
+            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => Ok(None),
         }
     }
 

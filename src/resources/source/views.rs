@@ -34,8 +34,6 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
             ..Entry::default()
         }),
         Place::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
-        Place::History => source.history_entry(),
-        Place::Meta => Ok(meta(source)),
         Place::Members {
             module,
             dotted,
@@ -442,52 +440,6 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),
             "Symbol files start at the comment lines directly above the decorators and are dedented to column 0.".into(),
         ],
-    }
-}
-
-fn meta(source: &Source) -> Entry {
-    let settings = source.settings();
-    let file = source.links.to("source/meta/settings.toml");
-    Entry {
-        title: format!(
-            "source/meta — settings: import check {}",
-            if settings.import_check { "on" } else { "off" }
-        ),
-        functions: vec![
-            Function::new(
-                format!("cat {file}"),
-                "read the settings",
-                "TOML with a comment on each setting",
-            ),
-            Function::new(
-                format!("sed -i 's/enabled = true/enabled = false/' {file}"),
-                "change one",
-                "applied to the next edit; refused with reasons if invalid",
-            ),
-        ],
-        sections: vec![Section {
-            heading: "Settings".into(),
-            items: vec![
-                format!(
-                    "`import_check.enabled` = {} — after each routed edit, import the module in a separate Python process and undo the edit if that fails",
-                    settings.import_check
-                ),
-                format!(
-                    "`import_check.python` = {} — the interpreter (empty: the project's .venv, else python3)",
-                    settings
-                        .python
-                        .as_ref()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|| "\"\"".into())
-                ),
-                format!(
-                    "`import_check.timeout_secs` = {} — how long an import may take",
-                    settings.import_timeout.as_secs()
-                ),
-            ],
-            ..Section::default()
-        }],
-        ..Entry::default()
     }
 }
 

@@ -29,8 +29,6 @@ impl Source {
     ) -> Result<()> {
         let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(path) {
-            Ok(Place::Undo) => self.undo(content),
-            Ok(Place::Settings) => self.write_settings(content),
             Ok(Place::ModuleFile { disk, dotted }) => {
                 self.write_module(&shown, &disk, &dotted, content, base)
             }

@@ -26,7 +26,7 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) 
     }
     let store = Arc::new(Store::in_memory().unwrap());
     let source = Source::new(&root, "demo".into(), Links::new("/mnt/hs"), store, 500);
-    (dir, root, Arc::new(source))
+    (dir, root, source)
 }
 
 /// The history, oldest first, as (path, what, before, after).

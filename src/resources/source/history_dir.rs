@@ -1,0 +1,147 @@
+//! `source/history/` as a resourcespace of its own inside `source/`: the list of routed
+//! edits (its entry view), one diff view per edit (`<n>.diff`) and `undo`, the document an
+//! edit's number is written to. The edits themselves and undoing them belong to
+//! [`Source`] (`history.rs`), which records every change it makes.
+
+use std::sync::{Arc, Weak};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Kind, Node};
+use crate::resources::source::Source;
+use crate::resources::source::tree::HISTORY;
+use crate::tree::resource::Resource;
+
+/// Diffs listed by `ls` (the newest; older ones are reachable by number).
+const LISTED: usize = 1000;
+
+/// `source/history/`.
+pub struct HistoryDir {
+    source: Weak<Source>,
+}
+
+impl HistoryDir {
+    pub fn new(source: Weak<Source>) -> Self {
+        HistoryDir { source }
+    }
+
+    fn source(&self) -> Result<Arc<Source>> {
+        self.source
+            .upgrade()
+            .ok_or_else(|| Error::internal("source/ is being taken down"))
+    }
+
+    fn shown(path: &[&str]) -> String {
+        format!("source/{HISTORY}/{}", path.join("/"))
+    }
+}
+
+/// What a name in `source/history/` is.
+enum Place {
+    Diff(i64),
+    Undo,
+}
+
+fn place(source: &Source, name: &str) -> Option<Place> {
+    match name {
+        "undo" => Some(Place::Undo),
+        _ => name
+            .strip_suffix(".diff")
+            .and_then(|n| n.parse().ok())
+            .filter(|&n: &i64| source.edit_exists(n))
+            .map(Place::Diff),
+    }
+}
+
+impl Resource for HistoryDir {
+    fn name(&self) -> &'static str {
+        HISTORY
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok("every routed edit, as diffs; undo".into())
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let source = self.source()?;
+        let root = source.root_ownership();
+        match path {
+            [] => Ok(Node::dir(true).owned(root)),
+            [name] => match place(&source, name) {
+                Some(Place::Diff(_)) => Ok(Node::view().owned(root)),
+                Some(Place::Undo) => Ok(Node {
+                    size: Some(0),
+                    ..Node::document(true).owned(root)
+                }),
+                None => Err(self.missing(path)),
+            },
+            _ => Err(self.missing(path)),
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        if !path.is_empty() {
+            return Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", Self::shown(path)),
+            ));
+        }
+        let source = self.source()?;
+        let (rows, _) = source
+            .store
+            .read(|c| crate::store::edits::newest(c, LISTED))?;
+        let mut children = vec![Child::new(
+            "undo",
+            Kind::Document,
+            "write an edit's number to revert it",
+        )];
+        children.extend(rows.into_iter().map(|(id, _, path, what)| {
+            Child::new(format!("{id}.diff"), Kind::View, format!("{what} ({path})"))
+        }));
+        Ok(children)
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        let source = self.source()?;
+        match path {
+            [name] => match place(&source, name) {
+                Some(Place::Diff(id)) => Ok(source.diff_view(id)?.into_bytes()),
+                Some(Place::Undo) => Ok(Vec::new()),
+                None => Err(self.missing(path)),
+            },
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory: read its _entry.md", Self::shown(path)),
+            )),
+        }
+    }
+
+    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+        self.source()?.history_entry()
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+        let source = self.source()?;
+        match path {
+            [name] if matches!(place(&source, name), Some(Place::Undo)) => source.undo(content),
+            _ => Err(Error::read_only(format!(
+                "{} cannot be written: the history changes only by edits; write an edit's \
+                 number to {}",
+                Self::shown(path),
+                source.links.to(&format!("source/{HISTORY}/undo"))
+            ))),
+        }
+    }
+}
+
+impl HistoryDir {
+    fn missing(&self, path: &[&str]) -> Error {
+        let list = self
+            .source()
+            .map(|s| s.links.to(&format!("source/{HISTORY}/_entry.md")))
+            .unwrap_or_default();
+        Error::not_found(format!(
+            "{} does not exist: {list} lists the edits",
+            Self::shown(path)
+        ))
+    }
+}

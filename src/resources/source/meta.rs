@@ -1,0 +1,142 @@
+//! `source/meta/` as a resourcespace of its own inside `source/`: `settings.toml`, the
+//! document that says how `source/` behaves (validated and stored by [`Source`], in
+//! `check.rs`), and an entry view that explains each setting with its value now.
+
+use std::sync::{Arc, Weak};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Function, Kind, Node, Section};
+use crate::resources::source::Source;
+use crate::resources::source::tree::META;
+use crate::tree::resource::Resource;
+
+/// The settings document's name.
+const SETTINGS: &str = "settings.toml";
+
+/// `source/meta/`.
+pub struct MetaDir {
+    source: Weak<Source>,
+}
+
+impl MetaDir {
+    pub fn new(source: Weak<Source>) -> Self {
+        MetaDir { source }
+    }
+
+    fn source(&self) -> Result<Arc<Source>> {
+        self.source
+            .upgrade()
+            .ok_or_else(|| Error::internal("source/ is being taken down"))
+    }
+
+    fn missing(path: &[&str]) -> Error {
+        Error::not_found(format!(
+            "source/{META}/{} does not exist: source/{META}/ holds {SETTINGS}",
+            path.join("/")
+        ))
+    }
+}
+
+impl Resource for MetaDir {
+    fn name(&self) -> &'static str {
+        META
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok("settings of source/: the import check".into())
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let root = self.source()?.root_ownership();
+        match path {
+            [] => Ok(Node::dir(true).owned(root)),
+            [SETTINGS] => Ok(Node::document(true).owned(root)),
+            _ => Err(Self::missing(path)),
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        match path {
+            [] => Ok(vec![Child::new(
+                SETTINGS,
+                Kind::Document,
+                "how source/ behaves; write to change",
+            )]),
+            _ => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("source/{META}/{} is a file", path.join("/")),
+            )),
+        }
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match path {
+            [SETTINGS] => Ok(self.source()?.settings_text()?.into_bytes()),
+            [] => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("source/{META} is a directory: read its _entry.md"),
+            )),
+            _ => Err(Self::missing(path)),
+        }
+    }
+
+    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+        Ok(entry(&*self.source()?))
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+        match path {
+            [SETTINGS] => self.source()?.write_settings(content),
+            _ => Err(Error::read_only(format!(
+                "source/{META}/{} cannot be written: only {SETTINGS} can",
+                path.join("/")
+            ))),
+        }
+    }
+}
+
+fn entry(source: &Source) -> Entry {
+    let settings = source.settings();
+    let file = source.links.to("source/meta/settings.toml");
+    Entry {
+        title: format!(
+            "source/meta — settings: import check {}",
+            if settings.import_check { "on" } else { "off" }
+        ),
+        functions: vec![
+            Function::new(
+                format!("cat {file}"),
+                "read the settings",
+                "TOML with a comment on each setting",
+            ),
+            Function::new(
+                format!("sed -i 's/enabled = true/enabled = false/' {file}"),
+                "change one",
+                "applied to the next edit; refused with reasons if invalid",
+            ),
+        ],
+        sections: vec![Section {
+            heading: "Settings".into(),
+            items: vec![
+                format!(
+                    "`import_check.enabled` = {} — after each routed edit, import the module in a separate Python process and undo the edit if that fails",
+                    settings.import_check
+                ),
+                format!(
+                    "`import_check.python` = {} — the interpreter (empty: the project's .venv, else python3)",
+                    settings
+                        .python
+                        .as_ref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|| "\"\"".into())
+                ),
+                format!(
+                    "`import_check.timeout_secs` = {} — how long an import may take",
+                    settings.import_timeout.as_secs()
+                ),
+            ],
+            ..Section::default()
+        }],
+        ..Entry::default()
+    }
+}
