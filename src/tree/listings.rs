@@ -9,7 +9,14 @@ use std::sync::Mutex;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::tree::lock;
-use crate::tree::space::DirEntry;
+
+/// One name in a directory listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub ino: u64,
+    pub name: String,
+    pub kind: Kind,
+}
 
 /// The listings of open directories, by handle.
 #[derive(Debug, Default)]

@@ -24,8 +24,9 @@ mod space;
 mod tests;
 
 pub(crate) use crate::model::links::dir_prefix;
+pub use listings::DirEntry;
 pub use open_files::OpenFlags;
-pub use space::{Attr, CHANGES_AT_ONCE, DirEntry, ProjectInfo, Space};
+pub use space::{Attr, CHANGES_AT_ONCE, ProjectInfo, Space};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};

@@ -15,7 +15,7 @@ use crate::tree::body::Spill;
 use crate::tree::errlog::{ErrorLog, Failure};
 use crate::tree::inodes::Inodes;
 use crate::tree::links::Links;
-use crate::tree::listings::Listings;
+use crate::tree::listings::{DirEntry, Listings};
 use crate::tree::lock;
 use crate::tree::names::{self, ENTRY, ERRORS, NAV};
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
@@ -39,14 +39,6 @@ pub struct Attr {
     pub writable: bool,
     /// The owner and modes `stat` shows (and the kernel checks, with `--allow-other`).
     pub perm: Perm,
-}
-
-/// One name in a directory listing.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DirEntry {
-    pub ino: u64,
-    pub name: String,
-    pub kind: Kind,
 }
 
 /// The mounted tree.

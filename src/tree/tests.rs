@@ -523,3 +523,29 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
             .any(|(n, _)| n == ".kept.swp")
     );
 }
+
+#[test]
+fn test_w_says_no_on_views_and_yes_on_documents() {
+    let (space, _) = space();
+    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
+    let note = space.lookup(dir(&space), "a.txt").unwrap();
+    assert_eq!(
+        space.access(entry.ino, true).unwrap_err().errno(),
+        libc::EACCES
+    );
+    assert!(space.access(entry.ino, false).is_ok());
+    assert!(space.access(note.ino, true).is_ok());
+}
+
+#[test]
+fn an_open_file_reports_what_it_holds_and_others_see_the_path() {
+    let (space, _) = space();
+    let note = space.lookup(dir(&space), "a.txt").unwrap();
+    let fh = space.open(note.ino, WRITE).unwrap();
+    space.write(fh, 0, b"a longer note than before\n").unwrap();
+    let through_handle = space.getattr_via(note.ino, Some(fh), 0).unwrap();
+    let by_path = space.getattr_via(note.ino, None, 0).unwrap();
+    assert_eq!(through_handle.size, 26, "the handle's own buffer");
+    assert_eq!(by_path.size, 6, "the saved note, \"first\\n\"");
+    space.release(fh);
+}
