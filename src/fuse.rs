@@ -18,8 +18,8 @@ use fuser::{
 };
 
 use crate::error::{Error, Result};
+use crate::model::Kind;
 use crate::tree::access::Caller;
-use crate::tree::resource::Kind;
 use crate::tree::{Attr, OpenFlags as Open, Space, guarded};
 
 /// How long the kernel may cache a directory's name and attributes. Files get no caching:

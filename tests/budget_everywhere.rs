@@ -3,9 +3,9 @@
 //! project with tasks in the store.
 
 use homespace::app::{Options, build};
+use homespace::model::Kind;
 use homespace::render::budget::tokens;
 use homespace::tree::Space;
-use homespace::tree::resource::Kind;
 
 fn walk(space: &Space, dir: Vec<String>, views: &mut Vec<(String, String)>) {
     for child in space.list(&dir).unwrap() {

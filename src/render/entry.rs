@@ -2,8 +2,7 @@
 //! the functions table, the contents worth knowing, and the `Advanced:` block — in that
 //! order — pruned to the budget by [`crate::render::budget`].
 
-pub use crate::model::{Entry, Function, Section};
-use crate::model::{Failure, Links};
+use crate::model::{Entry, Failure, Links};
 
 /// Render `entry` of the directory `dir` as `_entry.md`: a fresh failure in this directory
 /// first, then the breadcrumb, title, functions table, sections and `Advanced:`, pruned to

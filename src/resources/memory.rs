@@ -2,9 +2,10 @@
 //! sessions, and says so: an empty store is a state, not a placeholder.
 
 use crate::error::{Error, Result};
-use crate::render::entry::{Entry, Function, Section};
-use crate::tree::links::Links;
-use crate::tree::resource::{Child, Kind, Node, Resource};
+use crate::model::links::Links;
+use crate::model::{Child, Kind, Node};
+use crate::model::{Entry, Function, Section};
+use crate::tree::resource::Resource;
 
 /// The memory resourcespace.
 pub struct Memory {

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind};
+use crate::model::Kind;
 use crate::model::Links;
 use crate::store::Store;
-use crate::tree::resource::{Kind, Resource};
+use crate::tree::resource::Resource;
 
 /// What every resourcespace is built from.
 pub struct Context {

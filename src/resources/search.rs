@@ -8,13 +8,14 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+use crate::model::Ownership;
+use crate::model::links::Links;
+use crate::model::names;
+use crate::model::{Child, Kind, Node};
 use crate::model::{Entry, Function, Section};
 use crate::render::budget;
-use crate::tree::access::Ownership;
-use crate::tree::links::Links;
 use crate::tree::lock;
-use crate::tree::names;
-use crate::tree::resource::{Child, Kind, Node, Resource};
+use crate::tree::resource::Resource;
 
 /// Hits shown per area in an unscoped search.
 const PER_AREA: usize = 5;

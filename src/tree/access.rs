@@ -13,7 +13,6 @@
 use std::cell::Cell;
 
 use crate::error::{Error, ErrorKind, Result};
-pub use crate::model::Ownership;
 
 /// The user behind one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,13 +7,15 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Kind;
+use crate::model::Ownership;
+use crate::model::names;
 use crate::tree::Space;
-use crate::tree::access::{Caller, Ownership};
+use crate::tree::access::Caller;
 use crate::tree::body::Body;
-use crate::tree::names;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::place::{Place, descend};
-use crate::tree::resource::{Kind, Resource};
+use crate::tree::resource::Resource;
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
 impl Space {

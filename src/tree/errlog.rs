@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-pub use crate::model::Failure;
+use crate::model::Failure;
 use crate::tree::lock;
 
 /// How many failures are kept.

@@ -8,12 +8,12 @@
 use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Kind;
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::place::Place;
-use crate::tree::resource::Kind;
 use crate::tree::space::{Attr, is_a_dir};
 
 impl Space {
@@ -79,7 +79,7 @@ impl Space {
         let entry = self.links.to(&format!(
             "{}{}",
             crate::tree::dir_prefix(&parent),
-            crate::tree::names::ENTRY
+            crate::model::names::ENTRY
         ));
         match kind {
             Kind::View => Error::read_only(format!(

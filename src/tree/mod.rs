@@ -3,8 +3,6 @@
 //! log. [`Space`] is the whole filesystem as plain method calls returning plain structs;
 //! `crate::fuse` only translates those to and from the kernel.
 
-pub use crate::model::{links, names};
-
 pub mod access;
 pub mod body;
 pub mod errlog;

@@ -5,8 +5,9 @@
 //! `sed -i` set them as a matter of course.
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Ownership;
 use crate::tree::Space;
-use crate::tree::access::{Caller, Ownership};
+use crate::tree::access::Caller;
 use crate::tree::place::Place;
 use crate::tree::space::Attr;
 

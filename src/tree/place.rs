@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::tree::Space;
-use crate::tree::names::{ENTRY, ERRORS, NAV};
 use crate::tree::resource::Resource;
 
 /// A generated file of a directory.

@@ -8,8 +8,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-pub use crate::model::{Child, Hit, Hits, Kind, Node};
-use crate::model::{Entry, Function};
+use crate::model::{Child, Entry, Function, Hits, Kind, Node};
 
 /// A resourcespace mounted under the root (`source/`, `tasks/`, ...) or inside another one
 /// (`source/history/`).

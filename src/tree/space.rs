@@ -8,19 +8,21 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::links::Links;
 use crate::model::links::dir_prefix;
+use crate::model::names::{self, ENTRY, ERRORS, NAV};
+use crate::model::{Child, Kind, Node};
+use crate::model::{Failure, Ownership};
 use crate::render;
-use crate::tree::access::{Access, Admission, Caller, Ownership, Perm};
+use crate::tree::access::{Access, Admission, Caller, Perm};
 use crate::tree::body::Spill;
-use crate::tree::errlog::{ErrorLog, Failure};
+use crate::tree::errlog::ErrorLog;
 use crate::tree::inodes::Inodes;
-use crate::tree::links::Links;
 use crate::tree::listings::{DirEntry, Listings};
 use crate::tree::lock;
-use crate::tree::names::{self, ENTRY, ERRORS, NAV};
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
 use crate::tree::place::{Generated, Place};
-use crate::tree::resource::{Child, Kind, Node, Resource};
+use crate::tree::resource::Resource;
 
 /// What the root dashboard says about the project.
 #[derive(Debug, Clone, PartialEq, Eq)]

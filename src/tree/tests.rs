@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::render::entry::{Entry, Section};
+use crate::model::links::Links;
+use crate::model::{Child, Kind, Node};
+use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
 use crate::tree::inodes::ROOT;
-use crate::tree::links::Links;
-use crate::tree::resource::{Child, Kind, Node, Resource};
+use crate::tree::resource::Resource;
 use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
 
 /// The mount's owner: this process's user, as the tests call in-process.

@@ -348,9 +348,9 @@ fn task_json(i: usize) -> String {
 /// stored one by one, as a mount does), and the same tasks as plain files under `plain`:
 /// `all/` holds every task file, `open/` the open ones.
 fn seed_tasks(path: &Path, plain: &Path, size: usize) -> Duration {
+    use homespace::model::links::Links;
     use homespace::resources::tasks::Tasks;
     use homespace::store::Store;
-    use homespace::tree::links::Links;
     use homespace::tree::resource::Resource;
 
     let started = Instant::now();

@@ -6,8 +6,8 @@
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
+use crate::model::{Entry, Function, Section};
 use crate::render::budget;
-use crate::render::entry::{Entry, Function, Section};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;

@@ -23,12 +23,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::Ownership;
+use crate::model::links::Links;
+use crate::model::{Child, Hits, Kind, Node};
 use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
-use crate::tree::access::Ownership;
-use crate::tree::links::Links;
-use crate::tree::resource::{Child, Hits, Kind, Node, Resource};
+use crate::tree::resource::Resource;
 use disk::FileLocks;
 use history_dir::HistoryDir;
 use meta::MetaDir;

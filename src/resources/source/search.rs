@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use regex::bytes::{Regex, RegexBuilder};
 
 use crate::error::{Error, Result};
+use crate::model::{Hit, Hits};
 use crate::resources::source::Source;
-use crate::tree::resource::{Hit, Hits};
 
 /// One matching line.
 #[derive(Debug)]

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::error::Result;
+use crate::model::{Entry, Function, Section};
 use crate::python::{ModuleIndex, SymbolKind, symbol_text};
-use crate::render::entry::{Entry, Function, Section};
 use crate::render::size_note;
 use crate::resources::source::modules::Module;
 use crate::resources::source::project::EntryKind;

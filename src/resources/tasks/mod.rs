@@ -29,11 +29,12 @@ use std::time::SystemTime;
 use rusqlite::Connection;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::links::Links;
+use crate::model::{Child, Hit, Hits, Kind, Node};
 use crate::model::{Entry, Function};
 use crate::store::Store;
 use crate::store::tasks::{self, Fields, Filter, Status, Task};
-use crate::tree::links::Links;
-use crate::tree::resource::{Child, Hit, Hits, Kind, Node, Resource};
+use crate::tree::resource::Resource;
 
 pub use validate::MAX_BYTES;
 

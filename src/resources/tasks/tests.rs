@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
 
 use super::*;
-use crate::render::entry::Entry;
+use crate::model::Entry;
 
 /// A resource over an in-memory store whose clock moves one minute per reading, from
 /// 2025-03-01T12:00:00Z.

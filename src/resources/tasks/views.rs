@@ -8,10 +8,10 @@
 use rusqlite::Connection;
 
 use crate::error::Result;
-use crate::render::entry::{Entry, Function, Section};
+use crate::model::links::Links;
+use crate::model::{Child, Kind};
+use crate::model::{Entry, Function, Section};
 use crate::store::tasks::{self, Counts, Filter, Status, Task};
-use crate::tree::links::Links;
-use crate::tree::resource::{Child, Kind};
 
 /// Tasks shown in one section of an entry view: a budget of 500 tokens has room for about
 /// this many one-line items (~20 tokens each) beside the functions table.
