@@ -1,3 +1,7 @@
+//! Tests of the project-change transaction: order of records, nothing planned, rollback
+//! of every file on a failed import or write, unreadable old contents, conflicts, and
+//! locking two files from two threads in opposite orders.
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc;
