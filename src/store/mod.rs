@@ -10,6 +10,7 @@
 mod db;
 pub mod edits;
 pub mod fts;
+pub mod memory;
 pub mod settings;
 pub mod tasks;
 

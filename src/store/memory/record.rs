@@ -1,0 +1,98 @@
+//! What a session and its entries are, as importers produce them and the store keeps them:
+//! plain data, shared by the transcript readers (`crate::transcripts`), the store
+//! (`store::memory`) and the `memory/` resourcespace.
+
+use std::fmt;
+
+/// Who or what an entry is from. The seven channels `memory/_entry.md` documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Channel {
+    User,
+    Assistant,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    System,
+    Summary,
+}
+
+impl Channel {
+    /// Every channel, in the order views list them.
+    pub const ALL: [Channel; 7] = [
+        Channel::User,
+        Channel::Assistant,
+        Channel::Thinking,
+        Channel::ToolCall,
+        Channel::ToolResult,
+        Channel::System,
+        Channel::Summary,
+    ];
+
+    /// The name in entry files and queries: `tool_call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::User => "user",
+            Channel::Assistant => "assistant",
+            Channel::Thinking => "thinking",
+            Channel::ToolCall => "tool_call",
+            Channel::ToolResult => "tool_result",
+            Channel::System => "system",
+            Channel::Summary => "summary",
+        }
+    }
+
+    /// The channel named `name` (as `as_str` gives it).
+    pub fn parse(name: &str) -> Option<Channel> {
+        Channel::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+}
+
+impl fmt::Display for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A session as an importer read it (or as `mkdir` starts it).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionRecord {
+    /// The session's id: the tool's own (Claude Code's `sessionId`, Codex's session id),
+    /// else one derived from the file. Becomes the directory name, so it is made of
+    /// `[A-Za-z0-9._-]` only (importers replace anything else with `-`).
+    pub id: String,
+    /// The tool it came from: `claude-code`, `codex`, `jsonl`, `homespace` (recorded live).
+    pub source: String,
+    /// RFC 3339 UTC times of its first and last entries, when known.
+    pub started: Option<String>,
+    pub ended: Option<String>,
+    /// One line: the tool's title or summary, else the first user message, cut short.
+    pub title: String,
+    /// The working directory or project it ran in.
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    /// The session this one continues, when the tool says so.
+    pub continuation_of: Option<String>,
+}
+
+/// One entry of a session as an importer read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryRecord {
+    /// What identifies this entry in its source, stable across imports of the same file
+    /// (Claude Code's `uuid`; else a hash of the line): importing a file twice, or a
+    /// second file that repeats entries of a session it continues, adds nothing.
+    pub key: String,
+    /// RFC 3339 UTC time, when known.
+    pub ts: Option<String>,
+    pub channel: Channel,
+    pub content: String,
+    pub tags: Vec<String>,
+    /// Anything else worth keeping from the source (tool name, call id, sidechain, ...):
+    /// a JSON object.
+    pub meta: serde_json::Value,
+}
+
+/// One file's worth of memory: sessions with their entries, in file order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Transcript {
+    pub sessions: Vec<(SessionRecord, Vec<EntryRecord>)>,
+}
