@@ -122,4 +122,7 @@ pub struct Hit {
 pub struct Hits {
     pub hits: Vec<Hit>,
     pub total: usize,
+    /// How the hits were chosen, when it is not plain ranking (`ranked among the 10,000
+    /// most recent matches`).
+    pub note: Option<String>,
 }

@@ -16,8 +16,8 @@ pub struct Dashboard {
     pub spaces: Vec<(String, String)>,
     /// The rows resourcespaces put in the root's functions table, in order.
     pub functions: Vec<Function>,
-    /// The outstanding work they report (one line each).
-    pub now: Vec<String>,
+    /// The blocks they report (outstanding work, recent sessions), in order.
+    pub blocks: Vec<Section>,
     /// Recent failures, newest first.
     pub failures: Vec<Failure>,
     pub budget: usize,
@@ -52,19 +52,12 @@ pub fn entry(dashboard: &Dashboard, links: &Links) -> Entry {
         .iter()
         .map(|(name, summary)| format!("`{}` — {summary}", links.dir(&[name.as_str()])))
         .collect();
-    let outstanding = dashboard.now.clone();
     entry.sections.push(Section {
         heading: "Resourcespaces".into(),
         items: spaces,
         ..Section::default()
     });
-    if !outstanding.is_empty() {
-        entry.sections.push(Section {
-            heading: "Now".into(),
-            items: outstanding,
-            ..Section::default()
-        });
-    }
+    entry.sections.extend(dashboard.blocks.iter().cloned());
     entry.sections.push(Section {
         heading: "Recent errors".into(),
         items: dashboard

@@ -26,6 +26,59 @@ pub fn rfc3339_of(at: SystemTime) -> String {
     )
 }
 
+/// Whether `text` is a day as `2026-11-22` (a real calendar day).
+pub fn is_day(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| text.get(r).and_then(|t| t.parse::<u32>().ok());
+    match (num(0..4), num(5..7), num(8..10)) {
+        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
+        _ => false,
+    }
+}
+
+/// Whether `text` is an RFC 3339 time: `2026-11-22T02:15:04Z`, with optional fractions
+/// of a second and a `Z` or `±hh:mm` offset.
+pub fn is_rfc3339(text: &str) -> bool {
+    let (Some(day), Some(rest)) = (text.get(..10), text.get(10..)) else {
+        return false;
+    };
+    let Some(clock) = rest.strip_prefix('T').or_else(|| rest.strip_prefix('t')) else {
+        return false;
+    };
+    let two = |t: &str, max: u32| t.len() == 2 && t.parse::<u32>().is_ok_and(|n| n <= max);
+    let (Some(h), Some(m), Some(s)) = (clock.get(..2), clock.get(3..5), clock.get(6..8)) else {
+        return false;
+    };
+    if !is_day(day) || clock.get(2..3) != Some(":") || clock.get(5..6) != Some(":") {
+        return false;
+    }
+    if !(two(h, 23) && two(m, 59) && two(s, 60)) {
+        return false;
+    }
+    let mut zone = &clock[8..];
+    if let Some(fraction) = zone.strip_prefix('.') {
+        let digits = fraction.chars().take_while(char::is_ascii_digit).count();
+        if digits == 0 {
+            return false;
+        }
+        zone = &fraction[digits..];
+    }
+    match zone {
+        "Z" | "z" => true,
+        _ => {
+            let (sign, offset) = zone.split_at(zone.len().min(1));
+            matches!(sign, "+" | "-")
+                && offset.len() == 5
+                && offset.get(2..3) == Some(":")
+                && two(&offset[..2], 23)
+                && two(&offset[3..], 59)
+        }
+    }
+}
+
 /// Proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -49,5 +102,27 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_795_313_704), "2026-11-22T02:15:04Z");
+    }
+
+    #[test]
+    fn recognises_days_and_times() {
+        assert!(is_day("2026-11-22"));
+        assert!(!is_day("2026-13-01") && !is_day("26-11-22") && !is_day("2026-11-2x"));
+        for good in [
+            "2026-11-22T02:15:04Z",
+            "2026-11-22T02:15:04.123Z",
+            "2026-11-22T02:15:04+01:00",
+        ] {
+            assert!(is_rfc3339(good), "{good}");
+        }
+        for bad in [
+            "2026-11-22",
+            "2026-11-22T25:00:00Z",
+            "2026-11-22T02:15:04",
+            "yesterday",
+            "2026-11-22T02:15:04.Z",
+        ] {
+            assert!(!is_rfc3339(bad), "{bad}");
+        }
     }
 }

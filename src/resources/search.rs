@@ -80,6 +80,9 @@ impl Search {
             };
             total += hits.total;
             blocks.push_str(&format!("\n## {} — {} hits\n", area.name(), hits.total));
+            if let Some(note) = &hits.note {
+                blocks.push_str(&format!("({note})\n"));
+            }
             if hits.hits.is_empty() {
                 blocks.push_str("No match.\n");
             }

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::model::{Child, Entry, Function, Hits, Kind, Node};
+use crate::model::{Child, Entry, Function, Hits, Kind, Node, Section};
 
 /// A resourcespace mounted under the root (`source/`, `tasks/`, ...) or inside another one
 /// (`source/history/`).
@@ -32,8 +32,9 @@ pub trait Resource: Send + Sync {
     /// One line for the root dashboard: what this is and its live state.
     fn summary(&self) -> Result<String>;
 
-    /// Lines for the root dashboard (e.g. the top outstanding tasks); may be empty.
-    fn dashboard(&self) -> Result<Vec<String>> {
+    /// What this resourcespace shows on the root dashboard, as titled blocks of one-line
+    /// items (`Now`: the top outstanding tasks; `Recent sessions`); may be none.
+    fn dashboard(&self) -> Result<Vec<Section>> {
         Ok(Vec::new())
     }
 

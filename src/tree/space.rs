@@ -344,7 +344,7 @@ impl Space {
                 .push((resource.name().to_string(), summary));
             dashboard.functions.extend(resource.root_functions());
             dashboard
-                .now
+                .blocks
                 .extend(resource.dashboard().unwrap_or_default());
         }
         dashboard

@@ -55,7 +55,11 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         .iter()
         .map(|f| hit(source, &files[f.file], f))
         .collect();
-    Ok(Hits { hits, total })
+    Ok(Hits {
+        hits,
+        total,
+        note: None,
+    })
 }
 
 fn compile(query: &str) -> Result<Regex> {

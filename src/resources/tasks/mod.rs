@@ -31,7 +31,7 @@ use rusqlite::Connection;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Hit, Hits, Kind, Node};
-use crate::model::{Entry, Function};
+use crate::model::{Entry, Function, Section};
 use crate::store::Store;
 use crate::store::tasks::{self, Fields, Filter, Status, Task};
 use crate::tree::resource::Resource;
@@ -327,8 +327,19 @@ impl Resource for Tasks {
         self.store.read(views::summary)
     }
 
-    fn dashboard(&self) -> Result<Vec<String>> {
-        self.store.read(|conn| views::dashboard(conn, &self.links))
+    fn dashboard(&self) -> Result<Vec<Section>> {
+        let now = self
+            .store
+            .read(|conn| views::dashboard(conn, &self.links))?;
+        Ok(if now.is_empty() {
+            Vec::new()
+        } else {
+            vec![Section {
+                heading: "Now".into(),
+                items: now,
+                ..Section::default()
+            }]
+        })
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -606,6 +617,7 @@ impl Resource for Tasks {
                 })
                 .collect(),
             total,
+            note: None,
         })
     }
 }

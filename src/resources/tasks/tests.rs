@@ -146,7 +146,7 @@ Advanced:
         show(&tasks.entry(&[]).unwrap())
     );
     assert_eq!(tasks.summary().unwrap(), "outstanding work: no tasks yet");
-    assert_eq!(tasks.dashboard().unwrap(), Vec::<String>::new());
+    assert!(tasks.dashboard().unwrap().is_empty());
     assert_eq!(tasks.list(&["open"]).unwrap(), vec![]);
 }
 
@@ -180,8 +180,10 @@ Each task is a file <slug>.json in the directory of its status.
         tasks.summary().unwrap(),
         "outstanding work: 3 outstanding (2 open, 1 blocked), 1 done, 1 ready to start"
     );
+    let now = tasks.dashboard().unwrap();
+    assert_eq!(now[0].heading, "Now");
     assert_eq!(
-        tasks.dashboard().unwrap(),
+        now[0].items,
         [
             "P0 `/mnt/hs/tasks/open/deploy.json` — Deploy",
             "P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]",
