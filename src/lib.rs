@@ -10,6 +10,7 @@
 //!   and the budget every view is pruned to.
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
 //! - [`store`] — the SQLite store behind tasks and memory.
+//! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
 //! - [`app`] — building a `Space` from the command line's options.
@@ -24,4 +25,5 @@ pub mod python;
 pub mod render;
 pub mod resources;
 pub mod store;
+pub mod transcripts;
 pub mod tree;

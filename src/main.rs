@@ -1,13 +1,17 @@
 //! The `homespace` command: parse the command line, then call the library.
 
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use homespace::app::{self, Options};
 use homespace::mount::{self, MountRequest};
 use homespace::render::budget::BUDGET_TOKENS;
+use homespace::store::Store;
+use homespace::transcripts::{self, Progress, ReadError, Summary};
 
 /// Mount a Python project, its tasks and your memory of past sessions as a
 /// self-describing file tree: every directory has `_entry.md` (what is here, what you can
@@ -81,6 +85,39 @@ enum Command {
         /// A path inside the tree, e.g. /tasks/_entry.md.
         path: String,
     },
+    /// Import transcripts into memory: Claude Code sessions, Codex rollouts, generic JSONL
+    /// (recognised from their content). Each file is imported whole or not at all;
+    /// importing a file again adds nothing.
+    #[command(after_help = "Examples:
+  homespace import ~/.claude/projects/-home-me-app      # every session of one project
+  homespace import ~/.codex/sessions/2025/09            # Codex rollouts of a month
+  homespace import --store /tmp/memory.db chat.jsonl
+
+A directory is searched for *.jsonl and *.json files. A refused file is listed with its bad
+lines on stderr, and the exit status is 1.")]
+    Import {
+        /// The project whose store to import into (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        project: PathBuf,
+        /// The SQLite store (default: <project>/.homespace/store.db, created on first use).
+        #[arg(long, value_name = "FILE")]
+        store: Option<PathBuf>,
+        /// Transcript files, or directories to search for them.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// Delete one session from memory, with all its entries (the mount never deletes).
+    #[command(after_help = "Example:\n  homespace forget 0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d")]
+    Forget {
+        /// The project whose store to change (default: the current directory).
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        project: PathBuf,
+        /// The SQLite store (default: <project>/.homespace/store.db).
+        #[arg(long, value_name = "FILE")]
+        store: Option<PathBuf>,
+        /// The session's id: its directory name under memory/sessions/<day>/.
+        session: String,
+    },
 }
 
 fn options(args: &ProjectArgs) -> Options {
@@ -119,6 +156,16 @@ fn main() -> ExitCode {
         }
         Command::Unmount { mountpoint } => mount::unmount(&mountpoint, false),
         Command::Render { project, path } => render(&options(&project), &path),
+        Command::Import {
+            project,
+            store,
+            paths,
+        } => import(&project, store, &paths),
+        Command::Forget {
+            project,
+            store,
+            session,
+        } => forget(&project, store, &session),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -171,4 +218,130 @@ fn render(options: &Options, path: &str) -> Result<(), String> {
     std::io::stdout()
         .write_all(&text)
         .map_err(|e| format!("cannot write to stdout: {e}"))
+}
+
+fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(), String> {
+    let options = Options {
+        store,
+        ..Options::new(project.to_path_buf())
+    };
+    let path = options.store_path();
+    if !path.exists() {
+        return Err(format!(
+            "there is no store at {}; give --project DIR or --store FILE",
+            path.display()
+        ));
+    }
+    let store = Store::open(&path).map_err(|e| e.message)?;
+    let forgotten = store
+        .write(|c| homespace::store::memory::forget(c, session))
+        .map_err(|e| e.message)?;
+    if forgotten {
+        println!("forgot session {session} and its entries");
+        Ok(())
+    } else {
+        Err(format!(
+            "no session {session} in {}; `ls <mount>/memory/sessions/*/` lists them",
+            path.display()
+        ))
+    }
+}
+
+fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(), String> {
+    if store.is_none() && !project.is_dir() {
+        return Err(format!(
+            "no project directory at {}; give --project DIR or --store FILE",
+            project.display()
+        ));
+    }
+    let options = Options {
+        store,
+        ..Options::new(project.to_path_buf())
+    };
+    let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
+    // A bar only for a person watching: never in pipes, logs or CI.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::new(0).with_style(style)
+    });
+    let summary = transcripts::import_paths(&store, paths, &mut |progress| {
+        let Some(bar) = &bar else { return };
+        match progress {
+            Progress::Found { files } => bar.set_length(files as u64),
+            Progress::Reading { path, .. } => {
+                let name = path.file_name().unwrap_or(path.as_os_str());
+                bar.set_message(name.to_string_lossy().into_owned());
+            }
+            Progress::Done { index, .. } => bar.set_position(index as u64),
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let summary = summary.map_err(|e| e.message)?;
+    report(&summary);
+    match summary.bad_files.len() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} {} refused; nothing of {} was imported: fix the lines listed above and import again",
+            plural(n, "file", "files"),
+            if n == 1 { "it" } else { "them" },
+        )),
+    }
+}
+
+/// Refused and passed-over files on stderr, then the one summary line on stdout.
+fn report(summary: &Summary) {
+    for (path, error) in &summary.bad_files {
+        eprintln!("{}", refusal(path, error));
+    }
+    for path in &summary.not_transcripts {
+        eprintln!(
+            "homespace: passed over {}: not a transcript (no line looks like Claude Code, Codex or generic JSONL)",
+            path.display()
+        );
+    }
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
+    println!(
+        "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",
+        count(summary.files, "file", "files"),
+        count(summary.sessions, "session", "sessions"),
+        count(summary.entries, "entry", "entries"),
+        summary.skipped,
+        count(summary.bad_files.len(), "file", "files"),
+        summary.seconds,
+    );
+}
+
+/// `homespace: refused PATH (3 bad lines; nothing of it was imported):` and one line per
+/// bad line.
+fn refusal(path: &Path, error: &ReadError) -> String {
+    let count = error.count();
+    if count == 0 {
+        return format!("homespace: refused {}: {error}", path.display());
+    }
+    let mut text = format!(
+        "homespace: refused {} ({count} bad {}; nothing of it was imported):",
+        path.display(),
+        plural(count, "line", "lines")
+    );
+    for (line, reason) in &error.bad_lines {
+        match line {
+            0 => text.push_str(&format!("\n  {reason}")),
+            _ => text.push_str(&format!("\n  line {line}: {reason}")),
+        }
+    }
+    if error.more > 0 {
+        text.push_str(&format!(
+            "\n  and {} more bad {}",
+            error.more,
+            plural(error.more, "line", "lines")
+        ));
+    }
+    text
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
 }

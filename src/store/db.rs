@@ -19,6 +19,7 @@ const MIGRATIONS: &[&str] = &[
     super::tasks::SCHEMA,
     super::edits::SCHEMA,
     super::settings::SCHEMA,
+    super::memory::SCHEMA,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -1,0 +1,433 @@
+//! Reading memory: sessions by day and by id, a session's entries in seq order, its
+//! channels and tags, the tag index, and the store's counts. Each read is one indexed
+//! statement (a range of a session's entry numbers, an index on day or tag) or a counter the
+//! schema's triggers keep, so no read grows with the number of entries stored.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+use super::record::{Channel, EntryRecord, SessionRecord};
+use super::{MAX_SEQ, entry_id, session_range, width};
+use crate::error::Result;
+
+/// A stored session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The store's number for it (stable; never reused).
+    pub rowid: i64,
+    pub record: SessionRecord,
+    /// Its directory: `sessions/<day>/`.
+    pub day: String,
+    /// How many entries it holds; they are seq 1 to `entries`.
+    pub entries: usize,
+    /// summary.md, when written.
+    pub summary: Option<String>,
+}
+
+impl SessionRow {
+    /// How many digits its entry file names are padded to (`0001.json`).
+    pub fn width(&self) -> usize {
+        width(self.entries)
+    }
+}
+
+/// A stored entry: its place in the session and what was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryRow {
+    pub seq: i64,
+    pub record: EntryRecord,
+}
+
+/// What the store holds, from counters (no rows are counted per call).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub sessions: usize,
+    pub entries: usize,
+    /// The oldest and newest session days.
+    pub first_day: Option<String>,
+    pub last_day: Option<String>,
+    /// Sessions per source, most first.
+    pub sources: Vec<(String, usize)>,
+}
+
+/// The columns of a [`SessionRow`], for [`session_from_row`].
+pub(super) const SESSION_COLUMNS: &str = "s.rowid, s.id, s.source, s.started, s.ended, s.title,
+    s.cwd, s.model, s.continuation_of, s.day, s.entry_count, s.summary";
+
+pub(super) fn session_from_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
+    session_at(row, 0)
+}
+
+/// A [`SessionRow`] from [`SESSION_COLUMNS`] starting at column `at`.
+fn session_at(row: &Row<'_>, at: usize) -> rusqlite::Result<SessionRow> {
+    Ok(SessionRow {
+        rowid: row.get(at)?,
+        record: SessionRecord {
+            id: row.get(at + 1)?,
+            source: row.get(at + 2)?,
+            started: row.get(at + 3)?,
+            ended: row.get(at + 4)?,
+            title: row.get(at + 5)?,
+            cwd: row.get(at + 6)?,
+            model: row.get(at + 7)?,
+            continuation_of: row.get(at + 8)?,
+        },
+        day: row.get(at + 9)?,
+        entries: count(row.get(at + 10)?),
+        summary: row.get(at + 11)?,
+    })
+}
+
+/// How many columns [`SESSION_COLUMNS`] has.
+const SESSION_WIDTH: usize = 12;
+
+/// The columns of an [`EntryRow`], for [`entry_from_row`].
+pub(super) const ENTRY_COLUMNS: &str = "e.seq, e.key, e.ts, e.channel, e.content, e.tags, e.meta";
+
+pub(super) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
+    entry_at(row, 0)
+}
+
+/// An [`EntryRow`] from [`ENTRY_COLUMNS`] starting at column `at`.
+fn entry_at(row: &Row<'_>, at: usize) -> rusqlite::Result<EntryRow> {
+    let channel: String = row.get(at + 3)?;
+    let tags: String = row.get(at + 5)?;
+    let meta: String = row.get(at + 6)?;
+    Ok(EntryRow {
+        seq: row.get(at)?,
+        record: EntryRecord {
+            key: row.get(at + 1)?,
+            ts: row.get(at + 2)?,
+            channel: parse_channel(at + 3, &channel)?,
+            content: row.get(at + 4)?,
+            tags: serde_json::from_str(&tags).map_err(|_| corrupt(at + 5, "tags", &tags))?,
+            meta: serde_json::from_str(&meta).map_err(|_| corrupt(at + 6, "meta", &meta))?,
+        },
+    })
+}
+
+pub(super) fn parse_channel(column: usize, name: &str) -> rusqlite::Result<Channel> {
+    Channel::parse(name).ok_or_else(|| corrupt(column, "channel", name))
+}
+
+/// A stored value the schema should have made impossible; reported, never papered over.
+fn corrupt(column: usize, name: &str, value: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        column,
+        rusqlite::types::Type::Text,
+        format!("memory entry {name} {value:?} is not valid").into(),
+    )
+}
+
+/// A stored count as a `usize` (counts are never negative; the schema checks).
+pub(super) fn count(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
+/// A limit as SQL text: written into statements, not bound, because with SQLite's STAT4 a
+/// bound limit re-prepares the statement on every run. Limits come from our own code (a few
+/// values), so the statement cache holds them all.
+pub(super) fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// Days that have sessions, newest first, with how many each has.
+pub fn days(conn: &Connection) -> Result<Vec<(String, usize)>> {
+    let mut statement =
+        conn.prepare_cached("SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day DESC")?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The sessions of `day`, in start order (sessions without a start first).
+pub fn sessions_on(conn: &Connection, day: &str) -> Result<Vec<SessionRow>> {
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = ?1 ORDER BY s.started, s.rowid"
+    );
+    let rows = conn
+        .prepare_cached(&sql)?
+        .query_map([day], session_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// The session whose directory is named `id`.
+pub fn session(conn: &Connection, id: &str) -> Result<Option<SessionRow>> {
+    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([id], session_from_row)
+        .optional()?)
+}
+
+/// The session numbered `rowid`.
+pub fn session_by_rowid(conn: &Connection, rowid: i64) -> Result<Option<SessionRow>> {
+    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([rowid], session_from_row)
+        .optional()?)
+}
+
+/// The `limit` most recent sessions, newest first (by day, then start).
+pub fn recent_sessions(conn: &Connection, limit: usize) -> Result<Vec<SessionRow>> {
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions s
+         ORDER BY s.day DESC, s.started DESC, s.rowid DESC LIMIT {}",
+        sql_limit(limit)
+    );
+    let rows = conn
+        .prepare_cached(&sql)?
+        .query_map([], session_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
+/// order (page through a session with the last seq seen).
+pub fn entries(
+    conn: &Connection,
+    session_rowid: i64,
+    after_seq: i64,
+    limit: usize,
+) -> Result<Vec<EntryRow>> {
+    let (_, last) = session_range(session_rowid);
+    let first = entry_id(session_rowid, after_seq.clamp(0, MAX_SEQ)) + 1;
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id LIMIT {}",
+        sql_limit(limit)
+    );
+    let rows = conn
+        .prepare_cached(&sql)?
+        .query_map(params![first, last], entry_from_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Entry `seq` of session `session_rowid`.
+pub fn entry(conn: &Connection, session_rowid: i64, seq: i64) -> Result<Option<EntryRow>> {
+    if !(1..=MAX_SEQ).contains(&seq) {
+        return Ok(None);
+    }
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = ?1");
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([entry_id(session_rowid, seq)], entry_from_row)
+        .optional()?)
+}
+
+/// How many entries of session `session_rowid` each channel has, in [`Channel::ALL`]
+/// order; channels without entries are left out.
+pub fn channel_counts(conn: &Connection, session_rowid: i64) -> Result<Vec<(Channel, usize)>> {
+    let mut statement = conn
+        .prepare_cached("SELECT channel, n FROM session_channels WHERE session = ?1 AND n > 0")?;
+    let mut counts = statement
+        .query_map([session_rowid], |r| {
+            let name: String = r.get(0)?;
+            Ok((parse_channel(0, &name)?, count(r.get(1)?)))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    counts.sort();
+    Ok(counts)
+}
+
+/// The tags of session `session_rowid`'s entries, with how many entries have each; most
+/// used first, then by name.
+pub fn session_tags(conn: &Connection, session_rowid: i64) -> Result<Vec<(String, usize)>> {
+    let (first, last) = session_range(session_rowid);
+    let mut statement = conn.prepare_cached(
+        "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN ?1 AND ?2
+         GROUP BY tag ORDER BY count(*) DESC, tag",
+    )?;
+    let rows = statement.query_map(params![first, last], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Every tag in use, by name, with how many entries have it.
+pub fn tags(conn: &Connection) -> Result<Vec<(String, usize)>> {
+    let mut statement = conn.prepare_cached("SELECT tag, n FROM memory_tags ORDER BY tag")?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The `limit` most recently stored entries tagged `tag`, newest first, each with its
+/// session, and how many entries have the tag in all.
+pub fn tagged(
+    conn: &Connection,
+    tag: &str,
+    limit: usize,
+) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
+    let total: Option<i64> = conn
+        .prepare_cached("SELECT n FROM memory_tags WHERE tag = ?1")?
+        .query_row([tag], |r| r.get(0))
+        .optional()?;
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
+         FROM entry_tags t JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
+         WHERE t.tag = ?1 ORDER BY t.entry DESC LIMIT {}",
+        sql_limit(limit)
+    );
+    let rows = conn
+        .prepare_cached(&sql)?
+        .query_map([tag], |r| {
+            Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok((rows, count(total.unwrap_or(0))))
+}
+
+/// The store's counts, from the counters the triggers keep and the ends of the day index.
+pub fn stats(conn: &Connection) -> Result<Stats> {
+    let mut stats = Stats::default();
+    let mut statement = conn.prepare_cached("SELECT name, n FROM memory_counts")?;
+    let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, count(r.get(1)?))))?;
+    for row in rows {
+        match row? {
+            (name, n) if name == "sessions" => stats.sessions = n,
+            (name, n) if name == "entries" => stats.entries = n,
+            _ => {}
+        }
+    }
+    (stats.first_day, stats.last_day) = conn
+        .prepare_cached("SELECT min(day), max(day) FROM sessions")?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let mut statement =
+        conn.prepare_cached("SELECT source, n FROM memory_sources ORDER BY n DESC, source")?;
+    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+    stats.sources = rows.collect::<rusqlite::Result<_>>()?;
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use crate::store::memory::record::Transcript;
+    use crate::store::memory::testing::{self as t, at, with_tags};
+    use crate::store::memory::{import, set_summary};
+
+    /// Three sessions over two days; `b` has tagged entries of several channels.
+    fn sample() -> Store {
+        let store = Store::in_memory().unwrap();
+        let mut b = t::session("b", Some("2026-11-20T15:00:00Z"), "Second");
+        b.source = "claude-code".into();
+        let transcript = Transcript {
+            sessions: vec![
+                (
+                    t::session("a", Some("2026-11-20T09:00:00Z"), "First"),
+                    vec![t::entry("a1", Channel::User, "hello")],
+                ),
+                (
+                    b,
+                    vec![
+                        with_tags(t::entry("b1", Channel::User, "one"), &["x", "y"]),
+                        with_tags(t::entry("b2", Channel::ToolCall, "two"), &["x"]),
+                        at(
+                            t::entry("b3", Channel::User, "three"),
+                            "2026-11-20T15:30:00Z",
+                        ),
+                    ],
+                ),
+                (
+                    t::session("c", Some("2026-11-21T08:00:00Z"), "Third"),
+                    vec![with_tags(
+                        t::entry("c1", Channel::Assistant, "four"),
+                        &["x"],
+                    )],
+                ),
+            ],
+        };
+        store.write(|c| import(c, &transcript)).unwrap();
+        store
+    }
+
+    fn ids(rows: &[SessionRow]) -> Vec<&str> {
+        rows.iter().map(|r| r.record.id.as_str()).collect()
+    }
+
+    #[test]
+    fn sessions_by_day_and_recency() {
+        let store = sample();
+        store
+            .read(|c| {
+                assert_eq!(
+                    days(c)?,
+                    [("2026-11-21".into(), 1), ("2026-11-20".into(), 2)]
+                );
+                assert_eq!(ids(&sessions_on(c, "2026-11-20")?), ["a", "b"]);
+                assert!(sessions_on(c, "2026-01-01")?.is_empty());
+                assert_eq!(ids(&recent_sessions(c, 2)?), ["c", "b"]);
+                let b = session(c, "b")?.unwrap();
+                assert_eq!((b.entries, b.width(), b.summary.as_deref()), (3, 4, None));
+                assert_eq!(b.record.ended.as_deref(), Some("2026-11-20T15:30:00Z"));
+                assert_eq!(session_by_rowid(c, b.rowid)?.unwrap(), b);
+                assert!(session(c, "zzz")?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn entries_page_in_seq_order() {
+        let store = sample();
+        store
+            .read(|c| {
+                let b = session(c, "b")?.unwrap();
+                let seqs = |rows: Vec<EntryRow>| rows.iter().map(|e| e.seq).collect::<Vec<_>>();
+                assert_eq!(seqs(entries(c, b.rowid, 0, 10)?), [1, 2, 3]);
+                assert_eq!(seqs(entries(c, b.rowid, 1, 1)?), [2]);
+                assert_eq!(seqs(entries(c, b.rowid, 3, 10)?), Vec::<i64>::new());
+                assert_eq!(seqs(entries(c, b.rowid, -5, 1)?), [1]);
+                let two = entry(c, b.rowid, 2)?.unwrap();
+                assert_eq!(
+                    (two.record.key.as_str(), two.record.channel),
+                    ("b2", Channel::ToolCall)
+                );
+                assert_eq!(two.record.tags, ["x"]);
+                assert_eq!(two.record.meta, serde_json::json!({}));
+                assert!(entry(c, b.rowid, 4)?.is_none());
+                assert!(entry(c, b.rowid, 0)?.is_none());
+                assert!(entry(c, b.rowid, i64::MAX)?.is_none());
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn channels_tags_and_stats_come_from_counters() {
+        let store = sample();
+        store
+            .read(|c| {
+                let b = session(c, "b")?.unwrap();
+                assert_eq!(
+                    channel_counts(c, b.rowid)?,
+                    [(Channel::User, 2), (Channel::ToolCall, 1)]
+                );
+                assert_eq!(
+                    session_tags(c, b.rowid)?,
+                    [("x".into(), 2), ("y".into(), 1)]
+                );
+                assert_eq!(tags(c)?, [("x".into(), 3), ("y".into(), 1)]);
+                let (rows, total) = tagged(c, "x", 2)?;
+                assert_eq!(total, 3);
+                let found: Vec<(&str, i64)> = rows
+                    .iter()
+                    .map(|(s, e)| (s.record.id.as_str(), e.seq))
+                    .collect();
+                assert_eq!(found, [("c", 1), ("b", 2)]);
+                assert_eq!(tagged(c, "nope", 5)?, (Vec::new(), 0));
+                let s = stats(c)?;
+                assert_eq!((s.sessions, s.entries), (3, 5));
+                assert_eq!(s.first_day.as_deref(), Some("2026-11-20"));
+                assert_eq!(s.last_day.as_deref(), Some("2026-11-21"));
+                assert_eq!(s.sources, [("jsonl".into(), 2), ("claude-code".into(), 1)]);
+                Ok(())
+            })
+            .unwrap();
+        let b = store.read(|c| session(c, "b")).unwrap().unwrap();
+        store
+            .write(|c| set_summary(c, b.rowid, Some("# Summary")))
+            .unwrap();
+        let b = store.read(|c| session(c, "b")).unwrap().unwrap();
+        assert_eq!(b.summary.as_deref(), Some("# Summary"));
+    }
+}

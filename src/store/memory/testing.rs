@@ -1,0 +1,185 @@
+//! Test data for memory: records made short, and generated transcripts of any size whose
+//! words have known match counts (for the benchmarks in `bench.rs`).
+
+use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
+
+pub(super) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
+    SessionRecord {
+        id: id.into(),
+        source: "jsonl".into(),
+        started: started.map(str::to_string),
+        ended: None,
+        title: title.into(),
+        cwd: None,
+        model: None,
+        continuation_of: None,
+    }
+}
+
+pub(super) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
+    EntryRecord {
+        key: key.into(),
+        ts: None,
+        channel,
+        content: content.into(),
+        tags: Vec::new(),
+        meta: serde_json::json!({}),
+    }
+}
+
+pub(super) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
+    entry.ts = Some(ts.into());
+    entry
+}
+
+pub(super) fn with_tags(mut entry: EntryRecord, tags: &[&str]) -> EntryRecord {
+    entry.tags = tags.iter().map(|t| t.to_string()).collect();
+    entry
+}
+
+/// A small deterministic generator (xorshift), so generated stores are the same each run.
+pub(super) struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.max(1))
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    /// A number in `0..n`, small numbers far more often (roughly Zipf).
+    pub fn skewed(&mut self, n: u64) -> u64 {
+        let x = (self.next() % 1_000_000) as f64 / 1_000_000.0;
+        ((n as f64).powf(x) - 1.0) as u64 % n
+    }
+}
+
+/// Words with known counts in a generated store of `n` entries numbered from 0:
+/// `everyword` in every entry, `oneintwenty` in every 20th, `oneintwohundred` in every
+/// 200th, `oneintwothousand` in every 2,000th; the rest are `w<number>`, skewed so a few are
+/// common and most are rare.
+pub(super) fn content(rng: &mut Rng, i: u64) -> String {
+    let mut text = String::from("everyword");
+    for (every, word) in [
+        (20, "oneintwenty"),
+        (200, "oneintwohundred"),
+        (2_000, "oneintwothousand"),
+    ] {
+        if i.is_multiple_of(every) {
+            text.push(' ');
+            text.push_str(word);
+        }
+    }
+    let words = 10 + rng.next() % 60;
+    for _ in 0..words {
+        text.push_str(&format!(" w{}", rng.skewed(50_000)));
+    }
+    text
+}
+
+/// `sessions` sessions of `per_session` entries each, entry `i` (counted over the whole
+/// transcript from `first`) made by [`content`].
+pub(super) fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
+    let mut rng = Rng::new(first + 7);
+    let channels = Channel::ALL;
+    let mut transcript = Transcript::default();
+    for s in 0..sessions {
+        let n = first + s * per_session;
+        let day = 1 + (n / per_session) % 28;
+        let record = session(
+            &format!("gen-{}", n / per_session),
+            Some(&format!("2026-10-{day:02}T10:00:00Z")),
+            &format!(
+                "generated session {} w{}",
+                n / per_session,
+                rng.skewed(50_000)
+            ),
+        );
+        let entries = (n..n + per_session)
+            .map(|i| {
+                let channel = channels[(i % 5) as usize];
+                let mut e = entry(&format!("k{i}"), channel, &content(&mut rng, i));
+                e.ts = Some(format!(
+                    "2026-10-{day:02}T10:{:02}:{:02}Z",
+                    (i / 60) % 60,
+                    i % 60
+                ));
+                if i.is_multiple_of(100) {
+                    e.tags = vec!["sampled".into()];
+                }
+                e
+            })
+            .collect();
+        transcript.sessions.push((record, entries));
+    }
+    transcript
+}
+
+/// Asserts that everything the triggers keep agrees with the rows: both full-text indexes
+/// (FTS5's own integrity check compares an external-content index with its table), the tag
+/// index, and every counter.
+pub(super) fn assert_consistent(store: &crate::store::Store) {
+    store
+        .read(|conn| {
+            check_consistent(conn);
+            Ok(())
+        })
+        .unwrap();
+}
+
+fn check_consistent(conn: &rusqlite::Connection) {
+    conn.execute_batch(
+        "INSERT INTO entries_fts (entries_fts, rank) VALUES ('integrity-check', 1);
+         INSERT INTO sessions_fts (sessions_fts, rank) VALUES ('integrity-check', 1);",
+    )
+    .unwrap();
+    let same = |label: &str, stored: &str, recounted: &str| {
+        let sql = format!("SELECT ({stored}) IS ({recounted})");
+        let ok: bool = conn.query_row(&sql, [], |r| r.get(0)).unwrap();
+        assert!(ok, "{label}: {stored} differs from {recounted}");
+    };
+    same(
+        "entries",
+        "SELECT n FROM memory_counts WHERE name = 'entries'",
+        "SELECT count(*) FROM entries",
+    );
+    same(
+        "sessions",
+        "SELECT n FROM memory_counts WHERE name = 'sessions'",
+        "SELECT count(*) FROM sessions",
+    );
+    same(
+        "entry counts",
+        "SELECT group_concat(rowid || ':' || entry_count) FROM (SELECT * FROM sessions ORDER BY rowid)",
+        "SELECT group_concat(rowid || ':' || n) FROM (SELECT s.rowid, count(e.id) AS n
+         FROM sessions s LEFT JOIN entries e ON e.session = s.rowid GROUP BY s.rowid ORDER BY s.rowid)",
+    );
+    same(
+        "sources",
+        "SELECT group_concat(source || ':' || n) FROM (SELECT * FROM memory_sources ORDER BY source)",
+        "SELECT group_concat(source || ':' || n) FROM (SELECT source, count(*) AS n FROM sessions
+         GROUP BY source ORDER BY source)",
+    );
+    same(
+        "channels",
+        "SELECT group_concat(session || channel || n) FROM (SELECT * FROM session_channels
+         WHERE n > 0 ORDER BY session, channel)",
+        "SELECT group_concat(session || channel || n) FROM (SELECT session, channel, count(*) AS n
+         FROM entries GROUP BY session, channel ORDER BY session, channel)",
+    );
+    same(
+        "tag index",
+        "SELECT group_concat(tag || entry) FROM (SELECT * FROM entry_tags ORDER BY tag, entry)",
+        "SELECT group_concat(tag || entry) FROM (SELECT DISTINCT j.value AS tag, e.id AS entry
+         FROM entries e, json_each(e.tags) j ORDER BY tag, entry)",
+    );
+    same(
+        "tag counts",
+        "SELECT group_concat(tag || n) FROM (SELECT * FROM memory_tags ORDER BY tag)",
+        "SELECT group_concat(tag || n) FROM (SELECT tag, count(*) AS n FROM entry_tags
+         GROUP BY tag ORDER BY tag)",
+    );
+}

@@ -1,0 +1,623 @@
+//! Changes to memory: importing a transcript, making a session, appending an entry, setting
+//! an entry's tags or a session's summary, forgetting a session. Each runs inside the
+//! caller's transaction ([`crate::store::Store::write`]), so a failure anywhere (one bad
+//! entry of a file) leaves the store as it was; the full-text indexes, the tag index and
+//! the counters follow by the triggers of `schema.sql`.
+//!
+//! Importing is idempotent: an entry is identified by its `key` within its session, and a
+//! key already stored is skipped, so importing a file twice, or a file that repeats the
+//! entries of a session it resumes, adds nothing twice.
+
+use std::collections::HashSet;
+use std::time::SystemTime;
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::record::{EntryRecord, SessionRecord, Transcript};
+use super::{MAX_SEQ, entry_id, session_range};
+use crate::error::{Error, Result};
+use crate::render::time::{is_day, rfc3339_of};
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Imported {
+    /// Sessions it created (a session continued or joined is not new).
+    pub sessions: usize,
+    /// Entries it added.
+    pub entries: usize,
+    /// Entries it skipped because their session already held them.
+    pub skipped: usize,
+}
+
+/// Stores `transcript`, session by session:
+/// - a session whose id is stored already is continued: its new entries are appended after
+///   its last seq, and entries whose key it holds are skipped;
+/// - a new id whose entries repeat entries of a stored session (Claude Code resumes a
+///   session under a new id and copies its entries) joins that session the same way, and
+///   its id is remembered so later imports of it go there directly;
+/// - otherwise a new session is made, in the directory of the day it started (or of today
+///   when no time is known).
+///
+/// The session's start and end widen to cover the new record and entries; its title is set
+/// only if it has none; cwd, model and continuation are filled in if missing.
+pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
+    let mut imported = Imported::default();
+    for (record, entries) in &transcript.sessions {
+        let (rowid, created) = target(conn, record, entries)?;
+        imported.sessions += usize::from(created);
+        merge(conn, rowid, record, entries)?;
+        let (added, skipped) = insert_all(conn, rowid, entries)?;
+        imported.entries += added;
+        imported.skipped += skipped;
+    }
+    Ok(imported)
+}
+
+/// Makes an empty session (`mkdir sessions/<day>/<id>`); returns its number. Its day is
+/// that of `record.started`, or today.
+pub fn create_session(conn: &Connection, record: &SessionRecord) -> Result<i64> {
+    if rowid_of(conn, &record.id)?.is_some() {
+        return Err(Error::exists(format!(
+            "a memory session named {} exists already",
+            record.id
+        )));
+    }
+    create(conn, record, &[])
+}
+
+/// Appends `entry` to session `session_rowid` as its next seq, which it returns. Refused if
+/// the session holds an entry with the same key.
+pub fn append(conn: &Connection, session_rowid: i64, entry: &EntryRecord) -> Result<i64> {
+    let id: Option<String> = conn
+        .prepare_cached("SELECT id FROM sessions WHERE rowid = ?1")?
+        .query_row([session_rowid], |r| r.get(0))
+        .optional()?;
+    let Some(id) = id else {
+        return Err(Error::not_found("the memory session is gone (forgotten?)"));
+    };
+    let seq = last_seq(conn, session_rowid)? + 1;
+    if insert_batch(conn, session_rowid, seq - 1, &[entry])? == 0 {
+        return Err(Error::exists(format!(
+            "session {id} already holds an entry with key {:?}",
+            entry.key
+        )));
+    }
+    let record = SessionRecord::default();
+    merge(conn, session_rowid, &record, std::slice::from_ref(entry))?;
+    Ok(seq)
+}
+
+/// Sets (or with `None`, removes) the summary of session `session_rowid`.
+pub fn set_summary(conn: &Connection, session_rowid: i64, text: Option<&str>) -> Result<()> {
+    let changed = conn
+        .prepare_cached("UPDATE sessions SET summary = ?2 WHERE rowid = ?1")?
+        .execute(params![session_rowid, text])?;
+    if changed == 0 {
+        return Err(Error::not_found("the memory session is gone (forgotten?)"));
+    }
+    Ok(())
+}
+
+/// Sets the tags of entry `seq` of session `session_rowid` (the tag index and the
+/// full-text index follow).
+pub fn set_tags(conn: &Connection, session_rowid: i64, seq: i64, tags: &[String]) -> Result<()> {
+    if !(1..=MAX_SEQ).contains(&seq) {
+        return Err(Error::not_found(format!("the session has no entry {seq}")));
+    }
+    let id = entry_id(session_rowid, seq);
+    let tags = tags_json(tags)?;
+    let changed = conn
+        .prepare_cached("UPDATE entries SET tags = ?2 WHERE id = ?1 AND tags IS NOT ?2")?
+        .execute(params![id, tags])?;
+    if changed == 0 {
+        let exists = conn
+            .prepare_cached("SELECT 1 FROM entries WHERE id = ?1")?
+            .exists([id])?;
+        if !exists {
+            return Err(Error::not_found(format!("the session has no entry {seq}")));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes session `id` and its entries, with their index rows. `false` if there was none.
+pub fn forget(conn: &Connection, id: &str) -> Result<bool> {
+    let Some(rowid) = rowid_of(conn, id)? else {
+        return Ok(false);
+    };
+    let (first, last) = session_range(rowid);
+    conn.prepare_cached("DELETE FROM entries WHERE id BETWEEN ?1 AND ?2")?
+        .execute(params![first, last])?;
+    conn.prepare_cached("DELETE FROM sessions WHERE rowid = ?1")?
+        .execute([rowid])?;
+    Ok(true)
+}
+
+/// The session `record` goes to, and whether it was made now.
+fn target(
+    conn: &Connection,
+    record: &SessionRecord,
+    entries: &[EntryRecord],
+) -> Result<(i64, bool)> {
+    if let Some(rowid) = rowid_of(conn, &record.id)? {
+        return Ok((rowid, false));
+    }
+    let alias: Option<i64> = conn
+        .prepare_cached("SELECT session FROM session_aliases WHERE alias = ?1")?
+        .query_row([&record.id], |r| r.get(0))
+        .optional()?;
+    if let Some(rowid) = alias {
+        return Ok((rowid, false));
+    }
+    if let Some(rowid) = repeated(conn, entries)? {
+        conn.prepare_cached("INSERT INTO session_aliases (alias, session) VALUES (?1, ?2)")?
+            .execute(params![record.id, rowid])?;
+        return Ok((rowid, false));
+    }
+    Ok((create(conn, record, entries)?, true))
+}
+
+/// The stored session holding the most of `entries`' keys, if any holds one: one statement
+/// over the key index for the whole batch.
+fn repeated(conn: &Connection, entries: &[EntryRecord]) -> Result<Option<i64>> {
+    if entries.is_empty() {
+        return Ok(None);
+    }
+    let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+    let keys = serde_json::to_string(&keys)
+        .map_err(|e| Error::internal(format!("cannot list entry keys: {e}")))?;
+    Ok(conn
+        .prepare_cached(
+            "SELECT session FROM entries WHERE key IN (SELECT value FROM json_each(?1))
+             GROUP BY session ORDER BY count(*) DESC, session LIMIT 1",
+        )?
+        .query_row([keys], |r| r.get(0))
+        .optional()?)
+}
+
+fn rowid_of(conn: &Connection, id: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .prepare_cached("SELECT rowid FROM sessions WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Inserts a new session for `record` (whose entries are `entries`); returns its number.
+fn create(conn: &Connection, record: &SessionRecord, entries: &[EntryRecord]) -> Result<i64> {
+    check_id(&record.id)?;
+    let (first, last) = span(record, entries);
+    let day = first
+        .and_then(day_of)
+        .unwrap_or_else(|| rfc3339_of(SystemTime::now())[..10].to_string());
+    conn.prepare_cached(
+        "INSERT INTO sessions (id, source, started, ended, title, cwd, model, continuation_of, day)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?
+    .execute(params![
+        record.id,
+        record.source,
+        first,
+        last,
+        record.title,
+        record.cwd,
+        record.model,
+        record.continuation_of,
+        day
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A session id names a directory: `[A-Za-z0-9._-]`, not `.` or `..`, at most 200 bytes.
+fn check_id(id: &str) -> Result<()> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if id.is_empty() || id.len() > 200 || id == "." || id == ".." || !id.chars().all(allowed) {
+        return Err(Error::invalid(format!(
+            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -"
+        )));
+    }
+    Ok(())
+}
+
+/// `2026-11-20` from a time that starts with a day.
+fn day_of(time: &str) -> Option<String> {
+    let day = time.get(..10)?;
+    is_day(day).then(|| day.to_string())
+}
+
+/// The earliest and latest known times of a session record and its entries.
+fn span<'a>(
+    record: &'a SessionRecord,
+    entries: &'a [EntryRecord],
+) -> (Option<&'a str>, Option<&'a str>) {
+    let times = record
+        .started
+        .iter()
+        .chain(&record.ended)
+        .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
+        .map(String::as_str);
+    (times.clone().min(), times.max())
+}
+
+/// Widens session `rowid`'s time range to cover `record` and `entries`, and fills in what
+/// it lacks (title, cwd, model, continuation).
+fn merge(
+    conn: &Connection,
+    rowid: i64,
+    record: &SessionRecord,
+    entries: &[EntryRecord],
+) -> Result<()> {
+    let (first, last) = span(record, entries);
+    conn.prepare_cached(
+        "UPDATE sessions SET
+            started = CASE WHEN ?2 IS NOT NULL AND (started IS NULL OR ?2 < started)
+                      THEN ?2 ELSE started END,
+            ended = CASE WHEN ?3 IS NOT NULL AND (ended IS NULL OR ?3 > ended)
+                    THEN ?3 ELSE ended END,
+            title = CASE WHEN title = '' THEN ?4 ELSE title END,
+            cwd = coalesce(cwd, ?5),
+            model = coalesce(model, ?6),
+            continuation_of = coalesce(continuation_of, ?7)
+         WHERE rowid = ?1",
+    )?
+    .execute(params![
+        rowid,
+        first,
+        last,
+        record.title,
+        record.cwd,
+        record.model,
+        record.continuation_of
+    ])?;
+    Ok(())
+}
+
+/// The last seq of session `rowid` (0 when it has none): the top of its number range.
+fn last_seq(conn: &Connection, rowid: i64) -> Result<i64> {
+    let (first, last) = session_range(rowid);
+    let top: Option<i64> = conn
+        .prepare_cached("SELECT max(id) FROM entries WHERE id BETWEEN ?1 AND ?2")?
+        .query_row(params![first, last], |r| r.get(0))?;
+    Ok(top.map_or(0, |id| id - entry_id(rowid, 0)))
+}
+
+/// How many entries one statement inserts. Every statement that writes opens a savepoint,
+/// and FTS5 flushes its pending terms to a new index segment at each savepoint: inserting
+/// entry by entry writes (and then merges) one segment per entry, half the speed of batches.
+const BATCH: usize = 2_000;
+
+/// Appends `entries` to session `rowid` after its last seq, skipping those whose key the
+/// session holds (or that repeat a key earlier in `entries`). Returns how many were added and
+/// how many skipped.
+fn insert_all(conn: &Connection, rowid: i64, entries: &[EntryRecord]) -> Result<(usize, usize)> {
+    let mut seen = HashSet::new();
+    let fresh: Vec<&EntryRecord> = entries
+        .iter()
+        .filter(|e| seen.insert(e.key.as_str()))
+        .collect();
+    let mut added = 0;
+    let mut last = last_seq(conn, rowid)?;
+    for batch in fresh.chunks(BATCH) {
+        let n = insert_batch(conn, rowid, last, batch)?;
+        added += n;
+        last += i64::try_from(n).unwrap_or(i64::MAX);
+    }
+    Ok((added, entries.len() - added))
+}
+
+/// Inserts the entries of `batch` whose key session `rowid` does not hold yet, as seq
+/// `last + 1` on, in one statement; returns how many.
+fn insert_batch(conn: &Connection, rowid: i64, last: i64, batch: &[&EntryRecord]) -> Result<usize> {
+    let fits = i64::try_from(batch.len()).is_ok_and(|n| last.saturating_add(n) <= MAX_SEQ);
+    if !fits {
+        return Err(Error::invalid(
+            "a memory session holds at most 4,294,967,295 entries",
+        ));
+    }
+    let rows = batch
+        .iter()
+        .map(|e| {
+            let meta = match &e.meta {
+                serde_json::Value::Null => serde_json::json!({}),
+                serde_json::Value::Object(_) => e.meta.clone(),
+                other => {
+                    return Err(Error::invalid(format!(
+                        "an entry's meta must be a JSON object, not {other}"
+                    )));
+                }
+            };
+            Ok(serde_json::json!([
+                e.key,
+                e.ts,
+                e.channel.as_str(),
+                e.tags,
+                meta,
+                e.content
+            ]))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rows = serde_json::Value::Array(rows).to_string();
+    let added = conn
+        .prepare_cached(
+            "INSERT INTO entries (id, session, seq, key, ts, channel, tags, meta, content)
+             SELECT (?1 << 32) + ?2 + n, ?1, ?2 + n, key, ts, channel, tags, meta, content
+             FROM (
+                SELECT row_number() OVER (ORDER BY j.key) AS n,
+                       j.value ->> 0 AS key, j.value ->> 1 AS ts, j.value ->> 2 AS channel,
+                       j.value -> 3 AS tags, j.value -> 4 AS meta, j.value ->> 5 AS content
+                FROM json_each(?3) j
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM entries e WHERE e.key = j.value ->> 0 AND e.session = ?1)
+             )",
+        )?
+        .execute(params![rowid, last, rows])?;
+    Ok(added)
+}
+
+fn tags_json(tags: &[String]) -> Result<String> {
+    serde_json::to_string(tags).map_err(|e| Error::internal(format!("cannot write tags: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::store::Store;
+    use crate::store::memory::record::Channel;
+    use crate::store::memory::testing::{assert_consistent, at, entry, session, with_tags};
+    use crate::store::memory::{entries, search, session as get_session, stats};
+
+    fn transcript(sessions: Vec<(SessionRecord, Vec<EntryRecord>)>) -> Transcript {
+        Transcript { sessions }
+    }
+
+    fn first() -> Transcript {
+        transcript(vec![(
+            session("s1", Some("2026-11-20T09:00:00Z"), "Fix the login"),
+            vec![
+                at(
+                    entry("a", Channel::User, "the login form fails"),
+                    "2026-11-20T09:00:00Z",
+                ),
+                at(
+                    entry("b", Channel::Assistant, "looking at auth.py"),
+                    "2026-11-20T09:01:00Z",
+                ),
+                with_tags(
+                    entry("c", Channel::ToolCall, "grep -n login auth.py"),
+                    &["grep"],
+                ),
+            ],
+        )])
+    }
+
+    fn seqs_and_keys(store: &Store, id: &str) -> Vec<(i64, String)> {
+        store
+            .read(|c| {
+                let row = get_session(c, id)?.unwrap();
+                Ok(entries(c, row.rowid, 0, 100)?
+                    .into_iter()
+                    .map(|e| (e.seq, e.record.key))
+                    .collect())
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn importing_twice_adds_nothing() {
+        let store = Store::in_memory().unwrap();
+        let once = store.write(|c| import(c, &first())).unwrap();
+        assert_eq!(
+            once,
+            Imported {
+                sessions: 1,
+                entries: 3,
+                skipped: 0
+            }
+        );
+        let twice = store.write(|c| import(c, &first())).unwrap();
+        assert_eq!(
+            twice,
+            Imported {
+                sessions: 0,
+                entries: 0,
+                skipped: 3
+            }
+        );
+        let row = store.read(|c| get_session(c, "s1")).unwrap().unwrap();
+        assert_eq!((row.day.as_str(), row.entries), ("2026-11-20", 3));
+        assert_eq!(row.record.ended.as_deref(), Some("2026-11-20T09:01:00Z"));
+        assert_eq!(
+            seqs_and_keys(&store, "s1"),
+            [(1, "a".into()), (2, "b".into()), (3, "c".into())]
+        );
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn a_session_is_continued_after_its_last_entry() {
+        let store = Store::in_memory().unwrap();
+        store.write(|c| import(c, &first())).unwrap();
+        let mut more = first();
+        more.sessions[0].0.title = "Another title".into();
+        more.sessions[0].1.push(at(
+            entry("d", Channel::User, "thanks"),
+            "2026-11-21T10:00:00Z",
+        ));
+        // A key repeated inside one file is stored once.
+        more.sessions[0]
+            .1
+            .push(entry("d", Channel::User, "thanks again"));
+        let imported = store.write(|c| import(c, &more)).unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 0,
+                entries: 1,
+                skipped: 4
+            }
+        );
+        let row = store.read(|c| get_session(c, "s1")).unwrap().unwrap();
+        assert_eq!(row.record.title, "Fix the login", "a title is kept");
+        assert_eq!(row.record.ended.as_deref(), Some("2026-11-21T10:00:00Z"));
+        assert_eq!(row.day, "2026-11-20", "a session never moves");
+        assert_eq!(
+            seqs_and_keys(&store, "s1").last().unwrap(),
+            &(4, "d".to_string())
+        );
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn a_resumed_session_joins_the_one_it_repeats() {
+        let store = Store::in_memory().unwrap();
+        store.write(|c| import(c, &first())).unwrap();
+        let mut resumed = first();
+        resumed.sessions[0].0.id = "s2".into();
+        resumed.sessions[0]
+            .1
+            .push(entry("e", Channel::User, "now the signup form"));
+        let imported = store.write(|c| import(c, &resumed)).unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 0,
+                entries: 1,
+                skipped: 3
+            }
+        );
+        assert!(store.read(|c| get_session(c, "s2")).unwrap().is_none());
+        assert_eq!(seqs_and_keys(&store, "s1").len(), 4);
+        // Later imports under the new id go to the same session, even without repeats.
+        let later = transcript(vec![(
+            session("s2", None, ""),
+            vec![entry("f", Channel::Assistant, "done")],
+        )]);
+        let imported = store.write(|c| import(c, &later)).unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 0,
+                entries: 1,
+                skipped: 0
+            }
+        );
+        assert_eq!(
+            seqs_and_keys(&store, "s1").last().unwrap(),
+            &(5, "f".to_string())
+        );
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn a_session_without_times_lands_on_the_import_day() {
+        let store = Store::in_memory().unwrap();
+        let t = transcript(vec![(
+            session("x", None, "t"),
+            vec![entry("k", Channel::User, "hi")],
+        )]);
+        store.write(|c| import(c, &t)).unwrap();
+        let today = rfc3339_of(SystemTime::now())[..10].to_string();
+        assert_eq!(
+            store.read(|c| get_session(c, "x")).unwrap().unwrap().day,
+            today
+        );
+    }
+
+    #[test]
+    fn a_bad_entry_rolls_the_whole_file_back() {
+        let store = Store::in_memory().unwrap();
+        let mut bad = first();
+        bad.sessions[0].1[2].meta = serde_json::json!([1, 2]);
+        let err = store.write(|c| import(c, &bad)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Invalid);
+        assert!(err.message.contains("JSON object"), "{}", err.message);
+        assert_eq!(store.read(stats).unwrap().sessions, 0);
+        let bad_id = transcript(vec![(session("../x", None, ""), vec![])]);
+        let err = store.write(|c| import(c, &bad_id)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Invalid);
+    }
+
+    #[test]
+    fn sessions_are_made_and_appended_to() {
+        let store = Store::in_memory().unwrap();
+        let rowid = store
+            .write(|c| create_session(c, &session("live", Some("2026-11-22T08:00:00Z"), "")))
+            .unwrap();
+        let err = store
+            .write(|c| create_session(c, &session("live", None, "")))
+            .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Exists);
+        let e = at(entry("k1", Channel::User, "first"), "2026-11-22T08:05:00Z");
+        assert_eq!(store.write(|c| append(c, rowid, &e)).unwrap(), 1);
+        let e2 = entry("k2", Channel::Assistant, "second");
+        assert_eq!(store.write(|c| append(c, rowid, &e2)).unwrap(), 2);
+        let err = store.write(|c| append(c, rowid, &e)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Exists);
+        let err = store.write(|c| append(c, rowid + 1, &e)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        let row = store.read(|c| get_session(c, "live")).unwrap().unwrap();
+        assert_eq!(row.entries, 2);
+        assert_eq!(row.record.ended.as_deref(), Some("2026-11-22T08:05:00Z"));
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn tags_and_summaries_keep_the_indexes_in_step() {
+        let store = Store::in_memory().unwrap();
+        store.write(|c| import(c, &first())).unwrap();
+        let rowid = store.read(|c| get_session(c, "s1")).unwrap().unwrap().rowid;
+        let tags = vec!["urgent".to_string(), "auth".to_string()];
+        store.write(|c| set_tags(c, rowid, 2, &tags)).unwrap();
+        store.write(|c| set_tags(c, rowid, 2, &tags)).unwrap();
+        store.write(|c| set_tags(c, rowid, 3, &[])).unwrap();
+        let err = store.write(|c| set_tags(c, rowid, 9, &tags)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        let (hits, total, _) = store.read(|c| search(c, "urgent", 10)).unwrap();
+        assert_eq!((total, hits[0].seq), (1, Some(2)));
+        assert_eq!(store.read(|c| search(c, "tag:grep", 10)).unwrap().1, 0);
+
+        store
+            .write(|c| set_summary(c, rowid, Some("Completed Work: rotated keys")))
+            .unwrap();
+        let (hits, _, _) = store.read(|c| search(c, "rotated", 10)).unwrap();
+        assert_eq!((hits.len(), hits[0].seq), (1, None));
+        store.write(|c| set_summary(c, rowid, None)).unwrap();
+        assert_eq!(store.read(|c| search(c, "rotated", 10)).unwrap().1, 0);
+        let err = store.write(|c| set_summary(c, 999, None)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn entries_cannot_change_except_their_tags() {
+        let store = Store::in_memory().unwrap();
+        store.write(|c| import(c, &first())).unwrap();
+        let result = store.write(|c| Ok(c.execute("UPDATE entries SET content = 'x'", [])?));
+        assert!(result.unwrap_err().message.contains("cannot change"));
+    }
+
+    #[test]
+    fn forgetting_removes_every_trace() {
+        let store = Store::in_memory().unwrap();
+        store.write(|c| import(c, &first())).unwrap();
+        let mut other = first();
+        other.sessions[0].0.id = "s2".into();
+        for e in &mut other.sessions[0].1 {
+            e.key.push('2');
+        }
+        store.write(|c| import(c, &other)).unwrap();
+        assert!(store.write(|c| forget(c, "s1")).unwrap());
+        assert!(!store.write(|c| forget(c, "s1")).unwrap());
+        let s = store.read(stats).unwrap();
+        assert_eq!((s.sessions, s.entries), (1, 3));
+        // Two entries and the title of the session left.
+        assert_eq!(store.read(|c| search(c, "login", 10)).unwrap().1, 3);
+        assert_consistent(&store);
+        assert!(store.write(|c| forget(c, "s2")).unwrap());
+        assert_eq!(
+            store.read(stats).unwrap(),
+            crate::store::memory::Stats::default()
+        );
+        assert_consistent(&store);
+    }
+}

@@ -1,0 +1,289 @@
+//! Generic JSONL: one entry per line, for transcripts of any tool.
+//!
+//! A line: `content` (a string, or an array of strings / `{"text": …}` parts) and `role`
+//! (`user`, `assistant`, `system`, `developer` → system, `tool` → tool_result) or
+//! `channel` (one of the seven channels; wins over `role`). Optional: `ts` or `timestamp`
+//! (RFC 3339 with an offset, or Unix seconds/milliseconds), `tags` (strings), `meta` (an
+//! object), `id` (the entry's key), `session` or `session_id` (else the file's name gives
+//! the session), and `title`, `cwd`, `model` for the session. Other fields are kept in the
+//! entry's meta. A line with `title` but neither content nor role is a session header.
+//! Every other shape is a bad line.
+
+use serde_json::{Map, Value};
+
+use crate::store::memory::record::{Channel, EntryRecord};
+
+use super::lines::{BadLines, Line, LineKeys, kind};
+use super::sessions::Sessions;
+use super::text;
+use super::time::stamp;
+
+/// Fields this reader consumes; any other is kept in the entry's meta.
+const KNOWN: [&str; 13] = [
+    "ts",
+    "timestamp",
+    "role",
+    "channel",
+    "content",
+    "tags",
+    "meta",
+    "id",
+    "session",
+    "session_id",
+    "title",
+    "cwd",
+    "model",
+];
+
+pub fn read(lines: &[Line<'_>], bad: &mut BadLines, file_name: &str) -> Sessions {
+    let mut sessions = Sessions::new("jsonl");
+    let mut keys = LineKeys::default();
+    let default_id = text::id_from_file_name(file_name);
+    for line in lines {
+        if let Err(reason) = read_line(line, &mut sessions, &mut keys, &default_id) {
+            bad.add(line.number, reason);
+        }
+    }
+    sessions
+}
+
+fn read_line(
+    line: &Line<'_>,
+    sessions: &mut Sessions,
+    keys: &mut LineKeys,
+    default_id: &str,
+) -> Result<(), String> {
+    let object = &line.object;
+    let session_id = match object.get("session").or_else(|| object.get("session_id")) {
+        None | Some(Value::Null) => default_id.to_string(),
+        Some(value) => scalar(value).ok_or("`session` must be a string or a number")?,
+    };
+    let session_field = |name: &str| -> Result<Option<&str>, String> {
+        match object.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text)),
+            Some(other) => Err(format!("`{name}` must be a string, not a {}", kind(other))),
+        }
+    };
+    let (title, cwd, model) = (
+        session_field("title")?,
+        session_field("cwd")?,
+        session_field("model")?,
+    );
+    let has_speaker = object.contains_key("role") || object.contains_key("channel");
+    if !object.contains_key("content") && !has_speaker && title.is_some() {
+        let draft = sessions.session(&session_id);
+        draft.set_title(title.unwrap_or_default());
+        draft.saw_context(cwd, model);
+        return Ok(());
+    }
+    let channel = channel_of(object)?;
+    let content = match object.get("content") {
+        None => return Err("no `content`".to_string()),
+        Some(value) => text::content_text(value)
+            .ok_or("`content` must be a string or an array of text parts")?,
+    };
+    let time = match object.get("ts").or_else(|| object.get("timestamp")) {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(stamp(value)?),
+    };
+    let tags = tags_of(object)?;
+    let meta = meta_of(object)?;
+    let key = match object.get("id") {
+        None | Some(Value::Null) => keys.key(line.raw),
+        Some(value) => scalar(value).ok_or("`id` must be a string or a number")?,
+    };
+    let draft = sessions.session(&session_id);
+    if let Some(title) = title {
+        draft.set_title(title);
+    }
+    draft.saw_context(cwd, model);
+    if channel == Channel::User {
+        draft.saw_user_text(&content);
+    }
+    let entry = EntryRecord {
+        key,
+        ts: time.as_ref().map(|t| t.text.clone()),
+        channel,
+        content,
+        tags,
+        meta,
+    };
+    sessions.push(&session_id, entry, time.as_ref());
+    Ok(())
+}
+
+fn channel_of(object: &Map<String, Value>) -> Result<Channel, String> {
+    if let Some(value) = object.get("channel") {
+        let name = value.as_str().ok_or("`channel` must be a string")?;
+        return Channel::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = Channel::ALL.iter().map(|c| c.as_str()).collect();
+            format!("unknown channel {name:?} (one of {})", names.join(", "))
+        });
+    }
+    match object.get("role") {
+        None => Err("no `role` or `channel`".to_string()),
+        Some(Value::String(role)) => match role.as_str() {
+            "user" => Ok(Channel::User),
+            "assistant" => Ok(Channel::Assistant),
+            "system" | "developer" => Ok(Channel::System),
+            "tool" => Ok(Channel::ToolResult),
+            other => Err(format!(
+                "unknown role {other:?} (user, assistant, system, developer or tool; or give a `channel`)"
+            )),
+        },
+        Some(other) => Err(format!("`role` must be a string, not a {}", kind(other))),
+    }
+}
+
+fn tags_of(object: &Map<String, Value>) -> Result<Vec<String>, String> {
+    let Some(value) = object.get("tags").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let items = value
+        .as_array()
+        .ok_or("`tags` must be an array of strings")?;
+    items
+        .iter()
+        .map(|item| match item.as_str() {
+            Some(tag) if !tag.is_empty() && !tag.contains(['/', '\0']) => Ok(tag.to_string()),
+            Some(tag) => Err(format!(
+                "tag {tag:?} cannot name a directory (empty, or has '/')"
+            )),
+            None => Err("`tags` must be an array of strings".to_string()),
+        })
+        .collect()
+}
+
+/// `meta` (an object), plus every field this reader does not consume, plus `role` when it
+/// says more than the channel (`tool`, `developer`).
+fn meta_of(object: &Map<String, Value>) -> Result<Value, String> {
+    let mut meta = match object.get("meta") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(meta)) => meta.clone(),
+        Some(other) => return Err(format!("`meta` must be an object, not a {}", kind(other))),
+    };
+    for (name, value) in object {
+        if !KNOWN.contains(&name.as_str()) {
+            meta.entry(name.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    if let Some(role @ ("tool" | "developer")) = object.get("role").and_then(Value::as_str) {
+        meta.entry("role").or_insert_with(|| Value::from(role));
+    }
+    Ok(Value::Object(meta))
+}
+
+/// A string, or a number as its text.
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::record::Transcript;
+    use crate::transcripts::lines::records;
+
+    fn read_text(text: &str) -> Result<Transcript, Vec<(usize, String)>> {
+        let mut bad = BadLines::default();
+        let lines = records(text.as_bytes(), &mut bad);
+        let sessions = read(&lines, &mut bad, "chats/day one.jsonl");
+        if bad.is_empty() {
+            Ok(sessions.finish("chats/day one.jsonl"))
+        } else {
+            Err(bad.into_error().bad_lines)
+        }
+    }
+
+    #[test]
+    fn reads_roles_channels_times_tags_and_meta() {
+        let transcript = read_text(concat!(
+            r#"{"ts":"2025-03-01T10:00:00+01:00","role":"user","content":"Add a test\nplease","tags":["tests"]}"#,
+            "\n",
+            r#"{"timestamp":1740822000,"role":"assistant","content":[{"type":"text","text":"Done."}],"name":"bot"}"#,
+            "\n",
+            r#"{"channel":"tool_call","content":"pytest -q","meta":{"tool":"Bash"}}"#,
+            "\n",
+            r#"{"role":"tool","content":"1 passed","id":"r-1"}"#,
+        ))
+        .unwrap();
+        let (session, entries) = &transcript.sessions[0];
+        assert_eq!(session.id, "day-one");
+        assert_eq!(session.source, "jsonl");
+        assert_eq!(session.title, "Add a test please");
+        assert_eq!(session.started.as_deref(), Some("2025-03-01T09:00:00Z"));
+        let channels: Vec<Channel> = entries.iter().map(|e| e.channel).collect();
+        assert_eq!(
+            channels,
+            [
+                Channel::User,
+                Channel::Assistant,
+                Channel::ToolCall,
+                Channel::ToolResult
+            ]
+        );
+        assert_eq!(entries[0].tags, ["tests"]);
+        assert_eq!(entries[1].content, "Done.");
+        assert_eq!(entries[1].meta["name"], "bot");
+        assert_eq!(entries[2].meta["tool"], "Bash");
+        assert_eq!(entries[3].key, "r-1");
+        assert_eq!(entries[3].meta["role"], "tool");
+    }
+
+    #[test]
+    fn sessions_and_headers_come_from_the_lines() {
+        let transcript = read_text(concat!(
+            r#"{"session":"s/1","title":"Planning","cwd":"/repo"}"#,
+            "\n",
+            r#"{"session":"s/1","role":"user","content":"hi"}"#,
+            "\n",
+            r#"{"session_id":7,"role":"user","content":"other"}"#,
+        ))
+        .unwrap();
+        let ids: Vec<&str> = transcript
+            .sessions
+            .iter()
+            .map(|(s, _)| s.id.as_str())
+            .collect();
+        assert_eq!(ids, ["s-1", "7"]);
+        assert_eq!(transcript.sessions[0].0.title, "Planning");
+        assert_eq!(transcript.sessions[0].0.cwd.as_deref(), Some("/repo"));
+        assert_eq!(transcript.sessions[0].1.len(), 1);
+    }
+
+    #[test]
+    fn every_bad_shape_is_a_bad_line_with_its_reason() {
+        let bad = read_text(concat!(
+            r#"{"role":"user","content":"fine"}"#,
+            "\n",
+            r#"{"content":"who?"}"#,
+            "\n",
+            r#"{"role":"robot","content":"x"}"#,
+            "\n",
+            r#"{"role":"user"}"#,
+            "\n",
+            r#"{"role":"user","content":"x","ts":"tuesday"}"#,
+            "\n",
+            r#"{"role":"user","content":"x","tags":["a/b"]}"#,
+            "\n",
+            r#"{"channel":"shout","content":"x"}"#,
+            "\n",
+            r#"{"role":"user","content":{"nested":true}}"#,
+        ))
+        .unwrap_err();
+        let numbers: Vec<usize> = bad.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [2, 3, 4, 5, 6, 7, 8]);
+        assert!(bad[0].1.contains("no `role` or `channel`"));
+        assert!(bad[1].1.contains("unknown role \"robot\""));
+        assert!(bad[2].1.contains("no `content`"));
+        assert!(bad[3].1.contains("not RFC 3339"));
+        assert!(bad[4].1.contains("cannot name a directory"));
+        assert!(bad[5].1.contains("unknown channel \"shout\""));
+        assert!(bad[6].1.contains("array of text parts"));
+    }
+}

@@ -1,0 +1,266 @@
+//! Importing transcript files into the store: walk the given paths, read each file, store
+//! each in its own transaction.
+//!
+//! Guarantees: a file is stored whole or not at all (one [`Store::write`] per file); a
+//! refused file changes nothing and is listed with its bad lines, and the others are still
+//! imported; importing the same files again adds nothing (the readers' keys are stable and
+//! the store skips keys it holds). A path that does not exist stops everything before any
+//! file is read. Inside a directory only `*.jsonl` and `*.json` files are taken (recursively,
+//! in name order, hidden ones too), and those whose content is no transcript format at all
+//! (another JSON file) are passed over and listed; a file named on its own is always read.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::store::Store;
+use crate::store::memory;
+
+use super::{ReadError, format_of, read_counted};
+
+/// What [`import_paths`] reports as it goes, for a progress display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Progress {
+    /// The paths were walked: `files` files will be read.
+    Found { files: usize },
+    /// File `index` (from 1) of the `files` found is being read and stored.
+    Reading { index: usize, path: PathBuf },
+    /// File `index` is done (imported, refused or passed over).
+    Done { index: usize, path: PathBuf },
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Files read and stored (including files that added nothing new).
+    pub files: usize,
+    /// Sessions created.
+    pub sessions: usize,
+    /// Entries added.
+    pub entries: usize,
+    /// Entries not added because the store already held them.
+    pub skipped: usize,
+    /// Records the readers passed over (kinds a format does not use, repeats, no text).
+    pub ignored: usize,
+    /// Files refused, with why; nothing of them was stored.
+    pub bad_files: Vec<(PathBuf, ReadError)>,
+    /// Files found in a directory whose content is not a transcript; not read.
+    pub not_transcripts: Vec<PathBuf>,
+    pub seconds: f64,
+}
+
+/// One file to import, and whether it was named on its own (then it is read whatever it
+/// holds) or found in a directory.
+struct Found {
+    path: PathBuf,
+    named: bool,
+}
+
+/// Imports every transcript file at `paths` into `store`; see the module's guarantees.
+/// Fails (having imported the files before it) only when a path does not exist or the
+/// store fails for a reason other than refusing a file's content.
+pub fn import_paths(
+    store: &Store,
+    paths: &[PathBuf],
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Summary> {
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let found = walk(paths, &mut summary)?;
+    progress(Progress::Found { files: found.len() });
+    for (i, file) in found.iter().enumerate() {
+        let index = i + 1;
+        progress(Progress::Reading {
+            index,
+            path: file.path.clone(),
+        });
+        import_file(store, file, &mut summary).map_err(|e| {
+            Error::new(
+                e.kind,
+                format!(
+                    "importing {}: {} ({} file{} imported before it are kept)",
+                    file.path.display(),
+                    e.message,
+                    summary.files,
+                    if summary.files == 1 { "" } else { "s" }
+                ),
+            )
+        })?;
+        progress(Progress::Done {
+            index,
+            path: file.path.clone(),
+        });
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+fn import_file(store: &Store, file: &Found, summary: &mut Summary) -> Result<()> {
+    let bytes = match std::fs::read(&file.path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let error = ReadError::whole_file(format!("cannot read the file: {e}"));
+            summary.bad_files.push((file.path.clone(), error));
+            return Ok(());
+        }
+    };
+    if !file.named && format_of(&bytes).is_none() {
+        summary.not_transcripts.push(file.path.clone());
+        return Ok(());
+    }
+    let reading = match read_counted(&bytes, &file.path.to_string_lossy()) {
+        Ok(reading) => reading,
+        Err(error) => {
+            summary.bad_files.push((file.path.clone(), error));
+            return Ok(());
+        }
+    };
+    summary.ignored += reading.ignored;
+    if !reading.transcript.sessions.is_empty() {
+        let stored = store.write(|conn| memory::import(conn, &reading.transcript));
+        match stored {
+            Ok(imported) => {
+                summary.sessions += imported.sessions;
+                summary.entries += imported.entries;
+                summary.skipped += imported.skipped;
+            }
+            Err(e) if e.kind == ErrorKind::Invalid => {
+                let error = ReadError::whole_file(format!("the store refused it: {e}"));
+                summary.bad_files.push((file.path.clone(), error));
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    summary.files += 1;
+    Ok(())
+}
+
+/// The files at `paths`, in order, each once. Directories that cannot be walked into are
+/// listed as bad files in `summary`.
+fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
+    let mut found = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |path: PathBuf, named: bool, found: &mut Vec<Found>| {
+        let identity = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if seen.insert(identity) {
+            found.push(Found { path, named });
+        }
+    };
+    for path in paths {
+        let metadata = std::fs::metadata(path).map_err(|e| {
+            Error::not_found(format!(
+                "cannot import {}: {e}; nothing was imported",
+                path.display()
+            ))
+        })?;
+        if !metadata.is_dir() {
+            add(path.clone(), true, &mut found);
+            continue;
+        }
+        let walker = ignore::WalkBuilder::new(path)
+            .standard_filters(false)
+            .sort_by_file_path(Path::cmp)
+            .build();
+        for item in walker {
+            match item {
+                Ok(item) if item.file_type().is_some_and(|t| t.is_file()) => {
+                    if is_transcript_name(item.path()) {
+                        add(item.into_path(), false, &mut found);
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => summary.bad_files.push((
+                    path.clone(),
+                    ReadError::whole_file(format!("cannot walk the directory: {e}")),
+                )),
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn is_transcript_name(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "json")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAT: &str = concat!(
+        r#"{"ts":"2025-03-01T10:00:00Z","role":"user","content":"Fix the rounding bug"}"#,
+        "\n",
+        r#"{"ts":"2025-03-01T10:00:05Z","role":"assistant","content":"Fixed."}"#,
+        "\n"
+    );
+
+    fn run(store: &Store, paths: &[PathBuf]) -> (Summary, Vec<Progress>) {
+        let mut seen = Vec::new();
+        let summary = import_paths(store, paths, &mut |p| seen.push(p)).unwrap();
+        (summary, seen)
+    }
+
+    #[test]
+    fn walks_directories_reads_files_and_imports_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::write(nested.join("chat.jsonl"), CHAT).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a transcript").unwrap();
+        std::fs::write(dir.path().join("package.json"), "{\n  \"name\": \"x\"\n}\n").unwrap();
+        let store = Store::in_memory().unwrap();
+
+        let (first, progress) = run(&store, &[dir.path().to_path_buf()]);
+        assert_eq!(first.files, 1);
+        assert_eq!((first.sessions, first.entries, first.skipped), (1, 2, 0));
+        assert!(first.bad_files.is_empty());
+        assert_eq!(first.not_transcripts, [dir.path().join("package.json")]);
+        assert_eq!(progress.first(), Some(&Progress::Found { files: 2 }));
+        assert_eq!(progress.len(), 5);
+
+        let (again, _) = run(
+            &store,
+            &[dir.path().to_path_buf(), nested.join("chat.jsonl")],
+        );
+        assert_eq!(
+            (again.files, again.sessions, again.entries, again.skipped),
+            (1, 0, 0, 2)
+        );
+    }
+
+    #[test]
+    fn a_refused_file_changes_nothing_and_the_others_still_import() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.jsonl");
+        let bad = dir.path().join("bad.jsonl");
+        std::fs::write(&good, CHAT).unwrap();
+        std::fs::write(&bad, format!("{CHAT}{{\"role\":\"user\"}}\n")).unwrap();
+        let store = Store::in_memory().unwrap();
+        let (summary, _) = run(&store, &[bad.clone(), good]);
+        assert_eq!(summary.files, 1);
+        assert_eq!(summary.entries, 2);
+        assert_eq!(summary.bad_files.len(), 1);
+        assert_eq!(summary.bad_files[0].0, bad);
+        assert_eq!(
+            summary.bad_files[0].1.bad_lines,
+            [(3, "no `content`".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_missing_path_stops_before_anything_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good.jsonl");
+        std::fs::write(&good, CHAT).unwrap();
+        let store = Store::in_memory().unwrap();
+        let error =
+            import_paths(&store, &[good, dir.path().join("gone")], &mut |_| {}).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NotFound);
+        assert!(error.message.contains("gone") && error.message.contains("nothing was imported"));
+    }
+}

@@ -1,0 +1,175 @@
+//! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries, for
+//! the store to import. Three formats, recognised from content, never from the file name:
+//! generic JSONL ([`generic`]), Claude Code session files ([`claude`]) and Codex CLI
+//! rollouts ([`codex`]). [`import`] walks paths and stores what it reads.
+//!
+//! Guarantees:
+//! - A file is read whole or not at all: any bad line (not JSON, not an object, a known
+//!   kind of record without what it needs) refuses the file, and the [`ReadError`] lists
+//!   the bad lines with their numbers and reasons (the first 20; the rest are counted).
+//!   Records of kinds a format does not use (Claude Code's `file-history-snapshot`,
+//!   Codex's `token_count` events, …) are skipped and counted, never bad.
+//! - Reading the same bytes twice gives the same transcript, keys included; so do later
+//!   versions of a file that only grew (Claude Code's `uuid`s; elsewhere a hash of the line
+//!   and which occurrence of it this is).
+//! - Session ids are made of `[A-Za-z0-9._-]`; titles are one line of at most 120
+//!   characters; times are RFC 3339 UTC.
+//!
+//! ```
+//! use homespace::transcripts::{self, Format};
+//! let bytes = br#"{"ts": "2025-03-01T10:00:00Z", "role": "user", "content": "Fix the rounding bug"}"#;
+//! assert_eq!(transcripts::format_of(bytes), Some(Format::Jsonl));
+//! let transcript = transcripts::read(bytes, "chat.jsonl").unwrap();
+//! assert_eq!(transcript.sessions[0].0.title, "Fix the rounding bug");
+//! ```
+
+pub mod claude;
+pub mod codex;
+pub mod generic;
+pub mod import;
+mod lines;
+mod sessions;
+mod text;
+mod time;
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::store::memory::record::Transcript;
+
+pub use import::{Progress, Summary, import_paths};
+pub use lines::MAX_LISTED;
+
+/// The transcript formats this module reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// One entry per line: `ts`, `role` or `channel`, `content`.
+    Jsonl,
+    /// Claude Code's `~/.claude/projects/<project>/<session>.jsonl`.
+    ClaudeCode,
+    /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+    Codex,
+}
+
+/// Why a file was refused: its bad lines as (line number, reason), in line order, at most
+/// [`MAX_LISTED`]; `more` counts the bad lines not listed. Line 0 stands for the file as a
+/// whole (it could not be read, or the store refused it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    pub bad_lines: Vec<(usize, String)>,
+    pub more: usize,
+}
+
+impl ReadError {
+    /// A problem with the whole file rather than with one of its lines.
+    pub fn whole_file(reason: impl Into<String>) -> ReadError {
+        ReadError {
+            bad_lines: vec![(0, reason.into())],
+            more: 0,
+        }
+    }
+
+    /// How many lines are bad, listed or not.
+    pub fn count(&self) -> usize {
+        self.bad_lines.iter().filter(|(line, _)| *line > 0).count() + self.more
+    }
+}
+
+impl fmt::Display for ReadError {
+    /// `3 bad lines: line 2: invalid JSON: …; line 5: no `content`; …`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.count();
+        if count > 0 {
+            write!(f, "{count} bad line{}: ", if count == 1 { "" } else { "s" })?;
+        }
+        for (i, (line, reason)) in self.bad_lines.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            if *line == 0 {
+                f.write_str(reason)?;
+            } else {
+                write!(f, "line {line}: {reason}")?;
+            }
+        }
+        if self.more > 0 {
+            write!(f, "; and {} more", self.more)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// What reading a file gave: its format, the transcript, and how many records were
+/// skipped (kinds the format does not use, repeated keys, records with no text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    /// `None` when no record looked like any format; the file was read as generic JSONL.
+    pub format: Option<Format>,
+    pub transcript: Transcript,
+    pub ignored: usize,
+}
+
+/// The format of `bytes`: the first record (in line order) that only one format writes
+/// decides. `None` when no line is such a record (empty files, other JSON, not JSON).
+pub fn format_of(bytes: &[u8]) -> Option<Format> {
+    let mut ignore = lines::BadLines::default();
+    lines::records(bytes, &mut ignore)
+        .iter()
+        .find_map(|line| format_of_record(&line.object))
+}
+
+fn format_of_record(o: &Map<String, Value>) -> Option<Format> {
+    let has = |name: &str| o.contains_key(name);
+    match o.get("type").and_then(Value::as_str) {
+        Some(kind) if codex::LINE_TYPES.contains(&kind) && has("payload") => {
+            return Some(Format::Codex);
+        }
+        Some(_) if has("sessionId") || has("leafUuid") || has("messageId") && has("snapshot") => {
+            return Some(Format::ClaudeCode);
+        }
+        _ => {}
+    }
+    if codex::is_old_meta(o) || has("record_type") {
+        Some(Format::Codex)
+    } else if has("content") && (has("role") || has("channel")) {
+        Some(Format::Jsonl)
+    } else {
+        None
+    }
+}
+
+/// Reads one file's `bytes`; `file_name` names sessions and titles that the content does
+/// not. A file of no recognisable format is read as generic JSONL, so its bad lines say
+/// what is wrong with them.
+pub fn read(bytes: &[u8], file_name: &str) -> Result<Transcript, ReadError> {
+    read_counted(bytes, file_name).map(|reading| reading.transcript)
+}
+
+/// [`read`], also saying the format and how many records were skipped.
+pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError> {
+    let mut bad = lines::BadLines::default();
+    let records = lines::records(bytes, &mut bad);
+    let format = records
+        .iter()
+        .find_map(|line| format_of_record(&line.object));
+    let sessions = match format {
+        Some(Format::ClaudeCode) => claude::read(&records, &mut bad),
+        Some(Format::Codex) => codex::read(&records, &mut bad, file_name),
+        Some(Format::Jsonl) | None => generic::read(&records, &mut bad, file_name),
+    };
+    if !bad.is_empty() {
+        return Err(bad.into_error());
+    }
+    let ignored = sessions.ignored;
+    Ok(Reading {
+        format,
+        transcript: sessions.finish(file_name),
+        ignored,
+    })
+}
+
+#[cfg(test)]
+mod tests;
