@@ -1,20 +1,78 @@
-//! `memory/`: the agent's past sessions. Until transcripts are imported it holds no
-//! sessions, and says so: an empty store is a state, not a placeholder.
+//! `memory/`: the agent's past sessions — imported from transcripts or recorded live —
+//! browsable by day (`sessions/`), by tag (`tags/`), searchable with bm25 and snippets
+//! (`search/memory:<words>`), and recalled: `recall` and each session's `related.md` list
+//! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
-use crate::error::{Error, Result};
-use crate::model::links::Links;
-use crate::model::{Child, Kind, Node};
-use crate::model::{Entry, Function, Section};
+pub mod document;
+mod import;
+pub mod sessions;
+pub mod summary;
+mod tags;
+pub mod views;
+
+#[cfg(test)]
+mod reftest;
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Function, Hit, Hits, Kind, Links, Node, Section};
+use crate::store::Store;
+use crate::store::memory as store;
 use crate::tree::resource::Resource;
+
+/// The recall view at the top of `memory/`.
+const RECALL: &str = "recall";
+/// Sessions on the root dashboard, and in `memory/_entry.md`.
+const RECENT: usize = 3;
+const RECENT_HERE: usize = 5;
+/// Sessions `recall` lists.
+const RECALLED: usize = 5;
 
 /// The memory resourcespace.
 pub struct Memory {
+    store: Arc<Store>,
     links: Links,
+    budget: usize,
+    children: Vec<Arc<dyn Resource>>,
 }
 
 impl Memory {
-    pub fn new(links: Links) -> Self {
-        Memory { links }
+    pub fn new(store: Arc<Store>, links: Links, budget: usize) -> Self {
+        let children: Vec<Arc<dyn Resource>> = vec![
+            Arc::new(sessions::Sessions::new(store.clone(), links.clone(), budget)),
+            Arc::new(tags::Tags::new(store.clone(), links.clone())),
+            Arc::new(import::Import::new(store.clone(), links.clone())),
+        ];
+        Memory {
+            store,
+            links,
+            budget,
+            children,
+        }
+    }
+
+    /// `memory/recall`: the sessions most like the most recent one.
+    fn recall(&self) -> Result<String> {
+        let recent = self.store.read(|c| store::recent_sessions(c, 1))?;
+        let Some(latest) = recent.first() else {
+            return Ok(format!(
+                "home > memory > recall\n# Recall\nNo sessions yet: import transcripts into {}.\n",
+                self.links.dir(&["memory", "import"])
+            ));
+        };
+        let related = self.store.read(|c| store::related(c, latest.rowid, RECALLED))?;
+        let text = views::related(latest, &related, &self.links, self.budget);
+        Ok(text.replacen(
+            &format!(
+                "home > memory > sessions > {} > {} > {}",
+                latest.day,
+                latest.record.id,
+                sessions::RELATED
+            ),
+            "home > memory > recall",
+            1,
+        ))
     }
 }
 
@@ -23,64 +81,104 @@ impl Resource for Memory {
         "memory"
     }
 
+    fn children(&self) -> &[Arc<dyn Resource>] {
+        &self.children
+    }
+
     fn summary(&self) -> Result<String> {
-        Ok("past sessions: none stored yet".into())
+        let stats = self.store.read(store::stats)?;
+        Ok(match stats.sessions {
+            0 => "past sessions: none stored yet".into(),
+            n => format!(
+                "past sessions: {n} session{}, {} entries, latest on {}",
+                if n == 1 { "" } else { "s" },
+                stats.entries,
+                stats.last_day.unwrap_or_default()
+            ),
+        })
+    }
+
+    fn dashboard(&self) -> Result<Vec<Section>> {
+        let recent = self.store.read(|c| store::recent_sessions(c, RECENT))?;
+        if recent.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Section {
+            heading: "Recent sessions".into(),
+            items: recent
+                .iter()
+                .map(|row| format!("`{}` — {}", views::session_dir(row, &self.links), views::session_line(row)))
+                .collect(),
+            ..Section::default()
+        }])
+    }
+
+    fn root_functions(&self) -> Vec<Function> {
+        vec![Function::new(
+            format!("cat {}", self.links.to("memory/recall")),
+            "recall past work like this",
+            "the past sessions most like the latest",
+        )]
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
         match path {
-            [] | ["sessions"] | ["tags"] => Ok(Node::dir(false)),
+            [] => Ok(Node::dir(false)),
+            [RECALL] => Ok(Node::view()),
             _ => Err(Error::not_found(format!(
-                "{} does not exist: memory holds no sessions yet",
-                self.links.to(&format!("memory/{}", path.join("/")))
+                "{} does not exist: {} says what memory holds",
+                self.links.to(&format!("memory/{}", path.join("/"))),
+                self.links.to("memory/_entry.md")
             ))),
         }
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        match path {
-            [] => Ok(vec![
-                Child::new("sessions", Kind::Dir, "past sessions by date: none yet"),
-                Child::new("tags", Kind::Dir, "entries by tag: none yet"),
-            ]),
-            _ => Ok(Vec::new()),
-        }
+        self.stat(path)?;
+        Ok(vec![Child::new(RECALL, Kind::View, "past sessions most like the latest one")])
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        Err(Error::not_found(format!(
-            "memory/{} holds nothing",
-            path.join("/")
-        )))
+        match path {
+            [RECALL] => Ok(self.recall()?.into_bytes()),
+            _ => Err(self.stat(path).err().unwrap_or_else(|| {
+                Error::new(ErrorKind::IsADirectory, "memory/ is a directory: read its _entry.md")
+            })),
+        }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let mut components = vec!["memory"];
-        components.extend_from_slice(path);
-        let title = match path {
-            [] => "memory — past sessions: none stored yet".to_string(),
-            _ => format!("memory/{} — empty: no sessions stored yet", path.join("/")),
-        };
-        Ok(Entry {
-            title,
-            functions: vec![
-                Function::new(
-                    format!("ls {}", self.links.dir(&["memory", "sessions"])),
-                    "list sessions by date",
-                    "one directory per day",
-                ),
-                Function::new(
-                    format!("cat \"{}\"", self.links.to("search/memory:<query>")),
-                    "search past sessions",
-                    "ranked entries with paths",
-                ),
-            ],
-            sections: vec![Section::children(
-                "Contents",
-                &self.list(path)?,
-                "Nothing here yet.",
-            )],
-            ..Entry::default()
-        })
+    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+        let (stats, recent) = self
+            .store
+            .read(|c| Ok((store::stats(c)?, store::recent_sessions(c, RECENT_HERE)?)))?;
+        Ok(views::root(&stats, &recent, &self.links))
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
+        let (found, total, note) = self.store.read(|c| store::search(c, query, limit))?;
+        let hits: Vec<Hit> = found
+            .into_iter()
+            .map(|hit| {
+                let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
+                // One hit, one line: a snippet may span lines of the entry.
+                let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+                match hit.seq {
+                    Some(seq) => Hit {
+                        path: self.links.to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
+                        line: format!(
+                            "{}#{seq} {}: {}",
+                            hit.session_id,
+                            hit.channel.map(|c| c.as_str()).unwrap_or("entry"),
+                            snippet
+                        ),
+                    },
+                    None => Hit {
+                        path: self.links.to(&format!("{dir}/{}", sessions::SUMMARY)),
+                        line: format!("{} (title or summary): {snippet}", hit.session_id),
+                    },
+                }
+            })
+            .collect();
+        Ok(Hits { hits, total, note })
     }
 }

@@ -1,0 +1,411 @@
+//! `memory/sessions/`: past sessions by the day they started. `<day>/` lists the sessions
+//! of that day, one line each; `<day>/<session>/` holds the session's entries as exact
+//! documents (`0001.json` …, zero-padded to the session's width), `summary.md` (a
+//! document) and `related.md` (the sessions most like it). `mkdir <day>/<name>` starts a
+//! session (how an agent records its own, live); a new `*.json` in a session appends an
+//! entry; only an entry's `tags` may change; nothing is deleted through the mount.
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
+use crate::render::time::{is_day, rfc3339_of};
+use crate::resources::memory::{document, summary, views};
+use crate::store::Store;
+use crate::store::memory::record::SessionRecord;
+use crate::store::memory::{self as store, SessionRow};
+use crate::tree::resource::Resource;
+
+/// The session files that are not entries.
+pub const SUMMARY: &str = "summary.md";
+pub const RELATED: &str = "related.md";
+
+/// Sessions listed in `related.md`.
+const RELATED_SESSIONS: usize = 5;
+
+/// `memory/sessions/`.
+pub struct Sessions {
+    store: Arc<Store>,
+    links: Links,
+    budget: usize,
+}
+
+/// What a path under `memory/sessions/` is.
+enum Place<'p> {
+    Root,
+    Day(&'p str),
+    Session(SessionRow),
+    Summary(SessionRow),
+    Related(SessionRow),
+    Entry(SessionRow, i64),
+}
+
+impl Sessions {
+    pub fn new(store: Arc<Store>, links: Links, budget: usize) -> Self {
+        Sessions {
+            store,
+            links,
+            budget,
+        }
+    }
+
+    fn place<'p>(&self, path: &[&'p str]) -> Result<Place<'p>> {
+        match path {
+            [] => Ok(Place::Root),
+            [day] if is_day(day) => Ok(Place::Day(day)),
+            [day, id, rest @ ..] if is_day(day) => {
+                let row = self
+                    .store
+                    .read(|c| store::session(c, id))?
+                    .filter(|row| row.day == *day)
+                    .ok_or_else(|| self.missing(path))?;
+                match rest {
+                    [] => Ok(Place::Session(row)),
+                    [SUMMARY] => Ok(Place::Summary(row)),
+                    [RELATED] => Ok(Place::Related(row)),
+                    [file] => match entry_seq(file, &row) {
+                        Some(seq) => Ok(Place::Entry(row, seq)),
+                        None => Err(self.missing(path)),
+                    },
+                    _ => Err(self.missing(path)),
+                }
+            }
+            _ => Err(self.missing(path)),
+        }
+    }
+
+    fn missing(&self, path: &[&str]) -> Error {
+        Error::not_found(format!(
+            "{} does not exist: {} lists the days with sessions",
+            self.links.to(&shown(path)),
+            self.links.to("memory/sessions/_entry.md")
+        ))
+    }
+}
+
+/// `memory/sessions/<path>`.
+fn shown(path: &[&str]) -> String {
+    format!("memory/sessions/{}", path.join("/"))
+}
+
+/// The file name of entry `seq` of `row`.
+pub fn entry_name(row: &SessionRow, seq: i64) -> String {
+    format!("{seq:0width$}.json", width = row.width())
+}
+
+/// The entry `file` names in `row`, if it is one of its entry files (exactly as listed).
+fn entry_seq(file: &str, row: &SessionRow) -> Option<i64> {
+    let digits = file.strip_suffix(".json")?;
+    let seq: i64 = digits.parse().ok()?;
+    (seq >= 1 && seq <= row.entries as i64 && digits.len() == row.width()).then_some(seq)
+}
+
+impl Resource for Sessions {
+    fn name(&self) -> &'static str {
+        "sessions"
+    }
+
+    fn summary(&self) -> Result<String> {
+        let stats = self.store.read(store::stats)?;
+        Ok(format!(
+            "past sessions by day: {} session{}",
+            stats.sessions,
+            if stats.sessions == 1 { "" } else { "s" }
+        ))
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        match self.place(path)? {
+            // Every day exists, empty until a session starts on it: `mkdir -p` of a new
+            // session under today works.
+            Place::Root | Place::Day(_) | Place::Session(_) => Ok(Node::dir(true)),
+            Place::Summary(_) | Place::Entry(..) => Ok(Node::document(true)),
+            Place::Related(_) => Ok(Node::view()),
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        match self.place(path)? {
+            Place::Root => Ok(self
+                .store
+                .read(store::days)?
+                .into_iter()
+                .map(|(day, n)| {
+                    let about = format!("{n} session{}", if n == 1 { "" } else { "s" });
+                    Child::new(day, Kind::Dir, about)
+                })
+                .collect()),
+            Place::Day(day) => Ok(self
+                .store
+                .read(|c| store::sessions_on(c, day))?
+                .iter()
+                .map(|row| Child::new(&row.record.id, Kind::Dir, views::session_line(row)))
+                .collect()),
+            Place::Session(row) => {
+                let mut children = vec![
+                    Child::new(SUMMARY, Kind::Document, "the session's summary: five sections"),
+                    Child::new(RELATED, Kind::View, "the sessions most like this one"),
+                ];
+                children.extend(
+                    (1..=row.entries as i64)
+                        .map(|seq| Child::new(entry_name(&row, seq), Kind::Document, "")),
+                );
+                Ok(children)
+            }
+            _ => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", self.links.to(&shown(path))),
+            )),
+        }
+    }
+
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        match self.place(path)? {
+            // A session of 20,000 entries lists as fast as a small one: names from its
+            // count, no rows read.
+            Place::Session(row) => {
+                let mut names = vec![
+                    (SUMMARY.to_string(), Kind::Document),
+                    (RELATED.to_string(), Kind::View),
+                ];
+                names.extend((1..=row.entries as i64).map(|seq| (entry_name(&row, seq), Kind::Document)));
+                Ok(names)
+            }
+            _ => Ok(self
+                .list(path)?
+                .into_iter()
+                .map(|c| (c.name, c.kind))
+                .collect()),
+        }
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match self.place(path)? {
+            Place::Entry(row, seq) => {
+                let entry = self
+                    .store
+                    .read(|c| store::entry(c, row.rowid, seq))?
+                    .ok_or_else(|| self.missing(path))?;
+                document::render(seq, &entry.record)
+            }
+            Place::Summary(row) => Ok(row
+                .summary
+                .clone()
+                .unwrap_or_else(|| summary::template(&row.record.id))
+                .into_bytes()),
+            Place::Related(row) => {
+                let related = self
+                    .store
+                    .read(|c| store::related(c, row.rowid, RELATED_SESSIONS))?;
+                Ok(views::related(&row, &related, &self.links, self.budget).into_bytes())
+            }
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory: read its _entry.md", self.links.to(&shown(path))),
+            )),
+        }
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        match self.place(path)? {
+            Place::Root => {
+                let days = self.store.read(store::days)?;
+                Ok(views::sessions_root(&days, &self.links))
+            }
+            Place::Day(day) => {
+                let rows = self.store.read(|c| store::sessions_on(c, day))?;
+                Ok(views::day(day, &rows, &self.links))
+            }
+            Place::Session(row) => {
+                let (channels, tags, first) = self.store.read(|c| {
+                    Ok((
+                        store::channel_counts(c, row.rowid)?,
+                        store::session_tags(c, row.rowid)?,
+                        store::entries(c, row.rowid, 0, 5)?,
+                    ))
+                })?;
+                Ok(views::session(&row, &channels, &tags, &first, &self.links))
+            }
+            _ => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", self.links.to(&shown(path))),
+            )),
+        }
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        match path {
+            [day, _, name] if is_day(day) && name.ends_with(".json") => {
+                self.place(&path[..2]).map(|_| ())
+            }
+            _ => Err(Error::not_permitted(format!(
+                "{} cannot be made: a session holds its entries (a new *.json appends one), \
+                 summary.md and related.md; a new session is a directory: mkdir {}",
+                self.links.to(&shown(path)),
+                self.links.to("memory/sessions/<YYYY-MM-DD>/<name>")
+            ))),
+        }
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        let at = shown(path);
+        let refused = |problems: Vec<String>| {
+            Error::invalid(format!("{at} was not saved:\n- {}", problems.join("\n- ")))
+        };
+        match self.place(path) {
+            Ok(Place::Entry(row, seq)) => self.store.write(|c| {
+                let stored = store::entry(c, row.rowid, seq)?.ok_or_else(|| self.missing(path))?;
+                let now = document::render(seq, &stored.record)?;
+                if base.is_some_and(|base| base != now.as_slice()) {
+                    return Err(Error::new(
+                        ErrorKind::Busy,
+                        format!("{at} was not saved: its tags changed after you opened it; read it again"),
+                    ));
+                }
+                let tags = document::retagged(seq, &stored.record, content).map_err(refused)?;
+                store::set_tags(c, row.rowid, seq, &tags)
+            }),
+            Ok(Place::Summary(row)) => {
+                let text = summary::check(&at, content)?;
+                self.store.write(|c| store::set_summary(c, row.rowid, Some(&text)))
+            }
+            Ok(Place::Related(_)) | Ok(Place::Root | Place::Day(_) | Place::Session(_)) => {
+                Err(Error::read_only(format!("{at} cannot be written")))
+            }
+            Err(missing) => match path {
+                [day, id, name] if is_day(day) && name.ends_with(".json") => {
+                    let row = self
+                        .store
+                        .read(|c| store::session(c, id))?
+                        .filter(|row| row.day == *day)
+                        .ok_or(missing)?;
+                    let now = rfc3339_of(std::time::SystemTime::now());
+                    let entry = document::new_entry(content, fresh_key(), &now).map_err(refused)?;
+                    self.store
+                        .write(|c| store::append(c, row.rowid, &entry).map(|_| ()))
+                }
+                _ => Err(missing),
+            },
+        }
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        self.place(path)?;
+        Err(Error::not_permitted(format!(
+            "{} was not removed: memory is append-only through the mount. To delete a whole \
+             session: homespace forget <session-id>",
+            self.links.to(&shown(path))
+        )))
+    }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        let [day, id] = path else {
+            return Err(Error::not_permitted(format!(
+                "{} cannot be made: a new session is mkdir {}",
+                self.links.to(&shown(path)),
+                self.links.to("memory/sessions/<YYYY-MM-DD>/<name>")
+            )));
+        };
+        if !is_day(day) {
+            return Err(Error::invalid(format!(
+                "{} is not a day: sessions live under memory/sessions/<YYYY-MM-DD>/",
+                self.links.to(&shown(&[day]))
+            )));
+        }
+        if !valid_session_id(id) {
+            return Err(Error::invalid(format!(
+                "{id:?} cannot name a session: use 1–80 letters, digits, '-', '_' or '.'"
+            )));
+        }
+        if self.store.read(|c| store::session(c, id))?.is_some() {
+            return Err(Error::exists(format!("a session named {id} exists already")));
+        }
+        let record = SessionRecord {
+            id: id.to_string(),
+            source: "homespace".into(),
+            started: Some(today_or(day)),
+            title: id.to_string(),
+            ..SessionRecord::default()
+        };
+        self.store.write(|c| store::create_session(c, &record).map(|_| ()))
+    }
+}
+
+/// A key no other entry has: entries appended through the mount have no key of their own.
+fn fresh_key() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static APPENDED: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let n = APPENDED.fetch_add(1, Ordering::SeqCst);
+    format!("homespace:{nanos}:{}:{n}", std::process::id())
+}
+
+/// The start of a session made today: now; on another day: that day's midnight.
+fn today_or(day: &str) -> String {
+    let now = rfc3339_of(std::time::SystemTime::now());
+    if now.starts_with(day) {
+        now
+    } else {
+        format!("{day}T00:00:00Z")
+    }
+}
+
+/// Whether `id` can name a session (and so a directory).
+pub fn valid_session_id(id: &str) -> bool {
+    (1..=80).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && id != "."
+        && id != ".."
+}
+
+/// Rows of the functions table for a session directory.
+pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
+    let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
+    vec![
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
+            "read an entry",
+            "its exact JSON: seq, ts, channel, content, tags, meta",
+        ),
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
+            "read the summary",
+            "five sections; write it to record one",
+        ),
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
+            "find sessions like this one",
+            "up to 5, with the terms they share",
+        ),
+        Function::new(
+            format!("cat \"{}\"", links.to(&format!("search/memory:session:{} <words>", row.record.id))),
+            "search this session",
+            "ranked entries with snippets",
+        ),
+        Function::new(
+            format!("sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
+            "tag an entry",
+            "only tags may change",
+        ),
+        Function::new(
+            format!("echo '{}' > {}", document::EXAMPLE, links.to(&format!("{dir}/new.json"))),
+            "append an entry",
+            "the next seq; ts now",
+        ),
+    ]
+}
+
+/// A section listing entries (first lines), for entry views.
+pub fn entries_section(heading: &str, items: Vec<String>, empty: &str) -> Section {
+    Section {
+        heading: heading.into(),
+        items,
+        empty: empty.into(),
+        ..Section::default()
+    }
+}

@@ -1,0 +1,272 @@
+//! The generated side of `memory/`: entry views of its directories, the one line that
+//! describes a session wherever it is listed, `related.md` and `recall`.
+
+use crate::model::{Entry, Function, Links, Section};
+use crate::render::budget;
+use crate::resources::memory::sessions::{self, RELATED, SUMMARY, entry_name};
+use crate::store::memory::record::Channel;
+use crate::store::memory::{EntryRow, SessionRow, Stats};
+
+/// Characters of a title or an entry shown in a one-line item.
+const LINE_CHARS: usize = 100;
+
+/// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries — Fix the login form`.
+pub fn session_line(row: &SessionRow) -> String {
+    let time = match (&row.record.started, &row.record.ended) {
+        (Some(start), Some(end)) if end.get(..10) == start.get(..10) && end != start => {
+            format!("{start}–{}", end.get(11..).unwrap_or(end))
+        }
+        (Some(start), _) => start.clone(),
+        (None, _) => row.day.clone(),
+    };
+    format!(
+        "{}, {time}, {} entr{} — {}",
+        row.record.source,
+        row.entries,
+        if row.entries == 1 { "y" } else { "ies" },
+        cut(&row.record.title)
+    )
+}
+
+/// The path of session `row`'s directory.
+pub fn session_dir(row: &SessionRow, links: &Links) -> String {
+    links.dir(&["memory", "sessions", &row.day, &row.record.id])
+}
+
+/// A text cut to one line of [`LINE_CHARS`].
+pub fn cut(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= LINE_CHARS {
+        line
+    } else {
+        let head: String = line.chars().take(LINE_CHARS - 1).collect();
+        format!("{head}…")
+    }
+}
+
+/// `memory/_entry.md`.
+pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
+    let range = match (&stats.first_day, &stats.last_day) {
+        (Some(first), Some(last)) if first != last => format!(", {first} to {last}"),
+        (Some(day), _) => format!(", on {day}"),
+        _ => String::new(),
+    };
+    let sources = stats
+        .sources
+        .iter()
+        .map(|(source, n)| format!("{source} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut about = vec![format!(
+        "{} session{}, {} entries{range}{}",
+        stats.sessions,
+        if stats.sessions == 1 { "" } else { "s" },
+        stats.entries,
+        if sources.is_empty() {
+            String::new()
+        } else {
+            format!(" (from {sources})")
+        }
+    )];
+    about.push(format!(
+        "Channels of entries: {}.",
+        Channel::ALL.map(Channel::as_str).join(", ")
+    ));
+    Entry {
+        title: "memory — past sessions, searchable and recalled".into(),
+        about,
+        functions: vec![
+            Function::new(
+                format!("cat {}", links.to("memory/recall")),
+                "recall what matters now",
+                "past sessions most like the latest one",
+            ),
+            Function::new(
+                format!("ls {}", links.dir(&["memory", "sessions"])),
+                "browse sessions by day",
+                "one directory per day",
+            ),
+            Function::new(
+                format!("cat \"{}\"", links.to("search/memory:<words>")),
+                "search every entry",
+                "ranked hits with snippets; filters channel: tag: session: since: until:",
+            ),
+            Function::new(
+                format!("cp session.jsonl {}", links.dir(&["memory", "import"])),
+                "import a transcript",
+                "Claude Code, Codex or plain JSONL; once only",
+            ),
+            Function::new(
+                format!("mkdir {}", links.to("memory/sessions/<YYYY-MM-DD>/<name>")),
+                "record a session of your own",
+                "then append entries as *.json",
+            ),
+        ],
+        sections: vec![Section {
+            heading: "Recent sessions".into(),
+            items: recent
+                .iter()
+                .map(|row| format!("`{}` — {}", session_dir(row, links), session_line(row)))
+                .collect(),
+            empty: format!(
+                "No sessions yet: copy transcripts into {} or run `homespace import PATH`.",
+                links.dir(&["memory", "import"])
+            ),
+            ..Section::default()
+        }],
+        advanced: vec![
+            "`homespace import [--store FILE] PATH...` imports files or whole folders (e.g. ~/.claude/projects).".into(),
+            "`homespace forget SESSION` deletes one session; nothing is deleted through the mount.".into(),
+        ],
+    }
+}
+
+/// `memory/sessions/_entry.md`.
+pub fn sessions_root(days: &[(String, usize)], links: &Links) -> Entry {
+    Entry {
+        title: format!("memory/sessions — {} day{} with sessions", days.len(), plural(days.len())),
+        functions: vec![Function::new(
+            format!("ls {}", links.dir(&["memory", "sessions", "<YYYY-MM-DD>"])),
+            "list one day's sessions",
+            "one line each",
+        )],
+        sections: vec![Section {
+            heading: "Days, newest first".into(),
+            items: days
+                .iter()
+                .map(|(day, n)| {
+                    format!("`{}` — {n} session{}", links.dir(&["memory", "sessions", day]), plural(*n))
+                })
+                .collect(),
+            empty: "No sessions yet.".into(),
+            ..Section::default()
+        }],
+        ..Entry::default()
+    }
+}
+
+/// `memory/sessions/<day>/_entry.md`.
+pub fn day(day: &str, rows: &[SessionRow], links: &Links) -> Entry {
+    Entry {
+        title: format!("memory/sessions/{day} — {} session{}", rows.len(), plural(rows.len())),
+        functions: vec![Function::new(
+            format!("mkdir {}", links.to(&format!("memory/sessions/{day}/<name>"))),
+            "start a session of your own",
+            "a directory to append entries to",
+        )],
+        sections: vec![Section {
+            heading: "Sessions".into(),
+            items: rows
+                .iter()
+                .map(|row| format!("`{}` — {}", row.record.id, session_line(row)))
+                .collect(),
+            empty: "No session started on this day.".into(),
+            ..Section::default()
+        }],
+        ..Entry::default()
+    }
+}
+
+/// `memory/sessions/<day>/<session>/_entry.md`.
+pub fn session(
+    row: &SessionRow,
+    channels: &[(Channel, usize)],
+    tags: &[(String, usize)],
+    first: &[EntryRow],
+    links: &Links,
+) -> Entry {
+    let mut about = vec![session_line(row)];
+    if let Some(cwd) = &row.record.cwd {
+        about.push(format!("Ran in `{cwd}`."));
+    }
+    if let Some(model) = &row.record.model {
+        about.push(format!("Model: {model}."));
+    }
+    if let Some(previous) = &row.record.continuation_of {
+        about.push(format!("Continues session {previous}."));
+    }
+    about.push(format!(
+        "Entries by channel: {}.",
+        channels
+            .iter()
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    if !tags.is_empty() {
+        about.push(format!(
+            "Tags: {}.",
+            tags.iter()
+                .map(|(t, n)| format!("{t} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let summary = row
+        .summary
+        .as_deref()
+        .map(|s| cut(s.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join(" ").trim()))
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format!("No summary yet: write {SUMMARY} (five sections)."));
+    Entry {
+        title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
+        about,
+        functions: sessions::session_functions(row, links),
+        sections: vec![
+            Section {
+                heading: "Summary".into(),
+                items: vec![summary],
+                ..Section::default()
+            },
+            Section {
+                heading: format!("First entries (of {}; `ls` lists them all)", row.entries),
+                items: first
+                    .iter()
+                    .map(|e| {
+                        format!(
+                            "`{}` {} — {}",
+                            entry_name(row, e.seq),
+                            e.record.channel,
+                            cut(&e.record.content)
+                        )
+                    })
+                    .collect(),
+                empty: "No entries yet: append one as a new *.json file here.".into(),
+                ..Section::default()
+            },
+        ],
+        advanced: vec![format!(
+            "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
+        )],
+    }
+}
+
+/// `related.md` of session `row`: the sessions most like it, with what they share.
+pub fn related(
+    row: &SessionRow,
+    related: &[(SessionRow, Vec<String>)],
+    links: &Links,
+    budget: usize,
+) -> String {
+    let mut out = format!(
+        "home > memory > sessions > {} > {} > {RELATED}\n# Sessions like {}\n",
+        row.day, row.record.id, row.record.id
+    );
+    out.push_str("Ranked by bm25 of the most distinctive terms of its summary and last entries.\n\n");
+    if related.is_empty() {
+        out.push_str("No other session shares its distinctive terms.\n");
+    }
+    for (other, terms) in related {
+        out.push_str(&format!(
+            "- `{}` — {}\n  shares: {}\n",
+            session_dir(other, links),
+            session_line(other),
+            terms.join(", ")
+        ));
+    }
+    budget::prune(&out, budget, &format!("cat \"{}\"", links.to("search/memory:<words>")))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

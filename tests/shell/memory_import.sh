@@ -1,0 +1,47 @@
+# Transcripts are imported by the CLI and by copying them into memory/import/ — the same
+# code: formats recognised from content, a file whole or not at all (every bad line
+# listed), the same file twice adds nothing, sessions browsable by day at once.
+source "$(dirname "${BASH_SOURCE[0]}")/memory_lib.sh"
+
+expect_contains "$(cat "$M/_entry.md")" "No sessions yet" "an empty memory says how to begin"
+
+# The CLI, on a folder, while the mount is up (the same store).
+out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/claude-code-session.jsonl" "$FIXTURES/generic.jsonl" 2>&1)
+expect_contains "$out" "imported 2 files: 2 sessions" "the CLI's summary line"
+expect_eq "$(sessions_stored)" "2" "the mount sees the CLI's import at once"
+
+# Copying into import/: a Codex rollout, recognised by its content whatever its name.
+cp "$FIXTURES/rollout-2025-09-14T08-12-03-0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d.jsonl" "$M/import/any-name.txt"
+expect_eq "$(sessions_stored)" "3" "cp into import/ imports"
+expect_missing "$M/import/any-name.txt" "the copied file does not stay"
+expect_contains "$(cat "$M/import/_entry.md")" "any-name.txt: 1 new session" "import/ lists what it imported"
+codex=$(session_dir 0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d)
+expect_eq "$(basename "$(dirname "$codex")")" "2025-09-14" "a session lives under the day it started"
+expect_contains "$(cat "$codex/_entry.md")" "codex" "the session says where it came from"
+expect_contains "$(cat "$codex/_entry.md")" "tool_call" "and its entries by channel"
+first=$(ls "$codex" | grep -m1 '\.json$')
+expect_eq "$first" "0001.json" "entries are zero-padded"
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); assert set(e)=={"seq","ts","channel","content","tags","meta"}, e' "$codex/0001.json" \
+  || fail "an entry has seq, ts, channel, content, tags, meta"
+
+# The same file again adds nothing; a resumed Claude Code session joins the first.
+before=$(cat "$M/_entry.md" | sed -n 2,3p)
+cp "$FIXTURES/claude-code-session.jsonl" "$M/import/again.jsonl"
+expect_contains "$(cat "$M/import/_entry.md")" "again.jsonl: 0 new sessions, 0 entries added" "importing twice adds nothing"
+cp "$FIXTURES/claude-code-resumed.jsonl" "$M/import/resumed.jsonl"
+expect_eq "$(sessions_stored)" "3" "a resumed session joins the one it continues"
+
+# A bad file is refused whole, every bad line listed, nothing stored.
+entries_before=$(sed -n 2p "$M/_entry.md")
+expect_fails "Invalid argument" "cp of a bad transcript" -- cp "$FIXTURES/bad.jsonl" "$M/import/bad.jsonl"
+err=$(newest_error)
+expect_contains "$err" "line 3" "the first bad line"
+expect_contains "$err" "line 5" "the second bad line"
+expect_contains "$err" "line 8" "the third bad line"
+expect_eq "$(sed -n 2p "$M/_entry.md")" "$entries_before" "nothing of a refused file is stored"
+out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/bad.jsonl" 2>&1) && fail "the CLI must fail on a bad file"
+expect_contains "$out" "line 8" "the CLI lists the bad lines too"
+
+# The dashboard shows the recent sessions.
+expect_contains "$(cat "$HS/_entry.md")" "## Recent sessions" "the root dashboard"
+expect_contains "$(cat "$HS/_entry.md")" "memory/sessions/2025-" "with their paths"

@@ -1,0 +1,43 @@
+# Memory is searched with bm25 and snippets, filters inside the query, hostile queries
+# answered with a message; related.md and recall find the sessions most alike; search/
+# includes memory in its federated results.
+source "$(dirname "${BASH_SOURCE[0]}")/memory_lib.sh"
+"$HOMESPACE" import --store "$STORE" "$FIXTURES" > /dev/null 2>&1 || true  # bad.jsonl is refused
+expect_eq "$(sessions_stored)" "3" "the fixtures are imported"
+claude=$(session_dir b3d94f0e-6a2c-4e15-8c7d-91f0a2e6c5b4)
+
+out=$(cat "$HS/search/memory:negative amounts")
+expect_contains "$out" "## memory — " "hits of memory"
+expect_contains "$out" "**negative** **amounts**" "snippets mark the match"
+expect_contains "$out" "${claude#$HS}/0002.json" "each hit has its entry's path"
+while IFS= read -r line; do
+  case "$line" in "- "*) expect_contains "$line" ".json\`" "a hit is one line with its path";; esac
+done < <(printf '%s\n' "$out" | filter '^- .*#')
+
+expect_contains "$(cat "$HS/search/memory:channel:tool_call grep")" "tool_call:" "channel: filters"
+expect_absent "$(cat "$HS/search/memory:channel:user grep")" "tool_call:" "channel:user has no tool calls"
+expect_contains "$(cat "$HS/search/memory:session:0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d currency")" "0199441c" "session: filters"
+expect_absent "$(cat "$HS/search/memory:session:0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d currency")" "b3d94f0e" "and only that session"
+expect_contains "$(cat "$HS/search/memory:since:2025-11-01 export")" "pairing-2025-11-03" "since: keeps later sessions"
+expect_absent "$(cat "$HS/search/memory:until:2025-10-01 export")" "pairing-2025-11-03" "until: drops them"
+sed -i 's/"tags": \[\]/"tags": ["regression"]/' "$claude/0002.json"
+expect_contains "$(cat "$HS/search/memory:tag:regression balance")" "#2 user" "tag: filters"
+expect_contains "$(cat "$HS/search/memory:re:def.(debit|credit)")" "tool_call" "re: searches with a regex"
+
+# Hostile queries get a message, never a failure.
+for query in '"' 'NEAR(a b' '*' 'a AND OR' 'channel:robot x' 'since:yesterday x' 're:(' "$(printf 'x%.0s' $(seq 1 200))"; do
+  out=$(cat "$HS/search/memory:$query") || fail "search/memory:$query failed"
+  expect_contains "$out" "# Search:" "search/memory:$query answers"
+done
+expect_contains "$(cat "$HS/search/memory:channel:robot x")" "channel" "a bad filter says which"
+
+# Federated search includes memory.
+expect_contains "$(cat "$HS/search/negative amounts")" "## memory — " "search/ includes memory"
+
+# Related sessions and recall.
+related=$(cat "$claude/related.md")
+expect_contains "$related" "# Sessions like b3d94f0e" "related.md"
+expect_contains "$related" "shares:" "with the terms they share"
+expect_contains "$related" "/memory/sessions/" "and their paths"
+expect_contains "$(cat "$M/recall")" "# Sessions like" "recall, for the latest session"
+[ "$(tokens "$claude/related.md")" -le 500 ] || fail "related.md within the budget"
