@@ -46,13 +46,18 @@ pub fn render(seq: i64, entry: &EntryRecord) -> Result<Vec<u8>> {
 
 /// The tags a write to entry `seq` (stored as `stored`) asks for, or every problem with
 /// it: not JSON, an unknown field, a changed field other than `tags`, bad tags.
-pub fn retagged(seq: i64, stored: &EntryRecord, content: &[u8]) -> std::result::Result<Vec<String>, Vec<String>> {
+pub fn retagged(
+    seq: i64,
+    stored: &EntryRecord,
+    content: &[u8],
+) -> std::result::Result<Vec<String>, Vec<String>> {
     let object = object(content)?;
     let mut problems = unknown_fields(&object);
-    let now: Value = match serde_json::from_slice(&render(seq, stored).map_err(|e| vec![e.message])?) {
-        Ok(value) => value,
-        Err(e) => return Err(vec![format!("the stored entry cannot be read back: {e}")]),
-    };
+    let now: Value =
+        match serde_json::from_slice(&render(seq, stored).map_err(|e| vec![e.message])?) {
+            Ok(value) => value,
+            Err(e) => return Err(vec![format!("the stored entry cannot be read back: {e}")]),
+        };
     for field in FIELDS.iter().filter(|f| **f != "tags") {
         if object.get(*field) != now.get(*field) {
             problems.push(format!(
@@ -61,13 +66,21 @@ pub fn retagged(seq: i64, stored: &EntryRecord, content: &[u8]) -> std::result::
         }
     }
     let tags = tags(object.get("tags"), &mut problems);
-    if problems.is_empty() { Ok(tags) } else { Err(problems) }
+    if problems.is_empty() {
+        Ok(tags)
+    } else {
+        Err(problems)
+    }
 }
 
 /// A new entry from what a writer sent: `channel` and `content` required, `ts` (RFC 3339)
 /// assigned now when missing, `seq` assigned by the store (a given one is ignored), `tags`
 /// and `meta` optional.
-pub fn new_entry(content: &[u8], key: String, now: &str) -> std::result::Result<EntryRecord, Vec<String>> {
+pub fn new_entry(
+    content: &[u8],
+    key: String,
+    now: &str,
+) -> std::result::Result<EntryRecord, Vec<String>> {
     let object = object(content)?;
     let mut problems = unknown_fields(&object);
     let channel = match object.get("channel") {
@@ -79,18 +92,27 @@ pub fn new_entry(content: &[u8], key: String, now: &str) -> std::result::Result<
             None
         }),
         Some(other) => {
-            problems.push(format!("\"channel\" must be a string, got {}", json::shown(other)));
+            problems.push(format!(
+                "\"channel\" must be a string, got {}",
+                json::shown(other)
+            ));
             None
         }
         None => {
-            problems.push(format!("\"channel\" is missing: one of {}", channel_names()));
+            problems.push(format!(
+                "\"channel\" is missing: one of {}",
+                channel_names()
+            ));
             None
         }
     };
     let text = match object.get("content") {
         Some(Value::String(text)) => text.clone(),
         Some(other) => {
-            problems.push(format!("\"content\" must be a string, got {}", json::shown(other)));
+            problems.push(format!(
+                "\"content\" must be a string, got {}",
+                json::shown(other)
+            ));
             String::new()
         }
         None => {
@@ -113,7 +135,10 @@ pub fn new_entry(content: &[u8], key: String, now: &str) -> std::result::Result<
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(Value::Object(meta)) => Value::Object(meta.clone()),
         Some(other) => {
-            problems.push(format!("\"meta\" must be an object, got {}", json::shown(other)));
+            problems.push(format!(
+                "\"meta\" must be an object, got {}",
+                json::shown(other)
+            ));
             Value::Object(Map::new())
         }
     };
@@ -155,7 +180,10 @@ fn tags(value: Option<&Value>, problems: &mut Vec<String>) -> Vec<String> {
         return Vec::new();
     };
     let Value::Array(items) = value else {
-        problems.push(format!("\"tags\" must be an array of words, got {}", json::shown(value)));
+        problems.push(format!(
+            "\"tags\" must be an array of words, got {}",
+            json::shown(value)
+        ));
         return Vec::new();
     };
     let mut tags = Vec::new();
@@ -213,19 +241,40 @@ mod tests {
         );
         assert_eq!(retagged(3, &entry(), text.as_bytes()).unwrap(), ["shell"]);
         let retag = text.replace("\"shell\"", "\"shell\", \"slow\"");
-        assert_eq!(retagged(3, &entry(), retag.as_bytes()).unwrap(), ["shell", "slow"]);
-        let edited = text.replace("ls -la", "rm -rf").replace("tool_call", "user");
+        assert_eq!(
+            retagged(3, &entry(), retag.as_bytes()).unwrap(),
+            ["shell", "slow"]
+        );
+        let edited = text
+            .replace("ls -la", "rm -rf")
+            .replace("tool_call", "user");
         let problems = retagged(3, &entry(), edited.as_bytes()).unwrap_err();
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("\"channel\" cannot change"), "{problems:?}");
-        assert!(problems[1].contains("\"content\" cannot change"), "{problems:?}");
+        assert!(
+            problems[0].contains("\"channel\" cannot change"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].contains("\"content\" cannot change"),
+            "{problems:?}"
+        );
     }
 
     #[test]
     fn a_new_entry_needs_a_channel_and_content_and_gets_a_time() {
-        let made = new_entry(br#"{"channel": "user", "content": "hi"}"#, "k".into(), "2026-11-23T00:00:00Z").unwrap();
+        let made = new_entry(
+            br#"{"channel": "user", "content": "hi"}"#,
+            "k".into(),
+            "2026-11-23T00:00:00Z",
+        )
+        .unwrap();
         assert_eq!(made.ts.as_deref(), Some("2026-11-23T00:00:00Z"));
-        let problems = new_entry(br#"{"channel": "robot", "tags": [""], "extra": 1}"#, "k".into(), "x").unwrap_err();
+        let problems = new_entry(
+            br#"{"channel": "robot", "tags": [""], "extra": 1}"#,
+            "k".into(),
+            "x",
+        )
+        .unwrap_err();
         assert_eq!(problems.len(), 4, "{problems:?}");
     }
 }

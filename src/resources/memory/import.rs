@@ -64,7 +64,10 @@ impl Resource for Import {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         Err(self.stat(path).err().unwrap_or_else(|| {
-            Error::new(ErrorKind::IsADirectory, "memory/import is a directory: read its _entry.md")
+            Error::new(
+                ErrorKind::IsADirectory,
+                "memory/import is a directory: read its _entry.md",
+            )
         }))
     }
 
@@ -111,7 +114,10 @@ impl Resource for Import {
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let [name] = path else {
-            return Err(self.can_create(path).err().unwrap_or_else(|| Error::invalid("bad path")));
+            return Err(self
+                .can_create(path)
+                .err()
+                .unwrap_or_else(|| Error::invalid("bad path")));
         };
         let transcript = crate::transcripts::read(content, name).map_err(|refused| {
             Error::invalid(format!("{} was not imported: {refused}", self.shown(path)))

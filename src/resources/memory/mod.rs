@@ -40,7 +40,11 @@ pub struct Memory {
 impl Memory {
     pub fn new(store: Arc<Store>, links: Links, budget: usize) -> Self {
         let children: Vec<Arc<dyn Resource>> = vec![
-            Arc::new(sessions::Sessions::new(store.clone(), links.clone(), budget)),
+            Arc::new(sessions::Sessions::new(
+                store.clone(),
+                links.clone(),
+                budget,
+            )),
             Arc::new(tags::Tags::new(store.clone(), links.clone())),
             Arc::new(import::Import::new(store.clone(), links.clone())),
         ];
@@ -61,7 +65,9 @@ impl Memory {
                 self.links.dir(&["memory", "import"])
             ));
         };
-        let related = self.store.read(|c| store::related(c, latest.rowid, RECALLED))?;
+        let related = self
+            .store
+            .read(|c| store::related(c, latest.rowid, RECALLED))?;
         let text = views::related(latest, &related, &self.links, self.budget);
         Ok(text.replacen(
             &format!(
@@ -107,7 +113,13 @@ impl Resource for Memory {
             heading: "Recent sessions".into(),
             items: recent
                 .iter()
-                .map(|row| format!("`{}` — {}", views::session_dir(row, &self.links), views::session_line(row)))
+                .map(|row| {
+                    format!(
+                        "`{}` — {}",
+                        views::session_dir(row, &self.links),
+                        views::session_line(row)
+                    )
+                })
                 .collect(),
             ..Section::default()
         }])
@@ -135,14 +147,21 @@ impl Resource for Memory {
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
         self.stat(path)?;
-        Ok(vec![Child::new(RECALL, Kind::View, "past sessions most like the latest one")])
+        Ok(vec![Child::new(
+            RECALL,
+            Kind::View,
+            "past sessions most like the latest one",
+        )])
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [RECALL] => Ok(self.recall()?.into_bytes()),
             _ => Err(self.stat(path).err().unwrap_or_else(|| {
-                Error::new(ErrorKind::IsADirectory, "memory/ is a directory: read its _entry.md")
+                Error::new(
+                    ErrorKind::IsADirectory,
+                    "memory/ is a directory: read its _entry.md",
+                )
             })),
         }
     }
@@ -164,7 +183,9 @@ impl Resource for Memory {
                 let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
                 match hit.seq {
                     Some(seq) => Hit {
-                        path: self.links.to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
+                        path: self
+                            .links
+                            .to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
                         line: format!(
                             "{}#{seq} {}: {}",
                             hit.session_id,

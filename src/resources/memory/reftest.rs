@@ -86,7 +86,11 @@ fn op() -> impl Strategy<Value = Op> {
             seq,
             tags
         }),
-        (session.clone(), 1..4usize, proptest::sample::select(CONTENTS.to_vec()))
+        (
+            session.clone(),
+            1..4usize,
+            proptest::sample::select(CONTENTS.to_vec())
+        )
             .prop_map(|(session, seq, content)| Op::Rewrite {
                 session,
                 seq,
@@ -150,7 +154,11 @@ fn apply(model: &mut Model, op: &Op) -> bool {
             }
         }
         Op::Retag { session, seq, tags } => {
-            match model.sessions.get_mut(session).and_then(|(e, _)| e.get_mut(seq - 1)) {
+            match model
+                .sessions
+                .get_mut(session)
+                .and_then(|(e, _)| e.get_mut(seq - 1))
+            {
                 Some(entry) if valid_tags(tags) => {
                     entry.tags = dedup(tags);
                     true
@@ -158,7 +166,11 @@ fn apply(model: &mut Model, op: &Op) -> bool {
                 _ => false,
             }
         }
-        Op::Rewrite { session, seq, content } => model
+        Op::Rewrite {
+            session,
+            seq,
+            content,
+        } => model
             .sessions
             .get(session)
             .and_then(|(e, _)| e.get(seq - 1))
@@ -175,7 +187,8 @@ fn apply(model: &mut Model, op: &Op) -> bool {
 }
 
 fn summary_text(session: &str, complete: bool) -> String {
-    let text = summary::template(session).replace("## Tool Results\n", "## Tool Results\nAll green.\n");
+    let text =
+        summary::template(session).replace("## Tool Results\n", "## Tool Results\nAll green.\n");
     if complete {
         text
     } else {
@@ -195,7 +208,11 @@ fn perform(sessions: &Sessions, op: &Op) -> bool {
         } => {
             let body = serde_json::json!({"channel": channel, "content": content, "tags": tags});
             sessions
-                .write(&[DAY, session, "new.json"], body.to_string().as_bytes(), None)
+                .write(
+                    &[DAY, session, "new.json"],
+                    body.to_string().as_bytes(),
+                    None,
+                )
                 .is_ok()
         }
         Op::Retag { session, seq, tags } => {
@@ -209,7 +226,11 @@ fn perform(sessions: &Sessions, op: &Op) -> bool {
                 .write(&refs(&path), value.to_string().as_bytes(), Some(&bytes))
                 .is_ok()
         }
-        Op::Rewrite { session, seq, content } => {
+        Op::Rewrite {
+            session,
+            seq,
+            content,
+        } => {
             let path = entry_path(session, *seq);
             let Ok(bytes) = sessions.read(&refs(&path)) else {
                 return false;

@@ -143,7 +143,11 @@ impl Resource for Sessions {
                 .collect()),
             Place::Session(row) => {
                 let mut children = vec![
-                    Child::new(SUMMARY, Kind::Document, "the session's summary: five sections"),
+                    Child::new(
+                        SUMMARY,
+                        Kind::Document,
+                        "the session's summary: five sections",
+                    ),
                     Child::new(RELATED, Kind::View, "the sessions most like this one"),
                 ];
                 children.extend(
@@ -168,7 +172,9 @@ impl Resource for Sessions {
                     (SUMMARY.to_string(), Kind::Document),
                     (RELATED.to_string(), Kind::View),
                 ];
-                names.extend((1..=row.entries as i64).map(|seq| (entry_name(&row, seq), Kind::Document)));
+                names.extend(
+                    (1..=row.entries as i64).map(|seq| (entry_name(&row, seq), Kind::Document)),
+                );
                 Ok(names)
             }
             _ => Ok(self
@@ -201,7 +207,10 @@ impl Resource for Sessions {
             }
             _ => Err(Error::new(
                 ErrorKind::IsADirectory,
-                format!("{} is a directory: read its _entry.md", self.links.to(&shown(path))),
+                format!(
+                    "{} is a directory: read its _entry.md",
+                    self.links.to(&shown(path))
+                ),
             )),
         }
     }
@@ -318,7 +327,9 @@ impl Resource for Sessions {
             )));
         }
         if self.store.read(|c| store::session(c, id))?.is_some() {
-            return Err(Error::exists(format!("a session named {id} exists already")));
+            return Err(Error::exists(format!(
+                "a session named {id} exists already"
+            )));
         }
         let record = SessionRecord {
             id: id.to_string(),
@@ -327,7 +338,8 @@ impl Resource for Sessions {
             title: id.to_string(),
             ..SessionRecord::default()
         };
-        self.store.write(|c| store::create_session(c, &record).map(|_| ()))
+        self.store
+            .write(|c| store::create_session(c, &record).map(|_| ()))
     }
 }
 
@@ -383,17 +395,27 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             "up to 5, with the terms they share",
         ),
         Function::new(
-            format!("cat \"{}\"", links.to(&format!("search/memory:session:{} <words>", row.record.id))),
+            format!(
+                "cat \"{}\"",
+                links.to(&format!("search/memory:session:{} <words>", row.record.id))
+            ),
             "search this session",
             "ranked entries with snippets",
         ),
         Function::new(
-            format!("sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
+            format!(
+                "sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}",
+                links.to(&format!("{dir}/{}", entry_name(row, 1)))
+            ),
             "tag an entry",
             "only tags may change",
         ),
         Function::new(
-            format!("echo '{}' > {}", document::EXAMPLE, links.to(&format!("{dir}/new.json"))),
+            format!(
+                "echo '{}' > {}",
+                document::EXAMPLE,
+                links.to(&format!("{dir}/new.json"))
+            ),
             "append an entry",
             "the next seq; ts now",
         ),

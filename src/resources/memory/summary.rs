@@ -26,9 +26,8 @@ pub fn template(session: &str) -> String {
 /// Check a summary a writer sent: UTF-8, every section present once, in any order, and no
 /// other top-level (`## `) section. Every problem is listed.
 pub fn check(shown: &str, content: &[u8]) -> Result<String> {
-    let text = std::str::from_utf8(content).map_err(|_| {
-        Error::invalid(format!("{shown} was not saved: it is not UTF-8 text"))
-    })?;
+    let text = std::str::from_utf8(content)
+        .map_err(|_| Error::invalid(format!("{shown} was not saved: it is not UTF-8 text")))?;
     let mut seen: Vec<&str> = Vec::new();
     let mut problems = Vec::new();
     for (number, line) in text.lines().enumerate() {

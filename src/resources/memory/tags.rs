@@ -51,7 +51,11 @@ impl Resource for Tags {
 
     fn summary(&self) -> Result<String> {
         let tags = self.store.read(store::tags)?;
-        Ok(format!("entries by tag: {} tag{} in use", tags.len(), if tags.len() == 1 { "" } else { "s" }))
+        Ok(format!(
+            "entries by tag: {} tag{} in use",
+            tags.len(),
+            if tags.len() == 1 { "" } else { "s" }
+        ))
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -68,7 +72,13 @@ impl Resource for Tags {
                 .store
                 .read(store::tags)?
                 .into_iter()
-                .map(|(tag, n)| Child::new(tag, Kind::Dir, format!("{n} entr{}", if n == 1 { "y" } else { "ies" })))
+                .map(|(tag, n)| {
+                    Child::new(
+                        tag,
+                        Kind::Dir,
+                        format!("{n} entr{}", if n == 1 { "y" } else { "ies" }),
+                    )
+                })
                 .collect()),
             [_] => {
                 self.stat(path)?;
@@ -81,7 +91,10 @@ impl Resource for Tags {
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         Err(Error::new(
             ErrorKind::IsADirectory,
-            format!("{} is a directory: read its _entry.md", self.links.to(&format!("memory/tags/{}", path.join("/")))),
+            format!(
+                "{} is a directory: read its _entry.md",
+                self.links.to(&format!("memory/tags/{}", path.join("/")))
+            ),
         ))
     }
 
@@ -94,14 +107,21 @@ impl Resource for Tags {
                     "see the entries with a tag",
                     "their paths, newest first",
                 )],
-                sections: vec![Section::children("Tags", &self.list(path)?, "No entry is tagged yet: tag one by editing its \"tags\".")],
+                sections: vec![Section::children(
+                    "Tags",
+                    &self.list(path)?,
+                    "No entry is tagged yet: tag one by editing its \"tags\".",
+                )],
                 ..Entry::default()
             }),
             [tag] => {
                 self.stat(path)?;
                 let (rows, total) = self.store.read(|c| store::tagged(c, tag, LISTED))?;
                 Ok(Entry {
-                    title: format!("memory/tags/{tag} — {total} entr{}", if total == 1 { "y" } else { "ies" }),
+                    title: format!(
+                        "memory/tags/{tag} — {total} entr{}",
+                        if total == 1 { "y" } else { "ies" }
+                    ),
                     sections: vec![Section {
                         heading: "Entries, newest first".into(),
                         items: rows

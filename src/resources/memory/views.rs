@@ -124,7 +124,11 @@ pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
 /// `memory/sessions/_entry.md`.
 pub fn sessions_root(days: &[(String, usize)], links: &Links) -> Entry {
     Entry {
-        title: format!("memory/sessions — {} day{} with sessions", days.len(), plural(days.len())),
+        title: format!(
+            "memory/sessions — {} day{} with sessions",
+            days.len(),
+            plural(days.len())
+        ),
         functions: vec![Function::new(
             format!("ls {}", links.dir(&["memory", "sessions", "<YYYY-MM-DD>"])),
             "list one day's sessions",
@@ -135,7 +139,11 @@ pub fn sessions_root(days: &[(String, usize)], links: &Links) -> Entry {
             items: days
                 .iter()
                 .map(|(day, n)| {
-                    format!("`{}` — {n} session{}", links.dir(&["memory", "sessions", day]), plural(*n))
+                    format!(
+                        "`{}` — {n} session{}",
+                        links.dir(&["memory", "sessions", day]),
+                        plural(*n)
+                    )
                 })
                 .collect(),
             empty: "No sessions yet.".into(),
@@ -148,9 +156,16 @@ pub fn sessions_root(days: &[(String, usize)], links: &Links) -> Entry {
 /// `memory/sessions/<day>/_entry.md`.
 pub fn day(day: &str, rows: &[SessionRow], links: &Links) -> Entry {
     Entry {
-        title: format!("memory/sessions/{day} — {} session{}", rows.len(), plural(rows.len())),
+        title: format!(
+            "memory/sessions/{day} — {} session{}",
+            rows.len(),
+            plural(rows.len())
+        ),
         functions: vec![Function::new(
-            format!("mkdir {}", links.to(&format!("memory/sessions/{day}/<name>"))),
+            format!(
+                "mkdir {}",
+                links.to(&format!("memory/sessions/{day}/<name>"))
+            ),
             "start a session of your own",
             "a directory to append entries to",
         )],
@@ -205,7 +220,14 @@ pub fn session(
     let summary = row
         .summary
         .as_deref()
-        .map(|s| cut(s.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join(" ").trim()))
+        .map(|s| {
+            cut(s
+                .lines()
+                .filter(|l| !l.starts_with('#'))
+                .collect::<Vec<_>>()
+                .join(" ")
+                .trim())
+        })
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| format!("No summary yet: write {SUMMARY} (five sections)."));
     Entry {
@@ -252,7 +274,9 @@ pub fn related(
         "home > memory > sessions > {} > {} > {RELATED}\n# Sessions like {}\n",
         row.day, row.record.id, row.record.id
     );
-    out.push_str("Ranked by bm25 of the most distinctive terms of its summary and last entries.\n\n");
+    out.push_str(
+        "Ranked by bm25 of the most distinctive terms of its summary and last entries.\n\n",
+    );
     if related.is_empty() {
         out.push_str("No other session shares its distinctive terms.\n");
     }
@@ -264,7 +288,11 @@ pub fn related(
             terms.join(", ")
         ));
     }
-    budget::prune(&out, budget, &format!("cat \"{}\"", links.to("search/memory:<words>")))
+    budget::prune(
+        &out,
+        budget,
+        &format!("cat \"{}\"", links.to("search/memory:<words>")),
+    )
 }
 
 fn plural(n: usize) -> &'static str {
