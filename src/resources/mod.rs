@@ -40,7 +40,11 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
             ctx.budget,
         ),
         Arc::new(tasks::Tasks::new(ctx.store.clone(), ctx.links.clone())),
-        Arc::new(memory::Memory::new(ctx.store.clone(), ctx.links.clone(), ctx.budget)),
+        Arc::new(memory::Memory::new(
+            ctx.store.clone(),
+            ctx.links.clone(),
+            ctx.budget,
+        )),
     ];
     let areas = all.clone();
     all.push(Arc::new(search::Search::new(
