@@ -23,22 +23,28 @@ const MOUNTPOINT: &str = "/mnt/hs";
 
 /// The directories whose `_entry.md` and `_nav.txt` are checked: one of every kind.
 const DIRECTORIES: &[&str] = &[
-    "",                               // the root dashboard
-    "source",                         // the project's map
-    "source/ledger",                  // a package
-    "source/ledger/io",               // a subpackage
-    "source/ledger/accounts",         // a module's members
-    "source/ledger/accounts/Account", // a class's members
-    "source/ledger/templates",        // package data
-    "source/tests",                   // the test folder
-    "source/history",                 // routed edits
-    "source/meta",                    // settings
-    "tasks",                          // outstanding work
-    "tasks/open",                     // a status directory
-    "tasks/ready",                    // a view of tasks
-    "tasks/tags/bug",                 // a tag
-    "memory",                         // past sessions
-    "search",                         // search everything
+    "",                                              // the root dashboard
+    "source",                                        // the project's map
+    "source/ledger",                                 // a package
+    "source/ledger/io",                              // a subpackage
+    "source/ledger/accounts",                        // a module's members
+    "source/ledger/accounts/Account",                // a class's members
+    "source/ledger/templates",                       // package data
+    "source/tests",                                  // the test folder
+    "source/history",                                // routed edits
+    "source/meta",                                   // settings
+    "tasks",                                         // outstanding work
+    "tasks/open",                                    // a status directory
+    "tasks/ready",                                   // a view of tasks
+    "tasks/tags/bug",                                // a tag
+    "memory",                                        // past sessions
+    "memory/sessions",                               // sessions by day
+    "memory/sessions/2025-11-03",                    // one day's sessions
+    "memory/sessions/2025-11-03/pairing-2025-11-03", // a session
+    "memory/tags",                                   // entries by tag
+    "memory/tags/export",                            // one tag
+    "memory/import",                                 // where transcripts are copied
+    "search",                                        // search everything
 ];
 
 /// The search whose result is checked: it finds code and tasks.
@@ -81,6 +87,7 @@ impl Fixture {
         let space = build(&options, MOUNTPOINT).unwrap();
         let fixture = Fixture { dir, space };
         fixture.seed_tasks();
+        fixture.seed_memory();
         fixture
     }
 
@@ -105,6 +112,27 @@ impl Fixture {
             tasks
                 .write(&["open", &format!("{name}.json")], json.as_bytes(), None)
                 .unwrap_or_else(|e| panic!("seed {name}: {}", e.message));
+        }
+    }
+
+    /// Two transcripts (plain JSONL and Codex), copied into `memory/import/` as an agent would.
+    fn seed_memory(&self) {
+        let memory = self.space.resource_named("memory").unwrap();
+        let import = memory
+            .children()
+            .iter()
+            .find(|child| child.name() == "import")
+            .unwrap()
+            .clone();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
+        for file in [
+            "generic.jsonl",
+            "rollout-2025-09-14T08-12-03-0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d.jsonl",
+        ] {
+            let bytes = std::fs::read(fixtures.join(file)).unwrap();
+            import
+                .write(&[file], &bytes, None)
+                .unwrap_or_else(|e| panic!("import {file}: {}", e.message));
         }
     }
 
@@ -144,8 +172,16 @@ fn views(fixture: &Fixture) -> Vec<(String, String)> {
             views.push((golden_name(&path), fixture.render(&path)));
         }
     }
-    let search = format!("search/{QUERY}");
-    views.push((golden_name(&search), fixture.render(&search)));
+    for file in [
+        format!("search/{QUERY}"),
+        "search/memory:channel:tool_call pytest".to_string(),
+        "memory/recall".to_string(),
+        "memory/sessions/2025-11-03/pairing-2025-11-03/related.md".to_string(),
+        "memory/sessions/2025-11-03/pairing-2025-11-03/0002.json".to_string(),
+        "memory/sessions/2025-11-03/pairing-2025-11-03/summary.md".to_string(),
+    ] {
+        views.push((golden_name(&file), fixture.render(&file)));
+    }
     fixture.fail_twice();
     views.push((golden_name("_errors.md"), fixture.render("_errors.md")));
     views

@@ -109,15 +109,17 @@ impl Resource for Memory {
         if recent.is_empty() {
             return Ok(Vec::new());
         }
+        // The dashboard has room for one short line each: the path, the title, the size.
         Ok(vec![Section {
             heading: "Recent sessions".into(),
             items: recent
                 .iter()
                 .map(|row| {
                     format!(
-                        "`{}` — {}",
+                        "`{}` — {} ({} entries)",
                         views::session_dir(row, &self.links),
-                        views::session_line(row)
+                        views::cut_to(&row.record.title, 60),
+                        row.entries
                     )
                 })
                 .collect(),

@@ -35,11 +35,16 @@ pub fn session_dir(row: &SessionRow, links: &Links) -> String {
 
 /// A text cut to one line of [`LINE_CHARS`].
 pub fn cut(text: &str) -> String {
+    cut_to(text, LINE_CHARS)
+}
+
+/// A text cut to one line of at most `chars` characters.
+pub fn cut_to(text: &str, chars: usize) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= LINE_CHARS {
+    if line.chars().count() <= chars {
         line
     } else {
-        let head: String = line.chars().take(LINE_CHARS - 1).collect();
+        let head: String = line.chars().take(chars.saturating_sub(1)).collect();
         format!("{head}…")
     }
 }
