@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
-use super::lines::{BadLines, Line, LineKeys, kind};
+use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
@@ -380,18 +380,6 @@ impl<'a> Record<'a> {
             },
             meta: Value::Object(meta),
         }
-    }
-}
-
-fn str_of<'a>(o: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
-    o.get(name).and_then(Value::as_str)
-}
-
-fn required<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a str, String> {
-    match o.get(name) {
-        Some(Value::String(text)) => Ok(text),
-        None | Some(Value::Null) => Err(format!("no `{name}`")),
-        Some(other) => Err(format!("`{name}` must be a string, not a {}", kind(other))),
     }
 }
 

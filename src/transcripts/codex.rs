@@ -34,7 +34,7 @@ use serde_json::{Map, Value, json};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
-use super::lines::{BadLines, Line, LineKeys, kind};
+use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
@@ -445,18 +445,6 @@ fn output_text(output: Option<&Value>) -> Result<(String, Option<bool>), String>
         Some(value) => text::content_text(value)
             .map(|content| (content, None))
             .ok_or_else(|| format!("`output` must be text, not a {}", kind(value))),
-    }
-}
-
-fn str_of<'a>(o: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
-    o.get(name).and_then(Value::as_str)
-}
-
-fn required<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a str, String> {
-    match o.get(name) {
-        Some(Value::String(text)) => Ok(text),
-        None | Some(Value::Null) => Err(format!("no `{name}`")),
-        Some(other) => Err(format!("`{name}` must be a string, not a {}", kind(other))),
     }
 }
 

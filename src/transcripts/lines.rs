@@ -150,6 +150,20 @@ fn fnv1a_128(bytes: &[u8]) -> u128 {
     })
 }
 
+/// The string field `name` of a record, if it is one.
+pub(crate) fn str_of<'a>(o: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
+    o.get(name).and_then(Value::as_str)
+}
+
+/// The string field `name` a record must have, or what is wrong with it.
+pub(crate) fn required<'a>(o: &'a Map<String, Value>, name: &str) -> Result<&'a str, String> {
+    match o.get(name) {
+        Some(Value::String(text)) => Ok(text),
+        None | Some(Value::Null) => Err(format!("no `{name}`")),
+        Some(other) => Err(format!("`{name}` must be a string, not a {}", kind(other))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
