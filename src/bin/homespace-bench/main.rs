@@ -14,9 +14,14 @@
 //! peak, and what is left after they are removed.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory]`
+//! [--only all|source|tasks|memory|sessions]`
+//!
+//! The sessions section (`sessions.rs`) generates 1,000,000 memory entries as transcripts,
+//! times `homespace import`, and measures memory search, a 20,000-entry session, its
+//! `related.md` and `memory/recall` on the mount.
 
 mod memory;
+mod sessions;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -38,8 +43,11 @@ fn main() {
         "source" => (true, false, false),
         "tasks" => (false, true, false),
         "memory" => (false, false, true),
+        "sessions" => (false, false, false),
         other => {
-            eprintln!("homespace-bench: --only takes all, source, tasks or memory, not {other:?}");
+            eprintln!(
+                "homespace-bench: --only takes all, source, tasks, memory or sessions, not {other:?}"
+            );
             std::process::exit(2);
         }
     };
@@ -60,6 +68,9 @@ fn main() {
     }
     if memory {
         memory::bench_temp_files(&example);
+    }
+    if matches!(only.as_str(), "all" | "sessions") {
+        sessions::bench_sessions(&example, runs.min(200));
     }
 }
 
