@@ -384,10 +384,10 @@ pub(super) fn generate(dir: &Path) -> Corpus {
         line.clear();
         out.flush().expect("flush a transcript");
         corpus.entries += size;
-        let (y, m, d) = civil_from_days(day);
+        let start = homespace::render::time::rfc3339((day.max(0) * 86_400) as u64);
         corpus.sessions.push(SessionPlan {
             id,
-            day: format!("{y:04}-{m:02}-{d:02}"),
+            day: start[..10].to_string(),
         });
     }
     corpus
@@ -411,7 +411,7 @@ pub(super) fn entry_line(
     let count = (20.0 * 20f64.powf(rng.unit())) as usize;
     let at = rng.below(count as u64) as usize;
     line.push_str("{\"ts\":\"");
-    push_rfc3339(line, ts);
+    line.push_str(&homespace::render::time::rfc3339(ts.max(0) as u64));
     line.push_str("\",");
     line.push_str(speaker.field());
     line.push_str(",\"content\":\"");
@@ -478,20 +478,6 @@ pub(super) fn entry_line(
     (count as u64, has_common)
 }
 
-/// `2025-01-06T10:00:00Z`.
-pub(super) fn push_rfc3339(out: &mut String, secs: i64) {
-    use std::fmt::Write as _;
-    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    let _ = write!(
-        out,
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    );
-}
-
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
 pub(super) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
@@ -503,16 +489,3 @@ pub(super) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-/// The date of a day since 1970-01-01.
-pub(super) fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
