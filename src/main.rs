@@ -259,6 +259,7 @@ fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(
         ..Options::new(project.to_path_buf())
     };
     let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
+    store.for_bulk_load().map_err(|e| e.message)?;
     // A bar only for a person watching: never in pipes, logs or CI.
     let bar = std::io::stderr().is_terminal().then(|| {
         let style = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {wide_msg}")

@@ -21,6 +21,9 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// The page cache of a bulk load, in KiB (allocated only as pages are used).
+const BULK_CACHE_KIB: i64 = 128 * 1024;
+
 /// The store of one mount.
 ///
 /// One connection behind a `std::sync::Mutex`: a `rusqlite::Connection` is `Send` but not
@@ -86,6 +89,15 @@ impl Store {
     /// The connection. A panic in another request while it held the lock poisons the mutex;
     /// the connection itself is still sound (an unfinished transaction rolls back when its
     /// guard drops), so we keep serving instead of failing every later request.
+    /// Prepare this connection for a bulk load (`homespace import`): a page cache large
+    /// enough that a file's transaction does not spill index pages to the WAL again and
+    /// again. Not for the daemon, whose memory must stay small.
+    pub fn for_bulk_load(&self) -> Result<()> {
+        self.lock()
+            .pragma_update(None, "cache_size", -BULK_CACHE_KIB)?;
+        Ok(())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -1,7 +1,7 @@
 //! Importing transcript files into the store: walk the given paths, read each file, store
-//! each in its own transaction.
+//! it.
 //!
-//! Guarantees: a file is stored whole or not at all (one [`Store::write`] per file); a
+//! Guarantees: a file is stored whole or not at all (each in a savepoint of its own); a
 //! refused file changes nothing and is listed with its bad lines, and the others are still
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
+use rusqlite::Connection;
+
 use crate::store::Store;
 use crate::store::memory;
 
@@ -57,6 +59,12 @@ struct Found {
     named: bool,
 }
 
+/// Entries stored per transaction: files are committed together, each in a savepoint of its
+/// own, so that a directory of many small files does not commit (and rewrite the pages of
+/// the keys' index, which random keys spread everywhere) once per file. A killed import
+/// loses at most the batch it was in, never part of a file.
+const BATCH_ENTRIES: usize = 50_000;
+
 /// Imports every transcript file at `paths` into `store`; see the module's guarantees.
 /// Fails (having imported the files before it) only when a path does not exist or the
 /// store fails for a reason other than refusing a file's content.
@@ -69,34 +77,50 @@ pub fn import_paths(
     let mut summary = Summary::default();
     let found = walk(paths, &mut summary)?;
     progress(Progress::Found { files: found.len() });
-    for (i, file) in found.iter().enumerate() {
-        let index = i + 1;
-        progress(Progress::Reading {
-            index,
-            path: file.path.clone(),
-        });
-        import_file(store, file, &mut summary).map_err(|e| {
-            Error::new(
+    let mut next = 0;
+    while next < found.len() {
+        let failed = store.write(|conn| {
+            let mut batched = 0;
+            while next < found.len() && batched < BATCH_ENTRIES {
+                let file = &found[next];
+                next += 1;
+                progress(Progress::Reading {
+                    index: next,
+                    path: file.path.clone(),
+                });
+                let before = summary.entries + summary.skipped;
+                if let Err(e) = import_file(conn, file, &mut summary) {
+                    // Stop here, keeping the files stored before this one.
+                    return Ok(Some((file.path.clone(), e)));
+                }
+                batched += summary.entries + summary.skipped - before;
+                progress(Progress::Done {
+                    index: next,
+                    path: file.path.clone(),
+                });
+            }
+            Ok(None)
+        })?;
+        if let Some((path, e)) = failed {
+            return Err(Error::new(
                 e.kind,
                 format!(
                     "importing {}: {} ({} file{} imported before it are kept)",
-                    file.path.display(),
+                    path.display(),
                     e.message,
                     summary.files,
                     if summary.files == 1 { "" } else { "s" }
                 ),
-            )
-        })?;
-        progress(Progress::Done {
-            index,
-            path: file.path.clone(),
-        });
+            ));
+        }
     }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }
 
-fn import_file(store: &Store, file: &Found, summary: &mut Summary) -> Result<()> {
+/// Read `file` and store it inside the open transaction on `conn`, in a savepoint of its
+/// own: a file the store refuses leaves nothing behind.
+fn import_file(conn: &Connection, file: &Found, summary: &mut Summary) -> Result<()> {
     let bytes = match std::fs::read(&file.path) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -118,7 +142,14 @@ fn import_file(store: &Store, file: &Found, summary: &mut Summary) -> Result<()>
     };
     summary.ignored += reading.ignored;
     if !reading.transcript.sessions.is_empty() {
-        let stored = store.write(|conn| memory::import(conn, &reading.transcript));
+        conn.execute_batch("SAVEPOINT transcript")?;
+        let stored = memory::import(conn, &reading.transcript);
+        let end = if stored.is_ok() {
+            "RELEASE transcript"
+        } else {
+            "ROLLBACK TO transcript; RELEASE transcript"
+        };
+        conn.execute_batch(end)?;
         match stored {
             Ok(imported) => {
                 summary.sessions += imported.sessions;
