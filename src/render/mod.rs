@@ -17,3 +17,16 @@ pub fn size_note(text: &str) -> String {
         if lines == 1 { "" } else { "s" }
     )
 }
+
+/// A count as views show it: `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

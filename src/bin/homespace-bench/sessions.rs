@@ -29,6 +29,7 @@
 //!
 //! A search that fails or finds nothing is reported as it came; the section still runs.
 
+use homespace::render::thousands;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -550,19 +551,6 @@ fn ratio(mount: Duration, plain: Duration) -> String {
 
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------------------

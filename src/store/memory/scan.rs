@@ -297,15 +297,7 @@ pub(super) fn excerpt(text: &str, range: Option<Range<usize>>) -> String {
 
 /// `200,000`.
 pub(super) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    crate::render::thousands(n as u64)
 }
 
 /// The number of entries in the store (a counter), for notes.
