@@ -65,6 +65,10 @@ struct Found {
 /// loses at most the batch it was in, never part of a file.
 const BATCH_ENTRIES: usize = 50_000;
 
+/// An import adding at least 1/`COMPACT_SHARE` of the store's entries merges the full-text
+/// index afterwards.
+const COMPACT_SHARE: usize = 10;
+
 /// Imports every transcript file at `paths` into `store`; see the module's guarantees.
 /// Fails (having imported the files before it) only when a path does not exist or the
 /// store fails for a reason other than refusing a file's content.
@@ -113,6 +117,12 @@ pub fn import_paths(
                 ),
             ));
         }
+    }
+    // A load that adds a good part of what the store holds leaves many index segments
+    // behind; merging them once costs less than every search after paying for them.
+    let stored = store.read(memory::stats)?.entries;
+    if summary.entries > 0 && summary.entries.saturating_mul(COMPACT_SHARE) >= stored {
+        store.write(memory::compact)?;
     }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)

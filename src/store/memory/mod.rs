@@ -30,7 +30,7 @@ pub use read::{
 };
 pub use related::related;
 pub use search::{MemoryHit, search};
-pub use write::{Imported, append, create_session, forget, import, set_summary, set_tags};
+pub use write::{Imported, append, compact, create_session, forget, import, set_summary, set_tags};
 
 /// Migration 4: sessions, entries, the tag index, counters and full-text indexes.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
