@@ -74,7 +74,7 @@ impl Memory {
                 "home > memory > sessions > {} > {} > {}",
                 latest.day,
                 latest.record.id,
-                sessions::RELATED
+                views::RELATED
             ),
             "home > memory > recall",
             1,
@@ -196,7 +196,7 @@ impl Resource for Memory {
                         ),
                     },
                     None => Hit {
-                        path: self.links.to(&format!("{dir}/{}", sessions::SUMMARY)),
+                        path: self.links.to(&format!("{dir}/{}", views::SUMMARY)),
                         line: format!("{} (title or summary): {snippet}", hit.session_id),
                     },
                 }

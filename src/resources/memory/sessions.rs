@@ -8,17 +8,14 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
+use crate::model::{Child, Entry, Kind, Links, Node};
 use crate::render::time::{is_day, rfc3339_of};
-use crate::resources::memory::{document, summary, views};
+use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
+use crate::resources::memory::{document, summary};
 use crate::store::Store;
 use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{self as store, SessionRow};
 use crate::tree::resource::Resource;
-
-/// The session files that are not entries.
-pub const SUMMARY: &str = "summary.md";
-pub const RELATED: &str = "related.md";
 
 /// Sessions listed in `related.md`.
 const RELATED_SESSIONS: usize = 5;
@@ -86,11 +83,6 @@ impl Sessions {
 /// `memory/sessions/<path>`.
 fn shown(path: &[&str]) -> String {
     format!("memory/sessions/{}", path.join("/"))
-}
-
-/// The file name of entry `seq` of `row`.
-pub fn entry_name(row: &SessionRow, seq: i64) -> String {
-    format!("{seq:0width$}.json", width = row.width())
 }
 
 /// The entry `file` names in `row`, if it is one of its entry files (exactly as listed).
@@ -373,61 +365,4 @@ pub fn valid_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && id != "."
         && id != ".."
-}
-
-/// Rows of the functions table for a session directory.
-pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
-    let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
-    vec![
-        Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
-            "read an entry",
-            "its exact JSON: seq, ts, channel, content, tags, meta",
-        ),
-        Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
-            "read the summary",
-            "five sections; write it to record one",
-        ),
-        Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
-            "find sessions like this one",
-            "up to 5, with the terms they share",
-        ),
-        Function::new(
-            format!(
-                "cat \"{}\"",
-                links.to(&format!("search/memory:session:{} <words>", row.record.id))
-            ),
-            "search this session",
-            "ranked entries with snippets",
-        ),
-        Function::new(
-            format!(
-                "sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}",
-                links.to(&format!("{dir}/{}", entry_name(row, 1)))
-            ),
-            "tag an entry",
-            "only tags may change",
-        ),
-        Function::new(
-            format!(
-                "echo '{}' > {}",
-                document::EXAMPLE,
-                links.to(&format!("{dir}/new.json"))
-            ),
-            "append an entry",
-            "the next seq; ts now",
-        ),
-    ]
-}
-
-/// A section listing entries (first lines), for entry views.
-pub fn entries_section(heading: &str, items: Vec<String>, empty: &str) -> Section {
-    Section {
-        heading: heading.into(),
-        items,
-        empty: empty.into(),
-        ..Section::default()
-    }
 }

@@ -3,9 +3,65 @@
 
 use crate::model::{Entry, Function, Links, Section};
 use crate::render::budget;
-use crate::resources::memory::sessions::{self, RELATED, SUMMARY, entry_name};
+use crate::resources::memory::document;
 use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow, Stats};
+
+/// The session files that are not entries.
+pub const SUMMARY: &str = "summary.md";
+pub const RELATED: &str = "related.md";
+
+/// The file name of entry `seq` of `row`.
+pub fn entry_name(row: &SessionRow, seq: i64) -> String {
+    format!("{seq:0width$}.json", width = row.width())
+}
+
+/// Rows of the functions table for a session directory.
+pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
+    let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
+    vec![
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
+            "read an entry",
+            "its exact JSON: seq, ts, channel, content, tags, meta",
+        ),
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
+            "read the summary",
+            "five sections; write it to record one",
+        ),
+        Function::new(
+            format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
+            "find sessions like this one",
+            "up to 5, with the terms they share",
+        ),
+        Function::new(
+            format!(
+                "cat \"{}\"",
+                links.to(&format!("search/memory:session:{} <words>", row.record.id))
+            ),
+            "search this session",
+            "ranked entries with snippets",
+        ),
+        Function::new(
+            format!(
+                "sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}",
+                links.to(&format!("{dir}/{}", entry_name(row, 1)))
+            ),
+            "tag an entry",
+            "only tags may change",
+        ),
+        Function::new(
+            format!(
+                "echo '{}' > {}",
+                document::EXAMPLE,
+                links.to(&format!("{dir}/new.json"))
+            ),
+            "append an entry",
+            "the next seq; ts now",
+        ),
+    ]
+}
 
 /// Characters of a title or an entry shown in a one-line item.
 const LINE_CHARS: usize = 100;
@@ -238,7 +294,7 @@ pub fn session(
     Entry {
         title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
         about,
-        functions: sessions::session_functions(row, links),
+        functions: session_functions(row, links),
         sections: vec![
             Section {
                 heading: "Summary".into(),
