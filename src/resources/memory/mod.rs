@@ -68,16 +68,12 @@ impl Memory {
         let related = self
             .store
             .read(|c| store::related(c, latest.rowid, RECALLED))?;
-        let text = views::related(latest, &related, &self.links, self.budget);
-        Ok(text.replacen(
-            &format!(
-                "home > memory > sessions > {} > {} > {}",
-                latest.day,
-                latest.record.id,
-                views::RELATED
-            ),
+        Ok(views::related_from(
             "home > memory > recall",
-            1,
+            latest,
+            &related,
+            &self.links,
+            self.budget,
         ))
     }
 }

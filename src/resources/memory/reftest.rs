@@ -216,31 +216,13 @@ fn perform(sessions: &Sessions, op: &Op) -> bool {
                 .is_ok()
         }
         Op::Retag { session, seq, tags } => {
-            let path = entry_path(session, *seq);
-            let Ok(bytes) = sessions.read(&refs(&path)) else {
-                return false;
-            };
-            let mut value: Value = serde_json::from_slice(&bytes).expect("an entry is JSON");
-            value["tags"] = serde_json::json!(tags);
-            sessions
-                .write(&refs(&path), value.to_string().as_bytes(), Some(&bytes))
-                .is_ok()
+            rewrite(sessions, session, *seq, "tags", serde_json::json!(tags))
         }
         Op::Rewrite {
             session,
             seq,
             content,
-        } => {
-            let path = entry_path(session, *seq);
-            let Ok(bytes) = sessions.read(&refs(&path)) else {
-                return false;
-            };
-            let mut value: Value = serde_json::from_slice(&bytes).expect("an entry is JSON");
-            value["content"] = Value::String(content.to_string());
-            sessions
-                .write(&refs(&path), value.to_string().as_bytes(), Some(&bytes))
-                .is_ok()
-        }
+        } => rewrite(sessions, session, *seq, "content", Value::from(*content)),
         Op::Summarise { session, complete } => sessions
             .write(
                 &[DAY, session, "summary.md"],
@@ -250,6 +232,19 @@ fn perform(sessions: &Sessions, op: &Op) -> bool {
             .is_ok(),
         Op::Remove { session, seq } => sessions.remove(&refs(&entry_path(session, *seq))).is_ok(),
     }
+}
+
+/// Read entry `seq` of `session`, set `field` to `value`, write it back from what was read.
+fn rewrite(sessions: &Sessions, session: &str, seq: usize, field: &str, value: Value) -> bool {
+    let path = entry_path(session, seq);
+    let Ok(bytes) = sessions.read(&refs(&path)) else {
+        return false;
+    };
+    let mut entry: Value = serde_json::from_slice(&bytes).expect("an entry is JSON");
+    entry[field] = value;
+    sessions
+        .write(&refs(&path), entry.to_string().as_bytes(), Some(&bytes))
+        .is_ok()
 }
 
 /// Every session of the model, as the resource shows it.

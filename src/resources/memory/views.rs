@@ -331,10 +331,23 @@ pub fn related(
     links: &Links,
     budget: usize,
 ) -> String {
-    let mut out = format!(
-        "home > memory > sessions > {} > {} > {RELATED}\n# Sessions like {}\n",
-        row.day, row.record.id, row.record.id
+    let crumb = format!(
+        "home > memory > sessions > {} > {} > {RELATED}",
+        row.day, row.record.id
     );
+    related_from(&crumb, row, related, links, budget)
+}
+
+/// The sessions most like `row`, as the view at breadcrumb `crumb` shows them (a
+/// session's `related.md`, or `memory/recall` for the latest session).
+pub fn related_from(
+    crumb: &str,
+    row: &SessionRow,
+    related: &[(SessionRow, Vec<String>)],
+    links: &Links,
+    budget: usize,
+) -> String {
+    let mut out = format!("{crumb}\n# Sessions like {}\n", row.record.id);
     out.push_str(
         "Ranked by bm25 of the most distinctive terms of its summary and last entries.\n\n",
     );
