@@ -20,6 +20,7 @@ const MIGRATIONS: &[&str] = &[
     super::edits::SCHEMA,
     super::settings::SCHEMA,
     super::memory::SCHEMA,
+    super::memory::BULK_SCHEMA,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -86,18 +86,21 @@ impl Store {
         Ok(value)
     }
 
-    /// The connection. A panic in another request while it held the lock poisons the mutex;
-    /// the connection itself is still sound (an unfinished transaction rolls back when its
-    /// guard drops), so we keep serving instead of failing every later request.
     /// Prepare this connection for a bulk load (`homespace import`): a page cache large
     /// enough that a file's transaction does not spill index pages to the WAL again and
-    /// again. Not for the daemon, whose memory must stay small.
+    /// again, and statement journals in memory (every multi-row insert keeps one; on disk
+    /// each page it touches is written to a temporary file first). Not for the daemon,
+    /// whose memory must stay small.
     pub fn for_bulk_load(&self) -> Result<()> {
-        self.lock()
-            .pragma_update(None, "cache_size", -BULK_CACHE_KIB)?;
+        let conn = self.lock();
+        conn.pragma_update(None, "cache_size", -BULK_CACHE_KIB)?;
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
         Ok(())
     }
 
+    /// The connection. A panic in another request while it held the lock poisons the mutex;
+    /// the connection itself is still sound (an unfinished transaction rolls back when its
+    /// guard drops), so we keep serving instead of failing every later request.
     fn lock(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -11,15 +11,16 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
 use rusqlite::Connection;
 
 use crate::store::Store;
-use crate::store::memory;
+use crate::store::memory::{self, BulkLoad};
 
-use super::{ReadError, format_of, read_counted};
+use super::{ReadError, Reading, format_of, read_counted};
 
 /// What [`import_paths`] reports as it goes, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +70,11 @@ const BATCH_ENTRIES: usize = 50_000;
 /// index afterwards.
 const COMPACT_SHARE: usize = 10;
 
+/// Files read ahead of the one being stored. Reading (parsing JSON, making keys) is a
+/// sixth of an import's work and needs no store, so a second thread does it while this one
+/// stores; a few files are enough to keep it busy, and few enough to bound the memory.
+const READ_AHEAD: usize = 4;
+
 /// Imports every transcript file at `paths` into `store`; see the module's guarantees.
 /// Fails (having imported the files before it) only when a path does not exist or the
 /// store fails for a reason other than refusing a file's content.
@@ -81,29 +87,65 @@ pub fn import_paths(
     let mut summary = Summary::default();
     let found = walk(paths, &mut summary)?;
     progress(Progress::Found { files: found.len() });
+    std::thread::scope(|scope| {
+        let (sender, reads) = mpsc::sync_channel(READ_AHEAD);
+        let files = &found;
+        scope.spawn(move || {
+            for file in files {
+                // The storing side hung up: it stopped at a failure.
+                if sender.send(read_file(file)).is_err() {
+                    break;
+                }
+            }
+        });
+        store_all(store, &found, reads, &mut summary, progress)
+    })?;
+    // A load that adds a good part of what the store holds leaves many index segments
+    // behind; merging them once costs less than every search after paying for them.
+    let stored = store.read(memory::stats)?.entries;
+    if summary.entries > 0 && summary.entries.saturating_mul(COMPACT_SHARE) >= stored {
+        store.write(memory::compact)?;
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Stores what `reads` brings for each of `found`, in order, [`BATCH_ENTRIES`] at a time.
+fn store_all(
+    store: &Store,
+    found: &[Found],
+    reads: mpsc::Receiver<Read>,
+    summary: &mut Summary,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<()> {
     let mut next = 0;
     while next < found.len() {
         let failed = store.write(|conn| {
-            let mut batched = 0;
-            while next < found.len() && batched < BATCH_ENTRIES {
-                let file = &found[next];
-                next += 1;
-                progress(Progress::Reading {
-                    index: next,
-                    path: file.path.clone(),
-                });
-                let before = summary.entries + summary.skipped;
-                if let Err(e) = import_file(conn, file, &mut summary) {
-                    // Stop here, keeping the files stored before this one.
-                    return Ok(Some((file.path.clone(), e)));
+            memory::bulk_load(conn, |bulk| {
+                let mut batched = 0;
+                while next < found.len() && batched < BATCH_ENTRIES {
+                    let file = &found[next];
+                    next += 1;
+                    progress(Progress::Reading {
+                        index: next,
+                        path: file.path.clone(),
+                    });
+                    let read = reads.recv().map_err(|_| {
+                        Error::internal("the thread reading the files stopped".to_string())
+                    })?;
+                    let before = summary.entries + summary.skipped;
+                    if let Err(e) = store_file(conn, bulk, file, read, summary) {
+                        // Stop here, keeping the files stored before this one.
+                        return Ok(Some((file.path.clone(), e)));
+                    }
+                    batched += summary.entries + summary.skipped - before;
+                    progress(Progress::Done {
+                        index: next,
+                        path: file.path.clone(),
+                    });
                 }
-                batched += summary.entries + summary.skipped - before;
-                progress(Progress::Done {
-                    index: next,
-                    path: file.path.clone(),
-                });
-            }
-            Ok(None)
+                Ok(None)
+            })
         })?;
         if let Some((path, e)) = failed {
             return Err(Error::new(
@@ -118,42 +160,60 @@ pub fn import_paths(
             ));
         }
     }
-    // A load that adds a good part of what the store holds leaves many index segments
-    // behind; merging them once costs less than every search after paying for them.
-    let stored = store.read(memory::stats)?.entries;
-    if summary.entries > 0 && summary.entries.saturating_mul(COMPACT_SHARE) >= stored {
-        store.write(memory::compact)?;
-    }
-    summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(())
 }
 
-/// Read `file` and store it inside the open transaction on `conn`, in a savepoint of its
-/// own: a file the store refuses leaves nothing behind.
-fn import_file(conn: &Connection, file: &Found, summary: &mut Summary) -> Result<()> {
+/// What reading one file gave, before anything of it is stored.
+enum Read {
+    /// Refused: unreadable, or bad lines.
+    Refused(ReadError),
+    /// Found in a directory, and no transcript format: passed over.
+    NotTranscript,
+    Transcript(Reading),
+}
+
+/// Reads and parses `file`; touches no store, so it runs on the reading thread.
+fn read_file(file: &Found) -> Read {
     let bytes = match std::fs::read(&file.path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            let error = ReadError::whole_file(format!("cannot read the file: {e}"));
-            summary.bad_files.push((file.path.clone(), error));
-            return Ok(());
+            return Read::Refused(ReadError::whole_file(format!("cannot read the file: {e}")));
         }
     };
-    if !file.named && format_of(&bytes).is_none() {
-        summary.not_transcripts.push(file.path.clone());
-        return Ok(());
+    match read_counted(&bytes, &file.path.to_string_lossy()) {
+        Ok(reading) if !file.named && reading.format.is_none() => Read::NotTranscript,
+        Ok(reading) => Read::Transcript(reading),
+        // Another JSON file in a directory reads as bad generic JSONL: what it is, is
+        // asked only then.
+        Err(_) if !file.named && format_of(&bytes).is_none() => Read::NotTranscript,
+        Err(error) => Read::Refused(error),
     }
-    let reading = match read_counted(&bytes, &file.path.to_string_lossy()) {
-        Ok(reading) => reading,
-        Err(error) => {
+}
+
+/// Stores what was read of `file` inside the open transaction on `conn`, in a savepoint of
+/// its own: a file the store refuses leaves nothing behind.
+fn store_file(
+    conn: &Connection,
+    bulk: &mut BulkLoad<'_>,
+    file: &Found,
+    read: Read,
+    summary: &mut Summary,
+) -> Result<()> {
+    let reading = match read {
+        Read::Refused(error) => {
             summary.bad_files.push((file.path.clone(), error));
             return Ok(());
         }
+        Read::NotTranscript => {
+            summary.not_transcripts.push(file.path.clone());
+            return Ok(());
+        }
+        Read::Transcript(reading) => reading,
     };
     summary.ignored += reading.ignored;
     if !reading.transcript.sessions.is_empty() {
         conn.execute_batch("SAVEPOINT transcript")?;
-        let stored = memory::import(conn, &reading.transcript);
+        let stored = bulk.import(&reading.transcript);
         let end = if stored.is_ok() {
             "RELEASE transcript"
         } else {

@@ -6,11 +6,13 @@
 //! triggers, so no write here can leave them out of step. An entry's number is
 //! `(session << 32) + seq` ([`entry_id`]): a session's entries are one range of numbers.
 //!
-//! - [`import`](import()) and the other changes: `write.rs`;
+//! - [`import`](import()) and the other changes: `write.rs`; many imports in one
+//!   transaction ([`bulk_load`]): `bulk.rs`;
 //! - reading sessions, entries, tags and counts: `read.rs`;
 //! - [`search`](search()) and its query language: `search.rs`, `query.rs`, `scan.rs`;
 //! - [`related`](related()): `related.rs`.
 
+mod bulk;
 mod query;
 mod read;
 pub mod record;
@@ -24,6 +26,7 @@ mod bench;
 #[cfg(test)]
 mod testing;
 
+pub use bulk::{BulkLoad, bulk_load};
 pub use read::{
     EntryRow, SessionRow, Stats, channel_counts, days, entries, entry, recent_sessions, session,
     session_by_rowid, session_tags, sessions_on, stats, tagged, tags,
@@ -34,6 +37,9 @@ pub use write::{Imported, append, compact, create_session, forget, import, set_s
 
 /// Migration 4: sessions, entries, the tag index, counters and full-text indexes.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
+
+/// Migration 5: entries are indexed in one pass at the end of a bulk load.
+pub(crate) const BULK_SCHEMA: &str = include_str!("bulk.sql");
 
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;

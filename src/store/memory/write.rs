@@ -41,12 +41,24 @@ pub struct Imported {
 /// The session's start and end widen to cover the new record and entries; its title is set
 /// only if it has none; cwd, model and continuation are filled in if missing.
 pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
+    import_noting(conn, transcript, &mut |_, _| {})
+}
+
+/// [`import`], telling `touched` each session it appends to and the last seq that session
+/// had before (a bulk load indexes what lies above it).
+pub(super) fn import_noting(
+    conn: &Connection,
+    transcript: &Transcript,
+    touched: &mut dyn FnMut(i64, i64),
+) -> Result<Imported> {
     let mut imported = Imported::default();
     for (record, entries) in &transcript.sessions {
         let (rowid, created) = target(conn, record, entries)?;
         imported.sessions += usize::from(created);
         merge(conn, rowid, record, entries)?;
-        let (added, skipped) = insert_all(conn, rowid, entries)?;
+        let before = last_seq(conn, rowid)?;
+        touched(rowid, before);
+        let (added, skipped) = insert_all(conn, rowid, before, entries)?;
         imported.entries += added;
         imported.skipped += skipped;
     }
@@ -300,14 +312,18 @@ const BATCH: usize = 2_000;
 /// Appends `entries` to session `rowid` after its last seq, skipping those whose key the
 /// session holds (or that repeat a key earlier in `entries`). Returns how many were added and
 /// how many skipped.
-fn insert_all(conn: &Connection, rowid: i64, entries: &[EntryRecord]) -> Result<(usize, usize)> {
+fn insert_all(
+    conn: &Connection,
+    rowid: i64,
+    mut last: i64,
+    entries: &[EntryRecord],
+) -> Result<(usize, usize)> {
     let mut seen = HashSet::new();
     let fresh: Vec<&EntryRecord> = entries
         .iter()
         .filter(|e| seen.insert(e.key.as_str()))
         .collect();
     let mut added = 0;
-    let mut last = last_seq(conn, rowid)?;
     for batch in fresh.chunks(BATCH) {
         let n = insert_batch(conn, rowid, last, batch)?;
         added += n;
