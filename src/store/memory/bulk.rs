@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, params};
 
 use super::record::Transcript;
-use super::write::{Imported, import_noting};
+use super::write::{Imported, store_transcript};
 use super::{entry_id, session_range};
 use crate::error::{Error, Result};
 
@@ -37,6 +37,12 @@ const BULK_HASH_BYTES: i64 = 64 << 20;
 /// bulk load (`crisismerge`; FTS5 allows 2,000 segments in all). The load does no other
 /// merging (`automerge` 0): [`super::compact`] merges once at the end.
 const BULK_CRISIS_MERGE: i64 = 256;
+
+/// Stores `transcript`, a bulk load of its own: sessions are continued, joined or made as
+/// `write.rs` (`store_transcript`) tells.
+pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
+    bulk_load(conn, |bulk| bulk.import(transcript))
+}
 
 /// Runs `load` with a [`BulkLoad`] on `conn`, inside the caller's transaction, and indexes
 /// what it added. When `load` fails the caller must roll the transaction back (as
@@ -61,10 +67,10 @@ pub fn bulk_load<T>(
 }
 
 impl BulkLoad<'_> {
-    /// [`super::import`] within the load.
+    /// Stores `transcript` within the load, as [`import`] does.
     pub fn import(&mut self, transcript: &Transcript) -> Result<Imported> {
         let touched = &mut self.touched;
-        import_noting(self.conn, transcript, &mut |session, before| {
+        store_transcript(self.conn, transcript, &mut |session, before| {
             let last = touched.entry(session).or_insert(before);
             *last = (*last).min(before);
         })

@@ -26,14 +26,14 @@ mod bench;
 #[cfg(test)]
 mod testing;
 
-pub use bulk::{BulkLoad, bulk_load};
+pub use bulk::{BulkLoad, bulk_load, import};
 pub use read::{
     EntryRow, SessionRow, Stats, channel_counts, days, entries, entry, recent_sessions, session,
     session_by_rowid, session_tags, sessions_on, stats, tagged, tags,
 };
 pub use related::related;
 pub use search::{MemoryHit, search};
-pub use write::{Imported, append, compact, create_session, forget, import, set_summary, set_tags};
+pub use write::{Imported, append, compact, create_session, forget, set_summary, set_tags};
 
 /// Migration 4: sessions, entries, the tag index, counters and full-text indexes.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");

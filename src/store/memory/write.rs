@@ -29,7 +29,9 @@ pub struct Imported {
     pub skipped: usize,
 }
 
-/// Stores `transcript`, session by session:
+/// Stores `transcript`, session by session, telling `touched` each session it appends to
+/// and the last seq that session had before (a bulk load indexes what lies above it). Only
+/// inside a bulk load ([`super::import`], [`super::bulk_load`]):
 /// - a session whose id is stored already is continued: its new entries are appended after
 ///   its last seq, and entries whose key it holds are skipped;
 /// - a new id whose entries repeat entries of a stored session (Claude Code resumes a
@@ -40,13 +42,7 @@ pub struct Imported {
 ///
 /// The session's start and end widen to cover the new record and entries; its title is set
 /// only if it has none; cwd, model and continuation are filled in if missing.
-pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
-    import_noting(conn, transcript, &mut |_, _| {})
-}
-
-/// [`import`], telling `touched` each session it appends to and the last seq that session
-/// had before (a bulk load indexes what lies above it).
-pub(super) fn import_noting(
+pub(super) fn store_transcript(
     conn: &Connection,
     transcript: &Transcript,
     touched: &mut dyn FnMut(i64, i64),
@@ -58,7 +54,7 @@ pub(super) fn import_noting(
         merge(conn, rowid, record, entries)?;
         let before = last_seq(conn, rowid)?;
         touched(rowid, before);
-        let (added, skipped) = insert_all(conn, rowid, before, entries)?;
+        let (added, skipped) = insert_all(conn, rowid, before, created, entries)?;
         imported.entries += added;
         imported.skipped += skipped;
     }
@@ -88,7 +84,7 @@ pub fn append(conn: &Connection, session_rowid: i64, entry: &EntryRecord) -> Res
         return Err(Error::not_found("the memory session is gone (forgotten?)"));
     };
     let seq = last_seq(conn, session_rowid)? + 1;
-    if insert_batch(conn, session_rowid, seq - 1, &[entry])? == 0 {
+    if insert_batch(conn, session_rowid, seq - 1, true, &[entry])? == 0 {
         return Err(Error::exists(format!(
             "session {id} already holds an entry with key {:?}",
             entry.key
@@ -316,6 +312,7 @@ fn insert_all(
     conn: &Connection,
     rowid: i64,
     mut last: i64,
+    created: bool,
     entries: &[EntryRecord],
 ) -> Result<(usize, usize)> {
     let mut seen = HashSet::new();
@@ -325,7 +322,7 @@ fn insert_all(
         .collect();
     let mut added = 0;
     for batch in fresh.chunks(BATCH) {
-        let n = insert_batch(conn, rowid, last, batch)?;
+        let n = insert_batch(conn, rowid, last, !created, batch)?;
         added += n;
         last += i64::try_from(n).unwrap_or(i64::MAX);
     }
@@ -333,8 +330,15 @@ fn insert_all(
 }
 
 /// Inserts the entries of `batch` whose key session `rowid` does not hold yet, as seq
-/// `last + 1` on, in one statement; returns how many.
-fn insert_batch(conn: &Connection, rowid: i64, last: i64, batch: &[&EntryRecord]) -> Result<usize> {
+/// `last + 1` on, in one statement; returns how many. A session made by this import holds
+/// nothing yet, so `held` false skips asking the key index about every key.
+fn insert_batch(
+    conn: &Connection,
+    rowid: i64,
+    last: i64,
+    held: bool,
+    batch: &[&EntryRecord],
+) -> Result<usize> {
     let fits = i64::try_from(batch.len()).is_ok_and(|n| last.saturating_add(n) <= MAX_SEQ);
     if !fits {
         return Err(Error::invalid(
@@ -373,11 +377,11 @@ fn insert_batch(conn: &Connection, rowid: i64, last: i64, batch: &[&EntryRecord]
                        j.value ->> 0 AS key, j.value ->> 1 AS ts, j.value ->> 2 AS channel,
                        j.value -> 3 AS tags, j.value -> 4 AS meta, j.value ->> 5 AS content
                 FROM json_each(?3) j
-                WHERE NOT EXISTS (
+                WHERE NOT ?4 OR NOT EXISTS (
                     SELECT 1 FROM entries e WHERE e.key = j.value ->> 0 AND e.session = ?1)
              )",
         )?
-        .execute(params![rowid, last, rows])?;
+        .execute(params![rowid, last, rows, held])?;
     Ok(added)
 }
 
@@ -392,7 +396,7 @@ mod tests {
     use crate::store::Store;
     use crate::store::memory::record::Channel;
     use crate::store::memory::testing::{assert_consistent, at, entry, session, with_tags};
-    use crate::store::memory::{entries, search, session as get_session, stats};
+    use crate::store::memory::{entries, import, search, session as get_session, stats};
 
     fn transcript(sessions: Vec<(SessionRecord, Vec<EntryRecord>)>) -> Transcript {
         Transcript { sessions }
