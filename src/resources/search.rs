@@ -22,7 +22,7 @@ const PER_AREA: usize = 5;
 /// Hits fetched for a scoped search (pruned to the budget afterwards). A view of 500 tokens
 /// shows about ten; fetching many more only costs their snippets (a fifth of a millisecond
 /// each in memory/ at a million entries) to be cut away.
-const SCOPED: usize = 20;
+pub const SCOPED: usize = 20;
 /// Recent queries remembered for `ls search/`.
 const RECENT: usize = 20;
 
