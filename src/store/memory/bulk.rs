@@ -1,17 +1,18 @@
-//! Loading many transcripts in one transaction (`homespace import`): entries go into the
-//! full-text index in one pass at the end, not one by one as they are inserted.
+//! Loading many transcripts in one transaction (`homespace import`, a file copied into
+//! `memory/import/`): entries go into the full-text index and the counters in one pass at
+//! the end, not one by one as they are inserted.
 //!
 //! FTS5 writes its pending terms to a new index segment whenever a statement that writes
 //! more than one table starts, and every entry insert is one (its triggers keep counters).
 //! Indexing through the trigger therefore wrote a segment per file (or per 2,000 entries)
 //! and merged them over and over: at a million entries that merging was most of an
 //! import's time. Here the transaction carries the mark of `memory_bulk_load` (migration 5,
-//! `bulk.sql`), which turns the indexing trigger off; [`bulk_load`] then indexes every entry
-//! the load added, session by session in entry order, in statements that write the index
-//! alone (so FTS5 keeps gathering terms in memory), and removes the mark before the caller
-//! commits. The index is still kept inside the writing transaction, and the mark is never
-//! committed: a load that fails rolls back with its transaction, and every other writer and
-//! reader only ever sees the trigger at work.
+//! `bulk.sql`), which turns the entry trigger off; [`bulk_load`] then indexes every entry
+//! the load added in one statement, in entry order (so FTS5 gathers the terms of the whole
+//! load in memory and writes one segment), counts them in three more, and removes the mark
+//! before the caller commits. Index and counters are still kept inside the writing
+//! transaction, and the mark is never committed: a load that fails rolls back with its
+//! transaction, and every other writer and reader only ever sees the trigger at work.
 
 use std::collections::BTreeMap;
 

@@ -3,11 +3,13 @@
 //!
 //! The schema (`schema.sql`) makes the rows the one source of truth: the FTS5 tables are
 //! external-content indexes, and they, the tag index and every counter follow the rows by
-//! triggers, so no write here can leave them out of step. An entry's number is
-//! `(session << 32) + seq` ([`entry_id`]): a session's entries are one range of numbers.
+//! triggers, so no write here can leave them out of step; an import turns the entry
+//! trigger off for its own transaction and does its work in one pass before committing
+//! (`bulk.sql`, `bulk.rs`). An entry's number is `(session << 32) + seq` ([`entry_id`]): a
+//! session's entries are one range of numbers.
 //!
-//! - [`import`](import()) and the other changes: `write.rs`; many imports in one
-//!   transaction ([`bulk_load`]): `bulk.rs`;
+//! - [`import`](import()) and many imports in one transaction ([`bulk_load`]): `bulk.rs`;
+//! - storing a transcript and the other changes: `write.rs`;
 //! - reading sessions, entries, tags and counts: `read.rs`;
 //! - [`search`](search()) and its query language: `search.rs`, `query.rs`, `scan.rs`;
 //! - [`related`](related()): `related.rs`.
