@@ -398,7 +398,8 @@ fn too_big() -> Error {
     Error::new(
         ErrorKind::TooBig,
         format!(
-            "a document may hold at most {} MiB; split the content or write a narrower file",
+            "a document may hold at most {} MiB; split the content or write a narrower file \
+             (a transcript of any size imports with `homespace import FILE`)",
             MAX_DOCUMENT / (1024 * 1024)
         ),
     )

@@ -42,6 +42,23 @@ expect_eq "$(sed -n 2p "$M/_entry.md")" "$entries_before" "nothing of a refused 
 out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/bad.jsonl" 2>&1) && fail "the CLI must fail on a bad file"
 expect_contains "$out" "line 8" "the CLI lists the bad lines too"
 
+# A transcript too large to copy in is refused whole, and the error names the CLI that
+# imports it.
+big=$(mktemp --suffix=.jsonl)
+trap 'rm -f "$big"' EXIT
+python3 - "$big" <<'PY'
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(9000):
+        f.write(json.dumps({"ts": "2025-10-01T10:00:00Z", "role": "user", "content": f"oversized {i} " + "x" * 1000}) + "\n")
+PY
+entries_before=$(sed -n 2p "$M/_entry.md")
+expect_fails "File too large" "cp of a transcript over 8 MiB" -- cp "$big" "$M/import/big.jsonl"
+expect_contains "$(newest_error)" "homespace import FILE" "the error names the CLI"
+expect_eq "$(sed -n 2p "$M/_entry.md")" "$entries_before" "nothing of it is stored"
+out=$("$HOMESPACE" import --store "$STORE" "$big" 2>&1) || fail "the CLI imports it: $out"
+expect_contains "$out" "9000 entries" "all of it"
+
 # The dashboard shows the recent sessions.
 expect_contains "$(cat "$HS/_entry.md")" "## Recent sessions" "the root dashboard"
 expect_contains "$(cat "$HS/_entry.md")" "memory/sessions/2025-" "with their paths"
