@@ -43,25 +43,57 @@ impl Options {
             .clone()
             .unwrap_or_else(|| self.project.join(".homespace").join("store.db"))
     }
+
+    /// Creates the store's directory if it is missing. The default one, `.homespace/` in
+    /// the project, is made with a `.gitignore` of `*`, as virtualenvs and tool caches
+    /// are: the store, its log and its temp files never show in the project's `git status`.
+    pub fn make_store_dir(&self) -> Result<()> {
+        let path = self.store_path();
+        let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            return Ok(());
+        };
+        if dir.exists() {
+            return Ok(());
+        }
+        let failed = |e: std::io::Error| {
+            Error::internal(format!(
+                "cannot create the store's directory {}: {e}",
+                dir.display()
+            ))
+        };
+        std::fs::create_dir_all(dir).map_err(failed)?;
+        if self.store.is_none() {
+            std::fs::write(dir.join(".gitignore"), "*\n").map_err(failed)?;
+        }
+        Ok(())
+    }
 }
 
-/// Build the tree for `options`, with links under `mountpoint` (`/` for render).
-pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
-    let project = options.project.canonicalize().map_err(|e| {
+/// The project directory at `path`, made absolute; an error that says so when it is
+/// missing or not a directory. Checked before anything is created in it.
+pub fn project_dir(path: &Path) -> Result<PathBuf> {
+    let project = path.canonicalize().map_err(|e| {
         Error::not_found(format!(
             "the project directory {} cannot be opened: {e}. Pass --project DIR",
-            options.project.display()
+            path.display()
         ))
     })?;
     if !project.is_dir() {
         return Err(Error::invalid(format!(
-            "{} is not a directory",
+            "{} is not a directory. Pass --project DIR",
             project.display()
         )));
     }
+    Ok(project)
+}
+
+/// Build the tree for `options`, with links under `mountpoint` (`/` for render).
+pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
+    let project = project_dir(&options.project)?;
     let links = Links::new(mountpoint);
     let name = project_name(&project);
     let store_path = options.store_path();
+    options.make_store_dir()?;
     let store = Arc::new(Store::open(&store_path)?);
     let resources = resources::all(&resources::Context {
         project: project.clone(),
@@ -124,4 +156,62 @@ pub fn project_name(project: &Path) -> String {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "project".into())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a + b\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_default_store_dir_is_made_ignored_by_git_and_others_are_left_alone() {
+        let made = project();
+        build(&Options::new(made.path().to_path_buf()), "/").unwrap();
+        let ignore = made.path().join(".homespace/.gitignore");
+        assert_eq!(std::fs::read_to_string(&ignore).unwrap(), "*\n");
+
+        // A store directory that exists is the user's: nothing is added to it.
+        let existing = project();
+        std::fs::create_dir(existing.path().join(".homespace")).unwrap();
+        build(&Options::new(existing.path().to_path_buf()), "/").unwrap();
+        assert!(!existing.path().join(".homespace/.gitignore").exists());
+
+        // Nor to a store of the user's choosing.
+        let elsewhere = tempfile::tempdir().unwrap();
+        let options = Options {
+            store: Some(elsewhere.path().join("stores/mine.db")),
+            ..Options::new(made.path().to_path_buf())
+        };
+        build(&options, "/").unwrap();
+        assert!(elsewhere.path().join("stores/mine.db").exists());
+        assert!(!elsewhere.path().join("stores/.gitignore").exists());
+    }
+
+    #[test]
+    fn a_missing_or_plain_file_project_is_refused_and_nothing_is_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let typo = dir.path().join("typo");
+        let Err(err) = build(&Options::new(typo.clone()), "/") else {
+            panic!("a missing project must be refused");
+        };
+        assert!(err.message.contains("cannot be opened"), "{}", err.message);
+        assert!(!typo.exists());
+        let file = dir.path().join("file.py");
+        std::fs::write(&file, "x = 1\n").unwrap();
+        let err = project_dir(&file).unwrap_err();
+        assert!(
+            err.message.contains("is not a directory"),
+            "{}",
+            err.message
+        );
+    }
 }

@@ -182,6 +182,10 @@ fn mount_in_background(
     log: Option<PathBuf>,
     allow_other: bool,
 ) -> Result<(), String> {
+    // Before the log's directory is made in it: a mistyped --project must not become an
+    // empty project that mounts.
+    app::project_dir(&project.project).map_err(|e| e.message)?;
+    request.options.make_store_dir().map_err(|e| e.message)?;
     let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
     let store = absolute(&request.options.store_path());
     let log = log
@@ -258,6 +262,7 @@ fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(
         store,
         ..Options::new(project.to_path_buf())
     };
+    options.make_store_dir().map_err(|e| e.message)?;
     let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
     store.for_bulk_load().map_err(|e| e.message)?;
     // A bar only for a person watching: never in pipes, logs or CI.

@@ -39,3 +39,36 @@ fn the_error_log_stays_a_list_within_the_budget_whatever_failed() {
 fn rmdir_of_a_full_directory_says_not_empty_and_unmount_says_not_mounted() {
     Mount::example().run_script("says_no_rmdir.sh");
 }
+
+#[test]
+fn mounting_a_missing_project_fails_and_creates_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo");
+    let mountpoint = dir.path().join("mnt");
+    let out = std::process::Command::new(common::BIN)
+        .args(["mount", "--project"])
+        .arg(&typo)
+        .arg(&mountpoint)
+        .output()
+        .unwrap();
+    // Should this ever mount again, leave no mount behind.
+    if out.status.success() {
+        let _ = std::process::Command::new(common::BIN)
+            .arg("unmount")
+            .arg(&mountpoint)
+            .status();
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "mounting a missing project must fail"
+    );
+    assert!(
+        said.contains("cannot be opened") && said.contains("--project"),
+        "{said}"
+    );
+    assert!(
+        !typo.exists(),
+        "nothing is created where the project should be"
+    );
+}
