@@ -122,7 +122,7 @@ impl Space {
         let written = if fits {
             handle.content.write_at(start, data)
         } else {
-            Err(too_big())
+            Err(self.too_big(&handle.path))
         };
         if let Err(error) = written {
             edit.broken = Some(error.kind);
@@ -173,7 +173,7 @@ impl Space {
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
             match handle.edit.as_mut() {
                 Some(edit) if edit.broken.is_some() => {
-                    let error = broken(edit.broken);
+                    let error = self.broken(edit.broken, &handle.path);
                     if !edit.dirty {
                         return Err(error);
                     }
@@ -260,7 +260,7 @@ impl Space {
     pub(crate) fn save(&self, path: &[String], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let _pass = self.changes.enter();
         if content.len() > MAX_DOCUMENT {
-            return Err(too_big());
+            return Err(self.too_big(path));
         }
         match self.place(path)? {
             Place::Scratch(key) => {
@@ -298,7 +298,7 @@ impl Space {
         let size = usize::try_from(size)
             .ok()
             .filter(|&s| s <= MAX_DOCUMENT)
-            .ok_or_else(too_big)?;
+            .ok_or_else(|| self.too_big(&path))?;
         if let Some(fh) = fh {
             let mut handles = self.files.handles();
             if let Some(handle) = handles.get_mut(&fh)
@@ -383,24 +383,31 @@ fn bad_handle(fh: u64) -> Error {
     Error::new(ErrorKind::Invalid, format!("file handle {fh} is not open"))
 }
 
-/// The error of a handle whose write was refused with `kind`.
-fn broken(kind: Option<ErrorKind>) -> Error {
-    match kind {
-        Some(ErrorKind::TooBig) | None => too_big(),
-        Some(kind) => Error::new(
-            kind,
-            "an earlier write to this file failed (no room for temp files), so it was not saved",
-        ),
+impl Space {
+    /// The refusal of a document at `path` over the size limit, with what its resource
+    /// suggests instead.
+    fn too_big(&self, path: &[String]) -> Error {
+        let instead = self
+            .place_in_resource(path)
+            .ok()
+            .and_then(|(resource, _)| resource.too_big_hint())
+            .unwrap_or("split the content or write a narrower file");
+        Error::new(
+            ErrorKind::TooBig,
+            format!(
+                "a document may hold at most {} MiB; {instead}",
+                MAX_DOCUMENT / (1024 * 1024)
+            ),
+        )
     }
-}
-
-fn too_big() -> Error {
-    Error::new(
-        ErrorKind::TooBig,
-        format!(
-            "a document may hold at most {} MiB; split the content or write a narrower file \
-             (a transcript of any size imports with `homespace import FILE`)",
-            MAX_DOCUMENT / (1024 * 1024)
-        ),
-    )
+    /// The error of the handle of `path` whose write was refused with `kind`.
+    fn broken(&self, kind: Option<ErrorKind>, path: &[String]) -> Error {
+        match kind {
+            Some(ErrorKind::TooBig) | None => self.too_big(path),
+            Some(kind) => Error::new(
+                kind,
+                "an earlier write to this file failed (no room for temp files), so it was not saved",
+            ),
+        }
+    }
 }

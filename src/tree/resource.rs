@@ -78,6 +78,12 @@ pub trait Resource: Send + Sync {
         Err(read_only(path))
     }
 
+    /// What to do instead when a document written here is over the mount's size limit
+    /// (`EFBIG`), for resources where a larger file has somewhere else to go.
+    fn too_big_hint(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether a new document may be created at `path` (checked when the file is created,
     /// before any content arrives); the content is validated later by `write`.
     fn can_create(&self, path: &[&str]) -> Result<()> {

@@ -20,3 +20,6 @@ else:
     raise SystemExit("the 9 MB write succeeded")
 PY
 expect_sum "$ACC" "$sum" "the module is untouched after a too big symbol write"
+errors=$(cat "$HS/_errors.md")
+expect_contains "$errors" "at most 8 MiB; split the content" "the error says what to do"
+expect_absent "$errors" "homespace import" "a module's error does not point to transcripts"

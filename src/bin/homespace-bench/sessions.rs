@@ -113,13 +113,14 @@ pub fn bench_sessions(project: &Path, runs: usize) {
             }
         }
     }
-    imports.sort_by_key(|run| run.0);
-    let (imported, user, sys, said) = imports[imports.len() / 2].clone();
-    println!("  homespace import: {said}");
+    imports.sort_by_key(|run| run.wall);
     let times: Vec<String> = imports
         .iter()
-        .map(|run| format!("{:.1} s", run.0.as_secs_f64()))
+        .map(|run| format!("{:.1} s", run.wall.as_secs_f64()))
         .collect();
+    let median = imports.swap_remove(imports.len() / 2);
+    let (imported, user, sys) = (median.wall, median.user, median.sys);
+    println!("  homespace import: {}", median.said);
     println!(
         "  import runs (each into a new store): {}",
         times.join(", ")
@@ -446,10 +447,18 @@ fn in_process(db: &Path, words: &[String], big: &str) -> HashMap<String, (Durati
     out
 }
 
-/// User and system CPU seconds of the children waited for so far.
-/// One `homespace import --store DB DIR` into a new store: its wall time, CPU user and
-/// system seconds, and what it said; or why it failed.
-fn import_once(db: &Path, transcripts: &Path) -> Result<(Duration, f64, f64, String), String> {
+/// One timed `homespace import`.
+struct ImportRun {
+    wall: Duration,
+    /// CPU user and system seconds.
+    user: f64,
+    sys: f64,
+    /// Its summary line.
+    said: String,
+}
+
+/// One `homespace import --store DB DIR` into a new store; or why it failed.
+fn import_once(db: &Path, transcripts: &Path) -> Result<ImportRun, String> {
     let cpu_before = children_cpu();
     let started = Instant::now();
     let out = Command::new(homespace_bin())
@@ -465,10 +474,15 @@ fn import_once(db: &Path, transcripts: &Path) -> Result<(Duration, f64, f64, Str
         let first: Vec<&str> = err.lines().take(20).collect();
         return Err(format!("{}:\n    {}", out.status, first.join("\n    ")));
     }
-    let said = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    Ok((took, after.0 - cpu_before.0, after.1 - cpu_before.1, said))
+    Ok(ImportRun {
+        wall: took,
+        user: after.0 - cpu_before.0,
+        sys: after.1 - cpu_before.1,
+        said: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+    })
 }
 
+/// User and system CPU seconds of the children waited for so far.
 fn children_cpu() -> (f64, f64) {
     // SAFETY: getrusage only writes into the struct it is given.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

@@ -38,6 +38,10 @@ impl Import {
 }
 
 impl Resource for Import {
+    fn too_big_hint(&self) -> Option<&'static str> {
+        Some("a transcript of any size imports with `homespace import FILE`")
+    }
+
     fn name(&self) -> &'static str {
         "import"
     }

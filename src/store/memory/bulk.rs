@@ -98,27 +98,39 @@ impl BulkLoad<'_> {
     }
 }
 
-/// The statements [`BulkLoad::index`] runs, each over the entries in the ranges of `?1` (a
-/// JSON array of `[after, last]` entry numbers): what the trigger `entries_added` does
-/// entry by entry outside a bulk load.
-const INDEX: &str = "INSERT INTO entries_fts (rowid, content, tags)
-    SELECT e.id, e.content, e.tags
-    FROM json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1";
-const COUNT_SESSIONS: &str = "WITH added AS (
-        SELECT e.session, count(*) AS n
-        FROM json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1
-        GROUP BY e.session)
+/// The entries in the ranges of `?1` (a JSON array of `[after, last]` entry numbers), as
+/// `e`: what every statement of [`BulkLoad::index`] reads.
+macro_rules! added_entries {
+    () => {
+        "json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1"
+    };
+}
+
+/// The statements [`BulkLoad::index`] runs: what the trigger `entries_added` does entry by
+/// entry outside a bulk load.
+const INDEX: &str = concat!(
+    "INSERT INTO entries_fts (rowid, content, tags) SELECT e.id, e.content, e.tags FROM ",
+    added_entries!()
+);
+const COUNT_SESSIONS: &str = concat!(
+    "WITH added AS (SELECT e.session, count(*) AS n FROM ",
+    added_entries!(),
+    " GROUP BY e.session)
     UPDATE sessions SET entry_count = entry_count + added.n
-    FROM added WHERE sessions.rowid = added.session";
-const COUNT_CHANNELS: &str = "INSERT INTO session_channels (session, channel, n)
-    SELECT e.session, e.channel, count(*)
-    FROM json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1
-    GROUP BY e.session, e.channel
-    ON CONFLICT (session, channel) DO UPDATE SET n = n + excluded.n";
-const COUNT_ALL: &str = "UPDATE memory_counts SET n = n + (
-        SELECT count(*)
-        FROM json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1)
-    WHERE name = 'entries'";
+    FROM added WHERE sessions.rowid = added.session"
+);
+const COUNT_CHANNELS: &str = concat!(
+    "INSERT INTO session_channels (session, channel, n)
+    SELECT e.session, e.channel, count(*) FROM ",
+    added_entries!(),
+    " GROUP BY e.session, e.channel
+    ON CONFLICT (session, channel) DO UPDATE SET n = n + excluded.n"
+);
+const COUNT_ALL: &str = concat!(
+    "UPDATE memory_counts SET n = n + (SELECT count(*) FROM ",
+    added_entries!(),
+    ") WHERE name = 'entries'"
+);
 
 /// Sets the entries' index up for a bulk load, or back to FTS5's defaults. The settings are
 /// stored in the index, so they are made and undone inside the transaction.

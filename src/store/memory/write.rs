@@ -54,7 +54,7 @@ pub(super) fn store_transcript(
         merge(conn, rowid, record, entries)?;
         let before = last_seq(conn, rowid)?;
         touched(rowid, before);
-        let (added, skipped) = insert_all(conn, rowid, before, created, entries)?;
+        let (added, skipped) = insert_all(conn, rowid, before, !created, entries)?;
         imported.entries += added;
         imported.skipped += skipped;
     }
@@ -312,7 +312,7 @@ fn insert_all(
     conn: &Connection,
     rowid: i64,
     mut last: i64,
-    created: bool,
+    held: bool,
     entries: &[EntryRecord],
 ) -> Result<(usize, usize)> {
     let mut seen = HashSet::new();
@@ -322,7 +322,7 @@ fn insert_all(
         .collect();
     let mut added = 0;
     for batch in fresh.chunks(BATCH) {
-        let n = insert_batch(conn, rowid, last, !created, batch)?;
+        let n = insert_batch(conn, rowid, last, held, batch)?;
         added += n;
         last += i64::try_from(n).unwrap_or(i64::MAX);
     }
