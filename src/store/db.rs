@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     super::settings::SCHEMA,
     super::memory::SCHEMA,
     super::memory::BULK_SCHEMA,
+    super::memory::KEYS_SCHEMA,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).
@@ -117,6 +118,50 @@ mod tests {
             .unwrap();
         drop(conn);
         assert_eq!(page_size(&old), 4096, "an existing file keeps its pages");
+    }
+
+    #[test]
+    fn migration_6_rebuilds_the_key_indexes_of_a_store_with_entries() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        configure(&conn, false).unwrap();
+        for migration in &MIGRATIONS[..5] {
+            conn.execute_batch(migration).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        conn.execute_batch(
+            "INSERT INTO sessions (rowid, id, source, day) VALUES (1, 'old', 'generic', '2026-01-01');
+             WITH RECURSIVE n(seq) AS (SELECT 1 UNION ALL SELECT seq + 1 FROM n WHERE seq < 40)
+             INSERT INTO entries (id, session, seq, channel, key, content)
+             SELECT (1 << 32) + seq, 1, seq, 'user', 'k' || seq, 'text' FROM n;",
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let plan: String = conn
+            .query_row(
+                "EXPLAIN QUERY PLAN SELECT session FROM entries WHERE seq <= 32 AND key = 'k3'",
+                [],
+                |r| r.get(3),
+            )
+            .unwrap();
+        assert!(plan.contains("entries_opening_keys"), "{plan}");
+        let opening: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM entries INDEXED BY entries_opening_keys
+                 WHERE seq <= 32 AND key > ''",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(opening, 32, "the existing entries are in the new index");
+        let again = conn.execute(
+            "INSERT INTO entries (id, session, seq, channel, key, content)
+             VALUES ((1 << 32) + 41, 1, 41, 'user', 'k7', 'again')",
+            [],
+        );
+        assert!(
+            again.is_err_and(|e| e.to_string().contains("UNIQUE")),
+            "a session still holds a key once"
+        );
     }
 
     #[test]

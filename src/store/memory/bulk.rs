@@ -99,10 +99,12 @@ impl BulkLoad<'_> {
 }
 
 /// The entries in the ranges of `?1` (a JSON array of `[after, last]` entry numbers), as
-/// `e`: what every statement of [`BulkLoad::index`] reads.
+/// `e`: what every statement of [`BulkLoad::index`] reads. CROSS JOIN keeps the ranges the
+/// outer loop: grouping by session, SQLite would otherwise walk the whole per-session key
+/// index in order and test every stored entry against every range.
 macro_rules! added_entries {
     () => {
-        "json_each(?1) r JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1"
+        "json_each(?1) r CROSS JOIN entries e ON e.id > r.value ->> 0 AND e.id <= r.value ->> 1"
     };
 }
 
@@ -186,6 +188,31 @@ mod tests {
         store
             .read(|c| Ok(c.prepare("SELECT 1 FROM memory_bulk_load")?.exists([])?))
             .unwrap()
+    }
+
+    #[test]
+    fn the_one_pass_statements_read_only_the_added_ranges() {
+        let store = Store::in_memory().unwrap();
+        let plans = store
+            .read(|c| {
+                let mut plans = Vec::new();
+                for statement in [INDEX, COUNT_SESSIONS, COUNT_CHANNELS, COUNT_ALL] {
+                    let mut plan = c.prepare(&format!("EXPLAIN QUERY PLAN {statement}"))?;
+                    let steps = plan
+                        .query_map(["[[1, 2]]"], |r| r.get::<_, String>(3))?
+                        .collect::<rusqlite::Result<Vec<_>>>()?;
+                    plans.push(steps.join("; "));
+                }
+                Ok(plans)
+            })
+            .unwrap();
+        for plan in plans {
+            assert!(
+                plan.contains("SEARCH e USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)")
+                    && !plan.contains("SCAN e"),
+                "a bulk load's statement walks all entries: {plan}"
+            );
+        }
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub(crate) const SCHEMA: &str = include_str!("schema.sql");
 /// Migration 5: entries are indexed in one pass at the end of a bulk load.
 pub(crate) const BULK_SCHEMA: &str = include_str!("bulk.sql");
 
+/// Migration 6: the key index is kept per session; only opening entries are found by key.
+pub(crate) const KEYS_SCHEMA: &str = include_str!("keys.sql");
+
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;
 

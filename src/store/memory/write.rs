@@ -34,9 +34,10 @@ pub struct Imported {
 /// inside a bulk load ([`super::import`], [`super::bulk_load`]):
 /// - a session whose id is stored already is continued: its new entries are appended after
 ///   its last seq, and entries whose key it holds are skipped;
-/// - a new id whose entries repeat entries of a stored session (Claude Code resumes a
-///   session under a new id and copies its entries) joins that session the same way, and
-///   its id is remembered so later imports of it go there directly;
+/// - a new id whose entries repeat the opening entries of a stored session (Claude Code
+///   resumes a session under a new id and copies its entries from the first) joins that
+///   session the same way, and its id is remembered so later imports of it go there
+///   directly;
 /// - otherwise a new session is made, in the directory of the day it started (or of today
 ///   when no time is known).
 ///
@@ -177,8 +178,11 @@ fn target(
     Ok((create(conn, record, entries)?, true))
 }
 
-/// The stored session holding the most of `entries`' keys, if any holds one: one statement
-/// over the key index for the whole batch.
+/// The stored session whose opening entries (its first 32, those the partial index
+/// `entries_opening_keys` of `keys.sql` holds) `entries` repeat
+/// the most of, if any: one statement over the opening keys' index for the whole batch. A
+/// resumed Claude Code session copies the session it resumes from its first entry, so its
+/// opening is enough to find it, and an index of openings stays small and cheap to keep.
 fn repeated(conn: &Connection, entries: &[EntryRecord]) -> Result<Option<i64>> {
     if entries.is_empty() {
         return Ok(None);
@@ -188,7 +192,8 @@ fn repeated(conn: &Connection, entries: &[EntryRecord]) -> Result<Option<i64>> {
         .map_err(|e| Error::internal(format!("cannot list entry keys: {e}")))?;
     Ok(conn
         .prepare_cached(
-            "SELECT session FROM entries WHERE key IN (SELECT value FROM json_each(?1))
+            "SELECT session FROM entries
+             WHERE seq <= 32 AND key IN (SELECT value FROM json_each(?1))
              GROUP BY session ORDER BY count(*) DESC, session LIMIT 1",
         )?
         .query_row([keys], |r| r.get(0))
@@ -549,6 +554,87 @@ mod tests {
             seqs_and_keys(&store, "s1").last().unwrap(),
             &(5, "f".to_string())
         );
+        assert_consistent(&store);
+    }
+
+    /// A session of `n` entries keyed `k1` ... `kn`.
+    fn numbered(id: &str, keys: impl Iterator<Item = usize>) -> Transcript {
+        let entries = keys
+            .map(|i| entry(&format!("k{i}"), Channel::User, &format!("step {i}")))
+            .collect();
+        transcript(vec![(
+            session(id, Some("2026-11-20T09:00:00Z"), ""),
+            entries,
+        )])
+    }
+
+    #[test]
+    fn a_resumed_session_is_found_by_its_opening_even_after_new_entries() {
+        let store = Store::in_memory().unwrap();
+        store
+            .write(|c| import(c, &numbered("long", 1..=100)))
+            .unwrap();
+        // Claude Code may put records of its own (a summary) before the copied history.
+        let mut resumed = numbered("resumed", 1..=100);
+        let copied = &mut resumed.sessions[0].1;
+        copied.insert(0, entry("summary", Channel::Summary, "the story so far"));
+        copied.push(entry("new", Channel::User, "and now"));
+        let imported = store.write(|c| import(c, &resumed)).unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 0,
+                entries: 2,
+                skipped: 100
+            }
+        );
+        assert_eq!(
+            seqs_and_keys(&store, "long").len(),
+            100,
+            "the first 100 only"
+        );
+        assert!(store.read(|c| get_session(c, "resumed")).unwrap().is_none());
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn repeating_the_middle_of_a_session_and_not_its_opening_makes_a_new_one() {
+        let store = Store::in_memory().unwrap();
+        store
+            .write(|c| import(c, &numbered("long", 1..=100)))
+            .unwrap();
+        // Only the first 32 entries of a session are looked up by key.
+        let imported = store
+            .write(|c| import(c, &numbered("tail", 33..=100)))
+            .unwrap();
+        assert_eq!(imported.sessions, 1);
+        assert_eq!(imported.entries, 68);
+        // A file repeating any of them joins, and the session with most of them wins.
+        let imported = store
+            .write(|c| import(c, &numbered("overlap", 30..=40)))
+            .unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 0,
+                entries: 3,
+                skipped: 8
+            },
+            "k30..k32 open `long`, k33..k40 open `tail`: it joins `tail`"
+        );
+        assert_eq!(seqs_and_keys(&store, "tail").len(), 71);
+        let aliases: Vec<(String, String)> = store
+            .read(|c| {
+                let mut rows = c.prepare(
+                    "SELECT a.alias, s.id FROM session_aliases a JOIN sessions s ON s.rowid = a.session",
+                )?;
+                let found = rows
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                Ok(found)
+            })
+            .unwrap();
+        assert_eq!(aliases, [("overlap".to_string(), "tail".to_string())]);
         assert_consistent(&store);
     }
 
