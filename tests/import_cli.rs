@@ -143,3 +143,28 @@ fn a_missing_path_imports_nothing_and_says_which() {
         "imported 1 file: 1 session, 6 entries (0 already stored, 0 files refused)"
     );
 }
+
+#[test]
+fn chats_opening_with_the_same_system_prompt_stay_separate_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let chat = |name: &str, question: &str, answer: &str| {
+        let path = dir.path().join(name);
+        let lines = [
+            r#"{"role":"system","content":"You are a helpful assistant."}"#.to_string(),
+            format!(r#"{{"role":"user","content":"{question}"}}"#),
+            format!(r#"{{"role":"assistant","content":"{answer}"}}"#),
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        path
+    };
+    let files = [
+        chat("sums.jsonl", "What is 2+2?", "4"),
+        chat("colours.jsonl", "Name a colour", "Blue"),
+    ];
+    let output = import_into(&dir.path().join("store.db"), &files);
+    assert!(output.status.success());
+    assert_eq!(
+        summary_line(&output),
+        "imported 2 files: 2 sessions, 6 entries (0 already stored, 0 files refused)"
+    );
+}

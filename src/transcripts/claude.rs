@@ -86,7 +86,7 @@ struct Reader<'f> {
 pub fn read(lines: &[Line<'_>], bad: &mut BadLines) -> Sessions {
     let facts = FileFacts::of(lines);
     let mut reader = Reader {
-        sessions: Sessions::new(SOURCE),
+        sessions: Sessions::new(SOURCE).resumed_by_copy(),
         facts: &facts,
         keys: LineKeys::default(),
         tools: HashMap::new(),

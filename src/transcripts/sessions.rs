@@ -20,6 +20,7 @@ use super::time::Stamp;
 #[derive(Debug)]
 pub struct Sessions {
     source: &'static str,
+    resumes_by_copy: bool,
     order: Vec<String>,
     drafts: HashMap<String, Draft>,
     /// Records read but not turned into entries (unknown kinds, duplicates, empty text).
@@ -44,10 +45,17 @@ impl Sessions {
     pub fn new(source: &'static str) -> Sessions {
         Sessions {
             source,
+            resumes_by_copy: false,
             order: Vec::new(),
             drafts: HashMap::new(),
             ignored: 0,
         }
+    }
+
+    /// Marks the sessions as resumed by copying (see `SessionRecord::resumes_by_copy`).
+    pub fn resumed_by_copy(mut self) -> Sessions {
+        self.resumes_by_copy = true;
+        self
     }
 
     /// The session whose id is `raw_id` once made safe, started if new.
@@ -56,11 +64,12 @@ impl Sessions {
         if !self.drafts.contains_key(&id) {
             self.order.push(id.clone());
         }
-        let source = self.source;
+        let (source, resumes_by_copy) = (self.source, self.resumes_by_copy);
         self.drafts.entry(id.clone()).or_insert_with(|| Draft {
             record: SessionRecord {
                 id,
                 source: source.to_string(),
+                resumes_by_copy,
                 ..SessionRecord::default()
             },
             ..Draft::default()

@@ -70,6 +70,8 @@ fn session_at(row: &Row<'_>, at: usize) -> rusqlite::Result<SessionRow> {
             cwd: row.get(at + 6)?,
             model: row.get(at + 7)?,
             continuation_of: row.get(at + 8)?,
+            // How its tool resumes sessions matters only while importing; not stored.
+            resumes_by_copy: false,
         },
         day: row.get(at + 9)?,
         entries: count(row.get(at + 10)?),

@@ -72,6 +72,11 @@ pub struct SessionRecord {
     pub model: Option<String>,
     /// The session this one continues, when the tool says so.
     pub continuation_of: Option<String>,
+    /// The tool resumes a session under a new id by copying its entries, each keyed by an
+    /// id of its own (Claude Code): a new id whose entries open a stored session joins it.
+    /// Keys made from a line's text (Codex, generic JSONL) repeat by chance — two chats
+    /// opening with the same system prompt — so those sessions never join another.
+    pub resumes_by_copy: bool,
 }
 
 /// One entry of a session as an importer read it.

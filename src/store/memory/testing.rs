@@ -13,6 +13,7 @@ pub(super) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRe
         cwd: None,
         model: None,
         continuation_of: None,
+        resumes_by_copy: true,
     }
 }
 

@@ -34,10 +34,10 @@ pub struct Imported {
 /// inside a bulk load ([`super::import`], [`super::bulk_load`]):
 /// - a session whose id is stored already is continued: its new entries are appended after
 ///   its last seq, and entries whose key it holds are skipped;
-/// - a new id whose entries repeat the opening entries of a stored session (Claude Code
-///   resumes a session under a new id and copies its entries from the first) joins that
-///   session the same way, and its id is remembered so later imports of it go there
-///   directly;
+/// - a new id whose entries repeat the opening entries of a stored session joins that
+///   session the same way, when its tool resumes sessions by copying them (Claude Code
+///   copies from the first entry, under a new id: `SessionRecord::resumes_by_copy`), and
+///   its id is remembered so later imports of it go there directly;
 /// - otherwise a new session is made, in the directory of the day it started (or of today
 ///   when no time is known).
 ///
@@ -170,7 +170,11 @@ fn target(
     if let Some(rowid) = alias {
         return Ok((rowid, false));
     }
-    if let Some(rowid) = repeated(conn, entries)? {
+    let joined = match record.resumes_by_copy {
+        true => repeated(conn, entries)?,
+        false => None,
+    };
+    if let Some(rowid) = joined {
         conn.prepare_cached("INSERT INTO session_aliases (alias, session) VALUES (?1, ?2)")?
             .execute(params![record.id, rowid])?;
         return Ok((rowid, false));
@@ -635,6 +639,40 @@ mod tests {
             })
             .unwrap();
         assert_eq!(aliases, [("overlap".to_string(), "tail".to_string())]);
+        assert_consistent(&store);
+    }
+
+    #[test]
+    fn sessions_of_tools_that_do_not_resume_by_copying_never_join() {
+        let store = Store::in_memory().unwrap();
+        let chat = |id: &str, question: &str| {
+            let mut t = transcript(vec![(
+                session(id, None, ""),
+                vec![
+                    entry(
+                        "system-prompt",
+                        Channel::System,
+                        "You are a helpful assistant.",
+                    ),
+                    entry(question, Channel::User, question),
+                ],
+            )]);
+            t.sessions[0].0.resumes_by_copy = false;
+            t
+        };
+        store.write(|c| import(c, &chat("one", "2+2?"))).unwrap();
+        let imported = store
+            .write(|c| import(c, &chat("two", "a colour?")))
+            .unwrap();
+        assert_eq!(
+            imported,
+            Imported {
+                sessions: 1,
+                entries: 2,
+                skipped: 0
+            },
+            "the same opening line is a coincidence, not a resumed session"
+        );
         assert_consistent(&store);
     }
 
