@@ -308,6 +308,13 @@ fn report(summary: &Summary) {
             path.display()
         );
     }
+    for (link, ancestor) in &summary.loops {
+        eprintln!(
+            "homespace: passed over {}: a link back to {}, which is imported already",
+            link.display(),
+            ancestor.display()
+        );
+    }
     let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
     println!(
         "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",

@@ -6,7 +6,8 @@
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
 //! file is read. Inside a directory only `*.jsonl` and `*.json` files are taken (recursively,
-//! in name order, hidden ones too), and those whose content is no transcript format at all
+//! in name order, hidden ones too, following symbolic links; a file reached twice is read
+//! once), and those whose content is no transcript format at all
 //! (another JSON file) are passed over and listed; a file named on its own is always read.
 
 use std::collections::HashSet;
@@ -50,6 +51,9 @@ pub struct Summary {
     pub bad_files: Vec<(PathBuf, ReadError)>,
     /// Files found in a directory whose content is not a transcript; not read.
     pub not_transcripts: Vec<PathBuf>,
+    /// Links found in a directory that lead back to a directory above them, with that
+    /// directory: not followed.
+    pub loops: Vec<(PathBuf, PathBuf)>,
     pub seconds: f64,
 }
 
@@ -260,8 +264,11 @@ fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
             add(path.clone(), true, &mut found);
             continue;
         }
+        // Links followed: a folder of links to transcripts elsewhere is imported, not
+        // passed over in silence (the walker reports a link that loops back as an error).
         let walker = ignore::WalkBuilder::new(path)
             .standard_filters(false)
+            .follow_links(true)
             .sort_by_file_path(Path::cmp)
             .build();
         for item in walker {
@@ -272,14 +279,28 @@ fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
                     }
                 }
                 Ok(_) => {}
-                Err(e) => summary.bad_files.push((
-                    path.clone(),
-                    ReadError::whole_file(format!("cannot walk the directory: {e}")),
-                )),
+                Err(e) => match loop_of(&e) {
+                    Some((link, ancestor)) => summary.loops.push((link, ancestor)),
+                    None => summary.bad_files.push((
+                        path.clone(),
+                        ReadError::whole_file(format!("cannot walk the directory: {e}")),
+                    )),
+                },
             }
         }
     }
     Ok(found)
+}
+
+/// The link and the directory it leads back to, when `error` is a loop.
+fn loop_of(error: &ignore::Error) -> Option<(PathBuf, PathBuf)> {
+    match error {
+        ignore::Error::Loop { ancestor, child } => Some((child.clone(), ancestor.clone())),
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => loop_of(err),
+        _ => None,
+    }
 }
 
 fn is_transcript_name(path: &Path) -> bool {
@@ -331,6 +352,33 @@ mod tests {
         assert_eq!(
             (again.files, again.sessions, again.entries, again.skipped),
             (1, 0, 0, 2)
+        );
+    }
+
+    #[test]
+    fn links_in_a_directory_are_followed_and_a_loop_is_passed_over() {
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("real.jsonl"), CHAT).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(
+            elsewhere.path().join("real.jsonl"),
+            dir.path().join("linked.jsonl"),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("folder")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+        let store = Store::in_memory().unwrap();
+
+        let (summary, _) = run(&store, &[dir.path().to_path_buf()]);
+        assert_eq!(
+            (summary.files, summary.sessions, summary.entries),
+            (1, 1, 2),
+            "the same file through two links is read once"
+        );
+        assert!(summary.bad_files.is_empty(), "{:?}", summary.bad_files);
+        assert_eq!(
+            summary.loops,
+            [(dir.path().join("loop"), dir.path().to_path_buf())]
         );
     }
 
