@@ -10,6 +10,7 @@
 //!   and the budget every view is pruned to.
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
 //! - [`store`] — the SQLite store behind tasks and memory.
+//! - [`pyproject`] — pyproject.toml's dependency lists, read and changed byte for byte.
 //! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
@@ -21,6 +22,7 @@ pub mod fuse;
 pub mod log;
 pub mod model;
 pub mod mount;
+pub mod pyproject;
 pub mod python;
 pub mod render;
 pub mod resources;
