@@ -95,6 +95,11 @@ fn tools_with_other_temp_file_names_work_too() {
 }
 
 #[test]
+fn dependencies_are_files_and_their_changes_touch_only_their_own_bytes() {
+    Mount::example().run_script("source_deps.sh");
+}
+
+#[test]
 fn a_write_past_the_limit_changes_nothing() {
     Mount::example().run_script("source_edit_too_big.sh");
 }

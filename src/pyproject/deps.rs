@@ -14,6 +14,11 @@ use toml_edit::{Document, Item, Table, Value};
 use super::requirement::{self, Requirement};
 use super::splice::{self, ArrayAt};
 
+/// Why nothing can be added to a pyproject.toml without `[project]`, and how to add it.
+pub const NO_PROJECT: &str = "pyproject.toml has no [project] table, where dependencies are \
+    listed (PEP 621). Add one with the project's name and version first, e.g.\n\
+    [project]\nname = \"example\"\nversion = \"0.1.0\"\ndependencies = []";
+
 /// Which list of dependencies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ListId {
@@ -276,6 +281,42 @@ pub fn add_list(text: &str, id: &ListId) -> Result<String, String> {
     }
 }
 
+/// Removes the empty list `id` (an extra or a group): its line goes, its table stays.
+pub fn remove_list(text: &str, id: &ListId) -> Result<String, String> {
+    let manifest = Manifest::read(text)?;
+    let list = found(&manifest, id)?;
+    if !list.elements.is_empty() {
+        return Err(format!(
+            "{id} is not empty: remove its packages first ({} left)",
+            list.elements.len()
+        ));
+    }
+    let doc = Document::parse(text).map_err(|e| e.to_string())?;
+    let root = doc.as_table();
+    let (table, key) = match id {
+        ListId::Main => {
+            return Err("[project].dependencies stays, even empty: it is where \
+                 dependencies are added"
+                .into());
+        }
+        ListId::Extra(extra) => (project_table(root)?.get("optional-dependencies"), extra),
+        ListId::Group(group) => (root.get("dependency-groups"), group),
+    };
+    let key_span = match table {
+        Some(Item::Table(table)) if !table.is_dotted() => table.key(key).and_then(|k| k.span()),
+        _ => None,
+    };
+    let Some(key_span) = key_span else {
+        return Err(format!(
+            "{id} is written inline or with dotted keys here; remove it from pyproject.toml \
+             by hand"
+        ));
+    };
+    let start = text[..key_span.start].rfind('\n').map_or(0, |n| n + 1);
+    let end = line_end(text, list.array.span.end);
+    Ok(format!("{}{}", &text[..start], &text[end..]))
+}
+
 /// Makes `[project].dependencies` when `id` is it and `[project]` lacks it.
 fn ensure_main(text: &str, id: &ListId) -> Result<String, String> {
     if *id != ListId::Main {
@@ -304,12 +345,7 @@ fn project_table(root: &Table) -> Result<&Table, String> {
     match root.get("project") {
         Some(Item::Table(project)) => Ok(project),
         Some(_) => Err("[project] is not a table in pyproject.toml".into()),
-        None => Err(
-            "pyproject.toml has no [project] table, where dependencies are listed \
-             (PEP 621). Add one with the project's name and version first, e.g.\n\
-             [project]\nname = \"example\"\nversion = \"0.1.0\"\ndependencies = []"
-                .into(),
-        ),
+        None => Err(NO_PROJECT.into()),
     }
 }
 

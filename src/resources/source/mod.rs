@@ -5,6 +5,7 @@
 
 mod change;
 mod check;
+mod deps;
 pub mod disk;
 pub mod edit;
 mod history;
@@ -30,6 +31,7 @@ use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
 use crate::tree::resource::Resource;
+use deps::DepsDir;
 use disk::FileLocks;
 use history_dir::HistoryDir;
 use meta::MetaDir;
@@ -49,7 +51,7 @@ pub struct Source {
     pub(crate) budget: usize,
     /// The Python version edits must compile on, found once when mounting.
     target: Version,
-    /// The resourcespaces inside source/: history/ and meta/.
+    /// The resourcespaces inside source/: deps/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
 }
 
@@ -68,6 +70,7 @@ impl Source {
         // holds them.
         Arc::new_cyclic(|source| Source {
             children: vec![
+                Arc::new(DepsDir::new(source.clone())),
                 Arc::new(HistoryDir::new(source.clone())),
                 Arc::new(MetaDir::new(source.clone())),
             ],
@@ -108,7 +111,12 @@ impl Source {
         }
         let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
             Ok(Place::Dir { disk, .. }) => vec![disk],
-            Ok(Place::Root) if *name != tree::TESTS && *name != HISTORY && *name != META => {
+            Ok(Place::Root)
+                if *name != tree::TESTS
+                    && *name != HISTORY
+                    && *name != META
+                    && *name != deps::DEPS =>
+            {
                 self.project.code_roots.clone()
             }
             _ => return None,

@@ -111,6 +111,15 @@ fn root(source: &Source, here: &str) -> Entry {
     if subresources.is_empty() {
         subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
     }
+    // deps/ says itself what pyproject.toml lists.
+    if let Some(deps) = source
+        .children
+        .iter()
+        .find(|c| c.name() == super::deps::DEPS)
+        && let Ok(summary) = deps.summary()
+    {
+        subresources.push(format!("`{here}deps/` — {summary}"));
+    }
     let edits = source
         .store
         .read(|c| crate::store::edits::newest(c, 0))

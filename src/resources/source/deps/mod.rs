@@ -1,0 +1,383 @@
+//! `source/deps/`: the project's dependencies as files, one per package, each holding its
+//! PEP 508 requirement — `[project].dependencies` at the top, each extra of
+//! `[project.optional-dependencies]` in `optional/<extra>/`, each PEP 735 group in
+//! `groups/<group>/`. A package required more than once in a list (with different
+//! markers) is one file of several lines.
+//!
+//! The file pyproject.toml is the truth: every access reads it afresh. Changes go through
+//! `edit.rs` (validated, spliced byte for byte by [`crate::pyproject::deps`], written as
+//! a [`super::change::ProjectChange`]: locked, atomic, in `source/history/`). A project
+//! whose dependencies live elsewhere gets an entry view saying where (`view.rs`).
+
+mod edit;
+mod view;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Kind, Node};
+use crate::pyproject::deps::{Element, List, ListId, Manifest};
+use crate::resources::source::Source;
+use crate::tree::resource::Resource;
+
+/// The directory name under `source/`.
+pub const DEPS: &str = "deps";
+/// The directory of extras, and of groups.
+const OPTIONAL: &str = "optional";
+const GROUPS: &str = "groups";
+
+/// `source/deps/`.
+pub struct DepsDir {
+    source: Weak<Source>,
+}
+
+/// What a path under `source/deps/` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum At {
+    Top,
+    /// `optional/` or `groups/`: the lists of one kind.
+    Lists(ListKind),
+    /// `optional/<extra>/` or `groups/<group>/`.
+    List(ListId),
+    /// One package's requirements in a list.
+    Package(ListId, String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListKind {
+    Extras,
+    Groups,
+}
+
+impl ListKind {
+    fn dir(self) -> &'static str {
+        match self {
+            ListKind::Extras => OPTIONAL,
+            ListKind::Groups => GROUPS,
+        }
+    }
+
+    fn id(self, name: &str) -> ListId {
+        match self {
+            ListKind::Extras => ListId::Extra(name.to_string()),
+            ListKind::Groups => ListId::Group(name.to_string()),
+        }
+    }
+
+    fn holds(self, id: &ListId) -> bool {
+        matches!(
+            (self, id),
+            (ListKind::Extras, ListId::Extra(_)) | (ListKind::Groups, ListId::Group(_))
+        )
+    }
+}
+
+fn at(path: &[&str]) -> Option<At> {
+    let kind = |dir: &str| match dir {
+        OPTIONAL => Some(ListKind::Extras),
+        GROUPS => Some(ListKind::Groups),
+        _ => None,
+    };
+    Some(match path {
+        [] => At::Top,
+        [dir] if kind(dir).is_some() => At::Lists(kind(dir)?),
+        [name] => At::Package(ListId::Main, name.to_string()),
+        [dir, list] => At::List(kind(dir)?.id(list)),
+        [dir, list, name] => At::Package(kind(dir)?.id(list), name.to_string()),
+        _ => return None,
+    })
+}
+
+/// The path of a list's directory under `source/deps/`, ending in `/` (empty for the top).
+fn list_dir(id: &ListId) -> String {
+    match id {
+        ListId::Main => String::new(),
+        ListId::Extra(extra) => format!("{OPTIONAL}/{extra}/"),
+        ListId::Group(group) => format!("{GROUPS}/{group}/"),
+    }
+}
+
+/// What pyproject.toml holds now: its dependency lists, or why there are none.
+enum Project {
+    /// No pyproject.toml at all.
+    Missing,
+    /// It does not parse: the parser's message.
+    Broken(String),
+    Read(Manifest),
+}
+
+impl DepsDir {
+    pub fn new(source: Weak<Source>) -> Self {
+        DepsDir { source }
+    }
+
+    fn source(&self) -> Result<Arc<Source>> {
+        self.source
+            .upgrade()
+            .ok_or_else(|| Error::internal("source/ is being taken down"))
+    }
+
+    fn pyproject(source: &Source) -> PathBuf {
+        source.project.root.join("pyproject.toml")
+    }
+
+    fn project(source: &Source) -> Result<Project> {
+        let text = match std::fs::read(Self::pyproject(source)) {
+            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+                Error::invalid("pyproject.toml is not UTF-8 text, which TOML must be")
+            })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Project::Missing),
+            Err(e) => return Err(Error::internal(format!("cannot read pyproject.toml: {e}"))),
+        };
+        Ok(match Manifest::read(&text) {
+            Ok(manifest) => Project::Read(manifest),
+            Err(why) => Project::Broken(why),
+        })
+    }
+
+    fn manifest(source: &Source) -> Result<Manifest> {
+        match Self::project(source)? {
+            Project::Read(manifest) => Ok(manifest),
+            Project::Missing | Project::Broken(_) => Ok(Manifest::default()),
+        }
+    }
+
+    fn shown(path: &[&str]) -> String {
+        format!("source/{DEPS}/{}", path.join("/"))
+    }
+
+    fn missing(&self, path: &[&str]) -> Error {
+        let list = self
+            .source()
+            .map(|s| s.links.to(&format!("source/{DEPS}/_entry.md")))
+            .unwrap_or_default();
+        Error::not_found(format!(
+            "{} does not exist: {list} lists the dependencies and where they are",
+            Self::shown(path)
+        ))
+    }
+}
+
+/// A package's file: its requirements, one per line.
+fn file_text(list: &List, name: &str) -> Option<String> {
+    let lines: Vec<&str> = list
+        .requirements(name)
+        .iter()
+        .map(|r| r.text.as_str())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n") + "\n")
+}
+
+/// Whether files can be written in `id`: `[project]` lists it, not another tool.
+fn editable(manifest: &Manifest, id: &ListId) -> bool {
+    manifest.project && !manifest.is_dynamic(id)
+}
+
+impl Resource for DepsDir {
+    fn name(&self) -> &'static str {
+        DEPS
+    }
+
+    fn summary(&self) -> Result<String> {
+        let manifest = Self::manifest(&*self.source()?)?;
+        let main = manifest.list(&ListId::Main).map_or(0, |l| l.names().len());
+        let count = |extras: bool| {
+            manifest
+                .lists
+                .iter()
+                .filter(|l| {
+                    matches!(
+                        (&l.id, extras),
+                        (ListId::Extra(_), true) | (ListId::Group(_), false)
+                    )
+                })
+                .count()
+        };
+        let (extras, groups) = (count(true), count(false));
+        Ok(format!(
+            "dependencies of pyproject.toml: {main} required, {extras} extra{}, {groups} group{}",
+            if extras == 1 { "" } else { "s" },
+            if groups == 1 { "" } else { "s" }
+        ))
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let source = self.source()?;
+        let owner = source.root_ownership();
+        let manifest = Self::manifest(&source)?;
+        match at(path).ok_or_else(|| self.missing(path))? {
+            At::Top => Ok(Node::dir(editable(&manifest, &ListId::Main)).owned(owner)),
+            At::Lists(kind) => Ok(Node::dir(
+                manifest.project
+                    && (kind == ListKind::Groups || !manifest.is_dynamic(&kind.id(""))),
+            )
+            .owned(owner)),
+            At::List(id) => match manifest.list(&id) {
+                Some(_) => Ok(Node::dir(editable(&manifest, &id)).owned(owner)),
+                None => Err(self.missing(path)),
+            },
+            At::Package(id, name) => match manifest.list(&id).and_then(|l| file_text(l, &name)) {
+                Some(text) => Ok(Node {
+                    size: Some(text.len() as u64),
+                    ..Node::document(editable(&manifest, &id)).owned(owner)
+                }),
+                None => Err(self.missing(path)),
+            },
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        let manifest = Self::manifest(&*self.source()?)?;
+        match at(path).ok_or_else(|| self.missing(path))? {
+            At::Top => {
+                let mut children = packages(manifest.list(&ListId::Main));
+                if manifest.project {
+                    for kind in [ListKind::Extras, ListKind::Groups] {
+                        let n = manifest.lists.iter().filter(|l| kind.holds(&l.id)).count();
+                        let what = match kind {
+                            ListKind::Extras => "extras of [project.optional-dependencies]",
+                            ListKind::Groups => "groups of [dependency-groups] (PEP 735)",
+                        };
+                        children.push(Child::new(kind.dir(), Kind::Dir, format!("{n} {what}")));
+                    }
+                }
+                Ok(children)
+            }
+            At::Lists(kind) => Ok(manifest
+                .lists
+                .iter()
+                .filter(|l| kind.holds(&l.id))
+                .map(|l| {
+                    let name = match &l.id {
+                        ListId::Extra(n) | ListId::Group(n) => n.clone(),
+                        ListId::Main => String::new(),
+                    };
+                    Child::new(name, Kind::Dir, packages_count(l.names().len()))
+                })
+                .collect()),
+            At::List(id) => match manifest.list(&id) {
+                Some(list) => Ok(packages(Some(list))),
+                None => Err(self.missing(path)),
+            },
+            At::Package(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", Self::shown(path)),
+            )),
+        }
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        let manifest = Self::manifest(&*self.source()?)?;
+        match at(path).ok_or_else(|| self.missing(path))? {
+            At::Package(id, name) => manifest
+                .list(&id)
+                .and_then(|l| file_text(l, &name))
+                .map(String::into_bytes)
+                .ok_or_else(|| self.missing(path)),
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory: read its _entry.md", Self::shown(path)),
+            )),
+        }
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        let source = self.source()?;
+        let project = Self::project(&source)?;
+        match at(path).ok_or_else(|| self.missing(path))? {
+            At::Top => Ok(view::top(&source, &project)),
+            At::Lists(kind) => Ok(view::lists(&source, &project, kind)),
+            At::List(id) => match &project {
+                Project::Read(manifest) if manifest.list(&id).is_some() => {
+                    Ok(view::list(&source, manifest, &id))
+                }
+                _ => Err(self.missing(path)),
+            },
+            At::Package(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", Self::shown(path)),
+            )),
+        }
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        match at(path) {
+            Some(At::Package(id, name)) => edit::write(&*self.source()?, &id, &name, content, base),
+            _ => Err(Error::read_only(format!(
+                "{} cannot be written: write a package's file (source/{DEPS}/<package>)",
+                Self::shown(path)
+            ))),
+        }
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        match at(path) {
+            Some(At::Package(id, name)) => edit::can_create(&*self.source()?, &id, &name),
+            _ => Err(Error::not_permitted(format!(
+                "cannot create {}: files here are packages (source/{DEPS}/<package>, \
+                 {OPTIONAL}/<extra>/<package>, {GROUPS}/<group>/<package>)",
+                Self::shown(path)
+            ))),
+        }
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        let source = self.source()?;
+        match at(path) {
+            Some(At::Package(id, name)) => edit::remove(&source, &id, &name),
+            Some(At::List(id)) => edit::remove_list(&source, &id),
+            _ => Err(Error::not_permitted(format!(
+                "{} cannot be removed: remove a package's file, or an empty extra or group",
+                Self::shown(path)
+            ))),
+        }
+    }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        match at(path) {
+            Some(At::List(id)) => edit::add_list(&*self.source()?, &id),
+            _ => Err(Error::not_permitted(format!(
+                "cannot make {}: make an extra in {OPTIONAL}/ or a group in {GROUPS}/",
+                Self::shown(path)
+            ))),
+        }
+    }
+}
+
+/// `1 package`, `3 packages`.
+fn packages_count(n: usize) -> String {
+    format!("{n} package{}", if n == 1 { "" } else { "s" })
+}
+
+/// The members of a list: a file per package, described by its requirement.
+fn packages(list: Option<&List>) -> Vec<Child> {
+    let Some(list) = list else {
+        return Vec::new();
+    };
+    list.names()
+        .into_iter()
+        .map(|name| {
+            let texts: Vec<&str> = list
+                .requirements(name)
+                .iter()
+                .map(|r| r.text.as_str())
+                .collect();
+            Child::new(name, Kind::Document, texts.join(" | "))
+        })
+        .collect()
+}
+
+/// The elements of a list that are no requirement, for the entry view.
+fn others(list: &List) -> Vec<String> {
+    list.elements
+        .iter()
+        .filter_map(|e| match e {
+            Element::Requirement(_) => None,
+            Element::Invalid { text, why } => {
+                Some(format!("`{text}` — not a valid requirement: {why}"))
+            }
+            Element::Other(text) => Some(format!("`{text}`")),
+        })
+        .collect()
+}

@@ -1,0 +1,261 @@
+//! The entry views of `source/deps/`: what the project requires and how to change it —
+//! or, when `[project]` does not list its dependencies, where they are instead (setup.py,
+//! setup.cfg, requirements files, Poetry's tables) and how to move them.
+
+use std::path::Path;
+
+use super::{
+    DEPS, GROUPS, ListKind, OPTIONAL, Project, list_dir, others, packages, packages_count,
+};
+use crate::model::{Entry, Function, Section};
+use crate::pyproject::deps::{ListId, Manifest};
+use crate::resources::source::Source;
+
+/// `source/deps/_entry.md`.
+pub(super) fn top(source: &Source, project: &Project) -> Entry {
+    let manifest = match project {
+        Project::Read(manifest) => manifest,
+        Project::Missing => {
+            return elsewhere_entry(source, "the project has no pyproject.toml");
+        }
+        Project::Broken(why) => {
+            return Entry {
+                title: format!("source/{DEPS} — pyproject.toml does not parse"),
+                about: vec![
+                    "pyproject.toml is not valid TOML, so no dependency can be read or changed \
+                     here until it is fixed:"
+                        .into(),
+                    why.lines().next().unwrap_or_default().to_string(),
+                ],
+                ..Entry::default()
+            };
+        }
+    };
+    if !manifest.project {
+        return elsewhere_entry(source, "pyproject.toml has no [project] table");
+    }
+    if manifest.is_dynamic(&ListId::Main) {
+        let mut entry = elsewhere_entry(
+            source,
+            "pyproject.toml declares its dependencies dynamic: another tool provides them",
+        );
+        entry.sections.insert(0, lists_section(source, manifest));
+        return entry;
+    }
+    let main = manifest.list(&ListId::Main);
+    let count = main.map_or(0, |l| l.names().len());
+    let mut entry = list_entry(source, manifest, &ListId::Main);
+    entry.title = format!(
+        "source/{DEPS} — {} required by [project].dependencies",
+        packages_count(count)
+    );
+    entry.sections.push(lists_section(source, manifest));
+    entry
+}
+
+/// `source/deps/optional/_entry.md` and `groups/_entry.md`.
+pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry {
+    let (what, table) = match kind {
+        ListKind::Extras => ("extras", "[project.optional-dependencies]"),
+        ListKind::Groups => ("dependency groups (PEP 735)", "[dependency-groups]"),
+    };
+    let dir = source.links.to(&format!("source/{DEPS}/{}", kind.dir()));
+    let items = match project {
+        Project::Read(manifest) => manifest
+            .lists
+            .iter()
+            .filter(|l| kind.holds(&l.id))
+            .map(|l| {
+                format!(
+                    "`{}` — {}",
+                    dir_of(source, &l.id),
+                    packages_count(l.names().len())
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Entry {
+        title: format!(
+            "source/{DEPS}/{} — {} {what} of {table}",
+            kind.dir(),
+            items.len()
+        ),
+        functions: vec![
+            Function::new(
+                format!("mkdir {dir}/NAME"),
+                format!("add an empty one to {table}"),
+                "then write package files into it",
+            ),
+            Function::new(
+                format!("rmdir {dir}/NAME"),
+                "remove an empty one",
+                "its line goes from pyproject.toml",
+            ),
+        ],
+        sections: vec![Section {
+            heading: what.to_string(),
+            items,
+            empty: format!("none yet: {table} lists none"),
+            ..Section::default()
+        }],
+        ..Entry::default()
+    }
+}
+
+/// `source/deps/optional/<extra>/_entry.md` and `groups/<group>/_entry.md`.
+pub(super) fn list(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
+    let mut entry = list_entry(source, manifest, id);
+    let count = manifest.list(id).map_or(0, |l| l.names().len());
+    entry.title = format!(
+        "source/{DEPS}/{} — {} in {id}",
+        list_dir(id).trim_end_matches('/'),
+        packages_count(count)
+    );
+    entry
+}
+
+/// The packages of list `id` and how to change them.
+fn list_entry(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
+    let dir = dir_of(source, id);
+    let list = manifest.list(id);
+    let rows = packages(list)
+        .into_iter()
+        .map(|c| format!("`{}` — {}", c.name, c.about))
+        .collect();
+    let mut sections = vec![Section {
+        heading: "Packages".into(),
+        items: rows,
+        empty: format!("none: {id} is empty"),
+        ..Section::default()
+    }];
+    let other = list.map(others).unwrap_or_default();
+    if !other.is_empty() {
+        sections.push(Section {
+            heading: "Also in the list (not a package file; change them in pyproject.toml)".into(),
+            items: other,
+            ..Section::default()
+        });
+    }
+    Entry {
+        title: String::new(),
+        about: vec![format!(
+            "One file per package, named by its normalised name (PEP 503), holding its PEP 508 \
+             requirement; several lines when it is required under different markers. Changes \
+             are made in pyproject.toml, touching only their own bytes, and are listed in {}.",
+            source.links.to("source/history/")
+        )],
+        functions: vec![
+            Function::new(
+                format!("cat {dir}PACKAGE"),
+                "read a requirement",
+                "e.g. requests>=2.31",
+            ),
+            Function::new(
+                format!("echo 'httpx>=0.27' > {dir}httpx"),
+                "add or change one",
+                "refused with the position if it is not PEP 508 or names another package",
+            ),
+            Function::new(
+                format!("rm {dir}PACKAGE"),
+                "drop a dependency",
+                "its line (and the comments above it) go",
+            ),
+        ],
+        sections,
+        ..Entry::default()
+    }
+}
+
+/// The extras and groups, as one block of the top entry.
+fn lists_section(source: &Source, manifest: &Manifest) -> Section {
+    let items = manifest
+        .lists
+        .iter()
+        .filter(|l| l.id != ListId::Main)
+        .map(|l| {
+            format!(
+                "`{}` — {}",
+                dir_of(source, &l.id),
+                packages_count(l.names().len())
+            )
+        })
+        .collect();
+    Section {
+        heading: format!("Extras ({OPTIONAL}/) and groups ({GROUPS}/)"),
+        items,
+        empty: format!(
+            "none: mkdir {} or {} to add one",
+            source.links.to(&format!("source/{DEPS}/{OPTIONAL}/NAME")),
+            source.links.to(&format!("source/{DEPS}/{GROUPS}/NAME"))
+        ),
+        ..Section::default()
+    }
+}
+
+fn dir_of(source: &Source, id: &ListId) -> String {
+    source.links.to(&format!("source/{DEPS}/{}", list_dir(id)))
+}
+
+/// The entry of a project whose dependencies `[project]` does not list: where they are.
+fn elsewhere_entry(source: &Source, why: &str) -> Entry {
+    let found = elsewhere(&source.project.root);
+    Entry {
+        title: format!("source/{DEPS} — {why}"),
+        about: vec![
+            "Dependencies are read and changed here when pyproject.toml lists them in \
+             [project] (PEP 621). This project keeps them elsewhere, so nothing here can be \
+             written; change them where they are."
+                .into(),
+        ],
+        sections: vec![Section {
+            heading: "Where this project's dependencies are".into(),
+            items: found,
+            empty: "no setup.py, setup.cfg, requirements file or Poetry table found: the project declares no dependencies".into(),
+            ..Section::default()
+        }],
+        advanced: vec![format!(
+            "To manage them here, add to pyproject.toml:\n  [project]\n  name = \"{}\"\n  version = \"0.1.0\"\n  dependencies = []",
+            source.name
+        )],
+        ..Entry::default()
+    }
+}
+
+/// The other places a project declares dependencies in, one line each.
+fn elsewhere(root: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    if root.join("setup.py").is_file() {
+        found.push("`setup.py` — `install_requires=[...]` in its setup() call (code, run by setuptools: edit it there)".into());
+    }
+    if let Ok(text) = std::fs::read_to_string(root.join("setup.cfg"))
+        && text.contains("install_requires")
+    {
+        found.push("`setup.cfg` — `install_requires` under `[options]`".into());
+    }
+    let mut requirements: Vec<String> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("requirements") && n.ends_with(".txt"))
+        .collect();
+    requirements.sort();
+    for name in requirements {
+        found.push(format!("`{name}` — one requirement per line (pip)"));
+    }
+    if let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) {
+        for (table, tool) in [
+            ("[tool.poetry.dependencies]", "Poetry"),
+            ("[tool.poetry.group.", "Poetry groups"),
+            ("[tool.pdm.dev-dependencies]", "PDM"),
+        ] {
+            if text.contains(table) {
+                found.push(format!(
+                    "`pyproject.toml` `{table}` — {tool}'s own table (edit it in pyproject.toml)"
+                ));
+            }
+        }
+    }
+    found
+}
