@@ -100,6 +100,11 @@ fn dependencies_are_files_and_their_changes_touch_only_their_own_bytes() {
 }
 
 #[test]
+fn config_tables_are_files_and_their_changes_touch_only_their_own_bytes() {
+    Mount::example().run_script("source_config.sh");
+}
+
+#[test]
 fn a_write_past_the_limit_changes_nothing() {
     Mount::example().run_script("source_edit_too_big.sh");
 }

@@ -8,25 +8,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 D="$S/deps"
 PY="$PROJECT/pyproject.toml"
 
-# same FILE WHAT: pyproject.toml is byte for byte FILE.
-same() { cmp -s "$PY" "$1" || fail "$2: pyproject.toml differs from $1:
-$(diff "$1" "$PY")"; }
-
 # put TEXT FILE: write TEXT (printf format) into the mount's FILE with cp, which reports
 # a refused close.
 put() { printf "$1" > req.txt; cp req.txt "$2"; }
-
-# refused TEXT FILE WHY...: writing TEXT to FILE fails, says each WHY in /_errors.md, and
-# pyproject.toml stays as it was.
-refused() {
-  local text=$1 file=$2; shift 2
-  cp "$PY" before.toml
-  printf "$text" > req.txt
-  expect_fails "" "cp to $file" -- cp req.txt "$file"
-  local said; said=$(newest_error)
-  for why in "$@"; do expect_contains "$said" "$why" "why $file was refused"; done
-  same before.toml "the refused write to $file"
-}
 
 # --- The example project: PEP 621, a comment on a requirement, one extra.
 cp "$PY" original.toml
@@ -39,9 +23,9 @@ expect_contains "$entry" "\`tabulate\` — tabulate~=0.9" "the entry lists each 
 # Change one: its string changes, its comment and every other byte stay.
 put 'python-dateutil>=2.9\n' "$D/python-dateutil"
 sed 's/"python-dateutil>=2.8",  # flexible/"python-dateutil>=2.9",  # flexible/' original.toml > expected.toml
-same expected.toml "a changed requirement"
+same_pyproject expected.toml "a changed requirement"
 put 'python-dateutil>=2.8\n' "$D/python-dateutil"
-same original.toml "changed back"
+same_pyproject original.toml "changed back"
 
 # Add one, then remove it: the file comes back exactly.
 put 'httpx[http2] >= 0.27 ; python_version >= "3.9"\n' "$D/httpx"
@@ -51,46 +35,46 @@ text = open(sys.argv[1]).read()
 text = text.replace('    "tabulate~=0.9",\n', '    "tabulate~=0.9",\n    \'httpx[http2] >= 0.27 ; python_version >= "3.9"\',\n')
 open(sys.argv[2], "w").write(text)
 EOF
-same expected.toml "an added requirement"
+same_pyproject expected.toml "an added requirement"
 expect_eq "$(cat "$D/httpx")" 'httpx[http2] >= 0.27 ; python_version >= "3.9"' "it reads back"
 rm "$D/httpx"
-same original.toml "added then removed"
+same_pyproject original.toml "added then removed"
 expect_missing "$D/httpx" "the removed package"
 
 # The same in an extra, made by mkdir and removed by rmdir.
 mkdir "$D/optional/gui"
 sed 's/^dev = \["pytest>=7"\]$/dev = ["pytest>=7"]\ngui = []/' original.toml > expected.toml
-same expected.toml "mkdir of an extra"
+same_pyproject expected.toml "mkdir of an extra"
 put 'pyside6\n' "$D/optional/gui/pyside6"
 sed 's/^gui = \[\]$/gui = ["pyside6"]/' expected.toml > expected2.toml
-same expected2.toml "a package in the new extra"
+same_pyproject expected2.toml "a package in the new extra"
 rm "$D/optional/gui/pyside6"
 rmdir "$D/optional/gui"
-same original.toml "the extra added and removed"
-refused 'pytest>=7\npytest-cov\n' "$D/optional/dev/pytest" "requires pytest-cov, but this file is pytest"
+same_pyproject original.toml "the extra added and removed"
+refused_pyproject 'pytest>=7\npytest-cov\n' "$D/optional/dev/pytest" "requires pytest-cov, but this file is pytest"
 
 # A package required under two markers is one file of two lines.
 put 'numpy>=1.26; python_version < "3.12"\nnumpy>=2; python_version >= "3.12"\n' "$D/numpy"
 expect_eq "$(cat "$D/numpy" | wc -l)" "2" "two requirements, two lines"
 rm "$D/numpy"
-same original.toml "both lines removed"
+same_pyproject original.toml "both lines removed"
 
 # Refusals: each says why, none changes a byte.
-refused 'python-dateutil>=\n' "$D/python-dateutil" "not a PEP 508 requirement" "column 16"
-refused 'requests>=2\n' "$D/python-dateutil" "requires requests, but this file is python-dateutil"
-refused '\n\n' "$D/tabulate" "it is empty" "rm the file"
-refused 'tabulate~=0.9\ntabulate>=\n' "$D/tabulate" "line 2"
+refused_pyproject 'python-dateutil>=\n' "$D/python-dateutil" "not a PEP 508 requirement" "column 16"
+refused_pyproject 'requests>=2\n' "$D/python-dateutil" "requires requests, but this file is python-dateutil"
+refused_pyproject '\n\n' "$D/tabulate" "it is empty" "rm the file"
+refused_pyproject 'tabulate~=0.9\ntabulate>=\n' "$D/tabulate" "line 2"
 expect_fails "Invalid argument" "a file not named by the normalised name" -- touch "$D/Python_Dateutil"
 expect_contains "$(newest_error)" "use python-dateutil" "the normalised name is suggested"
 expect_fails "No such file" "a package in an extra that does not exist" -- cp req.txt "$D/optional/nope/x"
-same original.toml "after the refusals"
+same_pyproject original.toml "after the refusals"
 
 # Every change is an edit in history/, undone like any other.
 put 'tabulate>=0.9.0\n' "$D/tabulate"
-n=$(ls "$S/history" | filter '^[0-9]+\.diff$' | sort -n | tail -1)
-expect_contains "$(cat "$S/history/$n")" "+    \"tabulate>=0.9.0\"," "the diff of the change"
-echo "${n%.diff}" > "$S/history/undo"
-same original.toml "undone"
+diff=$(newest_diff)
+expect_contains "$(cat "$diff")" "+    \"tabulate>=0.9.0\"," "the diff of the change"
+undo_edit "$diff"
+same_pyproject original.toml "undone"
 
 # --- PEP 735 groups, with include-group entries that are no package.
 cat > "$PY" <<'EOF'
@@ -117,15 +101,15 @@ text = open(sys.argv[1]).read()
 text = text.replace('    { include-group = "lint" },\n', '    { include-group = "lint" },\n    "pytest-xdist",\n')
 open(sys.argv[2], "w").write(text)
 EOF
-same expected.toml "a package added to a group"
+same_pyproject expected.toml "a package added to a group"
 rm "$D/groups/test/pytest-xdist"
-same groups.toml "and removed"
+same_pyproject groups.toml "and removed"
 put 'ruff>=0.7\n' "$D/groups/lint/ruff"
 sed 's/^lint = \["ruff>=0.6"\]  # the linter$/lint = ["ruff>=0.7"]  # the linter/' groups.toml > expected.toml
-same expected.toml "a one-line group changed in place"
+same_pyproject expected.toml "a one-line group changed in place"
 put 'attrs\n' "$D/attrs"
 sed 's/^dependencies = \[\]$/dependencies = ["attrs"]/' expected.toml > expected2.toml
-same expected2.toml "the first package of an empty list"
+same_pyproject expected2.toml "the first package of an empty list"
 
 # --- A hatch project with many tool tables and no dependencies key yet.
 cat > "$PY" <<'EOF'
@@ -160,7 +144,7 @@ text = open(sys.argv[1]).read()
 text = text.replace('description = "Books"\n', 'description = "Books"\ndependencies = [\n    "click>=8",\n]\n')
 open(sys.argv[2], "w").write(text)
 EOF
-same expected.toml "dependencies made in [project], the tool tables untouched"
+same_pyproject expected.toml "dependencies made in [project], the tool tables untouched"
 python3 -c 'import sys, tomllib; d = tomllib.load(open(sys.argv[1], "rb")); assert d["project"]["dependencies"] == ["click>=8"], d; assert d["tool"]["hatch"]["envs"]["default"]["dependencies"] == ["coverage[toml]>=6.5", "pytest"]' "$PY" \
   || fail "the hatch project's TOML"
 
@@ -182,14 +166,14 @@ expect_contains "$entry" "[tool.poetry.dependencies]" "Poetry's table is named"
 expect_contains "$entry" "requirements-dev.txt" "the requirements file is named"
 printf 'requests\n' > req.txt
 expect_fails "Read-only file system" "a write without [project]" -- cp req.txt "$D/requests"
-same poetry.toml "the Poetry project after the refused write"
+same_pyproject poetry.toml "the Poetry project after the refused_pyproject write"
 rm "$PROJECT/requirements-dev.txt"
 
 # --- Broken TOML: read and write both say so.
 printf '[project\nname = "ledger"\n' > "$PY"
 cp "$PY" broken.toml
 expect_contains "$(cat "$D/_entry.md")" "does not parse" "a broken pyproject.toml"
-same broken.toml "reading a broken file"
+same_pyproject broken.toml "reading a broken file"
 
 # --- No pyproject.toml at all.
 rm "$PY"

@@ -103,3 +103,28 @@ edits() { ls "$S/history" | filter -c '\.diff$'; }
 
 # last_edit: the number of the newest routed edit.
 last_edit() { ls "$S/history" | sed -n 's/\.diff$//p' | sort -n | tail -n 1; }
+
+# same_pyproject FILE WHAT: the project's pyproject.toml is byte for byte FILE.
+same_pyproject() { cmp -s "$PROJECT/pyproject.toml" "$1" || fail "$2: pyproject.toml differs from $1:
+$(diff "$1" "$PROJECT/pyproject.toml")"; }
+
+# refused_pyproject TEXT FILE WHY...: cp of TEXT (printf format) to the mount's FILE fails,
+# /_errors.md says each WHY, and pyproject.toml stays as it was.
+refused_pyproject() {
+  local text=$1 file=$2; shift 2
+  cp "$PROJECT/pyproject.toml" before.toml
+  printf "$text" > written.txt
+  expect_fails "Invalid argument" "cp to $file" -- cp written.txt "$file"
+  local said; said=$(newest_error)
+  for why in "$@"; do expect_contains "$said" "$why" "why $file was refused"; done
+  same_pyproject before.toml "the refused write to $file"
+}
+
+# newest_diff: the diff file of the newest edit in source/history/.
+newest_diff() {
+  local n; n=$(ls "$S/history" | filter '^[0-9]+\.diff$' | sort -n | tail -1)
+  echo "$S/history/$n"
+}
+
+# undo_edit DIFF: revert the edit whose diff file is DIFF.
+undo_edit() { basename "$1" .diff > "$S/history/undo"; }

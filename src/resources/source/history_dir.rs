@@ -3,12 +3,10 @@
 //! edit's number is written to. The edits themselves and undoing them belong to
 //! [`Source`] (`history.rs`), which records every change it makes.
 
-use std::sync::{Arc, Weak};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
-use crate::resources::source::Source;
 use crate::resources::source::tree::HISTORY;
+use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
 /// Diffs listed by `ls` (the newest; older ones are reachable by number).
@@ -16,18 +14,12 @@ const LISTED: usize = 1000;
 
 /// `source/history/`.
 pub struct HistoryDir {
-    source: Weak<Source>,
+    source: Parent,
 }
 
 impl HistoryDir {
-    pub fn new(source: Weak<Source>) -> Self {
+    pub fn new(source: Parent) -> Self {
         HistoryDir { source }
-    }
-
-    fn source(&self) -> Result<Arc<Source>> {
-        self.source
-            .upgrade()
-            .ok_or_else(|| Error::internal("source/ is being taken down"))
     }
 
     fn shown(path: &[&str]) -> String {
@@ -62,7 +54,7 @@ impl Resource for HistoryDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         let root = source.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
@@ -85,7 +77,7 @@ impl Resource for HistoryDir {
                 format!("{} is a file", Self::shown(path)),
             ));
         }
-        let source = self.source()?;
+        let source = self.source.get()?;
         let (rows, _) = source
             .store
             .read(|c| crate::store::edits::newest(c, LISTED))?;
@@ -101,7 +93,7 @@ impl Resource for HistoryDir {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         match path {
             [name] => match place(&source, name) {
                 Some(Place::Diff(id)) => Ok(source.diff_view(id)?.into_bytes()),
@@ -116,11 +108,11 @@ impl Resource for HistoryDir {
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
-        self.source()?.history_entry()
+        self.source.get()?.history_entry()
     }
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         match path {
             [name] if matches!(place(&source, name), Some(Place::Undo)) => source.undo(content),
             _ => Err(Error::read_only(format!(
@@ -135,13 +127,6 @@ impl Resource for HistoryDir {
 
 impl HistoryDir {
     fn missing(&self, path: &[&str]) -> Error {
-        let list = self
-            .source()
-            .map(|s| s.links.to(&format!("source/{HISTORY}/_entry.md")))
-            .unwrap_or_default();
-        Error::not_found(format!(
-            "{} does not exist: {list} lists the edits",
-            Self::shown(path)
-        ))
+        self.source.missing(HISTORY, path, "lists the edits")
     }
 }

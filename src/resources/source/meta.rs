@@ -2,12 +2,10 @@
 //! document that says how `source/` behaves (validated and stored by [`Source`], in
 //! `check.rs`), and an entry view that explains each setting with its value now.
 
-use std::sync::{Arc, Weak};
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
-use crate::resources::source::Source;
 use crate::resources::source::tree::META;
+use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
 /// The settings document's name.
@@ -15,18 +13,12 @@ const SETTINGS: &str = "settings.toml";
 
 /// `source/meta/`.
 pub struct MetaDir {
-    source: Weak<Source>,
+    source: Parent,
 }
 
 impl MetaDir {
-    pub fn new(source: Weak<Source>) -> Self {
+    pub fn new(source: Parent) -> Self {
         MetaDir { source }
-    }
-
-    fn source(&self) -> Result<Arc<Source>> {
-        self.source
-            .upgrade()
-            .ok_or_else(|| Error::internal("source/ is being taken down"))
     }
 
     fn missing(path: &[&str]) -> Error {
@@ -47,7 +39,7 @@ impl Resource for MetaDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let root = self.source()?.root_ownership();
+        let root = self.source.get()?.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [SETTINGS] => Ok(Node::document(true).owned(root)),
@@ -71,7 +63,7 @@ impl Resource for MetaDir {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match path {
-            [SETTINGS] => Ok(self.source()?.settings_text()?.into_bytes()),
+            [SETTINGS] => Ok(self.source.get()?.settings_text()?.into_bytes()),
             [] => Err(Error::new(
                 ErrorKind::IsADirectory,
                 format!("source/{META} is a directory: read its _entry.md"),
@@ -81,12 +73,12 @@ impl Resource for MetaDir {
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
-        Ok(entry(&*self.source()?))
+        Ok(entry(&*self.source.get()?))
     }
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         match path {
-            [SETTINGS] => self.source()?.write_settings(content),
+            [SETTINGS] => self.source.get()?.write_settings(content),
             _ => Err(Error::read_only(format!(
                 "source/{META}/{} cannot be written: only {SETTINGS} can",
                 path.join("/")

@@ -5,6 +5,7 @@
 
 mod change;
 mod check;
+mod config;
 mod deps;
 pub mod disk;
 pub mod edit;
@@ -14,6 +15,7 @@ pub mod import_check;
 mod meta;
 pub mod modules;
 pub mod project;
+mod pyproject_change;
 pub mod search;
 pub mod settings;
 pub mod tree;
@@ -31,6 +33,7 @@ use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
 use crate::tree::resource::Resource;
+use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
 use history_dir::HistoryDir;
@@ -38,6 +41,50 @@ use meta::MetaDir;
 use modules::Modules;
 use project::{EntryKind, Project};
 use tree::{HISTORY, META, Place, TESTS};
+
+/// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
+/// lives in: weakly, as the source holds it.
+pub(crate) struct Parent(std::sync::Weak<Source>);
+
+impl Parent {
+    pub(crate) fn get(&self) -> Result<Arc<Source>> {
+        self.0
+            .upgrade()
+            .ok_or_else(|| Error::internal("source/ is being taken down"))
+    }
+
+    /// `source/<dir>/<path>` was read as a file.
+    pub(crate) fn is_a_dir(dir: &str, path: &[&str]) -> Error {
+        Error::new(
+            crate::error::ErrorKind::IsADirectory,
+            format!(
+                "source/{dir}/{} is a directory: read its _entry.md",
+                path.join("/")
+            ),
+        )
+    }
+
+    /// `source/<dir>/<path>` was listed as a directory.
+    pub(crate) fn not_a_dir(dir: &str, path: &[&str]) -> Error {
+        Error::new(
+            crate::error::ErrorKind::NotADirectory,
+            format!("source/{dir}/{} is a file", path.join("/")),
+        )
+    }
+
+    /// `source/<dir>/<path>` does not exist: the error points at `dir`'s entry view, which
+    /// `lists` what there is.
+    pub(crate) fn missing(&self, dir: &str, path: &[&str], lists: &str) -> Error {
+        let entry = self
+            .get()
+            .map(|s| s.links.to(&format!("source/{dir}/_entry.md")))
+            .unwrap_or_default();
+        Error::not_found(format!(
+            "source/{dir}/{} does not exist: {entry} {lists}",
+            path.join("/")
+        ))
+    }
+}
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -51,7 +98,7 @@ pub struct Source {
     pub(crate) budget: usize,
     /// The Python version edits must compile on, found once when mounting.
     target: Version,
-    /// The resourcespaces inside source/: deps/, history/ and meta/.
+    /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
 }
 
@@ -70,9 +117,10 @@ impl Source {
         // holds them.
         Arc::new_cyclic(|source| Source {
             children: vec![
-                Arc::new(DepsDir::new(source.clone())),
-                Arc::new(HistoryDir::new(source.clone())),
-                Arc::new(MetaDir::new(source.clone())),
+                Arc::new(DepsDir::new(Parent(source.clone()))),
+                Arc::new(ConfigDir::new(Parent(source.clone()))),
+                Arc::new(HistoryDir::new(Parent(source.clone()))),
+                Arc::new(MetaDir::new(Parent(source.clone()))),
             ],
             project: Project::open(root),
             modules: Modules::default(),
@@ -115,7 +163,8 @@ impl Source {
                 if *name != tree::TESTS
                     && *name != HISTORY
                     && *name != META
-                    && *name != deps::DEPS =>
+                    && *name != deps::DEPS
+                    && *name != config::CONFIG =>
             {
                 self.project.code_roots.clone()
             }

@@ -111,14 +111,13 @@ fn root(source: &Source, here: &str) -> Entry {
     if subresources.is_empty() {
         subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
     }
-    // deps/ says itself what pyproject.toml lists.
-    if let Some(deps) = source
-        .children
-        .iter()
-        .find(|c| c.name() == super::deps::DEPS)
-        && let Ok(summary) = deps.summary()
-    {
-        subresources.push(format!("`{here}deps/` — {summary}"));
+    // deps/ and config/ say themselves what pyproject.toml holds.
+    for name in [super::deps::DEPS, super::config::CONFIG] {
+        if let Some(child) = source.children.iter().find(|c| c.name() == name)
+            && let Ok(summary) = child.summary()
+        {
+            subresources.push(format!("`{here}{name}/` — {summary}"));
+        }
     }
     let edits = source
         .store

@@ -5,12 +5,13 @@
 //! what the writer saw, written atomically, recorded in `source/history/` (and so undone
 //! like any edit). A refused change writes nothing.
 
-use super::{DEPS, DepsDir, editable, file_text, list_dir};
+use super::{DEPS, editable, file_text, list_dir};
 use crate::error::{Error, Result};
 use crate::pyproject::deps::{self, ListId, Manifest};
 use crate::pyproject::requirement::{self, Requirement};
 use crate::resources::source::Source;
-use crate::resources::source::change::{ProjectChange, conflict};
+use crate::resources::source::change::conflict;
+use crate::resources::source::pyproject_change::{change_pyproject, pyproject};
 
 /// Sets package `name`'s requirements in list `id` to the lines of `content`.
 pub(super) fn write(
@@ -101,28 +102,12 @@ fn change(
     what: &str,
     edit: impl FnOnce(&str, &Manifest) -> Result<String>,
 ) -> Result<()> {
-    let path = DepsDir::pyproject(source);
-    let mut change = ProjectChange::begin(source, &[&path])?;
-    let text = match change.old(&path)? {
-        Some(bytes) => std::str::from_utf8(bytes)
-            .map_err(|_| Error::invalid("pyproject.toml is not UTF-8 text, which TOML must be"))?
-            .to_string(),
-        None => return Err(no_pyproject()),
-    };
-    let manifest = Manifest::read(&text).map_err(broken)?;
-    writable(&manifest, id)?;
-    let new = edit(&text, &manifest)?;
-    if new == text {
-        return Ok(());
-    }
-    // The splice is checked, not trusted: what is written must read back as TOML.
-    Manifest::read(&new).map_err(|e| {
-        Error::internal(format!(
-            "the change would break pyproject.toml ({e}); nothing was written"
-        ))
-    })?;
-    change.write(&path, new, format!("deps: {what}"))?;
-    change.commit()
+    change_pyproject(source, &format!("deps: {what}"), |text| {
+        let text = text.ok_or_else(no_pyproject)?;
+        let manifest = Manifest::read(text).map_err(broken)?;
+        writable(&manifest, id)?;
+        edit(text, &manifest)
+    })
 }
 
 /// The requirements a package file holds: one per non-blank line, `#` lines ignored, each
@@ -190,7 +175,7 @@ fn check_list_name(name: &str) -> Result<()> {
 }
 
 fn read(source: &Source) -> Result<Manifest> {
-    let path = DepsDir::pyproject(source);
+    let path = pyproject(source);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(no_pyproject()),

@@ -12,13 +12,11 @@
 mod edit;
 mod view;
 
-use std::path::PathBuf;
-use std::sync::{Arc, Weak};
-
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Kind, Node};
 use crate::pyproject::deps::{Element, List, ListId, Manifest};
-use crate::resources::source::Source;
+use crate::resources::source::pyproject_change::Pyproject;
+use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
 /// The directory name under `source/`.
@@ -29,7 +27,7 @@ const GROUPS: &str = "groups";
 
 /// `source/deps/`.
 pub struct DepsDir {
-    source: Weak<Source>,
+    source: Parent,
 }
 
 /// What a path under `source/deps/` names.
@@ -99,47 +97,21 @@ fn list_dir(id: &ListId) -> String {
 }
 
 /// What pyproject.toml holds now: its dependency lists, or why there are none.
-enum Project {
-    /// No pyproject.toml at all.
-    Missing,
-    /// It does not parse: the parser's message.
-    Broken(String),
-    Read(Manifest),
-}
+type Project = Pyproject<Manifest>;
 
 impl DepsDir {
-    pub fn new(source: Weak<Source>) -> Self {
+    pub fn new(source: Parent) -> Self {
         DepsDir { source }
     }
 
-    fn source(&self) -> Result<Arc<Source>> {
-        self.source
-            .upgrade()
-            .ok_or_else(|| Error::internal("source/ is being taken down"))
-    }
-
-    fn pyproject(source: &Source) -> PathBuf {
-        source.project.root.join("pyproject.toml")
-    }
-
     fn project(source: &Source) -> Result<Project> {
-        let text = match std::fs::read(Self::pyproject(source)) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
-                Error::invalid("pyproject.toml is not UTF-8 text, which TOML must be")
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Project::Missing),
-            Err(e) => return Err(Error::internal(format!("cannot read pyproject.toml: {e}"))),
-        };
-        Ok(match Manifest::read(&text) {
-            Ok(manifest) => Project::Read(manifest),
-            Err(why) => Project::Broken(why),
-        })
+        Pyproject::read(source, |text| Manifest::read(&text))
     }
 
     fn manifest(source: &Source) -> Result<Manifest> {
         match Self::project(source)? {
-            Project::Read(manifest) => Ok(manifest),
-            Project::Missing | Project::Broken(_) => Ok(Manifest::default()),
+            Pyproject::Read(manifest) => Ok(manifest),
+            Pyproject::Missing | Pyproject::Broken(_) => Ok(Manifest::default()),
         }
     }
 
@@ -148,14 +120,8 @@ impl DepsDir {
     }
 
     fn missing(&self, path: &[&str]) -> Error {
-        let list = self
-            .source()
-            .map(|s| s.links.to(&format!("source/{DEPS}/_entry.md")))
-            .unwrap_or_default();
-        Error::not_found(format!(
-            "{} does not exist: {list} lists the dependencies and where they are",
-            Self::shown(path)
-        ))
+        self.source
+            .missing(DEPS, path, "lists the dependencies and where they are")
     }
 }
 
@@ -180,7 +146,7 @@ impl Resource for DepsDir {
     }
 
     fn summary(&self) -> Result<String> {
-        let manifest = Self::manifest(&*self.source()?)?;
+        let manifest = Self::manifest(&*self.source.get()?)?;
         let main = manifest.list(&ListId::Main).map_or(0, |l| l.names().len());
         let count = |extras: bool| {
             manifest
@@ -203,7 +169,7 @@ impl Resource for DepsDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         let owner = source.root_ownership();
         let manifest = Self::manifest(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
@@ -228,7 +194,7 @@ impl Resource for DepsDir {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        let manifest = Self::manifest(&*self.source()?)?;
+        let manifest = Self::manifest(&*self.source.get()?)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => {
                 let mut children = packages(manifest.list(&ListId::Main));
@@ -260,50 +226,43 @@ impl Resource for DepsDir {
                 Some(list) => Ok(packages(Some(list))),
                 None => Err(self.missing(path)),
             },
-            At::Package(..) => Err(Error::new(
-                ErrorKind::NotADirectory,
-                format!("{} is a file", Self::shown(path)),
-            )),
+            At::Package(..) => Err(Parent::not_a_dir(DEPS, path)),
         }
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        let manifest = Self::manifest(&*self.source()?)?;
+        let manifest = Self::manifest(&*self.source.get()?)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Package(id, name) => manifest
                 .list(&id)
                 .and_then(|l| file_text(l, &name))
                 .map(String::into_bytes)
                 .ok_or_else(|| self.missing(path)),
-            _ => Err(Error::new(
-                ErrorKind::IsADirectory,
-                format!("{} is a directory: read its _entry.md", Self::shown(path)),
-            )),
+            _ => Err(Parent::is_a_dir(DEPS, path)),
         }
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         let project = Self::project(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => Ok(view::top(&source, &project)),
             At::Lists(kind) => Ok(view::lists(&source, &project, kind)),
             At::List(id) => match &project {
-                Project::Read(manifest) if manifest.list(&id).is_some() => {
+                Pyproject::Read(manifest) if manifest.list(&id).is_some() => {
                     Ok(view::list(&source, manifest, &id))
                 }
                 _ => Err(self.missing(path)),
             },
-            At::Package(..) => Err(Error::new(
-                ErrorKind::NotADirectory,
-                format!("{} is a file", Self::shown(path)),
-            )),
+            At::Package(..) => Err(Parent::not_a_dir(DEPS, path)),
         }
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         match at(path) {
-            Some(At::Package(id, name)) => edit::write(&*self.source()?, &id, &name, content, base),
+            Some(At::Package(id, name)) => {
+                edit::write(&*self.source.get()?, &id, &name, content, base)
+            }
             _ => Err(Error::read_only(format!(
                 "{} cannot be written: write a package's file (source/{DEPS}/<package>)",
                 Self::shown(path)
@@ -313,7 +272,7 @@ impl Resource for DepsDir {
 
     fn can_create(&self, path: &[&str]) -> Result<()> {
         match at(path) {
-            Some(At::Package(id, name)) => edit::can_create(&*self.source()?, &id, &name),
+            Some(At::Package(id, name)) => edit::can_create(&*self.source.get()?, &id, &name),
             _ => Err(Error::not_permitted(format!(
                 "cannot create {}: files here are packages (source/{DEPS}/<package>, \
                  {OPTIONAL}/<extra>/<package>, {GROUPS}/<group>/<package>)",
@@ -323,7 +282,7 @@ impl Resource for DepsDir {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
-        let source = self.source()?;
+        let source = self.source.get()?;
         match at(path) {
             Some(At::Package(id, name)) => edit::remove(&source, &id, &name),
             Some(At::List(id)) => edit::remove_list(&source, &id),
@@ -336,7 +295,7 @@ impl Resource for DepsDir {
 
     fn mkdir(&self, path: &[&str]) -> Result<()> {
         match at(path) {
-            Some(At::List(id)) => edit::add_list(&*self.source()?, &id),
+            Some(At::List(id)) => edit::add_list(&*self.source.get()?, &id),
             _ => Err(Error::not_permitted(format!(
                 "cannot make {}: make an extra in {OPTIONAL}/ or a group in {GROUPS}/",
                 Self::shown(path)

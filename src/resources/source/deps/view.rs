@@ -10,15 +10,16 @@ use super::{
 use crate::model::{Entry, Function, Section};
 use crate::pyproject::deps::{ListId, Manifest};
 use crate::resources::source::Source;
+use crate::resources::source::pyproject_change::Pyproject;
 
 /// `source/deps/_entry.md`.
 pub(super) fn top(source: &Source, project: &Project) -> Entry {
     let manifest = match project {
-        Project::Read(manifest) => manifest,
-        Project::Missing => {
+        Pyproject::Read(manifest) => manifest,
+        Pyproject::Missing => {
             return elsewhere_entry(source, "the project has no pyproject.toml");
         }
-        Project::Broken(why) => {
+        Pyproject::Broken(why) => {
             return Entry {
                 title: format!("source/{DEPS} — pyproject.toml does not parse"),
                 about: vec![
@@ -61,7 +62,7 @@ pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry
     };
     let dir = source.links.to(&format!("source/{DEPS}/{}", kind.dir()));
     let items = match project {
-        Project::Read(manifest) => manifest
+        Pyproject::Read(manifest) => manifest
             .lists
             .iter()
             .filter(|l| kind.holds(&l.id))

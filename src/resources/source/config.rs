@@ -1,0 +1,266 @@
+//! `source/config/`: pyproject.toml one table per file — `project.toml`,
+//! `build-system.toml`, `tool.ruff.lint.toml`, `tool.mypy.overrides@2.toml` — each the
+//! exact text of that table ([`crate::pyproject::config`]). Writing a file replaces its
+//! table in place (or adds it at the end), `rm` removes it; every other byte of
+//! pyproject.toml stays, and each change is an edit in `source/history/`.
+
+use crate::error::{Error, Result};
+use crate::model::{Child, Entry, Function, Kind, Node, Section};
+use crate::pyproject::config::{self, TableAt};
+use crate::resources::source::change::conflict;
+use crate::resources::source::pyproject_change::{Pyproject, change_pyproject};
+use crate::resources::source::{Parent, Source};
+use crate::tree::resource::Resource;
+
+/// The directory name under `source/`.
+pub const CONFIG: &str = "config";
+
+/// `source/config/`.
+pub struct ConfigDir {
+    source: Parent,
+}
+
+/// pyproject.toml as it is now: its text and tables.
+type Tables = Pyproject<(String, Vec<TableAt>)>;
+
+impl ConfigDir {
+    pub fn new(source: Parent) -> Self {
+        ConfigDir { source }
+    }
+
+    fn tables(source: &Source) -> Result<Tables> {
+        Pyproject::read(source, |text| {
+            let tables = config::tables(&text)?;
+            Ok((text, tables))
+        })
+    }
+
+    /// The text of the table a file `name` shows, if there is one.
+    fn table_text(source: &Source, name: &str) -> Result<Option<String>> {
+        let Some(table) = name.strip_suffix(".toml") else {
+            return Ok(None);
+        };
+        Ok(match Self::tables(source)? {
+            Pyproject::Read((text, tables)) => tables
+                .into_iter()
+                .find(|t| t.name == table)
+                .map(|t| text[t.span].to_string()),
+            _ => None,
+        })
+    }
+
+    fn shown(path: &[&str]) -> String {
+        format!("source/{CONFIG}/{}", path.join("/"))
+    }
+
+    fn missing(&self, path: &[&str]) -> Error {
+        self.source
+            .missing(CONFIG, path, "lists the tables of pyproject.toml")
+    }
+}
+
+impl Resource for ConfigDir {
+    fn name(&self) -> &'static str {
+        CONFIG
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok(match Self::tables(&*self.source.get()?)? {
+            Pyproject::Read((_, tables)) => {
+                format!("pyproject.toml, {} tables, one file each", tables.len())
+            }
+            Pyproject::Missing => "no pyproject.toml yet: write a table here to start one".into(),
+            Pyproject::Broken(_) => "pyproject.toml does not parse".into(),
+        })
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let source = self.source.get()?;
+        let owner = source.root_ownership();
+        match path {
+            [] => Ok(Node::dir(true).owned(owner)),
+            [name] => match Self::table_text(&source, name)? {
+                Some(text) => Ok(Node {
+                    size: Some(text.len() as u64),
+                    ..Node::document(true).owned(owner)
+                }),
+                None => Err(self.missing(path)),
+            },
+            _ => Err(self.missing(path)),
+        }
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        if !path.is_empty() {
+            return Err(Parent::not_a_dir(CONFIG, path));
+        }
+        Ok(match Self::tables(&*self.source.get()?)? {
+            Pyproject::Read((text, tables)) => tables
+                .iter()
+                .filter(|t| config::nameable(&t.name))
+                .map(|t| {
+                    let lines = text[t.span.clone()].lines().count();
+                    Child::new(
+                        format!("{}.toml", t.name),
+                        Kind::Document,
+                        format!("{lines} lines"),
+                    )
+                })
+                .collect(),
+            _ => Vec::new(),
+        })
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match path {
+            [name] => Self::table_text(&*self.source.get()?, name)?
+                .map(String::into_bytes)
+                .ok_or_else(|| self.missing(path)),
+            _ => Err(Parent::is_a_dir(CONFIG, path)),
+        }
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        if !path.is_empty() {
+            return Err(Parent::not_a_dir(CONFIG, path));
+        }
+        let source = self.source.get()?;
+        Ok(entry(&source, &Self::tables(&source)?))
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        let source = self.source.get()?;
+        let (shown, table) = table_of(path)?;
+        let content = std::str::from_utf8(content)
+            .map_err(|_| Error::invalid(format!("{shown} was not saved: it is not UTF-8 text")))?;
+        change_pyproject(&source, &format!("config: write [{table}]"), |text| {
+            let text = text.unwrap_or("");
+            if let Some(base) = base {
+                let now = config::tables(text)
+                    .ok()
+                    .and_then(|ts| ts.into_iter().find(|t| t.name == table))
+                    .map(|t| text[t.span].to_string());
+                if now.as_deref().map(str::as_bytes) != Some(base) {
+                    return Err(conflict(&shown));
+                }
+            }
+            config::tables(text).map_err(broken)?;
+            config::write(text, table, content).map_err(|why| {
+                Error::invalid(format!(
+                    "{shown} was not saved, pyproject.toml is unchanged: {why}"
+                ))
+            })
+        })
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        table_of(path).map(|_| ())
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        let source = self.source.get()?;
+        let (shown, table) = table_of(path)?;
+        change_pyproject(&source, &format!("config: remove [{table}]"), |text| {
+            let text = text.ok_or_else(|| Error::not_found(format!("{shown} does not exist")))?;
+            config::remove(text, table).map_err(Error::not_found)
+        })
+    }
+}
+
+/// The table a file path names: `tool.ruff.toml` is `tool.ruff`.
+fn table_of<'p>(path: &[&'p str]) -> Result<(String, &'p str)> {
+    let shown = ConfigDir::shown(path);
+    match path {
+        [name] => match name.strip_suffix(".toml") {
+            Some(table) if !table.is_empty() && config::nameable(table) => Ok((shown, table)),
+            _ => Err(Error::invalid(format!(
+                "{shown}: files here are tables of pyproject.toml, named like tool.ruff.toml"
+            ))),
+        },
+        _ => Err(Error::not_permitted(format!(
+            "{shown}: source/{CONFIG}/ holds files only, one per table"
+        ))),
+    }
+}
+
+fn broken(why: String) -> Error {
+    Error::invalid(format!(
+        "pyproject.toml is not valid TOML, so nothing in it was changed; fix it first:\n{why}"
+    ))
+}
+
+fn entry(source: &Source, tables: &Tables) -> Entry {
+    let dir = source.links.to(&format!("source/{CONFIG}/"));
+    let (title, items) = match tables {
+        Pyproject::Read((text, tables)) => (
+            format!(
+                "source/{CONFIG} — pyproject.toml in {} tables",
+                tables.len()
+            ),
+            tables
+                .iter()
+                .map(|t| {
+                    let body = &text[t.span.clone()];
+                    let keys = body
+                        .lines()
+                        .skip(1)
+                        .filter(|l| l.contains('=') && !l.trim_start().starts_with('#'))
+                        .count();
+                    format!("`{}.toml` — {keys} settings", t.name)
+                })
+                .collect(),
+        ),
+        Pyproject::Missing => (
+            format!("source/{CONFIG} — no pyproject.toml yet"),
+            Vec::new(),
+        ),
+        Pyproject::Broken(why) => (
+            format!(
+                "source/{CONFIG} — pyproject.toml does not parse: {}",
+                why.lines().next().unwrap_or_default()
+            ),
+            Vec::new(),
+        ),
+    };
+    Entry {
+        title,
+        about: vec![
+            "One file per table of pyproject.toml, holding that table's exact text (its header, \
+             values and comments). A write must be valid TOML with that one table; it replaces \
+             the table in place and every other byte of pyproject.toml stays."
+                .into(),
+        ],
+        functions: vec![
+            Function::new(
+                format!("cat {dir}tool.ruff.toml"),
+                "read a table",
+                "its exact TOML",
+            ),
+            Function::new(
+                format!("sed -i 's/line-length = 88/line-length = 100/' {dir}tool.ruff.toml"),
+                "change a setting",
+                "refused with line and column if it is not valid TOML",
+            ),
+            Function::new(
+                format!("printf '[tool.black]\\nline-length = 100\\n' > {dir}tool.black.toml"),
+                "add a table",
+                "appended to pyproject.toml",
+            ),
+            Function::new(
+                format!("rm {dir}tool.black.toml"),
+                "remove a table",
+                "with the blank lines after it",
+            ),
+        ],
+        sections: vec![Section {
+            heading: "Tables".into(),
+            items,
+            empty: "none".into(),
+            ..Section::default()
+        }],
+        advanced: vec![format!(
+            "Dependencies are easier in {} (one file per package, PEP 508 checked).",
+            source.links.to("source/deps/")
+        )],
+    }
+}
