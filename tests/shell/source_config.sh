@@ -1,7 +1,7 @@
 # source/config/ over the example project's pyproject.toml and a hatch-style one with many
 # tool tables and an array of tables: one file per table with its exact text; a write
 # replaces that table in place (compared with cmp against a file computed here), a new file
-# adds a table and rm removes it (byte for byte back); a refused_pyproject write (bad TOML, another
+# adds a table and rm removes it (byte for byte back); a refused write (bad TOML, another
 # header, two tables) says where and changes nothing.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 

@@ -166,7 +166,14 @@ expect_contains "$entry" "[tool.poetry.dependencies]" "Poetry's table is named"
 expect_contains "$entry" "requirements-dev.txt" "the requirements file is named"
 printf 'requests\n' > req.txt
 expect_fails "Read-only file system" "a write without [project]" -- cp req.txt "$D/requests"
-same_pyproject poetry.toml "the Poetry project after the refused_pyproject write"
+same_pyproject poetry.toml "the Poetry project after the refused write"
+# What can be read without running anything is shown, read-only, under the place's name.
+expect_eq "$(ls "$D" | filter -v '^_')" "$(printf 'requirements-dev.txt\ntool.poetry.dependencies')" "the places outside [project]"
+expect_eq "$(cat "$D/tool.poetry.dependencies/requests")" 'requests = "^2.31"' "Poetry's line, as written"
+expect_eq "$(cat "$D/requirements-dev.txt/tabulate")" 'tabulate~=0.9' "a requirements file's line"
+expect_contains "$(cat "$D/tool.poetry.dependencies/_entry.md")" "read-only" "its entry says so"
+expect_fails "Read-only file system" "a write in a place outside [project]" -- cp req.txt "$D/tool.poetry.dependencies/requests"
+same_pyproject poetry.toml "after the refused write there"
 rm "$PROJECT/requirements-dev.txt"
 
 # --- Broken TOML: read and write both say so.

@@ -10,6 +10,7 @@
 //! whose dependencies live elsewhere gets an entry view saying where (`view.rs`).
 
 mod edit;
+mod elsewhere;
 mod view;
 
 use crate::error::{Error, Result};
@@ -40,6 +41,10 @@ enum At {
     List(ListId),
     /// One package's requirements in a list.
     Package(ListId, String),
+    /// A place outside `[project]` that declares dependencies (`requirements.txt/`).
+    Declared(String),
+    /// One package declared there.
+    DeclaredPackage(String, String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,8 +82,14 @@ fn at(path: &[&str]) -> Option<At> {
         GROUPS => Some(ListKind::Groups),
         _ => None,
     };
+    // No normalised package name has a dot; every place outside [project] has one.
+    let declared = |name: &str| name.contains('.');
     Some(match path {
         [] => At::Top,
+        [place] if declared(place) => At::Declared(place.to_string()),
+        [place, name] if declared(place) => {
+            At::DeclaredPackage(place.to_string(), name.to_string())
+        }
         [dir] if kind(dir).is_some() => At::Lists(kind(dir)?),
         [name] => At::Package(ListId::Main, name.to_string()),
         [dir, list] => At::List(kind(dir)?.id(list)),
@@ -113,6 +124,13 @@ impl DepsDir {
             Pyproject::Read(manifest) => Ok(manifest),
             Pyproject::Missing | Pyproject::Broken(_) => Ok(Manifest::default()),
         }
+    }
+
+    /// The place outside `[project]` named `place`, if the project has it.
+    fn declared(&self, source: &Source, place: &str) -> Option<elsewhere::Declared> {
+        elsewhere::declared(&source.project.root)
+            .into_iter()
+            .find(|d| d.name == place)
     }
 
     fn shown(path: &[&str]) -> String {
@@ -190,11 +208,25 @@ impl Resource for DepsDir {
                 }),
                 None => Err(self.missing(path)),
             },
+            At::Declared(place) => match self.declared(&source, &place) {
+                Some(_) => Ok(Node::dir(false).owned(owner)),
+                None => Err(self.missing(path)),
+            },
+            At::DeclaredPackage(place, name) => {
+                match self.declared(&source, &place).and_then(|d| d.text(&name)) {
+                    Some(text) => Ok(Node {
+                        size: Some(text.len() as u64),
+                        ..Node::document(false).owned(owner)
+                    }),
+                    None => Err(self.missing(path)),
+                }
+            }
         }
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        let manifest = Self::manifest(&*self.source.get()?)?;
+        let source = self.source.get()?;
+        let manifest = Self::manifest(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => {
                 let mut children = packages(manifest.list(&ListId::Main));
@@ -207,6 +239,14 @@ impl Resource for DepsDir {
                         };
                         children.push(Child::new(kind.dir(), Kind::Dir, format!("{n} {what}")));
                     }
+                }
+                for place in elsewhere::declared(&source.project.root) {
+                    let about = format!(
+                        "{}, read-only: {}",
+                        place.about,
+                        packages_count(place.names().len())
+                    );
+                    children.push(Child::new(place.name, Kind::Dir, about));
                 }
                 Ok(children)
             }
@@ -226,13 +266,37 @@ impl Resource for DepsDir {
                 Some(list) => Ok(packages(Some(list))),
                 None => Err(self.missing(path)),
             },
-            At::Package(..) => Err(Parent::not_a_dir(DEPS, path)),
+            At::Declared(place) => match self.declared(&source, &place) {
+                Some(place) => Ok(place
+                    .names()
+                    .into_iter()
+                    .map(|name| {
+                        Child::new(
+                            name,
+                            Kind::Document,
+                            place
+                                .text(name)
+                                .unwrap_or_default()
+                                .trim_end()
+                                .replace('\n', " | "),
+                        )
+                    })
+                    .collect()),
+                None => Err(self.missing(path)),
+            },
+            At::Package(..) | At::DeclaredPackage(..) => Err(Parent::not_a_dir(DEPS, path)),
         }
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        let manifest = Self::manifest(&*self.source.get()?)?;
+        let source = self.source.get()?;
+        let manifest = Self::manifest(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
+            At::DeclaredPackage(place, name) => self
+                .declared(&source, &place)
+                .and_then(|d| d.text(&name))
+                .map(String::into_bytes)
+                .ok_or_else(|| self.missing(path)),
             At::Package(id, name) => manifest
                 .list(&id)
                 .and_then(|l| file_text(l, &name))
@@ -254,12 +318,19 @@ impl Resource for DepsDir {
                 }
                 _ => Err(self.missing(path)),
             },
-            At::Package(..) => Err(Parent::not_a_dir(DEPS, path)),
+            At::Declared(place) => match self.declared(&source, &place) {
+                Some(place) => Ok(view::declared_entry(&source, &place)),
+                None => Err(self.missing(path)),
+            },
+            At::Package(..) | At::DeclaredPackage(..) => Err(Parent::not_a_dir(DEPS, path)),
         }
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         match at(path) {
+            Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
+                Err(declared_read_only(&place))
+            }
             Some(At::Package(id, name)) => {
                 edit::write(&*self.source.get()?, &id, &name, content, base)
             }
@@ -272,6 +343,9 @@ impl Resource for DepsDir {
 
     fn can_create(&self, path: &[&str]) -> Result<()> {
         match at(path) {
+            Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
+                Err(declared_read_only(&place))
+            }
             Some(At::Package(id, name)) => edit::can_create(&*self.source.get()?, &id, &name),
             _ => Err(Error::not_permitted(format!(
                 "cannot create {}: files here are packages (source/{DEPS}/<package>, \
@@ -284,6 +358,9 @@ impl Resource for DepsDir {
     fn remove(&self, path: &[&str]) -> Result<()> {
         let source = self.source.get()?;
         match at(path) {
+            Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
+                Err(declared_read_only(&place))
+            }
             Some(At::Package(id, name)) => edit::remove(&source, &id, &name),
             Some(At::List(id)) => edit::remove_list(&source, &id),
             _ => Err(Error::not_permitted(format!(
@@ -302,6 +379,16 @@ impl Resource for DepsDir {
             ))),
         }
     }
+}
+
+/// The refusal of a change in a place outside `[project]`.
+fn declared_read_only(place: &str) -> Error {
+    let file = place
+        .split_once(".dependencies")
+        .map_or(place, |_| "pyproject.toml");
+    Error::read_only(format!(
+        "source/{DEPS}/{place}/ is read-only: homespace changes only [project]'s lists; edit {file} itself"
+    ))
 }
 
 /// `1 package`, `3 packages`.

@@ -2,8 +2,7 @@
 //! or, when `[project]` does not list its dependencies, where they are instead (setup.py,
 //! setup.cfg, requirements files, Poetry's tables) and how to move them.
 
-use std::path::Path;
-
+use super::elsewhere::{Declared, declared, has_setup_py};
 use super::{
     DEPS, GROUPS, ListKind, OPTIONAL, Project, list_dir, others, packages, packages_count,
 };
@@ -51,6 +50,14 @@ pub(super) fn top(source: &Source, project: &Project) -> Entry {
         packages_count(count)
     );
     entry.sections.push(lists_section(source, manifest));
+    let outside = elsewhere(source);
+    if !outside.is_empty() {
+        entry.sections.push(Section {
+            heading: "Also declared outside [project]".into(),
+            items: outside,
+            ..Section::default()
+        });
+    }
     entry
 }
 
@@ -200,7 +207,7 @@ fn dir_of(source: &Source, id: &ListId) -> String {
 
 /// The entry of a project whose dependencies `[project]` does not list: where they are.
 fn elsewhere_entry(source: &Source, why: &str) -> Entry {
-    let found = elsewhere(&source.project.root);
+    let found = elsewhere(source);
     Entry {
         title: format!("source/{DEPS} — {why}"),
         about: vec![
@@ -224,39 +231,72 @@ fn elsewhere_entry(source: &Source, why: &str) -> Entry {
 }
 
 /// The other places a project declares dependencies in, one line each.
-fn elsewhere(root: &Path) -> Vec<String> {
+fn elsewhere(source: &Source) -> Vec<String> {
     let mut found = Vec::new();
-    if root.join("setup.py").is_file() {
-        found.push("`setup.py` — `install_requires=[...]` in its setup() call (code, run by setuptools: edit it there)".into());
+    if has_setup_py(&source.project.root) {
+        found.push(
+            "`setup.py` — `install_requires=[...]` in its setup() call: code, which homespace \
+             does not run to read; edit it there"
+                .into(),
+        );
     }
-    if let Ok(text) = std::fs::read_to_string(root.join("setup.cfg"))
-        && text.contains("install_requires")
-    {
-        found.push("`setup.cfg` — `install_requires` under `[options]`".into());
-    }
-    let mut requirements: Vec<String> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.starts_with("requirements") && n.ends_with(".txt"))
-        .collect();
-    requirements.sort();
-    for name in requirements {
-        found.push(format!("`{name}` — one requirement per line (pip)"));
-    }
-    if let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) {
-        for (table, tool) in [
-            ("[tool.poetry.dependencies]", "Poetry"),
-            ("[tool.poetry.group.", "Poetry groups"),
-            ("[tool.pdm.dev-dependencies]", "PDM"),
-        ] {
-            if text.contains(table) {
-                found.push(format!(
-                    "`pyproject.toml` `{table}` — {tool}'s own table (edit it in pyproject.toml)"
-                ));
-            }
-        }
+    for place in declared(&source.project.root) {
+        found.push(format!(
+            "`{}` — {}, {} (read-only)",
+            dir_of_place(source, &place.name),
+            place.about,
+            packages_count(place.names().len())
+        ));
     }
     found
+}
+
+fn dir_of_place(source: &Source, place: &str) -> String {
+    source.links.to(&format!("source/{DEPS}/{place}/"))
+}
+
+/// `source/deps/<place>/_entry.md` for a place outside `[project]`.
+pub(super) fn declared_entry(source: &Source, place: &Declared) -> Entry {
+    let rows = place
+        .names()
+        .into_iter()
+        .map(|name| {
+            let text = place.text(name).unwrap_or_default();
+            format!("`{name}` — {}", text.trim_end().replace('\n', " | "))
+        })
+        .collect();
+    let mut sections = vec![Section {
+        heading: "Packages".into(),
+        items: rows,
+        empty: "none".into(),
+        ..Section::default()
+    }];
+    if !place.other.is_empty() {
+        sections.push(Section {
+            heading: "Other lines (no package)".into(),
+            items: place.other.iter().map(|l| format!("`{l}`")).collect(),
+            ..Section::default()
+        });
+    }
+    let dir = dir_of_place(source, &place.name);
+    Entry {
+        title: format!(
+            "source/{DEPS}/{} — {}, read-only",
+            place.name,
+            packages_count(place.names().len())
+        ),
+        about: vec![format!(
+            "{}: one file per package with the line that declares it. Read-only: homespace \
+             changes only the lists of [project] in pyproject.toml ({}).",
+            place.about,
+            source.links.to(&format!("source/{DEPS}/"))
+        )],
+        functions: vec![Function::new(
+            format!("cat {dir}PACKAGE"),
+            "read how a package is declared",
+            "its line, as written",
+        )],
+        sections,
+        ..Entry::default()
+    }
 }
