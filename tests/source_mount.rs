@@ -105,6 +105,11 @@ fn config_tables_are_files_and_their_changes_touch_only_their_own_bytes() {
 }
 
 #[test]
+fn settings_apply_at_once() {
+    Mount::example().run_script("source_settings.sh");
+}
+
+#[test]
 fn a_write_past_the_limit_changes_nothing() {
     Mount::example().run_script("source_edit_too_big.sh");
 }

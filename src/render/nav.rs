@@ -1,6 +1,6 @@
 //! `_nav.txt`: the whole tree seen from one directory. The path from the root is expanded
 //! with its siblings, the current directory is marked `<- you are here` and shows its
-//! children to depth 2; long member lists collapse to `+N more`. The collapse threshold
+//! children to depth 2 (by default: [`NavShape`]); long member lists collapse to `+N more`. The collapse threshold
 //! shrinks until the view fits the budget, so the marked line always survives.
 
 use std::collections::HashMap;
@@ -16,17 +16,48 @@ pub trait Listing {
     fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>>;
 }
 
-/// Members shown per directory before collapsing, tried in order until the view fits.
+/// How the view is drawn: `source/meta/settings.toml`'s `[nav]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NavShape {
+    /// Levels shown below the current directory.
+    pub depth: usize,
+    /// Members shown per directory before the rest collapse, at first.
+    pub collapse: usize,
+}
+
+impl Default for NavShape {
+    fn default() -> Self {
+        NavShape {
+            depth: 2,
+            collapse: 8,
+        }
+    }
+}
+
+/// Members shown per directory before collapsing, tried after the shape's own in order
+/// until the view fits.
 const THRESHOLDS: [usize; 5] = [8, 5, 3, 2, 1];
 const HERE: &str = "  <- you are here";
 
-/// Render `_nav.txt` of directory `dir` of `tree`, linked under `links`, within `budget`.
-pub fn render(tree: &dyn Listing, links: &Links, dir: &[String], budget: usize) -> Result<String> {
+/// Render `_nav.txt` of directory `dir` of `tree`, linked under `links`, within `budget`,
+/// drawn as `shape` says.
+pub fn render(
+    tree: &dyn Listing,
+    links: &Links,
+    dir: &[String],
+    budget: usize,
+    shape: NavShape,
+) -> Result<String> {
     let mut last = String::new();
     // Each directory is listed once, whatever the number of thresholds tried.
     let mut listings = Listings::default();
-    for threshold in THRESHOLDS {
-        let text = view(tree, links, &mut listings, dir, threshold)?;
+    let smaller = THRESHOLDS.into_iter().filter(|t| *t < shape.collapse);
+    for threshold in std::iter::once(shape.collapse.max(1)).chain(smaller) {
+        let shape = NavShape {
+            collapse: threshold,
+            ..shape
+        };
+        let text = view(tree, links, &mut listings, dir, shape)?;
         if budget::fits(&text, budget) {
             return Ok(text);
         }
@@ -59,7 +90,7 @@ fn view(
     links: &Links,
     listings: &mut Listings,
     dir: &[String],
-    threshold: usize,
+    shape: NavShape,
 ) -> Result<String> {
     let mut out = format!("{}\n", links.mountpoint());
     if dir.is_empty() {
@@ -67,7 +98,7 @@ fn view(
         out.push_str(HERE);
         out.push('\n');
     }
-    walk(tree, listings, &[], dir, 1, threshold, &mut out)?;
+    walk(tree, listings, &[], dir, 1, shape, &mut out)?;
     out.push_str(&format!(
         "\nEvery directory has {ENTRY} (what you can do there) and {NAV} (this tree).\n"
     ));
@@ -81,9 +112,10 @@ fn walk(
     at: &[String],
     here: &[String],
     depth: usize,
-    threshold: usize,
+    shape: NavShape,
     out: &mut String,
 ) -> Result<()> {
+    let threshold = shape.collapse;
     let members = listings.of(tree, at)?.to_vec();
     let on_path = here.get(at.len()).filter(|_| here.starts_with(at));
     let below_here = at.len() >= here.len() && at.starts_with(here);
@@ -105,9 +137,10 @@ fn walk(
             ""
         };
         out.push_str(&format!("{}{}{slash}{mark}\n", "  ".repeat(depth), name));
-        let expand = *kind == Kind::Dir && (is_next || (below_here && levels_below < 1));
+        let expand =
+            *kind == Kind::Dir && (is_next || (below_here && levels_below + 1 < shape.depth));
         if expand {
-            walk(tree, listings, &path, here, depth + 1, threshold, out)?;
+            walk(tree, listings, &path, here, depth + 1, shape, out)?;
         }
     }
     if total > shown {

@@ -121,6 +121,11 @@ pub trait Resource: Send + Sync {
         )))
     }
 
+    /// How `_nav.txt` is drawn, if this resourcespace's settings say (source/meta/).
+    fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
+        None
+    }
+
     /// Search this area; `limit` bounds `hits`, `total` counts all matches.
     fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
         Ok(Hits::default())

@@ -288,7 +288,12 @@ impl Space {
             Place::Root => Err(is_a_dir(&self.links, path)),
             Place::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
             Place::Generated(Generated::Nav, dir) => {
-                Ok(render::nav::render(self, &self.links, dir, self.budget)?.into_bytes())
+                let shape = self
+                    .resources
+                    .iter()
+                    .find_map(|r| r.nav_shape())
+                    .unwrap_or_default();
+                Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
             }
             Place::Errors => {
                 self.examine_misses();

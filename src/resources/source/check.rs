@@ -34,6 +34,8 @@ impl Source {
                 import_check: false,
                 python: None,
                 import_timeout: Duration::from_secs(10),
+                nav: Default::default(),
+                ignore: Vec::new(),
             })
     }
 
@@ -49,9 +51,17 @@ impl Source {
         }
         let text = std::str::from_utf8(content)
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
-        settings::parse(text)?;
+        let settings = settings::parse(text)?;
         self.store
-            .write(|c| store::settings::put(c, "source", text))
+            .write(|c| store::settings::put(c, "source", text))?;
+        self.apply_settings(&settings);
+        Ok(())
+    }
+
+    /// Applies what takes effect outside the next edit: the paths left out.
+    pub(crate) fn apply_settings(&self, settings: &Settings) {
+        // Validated when written, so the patterns build; were one not to, the old stay.
+        let _ = self.project.set_extra_ignore(&settings.ignore);
     }
 
     /// Import `dotted` after an edit, if the settings say so; the failure says why.

@@ -35,7 +35,7 @@ impl Resource for MetaDir {
     }
 
     fn summary(&self) -> Result<String> {
-        Ok("settings of source/: the import check".into())
+        Ok("settings of source/: the import check, _nav.txt, paths left out".into())
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -125,6 +125,18 @@ fn entry(source: &Source) -> Entry {
                 format!(
                     "`import_check.timeout_secs` = {} — how long an import may take",
                     settings.import_timeout.as_secs()
+                ),
+                format!(
+                    "`nav.depth` = {} — levels below the current directory that _nav.txt shows",
+                    settings.nav.depth
+                ),
+                format!(
+                    "`nav.collapse` = {} — members per directory in _nav.txt before `+N more`",
+                    settings.nav.collapse
+                ),
+                format!(
+                    "`project.ignore` = {:?} — more paths source/ leaves out (.gitignore lines)",
+                    settings.ignore
                 ),
             ],
             ..Section::default()

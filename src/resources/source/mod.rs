@@ -115,7 +115,7 @@ impl Source {
         disk::sweep(&Self::scratch_dir(root));
         // The children answer with the source they belong to; they hold it weakly, as it
         // holds them.
-        Arc::new_cyclic(|source| Source {
+        let source = Arc::new_cyclic(|source| Source {
             children: vec![
                 Arc::new(DepsDir::new(Parent(source.clone()))),
                 Arc::new(ConfigDir::new(Parent(source.clone()))),
@@ -131,7 +131,9 @@ impl Source {
             checker: std::sync::Mutex::new(None),
             budget,
             target: crate::python::target_version(root),
-        })
+        });
+        source.apply_settings(&source.settings());
+        source
     }
 
     /// The Python version edits must compile on: the project's `requires-python` minimum,
@@ -236,6 +238,10 @@ impl Resource for Source {
 
     fn children(&self) -> &[Arc<dyn Resource>] {
         &self.children
+    }
+
+    fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
+        Some(self.settings().nav)
     }
 
     fn root_functions(&self) -> Vec<Function> {

@@ -60,6 +60,8 @@ pub struct Project {
     /// The test folders (`tests/`, `test/`, pytest's `testpaths`), shown under `tests/`.
     pub test_dirs: Vec<PathBuf>,
     ignore: Gitignore,
+    /// More paths to leave out: `project.ignore` of `source/meta/settings.toml`.
+    extra: std::sync::RwLock<Gitignore>,
     /// The top-level entries and the folder modification times they were computed at.
     top: Mutex<Option<TopLevel>>,
 }
@@ -105,12 +107,27 @@ impl Project {
             code_roots,
             test_dirs,
             ignore,
+            extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
         };
         project
             .test_dirs
             .retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
         project
+    }
+
+    /// Leave out what `patterns` (.gitignore lines) match, from now on, on top of
+    /// .gitignore; an invalid pattern changes nothing and is named.
+    pub fn set_extra_ignore(&self, patterns: &[String]) -> std::result::Result<(), String> {
+        let extra = extra_ignore(&self.root, patterns)?;
+        if let Ok(mut slot) = self.extra.write() {
+            *slot = extra;
+        }
+        // The top-level entries were computed with the old patterns.
+        if let Ok(mut top) = self.top.lock() {
+            *top = None;
+        }
+        Ok(())
     }
 
     /// Whether `path` (inside the project) is hidden from the tree.
@@ -133,10 +150,14 @@ impl Project {
             return true;
         }
         match path.strip_prefix(&self.root) {
-            Ok(rel) => self
-                .ignore
-                .matched_path_or_any_parents(rel, is_dir)
-                .is_ignore(),
+            Ok(rel) => {
+                self.ignore
+                    .matched_path_or_any_parents(rel, is_dir)
+                    .is_ignore()
+                    || self.extra.read().is_ok_and(|extra| {
+                        extra.matched_path_or_any_parents(rel, is_dir).is_ignore()
+                    })
+            }
             Err(_) => true,
         }
     }
@@ -271,6 +292,21 @@ impl Project {
         files.sort();
         files
     }
+}
+
+/// A matcher of `patterns` (.gitignore lines) relative to `root`, or the invalid ones.
+pub fn extra_ignore(root: &Path, patterns: &[String]) -> std::result::Result<Gitignore, String> {
+    let mut builder = GitignoreBuilder::new(root);
+    let mut bad = Vec::new();
+    for pattern in patterns {
+        if let Err(e) = builder.add_line(None, pattern) {
+            bad.push(format!("`{pattern}`: {e}"));
+        }
+    }
+    if !bad.is_empty() {
+        return Err(bad.join("; "));
+    }
+    builder.build().map_err(|e| e.to_string())
 }
 
 /// Whether `dir` holds Python code (directly or one level down), so that a folder of

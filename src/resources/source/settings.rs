@@ -2,12 +2,14 @@
 //! on write (unknown keys with "did you mean", wrong types, out-of-range values — all
 //! reported together) and applied at once. Stored in the store; the defaults until then.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toml_edit::{DocumentMut, Item, Value};
 
 use crate::error::{Error, Result};
+use crate::render::nav::NavShape;
+use crate::resources::source::project::extra_ignore;
 
 /// The settings text before anyone wrote it.
 pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.
@@ -20,6 +22,17 @@ enabled = true
 python = ""
 # Seconds an import may take before it counts as failed.
 timeout_secs = 10
+
+[nav]
+# Levels below the current directory that _nav.txt shows (1 to 5).
+depth = 2
+# Members listed per directory in _nav.txt before the rest collapse to "+N more" (1 to 100;
+# fewer when the view would not fit its budget).
+collapse = 8
+
+[project]
+# More paths source/ leaves out, as .gitignore lines, on top of the project's .gitignore.
+ignore = []
 "#;
 
 /// The parsed settings.
@@ -29,9 +42,17 @@ pub struct Settings {
     /// `None`: find one (see [`DEFAULT`]).
     pub python: Option<PathBuf>,
     pub import_timeout: Duration,
+    /// How `_nav.txt` is drawn.
+    pub nav: NavShape,
+    /// More paths to leave out (.gitignore lines).
+    pub ignore: Vec<String>,
 }
 
-const KNOWN: &[(&str, &[&str])] = &[("import_check", &["enabled", "python", "timeout_secs"])];
+const KNOWN: &[(&str, &[&str])] = &[
+    ("import_check", &["enabled", "python", "timeout_secs"]),
+    ("nav", &["depth", "collapse"]),
+    ("project", &["ignore"]),
+];
 
 /// Parse and check `text`; every problem is listed.
 pub fn parse(text: &str) -> Result<Settings> {
@@ -50,11 +71,12 @@ pub fn parse(text: &str) -> Result<Settings> {
     for (table, item) in doc.iter() {
         problems.extend(table_problems(table, item));
     }
-    let get = |key: &str| {
-        doc.get("import_check")
+    let value = |table: &str, key: &str| {
+        doc.get(table)
             .and_then(|t| t.get(key))
             .and_then(Item::as_value)
     };
+    let get = |key: &str| value("import_check", key);
     let import_check = match get("enabled") {
         None => true,
         Some(Value::Boolean(b)) => *b.value(),
@@ -78,17 +100,50 @@ pub fn parse(text: &str) -> Result<Settings> {
             None
         }
     };
-    let import_timeout = match get("timeout_secs") {
-        None => Duration::from_secs(10),
-        Some(Value::Integer(n)) if (1..=600).contains(n.value()) => {
-            Duration::from_secs(*n.value() as u64)
+    let mut whole =
+        |table: &str, key: &str, range: std::ops::RangeInclusive<i64>, default: i64, unit: &str| {
+            match value(table, key) {
+                None => default,
+                Some(Value::Integer(n)) if range.contains(n.value()) => *n.value(),
+                Some(other) => {
+                    problems.push(format!(
+                        "{table}.{key} must be a whole number{unit} from {} to {}, got {}",
+                        range.start(),
+                        range.end(),
+                        other.to_string().trim()
+                    ));
+                    default
+                }
+            }
+        };
+    let import_timeout =
+        Duration::from_secs(
+            whole("import_check", "timeout_secs", 1..=600, 10, " of seconds") as u64,
+        );
+    let nav = NavShape {
+        depth: whole("nav", "depth", 1..=5, 2, "") as usize,
+        collapse: whole("nav", "collapse", 1..=100, 8, "") as usize,
+    };
+    let ignore = match value("project", "ignore") {
+        None => Vec::new(),
+        Some(Value::Array(lines)) if lines.iter().all(|l| l.as_str().is_some()) => {
+            let lines: Vec<String> = lines
+                .iter()
+                .filter_map(|l| l.as_str().map(String::from))
+                .collect();
+            if let Err(bad) = extra_ignore(Path::new("/"), &lines) {
+                problems.push(format!(
+                    "project.ignore has patterns that are not valid: {bad}"
+                ));
+            }
+            lines
         }
         Some(other) => {
             problems.push(format!(
-                "import_check.timeout_secs must be a whole number of seconds from 1 to 600, got {}",
+                "project.ignore must be an array of .gitignore lines (strings), got {}",
                 other.to_string().trim()
             ));
-            Duration::from_secs(10)
+            Vec::new()
         }
     };
     if problems.is_empty() {
@@ -96,6 +151,8 @@ pub fn parse(text: &str) -> Result<Settings> {
             import_check,
             python,
             import_timeout,
+            nav,
+            ignore,
         })
     } else {
         Err(Error::invalid(format!(
@@ -174,6 +231,39 @@ mod tests {
         assert!(settings.import_check);
         assert_eq!(settings.python, None);
         assert_eq!(settings.import_timeout, Duration::from_secs(10));
+        assert_eq!(settings.nav, NavShape::default());
+        assert!(settings.ignore.is_empty());
+    }
+
+    #[test]
+    fn nav_and_ignore_are_read_and_checked() {
+        let settings = parse(
+            "[nav]\ndepth = 3\ncollapse = 20\n[project]\nignore = [\"docs/\", \"*.gen.py\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            settings.nav,
+            NavShape {
+                depth: 3,
+                collapse: 20
+            }
+        );
+        assert_eq!(settings.ignore, ["docs/", "*.gen.py"]);
+        let error = parse("[nav]\ndepth = 9\n[project]\nignore = [\"{a\", 3]\n").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("nav.depth must be a whole number from 1 to 5, got 9"),
+            "{}",
+            error.message
+        );
+        assert!(
+            error
+                .message
+                .contains("project.ignore must be an array of .gitignore lines"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]
