@@ -11,6 +11,7 @@
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
 //! - [`store`] — the SQLite store behind tasks and memory.
 //! - [`pyproject`] — pyproject.toml's dependency lists, read and changed byte for byte.
+//! - [`testrun`] — running the project's tests with pytest and reading their results.
 //! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
@@ -27,5 +28,6 @@ pub mod python;
 pub mod render;
 pub mod resources;
 pub mod store;
+pub mod testrun;
 pub mod transcripts;
 pub mod tree;

@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     super::memory::SCHEMA,
     super::memory::BULK_SCHEMA,
     super::memory::KEYS_SCHEMA,
+    super::runs::SCHEMA,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -1,5 +1,5 @@
-//! The one SQLite store of a mount (`<project>/.homespace/store.db` by default): tasks today,
-//! memory sessions, edit history and search later. It is the single source of truth for
+//! The one SQLite store of a mount (`<project>/.homespace/store.db` by default): tasks,
+//! memory sessions, edit history, settings and test runs. It is the single source of truth for
 //! everything that is not a project file — there is no second copy (JSONL, cache) to drift.
 //!
 //! Guarantees: every change goes through [`Store::write`], one immediate transaction that
@@ -11,6 +11,7 @@ mod db;
 pub mod edits;
 pub mod fts;
 pub mod memory;
+pub mod runs;
 pub mod settings;
 pub mod tasks;
 

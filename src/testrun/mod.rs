@@ -1,0 +1,8 @@
+//! Test runs of the project with pytest, for `source/tests/`: one run at a time in the
+//! background, results from JUnit XML, output kept whole. Knows nothing of the mount.
+//!
+//! - running pytest with a timeout: `run.rs`;
+//! - reading its JUnit XML report: `junit.rs`.
+
+pub mod junit;
+pub mod run;

@@ -1,0 +1,254 @@
+//! Running pytest once: the project's interpreter, the project on `PYTHONPATH`, output
+//! (stdout and stderr, interleaved as written) kept whole, results from the JUnit XML
+//! report, and a timeout after which the whole process group is killed.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::junit::{self, Report};
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The interpreter (`<project>/.venv/bin/python`, `python3`, ...).
+    pub python: PathBuf,
+    /// The project's root: the working directory.
+    pub root: PathBuf,
+    /// Put first on `PYTHONPATH`: where the project's packages live (`src/`, the root).
+    pub paths: Vec<PathBuf>,
+    /// Test selectors as the user wrote them (`tests/test_calc.py::test_add`, `-k div`).
+    pub selector: Vec<String>,
+    pub timeout: Duration,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Passed,
+    Failed,
+    /// pytest could not run the tests (a usage error, nothing collected, a crash).
+    Error,
+    TimedOut,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Error => "error",
+            Status::TimedOut => "timed out",
+        }
+    }
+}
+
+/// What a finished run gave.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub status: Status,
+    pub report: Report,
+    /// Everything pytest printed.
+    pub output: String,
+    pub seconds: f64,
+}
+
+impl Job {
+    /// The command line, as shown to the user.
+    pub fn command_line(&self) -> String {
+        let mut words = vec![
+            self.python.display().to_string(),
+            "-m".into(),
+            "pytest".into(),
+        ];
+        words.extend(self.selector.iter().cloned());
+        words.join(" ")
+    }
+
+    /// Runs the job to its end (or its timeout) and reads what it gave.
+    pub fn run(&self) -> Outcome {
+        let started = Instant::now();
+        let outcome = |status, report, output: String| Outcome {
+            status,
+            report,
+            output,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        let scratch = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(e) => {
+                return outcome(
+                    Status::Error,
+                    Report::default(),
+                    format!("cannot make a temp dir: {e}"),
+                );
+            }
+        };
+        let junit_path = scratch.path().join("junit.xml");
+        let output_path = scratch.path().join("output.txt");
+        let spawned = std::fs::File::create(&output_path).and_then(|out| {
+            let err = out.try_clone()?;
+            let mut paths: Vec<PathBuf> = self.paths.clone();
+            if let Some(existing) = std::env::var_os("PYTHONPATH") {
+                paths.extend(std::env::split_paths(&existing));
+            }
+            let pythonpath = std::env::join_paths(paths).unwrap_or_default();
+            use std::os::unix::process::CommandExt;
+            Command::new(&self.python)
+                .args(["-m", "pytest", "-p", "no:cacheprovider", "--color=no"])
+                .arg(format!("--junitxml={}", junit_path.display()))
+                .args(&self.selector)
+                .current_dir(&self.root)
+                .env("PYTHONPATH", pythonpath)
+                .env("PYTHONDONTWRITEBYTECODE", "1")
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err)
+                // Its own process group, so a timeout kills what the tests started too.
+                .process_group(0)
+                .spawn()
+        });
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(e) => {
+                return outcome(
+                    Status::Error,
+                    Report::default(),
+                    format!("cannot run {}: {e}", self.python.display()),
+                );
+            }
+        };
+        let code = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status.code(),
+                Ok(None) if started.elapsed() >= self.timeout => {
+                    // SAFETY: kill only signals; the group is the child's own (process_group(0)).
+                    unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                    let _ = child.wait();
+                    let output = std::fs::read_to_string(&output_path).unwrap_or_default();
+                    let report = read_report(&junit_path).unwrap_or_default();
+                    return outcome(Status::TimedOut, report, output);
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                Err(e) => {
+                    return outcome(
+                        Status::Error,
+                        Report::default(),
+                        format!("cannot wait for pytest: {e}"),
+                    );
+                }
+            }
+        };
+        let output =
+            String::from_utf8_lossy(&std::fs::read(&output_path).unwrap_or_default()).into_owned();
+        let report = read_report(&junit_path);
+        // pytest's exit codes: 0 all passed, 1 some failed, 2-5 it could not run them.
+        let status = match (code, &report) {
+            (Some(0), Some(_)) => Status::Passed,
+            (Some(1), Some(_)) => Status::Failed,
+            _ => Status::Error,
+        };
+        outcome(status, report.unwrap_or_default(), output)
+    }
+}
+
+fn read_report(path: &std::path::Path) -> Option<Report> {
+    let xml = std::fs::read_to_string(path).ok()?;
+    junit::read(&xml).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project with a passing, a failing, an erroring and a skipped test, and one that
+    /// sleeps (selected only by the timeout test).
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src/calc")).unwrap();
+        std::fs::write(dir.path().join("src/calc/__init__.py"), "").unwrap();
+        std::fs::write(
+            dir.path().join("src/calc/ops.py"),
+            "def div(a, b):\n    return a / b\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join("tests")).unwrap();
+        std::fs::write(
+            dir.path().join("tests/test_ops.py"),
+            "import pytest\nfrom calc.ops import div\n\n\ndef test_div():\n    assert div(4, 2) == 2\n\n\ndef test_zero():\n    assert div(1, 0) == 0\n\n\n@pytest.fixture\ndef db():\n    raise RuntimeError('no db')\n\n\ndef test_db(db):\n    pass\n\n\n@pytest.mark.skip(reason='later')\ndef test_later():\n    pass\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("tests/slow_check.py"),
+            "import time\n\n\ndef test_sleep():\n    time.sleep(30)\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    fn job(dir: &tempfile::TempDir, selector: &[&str], timeout: Duration) -> Job {
+        Job {
+            python: PathBuf::from("python3"),
+            root: dir.path().to_path_buf(),
+            paths: vec![dir.path().join("src")],
+            selector: selector.iter().map(|s| s.to_string()).collect(),
+            timeout,
+        }
+    }
+
+    #[test]
+    fn a_run_reports_each_kind_of_result_from_junit() {
+        let dir = project();
+        let outcome = job(&dir, &["tests/test_ops.py"], Duration::from_secs(120)).run();
+        assert_eq!(outcome.status, Status::Failed, "{}", outcome.output);
+        let r = &outcome.report;
+        assert_eq!(
+            (r.passed, r.failed, r.errors, r.skipped),
+            (1, 1, 1, 1),
+            "{}",
+            outcome.output
+        );
+        let ids: Vec<&str> = r.problems.iter().map(|p| p.id.as_str()).collect();
+        assert_eq!(ids, ["tests.test_ops.test_zero", "tests.test_ops.test_db"]);
+        assert!(
+            r.problems[0].traceback.contains("ZeroDivisionError"),
+            "{:?}",
+            r.problems[0]
+        );
+        assert!(
+            outcome
+                .output
+                .contains("1 failed, 1 passed, 1 skipped, 1 error"),
+            "{}",
+            outcome.output
+        );
+        assert!(
+            !dir.path().join(".pytest_cache").exists(),
+            "no cache left in the project"
+        );
+    }
+
+    #[test]
+    fn a_run_past_its_timeout_is_killed_and_says_so() {
+        let dir = project();
+        let started = Instant::now();
+        let outcome = job(&dir, &["tests/slow_check.py"], Duration::from_secs(2)).run();
+        assert_eq!(outcome.status, Status::TimedOut, "{}", outcome.output);
+        assert!(
+            started.elapsed() < Duration::from_secs(25),
+            "killed, not waited for"
+        );
+    }
+
+    #[test]
+    fn a_selector_that_matches_nothing_is_an_error_not_a_pass() {
+        let dir = project();
+        let outcome = job(&dir, &["tests/no_such_file.py"], Duration::from_secs(60)).run();
+        assert_eq!(outcome.status, Status::Error, "{}", outcome.output);
+        assert!(
+            outcome.output.contains("no_such_file.py"),
+            "{}",
+            outcome.output
+        );
+    }
+}
