@@ -110,6 +110,11 @@ fn settings_apply_at_once() {
 }
 
 #[test]
+fn tests_run_in_the_background_and_their_results_are_files() {
+    Mount::example().run_script("source_tests_run.sh");
+}
+
+#[test]
 fn a_write_past_the_limit_changes_nothing() {
     Mount::example().run_script("source_edit_too_big.sh");
 }

@@ -36,6 +36,8 @@ impl Source {
                 import_timeout: Duration::from_secs(10),
                 nav: Default::default(),
                 ignore: Vec::new(),
+                test_args: Vec::new(),
+                test_timeout: Duration::from_secs(600),
             })
     }
 

@@ -35,7 +35,7 @@ impl Resource for MetaDir {
     }
 
     fn summary(&self) -> Result<String> {
-        Ok("settings of source/: the import check, _nav.txt, paths left out".into())
+        Ok("settings of source/: the import check, _nav.txt, paths left out, test runs".into())
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -137,6 +137,14 @@ fn entry(source: &Source) -> Entry {
                 format!(
                     "`project.ignore` = {:?} — more paths source/ leaves out (.gitignore lines)",
                     settings.ignore
+                ),
+                format!(
+                    "`tests.args` = {:?} — pytest arguments before every selector written to source/tests/run",
+                    settings.test_args
+                ),
+                format!(
+                    "`tests.timeout_secs` = {} — how long a test run may take before it is stopped",
+                    settings.test_timeout.as_secs()
                 ),
             ],
             ..Section::default()

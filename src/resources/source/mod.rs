@@ -16,6 +16,7 @@ mod meta;
 pub mod modules;
 pub mod project;
 mod pyproject_change;
+mod runner;
 pub mod search;
 pub mod settings;
 pub mod tree;
@@ -267,6 +268,9 @@ impl Resource for Source {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
+        if let Some(at) = self.runner_at(path) {
+            return self.runner_stat(&at);
+        }
         if let Some(module) = self.module_of_members_dir(path) {
             // `ls -l` of a package stats every module's members directory: answering
             // without parsing the module keeps that a directory listing, not a parse.
@@ -288,86 +292,43 @@ impl Resource for Source {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        match self.resolve(path)? {
-            Place::Root => {
-                let mut children = self.disk_children(&self.project.root, true);
-                if !self.project.test_dirs.is_empty() {
-                    children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
-                }
-                Ok(children)
-            }
-            Place::TestsRoot => Ok(self
-                .project
-                .test_dirs
-                .iter()
-                .filter_map(|d| d.file_name())
-                .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
-                .collect()),
-            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false)),
-            Place::Members { module, parent, .. } => {
-                let symbols = &module.index.symbols;
-                let mut children = Vec::new();
-                for (index, symbol) in symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.parent == parent)
-                {
-                    children.push(Child::new(
-                        format!("{}.py", symbol.file_stem),
-                        Kind::Document,
-                        format!(
-                            "{}, {} lines",
-                            kind_name(symbol.kind, symbol.parent.is_some()),
-                            symbol.lines
-                        ),
-                    ));
-                    if symbols.iter().any(|s| s.parent == Some(index)) {
-                        children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
-                    }
-                }
-                Ok(children)
-            }
-            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
-                Err(Error::new(
-                    crate::error::ErrorKind::NotADirectory,
-                    format!("source/{} is a file", path.join("/")),
-                ))
-            }
+        if let Some(at) = self.runner_at(path) {
+            return self.runner_list(&at);
         }
+        let mut children = self.members(path)?;
+        if path == [TESTS] {
+            children.extend(runner::members());
+        }
+        Ok(children)
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.resolve(path)? {
-            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
-                .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
-            Place::Symbol { module, symbol, .. } => {
-                let text = module.text()?;
-                let symbol = module
-                    .index
-                    .symbols
-                    .get(symbol)
-                    .ok_or_else(|| Error::not_found("the symbol is gone"))?;
-                Ok(symbol_text(text, symbol).into_bytes())
-            }
-            _ => Err(Error::new(
-                crate::error::ErrorKind::IsADirectory,
-                format!(
-                    "source/{} is a directory: read its _entry.md",
-                    path.join("/")
-                ),
-            )),
+        if let Some(at) = self.runner_at(path) {
+            return self.runner_read(&at);
         }
+        self.read_place(path)
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
+        if let Some(at) = self.runner_at(path) {
+            return self.runner_entry(&at);
+        }
         let place = self.resolve(path)?;
         views::entry(self, path, &place)
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        if let Some(at) = self.runner_at(path) {
+            return match at {
+                runner::At::Run => self.start_run(content).map(|_| ()),
+                _ => Err(Error::read_only(format!(
+                    "source/{} is a result of the test runner: it changes only by runs",
+                    path.join("/")
+                ))),
+            };
+        }
         self.write_path(path, content, base)
     }
-
     fn can_create(&self, path: &[&str]) -> Result<()> {
         self.creatable(path)
     }
@@ -420,6 +381,87 @@ impl Resource for Source {
                 )))
             }
             _ => Err(Error::not_permitted("")),
+        }
+    }
+}
+
+impl Source {
+    fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match self.resolve(path)? {
+            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
+                .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
+            Place::Symbol { module, symbol, .. } => {
+                let text = module.text()?;
+                let symbol = module
+                    .index
+                    .symbols
+                    .get(symbol)
+                    .ok_or_else(|| Error::not_found("the symbol is gone"))?;
+                Ok(symbol_text(text, symbol).into_bytes())
+            }
+            _ => Err(Error::new(
+                crate::error::ErrorKind::IsADirectory,
+                format!(
+                    "source/{} is a directory: read its _entry.md",
+                    path.join("/")
+                ),
+            )),
+        }
+    }
+
+    /// The runner's place for `path`, when the project has tests to run.
+    fn runner_at(&self, path: &[&str]) -> Option<runner::At> {
+        (!self.project.test_dirs.is_empty())
+            .then(|| runner::at(path))
+            .flatten()
+    }
+
+    fn members(&self, path: &[&str]) -> Result<Vec<Child>> {
+        match self.resolve(path)? {
+            Place::Root => {
+                let mut children = self.disk_children(&self.project.root, true);
+                if !self.project.test_dirs.is_empty() {
+                    children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
+                }
+                Ok(children)
+            }
+            Place::TestsRoot => Ok(self
+                .project
+                .test_dirs
+                .iter()
+                .filter_map(|d| d.file_name())
+                .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
+                .collect()),
+            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false)),
+            Place::Members { module, parent, .. } => {
+                let symbols = &module.index.symbols;
+                let mut children = Vec::new();
+                for (index, symbol) in symbols
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.parent == parent)
+                {
+                    children.push(Child::new(
+                        format!("{}.py", symbol.file_stem),
+                        Kind::Document,
+                        format!(
+                            "{}, {} lines",
+                            kind_name(symbol.kind, symbol.parent.is_some()),
+                            symbol.lines
+                        ),
+                    ));
+                    if symbols.iter().any(|s| s.parent == Some(index)) {
+                        children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
+                    }
+                }
+                Ok(children)
+            }
+            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
+                Err(Error::new(
+                    crate::error::ErrorKind::NotADirectory,
+                    format!("source/{} is a file", path.join("/")),
+                ))
+            }
         }
     }
 }

@@ -33,6 +33,12 @@ collapse = 8
 [project]
 # More paths source/ leaves out, as .gitignore lines, on top of the project's .gitignore.
 ignore = []
+
+[tests]
+# Arguments put before the selector written to source/tests/run (`-x`, `--tb=short`).
+args = []
+# Seconds a test run may take before it is stopped and reported as timed out.
+timeout_secs = 600
 "#;
 
 /// The parsed settings.
@@ -46,12 +52,16 @@ pub struct Settings {
     pub nav: NavShape,
     /// More paths to leave out (.gitignore lines).
     pub ignore: Vec<String>,
+    /// pytest arguments before every selector.
+    pub test_args: Vec<String>,
+    pub test_timeout: Duration,
 }
 
 const KNOWN: &[(&str, &[&str])] = &[
     ("import_check", &["enabled", "python", "timeout_secs"]),
     ("nav", &["depth", "collapse"]),
     ("project", &["ignore"]),
+    ("tests", &["args", "timeout_secs"]),
 ];
 
 /// Parse and check `text`; every problem is listed.
@@ -120,32 +130,35 @@ pub fn parse(text: &str) -> Result<Settings> {
         Duration::from_secs(
             whole("import_check", "timeout_secs", 1..=600, 10, " of seconds") as u64,
         );
+    let test_timeout =
+        Duration::from_secs(whole("tests", "timeout_secs", 1..=86_400, 600, " of seconds") as u64);
     let nav = NavShape {
         depth: whole("nav", "depth", 1..=5, 2, "") as usize,
         collapse: whole("nav", "collapse", 1..=100, 8, "") as usize,
     };
-    let ignore = match value("project", "ignore") {
-        None => Vec::new(),
-        Some(Value::Array(lines)) if lines.iter().all(|l| l.as_str().is_some()) => {
-            let lines: Vec<String> = lines
+    let mut strings = |table: &str, key: &str, what: &str| match value(table, key) {
+        None => Some(Vec::new()),
+        Some(Value::Array(items)) if items.iter().all(|i| i.as_str().is_some()) => Some(
+            items
                 .iter()
-                .filter_map(|l| l.as_str().map(String::from))
-                .collect();
-            if let Err(bad) = extra_ignore(Path::new("/"), &lines) {
-                problems.push(format!(
-                    "project.ignore has patterns that are not valid: {bad}"
-                ));
-            }
-            lines
-        }
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect(),
+        ),
         Some(other) => {
             problems.push(format!(
-                "project.ignore must be an array of .gitignore lines (strings), got {}",
+                "{table}.{key} must be an array of {what} (strings), got {}",
                 other.to_string().trim()
             ));
-            Vec::new()
+            None
         }
     };
+    let test_args = strings("tests", "args", "pytest arguments").unwrap_or_default();
+    let ignore = strings("project", "ignore", ".gitignore lines").unwrap_or_default();
+    if let Err(bad) = extra_ignore(Path::new("/"), &ignore) {
+        problems.push(format!(
+            "project.ignore has patterns that are not valid: {bad}"
+        ));
+    }
     if problems.is_empty() {
         Ok(Settings {
             import_check,
@@ -153,6 +166,8 @@ pub fn parse(text: &str) -> Result<Settings> {
             import_timeout,
             nav,
             ignore,
+            test_args,
+            test_timeout,
         })
     } else {
         Err(Error::invalid(format!(
@@ -269,7 +284,7 @@ mod tests {
     #[test]
     fn every_problem_is_reported() {
         let error =
-            parse("[import_check]\nenabeld = true\ntimeout_secs = \"ten\"\n[tests]\n").unwrap_err();
+            parse("[import_check]\nenabeld = true\ntimeout_secs = \"ten\"\n[testz]\n").unwrap_err();
         assert!(
             error
                 .message
@@ -285,7 +300,9 @@ mod tests {
             error.message
         );
         assert!(
-            error.message.contains("unknown table `tests`"),
+            error
+                .message
+                .contains("unknown table `testz` (did you mean `tests`?)"),
             "{}",
             error.message
         );

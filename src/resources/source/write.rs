@@ -105,8 +105,9 @@ impl Source {
             _ => format!("{tests}<folder>/<module>.py"),
         };
         Error::not_permitted(format!(
-            "{shown} was not created: `run` and `runs` are reserved for the test runner, \
-             which is not available yet; they never become project files.\n\
+            "{shown} was not created: `run` and `runs` belong to the test runner (write a \
+             pytest selector to {tests}run; results appear in {tests}runs/); they never \
+             become project files.\n\
              Test modules are edited as {module}"
         ))
     }

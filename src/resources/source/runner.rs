@@ -1,0 +1,423 @@
+//! The test runner's names in `source/tests/`: `run` (write a pytest selector, or nothing,
+//! to start a run in the background; the write returns at once) and `runs/`, with `<n>/`
+//! and `latest/` per run: `_entry.md` (status, counts, duration, command, failures),
+//! `output.txt` (all pytest printed, exact) and `failures/<test id>.txt` (the traceback,
+//! pruned, with the project's frames as module paths and lines).
+//!
+//! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
+//! one runs at a time, on a thread of its own, so the mount never waits for one.
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Function, Kind, Node, Section};
+use crate::render::time::rfc3339_of;
+use crate::resources::source::Source;
+use crate::resources::source::tree::TESTS;
+use crate::store::{self, runs};
+use crate::testrun::junit::Problem;
+use crate::testrun::run::Job;
+use crate::tree::access;
+
+/// Runs listed by `ls runs/` (older ones are reachable by number).
+const LISTED: usize = 100;
+
+/// A path of the runner under `source/tests/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum At {
+    Run,
+    Runs,
+    /// `runs/<n>/` or `runs/latest/` (`None`).
+    RunDir(Option<i64>),
+    Output(Option<i64>),
+    Failures(Option<i64>),
+    Failure(Option<i64>, String),
+}
+
+/// The runner's place for `path` (under `source/`), if it is one.
+pub(super) fn at(path: &[&str]) -> Option<At> {
+    let which = |name: &str| match name {
+        "latest" => Some(None),
+        n => n.parse::<i64>().ok().filter(|n| *n > 0).map(Some),
+    };
+    Some(match path {
+        [TESTS, "run"] => At::Run,
+        [TESTS, "runs"] => At::Runs,
+        [TESTS, "runs", n] => At::RunDir(which(n)?),
+        [TESTS, "runs", n, "output.txt"] => At::Output(which(n)?),
+        [TESTS, "runs", n, "failures"] => At::Failures(which(n)?),
+        [TESTS, "runs", n, "failures", test] => {
+            At::Failure(which(n)?, test.strip_suffix(".txt")?.to_string())
+        }
+        _ => return None,
+    })
+}
+
+/// The runner's members of `source/tests/`.
+pub(super) fn members() -> Vec<Child> {
+    vec![
+        Child::new(
+            "run",
+            Kind::Document,
+            "write a pytest selector (or nothing) to run the tests",
+        ),
+        Child::new(
+            "runs",
+            Kind::Dir,
+            "test runs and their results; latest/ is the newest",
+        ),
+    ]
+}
+
+impl Source {
+    fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
+        self.store.read(|c| runs::get(c, which))?.ok_or_else(|| {
+            Error::not_found(match which {
+                Some(n) => format!(
+                    "there is no test run {n}; {} lists them",
+                    self.links.to("source/tests/runs/")
+                ),
+                None => format!(
+                    "no test has run yet: start one with `echo > {}`",
+                    self.links.to("source/tests/run")
+                ),
+            })
+        })
+    }
+
+    fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
+        let run = self.run_of(which)?;
+        let problems = self.store.read(|c| runs::problems(c, run.id))?;
+        Ok((run, problems))
+    }
+
+    pub(super) fn runner_stat(&self, at: &At) -> Result<Node> {
+        let owner = self.root_ownership();
+        match at {
+            At::Run => Ok(Node {
+                size: Some(0),
+                ..Node::document(true).owned(owner)
+            }),
+            At::Runs => Ok(Node::dir(false).owned(owner)),
+            At::RunDir(which) | At::Failures(which) => {
+                self.run_of(*which)?;
+                Ok(Node::dir(false).owned(owner))
+            }
+            At::Output(_) | At::Failure(..) => Ok(Node {
+                size: Some(self.runner_read(at)?.len() as u64),
+                ..Node::view().owned(owner)
+            }),
+        }
+    }
+
+    pub(super) fn runner_list(&self, at: &At) -> Result<Vec<Child>> {
+        match at {
+            At::Runs => {
+                let ids = self.store.read(|c| runs::newest(c, LISTED))?;
+                let mut children = Vec::new();
+                if !ids.is_empty() {
+                    children.push(Child::new("latest", Kind::Dir, "the newest run"));
+                }
+                for id in ids {
+                    let run = self.run_of(Some(id))?;
+                    children.push(Child::new(id.to_string(), Kind::Dir, summary(&run)));
+                }
+                Ok(children)
+            }
+            At::RunDir(which) => {
+                let (_, problems) = self.problems_of(*which)?;
+                Ok(vec![
+                    Child::new("output.txt", Kind::View, "everything pytest printed"),
+                    Child::new(
+                        "failures",
+                        Kind::Dir,
+                        format!("{} failing or erroring tests", problems.len()),
+                    ),
+                ])
+            }
+            At::Failures(which) => {
+                let (_, problems) = self.problems_of(*which)?;
+                Ok(problems
+                    .iter()
+                    .map(|p| {
+                        Child::new(
+                            file_name(&p.id),
+                            Kind::View,
+                            format!("{}: {}", p.kind, first_line(&p.message)),
+                        )
+                    })
+                    .collect())
+            }
+            At::Run | At::Output(_) | At::Failure(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                "source/tests/run, output.txt and failures/*.txt are files",
+            )),
+        }
+    }
+
+    pub(super) fn runner_read(&self, at: &At) -> Result<Vec<u8>> {
+        match at {
+            At::Run => Ok(Vec::new()),
+            At::Output(which) => {
+                let run = self.run_of(*which)?;
+                Ok(self
+                    .store
+                    .read(|c| runs::output(c, run.id))?
+                    .unwrap_or_default()
+                    .into_bytes())
+            }
+            At::Failure(which, name) => {
+                let (run, problems) = self.problems_of(*which)?;
+                let problem = problems
+                    .iter()
+                    .find(|p| file_name(&p.id) == format!("{name}.txt"))
+                    .ok_or_else(|| {
+                        Error::not_found(format!("run {} has no failure {name}", run.id))
+                    })?;
+                Ok(self.failure_view(&run, problem).into_bytes())
+            }
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                "a directory of the test runner: read its _entry.md",
+            )),
+        }
+    }
+
+    pub(super) fn runner_entry(&self, at: &At) -> Result<Entry> {
+        let run_file = self.links.to("source/tests/run");
+        match at {
+            At::Runs => {
+                let ids = self.store.read(|c| runs::newest(c, LISTED))?;
+                let mut items = Vec::new();
+                for id in ids {
+                    let run = self.run_of(Some(id))?;
+                    items.push(format!(
+                        "`{}` — {}",
+                        self.links.to(&format!("source/tests/runs/{id}/")),
+                        summary(&run)
+                    ));
+                }
+                Ok(Entry {
+                    title: format!("source/tests/runs — {} test runs", items.len()),
+                    functions: vec![
+                        Function::new(
+                            format!("echo > {run_file}"),
+                            "run every test",
+                            "a new run, in the background",
+                        ),
+                        Function::new(
+                            format!("echo 'tests/test_x.py -k div' > {run_file}"),
+                            "run some tests",
+                            "the selector goes to pytest",
+                        ),
+                        Function::new(
+                            format!(
+                                "cat {}",
+                                self.links.to("source/tests/runs/latest/_entry.md")
+                            ),
+                            "see the newest run",
+                            "status, counts, failures",
+                        ),
+                    ],
+                    sections: vec![Section {
+                        heading: "Runs, newest first".into(),
+                        items,
+                        empty: "none yet".into(),
+                        ..Section::default()
+                    }],
+                    ..Entry::default()
+                })
+            }
+            At::RunDir(which) | At::Failures(which) => {
+                let (run, problems) = self.problems_of(*which)?;
+                let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
+                let items = problems
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "`{dir}failures/{}` — {}: {}",
+                            file_name(&p.id),
+                            p.kind,
+                            first_line(&p.message)
+                        )
+                    })
+                    .collect();
+                Ok(Entry {
+                    title: format!("source/tests/runs/{} — {}", run.id, summary(&run)),
+                    about: vec![
+                        format!("Command: `{}`", run.command),
+                        format!(
+                            "Started {}{}",
+                            run.started,
+                            run.seconds
+                                .map(|s| format!(", took {s:.1} s"))
+                                .unwrap_or_else(|| ", still running".into())
+                        ),
+                    ],
+                    functions: vec![
+                        Function::new(
+                            format!("cat {dir}output.txt"),
+                            "read all pytest printed",
+                            "the exact output",
+                        ),
+                        Function::new(
+                            format!("cat {dir}failures/<test>.txt"),
+                            "read one failure",
+                            "its traceback, with the project's lines as module:line",
+                        ),
+                        Function::new(
+                            format!("echo > {run_file}"),
+                            "run the tests again",
+                            "a new run",
+                        ),
+                    ],
+                    sections: vec![Section {
+                        heading: "Failures and errors".into(),
+                        items,
+                        empty: "none".into(),
+                        ..Section::default()
+                    }],
+                    ..Entry::default()
+                })
+            }
+            _ => Err(Error::new(
+                ErrorKind::NotADirectory,
+                "a file of the test runner",
+            )),
+        }
+    }
+
+    /// Starts a run of `selector` (pytest arguments; empty: every test) in the background.
+    pub(super) fn start_run(&self, selector: &[u8]) -> Result<i64> {
+        if !access::may_run_project_code() {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                "source/tests/run: only the mount's owner may run the tests, since they run the project's code as the owner",
+            ));
+        }
+        let selector = std::str::from_utf8(selector)
+            .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
+        let settings = self.settings();
+        let python = settings
+            .python
+            .clone()
+            .or_else(|| super::import_check::find_python(&self.project.root))
+            .ok_or_else(|| Error::not_found("no Python interpreter found: set import_check.python in source/meta/settings.toml"))?;
+        let mut args = settings.test_args.clone();
+        args.extend(selector.split_whitespace().map(String::from));
+        let job = Job {
+            python,
+            root: self.project.root.clone(),
+            paths: self.project.code_roots.clone(),
+            selector: args,
+            timeout: settings.test_timeout,
+        };
+        let now = rfc3339_of(std::time::SystemTime::now());
+        let id = self
+            .store
+            .write(|c| runs::begin(c, &job.command_line(), &now))?;
+        let store: Arc<store::Store> = self.store.clone();
+        std::thread::Builder::new()
+            .name(format!("test run {id}"))
+            .spawn(move || {
+                let outcome = job.run();
+                let ended = rfc3339_of(std::time::SystemTime::now());
+                if let Err(e) = store.write(|c| runs::finish(c, id, &ended, &outcome)) {
+                    crate::log::line(&format!(
+                        "test run {id}: cannot store its results: {}",
+                        e.message
+                    ));
+                }
+            })
+            .map_err(|e| Error::internal(format!("cannot start the test run: {e}")))?;
+        Ok(id)
+    }
+
+    /// A failure as its file shows it: what failed, where in the project, the traceback.
+    fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
+        let frames: Vec<String> = problem
+            .traceback
+            .lines()
+            .filter_map(|line| self.project_frame(line))
+            .collect();
+        let mut text = format!(
+            "{} — {} in run {}\n{}\n",
+            problem.id,
+            problem.kind,
+            run.id,
+            problem.message.trim()
+        );
+        if !frames.is_empty() {
+            text.push_str("\nIn the project:\n");
+            for frame in &frames {
+                text.push_str(&format!("- {frame}\n"));
+            }
+        }
+        text.push('\n');
+        text.push_str(&problem.traceback);
+        let more = format!(
+            "cat {}",
+            self.links
+                .to(&format!("source/tests/runs/{}/output.txt", run.id))
+        );
+        crate::render::budget::prune(&text, self.budget, &more)
+    }
+
+    /// `calc.ops:6 — source/calc/ops.py` for a traceback line `src/calc/ops.py:6: in div`
+    /// naming a file of the project.
+    fn project_frame(&self, line: &str) -> Option<String> {
+        let (file, rest) = line.split_once(".py:")?;
+        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if number.is_empty() {
+            return None;
+        }
+        let path = self.project.root.join(format!("{}.py", file.trim()));
+        let rel = path.strip_prefix(&self.project.root).ok()?;
+        if !path.is_file() || self.project.is_hidden(&path, false) {
+            return None;
+        }
+        let root = self
+            .project
+            .code_roots
+            .iter()
+            .filter_map(|r| path.strip_prefix(r).ok())
+            .min_by_key(|p| p.components().count())
+            .unwrap_or(rel);
+        let dotted = root.with_extension("").to_string_lossy().replace('/', ".");
+        Some(format!(
+            "{dotted}:{number} — {}",
+            self.links.to(&format!("source/{}", root.display()))
+        ))
+    }
+}
+
+/// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
+fn summary(run: &runs::Run) -> String {
+    let mut counts = vec![format!("{} passed", run.passed)];
+    for (n, what) in [
+        (run.failed, "failed"),
+        (run.errors, "errors"),
+        (run.skipped, "skipped"),
+    ] {
+        if n > 0 {
+            counts.push(format!("{n} {what}"));
+        }
+    }
+    let took = run
+        .seconds
+        .map(|s| format!(" ({s:.1} s)"))
+        .unwrap_or_default();
+    match run.status.as_str() {
+        "running" => format!("running since {}", run.started),
+        status => format!("{status}: {}{took}", counts.join(", ")),
+    }
+}
+
+/// A test id as a file name: `/` cannot be in one.
+fn file_name(id: &str) -> String {
+    format!("{}.txt", id.replace('/', "∕"))
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
