@@ -309,3 +309,25 @@ fn crash_while_editing(rounds: usize) -> (Mount, u64) {
     );
     (mount, seed)
 }
+
+#[test]
+fn a_test_run_cut_short_by_a_killed_daemon_does_not_block_the_next() {
+    let mut mount = Mount::example();
+    std::fs::write(
+        mount.project.join("tests/slow_cases.py"),
+        "import time\n\n\ndef test_sleep():\n    time.sleep(60)\n",
+    )
+    .unwrap();
+    let (ok, out) = mount.sh(r#"printf 'tests/slow_cases.py\n' > req.txt && cp req.txt "$HS/source/tests/run" && head -2 "$HS/source/tests/runs/1/_entry.md""#);
+    assert!(ok && out.contains("running"), "{out}");
+    mount.kill_daemon();
+    mount.restart(&[]);
+    std::fs::remove_file(mount.project.join("tests/slow_cases.py")).unwrap();
+    let (ok, out) = mount.sh(r#"printf 'tests/test_journal.py\n' > req.txt && cp req.txt "$HS/source/tests/run" && head -2 "$HS/source/tests/runs/1/_entry.md" && cat "$HS/source/tests/runs/1/output.txt""#);
+    assert!(ok, "the next run starts: {out}");
+    assert!(
+        out.contains("runs/1 — error"),
+        "the cut-short run is closed as an error: {out}"
+    );
+    assert!(out.contains("stopped before it ended"), "{out}");
+}

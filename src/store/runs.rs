@@ -24,7 +24,9 @@ CREATE TABLE test_runs (
     errors   INTEGER NOT NULL DEFAULT 0,
     skipped  INTEGER NOT NULL DEFAULT 0,
     -- Everything pytest printed, exact.
-    output   TEXT NOT NULL DEFAULT ''
+    output   TEXT NOT NULL DEFAULT '',
+    -- The process running it: a run whose process is gone is not running any more.
+    pid      INTEGER NOT NULL
 );
 -- One run at a time.
 CREATE UNIQUE INDEX test_runs_one_running ON test_runs (status) WHERE status = 'running';
@@ -56,22 +58,44 @@ pub struct Run {
     pub skipped: u64,
 }
 
-/// Starts run of `command` at `started`; returns its number. Refused (busy) while another
-/// run is running, naming it.
-pub fn begin(conn: &Connection, command: &str, started: &str) -> Result<i64> {
-    if let Some(running) = running(conn)? {
-        return Err(Error::new(
-            ErrorKind::Busy,
-            format!(
-                "test run {running} is still running; watch source/tests/runs/{running}/ and start another when it ends"
-            ),
-        ));
+/// Starts run of `command` at `started` in process `pid`; returns its number. Refused
+/// (busy) while another run is running, naming it; a run whose process is gone (a daemon
+/// killed mid-run) is closed as an error first, as `alive` tells.
+pub fn begin(
+    conn: &Connection,
+    command: &str,
+    started: &str,
+    pid: u32,
+    alive: impl Fn(u32) -> bool,
+) -> Result<i64> {
+    if let Some((running, owner)) = running_with_pid(conn)? {
+        if alive(owner) {
+            return Err(Error::new(
+                ErrorKind::Busy,
+                format!(
+                    "test run {running} is still running; watch source/tests/runs/{running}/ and start another when it ends"
+                ),
+            ));
+        }
+        conn.prepare_cached(
+            "UPDATE test_runs SET status = 'error', ended = ?2,
+                output = output || 'The mount running this test run stopped before it ended.\n'
+             WHERE id = ?1",
+        )?
+        .execute(params![running, started])?;
     }
     conn.prepare_cached(
-        "INSERT INTO test_runs (command, started, status) VALUES (?1, ?2, 'running')",
+        "INSERT INTO test_runs (command, started, status, pid) VALUES (?1, ?2, 'running', ?3)",
     )?
-    .execute(params![command, started])?;
+    .execute(params![command, started, pid])?;
     Ok(conn.last_insert_rowid())
+}
+
+fn running_with_pid(conn: &Connection) -> Result<Option<(i64, u32)>> {
+    Ok(conn
+        .prepare_cached("SELECT id, pid FROM test_runs WHERE status = 'running'")?
+        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
 }
 
 /// The run that is running, if one is.
@@ -188,11 +212,12 @@ mod tests {
     #[test]
     fn a_run_is_kept_with_its_problems_and_one_runs_at_a_time() {
         let store = Store::in_memory().unwrap();
+        let alive = |_| true;
         let first = store
-            .write(|c| begin(c, "python3 -m pytest", "2026-11-23T18:00:00Z"))
+            .write(|c| begin(c, "python3 -m pytest", "2026-11-23T18:00:00Z", 7, alive))
             .unwrap();
         let again = store
-            .write(|c| begin(c, "python3 -m pytest", "2026-11-23T18:00:01Z"))
+            .write(|c| begin(c, "python3 -m pytest", "2026-11-23T18:00:01Z", 7, alive))
             .unwrap_err();
         assert_eq!(again.kind, ErrorKind::Busy);
         assert!(
@@ -240,9 +265,35 @@ mod tests {
             outcome.output
         );
         let second = store
-            .write(|c| begin(c, "python3 -m pytest -k div", "2026-11-23T18:01:00Z"))
+            .write(|c| {
+                begin(
+                    c,
+                    "python3 -m pytest -k div",
+                    "2026-11-23T18:01:00Z",
+                    7,
+                    alive,
+                )
+            })
             .unwrap();
         assert_eq!(store.read(|c| newest(c, 10)).unwrap(), [second, first]);
         assert_eq!(store.read(running).unwrap(), Some(second));
+        // Its process died with the mount: the next run closes it as an error and starts.
+        let third = store
+            .write(|c| {
+                begin(c, "python3 -m pytest", "2026-11-23T18:02:00Z", 8, |pid| {
+                    pid != 7
+                })
+            })
+            .unwrap();
+        let orphan = store.read(|c| get(c, Some(second))).unwrap().unwrap();
+        assert_eq!(orphan.status, "error");
+        assert!(
+            store
+                .read(|c| output(c, second))
+                .unwrap()
+                .unwrap()
+                .contains("stopped before it ended")
+        );
+        assert_eq!(store.read(running).unwrap(), Some(third));
     }
 }

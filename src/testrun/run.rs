@@ -94,7 +94,8 @@ impl Job {
             }
             let pythonpath = std::env::join_paths(paths).unwrap_or_default();
             use std::os::unix::process::CommandExt;
-            Command::new(&self.python)
+            let mut command = Command::new(&self.python);
+            command
                 .args(["-m", "pytest", "-p", "no:cacheprovider", "--color=no"])
                 .arg(format!("--junitxml={}", junit_path.display()))
                 .args(&self.selector)
@@ -105,8 +106,16 @@ impl Job {
                 .stdout(out)
                 .stderr(err)
                 // Its own process group, so a timeout kills what the tests started too.
-                .process_group(0)
-                .spawn()
+                .process_group(0);
+            // SAFETY: prctl is async-signal-safe; it makes the kernel kill pytest when the
+            // thread that started it dies (a killed daemon), so no run outlives its mount.
+            unsafe {
+                command.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+            command.spawn()
         });
         let mut child = match spawned {
             Ok(child) => child,

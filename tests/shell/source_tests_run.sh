@@ -46,6 +46,7 @@ wait_run() {
 
 expect_contains "$(ls "$T")" "run" "source/tests/ has the runner"
 expect_contains "$(cat "$T/runs/_entry.md")" "none yet" "no run yet"
+expect_contains "$(cat "$S/_entry.md")" "no test run yet" "source/_entry.md says how to start one"
 
 echo 'tests/test_runner_cases.py' > "$T/run"
 expect_eq "$(ls "$T/runs")" "$(printf '1\n_entry.md\n_nav.txt\nlatest')" "run 1 is listed at once"
@@ -60,6 +61,8 @@ expect_contains "$failure" "ledger.calcx:2 — $S/ledger/calcx.py" "the project'
 expect_contains "$(cat "$T/runs/1/failures/tests.test_runner_cases.test_db.txt")" "no database here" "the error"
 expect_contains "$(cat "$T/runs/1/output.txt")" "1 failed, 1 passed, 1 skipped, 1 error" "the whole output"
 expect_missing "$PROJECT/tests/run" "run never becomes a project file"
+expect_contains "$(cat "$S/_entry.md")" "last test run 1 — failed: 1 passed, 1 failed" "source/_entry.md shows the last run"
+expect_contains "$(cat "$HS/_entry.md")" "last test run 1 — failed" "so does the root dashboard"
 
 # A long run: the mount answers meanwhile, a second run is refused, the timeout stops it.
 sed -i 's/^timeout_secs = 600$/timeout_secs = 3/' "$S/meta/settings.toml"

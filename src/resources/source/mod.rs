@@ -257,8 +257,12 @@ impl Resource for Source {
         let top = self.project.top_level();
         let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        let last_run = self
+            .last_run()
+            .map(|run| format!("; last test run {run}"))
+            .unwrap_or_default();
         Ok(format!(
-            "{}: {packages} top-level package{}, {modules} top-level module{}, {} test folder{}",
+            "{}: {packages} top-level package{}, {modules} top-level module{}, {} test folder{}{last_run}",
             self.name,
             plural(packages),
             plural(modules),

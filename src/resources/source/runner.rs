@@ -70,6 +70,12 @@ pub(super) fn members() -> Vec<Child> {
 }
 
 impl Source {
+    /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
+    pub(super) fn last_run(&self) -> Option<String> {
+        let run = self.store.read(|c| runs::get(c, None)).ok()??;
+        Some(format!("{} — {}", run.id, summary(&run)))
+    }
+
     fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
         self.store.read(|c| runs::get(c, which))?.ok_or_else(|| {
             Error::not_found(match which {
@@ -313,9 +319,15 @@ impl Source {
             timeout: settings.test_timeout,
         };
         let now = rfc3339_of(std::time::SystemTime::now());
-        let id = self
-            .store
-            .write(|c| runs::begin(c, &job.command_line(), &now))?;
+        let id = self.store.write(|c| {
+            runs::begin(
+                c,
+                &job.command_line(),
+                &now,
+                std::process::id(),
+                process_alive,
+            )
+        })?;
         let store: Arc<store::Store> = self.store.clone();
         std::thread::Builder::new()
             .name(format!("test run {id}"))
@@ -389,6 +401,16 @@ impl Source {
             self.links.to(&format!("source/{}", root.display()))
         ))
     }
+}
+
+/// Whether process `pid` is alive (signal 0 checks without sending anything).
+fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only checks that the process exists and may be signalled.
+    let sent = unsafe { libc::kill(pid, 0) };
+    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.

@@ -110,6 +110,15 @@ fn root(source: &Source, here: &str) -> Entry {
         .collect();
     if subresources.is_empty() {
         subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
+    } else {
+        let runs = source.links.to("source/tests/runs/");
+        subresources.push(match source.last_run() {
+            Some(run) => format!("`{runs}` — last test run {run}"),
+            None => format!(
+                "`{runs}` — no test run yet: `echo > {}` runs them",
+                source.links.to("source/tests/run")
+            ),
+        });
     }
     // deps/ and config/ say themselves what pyproject.toml holds.
     for name in [super::deps::DEPS, super::config::CONFIG] {
