@@ -1,10 +1,17 @@
-//! Results of a pytest run read from its JUnit XML report (`--junitxml`), with the
-//! `junit-parser` crate: counts, and each failing or erroring test with its traceback.
-//! Never from pytest's text output, whose format is not an interface.
+//! Results of a pytest run read from its JUnit XML report (`--junitxml`): counts, and
+//! each failing or erroring test with its traceback, exact. Never from pytest's text
+//! output, whose format is not an interface.
+//!
+//! Read with quick-xml, the XML parser the `junit-parser` crate is built on, rather than
+//! with that crate: junit-parser 1.7 trims every piece of element text and drops entity
+//! references between them, so a traceback holding `<`, `>`, `&` or quotes (most do:
+//! `<Foo object at 0x...>`) came out with those characters gone and its lines torn apart.
 
-use std::io::Cursor;
+use std::borrow::Cow;
 
-use junit_parser::TestStatus;
+use quick_xml::Reader;
+use quick_xml::XmlVersion;
+use quick_xml::events::{BytesStart, Event};
 
 /// What a run's report says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,46 +37,133 @@ pub struct Problem {
     pub traceback: String,
 }
 
+/// How the test case being read ended.
+enum Outcome {
+    Passed,
+    Skipped,
+    Problem(Problem),
+}
+
 /// Reads a JUnit XML report; the error says why it is not one.
 pub fn read(xml: &str) -> Result<Report, String> {
-    let suites =
-        junit_parser::from_reader(Cursor::new(xml.as_bytes())).map_err(|e| e.to_string())?;
+    let mut reader = Reader::from_str(xml);
+    reader.config_mut().trim_text(false);
     let mut report = Report::default();
-    let mut stack: Vec<&junit_parser::TestSuite> = suites.suites.iter().collect();
-    while let Some(suite) = stack.pop() {
-        stack.extend(suite.suites.iter());
-        for case in &suite.cases {
-            let id = match &case.classname {
-                Some(class) if !class.is_empty() => format!("{class}.{}", case.original_name),
-                _ => case.original_name.clone(),
-            };
-            let (kind, message, traceback) = match &case.status {
-                TestStatus::Failure(f) => {
-                    report.failed += 1;
-                    ("failure", &f.message, &f.text)
+    // The test case open now, and its outcome so far.
+    let mut case: Option<(String, Outcome)> = None;
+    // Inside a <failure> or <error>: its text is the traceback.
+    let mut in_problem = false;
+    loop {
+        let event = reader
+            .read_event()
+            .map_err(|e| format!("at byte {}: {e}", reader.buffer_position()))?;
+        match event {
+            Event::Start(e) => match e.name().as_ref() {
+                "testcase" => {
+                    finish(&mut report, case.take());
+                    case = Some((case_id(&e)?, Outcome::Passed));
                 }
-                TestStatus::Error(e) => {
-                    report.errors += 1;
-                    ("error", &e.message, &e.text)
+                _ => in_problem = mark(&mut case, &e)?,
+            },
+            Event::Empty(e) => match e.name().as_ref() {
+                "testcase" => finish(&mut report, Some((case_id(&e)?, Outcome::Passed))),
+                _ => {
+                    mark(&mut case, &e)?;
                 }
-                TestStatus::Skipped(_) => {
-                    report.skipped += 1;
-                    continue;
-                }
-                TestStatus::Success => {
-                    report.passed += 1;
-                    continue;
-                }
-            };
-            report.problems.push(Problem {
-                id,
-                kind,
-                message: message.clone(),
-                traceback: traceback.clone(),
-            });
+            },
+            Event::Text(text) if in_problem => {
+                push(&mut case, &text.xml_content(XmlVersion::default()))
+            }
+            Event::CData(text) if in_problem => {
+                push(&mut case, &text.xml_content(XmlVersion::default()))
+            }
+            Event::GeneralRef(r) if in_problem => {
+                let resolved: Cow<str> = match r.resolve_char_ref().map_err(|e| e.to_string())? {
+                    Some(c) => Cow::Owned(c.to_string()),
+                    None => Cow::Borrowed(
+                        quick_xml::escape::resolve_predefined_entity(&r)
+                            .ok_or_else(|| format!("unknown entity &{};", &*r))?,
+                    ),
+                };
+                push(&mut case, &resolved);
+            }
+            Event::End(e) => match e.name().as_ref() {
+                "failure" | "error" => in_problem = false,
+                "testcase" => finish(&mut report, case.take()),
+                _ => {}
+            },
+            Event::Eof => break,
+            _ => {}
         }
     }
+    finish(&mut report, case.take());
     Ok(report)
+}
+
+/// Notes a `<failure>`, `<error>` or `<skipped>` inside the open test case; true when its
+/// text is a traceback to read.
+fn mark(case: &mut Option<(String, Outcome)>, e: &BytesStart) -> Result<bool, String> {
+    let Some((id, outcome)) = case.as_mut() else {
+        return Ok(false);
+    };
+    let kind = match e.name().as_ref() {
+        "failure" => "failure",
+        "error" => "error",
+        "skipped" => {
+            *outcome = Outcome::Skipped;
+            return Ok(false);
+        }
+        _ => return Ok(false),
+    };
+    *outcome = Outcome::Problem(Problem {
+        id: id.clone(),
+        kind,
+        message: attribute(e, "message")?.unwrap_or_default(),
+        traceback: String::new(),
+    });
+    Ok(true)
+}
+
+fn push(case: &mut Option<(String, Outcome)>, text: &str) {
+    if let Some((_, Outcome::Problem(problem))) = case.as_mut() {
+        problem.traceback.push_str(text);
+    }
+}
+
+fn finish(report: &mut Report, case: Option<(String, Outcome)>) {
+    match case.map(|(_, outcome)| outcome) {
+        Some(Outcome::Passed) => report.passed += 1,
+        Some(Outcome::Skipped) => report.skipped += 1,
+        Some(Outcome::Problem(problem)) => {
+            match problem.kind {
+                "error" => report.errors += 1,
+                _ => report.failed += 1,
+            }
+            report.problems.push(problem);
+        }
+        None => {}
+    }
+}
+
+/// `classname.name` of a `<testcase>`.
+fn case_id(e: &BytesStart) -> Result<String, String> {
+    let name = attribute(e, "name")?.unwrap_or_default();
+    Ok(match attribute(e, "classname")? {
+        Some(class) if !class.is_empty() => format!("{class}.{name}"),
+        _ => name,
+    })
+}
+
+fn attribute(e: &BytesStart, name: &str) -> Result<Option<String>, String> {
+    let Some(found) = e.try_get_attribute(name).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        found
+            .normalized_value(XmlVersion::default())
+            .map_err(|e| e.to_string())?
+            .into_owned(),
+    ))
 }
 
 #[cfg(test)]
@@ -84,7 +178,8 @@ mod tests {
     assert div(a, b) == 1
 E   ZeroDivisionError: division by zero</failure></testcase>
 <testcase classname="tests.test_calc" name="test_later" time="0"><skipped type="pytest.skip" message="later">skipped</skipped></testcase>
-<testcase classname="tests.test_calc" name="test_db" time="0"><error message="failed on setup with &quot;RuntimeError: no db&quot;">fixture failed</error></testcase>
+<testcase classname="tests.test_calc" name="test_db" time="0"><error message="failed on setup with &quot;RuntimeError: no db&quot;">self = &lt;Db object at 0x7f&gt;
+    def db(): &amp;&#65;</error></testcase>
 </testsuite></testsuites>"#;
         let report = read(xml).unwrap();
         assert_eq!(

@@ -58,6 +58,8 @@ expect_contains "$entry" "tests.test_runner_cases.test_zero.txt" "the failure is
 failure=$(cat "$T/runs/1/failures/tests.test_runner_cases.test_zero.txt")
 expect_contains "$failure" "ZeroDivisionError" "the failure's message"
 expect_contains "$failure" "ledger.calcx:2 — $S/ledger/calcx.py" "the project's frame as module:line"
+expect_contains "$failure" "The test: $T/test_runner_cases/test_zero.py" "the failing test's symbol file"
+expect_contains "$(cat "$T/test_runner_cases/test_zero.py")" "def test_zero" "which is the test's source"
 expect_contains "$(cat "$T/runs/1/failures/tests.test_runner_cases.test_db.txt")" "no database here" "the error"
 expect_contains "$(cat "$T/runs/1/output.txt")" "1 failed, 1 passed, 1 skipped, 1 error" "the whole output"
 expect_missing "$PROJECT/tests/run" "run never becomes a project file"
@@ -77,5 +79,12 @@ expect_fails "Device or resource busy" "a second run while one runs" -- cp req.t
 expect_contains "$(newest_error)" "runs/2/" "the refusal says where to watch"
 wait_run 2
 expect_contains "$(head -2 "$T/runs/2/_entry.md")" "timed out" "the timeout stopped it"
+
+# A selector pytest cannot use: an error (never a pass), and the entry says why.
+echo 'tests/no_such_test.py' > "$T/run"
+wait_run 3
+entry=$(cat "$T/runs/3/_entry.md")
+expect_contains "$entry" "runs/3 — error" "not a pass"
+expect_contains "$entry" "pytest could not run the tests: ERROR: file or directory not found: tests/no_such_test.py" "why"
 rm "$PROJECT/tests/slow_cases.py" "$PROJECT/tests/test_runner_cases.py" "$PROJECT/src/ledger/calcx.py"
 echo "source_tests_run.sh: ok"

@@ -248,18 +248,34 @@ impl Source {
                         )
                     })
                     .collect();
+                let mut about = Vec::new();
+                if run.status == "error" {
+                    let output = self
+                        .store
+                        .read(|c| runs::output(c, run.id))?
+                        .unwrap_or_default();
+                    let last = output
+                        .lines()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or("");
+                    about.push(format!("pytest could not run the tests: {}", last.trim()));
+                }
                 Ok(Entry {
                     title: format!("source/tests/runs/{} — {}", run.id, summary(&run)),
-                    about: vec![
-                        format!("Command: `{}`", run.command),
-                        format!(
-                            "Started {}{}",
-                            run.started,
-                            run.seconds
-                                .map(|s| format!(", took {s:.1} s"))
-                                .unwrap_or_else(|| ", still running".into())
-                        ),
-                    ],
+                    about: about
+                        .into_iter()
+                        .chain([
+                            format!("Command: `{}`", run.command),
+                            format!(
+                                "Started {}{}",
+                                run.started,
+                                run.seconds
+                                    .map(|s| format!(", took {s:.1} s"))
+                                    .unwrap_or_else(|| ", still running".into())
+                            ),
+                        ])
+                        .collect(),
                     functions: vec![
                         Function::new(
                             format!("cat {dir}output.txt"),
@@ -359,6 +375,9 @@ impl Source {
             run.id,
             problem.message.trim()
         );
+        if let Some(file) = self.test_symbol_file(&problem.id) {
+            text.push_str(&format!("\nThe test: {file}\n"));
+        }
         if !frames.is_empty() {
             text.push_str("\nIn the project:\n");
             for frame in &frames {
@@ -373,6 +392,50 @@ impl Source {
                 .to(&format!("source/tests/runs/{}/output.txt", run.id))
         );
         crate::render::budget::prune(&text, self.budget, &more)
+    }
+
+    /// The symbol file of test `id` (`tests.test_calc.TestOps.test_div[2-0]` is
+    /// `source/tests/test_calc/TestOps/test_div.py` with one test folder `tests/`).
+    fn test_symbol_file(&self, id: &str) -> Option<String> {
+        let id = id.split('[').next()?;
+        let parts: Vec<&str> = id.split('.').collect();
+        let (module, inner) = (1..parts.len()).rev().find_map(|n| {
+            let file = self
+                .project
+                .root
+                .join(format!("{}.py", parts[..n].join("/")));
+            file.is_file().then(|| (file, &parts[n..]))
+        })?;
+        let shown = match self
+            .project
+            .test_dirs
+            .iter()
+            .find(|d| module.starts_with(d))
+        {
+            Some(dir) => {
+                let rel = module.strip_prefix(dir).ok()?.with_extension("");
+                match self.project.test_dirs.len() {
+                    1 => format!("source/{TESTS}/{}", rel.display()),
+                    _ => format!(
+                        "source/{TESTS}/{}/{}",
+                        dir.file_name()?.to_string_lossy(),
+                        rel.display()
+                    ),
+                }
+            }
+            None => {
+                let root = self
+                    .project
+                    .code_roots
+                    .iter()
+                    .find(|r| module.starts_with(r))?;
+                format!(
+                    "source/{}",
+                    module.strip_prefix(root).ok()?.with_extension("").display()
+                )
+            }
+        };
+        Some(self.links.to(&format!("{shown}/{}.py", inner.join("/"))))
     }
 
     /// `calc.ops:6 — source/calc/ops.py` for a traceback line `src/calc/ops.py:6: in div`
