@@ -90,5 +90,37 @@ cp table.toml "$C/tool.hatch.envs.default.scripts.toml"
 sed 's/^test = "pytest {args}"$/test = "pytest -x {args}"/' expected.toml > expected2.toml
 same_pyproject expected2.toml "a deeply nested table, last in the file"
 expect_eq "$(cat "$C/tool.mypy.toml")" "$(printf '[tool.mypy]\nstrict = true')" "the comment above the next header is not the table's"
+# A Poetry project, with PEP 735 groups beside it: its tool tables are documents like any.
+cat > "$PY" <<'TOML'
+[tool.poetry]
+name = "ledger"
+version = "0.3.1"
+description = "Books"  # short
+
+[tool.poetry.dependencies]
+python = "^3.10"
+requests = { version = "^2.31", extras = ["socks"] }
+
+[tool.poetry.group.dev.dependencies]
+pytest = "^8"
+
+[dependency-groups]
+lint = ["ruff>=0.6"]
+
+[build-system]
+requires = ["poetry-core"]
+build-backend = "poetry.core.masonry.api"
+TOML
+cp "$PY" poetry.toml
+expect_eq "$(ls "$C" | filter -v '^_')" "$(printf '%s\n' build-system.toml dependency-groups.toml tool.poetry.dependencies.toml tool.poetry.group.dev.dependencies.toml tool.poetry.toml)" "Poetry's tables"
+sed -i 's/^pytest = "^8"$/pytest = "^8.2"/' "$C/tool.poetry.group.dev.dependencies.toml"
+sed 's/^pytest = "^8"$/pytest = "^8.2"/' poetry.toml > expected.toml
+same_pyproject expected.toml "a Poetry group changed"
+printf '[dependency-groups]\nlint = ["ruff>=0.7"]\ntest = ["pytest"]\n' > table.toml
+cp table.toml "$C/dependency-groups.toml"
+sed 's/^lint = \["ruff>=0.6"\]$/lint = ["ruff>=0.7"]\ntest = ["pytest"]/' expected.toml > expected2.toml
+same_pyproject expected2.toml "the PEP 735 groups table rewritten"
+refused_pyproject '[tool.poetry]\nname = "ledger"\nversion = 0.3.1\n' "$C/tool.poetry.toml" "line 3, column"
+same_pyproject expected2.toml "after the refused write"
 cp original.toml "$PY"
 echo "source_config.sh: ok"

@@ -394,6 +394,34 @@ impl Source {
         crate::render::budget::prune(&text, self.budget, &more)
     }
 
+    /// Where project file `module` (a `.py`) is under `source/`, without `.py`: under
+    /// `tests/` for a test folder's module, else by the code root that holds it.
+    fn source_path_of(&self, module: &std::path::Path) -> Option<String> {
+        if let Some(dir) = self
+            .project
+            .test_dirs
+            .iter()
+            .find(|d| module.starts_with(d))
+        {
+            let rel = module.strip_prefix(dir).ok()?.with_extension("");
+            return Some(match self.project.test_dirs.len() {
+                1 => format!("{TESTS}/{}", rel.display()),
+                _ => format!(
+                    "{TESTS}/{}/{}",
+                    dir.file_name()?.to_string_lossy(),
+                    rel.display()
+                ),
+            });
+        }
+        let rel = self
+            .project
+            .code_roots
+            .iter()
+            .filter_map(|r| module.strip_prefix(r).ok())
+            .min_by_key(|p| p.components().count())?;
+        Some(rel.with_extension("").display().to_string())
+    }
+
     /// The symbol file of test `id` (`tests.test_calc.TestOps.test_div[2-0]` is
     /// `source/tests/test_calc/TestOps/test_div.py` with one test folder `tests/`).
     fn test_symbol_file(&self, id: &str) -> Option<String> {
@@ -406,36 +434,11 @@ impl Source {
                 .join(format!("{}.py", parts[..n].join("/")));
             file.is_file().then(|| (file, &parts[n..]))
         })?;
-        let shown = match self
-            .project
-            .test_dirs
-            .iter()
-            .find(|d| module.starts_with(d))
-        {
-            Some(dir) => {
-                let rel = module.strip_prefix(dir).ok()?.with_extension("");
-                match self.project.test_dirs.len() {
-                    1 => format!("source/{TESTS}/{}", rel.display()),
-                    _ => format!(
-                        "source/{TESTS}/{}/{}",
-                        dir.file_name()?.to_string_lossy(),
-                        rel.display()
-                    ),
-                }
-            }
-            None => {
-                let root = self
-                    .project
-                    .code_roots
-                    .iter()
-                    .find(|r| module.starts_with(r))?;
-                format!(
-                    "source/{}",
-                    module.strip_prefix(root).ok()?.with_extension("").display()
-                )
-            }
-        };
-        Some(self.links.to(&format!("{shown}/{}.py", inner.join("/"))))
+        let shown = self.source_path_of(&module)?;
+        Some(
+            self.links
+                .to(&format!("source/{shown}/{}.py", inner.join("/"))),
+        )
     }
 
     /// `calc.ops:6 — source/calc/ops.py` for a traceback line `src/calc/ops.py:6: in div`
@@ -447,21 +450,23 @@ impl Source {
             return None;
         }
         let path = self.project.root.join(format!("{}.py", file.trim()));
-        let rel = path.strip_prefix(&self.project.root).ok()?;
         if !path.is_file() || self.project.is_hidden(&path, false) {
             return None;
         }
-        let root = self
+        // The module's import name: its path below the code root that holds it.
+        let dotted = self
             .project
             .code_roots
             .iter()
             .filter_map(|r| path.strip_prefix(r).ok())
-            .min_by_key(|p| p.components().count())
-            .unwrap_or(rel);
-        let dotted = root.with_extension("").to_string_lossy().replace('/', ".");
+            .min_by_key(|p| p.components().count())?
+            .with_extension("")
+            .to_string_lossy()
+            .replace('/', ".");
+        let shown = self.source_path_of(&path)?;
         Some(format!(
             "{dotted}:{number} — {}",
-            self.links.to(&format!("source/{}", root.display()))
+            self.links.to(&format!("source/{shown}.py"))
         ))
     }
 }
