@@ -13,4 +13,9 @@ pub struct Failure {
     /// The directory it happened in, relative to the root (`tasks/open`).
     pub dir: String,
     pub message: String,
+    /// How many times it happened again after the first, at least a second apart (an
+    /// agent retrying, not a tool repeating one call); `at` is then the latest time.
+    pub repeats: u32,
+    /// When it first happened.
+    pub first: SystemTime,
 }

@@ -59,9 +59,13 @@ fn entry(failure: &Failure, allowance: usize) -> String {
     // Blank lines inside a message would end the list item; they carry nothing.
     let mut lines = failure.message.lines().filter(|l| !l.trim().is_empty());
     let first = lines.next().unwrap_or_default();
+    let again = match failure.repeats {
+        0 => String::new(),
+        n => format!(" (×{}, first at {})", n + 1, rfc3339_of(failure.first)),
+    };
     let mut out = fit_line(
         &format!(
-            "- {} {} {}: {first}",
+            "- {} {} {}{again}: {first}",
             rfc3339_of(failure.at),
             failure.op,
             failure.path
@@ -187,6 +191,8 @@ mod tests {
             path: path.into(),
             dir: "tasks/open".into(),
             message,
+            repeats: 0,
+            first: SystemTime::UNIX_EPOCH,
         }
     }
 

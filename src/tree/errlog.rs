@@ -40,14 +40,19 @@ impl Failure {
         self
     }
 
-    /// The same failure again within a few seconds.
+    /// The same failure: operation, path and message.
     fn same_as(&self, other: &Failure) -> bool {
-        let close = other
+        self.op == other.op && self.path == other.path && self.message == other.message
+    }
+
+    /// Whether `other`, the same failure, is a tool repeating one call (`ls` looks a name
+    /// up twice) rather than a new attempt: within a second of this one.
+    fn echoed_by(&self, other: &Failure) -> bool {
+        other
             .at
             .duration_since(self.at)
-            .map(|d| d.as_secs() < 5)
-            .unwrap_or(true);
-        close && self.op == other.op && self.path == other.path && self.message == other.message
+            .map(|d| d < Duration::from_secs(1))
+            .unwrap_or(true)
     }
 }
 
@@ -75,8 +80,19 @@ impl ErrorLog {
     pub fn record(&self, failure: Failure) {
         let failure = failure.printable();
         let mut failures = lock(&self.failures);
-        // Tools repeat a failing call (`ls` looks a name up twice): one record is enough.
-        if failures.front().is_some_and(|last| last.same_as(&failure)) {
+        if let Some(last) = failures.front_mut().filter(|last| last.same_as(&failure)) {
+            // A tool repeating one call is one failure; the same failure again later is
+            // counted, and shown at its latest time so a retry that failed is seen to.
+            if !last.echoed_by(&failure) {
+                last.repeats += 1;
+                last.at = last.at.max(failure.at);
+                crate::log::line(&format!(
+                    "error again (×{}): {} {}",
+                    last.repeats + 1,
+                    failure.op,
+                    failure.path
+                ));
+            }
             return;
         }
         crate::log::line(&format!(
@@ -196,7 +212,40 @@ mod tests {
             path: format!("/{dir}/x"),
             dir: dir.into(),
             message: format!("bad in {dir}"),
+            repeats: 0,
+            first: at,
         }
+    }
+
+    #[test]
+    fn the_same_failure_again_later_is_counted_at_its_latest_time() {
+        let log = ErrorLog::default();
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        log.record(failure("tasks", t0));
+        // A tool repeating the call at once: still one failure.
+        log.record(failure("tasks", t0 + Duration::from_millis(300)));
+        assert_eq!(log.newest_first()[0].repeats, 0);
+        // The agent tries again two seconds later, and again.
+        log.record(failure("tasks", t0 + Duration::from_secs(2)));
+        log.record(failure("tasks", t0 + Duration::from_secs(9)));
+        let kept = log.newest_first();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].repeats, 2);
+        assert_eq!(
+            kept[0].at,
+            t0 + Duration::from_secs(9),
+            "shown at the latest time"
+        );
+        assert_eq!(kept[0].first, t0);
+        let view = crate::render::errors::render(&kept, 500);
+        assert!(
+            view.contains("(×3, first at 1970-01-12T13:46:40Z)"),
+            "{view}"
+        );
+        // Something else in between: the next one is a new entry.
+        log.record(failure("source", t0 + Duration::from_secs(10)));
+        log.record(failure("tasks", t0 + Duration::from_secs(11)));
+        assert_eq!(log.newest_first().len(), 3);
     }
 
     #[test]
@@ -239,6 +288,8 @@ mod tests {
             message: format!(
                 "cannot create {path}:\n- tasks/open/a\nb.json is bad\r\n- \u{1b}[2J\there"
             ),
+            repeats: 0,
+            first: SystemTime::now(),
         });
         let failure = &log.newest_first()[0];
         assert_eq!(failure.path, "$'/hs/tasks/open/a\\nb.json'");

@@ -569,6 +569,8 @@ impl Space {
                     "{} does not exist. Did you mean {suggestion}?",
                     self.links.to(&miss.path.join("/"))
                 ),
+                repeats: 0,
+                first: miss.at,
             });
         }
     }
@@ -580,12 +582,15 @@ impl Space {
             .split_last()
             .map(|(_, parent)| parent.join("/"))
             .unwrap_or_default();
+        let now = SystemTime::now();
         self.errors.record(Failure {
-            at: SystemTime::now(),
+            at: now,
             op: op.to_string(),
             path: self.links.to(&path.join("/")),
             dir,
             message: error.message.clone(),
+            repeats: 0,
+            first: now,
         });
     }
 

@@ -18,3 +18,10 @@ expect_fails "Read-only file system" "creating at the root" -- sh -c "echo hi > 
 head -n 3 "$HS/_entry.md" >/dev/null
 first=$(head -n 1 "$HS/_entry.md")
 expect_contains "$first" "> Last error here" "the root entry starts with the fresh error"
+
+# The same failure again a moment later (an agent retrying, perhaps with `echo >`, which
+# hides the refusal) is counted and shown at its latest time, not folded into the first.
+expect_fails "Read-only file system" "a write to a view" -- sh -c "echo a > '$HS/source/_nav.txt'"
+sleep 1.5
+expect_fails "Read-only file system" "the same write again" -- sh -c "echo a > '$HS/source/_nav.txt'"
+expect_contains "$(cat "$HS/_errors.md")" "$HS/source/_nav.txt (×2, first at" "the repeat is counted"
