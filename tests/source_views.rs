@@ -294,3 +294,27 @@ fn creating_an_init_module_does_not_deadlock() {
         b"\"\"\"Data.\"\"\"\n"
     );
 }
+
+#[test]
+fn module_counts_say_what_they_count_and_a_missing_docstring_leaves_no_dash() {
+    let (_dir, space) = project(&[
+        ("pkg/__init__.py", b""),
+        (
+            "pkg/shapes.py",
+            b"class Square:\n    def area(self):\n        return 1\n\n    def side(self):\n        return 1\n\n\ndef unit():\n    return Square()\n",
+        ),
+    ]);
+    let entry = render(&space, "source/pkg/shapes/_entry.md");
+    let title = entry.lines().nth(1).unwrap();
+    assert!(
+        title.starts_with("# pkg.shapes (1 class, 1 function, 2 methods, "),
+        "methods are not functions, and no `— (` without a docstring: {title}"
+    );
+    let mut shown = names(&space, "source/pkg/shapes");
+    shown.retain(|n| n.ends_with(".py"));
+    assert_eq!(
+        shown,
+        ["Square.py", "unit.py"],
+        "ls shows the one function beside the class"
+    );
+}

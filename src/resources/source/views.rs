@@ -223,7 +223,7 @@ fn module_about(module: &Module) -> String {
     let Some(text) = module.text.as_deref() else {
         return module.unreadable.clone().unwrap_or_default();
     };
-    let (classes, functions) = counts(&module.index);
+    let (classes, functions, methods) = counts(&module.index);
     let doc = module
         .index
         .docstring
@@ -235,21 +235,35 @@ fn module_about(module: &Module) -> String {
     } else {
         ", has syntax errors"
     };
+    let methods = match methods {
+        0 => String::new(),
+        n => format!(", {n} method{}", plural(n)),
+    };
     format!(
-        "{doc}({classes} class{}, {functions} function{}, {}{broken})",
+        "{doc}({classes} class{}, {functions} function{}{methods}, {}{broken})",
         if classes == 1 { "" } else { "es" },
         plural(functions),
         size_note(text)
     )
 }
 
-fn counts(index: &ModuleIndex) -> (usize, usize) {
-    let classes = index
-        .symbols
-        .iter()
-        .filter(|s| s.kind == SymbolKind::Class)
-        .count();
-    (classes, index.symbols.len() - classes)
+/// Classes (nested ones too), functions of the module, and methods (functions in a
+/// class): what `ls` shows under each name.
+fn counts(index: &ModuleIndex) -> (usize, usize, usize) {
+    let in_class = |parent: Option<usize>| {
+        parent
+            .and_then(|p| index.symbols.get(p))
+            .is_some_and(|p| p.kind == SymbolKind::Class)
+    };
+    let (mut classes, mut functions, mut methods) = (0, 0, 0);
+    for symbol in &index.symbols {
+        match symbol.kind {
+            SymbolKind::Class => classes += 1,
+            _ if in_class(symbol.parent) => methods += 1,
+            _ => functions += 1,
+        }
+    }
+    (classes, functions, methods)
 }
 
 fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
@@ -399,7 +413,11 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
                     .unwrap_or_default()
             )
         }
-        None => format!("{name} — {}", module_about(module)),
+        // Without a docstring the counts follow the name: `attr._cmp (0 classes, ...)`.
+        None => match module_about(module) {
+            about if about.starts_with('(') => format!("{name} {about}"),
+            about => format!("{name} — {about}"),
+        },
     };
     let text = module.text.as_deref().unwrap_or("");
     let rows: Vec<String> = symbols

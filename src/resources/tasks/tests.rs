@@ -690,3 +690,22 @@ fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
         error.message
     );
 }
+
+#[test]
+fn nothing_ready_is_said_in_good_grammar_for_one_task_and_for_many() {
+    let tasks = fixture();
+    let ready_says = |said: &str| {
+        let ready = show(&tasks.entry(&["ready"]).unwrap());
+        assert!(ready.contains(said), "{ready}");
+    };
+    put(
+        &tasks,
+        &["blocked", "docs.json"],
+        r#"{"title": "Write the docs"}"#,
+    );
+    let waiting = |name: &str| format!(r#"{{"title": "{name}", "depends_on": ["docs"]}}"#);
+    put(&tasks, &["open", "deploy.json"], &waiting("Deploy"));
+    ready_says("nothing ready: the one open task waits for dependencies not yet done");
+    put(&tasks, &["open", "announce.json"], &waiting("Announce"));
+    ready_says("nothing ready: all 2 open tasks wait for dependencies not yet done");
+}

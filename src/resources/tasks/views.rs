@@ -332,14 +332,10 @@ fn plural(n: usize) -> &'static str {
 /// `tasks/ready/_entry.md`: what can be started now.
 pub fn ready_entry(conn: &Connection, links: &Links) -> Result<Entry> {
     let counts = tasks::counts(conn)?;
-    let empty = if counts.open == 0 {
-        "nothing ready: there are no open tasks".to_string()
-    } else {
-        format!(
-            "nothing ready: all {} open {} wait for dependencies not yet done",
-            counts.open,
-            plural(counts.open)
-        )
+    let empty = match counts.open {
+        0 => "nothing ready: there are no open tasks".to_string(),
+        1 => "nothing ready: the one open task waits for dependencies not yet done".to_string(),
+        n => format!("nothing ready: all {n} open tasks wait for dependencies not yet done"),
     };
     Ok(Entry {
         title: format!("tasks/ready — {} ready to start", count_of(counts.ready)),
