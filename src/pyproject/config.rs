@@ -118,15 +118,19 @@ pub fn nameable(name: &str) -> bool {
 /// values) and nothing else; or, when there is no such table, with it added at the end.
 pub fn write(text: &str, name: &str, content: &str) -> Result<String, Refusal> {
     let own = check_content(name, content)?;
-    let existing = tables(text)?.into_iter().find(|t| t.name == name);
-    let new = match existing {
+    let all = tables(text)?;
+    let new = match all.iter().find(|t| t.name == name) {
         Some(table) => format!(
             "{}{own}{}",
             &text[..table.span.start],
             &text[table.span.end..]
         ),
         None if name.contains('@') => {
-            let next = count_of(text, array_name(name))? + 1;
+            let array = array_name(name);
+            let next = 1 + all
+                .iter()
+                .filter(|t| t.name.contains('@') && array_name(&t.name) == array)
+                .count();
             if name != format!("{}@{next}", array_name(name)) {
                 return Err(format!(
                     "{name}.toml does not exist: a new table of the array {} is added as \
@@ -160,13 +164,6 @@ fn appended(text: &str, own: &str) -> String {
 
 fn array_name(name: &str) -> &str {
     name.split_once('@').map_or(name, |(array, _)| array)
-}
-
-fn count_of(text: &str, array: &str) -> Result<usize, Refusal> {
-    Ok(tables(text)?
-        .iter()
-        .filter(|t| array_name(&t.name) == array && t.name.contains('@'))
-        .count())
 }
 
 /// `text` without table `name`, and the blank lines after it.

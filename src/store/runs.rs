@@ -68,7 +68,7 @@ pub fn begin(
     pid: u32,
     alive: impl Fn(u32) -> bool,
 ) -> Result<i64> {
-    if let Some((running, owner)) = running_with_pid(conn)? {
+    if let Some((running, owner)) = running(conn)? {
         if alive(owner) {
             return Err(Error::new(
                 ErrorKind::Busy,
@@ -91,18 +91,11 @@ pub fn begin(
     Ok(conn.last_insert_rowid())
 }
 
-fn running_with_pid(conn: &Connection) -> Result<Option<(i64, u32)>> {
+/// The run that is running, if one is, and the process running it.
+pub fn running(conn: &Connection) -> Result<Option<(i64, u32)>> {
     Ok(conn
         .prepare_cached("SELECT id, pid FROM test_runs WHERE status = 'running'")?
         .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
-/// The run that is running, if one is.
-pub fn running(conn: &Connection) -> Result<Option<i64>> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM test_runs WHERE status = 'running'")?
-        .query_row([], |r| r.get(0))
         .optional()?)
 }
 
@@ -142,37 +135,46 @@ pub fn finish(conn: &Connection, id: i64, ended: &str, outcome: &Outcome) -> Res
     Ok(())
 }
 
+/// The columns of a [`Run`], in the order [`run_of`] reads them.
+const RUN_COLUMNS: &str =
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+
+fn run_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+    let count = |i: usize| r.get::<_, i64>(i).map(|n| n as u64);
+    Ok(Run {
+        id: r.get(0)?,
+        command: r.get(1)?,
+        started: r.get(2)?,
+        ended: r.get(3)?,
+        seconds: r.get(4)?,
+        status: r.get(5)?,
+        passed: count(6)?,
+        failed: count(7)?,
+        errors: count(8)?,
+        skipped: count(9)?,
+    })
+}
+
 /// Run `id`, or the newest with `None`.
 pub fn get(conn: &Connection, id: Option<i64>) -> Result<Option<Run>> {
     Ok(conn
-        .prepare_cached(
-            "SELECT id, command, started, ended, seconds, status, passed, failed, errors, skipped
-             FROM test_runs WHERE id = coalesce(?1, (SELECT max(id) FROM test_runs))",
-        )?
-        .query_row([id], |r| {
-            Ok(Run {
-                id: r.get(0)?,
-                command: r.get(1)?,
-                started: r.get(2)?,
-                ended: r.get(3)?,
-                seconds: r.get(4)?,
-                status: r.get(5)?,
-                passed: r.get::<_, i64>(6)? as u64,
-                failed: r.get::<_, i64>(7)? as u64,
-                errors: r.get::<_, i64>(8)? as u64,
-                skipped: r.get::<_, i64>(9)? as u64,
-            })
-        })
+        .prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS} FROM test_runs
+             WHERE id = coalesce(?1, (SELECT max(id) FROM test_runs))"
+        ))?
+        .query_row([id], run_of)
         .optional()?)
 }
 
-/// The numbers of the newest `limit` runs, newest first.
-pub fn newest(conn: &Connection, limit: usize) -> Result<Vec<i64>> {
-    let mut rows = conn.prepare_cached("SELECT id FROM test_runs ORDER BY id DESC LIMIT ?1")?;
-    let ids = rows
-        .query_map([limit as i64], |r| r.get(0))?
+/// The newest `limit` runs, newest first.
+pub fn newest(conn: &Connection, limit: usize) -> Result<Vec<Run>> {
+    let mut rows = conn.prepare_cached(&format!(
+        "SELECT {RUN_COLUMNS} FROM test_runs ORDER BY id DESC LIMIT ?1"
+    ))?;
+    let runs = rows
+        .query_map([limit as i64], run_of)?
         .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+    Ok(runs)
 }
 
 /// The whole output of run `id`.
@@ -275,8 +277,14 @@ mod tests {
                 )
             })
             .unwrap();
-        assert_eq!(store.read(|c| newest(c, 10)).unwrap(), [second, first]);
-        assert_eq!(store.read(running).unwrap(), Some(second));
+        let ids: Vec<i64> = store
+            .read(|c| newest(c, 10))
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(ids, [second, first]);
+        assert_eq!(store.read(running).unwrap(), Some((second, 7)));
         // Its process died with the mount: the next run closes it as an error and starts.
         let third = store
             .write(|c| {
@@ -294,6 +302,6 @@ mod tests {
                 .unwrap()
                 .contains("stopped before it ended")
         );
-        assert_eq!(store.read(running).unwrap(), Some(third));
+        assert_eq!(store.read(running).unwrap(), Some((third, 8)));
     }
 }

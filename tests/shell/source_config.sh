@@ -22,13 +22,9 @@ cp original.toml "$PY"
 # A table rewritten whole, with a comment inside.
 printf '[tool.pytest.ini_options]\n# quiet\naddopts = "-q"\n' > table.toml
 cp table.toml "$C/tool.pytest.ini_options.toml"
-python3 - original.toml expected.toml <<'PYEOF'
-import sys
-text = open(sys.argv[1]).read()
-old = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\naddopts = "-ra"\n'
-assert old in text
-open(sys.argv[2], "w").write(text.replace(old, '[tool.pytest.ini_options]\n# quiet\naddopts = "-q"\n'))
-PYEOF
+replaced original.toml expected.toml \
+  $'[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["src"]\naddopts = "-ra"\n' \
+  $'[tool.pytest.ini_options]\n# quiet\naddopts = "-q"\n'
 same_pyproject expected.toml "a table replaced in place"
 cp original.toml "$PY"
 

@@ -29,12 +29,8 @@ same_pyproject original.toml "changed back"
 
 # Add one, then remove it: the file comes back exactly.
 put 'httpx[http2] >= 0.27 ; python_version >= "3.9"\n' "$D/httpx"
-python3 - original.toml expected.toml <<'EOF'
-import sys
-text = open(sys.argv[1]).read()
-text = text.replace('    "tabulate~=0.9",\n', '    "tabulate~=0.9",\n    \'httpx[http2] >= 0.27 ; python_version >= "3.9"\',\n')
-open(sys.argv[2], "w").write(text)
-EOF
+replaced original.toml expected.toml $'    "tabulate~=0.9",\n' \
+  $'    "tabulate~=0.9",\n    \'httpx[http2] >= 0.27 ; python_version >= "3.9"\',\n'
 same_pyproject expected.toml "an added requirement"
 expect_eq "$(cat "$D/httpx")" 'httpx[http2] >= 0.27 ; python_version >= "3.9"' "it reads back"
 rm "$D/httpx"
@@ -95,12 +91,8 @@ expect_eq "$(ls "$D/groups")" "$(printf '_entry.md\n_nav.txt\nlint\ntest')" "the
 expect_eq "$(ls "$D/groups/test")" "$(printf '_entry.md\n_nav.txt\npytest')" "a group's packages"
 expect_contains "$(cat "$D/groups/test/_entry.md")" '`{ include-group = "lint" }`' "an include is shown, not a file"
 put 'pytest-xdist\n' "$D/groups/test/pytest-xdist"
-python3 - groups.toml expected.toml <<'EOF'
-import sys
-text = open(sys.argv[1]).read()
-text = text.replace('    { include-group = "lint" },\n', '    { include-group = "lint" },\n    "pytest-xdist",\n')
-open(sys.argv[2], "w").write(text)
-EOF
+replaced groups.toml expected.toml $'    { include-group = "lint" },\n' \
+  $'    { include-group = "lint" },\n    "pytest-xdist",\n'
 same_pyproject expected.toml "a package added to a group"
 rm "$D/groups/test/pytest-xdist"
 same_pyproject groups.toml "and removed"
@@ -138,12 +130,8 @@ EOF
 cp "$PY" hatch.toml
 expect_eq "$(ls "$D" | filter -v '^_')" "$(printf 'groups\noptional')" "no dependencies yet"
 put 'click>=8\n' "$D/click"
-python3 - hatch.toml expected.toml <<'EOF'
-import sys
-text = open(sys.argv[1]).read()
-text = text.replace('description = "Books"\n', 'description = "Books"\ndependencies = [\n    "click>=8",\n]\n')
-open(sys.argv[2], "w").write(text)
-EOF
+replaced hatch.toml expected.toml $'description = "Books"\n' \
+  $'description = "Books"\ndependencies = [\n    "click>=8",\n]\n'
 same_pyproject expected.toml "dependencies made in [project], the tool tables untouched"
 python3 -c 'import sys, tomllib; d = tomllib.load(open(sys.argv[1], "rb")); assert d["project"]["dependencies"] == ["click>=8"], d; assert d["tool"]["hatch"]["envs"]["default"]["dependencies"] == ["coverage[toml]>=6.5", "pytest"]' "$PY" \
   || fail "the hatch project's TOML"

@@ -128,3 +128,15 @@ newest_diff() {
 
 # undo_edit DIFF: revert the edit whose diff file is DIFF.
 undo_edit() { basename "$1" .diff > "$S/history/undo"; }
+
+# replaced IN OUT OLD NEW: IN with the text OLD replaced by NEW (write them with $'...'
+# for line breaks), written to OUT; computed by Python, not by homespace. OLD must be in IN.
+replaced() {
+  python3 - "$@" <<'PY' || fail "replaced: [$3] is not in $1"
+import sys
+src, out, old, new = sys.argv[1:5]
+text = open(src).read()
+assert old in text
+open(out, "w").write(text.replace(old, new))
+PY
+}

@@ -60,6 +60,15 @@ impl Source {
         Ok(())
     }
 
+    /// The Python interpreter the settings choose, else the project's own: what the
+    /// import check and the test runner run.
+    pub(crate) fn interpreter(&self, settings: &Settings) -> Option<PathBuf> {
+        settings
+            .python
+            .clone()
+            .or_else(|| find_python(&self.project.root))
+    }
+
     /// Applies what takes effect outside the next edit: the paths left out.
     pub(crate) fn apply_settings(&self, settings: &Settings) {
         // Validated when written, so the patterns build; were one not to, the old stay.
@@ -80,11 +89,7 @@ impl Source {
         if !settings.import_check {
             return Ok(());
         }
-        let Some(python) = settings
-            .python
-            .clone()
-            .or_else(|| find_python(&self.project.root))
-        else {
+        let Some(python) = self.interpreter(&settings) else {
             crate::log::line("import check skipped: no Python interpreter found");
             return Ok(());
         };

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::pyproject::config::{self, TableAt};
 use crate::resources::source::change::conflict;
-use crate::resources::source::pyproject_change::{Pyproject, change_pyproject};
+use crate::resources::source::pyproject_change::{Pyproject, broken, change_pyproject};
 use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
@@ -135,16 +135,16 @@ impl Resource for ConfigDir {
             .map_err(|_| Error::invalid(format!("{shown} was not saved: it is not UTF-8 text")))?;
         change_pyproject(&source, &format!("config: write [{table}]"), |text| {
             let text = text.unwrap_or("");
+            let tables = config::tables(text).map_err(broken)?;
             if let Some(base) = base {
-                let now = config::tables(text)
-                    .ok()
-                    .and_then(|ts| ts.into_iter().find(|t| t.name == table))
-                    .map(|t| text[t.span].to_string());
-                if now.as_deref().map(str::as_bytes) != Some(base) {
+                let now = tables
+                    .iter()
+                    .find(|t| t.name == table)
+                    .map(|t| &text[t.span.clone()]);
+                if now.map(str::as_bytes) != Some(base) {
                     return Err(conflict(&shown));
                 }
             }
-            config::tables(text).map_err(broken)?;
             config::write(text, table, content).map_err(|why| {
                 Error::invalid(format!(
                     "{shown} was not saved, pyproject.toml is unchanged: {why}"
@@ -181,12 +181,6 @@ fn table_of<'p>(path: &[&'p str]) -> Result<(String, &'p str)> {
             "{shown}: source/{CONFIG}/ holds files only, one per table"
         ))),
     }
-}
-
-fn broken(why: String) -> Error {
-    Error::invalid(format!(
-        "pyproject.toml is not valid TOML, so nothing in it was changed; fix it first:\n{why}"
-    ))
 }
 
 fn entry(source: &Source, tables: &Tables) -> Entry {

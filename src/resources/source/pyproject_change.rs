@@ -9,6 +9,16 @@ use crate::error::{Error, Result};
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 
+/// Why pyproject.toml cannot be read as text.
+const NOT_UTF8: &str = "pyproject.toml is not UTF-8 text, which TOML must be";
+
+/// The refusal of a change to a pyproject.toml that does not parse (`why`).
+pub(crate) fn broken(why: String) -> Error {
+    Error::invalid(format!(
+        "pyproject.toml is not valid TOML, so nothing in it was changed; fix it first:\n{why}"
+    ))
+}
+
 /// Where the project's pyproject.toml is (or would be).
 pub(crate) fn pyproject(source: &Source) -> PathBuf {
     source.project.root.join("pyproject.toml")
@@ -19,7 +29,7 @@ fn read_pyproject(source: &Source) -> Result<Option<String>> {
     match std::fs::read(pyproject(source)) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| Error::invalid("pyproject.toml is not UTF-8 text, which TOML must be")),
+            .map_err(|_| Error::invalid(NOT_UTF8)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::internal(format!("cannot read pyproject.toml: {e}"))),
     }
@@ -63,9 +73,7 @@ pub(crate) fn change_pyproject(
     let old = match change.old(&path)? {
         Some(bytes) => Some(
             std::str::from_utf8(bytes)
-                .map_err(|_| {
-                    Error::invalid("pyproject.toml is not UTF-8 text, which TOML must be")
-                })?
+                .map_err(|_| Error::invalid(NOT_UTF8))?
                 .to_string(),
         ),
         None => None,

@@ -119,15 +119,15 @@ impl Source {
     pub(super) fn runner_list(&self, at: &At) -> Result<Vec<Child>> {
         match at {
             At::Runs => {
-                let ids = self.store.read(|c| runs::newest(c, LISTED))?;
+                let runs = self.store.read(|c| runs::newest(c, LISTED))?;
                 let mut children = Vec::new();
-                if !ids.is_empty() {
+                if !runs.is_empty() {
                     children.push(Child::new("latest", Kind::Dir, "the newest run"));
                 }
-                for id in ids {
-                    let run = self.run_of(Some(id))?;
-                    children.push(Child::new(id.to_string(), Kind::Dir, summary(&run)));
-                }
+                children.extend(
+                    runs.iter()
+                        .map(|run| Child::new(run.id.to_string(), Kind::Dir, summary(run))),
+                );
                 Ok(children)
             }
             At::RunDir(which) => {
@@ -193,16 +193,18 @@ impl Source {
         let run_file = self.links.to("source/tests/run");
         match at {
             At::Runs => {
-                let ids = self.store.read(|c| runs::newest(c, LISTED))?;
-                let mut items = Vec::new();
-                for id in ids {
-                    let run = self.run_of(Some(id))?;
-                    items.push(format!(
-                        "`{}` — {}",
-                        self.links.to(&format!("source/tests/runs/{id}/")),
-                        summary(&run)
-                    ));
-                }
+                let items: Vec<String> = self
+                    .store
+                    .read(|c| runs::newest(c, LISTED))?
+                    .iter()
+                    .map(|run| {
+                        format!(
+                            "`{}` — {}",
+                            self.links.to(&format!("source/tests/runs/{}/", run.id)),
+                            summary(run)
+                        )
+                    })
+                    .collect();
                 Ok(Entry {
                     title: format!("source/tests/runs — {} test runs", items.len()),
                     functions: vec![
@@ -320,11 +322,11 @@ impl Source {
         let selector = std::str::from_utf8(selector)
             .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
         let settings = self.settings();
-        let python = settings
-            .python
-            .clone()
-            .or_else(|| super::import_check::find_python(&self.project.root))
-            .ok_or_else(|| Error::not_found("no Python interpreter found: set import_check.python in source/meta/settings.toml"))?;
+        let python = self.interpreter(&settings).ok_or_else(|| {
+            Error::not_found(
+                "no Python interpreter found: set import_check.python in source/meta/settings.toml",
+            )
+        })?;
         let mut args = settings.test_args.clone();
         args.extend(selector.split_whitespace().map(String::from));
         let job = Job {

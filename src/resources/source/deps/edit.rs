@@ -11,7 +11,7 @@ use crate::pyproject::deps::{self, ListId, Manifest};
 use crate::pyproject::requirement::{self, Requirement};
 use crate::resources::source::Source;
 use crate::resources::source::change::conflict;
-use crate::resources::source::pyproject_change::{change_pyproject, pyproject};
+use crate::resources::source::pyproject_change::{Pyproject, broken, change_pyproject};
 
 /// Sets package `name`'s requirements in list `id` to the lines of `content`.
 pub(super) fn write(
@@ -175,18 +175,11 @@ fn check_list_name(name: &str) -> Result<()> {
 }
 
 fn read(source: &Source) -> Result<Manifest> {
-    let path = pyproject(source);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(no_pyproject()),
-        Err(e) => {
-            return Err(Error::internal(format!(
-                "cannot read {}: {e}",
-                path.display()
-            )));
-        }
-    };
-    Manifest::read(&text).map_err(broken)
+    match Pyproject::read(source, |text| Manifest::read(&text))? {
+        Pyproject::Read(manifest) => Ok(manifest),
+        Pyproject::Missing => Err(no_pyproject()),
+        Pyproject::Broken(why) => Err(broken(why)),
+    }
 }
 
 /// Refuses changes to a list that `[project]` does not hold.
@@ -208,12 +201,6 @@ fn no_pyproject() -> Error {
         "the project has no pyproject.toml; create one with a [project] table (name, version, \
          dependencies = []) and its dependencies appear here",
     )
-}
-
-fn broken(why: String) -> Error {
-    Error::invalid(format!(
-        "pyproject.toml is not valid TOML, so nothing in it was changed; fix it first:\n{why}"
-    ))
 }
 
 fn shown(id: &ListId, name: &str) -> String {

@@ -127,7 +127,7 @@ impl DepsDir {
     }
 
     /// The place outside `[project]` named `place`, if the project has it.
-    fn declared(&self, source: &Source, place: &str) -> Option<elsewhere::Declared> {
+    fn declared(source: &Source, place: &str) -> Option<elsewhere::Declared> {
         elsewhere::declared(&source.project.root)
             .into_iter()
             .find(|d| d.name == place)
@@ -166,19 +166,8 @@ impl Resource for DepsDir {
     fn summary(&self) -> Result<String> {
         let manifest = Self::manifest(&*self.source.get()?)?;
         let main = manifest.list(&ListId::Main).map_or(0, |l| l.names().len());
-        let count = |extras: bool| {
-            manifest
-                .lists
-                .iter()
-                .filter(|l| {
-                    matches!(
-                        (&l.id, extras),
-                        (ListId::Extra(_), true) | (ListId::Group(_), false)
-                    )
-                })
-                .count()
-        };
-        let (extras, groups) = (count(true), count(false));
+        let count = |kind: ListKind| manifest.lists.iter().filter(|l| kind.holds(&l.id)).count();
+        let (extras, groups) = (count(ListKind::Extras), count(ListKind::Groups));
         Ok(format!(
             "dependencies of pyproject.toml: {main} required, {extras} extra{}, {groups} group{}",
             if extras == 1 { "" } else { "s" },
@@ -192,11 +181,7 @@ impl Resource for DepsDir {
         let manifest = Self::manifest(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => Ok(Node::dir(editable(&manifest, &ListId::Main)).owned(owner)),
-            At::Lists(kind) => Ok(Node::dir(
-                manifest.project
-                    && (kind == ListKind::Groups || !manifest.is_dynamic(&kind.id(""))),
-            )
-            .owned(owner)),
+            At::Lists(kind) => Ok(Node::dir(editable(&manifest, &kind.id(""))).owned(owner)),
             At::List(id) => match manifest.list(&id) {
                 Some(_) => Ok(Node::dir(editable(&manifest, &id)).owned(owner)),
                 None => Err(self.missing(path)),
@@ -208,12 +193,12 @@ impl Resource for DepsDir {
                 }),
                 None => Err(self.missing(path)),
             },
-            At::Declared(place) => match self.declared(&source, &place) {
+            At::Declared(place) => match Self::declared(&source, &place) {
                 Some(_) => Ok(Node::dir(false).owned(owner)),
                 None => Err(self.missing(path)),
             },
             At::DeclaredPackage(place, name) => {
-                match self.declared(&source, &place).and_then(|d| d.text(&name)) {
+                match Self::declared(&source, &place).and_then(|d| d.text(&name)) {
                     Some(text) => Ok(Node {
                         size: Some(text.len() as u64),
                         ..Node::document(false).owned(owner)
@@ -266,7 +251,7 @@ impl Resource for DepsDir {
                 Some(list) => Ok(packages(Some(list))),
                 None => Err(self.missing(path)),
             },
-            At::Declared(place) => match self.declared(&source, &place) {
+            At::Declared(place) => match Self::declared(&source, &place) {
                 Some(place) => Ok(place
                     .names()
                     .into_iter()
@@ -292,8 +277,7 @@ impl Resource for DepsDir {
         let source = self.source.get()?;
         let manifest = Self::manifest(&source)?;
         match at(path).ok_or_else(|| self.missing(path))? {
-            At::DeclaredPackage(place, name) => self
-                .declared(&source, &place)
+            At::DeclaredPackage(place, name) => Self::declared(&source, &place)
                 .and_then(|d| d.text(&name))
                 .map(String::into_bytes)
                 .ok_or_else(|| self.missing(path)),
@@ -318,7 +302,7 @@ impl Resource for DepsDir {
                 }
                 _ => Err(self.missing(path)),
             },
-            At::Declared(place) => match self.declared(&source, &place) {
+            At::Declared(place) => match Self::declared(&source, &place) {
                 Some(place) => Ok(view::declared_entry(&source, &place)),
                 None => Err(self.missing(path)),
             },
