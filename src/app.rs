@@ -11,6 +11,7 @@ use crate::render::budget::BUDGET_TOKENS;
 use crate::resources;
 use crate::store::Store;
 use crate::tree::access::{Access, Perm};
+use crate::tree::kernel_cache::CacheMode;
 use crate::tree::{ProjectInfo, Space};
 
 /// What `mount` and `render` need to build the tree.
@@ -25,6 +26,8 @@ pub struct Options {
     /// `--allow-other-write`: users other than the owner may change what the modes let
     /// them (their changes never run the project's code).
     pub others_write: bool,
+    /// Whether the kernel keeps what the mount serves (`--no-cache`: it does not).
+    pub cache: CacheMode,
 }
 
 impl Options {
@@ -34,6 +37,7 @@ impl Options {
             store: None,
             budget: BUDGET_TOKENS,
             others_write: false,
+            cache: CacheMode::Kept,
         }
     }
 
@@ -89,6 +93,11 @@ pub fn project_dir(path: &Path) -> Result<PathBuf> {
 
 /// Build the tree for `options`, with links under `mountpoint` (`/` for render).
 pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
+    build_with_store(options, mountpoint).map(|(space, _)| space)
+}
+
+/// Build the tree for `options` as [`build`] does, returning also its store.
+pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Space>, Arc<Store>)> {
     let project = project_dir(&options.project)?;
     let links = Links::new(mountpoint);
     let name = project_name(&project);
@@ -99,7 +108,7 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         project: project.clone(),
         name: name.clone(),
         links: links.clone(),
-        store,
+        store: Arc::clone(&store),
         budget: options.budget,
     });
     let info = ProjectInfo {
@@ -116,8 +125,9 @@ pub fn build(options: &Options, mountpoint: &str) -> Result<Arc<Space>> {
         .unwrap_or_else(std::env::temp_dir);
     let space = Space::new(links, options.budget, info, resources)
         .with_access(access, store_perm(&store_path, &access))
+        .with_cache(options.cache)
         .with_spill_dir(spill);
-    Ok(Arc::new(space))
+    Ok((Arc::new(space), store))
 }
 
 /// The owner and modes of the mount's own data (tasks, memory): the store file's, so the

@@ -20,10 +20,15 @@ use fuser::{
 use crate::error::{Error, Result};
 use crate::model::Kind;
 use crate::tree::access::Caller;
-use crate::tree::{Attr, OpenFlags as Open, Space, guarded};
+use crate::tree::kernel_cache::{CacheMode, Notifier};
+use crate::tree::{Attr, OpenFlags as Open, Paging, Space, StoreVersion, guarded};
 
-/// How long the kernel may cache a directory's name and attributes. Files get no caching:
-/// their content is generated or lives in the project, and must show changes at once.
+/// How long the kernel may keep names and attributes when every change to them is
+/// announced (see [`crate::tree::kernel_cache`]): long, since invalidation keeps them right;
+/// bounded, so that a change missed (an inotify queue overflow) cannot last.
+const KEPT_TTL: Duration = Duration::from_secs(60);
+/// With caching off (`--no-cache`), or for what changes unannounced (temp files, paths
+/// reached through a dotted name): directories for a moment, files not at all.
 const DIR_TTL: Duration = Duration::from_secs(1);
 const FILE_TTL: Duration = Duration::ZERO;
 
@@ -31,7 +36,12 @@ const FILE_TTL: Duration = Duration::ZERO;
 /// (SIGINT, SIGTERM, SIGHUP unmount cleanly). With `allow_other`, other users may use the
 /// mount, and the kernel checks the modes `stat` shows (`default_permissions`); the core
 /// refuses their changes on top (see [`crate::tree::access`]).
-pub fn serve(space: Arc<Space>, mountpoint: &Path, allow_other: bool) -> Result<(), String> {
+pub fn serve(
+    space: Arc<Space>,
+    mountpoint: &Path,
+    allow_other: bool,
+    store_version: StoreVersion,
+) -> Result<(), String> {
     let mut config = Config::default();
     config.mount_options = vec![
         MountOption::FSName("homespace".into()),
@@ -47,8 +57,24 @@ pub fn serve(space: Arc<Space>, mountpoint: &Path, allow_other: bool) -> Result<
     // More threads than changes admitted at once (`CHANGES_AT_ONCE`): reads always find one.
     config.n_threads = Some(crate::tree::CHANGES_AT_ONCE * 2);
     config.clone_fd = true;
-    let mut session = Session::new(Fs { space }, mountpoint, &config)
-        .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
+    let kept = space.kernel().mode() == CacheMode::Kept;
+    let mut session = Session::new(
+        Fs {
+            space: Arc::clone(&space),
+            kept,
+        },
+        mountpoint,
+        &config,
+    )
+    .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
+    if kept {
+        let notifier = session.notifier();
+        space.kernel().attach(Box::new(KernelNotifier(notifier)));
+        crate::log::line("cache: kept by the kernel, invalidated on every change");
+        space.watch(Some(store_version));
+    } else {
+        crate::log::line("cache: off (--no-cache): every access asks the daemon");
+    }
     let mut unmounter = session.unmount_callable();
     let mut signals = signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,
@@ -72,6 +98,21 @@ pub fn serve(space: Arc<Space>, mountpoint: &Path, allow_other: bool) -> Result<
 /// The `fuser` filesystem over a [`Space`].
 struct Fs {
     space: Arc<Space>,
+    /// Whether the kernel keeps what it is given (not `--no-cache`).
+    kept: bool,
+}
+
+/// The session's notifier, as the tree asks for it.
+struct KernelNotifier(fuser::Notifier);
+
+impl Notifier for KernelNotifier {
+    fn inode(&self, ino: u64) {
+        // ENOENT (the kernel holds nothing of it) is no failure; others are only logged:
+        // the TTL bounds how long a missed invalidation can show.
+        if let Err(e) = self.0.inval_inode(INodeNo(ino), 0, 0) {
+            crate::log::line(&format!("invalidating inode {ino} failed: {e}"));
+        }
+    }
 }
 
 impl Fs {
@@ -99,12 +140,20 @@ impl Fs {
         }
     }
 
-    fn ttl(attr: &Attr) -> Duration {
-        if attr.kind == Kind::Dir {
+    fn ttl(&self, attr: &Attr) -> Duration {
+        if self.kept && attr.cacheable {
+            KEPT_TTL
+        } else if attr.kind == Kind::Dir {
             DIR_TTL
         } else {
             FILE_TTL
         }
+    }
+
+    /// Reply to a request that hands the kernel an inode (and counts the lookup).
+    fn entry(&self, attr: &Attr, reply: ReplyEntry) {
+        self.space.kernel().looked_up(attr.ino, !attr.cacheable);
+        reply.entry(&self.ttl(attr), &self.attr(attr), Generation(0));
     }
 }
 
@@ -131,6 +180,18 @@ fn utf8(name: &OsStr) -> Result<&str> {
     })
 }
 
+/// How the kernel reads an open file, as open flags.
+fn fopen_flags(paging: Paging) -> FopenFlags {
+    match paging {
+        // Every read comes from the snapshot taken at open, whatever size the kernel last
+        // saw, so generated views never come back cut or padded.
+        Paging::Direct => FopenFlags::FOPEN_DIRECT_IO,
+        // A reader cannot have written: no flush round trip at close.
+        Paging::Cached { keep: true } => FopenFlags::FOPEN_KEEP_CACHE | FopenFlags::FOPEN_NOFLUSH,
+        Paging::Cached { keep: false } => FopenFlags::FOPEN_NOFLUSH,
+    }
+}
+
 fn open_flags(flags: OpenFlags) -> Open {
     let mode = flags.0 & libc::O_ACCMODE;
     Open {
@@ -150,16 +211,20 @@ impl Filesystem for Fs {
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match guarded("lookup", || self.space.lookup(parent.0, utf8(name)?)) {
-            Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
+            Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(errno(&e)),
         }
+    }
+
+    fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
+        self.space.kernel().forgot(ino.0, nlookup);
     }
 
     fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
         match guarded("getattr", || {
             (self.space).getattr_via(ino.0, fh.map(|f| f.0), req.pid())
         }) {
-            Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
+            Ok(attr) => reply.attr(&self.ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -195,7 +260,7 @@ impl Filesystem for Fs {
             }
             Ok(attr)
         }) {
-            Ok(attr) => reply.attr(&Self::ttl(&attr), &self.attr(&attr)),
+            Ok(attr) => reply.attr(&self.ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -212,7 +277,7 @@ impl Filesystem for Fs {
         match guarded("mkdir", || {
             self.space.mkdir(parent.0, utf8(name)?, caller(req))
         }) {
-            Ok(attr) => reply.entry(&Self::ttl(&attr), &self.attr(&attr), Generation(0)),
+            Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -268,11 +333,9 @@ impl Filesystem for Fs {
 
     fn open(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
         match guarded("open", || {
-            self.space.open_by(ino.0, open_flags(flags), caller(req))
+            self.space.open_paged(ino.0, open_flags(flags), caller(req))
         }) {
-            // Direct I/O: every read comes from the snapshot taken at open, whatever size
-            // the kernel last saw, so generated views never come back cut or padded.
-            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::FOPEN_DIRECT_IO),
+            Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(paging)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -358,8 +421,20 @@ impl Filesystem for Fs {
     }
 
     fn opendir(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        if self.kept {
+            // The kernel then stops sending opendir and releasedir at all (one round trip
+            // less for every `ls`), keeps every listing, and reads one (with handle 0)
+            // only when it has none: invalidation drops the kept ones.
+            reply.error(Errno::ENOSYS);
+            return;
+        }
         match guarded("opendir", || self.space.open_dir(ino.0)) {
-            Ok(fh) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            // Kept: the kernel answers readdir from its own copy until told otherwise.
+            Ok((fh, true)) => reply.opened(
+                FileHandle(fh),
+                FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
+            ),
+            Ok((fh, false)) => reply.opened(FileHandle(fh), FopenFlags::empty()),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -367,12 +442,16 @@ impl Filesystem for Fs {
     fn readdir(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        match guarded("readdir", || self.space.read_dir(fh.0, offset)) {
+        match guarded("readdir", || match fh.0 {
+            // Directories are not opened when the kernel keeps listings (see opendir).
+            0 => self.space.read_dir_unopened(ino.0, offset),
+            fh => self.space.read_dir(fh, offset),
+        }) {
             Ok(entries) => {
                 for (next, entry) in entries {
                     let kind = match entry.kind {
@@ -429,13 +508,16 @@ impl Filesystem for Fs {
             let mode = mode & !umask;
             (self.space).create(parent.0, name, exclusive, caller(req), mode)
         }) {
-            Ok((attr, fh)) => reply.created(
-                &Self::ttl(&attr),
-                &self.attr(&attr),
-                Generation(0),
-                FileHandle(fh),
-                FopenFlags::FOPEN_DIRECT_IO,
-            ),
+            Ok((attr, fh)) => {
+                self.space.kernel().looked_up(attr.ino, !attr.cacheable);
+                reply.created(
+                    &self.ttl(&attr),
+                    &self.attr(&attr),
+                    Generation(0),
+                    FileHandle(fh),
+                    FopenFlags::FOPEN_DIRECT_IO,
+                )
+            }
             Err(e) => reply.error(errno(&e)),
         }
     }

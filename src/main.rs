@@ -12,6 +12,7 @@ use homespace::mount::{self, MountRequest};
 use homespace::render::budget::BUDGET_TOKENS;
 use homespace::store::Store;
 use homespace::transcripts::{self, Progress, ReadError, Summary};
+use homespace::tree::kernel_cache::CacheMode;
 
 /// Mount a Python project, its tasks and your memory of past sessions as a
 /// self-describing file tree: every directory has `_entry.md` (what is here, what you can
@@ -66,6 +67,10 @@ enum Command {
         /// project's code as you), and they cannot change source/meta/settings.toml.
         #[arg(long, requires = "allow_other")]
         allow_other_write: bool,
+        /// Let the kernel keep nothing: every stat, listing and read asks the daemon (by
+        /// default the kernel keeps them and is told of every change).
+        #[arg(long)]
+        no_cache: bool,
         /// Where the daemon writes its log (default: beside the store, homespace.log).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
@@ -126,6 +131,7 @@ fn options(args: &ProjectArgs) -> Options {
         store: args.store.clone(),
         budget: args.budget as usize,
         others_write: false,
+        cache: CacheMode::Kept,
     }
 }
 
@@ -137,12 +143,18 @@ fn main() -> ExitCode {
             foreground,
             allow_other,
             allow_other_write,
+            no_cache,
             log,
             mountpoint,
         } => {
             let request = MountRequest {
                 options: Options {
                     others_write: allow_other_write,
+                    cache: if no_cache {
+                        CacheMode::Off
+                    } else {
+                        CacheMode::Kept
+                    },
                     ..options(&project)
                 },
                 mountpoint: mountpoint.clone(),
@@ -205,6 +217,9 @@ fn mount_in_background(
     }
     if request.options.others_write {
         args.push("--allow-other-write".into());
+    }
+    if request.options.cache == CacheMode::Off {
+        args.push("--no-cache".into());
     }
     args.push(absolute(&request.mountpoint).display().to_string());
     mount::mount_background(request, &args, &log)

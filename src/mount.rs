@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::app::{self, Options};
+use crate::tree::StoreVersion;
 
 /// How long `mount` waits for the daemon to answer.
 const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -165,14 +166,15 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         .mountpoint
         .canonicalize()
         .map_err(|e| e.to_string())?;
-    let space =
-        app::build(&request.options, &mountpoint.to_string_lossy()).map_err(|e| e.message)?;
+    let (space, store) = app::build_with_store(&request.options, &mountpoint.to_string_lossy())
+        .map_err(|e| e.message)?;
     crate::log::line(&format!(
         "mounted {} at {}",
         request.options.project.display(),
         mountpoint.display()
     ));
-    crate::fuse::serve(space, &mountpoint, request.allow_other)?;
+    let version: StoreVersion = Box::new(move || store.data_version().ok());
+    crate::fuse::serve(space, &mountpoint, request.allow_other, version)?;
     crate::log::line("unmounted");
     Ok(())
 }

@@ -53,12 +53,19 @@ pub struct Node {
     pub mtime: Option<SystemTime>,
     /// Whose data it is: decides the owner and modes `stat` shows.
     pub ownership: Ownership,
+    /// Reached through another name (a dotted path such as `source/pkg.mod`): changes are
+    /// announced under the real path only, so the kernel must not keep this one.
+    pub aliased: bool,
 }
 
 impl Node {
     /// The same node, owned as `ownership` says.
     pub fn owned(self, ownership: Ownership) -> Self {
         Node { ownership, ..self }
+    }
+    /// The same node, reached through another name when `aliased`.
+    pub fn aliased(self, aliased: bool) -> Self {
+        Node { aliased, ..self }
     }
     pub fn dir(writable: bool) -> Self {
         Node {
@@ -67,6 +74,7 @@ impl Node {
             size: None,
             mtime: None,
             ownership: Ownership::Store,
+            aliased: false,
         }
     }
     pub fn view() -> Self {
@@ -76,6 +84,7 @@ impl Node {
             size: None,
             mtime: None,
             ownership: Ownership::Store,
+            aliased: false,
         }
     }
     pub fn document(writable: bool) -> Self {
@@ -85,6 +94,7 @@ impl Node {
             size: None,
             mtime: None,
             ownership: Ownership::Store,
+            aliased: false,
         }
     }
 }

@@ -111,6 +111,10 @@ impl Resource for Search {
         "search"
     }
 
+    fn shows_everything(&self) -> bool {
+        true
+    }
+
     fn root_functions(&self) -> Vec<Function> {
         vec![Function::new(
             format!("cat \"{}\"", self.links.to("search/<query>")),

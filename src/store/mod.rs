@@ -87,6 +87,15 @@ impl Store {
         Ok(value)
     }
 
+    /// A number that changes whenever another connection (another process: the CLI, a
+    /// second mount) committed a change to the store; this connection's own changes leave
+    /// it as it is.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .lock()
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     /// Prepare this connection for a bulk load (`homespace import`): a page cache large
     /// enough that a file's transaction does not spill index pages to the WAL again and
     /// again, and statement journals in memory (every multi-row insert keeps one; on disk

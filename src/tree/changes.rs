@@ -10,13 +10,13 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::model::Ownership;
 use crate::model::names;
-use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::place::{Place, descend};
 use crate::tree::resource::Resource;
 use crate::tree::space::{Attr, check_name, not_a_dir};
+use crate::tree::{Space, lock};
 
 impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
@@ -111,6 +111,7 @@ impl Space {
             }),
             perm: attr.perm,
             by_owner: caller.uid == self.access.owner,
+            cached: false,
         });
         Ok((attr, fh))
     }
@@ -146,6 +147,8 @@ impl Space {
                 ownership,
             },
         );
+        drop(scratch);
+        self.changed_at(path);
         Ok(())
     }
 
@@ -166,8 +169,8 @@ impl Space {
             resource.mkdir(&rest)
         })();
         self.logged("mkdir", &path, made)?;
-        self.changed();
-        self.errors.forget_lookup(&self.links.to(&path.join("/")));
+        self.changed_at(&path);
+        self.made(&path);
         self.attr_of(&path)
     }
 
@@ -214,7 +217,7 @@ impl Space {
             }
         })();
         self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)?;
-        self.changed();
+        self.changed_at(&path);
         Ok(())
     }
 
@@ -259,8 +262,11 @@ impl Space {
         }
         let moved = self.move_path(&from, &to);
         self.logged("rename", &to, moved)?;
-        self.changed();
-        self.errors.forget_lookup(&self.links.to(&to.join("/")));
+        // The kernel moved its name to the new place: the number goes with it.
+        lock(&self.inodes).moved(&from.join("/"), &to.join("/"));
+        self.changed_at(&from);
+        self.changed_at(&to);
+        self.made(&to);
         Ok(())
     }
 

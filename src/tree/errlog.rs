@@ -110,6 +110,19 @@ impl ErrorLog {
         failures.truncate(KEEP);
     }
 
+    /// The directories of the failures that stopped being fresh after `since`, up to
+    /// `now`: their entry views no longer show them.
+    pub fn expired(&self, since: SystemTime, now: SystemTime) -> Vec<String> {
+        lock(&self.failures)
+            .iter()
+            .filter(|f| {
+                let end = f.at + FRESH;
+                end > since && end <= now
+            })
+            .map(|f| f.dir.clone())
+            .collect()
+    }
+
     /// Note a lookup of a missing name (not a probe), to examine later.
     pub fn missed(&self, path: Vec<String>) {
         let mut misses = lock(&self.misses);
@@ -132,6 +145,11 @@ impl ErrorLog {
 
     /// Drop the "Did you mean" of a lookup of `path` once that path was created: the shell
     /// looks a name up before creating it, and that miss was no mistake.
+    /// Forget the lookups of `path` (the tree's path) not yet examined.
+    pub fn forget_misses(&self, path: &[String]) {
+        lock(&self.misses).retain(|m| m.path != path);
+    }
+
     pub fn forget_lookup(&self, path: &str) {
         let path = quote_path(path);
         lock(&self.failures).retain(|f| !(f.op == "lookup" && f.path == path));

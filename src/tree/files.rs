@@ -12,9 +12,19 @@ use crate::model::Kind;
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
+use crate::tree::kernel_cache::{CacheMode, print};
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::place::Place;
 use crate::tree::space::{Attr, is_a_dir};
+
+/// How the kernel reads an open file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Paging {
+    /// Every read asks the daemon, which answers from the open file.
+    Direct,
+    /// Through the kernel's page cache; `keep`: the pages it holds are still right.
+    Cached { keep: bool },
+}
 
 impl Space {
     /// Open `ino` as this process's user; returns the handle number.
@@ -25,6 +35,14 @@ impl Space {
     /// Open `ino` for `caller`; returns the handle number. Opening for writing is a change
     /// and must be admitted (see [`crate::tree::access`]).
     pub fn open_by(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<u64> {
+        self.open_paged(ino, flags, caller).map(|(fh, _)| fh)
+    }
+
+    /// Open `ino` for `caller` as [`Space::open_by`] does, saying also how the kernel may
+    /// read it: through its page cache (kept from the last open when the content is the
+    /// same) when every change to it is announced and the opener cannot write; else
+    /// directly from the snapshot taken now, whatever size the kernel last saw.
+    pub fn open_paged(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
         if node.kind == Kind::Dir {
@@ -39,13 +57,22 @@ impl Space {
             return Err(error);
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
-        let existing = self.content_for_open(ino, &path)?;
+        let cacheable = !node.aliased && !self.files.has_scratch(&path.join("/"));
+        let existing = self.content_for_open(ino, &path, cacheable)?;
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.clone());
         let content = if flags.truncate { Vec::new() } else { existing };
+        let mut paging = Paging::Direct;
         if !flags.write {
             self.observed(ino, &content);
             if let Ok(Place::In(resource, rest)) = self.place(&path) {
                 resource.opened(&rest);
+                if resource.shows_everything() {
+                    self.noted_open(&path);
+                }
+            }
+            if cacheable && self.kernel.mode() == CacheMode::Kept {
+                let keep = self.kernel.opened(ino, print(&content));
+                paging = Paging::Cached { keep };
             }
         }
         let edit = flags.write.then_some(Edit {
@@ -56,7 +83,7 @@ impl Space {
         });
         let perm = self.perm_of(&node);
         let content = Body::new(content, self.files.spill())?;
-        Ok(self.files.add(Handle {
+        let fh = self.files.add(Handle {
             ino,
             pid: caller.pid,
             base,
@@ -67,7 +94,9 @@ impl Space {
             edit,
             perm,
             by_owner: caller.uid == self.access.owner,
-        }))
+            cached: paging != Paging::Direct,
+        });
+        Ok((fh, paging))
     }
 
     fn read_only_error(&self, path: &[String], kind: Kind) -> Error {
@@ -192,7 +221,7 @@ impl Space {
             }
         };
         if let Some(kept) = self.keep_temp_body(fh, &path) {
-            self.changed();
+            self.changed_at(&path);
             return self.logged("write", &path, kept);
         }
         let content = match self.files.handles().get(&fh) {
@@ -210,7 +239,7 @@ impl Space {
         if let Some(handle) = self.files.handles().get_mut(&fh) {
             handle.base = saved;
         }
-        self.changed();
+        self.changed_at(&path);
         Ok(())
     }
 
@@ -252,6 +281,8 @@ impl Space {
         let unwanted = |f: &ScratchFile| f.pending || (failed && f.content.is_empty());
         if !still_open && scratch.get(&key).is_some_and(unwanted) {
             scratch.remove(&key);
+            drop(scratch);
+            self.changed_at(&handle.path);
         }
     }
 
@@ -272,8 +303,9 @@ impl Space {
                     // lives in its resource; refused, it must vanish when `close` returns,
                     // not later at `release`, so the next `ls` does not show it.
                     self.files.scratch().remove(&key);
+                    self.changed_at(path);
                     written?;
-                    self.errors.forget_lookup(&self.links.to(&key));
+                    self.made(path);
                 } else {
                     let body = Body::new(content.to_vec(), self.files.spill())?;
                     if let Some(file) = self.files.scratch().get_mut(&key) {
@@ -314,6 +346,7 @@ impl Space {
                     mtime: SystemTime::now(),
                     writable: true,
                     perm: handle.perm,
+                    cacheable: false,
                 };
                 return Ok(attr);
             }
@@ -332,7 +365,7 @@ impl Space {
             self.save(&path, &content, Some(&base))
         })();
         self.logged("truncate", &path, result)?;
-        self.changed();
+        self.changed_at(&path);
         self.attr_of(&path)
     }
 
@@ -356,6 +389,13 @@ impl Space {
         let (kind, writable, size, content, perm) = {
             let handles = self.files.handles();
             let handle = handles.get(&fh)?;
+            // Read through the page cache: what the path shows, which is what the kernel
+            // keeps for it (`stat` and `fstat` must not disagree on the time, or editors
+            // think the file changed under them).
+            if handle.cached {
+                drop(handles);
+                return self.attr_of(&self.path_of(ino).ok()?).ok();
+            }
             // A file being written changes now; one being read is what it held at open.
             let content = match handle.edit {
                 Some(_) => None,
@@ -375,6 +415,7 @@ impl Space {
             mtime,
             writable,
             perm,
+            cacheable: false,
         })
     }
 }

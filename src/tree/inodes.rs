@@ -18,6 +18,8 @@ struct Record {
     /// Fingerprint and size of the content last served, and when it last changed.
     seen: Option<(u64, u64)>,
     changed: SystemTime,
+    /// Renamed over or moved away: the number names nothing any more.
+    gone: bool,
 }
 
 /// The table of paths and their inode numbers.
@@ -49,16 +51,54 @@ impl Inodes {
             path: path.to_string(),
             seen: None,
             changed: self.born,
+            gone: false,
         });
         let ino = self.records.len() as u64;
         self.by_path.insert(path.to_string(), ino);
         ino
     }
 
-    /// The path of `ino`, if it was ever handed out.
+    /// The path of `ino`, if it was handed out and still names something.
     pub fn path_of(&self, ino: u64) -> Option<&str> {
         let index = usize::try_from(ino.checked_sub(1)?).ok()?;
-        self.records.get(index).map(|r| r.path.as_str())
+        self.records
+            .get(index)
+            .filter(|r| !r.gone)
+            .map(|r| r.path.as_str())
+    }
+
+    /// `from` was renamed to `to`: its number (and those of everything under it) move
+    /// with it, as the kernel moves its names; whatever `to` was numbered before names
+    /// nothing any more. A later lookup of `from` gets a new number.
+    pub fn moved(&mut self, from: &str, to: &str) {
+        let under = |path: &str, dir: &str| {
+            path == dir || (path.starts_with(dir) && path[dir.len()..].starts_with('/'))
+        };
+        let replaced: Vec<String> = (self.by_path.keys())
+            .filter(|p| under(p, to))
+            .cloned()
+            .collect();
+        for path in replaced {
+            if let Some(ino) = self.by_path.remove(&path)
+                && let Some(record) = self.records.get_mut(ino as usize - 1)
+            {
+                record.gone = true;
+            }
+        }
+        let moving: Vec<String> = (self.by_path.keys())
+            .filter(|p| under(p, from))
+            .cloned()
+            .collect();
+        for path in moving {
+            let Some(ino) = self.by_path.remove(&path) else {
+                continue;
+            };
+            let new = format!("{to}{}", &path[from.len()..]);
+            if let Some(record) = self.records.get_mut(ino as usize - 1) {
+                record.path = new.clone();
+            }
+            self.by_path.insert(new, ino);
+        }
     }
 
     /// Note the content just served for `ino` and return its modification time: the time
@@ -110,6 +150,28 @@ impl Default for Inodes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_renamed_path_takes_its_number_and_its_children_along() {
+        let mut inodes = Inodes::new();
+        let dir = inodes.ino_of("tasks/open");
+        let task = inodes.ino_of("tasks/open/a.json");
+        let replaced = inodes.ino_of("tasks/done/b.json");
+        inodes.moved("tasks/open/a.json", "tasks/done/b.json");
+        assert_eq!(inodes.path_of(task), Some("tasks/done/b.json"));
+        assert_eq!(inodes.ino_of("tasks/done/b.json"), task);
+        assert_eq!(
+            inodes.path_of(replaced),
+            None,
+            "the replaced file's number is gone"
+        );
+        assert_ne!(inodes.ino_of("tasks/open/a.json"), task);
+        inodes.moved("tasks/open", "tasks/later");
+        assert_eq!(inodes.path_of(dir), Some("tasks/later"));
+        let child = inodes.ino_of("tasks/later/x.json");
+        inodes.moved("tasks/later", "tasks/open");
+        assert_eq!(inodes.path_of(child), Some("tasks/open/x.json"));
+    }
 
     #[test]
     fn a_path_keeps_its_number() {

@@ -8,11 +8,13 @@ pub mod body;
 pub mod errlog;
 pub mod gate;
 pub mod inodes;
+pub mod kernel_cache;
 pub mod resource;
 
 mod changes;
 mod files;
 mod holders;
+mod invalidation;
 mod listings;
 mod modes;
 mod open_files;
@@ -22,6 +24,8 @@ mod space;
 mod tests;
 
 pub(crate) use crate::model::links::dir_prefix;
+pub use files::Paging;
+pub use invalidation::{STORE_POLL, StoreVersion};
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub use space::{Attr, CHANGES_AT_ONCE, ProjectInfo, Space};

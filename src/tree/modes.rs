@@ -55,7 +55,7 @@ impl Space {
             }
         })();
         self.logged(op, &path, changed)?;
-        self.changed();
+        self.changed_at(&path);
         self.attr_of(&path)
     }
 

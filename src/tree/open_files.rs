@@ -60,6 +60,8 @@ pub struct Handle {
     pub perm: Perm,
     /// Opened for writing by the mount's owner: saving it may run the project's code.
     pub by_owner: bool,
+    /// Read through the kernel's page cache: what it reports may be kept by the kernel.
+    pub cached: bool,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -130,7 +130,30 @@ pub trait Resource: Send + Sync {
     fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
         Ok(Hits::default())
     }
+
+    /// What a change just made at `path` (under this top-level resourcespace) reaches,
+    /// as paths from the root of the tree, each with everything under it: what the kernel
+    /// and the daemon must forget. `None`: all of this resourcespace (its views show each
+    /// other's data, as tasks show their dependencies). The tree adds the views of every
+    /// directory above.
+    fn affected(&self, _path: &[&str]) -> Option<Vec<Vec<String>>> {
+        None
+    }
+
+    /// Whether this resourcespace shows data of all the others (search results), so that
+    /// any change anywhere reaches all of it.
+    fn shows_everything(&self) -> bool {
+        false
+    }
+
+    /// Report, from now on, changes that are not made through the tree (an editor saving a
+    /// project file, a test run finishing): see [`Changes`].
+    fn watch(&self, _changes: Changes) {}
 }
+
+/// Where a resourcespace reports changes made outside the tree: paths from the root of
+/// the tree, each with everything under it (`[]`: everything).
+pub type Changes = Arc<dyn Fn(Vec<Vec<String>>) + Send + Sync>;
 
 fn read_only(path: &[&str]) -> Error {
     Error::read_only(format!("{} cannot be changed", path.join("/")))

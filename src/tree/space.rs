@@ -3,7 +3,6 @@
 //! open files and changes. Nothing here knows about FUSE.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -18,6 +17,7 @@ use crate::tree::access::{Access, Admission, Caller, Perm};
 use crate::tree::body::Spill;
 use crate::tree::errlog::ErrorLog;
 use crate::tree::inodes::Inodes;
+use crate::tree::kernel_cache::{CacheMode, KernelCache};
 use crate::tree::listings::{DirEntry, Listings};
 use crate::tree::lock;
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
@@ -41,6 +41,10 @@ pub struct Attr {
     pub writable: bool,
     /// The owner and modes `stat` shows (and the kernel checks, with `--allow-other`).
     pub perm: Perm,
+    /// Whether the kernel may keep these attributes and the content: every change to
+    /// them is announced (not so for a temp file, an open file or a path reached through
+    /// another name).
+    pub cacheable: bool,
 }
 
 /// The mounted tree.
@@ -55,8 +59,8 @@ pub struct Space {
     /// Listings of open directories.
     pub(super) listings: Listings,
     pub(super) errors: ErrorLog,
-    /// Bumped by every change made through the tree; invalidates `rendered`.
-    pub(super) generation: AtomicU64,
+    /// What the kernel and the daemon keep of the tree, and telling the kernel to drop it.
+    pub(super) kernel: KernelCache,
     /// Content just computed for `stat`, reused by the `open` that usually follows, so a
     /// `cat` renders a view once, not twice: (ino, generation, when, bytes).
     pub(super) rendered: Mutex<Option<Rendered>>,
@@ -98,7 +102,7 @@ impl Space {
             files: OpenFiles::new(Spill::new(std::env::temp_dir(), SPILL_CAP)),
             listings: Listings::default(),
             errors: ErrorLog::default(),
-            generation: AtomicU64::new(0),
+            kernel: KernelCache::new(CacheMode::Kept),
             rendered: Mutex::new(None),
             changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
             access: Access::this_process(),
@@ -108,6 +112,18 @@ impl Space {
                 mode: 0o644,
             },
         }
+    }
+
+    /// The same tree with the kernel keeping what it is given as `mode` says.
+    pub fn with_cache(mut self, mode: CacheMode) -> Self {
+        self.kernel = KernelCache::new(mode);
+        self
+    }
+
+    /// What the kernel keeps of the tree (the FUSE adapter reports lookups and forgets
+    /// to it and attaches the notifier).
+    pub fn kernel(&self) -> &KernelCache {
+        &self.kernel
     }
 
     /// The same tree with large buffers and temp files spilling into `dir`.
@@ -190,7 +206,9 @@ impl Space {
             Place::Root => Ok(Node::dir(false)),
             Place::Generated(_, dir) => match self.stat(dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
-                node if node.kind == Kind::Dir => Ok(Node::view().owned(node.ownership)),
+                node if node.kind == Kind::Dir => {
+                    Ok(Node::view().owned(node.ownership).aliased(node.aliased))
+                }
                 _ => Err(not_a_dir(&self.links, dir)),
             },
             Place::Errors => Ok(Node::view()),
@@ -390,7 +408,8 @@ impl Space {
             (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
             (_, Some(size), Some(mtime)) => (size, mtime),
             (_, size, mtime) => {
-                let content = self.content_for_stat(ino, path)?;
+                let cacheable = !node.aliased && !self.files.has_scratch(&path.join("/"));
+                let content = self.content_for_stat(ino, path, cacheable)?;
                 let observed = self.observed(ino, &content);
                 (
                     size.unwrap_or(content.len() as u64),
@@ -405,25 +424,47 @@ impl Space {
             mtime,
             writable: node.writable,
             perm: self.perm_of(&node),
+            cacheable: !node.aliased && !self.files.has_scratch(&path.join("/")),
         })
     }
 
-    /// The content of `path` (inode `ino`) for `stat`: computed now, and kept for the
-    /// `open` that usually follows (see [`Space::content_for_open`]).
-    pub(crate) fn content_for_stat(&self, ino: u64, path: &[String]) -> Result<Arc<Vec<u8>>> {
+    /// The content of `path` (inode `ino`) for `stat`: what is kept of it, else computed
+    /// now and kept (when `cacheable`) for the `open` that usually follows (see
+    /// [`Space::content_for_open`]).
+    pub(crate) fn content_for_stat(
+        &self,
+        ino: u64,
+        path: &[String],
+        cacheable: bool,
+    ) -> Result<Arc<Vec<u8>>> {
+        if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
+            return Ok(kept);
+        }
+        let generation = self.kernel.generation();
         let content = Arc::new(self.content(path)?);
-        let generation = self.generation.load(Ordering::SeqCst);
+        if cacheable {
+            self.kernel.keep(ino, generation, &content);
+        }
         *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&content)));
         Ok(content)
     }
 
-    /// The content of `path` (inode `ino`) for a new open file: what the `stat` just before
-    /// computed, if nothing changed through the tree since and it is a moment old, else
-    /// computed now. Taken, not shared: the next `cat` computes afresh, so changes on disk
-    /// show at the next access. One rendering serves a `cat`'s lookup and open; its `fstat`
-    /// is answered from the open file.
-    pub(crate) fn content_for_open(&self, ino: u64, path: &[String]) -> Result<Vec<u8>> {
-        let generation = self.generation.load(Ordering::SeqCst);
+    /// The content of `path` (inode `ino`) for a new open file: what is kept of it while
+    /// nothing it shows changed; with caching off, what the `stat` just before computed if
+    /// nothing changed through the tree since and it is a moment old, else computed now.
+    /// Taken, not shared: the next `cat` computes afresh, so changes on disk show at the
+    /// next access. One rendering serves a `cat`'s lookup and open; its `fstat` is
+    /// answered from the open file.
+    pub(crate) fn content_for_open(
+        &self,
+        ino: u64,
+        path: &[String],
+        cacheable: bool,
+    ) -> Result<Vec<u8>> {
+        if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
+            return Ok(kept.as_ref().clone());
+        }
+        let generation = self.kernel.generation();
         let kept = lock(&self.rendered).take();
         match kept {
             Some((seen, at_generation, at, content))
@@ -431,28 +472,45 @@ impl Space {
             {
                 Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
             }
-            _ => self.content(path),
+            _ => {
+                let content = Arc::new(self.content(path)?);
+                if cacheable {
+                    self.kernel.keep(ino, generation, &content);
+                }
+                Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
+            }
         }
-    }
-
-    /// Note that the tree changed (content computed before may be stale).
-    pub(crate) fn changed(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {
         lock(&self.inodes).observe(ino, content)
     }
 
-    /// Open directory `ino`: its listing is taken now and read by [`Space::read_dir`].
-    pub fn open_dir(&self, ino: u64) -> Result<u64> {
-        Ok(self.listings.open(ino, self.readdir(ino)?))
+    /// Open directory `ino`: its listing is taken at the first [`Space::read_dir`] (none
+    /// when the kernel kept the last one). Also says whether the kernel may keep the
+    /// listing (every change to it is announced).
+    pub fn open_dir(&self, ino: u64) -> Result<(u64, bool)> {
+        let path = self.path_of(ino)?;
+        let node = self.stat(&path)?;
+        if node.kind != Kind::Dir {
+            return Err(not_a_dir(&self.links, &path));
+        }
+        let cacheable = !node.aliased && self.kernel.mode() == CacheMode::Kept;
+        Ok((self.listings.open(ino), cacheable))
     }
 
     /// The entries of the open directory `fh` from `offset` on, each with the offset of
     /// the one after it, `.` and `..` first.
     pub fn read_dir(&self, fh: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
-        self.listings.from(fh, offset)
+        self.listings.from(fh, offset, |ino| self.readdir(ino))
+    }
+
+    /// The entries of directory `ino` from `offset` on, read without opening it (see
+    /// [`Listings::unopened`]).
+    pub fn read_dir_unopened(&self, ino: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+        let generation = self.kernel.generation();
+        self.listings
+            .unopened(ino, generation, offset, |ino| self.readdir(ino))
     }
 
     /// Close the open directory `fh`.
@@ -506,6 +564,10 @@ impl Space {
     fn suggest(&self, path: &[String], missing: Error) -> Error {
         if path.last().is_some_and(|name| !names::is_probe(name)) {
             self.errors.missed(path.to_vec());
+            // Examined when the error log or an entry view is rendered next.
+            if let Some((_, dir)) = path.split_last() {
+                self.failed_in(&dir.join("/"));
+            }
         }
         missing
     }
@@ -572,7 +634,15 @@ impl Space {
                 repeats: 0,
                 first: miss.at,
             });
+            self.failed_in(&parent.join("/"));
         }
+    }
+
+    /// `path` was just made (created, renamed to): a lookup of it before is no typo, and
+    /// a "did you mean" logged for it is void.
+    pub(crate) fn made(&self, path: &[String]) {
+        self.errors.forget_misses(path);
+        self.errors.forget_lookup(&self.links.to(&path.join("/")));
     }
 
     /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and
@@ -587,11 +657,12 @@ impl Space {
             at: now,
             op: op.to_string(),
             path: self.links.to(&path.join("/")),
-            dir,
+            dir: dir.clone(),
             message: error.message.clone(),
             repeats: 0,
             first: now,
         });
+        self.failed_in(&dir);
     }
 
     /// Run `op` on `path`, logging a failure.

@@ -11,6 +11,7 @@ use crate::model::{Child, Kind, Node};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
 use crate::tree::inodes::ROOT;
+use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
 
@@ -442,8 +443,9 @@ fn a_miss_before_a_create_is_no_typo() {
 }
 
 #[test]
-fn a_reader_holding_a_file_open_does_not_change_what_others_stat() {
+fn without_cache_a_reader_holding_a_file_open_does_not_change_what_others_stat() {
     let (space, _) = space();
+    let space = space.with_cache(CacheMode::Off);
     let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
     let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
     let writer = space.open_by(ino, WRITE, by(2)).unwrap();
@@ -460,6 +462,23 @@ fn a_reader_holding_a_file_open_does_not_change_what_others_stat() {
         14,
         "another process sees the file as it is"
     );
+    space.release(reader);
+}
+
+#[test]
+fn with_cache_a_reader_stats_the_file_as_the_kernel_keeps_it() {
+    // The kernel answers `stat` from what it keeps, for every process alike; the reader's
+    // `fstat` must not disagree with it (editors compare the two).
+    let (space, _) = space();
+    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
+    let writer = space.open_by(ino, WRITE, by(2)).unwrap();
+    space.write(writer, 0, b"a longer note\n").unwrap();
+    space.flush(writer).unwrap();
+    space.release(writer);
+    let path = space.getattr_by(ino, 3).unwrap();
+    assert_eq!(path.size, 14);
+    assert_eq!(space.getattr_via(ino, Some(reader), 1).unwrap(), path);
     space.release(reader);
 }
 

@@ -73,9 +73,20 @@ impl Mount {
 
     /// Mount `project` (already in place inside `dir`).
     pub fn at(dir: tempfile::TempDir, project: PathBuf, args: &[&str]) -> Mount {
+        let store = dir.path().join("store.db");
+        Self::over(dir, project, store, args)
+    }
+
+    /// A second mount of this one's project and store (a second daemon), with `args`.
+    pub fn beside(&self, args: &[&str]) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        Self::over(dir, self.project.clone(), self.store.clone(), args)
+    }
+
+    /// Mount `project` with `store` at `dir/mnt`.
+    fn over(dir: tempfile::TempDir, project: PathBuf, store: PathBuf, args: &[&str]) -> Mount {
         let at = dir.path().join("mnt");
         std::fs::create_dir_all(&at).unwrap();
-        let store = dir.path().join("store.db");
         let log = dir.path().join("daemon.log");
         let before = std::fs::metadata(&at).unwrap().dev();
         let log_file = std::fs::File::create(&log).unwrap();

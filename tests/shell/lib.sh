@@ -20,6 +20,28 @@ expect_eq() { [ "$1" = "$2" ] || fail "$3: expected [$2], got [$1]"; }
 expect_contains() { case "$1" in *"$2"*) ;; *) fail "$3: [$2] not in:
 $1";; esac; }
 
+# expect_seen FILE NEEDLE WHAT: after a change made outside the mount (a project file
+# edited on disk, the store changed by another process), FILE shows NEEDLE once the mount's
+# watcher has seen the change (milliseconds; given up to 5 s on a loaded machine).
+expect_seen() {
+  local i
+  for i in $(seq 500); do
+    case "$(cat "$1" 2> /dev/null)" in *"$2"*) return 0 ;; esac
+    sleep 0.01
+  done
+  fail "$3: [$2] not in:
+$(cat "$1")"
+}
+
+# expect_unlisted DIR NAME WHAT: likewise, DIR's listing no longer holds NAME.
+expect_unlisted() {
+  local i
+  for i in $(seq 500); do
+    case "$(ls "$1")" in *"$2"*) sleep 0.01 ;; *) return 0 ;; esac
+  done
+  fail "$3: $2 is still listed in $1"
+}
+
 # expect_absent TEXT NEEDLE WHAT
 expect_absent() { case "$1" in *"$2"*) fail "$3: [$2] should not be in:
 $1";; esac; }

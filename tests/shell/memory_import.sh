@@ -8,7 +8,8 @@ expect_contains "$(cat "$M/_entry.md")" "No sessions yet" "an empty memory says 
 # The CLI, on a folder, while the mount is up (the same store).
 out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/claude-code-session.jsonl" "$FIXTURES/generic.jsonl" 2>&1)
 expect_contains "$out" "imported 2 files: 2 sessions" "the CLI's summary line"
-expect_eq "$(sessions_stored)" "2" "the mount sees the CLI's import at once"
+expect_seen "$M/_entry.md" "2 sessions," "the mount sees the CLI's import (its store watcher)"
+expect_eq "$(sessions_stored)" "2" "the mount counts the CLI's import"
 
 # Copying into import/: a Codex rollout, recognised by its content whatever its name.
 cp "$FIXTURES/rollout-2025-09-14T08-12-03-0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d.jsonl" "$M/import/any-name.txt"

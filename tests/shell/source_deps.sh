@@ -172,7 +172,7 @@ same_pyproject broken.toml "reading a broken file"
 
 # --- No pyproject.toml at all.
 rm "$PY"
-expect_contains "$(cat "$D/_entry.md")" "the project has no pyproject.toml" "no pyproject.toml"
+expect_seen "$D/_entry.md" "the project has no pyproject.toml" "no pyproject.toml"
 expect_fails "Read-only file system" "a write without pyproject.toml" -- cp req.txt "$D/requests"
 expect_missing "$PY" "no pyproject.toml is made behind the user's back"
 cp original.toml "$PY"

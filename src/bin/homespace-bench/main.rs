@@ -22,6 +22,7 @@
 
 mod memory;
 mod sessions;
+mod source;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -55,8 +56,8 @@ fn main() {
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
     if source {
         let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
-        bench_project("example project (examples/ledger)", &example, runs, "debit");
-        bench_project(
+        source::bench_project("example project (examples/ledger)", &example, runs, "debit");
+        source::bench_project(
             &format!("large project ({})", large.display()),
             &large,
             runs.min(50),
@@ -110,6 +111,12 @@ fn mount(project: &Path) -> (Mounted, Duration) {
 
 /// Mount `project` with the store `store` (a fresh one when `None`).
 fn mount_with(project: &Path, store: Option<&Path>) -> (Mounted, Duration) {
+    mount_args(project, store, &[])
+}
+
+/// Mount `project` with the store `store` (a fresh one when `None`) and more `mount`
+/// arguments (`--no-cache`).
+fn mount_args(project: &Path, store: Option<&Path>, args: &[&str]) -> (Mounted, Duration) {
     let dir = tempfile::tempdir().expect("temp dir");
     let at = dir.path().join("mnt");
     std::fs::create_dir_all(&at).expect("mountpoint");
@@ -121,6 +128,7 @@ fn mount_with(project: &Path, store: Option<&Path>) -> (Mounted, Duration) {
         .arg(project)
         .arg("--store")
         .arg(&store)
+        .args(args)
         .arg(&at)
         .status()
         .expect("homespace runs");
@@ -183,143 +191,6 @@ fn daemon_status(at: &Path, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The first package (with a module) and module of a mounted project's source tree.
-fn sample(at: &Path) -> (PathBuf, PathBuf, String) {
-    let source = at.join("source");
-    let mut names: Vec<String> = std::fs::read_dir(&source)
-        .expect("ls source")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
-        let dir = source.join(&name);
-        if name.starts_with('_')
-            || name == "tests"
-            || !dir.is_dir()
-            || dir.join("__init__.py").metadata().is_err()
-        {
-            continue;
-        }
-        let mut modules: Vec<String> = std::fs::read_dir(&dir)
-            .expect("ls package")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".py") && n != "__init__.py")
-            .collect();
-        modules.sort();
-        if let Some(module) = modules.first() {
-            return (
-                dir.clone(),
-                dir.join(module),
-                format!("{name}.{}", module.trim_end_matches(".py")),
-            );
-        }
-    }
-    panic!("no package with a module under {}", source.display());
-}
-
-fn bench_project(title: &str, project: &Path, runs: usize, query: &str) {
-    println!("## {title}");
-    let (mounted, first_ls) = mount(project);
-    let at = &mounted.at;
-    println!(
-        "  {:<44} {:>13} {:>13} {:>9}",
-        "operation", "mount", "plain disk", "ratio"
-    );
-    row("mount -> first ls of source/", first_ls, None);
-    let scratch = tempfile::tempdir().expect("temp");
-    let (package, module, dotted) = sample(at);
-    let rel = module
-        .strip_prefix(at.join("source"))
-        .expect("under source")
-        .to_path_buf();
-    let disk_module = find_on_disk(project, &rel);
-    let disk_package = disk_module.parent().expect("parent").to_path_buf();
-
-    // A view against a plain file of the same bytes.
-    let view = at.join("_entry.md");
-    let copy = scratch.path().join("entry.md");
-    std::fs::write(&copy, std::fs::read(&view).expect("read view")).expect("write");
-    row(
-        "open+read+close /_entry.md",
-        time(runs, || read_all(&view)),
-        Some(time(runs, || read_all(&copy))),
-    );
-    let module_entry = module.with_extension("").join("_entry.md");
-    let copy = scratch.path().join("module_entry.md");
-    std::fs::write(&copy, std::fs::read(&module_entry).expect("read")).expect("write");
-    row(
-        "cat module _entry.md",
-        time(runs, || read_all(&module_entry)),
-        Some(time(runs, || read_all(&copy))),
-    );
-    row(
-        "cat module .py",
-        time(runs, || read_all(&module)),
-        Some(time(runs, || read_all(&disk_module))),
-    );
-    row(
-        "stat module .py",
-        time(runs, || drop(std::fs::metadata(&module))),
-        Some(time(runs, || drop(std::fs::metadata(&disk_module)))),
-    );
-    row(
-        "ls package dir",
-        time(runs, || ls(&package)),
-        Some(time(runs, || ls(&disk_package))),
-    );
-    let members = module.with_extension("");
-    row(
-        "ls module symbols dir (vs ls package on disk)",
-        time(runs, || ls(&members)),
-        Some(time(runs, || ls(&disk_package))),
-    );
-    let dotted_path = at.join("source").join(format!("{dotted}.py"));
-    row(
-        "dotted lookup + read (source/pkg.mod.py)",
-        time(runs, || read_all(&dotted_path)),
-        Some(time(runs, || read_all(&disk_module))),
-    );
-    let search = at.join("search").join(format!("source:{query}"));
-    let search_runs = runs.clamp(3, 20);
-    let grep = || {
-        let _ = Command::new("grep")
-            .args(["-rn", "--include=*.py", query])
-            .arg(project)
-            .output();
-    };
-    row(
-        &format!("search/source:{query} vs grep -rn"),
-        time(search_runs, || read_all(&search)),
-        Some(time(search_runs, grep)),
-    );
-    match daemon_rss(at) {
-        Some(kb) => println!(
-            "  {:<44} {:>10.1} MiB",
-            "daemon RSS after the runs",
-            kb as f64 / 1024.0
-        ),
-        None => println!("  daemon RSS: daemon not found"),
-    }
-    println!();
-}
-
-/// The disk file behind a `source/` path: under `src/`, the project root, or a test folder.
-fn find_on_disk(project: &Path, rel: &Path) -> PathBuf {
-    for base in [project.join("src"), project.to_path_buf()] {
-        let candidate = base.join(rel);
-        if candidate.is_file() {
-            return candidate;
-        }
-    }
-    panic!(
-        "{} not found on disk under {}",
-        rel.display(),
-        project.display()
-    );
 }
 
 /// Words the seeded tasks are made of.

@@ -21,6 +21,7 @@ pub mod search;
 pub mod settings;
 pub mod tree;
 mod views;
+mod watch;
 mod write;
 
 use std::path::Path;
@@ -33,7 +34,7 @@ use crate::model::{Child, Hits, Kind, Node};
 use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
-use crate::tree::resource::Resource;
+use crate::tree::resource::{Changes, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
@@ -41,7 +42,7 @@ use history_dir::HistoryDir;
 use meta::MetaDir;
 use modules::Modules;
 use project::{EntryKind, Project};
-use tree::{HISTORY, META, Place, TESTS};
+use tree::{HISTORY, META, Place, TESTS, is_runner_name};
 
 /// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
 /// lives in: weakly, as the source holds it.
@@ -89,7 +90,7 @@ impl Parent {
 
 /// The source resourcespace of one project.
 pub struct Source {
-    pub(crate) project: Project,
+    pub(crate) project: Arc<Project>,
     pub(crate) modules: Modules,
     pub(crate) links: Links,
     pub(crate) name: String,
@@ -101,6 +102,9 @@ pub struct Source {
     target: Version,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
+    /// Where changes made outside the tree are reported (a test run finishing), once the
+    /// mount watches (see [`Resource::watch`]).
+    pub(crate) changes: std::sync::OnceLock<Changes>,
 }
 
 impl Source {
@@ -123,7 +127,8 @@ impl Source {
                 Arc::new(HistoryDir::new(Parent(source.clone()))),
                 Arc::new(MetaDir::new(Parent(source.clone()))),
             ],
-            project: Project::open(root),
+            project: Arc::new(Project::open(root)),
+            changes: std::sync::OnceLock::new(),
             modules: Modules::default(),
             links,
             name,
@@ -237,6 +242,49 @@ impl Resource for Source {
         "source"
     }
 
+    /// A write through the mount reaches its module's whole package (creating a module
+    /// also imports it in `__init__.py`) and the edit history; settings reach every view;
+    /// deps/, config/ and an undo in history/ rewrite project files: all of source/.
+    fn affected(&self, path: &[&str]) -> Option<Vec<Vec<String>>> {
+        let history = vec![self.name().to_string(), HISTORY.to_string()];
+        match path {
+            [] => None,
+            [first, ..] if *first == META => Some(vec![Vec::new()]),
+            [first, ..] if self.children.iter().any(|c| c.name() == *first) => None,
+            [.., _] if is_runner_name(path) => {
+                Some(vec![vec![self.name().to_string(), TESTS.to_string()]])
+            }
+            [dir @ .., _] => {
+                let mut reach = match self.resolve(path) {
+                    Ok(
+                        Place::ModuleFile { disk, .. }
+                        | Place::Members { disk, .. }
+                        | Place::Symbol { disk, .. }
+                        | Place::DataFile { disk }
+                        | Place::Dir { disk, .. },
+                    ) => match disk.parent() {
+                        Some(package) => watch::tree_paths(&self.project, self.name(), package),
+                        None => vec![vec![self.name().to_string()]],
+                    },
+                    // Gone (removed or renamed): its directory, with all under it.
+                    _ => {
+                        let mut parent = vec![self.name().to_string()];
+                        parent.extend(dir.iter().map(|c| c.to_string()));
+                        vec![parent]
+                    }
+                };
+                reach.push(history);
+                Some(reach)
+            }
+        }
+    }
+
+    fn watch(&self, changes: Changes) {
+        if self.changes.set(Arc::clone(&changes)).is_ok() {
+            watch::start(Arc::clone(&self.project), self.name(), changes);
+        }
+    }
+
     fn children(&self) -> &[Arc<dyn Resource>] {
         &self.children
     }
@@ -280,19 +328,21 @@ impl Resource for Source {
             // without parsing the module keeps that a directory listing, not a parse.
             return Ok(Node::dir(true).owned(ownership(&module)));
         }
-        match self.resolve(path)? {
+        let (place, aliased) = self.resolve_aliased(path)?;
+        let node = match place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
-            Place::TestsRoot | Place::Root => Ok(Node::dir(true).owned(self.root_ownership())),
+            Place::TestsRoot | Place::Root => Node::dir(true).owned(self.root_ownership()),
             Place::Dir { disk, .. } | Place::Members { disk, .. } => {
-                Ok(Node::dir(true).owned(ownership(&disk)))
+                Node::dir(true).owned(ownership(&disk))
             }
-            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk),
-            Place::Symbol { module, disk, .. } => Ok(Node {
+            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk)?,
+            Place::Symbol { module, disk, .. } => Node {
                 mtime: Some(module.mtime),
                 ..Node::document(true).owned(ownership(&disk))
-            }),
-        }
+            },
+        };
+        Ok(node.aliased(aliased))
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {

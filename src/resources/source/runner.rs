@@ -18,6 +18,7 @@ use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
 use crate::tree::access;
+use crate::tree::resource::Resource;
 
 /// Runs listed by `ls runs/` (older ones are reachable by number).
 const LISTED: usize = 100;
@@ -347,6 +348,8 @@ impl Source {
             )
         })?;
         let store: Arc<store::Store> = self.store.clone();
+        let changes = self.changes.get().cloned();
+        let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {
@@ -357,6 +360,10 @@ impl Source {
                         "test run {id}: cannot store its results: {}",
                         e.message
                     ));
+                }
+                // runs/, the test files' results, the dashboard's last run.
+                if let Some(changes) = changes {
+                    changes(vec![tests]);
                 }
             })
             .map_err(|e| Error::internal(format!("cannot start the test run: {e}")))?;

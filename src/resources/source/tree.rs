@@ -70,6 +70,13 @@ pub const HISTORY: &str = "history";
 impl Source {
     /// Where `path` leads, expanding dotted names that do not exist as written.
     pub fn resolve(&self, path: &[&str]) -> Result<Place> {
+        self.resolve_aliased(path).map(|(place, _)| place)
+    }
+
+    /// Where `path` leads, and whether a dotted name was expanded on the way (the path
+    /// is then another name of what it leads to).
+    pub fn resolve_aliased(&self, path: &[&str]) -> Result<(Place, bool)> {
+        let mut aliased = false;
         let mut place = Place::Root;
         let mut queue: VecDeque<String> = path.iter().map(|c| c.to_string()).collect();
         let mut walked: Vec<String> = Vec::new();
@@ -81,6 +88,7 @@ impl Source {
             }
             let parts = split_dotted(&name);
             if parts.len() > 1 {
+                aliased = true;
                 for part in parts.into_iter().rev() {
                     queue.push_front(part);
                 }
@@ -88,7 +96,7 @@ impl Source {
             }
             return Err(self.missing(&walked, &name));
         }
-        Ok(place)
+        Ok((place, aliased))
     }
 
     fn missing(&self, walked: &[String], name: &str) -> Error {

@@ -1,0 +1,263 @@
+//! What the kernel keeps of the tree, and telling it what to forget. The FUSE adapter
+//! reports which inodes the kernel holds (lookups and forgets) and hands over a
+//! [`Notifier`]; the tree says what changed (`invalidation.rs`), and this drops the content
+//! it rendered for those inodes and tells the kernel to drop their attributes, pages and
+//! listings. The content kept here is what lets an `open` of an unchanged view cost no
+//! rendering; a generation counter keeps a rendering that raced a change from being kept.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::tree::inodes::ROOT;
+use crate::tree::lock;
+
+/// How the tree tells the kernel to drop what it keeps (the FUSE session's notifier).
+pub trait Notifier: Send + Sync {
+    /// Drop the attributes, pages and listing the kernel keeps of `ino`. A name the
+    /// kernel looked up needs no invalidation: names keep their numbers (renames move
+    /// them), and a number whose path is gone answers "no such file".
+    fn inode(&self, ino: u64);
+}
+
+/// Whether the kernel may keep what the mount serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheMode {
+    /// Long lifetimes, pages kept across opens, every change invalidated (the default).
+    Kept,
+    /// Nothing kept beyond a moment (`--no-cache`): every access asks the daemon.
+    Off,
+}
+
+/// Bytes of rendered content kept at most; past it, new content is not kept.
+const CONTENT_CAP: usize = 64 << 20;
+
+/// The fingerprint of some content: its hash and its length.
+pub type Print = (u64, u64);
+
+/// The fingerprint of `content`.
+pub fn print(content: &[u8]) -> Print {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    content.hash(&mut hasher);
+    (hasher.finish(), content.len() as u64)
+}
+
+/// What is known of one inode the kernel holds or the daemon rendered.
+#[derive(Default)]
+struct Held {
+    /// Lookups the kernel has not forgotten.
+    lookups: u64,
+    /// Changes to it are not announced under its path (it was reached through another
+    /// name): every change reaches it.
+    volatile: bool,
+    /// The fingerprint of what the last open served: the kernel's pages come from it.
+    paged: Option<Print>,
+    /// The content rendered last, while nothing it shows has changed.
+    content: Option<Arc<Vec<u8>>>,
+}
+
+#[derive(Default)]
+struct State {
+    held: HashMap<u64, Held>,
+    /// Bumped by every change; content rendered before a bump is not kept.
+    generation: u64,
+    bytes: usize,
+}
+
+/// What the kernel and the daemon keep, per inode.
+pub struct KernelCache {
+    mode: CacheMode,
+    notifier: OnceLock<Box<dyn Notifier>>,
+    state: Mutex<State>,
+}
+
+impl KernelCache {
+    pub fn new(mode: CacheMode) -> Self {
+        let mut state = State::default();
+        // The root is never looked up and never forgotten; its listing is kept too.
+        state.held.insert(
+            ROOT,
+            Held {
+                lookups: 1,
+                ..Held::default()
+            },
+        );
+        KernelCache {
+            mode,
+            notifier: OnceLock::new(),
+            state: Mutex::new(state),
+        }
+    }
+
+    pub fn mode(&self) -> CacheMode {
+        self.mode
+    }
+
+    /// Start telling the kernel what to drop (once, when the session starts).
+    pub fn attach(&self, notifier: Box<dyn Notifier>) {
+        let _ = self.notifier.set(notifier);
+    }
+
+    /// The kernel was handed `ino` (a lookup, create or mkdir reply); `volatile` when its
+    /// changes are not announced under its path.
+    pub fn looked_up(&self, ino: u64, volatile: bool) {
+        let mut state = lock(&self.state);
+        let held = state.held.entry(ino).or_default();
+        held.lookups += 1;
+        held.volatile |= volatile;
+    }
+
+    /// The kernel forgot `count` lookups of `ino`; with none left, nothing of it is kept.
+    pub fn forgot(&self, ino: u64, count: u64) {
+        let mut state = lock(&self.state);
+        let Some(held) = state.held.get_mut(&ino) else {
+            return;
+        };
+        held.lookups = held.lookups.saturating_sub(count);
+        if held.lookups == 0 {
+            let freed = held.content.as_ref().map_or(0, |c| c.len());
+            state.held.remove(&ino);
+            state.bytes -= freed;
+        }
+    }
+
+    /// The generation now: pass it to [`KernelCache::keep`] with what is rendered next.
+    pub fn generation(&self) -> u64 {
+        lock(&self.state).generation
+    }
+
+    /// Note a change (content rendered before it is not kept).
+    pub fn bump(&self) {
+        lock(&self.state).generation += 1;
+    }
+
+    /// The content kept for `ino`, if nothing it shows changed since it was rendered.
+    pub fn content(&self, ino: u64) -> Option<Arc<Vec<u8>>> {
+        if self.mode == CacheMode::Off {
+            return None;
+        }
+        lock(&self.state).held.get(&ino)?.content.clone()
+    }
+
+    /// Keep `content` of `ino`, rendered at `generation`, unless something changed since.
+    pub fn keep(&self, ino: u64, generation: u64, content: &Arc<Vec<u8>>) {
+        if self.mode == CacheMode::Off {
+            return;
+        }
+        let mut state = lock(&self.state);
+        if state.generation != generation || state.bytes + content.len() > CONTENT_CAP {
+            return;
+        }
+        state.bytes += content.len();
+        let held = state.held.entry(ino).or_default();
+        let before = held.content.replace(Arc::clone(content));
+        let freed = before.map_or(0, |c| c.len());
+        state.bytes -= freed;
+    }
+
+    /// An open of `ino` serves content with fingerprint `now`: whether the kernel may keep
+    /// the pages it holds (filled from the previous open). When they hold something else
+    /// (a change that raced a read), the kernel is also told to drop the attributes.
+    pub fn opened(&self, ino: u64, now: Print) -> bool {
+        let before = {
+            let mut state = lock(&self.state);
+            let held = state.held.entry(ino).or_default();
+            held.paged.replace(now)
+        };
+        match before {
+            Some(before) if before != now => {
+                if let Some(notifier) = self.notifier.get() {
+                    notifier.inode(ino);
+                }
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// The inodes known here (held by the kernel or rendered), each with whether it is
+    /// volatile.
+    pub fn known(&self) -> Vec<(u64, bool)> {
+        let state = lock(&self.state);
+        state
+            .held
+            .iter()
+            .map(|(&ino, h)| (ino, h.volatile))
+            .collect()
+    }
+
+    /// Forget the content of `inos` and tell the kernel to drop them. Call with no lock
+    /// of the tree held: the kernel may wait for a request that needs one.
+    pub fn drop_inodes(&self, inos: &[u64]) {
+        {
+            let mut state = lock(&self.state);
+            state.generation += 1;
+            let mut freed = 0;
+            for ino in inos {
+                if let Some(held) = state.held.get_mut(ino) {
+                    freed += held.content.take().map_or(0, |c| c.len());
+                }
+            }
+            state.bytes -= freed;
+        }
+        if let Some(notifier) = self.notifier.get() {
+            for &ino in inos {
+                notifier.inode(ino);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_rendered_before_a_change_is_not_kept() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        let before = cache.generation();
+        cache.bump();
+        cache.keep(2, before, &Arc::new(b"old".to_vec()));
+        assert_eq!(cache.content(2), None);
+        let now = cache.generation();
+        cache.keep(2, now, &Arc::new(b"new".to_vec()));
+        assert_eq!(
+            cache.content(2).as_deref().map(Vec::as_slice),
+            Some(&b"new"[..])
+        );
+        cache.drop_inodes(&[2]);
+        assert_eq!(cache.content(2), None);
+    }
+
+    #[test]
+    fn pages_are_kept_only_for_the_same_content() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        assert!(
+            cache.opened(3, print(b"a")),
+            "nothing kept before the first open"
+        );
+        assert!(cache.opened(3, print(b"a")));
+        assert!(!cache.opened(3, print(b"b")));
+        assert!(cache.opened(3, print(b"b")));
+    }
+
+    #[test]
+    fn forgetting_every_lookup_frees_the_content() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        cache.looked_up(4, false);
+        cache.looked_up(4, false);
+        cache.keep(4, cache.generation(), &Arc::new(vec![0; 10]));
+        cache.forgot(4, 1);
+        assert!(cache.content(4).is_some());
+        cache.forgot(4, 1);
+        assert!(cache.content(4).is_none());
+        assert_eq!(lock(&cache.state).bytes, 0);
+    }
+
+    #[test]
+    fn nothing_is_kept_with_caching_off() {
+        let cache = KernelCache::new(CacheMode::Off);
+        cache.keep(5, cache.generation(), &Arc::new(b"x".to_vec()));
+        assert_eq!(cache.content(5), None);
+    }
+}
