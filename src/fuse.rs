@@ -19,6 +19,7 @@ use fuser::{
 
 use crate::error::{Error, Result};
 use crate::model::Kind;
+use crate::passthrough::Passthrough;
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
 use crate::tree::{Attr, OpenFlags as Open, Paging, Space, StoreVersion, guarded};
@@ -62,6 +63,7 @@ pub fn serve(
         Fs {
             space: Arc::clone(&space),
             kept,
+            passthrough: Passthrough::default(),
         },
         mountpoint,
         &config,
@@ -100,6 +102,8 @@ struct Fs {
     space: Arc<Space>,
     /// Whether the kernel keeps what it is given (not `--no-cache`).
     kept: bool,
+    /// Opens served by the project file itself.
+    passthrough: Passthrough,
 }
 
 /// The session's notifier, as the tree asks for it.
@@ -180,15 +184,19 @@ fn utf8(name: &OsStr) -> Result<&str> {
     })
 }
 
-/// How the kernel reads an open file, as open flags.
-fn fopen_flags(paging: Paging) -> FopenFlags {
+/// How the kernel reads an open file, as open flags (passthrough aside).
+fn fopen_flags(paging: &Paging) -> FopenFlags {
     match paging {
         // Every read comes from the snapshot taken at open, whatever size the kernel last
         // saw, so generated views never come back cut or padded.
         Paging::Direct => FopenFlags::FOPEN_DIRECT_IO,
         // A reader cannot have written: no flush round trip at close.
-        Paging::Cached { keep: true } => FopenFlags::FOPEN_KEEP_CACHE | FopenFlags::FOPEN_NOFLUSH,
-        Paging::Cached { keep: false } => FopenFlags::FOPEN_NOFLUSH,
+        Paging::Cached { keep: true } | Paging::Passthrough { keep: true, .. } => {
+            FopenFlags::FOPEN_KEEP_CACHE | FopenFlags::FOPEN_NOFLUSH
+        }
+        Paging::Cached { keep: false } | Paging::Passthrough { keep: false, .. } => {
+            FopenFlags::FOPEN_NOFLUSH
+        }
     }
 }
 
@@ -206,6 +214,13 @@ impl Filesystem for Fs {
         // Without it the kernel truncates with a separate setattr before open, which would
         // save an empty document (and be rejected) before the new content arrives.
         let _ = config.add_capabilities(InitFlags::FUSE_ATOMIC_O_TRUNC);
+        // Readers of exact project files are handed the file itself (Linux 6.9+; needs the
+        // right to register backing files, which root has).
+        if self.kept {
+            let offered = config.add_capabilities(InitFlags::FUSE_PASSTHROUGH).is_ok()
+                && config.set_max_stack_depth(1).is_ok();
+            self.passthrough.offered(offered);
+        }
         Ok(())
     }
 
@@ -335,7 +350,10 @@ impl Filesystem for Fs {
         match guarded("open", || {
             self.space.open_paged(ino.0, open_flags(flags), caller(req))
         }) {
-            Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(paging)),
+            Ok((fh, Paging::Passthrough { file, keep })) => {
+                self.passthrough.open(ino.0, fh, &file, keep, reply)
+            }
+            Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
             Err(e) => reply.error(errno(&e)),
         }
     }
@@ -417,6 +435,7 @@ impl Filesystem for Fs {
             self.space.release(fh.0);
             Ok(())
         });
+        self.passthrough.release(fh.0);
         reply.ok();
     }
 

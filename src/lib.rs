@@ -23,6 +23,7 @@ pub mod fuse;
 pub mod log;
 pub mod model;
 pub mod mount;
+pub mod passthrough;
 pub mod pyproject;
 pub mod python;
 pub mod render;

@@ -54,3 +54,37 @@ fn the_log_says_which_cache_mode_is_in_use() {
     assert!(cached.log_text().contains("cache: kept by the kernel"));
     assert!(fresh.log_text().contains("cache: off (--no-cache)"));
 }
+
+#[test]
+fn a_large_project_file_is_read_from_the_file_itself_and_follows_edits_on_disk() {
+    let mount = Mount::example();
+    let on_disk = mount.project.join("src/ledger/templates/large.txt");
+    let first: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    std::fs::write(&on_disk, &first).unwrap();
+    let shown = mount.path("source/ledger/templates/large.txt");
+    assert_eq!(std::fs::read(&shown).unwrap(), first);
+    assert!(
+        mount.log_text().contains("passthrough: on"),
+        "the log says the mode: {}",
+        mount.log_text()
+    );
+    // Replaced on disk, as an editor saves: the next read is the new file, whole.
+    let second = vec![b'z'; 200_000];
+    let temp = on_disk.with_extension("tmp");
+    std::fs::write(&temp, &second).unwrap();
+    std::fs::rename(&temp, &on_disk).unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let now = std::fs::read(&shown).unwrap();
+        let size = std::fs::metadata(&shown).unwrap().len();
+        if now == second && size == second.len() as u64 {
+            break;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "the edit on disk never showed: {} bytes read, stat says {size}",
+            now.len()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

@@ -91,6 +91,9 @@ pub struct Body {
 #[derive(Debug)]
 enum Place {
     Memory(Vec<u8>),
+    /// Content the daemon keeps anyway (a reader's snapshot): shared, never copied, and
+    /// made the body's own before a first change.
+    Shared(Arc<Vec<u8>>),
     /// An unnamed file and how many bytes of it count (what was reserved).
     Disk(File, u64),
 }
@@ -110,9 +113,28 @@ impl Body {
         Ok(body)
     }
 
+    /// A body reading `bytes`, which others hold too.
+    pub fn shared(bytes: Arc<Vec<u8>>, spill: &Arc<Spill>) -> Body {
+        Body {
+            place: Place::Shared(bytes),
+            spill: Arc::clone(spill),
+        }
+    }
+
+    /// Make a shared body this body's own, before it changes.
+    fn own(&mut self) -> Result<()> {
+        if let Place::Shared(bytes) = &self.place {
+            let owned = Body::new(bytes.as_ref().clone(), &self.spill)?;
+            self.place = Place::Memory(Vec::new());
+            *self = owned;
+        }
+        Ok(())
+    }
+
     pub fn len(&self) -> u64 {
         match &self.place {
             Place::Memory(bytes) => bytes.len() as u64,
+            Place::Shared(bytes) => bytes.len() as u64,
             Place::Disk(_, len) => *len,
         }
     }
@@ -128,6 +150,7 @@ impl Body {
         let end = start.saturating_add(size as u64).min(len);
         match &self.place {
             Place::Memory(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
+            Place::Shared(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
             Place::Disk(file, _) => {
                 let mut out = vec![0; (end - start) as usize];
                 file.read_exact_at(&mut out, start).map_err(disk_error)?;
@@ -143,6 +166,7 @@ impl Body {
 
     /// Put `data` at `offset`, growing (with zeros) as needed.
     pub fn write_at(&mut self, offset: u64, data: &[u8]) -> Result<()> {
+        self.own()?;
         let end = offset.saturating_add(data.len() as u64);
         self.grow_to(end)?;
         match &mut self.place {
@@ -151,12 +175,14 @@ impl Body {
                 bytes[start..start + data.len()].copy_from_slice(data);
             }
             Place::Disk(file, _) => file.write_all_at(data, offset).map_err(disk_error)?,
+            Place::Shared(_) => return Err(shared_changed()),
         }
         Ok(())
     }
 
     /// Make the body `size` bytes long: cut, or grown with zeros.
     pub fn set_len(&mut self, size: u64) -> Result<()> {
+        self.own()?;
         if size > self.len() {
             return self.grow_to(size);
         }
@@ -170,6 +196,7 @@ impl Body {
                 self.spill.release(*len - size);
                 *len = size;
             }
+            Place::Shared(_) => return Err(shared_changed()),
         }
         Ok(())
     }
@@ -178,6 +205,7 @@ impl Body {
     pub fn try_clone(&self) -> Result<Body> {
         match &self.place {
             Place::Memory(bytes) => Body::new(bytes.clone(), &self.spill),
+            Place::Shared(bytes) => Ok(Body::shared(Arc::clone(bytes), &self.spill)),
             Place::Disk(file, len) => {
                 self.spill.reserve(*len)?;
                 let copy = (|| {
@@ -232,6 +260,7 @@ impl Body {
                     }
                 }
             }
+            Place::Shared(_) => Err(shared_changed()),
             Place::Disk(file, len) => {
                 self.spill.reserve(end - *len)?;
                 if let Err(e) = file.set_len(end) {
@@ -253,6 +282,11 @@ impl Drop for Body {
     }
 }
 
+/// A shared body reached a change without being made its own first (a bug).
+fn shared_changed() -> Error {
+    Error::internal("a shared snapshot was about to be changed in place")
+}
+
 fn disk_error(e: std::io::Error) -> Error {
     let kind = if e.raw_os_error() == Some(libc::ENOSPC) {
         ErrorKind::NoSpace
@@ -265,6 +299,27 @@ fn disk_error(e: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_body_is_read_in_place_and_copied_before_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::new(dir.path().join("tmp"), 4 * 1024 * 1024);
+        let snapshot = Arc::new(vec![7u8; SPILL_AT + 10]);
+        let mut body = Body::shared(Arc::clone(&snapshot), &spill);
+        assert_eq!(
+            spill.on_disk(),
+            0,
+            "a large snapshot is not spilled: it is shared"
+        );
+        assert_eq!(body.len(), SPILL_AT as u64 + 10);
+        assert_eq!(body.read_at(SPILL_AT as u64, 20).unwrap(), vec![7u8; 10]);
+        body.write_at(0, b"x").unwrap();
+        assert_eq!(body.read_at(0, 2).unwrap(), b"x\x07");
+        assert_eq!(snapshot[0], 7, "the shared snapshot is left as it was");
+        let mut short = Body::shared(Arc::new(b"abc".to_vec()), &spill);
+        short.set_len(1).unwrap();
+        assert_eq!(short.to_vec().unwrap(), b"a");
+    }
 
     #[test]
     fn small_bodies_stay_in_memory_and_large_ones_spill_and_give_back() {

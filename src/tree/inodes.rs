@@ -4,9 +4,9 @@
 //! that `mtime` moves exactly when generated content changes.
 
 use std::collections::HashMap;
-use std::collections::hash_map::DefaultHasher;
-use std::hash::{Hash, Hasher};
 use std::time::SystemTime;
+
+use crate::tree::kernel_cache::Print;
 
 /// The root directory's inode number, fixed by FUSE.
 pub const ROOT: u64 = 1;
@@ -16,7 +16,7 @@ struct Record {
     /// Components joined by `/`; empty for the root.
     path: String,
     /// Fingerprint and size of the content last served, and when it last changed.
-    seen: Option<(u64, u64)>,
+    seen: Option<Print>,
     changed: SystemTime,
     /// Renamed over or moved away: the number names nothing any more.
     gone: bool,
@@ -103,10 +103,7 @@ impl Inodes {
 
     /// Note the content just served for `ino` and return its modification time: the time
     /// the content was first seen different from before.
-    pub fn observe(&mut self, ino: u64, content: &[u8]) -> SystemTime {
-        let mut hasher = DefaultHasher::new();
-        content.hash(&mut hasher);
-        let print = (hasher.finish(), content.len() as u64);
+    pub fn observe(&mut self, ino: u64, print: Print) -> SystemTime {
         let born = self.born;
         let Some(record) = ino
             .checked_sub(1)
@@ -150,6 +147,7 @@ impl Default for Inodes {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::kernel_cache::print;
 
     #[test]
     fn a_renamed_path_takes_its_number_and_its_children_along() {
@@ -190,11 +188,11 @@ mod tests {
     fn mtime_moves_only_when_content_changes() {
         let mut inodes = Inodes::new();
         let ino = inodes.ino_of("x");
-        let first = inodes.observe(ino, b"one");
-        assert_eq!(inodes.observe(ino, b"one"), first);
+        let first = inodes.observe(ino, print(b"one"));
+        assert_eq!(inodes.observe(ino, print(b"one")), first);
         std::thread::sleep(std::time::Duration::from_millis(5));
-        let second = inodes.observe(ino, b"two");
+        let second = inodes.observe(ino, print(b"two"));
         assert!(second > first);
-        assert_eq!(inodes.observe(ino, b"two"), second);
+        assert_eq!(inodes.observe(ino, print(b"two")), second);
     }
 }

@@ -52,8 +52,8 @@ struct Held {
     volatile: bool,
     /// The fingerprint of what the last open served: the kernel's pages come from it.
     paged: Option<Print>,
-    /// The content rendered last, while nothing it shows has changed.
-    content: Option<Arc<Vec<u8>>>,
+    /// The content rendered last, with its fingerprint, while nothing it shows changed.
+    content: Option<(Arc<Vec<u8>>, Print)>,
 }
 
 #[derive(Default)]
@@ -115,7 +115,7 @@ impl KernelCache {
         };
         held.lookups = held.lookups.saturating_sub(count);
         if held.lookups == 0 {
-            let freed = held.content.as_ref().map_or(0, |c| c.len());
+            let freed = held.content.as_ref().map_or(0, |c| c.0.len());
             state.held.remove(&ino);
             state.bytes -= freed;
         }
@@ -131,16 +131,18 @@ impl KernelCache {
         lock(&self.state).generation += 1;
     }
 
-    /// The content kept for `ino`, if nothing it shows changed since it was rendered.
-    pub fn content(&self, ino: u64) -> Option<Arc<Vec<u8>>> {
+    /// The content kept for `ino` and its fingerprint, if nothing it shows changed since
+    /// it was rendered.
+    pub fn content(&self, ino: u64) -> Option<(Arc<Vec<u8>>, Print)> {
         if self.mode == CacheMode::Off {
             return None;
         }
         lock(&self.state).held.get(&ino)?.content.clone()
     }
 
-    /// Keep `content` of `ino`, rendered at `generation`, unless something changed since.
-    pub fn keep(&self, ino: u64, generation: u64, content: &Arc<Vec<u8>>) {
+    /// Keep `content` of `ino` (fingerprint `print`), rendered at `generation`, unless
+    /// something changed since.
+    pub fn keep(&self, ino: u64, generation: u64, content: &Arc<Vec<u8>>, print: Print) {
         if self.mode == CacheMode::Off {
             return;
         }
@@ -150,8 +152,8 @@ impl KernelCache {
         }
         state.bytes += content.len();
         let held = state.held.entry(ino).or_default();
-        let before = held.content.replace(Arc::clone(content));
-        let freed = before.map_or(0, |c| c.len());
+        let before = held.content.replace((Arc::clone(content), print));
+        let freed = before.map_or(0, |c| c.0.len());
         state.bytes -= freed;
     }
 
@@ -195,7 +197,7 @@ impl KernelCache {
             let mut freed = 0;
             for ino in inos {
                 if let Some(held) = state.held.get_mut(ino) {
-                    freed += held.content.take().map_or(0, |c| c.len());
+                    freed += held.content.take().map_or(0, |c| c.0.len());
                 }
             }
             state.bytes -= freed;
@@ -217,14 +219,12 @@ mod tests {
         let cache = KernelCache::new(CacheMode::Kept);
         let before = cache.generation();
         cache.bump();
-        cache.keep(2, before, &Arc::new(b"old".to_vec()));
+        cache.keep(2, before, &Arc::new(b"old".to_vec()), print(b"old"));
         assert_eq!(cache.content(2), None);
         let now = cache.generation();
-        cache.keep(2, now, &Arc::new(b"new".to_vec()));
-        assert_eq!(
-            cache.content(2).as_deref().map(Vec::as_slice),
-            Some(&b"new"[..])
-        );
+        cache.keep(2, now, &Arc::new(b"new".to_vec()), print(b"new"));
+        let (kept, kept_print) = cache.content(2).unwrap();
+        assert_eq!((kept.as_slice(), kept_print), (&b"new"[..], print(b"new")));
         cache.drop_inodes(&[2]);
         assert_eq!(cache.content(2), None);
     }
@@ -246,7 +246,12 @@ mod tests {
         let cache = KernelCache::new(CacheMode::Kept);
         cache.looked_up(4, false);
         cache.looked_up(4, false);
-        cache.keep(4, cache.generation(), &Arc::new(vec![0; 10]));
+        cache.keep(
+            4,
+            cache.generation(),
+            &Arc::new(vec![0; 10]),
+            print(&[0; 10]),
+        );
         cache.forgot(4, 1);
         assert!(cache.content(4).is_some());
         cache.forgot(4, 1);
@@ -257,7 +262,7 @@ mod tests {
     #[test]
     fn nothing_is_kept_with_caching_off() {
         let cache = KernelCache::new(CacheMode::Off);
-        cache.keep(5, cache.generation(), &Arc::new(b"x".to_vec()));
+        cache.keep(5, cache.generation(), &Arc::new(b"x".to_vec()), print(b"x"));
         assert_eq!(cache.content(5), None);
     }
 }

@@ -62,6 +62,12 @@ pub trait Resource: Send + Sync {
     /// The bytes of the view or document at `path`.
     fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
 
+    /// The project file whose bytes the file at `path` is, exactly (a module's source, a
+    /// package's data file): a reader may be handed that file itself (passthrough).
+    fn exact_file(&self, _path: &[&str]) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// A reader opened the file at `path` (a `cat`, not a `stat` or a listing): the one
     /// moment a resource may note that it was used, e.g. as a recent search.
     fn opened(&self, _path: &[&str]) {}

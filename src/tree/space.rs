@@ -17,7 +17,7 @@ use crate::tree::access::{Access, Admission, Caller, Perm};
 use crate::tree::body::Spill;
 use crate::tree::errlog::ErrorLog;
 use crate::tree::inodes::Inodes;
-use crate::tree::kernel_cache::{CacheMode, KernelCache};
+use crate::tree::kernel_cache::{CacheMode, KernelCache, Print, print};
 use crate::tree::listings::{DirEntry, Listings};
 use crate::tree::lock;
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
@@ -409,8 +409,8 @@ impl Space {
             (_, Some(size), Some(mtime)) => (size, mtime),
             (_, size, mtime) => {
                 let cacheable = !node.aliased && !self.files.has_scratch(&path.join("/"));
-                let content = self.content_for_stat(ino, path, cacheable)?;
-                let observed = self.observed(ino, &content);
+                let (content, print) = self.content_for_stat(ino, path, cacheable)?;
+                let observed = self.observed_print(ino, print);
                 (
                     size.unwrap_or(content.len() as u64),
                     mtime.unwrap_or(observed),
@@ -428,62 +428,68 @@ impl Space {
         })
     }
 
-    /// The content of `path` (inode `ino`) for `stat`: what is kept of it, else computed
-    /// now and kept (when `cacheable`) for the `open` that usually follows (see
-    /// [`Space::content_for_open`]).
+    /// The content of `path` (inode `ino`) for `stat`, with its fingerprint: what is kept
+    /// of it, else computed now and kept (when `cacheable`) for the `open` that usually
+    /// follows (see [`Space::content_for_open`]).
     pub(crate) fn content_for_stat(
         &self,
         ino: u64,
         path: &[String],
         cacheable: bool,
-    ) -> Result<Arc<Vec<u8>>> {
+    ) -> Result<(Arc<Vec<u8>>, Print)> {
         if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
             return Ok(kept);
         }
         let generation = self.kernel.generation();
         let content = Arc::new(self.content(path)?);
+        let print = print(&content);
         if cacheable {
-            self.kernel.keep(ino, generation, &content);
+            self.kernel.keep(ino, generation, &content, print);
         }
         *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&content)));
-        Ok(content)
+        Ok((content, print))
     }
 
-    /// The content of `path` (inode `ino`) for a new open file: what is kept of it while
-    /// nothing it shows changed; with caching off, what the `stat` just before computed if
-    /// nothing changed through the tree since and it is a moment old, else computed now.
-    /// Taken, not shared: the next `cat` computes afresh, so changes on disk show at the
-    /// next access. One rendering serves a `cat`'s lookup and open; its `fstat` is
+    /// The content of `path` (inode `ino`) for a new open file, with its fingerprint: what
+    /// is kept of it while nothing it shows changed; with caching off, what the `stat` just
+    /// before computed if nothing changed through the tree since and it is a moment old,
+    /// else computed now (taken: the next `cat` computes afresh, so changes on disk show
+    /// at the next access). One rendering serves a `cat`'s lookup and open; its `fstat` is
     /// answered from the open file.
     pub(crate) fn content_for_open(
         &self,
         ino: u64,
         path: &[String],
         cacheable: bool,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<(Arc<Vec<u8>>, Print)> {
         if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
-            return Ok(kept.as_ref().clone());
+            return Ok(kept);
         }
         let generation = self.kernel.generation();
         let kept = lock(&self.rendered).take();
-        match kept {
+        let content = match kept {
             Some((seen, at_generation, at, content))
                 if seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE =>
             {
-                Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
+                content
             }
-            _ => {
-                let content = Arc::new(self.content(path)?);
-                if cacheable {
-                    self.kernel.keep(ino, generation, &content);
-                }
-                Ok(Arc::try_unwrap(content).unwrap_or_else(|shared| shared.as_ref().clone()))
-            }
+            _ => Arc::new(self.content(path)?),
+        };
+        let print = print(&content);
+        if cacheable {
+            self.kernel.keep(ino, generation, &content, print);
         }
+        Ok((content, print))
     }
 
     pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {
-        lock(&self.inodes).observe(ino, content)
+        self.observed_print(ino, print(content))
+    }
+
+    /// Note that content with fingerprint `print` was just served for `ino`; returns its
+    /// modification time (see [`Inodes::observe`]).
+    pub(crate) fn observed_print(&self, ino: u64, print: Print) -> SystemTime {
+        lock(&self.inodes).observe(ino, print)
     }
 
     /// Open directory `ino`: its listing is taken at the first [`Space::read_dir`] (none

@@ -98,8 +98,9 @@ pub struct Source {
     pub(crate) locks: FileLocks,
     pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
     pub(crate) budget: usize,
-    /// The Python version edits must compile on, found once when mounting.
-    target: Version,
+    /// The Python version edits must compile on, found at the first edit (finding it may
+    /// run the project's interpreter, which must not delay the mount).
+    target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
     /// Where changes made outside the tree are reported (a test run finishing), once the
@@ -136,7 +137,7 @@ impl Source {
             locks: FileLocks::default(),
             checker: std::sync::Mutex::new(None),
             budget,
-            target: crate::python::target_version(root),
+            target: std::sync::OnceLock::new(),
         });
         source.apply_settings(&source.settings());
         source
@@ -145,7 +146,9 @@ impl Source {
     /// The Python version edits must compile on: the project's `requires-python` minimum,
     /// else its interpreter's version (see [`crate::python::target_version`]).
     pub fn target_version(&self) -> Version {
-        self.target
+        *self
+            .target
+            .get_or_init(|| crate::python::target_version(&self.project.root))
     }
 
     /// Where project files are written before being renamed into place.
@@ -276,6 +279,13 @@ impl Resource for Source {
                 reach.push(history);
                 Some(reach)
             }
+        }
+    }
+
+    fn exact_file(&self, path: &[&str]) -> Option<std::path::PathBuf> {
+        match self.resolve_aliased(path) {
+            Ok((Place::ModuleFile { disk, .. } | Place::DataFile { disk }, false)) => Some(disk),
+            _ => None,
         }
     }
 

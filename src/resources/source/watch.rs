@@ -45,15 +45,18 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
         mounted_as,
         dirs: HashMap::new(),
     };
-    let root = watcher.project.root.clone();
-    watcher.add_tree(&mut inotify, &root);
-    crate::log::line(&format!(
-        "watching {} folders of the project for outside edits",
-        watcher.dirs.len()
-    ));
+    // Walking a large project to watch each folder takes a while: not on the mount's way.
     let spawned = std::thread::Builder::new()
         .name("watch project".into())
-        .spawn(move || watcher.run(inotify, changes));
+        .spawn(move || {
+            let root = watcher.project.root.clone();
+            watcher.add_tree(&mut inotify, &root);
+            crate::log::line(&format!(
+                "watching {} folders of the project for outside edits",
+                watcher.dirs.len()
+            ));
+            watcher.run(inotify, changes)
+        });
     if let Err(e) = spawned {
         crate::log::line(&format!("cannot start the project watcher: {e}"));
     }
