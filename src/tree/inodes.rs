@@ -1,12 +1,22 @@
 //! Inode numbers: one per path, stable while the mount lives. A path keeps its number
 //! while it exists (and after: numbers are never reused, so a stale handle can never reach
-//! another file). Also remembers, per inode, the fingerprint of the content last served so
-//! that `mtime` moves exactly when generated content changes.
+//! another file); a rename takes the number along, as the kernel takes the name. Also
+//! remembers, per inode, the fingerprint of the content last served so that `mtime` moves
+//! exactly when generated content changes.
 
 use std::collections::HashMap;
 use std::time::SystemTime;
 
-use crate::tree::kernel_cache::Print;
+/// The fingerprint of some content: its hash and its length.
+pub type Print = (u64, u64);
+
+/// The fingerprint of `content`.
+pub fn print(content: &[u8]) -> Print {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    content.hash(&mut hasher);
+    (hasher.finish(), content.len() as u64)
+}
 
 /// The root directory's inode number, fixed by FUSE.
 pub const ROOT: u64 = 1;
@@ -147,7 +157,6 @@ impl Default for Inodes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::kernel_cache::print;
 
     #[test]
     fn a_renamed_path_takes_its_number_and_its_children_along() {

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::tree::inodes::ROOT;
+use crate::tree::inodes::{Print, ROOT};
 use crate::tree::lock;
 
 /// How the tree tells the kernel to drop what it keeps (the FUSE session's notifier).
@@ -30,17 +30,6 @@ pub enum CacheMode {
 
 /// Bytes of rendered content kept at most; past it, new content is not kept.
 const CONTENT_CAP: usize = 64 << 20;
-
-/// The fingerprint of some content: its hash and its length.
-pub type Print = (u64, u64);
-
-/// The fingerprint of `content`.
-pub fn print(content: &[u8]) -> Print {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    content.hash(&mut hasher);
-    (hasher.finish(), content.len() as u64)
-}
 
 /// What is known of one inode the kernel holds or the daemon rendered.
 #[derive(Default)]
@@ -213,6 +202,7 @@ impl KernelCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree::inodes::print;
 
     #[test]
     fn content_rendered_before_a_change_is_not_kept() {
