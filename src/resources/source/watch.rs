@@ -55,6 +55,8 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
                 "watching {} folders of the project for outside edits",
                 watcher.dirs.len()
             ));
+            // What was read while the walk went on may have changed unwatched.
+            changes(vec![vec![watcher.mounted_as.to_string()]]);
             watcher.run(inotify, changes)
         });
     if let Err(e) = spawned {
