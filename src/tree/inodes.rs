@@ -4,7 +4,7 @@
 //! remembers, per inode, the fingerprint of the content last served so that `mtime` moves
 //! exactly when generated content changes.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 /// The fingerprint of some content: its hash and its length.
@@ -35,7 +35,8 @@ struct Record {
 /// The table of paths and their inode numbers.
 #[derive(Debug)]
 pub struct Inodes {
-    by_path: HashMap<String, u64>,
+    /// Sorted, so that everything under a path is one range.
+    by_path: BTreeMap<String, u64>,
     records: Vec<Record>,
     born: SystemTime,
 }
@@ -44,7 +45,7 @@ impl Inodes {
     pub fn new() -> Self {
         let born = SystemTime::now();
         let mut inodes = Inodes {
-            by_path: HashMap::new(),
+            by_path: BTreeMap::new(),
             records: Vec::new(),
             born,
         };
@@ -81,13 +82,7 @@ impl Inodes {
     /// with it, as the kernel moves its names; whatever `to` was numbered before names
     /// nothing any more. A later lookup of `from` gets a new number.
     pub fn moved(&mut self, from: &str, to: &str) {
-        let under = |path: &str, dir: &str| {
-            path == dir || (path.starts_with(dir) && path[dir.len()..].starts_with('/'))
-        };
-        let replaced: Vec<String> = (self.by_path.keys())
-            .filter(|p| under(p, to))
-            .cloned()
-            .collect();
+        let replaced: Vec<String> = self.under(to).map(|(p, _)| p.to_string()).collect();
         for path in replaced {
             if let Some(ino) = self.by_path.remove(&path)
                 && let Some(record) = self.records.get_mut(ino as usize - 1)
@@ -95,10 +90,7 @@ impl Inodes {
                 record.gone = true;
             }
         }
-        let moving: Vec<String> = (self.by_path.keys())
-            .filter(|p| under(p, from))
-            .cloned()
-            .collect();
+        let moving: Vec<String> = self.under(from).map(|(p, _)| p.to_string()).collect();
         for path in moving {
             let Some(ino) = self.by_path.remove(&path) else {
                 continue;
@@ -136,6 +128,22 @@ impl Inodes {
             }
         }
         record.changed
+    }
+
+    /// The number of `path`, if it has one.
+    pub fn get(&self, path: &str) -> Option<u64> {
+        self.by_path.get(path).copied()
+    }
+
+    /// The numbered paths at or under `path` (`""`: all), with their numbers.
+    pub fn under<'a>(&'a self, path: &'a str) -> impl Iterator<Item = (&'a str, u64)> + 'a {
+        self.by_path
+            .range::<str, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
+            .take_while(move |(p, _)| p.starts_with(path))
+            .filter(move |(p, _)| {
+                path.is_empty() || p.len() == path.len() || p[path.len()..].starts_with('/')
+            })
+            .map(|(p, &ino)| (p.as_str(), ino))
     }
 
     /// How many paths have numbers (reported by the benchmark as a memory figure).
@@ -178,6 +186,23 @@ mod tests {
         let child = inodes.ino_of("tasks/later/x.json");
         inodes.moved("tasks/later", "tasks/open");
         assert_eq!(inodes.path_of(child), Some("tasks/open/x.json"));
+    }
+
+    #[test]
+    fn everything_under_a_path_is_found_and_nothing_beside_it() {
+        let mut inodes = Inodes::new();
+        for path in [
+            "tasks",
+            "tasks/open",
+            "tasks/open/a.json",
+            "tasks-old",
+            "tasksx/b",
+        ] {
+            inodes.ino_of(path);
+        }
+        let under: Vec<&str> = inodes.under("tasks").map(|(p, _)| p).collect();
+        assert_eq!(under, ["tasks", "tasks/open", "tasks/open/a.json"]);
+        assert_eq!(inodes.under("").count(), 6, "the root and all");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::tree::Space;
+use crate::tree::inodes::Inodes;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::lock;
 use crate::tree::resource::Changes;
@@ -20,8 +21,12 @@ use crate::tree::resource::Changes;
 /// What one change reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Reach {
-    /// The path, everything under it, its directory, the views above it.
+    /// The path, everything under it, its directory, the views above it: it may have
+    /// appeared or gone, so its directory's listing and the maps beside it change too.
     Under(Vec<String>),
+    /// Everything under the path and the views above it; the path itself stays (a
+    /// resourcespace's own directory, a package whose module changed).
+    Inside(Vec<String>),
     /// That one path only.
     Exactly(Vec<String>),
 }
@@ -45,8 +50,8 @@ impl Space {
         if let Some(top) = path.first().and_then(|name| self.resource(name)) {
             let rest: Vec<&str> = path[1..].iter().map(String::as_str).collect();
             match top.affected(&rest) {
-                Some(paths) => reach.extend(paths.into_iter().map(Reach::Under)),
-                None => reach.push(Reach::Under(vec![top.name().to_string()])),
+                Some(paths) => reach.extend(paths.into_iter().map(Reach::Inside)),
+                None => reach.push(Reach::Inside(vec![top.name().to_string()])),
             }
         }
         self.forget(&reach);
@@ -112,27 +117,8 @@ impl Space {
             .filter(|r| r.shows_everything())
             .map(|r| r.name())
             .collect();
-        let known = self.kernel.known();
-        let volatile: Vec<u64> = known.iter().filter(|k| k.1).map(|k| k.0).collect();
-        let hit: Vec<u64> = {
-            let inodes = lock(&self.inodes);
-            known
-                .into_iter()
-                .filter(|&(_, volatile)| !volatile)
-                .map(|(ino, _)| ino)
-                .filter(|&ino| {
-                    inodes.path_of(ino).is_some_and(|path| {
-                        let path: Vec<&str> = match path {
-                            "" => Vec::new(),
-                            path => path.split('/').collect(),
-                        };
-                        path.first().is_some_and(|top| everywhere.contains(top))
-                            || reach.iter().any(|r| reaches(r, &path))
-                    })
-                })
-                .chain(volatile)
-                .collect()
-        };
+        let candidates = reached(&lock(&self.inodes), reach, &everywhere);
+        let hit = self.kernel.held_among(candidates);
         self.kernel.drop_inodes(&hit);
     }
 }
@@ -169,36 +155,161 @@ fn tick(space: Weak<Space>, version: Option<StoreVersion>) {
     }
 }
 
-/// Whether a change `reach` reaches `path`.
-fn reaches(reach: &Reach, path: &[&str]) -> bool {
-    match reach {
-        Reach::Exactly(exact) => exact.iter().map(String::as_str).eq(path.iter().copied()),
-        Reach::Under(changed) => {
-            let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
-            if path.starts_with(&changed) {
-                return true;
+/// The numbered paths `reach` covers (see the module's rules), and every path under a
+/// resourcespace in `everywhere`: ranges of the sorted path table, so a change costs what
+/// it reaches, not what the kernel holds.
+fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    for name in everywhere {
+        out.extend(inodes.under(name).map(|(_, ino)| ino));
+    }
+    let join = |parts: &[String], name: Option<&str>| {
+        let mut path = parts.join("/");
+        if let Some(name) = name {
+            if !path.is_empty() {
+                path.push('/');
             }
-            // Its directory, whose listing may have gained or lost it.
-            if changed.split_last().is_some_and(|(_, dir)| path == dir) {
-                return true;
+            path.push_str(name);
+        }
+        path
+    };
+    for reach in reach {
+        match reach {
+            Reach::Exactly(path) => out.extend(inodes.get(&join(path, None))),
+            Reach::Under(changed) | Reach::Inside(changed) => {
+                out.extend(inodes.under(&join(changed, None)).map(|(_, ino)| ino));
+                // The views of every directory above it.
+                for depth in 0..changed.len() {
+                    for view in [ENTRY, NAV] {
+                        out.extend(inodes.get(&join(&changed[..depth], Some(view))));
+                    }
+                }
+                if let (Reach::Under(_), Some((_, dir))) = (reach, changed.split_last()) {
+                    // Its directory, and the maps beside it or below its directory.
+                    let dir = join(dir, None);
+                    out.extend(inodes.get(&dir));
+                    let maps = inodes
+                        .under(&dir)
+                        .filter(|(path, _)| path.rsplit('/').next() == Some(NAV));
+                    out.extend(maps.map(|(_, ino)| ino));
+                }
             }
-            // The views of a directory above it; and the maps (`_nav.txt`) of every
-            // directory beside or below it, which show the path down from the root with
-            // the members of each directory on it.
-            path.split_last().is_some_and(|(last, dir)| {
-                let above = changed.starts_with(dir);
-                let beside = changed
-                    .split_last()
-                    .is_some_and(|(_, up)| dir.starts_with(up));
-                (*last == ENTRY && above) || (*last == NAV && (above || beside))
-            })
         }
     }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rules, path by path: the reference [`reached`] is checked against.
+    fn reaches(reach: &Reach, path: &[&str]) -> bool {
+        match reach {
+            Reach::Exactly(exact) => exact.iter().map(String::as_str).eq(path.iter().copied()),
+            Reach::Inside(changed) => {
+                let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
+                path.starts_with(&changed)
+                    || path.split_last().is_some_and(|(last, dir)| {
+                        (*last == ENTRY || *last == NAV) && changed.starts_with(dir)
+                    })
+            }
+            Reach::Under(changed) => {
+                let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
+                if path.starts_with(&changed) {
+                    return true;
+                }
+                // Its directory, whose listing may have gained or lost it.
+                if changed.split_last().is_some_and(|(_, dir)| path == dir) {
+                    return true;
+                }
+                // The views of a directory above it; and the maps (`_nav.txt`) of every
+                // directory beside or below it, which show the path down from the root with
+                // the members of each directory on it.
+                path.split_last().is_some_and(|(last, dir)| {
+                    let above = changed.starts_with(dir);
+                    let beside = changed
+                        .split_last()
+                        .is_some_and(|(_, up)| dir.starts_with(up));
+                    (*last == ENTRY && above) || (*last == NAV && (above || beside))
+                })
+            }
+        }
+    }
+
+    #[test]
+    fn the_ranges_find_exactly_what_the_rules_reach() {
+        let paths = [
+            "",
+            "_entry.md",
+            "_nav.txt",
+            "_errors.md",
+            "source",
+            "source/_entry.md",
+            "source/_nav.txt",
+            "source/pkg",
+            "source/pkg/_entry.md",
+            "source/pkg/_nav.txt",
+            "source/pkg/mod.py",
+            "source/pkg/mod",
+            "source/pkg/mod/_entry.md",
+            "source/pkg/mod/_nav.txt",
+            "source/pkg/mod/f.py",
+            "source/pkg/module.py",
+            "source/pkg/other/_nav.txt",
+            "source/pkg/other/_entry.md",
+            "source/pkg-x/_nav.txt",
+            "tasks",
+            "tasks/_entry.md",
+            "tasks/_nav.txt",
+            "tasks/open",
+            "tasks/open/a.json",
+            "search/q",
+            "search/_entry.md",
+        ];
+        let mut inodes = Inodes::new();
+        for path in paths {
+            inodes.ino_of(path);
+        }
+        let split = |path: &str| -> Vec<String> {
+            if path.is_empty() {
+                Vec::new()
+            } else {
+                path.split('/').map(String::from).collect()
+            }
+        };
+        let reaches_all = [
+            vec![Reach::Under(split("source/pkg/mod"))],
+            vec![
+                Reach::Under(split("tasks/open/a.json")),
+                Reach::Under(split("tasks")),
+            ],
+            vec![Reach::Under(Vec::new())],
+            vec![
+                Reach::Exactly(split("_errors.md")),
+                Reach::Exactly(split("source/pkg/_entry.md")),
+            ],
+        ];
+        for reach in reaches_all {
+            let got = reached(&inodes, &reach, &["search"]);
+            let mut want: Vec<u64> = paths
+                .iter()
+                .filter(|path| {
+                    let parts: Vec<&str> = if path.is_empty() {
+                        Vec::new()
+                    } else {
+                        path.split('/').collect()
+                    };
+                    parts.first() == Some(&"search") || reach.iter().any(|r| reaches(r, &parts))
+                })
+                .map(|path| inodes.get(path).unwrap())
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "{reach:?}");
+        }
+    }
 
     fn under(path: &str) -> Reach {
         Reach::Under(path.split('/').map(String::from).collect())

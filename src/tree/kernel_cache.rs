@@ -166,15 +166,24 @@ impl KernelCache {
         }
     }
 
-    /// The inodes known here (held by the kernel or rendered), each with whether it is
-    /// volatile.
-    pub fn known(&self) -> Vec<(u64, bool)> {
+    /// Of `candidates`, those known here (held by the kernel or rendered), and every
+    /// volatile one besides (any change reaches them).
+    pub fn held_among(&self, candidates: Vec<u64>) -> Vec<u64> {
         let state = lock(&self.state);
-        state
-            .held
-            .iter()
-            .map(|(&ino, h)| (ino, h.volatile))
-            .collect()
+        let mut hit: Vec<u64> = candidates
+            .into_iter()
+            .filter(|ino| state.held.contains_key(ino))
+            .collect();
+        hit.extend(
+            state
+                .held
+                .iter()
+                .filter(|(_, h)| h.volatile)
+                .map(|(&ino, _)| ino),
+        );
+        hit.sort_unstable();
+        hit.dedup();
+        hit
     }
 
     /// Forget the content of `inos` and tell the kernel to drop them. Call with no lock
