@@ -53,6 +53,23 @@ struct State {
     bytes: usize,
 }
 
+impl State {
+    /// Drop kept content until at most `keep` bytes are left: new content is worth more
+    /// than the oldest of a big walk (`ls -lR`), which the kernel's own pages still hold.
+    fn make_room(&mut self, keep: usize) {
+        let mut bytes = self.bytes;
+        for held in self.held.values_mut() {
+            if bytes <= keep {
+                break;
+            }
+            if let Some((content, _)) = held.content.take() {
+                bytes -= content.len();
+            }
+        }
+        self.bytes = bytes;
+    }
+}
+
 /// What the kernel and the daemon keep, per inode.
 pub struct KernelCache {
     mode: CacheMode,
@@ -136,8 +153,11 @@ impl KernelCache {
             return;
         }
         let mut state = lock(&self.state);
-        if state.generation != generation || state.bytes + content.len() > CONTENT_CAP {
+        if state.generation != generation || content.len() > CONTENT_CAP / 4 {
             return;
+        }
+        if state.bytes + content.len() > CONTENT_CAP {
+            state.make_room(CONTENT_CAP / 2);
         }
         state.bytes += content.len();
         let held = state.held.entry(ino).or_default();
@@ -256,6 +276,19 @@ mod tests {
         cache.forgot(4, 1);
         assert!(cache.content(4).is_none());
         assert_eq!(lock(&cache.state).bytes, 0);
+    }
+
+    #[test]
+    fn a_full_cache_makes_room_for_new_content() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        let piece = Arc::new(vec![1u8; CONTENT_CAP / 8]);
+        for ino in 10..30 {
+            cache.keep(ino, cache.generation(), &piece, print(&piece));
+            assert!(cache.content(ino).is_some(), "the newest is always kept");
+            assert!(lock(&cache.state).bytes <= CONTENT_CAP);
+        }
+        let kept = (10..30).filter(|&ino| cache.content(ino).is_some()).count();
+        assert!((4..=8).contains(&kept), "{kept} kept");
     }
 
     #[test]
