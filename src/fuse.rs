@@ -351,7 +351,8 @@ impl Filesystem for Fs {
             self.space.open_paged(ino.0, open_flags(flags), caller(req))
         }) {
             Ok((fh, Paging::Passthrough { file, keep })) => {
-                self.passthrough.open(ino.0, fh, &file, keep, reply)
+                let cached = fopen_flags(&Paging::Cached { keep });
+                self.passthrough.open(ino.0, fh, &file, cached, reply)
             }
             Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
             Err(e) => reply.error(errno(&e)),

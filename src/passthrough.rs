@@ -43,14 +43,9 @@ impl Passthrough {
         }
     }
 
-    /// Answer the open `fh` of inode `ino`, whose content is exactly `file`; `keep`: the
-    /// pages the kernel holds are right, should this fall back to the page cache.
-    pub fn open(&self, ino: u64, fh: u64, file: &Path, keep: bool, reply: ReplyOpen) {
-        let cached = if keep {
-            FopenFlags::FOPEN_KEEP_CACHE | FopenFlags::FOPEN_NOFLUSH
-        } else {
-            FopenFlags::FOPEN_NOFLUSH
-        };
+    /// Answer the open `fh` of inode `ino`, whose content is exactly `file`; `cached`: the
+    /// open's flags should this fall back to the page cache.
+    pub fn open(&self, ino: u64, fh: u64, file: &Path, cached: FopenFlags, reply: ReplyOpen) {
         if !self.on.load(Ordering::SeqCst) {
             return reply.opened(FileHandle(fh), cached);
         }

@@ -236,6 +236,19 @@ mod tests {
     }
 
     #[test]
+    fn a_failure_expires_from_its_entry_view_once_after_five_minutes() {
+        let log = ErrorLog::default();
+        let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        log.record(failure("tasks", t0));
+        log.record(failure("source", t0 + Duration::from_secs(60)));
+        let at = |secs| t0 + Duration::from_secs(secs);
+        assert!(log.expired(at(0), at(299)).is_empty(), "still fresh");
+        assert_eq!(log.expired(at(299), at(300)), ["tasks"]);
+        assert!(log.expired(at(300), at(301)).is_empty(), "announced once");
+        assert_eq!(log.expired(at(301), at(400)), ["source"]);
+    }
+
+    #[test]
     fn the_same_failure_again_later_is_counted_at_its_latest_time() {
         let log = ErrorLog::default();
         let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);

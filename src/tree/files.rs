@@ -70,7 +70,7 @@ impl Space {
             return Err(error);
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
-        let cacheable = !node.aliased && !self.files.has_scratch(&path.join("/"));
+        let cacheable = self.cacheable(&node, &path);
         let (existing, print) = self.content_for_open(ino, &path, cacheable)?;
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.to_vec());
         let content = if flags.truncate {

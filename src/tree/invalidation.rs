@@ -125,7 +125,7 @@ impl Space {
 
 /// How often the store and the clock are looked at: the bound on how long a change by
 /// another process to the store takes to show.
-pub const STORE_POLL: Duration = Duration::from_millis(20);
+pub(crate) const STORE_POLL: Duration = Duration::from_millis(20);
 
 /// A number that changes whenever another process changed the store (SQLite's
 /// `data_version`); `None` when it cannot be read.

@@ -25,7 +25,7 @@ mod tests;
 
 pub(crate) use crate::model::links::dir_prefix;
 pub use files::Paging;
-pub use invalidation::{STORE_POLL, StoreVersion};
+pub use invalidation::StoreVersion;
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub use space::{Attr, CHANGES_AT_ONCE, ProjectInfo, Space};

@@ -408,7 +408,7 @@ impl Space {
             (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
             (_, Some(size), Some(mtime)) => (size, mtime),
             (_, size, mtime) => {
-                let cacheable = !node.aliased && !self.files.has_scratch(&path.join("/"));
+                let cacheable = self.cacheable(&node, path);
                 let (content, print) = self.content_for_stat(ino, path, cacheable)?;
                 let observed = self.observed_print(ino, print);
                 (
@@ -424,8 +424,14 @@ impl Space {
             mtime,
             writable: node.writable,
             perm: self.perm_of(&node),
-            cacheable: !node.aliased && !self.files.has_scratch(&path.join("/")),
+            cacheable: self.cacheable(&node, path),
         })
+    }
+
+    /// Whether the kernel may keep what `path` (whose node is `node`) shows: every change
+    /// to it is announced (not so for a path reached through another name, or a temp file).
+    pub(crate) fn cacheable(&self, node: &Node, path: &[String]) -> bool {
+        !node.aliased && !self.files.has_scratch(&path.join("/"))
     }
 
     /// The content of `path` (inode `ino`) for `stat`, with its fingerprint: what is kept
@@ -437,17 +443,10 @@ impl Space {
         path: &[String],
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
-        if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
-            return Ok(kept);
-        }
         let generation = self.kernel.generation();
-        let content = Arc::new(self.content(path)?);
-        let print = print(&content);
-        if cacheable {
-            self.kernel.keep(ino, generation, &content, print);
-        }
-        *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&content)));
-        Ok((content, print))
+        let rendered = self.kept_or(ino, path, cacheable, generation, None)?;
+        *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&rendered.0)));
+        Ok(rendered)
     }
 
     /// The content of `path` (inode `ino`) for a new open file, with its fingerprint: what
@@ -462,18 +461,34 @@ impl Space {
         path: &[String],
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
+        let generation = self.kernel.generation();
+        let just_stated =
+            lock(&self.rendered)
+                .take()
+                .and_then(|(seen, at_generation, at, content)| {
+                    (seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE)
+                        .then_some(content)
+                });
+        self.kept_or(ino, path, cacheable, generation, just_stated)
+    }
+
+    /// What the daemon keeps of `ino` (when `cacheable`), else `rendered` or the content of
+    /// `path` computed now, kept (when `cacheable`) unless something changed since
+    /// `generation`; with its fingerprint.
+    fn kept_or(
+        &self,
+        ino: u64,
+        path: &[String],
+        cacheable: bool,
+        generation: u64,
+        rendered: Option<Arc<Vec<u8>>>,
+    ) -> Result<(Arc<Vec<u8>>, Print)> {
         if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
             return Ok(kept);
         }
-        let generation = self.kernel.generation();
-        let kept = lock(&self.rendered).take();
-        let content = match kept {
-            Some((seen, at_generation, at, content))
-                if seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE =>
-            {
-                content
-            }
-            _ => Arc::new(self.content(path)?),
+        let content = match rendered {
+            Some(content) => content,
+            None => Arc::new(self.content(path)?),
         };
         let print = print(&content);
         if cacheable {

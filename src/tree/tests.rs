@@ -442,16 +442,23 @@ fn a_miss_before_a_create_is_no_typo() {
     assert!(!log.contains("Did you mean"), "{log}");
 }
 
-#[test]
-fn without_cache_a_reader_holding_a_file_open_does_not_change_what_others_stat() {
-    let (space, _) = space();
-    let space = space.with_cache(CacheMode::Off);
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+/// Process 1 opens `a.txt` ("first\n") to read; process 2 then saves "a longer note\n"
+/// over it. Returns the file's inode and the reader's handle, still open.
+fn read_while_another_writes(space: &Space) -> (u64, u64) {
+    let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
     let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
     let writer = space.open_by(ino, WRITE, by(2)).unwrap();
     space.write(writer, 0, b"a longer note\n").unwrap();
     space.flush(writer).unwrap();
     space.release(writer);
+    (ino, reader)
+}
+
+#[test]
+fn without_cache_a_reader_holding_a_file_open_does_not_change_what_others_stat() {
+    let (space, _) = space();
+    let space = space.with_cache(CacheMode::Off);
+    let (ino, reader) = read_while_another_writes(&space);
     assert_eq!(
         space.getattr_by(ino, 1).unwrap().size,
         6,
@@ -470,12 +477,7 @@ fn with_cache_a_reader_stats_the_file_as_the_kernel_keeps_it() {
     // The kernel answers `stat` from what it keeps, for every process alike; the reader's
     // `fstat` must not disagree with it (editors compare the two).
     let (space, _) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
-    let writer = space.open_by(ino, WRITE, by(2)).unwrap();
-    space.write(writer, 0, b"a longer note\n").unwrap();
-    space.flush(writer).unwrap();
-    space.release(writer);
+    let (ino, reader) = read_while_another_writes(&space);
     let path = space.getattr_by(ino, 3).unwrap();
     assert_eq!(path.size, 14);
     assert_eq!(space.getattr_via(ino, Some(reader), 1).unwrap(), path);
