@@ -318,3 +318,24 @@ fn module_counts_say_what_they_count_and_a_missing_docstring_leaves_no_dash() {
         "ls shows the one function beside the class"
     );
 }
+
+#[test]
+fn a_symbol_that_cannot_be_dedented_is_shown_as_it_stands_and_its_entry_says_so() {
+    let module = "class Report:\n    def render(self):\n        \"\"\"Render.\n\n        Indented with the code.\n        \"\"\"\n        return 1\n\n    def raw(self):\n        return '''\\\ncol 0\n'''\n";
+    let (_dir, space) = project(&[("report.py", module.as_bytes())]);
+    assert_eq!(
+        render(&space, "source/report/Report/render.py"),
+        "def render(self):\n    \"\"\"Render.\n\n    Indented with the code.\n    \"\"\"\n    return 1\n"
+    );
+    assert_eq!(
+        render(&space, "source/report/Report/raw.py"),
+        "    def raw(self):\n        return '''\\\ncol 0\n'''\n"
+    );
+    let entry = render(&space, "source/report/Report/_entry.md");
+    assert!(
+        entry.contains("Not dedented, shown as they stand in the module")
+            && entry.contains("`raw.py`")
+            && !entry.contains("`render.py`."),
+        "{entry}"
+    );
+}

@@ -1,19 +1,22 @@
 """CPython's view of the symbols of Python files: the reference for corpus_tests.rs.
 
 Reads file paths from stdin, one a line. Prints one JSON object a line per file:
-{"path": ..., "symbols": [[qualname, def_line, dedented_text, exact], ...]} or
+{"path": ..., "symbols": [[qualname, def_line, dedented_text, exact, as_textwrap], ...]} or
 {"path": ..., "skip": reason}. Symbols are ClassDef/FunctionDef/AsyncFunctionDef in module
 and class bodies, looking through if/try/with blocks and never into function bodies. The text
 runs from the first decorator (or def/class) line to the end of end_lineno's line, and is
-dedented by the rule of indent.rs, with string lines found by the tokenize module.
+dedented by the rule of indent.rs: every line that is not whitespace-only loses the def's
+indentation, string lines included (textwrap.dedent of inspect.getsource), or, when one of
+them does not start with it, the text is verbatim. as_textwrap says whether an exact text is
+what textwrap.dedent makes of the lines (up to whitespace-only lines, which textwrap empties
+and the rule keeps): the rule checked against Python's own, not only restated.
 """
 
 import ast
-import io
 import json
 import re
 import sys
-import tokenize
+import textwrap
 
 BREAK = re.compile(r"\r\n|\r|\n")
 INDENT = re.compile(r"\ufeff?([ \t\f]*)")
@@ -26,15 +29,8 @@ def line_starts(text):
     return starts
 
 
-def string_lines(text):
-    """0-based numbers of the lines that begin inside a multi-line string token."""
-    inside = set()
-    readline = io.StringIO(text, newline="").readline
-    for token in tokenize.generate_tokens(readline):
-        if token.type == tokenize.STRING and token.end[0] > token.start[0]:
-            # Rows are 1-based: rows start+1..end begin inside, i.e. 0-based start..end-1.
-            inside.update(range(token.start[0], token.end[0]))
-    return inside
+def as_dedented(text):
+    return textwrap.dedent(BREAK.sub("\n", text))
 
 
 def definitions(body, prefix, out):
@@ -59,7 +55,6 @@ def definitions(body, prefix, out):
 def symbols(text):
     code = text[1:] if text.startswith("\ufeff") else text
     tree = ast.parse(code)
-    inside = string_lines(code)
     starts = line_starts(text)
 
     def line(number):
@@ -76,15 +71,18 @@ def symbols(text):
         lines = [line(n) for n in range(first, last + 1)]
         dedented = []
         exact = True
-        for number, content in zip(range(first, last + 1), lines):
-            if BLANK.match(content) or number in inside:
+        for content in lines:
+            if BLANK.match(content):
                 dedented.append(content)
             elif content.startswith(indent):
                 dedented.append(content[len(indent):])
             else:
                 exact = False
-        segment = "".join(dedented) if exact else "".join(lines)
-        out.append([".".join(qualname), node.lineno, segment, exact])
+        raw = "".join(lines)
+        segment = "".join(dedented) if exact else raw
+        # Line breaks made \n first: textwrap counts a \r as text, not as blank.
+        as_textwrap = not exact or as_dedented(raw) == as_dedented(segment)
+        out.append([".".join(qualname), node.lineno, segment, exact, as_textwrap])
     return out
 
 
@@ -101,8 +99,6 @@ def main():
                 record["symbols"] = symbols(text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 record["skip"] = "cpython rejects"
-            except tokenize.TokenError:
-                record["skip"] = "tokenize fails"
         print(json.dumps(record))
 
 

@@ -6,7 +6,8 @@
 //! - we report no syntax problems;
 //! - our symbols (qualified names, `def` lines, order) are CPython's;
 //! - each symbol's text without its leading comment block is CPython's segment dedented by
-//!   the same rule, and the exact-dedent flags agree;
+//!   the same rule (string lines move with the code), the exact-dedent flags agree, and the
+//!   dedented text is what `textwrap.dedent` makes of the segment;
 //! - `reindent(symbol_text(..))` restores each symbol's range byte for byte (the same as
 //!   splicing it back into the module, which is therefore not done literally).
 //!
@@ -199,6 +200,13 @@ fn compare(
         if sym.exact_dedent != theirs[3].as_bool().unwrap_or_default() {
             let name = sym.qualname.join(".");
             tally.mismatch(path, format!("{name}: exact_dedent {}", sym.exact_dedent));
+        }
+        if !theirs[4].as_bool().unwrap_or_default() {
+            let name = sym.qualname.join(".");
+            tally.mismatch(
+                path,
+                format!("{name}: not what textwrap.dedent makes of it"),
+            );
         }
         if !sym.exact_dedent {
             tally.inexact += 1;

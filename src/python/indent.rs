@@ -1,23 +1,20 @@
 //! Dedent and re-indent: turning a symbol's lines into a standalone file and back, exactly.
 //!
-//! The rule, one line at a time (a line ends after `\n`, `\r\n` or a lone `\r`, like Python):
-//! - a whitespace-only line is kept verbatim;
-//! - a line that begins inside a multi-line string (a continuation line of a triple-quoted
-//!   string or f-string) is kept verbatim, because its leading spaces are string content;
-//! - every other line loses (dedent) or gains (re-indent) exactly the symbol's indentation.
+//! The rule is an editor's block indent, one line at a time (a line ends after `\n`, `\r\n`
+//! or a lone `\r`, like Python): a whitespace-only line is kept verbatim; every other line
+//! loses (dedent) or gains (re-indent) exactly the symbol's indentation — lines inside a
+//! multi-line string too, so a docstring's body moves with its code, as
+//! `textwrap.dedent(inspect.getsource(f))` shows it.
 //!
-//! If some other line does not start with the indentation (a comment or a bracket
-//! continuation further left than the `def`), stripping cannot be undone from the text alone.
-//! Such a symbol is not dedented at all: its file is the range verbatim, still indented, and
-//! [`reindent`] recognises that form (its first code line already starts with the indentation)
-//! and leaves it alone. So `reindent(&symbol_text(source, sym), &sym.indent)` is
-//! `source[sym.range]` byte for byte, for every symbol `index_module` returns.
-
-use std::ops::Range;
+//! If some non-blank line does not start with the indentation (a string line, a comment or a
+//! bracket continuation further left than the `def`), stripping cannot be undone from the
+//! text alone. Such a symbol is not dedented at all: its file is the range verbatim, still
+//! indented, and [`reindent`] recognises that form (its first code line already starts with
+//! the indentation) and leaves it alone. So `reindent(&symbol_text(source, sym), &sym.indent)`
+//! is `source[sym.range]` byte for byte, for every symbol `index_module` returns.
 
 use super::index::Symbol;
 use super::lines::LineTable;
-use super::parse;
 
 /// The symbol's file: `source[sym.range]` dedented by `sym.indent`, or verbatim when
 /// `sym.exact_dedent` is false. `sym` must come from `index_module(source)`; for anything
@@ -27,23 +24,20 @@ pub fn symbol_text(source: &str, sym: &Symbol) -> String {
     if !sym.exact_dedent {
         return text.to_string();
     }
-    dedent(text, &sym.indent, &sym.string_lines).unwrap_or_else(|| text.to_string())
+    dedent(text, &sym.indent).unwrap_or_else(|| text.to_string())
 }
 
-/// The inverse of [`symbol_text`]: prefixes `indent` to every line that is neither
-/// whitespace-only nor inside a multi-line string, finding the strings by lexing `text`
-/// itself (so it works on text someone wrote). Text whose first code line already starts
-/// with `indent` is returned unchanged.
+/// The inverse of [`symbol_text`]: prefixes `indent` to every line that is not
+/// whitespace-only. Text whose first code line already starts with `indent` is returned
+/// unchanged.
 pub fn reindent(text: &str, indent: &str) -> String {
     if indent.is_empty() || first_code_line(text).is_some_and(|line| line.starts_with(indent)) {
         return text.to_string();
     }
     let table = LineTable::new(text);
-    let in_string = table.lines_in_strings(&parse::multiline_string_spans(text));
     let mut out = String::with_capacity(text.len() + indent.len() * table.len());
-    for (number, line) in table.lines(text).enumerate() {
-        let keep = is_blank(line) || in_string.get(number).copied().unwrap_or(false);
-        if !keep {
+    for line in table.lines(text) {
+        if !is_blank(line) {
             out.push_str(indent);
         }
         out.push_str(line);
@@ -51,22 +45,19 @@ pub fn reindent(text: &str, indent: &str) -> String {
     out
 }
 
-/// Strips `indent` from every line that is not blank and not in `string_lines` (sorted runs
-/// of line numbers); `None` if one of those lines does not start with it.
-fn dedent(text: &str, indent: &str, string_lines: &[Range<usize>]) -> Option<String> {
+/// Strips `indent` from every line that is not blank; `None` if one of them does not start
+/// with it.
+fn dedent(text: &str, indent: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len());
-    let mut runs = string_lines.iter().peekable();
-    for (number, line) in LineTable::new(text).lines(text).enumerate() {
-        while runs.next_if(|run| run.end <= number).is_some() {}
-        let in_string = runs.peek().is_some_and(|run| run.contains(&number));
-        out.push_str(dedent_line(line, indent, in_string)?);
+    for line in LineTable::new(text).lines(text) {
+        out.push_str(dedent_line(line, indent)?);
     }
     Some(out)
 }
 
-/// One line of [`dedent`]: itself if blank or `in_string`, else without `indent`, else `None`.
-pub(super) fn dedent_line<'l>(line: &'l str, indent: &str, in_string: bool) -> Option<&'l str> {
-    if in_string || is_blank(line) {
+/// One line of [`dedent`]: itself if blank, else without `indent`, else `None`.
+pub(super) fn dedent_line<'l>(line: &'l str, indent: &str) -> Option<&'l str> {
+    if is_blank(line) {
         return Some(line);
     }
     // A byte loop, not `strip_prefix`: indents are a few bytes, and this runs for every line
@@ -133,37 +124,47 @@ mod tests {
     }
 
     #[test]
-    fn string_continuation_lines_are_found_in_the_text_itself() {
-        // As an agent might write it: the string's second line is at column 0.
-        let written = "def f():\n    s = \"\"\"one\ntwo\n    three\"\"\"\n    t = f'''{s}\n{s!r}'''\n    return s\n";
+    fn a_docstring_body_moves_with_its_code() {
+        // click's Context.close, as textwrap.dedent(inspect.getsource(...)) shows it.
+        let source = "class Context:\n    def close(self) -> None:\n        \"\"\"Invoke all close callbacks.\n\n        :meth:`call_on_close`.\n        \"\"\"\n        self._exit_stack.close()\n";
         assert_eq!(
-            reindent(written, "\t"),
-            "\tdef f():\n\t    s = \"\"\"one\ntwo\n    three\"\"\"\n\t    t = f'''{s}\n{s!r}'''\n\t    return s\n"
+            files(source)[1],
+            "def close(self) -> None:\n    \"\"\"Invoke all close callbacks.\n\n    :meth:`call_on_close`.\n    \"\"\"\n    self._exit_stack.close()\n"
         );
-        // Single-quoted strings end at their line; a backslash continuation is code.
+        // Written as the file shows it, it lands as it would have been written in place.
+        let written = "def credit(self, amount):\n    \"\"\"Record a credit.\n\n    Amount must be positive.\n    \"\"\"\n    self.apply(-amount)\n";
         assert_eq!(
-            reindent("def f():\n    x = 'a' \\\n        'b'\n", "  "),
-            "  def f():\n      x = 'a' \\\n          'b'\n"
+            reindent(written, "    "),
+            "    def credit(self, amount):\n        \"\"\"Record a credit.\n\n        Amount must be positive.\n        \"\"\"\n        self.apply(-amount)\n"
         );
     }
 
     #[test]
-    fn a_method_whose_string_continues_at_column_0() {
-        let source = "class T:\n    def test(self):\n        self.check('''\\\nline one\n  line two\n''')\n\n    def other(self): pass\n";
-        let files = files(source);
+    fn every_line_moves_alike_f_strings_and_continuations_included() {
+        let written = "def f():\n    t = f'''{s}\n    {s!r}'''\n    x = 'a' \\\n        'b'\n";
         assert_eq!(
-            files[1],
-            "def test(self):\n    self.check('''\\\nline one\n  line two\n''')\n"
+            reindent(written, "\t"),
+            "\tdef f():\n\t    t = f'''{s}\n\t    {s!r}'''\n\t    x = 'a' \\\n\t        'b'\n"
         );
+    }
+
+    #[test]
+    fn a_string_line_left_of_the_def_makes_the_symbol_verbatim() {
+        let source = "class T:\n    def test(self):\n        self.check('''\\\nline one\n  line two\n''')\n\n    def other(self): pass\n";
+        let index = index_module(source);
+        assert!(!index.symbols[1].exact_dedent);
+        let files = files(source);
+        assert_eq!(files[1], source[index.symbols[1].range.clone()]);
+        assert!(files[1].starts_with("    def test(self):\n"));
         assert_eq!(files[2], "def other(self): pass\n");
     }
 
     #[test]
     fn crlf_and_a_missing_final_newline_round_trip() {
-        let source = "class A:\r\n    def f(self):\r\n        '''Doc\r\n    less\r\n        '''\r\n        return 1";
+        let source = "class A:\r\n    def f(self):\r\n        '''Doc\r\n\r\n        more\r\n        '''\r\n        return 1";
         assert_eq!(
             files(source)[1],
-            "def f(self):\r\n    '''Doc\r\n    less\r\n        '''\r\n    return 1"
+            "def f(self):\r\n    '''Doc\r\n\r\n    more\r\n    '''\r\n    return 1"
         );
         let old_mac = "class A:\r    def f(self):\r        return 1\r";
         assert_eq!(files(old_mac)[1], "def f(self):\r    return 1\r");
@@ -174,7 +175,7 @@ mod tests {
         let source = "class A:\n\tdef f(self):\n\t\tif self:\n\t\t\treturn '''a\n\tb'''\n";
         assert_eq!(
             files(source)[1],
-            "def f(self):\n\tif self:\n\t\treturn '''a\n\tb'''\n"
+            "def f(self):\n\tif self:\n\t\treturn '''a\nb'''\n"
         );
     }
 

@@ -42,12 +42,10 @@ pub struct Symbol {
     pub doc: Option<String>,
     /// Lines in the range.
     pub lines: usize,
-    /// Whether every line of the range that needs it starts with `indent`. When false,
-    /// the symbol file is the range verbatim (still indented), see [`super::symbol_text`].
+    /// Whether every line of the range that is not whitespace-only starts with `indent`
+    /// (string lines included). When false, the symbol file is the range verbatim (still
+    /// indented), see [`super::symbol_text`].
     pub exact_dedent: bool,
-    /// Lines of the range (0-based, relative to its first line) that begin inside a
-    /// multi-line string, which dedent leaves alone.
-    pub(super) string_lines: Vec<Range<usize>>,
 }
 
 /// A syntax error, located for humans.

@@ -11,7 +11,6 @@
 //!   definitions (with everything inside them) that end before the line of the first error.
 
 use std::collections::HashMap;
-use std::ops::Range;
 
 use super::indent::dedent_line;
 use super::index::{ModuleIndex, Symbol, SyntaxProblem};
@@ -97,11 +96,9 @@ fn symbol(
     } else {
         0
     };
-    let string_lines = relative_runs(in_string, start_line, lines);
     let exact_dedent = (start_line..start_line + lines).all(|line| {
         let text = source.get(table.line_range(line)).unwrap_or("");
-        let in_string = in_string.get(line).copied().unwrap_or(false);
-        dedent_line(text, &indent, in_string).is_some()
+        dedent_line(text, &indent).is_some()
     });
     let name = qualname.last().cloned().unwrap_or_default();
     Symbol {
@@ -121,7 +118,6 @@ fn symbol(
         doc: definition.doc.clone(),
         lines,
         exact_dedent,
-        string_lines,
     }
 }
 
@@ -148,21 +144,6 @@ fn comment_block(
         count += 1;
     }
     count
-}
-
-/// The runs of `true` in `flags[start..start + len]`, relative to `start`.
-fn relative_runs(flags: &[bool], start: usize, len: usize) -> Vec<Range<usize>> {
-    let mut runs: Vec<Range<usize>> = Vec::new();
-    for offset in 0..len {
-        if !flags.get(start + offset).copied().unwrap_or(false) {
-            continue;
-        }
-        match runs.last_mut() {
-            Some(run) if run.end == offset => run.end = offset + 1,
-            _ => runs.push(offset..offset + 1),
-        }
-    }
-    runs
 }
 
 /// `problems` with their byte offsets turned into 1-based lines and columns (in chars).
@@ -440,24 +421,26 @@ def long(self, alpha: int, beta: str = 'b',  # why beta
     }
 
     #[test]
-    fn string_lines_less_indented_than_the_def_stay_verbatim() {
+    fn string_lines_are_dedented_with_the_code_unless_one_is_left_of_the_def() {
         let source = "\
 class Report:
     def render(self):
         \"\"\"Render.
 
-  Less indented docstring line.
+        Indented as the code.
         \"\"\"
+        return f'''{self!r}
+            {1 +
+        2}'''
+
+    def raw(self):
         return '''\\
 col 0 continuation
-    keeps its spaces
-''' + f\"\"\"{self!r}
-{1 +
-2}\"\"\"
+'''
 ";
         assert_text(
             &outline(source),
-            "Report class Report line 1 (12 lines)\nrender def Report.render line 2 (11 lines)\n",
+            "Report class Report line 1 (14 lines)\nrender def Report.render line 2 (8 lines)\nraw def Report.raw line 11 (4 lines) inexact\n",
         );
         assert_text(
             &text_of(source, "Report.render"),
@@ -465,15 +448,16 @@ col 0 continuation
 def render(self):
     \"\"\"Render.
 
-  Less indented docstring line.
-        \"\"\"
-    return '''\\
-col 0 continuation
-    keeps its spaces
-''' + f\"\"\"{self!r}
-{1 +
-2}\"\"\"
+    Indented as the code.
+    \"\"\"
+    return f'''{self!r}
+        {1 +
+    2}'''
 ",
+        );
+        assert_text(
+            &text_of(source, "Report.raw"),
+            "    def raw(self):\n        return '''\\\ncol 0 continuation\n'''\n",
         );
     }
 

@@ -219,6 +219,21 @@ sed -i 's/Record a credit of/Record one credit of/' "$S/ledger.accounts.Account.
 landed Account.credit "$C/credit.py" new.py
 expect_no_temp_files "$S"
 
+# --- a docstring of several lines, indented as the symbol file shows it -------------------
+# Its body moves with the code (as an editor's block indent would): in the module, 8 spaces in.
+cp "$ACC" before.py
+cat > new.py << 'EOF'
+def credit(self, amount: Decimal | int | str) -> None:
+    """Record a credit.
+
+    Amount must be positive.
+    """
+    self.apply(-parse_amount(amount))
+EOF
+cp new.py "$C/credit.py" || fail "cp of a method with a docstring of several lines"
+landed Account.credit "$C/credit.py" new.py
+grep -qx '        Amount must be positive.' "$ACC" || fail "the docstring's body is not indented like the method's code"
+
 # --- definitions inside if/try blocks: indented to where they live --------------------------
 J="$PROJECT/src/ledger/journal.py"
 cp "$J" before.py

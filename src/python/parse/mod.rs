@@ -77,11 +77,6 @@ pub(super) fn syntax_problems(source: &str) -> Vec<Problem> {
     with_module(source, problems).unwrap_or_else(|problem| vec![problem])
 }
 
-/// Byte spans of the multi-line string tokens of `source`, sorted; best effort on bad syntax.
-pub(super) fn multiline_string_spans(source: &str) -> Vec<Range<usize>> {
-    with_module(source, |parsed| multiline_strings(source, parsed.tokens())).unwrap_or_default()
-}
-
 /// How much stack a job on a parsed tree needs per unit of [`depth_bound`], and up to which
 /// depth it runs on the caller's stack (any thread has room for that much).
 #[derive(Debug, Clone, Copy)]
@@ -595,7 +590,7 @@ mod tests {
     fn multiline_strings_span_whole_f_strings() {
         let source =
             "a = '''x\ny'''\nb = 'one line'\nc = f'''{\nf\"{1}\"\n}'''\nd = t'''{x}\n'''\n";
-        let spans = multiline_string_spans(source);
+        let spans = outline(source).multiline_strings;
         let texts: Vec<&str> = spans.iter().map(|span| &source[span.clone()]).collect();
         assert_eq!(
             texts,

@@ -419,6 +419,18 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             about => format!("{name} — {about}"),
         },
     };
+    let verbatim: Vec<String> = symbols
+        .iter()
+        .filter(|s| s.parent == parent && !s.exact_dedent)
+        .map(|s| format!("`{}.py`", s.file_stem))
+        .collect();
+    if !verbatim.is_empty() {
+        about.push(format!(
+            "Not dedented, shown as they stand in the module (a line inside starts left of the \
+             `def`, so dedenting could not be undone): {}. Write them back indented the same way.",
+            verbatim.join(", ")
+        ));
+    }
     let text = module.text.as_deref().unwrap_or("");
     let rows: Vec<String> = symbols
         .iter()
@@ -473,7 +485,7 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
         }],
         advanced: vec![
             "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),
-            "Symbol files start at the comment lines directly above the decorators and are dedented to column 0.".into(),
+            "Symbol files start at the comment lines directly above the decorators and are dedented to column 0, docstrings too.".into(),
         ],
     }
 }
