@@ -546,30 +546,27 @@ impl Filesystem for Fs {
 /// Why a FUSE mount could not be detached.
 #[derive(Debug)]
 pub enum Detach {
-    /// `fusermount3` cannot be run (and the system call was not tried): what to install.
+    /// `fusermount3` cannot be run and the system call was refused for want of privilege
+    /// (not root): what to install.
     NoHelper(String),
-    /// Both `fusermount3` and `umount2` refused: the system call's errno and what the
-    /// helper said.
+    /// Both refused (or the helper is missing and the system call failed for another
+    /// reason): the system call's errno and what the helper said, or why it could not run.
     Refused { errno: Option<i32>, said: String },
 }
 
 /// Detach the FUSE mount at `mountpoint` (`lazy`: even while busy) with `fusermount3`,
-/// falling back to the system call, which works as root where the helper refuses.
+/// falling back to the system call, which works as root where the helper refuses or is not
+/// installed at all.
 pub fn detach(mountpoint: &Path, lazy: bool) -> Result<(), Detach> {
     let mut command = std::process::Command::new("fusermount3");
     command.arg(if lazy { "-uz" } else { "-u" }).arg(mountpoint);
-    let out = match command.output() {
+    // fusermount3 may be missing, lack its setuid bit or refuse as non-owner; as root the
+    // plain system call does the same job.
+    let helper = match command.output() {
         Ok(out) if out.status.success() => return Ok(()),
-        Ok(out) => out,
-        Err(e) => {
-            return Err(Detach::NoHelper(format!(
-                "could not run fusermount3 ({e}); install the fuse3 package"
-            )));
-        }
+        Ok(out) => Ok(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+        Err(e) => Err(format!("could not run fusermount3 ({e})")),
     };
-    // fusermount3 may be missing its setuid bit or refuse as non-owner; as root the plain
-    // system call does the same job.
-    let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
     let path = std::ffi::CString::new(mountpoint.as_os_str().as_encoded_bytes()).map_err(|_| {
         Detach::Refused {
             errno: None,
@@ -581,8 +578,15 @@ pub fn detach(mountpoint: &Path, lazy: bool) -> Result<(), Detach> {
     if unsafe { libc::umount2(path.as_ptr(), flags) } == 0 {
         return Ok(());
     }
-    Err(Detach::Refused {
-        errno: std::io::Error::last_os_error().raw_os_error(),
-        said,
-    })
+    let errno = std::io::Error::last_os_error().raw_os_error();
+    match helper {
+        Ok(said) => Err(Detach::Refused { errno, said }),
+        Err(missing) if errno == Some(libc::EPERM) => Err(Detach::NoHelper(format!(
+            "{missing}, and only root may unmount without it: install the fuse3 package"
+        ))),
+        Err(missing) => Err(Detach::Refused {
+            errno,
+            said: missing,
+        }),
+    }
 }

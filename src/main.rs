@@ -77,8 +77,16 @@ enum Command {
         mountpoint: PathBuf,
     },
     /// Unmount the tree at MOUNTPOINT (plain `umount` works too).
-    #[command(after_help = "Example:\n  homespace unmount /mnt/hs")]
-    Unmount { mountpoint: PathBuf },
+    #[command(
+        after_help = "Examples:\n  homespace unmount /mnt/hs\n  homespace unmount --lazy /mnt/hs   # busy: detach now, end when the last user lets go"
+    )]
+    Unmount {
+        /// Detach even while a process still uses the mount; it ends when the last one
+        /// lets go.
+        #[arg(long)]
+        lazy: bool,
+        mountpoint: PathBuf,
+    },
     /// Print one file of the tree without mounting (a directory prints its _entry.md).
     #[command(after_help = "Examples:
   homespace render --project examples/ledger /
@@ -166,7 +174,7 @@ fn main() -> ExitCode {
                 mount_in_background(&request, &project, log, allow_other)
             }
         }
-        Command::Unmount { mountpoint } => mount::unmount(&mountpoint, false),
+        Command::Unmount { lazy, mountpoint } => mount::unmount(&mountpoint, lazy),
         Command::Render { project, path } => render(&options(&project), &path),
         Command::Import {
             project,

@@ -78,6 +78,11 @@ fn unmount_failure(mountpoint: &Path, errno: Option<i32>, said: &str) -> String 
                  (`grep fuse /proc/mounts` lists the mounts)"
             )
         }
+        Some(libc::EBUSY) => format!(
+            "{at} is busy: a process has a file open there or works in it (`fuser -vm {at}` \
+             names them); end or move them, or `homespace unmount --lazy {at}` detaches it now \
+             and ends it when the last one lets go"
+        ),
         _ => format!("could not unmount {at}: {said}"),
     }
 }

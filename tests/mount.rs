@@ -96,3 +96,39 @@ impl Drop for Unmount {
         let _ = Command::new("fusermount3").arg("-uz").arg(&self.0).output();
     }
 }
+
+#[test]
+fn unmount_works_without_fusermount3_and_says_what_to_do_when_busy() {
+    let mount = Mount::example();
+    let empty = tempfile::tempdir().unwrap();
+    // A busy mount: a shell working inside it.
+    let mut inside = Command::new("sleep")
+        .arg("30")
+        .current_dir(mount.path("source"))
+        .spawn()
+        .unwrap();
+    let busy = Command::new(BIN)
+        .arg("unmount")
+        .arg(&mount.at)
+        .output()
+        .unwrap();
+    let _ = inside.kill();
+    let _ = inside.wait();
+    let said = String::from_utf8_lossy(&busy.stderr);
+    assert!(!busy.status.success(), "a busy mount is not unmounted");
+    assert!(
+        said.contains("is busy") && said.contains("--lazy"),
+        "{said}"
+    );
+    // A machine without fusermount3: as root the system call does it.
+    common::succeed(
+        Command::new(BIN)
+            .arg("unmount")
+            .arg(&mount.at)
+            .env("PATH", empty.path()),
+    );
+    assert!(
+        !homespace::mount::is_mounted(&mount.at),
+        "unmounted without fusermount3"
+    );
+}
