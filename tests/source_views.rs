@@ -339,3 +339,37 @@ fn a_symbol_that_cannot_be_dedented_is_shown_as_it_stands_and_its_entry_says_so(
         "{entry}"
     );
 }
+
+#[test]
+fn folders_are_called_what_they_are_the_same_way_everywhere() {
+    let (_dir, space) = project(&[
+        ("app/__init__.py", b"\"\"\"The app.\"\"\"\n"),
+        ("app/templates/page.html", b"<p/>\n"),
+        ("app/plugins/extra.py", b"X = 1\n"),
+        ("docs/conf.py", b"project = 'x'\n"),
+        ("docs/_static/style.css", b"p {}\n"),
+    ]);
+    let root = render(&space, "source/_entry.md");
+    assert!(
+        root.contains("| `app/` | package | The app. (1 module, 1 subpackage, 1 folder) |"),
+        "{root}"
+    );
+    assert!(
+        root.contains("| `docs/` | namespace package | 1 module, 0 subpackages, 1 folder |"),
+        "{root}"
+    );
+    let docs = render(&space, "source/docs/_entry.md");
+    assert!(
+        docs.contains("docs — namespace package (1 module, 0 subpackages, 1 folder)"),
+        "{docs}"
+    );
+    assert!(docs.contains("| `_static/` | folder |"), "{docs}");
+    let app = render(&space, "source/app/_entry.md");
+    assert!(
+        app.contains("| `plugins/` | namespace package | 1 module, 0 subpackages |")
+            && app.contains("| `templates/` | folder | 0 modules, 0 subpackages |"),
+        "{app}"
+    );
+    let nav = render(&space, "source/_nav.txt");
+    assert!(!nav.contains("_static/ — package"), "{nav}");
+}

@@ -41,7 +41,7 @@ use disk::FileLocks;
 use history_dir::HistoryDir;
 use meta::MetaDir;
 use modules::Modules;
-use project::{EntryKind, Project};
+use project::{DirKind, EntryKind, Project};
 use tree::{HISTORY, META, Place, TESTS, is_runner_name};
 
 /// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
@@ -206,7 +206,9 @@ impl Source {
         for (name, kind, path) in self.dir_members(dir, top) {
             let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
             match kind {
-                EntryKind::Dir => children.push(Child::new(name, Kind::Dir, "package")),
+                EntryKind::Dir => {
+                    children.push(Child::new(name, Kind::Dir, DirKind::of(&path).label()));
+                }
                 EntryKind::Module => {
                     let stem = name.trim_end_matches(".py").to_string();
                     children.push(Child::new(

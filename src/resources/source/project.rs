@@ -309,6 +309,37 @@ pub fn extra_ignore(root: &Path, patterns: &[String]) -> std::result::Result<Git
     builder.build().map_err(|e| e.to_string())
 }
 
+/// What a project folder is to Python, said the same way in every view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirKind {
+    /// Has `__init__.py`.
+    Package,
+    /// No `__init__.py`, but Python modules in it or one level down (PEP 420).
+    Namespace,
+    /// Neither: package data, documents, assets.
+    Folder,
+}
+
+impl DirKind {
+    pub fn of(dir: &Path) -> DirKind {
+        if dir.join("__init__.py").is_file() {
+            DirKind::Package
+        } else if has_python(dir) {
+            DirKind::Namespace
+        } else {
+            DirKind::Folder
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            DirKind::Package => "package",
+            DirKind::Namespace => "namespace package",
+            DirKind::Folder => "folder",
+        }
+    }
+}
+
 /// Whether `dir` holds Python code (directly or one level down), so that a folder of
 /// documents or assets at the top of the project is not taken for a package.
 pub fn has_python(dir: &Path) -> bool {

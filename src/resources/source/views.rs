@@ -10,7 +10,7 @@ use crate::model::{Entry, Function, Section};
 use crate::python::{ModuleIndex, SymbolKind, symbol_text};
 use crate::render::size_note;
 use crate::resources::source::modules::Module;
-use crate::resources::source::project::EntryKind;
+use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
 use crate::resources::source::tree::Place;
 use crate::resources::source::{Source, bytes, kind_name, plural};
 
@@ -61,17 +61,18 @@ fn root(source: &Source, here: &str) -> Entry {
                     .get(&init)
                     .ok()
                     .and_then(|m| m.index.docstring.clone());
-                let (modules, packages) = count_dir(source, &entry.path);
                 if example.is_none() {
                     example =
                         first_module(source, &entry.path).map(|m| format!("{}/{m}", entry.name));
                 }
+                let about = match doc {
+                    Some(doc) => format!("{doc} ({})", Contents::of(source, &entry.path)),
+                    None => Contents::of(source, &entry.path).to_string(),
+                };
                 rows.push(format!(
-                    "| `{}/` | package | {} ({modules} module{}, {packages} subpackage{}) |",
+                    "| `{}/` | {} | {about} |",
                     entry.name,
-                    doc.unwrap_or_default(),
-                    plural(modules),
-                    plural(packages)
+                    DirKind::of(&entry.path).label(),
                 ));
             }
             EntryKind::Module => {
@@ -185,26 +186,54 @@ fn plain_row(name: &str, kind: EntryKind) -> String {
     }
 }
 
-/// Modules and subpackages directly in `dir`.
-fn count_dir(source: &Source, dir: &Path) -> (usize, usize) {
-    let entries = source.project.list_dir(dir).unwrap_or_default();
-    let modules = entries
-        .iter()
-        .filter(|e| e.kind == EntryKind::Module)
-        .count();
-    let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
-    (modules, packages)
+/// What a folder holds directly: modules, subpackages (regular or namespace) and other
+/// folders, as its entry and its parent's row both count them.
+struct Contents {
+    modules: usize,
+    packages: usize,
+    folders: usize,
 }
 
-/// `package` (has `__init__.py`), `namespace package` (modules, no `__init__.py`) or
-/// `folder` (package data).
-fn dir_kind(dir: &Path, modules: usize) -> &'static str {
-    if dir.join("__init__.py").is_file() {
-        "package"
-    } else if modules > 0 {
-        "namespace package"
-    } else {
-        "folder"
+impl Contents {
+    fn of(source: &Source, dir: &Path) -> Contents {
+        Self::among(&source.project.list_dir(dir).unwrap_or_default())
+    }
+
+    fn among(entries: &[DiskEntry]) -> Contents {
+        let mut contents = Contents {
+            modules: 0,
+            packages: 0,
+            folders: 0,
+        };
+        for entry in entries {
+            match entry.kind {
+                EntryKind::Module => contents.modules += 1,
+                EntryKind::Dir if DirKind::of(&entry.path) == DirKind::Folder => {
+                    contents.folders += 1;
+                }
+                EntryKind::Dir => contents.packages += 1,
+                EntryKind::Data => {}
+            }
+        }
+        contents
+    }
+}
+
+/// `3 modules, 1 subpackage` and `, 2 folders` when there are any.
+impl std::fmt::Display for Contents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} module{}, {} subpackage{}",
+            self.modules,
+            plural(self.modules),
+            self.packages,
+            plural(self.packages)
+        )?;
+        if self.folders > 0 {
+            write!(f, ", {} folder{}", self.folders, plural(self.folders))?;
+        }
+        Ok(())
     }
 }
 
@@ -281,16 +310,12 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             continue;
         }
         let row = match entry.kind {
-            EntryKind::Dir => {
-                let (modules, packages) = count_dir(source, &entry.path);
-                let kind = dir_kind(&entry.path, modules);
-                format!(
-                    "| `{}/` | {kind} | {modules} module{}, {packages} subfolder{} |",
-                    entry.name,
-                    plural(modules),
-                    plural(packages)
-                )
-            }
+            EntryKind::Dir => format!(
+                "| `{}/` | {} | {} |",
+                entry.name,
+                DirKind::of(&entry.path).label(),
+                Contents::of(source, &entry.path)
+            ),
             EntryKind::Module => {
                 let about = source
                     .modules
@@ -306,11 +331,6 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
         };
         rows.push(row);
     }
-    let modules = entries
-        .iter()
-        .filter(|e| e.kind == EntryKind::Module)
-        .count();
-    let packages = entries.iter().filter(|e| e.kind == EntryKind::Dir).count();
     let example = entries
         .iter()
         .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
@@ -326,11 +346,10 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
     };
     Entry {
         title: format!(
-            "{name} — {} {}({modules} module{}, {packages} subfolder{})",
-            dir_kind(disk, modules),
+            "{name} — {} {}({})",
+            DirKind::of(disk).label(),
             doc.map(|d| format!("{d} ")).unwrap_or_default(),
-            plural(modules),
-            plural(packages)
+            Contents::among(&entries)
         ),
         functions: vec![
             Function::new(
