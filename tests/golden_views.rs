@@ -327,3 +327,31 @@ fn normalise_leaves_only_what_varies_between_runs_open() {
         "Project at `<tmp>/ledger`, <time>, took <duration> and <duration>; 3 items, 40 tokens"
     );
 }
+
+#[test]
+fn a_pruned_task_list_on_the_dashboard_points_to_the_tasks() {
+    let fixture = Fixture::new();
+    let tasks = fixture.space.resource_named("tasks").unwrap();
+    for n in 0..12 {
+        let json = format!(
+            r#"{{"title": "Reconcile the imported statements of account number {n} against the journal", "priority": 0}}"#
+        );
+        tasks
+            .write(
+                &["open", &format!("reconcile-{n}.json")],
+                json.as_bytes(),
+                None,
+            )
+            .unwrap_or_else(|e| panic!("task {n}: {}", e.message));
+    }
+    let root = fixture.render("/");
+    let (_, now) = root.split_once("## Now").expect("the dashboard has Now");
+    let marker = now
+        .lines()
+        .find(|line| line.starts_with("[pruned:"))
+        .unwrap_or_else(|| panic!("the task list is pruned:\n{root}"));
+    assert!(
+        marker.ends_with(&format!("more: cat {MOUNTPOINT}/tasks/_entry.md]")),
+        "{marker}"
+    );
+}

@@ -52,6 +52,9 @@ pub struct Section {
     pub items: Vec<String>,
     /// Shown when `items` is empty: an empty store is a state, say it.
     pub empty: String,
+    /// Where all of `items` is when pruning cuts some, if not the view's own directory
+    /// (a dashboard block points to its resourcespace).
+    pub more: Option<String>,
 }
 
 impl Section {
@@ -72,6 +75,7 @@ impl Section {
                 })
                 .collect(),
             empty: empty.to_string(),
+            more: None,
         }
     }
 }

@@ -66,13 +66,30 @@ pub fn fits(text: &str, budget: usize) -> bool {
 /// every marker, and left out when empty. Line breaks in it become spaces, so a marker stays
 /// one line.
 pub fn prune(view: &str, budget: usize, more: &str) -> String {
+    prune_with(view, budget, more, &[])
+}
+
+/// [`prune`], where the blocks under some headings have a place of their own to look for
+/// the rest: `hints` pairs a heading line (`## Now`) with the hint its blocks' markers give
+/// instead of `more` (a dashboard's task list points to `tasks/`, not to the dashboard's
+/// own directory).
+pub fn prune_with(view: &str, budget: usize, more: &str, hints: &[(String, String)]) -> String {
     if fits(view, budget) {
         return view.to_owned();
     }
     let limit = budget.saturating_mul(CHARS_PER_TOKEN);
-    let hint = more.replace(['\n', '\r'], " ");
-    let marker = Marker { more: hint.trim() };
+    let one_line = |hint: &str| hint.replace(['\n', '\r'], " ").trim().to_string();
+    let marker = Marker {
+        more: one_line(more),
+    };
     let mut layout = Layout::parse(view);
+    for block in &mut layout.blocks {
+        let heading = block.heading.map(|line| layout.lines[line].trim_end());
+        block.more = hints
+            .iter()
+            .find(|(wanted, _)| Some(wanted.as_str()) == heading)
+            .map(|(_, hint)| one_line(hint));
+    }
     layout.isolate_oversized(limit, marker.cost(1, 0, "items"));
     layout.cut_items(limit, &marker);
     let mut lines = layout.lines_out(&marker);
@@ -96,13 +113,17 @@ fn line_cost(line: &str) -> usize {
 }
 
 /// Formats marker lines; `more` is already reduced to one line.
-struct Marker<'m> {
-    more: &'m str,
+struct Marker {
+    more: String,
 }
 
-impl Marker<'_> {
+impl Marker {
     fn text(&self, before: usize, after: usize, what: &str) -> String {
-        match self.more {
+        Self::text_with(&self.more, before, after, what)
+    }
+
+    fn text_with(more: &str, before: usize, after: usize, what: &str) -> String {
+        match more {
             "" => format!("[pruned: {before} -> {after} {what}]"),
             more => format!("[pruned: {before} -> {after} {what}; more: {more}]"),
         }
@@ -113,12 +134,18 @@ impl Marker<'_> {
         line_cost(&self.text(before, after, what))
     }
 
+    /// The marker of a cut `block`, with its own hint when it has one.
+    fn block_text(&self, block: &Block) -> String {
+        let more = block.more.as_deref().unwrap_or(&self.more);
+        Self::text_with(more, block.items.len(), block.kept.len(), "items")
+    }
+
     /// What a block pays for its marker: nothing while it is whole.
     fn block_cost(&self, block: &Block) -> usize {
         if !block.is_cut() {
             return 0;
         }
-        self.cost(block.items.len(), block.kept.len(), "items")
+        line_cost(&self.block_text(block))
     }
 }
 
@@ -157,6 +184,10 @@ struct Unit {
 struct Block {
     items: Vec<usize>,
     kept: Vec<usize>,
+    /// The line of the nearest heading above the block, if any.
+    heading: Option<usize>,
+    /// Where the rest of this block is, when not where the rest of the view is.
+    more: Option<String>,
 }
 
 impl Block {
@@ -182,6 +213,8 @@ struct Layout<'a> {
     /// While parsing: the start of blank lines inside a loose list. They lead the next list
     /// item, so a cut list ends at its marker instead of a dangling blank line.
     pending: Option<usize>,
+    /// While parsing: the line of the last heading seen.
+    heading: Option<usize>,
 }
 
 impl<'a> Layout<'a> {
@@ -192,6 +225,7 @@ impl<'a> Layout<'a> {
             blocks: Vec::new(),
             open: None,
             pending: None,
+            heading: None,
         };
         let mut at = 0;
         while at < layout.lines.len() {
@@ -213,6 +247,9 @@ impl<'a> Layout<'a> {
     fn step(&mut self, at: usize) -> usize {
         let line = self.lines[at];
         if at < 2 || is_heading(line) {
+            if at >= 2 {
+                self.heading = Some(at);
+            }
             self.push(at..at + 1, None);
             self.open = None;
             return at + 1;
@@ -235,7 +272,7 @@ impl<'a> Layout<'a> {
                     .get(at + 1)
                     .is_some_and(|l| is_table_separator(l));
             if header {
-                self.blocks.push(Block::default());
+                self.blocks.push(self.new_block());
                 self.open = Some((Kind::Table, self.blocks.len() - 1));
                 self.push(at..at + 1, None);
                 self.push(at + 1..at + 2, None);
@@ -272,6 +309,13 @@ impl<'a> Layout<'a> {
         at + 1
     }
 
+    fn new_block(&self) -> Block {
+        Block {
+            heading: self.heading,
+            ..Block::default()
+        }
+    }
+
     fn in_list(&self) -> bool {
         matches!(self.open, Some((Kind::List, _)))
     }
@@ -285,7 +329,7 @@ impl<'a> Layout<'a> {
         let block = match self.open {
             Some((open, index)) if open == kind => index,
             _ => {
-                self.blocks.push(Block::default());
+                self.blocks.push(self.new_block());
                 self.open = Some((kind, self.blocks.len() - 1));
                 self.blocks.len() - 1
             }
@@ -319,7 +363,7 @@ impl<'a> Layout<'a> {
                 let items = vec![index];
                 self.blocks.push(Block {
                     items,
-                    kept: Vec::new(),
+                    ..Block::default()
                 });
             }
         }
@@ -399,7 +443,7 @@ impl<'a> Layout<'a> {
                 continue;
             };
             let block = &self.blocks[b];
-            let text = || Cow::Owned(marker.text(block.items.len(), block.kept.len(), "items"));
+            let text = || Cow::Owned(marker.block_text(block));
             if block.kept.is_empty() && block.items.first() == Some(&index) {
                 out.push(text());
             }

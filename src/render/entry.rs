@@ -72,7 +72,12 @@ pub fn render(
         }
     }
     let more = format!("ls {}", links.dir(dir));
-    crate::render::budget::prune(&out, budget, &more)
+    let hints: Vec<(String, String)> = entry
+        .sections
+        .iter()
+        .filter_map(|s| Some((format!("## {}", s.heading), s.more.clone()?)))
+        .collect();
+    crate::render::budget::prune_with(&out, budget, &more, &hints)
 }
 
 /// `home > source > ledger > accounts`.

@@ -343,3 +343,25 @@ proptest! {
         prop_assert!(in_order(&output, &input));
     }
 }
+
+#[test]
+fn a_block_under_a_hinted_heading_points_to_its_own_place() {
+    let view = format!(
+        "crumbs\n# Dashboard\n\n## Now\n{}\n## Recent\n{}",
+        list("task", 20),
+        list("session", 20)
+    );
+    let hints = [(
+        "## Now".to_string(),
+        "cat /mnt/hs/tasks/_entry.md".to_string(),
+    )];
+    let out = prune_with(&view, 60, "ls /mnt/hs/", &hints);
+    assert!(tokens(&out) <= 60, "{out}");
+    let markers: Vec<&str> = out.lines().filter(|l| l.starts_with("[pruned")).collect();
+    assert_eq!(markers.len(), 2, "{out}");
+    assert!(
+        markers[0].ends_with("more: cat /mnt/hs/tasks/_entry.md]"),
+        "{out}"
+    );
+    assert!(markers[1].ends_with("more: ls /mnt/hs/]"), "{out}");
+}

@@ -119,6 +119,7 @@ impl Resource for Memory {
                     )
                 })
                 .collect(),
+            more: Some(format!("ls {}", self.links.dir(&["memory", "sessions"]))),
             ..Section::default()
         }])
     }

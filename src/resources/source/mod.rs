@@ -33,6 +33,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node};
 use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
+use crate::render::thousands;
 use crate::store::Store;
 use crate::tree::resource::{Changes, Resource};
 use config::ConfigDir;
@@ -317,17 +318,26 @@ impl Resource for Source {
         let top = self.project.top_level();
         let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        let (tests, code): (Vec<_>, Vec<_>) = self
+            .project
+            .python_files()
+            .into_iter()
+            .partition(|file| self.project.test_dirs.iter().any(|t| file.starts_with(t)));
         let last_run = self
             .last_run()
             .map(|run| format!("; last test run {run}"))
             .unwrap_or_default();
         Ok(format!(
-            "{}: {packages} top-level package{}, {modules} top-level module{}, {} test folder{}{last_run}",
+            "{}: {} module{} ({packages} top-level package{}, {modules} top-level module{}), {} test folder{} with {} module{}{last_run}",
             self.name,
+            thousands(code.len() as u64),
+            plural(code.len()),
             plural(packages),
             plural(modules),
             self.project.test_dirs.len(),
-            plural(self.project.test_dirs.len())
+            plural(self.project.test_dirs.len()),
+            thousands(tests.len() as u64),
+            plural(tests.len())
         ))
     }
 

@@ -99,6 +99,7 @@ fn root(source: &Source, here: &str) -> Entry {
         table_header: Some("| name | kind | about |".into()),
         items: rows,
         empty: "No Python packages or modules found in the project.".into(),
+        more: None,
     }];
     let tests = source.project.test_dirs.iter().map(|d| {
         d.strip_prefix(&source.project.root)
@@ -378,6 +379,7 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             table_header: Some("| name | kind | about |".into()),
             items: rows,
             empty: "This folder is empty.".into(),
+            more: None,
         }],
         ..Entry::default()
     }
@@ -501,6 +503,7 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             table_header: Some("| file | kind | signature | doc | lines, tokens |".into()),
             items: rows,
             empty: "No classes or functions.".into(),
+            more: None,
         }],
         advanced: vec![
             "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),

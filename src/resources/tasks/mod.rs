@@ -337,6 +337,7 @@ impl Resource for Tasks {
             vec![Section {
                 heading: "Now".into(),
                 items: now,
+                more: Some(format!("cat {}", self.links.to("tasks/_entry.md"))),
                 ..Section::default()
             }]
         })

@@ -141,6 +141,7 @@ fn task_section(
         table_header: None,
         items: shown.iter().map(|t| task_line(links, t)).collect(),
         empty,
+        more: None,
     })
 }
 
@@ -210,6 +211,7 @@ pub fn root_entry(conn: &Connection, links: &Links) -> Result<Entry> {
                 table_header: None,
                 items: directories,
                 empty: String::new(),
+                more: None,
             },
         ],
         advanced: advanced(links, &[]),
@@ -411,6 +413,7 @@ pub fn tags_entry(conn: &Connection, links: &Links) -> Result<Entry> {
                 })
                 .collect(),
             empty: "no tags yet: add \"tags\": [\"ui\"] to a task".to_string(),
+            more: None,
         }],
         advanced: advanced(links, &["tags"]),
     })
