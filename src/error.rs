@@ -113,25 +113,59 @@ impl std::error::Error for Error {}
 mod tests {
     use super::*;
 
+    /// Every kind but `Internal`.
+    const MISTAKES: [ErrorKind; 13] = [
+        ErrorKind::NotFound,
+        ErrorKind::Invalid,
+        ErrorKind::Exists,
+        ErrorKind::NotEmpty,
+        ErrorKind::ReadOnly,
+        ErrorKind::TooBig,
+        ErrorKind::NameTooLong,
+        ErrorKind::NoSpace,
+        ErrorKind::NotADirectory,
+        ErrorKind::IsADirectory,
+        ErrorKind::NotPermitted,
+        ErrorKind::Busy,
+        ErrorKind::PermissionDenied,
+    ];
+
     #[test]
     fn user_mistakes_never_map_to_eio() {
-        for kind in [
-            ErrorKind::NotFound,
-            ErrorKind::Invalid,
-            ErrorKind::Exists,
-            ErrorKind::NotEmpty,
-            ErrorKind::ReadOnly,
-            ErrorKind::TooBig,
-            ErrorKind::NameTooLong,
-            ErrorKind::NoSpace,
-            ErrorKind::NotADirectory,
-            ErrorKind::IsADirectory,
-            ErrorKind::NotPermitted,
-            ErrorKind::Busy,
-            ErrorKind::PermissionDenied,
-        ] {
+        for kind in MISTAKES {
             assert_ne!(kind.errno(), libc::EIO, "{kind:?}");
         }
         assert_eq!(Error::invalid("x").errno(), libc::EINVAL);
+    }
+
+    #[test]
+    fn every_errno_the_mount_returns_is_documented() {
+        let table = include_str!("../docs/errors.md");
+        let names = [
+            (libc::ENOENT, "ENOENT"),
+            (libc::EINVAL, "EINVAL"),
+            (libc::EEXIST, "EEXIST"),
+            (libc::ENOTEMPTY, "ENOTEMPTY"),
+            (libc::EROFS, "EROFS"),
+            (libc::EFBIG, "EFBIG"),
+            (libc::ENAMETOOLONG, "ENAMETOOLONG"),
+            (libc::ENOSPC, "ENOSPC"),
+            (libc::ENOTDIR, "ENOTDIR"),
+            (libc::EISDIR, "EISDIR"),
+            (libc::EPERM, "EPERM"),
+            (libc::EBUSY, "EBUSY"),
+            (libc::EACCES, "EACCES"),
+            (libc::EIO, "EIO"),
+        ];
+        for kind in MISTAKES.into_iter().chain([ErrorKind::Internal]) {
+            let (_, name) = names
+                .iter()
+                .find(|(errno, _)| *errno == kind.errno())
+                .unwrap_or_else(|| panic!("{kind:?}: name its errno in this test"));
+            assert!(
+                table.contains(&format!("| `{name}` |")),
+                "{kind:?}: docs/errors.md has no row for {name}"
+            );
+        }
     }
 }

@@ -18,7 +18,7 @@ reject() {
   expect_fails "Invalid argument" "cp of $name.json" -- cp "$name.json" "$T/open/$name.json"
   expect_missing "$T/open/$name.json" "a refused $name.json does not appear"
   expect_eq "$(snapshot)" "$before" "$name.json: the store is unchanged"
-  expect_reported open "tasks/open/$name.json was not saved" "$@"
+  expect_reported open "$T/open/$name.json was not saved" "$@"
 }
 
 # Invalid JSON: line and column.
@@ -107,8 +107,8 @@ expect_reported open '"priority" must be an integer 0 (highest) to 4, got -1'
 expect_eq "$(snapshot)" "$before" "python's bad update is refused"
 # Through tasks/<slug>.json, the report goes to tasks/_entry.md.
 expect_fails "Invalid argument" "cp of a bad update to tasks/deploy.json" -- cp types.json "$T/deploy.json"
-expect_contains "$(newest_error)" "tasks/deploy.json was not saved" "_errors.md"
-expect_contains "$(head -n 3 "$T/_entry.md")" "tasks/deploy.json was not saved" "tasks/_entry.md"
+expect_contains "$(newest_error)" "$T/deploy.json was not saved" "_errors.md"
+expect_contains "$(head -n 3 "$T/_entry.md")" "$T/deploy.json was not saved" "tasks/_entry.md"
 expect_eq "$(snapshot)" "$before" "a bad update through tasks/<slug>.json is refused"
 
 # bash's `>` ignores errors at close: the command succeeds, _errors.md says what happened.

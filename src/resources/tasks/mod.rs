@@ -70,9 +70,10 @@ enum Folder<'p> {
     Tag(&'p str),
 }
 
-fn place<'p>(path: &[&'p str]) -> Result<Place<'p>> {
+/// Where `path` is, or `None` when nothing can be there.
+fn locate<'p>(path: &[&'p str]) -> Option<Place<'p>> {
     let status = path.first().and_then(|dir| Status::parse(dir));
-    Ok(match (path, status) {
+    Some(match (path, status) {
         ([], _) => Place::Root,
         ([_], Some(status)) => Place::StatusDir(status),
         ([_, name], Some(status)) => Place::File(Folder::Status(status), name),
@@ -82,33 +83,38 @@ fn place<'p>(path: &[&'p str]) -> Result<Place<'p>> {
         (["ready", name], _) => Place::File(Folder::Ready, name),
         (["tags", tag, name], _) => Place::File(Folder::Tag(tag), name),
         ([name], None) => Place::File(Folder::Root, name),
-        _ => return Err(not_found(path)),
+        _ => return None,
     })
 }
 
-fn shown(path: &[&str]) -> String {
-    if path.is_empty() {
-        "tasks/".to_string()
-    } else {
-        format!("tasks/{}", path.join("/"))
-    }
-}
-
-fn not_found(path: &[&str]) -> Error {
-    Error::not_found(format!("{} does not exist", shown(path)))
-}
-
-/// `tasks/open/x.json was not saved:` and one line per problem.
-fn not_saved(path: &[&str], kind: ErrorKind, problems: &[String]) -> Error {
-    let mut message = format!("{} was not saved:", shown(path));
-    for problem in problems {
-        message.push_str("\n- ");
-        message.push_str(problem);
-    }
-    Error::new(kind, message)
-}
-
 impl Tasks {
+    /// The absolute path of `path` (inside tasks/) in the mount, as messages name it.
+    fn shown(&self, path: &[&str]) -> String {
+        if path.is_empty() {
+            self.links.dir(&["tasks"])
+        } else {
+            self.links.to(&format!("tasks/{}", path.join("/")))
+        }
+    }
+
+    fn not_found(&self, path: &[&str]) -> Error {
+        Error::not_found(format!("{} does not exist", self.shown(path)))
+    }
+
+    /// `/mnt/hs/tasks/open/x.json was not saved:` and one line per problem.
+    fn not_saved(&self, path: &[&str], kind: ErrorKind, problems: &[String]) -> Error {
+        let mut message = format!("{} was not saved:", self.shown(path));
+        for problem in problems {
+            message.push_str("\n- ");
+            message.push_str(problem);
+        }
+        Error::new(kind, message)
+    }
+
+    fn place<'p>(&self, path: &[&'p str]) -> Result<Place<'p>> {
+        locate(path).ok_or_else(|| self.not_found(path))
+    }
+
     pub fn new(store: Arc<Store>, links: Links) -> Self {
         Self::with_clock(store, links, Arc::new(SystemTime::now))
     }
@@ -145,7 +151,7 @@ impl Tasks {
         name: &str,
     ) -> Result<Task> {
         let Some(slug) = name.strip_suffix(".json") else {
-            return Err(not_found(path));
+            return Err(self.not_found(path));
         };
         let found = match Self::filter(folder) {
             None => tasks::get(conn, slug)?,
@@ -157,30 +163,30 @@ impl Tasks {
         match (folder, tasks::get(conn, slug)?) {
             (Folder::Status(_), Some(elsewhere)) => Err(Error::not_found(format!(
                 "{} does not exist: task {slug} is {} at {}",
-                shown(path),
+                self.shown(path),
                 elsewhere.fields.status.label(),
                 views::task_path(&self.links, &elsewhere)
             ))),
-            _ => Err(not_found(path)),
+            _ => Err(self.not_found(path)),
         }
     }
 
     /// The task at `path` that a write, rename or remove may change: in its status
     /// directory or at `tasks/<slug>.json`. `ready/` and `tags/` are read-only.
     fn writable_folder<'p>(&self, path: &[&'p str], verb: &str) -> Result<(Folder<'p>, &'p str)> {
-        match place(path)? {
+        match self.place(path)? {
             Place::File(folder @ (Folder::Root | Folder::Status(_)), name) => Ok((folder, name)),
             Place::File(Folder::Ready | Folder::Tag(_), name) => Err(Error::read_only(format!(
                 "cannot {verb} {}: {}/ is a read-only view of tasks; change the task in its \
                  status directory, or at {} which reaches it in any status",
-                shown(path),
-                shown(&path[..path.len() - 1]),
+                self.shown(path),
+                self.shown(&path[..path.len() - 1]),
                 self.links.to(&format!("tasks/{name}"))
             ))),
             _ => Err(Error::not_permitted(format!(
                 "cannot {verb} {}: the directories of tasks/ are fixed (open, in_progress, \
                  blocked, done, ready, tags)",
-                shown(path)
+                self.shown(path)
             ))),
         }
     }
@@ -226,10 +232,9 @@ impl Tasks {
         Err(Error::new(
             ErrorKind::Busy,
             format!(
-                "{} was not saved: {what}. Read it again ({}) and make your change on what it \
+                "{} was not saved: {what}. Read it again and make your change on what it \
                  holds now",
-                shown(path),
-                self.links.to(&shown(path))
+                self.shown(path)
             ),
         ))
     }
@@ -252,14 +257,14 @@ impl Tasks {
             return Err(Error::exists(format!(
                 "{} was not saved: task {slug} is in {}; write that file, or change its status \
                  with `mv {} {}`",
-                shown(path),
+                self.shown(path),
                 views::task_path(&self.links, task),
                 views::task_path(&self.links, task),
                 self.links.dir(&["tasks", dir.as_str()])
             )));
         }
         let parsed =
-            validate::parse(content).map_err(|p| not_saved(path, ErrorKind::Invalid, &p))?;
+            validate::parse(content).map_err(|p| self.not_saved(path, ErrorKind::Invalid, &p))?;
         let mut problems = parsed.problems;
         let draft = parsed.draft;
         let status = match (draft.status, folder) {
@@ -269,7 +274,7 @@ impl Tasks {
                      the task with `mv {} {}`",
                     written.as_str(),
                     self.links.dir(&["tasks", dir.as_str()]),
-                    self.links.to(&shown(path)),
+                    self.shown(path),
                     self.links.dir(&["tasks", written.as_str()])
                 ));
                 dir
@@ -286,7 +291,7 @@ impl Tasks {
             &task_list,
         )?);
         if !problems.is_empty() {
-            return Err(not_saved(path, ErrorKind::Invalid, &problems));
+            return Err(self.not_saved(path, ErrorKind::Invalid, &problems));
         }
         let fields = Fields {
             title: draft.title,
@@ -344,11 +349,11 @@ impl Resource for Tasks {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        match place(path)? {
+        match self.place(path)? {
             Place::Root | Place::StatusDir(_) => Ok(Node::dir(true)),
             Place::Ready | Place::Tags => Ok(Node::dir(false)),
             Place::Tag(tag) => match self.store.read(|c| tasks::count(c, Filter::Tag(tag)))? {
-                0 => Err(not_found(path)),
+                0 => Err(self.not_found(path)),
                 _ => Ok(Node::dir(false)),
             },
             Place::File(folder, name) => {
@@ -363,7 +368,7 @@ impl Resource for Tasks {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.store.read(|conn| match place(path)? {
+        self.store.read(|conn| match self.place(path)? {
             Place::Root => {
                 let counts = tasks::counts(conn)?;
                 let mut children: Vec<Child> = Status::ALL
@@ -385,18 +390,18 @@ impl Resource for Tasks {
                 .map(|(tag, n)| Child::new(tag, Kind::Dir, views::count_of(n)))
                 .collect()),
             Place::Tag(tag) => match Self::children(conn, Filter::Tag(tag))? {
-                children if children.is_empty() => Err(not_found(path)),
+                children if children.is_empty() => Err(self.not_found(path)),
                 children => Ok(children),
             },
             Place::File(..) => Err(Error::new(
                 ErrorKind::NotADirectory,
-                format!("{} is a task file, not a directory", shown(path)),
+                format!("{} is a task file, not a directory", self.shown(path)),
             )),
         })
     }
 
     fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        let filter = match place(path)? {
+        let filter = match self.place(path)? {
             Place::StatusDir(status) => Filter::Status(status),
             Place::Ready => Filter::Ready,
             _ => {
@@ -415,7 +420,7 @@ impl Resource for Tasks {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match place(path)? {
+        match self.place(path)? {
             Place::File(folder, name) => {
                 let task = self.store.read(|c| self.find(c, path, folder, name))?;
                 Self::bytes(&task)
@@ -424,7 +429,7 @@ impl Resource for Tasks {
                 self.stat(path)?;
                 Err(Error::new(
                     ErrorKind::IsADirectory,
-                    format!("{} is a directory: read its _entry.md", shown(path)),
+                    format!("{} is a directory: read its _entry.md", self.shown(path)),
                 ))
             }
         }
@@ -432,18 +437,18 @@ impl Resource for Tasks {
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         let links = &self.links;
-        self.store.read(|conn| match place(path)? {
+        self.store.read(|conn| match self.place(path)? {
             Place::Root => views::root_entry(conn, links),
             Place::StatusDir(status) => views::status_entry(conn, links, status),
             Place::Ready => views::ready_entry(conn, links),
             Place::Tags => views::tags_entry(conn, links),
             Place::Tag(tag) => match tasks::count(conn, Filter::Tag(tag))? {
-                0 => Err(not_found(path)),
+                0 => Err(self.not_found(path)),
                 _ => views::tag_entry(conn, links, tag),
             },
             Place::File(..) => Err(Error::new(
                 ErrorKind::NotADirectory,
-                format!("{} is a task file, not a directory", shown(path)),
+                format!("{} is a task file, not a directory", self.shown(path)),
             )),
         })
     }
@@ -451,10 +456,10 @@ impl Resource for Tasks {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "write")?;
         if let Some(problem) = validate::file_name_problem(name) {
-            return Err(not_saved(path, ErrorKind::Invalid, &[problem]));
+            return Err(self.not_saved(path, ErrorKind::Invalid, &[problem]));
         }
         if content.len() > MAX_BYTES {
-            return Err(not_saved(
+            return Err(self.not_saved(
                 path,
                 ErrorKind::TooBig,
                 &[format!(
@@ -473,7 +478,7 @@ impl Resource for Tasks {
         if let Some(problem) = validate::file_name_problem(name) {
             return Err(Error::invalid(format!(
                 "cannot create {}: {problem}",
-                shown(path)
+                self.shown(path)
             )));
         }
         let slug = name.trim_end_matches(".json");
@@ -483,7 +488,7 @@ impl Resource for Tasks {
         match folder {
             Folder::Status(dir) if dir != task.fields.status => Err(Error::exists(format!(
                 "cannot create {}: task {slug} exists in {}; to change its status: `mv {} {}`",
-                shown(path),
+                self.shown(path),
                 self.links.dir(&["tasks", task.fields.status.as_str()]),
                 views::task_path(&self.links, &task),
                 self.links.dir(&["tasks", dir.as_str()])
@@ -495,7 +500,7 @@ impl Resource for Tasks {
     fn remove(&self, path: &[&str]) -> Result<()> {
         // Only rmdir reaches here with a directory. The directories are fixed, but a full
         // one says so as ENOTEMPTY, what `rm -r` and file managers expect.
-        if !matches!(place(path)?, Place::File(..)) {
+        if !matches!(self.place(path)?, Place::File(..)) {
             let members = self.names(path)?;
             if !members.is_empty() {
                 let mut dir = vec!["tasks"];
@@ -521,12 +526,12 @@ impl Resource for Tasks {
                             .to(&format!("tasks/{}/{slug}.json", status.as_str()))
                     })
                     .collect();
-                // EPERM ("Operation not permitted"): the file is fine, the removal is not
-                // allowed in this state. ENOTEMPTY would read "Directory not empty" on a
-                // file, and EBUSY suggests that trying again could work.
-                return Err(Error::not_permitted(format!(
+                // EINVAL, as for a write naming an unknown dependency: the removal would
+                // leave the tasks inconsistent. ENOTEMPTY would read "Directory not empty"
+                // on a file, and EBUSY suggests that trying again could work.
+                return Err(Error::invalid(format!(
                     "cannot remove {}: {} on it; remove {:?} from their \"depends_on\" first: {}",
-                    shown(path),
+                    self.shown(path),
                     if names.len() == 1 {
                         "1 task depends"
                     } else {
@@ -542,7 +547,7 @@ impl Resource for Tasks {
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
         let (from_folder, from_name) = self.writable_folder(from, "move")?;
-        let (to_folder, to_name) = match place(to)? {
+        let (to_folder, to_name) = match self.place(to)? {
             Place::File(Folder::Ready | Folder::Tag(_), _)
             | Place::Ready
             | Place::Tags
@@ -550,9 +555,9 @@ impl Resource for Tasks {
                 return Err(Error::read_only(format!(
                     "cannot move {} to {}: ready/ and tags/ are views that follow the tasks; to \
                      change a status, move the file to a status directory, e.g. `mv {} {}`",
-                    shown(from),
-                    shown(to),
-                    self.links.to(&shown(from)),
+                    self.shown(from),
+                    self.shown(to),
+                    self.shown(from),
                     self.links.dir(&["tasks", "in_progress"])
                 )));
             }
@@ -563,8 +568,8 @@ impl Resource for Tasks {
             // a directory into itself" and prints that instead of the real reason.
             return Err(Error::not_permitted(format!(
                 "cannot move {} to {}: {problem}",
-                shown(from),
-                shown(to)
+                self.shown(from),
+                self.shown(to)
             )));
         }
         let new_slug = to_name.trim_end_matches(".json");
@@ -579,8 +584,8 @@ impl Resource for Tasks {
                     return Err(Error::exists(format!(
                         "cannot move {} to {}: task {new_slug} exists ({}); choose another name \
                          or remove it first",
-                        shown(from),
-                        shown(to),
+                        self.shown(from),
+                        self.shown(to),
                         views::task_path(&self.links, &other)
                     )));
                 }
@@ -592,14 +597,14 @@ impl Resource for Tasks {
     }
 
     fn mkdir(&self, path: &[&str]) -> Result<()> {
-        match place(path) {
+        match self.place(path) {
             Ok(Place::Root | Place::StatusDir(_) | Place::Ready | Place::Tags) => {
-                Err(Error::exists(format!("{} exists", shown(path))))
+                Err(Error::exists(format!("{} exists", self.shown(path))))
             }
             _ => Err(Error::not_permitted(format!(
                 "cannot make {}: tasks/ has fixed directories (open, in_progress, blocked, done, \
                  ready, tags); a tag directory appears when a task has that tag",
-                shown(path)
+                self.shown(path)
             ))),
         }
     }

@@ -232,7 +232,7 @@ impl Model {
             .values()
             .any(|t| t.fields.depends_on.iter().any(|d| d == slug))
         {
-            return Err(ErrorKind::NotPermitted);
+            return Err(ErrorKind::Invalid);
         }
         self.tasks.remove(slug);
         Ok(())
