@@ -1,17 +1,17 @@
-//! The `homespace` command: parse the command line, then call the library.
+//! The `homespace` command: the definitions clap parses (with the examples `--help`
+//! shows, and from which completions and man pages are generated), then the dispatch to
+//! the library and to `cli/`.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+mod cli;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use homespace::app::{self, Options};
 use homespace::mount::{self, MountRequest};
 use homespace::render::budget::BUDGET_TOKENS;
-use homespace::store::Store;
-use homespace::transcripts::{self, Progress, ReadError, Summary};
 use homespace::tree::kernel_cache::CacheMode;
 
 /// Mount a Python project, its tasks and your memory of past sessions as a
@@ -25,7 +25,11 @@ use homespace::tree::kernel_cache::CacheMode;
   homespace mount --project examples/ledger /mnt/hs    # mount, return once it answers
   cat /mnt/hs/_entry.md                                # the dashboard
   homespace render --project examples/ledger /tasks/_entry.md
-  homespace unmount /mnt/hs"
+  homespace status                                     # what is mounted, by whom, how big
+  homespace unmount /mnt/hs
+
+Exit status: 0 when the command did what it says, 1 when it failed (the reason and what
+to do are on stderr), 2 when the command line itself is wrong."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -131,6 +135,30 @@ lines on stderr, and the exit status is 1.")]
         /// The session's id: its directory name under memory/sessions/<day>/.
         session: String,
     },
+    /// List the running mounts: project, store, daemon pid, uptime, resident memory and
+    /// cache mode.
+    #[command(after_help = "Examples:
+  homespace status            # every mount
+  homespace status /mnt/hs    # one mount; exit status 1 if it is not mounted")]
+    Status { mountpoint: Option<PathBuf> },
+    /// Print a short block to paste into an agent's instructions (AGENTS.md, CLAUDE.md):
+    /// where the mount is and how to find one's way in it.
+    #[command(after_help = "Example:\n  homespace prompt /mnt/hs >> AGENTS.md")]
+    Prompt { mountpoint: PathBuf },
+    /// Print the shell completion script for bash, zsh or fish.
+    #[command(after_help = "Examples:
+  homespace completions bash > /etc/bash_completion.d/homespace
+  homespace completions zsh > \"${fpath[1]}/_homespace\"
+  homespace completions fish > ~/.config/fish/completions/homespace.fish")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page homespace(1), or write one page per command into DIR.
+    #[command(after_help = "Examples:
+  homespace man | man -l -
+  homespace man /usr/local/share/man/man1     # homespace.1, homespace-mount.1, ...")]
+    Man { dir: Option<PathBuf> },
 }
 
 fn options(args: &ProjectArgs) -> Options {
@@ -180,12 +208,16 @@ fn main() -> ExitCode {
             project,
             store,
             paths,
-        } => import(&project, store, &paths),
+        } => cli::memory::import(&project, store, &paths),
         Command::Forget {
             project,
             store,
             session,
-        } => forget(&project, store, &session),
+        } => cli::memory::forget(&project, store, &session),
+        Command::Status { mountpoint } => cli::status::status(mountpoint.as_deref()),
+        Command::Prompt { mountpoint } => cli::prompt::prompt(&mountpoint),
+        Command::Completions { shell } => cli::docs::completions(Cli::command(), shell),
+        Command::Man { dir } => cli::docs::man(Cli::command(), dir.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -245,139 +277,4 @@ fn render(options: &Options, path: &str) -> Result<(), String> {
     std::io::stdout()
         .write_all(&text)
         .map_err(|e| format!("cannot write to stdout: {e}"))
-}
-
-fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(), String> {
-    let options = Options {
-        store,
-        ..Options::new(project.to_path_buf())
-    };
-    let path = options.store_path();
-    if !path.exists() {
-        return Err(format!(
-            "there is no store at {}; give --project DIR or --store FILE",
-            path.display()
-        ));
-    }
-    let store = Store::open(&path).map_err(|e| e.message)?;
-    let forgotten = store
-        .write(|c| homespace::store::memory::forget(c, session))
-        .map_err(|e| e.message)?;
-    if forgotten {
-        println!("forgot session {session} and its entries");
-        Ok(())
-    } else {
-        Err(format!(
-            "no session {session} in {}; `ls <mount>/memory/sessions/*/` lists them",
-            path.display()
-        ))
-    }
-}
-
-fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(), String> {
-    if store.is_none() && !project.is_dir() {
-        return Err(format!(
-            "no project directory at {}; give --project DIR or --store FILE",
-            project.display()
-        ));
-    }
-    let options = Options {
-        store,
-        ..Options::new(project.to_path_buf())
-    };
-    options.make_store_dir().map_err(|e| e.message)?;
-    let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
-    store.for_bulk_load().map_err(|e| e.message)?;
-    // A bar only for a person watching: never in pipes, logs or CI.
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {wide_msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-        ProgressBar::new(0).with_style(style)
-    });
-    let summary = transcripts::import_paths(&store, paths, &mut |progress| {
-        let Some(bar) = &bar else { return };
-        match progress {
-            Progress::Found { files } => bar.set_length(files as u64),
-            Progress::Reading { path, .. } => {
-                let name = path.file_name().unwrap_or(path.as_os_str());
-                bar.set_message(name.to_string_lossy().into_owned());
-            }
-            Progress::Done { index, .. } => bar.set_position(index as u64),
-        }
-    });
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    let summary = summary.map_err(|e| e.message)?;
-    report(&summary);
-    match summary.bad_files.len() {
-        0 => Ok(()),
-        n => Err(format!(
-            "{n} {} refused; nothing of {} was imported: fix the lines listed above and import again",
-            plural(n, "file", "files"),
-            if n == 1 { "it" } else { "them" },
-        )),
-    }
-}
-
-/// Refused and passed-over files on stderr, then the one summary line on stdout.
-fn report(summary: &Summary) {
-    for (path, error) in &summary.bad_files {
-        eprintln!("{}", refusal(path, error));
-    }
-    for path in &summary.not_transcripts {
-        eprintln!(
-            "homespace: passed over {}: not a transcript (no line looks like Claude Code, Codex or generic JSONL)",
-            path.display()
-        );
-    }
-    for (link, ancestor) in &summary.loops {
-        eprintln!(
-            "homespace: passed over {}: a link back to {}, which is imported already",
-            link.display(),
-            ancestor.display()
-        );
-    }
-    let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
-    println!(
-        "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",
-        count(summary.files, "file", "files"),
-        count(summary.sessions, "session", "sessions"),
-        count(summary.entries, "entry", "entries"),
-        summary.skipped,
-        count(summary.bad_files.len(), "file", "files"),
-        summary.seconds,
-    );
-}
-
-/// `homespace: refused PATH (3 bad lines; nothing of it was imported):` and one line per
-/// bad line.
-fn refusal(path: &Path, error: &ReadError) -> String {
-    let count = error.count();
-    if count == 0 {
-        return format!("homespace: refused {}: {error}", path.display());
-    }
-    let mut text = format!(
-        "homespace: refused {} ({count} bad {}; nothing of it was imported):",
-        path.display(),
-        plural(count, "line", "lines")
-    );
-    for (line, reason) in &error.bad_lines {
-        match line {
-            0 => text.push_str(&format!("\n  {reason}")),
-            _ => text.push_str(&format!("\n  line {line}: {reason}")),
-        }
-    }
-    if error.more > 0 {
-        text.push_str(&format!(
-            "\n  and {} more bad {}",
-            error.more,
-            plural(error.more, "line", "lines")
-        ));
-    }
-    text
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }

@@ -45,13 +45,12 @@ pub fn is_mounted(mountpoint: &Path) -> bool {
     let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else {
         return false;
     };
-    let target = target.to_string_lossy().into_owned();
     mounts.lines().any(|line| {
         let mut fields = line.split(' ');
         let (_, Some(at), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
             return false;
         };
-        at.replace("\\040", " ") == target && kind.starts_with("fuse")
+        crate::mounts::unescape(at) == target && kind.starts_with("fuse")
     })
 }
 

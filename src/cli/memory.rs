@@ -1,0 +1,147 @@
+//! `homespace import` and `homespace forget`: memory from the command line — transcripts
+//! in (with a progress bar for a person watching, a summary line for scripts), one session
+//! out.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use homespace::app::Options;
+use homespace::store::Store;
+use homespace::transcripts::{self, Progress, ReadError, Summary};
+
+pub fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(), String> {
+    let options = Options {
+        store,
+        ..Options::new(project.to_path_buf())
+    };
+    let path = options.store_path();
+    if !path.exists() {
+        return Err(format!(
+            "there is no store at {}; give --project DIR or --store FILE",
+            path.display()
+        ));
+    }
+    let store = Store::open(&path).map_err(|e| e.message)?;
+    let forgotten = store
+        .write(|c| homespace::store::memory::forget(c, session))
+        .map_err(|e| e.message)?;
+    if forgotten {
+        println!("forgot session {session} and its entries");
+        Ok(())
+    } else {
+        Err(format!(
+            "no session {session} in {}; `ls <mount>/memory/sessions/*/` lists them",
+            path.display()
+        ))
+    }
+}
+
+pub fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(), String> {
+    if store.is_none() && !project.is_dir() {
+        return Err(format!(
+            "no project directory at {}; give --project DIR or --store FILE",
+            project.display()
+        ));
+    }
+    let options = Options {
+        store,
+        ..Options::new(project.to_path_buf())
+    };
+    options.make_store_dir().map_err(|e| e.message)?;
+    let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
+    store.for_bulk_load().map_err(|e| e.message)?;
+    // A bar only for a person watching: never in pipes, logs or CI.
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let style = ProgressStyle::with_template("{bar:30} {pos}/{len} files  {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressBar::new(0).with_style(style)
+    });
+    let summary = transcripts::import_paths(&store, paths, &mut |progress| {
+        let Some(bar) = &bar else { return };
+        match progress {
+            Progress::Found { files } => bar.set_length(files as u64),
+            Progress::Reading { path, .. } => {
+                let name = path.file_name().unwrap_or(path.as_os_str());
+                bar.set_message(name.to_string_lossy().into_owned());
+            }
+            Progress::Done { index, .. } => bar.set_position(index as u64),
+        }
+    });
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let summary = summary.map_err(|e| e.message)?;
+    report(&summary);
+    match summary.bad_files.len() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{n} {} refused; nothing of {} was imported: fix the lines listed above and import again",
+            plural(n, "file", "files"),
+            if n == 1 { "it" } else { "them" },
+        )),
+    }
+}
+
+/// Refused and passed-over files on stderr, then the one summary line on stdout.
+fn report(summary: &Summary) {
+    for (path, error) in &summary.bad_files {
+        eprintln!("{}", refusal(path, error));
+    }
+    for path in &summary.not_transcripts {
+        eprintln!(
+            "homespace: passed over {}: not a transcript (no line looks like Claude Code, Codex or generic JSONL)",
+            path.display()
+        );
+    }
+    for (link, ancestor) in &summary.loops {
+        eprintln!(
+            "homespace: passed over {}: a link back to {}, which is imported already",
+            link.display(),
+            ancestor.display()
+        );
+    }
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
+    println!(
+        "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",
+        count(summary.files, "file", "files"),
+        count(summary.sessions, "session", "sessions"),
+        count(summary.entries, "entry", "entries"),
+        summary.skipped,
+        count(summary.bad_files.len(), "file", "files"),
+        summary.seconds,
+    );
+}
+
+/// `homespace: refused PATH (3 bad lines; nothing of it was imported):` and one line per
+/// bad line.
+fn refusal(path: &Path, error: &ReadError) -> String {
+    let count = error.count();
+    if count == 0 {
+        return format!("homespace: refused {}: {error}", path.display());
+    }
+    let mut text = format!(
+        "homespace: refused {} ({count} bad {}; nothing of it was imported):",
+        path.display(),
+        plural(count, "line", "lines")
+    );
+    for (line, reason) in &error.bad_lines {
+        match line {
+            0 => text.push_str(&format!("\n  {reason}")),
+            _ => text.push_str(&format!("\n  line {line}: {reason}")),
+        }
+    }
+    if error.more > 0 {
+        text.push_str(&format!(
+            "\n  and {} more bad {}",
+            error.more,
+            plural(error.more, "line", "lines")
+        ));
+    }
+    text
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
