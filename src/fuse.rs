@@ -87,11 +87,13 @@ pub fn serve(
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             crate::log::line(&format!("signal {signal}: unmounting"));
+            crate::service::stopping();
             if let Err(e) = unmounter.unmount() {
                 crate::log::line(&format!("unmount failed: {e}"));
             }
         }
     });
+    crate::service::ready(&mountpoint.to_string_lossy());
     session
         .run()
         .map_err(|e| format!("the mount ended with an error: {e}"))

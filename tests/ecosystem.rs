@@ -1,0 +1,260 @@
+//! homespace started the ways Linux starts file systems and services, and the command line's
+//! conventions: `mount -t fuse.homespace` and fstab lines through the helper in
+//! `mount-scripts/`, the systemd user unit (checked by `systemd-analyze verify`, readiness
+//! told over `NOTIFY_SOCKET`), completions, man pages, `status` and `prompt`.
+
+mod common;
+
+use std::os::unix::net::UnixDatagram;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{BIN, Mount, succeed};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// mount(8) looks for helpers in /sbin only: install this checkout's, atomically (other
+/// test processes may be running it).
+fn install_helper() {
+    let staged = PathBuf::from(format!(
+        "/usr/sbin/.mount.fuse.homespace.{}",
+        std::process::id()
+    ));
+    std::fs::copy(repo().join("mount-scripts/mount.fuse.homespace"), &staged).unwrap();
+    std::fs::rename(&staged, "/usr/sbin/mount.fuse.homespace").unwrap();
+}
+
+/// A copy of the example project with a mountpoint and a store path beside it.
+struct Place {
+    dir: tempfile::TempDir,
+    project: PathBuf,
+    at: PathBuf,
+    store: PathBuf,
+}
+
+impl Place {
+    fn new() -> Place {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("ledger");
+        common::copy_dir(&common::example(), &project);
+        let at = dir.path().join("mnt");
+        std::fs::create_dir_all(&at).unwrap();
+        let store = dir.path().join("team.db");
+        Place {
+            dir,
+            project,
+            at,
+            store,
+        }
+    }
+
+    /// `mount ARGS` with the helper pointed at this build.
+    fn mount(&self, args: &[&str]) -> std::process::Output {
+        Command::new("mount")
+            .args(args)
+            .env("HOMESPACE_BIN", BIN)
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if homespace::mount::is_mounted(&self.at) {
+            let _ = Command::new("umount").arg("-l").arg(&self.at).output();
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
+    install_helper();
+    let place = Place::new();
+    let (project, at) = (place.project.to_str().unwrap(), place.at.to_str().unwrap());
+    let options = format!("store={},noauto,_netdev,nofail", place.store.display());
+    let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", &options]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let entry = std::fs::read_to_string(place.at.join("_entry.md")).unwrap();
+    assert!(entry.contains("homespace — ledger"), "{entry}");
+    assert!(place.store.exists(), "store= chose the store");
+    succeed(Command::new("umount").arg(at));
+    assert!(!homespace::mount::is_mounted(&place.at), "umount ends it");
+
+    // An fstab line, through mount(8)'s own reading of an fstab (-T).
+    let fstab = place.dir.path().join("fstab");
+    std::fs::write(
+        &fstab,
+        format!(
+            "# homespace\n{project} {at} fuse.homespace noauto,user,store={},no_cache 0 0\n",
+            place.store.display()
+        ),
+    )
+    .unwrap();
+    let out = place.mount(&["-T", fstab.to_str().unwrap(), at]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let status = succeed(Command::new(BIN).arg("status").arg(at));
+    let status = text(&status.stdout);
+    assert!(
+        status.contains("cache    off (--no-cache)") && status.contains(project),
+        "{status}"
+    );
+    succeed(Command::new("umount").arg(at));
+
+    // A mistyped option is refused, not ignored.
+    let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", "stroe=/x.db"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("unknown option 'stroe=/x.db'"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!homespace::mount::is_mounted(&place.at));
+}
+
+#[test]
+fn the_systemd_unit_passes_systemd_analyze_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let man = dir.path().join("man");
+    succeed(Command::new(BIN).arg("man").arg(man.join("man1")));
+    let unit = std::fs::read_to_string(repo().join("mount-scripts/homespace@.service")).unwrap();
+    // The unit names the installed program; verify checks that it exists.
+    let unit = unit.replace("/usr/local/bin/homespace", BIN);
+    let instance = dir.path().join("homespace@ledger.service");
+    std::fs::write(&instance, unit).unwrap();
+    let runtime = dir.path().join("run");
+    std::fs::create_dir_all(&runtime).unwrap();
+    let out = Command::new("systemd-analyze")
+        .args(["verify", "--user"])
+        .arg(&instance)
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .env("MANPATH", &man)
+        .output()
+        .expect("systemd-analyze (package systemd) is installed");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_daemon_tells_systemd_when_it_is_ready_and_when_it_stops() {
+    let place = Place::new();
+    let socket_path = place.dir.path().join("notify");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut daemon = Command::new(BIN)
+        .args(["mount", "--foreground", "--project"])
+        .arg(&place.project)
+        .arg("--store")
+        .arg(&place.store)
+        .arg(&place.at)
+        .env("NOTIFY_SOCKET", &socket_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut buffer = [0u8; 512];
+    let received = socket.recv(&mut buffer);
+    let ready = received.map(|n| text(&buffer[..n]));
+    // Ready means answering: a listing works right after the message.
+    let listed = std::fs::read_dir(&place.at).map(|entries| entries.count());
+    // SAFETY: signalling the child we started has no memory effects.
+    unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
+    let stopping = socket.recv(&mut buffer).map(|n| text(&buffer[..n]));
+    let started = Instant::now();
+    while daemon.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = daemon.kill();
+            panic!("SIGTERM did not end the daemon");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ready = ready.expect("READY=1 arrives");
+    assert!(ready.contains("READY=1"), "{ready}");
+    assert!(listed.is_ok_and(|n| n > 0), "the mount answers once ready");
+    assert!(stopping.is_ok_and(|s| s.contains("STOPPING=1")));
+    assert!(
+        !homespace::mount::is_mounted(&place.at),
+        "SIGTERM unmounted"
+    );
+}
+
+#[test]
+fn completions_and_man_pages_are_generated_from_the_command_line() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = succeed(Command::new(BIN).args(["completions", shell]));
+        let script = text(&out.stdout);
+        assert!(
+            script.contains("mount") && script.contains("unmount") && script.contains("prompt"),
+            "{shell}: {script}"
+        );
+    }
+    let out = succeed(Command::new("bash").arg("-c").arg(format!(
+        "source <('{BIN}' completions bash) && complete -p homespace"
+    )));
+    assert!(text(&out.stdout).contains("homespace"));
+
+    let dir = tempfile::tempdir().unwrap();
+    succeed(Command::new(BIN).arg("man").arg(dir.path()));
+    for page in ["homespace.1", "homespace-mount.1", "homespace-status.1"] {
+        assert!(dir.path().join(page).is_file(), "{page} written");
+    }
+    let page = succeed(Command::new(BIN).arg("man"));
+    assert!(
+        text(&page.stdout).starts_with(".ie") || text(&page.stdout).contains(".TH homespace 1")
+    );
+    let rendered = Command::new("man")
+        .arg("-l")
+        .arg(dir.path().join("homespace-mount.1"))
+        .env("MANPAGER", "cat")
+        .env("MANWIDTH", "100")
+        .output()
+        .expect("man (package man-db) is installed");
+    let rendered = text(&rendered.stdout);
+    assert!(rendered.contains("--allow-other"), "{rendered}");
+}
+
+#[test]
+fn status_lists_the_mount_and_prompt_gives_an_agent_its_bearings() {
+    let mount = Mount::example();
+    let out = succeed(Command::new(BIN).arg("status"));
+    let status = text(&out.stdout);
+    let at = mount.at.canonicalize().unwrap();
+    let (_, ours) = status
+        .split_once(&format!("{}\n", at.display()))
+        .unwrap_or_else(|| panic!("{} not listed:\n{status}", at.display()));
+    let pid = mount.daemon_pid().unwrap();
+    assert!(
+        ours.contains(&format!("pid {pid}, up "))
+            && ours.contains("MiB resident")
+            && ours.contains(&format!("project  {}", mount.project.display()))
+            && ours.contains("cache    kept by the kernel"),
+        "{ours}"
+    );
+    let none = Command::new(BIN).args(["status", "/"]).output().unwrap();
+    assert!(!none.status.success());
+    assert!(text(&none.stderr).contains("is not a homespace mount"));
+
+    let out = succeed(Command::new(BIN).arg("prompt").arg(&mount.at));
+    let block = text(&out.stdout);
+    assert!(block.chars().count().div_ceil(4) <= 150, "{block}");
+    let entry = format!("cat {}/_entry.md", at.display());
+    assert!(block.contains(&entry), "{block}");
+    // What it tells the agent to read is there.
+    assert!(std::fs::read_to_string(at.join("_entry.md")).is_ok());
+    assert!(
+        block.contains(&format!("{}/_errors.md", at.display())),
+        "{block}"
+    );
+}
