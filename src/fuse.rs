@@ -68,7 +68,7 @@ pub fn serve(
         mountpoint,
         &config,
     )
-    .map_err(|e| format!("cannot mount at {}: {e}", mountpoint.display()))?;
+    .map_err(|e| mount_failure(mountpoint, &e))?;
     if kept {
         let notifier = session.notifier();
         space.kernel().attach(Box::new(KernelNotifier(notifier)));
@@ -97,6 +97,37 @@ pub fn serve(
     session
         .run()
         .map_err(|e| format!("the mount ended with an error: {e}"))
+}
+
+/// Why mounting failed, with what to do about the cases a user can fix.
+fn mount_failure(mountpoint: &Path, error: &std::io::Error) -> String {
+    let at = mountpoint.display();
+    let fuse_device = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/fuse");
+    match fuse_device {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => format!(
+            "cannot mount at {at}: /dev/fuse is not open to you. The kernel makes it \
+             readable and writable by all (crw-rw-rw-, fusermount3 checks who may mount \
+             where); this system restricts it: ask root to run `chmod 0666 /dev/fuse`"
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => format!(
+            "cannot mount at {at}: there is no /dev/fuse; load the module (`modprobe fuse`) \
+             or, in a container, pass the device in (`--device /dev/fuse`)"
+        ),
+        _ => {
+            let said = error.to_string();
+            if said.contains("user_allow_other") {
+                format!(
+                    "cannot mount at {at}: --allow-other needs the line `user_allow_other` in \
+                     /etc/fuse.conf (root adds it once); fusermount3 said: {said}"
+                )
+            } else {
+                format!("cannot mount at {at}: {said}")
+            }
+        }
+    }
 }
 
 /// The `fuser` filesystem over a [`Space`].

@@ -258,3 +258,86 @@ fn status_lists_the_mount_and_prompt_gives_an_agent_its_bearings() {
         "{block}"
     );
 }
+
+#[test]
+fn a_user_mounts_reads_writes_and_unmounts_with_fusermount3_and_root_is_kept_out() {
+    use std::os::unix::fs::PermissionsExt;
+    // The kernel makes /dev/fuse crw-rw-rw-; some containers restrict it, and then no FUSE
+    // file system can be mounted by a user. Give this machine the kernel's default.
+    let device = std::fs::metadata("/dev/fuse").unwrap().permissions();
+    if device.mode() & 0o666 != 0o666 {
+        std::fs::set_permissions("/dev/fuse", std::fs::Permissions::from_mode(0o666)).unwrap();
+    }
+    let user = common::OtherUser::new("mnt");
+    let place = Place::new();
+    std::fs::set_permissions(place.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The program where the user may run it (the checkout may be private to root).
+    let bin = place.dir.path().join("homespace");
+    std::fs::copy(BIN, &bin).unwrap();
+    succeed(
+        Command::new("chown")
+            .arg("-R")
+            .arg(&user.name)
+            .arg(&place.project)
+            .arg(&place.at),
+    );
+    let as_user = |args: &[&str]| {
+        Command::new("runuser")
+            .args(["-u", &user.name, "--"])
+            .args(args)
+            .current_dir("/")
+            .output()
+            .unwrap()
+    };
+    let (bin, project, at) = (
+        bin.to_str().unwrap(),
+        place.project.to_str().unwrap(),
+        place.at.to_str().unwrap(),
+    );
+    let out = as_user(&[bin, "mount", "--project", project, at]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = format!("{at} fuse");
+    let table = std::fs::read_to_string("/proc/mounts").unwrap();
+    let entry = table
+        .lines()
+        .find(|l| l.contains(&line))
+        .unwrap_or_default();
+    assert!(
+        entry.contains(&format!("user_id={}", user.uid)),
+        "mounted as the user: {entry}"
+    );
+    let out = as_user(&["cat", &format!("{at}/_entry.md")]);
+    assert!(text(&out.stdout).contains("homespace — ledger"));
+    let task = format!("{at}/tasks/open/from-a-user.json");
+    let out = as_user(&[
+        "sh",
+        "-c",
+        &format!("echo '{{\"title\": \"Written by a user\"}}' > {task} && cat {task}"),
+    ]);
+    assert!(
+        text(&out.stdout).contains("Written by a user"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Root without --allow-other is kept out by the kernel.
+    let root = std::fs::read_dir(&place.at).map(|_| ()).unwrap_err();
+    assert_eq!(root.raw_os_error(), Some(libc::EACCES));
+    // --allow-other needs root's consent in /etc/fuse.conf, and the refusal says so.
+    let conf = std::fs::read_to_string("/etc/fuse.conf").unwrap_or_default();
+    if !conf.lines().any(|l| l.trim() == "user_allow_other") {
+        let other = place.dir.path().join("shared");
+        std::fs::create_dir_all(&other).unwrap();
+        succeed(Command::new("chown").arg(&user.name).arg(&other));
+        let other = other.to_str().unwrap();
+        let out = as_user(&[bin, "mount", "--allow-other", "--project", project, other]);
+        assert!(!out.status.success());
+        assert!(
+            text(&out.stderr).contains("needs the line `user_allow_other` in /etc/fuse.conf"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    let out = as_user(&[bin, "unmount", at]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!homespace::mount::is_mounted(&place.at));
+}
