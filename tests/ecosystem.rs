@@ -341,3 +341,8 @@ fn a_user_mounts_reads_writes_and_unmounts_with_fusermount3_and_root_is_kept_out
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!homespace::mount::is_mounted(&place.at));
 }
+
+#[test]
+fn a_file_manager_lists_copies_drags_and_is_refused_the_trash() {
+    Mount::example().run_script("gio.sh");
+}

@@ -53,6 +53,15 @@ pub fn is_editor_temp(name: &str) -> bool {
         .is_some_and(|(stem, tail)| !stem.is_empty() && tail.len() == 6 && alnum(tail))
 }
 
+/// Whether `name` is a trash folder a file manager makes at the top of a file system
+/// (`.Trash`, `.Trash-1000`) to move deleted files into.
+pub fn is_trash(name: &str) -> bool {
+    name == ".Trash"
+        || name
+            .strip_prefix(".Trash-")
+            .is_some_and(|uid| !uid.is_empty() && uid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Whether a failed lookup of `name` is a probe that tools make on their own (dotfiles,
 /// editor temps, file managers' autorun and thumbnail files) rather than a user's typo.
 pub fn is_probe(name: &str) -> bool {
@@ -107,5 +116,11 @@ mod tests {
         assert!(is_probe("autorun.inf"));
         assert!(is_probe(".Trash-0"));
         assert!(!is_probe("sourc"));
+    }
+
+    #[test]
+    fn trash_folders_are_recognised() {
+        assert!(is_trash(".Trash") && is_trash(".Trash-0") && is_trash(".Trash-1000"));
+        assert!(!is_trash(".Trash-") && !is_trash(".Trash-x") && !is_trash("Trash"));
     }
 }

@@ -159,6 +159,16 @@ impl Space {
         path.push(name.to_string());
         let _change = self.admit(caller, "mkdir", &path)?;
         let made = (|| {
+            if crate::model::names::is_trash(name) {
+                // File managers move deleted files into such a folder; here nothing could
+                // come back from it, and the folder would show in every listing.
+                return Err(Error::not_permitted(format!(
+                    "{} was not made: homespace keeps no trash, what is removed is gone at \
+                     once (source/history/ can undo code edits). Delete with `rm`, or in a \
+                     file manager with Delete Permanently (Shift+Delete)",
+                    self.links.to(&path.join("/"))
+                )));
+            }
             if self.stat(&path).is_ok() {
                 return Err(Error::exists(format!(
                     "{} already exists",
