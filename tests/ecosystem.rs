@@ -192,6 +192,23 @@ fn the_daemon_tells_systemd_when_it_is_ready_and_when_it_stops() {
 
 #[test]
 fn completions_and_man_pages_are_generated_from_the_command_line() {
+    for command in [
+        "mount",
+        "unmount",
+        "render",
+        "import",
+        "forget",
+        "status",
+        "prompt",
+        "completions",
+        "man",
+    ] {
+        let help = succeed(Command::new(BIN).args([command, "--help"]));
+        assert!(
+            text(&help.stdout).contains("Example"),
+            "{command} --help shows examples"
+        );
+    }
     for shell in ["bash", "zsh", "fish"] {
         let out = succeed(Command::new(BIN).args(["completions", shell]));
         let script = text(&out.stdout);
