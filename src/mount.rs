@@ -50,8 +50,33 @@ pub fn is_mounted(mountpoint: &Path) -> bool {
         let (_, Some(at), Some(kind)) = (fields.next(), fields.next(), fields.next()) else {
             return false;
         };
-        crate::mounts::unescape(at) == target && kind.starts_with("fuse")
+        unescape(at) == target && kind.starts_with("fuse")
     })
+}
+
+/// `/proc/mounts` writes space, tab, newline and backslash as octal escapes.
+pub(crate) fn unescape(field: &str) -> PathBuf {
+    let mut out = Vec::with_capacity(field.len());
+    let bytes = field.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let octal = bytes.get(at + 1..at + 4).and_then(|digits| {
+            std::str::from_utf8(digits)
+                .ok()
+                .and_then(|d| u8::from_str_radix(d, 8).ok())
+        });
+        match (bytes[at], octal) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
+                at += 4;
+            }
+            (byte, _) => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Detach whatever FUSE mount is at `mountpoint` (used for stale mounts and `unmount`).
@@ -223,4 +248,19 @@ pub fn daemon_pid(mountpoint: &Path) -> Option<i32> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mount_table_escapes_are_undone() {
+        assert_eq!(
+            unescape("/tmp/my\\040mount\\134x"),
+            PathBuf::from("/tmp/my mount\\x")
+        );
+        assert_eq!(unescape("/plain"), PathBuf::from("/plain"));
+        assert_eq!(unescape("/odd\\04"), PathBuf::from("/odd\\04"));
+    }
 }

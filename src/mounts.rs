@@ -35,38 +35,13 @@ pub fn running() -> Vec<RunningMount> {
             let source = fields.next()?;
             let at = fields.next()?;
             let kind = fields.next()?;
-            (source == "homespace" && kind.starts_with("fuse")).then(|| unescape(at))
+            (source == "homespace" && kind.starts_with("fuse")).then(|| crate::mount::unescape(at))
         })
         .map(|mountpoint| RunningMount {
             daemon: daemon_of(&mountpoint),
             mountpoint,
         })
         .collect()
-}
-
-/// `/proc/mounts` writes space, tab, newline and backslash as octal escapes.
-pub(crate) fn unescape(field: &str) -> PathBuf {
-    let mut out = Vec::with_capacity(field.len());
-    let bytes = field.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        let octal = bytes.get(at + 1..at + 4).and_then(|digits| {
-            std::str::from_utf8(digits)
-                .ok()
-                .and_then(|d| u8::from_str_radix(d, 8).ok())
-        });
-        match (bytes[at], octal) {
-            (b'\\', Some(byte)) => {
-                out.push(byte);
-                at += 4;
-            }
-            (byte, _) => {
-                out.push(byte);
-                at += 1;
-            }
-        }
-    }
-    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn daemon_of(mountpoint: &Path) -> Option<Daemon> {
@@ -118,16 +93,6 @@ fn rss_kib(proc: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mount_table_escapes_are_undone() {
-        assert_eq!(
-            unescape("/tmp/my\\040mount\\134x"),
-            PathBuf::from("/tmp/my mount\\x")
-        );
-        assert_eq!(unescape("/plain"), PathBuf::from("/plain"));
-        assert_eq!(unescape("/odd\\04"), PathBuf::from("/odd\\04"));
-    }
 
     #[test]
     fn this_process_has_an_uptime_and_a_resident_size() {
