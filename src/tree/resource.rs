@@ -29,8 +29,15 @@ pub trait Resource: Send + Sync {
         &[]
     }
 
-    /// One line for the root dashboard: what this is and its live state.
+    /// One line for listings and `_nav.txt`: what this is and its live state. Every
+    /// listing of the root and every `_nav.txt` asks for it, so it must be cheap.
     fn summary(&self) -> Result<String>;
+
+    /// The line on the root dashboard, which may cost more (the dashboard is rendered
+    /// once per change, not once per listing); by default the same as [`Self::summary`].
+    fn dashboard_summary(&self) -> Result<String> {
+        self.summary()
+    }
 
     /// What this resourcespace shows on the root dashboard, as titled blocks of one-line
     /// items (`Now`: the top outstanding tasks; `Recent sessions`); may be none.

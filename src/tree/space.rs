@@ -360,7 +360,7 @@ impl Space {
         };
         for resource in &self.resources {
             let summary = resource
-                .summary()
+                .dashboard_summary()
                 .unwrap_or_else(|e| format!("unavailable: {}", e.message));
             dashboard
                 .spaces

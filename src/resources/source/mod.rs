@@ -110,6 +110,37 @@ pub struct Source {
 }
 
 impl Source {
+    /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`, or with `counted`
+    /// (modules of the code, of the tests) `ledger: 6 modules (1 top-level package, ...),
+    /// 1 test folder with 3 modules`; the last test run after it.
+    fn state_line(&self, counted: Option<(usize, usize)>) -> String {
+        let top = self.project.top_level();
+        let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
+        let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        let tops = format!(
+            "{packages} top-level package{}, {modules} top-level module{}",
+            plural(packages),
+            plural(modules)
+        );
+        let folders = self.project.test_dirs.len();
+        let folders = format!("{folders} test folder{}", plural(folders));
+        let last_run = self
+            .last_run()
+            .map(|run| format!("; last test run {run}"))
+            .unwrap_or_default();
+        match counted {
+            None => format!("{}: {tops}, {folders}{last_run}", self.name),
+            Some((code, tests)) => format!(
+                "{}: {} module{} ({tops}), {folders} with {} module{}{last_run}",
+                self.name,
+                thousands(code as u64),
+                plural(code),
+                thousands(tests as u64),
+                plural(tests)
+            ),
+        }
+    }
+
     /// The source tree of the project at `root` (canonical), named `name`, recording its
     /// edits in `store`, with its history and settings inside.
     pub fn new(
@@ -315,30 +346,17 @@ impl Resource for Source {
     }
 
     fn summary(&self) -> Result<String> {
-        let top = self.project.top_level();
-        let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
-        let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        Ok(self.state_line(None))
+    }
+
+    /// With every module counted: a walk of the whole project, fine once per change.
+    fn dashboard_summary(&self) -> Result<String> {
         let (tests, code): (Vec<_>, Vec<_>) = self
             .project
             .python_files()
             .into_iter()
             .partition(|file| self.project.test_dirs.iter().any(|t| file.starts_with(t)));
-        let last_run = self
-            .last_run()
-            .map(|run| format!("; last test run {run}"))
-            .unwrap_or_default();
-        Ok(format!(
-            "{}: {} module{} ({packages} top-level package{}, {modules} top-level module{}), {} test folder{} with {} module{}{last_run}",
-            self.name,
-            thousands(code.len() as u64),
-            plural(code.len()),
-            plural(packages),
-            plural(modules),
-            self.project.test_dirs.len(),
-            plural(self.project.test_dirs.len()),
-            thousands(tests.len() as u64),
-            plural(tests.len())
-        ))
+        Ok(self.state_line(Some((code.len(), tests.len()))))
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
