@@ -14,19 +14,26 @@
 //! peak, and what is left after they are removed.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|sessions]`
+//! [--only all|source|tasks|memory|sessions] [--cached-only]` (`--cached-only`: the source
+//! section skips its `--no-cache` mounts, minutes of the stdlib's `ls -lR`).
+//!
+//! Every mount is unmounted when done and checked to be gone; one that cannot be is named
+//! with its daemon, the daemon is ended, and the benchmark exits with status 1 at the end.
 //!
 //! The sessions section (`sessions.rs`) generates 1,000,000 memory entries as transcripts,
 //! times `homespace import`, and measures memory search, a 20,000-entry session, its
 //! `related.md` and `memory/recall` on the mount.
 
 mod memory;
+mod search_baseline;
 mod sessions;
 mod source;
+mod symbol_index;
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -39,6 +46,7 @@ fn main() {
     };
     let runs: usize = value("--runs").and_then(|r| r.parse().ok()).unwrap_or(200);
     let only = value("--only").unwrap_or_else(|| "all".to_string());
+    let uncached = !args.iter().any(|a| a == "--cached-only");
     let (source, tasks, memory) = match only.as_str() {
         "all" => (true, true, true),
         "source" => (true, false, false),
@@ -56,12 +64,19 @@ fn main() {
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
     if source {
         let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
-        source::bench_project("example project (examples/ledger)", &example, runs, "debit");
+        source::bench_project(
+            "example project (examples/ledger)",
+            &example,
+            runs,
+            "debit",
+            uncached,
+        );
         source::bench_project(
             &format!("large project ({})", large.display()),
             &large,
             runs.min(50),
             "def register",
+            uncached,
         );
     }
     if tasks {
@@ -73,6 +88,7 @@ fn main() {
     if matches!(only.as_str(), "all" | "sessions") {
         sessions::bench_sessions(&example, runs.min(200));
     }
+    exit_if_left_behind();
 }
 
 fn stdlib() -> PathBuf {
@@ -86,17 +102,141 @@ fn stdlib() -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
-/// A mounted project, unmounted on drop.
+/// The mounts that could not be removed, as said when dropped. A drop cannot return an
+/// error and must not panic (it may run while a panic unwinds), so it records here and
+/// `main` checks before exiting.
+static LEFT_BEHIND: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// How long a daemon may take to exit once its mount is gone.
+const DAEMON_EXIT: Duration = Duration::from_secs(10);
+
+/// A mounted project, unmounted on drop (see [`Mounted::unmount`]).
 struct Mounted {
     at: PathBuf,
-    _dir: tempfile::TempDir,
+    /// The device of the FUSE mount, which the mountpoint no longer has once it is gone.
+    dev: u64,
+    /// The daemon serving the mount, if it was found.
+    daemon: Option<i32>,
+    /// The directory holding the mountpoint and the store. `None` once kept: deleting it
+    /// with the mount still there would delete files of the project through the mount.
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Drop for Mounted {
     fn drop(&mut self) {
-        let _ = homespace::mount::unmount(&self.at, false);
-        let _ = homespace::mount::unmount(&self.at, true);
+        if let Err(why) = self.unmount() {
+            let kept = self.dir.take().map(tempfile::TempDir::keep);
+            let daemon = self.daemon.map_or("no daemon found".to_string(), |pid| {
+                format!("daemon pid {pid}")
+            });
+            let message = format!(
+                "{} ({daemon}): {why}{}",
+                self.at.display(),
+                kept.map_or(String::new(), |dir| format!(
+                    "; {} was kept, not deleted",
+                    dir.display()
+                ))
+            );
+            eprintln!("homespace-bench: ERROR: mount left behind at {message}");
+            if let Ok(mut left) = LEFT_BEHIND.lock() {
+                left.push(message);
+            }
+        }
     }
+}
+
+impl Mounted {
+    /// Unmount: normally, else lazily, each checked by the mountpoint's device; then wait
+    /// for the daemon to exit. What fails is said, and a daemon left serving is ended.
+    fn unmount(&self) -> Result<(), String> {
+        let mut tried = Vec::new();
+        for (how, lazy) in [("normal", false), ("lazy", true)] {
+            match homespace::mount::unmount(&self.at, lazy) {
+                Ok(()) if self.gone() => return self.daemon_exits(),
+                Ok(()) => tried.push(format!(
+                    "{how}: said it worked, but the FUSE mount is still there"
+                )),
+                Err(why) => tried.push(format!("{how}: {why}")),
+            }
+        }
+        Err(format!(
+            "could not unmount ({}){}",
+            tried.join("; "),
+            self.end_daemon()
+        ))
+    }
+
+    /// Whether the mountpoint is back on the file system below it (a stale mount cannot
+    /// even be stat'ed).
+    fn gone(&self) -> bool {
+        std::fs::metadata(&self.at).is_ok_and(|m| m.dev() != self.dev)
+    }
+
+    /// Wait for the daemon to exit now that its mount is gone; end it if it does not.
+    fn daemon_exits(&self) -> Result<(), String> {
+        let Some(pid) = self.daemon else {
+            return Ok(());
+        };
+        let started = Instant::now();
+        while serves(pid, &self.at) {
+            if started.elapsed() > DAEMON_EXIT {
+                return Err(format!(
+                    "unmounted, but the daemon still runs after {} s{}",
+                    DAEMON_EXIT.as_secs(),
+                    self.end_daemon()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// End the daemon, if it is known and still the one serving this mountpoint; says
+    /// what was done, for the error message.
+    fn end_daemon(&self) -> String {
+        let Some(pid) = self.daemon.filter(|&pid| serves(pid, &self.at)) else {
+            return String::new();
+        };
+        // SAFETY: kill(2) takes no pointers; `serves` just checked that `pid` is the daemon
+        // of this mount, not a process that took its number since.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let started = Instant::now();
+        while serves(pid, &self.at) && started.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if !serves(pid, &self.at) {
+            return format!("; daemon {pid} ended (SIGTERM)");
+        }
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        format!("; daemon {pid} killed (SIGKILL)")
+    }
+}
+
+/// Whether process `pid` is the daemon serving `at` (a zombie has no command line).
+fn serves(pid: i32, at: &Path) -> bool {
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    let at = at.as_os_str().as_encoded_bytes();
+    let mut args = cmdline.split(|&b| b == 0);
+    args.clone().any(|a| a == b"--foreground") && args.any(|a| a == at)
+}
+
+/// Exit with status 1 if any mount could not be removed, naming them again at the end.
+fn exit_if_left_behind() {
+    let left = LEFT_BEHIND.lock().map(|l| l.clone()).unwrap_or_default();
+    if left.is_empty() {
+        return;
+    }
+    eprintln!(
+        "homespace-bench: ERROR: {} mount(s) could not be removed:",
+        left.len()
+    );
+    for message in left {
+        eprintln!("  {message}");
+    }
+    std::process::exit(1);
 }
 
 fn homespace_bin() -> PathBuf {
@@ -133,7 +273,15 @@ fn mount_args(project: &Path, store: Option<&Path>, args: &[&str]) -> (Mounted, 
     }
     let _ = std::fs::read_dir(at.join("source")).map(|d| d.count());
     let first = started.elapsed();
-    (Mounted { at, _dir: dir }, first)
+    let dev = std::fs::metadata(&at).expect("stat the mount").dev();
+    let daemon = homespace::mount::daemon_pid(&at);
+    let mounted = Mounted {
+        at,
+        dev,
+        daemon,
+        dir: Some(dir),
+    };
+    (mounted, first)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -401,4 +549,58 @@ fn bench_tasks(project: &Path, runs: usize) {
         );
     }
     println!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stand-in daemon "serving" `at`: a shell whose command line names it as the real
+    /// one's does, and which does not exit on its own.
+    fn fake_daemon(at: &Path) -> std::process::Child {
+        let child = Command::new("sh")
+            .args(["-c", "while :; do sleep 1; done", "--foreground"])
+            .arg(at)
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let started = Instant::now();
+        while !serves(pid, at) {
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "sh did not start"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        child
+    }
+
+    #[test]
+    fn a_mount_that_cannot_be_removed_is_named_kept_and_its_daemon_ended() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = dir.path().to_path_buf();
+        let at = holder.join("mnt");
+        std::fs::create_dir(&at).unwrap();
+        // Not mounted, and "still on the mount's device": both unmounts fail.
+        let dev = std::fs::metadata(&at).unwrap().dev();
+        let mut daemon = fake_daemon(&at);
+        let pid = daemon.id() as i32;
+        drop(Mounted {
+            at: at.clone(),
+            dev,
+            daemon: Some(pid),
+            dir: Some(dir),
+        });
+        assert!(!daemon.wait().unwrap().success(), "the daemon was ended");
+        let left = LEFT_BEHIND.lock().unwrap().clone();
+        let message = left
+            .iter()
+            .find(|m| m.contains(&*at.to_string_lossy()))
+            .expect("the failure is recorded");
+        assert!(message.contains(&format!("daemon pid {pid}")), "{message}");
+        assert!(message.contains("could not unmount"), "{message}");
+        assert!(message.contains("ended (SIGTERM)"), "{message}");
+        assert!(holder.exists(), "the directory is kept, not deleted");
+        std::fs::remove_dir_all(&holder).unwrap();
+    }
 }

@@ -3,13 +3,15 @@
 //! view, a module and a symbol file, `stat`, `ls` of a package, a module's and a class's
 //! directory, each beside the same operation on plain files holding the same bytes or the
 //! same names; the first `ls`, `ls -lR` of `source/` beside `ls -lR` of the project, a
-//! dotted lookup and a search.
+//! dotted lookup and a search (beside grep and ripgrep over the same files:
+//! `search_baseline.rs`); then, once per project, the cost of indexing its modules
+//! (`symbol_index.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::{daemon_rss, ls, mount_args, read_all, row, time};
+use super::{daemon_rss, ls, mount_args, read_all, row, search_baseline, symbol_index, time};
 
 /// A plain directory holding empty files and folders named as `dir`'s members: the
 /// baseline of listing a generated directory.
@@ -68,17 +70,29 @@ fn once(op: impl FnOnce()) -> Duration {
     started.elapsed()
 }
 
-pub fn bench_project(title: &str, project: &Path, runs: usize, query: &str) {
+/// The source section for `project`; `uncached`: also mounted with `--no-cache` (minutes
+/// more on the stdlib).
+pub fn bench_project(title: &str, project: &Path, runs: usize, query: &str, uncached: bool) {
     println!("## {title}");
-    for (mode, args) in [
+    let files = search_baseline::searched_files(project);
+    let modes = [
         ("kernel cache (default)", &[][..]),
         ("no cache (--no-cache)", &["--no-cache"][..]),
-    ] {
-        bench_mode(mode, args, project, runs, query);
+    ];
+    for (mode, args) in &modes[..if uncached { 2 } else { 1 }] {
+        bench_mode(mode, args, project, runs, query, &files);
     }
+    symbol_index::figure(&files);
 }
 
-fn bench_mode(mode: &str, args: &[&str], project: &Path, runs: usize, query: &str) {
+fn bench_mode(
+    mode: &str,
+    args: &[&str],
+    project: &Path,
+    runs: usize,
+    query: &str,
+    files: &[PathBuf],
+) {
     println!("### {mode}");
     let (mounted, first_ls) = mount_args(project, None, args);
     let at = &mounted.at;
@@ -169,19 +183,7 @@ fn bench_mode(mode: &str, args: &[&str], project: &Path, runs: usize, query: &st
         time(tree_runs, || ls_lr(&at.join("source"))),
         Some(time(tree_runs, || ls_lr(project))),
     );
-    let search = at.join("search").join(format!("source:{query}"));
-    let search_runs = runs.clamp(3, 20);
-    let grep = || {
-        let _ = Command::new("grep")
-            .args(["-rn", "--include=*.py", query])
-            .arg(project)
-            .output();
-    };
-    row(
-        &format!("search/source:{query} vs grep -rn"),
-        time(search_runs, || read_all(&search)),
-        Some(time(search_runs, grep)),
-    );
+    search_baseline::rows(at, query, files, runs.clamp(3, 20));
     match daemon_rss(at) {
         Some(kb) => println!(
             "  {:<44} {:>10.1} MiB",
