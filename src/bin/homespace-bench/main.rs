@@ -558,9 +558,14 @@ mod tests {
     /// A stand-in daemon "serving" `at`: a shell whose command line names it as the real
     /// one's does, and which does not exit on its own.
     fn fake_daemon(at: &Path) -> std::process::Child {
+        // Its `sleep` outlives the SIGTERM by up to a second: without our pipes, so the
+        // test harness does not wait for it.
         let child = Command::new("sh")
             .args(["-c", "while :; do sleep 1; done", "--foreground"])
             .arg(at)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
         let pid = child.id() as i32;
