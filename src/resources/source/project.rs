@@ -172,8 +172,15 @@ impl Project {
             let Some(name) = item.file_name().to_str().map(str::to_string) else {
                 continue;
             };
-            let Some(is_dir) = self.kind_inside(&path) else {
-                continue;
+            // The directory entry's own type costs no system call; only a symlink (or a
+            // file system that does not say) needs a look at what it leads to.
+            let is_dir = match item.file_type() {
+                Ok(kind) if kind.is_dir() => true,
+                Ok(kind) if kind.is_file() => false,
+                _ => match self.kind_inside(&path) {
+                    Some(is_dir) => is_dir,
+                    None => continue,
+                },
             };
             if self.is_hidden(&path, is_dir) {
                 continue;
