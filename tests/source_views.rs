@@ -373,3 +373,37 @@ fn folders_are_called_what_they_are_the_same_way_everywhere() {
     let nav = render(&space, "source/_nav.txt");
     assert!(!nav.contains("_static/ — package"), "{nav}");
 }
+
+#[test]
+fn names_for_ls_and_nav_are_the_listing_without_descriptions() {
+    let (_dir, space) = project(&[
+        (
+            "app/__init__.py",
+            b"\"\"\"The app.\"\"\"\nclass A:\n    def f(self): pass\n",
+        ),
+        ("app/core.py", b"def g(): pass\n"),
+        ("app/templates/page.html", b"<p/>\n"),
+        ("app/plugins/extra.py", b"X = 1\n"),
+        ("tests/test_app.py", b"def test_a(): pass\n"),
+        ("top.py", b"Y = 2\n"),
+    ]);
+    for path in [
+        "source",
+        "source/app",
+        "source/app/plugins",
+        "source/app/templates",
+        "source/app/core",
+        "source/app/__init__/A",
+        "source/tests",
+        "source/tests/test_app",
+    ] {
+        let components: Vec<String> = path.split('/').map(str::to_string).collect();
+        let listed: Vec<(String, homespace::model::Kind)> = space
+            .list(&components)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.name, c.kind))
+            .collect();
+        assert_eq!(space.names(&components).unwrap(), listed, "{path}");
+    }
+}

@@ -263,6 +263,25 @@ impl Source {
         }
         children
     }
+
+    /// The names [`Self::disk_children`] gives, without what their descriptions cost (a
+    /// stat per file, a look inside every folder): `ls` and `_nav.txt` throw those away,
+    /// and a `_nav.txt` deep in a folder of hundreds lists that folder again each time.
+    fn disk_names(&self, dir: &Path, top: bool) -> Vec<(String, Kind)> {
+        let mut names = Vec::new();
+        for (name, kind, _) in self.dir_members(dir, top) {
+            match kind {
+                EntryKind::Dir => names.push((name, Kind::Dir)),
+                EntryKind::Module => {
+                    let stem = name.trim_end_matches(".py").to_string();
+                    names.push((name, Kind::Document));
+                    names.push((stem, Kind::Dir));
+                }
+                EntryKind::Data => names.push((name, Kind::Document)),
+            }
+        }
+        names
+    }
 }
 
 /// `3.1 KiB`, `812 B`.
@@ -394,6 +413,32 @@ impl Resource for Source {
             children.extend(runner::members());
         }
         Ok(children)
+    }
+
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        let folder = match self.runner_at(path) {
+            Some(_) => None,
+            None => match self.resolve(path)? {
+                Place::Root => Some((self.project.root.clone(), true)),
+                Place::Dir { disk, .. } => Some((disk, false)),
+                _ => None,
+            },
+        };
+        let Some((dir, top)) = folder else {
+            return Ok(self
+                .list(path)?
+                .into_iter()
+                .map(|c| (c.name, c.kind))
+                .collect());
+        };
+        let mut names = self.disk_names(&dir, top);
+        if top && !self.project.test_dirs.is_empty() {
+            names.push((TESTS.to_string(), Kind::Dir));
+        }
+        if path == [TESTS] {
+            names.extend(runner::members().into_iter().map(|c| (c.name, c.kind)));
+        }
+        Ok(names)
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
