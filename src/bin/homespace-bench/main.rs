@@ -268,7 +268,14 @@ fn mount_args(project: &Path, store: Option<&Path>, args: &[&str]) -> (Mounted, 
         .status()
         .expect("homespace runs");
     assert!(status.success(), "mount failed");
+    // `homespace mount` returns once the mount answers; this only guards against a mount
+    // that vanished right after, which must end the run rather than hang it.
     while std::fs::metadata(&at).map(|m| m.dev()).unwrap_or(before) == before {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the mount at {} did not appear within 30 s",
+            at.display()
+        );
         std::thread::sleep(Duration::from_micros(100));
     }
     let _ = std::fs::read_dir(at.join("source")).map(|d| d.count());
