@@ -232,55 +232,37 @@ impl Source {
         })
     }
 
-    /// The children of a project directory as tree members: `m.py` then `m/`.
-    fn disk_children(&self, dir: &Path, top: bool) -> Vec<Child> {
+    /// The children of a project directory as tree members: `m.py` then `m/`. Without
+    /// `described`, names and kinds only: the descriptions cost a stat per file and a look
+    /// inside every folder, which `ls` and `_nav.txt` throw away — and a `_nav.txt` deep in
+    /// a folder of hundreds lists that folder again each time.
+    fn disk_children(&self, dir: &Path, top: bool, described: bool) -> Vec<Child> {
         let mut children = Vec::new();
         for (name, kind, path) in self.dir_members(dir, top) {
-            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            let about = |text: &dyn Fn() -> String| if described { text() } else { String::new() };
+            let size = || bytes(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
             match kind {
                 EntryKind::Dir => {
-                    children.push(Child::new(name, Kind::Dir, DirKind::of(&path).label()));
+                    let label = about(&|| DirKind::of(&path).label().to_string());
+                    children.push(Child::new(name, Kind::Dir, label));
                 }
                 EntryKind::Module => {
                     let stem = name.trim_end_matches(".py").to_string();
-                    children.push(Child::new(
-                        &name,
-                        Kind::Document,
-                        format!("module source, {}", bytes(size)),
-                    ));
+                    let source = about(&|| format!("module source, {}", size()));
+                    children.push(Child::new(&name, Kind::Document, source));
                     children.push(Child::new(
                         stem,
                         Kind::Dir,
                         "the module's classes and functions",
                     ));
                 }
-                EntryKind::Data => children.push(Child::new(
-                    name,
-                    Kind::Document,
-                    format!("data, {}", bytes(size)),
-                )),
+                EntryKind::Data => {
+                    let data = about(&|| format!("data, {}", size()));
+                    children.push(Child::new(name, Kind::Document, data));
+                }
             }
         }
         children
-    }
-
-    /// The names [`Self::disk_children`] gives, without what their descriptions cost (a
-    /// stat per file, a look inside every folder): `ls` and `_nav.txt` throw those away,
-    /// and a `_nav.txt` deep in a folder of hundreds lists that folder again each time.
-    fn disk_names(&self, dir: &Path, top: bool) -> Vec<(String, Kind)> {
-        let mut names = Vec::new();
-        for (name, kind, _) in self.dir_members(dir, top) {
-            match kind {
-                EntryKind::Dir => names.push((name, Kind::Dir)),
-                EntryKind::Module => {
-                    let stem = name.trim_end_matches(".py").to_string();
-                    names.push((name, Kind::Document));
-                    names.push((stem, Kind::Dir));
-                }
-                EntryKind::Data => names.push((name, Kind::Document)),
-            }
-        }
-        names
     }
 }
 
@@ -405,40 +387,12 @@ impl Resource for Source {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        if let Some(at) = self.runner_at(path) {
-            return self.runner_list(&at);
-        }
-        let mut children = self.members(path)?;
-        if path == [TESTS] {
-            children.extend(runner::members());
-        }
-        Ok(children)
+        self.listing(path, true)
     }
 
     fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        let folder = match self.runner_at(path) {
-            Some(_) => None,
-            None => match self.resolve(path)? {
-                Place::Root => Some((self.project.root.clone(), true)),
-                Place::Dir { disk, .. } => Some((disk, false)),
-                _ => None,
-            },
-        };
-        let Some((dir, top)) = folder else {
-            return Ok(self
-                .list(path)?
-                .into_iter()
-                .map(|c| (c.name, c.kind))
-                .collect());
-        };
-        let mut names = self.disk_names(&dir, top);
-        if top && !self.project.test_dirs.is_empty() {
-            names.push((TESTS.to_string(), Kind::Dir));
-        }
-        if path == [TESTS] {
-            names.extend(runner::members().into_iter().map(|c| (c.name, c.kind)));
-        }
-        Ok(names)
+        let children = self.listing(path, false)?;
+        Ok(children.into_iter().map(|c| (c.name, c.kind)).collect())
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
@@ -555,10 +509,22 @@ impl Source {
             .flatten()
     }
 
-    fn members(&self, path: &[&str]) -> Result<Vec<Child>> {
+    /// What `list` (`described`) and `names` show of `path`.
+    fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
+        if let Some(at) = self.runner_at(path) {
+            return self.runner_list(&at);
+        }
+        let mut children = self.members(path, described)?;
+        if path == [TESTS] {
+            children.extend(runner::members());
+        }
+        Ok(children)
+    }
+
+    fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
         match self.resolve(path)? {
             Place::Root => {
-                let mut children = self.disk_children(&self.project.root, true);
+                let mut children = self.disk_children(&self.project.root, true, described);
                 if !self.project.test_dirs.is_empty() {
                     children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
                 }
@@ -571,7 +537,7 @@ impl Source {
                 .filter_map(|d| d.file_name())
                 .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
                 .collect()),
-            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false)),
+            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false, described)),
             Place::Members { module, parent, .. } => {
                 let symbols = &module.index.symbols;
                 let mut children = Vec::new();
