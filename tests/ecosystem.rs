@@ -107,6 +107,30 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     );
     succeed(Command::new("umount").arg(at));
 
+    // Every option reaches the daemon as its flag.
+    let log = place.dir.path().join("hs.log");
+    let options = format!(
+        "store={},log={},budget=300,allow_other,no_cache",
+        place.store.display(),
+        log.display()
+    );
+    let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", &options]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let pid = homespace::mount::daemon_pid(&place.at).expect("the daemon runs");
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args: Vec<String> = cmdline.split(|&b| b == 0).map(|a| text(a)).collect();
+    for flag in ["--allow-other", "--no-cache"] {
+        assert!(args.iter().any(|a| a == flag), "{flag} in {args:?}");
+    }
+    let after = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| args[i + 1].clone())
+    };
+    assert_eq!(after("--budget").as_deref(), Some("300"), "{args:?}");
+    assert!(log.is_file(), "log= chose the log file");
+    succeed(Command::new("umount").arg(at));
+
     // A mistyped option is refused, not ignored.
     let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", "stroe=/x.db"]);
     assert!(!out.status.success());
@@ -192,6 +216,8 @@ fn the_daemon_tells_systemd_when_it_is_ready_and_when_it_stops() {
 
 #[test]
 fn completions_and_man_pages_are_generated_from_the_command_line() {
+    let version = succeed(Command::new(BIN).arg("--version"));
+    assert!(text(&version.stdout).starts_with("homespace "));
     for command in [
         "mount",
         "unmount",
