@@ -118,7 +118,7 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let pid = homespace::mount::daemon_pid(&place.at).expect("the daemon runs");
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
-    let args: Vec<String> = cmdline.split(|&b| b == 0).map(|a| text(a)).collect();
+    let args: Vec<String> = cmdline.split(|&b| b == 0).map(text).collect();
     for flag in ["--allow-other", "--no-cache"] {
         assert!(args.iter().any(|a| a == flag), "{flag} in {args:?}");
     }
