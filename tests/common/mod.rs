@@ -331,7 +331,9 @@ impl Drop for OtherUser {
 
 impl Drop for Mount {
     fn drop(&mut self) {
-        let _ = Command::new("fusermount3").arg("-u").arg(&self.at).output();
+        // `homespace unmount` works without fusermount3 too (a machine without fuse3
+        // would otherwise keep every test's mount).
+        let _ = Command::new(BIN).arg("unmount").arg(&self.at).output();
         if let Some(mut daemon) = self.daemon.take() {
             let started = Instant::now();
             while started.elapsed() < Duration::from_secs(5) {
@@ -344,9 +346,11 @@ impl Drop for Mount {
             let _ = daemon.wait();
         }
         // Whatever happened above, leave no mount behind.
-        let _ = Command::new("fusermount3")
-            .arg("-uz")
-            .arg(&self.at)
-            .output();
+        if homespace::mount::is_mounted(&self.at) {
+            let _ = Command::new(BIN)
+                .args(["unmount", "--lazy"])
+                .arg(&self.at)
+                .output();
+        }
     }
 }
