@@ -28,6 +28,9 @@ pub struct Options {
     pub others_write: bool,
     /// Whether the kernel keeps what the mount serves (`--no-cache`: it does not).
     pub cache: CacheMode,
+    /// `--read-only`: nothing can be changed through the mount, and the kernel answers
+    /// every open and close itself.
+    pub read_only: bool,
 }
 
 impl Options {
@@ -38,6 +41,7 @@ impl Options {
             budget: BUDGET_TOKENS,
             others_write: false,
             cache: CacheMode::Kept,
+            read_only: false,
         }
     }
 
@@ -117,6 +121,7 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
     };
     let access = Access {
         others_write: options.others_write,
+        read_only: options.read_only,
         ..Access::this_process()
     };
     let spill = store_path

@@ -33,14 +33,24 @@ const KEPT_TTL: Duration = Duration::from_secs(60);
 const DIR_TTL: Duration = Duration::from_secs(1);
 const FILE_TTL: Duration = Duration::ZERO;
 
+/// How a mount is served, beside what its [`Space`] holds.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Serving {
+    /// Other users may use the mount, and the kernel checks the modes `stat` shows
+    /// (`default_permissions`); the core refuses their changes on top (see
+    /// [`crate::tree::access`]).
+    pub allow_other: bool,
+    /// `--read-only`: the kernel refuses every change itself, and answers opens and
+    /// closes without asking the daemon (see [`Fs::unopened`]).
+    pub read_only: bool,
+}
+
 /// Serve `space` at `mountpoint` until it is unmounted or the process is signalled
-/// (SIGINT, SIGTERM, SIGHUP unmount cleanly). With `allow_other`, other users may use the
-/// mount, and the kernel checks the modes `stat` shows (`default_permissions`); the core
-/// refuses their changes on top (see [`crate::tree::access`]).
+/// (SIGINT, SIGTERM, SIGHUP unmount cleanly).
 pub fn serve(
     space: Arc<Space>,
     mountpoint: &Path,
-    allow_other: bool,
+    serving: Serving,
     store_version: StoreVersion,
 ) -> Result<(), String> {
     let mut config = Config::default();
@@ -50,7 +60,10 @@ pub fn serve(
         MountOption::NoDev,
         MountOption::NoSuid,
     ];
-    if allow_other {
+    if serving.read_only {
+        config.mount_options.push(MountOption::RO);
+    }
+    if serving.allow_other {
         config.acl = SessionACL::All;
         config.mount_options.push(MountOption::DefaultPermissions);
     }
@@ -63,6 +76,7 @@ pub fn serve(
         Fs {
             space: Arc::clone(&space),
             kept,
+            unopened: kept && serving.read_only,
             passthrough: Passthrough::default(),
         },
         mountpoint,
@@ -73,6 +87,11 @@ pub fn serve(
         let notifier = session.notifier();
         space.kernel().attach(Box::new(KernelNotifier(notifier)));
         crate::log::line("cache: kept by the kernel, invalidated on every change");
+        if serving.read_only {
+            crate::log::line(
+                "read-only: the kernel refuses changes and answers opens and closes itself",
+            );
+        }
         space.watch(Some(store_version));
     } else {
         crate::log::line("cache: off (--no-cache): every access asks the daemon");
@@ -135,6 +154,14 @@ struct Fs {
     space: Arc<Space>,
     /// Whether the kernel keeps what it is given (not `--no-cache`).
     kept: bool,
+    /// Files are never opened (a read-only mount whose kernel keeps what it is given):
+    /// the first `open` and `flush` answer `ENOSYS`, after which the kernel sends neither
+    /// again, keeps every file's pages across opens and reads the ones it lacks with
+    /// handle 0. A `cat` of something it keeps then never reaches the daemon; the
+    /// invalidation that keeps pages right is the same as for kept opens. Not possible
+    /// where writes are allowed: a write is checked when its file is closed, which the
+    /// daemon would no longer see.
+    unopened: bool,
     /// Opens served by the project file itself.
     passthrough: Passthrough,
 }
@@ -247,9 +274,14 @@ impl Filesystem for Fs {
         // Without it the kernel truncates with a separate setattr before open, which would
         // save an empty document (and be rejected) before the new content arrives.
         let _ = config.add_capabilities(InitFlags::FUSE_ATOMIC_O_TRUNC);
+        if self.unopened {
+            // Pages outlive opens here; should an invalidation ever be missed, the
+            // modification time a refreshed `stat` shows (a minute at most) drops them.
+            let _ = config.add_capabilities(InitFlags::FUSE_AUTO_INVAL_DATA);
+        }
         // Readers of exact project files are handed the file itself (Linux 6.9+; needs the
         // right to register backing files, which root has).
-        if self.kept {
+        if self.kept && !self.unopened {
             let offered = config.add_capabilities(InitFlags::FUSE_PASSTHROUGH).is_ok()
                 && config.set_max_stack_depth(1).is_ok();
             self.passthrough.offered(offered);
@@ -380,6 +412,10 @@ impl Filesystem for Fs {
     }
 
     fn open(&self, req: &Request, ino: INodeNo, flags: OpenFlags, reply: ReplyOpen) {
+        if self.unopened {
+            reply.error(Errno::ENOSYS);
+            return;
+        }
         match guarded("open", || {
             self.space.open_paged(ino.0, open_flags(flags), caller(req))
         }) {
@@ -395,7 +431,7 @@ impl Filesystem for Fs {
     fn read(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         fh: FileHandle,
         offset: u64,
         size: u32,
@@ -403,7 +439,17 @@ impl Filesystem for Fs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        match guarded("read", || self.space.read(fh.0, offset, size)) {
+        if !self.unopened {
+            match guarded("read", || self.space.read(fh.0, offset, size)) {
+                Ok(data) => reply.data(&data),
+                Err(e) => reply.error(errno(&e)),
+            }
+            return;
+        }
+        // The kernel holds the pages being read until the reply: a change this read
+        // brings about (a search becoming recent) may invalidate them only after it.
+        let _held = self.space.kernel().holding_pages();
+        match guarded("read", || self.space.read_unopened(ino.0, offset, size)) {
             Ok(data) => reply.data(&data),
             Err(e) => reply.error(errno(&e)),
         }
@@ -435,6 +481,11 @@ impl Filesystem for Fs {
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
+        if self.unopened {
+            // Nothing was opened, so nothing was written: the kernel stops asking.
+            reply.error(Errno::ENOSYS);
+            return;
+        }
         match guarded("flush", || self.space.flush_by(fh.0, req.pid())) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),

@@ -54,7 +54,8 @@ enum Command {
     /// Mount the tree at MOUNTPOINT; returns once the mount answers.
     #[command(after_help = "Examples:
   homespace mount --project ~/code/app /mnt/hs
-  homespace mount --foreground /mnt/hs           # stay attached; Ctrl-C unmounts")]
+  homespace mount --foreground /mnt/hs           # stay attached; Ctrl-C unmounts
+  homespace mount --read-only --project ~/code/app /mnt/ro   # look, never touch")]
     Mount {
         #[command(flatten)]
         project: ProjectArgs,
@@ -75,6 +76,12 @@ enum Command {
         /// default the kernel keeps them and is told of every change).
         #[arg(long)]
         no_cache: bool,
+        /// Change nothing: the kernel refuses every write ("Read-only file system"), and in
+        /// exchange answers every open and close itself, so a repeated `cat` costs what it
+        /// costs on the plain disk (a read-write mount must see each open and close to
+        /// check what was written).
+        #[arg(long, conflicts_with = "allow_other_write")]
+        read_only: bool,
         /// Where the daemon writes its log (default: beside the store, homespace.log).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
@@ -168,6 +175,7 @@ fn options(args: &ProjectArgs) -> Options {
         budget: args.budget as usize,
         others_write: false,
         cache: CacheMode::Kept,
+        read_only: false,
     }
 }
 
@@ -180,6 +188,7 @@ fn main() -> ExitCode {
             allow_other,
             allow_other_write,
             no_cache,
+            read_only,
             log,
             mountpoint,
         } => {
@@ -191,6 +200,7 @@ fn main() -> ExitCode {
                     } else {
                         CacheMode::Kept
                     },
+                    read_only,
                     ..options(&project)
                 },
                 mountpoint: mountpoint.clone(),
@@ -260,6 +270,9 @@ fn mount_in_background(
     }
     if request.options.cache == CacheMode::Off {
         args.push("--no-cache".into());
+    }
+    if request.options.read_only {
+        args.push("--read-only".into());
     }
     args.push(absolute(&request.mountpoint).display().to_string());
     mount::mount_background(request, &args, &log)

@@ -203,7 +203,15 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         mountpoint.display()
     ));
     let version: StoreVersion = Box::new(move || store.data_version().ok());
-    crate::fuse::serve(space, &mountpoint, request.allow_other, version)?;
+    crate::fuse::serve(
+        space,
+        &mountpoint,
+        crate::fuse::Serving {
+            allow_other: request.allow_other,
+            read_only: request.options.read_only,
+        },
+        version,
+    )?;
     crate::log::line("unmounted");
     Ok(())
 }

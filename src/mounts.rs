@@ -21,6 +21,8 @@ pub struct Daemon {
     pub store: Option<PathBuf>,
     /// Whether the kernel keeps what it reads (no `--no-cache`).
     pub cached: bool,
+    /// Mounted with `--read-only`.
+    pub read_only: bool,
     pub uptime: Option<Duration>,
     pub rss_kib: Option<u64>,
 }
@@ -63,6 +65,7 @@ fn daemon_of(mountpoint: &Path) -> Option<Daemon> {
         project: value_of("--project"),
         store: value_of("--store"),
         cached: !args.iter().any(|a| a == "--no-cache"),
+        read_only: args.iter().any(|a| a == "--read-only"),
         uptime: uptime(&proc),
         rss_kib: rss_kib(&proc),
     })

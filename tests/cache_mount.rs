@@ -11,13 +11,21 @@ use std::process::Command;
 use common::{BIN, Mount};
 
 /// Run the differential driver over a cached mount and an uncached one of the same
-/// project and store.
-fn differential(seed: u64, steps: u32) {
+/// project and store (and, with `read_only`, a `--read-only` mount against a
+/// `--read-only --no-cache` one).
+fn differential(seed: u64, steps: u32, read_only: bool) {
     let cached = Mount::example();
     let fresh = cached.beside(&["--no-cache"]);
+    let unwritable = read_only.then(|| {
+        (
+            cached.beside(&["--read-only"]),
+            cached.beside(&["--read-only", "--no-cache"]),
+        )
+    });
     let driver =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/cache_differential.py");
-    let out = Command::new("python3")
+    let mut command = Command::new("python3");
+    command
         .arg(&driver)
         .arg(&cached.at)
         .arg(&fresh.at)
@@ -25,9 +33,11 @@ fn differential(seed: u64, steps: u32) {
         .arg(&cached.store)
         .arg(BIN)
         .arg(seed.to_string())
-        .arg(steps.to_string())
-        .output()
-        .unwrap();
+        .arg(steps.to_string());
+    if let Some((kept, fresh)) = &unwritable {
+        command.arg(&kept.at).arg(&fresh.at);
+    }
+    let out = command.output().unwrap();
     assert!(
         out.status.success(),
         "{}{}\n--- cached daemon ---\n{}",
@@ -39,12 +49,54 @@ fn differential(seed: u64, steps: u32) {
 
 #[test]
 fn every_cached_read_equals_a_fresh_render_seed_1() {
-    differential(1, 1500);
+    differential(1, 1500, false);
 }
 
 #[test]
 fn every_cached_read_equals_a_fresh_render_seed_2() {
-    differential(2, 1500);
+    differential(2, 1500, false);
+}
+
+/// A read-only mount's kernel answers opens itself: its pages outlive every open, so
+/// invalidation alone keeps them right.
+#[test]
+fn every_read_only_read_equals_a_fresh_render_seed_3() {
+    differential(3, 1000, true);
+}
+
+#[test]
+fn a_read_only_mount_refuses_changes_and_its_kernel_answers_opens() {
+    let writable = Mount::example();
+    let mount = writable.beside(&["--read-only"]);
+    let module = mount.path("source/ledger/report.py");
+    let before = std::fs::read(&module).unwrap();
+    for refused in [
+        std::fs::write(&module, "x = 1\n"),
+        std::fs::write(mount.path("tasks/open/new.json"), "{\"title\": \"t\"}"),
+        std::fs::create_dir(mount.path("tasks/later")),
+        std::fs::remove_file(mount.path("source/ledger/report/totals.py")),
+    ] {
+        assert_eq!(refused.unwrap_err().raw_os_error(), Some(libc::EROFS));
+    }
+    assert_eq!(std::fs::read(&module).unwrap(), before);
+    assert!(mount.read("_entry.md").contains("This mount is read-only"));
+    // Changes made elsewhere still show: here through the writable mount.
+    std::fs::write(
+        writable.path("tasks/open/seen.json"),
+        "{\"title\": \"Seen from the read-only mount\"}",
+    )
+    .unwrap();
+    let seen = mount.path("tasks/open/seen.json");
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&seen).is_ok_and(|t| t.contains("Seen from")) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let log = mount.log_text();
+    assert!(
+        log.contains("read-only: the kernel refuses changes"),
+        "{log}"
+    );
 }
 
 #[test]

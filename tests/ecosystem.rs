@@ -131,6 +131,19 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     assert!(log.is_file(), "log= chose the log file");
     succeed(Command::new("umount").arg(at));
 
+    // `mount -r` (ro) makes a read-only mount: the kernel refuses writes, status says so.
+    let out = place.mount(&["-r", "-t", "fuse.homespace", project, at]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let task = place.at.join("tasks/open/ro.json");
+    let refused = std::fs::write(&task, "{\"title\": \"no\"}").unwrap_err();
+    assert_eq!(refused.raw_os_error(), Some(libc::EROFS), "{refused}");
+    let status = text(&succeed(Command::new(BIN).arg("status").arg(at)).stdout);
+    assert!(
+        status.contains("writes   refused (--read-only)"),
+        "{status}"
+    );
+    succeed(Command::new("umount").arg(at));
+
     // A mistyped option is refused, not ignored.
     let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", "stroe=/x.db"]);
     assert!(!out.status.success());

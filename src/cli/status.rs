@@ -61,6 +61,9 @@ fn describe(mount: &RunningMount) -> String {
     } else {
         "  cache    off (--no-cache)\n"
     });
+    if daemon.read_only {
+        text.push_str("  writes   refused (--read-only)\n");
+    }
     text
 }
 

@@ -21,6 +21,8 @@ pub struct Dashboard {
     /// Recent failures, newest first.
     pub failures: Vec<Failure>,
     pub budget: usize,
+    /// Mounted with `--read-only`: nothing here can be changed.
+    pub read_only: bool,
 }
 
 /// Build the root entry of `dashboard`, linked under `links`.
@@ -72,15 +74,26 @@ pub fn entry(dashboard: &Dashboard, links: &Links) -> Entry {
         empty: "None since the mount started.".into(),
         ..Section::default()
     });
-    entry.sections.push(Section {
-        heading: "Writing".into(),
-        items: vec![
+    let writing = if dashboard.read_only {
+        vec![
+            "This mount is read-only (`--read-only`): every change is refused with \"Read-only file system\", whatever the views below offer.".into(),
+            format!(
+                "To make changes, mount the project again without it: `homespace mount --project {} MOUNTPOINT`.",
+                dashboard.project_path
+            ),
+        ]
+    } else {
+        vec![
             "Writes are checked when the file is closed; a rejected write changes nothing.".into(),
             format!(
                 "`echo > file` does not report a rejection: check `{}` afterwards, or write with `cp` or `tee`, which do.",
                 links.to(ERRORS)
             ),
-        ],
+        ]
+    };
+    entry.sections.push(Section {
+        heading: "Writing".into(),
+        items: writing,
         ..Section::default()
     });
     entry.advanced = vec![

@@ -79,6 +79,9 @@ pub struct Access {
     /// `--allow-other-write`: others may change what the modes let them change (and their
     /// changes never run the project's code).
     pub others_write: bool,
+    /// `--read-only`: nobody changes anything (the kernel refuses first; this says why
+    /// where a change reaches the core anyway).
+    pub read_only: bool,
 }
 
 impl Access {
@@ -89,12 +92,19 @@ impl Access {
             owner: me.uid,
             group: me.gid,
             others_write: false,
+            read_only: false,
         }
     }
 
     /// Whether `caller` may change the tree; the admission carries whether the change is
     /// the owner's (only then may it run the project's code).
     pub fn admit(&self, caller: Caller, what: &str) -> Result<Admission> {
+        if self.read_only {
+            return Err(Error::read_only(format!(
+                "{what} was not changed: this mount is read-only (mounted with --read-only); \
+                 mount the project again without it to make changes"
+            )));
+        }
         let by_owner = caller.uid == self.owner;
         if !by_owner && !self.others_write {
             return Err(Error::new(
@@ -162,7 +172,19 @@ mod tests {
             owner: 1000,
             group: 1000,
             others_write,
+            read_only: false,
         }
+    }
+
+    #[test]
+    fn a_read_only_mount_refuses_every_change_and_says_why() {
+        let read_only = Access {
+            read_only: true,
+            ..access(true)
+        };
+        let error = read_only.admit(OWNER, "x.py").unwrap_err();
+        assert_eq!(error.errno(), libc::EROFS);
+        assert!(error.message.contains("--read-only"), "{error}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::model::Kind;
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
+use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::place::Place;
@@ -80,13 +81,7 @@ impl Space {
         };
         let mut paging = Paging::Direct;
         if !flags.write {
-            self.observed_print(ino, print);
-            if let Ok(Place::In(resource, rest)) = self.place(&path) {
-                resource.opened(&rest);
-                if resource.shows_everything() {
-                    self.noted_open(&path);
-                }
-            }
+            self.served(ino, print, &path);
             if cacheable && self.kernel.mode() == CacheMode::Kept {
                 let keep = self.kernel.opened(ino, print);
                 paging = Paging::Cached { keep };
@@ -155,6 +150,40 @@ impl Space {
         let handles = self.files.handles();
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
         handle.content.read_at(offset, size as usize)
+    }
+
+    /// Up to `size` bytes of `ino` from `offset`, for a kernel that does not open files
+    /// (a read-only mount; see the FUSE adapter): what the daemon keeps of it, else
+    /// rendered now. A read from the start stands for the open a read-write mount sees.
+    pub fn read_unopened(&self, ino: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+        let path = self.path_of(ino)?;
+        let node = self.stat(&path)?;
+        if node.kind == Kind::Dir {
+            return Err(is_a_dir(&self.links, &path));
+        }
+        let cacheable = self.cacheable(&node, &path);
+        let (content, print) = self.content_for_open(ino, &path, cacheable)?;
+        if offset == 0 {
+            self.served(ino, print, &path);
+        }
+        let start = usize::try_from(offset)
+            .unwrap_or(usize::MAX)
+            .min(content.len());
+        let end = start.saturating_add(size as usize).min(content.len());
+        Ok(content[start..end].to_vec())
+    }
+
+    /// Content with fingerprint `print` is being read from `path` (inode `ino`): its
+    /// modification time follows it, and its resource hears of it (a search read becomes
+    /// a recent one, which the views beside it show).
+    fn served(&self, ino: u64, print: Print, path: &[String]) {
+        self.observed_print(ino, print);
+        if let Ok(Place::In(resource, rest)) = self.place(path) {
+            resource.opened(&rest);
+            if resource.shows_everything() {
+                self.noted_open(path);
+            }
+        }
     }
 
     /// Put `data` at `offset` of the open file's buffer (at its end when appending).

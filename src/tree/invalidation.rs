@@ -58,17 +58,10 @@ impl Space {
     }
 
     /// A reader opened `path`; its resource may have noted it (a recent search), which
-    /// the views of its directory show.
+    /// its directory's listing and views show, and every map on the way down to it: as if
+    /// the path had just appeared.
     pub(crate) fn noted_open(&self, path: &[String]) {
-        let Some((_, dir)) = path.split_last() else {
-            return;
-        };
-        let view = |name: &str| {
-            let mut view = dir.to_vec();
-            view.push(name.to_string());
-            Reach::Exactly(view)
-        };
-        self.forget(&[view(ENTRY), view(NAV)]);
+        self.forget(&[Reach::Under(path.to_vec())]);
     }
 
     /// A failure in directory `dir` was logged: the error log, the dashboard and the

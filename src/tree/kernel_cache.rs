@@ -5,6 +5,7 @@
 //! listings. The content kept here is what lets an `open` of an unchanged view cost no
 //! rendering; a generation counter keeps a rendering that raced a change from being kept.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -215,11 +216,53 @@ impl KernelCache {
             }
             state.bytes -= freed;
         }
+        let deferred = DEFERRED.with_borrow_mut(|deferred| match deferred {
+            Some(later) => {
+                later.extend_from_slice(inos);
+                true
+            }
+            None => false,
+        });
+        if !deferred {
+            self.notify(inos);
+        }
+    }
+
+    /// Hold back, on this thread, the kernel's invalidations until the returned guard is
+    /// dropped. For a request the kernel serves while it holds the pages it asked for (a
+    /// read into its page cache): invalidating those pages before the reply would wait
+    /// for the reply forever. The content kept here is dropped at once all the same.
+    pub fn holding_pages(&self) -> PagesHeld<'_> {
+        DEFERRED.with_borrow_mut(|deferred| *deferred = Some(Vec::new()));
+        PagesHeld { cache: self }
+    }
+
+    fn notify(&self, inos: &[u64]) {
         if let Some(notifier) = self.notifier.get() {
             for &ino in inos {
                 notifier.inode(ino);
             }
         }
+    }
+}
+
+thread_local! {
+    /// Invalidations held back on this thread (see [`KernelCache::holding_pages`]).
+    static DEFERRED: RefCell<Option<Vec<u64>>> = const { RefCell::new(None) };
+}
+
+/// Invalidations held back while a request holds the kernel's pages; dropping it (after
+/// the reply) sends them.
+pub struct PagesHeld<'a> {
+    cache: &'a KernelCache,
+}
+
+impl Drop for PagesHeld<'_> {
+    fn drop(&mut self) {
+        let mut inos = DEFERRED.with_borrow_mut(Option::take).unwrap_or_default();
+        inos.sort_unstable();
+        inos.dedup();
+        self.cache.notify(&inos);
     }
 }
 
@@ -284,6 +327,32 @@ mod tests {
         }
         let kept = (10..30).filter(|&ino| cache.content(ino).is_some()).count();
         assert!((4..=8).contains(&kept), "{kept} kept");
+    }
+
+    #[derive(Default)]
+    struct Told(Mutex<Vec<u64>>);
+
+    impl Notifier for Arc<Told> {
+        fn inode(&self, ino: u64) {
+            lock(&self.0).push(ino);
+        }
+    }
+
+    #[test]
+    fn invalidations_wait_while_a_request_holds_the_kernels_pages() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        let told = Arc::new(Told::default());
+        cache.attach(Box::new(Arc::clone(&told)));
+        cache.keep(7, cache.generation(), &Arc::new(b"x".to_vec()), print(b"x"));
+        let held = cache.holding_pages();
+        cache.drop_inodes(&[7, 8]);
+        cache.drop_inodes(&[7]);
+        assert!(lock(&told.0).is_empty(), "nothing told before the reply");
+        assert_eq!(cache.content(7), None, "the content is dropped at once");
+        drop(held);
+        assert_eq!(*lock(&told.0), vec![7, 8]);
+        cache.drop_inodes(&[9]);
+        assert_eq!(*lock(&told.0), vec![7, 8, 9], "told at once again");
     }
 
     #[test]

@@ -356,6 +356,7 @@ impl Space {
             project_path: self.project.path.clone(),
             failures: self.errors.newest_first(),
             budget: self.budget,
+            read_only: self.access.read_only,
             ..Default::default()
         };
         for resource in &self.resources {

@@ -14,7 +14,13 @@ CACHED's watchers have seen it (inotify for the project, the store's data_versio
 store: milliseconds); reads after such a change may retry for up to SETTLE_S before they
 count as stale. The kernel's own lifetime is a minute, so a missing invalidation fails.
 
+With two more arguments, READONLY (a `--read-only` mount of the same project and store,
+whose kernel answers opens itself) and FRESH_READONLY (`--read-only --no-cache`, which
+words its views as READONLY does), every read is also made through READONLY and compared
+with FRESH_READONLY the same way; to READONLY every change is made elsewhere.
+
 Usage: cache_differential.py CACHED FRESH PROJECT STORE HOMESPACE SEED STEPS
+                             [READONLY FRESH_READONLY]
 """
 
 import json
@@ -29,6 +35,7 @@ SETTLE_S = 3.0
 
 CACHED, FRESH, PROJECT, STORE, HOMESPACE = sys.argv[1:6]
 SEED, STEPS = int(sys.argv[6]), int(sys.argv[7])
+READONLY, FRESH_READONLY = sys.argv[8:10] if len(sys.argv) > 9 else (None, None)
 rng = random.Random(SEED)
 PACKAGE = os.path.join(PROJECT, "src", "ledger")
 log = []
@@ -55,27 +62,36 @@ def read(root, rel):
         return ("missing",)
 
 
-def same(rel):
-    """Whether CACHED shows `rel` as FRESH does, and its stat size matches what it read."""
-    cached = read(CACHED, rel)
+def same(root, fresh_root, rel):
+    """Whether `root` shows `rel` as `fresh_root` does, and its stat size matches what it
+    read."""
+    cached = read(root, rel)
     if cached[0] == "file" and cached[2] != cached[3]:
         return False, f"stat says {cached[2]} bytes, read gave {cached[3]}"
-    fresh = read(FRESH, rel)
+    fresh = read(fresh_root, rel)
     if cached[0] == "file" and fresh[0] == "file":
         return cached[1] == fresh[1], "content differs"
     return cached == fresh, f"cached {cached[:2]} vs fresh {fresh[:2]}"
 
 
-def check(rel, elsewhere_at):
-    deadline = elsewhere_at + SETTLE_S
-    while True:
-        ok, why = same(rel)
-        if ok:
-            return
-        if time.monotonic() >= deadline:
-            cached, fresh = read(CACHED, rel), read(FRESH, rel)
-            fail(f"{rel}: {why}\n--- cached ---\n{show(cached)}\n--- fresh ---\n{show(fresh)}")
-        time.sleep(0.01)
+def check(rel, elsewhere_at, changed_at):
+    """`rel` through CACHED (which may wait for the watchers after a change made elsewhere)
+    and through READONLY (which may wait after any change) against FRESH."""
+    mounts = [(CACHED, FRESH, elsewhere_at)]
+    if READONLY:
+        mounts.append((READONLY, FRESH_READONLY, changed_at))
+    for root, fresh_root, since in mounts:
+        deadline = since + SETTLE_S
+        while True:
+            ok, why = same(root, fresh_root, rel)
+            if ok:
+                break
+            if time.monotonic() >= deadline:
+                cached, fresh = read(root, rel), read(fresh_root, rel)
+                name = "cached" if root == CACHED else "read-only"
+                fail(f"{rel} through {name}: {why}\n--- {name} ---\n{show(cached)}\n"
+                     f"--- fresh ---\n{show(fresh)}")
+            time.sleep(0.01)
 
 
 def show(result):
@@ -109,10 +125,19 @@ FIXED = [
     "memory/_entry.md",
     "memory/sessions",
 ]
+# A search read is itself a change (the query becomes recent, which `_nav.txt` shows)
+# made while the kernel waits for the read. Each query is new, so that every mount hears
+# of each once and in the same order (a read-only mount's kernel answers a repeated read
+# of a query alone, without making it recent again).
+QUERIES = ["Task", "tasks:number", "source:def", "memory:entry", "re:Ta+sk"]
+searches = [0]
 
 
 def random_path():
     """A path that exists now (found by listing FRESH), fixed ones half of the time."""
+    if rng.random() < 0.1:
+        searches[0] += 1
+        return f"search/{rng.choice(QUERIES)} {searches[0]}"
     if rng.random() < 0.5:
         return rng.choice(FIXED)
     rel = rng.choice(["tasks", "source/ledger", "source/ledger/report", "memory/sessions"])
@@ -246,19 +271,21 @@ CHANGES = [
 def main():
     # When the last change made elsewhere was made: reads may wait for the watchers
     # until SETTLE_S after it, never later.
-    elsewhere_at = float("-inf")
+    elsewhere_at = changed_at = float("-inf")
     weights = [w for w, _, _ in CHANGES]
     for step in range(STEPS):
         if rng.random() < 0.3:
             _, change, elsewhere = rng.choices(CHANGES, weights)[0]
             log.append(f"{step}: {change()}")
+            changed_at = time.monotonic()
             if elsewhere:
-                elsewhere_at = time.monotonic()
+                elsewhere_at = changed_at
         for _ in range(rng.randint(1, 3)):
             rel = random_path()
             log.append(f"{step}: read {rel}")
-            check(rel, elsewhere_at)
-    print(f"seed {SEED}: {STEPS} steps, {counter[0]} changes, every read as fresh")
+            check(rel, elsewhere_at, changed_at)
+    through = " (and through the read-only mount)" if READONLY else ""
+    print(f"seed {SEED}: {STEPS} steps, {counter[0]} changes, every read as fresh{through}")
 
 
 main()
