@@ -11,6 +11,7 @@ mod db;
 pub mod edits;
 pub mod fts;
 pub mod memory;
+pub mod pg;
 pub mod runs;
 pub mod settings;
 pub mod tasks;
