@@ -22,6 +22,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, ErrorKind, Result};
+use tasks::TaskRecords;
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
 const BULK_CACHE_KIB: i64 = 128 * 1024;
@@ -86,6 +87,16 @@ impl Store {
         let value = change(&tx)?;
         tx.commit()?;
         Ok(value)
+    }
+
+    /// Runs `read` on the store's tasks (see [`Store::read`]).
+    pub fn tasks<T>(&self, read: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+        self.read(|conn| read(conn))
+    }
+
+    /// Runs `change` on the store's tasks in one transaction (see [`Store::write`]).
+    pub fn change_tasks<T>(&self, change: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+        self.write(|conn| change(conn))
     }
 
     /// A number that changes whenever another connection (another process: the CLI, a

@@ -26,14 +26,12 @@ mod tests;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use rusqlite::Connection;
-
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Hit, Hits, Kind, Node};
 use crate::model::{Entry, Function, Section};
 use crate::store::Store;
-use crate::store::tasks::{self, Fields, Filter, Status, Task};
+use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
 use crate::tree::resource::Resource;
 
 pub use validate::MAX_BYTES;
@@ -145,7 +143,7 @@ impl Tasks {
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
     fn find(
         &self,
-        conn: &Connection,
+        conn: &dyn TaskRecords,
         path: &[&str],
         folder: Folder<'_>,
         name: &str,
@@ -154,13 +152,13 @@ impl Tasks {
             return Err(self.not_found(path));
         };
         let found = match Self::filter(folder) {
-            None => tasks::get(conn, slug)?,
-            Some(filter) => tasks::get_in(conn, filter, slug)?,
+            None => conn.get(slug)?,
+            Some(filter) => conn.get_in(filter, slug)?,
         };
         if let Some(task) = found {
             return Ok(task);
         }
-        match (folder, tasks::get(conn, slug)?) {
+        match (folder, conn.get(slug)?) {
             (Folder::Status(_), Some(elsewhere)) => Err(Error::not_found(format!(
                 "{} does not exist: task {slug} is {} at {}",
                 self.shown(path),
@@ -201,11 +199,8 @@ impl Tasks {
         Ok(views::task_child(task, bytes.len(), lines))
     }
 
-    fn children(conn: &Connection, filter: Filter<'_>) -> Result<Vec<Child>> {
-        tasks::list(conn, filter, None)?
-            .iter()
-            .map(Self::child)
-            .collect()
+    fn children(conn: &dyn TaskRecords, filter: Filter<'_>) -> Result<Vec<Child>> {
+        conn.list(filter, None)?.iter().map(Self::child).collect()
     }
 
     /// Refuse a write based on an old version of the task: `base` (what the writer saw
@@ -242,14 +237,14 @@ impl Tasks {
     /// The whole write, inside the store's transaction: check everything, then store.
     fn save(
         &self,
-        conn: &Connection,
+        conn: &dyn TaskRecords,
         path: &[&str],
         folder: Folder<'_>,
         slug: &str,
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
-        let existing = tasks::get(conn, slug)?;
+        let existing = conn.get(slug)?;
         self.unchanged_since(path, existing.as_ref(), base)?;
         if let (Some(task), Folder::Status(dir)) = (&existing, folder)
             && task.fields.status != dir
@@ -305,8 +300,8 @@ impl Tasks {
             // Same fields: nothing to do, and `updated` must not move (writing back what was
             // read changes nothing).
             Some(task) if task.fields == fields => Ok(()),
-            Some(task) => tasks::update(conn, task.id, slug, &fields, &self.now()),
-            None => tasks::insert(conn, slug, &fields, &self.now()).map(|_| ()),
+            Some(task) => conn.update(task.id, slug, &fields, &self.now()),
+            None => conn.insert(slug, &fields, &self.now()).map(|_| ()),
         }
     }
 }
@@ -329,7 +324,7 @@ impl Resource for Tasks {
     }
 
     fn summary(&self) -> Result<String> {
-        self.store.read(views::summary)
+        self.store.tasks(views::summary)
     }
 
     fn dashboard(&self) -> Result<Vec<Section>> {
@@ -352,12 +347,12 @@ impl Resource for Tasks {
         match self.place(path)? {
             Place::Root | Place::StatusDir(_) => Ok(Node::dir(true)),
             Place::Ready | Place::Tags => Ok(Node::dir(false)),
-            Place::Tag(tag) => match self.store.read(|c| tasks::count(c, Filter::Tag(tag)))? {
+            Place::Tag(tag) => match self.store.tasks(|c| c.count(Filter::Tag(tag)))? {
                 0 => Err(self.not_found(path)),
                 _ => Ok(Node::dir(false)),
             },
             Place::File(folder, name) => {
-                let task = self.store.read(|c| self.find(c, path, folder, name))?;
+                let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
                 let writable = matches!(folder, Folder::Root | Folder::Status(_));
                 Ok(Node {
                     size: Some(Self::bytes(&task)?.len() as u64),
@@ -368,9 +363,9 @@ impl Resource for Tasks {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.store.read(|conn| match self.place(path)? {
+        self.store.tasks(|conn| match self.place(path)? {
             Place::Root => {
-                let counts = tasks::counts(conn)?;
+                let counts = conn.counts()?;
                 let mut children: Vec<Child> = Status::ALL
                     .into_iter()
                     .map(|s| Child::new(s.as_str(), Kind::Dir, views::count_of(counts.of(s))))
@@ -385,7 +380,8 @@ impl Resource for Tasks {
             }
             Place::StatusDir(status) => Self::children(conn, Filter::Status(status)),
             Place::Ready => Self::children(conn, Filter::Ready),
-            Place::Tags => Ok(tasks::tags(conn)?
+            Place::Tags => Ok(conn
+                .tags()?
                 .into_iter()
                 .map(|(tag, n)| Child::new(tag, Kind::Dir, views::count_of(n)))
                 .collect()),
@@ -412,7 +408,7 @@ impl Resource for Tasks {
                     .collect());
             }
         };
-        let slugs = self.store.read(|conn| tasks::slugs(conn, filter))?;
+        let slugs = self.store.tasks(|conn| conn.slugs(filter))?;
         Ok(slugs
             .into_iter()
             .map(|s| (format!("{s}.json"), Kind::Document))
@@ -422,7 +418,7 @@ impl Resource for Tasks {
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match self.place(path)? {
             Place::File(folder, name) => {
-                let task = self.store.read(|c| self.find(c, path, folder, name))?;
+                let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
                 Self::bytes(&task)
             }
             _ => {
@@ -437,12 +433,12 @@ impl Resource for Tasks {
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         let links = &self.links;
-        self.store.read(|conn| match self.place(path)? {
+        self.store.tasks(|conn| match self.place(path)? {
             Place::Root => views::root_entry(conn, links),
             Place::StatusDir(status) => views::status_entry(conn, links, status),
             Place::Ready => views::ready_entry(conn, links),
             Place::Tags => views::tags_entry(conn, links),
-            Place::Tag(tag) => match tasks::count(conn, Filter::Tag(tag))? {
+            Place::Tag(tag) => match conn.count(Filter::Tag(tag))? {
                 0 => Err(self.not_found(path)),
                 _ => views::tag_entry(conn, links, tag),
             },
@@ -482,7 +478,7 @@ impl Resource for Tasks {
             )));
         }
         let slug = name.trim_end_matches(".json");
-        let Some(task) = self.store.read(|c| tasks::get(c, slug))? else {
+        let Some(task) = self.store.tasks(|c| c.get(slug))? else {
             return Ok(());
         };
         match folder {
@@ -515,9 +511,9 @@ impl Resource for Tasks {
             }
         }
         let (folder, name) = self.writable_folder(path, "remove")?;
-        self.store.write(|conn| {
+        self.store.change_tasks(|conn| {
             let task = self.find(conn, path, folder, name)?;
-            let dependents = tasks::dependents(conn, task.id)?;
+            let dependents = conn.dependents(task.id)?;
             if !dependents.is_empty() {
                 let names: Vec<String> = dependents
                     .iter()
@@ -541,7 +537,7 @@ impl Resource for Tasks {
                     names.join(", ")
                 )));
             }
-            tasks::delete(conn, task.id)
+            conn.delete(task.id)
         })
     }
 
@@ -573,14 +569,14 @@ impl Resource for Tasks {
             )));
         }
         let new_slug = to_name.trim_end_matches(".json");
-        self.store.write(|conn| {
+        self.store.change_tasks(|conn| {
             let task = self.find(conn, from, from_folder, from_name)?;
             let status = match to_folder {
                 Folder::Status(s) => s,
                 _ => task.fields.status,
             };
             if new_slug != task.slug {
-                if let Some(other) = tasks::get(conn, new_slug)? {
+                if let Some(other) = conn.get(new_slug)? {
                     return Err(Error::exists(format!(
                         "cannot move {} to {}: task {new_slug} exists ({}); choose another name \
                          or remove it first",
@@ -592,7 +588,7 @@ impl Resource for Tasks {
             } else if status == task.fields.status {
                 return Ok(());
             }
-            tasks::rename(conn, task.id, new_slug, status, &self.now())
+            conn.rename(task.id, new_slug, status, &self.now())
         })
     }
 
@@ -610,7 +606,7 @@ impl Resource for Tasks {
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total) = self.store.read(|c| tasks::search(c, query, limit))?;
+        let (found, total) = self.store.tasks(|c| c.search(query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()

@@ -356,7 +356,7 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
     );
     let (counts, recounted) = tasks
         .store
-        .read(|c| Ok((tasks::counts(c)?, tasks::recount(c)?)))
+        .read(|c| Ok((c.counts()?, crate::store::tasks::recount(c)?)))
         .unwrap();
     assert_eq!(counts, recounted, "the counters drifted from the rows");
     let of = |status: Status| {
@@ -366,7 +366,7 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
             .filter(|t| t.fields.status == status)
             .count()
     };
-    let expected = tasks::Counts {
+    let expected = crate::store::tasks::Counts {
         open: of(Status::Open),
         in_progress: of(Status::InProgress),
         blocked: of(Status::Blocked),

@@ -5,12 +5,11 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::resources::json::{self, shown};
-use crate::store::tasks::{self, Status};
+use crate::store::tasks::{Status, TaskRecords};
 
 /// Largest task file accepted; past it the write fails with `EFBIG`.
 pub const MAX_BYTES: usize = 1 << 20;
@@ -247,7 +246,7 @@ fn names(object: &Map<String, Value>, field: &str, problems: &mut Vec<String>) -
 /// tasks, a task depending on itself, and cycles (spelled out). `task_list` is where tasks
 /// are listed, for the message.
 pub fn dependency_problems(
-    conn: &Connection,
+    conn: &dyn TaskRecords,
     slug: &str,
     depends_on: &[String],
     task_list: &str,
@@ -263,14 +262,14 @@ pub fn dependency_problems(
             "\"depends_on\": a task cannot depend on itself ({slug:?})"
         ));
     }
-    let found: HashSet<&str> = tasks::existing(conn, &others)?.into_iter().collect();
+    let found: HashSet<&str> = conn.existing(&others)?.into_iter().collect();
     let missing: Vec<&str> = others
         .iter()
         .copied()
         .filter(|d| !found.contains(d))
         .collect();
     if !missing.is_empty() {
-        let known = tasks::names(conn)?;
+        let known = conn.names()?;
         for name in &missing {
             let hint = closest(name, known.iter().map(String::as_str))
                 .map(|k| format!("did you mean {k:?}? "))
@@ -283,7 +282,7 @@ pub fn dependency_problems(
     let targets: Vec<&str> = others.into_iter().filter(|d| found.contains(d)).collect();
     if !targets.is_empty() {
         let mut graph: HashMap<String, Vec<String>> = HashMap::new();
-        for (from, to) in tasks::dependencies_from(conn, &targets)? {
+        for (from, to) in conn.dependencies_from(&targets)? {
             if from != slug {
                 graph.entry(from).or_default().push(to);
             }

@@ -5,13 +5,11 @@
 //! all tasks), so reading `_entry.md` costs the same with 10 tasks or 10,000. When there are
 //! more, the section heading says how many and where the rest are; headings survive pruning.
 
-use rusqlite::Connection;
-
 use crate::error::Result;
 use crate::model::links::Links;
 use crate::model::{Child, Kind};
 use crate::model::{Entry, Function, Section};
-use crate::store::tasks::{self, Counts, Filter, Status, Task};
+use crate::store::tasks::{Counts, Filter, Status, Task, TaskRecords};
 
 /// Tasks shown in one section of an entry view: a budget of 500 tokens has room for about
 /// this many one-line items (~20 tokens each) beside the functions table.
@@ -86,8 +84,8 @@ pub fn state(counts: &Counts) -> String {
 }
 
 /// The root dashboard's line about tasks.
-pub fn summary(conn: &Connection) -> Result<String> {
-    let counts = tasks::counts(conn)?;
+pub fn summary(conn: &dyn TaskRecords) -> Result<String> {
+    let counts = conn.counts()?;
     let ready = if counts.open > 0 {
         format!(", {} ready to start", counts.ready)
     } else {
@@ -97,8 +95,8 @@ pub fn summary(conn: &Connection) -> Result<String> {
 }
 
 /// The root dashboard's top outstanding tasks.
-pub fn dashboard(conn: &Connection, links: &Links) -> Result<Vec<String>> {
-    let top = tasks::list(conn, Filter::Outstanding, Some(DASHBOARD_ITEMS))?;
+pub fn dashboard(conn: &dyn TaskRecords, links: &Links) -> Result<Vec<String>> {
+    let top = conn.list(Filter::Outstanding, Some(DASHBOARD_ITEMS))?;
     Ok(top.iter().map(|t| task_line(links, t)).collect())
 }
 
@@ -119,14 +117,14 @@ fn no_tasks_yet(links: &Links) -> String {
 
 /// A section of the first `limit` of the `total` tasks that `filter` selects, by priority.
 fn task_section(
-    conn: &Connection,
+    conn: &dyn TaskRecords,
     links: &Links,
     heading: &str,
     filter: Filter<'_>,
     (total, limit): (usize, usize),
     empty: String,
 ) -> Result<Section> {
-    let shown = tasks::list(conn, filter, Some(limit))?;
+    let shown = conn.list(filter, Some(limit))?;
     let rest = match filter {
         Filter::Outstanding => "`ls` a status directory for all",
         _ => "`ls` for all",
@@ -146,8 +144,8 @@ fn task_section(
 }
 
 /// `tasks/_entry.md`: counts, what can be done, outstanding work by priority, directories.
-pub fn root_entry(conn: &Connection, links: &Links) -> Result<Entry> {
-    let counts = tasks::counts(conn)?;
+pub fn root_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
+    let counts = conn.counts()?;
     let at = |rel: &str| links.to(&format!("tasks/{rel}"));
     let outstanding = task_section(
         conn,
@@ -248,8 +246,8 @@ fn advanced(links: &Links, dir: &[&str]) -> Vec<String> {
 }
 
 /// `tasks/open/_entry.md` and the other status directories.
-pub fn status_entry(conn: &Connection, links: &Links, status: Status) -> Result<Entry> {
-    let counts = tasks::counts(conn)?;
+pub fn status_entry(conn: &dyn TaskRecords, links: &Links, status: Status) -> Result<Entry> {
+    let counts = conn.counts()?;
     let n = counts.of(status);
     let here = |name: &str| format!("{}{name}", links.dir(&["tasks", status.as_str()]));
     let what = match status {
@@ -258,7 +256,7 @@ pub fn status_entry(conn: &Connection, links: &Links, status: Status) -> Result<
         Status::Blocked => format!("{n} blocked {}", plural(n)),
         Status::Done => format!("{n} done {}", plural(n)),
     };
-    let top = tasks::list(conn, Filter::Status(status), Some(1))?;
+    let top = conn.list(Filter::Status(status), Some(1))?;
     let title = match top.first() {
         Some(first) if status != Status::Done => format!(
             "tasks/{} — {what}, highest priority P{}",
@@ -332,8 +330,8 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// `tasks/ready/_entry.md`: what can be started now.
-pub fn ready_entry(conn: &Connection, links: &Links) -> Result<Entry> {
-    let counts = tasks::counts(conn)?;
+pub fn ready_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
+    let counts = conn.counts()?;
     let empty = match counts.open {
         0 => "nothing ready: there are no open tasks".to_string(),
         1 => "nothing ready: the one open task waits for dependencies not yet done".to_string(),
@@ -375,8 +373,8 @@ pub fn ready_entry(conn: &Connection, links: &Links) -> Result<Entry> {
 }
 
 /// `tasks/tags/_entry.md`: the tags in use, most used first.
-pub fn tags_entry(conn: &Connection, links: &Links) -> Result<Entry> {
-    let mut tags = tasks::tags(conn)?;
+pub fn tags_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
+    let mut tags = conn.tags()?;
     let total = tags.len();
     tags.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     tags.truncate(ENTRY_ITEMS);
@@ -420,8 +418,8 @@ pub fn tags_entry(conn: &Connection, links: &Links) -> Result<Entry> {
 }
 
 /// `tasks/tags/<tag>/_entry.md`.
-pub fn tag_entry(conn: &Connection, links: &Links, tag: &str) -> Result<Entry> {
-    let total = tasks::count(conn, Filter::Tag(tag))?;
+pub fn tag_entry(conn: &dyn TaskRecords, links: &Links, tag: &str) -> Result<Entry> {
+    let total = conn.count(Filter::Tag(tag))?;
     Ok(Entry {
         title: format!("tasks/tags/{tag} — {} tagged {tag}", count_of(total)),
         about: vec!["Read-only: change a task in its status directory.".to_string()],

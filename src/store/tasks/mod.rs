@@ -1,21 +1,20 @@
-//! Tasks in the store: the schema (`schema.sql`), reading tasks by the views' filters (each
-//! one SQL statement, ordered and `LIMIT`ed by SQLite, over an index), and the changes
-//! (`write`). Every change keeps the full-text index (`tasks_fts`) and the counters in step
-//! inside the caller's transaction, so neither drifts from the tasks. Dependencies are
-//! stored by task id, so renaming a task renames it in every `depends_on` at once, and a
-//! task others depend on cannot be deleted (foreign key).
+//! Tasks in the store: what a task is ([`Task`], [`Fields`], [`Status`]), which tasks a
+//! view shows ([`Filter`]), and [`TaskRecords`], the one interface through which every
+//! backend reads and changes them (SQLite: `sqlite.rs`). Every change keeps the
+//! full-text index and the counters in step inside the caller's transaction, so neither
+//! drifts from the tasks. Dependencies are stored by task id, so renaming a task renames it
+//! in every `depends_on` at once, and a task others depend on cannot be deleted.
 //!
 //! Validation is not done here: callers pass fields already checked by
 //! `resources::tasks::validate`.
 
+mod sqlite;
 mod write;
 
-use rusqlite::{Connection, OptionalExtension, params};
+#[cfg(test)]
+pub use sqlite::recount;
 
-use crate::error::{Error, Result};
-use crate::store::fts;
-
-pub use write::{delete, insert, rename, update};
+use crate::error::Result;
 
 /// Migration 1: tasks, their tags and dependencies, counters, and the full-text index.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
@@ -96,30 +95,6 @@ pub enum Filter<'a> {
     Tag(&'a str),
 }
 
-impl<'a> Filter<'a> {
-    fn condition(self) -> &'static str {
-        match self {
-            // Literal, not bound: with SQLite's STAT4 a bound value in an indexed WHERE makes
-            // the statement re-prepare on every run (20-60 µs per view query here).
-            Filter::Status(Status::Open) => "t.status = 'open'",
-            Filter::Status(Status::InProgress) => "t.status = 'in_progress'",
-            Filter::Status(Status::Blocked) => "t.status = 'blocked'",
-            Filter::Status(Status::Done) => "t.status = 'done'",
-            Filter::Outstanding => "t.status IN ('open', 'in_progress', 'blocked')",
-            Filter::Ready => "t.status = 'open' AND t.waiting = 0",
-            Filter::Tag(_) => "t.id IN (SELECT task FROM task_tags WHERE tag = ?1)",
-        }
-    }
-
-    /// The value of `?1`, for the filters that have one.
-    fn argument(self) -> Option<&'a str> {
-        match self {
-            Filter::Tag(tag) => Some(tag),
-            Filter::Status(_) | Filter::Outstanding | Filter::Ready => None,
-        }
-    }
-}
-
 /// Tasks per status, and how many are ready.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -147,272 +122,46 @@ impl Counts {
     }
 }
 
-/// The columns of a whole task, with its tags and dependencies gathered by SQLite (one
-/// statement for a whole listing, not one query per task).
-const COLUMNS: &str = "t.id, t.slug, t.title, t.status, t.priority, t.description, t.created,
-    t.updated,
-    (SELECT json_group_array(tag ORDER BY pos) FROM task_tags WHERE task = t.id),
-    (SELECT json_group_array(d.slug ORDER BY k.pos)
-        FROM task_deps k JOIN tasks d ON d.id = k.depends_on WHERE k.task = t.id)";
-
-fn task_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
-    let status: String = row.get(3)?;
-    let tags: String = row.get(8)?;
-    let depends_on: String = row.get(9)?;
-    Ok(Task {
-        id: row.get(0)?,
-        slug: row.get(1)?,
-        fields: Fields {
-            title: row.get(2)?,
-            status: Status::parse(&status).ok_or_else(|| corrupt(3, "status", &status))?,
-            priority: row.get(4)?,
-            tags: serde_json::from_str(&tags).map_err(|_| corrupt(8, "tags", &tags))?,
-            depends_on: serde_json::from_str(&depends_on)
-                .map_err(|_| corrupt(9, "depends_on", &depends_on))?,
-            description: row.get(5)?,
-        },
-        created: row.get(6)?,
-        updated: row.get(7)?,
-    })
-}
-
-/// A stored value the schema should have made impossible; reported, never papered over.
-fn corrupt(column: usize, name: &str, value: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        column,
-        rusqlite::types::Type::Text,
-        format!("task {name} {value:?} is not valid").into(),
-    )
-}
-
-/// The task named `slug`.
-pub fn get(conn: &Connection, slug: &str) -> Result<Option<Task>> {
-    let sql = format!("SELECT {COLUMNS} FROM tasks t WHERE t.slug = ?1");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([slug], task_from_row)
-        .optional()?)
-}
-
-/// The task named `slug` if `filter` selects it (is it in `ready/`, in `tags/ui/`?).
-pub fn get_in(conn: &Connection, filter: Filter<'_>, slug: &str) -> Result<Option<Task>> {
-    // `?1` may be absent from the condition; SQLite leaves an unused number unbound.
-    let sql = format!(
-        "SELECT {COLUMNS} FROM tasks t WHERE t.slug = ?2 AND {}",
-        filter.condition()
-    );
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row(params![filter.argument(), slug], task_from_row)
-        .optional()?)
-}
-
-/// The first `?2` (replaced by the limit) outstanding tasks, taken from each status's index in order (where
-/// `status IN (...)` would sort every outstanding task to keep ten).
-const FIRST_OUTSTANDING: &str = "t.id IN (
-    SELECT id FROM (SELECT id FROM tasks WHERE status = 'open' ORDER BY priority, slug LIMIT ?2)
-    UNION ALL SELECT id FROM (
-        SELECT id FROM tasks WHERE status = 'in_progress' ORDER BY priority, slug LIMIT ?2)
-    UNION ALL SELECT id FROM (
-        SELECT id FROM tasks WHERE status = 'blocked' ORDER BY priority, slug LIMIT ?2))";
-
-/// The tasks `filter` selects, by priority then name; at most `limit` of them.
-pub fn list(conn: &Connection, filter: Filter<'_>, limit: Option<usize>) -> Result<Vec<Task>> {
-    // The limit is written into the statement, not bound: with SQLite's STAT4 a bound limit
-    // re-prepares the statement on every run. Limits come from our own code (a few values),
-    // so the statement cache holds them all.
-    let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
-    let condition = match filter {
-        Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", &limit.to_string()),
-        other => other.condition().to_string(),
-    };
-    let sql = format!(
-        "SELECT {COLUMNS} FROM tasks t WHERE {condition} ORDER BY t.priority, t.slug LIMIT {limit}"
-    );
-    let mut statement = conn.prepare_cached(&sql)?;
-    let rows = if statement.parameter_count() == 0 {
-        statement
-            .query_map([], task_from_row)?
-            .collect::<rusqlite::Result<_>>()?
-    } else {
-        statement
-            .query_map(params![filter.argument()], task_from_row)?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    Ok(rows)
-}
-
-/// The names of the tasks `filter` selects, by priority then name (for `ls`).
-pub fn slugs(conn: &Connection, filter: Filter<'_>) -> Result<Vec<String>> {
-    let condition = match filter {
-        Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", "-1"),
-        other => other.condition().to_string(),
-    };
-    let sql = format!("SELECT t.slug FROM tasks t WHERE {condition} ORDER BY t.priority, t.slug");
-    let mut statement = conn.prepare_cached(&sql)?;
-    let rows = if statement.parameter_count() == 0 {
-        statement
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    } else {
-        statement
-            .query_map(params![filter.argument()], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?
-    };
-    Ok(rows)
-}
-
-/// How many tasks `filter` selects.
-pub fn count(conn: &Connection, filter: Filter<'_>) -> Result<usize> {
-    let sql = format!("SELECT count(*) FROM tasks t WHERE {}", filter.condition());
-    let mut statement = conn.prepare_cached(&sql)?;
-    let n: i64 = if statement.parameter_count() == 0 {
-        statement.query_row([], |r| r.get(0))?
-    } else {
-        statement.query_row(params![filter.argument()], |r| r.get(0))?
-    };
-    Ok(usize::try_from(n).unwrap_or(0))
-}
-
-/// Tasks per status and the number ready, in two indexed queries.
-pub fn counts(conn: &Connection) -> Result<Counts> {
-    let mut counts = Counts::default();
-    let mut statement = conn.prepare_cached("SELECT name, n FROM task_counts")?;
-    let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-    for row in rows {
-        let (name, n) = row?;
-        let n = usize::try_from(n).unwrap_or(0);
-        match name.as_str() {
-            "open" => counts.open = n,
-            "in_progress" => counts.in_progress = n,
-            "blocked" => counts.blocked = n,
-            "done" => counts.done = n,
-            "ready" => counts.ready = n,
-            _ => {}
-        }
-    }
-    Ok(counts)
-}
-
-/// The counters and `waiting` recomputed from the rows, for tests to compare with
-/// [`counts`]: they must never drift.
-#[cfg(test)]
-pub fn recount(conn: &Connection) -> Result<Counts> {
-    let stale: i64 = conn.query_row(
-        "SELECT count(*) FROM tasks t WHERE waiting != (
-            SELECT count(*) FROM task_deps k JOIN tasks d ON d.id = k.depends_on
-            WHERE k.task = t.id AND d.status != 'done')",
-        [],
-        |r| r.get(0),
-    )?;
-    assert_eq!(stale, 0, "tasks whose `waiting` is wrong");
-    let mut counts = Counts::default();
-    for status in Status::ALL {
-        let n = count(conn, Filter::Status(status))?;
-        match status {
-            Status::Open => counts.open = n,
-            Status::InProgress => counts.in_progress = n,
-            Status::Blocked => counts.blocked = n,
-            Status::Done => counts.done = n,
-        }
-    }
-    counts.ready = conn.query_row(
-        "SELECT count(*) FROM tasks t WHERE t.status = 'open' AND NOT EXISTS (
-            SELECT 1 FROM task_deps k JOIN tasks d ON d.id = k.depends_on
-            WHERE k.task = t.id AND d.status != 'done')",
-        [],
-        |r| r.get::<_, i64>(0),
-    )? as usize;
-    Ok(counts)
-}
-
-/// Every tag in use with its number of tasks, by name.
-pub fn tags(conn: &Connection) -> Result<Vec<(String, usize)>> {
-    let mut statement =
-        conn.prepare_cached("SELECT tag, count(*) FROM task_tags GROUP BY tag ORDER BY tag")?;
-    let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-    rows.map(|row| {
-        let (tag, n) = row?;
-        Ok((tag, usize::try_from(n).unwrap_or(0)))
-    })
-    .collect()
-}
-
-/// Which of `names` are tasks (a set, in any order).
-pub fn existing<'n>(conn: &Connection, names: &[&'n str]) -> Result<Vec<&'n str>> {
-    let mut statement = conn.prepare_cached("SELECT 1 FROM tasks WHERE slug = ?1")?;
-    let mut found = Vec::new();
-    for name in names {
-        if statement.exists([name])? {
-            found.push(*name);
-        }
-    }
-    Ok(found)
-}
-
-/// Every task's name; only for "did you mean" after a failed lookup.
-pub fn names(conn: &Connection) -> Result<Vec<String>> {
-    let mut statement = conn.prepare_cached("SELECT slug FROM tasks ORDER BY slug")?;
-    let rows = statement.query_map([], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The dependencies, as (task, depends on) names, of `starts` and of every task they lead
-/// to through `depends_on` — all that a cycle through them could use, and no more.
-pub fn dependencies_from(conn: &Connection, starts: &[&str]) -> Result<Vec<(String, String)>> {
-    let starts = serde_json::to_string(starts)
-        .map_err(|e| Error::internal(format!("task names as JSON: {e}")))?;
-    let mut statement = conn.prepare_cached(
-        "WITH RECURSIVE reach (id) AS (
-             SELECT t.id FROM json_each(?1) j JOIN tasks t ON t.slug = j.value
-             UNION
-             SELECT k.depends_on FROM task_deps k JOIN reach r ON k.task = r.id)
-         SELECT t.slug, d.slug FROM reach r
-         JOIN task_deps k ON k.task = r.id
-         JOIN tasks t ON t.id = k.task JOIN tasks d ON d.id = k.depends_on
-         ORDER BY t.slug, k.pos",
-    )?;
-    let rows = statement.query_map([starts], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The names and statuses of the tasks that depend on task `id`.
-pub fn dependents(conn: &Connection, id: i64) -> Result<Vec<(String, Status)>> {
-    let mut statement = conn.prepare_cached(
-        "SELECT DISTINCT t.slug, t.status FROM task_deps k JOIN tasks t ON t.id = k.task
-         WHERE k.depends_on = ?1 ORDER BY t.slug",
-    )?;
-    let rows = statement.query_map([id], |r| {
-        let status: String = r.get(1)?;
-        Ok((r.get(0)?, Status::parse(&status).unwrap_or(Status::Open)))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The tasks matching `query`, best first (bm25; a title or name match outweighs one in the
-/// description), at most `limit`, and how many match in all.
-///
-/// The query is never passed to FTS5 as syntax: it is cut into words (letters and digits),
-/// each quoted as a prefix term, so `"`, `*`, `NEAR`, `(`, `-` are just text. A query
-/// without words matches nothing.
-pub fn search(conn: &Connection, query: &str, limit: usize) -> Result<(Vec<Task>, usize)> {
-    let Some(expression) = fts::match_expression(query) else {
-        return Ok((Vec::new(), 0));
-    };
-    let total: i64 = conn
-        .prepare_cached("SELECT count(*) FROM tasks_fts WHERE tasks_fts MATCH ?1")?
-        .query_row([&expression], |r| r.get(0))?;
-    let sql = format!(
-        "SELECT {COLUMNS} FROM tasks_fts f JOIN tasks t ON t.id = f.rowid
-         WHERE tasks_fts MATCH ?1
-         ORDER BY bm25(tasks_fts, 4.0, 4.0, 1.0, 2.0), t.priority, t.slug LIMIT ?2"
-    );
-    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let hits = conn
-        .prepare_cached(&sql)?
-        .query_map(params![expression, limit], task_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok((hits, usize::try_from(total).unwrap_or(0)))
+/// The tasks of a store, whichever backend holds them. Reads never change anything; the
+/// changes run inside the store's write transaction (see [`crate::store::Store::write`]).
+pub trait TaskRecords {
+    /// The task named `slug`.
+    fn get(&self, slug: &str) -> Result<Option<Task>>;
+    /// The task named `slug` if `filter` selects it (is it in `ready/`, in `tags/ui/`?).
+    fn get_in(&self, filter: Filter<'_>, slug: &str) -> Result<Option<Task>>;
+    /// The tasks `filter` selects, by priority then name; at most `limit` of them.
+    fn list(&self, filter: Filter<'_>, limit: Option<usize>) -> Result<Vec<Task>>;
+    /// The names of the tasks `filter` selects, by priority then name (for `ls`).
+    fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>>;
+    /// How many tasks `filter` selects.
+    fn count(&self, filter: Filter<'_>) -> Result<usize>;
+    /// Tasks per status and the number ready, read from counters kept with the rows.
+    fn counts(&self) -> Result<Counts>;
+    /// Every tag in use with its number of tasks, by name.
+    fn tags(&self) -> Result<Vec<(String, usize)>>;
+    /// Which of `names` are tasks (a set, in any order).
+    fn existing<'n>(&self, names: &[&'n str]) -> Result<Vec<&'n str>>;
+    /// Every task's name; only for "did you mean" after a failed lookup.
+    fn names(&self) -> Result<Vec<String>>;
+    /// The dependencies, as (task, depends on) names, of `starts` and of every task they
+    /// lead to through `depends_on` — all that a cycle through them could use, and no more.
+    fn dependencies_from(&self, starts: &[&str]) -> Result<Vec<(String, String)>>;
+    /// The names and statuses of the tasks that depend on task `id`.
+    fn dependents(&self, id: i64) -> Result<Vec<(String, Status)>>;
+    /// The tasks matching `query`, best first (a title or name match outweighs one in the
+    /// description), at most `limit`, and how many match in all. The query is words, never
+    /// syntax: no query fails, and one without words matches nothing.
+    fn search(&self, query: &str, limit: usize) -> Result<(Vec<Task>, usize)>;
+    /// Creates task `slug`; every name in `fields.depends_on` must exist. Returns its id.
+    fn insert(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64>;
+    /// Replaces the fields of task `id` and sets its `updated` time.
+    fn update(&self, id: i64, slug: &str, fields: &Fields, now: &str) -> Result<()>;
+    /// Gives task `id` a new name and status. The tasks that depend on it show the new
+    /// name in their `depends_on`, so their `updated` time moves too.
+    fn rename(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()>;
+    /// Deletes task `id`. Fails while other tasks depend on it; callers check
+    /// [`TaskRecords::dependents`] first to say which.
+    fn delete(&self, id: i64) -> Result<()>;
 }
 
 #[cfg(test)]
@@ -434,15 +183,13 @@ mod tests {
     fn sample() -> Store {
         let store = Store::in_memory().unwrap();
         store
-            .write(|tx| {
-                insert(
-                    tx,
+            .change_tasks(|tx| {
+                tx.insert(
                     "schema",
                     &fields("Design the schema", Status::Done, 1, &["db"], &[]),
                     "t0",
                 )?;
-                insert(
-                    tx,
+                tx.insert(
                     "login",
                     &fields(
                         "Fix the login form",
@@ -453,14 +200,12 @@ mod tests {
                     ),
                     "t0",
                 )?;
-                insert(
-                    tx,
+                tx.insert(
                     "deploy",
                     &fields("Deploy", Status::Open, 0, &[], &["login"]),
                     "t0",
                 )?;
-                insert(
-                    tx,
+                tx.insert(
                     "docs",
                     &fields("Write docs", Status::Blocked, 3, &["ui"], &[]),
                     "t0",
@@ -479,20 +224,20 @@ mod tests {
     fn filters_select_and_order_by_priority() {
         let store = sample();
         store
-            .read(|c| {
+            .tasks(|c| {
                 assert_eq!(
-                    slugs(&list(c, Filter::Status(Status::Open), None)?),
+                    slugs(&c.list(Filter::Status(Status::Open), None)?),
                     ["deploy", "login"]
                 );
                 assert_eq!(
-                    slugs(&list(c, Filter::Outstanding, None)?),
+                    slugs(&c.list(Filter::Outstanding, None)?),
                     ["deploy", "login", "docs"]
                 );
-                assert_eq!(slugs(&list(c, Filter::Outstanding, Some(1))?), ["deploy"]);
-                assert_eq!(slugs(&list(c, Filter::Ready, None)?), ["login"]);
-                assert_eq!(slugs(&list(c, Filter::Tag("ui"), None)?), ["login", "docs"]);
-                assert_eq!(count(c, Filter::Tag("ui"))?, 2);
-                let c = counts(c)?;
+                assert_eq!(slugs(&c.list(Filter::Outstanding, Some(1))?), ["deploy"]);
+                assert_eq!(slugs(&c.list(Filter::Ready, None)?), ["login"]);
+                assert_eq!(slugs(&c.list(Filter::Tag("ui"), None)?), ["login", "docs"]);
+                assert_eq!(c.count(Filter::Tag("ui"))?, 2);
+                let c = c.counts()?;
                 assert_eq!(
                     (c.open, c.in_progress, c.blocked, c.done, c.ready),
                     (2, 0, 1, 1, 1)
@@ -506,35 +251,35 @@ mod tests {
     fn lists_keep_their_order_and_renames_follow() {
         let store = sample();
         store
-            .write(|tx| {
-                let login = get(tx, "login")?.unwrap();
+            .change_tasks(|tx| {
+                let login = tx.get("login")?.unwrap();
                 assert_eq!(login.fields.tags, ["ui", "auth"]);
-                rename(tx, login.id, "sign-in", Status::InProgress, "t1")
+                tx.rename(login.id, "sign-in", Status::InProgress, "t1")
             })
             .unwrap();
-        let deploy = store.read(|c| get(c, "deploy")).unwrap().unwrap();
+        let deploy = store.tasks(|c| c.get("deploy")).unwrap().unwrap();
         assert_eq!(deploy.fields.depends_on, ["sign-in"]);
         assert_eq!(deploy.updated, "t1");
-        let hits = store.read(|c| search(c, "sign", 10)).unwrap();
+        let hits = store.tasks(|c| c.search("sign", 10)).unwrap();
         assert_eq!(slugs(&hits.0), ["sign-in"]);
     }
 
     #[test]
     fn a_depended_on_task_cannot_be_deleted() {
         let store = sample();
-        let schema = store.read(|c| get(c, "schema")).unwrap().unwrap();
+        let schema = store.tasks(|c| c.get("schema")).unwrap().unwrap();
         let login = ("login".to_string(), Status::Open);
-        assert_eq!(store.read(|c| dependents(c, schema.id)).unwrap(), [login]);
-        assert!(store.write(|tx| delete(tx, schema.id)).is_err());
-        assert!(store.read(|c| get(c, "schema")).unwrap().is_some());
+        assert_eq!(store.tasks(|c| c.dependents(schema.id)).unwrap(), [login]);
+        assert!(store.change_tasks(|tx| tx.delete(schema.id)).is_err());
+        assert!(store.tasks(|c| c.get("schema")).unwrap().is_some());
     }
 
     #[test]
     fn search_ranks_and_never_fails_on_hostile_queries() {
         let store = sample();
-        let (hits, total) = store.read(|c| search(c, "login", 10)).unwrap();
+        let (hits, total) = store.tasks(|c| c.search("login", 10)).unwrap();
         assert_eq!((slugs(&hits), total), (vec!["login"], 1));
-        let (hits, total) = store.read(|c| search(c, "UI", 1)).unwrap();
+        let (hits, total) = store.tasks(|c| c.search("UI", 1)).unwrap();
         assert_eq!((hits.len(), total), (1, 2));
         for query in [
             "\"",
@@ -549,7 +294,7 @@ mod tests {
             "^x",
             "x:y",
         ] {
-            assert!(store.read(|c| search(c, query, 5)).is_ok(), "{query}");
+            assert!(store.tasks(|c| c.search(query, 5)).is_ok(), "{query}");
         }
     }
 }
