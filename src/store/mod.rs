@@ -15,6 +15,8 @@ pub mod pg;
 pub mod runs;
 pub mod settings;
 pub mod tasks;
+#[cfg(test)]
+pub mod testing;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -35,9 +37,18 @@ const BULK_CACHE_KIB: i64 = 128 * 1024;
 /// inside SQLite. Our queries are short (indexed, `LIMIT`ed), so holding the lock for one
 /// costs little. The lock is a plain blocking mutex, not an async one, because it is never
 /// held across an `.await` — nothing in the store is async.
+///
+/// With a PostgreSQL backend ([`Store::connect`]) the parts already moved behind an
+/// interface (tasks) go there; the rest still names SQLite and is refused on PostgreSQL.
 #[derive(Debug)]
 pub struct Store {
-    conn: Mutex<Connection>,
+    backend: Backend,
+}
+
+#[derive(Debug)]
+enum Backend {
+    Sqlite(Mutex<Connection>),
+    Postgres(pg::Postgres),
 }
 
 impl Store {
@@ -58,6 +69,13 @@ impl Store {
         Self::with_connection(conn, true)
     }
 
+    /// Connects to the PostgreSQL store at `url` and migrates its schema.
+    pub fn connect(url: &str) -> Result<Store> {
+        Ok(Store {
+            backend: Backend::Postgres(pg::Postgres::connect(url)?),
+        })
+    }
+
     /// A private store in memory, for tests.
     pub fn in_memory() -> Result<Store> {
         let conn = Connection::open_in_memory()?;
@@ -68,13 +86,14 @@ impl Store {
         db::configure(&conn, on_disk)?;
         db::migrate(&mut conn)?;
         Ok(Store {
-            conn: Mutex::new(conn),
+            backend: Backend::Sqlite(Mutex::new(conn)),
         })
     }
 
     /// Runs `read` on the connection. Reads never change anything.
     pub fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        read(&self.lock())
+        let conn = self.lock()?;
+        read(&conn)
     }
 
     /// Runs `change` in one transaction: committed if it returns `Ok`, rolled back (nothing
@@ -82,7 +101,7 @@ impl Store {
     /// another process holding it makes us wait (busy timeout) rather than fail half-way
     /// when a read lock cannot be upgraded.
     pub fn write<T>(&self, change: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let mut conn = self.lock();
+        let mut conn = self.lock()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = change(&tx)?;
         tx.commit()?;
@@ -91,12 +110,18 @@ impl Store {
 
     /// Runs `read` on the store's tasks (see [`Store::read`]).
     pub fn tasks<T>(&self, read: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
-        self.read(|conn| read(conn))
+        match &self.backend {
+            Backend::Sqlite(_) => self.read(|conn| read(conn)),
+            Backend::Postgres(pg) => pg.read(|tx| read(tx)),
+        }
     }
 
     /// Runs `change` on the store's tasks in one transaction (see [`Store::write`]).
     pub fn change_tasks<T>(&self, change: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
-        self.write(|conn| change(conn))
+        match &self.backend {
+            Backend::Sqlite(_) => self.write(|conn| change(conn)),
+            Backend::Postgres(pg) => pg.write(|tx| change(tx)),
+        }
     }
 
     /// A number that changes whenever another connection (another process: the CLI, a
@@ -104,7 +129,7 @@ impl Store {
     /// it as it is.
     pub fn data_version(&self) -> Result<i64> {
         Ok(self
-            .lock()
+            .lock()?
             .query_row("PRAGMA data_version", [], |r| r.get(0))?)
     }
 
@@ -114,7 +139,7 @@ impl Store {
     /// each page it touches is written to a temporary file first). Not for the daemon,
     /// whose memory must stay small.
     pub fn for_bulk_load(&self) -> Result<()> {
-        let conn = self.lock();
+        let conn = self.lock()?;
         conn.pragma_update(None, "cache_size", -BULK_CACHE_KIB)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         Ok(())
@@ -123,8 +148,14 @@ impl Store {
     /// The connection. A panic in another request while it held the lock poisons the mutex;
     /// the connection itself is still sound (an unfinished transaction rolls back when its
     /// guard drops), so we keep serving instead of failing every later request.
-    fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> Result<MutexGuard<'_, Connection>> {
+        match &self.backend {
+            Backend::Sqlite(conn) => Ok(conn.lock().unwrap_or_else(PoisonError::into_inner)),
+            Backend::Postgres(pg) => Err(Error::internal(format!(
+                "{pg:?}: this part of the store (memory, history, settings, test runs) is \
+                 not on PostgreSQL yet"
+            ))),
+        }
     }
 }
 

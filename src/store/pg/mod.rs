@@ -1,4 +1,232 @@
-//! PostgreSQL: the store teams share (SPEC §11). So far a private server made and removed
-//! by the tests and the benchmark ([`scratch`]); the backend itself follows it.
+//! PostgreSQL: the store teams share (SPEC §11). One connection per mount behind a mutex,
+//! as SQLite's; every read runs in one read-only transaction (a consistent snapshot), every
+//! change in one transaction that first takes the store's advisory lock, so changes from
+//! every mount and machine follow one another as SQLite's single writer does. The schema is
+//! migrated on connect, under the same lock, by the numbered migrations of [`MIGRATIONS`]
+//! (the same numbers as SQLite's: migration N is the same change on both). [`scratch`]
+//! makes private servers for the tests and the benchmark.
 
 pub mod scratch;
+
+use std::cell::RefCell;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use postgres::types::ToSql;
+use postgres::{Client, NoTls, Row};
+
+use crate::error::{Error, Result};
+
+/// The migrations that exist for PostgreSQL so far, in order (SQLite's numbers).
+const MIGRATIONS: &[&str] = &[crate::store::tasks::PG_SCHEMA];
+
+/// The key of the store's advisory lock: every change and every migration holds it.
+const WRITE_LOCK: i64 = 0x686f_6d65_7370_6163; // "homespac"
+
+/// A PostgreSQL store.
+pub struct Postgres {
+    client: Mutex<Client>,
+    /// The URL without its password, for messages.
+    shown: String,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Postgres({})", self.shown)
+    }
+}
+
+impl Postgres {
+    /// Connect to the database at `url` (`postgres://user@host:port/db`) and bring its
+    /// schema up to date.
+    pub fn connect(url: &str) -> Result<Postgres> {
+        let shown = without_password(url);
+        let client = Client::connect(url, NoTls).map_err(|e| unreachable(&shown, &e))?;
+        let store = Postgres {
+            client: Mutex::new(client),
+            shown,
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
+    pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut client = self.lock();
+        let tx = client
+            .build_transaction()
+            .read_only(true)
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .start()
+            .map_err(|e| self.failed(&e))?;
+        let tx = Tx {
+            tx: RefCell::new(tx),
+            shown: &self.shown,
+        };
+        let value = read(&tx)?;
+        tx.tx.into_inner().commit().map_err(|e| self.failed(&e))?;
+        Ok(value)
+    }
+
+    /// Runs `change` in one transaction holding the store's write lock: committed if it
+    /// returns `Ok`, rolled back (nothing changed) if it returns `Err`.
+    pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut client = self.lock();
+        let tx = client.transaction().map_err(|e| self.failed(&e))?;
+        let tx = Tx {
+            tx: RefCell::new(tx),
+            shown: &self.shown,
+        };
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+        let value = change(&tx)?;
+        tx.tx.into_inner().commit().map_err(|e| self.failed(&e))?;
+        Ok(value)
+    }
+
+    /// Run the migrations this database has not run yet.
+    fn migrate(&self) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "CREATE TABLE IF NOT EXISTS homespace_schema (version INTEGER NOT NULL)",
+                &[],
+            )?;
+            let stored: Option<i32> = tx
+                .query_opt("SELECT version FROM homespace_schema", &[])?
+                .map(|row| row.get(0));
+            let version = usize::try_from(stored.unwrap_or(0)).unwrap_or(usize::MAX);
+            if version > MIGRATIONS.len() {
+                return Err(Error::internal(format!(
+                    "the store at {} has schema version {version}, newer than this homespace \
+                     knows ({}): update homespace or use another --store",
+                    self.shown,
+                    MIGRATIONS.len()
+                )));
+            }
+            for migration in &MIGRATIONS[version..] {
+                tx.batch(migration)?;
+            }
+            let latest = i32::try_from(MIGRATIONS.len()).unwrap_or(i32::MAX);
+            tx.execute("DELETE FROM homespace_schema", &[])?;
+            tx.execute(
+                "INSERT INTO homespace_schema (version) VALUES ($1)",
+                &[&latest],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Client> {
+        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn failed(&self, e: &postgres::Error) -> Error {
+        failure(&self.shown, e)
+    }
+}
+
+/// One transaction of a [`Postgres`] store, as the backends' record types use it.
+pub struct Tx<'c> {
+    tx: RefCell<postgres::Transaction<'c>>,
+    shown: &'c str,
+}
+
+impl Tx<'_> {
+    pub fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
+        let mut tx = self.tx.borrow_mut();
+        let statement = tx.prepare(sql).map_err(|e| failure(self.shown, &e))?;
+        tx.query(&statement, params)
+            .map_err(|e| failure(self.shown, &e))
+    }
+
+    pub fn query_opt(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Option<Row>> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+
+    pub fn query_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
+        self.query_opt(sql, params)?
+            .ok_or_else(|| Error::internal(format!("{sql} returned no row")))
+    }
+
+    /// Run one statement; the number of rows it changed.
+    pub fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
+        self.tx
+            .borrow_mut()
+            .execute(sql, params)
+            .map_err(|e| failure(self.shown, &e))
+    }
+
+    /// Run several statements without parameters (a migration).
+    fn batch(&self, sql: &str) -> Result<()> {
+        self.tx
+            .borrow_mut()
+            .batch_execute(sql)
+            .map_err(|e| failure(self.shown, &e))
+    }
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user@host/db`.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) => {
+            let user = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_string(),
+    }
+}
+
+fn unreachable(shown: &str, e: &postgres::Error) -> Error {
+    Error::internal(format!("cannot reach the PostgreSQL store at {shown}: {e}"))
+}
+
+/// A failed statement: the server's own message when it gave one.
+fn failure(shown: &str, e: &postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::internal(format!(
+            "the PostgreSQL store at {shown} refused a statement: {}",
+            db.message()
+        )),
+        None if e.is_closed() => unreachable(shown, e),
+        None => Error::internal(format!("the PostgreSQL store at {shown} failed: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_stay_out_of_messages() {
+        assert_eq!(
+            without_password("postgres://me:s3cret@db.example:5432/team"),
+            "postgres://me@db.example:5432/team"
+        );
+        assert_eq!(
+            without_password("postgres://me@db/team"),
+            "postgres://me@db/team"
+        );
+    }
+
+    #[test]
+    fn migrations_run_once_and_a_newer_store_is_refused() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("migrations").unwrap();
+        Postgres::connect(&url).unwrap();
+        let store = Postgres::connect(&url).unwrap();
+        let version: i32 = store
+            .read(|tx| {
+                Ok(tx
+                    .query_one("SELECT version FROM homespace_schema", &[])?
+                    .get(0))
+            })
+            .unwrap();
+        assert_eq!(version as usize, MIGRATIONS.len());
+        store
+            .write(|tx| tx.execute("UPDATE homespace_schema SET version = 999", &[]))
+            .unwrap();
+        let refused = Postgres::connect(&url).unwrap_err();
+        assert!(refused.message.contains("newer"), "{refused}");
+    }
+}

@@ -8,6 +8,7 @@
 //! Validation is not done here: callers pass fields already checked by
 //! `resources::tasks::validate`.
 
+mod postgres;
 mod sqlite;
 mod write;
 
@@ -18,6 +19,8 @@ use crate::error::Result;
 
 /// Migration 1: tasks, their tags and dependencies, counters, and the full-text index.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
+/// The same migration for PostgreSQL.
+pub(crate) const PG_SCHEMA: &str = include_str!("schema.pg.sql");
 
 /// Where a task lives; its directory under `tasks/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -168,6 +171,7 @@ pub trait TaskRecords {
 mod tests {
     use super::*;
     use crate::store::Store;
+    use crate::store::testing::for_each_backend;
 
     fn fields(title: &str, status: Status, priority: u8, tags: &[&str], deps: &[&str]) -> Fields {
         Fields {
@@ -180,8 +184,7 @@ mod tests {
         }
     }
 
-    fn sample() -> Store {
-        let store = Store::in_memory().unwrap();
+    fn sample(store: &Store) {
         store
             .change_tasks(|tx| {
                 tx.insert(
@@ -213,7 +216,6 @@ mod tests {
                 Ok(())
             })
             .unwrap();
-        store
     }
 
     fn slugs(tasks: &[Task]) -> Vec<&str> {
@@ -222,79 +224,87 @@ mod tests {
 
     #[test]
     fn filters_select_and_order_by_priority() {
-        let store = sample();
-        store
-            .tasks(|c| {
-                assert_eq!(
-                    slugs(&c.list(Filter::Status(Status::Open), None)?),
-                    ["deploy", "login"]
-                );
-                assert_eq!(
-                    slugs(&c.list(Filter::Outstanding, None)?),
-                    ["deploy", "login", "docs"]
-                );
-                assert_eq!(slugs(&c.list(Filter::Outstanding, Some(1))?), ["deploy"]);
-                assert_eq!(slugs(&c.list(Filter::Ready, None)?), ["login"]);
-                assert_eq!(slugs(&c.list(Filter::Tag("ui"), None)?), ["login", "docs"]);
-                assert_eq!(c.count(Filter::Tag("ui"))?, 2);
-                let c = c.counts()?;
-                assert_eq!(
-                    (c.open, c.in_progress, c.blocked, c.done, c.ready),
-                    (2, 0, 1, 1, 1)
-                );
-                Ok(())
-            })
-            .unwrap();
+        for_each_backend(|store| {
+            sample(store);
+            store
+                .tasks(|c| {
+                    assert_eq!(
+                        slugs(&c.list(Filter::Status(Status::Open), None)?),
+                        ["deploy", "login"]
+                    );
+                    assert_eq!(
+                        slugs(&c.list(Filter::Outstanding, None)?),
+                        ["deploy", "login", "docs"]
+                    );
+                    assert_eq!(slugs(&c.list(Filter::Outstanding, Some(1))?), ["deploy"]);
+                    assert_eq!(slugs(&c.list(Filter::Ready, None)?), ["login"]);
+                    assert_eq!(slugs(&c.list(Filter::Tag("ui"), None)?), ["login", "docs"]);
+                    assert_eq!(c.count(Filter::Tag("ui"))?, 2);
+                    let c = c.counts()?;
+                    assert_eq!(
+                        (c.open, c.in_progress, c.blocked, c.done, c.ready),
+                        (2, 0, 1, 1, 1)
+                    );
+                    Ok(())
+                })
+                .unwrap();
+        });
     }
 
     #[test]
     fn lists_keep_their_order_and_renames_follow() {
-        let store = sample();
-        store
-            .change_tasks(|tx| {
-                let login = tx.get("login")?.unwrap();
-                assert_eq!(login.fields.tags, ["ui", "auth"]);
-                tx.rename(login.id, "sign-in", Status::InProgress, "t1")
-            })
-            .unwrap();
-        let deploy = store.tasks(|c| c.get("deploy")).unwrap().unwrap();
-        assert_eq!(deploy.fields.depends_on, ["sign-in"]);
-        assert_eq!(deploy.updated, "t1");
-        let hits = store.tasks(|c| c.search("sign", 10)).unwrap();
-        assert_eq!(slugs(&hits.0), ["sign-in"]);
+        for_each_backend(|store| {
+            sample(store);
+            store
+                .change_tasks(|tx| {
+                    let login = tx.get("login")?.unwrap();
+                    assert_eq!(login.fields.tags, ["ui", "auth"]);
+                    tx.rename(login.id, "sign-in", Status::InProgress, "t1")
+                })
+                .unwrap();
+            let deploy = store.tasks(|c| c.get("deploy")).unwrap().unwrap();
+            assert_eq!(deploy.fields.depends_on, ["sign-in"]);
+            assert_eq!(deploy.updated, "t1");
+            let hits = store.tasks(|c| c.search("sign", 10)).unwrap();
+            assert_eq!(slugs(&hits.0), ["sign-in"]);
+        });
     }
 
     #[test]
     fn a_depended_on_task_cannot_be_deleted() {
-        let store = sample();
-        let schema = store.tasks(|c| c.get("schema")).unwrap().unwrap();
-        let login = ("login".to_string(), Status::Open);
-        assert_eq!(store.tasks(|c| c.dependents(schema.id)).unwrap(), [login]);
-        assert!(store.change_tasks(|tx| tx.delete(schema.id)).is_err());
-        assert!(store.tasks(|c| c.get("schema")).unwrap().is_some());
+        for_each_backend(|store| {
+            sample(store);
+            let schema = store.tasks(|c| c.get("schema")).unwrap().unwrap();
+            let login = ("login".to_string(), Status::Open);
+            assert_eq!(store.tasks(|c| c.dependents(schema.id)).unwrap(), [login]);
+            assert!(store.change_tasks(|tx| tx.delete(schema.id)).is_err());
+            assert!(store.tasks(|c| c.get("schema")).unwrap().is_some());
+        });
     }
 
     #[test]
     fn search_ranks_and_never_fails_on_hostile_queries() {
-        let store = sample();
-        let (hits, total) = store.tasks(|c| c.search("login", 10)).unwrap();
-        assert_eq!((slugs(&hits), total), (vec!["login"], 1));
-        let (hits, total) = store.tasks(|c| c.search("UI", 1)).unwrap();
-        assert_eq!((hits.len(), total), (1, 2));
-        for query in [
-            "\"",
-            "*",
-            "NEAR(a b)",
-            "(",
-            "-login",
-            "a AND OR",
-            "",
-            "  ",
-            "\"\"*",
-            "^x",
-            "x:y",
-        ] {
-            assert!(store.tasks(|c| c.search(query, 5)).is_ok(), "{query}");
-        }
+        for_each_backend(|store| {
+            sample(store);
+            let (hits, total) = store.tasks(|c| c.search("login", 10)).unwrap();
+            assert_eq!((slugs(&hits), total), (vec!["login"], 1));
+            let (hits, total) = store.tasks(|c| c.search("UI", 1)).unwrap();
+            assert_eq!((hits.len(), total), (1, 2));
+            for query in [
+                "\"",
+                "*",
+                "NEAR(a b)",
+                "(",
+                "-login",
+                "a AND OR",
+                "",
+                "  ",
+                "\"\"*",
+                "^x",
+                "x:y",
+            ] {
+                assert!(store.tasks(|c| c.search(query, 5)).is_ok(), "{query}");
+            }
+        });
     }
 }
