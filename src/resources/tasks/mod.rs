@@ -330,7 +330,7 @@ impl Resource for Tasks {
     fn dashboard(&self) -> Result<Vec<Section>> {
         let now = self
             .store
-            .read(|conn| views::dashboard(conn, &self.links))?;
+            .tasks(|conn| views::dashboard(conn, &self.links))?;
         Ok(if now.is_empty() {
             Vec::new()
         } else {
@@ -466,7 +466,7 @@ impl Resource for Tasks {
         }
         let slug = name.trim_end_matches(".json");
         self.store
-            .write(|conn| self.save(conn, path, folder, slug, content, base))
+            .change_tasks(|conn| self.save(conn, path, folder, slug, content, base))
     }
 
     fn can_create(&self, path: &[&str]) -> Result<()> {

@@ -8,20 +8,22 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use super::*;
 use crate::model::Entry;
+use crate::store::testing::for_each_backend;
 
 /// A resource over an in-memory store whose clock moves one minute per reading, from
 /// 2025-03-01T12:00:00Z.
 pub(super) fn fixture() -> Tasks {
+    fixture_on(Arc::new(Store::in_memory().unwrap()))
+}
+
+/// The same over `store`.
+pub(super) fn fixture_on(store: Arc<Store>) -> Tasks {
     let minutes = Arc::new(AtomicU64::new(0));
     let clock: Clock = Arc::new(move || {
         let n = minutes.fetch_add(1, Ordering::SeqCst);
         UNIX_EPOCH + Duration::from_secs(1_740_830_400 + 60 * n)
     });
-    Tasks::with_clock(
-        Arc::new(Store::in_memory().unwrap()),
-        Links::new("/mnt/hs"),
-        clock,
-    )
+    Tasks::with_clock(store, Links::new("/mnt/hs"), clock)
 }
 
 pub(super) fn text(bytes: Vec<u8>) -> String {
@@ -84,8 +86,8 @@ fn put(tasks: &Tasks, path: &[&str], json: &str) {
 
 /// Four tasks: schema (done), login (open, needs schema), deploy (open, needs login),
 /// docs (blocked).
-fn sample() -> Tasks {
-    let tasks = fixture();
+fn sample_on(store: Arc<Store>) -> Tasks {
+    let tasks = fixture_on(store);
     put(
         &tasks,
         &["done", "schema.json"],
@@ -118,8 +120,9 @@ fn refused(tasks: &Tasks, path: &[&str], content: &[u8]) -> Error {
 
 #[test]
 fn an_empty_store_says_how_to_begin() {
-    let tasks = fixture();
-    eqnice!(
+    for_each_backend(|store| {
+        let tasks = fixture_on(store);
+        eqnice!(
         "# tasks — no tasks yet
 Each task is a file <slug>.json in the directory of its status.
 
@@ -145,26 +148,28 @@ Advanced:
 ",
         show(&tasks.entry(&[]).unwrap())
     );
-    assert_eq!(tasks.summary().unwrap(), "outstanding work: no tasks yet");
-    assert!(tasks.dashboard().unwrap().is_empty());
-    assert_eq!(tasks.list(&["open"]).unwrap(), vec![]);
+        assert_eq!(tasks.summary().unwrap(), "outstanding work: no tasks yet");
+        assert!(tasks.dashboard().unwrap().is_empty());
+        assert_eq!(tasks.list(&["open"]).unwrap(), vec![]);
+    });
 }
 
 #[test]
 fn the_root_entry_lists_outstanding_work_by_priority() {
-    let tasks = sample();
-    let entry = show(&tasks.entry(&[]).unwrap());
-    let (head, _) = entry.split_once("\n| command").unwrap();
-    eqnice!(
-        "# tasks — 3 outstanding (2 open, 1 blocked), 1 done
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let entry = show(&tasks.entry(&[]).unwrap());
+        let (head, _) = entry.split_once("\n| command").unwrap();
+        eqnice!(
+            "# tasks — 3 outstanding (2 open, 1 blocked), 1 done
 Each task is a file <slug>.json in the directory of its status.
 ",
-        head
-    );
-    let (_, contents) = entry.split_once("## Outstanding").unwrap();
-    let (contents, _) = contents.split_once("Advanced:").unwrap();
-    eqnice!(
-        " by priority
+            head
+        );
+        let (_, contents) = entry.split_once("## Outstanding").unwrap();
+        let (contents, _) = contents.split_once("Advanced:").unwrap();
+        eqnice!(
+            " by priority
 - P0 `/mnt/hs/tasks/open/deploy.json` — Deploy
 - P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]
 - P3 `/mnt/hs/tasks/blocked/docs.json` — Write the docs [ui]
@@ -174,28 +179,30 @@ Each task is a file <slug>.json in the directory of its status.
 - `/mnt/hs/tasks/tags/` — a directory per tag
 
 ",
-        contents
-    );
-    assert_eq!(
-        tasks.summary().unwrap(),
-        "outstanding work: 3 outstanding (2 open, 1 blocked), 1 done, 1 ready to start"
-    );
-    let now = tasks.dashboard().unwrap();
-    assert_eq!(now[0].heading, "Now");
-    assert_eq!(
-        now[0].items,
-        [
-            "P0 `/mnt/hs/tasks/open/deploy.json` — Deploy",
-            "P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]",
-            "P3 `/mnt/hs/tasks/blocked/docs.json` — Write the docs [ui]",
-        ]
-    );
+            contents
+        );
+        assert_eq!(
+            tasks.summary().unwrap(),
+            "outstanding work: 3 outstanding (2 open, 1 blocked), 1 done, 1 ready to start"
+        );
+        let now = tasks.dashboard().unwrap();
+        assert_eq!(now[0].heading, "Now");
+        assert_eq!(
+            now[0].items,
+            [
+                "P0 `/mnt/hs/tasks/open/deploy.json` — Deploy",
+                "P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]",
+                "P3 `/mnt/hs/tasks/blocked/docs.json` — Write the docs [ui]",
+            ]
+        );
+    });
 }
 
 #[test]
 fn a_status_directory_lists_its_tasks() {
-    let tasks = sample();
-    eqnice!(
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        eqnice!(
         "# tasks/open — 2 open tasks, highest priority P0
 
 | command | does | returns |
@@ -215,42 +222,44 @@ Advanced:
 ",
         show(&tasks.entry(&["open"]).unwrap())
     );
-    let in_progress = show(&tasks.entry(&["in_progress"]).unwrap());
-    assert!(
-        in_progress.starts_with("# tasks/in_progress — no tasks in progress\n"),
-        "{in_progress}"
-    );
-    assert!(in_progress.contains(
-        "\n## Tasks by priority\nno tasks in progress — move one here: \
+        let in_progress = show(&tasks.entry(&["in_progress"]).unwrap());
+        assert!(
+            in_progress.starts_with("# tasks/in_progress — no tasks in progress\n"),
+            "{in_progress}"
+        );
+        assert!(in_progress.contains(
+            "\n## Tasks by priority\nno tasks in progress — move one here: \
          `mv /mnt/hs/tasks/open/<slug>.json /mnt/hs/tasks/in_progress/`\n"
-    ));
-    let names: Vec<(String, String)> = tasks
-        .list(&["open"])
-        .unwrap()
-        .into_iter()
-        .map(|c| (c.name, c.about))
-        .collect();
-    assert_eq!(
-        names,
-        [
-            (
-                "deploy.json".to_string(),
-                "P0 Deploy (13 lines, ~55 tokens)".to_string()
-            ),
-            (
-                "fix-login.json".to_string(),
-                "P1 Fix the login form [ui, auth] (16 lines, ~64 tokens)".to_string()
-            ),
-        ]
-    );
+        ));
+        let names: Vec<(String, String)> = tasks
+            .list(&["open"])
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.name, c.about))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                (
+                    "deploy.json".to_string(),
+                    "P0 Deploy (13 lines, ~55 tokens)".to_string()
+                ),
+                (
+                    "fix-login.json".to_string(),
+                    "P1 Fix the login form [ui, auth] (16 lines, ~64 tokens)".to_string()
+                ),
+            ]
+        );
+    });
 }
 
 #[test]
 fn ready_and_tags_follow_the_tasks() {
-    let tasks = sample();
-    let ready = show(&tasks.entry(&["ready"]).unwrap());
-    let (_, contents) = ready.split_once("## ").unwrap();
-    eqnice!(
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let ready = show(&tasks.entry(&["ready"]).unwrap());
+        let (_, contents) = ready.split_once("## ").unwrap();
+        eqnice!(
         "Ready by priority
 - P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]
 
@@ -261,69 +270,71 @@ Advanced:
 ",
         contents
     );
-    assert!(ready.starts_with(
-        "# tasks/ready — 1 task ready to start\nOpen tasks whose dependencies are all done"
-    ));
-    assert_eq!(
-        tasks.read(&["ready", "fix-login.json"]).unwrap(),
-        tasks.read(&["open", "fix-login.json"]).unwrap()
-    );
-    assert!(!tasks.stat(&["ready", "fix-login.json"]).unwrap().writable);
-    assert_eq!(
-        tasks.stat(&["ready", "deploy.json"]).unwrap_err().kind,
-        ErrorKind::NotFound
-    );
+        assert!(ready.starts_with(
+            "# tasks/ready — 1 task ready to start\nOpen tasks whose dependencies are all done"
+        ));
+        assert_eq!(
+            tasks.read(&["ready", "fix-login.json"]).unwrap(),
+            tasks.read(&["open", "fix-login.json"]).unwrap()
+        );
+        assert!(!tasks.stat(&["ready", "fix-login.json"]).unwrap().writable);
+        assert_eq!(
+            tasks.stat(&["ready", "deploy.json"]).unwrap_err().kind,
+            ErrorKind::NotFound
+        );
 
-    tasks
-        .rename(&["open", "fix-login.json"], &["done", "fix-login.json"])
-        .unwrap();
-    let ready: Vec<String> = tasks
-        .list(&["ready"])
-        .unwrap()
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
-    assert_eq!(ready, ["deploy.json"]);
+        tasks
+            .rename(&["open", "fix-login.json"], &["done", "fix-login.json"])
+            .unwrap();
+        let ready: Vec<String> = tasks
+            .list(&["ready"])
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(ready, ["deploy.json"]);
 
-    let tags = show(&tasks.entry(&["tags"]).unwrap());
-    let (_, contents) = tags.split_once("## ").unwrap();
-    let (contents, _) = contents.split_once("\nAdvanced:").unwrap();
-    eqnice!(
-        "Tags, most used first
+        let tags = show(&tasks.entry(&["tags"]).unwrap());
+        let (_, contents) = tags.split_once("## ").unwrap();
+        let (contents, _) = contents.split_once("\nAdvanced:").unwrap();
+        eqnice!(
+            "Tags, most used first
 - `/mnt/hs/tasks/tags/ui/` — 2 tasks
 - `/mnt/hs/tasks/tags/auth/` — 1 task
 - `/mnt/hs/tasks/tags/db/` — 1 task
 ",
-        contents
-    );
-    assert!(tags.starts_with("# tasks/tags — 3 tags\n"));
-    let ui: Vec<String> = tasks
-        .list(&["tags", "ui"])
-        .unwrap()
-        .into_iter()
-        .map(|c| c.name)
-        .collect();
-    assert_eq!(ui, ["fix-login.json", "docs.json"]);
-    let ui = show(&tasks.entry(&["tags", "ui"]).unwrap());
-    assert!(
-        ui.starts_with("# tasks/tags/ui — 2 tasks tagged ui\n"),
-        "{ui}"
-    );
-    assert!(
-        ui.contains("- P1 `/mnt/hs/tasks/done/fix-login.json` — Fix the login form [ui, auth]\n")
-    );
-    assert_eq!(
-        tasks.stat(&["tags", "nope"]).unwrap_err().kind,
-        ErrorKind::NotFound
-    );
+            contents
+        );
+        assert!(tags.starts_with("# tasks/tags — 3 tags\n"));
+        let ui: Vec<String> = tasks
+            .list(&["tags", "ui"])
+            .unwrap()
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(ui, ["fix-login.json", "docs.json"]);
+        let ui = show(&tasks.entry(&["tags", "ui"]).unwrap());
+        assert!(
+            ui.starts_with("# tasks/tags/ui — 2 tasks tagged ui\n"),
+            "{ui}"
+        );
+        assert!(ui.contains(
+            "- P1 `/mnt/hs/tasks/done/fix-login.json` — Fix the login form [ui, auth]\n"
+        ));
+        assert_eq!(
+            tasks.stat(&["tags", "nope"]).unwrap_err().kind,
+            ErrorKind::NotFound
+        );
+    });
 }
 
 #[test]
 fn a_task_file_reads_back_exactly_and_rewriting_it_changes_nothing() {
-    let tasks = sample();
-    let content = tasks.read(&["open", "fix-login.json"]).unwrap();
-    eqnice!(
-        r#"{
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let content = tasks.read(&["open", "fix-login.json"]).unwrap();
+        eqnice!(
+            r#"{
   "id": 2,
   "title": "Fix the login form",
   "status": "open",
@@ -340,89 +351,97 @@ fn a_task_file_reads_back_exactly_and_rewriting_it_changes_nothing() {
   "updated": "2025-03-01T12:01:00Z"
 }
 "#,
-        text(content.clone())
-    );
-    assert_eq!(
-        tasks.stat(&["open", "fix-login.json"]).unwrap().size,
-        Some(content.len() as u64)
-    );
-    tasks
-        .write(&["open", "fix-login.json"], &content, None)
-        .unwrap();
-    tasks.write(&["fix-login.json"], &content, None).unwrap();
-    assert_eq!(tasks.read(&["fix-login.json"]).unwrap(), content);
+            text(content.clone())
+        );
+        assert_eq!(
+            tasks.stat(&["open", "fix-login.json"]).unwrap().size,
+            Some(content.len() as u64)
+        );
+        tasks
+            .write(&["open", "fix-login.json"], &content, None)
+            .unwrap();
+        tasks.write(&["fix-login.json"], &content, None).unwrap();
+        assert_eq!(tasks.read(&["fix-login.json"]).unwrap(), content);
 
-    let edited = text(content).replace("\"priority\": 1", "\"priority\": 2");
-    tasks
-        .write(&["open", "fix-login.json"], edited.as_bytes(), None)
-        .unwrap();
-    let after = text(tasks.read(&["open", "fix-login.json"]).unwrap());
-    assert!(after.contains("\"priority\": 2,"));
-    assert!(after.contains("\"created\": \"2025-03-01T12:01:00Z\""));
-    assert!(
-        after.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
-        "{after}"
-    );
+        let edited = text(content).replace("\"priority\": 1", "\"priority\": 2");
+        tasks
+            .write(&["open", "fix-login.json"], edited.as_bytes(), None)
+            .unwrap();
+        let after = text(tasks.read(&["open", "fix-login.json"]).unwrap());
+        assert!(after.contains("\"priority\": 2,"));
+        assert!(after.contains("\"created\": \"2025-03-01T12:01:00Z\""));
+        assert!(
+            after.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
+            "{after}"
+        );
+    });
 }
 
 #[test]
 fn status_comes_from_the_directory_unless_the_file_says_otherwise() {
-    let tasks = fixture();
-    put(&tasks, &["blocked", "a.json"], r#"{"title": "A"}"#);
-    assert!(text(tasks.read(&["blocked", "a.json"]).unwrap()).contains("\"status\": \"blocked\""));
-    put(&tasks, &["b.json"], r#"{"title": "B"}"#);
-    assert!(tasks.stat(&["open", "b.json"]).is_ok());
-    put(&tasks, &["b.json"], r#"{"title": "B", "status": "done"}"#);
-    assert!(tasks.stat(&["done", "b.json"]).is_ok());
-    put(&tasks, &["b.json"], r#"{"title": "B2"}"#);
-    assert!(
-        tasks.stat(&["done", "b.json"]).is_ok(),
-        "omitting status keeps the stored one"
-    );
+    for_each_backend(|store| {
+        let tasks = fixture_on(store);
+        put(&tasks, &["blocked", "a.json"], r#"{"title": "A"}"#);
+        assert!(
+            text(tasks.read(&["blocked", "a.json"]).unwrap()).contains("\"status\": \"blocked\"")
+        );
+        put(&tasks, &["b.json"], r#"{"title": "B"}"#);
+        assert!(tasks.stat(&["open", "b.json"]).is_ok());
+        put(&tasks, &["b.json"], r#"{"title": "B", "status": "done"}"#);
+        assert!(tasks.stat(&["done", "b.json"]).is_ok());
+        put(&tasks, &["b.json"], r#"{"title": "B2"}"#);
+        assert!(
+            tasks.stat(&["done", "b.json"]).is_ok(),
+            "omitting status keeps the stored one"
+        );
 
-    let error = refused(
-        &tasks,
-        &["open", "c.json"],
-        br#"{"title": "C", "status": "done"}"#,
-    );
-    eqnice!(
+        let error = refused(
+            &tasks,
+            &["open", "c.json"],
+            br#"{"title": "C", "status": "done"}"#,
+        );
+        eqnice!(
         "/mnt/hs/tasks/open/c.json was not saved:
 - \"status\" is \"done\" but the file is in /mnt/hs/tasks/open/: leave \"status\" out, or move the task with `mv /mnt/hs/tasks/open/c.json /mnt/hs/tasks/done/`",
         error.message
     );
-    let error = refused(&tasks, &["open", "b.json"], br#"{"title": "B"}"#);
-    assert_eq!(error.kind, ErrorKind::Exists);
-    assert_eq!(
-        tasks.can_create(&["open", "b.json"]).unwrap_err().kind,
-        ErrorKind::Exists
-    );
+        let error = refused(&tasks, &["open", "b.json"], br#"{"title": "B"}"#);
+        assert_eq!(error.kind, ErrorKind::Exists);
+        assert_eq!(
+            tasks.can_create(&["open", "b.json"]).unwrap_err().kind,
+            ErrorKind::Exists
+        );
+    });
 }
 
 #[test]
 fn every_problem_of_one_write_is_reported_together() {
-    let tasks = sample();
-    let error = refused(
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let error = refused(
         &tasks,
         &["open", "new-task.json"],
         br#"{"titel": "x", "status": "done", "priority": "high", "depends_on": ["nope", "fix-logn", "deploy"]}"#,
     );
-    assert_eq!(error.kind, ErrorKind::Invalid);
-    eqnice!(
-        r#"/mnt/hs/tasks/open/new-task.json was not saved:
+        assert_eq!(error.kind, ErrorKind::Invalid);
+        eqnice!(
+            r#"/mnt/hs/tasks/open/new-task.json was not saved:
 - unknown field "titel" (did you mean "title"?)
 - "title" is missing: every task needs a title (1–200 characters)
 - "priority" must be an integer 0 (highest) to 4, got "high"
 - "status" is "done" but the file is in /mnt/hs/tasks/open/: leave "status" out, or move the task with `mv /mnt/hs/tasks/open/new-task.json /mnt/hs/tasks/done/`
 - "depends_on": no task named "nope" (tasks are listed in /mnt/hs/tasks/_entry.md)
 - "depends_on": no task named "fix-logn" (did you mean "fix-login"? tasks are listed in /mnt/hs/tasks/_entry.md)"#,
-        error.message
-    );
+            error.message
+        );
+    });
 }
 
 #[test]
 fn each_rejection_changes_nothing() {
-    let tasks = sample();
-    let cases: [(&[&str], &[u8], ErrorKind, &str); 12] = [
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let cases: [(&[&str], &[u8], ErrorKind, &str); 12] = [
         (&["open", "x.json"], b"{\"title\": \"a\",}", ErrorKind::Invalid, "- line 1, column 15: trailing comma"),
         (&["open", "x.json"], b"{\"title\": \"a\"} extra", ErrorKind::Invalid, "- line 1, column 16: trailing characters"),
         (&["open", "x.json"], b"", ErrorKind::Invalid, "- the file is empty"),
@@ -438,274 +457,289 @@ fn each_rejection_changes_nothing() {
             "- \"depends_on\": a task cannot depend on itself (\"deploy\")"),
         (&["open", "Bad Name.json"], br#"{"title": "T"}"#, ErrorKind::Invalid, "is not a task file name"),
     ];
-    for (path, content, kind, message) in cases {
-        let error = refused(&tasks, path, content);
-        assert_eq!(error.kind, kind, "{path:?}: {}", error.message);
+        for (path, content, kind, message) in cases {
+            let error = refused(&tasks, path, content);
+            assert_eq!(error.kind, kind, "{path:?}: {}", error.message);
+            assert!(
+                error.message.contains(message),
+                "{path:?}: {}",
+                error.message
+            );
+        }
+        let huge = format!(
+            "{{\"title\": \"T\", \"description\": \"{}\"}}",
+            "x".repeat(MAX_BYTES)
+        );
+        let error = refused(&tasks, &["open", "x.json"], huge.as_bytes());
+        assert_eq!(error.kind, ErrorKind::TooBig);
         assert!(
-            error.message.contains(message),
-            "{path:?}: {}",
+            error.message.contains("over the limit of 1 MiB"),
+            "{}",
             error.message
         );
-    }
-    let huge = format!(
-        "{{\"title\": \"T\", \"description\": \"{}\"}}",
-        "x".repeat(MAX_BYTES)
-    );
-    let error = refused(&tasks, &["open", "x.json"], huge.as_bytes());
-    assert_eq!(error.kind, ErrorKind::TooBig);
-    assert!(
-        error.message.contains("over the limit of 1 MiB"),
-        "{}",
-        error.message
-    );
-    for view in [
-        &["ready", "fix-login.json"][..],
-        &["tags", "ui", "docs.json"],
-    ] {
-        let error = refused(&tasks, view, br#"{"title": "T"}"#);
-        assert_eq!(error.kind, ErrorKind::ReadOnly, "{}", error.message);
-    }
-    assert_eq!(
-        tasks.write(&["open"], b"{}", None).unwrap_err().kind,
-        ErrorKind::NotPermitted
-    );
+        for view in [
+            &["ready", "fix-login.json"][..],
+            &["tags", "ui", "docs.json"],
+        ] {
+            let error = refused(&tasks, view, br#"{"title": "T"}"#);
+            assert_eq!(error.kind, ErrorKind::ReadOnly, "{}", error.message);
+        }
+        assert_eq!(
+            tasks.write(&["open"], b"{}", None).unwrap_err().kind,
+            ErrorKind::NotPermitted
+        );
+    });
 }
 
 #[test]
 fn only_slug_json_names_can_be_created() {
-    let tasks = sample();
-    tasks.can_create(&["open", "fix-login-2.json"]).unwrap();
-    tasks.can_create(&["new.json"]).unwrap();
-    let error = tasks.can_create(&["open", "Fix_Login.json"]).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Invalid);
-    assert_eq!(
-        error.message,
-        "cannot create /mnt/hs/tasks/open/Fix_Login.json: \"Fix_Login.json\" is not a task file name: a task \
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        tasks.can_create(&["open", "fix-login-2.json"]).unwrap();
+        tasks.can_create(&["new.json"]).unwrap();
+        let error = tasks.can_create(&["open", "Fix_Login.json"]).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Invalid);
+        assert_eq!(
+            error.message,
+            "cannot create /mnt/hs/tasks/open/Fix_Login.json: \"Fix_Login.json\" is not a task file name: a task \
          name is 1–64 lowercase letters, digits and dashes (e.g. fix-login), got \"Fix_Login\""
-    );
-    assert_eq!(
-        tasks.can_create(&["notes.txt"]).unwrap_err().kind,
-        ErrorKind::Invalid
-    );
-    assert_eq!(
-        tasks.can_create(&["ready", "a.json"]).unwrap_err().kind,
-        ErrorKind::ReadOnly
-    );
-    assert_eq!(
-        tasks.mkdir(&["later"]).unwrap_err().kind,
-        ErrorKind::NotPermitted
-    );
-    assert_eq!(tasks.mkdir(&["open"]).unwrap_err().kind, ErrorKind::Exists);
+        );
+        assert_eq!(
+            tasks.can_create(&["notes.txt"]).unwrap_err().kind,
+            ErrorKind::Invalid
+        );
+        assert_eq!(
+            tasks.can_create(&["ready", "a.json"]).unwrap_err().kind,
+            ErrorKind::ReadOnly
+        );
+        assert_eq!(
+            tasks.mkdir(&["later"]).unwrap_err().kind,
+            ErrorKind::NotPermitted
+        );
+        assert_eq!(tasks.mkdir(&["open"]).unwrap_err().kind, ErrorKind::Exists);
+    });
 }
 
 #[test]
 fn moving_between_directories_changes_the_status() {
-    let tasks = sample();
-    tasks
-        .rename(
-            &["open", "fix-login.json"],
-            &["in_progress", "fix-login.json"],
-        )
-        .unwrap();
-    let moved = text(tasks.read(&["in_progress", "fix-login.json"]).unwrap());
-    assert!(moved.contains("\"status\": \"in_progress\""));
-    assert!(
-        moved.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
-        "{moved}"
-    );
-    let gone = tasks.stat(&["open", "fix-login.json"]).unwrap_err();
-    assert_eq!(gone.kind, ErrorKind::NotFound);
-    assert_eq!(
-        gone.message,
-        "/mnt/hs/tasks/open/fix-login.json does not exist: task fix-login is in progress at \
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        tasks
+            .rename(
+                &["open", "fix-login.json"],
+                &["in_progress", "fix-login.json"],
+            )
+            .unwrap();
+        let moved = text(tasks.read(&["in_progress", "fix-login.json"]).unwrap());
+        assert!(moved.contains("\"status\": \"in_progress\""));
+        assert!(
+            moved.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
+            "{moved}"
+        );
+        let gone = tasks.stat(&["open", "fix-login.json"]).unwrap_err();
+        assert_eq!(gone.kind, ErrorKind::NotFound);
+        assert_eq!(
+            gone.message,
+            "/mnt/hs/tasks/open/fix-login.json does not exist: task fix-login is in progress at \
          /mnt/hs/tasks/in_progress/fix-login.json"
-    );
-    // Moving onto itself is nothing.
-    tasks
-        .rename(&["fix-login.json"], &["in_progress", "fix-login.json"])
-        .unwrap();
-    assert_eq!(text(tasks.read(&["fix-login.json"]).unwrap()), moved);
+        );
+        // Moving onto itself is nothing.
+        tasks
+            .rename(&["fix-login.json"], &["in_progress", "fix-login.json"])
+            .unwrap();
+        assert_eq!(text(tasks.read(&["fix-login.json"]).unwrap()), moved);
+    });
 }
 
 #[test]
 fn renaming_a_task_renames_it_in_depends_on() {
-    let tasks = sample();
-    tasks
-        .rename(&["open", "fix-login.json"], &["open", "sign-in.json"])
-        .unwrap();
-    let deploy = text(tasks.read(&["deploy.json"]).unwrap());
-    assert!(
-        deploy.contains("\"depends_on\": [\n    \"sign-in\"\n  ]"),
-        "{deploy}"
-    );
-    assert!(
-        deploy.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
-        "{deploy}"
-    );
-    let error = tasks
-        .rename(&["open", "sign-in.json"], &["done", "schema.json"])
-        .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Exists);
-    assert_eq!(
-        error.message,
-        "cannot move /mnt/hs/tasks/open/sign-in.json to /mnt/hs/tasks/done/schema.json: task schema exists \
-         (/mnt/hs/tasks/done/schema.json); choose another name or remove it first"
-    );
-    let error = tasks
-        .rename(&["open", "sign-in.json"], &["ready", "sign-in.json"])
-        .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::ReadOnly);
-    let error = tasks
-        .rename(&["open", "sign-in.json"], &["tags", "ui", "x.json"])
-        .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::ReadOnly);
-    let error = tasks
-        .rename(&["open", "sign-in.json"], &["open", "Sign In.json"])
-        .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::NotPermitted);
-    assert!(
-        error.message.contains("is not a task file name"),
-        "{}",
-        error.message
-    );
-    assert_eq!(
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
         tasks
-            .rename(&["open", "nope.json"], &["done", "nope.json"])
-            .unwrap_err()
-            .kind,
-        ErrorKind::NotFound
-    );
+            .rename(&["open", "fix-login.json"], &["open", "sign-in.json"])
+            .unwrap();
+        let deploy = text(tasks.read(&["deploy.json"]).unwrap());
+        assert!(
+            deploy.contains("\"depends_on\": [\n    \"sign-in\"\n  ]"),
+            "{deploy}"
+        );
+        assert!(
+            deploy.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
+            "{deploy}"
+        );
+        let error = tasks
+            .rename(&["open", "sign-in.json"], &["done", "schema.json"])
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Exists);
+        assert_eq!(
+            error.message,
+            "cannot move /mnt/hs/tasks/open/sign-in.json to /mnt/hs/tasks/done/schema.json: task schema exists \
+         (/mnt/hs/tasks/done/schema.json); choose another name or remove it first"
+        );
+        let error = tasks
+            .rename(&["open", "sign-in.json"], &["ready", "sign-in.json"])
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::ReadOnly);
+        let error = tasks
+            .rename(&["open", "sign-in.json"], &["tags", "ui", "x.json"])
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::ReadOnly);
+        let error = tasks
+            .rename(&["open", "sign-in.json"], &["open", "Sign In.json"])
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::NotPermitted);
+        assert!(
+            error.message.contains("is not a task file name"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            tasks
+                .rename(&["open", "nope.json"], &["done", "nope.json"])
+                .unwrap_err()
+                .kind,
+            ErrorKind::NotFound
+        );
+    });
 }
 
 #[test]
 fn a_task_others_depend_on_cannot_be_removed() {
-    let tasks = sample();
-    let before = snapshot(&tasks);
-    let error = tasks.remove(&["done", "schema.json"]).unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Invalid);
-    eqnice!(
-        "cannot remove /mnt/hs/tasks/done/schema.json: 1 task depends on it; remove \"schema\" from their \
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let before = snapshot(&tasks);
+        let error = tasks.remove(&["done", "schema.json"]).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Invalid);
+        eqnice!(
+            "cannot remove /mnt/hs/tasks/done/schema.json: 1 task depends on it; remove \"schema\" from their \
          \"depends_on\" first: /mnt/hs/tasks/open/fix-login.json",
-        error.message
-    );
-    assert_eq!(snapshot(&tasks), before);
-    tasks.remove(&["deploy.json"]).unwrap();
-    tasks.remove(&["open", "fix-login.json"]).unwrap();
-    tasks.remove(&["done", "schema.json"]).unwrap();
-    assert_eq!(
-        tasks.remove(&["done", "schema.json"]).unwrap_err().kind,
-        ErrorKind::NotFound
-    );
-    assert_eq!(
-        tasks.remove(&["ready", "docs.json"]).unwrap_err().kind,
-        ErrorKind::ReadOnly
-    );
-    assert_eq!(
-        tasks.remove(&["open"]).unwrap_err().kind,
-        ErrorKind::NotPermitted
-    );
+            error.message
+        );
+        assert_eq!(snapshot(&tasks), before);
+        tasks.remove(&["deploy.json"]).unwrap();
+        tasks.remove(&["open", "fix-login.json"]).unwrap();
+        tasks.remove(&["done", "schema.json"]).unwrap();
+        assert_eq!(
+            tasks.remove(&["done", "schema.json"]).unwrap_err().kind,
+            ErrorKind::NotFound
+        );
+        assert_eq!(
+            tasks.remove(&["ready", "docs.json"]).unwrap_err().kind,
+            ErrorKind::ReadOnly
+        );
+        assert_eq!(
+            tasks.remove(&["open"]).unwrap_err().kind,
+            ErrorKind::NotPermitted
+        );
+    });
 }
 
 #[test]
 fn search_ranks_tasks_and_shrugs_off_hostile_queries() {
-    let tasks = sample();
-    put(
-        &tasks,
-        &["open", "login-audit.json"],
-        r#"{"title": "Audit", "description": "check the login logs"}"#,
-    );
-    let hits = tasks.search("login", 10).unwrap();
-    assert_eq!(hits.total, 2);
-    assert_eq!(
-        hits.hits[0],
-        Hit {
-            path: "/mnt/hs/tasks/open/fix-login.json".into(),
-            line: "P1 fix-login: Fix the login form".into()
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        put(
+            &tasks,
+            &["open", "login-audit.json"],
+            r#"{"title": "Audit", "description": "check the login logs"}"#,
+        );
+        let hits = tasks.search("login", 10).unwrap();
+        assert_eq!(hits.total, 2);
+        assert_eq!(
+            hits.hits[0],
+            Hit {
+                path: "/mnt/hs/tasks/open/fix-login.json".into(),
+                line: "P1 fix-login: Fix the login form".into()
+            }
+        );
+        assert_eq!(hits.hits[1].line, "P2 login-audit: Audit");
+        let one = tasks.search("login", 1).unwrap();
+        assert_eq!((one.hits.len(), one.total), (1, 2));
+        for query in [
+            "\"",
+            "*",
+            "NEAR(login form)",
+            "(login",
+            "-login",
+            "login AND",
+            "",
+            "'; DROP TABLE tasks; --",
+        ] {
+            assert!(tasks.search(query, 5).is_ok(), "{query}");
         }
-    );
-    assert_eq!(hits.hits[1].line, "P2 login-audit: Audit");
-    let one = tasks.search("login", 1).unwrap();
-    assert_eq!((one.hits.len(), one.total), (1, 2));
-    for query in [
-        "\"",
-        "*",
-        "NEAR(login form)",
-        "(login",
-        "-login",
-        "login AND",
-        "",
-        "'; DROP TABLE tasks; --",
-    ] {
-        assert!(tasks.search(query, 5).is_ok(), "{query}");
-    }
-    // Operators are words like any other: NEAR must occur too, so nothing matches.
-    assert_eq!(tasks.search("NEAR(login form)", 5).unwrap().total, 0);
-    assert_eq!(tasks.search("(login) form*", 5).unwrap().total, 1);
+        // Operators are words like any other: NEAR must occur too, so nothing matches.
+        assert_eq!(tasks.search("NEAR(login form)", 5).unwrap().total, 0);
+        assert_eq!(tasks.search("(login) form*", 5).unwrap().total, 1);
+    });
 }
 
 #[test]
 fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
-    let tasks = sample();
-    let path = &["open", "deploy.json"];
-    let seen = tasks.read(path).unwrap();
-    let title = "Deploy";
-    let first = String::from_utf8(seen.clone())
-        .unwrap()
-        .replacen(title, "Deploy (first)", 1);
-    let second = String::from_utf8(seen.clone())
-        .unwrap()
-        .replacen(title, "Deploy (second)", 1);
-    tasks.write(path, first.as_bytes(), Some(&seen)).unwrap();
-    let error = tasks
-        .write(path, second.as_bytes(), Some(&seen))
-        .unwrap_err();
-    assert_eq!(error.kind, ErrorKind::Busy, "{}", error.message);
-    assert!(
-        error
-            .message
-            .contains("changed by another writer after you opened it"),
-        "{}",
-        error.message
-    );
-    let now = String::from_utf8(tasks.read(path).unwrap()).unwrap();
-    assert!(
-        now.contains("(first)") && !now.contains("(second)"),
-        "{now}"
-    );
-    // Written again from what it holds now, it lands.
-    let again = now.replace("(first)", "(second)");
-    tasks
-        .write(path, again.as_bytes(), Some(now.as_bytes()))
-        .unwrap();
-    // A task removed meanwhile is not brought back by a writer that saw it.
-    tasks
-        .remove(path)
-        .unwrap_or_else(|e| panic!("{}", e.message));
-    let error = tasks
-        .write(path, again.as_bytes(), Some(again.as_bytes()))
-        .unwrap_err();
-    assert!(
-        error.message.contains("removed or renamed"),
-        "{}",
-        error.message
-    );
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let path = &["open", "deploy.json"];
+        let seen = tasks.read(path).unwrap();
+        let title = "Deploy";
+        let first = String::from_utf8(seen.clone())
+            .unwrap()
+            .replacen(title, "Deploy (first)", 1);
+        let second = String::from_utf8(seen.clone())
+            .unwrap()
+            .replacen(title, "Deploy (second)", 1);
+        tasks.write(path, first.as_bytes(), Some(&seen)).unwrap();
+        let error = tasks
+            .write(path, second.as_bytes(), Some(&seen))
+            .unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Busy, "{}", error.message);
+        assert!(
+            error
+                .message
+                .contains("changed by another writer after you opened it"),
+            "{}",
+            error.message
+        );
+        let now = String::from_utf8(tasks.read(path).unwrap()).unwrap();
+        assert!(
+            now.contains("(first)") && !now.contains("(second)"),
+            "{now}"
+        );
+        // Written again from what it holds now, it lands.
+        let again = now.replace("(first)", "(second)");
+        tasks
+            .write(path, again.as_bytes(), Some(now.as_bytes()))
+            .unwrap();
+        // A task removed meanwhile is not brought back by a writer that saw it.
+        tasks
+            .remove(path)
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        let error = tasks
+            .write(path, again.as_bytes(), Some(again.as_bytes()))
+            .unwrap_err();
+        assert!(
+            error.message.contains("removed or renamed"),
+            "{}",
+            error.message
+        );
+    });
 }
 
 #[test]
 fn nothing_ready_is_said_in_good_grammar_for_one_task_and_for_many() {
-    let tasks = fixture();
-    let ready_says = |said: &str| {
-        let ready = show(&tasks.entry(&["ready"]).unwrap());
-        assert!(ready.contains(said), "{ready}");
-    };
-    put(
-        &tasks,
-        &["blocked", "docs.json"],
-        r#"{"title": "Write the docs"}"#,
-    );
-    let waiting = |name: &str| format!(r#"{{"title": "{name}", "depends_on": ["docs"]}}"#);
-    put(&tasks, &["open", "deploy.json"], &waiting("Deploy"));
-    ready_says("nothing ready: the one open task waits for dependencies not yet done");
-    put(&tasks, &["open", "announce.json"], &waiting("Announce"));
-    ready_says("nothing ready: all 2 open tasks wait for dependencies not yet done");
+    for_each_backend(|store| {
+        let tasks = fixture_on(store);
+        let ready_says = |said: &str| {
+            let ready = show(&tasks.entry(&["ready"]).unwrap());
+            assert!(ready.contains(said), "{ready}");
+        };
+        put(
+            &tasks,
+            &["blocked", "docs.json"],
+            r#"{"title": "Write the docs"}"#,
+        );
+        let waiting = |name: &str| format!(r#"{{"title": "{name}", "depends_on": ["docs"]}}"#);
+        put(&tasks, &["open", "deploy.json"], &waiting("Deploy"));
+        ready_says("nothing ready: the one open task waits for dependencies not yet done");
+        put(&tasks, &["open", "announce.json"], &waiting("Announce"));
+        ready_says("nothing ready: all 2 open tasks wait for dependencies not yet done");
+    });
 }

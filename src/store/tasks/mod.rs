@@ -12,9 +12,6 @@ mod postgres;
 mod sqlite;
 mod write;
 
-#[cfg(test)]
-pub use sqlite::recount;
-
 use crate::error::Result;
 
 /// Migration 1: tasks, their tags and dependencies, counters, and the full-text index.
@@ -225,6 +222,7 @@ mod tests {
     #[test]
     fn filters_select_and_order_by_priority() {
         for_each_backend(|store| {
+            let store = &*store;
             sample(store);
             store
                 .tasks(|c| {
@@ -254,6 +252,7 @@ mod tests {
     #[test]
     fn lists_keep_their_order_and_renames_follow() {
         for_each_backend(|store| {
+            let store = &*store;
             sample(store);
             store
                 .change_tasks(|tx| {
@@ -273,6 +272,7 @@ mod tests {
     #[test]
     fn a_depended_on_task_cannot_be_deleted() {
         for_each_backend(|store| {
+            let store = &*store;
             sample(store);
             let schema = store.tasks(|c| c.get("schema")).unwrap().unwrap();
             let login = ("login".to_string(), Status::Open);
@@ -285,6 +285,7 @@ mod tests {
     #[test]
     fn search_ranks_and_never_fails_on_hostile_queries() {
         for_each_backend(|store| {
+            let store = &*store;
             sample(store);
             let (hits, total) = store.tasks(|c| c.search("login", 10)).unwrap();
             assert_eq!((slugs(&hits), total), (vec!["login"], 1));

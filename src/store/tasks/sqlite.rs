@@ -288,35 +288,3 @@ impl TaskRecords for Connection {
         write::delete(self, id)
     }
 }
-
-/// The counters and `waiting` recomputed from the rows, for tests to compare with
-/// [`counts`]: they must never drift.
-#[cfg(test)]
-pub fn recount(conn: &Connection) -> Result<Counts> {
-    let stale: i64 = conn.query_row(
-        "SELECT count(*) FROM tasks t WHERE waiting != (
-            SELECT count(*) FROM task_deps k JOIN tasks d ON d.id = k.depends_on
-            WHERE k.task = t.id AND d.status != 'done')",
-        [],
-        |r| r.get(0),
-    )?;
-    assert_eq!(stale, 0, "tasks whose `waiting` is wrong");
-    let mut counts = Counts::default();
-    for status in Status::ALL {
-        let n = conn.count(Filter::Status(status))?;
-        match status {
-            Status::Open => counts.open = n,
-            Status::InProgress => counts.in_progress = n,
-            Status::Blocked => counts.blocked = n,
-            Status::Done => counts.done = n,
-        }
-    }
-    counts.ready = conn.query_row(
-        "SELECT count(*) FROM tasks t WHERE t.status = 'open' AND NOT EXISTS (
-            SELECT 1 FROM task_deps k JOIN tasks d ON d.id = k.depends_on
-            WHERE k.task = t.id AND d.status != 'done')",
-        [],
-        |r| r.get::<_, i64>(0),
-    )? as usize;
-    Ok(counts)
-}
