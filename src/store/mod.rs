@@ -12,6 +12,7 @@ pub mod edits;
 pub mod fts;
 pub mod memory;
 pub mod pg;
+pub mod records;
 pub mod runs;
 pub mod settings;
 pub mod tasks;
@@ -24,6 +25,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, ErrorKind, Result};
+use records::Records;
 use tasks::TaskRecords;
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
@@ -108,20 +110,33 @@ impl Store {
         Ok(value)
     }
 
-    /// Runs `read` on the store's tasks (see [`Store::read`]).
-    pub fn tasks<T>(&self, read: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+    /// Runs `read` on the store's records, whichever backend holds them, in one
+    /// consistent view. Reads never change anything.
+    pub fn records<T>(&self, read: impl FnOnce(&dyn Records) -> Result<T>) -> Result<T> {
         match &self.backend {
             Backend::Sqlite(_) => self.read(|conn| read(conn)),
             Backend::Postgres(pg) => pg.read(|tx| read(tx)),
         }
     }
 
-    /// Runs `change` on the store's tasks in one transaction (see [`Store::write`]).
-    pub fn change_tasks<T>(&self, change: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+    /// Runs `change` on the store's records in one transaction: committed if it returns
+    /// `Ok`, rolled back (nothing changed) if it returns `Err`; changes from every process
+    /// on the store follow one another.
+    pub fn change_records<T>(&self, change: impl FnOnce(&dyn Records) -> Result<T>) -> Result<T> {
         match &self.backend {
             Backend::Sqlite(_) => self.write(|conn| change(conn)),
             Backend::Postgres(pg) => pg.write(|tx| change(tx)),
         }
+    }
+
+    /// Runs `read` on the store's tasks (see [`Store::records`]).
+    pub fn tasks<T>(&self, read: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+        self.records(|db| read(db.tasks()))
+    }
+
+    /// Runs `change` on the store's tasks in one transaction (see [`Store::change_records`]).
+    pub fn change_tasks<T>(&self, change: impl FnOnce(&dyn TaskRecords) -> Result<T>) -> Result<T> {
+        self.change_records(|db| change(db.tasks()))
     }
 
     /// A number that changes whenever another connection (another process: the CLI, a

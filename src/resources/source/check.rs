@@ -10,7 +10,6 @@ use crate::error::{Error, Result};
 use crate::resources::source::Source;
 use crate::resources::source::import_check::{ImportChecker, ImportFailure, find_python};
 use crate::resources::source::settings::{self, DEFAULT, Settings};
-use crate::store;
 use crate::tree::{access, lock};
 
 /// The checker in use and what it was made for.
@@ -21,7 +20,7 @@ impl Source {
     pub(crate) fn settings_text(&self) -> Result<String> {
         Ok(self
             .store
-            .read(|c| store::settings::get(c, "source"))?
+            .records(|db| db.settings().get("source"))?
             .unwrap_or_else(|| DEFAULT.to_string()))
     }
 
@@ -55,7 +54,7 @@ impl Source {
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
         let settings = settings::parse(text)?;
         self.store
-            .write(|c| store::settings::put(c, "source", text))?;
+            .change_records(|db| db.settings().put("source", text))?;
         self.apply_settings(&settings);
         Ok(())
     }

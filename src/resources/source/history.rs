@@ -11,7 +11,7 @@ use crate::render::budget;
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
-use crate::store::edits::{self, Edit};
+use crate::store::edits::Edit;
 
 /// Edits listed in the entry view (the rest are reachable by number).
 const LISTED: usize = 30;
@@ -19,14 +19,14 @@ const LISTED: usize = 30;
 impl Source {
     pub(crate) fn edit_exists(&self, id: i64) -> bool {
         self.store
-            .read(|c| edits::get(c, id))
+            .records(|db| db.edits().get(id))
             .ok()
             .flatten()
             .is_some()
     }
 
     fn edit(&self, id: i64) -> Result<Edit> {
-        self.store.read(|c| edits::get(c, id))?.ok_or_else(|| {
+        self.store.records(|db| db.edits().get(id))?.ok_or_else(|| {
             Error::not_found(format!(
                 "there is no edit {id}: {} lists them",
                 self.links.to("source/history/_entry.md")
@@ -49,7 +49,7 @@ impl Source {
             .to_string();
         let at = rfc3339_of(std::time::SystemTime::now());
         self.store
-            .write(|c| edits::record(c, &at, &rel, what, before, after))
+            .change_records(|db| db.edits().record(&at, &rel, what, before, after))
     }
 
     /// The diff view of edit `id`.
@@ -89,7 +89,7 @@ impl Source {
     }
 
     pub(crate) fn history_entry(&self) -> Result<Entry> {
-        let (rows, total) = self.store.read(|c| edits::newest(c, LISTED))?;
+        let (rows, total) = self.store.records(|db| db.edits().newest(LISTED))?;
         let undo = self.links.to("source/history/undo");
         Ok(Entry {
             title: format!(

@@ -78,9 +78,7 @@ impl Resource for HistoryDir {
             ));
         }
         let source = self.source.get()?;
-        let (rows, _) = source
-            .store
-            .read(|c| crate::store::edits::newest(c, LISTED))?;
+        let (rows, _) = source.store.records(|db| db.edits().newest(LISTED))?;
         let mut children = vec![Child::new(
             "undo",
             Kind::Document,

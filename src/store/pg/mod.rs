@@ -17,7 +17,11 @@ use postgres::{Client, NoTls, Row};
 use crate::error::{Error, Result};
 
 /// The migrations that exist for PostgreSQL so far, in order (SQLite's numbers).
-const MIGRATIONS: &[&str] = &[crate::store::tasks::PG_SCHEMA];
+const MIGRATIONS: &[&str] = &[
+    crate::store::tasks::PG_SCHEMA,
+    crate::store::edits::PG_SCHEMA,
+    crate::store::settings::PG_SCHEMA,
+];
 
 /// The key of the store's advisory lock: every change and every migration holds it.
 const WRITE_LOCK: i64 = 0x686f_6d65_7370_6163; // "homespac"

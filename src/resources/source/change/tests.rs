@@ -35,17 +35,14 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) 
 
 /// The history, oldest first, as (path, what, before, after).
 fn history(source: &Source) -> Vec<(String, String, Option<String>, Option<String>)> {
-    let (rows, _) = source
-        .store
-        .read(|c| crate::store::edits::newest(c, 1000))
-        .unwrap();
+    let (rows, _) = source.store.records(|db| db.edits().newest(1000)).unwrap();
     let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8(b).unwrap());
     rows.into_iter()
         .rev()
         .map(|(id, _, _, _)| {
             let edit = source
                 .store
-                .read(|c| crate::store::edits::get(c, id))
+                .records(|db| db.edits().get(id))
                 .unwrap()
                 .unwrap();
             (edit.path, edit.what, text(edit.before), text(edit.after))
