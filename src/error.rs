@@ -33,6 +33,8 @@ pub enum ErrorKind {
     Busy,
     /// The caller may not do this here (another user than the mount's owner).
     PermissionDenied,
+    /// A shared store (PostgreSQL) cannot be reached now; the mount reconnects by itself.
+    Unavailable,
     /// Our own failure: the disk, the store, a bug. Never used for a user's mistake.
     Internal,
 }
@@ -56,6 +58,8 @@ impl ErrorKind {
             ErrorKind::NotPermitted => libc::EPERM,
             ErrorKind::Busy => libc::EBUSY,
             ErrorKind::PermissionDenied => libc::EACCES,
+            // "Resource temporarily unavailable": what it is, and trying again later works.
+            ErrorKind::Unavailable => libc::EAGAIN,
             ErrorKind::Internal => libc::EIO,
         }
     }
@@ -114,7 +118,7 @@ mod tests {
     use super::*;
 
     /// Every kind but `Internal`.
-    const MISTAKES: [ErrorKind; 13] = [
+    const MISTAKES: [ErrorKind; 14] = [
         ErrorKind::NotFound,
         ErrorKind::Invalid,
         ErrorKind::Exists,
@@ -128,6 +132,7 @@ mod tests {
         ErrorKind::NotPermitted,
         ErrorKind::Busy,
         ErrorKind::PermissionDenied,
+        ErrorKind::Unavailable,
     ];
 
     #[test]
@@ -155,6 +160,7 @@ mod tests {
             (libc::EPERM, "EPERM"),
             (libc::EBUSY, "EBUSY"),
             (libc::EACCES, "EACCES"),
+            (libc::EAGAIN, "EAGAIN"),
             (libc::EIO, "EIO"),
         ];
         for kind in MISTAKES.into_iter().chain([ErrorKind::Internal]) {

@@ -50,7 +50,8 @@ pub struct Store {
 #[derive(Debug)]
 enum Backend {
     Sqlite(Mutex<Connection>),
-    Postgres(pg::Postgres),
+    // Boxed: its configuration is large, and a store is made once per mount.
+    Postgres(Box<pg::Postgres>),
 }
 
 impl Store {
@@ -74,7 +75,7 @@ impl Store {
     /// Connects to the PostgreSQL store at `url` and migrates its schema.
     pub fn connect(url: &str) -> Result<Store> {
         Ok(Store {
-            backend: Backend::Postgres(pg::Postgres::connect(url)?),
+            backend: Backend::Postgres(Box::new(pg::Postgres::connect(url)?)),
         })
     }
 

@@ -783,7 +783,9 @@ fn a_write_from_a_stale_copy_on_another_store_is_refused() {
     let seen_there = there.read(path).unwrap();
     assert_eq!(seen_here, seen_there, "both see the task the same");
     let mine = text(seen_there.clone()).replace("Deploy", "Deploy (there)");
-    there.write(path, mine.as_bytes(), Some(&seen_there)).unwrap();
+    there
+        .write(path, mine.as_bytes(), Some(&seen_there))
+        .unwrap();
     let stale = text(seen_here.clone()).replace("Deploy", "Deploy (here)");
     let error = here
         .write(path, stale.as_bytes(), Some(&seen_here))
@@ -797,7 +799,11 @@ fn concurrent_edits_from_two_stores_land_whole_or_are_refused_never_lost() {
     let server = crate::store::pg::scratch::ScratchServer::start().unwrap();
     let mounts = two_on_one_database(&server);
     let path = &["open", "shared.json"];
-    put(&mounts[0], path, r#"{"title": "Shared", "description": ""}"#);
+    put(
+        &mounts[0],
+        path,
+        r#"{"title": "Shared", "description": ""}"#,
+    );
     let landed = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for (m, tasks) in mounts.iter().enumerate() {
@@ -823,8 +829,15 @@ fn concurrent_edits_from_two_stores_land_whole_or_are_refused_never_lost() {
         }
     });
     let last: serde_json::Value = serde_json::from_slice(&mounts[1].read(path).unwrap()).unwrap();
-    let marks = last["description"].as_str().unwrap().split_whitespace().count();
+    let marks = last["description"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .count();
     let landed = landed.into_inner();
     assert!(landed > 0);
-    assert_eq!(marks, landed, "every edit that landed is in the task, no other");
+    assert_eq!(
+        marks, landed,
+        "every edit that landed is in the task, no other"
+    );
 }

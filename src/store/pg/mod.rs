@@ -1,5 +1,7 @@
 //! PostgreSQL: the store teams share (SPEC §11). One connection per mount behind a mutex,
-//! as SQLite's; every read runs in one read-only transaction (a consistent snapshot), every
+//! as SQLite's. When the database cannot be reached, requests fail at once with
+//! [`ErrorKind::Unavailable`] naming the store, and the next request connects again: an
+//! outage needs no remount. Every read runs in one read-only transaction (a consistent snapshot), every
 //! change in one transaction that first takes the store's advisory lock, so changes from
 //! every mount and machine follow one another as SQLite's single writer does. The schema is
 //! migrated on connect, under the same lock, by the numbered migrations of [`MIGRATIONS`]
@@ -10,11 +12,12 @@ pub mod scratch;
 
 use std::cell::RefCell;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// The migrations that exist for PostgreSQL so far, in order (SQLite's numbers).
 const MIGRATIONS: &[&str] = &[
@@ -26,9 +29,15 @@ const MIGRATIONS: &[&str] = &[
 /// The key of the store's advisory lock: every change and every migration holds it.
 const WRITE_LOCK: i64 = 0x686f_6d65_7370_6163; // "homespac"
 
+/// How long connecting may take before the store counts as unreachable: a request waits
+/// this long at most in an outage.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// A PostgreSQL store.
 pub struct Postgres {
-    client: Mutex<Client>,
+    /// `None` after the connection was lost: the next request connects again.
+    client: Mutex<Option<Client>>,
+    config: postgres::Config,
     /// The URL without its password, for messages.
     shown: String,
 }
@@ -44,9 +53,13 @@ impl Postgres {
     /// schema up to date.
     pub fn connect(url: &str) -> Result<Postgres> {
         let shown = without_password(url);
-        let client = Client::connect(url, NoTls).map_err(|e| unreachable(&shown, &e))?;
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e| Error::invalid(format!("{shown} is not a PostgreSQL URL: {e}")))?;
+        config.connect_timeout(CONNECT_TIMEOUT);
         let store = Postgres {
-            client: Mutex::new(client),
+            client: Mutex::new(None),
+            config,
             shown,
         };
         store.migrate()?;
@@ -55,35 +68,64 @@ impl Postgres {
 
     /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
     pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut client = self.lock();
-        let tx = client
-            .build_transaction()
-            .read_only(true)
-            .isolation_level(postgres::IsolationLevel::RepeatableRead)
-            .start()
-            .map_err(|e| self.failed(&e))?;
-        let tx = Tx {
-            tx: RefCell::new(tx),
-            shown: &self.shown,
-        };
-        let value = read(&tx)?;
-        tx.tx.into_inner().commit().map_err(|e| self.failed(&e))?;
-        Ok(value)
+        self.with_client(|client, shown| {
+            let tx = client
+                .build_transaction()
+                .read_only(true)
+                .isolation_level(postgres::IsolationLevel::RepeatableRead)
+                .start()
+                .map_err(|e| failure(shown, &e))?;
+            let tx = Tx {
+                tx: RefCell::new(tx),
+                shown,
+            };
+            let value = read(&tx)?;
+            tx.tx
+                .into_inner()
+                .commit()
+                .map_err(|e| failure(shown, &e))?;
+            Ok(value)
+        })
     }
 
     /// Runs `change` in one transaction holding the store's write lock: committed if it
     /// returns `Ok`, rolled back (nothing changed) if it returns `Err`.
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        let mut client = self.lock();
-        let tx = client.transaction().map_err(|e| self.failed(&e))?;
-        let tx = Tx {
-            tx: RefCell::new(tx),
-            shown: &self.shown,
+        self.with_client(|client, shown| {
+            let tx = client.transaction().map_err(|e| failure(shown, &e))?;
+            let tx = Tx {
+                tx: RefCell::new(tx),
+                shown,
+            };
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
+            let value = change(&tx)?;
+            tx.tx
+                .into_inner()
+                .commit()
+                .map_err(|e| failure(shown, &e))?;
+            Ok(value)
+        })
+    }
+
+    /// Runs `work` on the connection, connecting first if there is none; a connection
+    /// found lost afterwards is dropped, so the next request connects again.
+    fn with_client<T>(&self, work: impl FnOnce(&mut Client, &str) -> Result<T>) -> Result<T> {
+        let mut slot = self.lock();
+        if slot.as_ref().is_none_or(Client::is_closed) {
+            let client = self
+                .config
+                .connect(NoTls)
+                .map_err(|e| unreachable(&self.shown, &e))?;
+            *slot = Some(client);
+        }
+        let Some(client) = slot.as_mut() else {
+            return Err(Error::internal("no connection to the store"));
         };
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-        let value = change(&tx)?;
-        tx.tx.into_inner().commit().map_err(|e| self.failed(&e))?;
-        Ok(value)
+        let outcome = work(client, &self.shown);
+        if client.is_closed() {
+            *slot = None;
+        }
+        outcome
     }
 
     /// Run the migrations this database has not run yet.
@@ -118,12 +160,8 @@ impl Postgres {
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, Client> {
+    fn lock(&self) -> MutexGuard<'_, Option<Client>> {
         self.client.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn failed(&self, e: &postgres::Error) -> Error {
-        failure(&self.shown, e)
     }
 }
 
@@ -182,7 +220,15 @@ fn without_password(url: &str) -> String {
 }
 
 fn unreachable(shown: &str, e: &postgres::Error) -> Error {
-    Error::internal(format!("cannot reach the PostgreSQL store at {shown}: {e}"))
+    let why = std::error::Error::source(e).map_or_else(|| e.to_string(), |s| s.to_string());
+    Error::new(
+        ErrorKind::Unavailable,
+        format!(
+            "the PostgreSQL store at {shown} cannot be reached ({why}); source/ works as \
+             before, and the mount connects again by itself at the next request once the \
+             database is back"
+        ),
+    )
 }
 
 /// A failed statement: the server's own message when it gave one.
@@ -192,9 +238,14 @@ fn failure(shown: &str, e: &postgres::Error) -> Error {
             "the PostgreSQL store at {shown} refused a statement: {}",
             db.message()
         )),
-        None if e.is_closed() => unreachable(shown, e),
+        None if e.is_closed() || is_io(e) => unreachable(shown, e),
         None => Error::internal(format!("the PostgreSQL store at {shown} failed: {e}")),
     }
+}
+
+/// Whether `e` is the connection failing rather than a statement.
+fn is_io(e: &postgres::Error) -> bool {
+    std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
 }
 
 #[cfg(test)]
@@ -211,6 +262,30 @@ mod tests {
             without_password("postgres://me@db/team"),
             "postgres://me@db/team"
         );
+    }
+
+    #[test]
+    fn an_outage_fails_requests_at_once_and_the_store_comes_back_by_itself() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("outage").unwrap();
+        let store = Postgres::connect(&url).unwrap();
+        let version = |store: &Postgres| {
+            store.read(|tx| tx.query_one("SELECT version FROM homespace_schema", &[]))
+        };
+        version(&store).unwrap();
+        server.stop().unwrap();
+        // Twice: the lost connection, then a failed attempt to connect again.
+        for _ in 0..2 {
+            let error = version(&store).unwrap_err();
+            assert_eq!(error.kind, ErrorKind::Unavailable, "{error}");
+            assert!(error.message.contains("127.0.0.1"), "{error}");
+            assert!(!error.message.contains("password"), "{error}");
+        }
+        server.resume().unwrap();
+        version(&store).unwrap();
+        store
+            .write(|tx| tx.execute("UPDATE homespace_schema SET version = version", &[]))
+            .unwrap();
     }
 
     #[test]
