@@ -144,9 +144,14 @@ impl Store {
     /// second mount) committed a change to the store; this connection's own changes leave
     /// it as it is.
     pub fn data_version(&self) -> Result<i64> {
-        Ok(self
-            .lock()?
-            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+        match &self.backend {
+            Backend::Sqlite(conn) => Ok(conn
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .query_row("PRAGMA data_version", [], |r| r.get(0))?),
+            // Heard by LISTEN/NOTIFY (see pg/listen.rs).
+            Backend::Postgres(pg) => Ok(pg.version()),
+        }
     }
 
     /// Prepare this connection for a bulk load (`homespace import`): a page cache large

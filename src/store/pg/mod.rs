@@ -8,10 +8,11 @@
 //! (the same numbers as SQLite's: migration N is the same change on both). [`scratch`]
 //! makes private servers for the tests and the benchmark.
 
+mod listen;
 pub mod scratch;
 
 use std::cell::RefCell;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use postgres::types::ToSql;
@@ -40,6 +41,10 @@ pub struct Postgres {
     config: postgres::Config,
     /// The URL without its password, for messages.
     shown: String,
+    /// What this store's changes are announced with (see `listen.rs`).
+    own: String,
+    /// Other writers' changes, heard once someone asks ([`Postgres::version`]).
+    changes: OnceLock<listen::Changes>,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -61,6 +66,8 @@ impl Postgres {
             client: Mutex::new(None),
             config,
             shown,
+            own: listen::token(),
+            changes: OnceLock::new(),
         };
         store.migrate()?;
         Ok(store)
@@ -68,64 +75,78 @@ impl Postgres {
 
     /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
     pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        self.with_client(|client, shown| {
-            let tx = client
-                .build_transaction()
-                .read_only(true)
-                .isolation_level(postgres::IsolationLevel::RepeatableRead)
-                .start()
-                .map_err(|e| failure(shown, &e))?;
-            let tx = Tx {
-                tx: RefCell::new(tx),
-                shown,
-            };
-            let value = read(&tx)?;
-            tx.tx
-                .into_inner()
-                .commit()
-                .map_err(|e| failure(shown, &e))?;
-            Ok(value)
-        })
+        self.in_transaction(true, read)
     }
 
     /// Runs `change` in one transaction holding the store's write lock: committed if it
     /// returns `Ok`, rolled back (nothing changed) if it returns `Err`.
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        self.with_client(|client, shown| {
-            let tx = client.transaction().map_err(|e| failure(shown, &e))?;
-            let tx = Tx {
-                tx: RefCell::new(tx),
-                shown,
-            };
+        self.in_transaction(false, |tx| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-            let value = change(&tx)?;
-            tx.tx
-                .into_inner()
-                .commit()
-                .map_err(|e| failure(shown, &e))?;
-            Ok(value)
+            // Heard by every other mount when (and only if) this commits.
+            tx.execute(
+                "SELECT pg_notify($1, $2)",
+                &[&listen::CHANNEL, &self.own.as_str()],
+            )?;
+            change(tx)
         })
     }
 
-    /// Runs `work` on the connection, connecting first if there is none; a connection
-    /// found lost afterwards is dropped, so the next request connects again.
-    fn with_client<T>(&self, work: impl FnOnce(&mut Client, &str) -> Result<T>) -> Result<T> {
+    /// Runs `work` in a transaction, connecting first if there is no connection. A
+    /// connection found dead when the transaction begins (the database went away since the
+    /// last request) is replaced once: nothing was sent on it, so nothing runs twice. One
+    /// lost later is dropped, and the next request connects again.
+    fn in_transaction<T>(
+        &self,
+        read_only: bool,
+        work: impl FnOnce(&Tx<'_>) -> Result<T>,
+    ) -> Result<T> {
         let mut slot = self.lock();
-        if slot.as_ref().is_none_or(Client::is_closed) {
-            let client = self
-                .config
-                .connect(NoTls)
-                .map_err(|e| unreachable(&self.shown, &e))?;
-            *slot = Some(client);
-        }
-        let Some(client) = slot.as_mut() else {
-            return Err(Error::internal("no connection to the store"));
+        let mut fresh = false;
+        let client = loop {
+            if slot.as_ref().is_none_or(Client::is_closed) {
+                let client = self
+                    .config
+                    .connect(NoTls)
+                    .map_err(|e| unreachable(&self.shown, &e))?;
+                *slot = Some(client);
+                fresh = true;
+            }
+            let Some(client) = slot.as_mut() else {
+                return Err(Error::internal("no connection to the store"));
+            };
+            let begin = if read_only {
+                "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+            } else {
+                "BEGIN"
+            };
+            match client.batch_execute(begin) {
+                Ok(_) => break client,
+                Err(e) if !fresh && (e.is_closed() || is_io(&e)) => *slot = None,
+                Err(e) => return Err(failure(&self.shown, &e)),
+            }
         };
-        let outcome = work(client, &self.shown);
-        if client.is_closed() {
+        let outcome = run(client, &self.shown, work);
+        if slot.as_ref().is_some_and(Client::is_closed) {
             *slot = None;
         }
         outcome
+    }
+
+    /// A number that changes whenever another writer (another mount, the CLI, another
+    /// machine) changed the store: the first call starts listening.
+    pub fn version(&self) -> i64 {
+        self.listener().version()
+    }
+
+    /// Whether changes by others are being heard now.
+    pub fn listening(&self) -> bool {
+        self.listener().listening()
+    }
+
+    fn listener(&self) -> &listen::Changes {
+        self.changes
+            .get_or_init(|| listen::Changes::start(self.config.clone(), self.own.clone()))
     }
 
     /// Run the migrations this database has not run yet.
@@ -160,22 +181,50 @@ impl Postgres {
         })
     }
 
+    /// The connection slot. A request that panicked left its transaction open on the
+    /// connection: drop that connection (the server rolls the transaction back).
     fn lock(&self) -> MutexGuard<'_, Option<Client>> {
-        self.client.lock().unwrap_or_else(PoisonError::into_inner)
+        self.client.lock().unwrap_or_else(|poisoned| {
+            self.client.clear_poison();
+            let mut slot = poisoned.into_inner();
+            *slot = None;
+            slot
+        })
+    }
+}
+
+/// Run `work` in the transaction begun on `client`: `COMMIT` when it returns `Ok`,
+/// `ROLLBACK` when it returns `Err`.
+fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+    let tx = Tx {
+        client: RefCell::new(client),
+        shown,
+    };
+    let outcome = work(&tx);
+    let client = tx.client.into_inner();
+    let end = if outcome.is_ok() {
+        "COMMIT"
+    } else {
+        "ROLLBACK"
+    };
+    match client.batch_execute(end) {
+        Ok(()) => outcome,
+        Err(e) => outcome.and(Err(failure(shown, &e))),
     }
 }
 
 /// One transaction of a [`Postgres`] store, as the backends' record types use it.
 pub struct Tx<'c> {
-    tx: RefCell<postgres::Transaction<'c>>,
+    client: RefCell<&'c mut Client>,
     shown: &'c str,
 }
 
 impl Tx<'_> {
     pub fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        let mut tx = self.tx.borrow_mut();
-        let statement = tx.prepare(sql).map_err(|e| failure(self.shown, &e))?;
-        tx.query(&statement, params)
+        let mut client = self.client.borrow_mut();
+        let statement = client.prepare(sql).map_err(|e| failure(self.shown, &e))?;
+        client
+            .query(&statement, params)
             .map_err(|e| failure(self.shown, &e))
     }
 
@@ -190,7 +239,7 @@ impl Tx<'_> {
 
     /// Run one statement; the number of rows it changed.
     pub fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
-        self.tx
+        self.client
             .borrow_mut()
             .execute(sql, params)
             .map_err(|e| failure(self.shown, &e))
@@ -198,7 +247,7 @@ impl Tx<'_> {
 
     /// Run several statements without parameters (a migration).
     fn batch(&self, sql: &str) -> Result<()> {
-        self.tx
+        self.client
             .borrow_mut()
             .batch_execute(sql)
             .map_err(|e| failure(self.shown, &e))
@@ -286,6 +335,50 @@ mod tests {
         store
             .write(|tx| tx.execute("UPDATE homespace_schema SET version = version", &[]))
             .unwrap();
+    }
+
+    #[test]
+    fn a_change_by_another_store_is_heard_and_its_own_are_not() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("listen").unwrap();
+        let (here, there) = (
+            Postgres::connect(&url).unwrap(),
+            Postgres::connect(&url).unwrap(),
+        );
+        let touch = |store: &Postgres| {
+            store
+                .write(|tx| tx.execute("UPDATE homespace_schema SET version = version", &[]))
+                .unwrap()
+        };
+        // A bound on waiting, not a speed claim: a missing notification must not hang.
+        let wait_until = |what: &str, done: &dyn Fn() -> bool| {
+            let started = std::time::Instant::now();
+            while !done() {
+                assert!(started.elapsed() < Duration::from_secs(20), "{what}");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        };
+        here.version();
+        wait_until("the listener listens", &|| here.listening());
+        let before = here.version();
+        touch(&here);
+        touch(&there);
+        wait_until("another store's change is heard", &|| {
+            here.version() != before
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        assert_eq!(here.version(), before + 1, "its own change is not counted");
+        // The database goes away and comes back: the listener connects again and counts
+        // what it may have missed.
+        let before = here.version();
+        server.stop().unwrap();
+        wait_until("the listener notices", &|| !here.listening());
+        server.resume().unwrap();
+        wait_until("the listener is back", &|| here.listening());
+        assert!(here.version() > before);
+        let before = here.version();
+        touch(&there);
+        wait_until("changes are heard again", &|| here.version() != before);
     }
 
     #[test]
