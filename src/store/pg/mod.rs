@@ -5,7 +5,7 @@
 //! change in one transaction that first takes the store's advisory lock, so changes from
 //! every mount and machine follow one another as SQLite's single writer does. The schema is
 //! migrated on connect, under the same lock, by the numbered migrations of [`MIGRATIONS`]
-//! (the same numbers as SQLite's: migration N is the same change on both). [`scratch`]
+//! (SQLite's numbers: migration N is the same change on both). [`scratch`]
 //! makes private servers for the tests and the benchmark.
 
 mod listen;
@@ -20,11 +20,13 @@ use postgres::{Client, NoTls, Row};
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// The migrations that exist for PostgreSQL so far, in order (SQLite's numbers).
-const MIGRATIONS: &[&str] = &[
-    crate::store::tasks::PG_SCHEMA,
-    crate::store::edits::PG_SCHEMA,
-    crate::store::settings::PG_SCHEMA,
+/// The migrations that exist for PostgreSQL so far, by SQLite's numbers: migration N
+/// makes the same change on both. A store keeps the numbers it ran, so one added later
+/// with a lower number (a part newly moved here) still runs.
+const MIGRATIONS: &[(i32, &str)] = &[
+    (1, crate::store::tasks::PG_SCHEMA),
+    (2, crate::store::edits::PG_SCHEMA),
+    (3, crate::store::settings::PG_SCHEMA),
 ];
 
 /// The key of the store's advisory lock: every change and every migration holds it.
@@ -153,30 +155,34 @@ impl Postgres {
     fn migrate(&self) -> Result<()> {
         self.write(|tx| {
             tx.execute(
-                "CREATE TABLE IF NOT EXISTS homespace_schema (version INTEGER NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS homespace_migrations (number INTEGER PRIMARY KEY)",
                 &[],
             )?;
-            let stored: Option<i32> = tx
-                .query_opt("SELECT version FROM homespace_schema", &[])?
-                .map(|row| row.get(0));
-            let version = usize::try_from(stored.unwrap_or(0)).unwrap_or(usize::MAX);
-            if version > MIGRATIONS.len() {
+            let done: Vec<i32> = tx
+                .query("SELECT number FROM homespace_migrations", &[])?
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            let known = MIGRATIONS.iter().map(|(n, _)| *n).max().unwrap_or(0);
+            if let Some(newer) = done
+                .iter()
+                .find(|n| !MIGRATIONS.iter().any(|(k, _)| k == *n))
+            {
                 return Err(Error::internal(format!(
-                    "the store at {} has schema version {version}, newer than this homespace \
-                     knows ({}): update homespace or use another --store",
-                    self.shown,
-                    MIGRATIONS.len()
+                    "the store at {} has run migration {newer}, which this homespace does \
+                     not know (it knows up to {known}): update homespace or use another --store",
+                    self.shown
                 )));
             }
-            for migration in &MIGRATIONS[version..] {
-                tx.batch(migration)?;
+            for (number, migration) in MIGRATIONS {
+                if !done.contains(number) {
+                    tx.batch(migration)?;
+                    tx.execute(
+                        "INSERT INTO homespace_migrations (number) VALUES ($1)",
+                        &[number],
+                    )?;
+                }
             }
-            let latest = i32::try_from(MIGRATIONS.len()).unwrap_or(i32::MAX);
-            tx.execute("DELETE FROM homespace_schema", &[])?;
-            tx.execute(
-                "INSERT INTO homespace_schema (version) VALUES ($1)",
-                &[&latest],
-            )?;
             Ok(())
         })
     }
@@ -319,7 +325,7 @@ mod tests {
         let url = server.database("outage").unwrap();
         let store = Postgres::connect(&url).unwrap();
         let version = |store: &Postgres| {
-            store.read(|tx| tx.query_one("SELECT version FROM homespace_schema", &[]))
+            store.read(|tx| tx.query("SELECT number FROM homespace_migrations", &[]))
         };
         version(&store).unwrap();
         server.stop().unwrap();
@@ -333,7 +339,7 @@ mod tests {
         server.resume().unwrap();
         version(&store).unwrap();
         store
-            .write(|tx| tx.execute("UPDATE homespace_schema SET version = version", &[]))
+            .write(|tx| tx.execute("UPDATE homespace_migrations SET number = number", &[]))
             .unwrap();
     }
 
@@ -347,7 +353,7 @@ mod tests {
         );
         let touch = |store: &Postgres| {
             store
-                .write(|tx| tx.execute("UPDATE homespace_schema SET version = version", &[]))
+                .write(|tx| tx.execute("UPDATE homespace_migrations SET number = number", &[]))
                 .unwrap()
         };
         // A bound on waiting, not a speed claim: a missing notification must not hang.
@@ -387,18 +393,18 @@ mod tests {
         let url = server.database("migrations").unwrap();
         Postgres::connect(&url).unwrap();
         let store = Postgres::connect(&url).unwrap();
-        let version: i32 = store
-            .read(|tx| {
-                Ok(tx
-                    .query_one("SELECT version FROM homespace_schema", &[])?
-                    .get(0))
-            })
-            .unwrap();
-        assert_eq!(version as usize, MIGRATIONS.len());
+        let ran: Vec<i32> = store
+            .read(|tx| tx.query("SELECT number FROM homespace_migrations ORDER BY 1", &[]))
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let known: Vec<i32> = MIGRATIONS.iter().map(|(n, _)| *n).collect();
+        assert_eq!(ran, known, "each ran once");
         store
-            .write(|tx| tx.execute("UPDATE homespace_schema SET version = 999", &[]))
+            .write(|tx| tx.execute("INSERT INTO homespace_migrations VALUES (999)", &[]))
             .unwrap();
         let refused = Postgres::connect(&url).unwrap_err();
-        assert!(refused.message.contains("newer"), "{refused}");
+        assert!(refused.message.contains("migration 999"), "{refused}");
     }
 }
