@@ -28,6 +28,13 @@ use crate::error::{Error, ErrorKind, Result};
 use records::Records;
 use tasks::TaskRecords;
 
+/// The parts of the store that are on PostgreSQL so far, by SQLite's migration numbers.
+const PG_MIGRATIONS: &[pg::Migration] = &[
+    (1, tasks::PG_SCHEMA),
+    (2, edits::PG_SCHEMA),
+    (3, settings::PG_SCHEMA),
+];
+
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
 const BULK_CACHE_KIB: i64 = 128 * 1024;
 
@@ -75,7 +82,7 @@ impl Store {
     /// Connects to the PostgreSQL store at `url` and migrates its schema.
     pub fn connect(url: &str) -> Result<Store> {
         Ok(Store {
-            backend: Backend::Postgres(Box::new(pg::Postgres::connect(url)?)),
+            backend: Backend::Postgres(Box::new(pg::Postgres::connect(url, PG_MIGRATIONS)?)),
         })
     }
 

@@ -4,8 +4,8 @@
 //! outage needs no remount. Every read runs in one read-only transaction (a consistent snapshot), every
 //! change in one transaction that first takes the store's advisory lock, so changes from
 //! every mount and machine follow one another as SQLite's single writer does. The schema is
-//! migrated on connect, under the same lock, by the numbered migrations of [`MIGRATIONS`]
-//! (SQLite's numbers: migration N is the same change on both). [`scratch`]
+//! migrated on connect, under the same lock, by the numbered migrations the store hands
+//! over ([`Migration`]). [`scratch`]
 //! makes private servers for the tests and the benchmark.
 
 mod listen;
@@ -20,14 +20,10 @@ use postgres::{Client, NoTls, Row};
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// The migrations that exist for PostgreSQL so far, by SQLite's numbers: migration N
-/// makes the same change on both. A store keeps the numbers it ran, so one added later
-/// with a lower number (a part newly moved here) still runs.
-const MIGRATIONS: &[(i32, &str)] = &[
-    (1, crate::store::tasks::PG_SCHEMA),
-    (2, crate::store::edits::PG_SCHEMA),
-    (3, crate::store::settings::PG_SCHEMA),
-];
+/// A numbered schema change: SQLite's numbers, so migration N makes the same change on
+/// both backends. A store keeps the numbers it ran, so one added later with a lower number
+/// (a part newly moved here) still runs.
+pub type Migration = (i32, &'static str);
 
 /// The key of the store's advisory lock: every change and every migration holds it.
 const WRITE_LOCK: i64 = 0x686f_6d65_7370_6163; // "homespac"
@@ -58,7 +54,7 @@ impl std::fmt::Debug for Postgres {
 impl Postgres {
     /// Connect to the database at `url` (`postgres://user@host:port/db`) and bring its
     /// schema up to date.
-    pub fn connect(url: &str) -> Result<Postgres> {
+    pub fn connect(url: &str, migrations: &[Migration]) -> Result<Postgres> {
         let shown = without_password(url);
         let mut config: postgres::Config = url
             .parse()
@@ -71,7 +67,7 @@ impl Postgres {
             own: listen::token(),
             changes: OnceLock::new(),
         };
-        store.migrate()?;
+        store.migrate(migrations)?;
         Ok(store)
     }
 
@@ -152,7 +148,7 @@ impl Postgres {
     }
 
     /// Run the migrations this database has not run yet.
-    fn migrate(&self) -> Result<()> {
+    fn migrate(&self, migrations: &[Migration]) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "CREATE TABLE IF NOT EXISTS homespace_migrations (number INTEGER PRIMARY KEY)",
@@ -163,10 +159,10 @@ impl Postgres {
                 .iter()
                 .map(|row| row.get(0))
                 .collect();
-            let known = MIGRATIONS.iter().map(|(n, _)| *n).max().unwrap_or(0);
+            let known = migrations.iter().map(|(n, _)| *n).max().unwrap_or(0);
             if let Some(newer) = done
                 .iter()
-                .find(|n| !MIGRATIONS.iter().any(|(k, _)| k == *n))
+                .find(|n| !migrations.iter().any(|(k, _)| k == *n))
             {
                 return Err(Error::internal(format!(
                     "the store at {} has run migration {newer}, which this homespace does \
@@ -174,7 +170,7 @@ impl Postgres {
                     self.shown
                 )));
             }
-            for (number, migration) in MIGRATIONS {
+            for (number, migration) in migrations {
                 if !done.contains(number) {
                     tx.batch(migration)?;
                     tx.execute(
@@ -307,6 +303,9 @@ fn is_io(e: &postgres::Error) -> bool {
 mod tests {
     use super::*;
 
+    /// A schema for the tests of this file.
+    const TABLES: &[Migration] = &[(1, "CREATE TABLE kept (x INTEGER)"), (2, "")];
+
     #[test]
     fn passwords_stay_out_of_messages() {
         assert_eq!(
@@ -323,7 +322,7 @@ mod tests {
     fn an_outage_fails_requests_at_once_and_the_store_comes_back_by_itself() {
         let server = scratch::ScratchServer::start().unwrap();
         let url = server.database("outage").unwrap();
-        let store = Postgres::connect(&url).unwrap();
+        let store = Postgres::connect(&url, TABLES).unwrap();
         let version = |store: &Postgres| {
             store.read(|tx| tx.query("SELECT number FROM homespace_migrations", &[]))
         };
@@ -348,8 +347,8 @@ mod tests {
         let server = scratch::ScratchServer::start().unwrap();
         let url = server.database("listen").unwrap();
         let (here, there) = (
-            Postgres::connect(&url).unwrap(),
-            Postgres::connect(&url).unwrap(),
+            Postgres::connect(&url, TABLES).unwrap(),
+            Postgres::connect(&url, TABLES).unwrap(),
         );
         let touch = |store: &Postgres| {
             store
@@ -391,20 +390,20 @@ mod tests {
     fn migrations_run_once_and_a_newer_store_is_refused() {
         let server = scratch::ScratchServer::start().unwrap();
         let url = server.database("migrations").unwrap();
-        Postgres::connect(&url).unwrap();
-        let store = Postgres::connect(&url).unwrap();
+        Postgres::connect(&url, TABLES).unwrap();
+        let store = Postgres::connect(&url, TABLES).unwrap();
         let ran: Vec<i32> = store
             .read(|tx| tx.query("SELECT number FROM homespace_migrations ORDER BY 1", &[]))
             .unwrap()
             .iter()
             .map(|r| r.get(0))
             .collect();
-        let known: Vec<i32> = MIGRATIONS.iter().map(|(n, _)| *n).collect();
+        let known: Vec<i32> = TABLES.iter().map(|(n, _)| *n).collect();
         assert_eq!(ran, known, "each ran once");
         store
             .write(|tx| tx.execute("INSERT INTO homespace_migrations VALUES (999)", &[]))
             .unwrap();
-        let refused = Postgres::connect(&url).unwrap_err();
+        let refused = Postgres::connect(&url, TABLES).unwrap_err();
         assert!(refused.message.contains("migration 999"), "{refused}");
     }
 }
