@@ -25,7 +25,7 @@ pub fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(
     }
     let store = Store::open(&path).map_err(|e| e.message)?;
     let forgotten = store
-        .write(|c| homespace::store::memory::forget(c, session))
+        .change_memory(|m| m.forget(session))
         .map_err(|e| e.message)?;
     if forgotten {
         println!("forgot session {session} and its entries");

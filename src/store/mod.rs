@@ -25,6 +25,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, ErrorKind, Result};
+use memory::MemoryRecords;
 use records::Records;
 use tasks::TaskRecords;
 
@@ -33,6 +34,7 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (1, tasks::PG_SCHEMA),
     (2, edits::PG_SCHEMA),
     (3, settings::PG_SCHEMA),
+    (7, runs::PG_SCHEMA),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
@@ -147,6 +149,20 @@ impl Store {
         self.change_records(|db| change(db.tasks()))
     }
 
+    /// Runs `read` on the store's memory (see [`Store::records`]).
+    pub fn memory<T>(&self, read: impl FnOnce(&dyn MemoryRecords) -> Result<T>) -> Result<T> {
+        self.records(|db| read(db.memory()))
+    }
+
+    /// Runs `change` on the store's memory in one transaction (see
+    /// [`Store::change_records`]).
+    pub fn change_memory<T>(
+        &self,
+        change: impl FnOnce(&dyn MemoryRecords) -> Result<T>,
+    ) -> Result<T> {
+        self.change_records(|db| change(db.memory()))
+    }
+
     /// A number that changes whenever another connection (another process: the CLI, a
     /// second mount) committed a change to the store; this connection's own changes leave
     /// it as it is.
@@ -166,7 +182,11 @@ impl Store {
     /// again, and statement journals in memory (every multi-row insert keeps one; on disk
     /// each page it touches is written to a temporary file first). Not for the daemon,
     /// whose memory must stay small.
+    /// PostgreSQL's server keeps its own caches: nothing to prepare there.
     pub fn for_bulk_load(&self) -> Result<()> {
+        if let Backend::Postgres(_) = self.backend {
+            return Ok(());
+        }
         let conn = self.lock()?;
         conn.pragma_update(None, "cache_size", -BULK_CACHE_KIB)?;
         conn.pragma_update(None, "temp_store", "MEMORY")?;

@@ -6,7 +6,9 @@
 use rusqlite::Connection;
 
 use crate::store::edits::EditRecords;
+use crate::store::memory::MemoryRecords;
 use crate::store::pg::Tx;
+use crate::store::runs::RunRecords;
 use crate::store::settings::SettingRecords;
 use crate::store::tasks::TaskRecords;
 
@@ -15,6 +17,8 @@ pub trait Records {
     fn tasks(&self) -> &dyn TaskRecords;
     fn edits(&self) -> &dyn EditRecords;
     fn settings(&self) -> &dyn SettingRecords;
+    fn runs(&self) -> &dyn RunRecords;
+    fn memory(&self) -> &dyn MemoryRecords;
 }
 
 impl Records for Connection {
@@ -29,6 +33,14 @@ impl Records for Connection {
     fn settings(&self) -> &dyn SettingRecords {
         self
     }
+
+    fn runs(&self) -> &dyn RunRecords {
+        self
+    }
+
+    fn memory(&self) -> &dyn MemoryRecords {
+        self
+    }
 }
 
 impl Records for Tx<'_> {
@@ -41,6 +53,14 @@ impl Records for Tx<'_> {
     }
 
     fn settings(&self) -> &dyn SettingRecords {
+        self
+    }
+
+    fn runs(&self) -> &dyn RunRecords {
+        self
+    }
+
+    fn memory(&self) -> &dyn MemoryRecords {
         self
     }
 }

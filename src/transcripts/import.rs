@@ -16,10 +16,8 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
-use rusqlite::Connection;
-
 use crate::store::Store;
-use crate::store::memory::{self, BulkLoad};
+use crate::store::memory::Loader;
 
 use super::{ReadError, Reading, format_of, read_counted};
 
@@ -106,9 +104,9 @@ pub fn import_paths(
     })?;
     // A load that adds a good part of what the store holds leaves many index segments
     // behind; merging them once costs less than every search after paying for them.
-    let stored = store.read(memory::stats)?.entries;
+    let stored = store.memory(|m| m.stats())?.entries;
     if summary.entries > 0 && summary.entries.saturating_mul(COMPACT_SHARE) >= stored {
-        store.write(memory::compact)?;
+        store.change_memory(|m| m.compact())?;
     }
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
@@ -124,8 +122,9 @@ fn store_all(
 ) -> Result<()> {
     let mut next = 0;
     while next < found.len() {
-        let failed = store.write(|conn| {
-            memory::bulk_load(conn, |bulk| {
+        let mut failed = None;
+        store.change_memory(|memory| {
+            memory.bulk_load(&mut |loader| {
                 let mut batched = 0;
                 while next < found.len() && batched < BATCH_ENTRIES {
                     let file = &found[next];
@@ -138,9 +137,10 @@ fn store_all(
                         Error::internal("the thread reading the files stopped".to_string())
                     })?;
                     let before = summary.entries + summary.skipped;
-                    if let Err(e) = store_file(conn, bulk, file, read, summary) {
+                    if let Err(e) = store_file(loader, file, read, summary) {
                         // Stop here, keeping the files stored before this one.
-                        return Ok(Some((file.path.clone(), e)));
+                        failed = Some((file.path.clone(), e));
+                        return Ok(());
                     }
                     batched += summary.entries + summary.skipped - before;
                     progress(Progress::Done {
@@ -148,7 +148,7 @@ fn store_all(
                         path: file.path.clone(),
                     });
                 }
-                Ok(None)
+                Ok(())
             })
         })?;
         if let Some((path, e)) = failed {
@@ -194,11 +194,10 @@ fn read_file(file: &Found) -> Read {
     }
 }
 
-/// Stores what was read of `file` inside the open transaction on `conn`, in a savepoint of
-/// its own: a file the store refuses leaves nothing behind.
+/// Stores what was read of `file` within the open load: a file the store refuses leaves
+/// nothing behind (the loader keeps each transcript in a savepoint of its own).
 fn store_file(
-    conn: &Connection,
-    bulk: &mut BulkLoad<'_>,
+    loader: &mut dyn Loader,
     file: &Found,
     read: Read,
     summary: &mut Summary,
@@ -216,15 +215,7 @@ fn store_file(
     };
     summary.ignored += reading.ignored;
     if !reading.transcript.sessions.is_empty() {
-        conn.execute_batch("SAVEPOINT transcript")?;
-        let stored = bulk.import(&reading.transcript);
-        let end = if stored.is_ok() {
-            "RELEASE transcript"
-        } else {
-            "ROLLBACK TO transcript; RELEASE transcript"
-        };
-        conn.execute_batch(end)?;
-        match stored {
+        match loader.import(&reading.transcript) {
             Ok(imported) => {
                 summary.sessions += imported.sessions;
                 summary.entries += imported.entries;

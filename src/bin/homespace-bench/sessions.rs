@@ -424,21 +424,21 @@ fn in_process(db: &Path, words: &[String], big: &str) -> HashMap<String, (Durati
     for word in words {
         measure(format!("search:{word}"), &mut || {
             store
-                .read(|c| memory::search(c, word, SCOPED_HITS))
+                .memory(|m| m.search(word, SCOPED_HITS))
                 .map(drop)
                 .map_err(|e| e.message)
         });
     }
     let rowid = |found: Option<memory::SessionRow>| found.map(|row| row.rowid);
-    let big = store.read(|c| memory::session(c, big)).map(rowid);
+    let big = store.memory(|m| m.session(big)).map(rowid);
     let latest = store
-        .read(|c| memory::recent_sessions(c, 1))
+        .memory(|m| m.recent_sessions(1))
         .map(|rows| rowid(rows.into_iter().next()));
     for (key, session) in [("related", big), ("recall", latest)] {
         match session {
             Ok(Some(rowid)) => measure(key.to_string(), &mut || {
                 store
-                    .read(|c| memory::related(c, rowid, 5))
+                    .memory(|m| m.related(rowid, 5))
                     .map(drop)
                     .map_err(|e| e.message)
             }),

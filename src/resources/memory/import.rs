@@ -126,9 +126,7 @@ impl Resource for Import {
         let transcript = crate::transcripts::read(content, name).map_err(|refused| {
             Error::invalid(format!("{} was not imported: {refused}", self.shown(path)))
         })?;
-        let imported = self
-            .store
-            .write(|c| crate::store::memory::import(c, &transcript))?;
+        let imported = self.store.change_memory(|m| m.import(&transcript))?;
         let line = format!(
             "{} {name}: {} new session{}, {} entries added, {} already stored",
             rfc3339_of(std::time::SystemTime::now()),

@@ -18,7 +18,6 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Hit, Hits, Kind, Links, Node, Section};
 use crate::store::Store;
-use crate::store::memory as store;
 use crate::tree::resource::Resource;
 
 /// The recall view at the top of `memory/`.
@@ -58,16 +57,14 @@ impl Memory {
 
     /// `memory/recall`: the sessions most like the most recent one.
     fn recall(&self) -> Result<String> {
-        let recent = self.store.read(|c| store::recent_sessions(c, 1))?;
+        let recent = self.store.memory(|m| m.recent_sessions(1))?;
         let Some(latest) = recent.first() else {
             return Ok(format!(
                 "home > memory > recall\n# Recall\nNo sessions yet: import transcripts into {}.\n",
                 self.links.dir(&["memory", "import"])
             ));
         };
-        let related = self
-            .store
-            .read(|c| store::related(c, latest.rowid, RECALLED))?;
+        let related = self.store.memory(|m| m.related(latest.rowid, RECALLED))?;
         Ok(views::related_from(
             "home > memory > recall",
             latest,
@@ -88,7 +85,7 @@ impl Resource for Memory {
     }
 
     fn summary(&self) -> Result<String> {
-        let stats = self.store.read(store::stats)?;
+        let stats = self.store.memory(|m| m.stats())?;
         Ok(match stats.sessions {
             0 => "past sessions: none stored yet".into(),
             n => format!(
@@ -101,7 +98,7 @@ impl Resource for Memory {
     }
 
     fn dashboard(&self) -> Result<Vec<Section>> {
-        let recent = self.store.read(|c| store::recent_sessions(c, RECENT))?;
+        let recent = self.store.memory(|m| m.recent_sessions(RECENT))?;
         if recent.is_empty() {
             return Ok(Vec::new());
         }
@@ -168,12 +165,12 @@ impl Resource for Memory {
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
         let (stats, recent) = self
             .store
-            .read(|c| Ok((store::stats(c)?, store::recent_sessions(c, RECENT_HERE)?)))?;
+            .memory(|m| Ok((m.stats()?, m.recent_sessions(RECENT_HERE)?)))?;
         Ok(views::root(&stats, &recent, &self.links))
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total, note) = self.store.read(|c| store::search(c, query, limit))?;
+        let (found, total, note) = self.store.memory(|m| m.search(query, limit))?;
         let hits: Vec<Hit> = found
             .into_iter()
             .map(|hit| {

@@ -13,8 +13,8 @@ use crate::render::time::{is_day, rfc3339_of};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
+use crate::store::memory::SessionRow;
 use crate::store::memory::record::SessionRecord;
-use crate::store::memory::{self as store, SessionRow};
 use crate::tree::resource::Resource;
 
 /// Sessions listed in `related.md`.
@@ -53,7 +53,7 @@ impl Sessions {
             [day, id, rest @ ..] if is_day(day) => {
                 let row = self
                     .store
-                    .read(|c| store::session(c, id))?
+                    .memory(|m| m.session(id))?
                     .filter(|row| row.day == *day)
                     .ok_or_else(|| self.missing(path))?;
                 match rest {
@@ -98,7 +98,7 @@ impl Resource for Sessions {
     }
 
     fn summary(&self) -> Result<String> {
-        let stats = self.store.read(store::stats)?;
+        let stats = self.store.memory(|m| m.stats())?;
         Ok(format!(
             "past sessions by day: {} session{}",
             stats.sessions,
@@ -120,7 +120,7 @@ impl Resource for Sessions {
         match self.place(path)? {
             Place::Root => Ok(self
                 .store
-                .read(store::days)?
+                .memory(|m| m.days())?
                 .into_iter()
                 .map(|(day, n)| {
                     let about = format!("{n} session{}", if n == 1 { "" } else { "s" });
@@ -129,7 +129,7 @@ impl Resource for Sessions {
                 .collect()),
             Place::Day(day) => Ok(self
                 .store
-                .read(|c| store::sessions_on(c, day))?
+                .memory(|m| m.sessions_on(day))?
                 .iter()
                 .map(|row| Child::new(&row.record.id, Kind::Dir, views::session_line(row)))
                 .collect()),
@@ -182,7 +182,7 @@ impl Resource for Sessions {
             Place::Entry(row, seq) => {
                 let entry = self
                     .store
-                    .read(|c| store::entry(c, row.rowid, seq))?
+                    .memory(|m| m.entry(row.rowid, seq))?
                     .ok_or_else(|| self.missing(path))?;
                 document::render(seq, &entry.record)
             }
@@ -194,7 +194,7 @@ impl Resource for Sessions {
             Place::Related(row) => {
                 let related = self
                     .store
-                    .read(|c| store::related(c, row.rowid, RELATED_SESSIONS))?;
+                    .memory(|m| m.related(row.rowid, RELATED_SESSIONS))?;
                 Ok(views::related(&row, &related, &self.links, self.budget).into_bytes())
             }
             _ => Err(Error::new(
@@ -210,19 +210,19 @@ impl Resource for Sessions {
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         match self.place(path)? {
             Place::Root => {
-                let days = self.store.read(store::days)?;
+                let days = self.store.memory(|m| m.days())?;
                 Ok(views::sessions_root(&days, &self.links))
             }
             Place::Day(day) => {
-                let rows = self.store.read(|c| store::sessions_on(c, day))?;
+                let rows = self.store.memory(|m| m.sessions_on(day))?;
                 Ok(views::day(day, &rows, &self.links))
             }
             Place::Session(row) => {
-                let (channels, tags, first) = self.store.read(|c| {
+                let (channels, tags, first) = self.store.memory(|c| {
                     Ok((
-                        store::channel_counts(c, row.rowid)?,
-                        store::session_tags(c, row.rowid)?,
-                        store::entries(c, row.rowid, 0, 5)?,
+                        c.channel_counts(row.rowid)?,
+                        c.session_tags(row.rowid)?,
+                        c.entries(row.rowid, 0, 5)?,
                     ))
                 })?;
                 Ok(views::session(&row, &channels, &tags, &first, &self.links))
@@ -254,8 +254,8 @@ impl Resource for Sessions {
             Error::invalid(format!("{at} was not saved:\n- {}", problems.join("\n- ")))
         };
         match self.place(path) {
-            Ok(Place::Entry(row, seq)) => self.store.write(|c| {
-                let stored = store::entry(c, row.rowid, seq)?.ok_or_else(|| self.missing(path))?;
+            Ok(Place::Entry(row, seq)) => self.store.change_memory(|c| {
+                let stored = c.entry(row.rowid, seq)?.ok_or_else(|| self.missing(path))?;
                 let now = document::render(seq, &stored.record)?;
                 if base.is_some_and(|base| base != now.as_slice()) {
                     return Err(Error::new(
@@ -264,11 +264,11 @@ impl Resource for Sessions {
                     ));
                 }
                 let tags = document::retagged(seq, &stored.record, content).map_err(refused)?;
-                store::set_tags(c, row.rowid, seq, &tags)
+                c.set_tags(row.rowid, seq, &tags)
             }),
             Ok(Place::Summary(row)) => {
                 let text = summary::check(&at, content)?;
-                self.store.write(|c| store::set_summary(c, row.rowid, Some(&text)))
+                self.store.change_memory(|m| m.set_summary(row.rowid, Some(&text)))
             }
             Ok(Place::Related(_)) | Ok(Place::Root | Place::Day(_) | Place::Session(_)) => {
                 Err(Error::read_only(format!("{at} cannot be written")))
@@ -277,13 +277,13 @@ impl Resource for Sessions {
                 [day, id, name] if is_day(day) && name.ends_with(".json") => {
                     let row = self
                         .store
-                        .read(|c| store::session(c, id))?
+                        .memory(|m| m.session(id))?
                         .filter(|row| row.day == *day)
                         .ok_or(missing)?;
                     let now = rfc3339_of(std::time::SystemTime::now());
                     let entry = document::new_entry(content, fresh_key(), &now).map_err(refused)?;
                     self.store
-                        .write(|c| store::append(c, row.rowid, &entry).map(|_| ()))
+                        .change_memory(|m| m.append(row.rowid, &entry).map(|_| ()))
                 }
                 _ => Err(missing),
             },
@@ -318,7 +318,7 @@ impl Resource for Sessions {
                 "{id:?} cannot name a session: use 1–80 letters, digits, '-', '_' or '.'"
             )));
         }
-        if self.store.read(|c| store::session(c, id))?.is_some() {
+        if self.store.memory(|m| m.session(id))?.is_some() {
             return Err(Error::exists(format!(
                 "a session named {id} exists already"
             )));
@@ -331,7 +331,7 @@ impl Resource for Sessions {
             ..SessionRecord::default()
         };
         self.store
-            .write(|c| store::create_session(c, &record).map(|_| ()))
+            .change_memory(|m| m.create_session(&record).map(|_| ()))
     }
 }
 

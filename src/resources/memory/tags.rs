@@ -8,7 +8,6 @@ use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
 use crate::resources::memory::document::valid_tag;
 use crate::resources::memory::views::{cut, entry_name};
 use crate::store::Store;
-use crate::store::memory as store;
 use crate::tree::resource::Resource;
 
 /// Tagged entries listed in a tag's entry view (the view is pruned to the budget too).
@@ -36,7 +35,7 @@ impl Tags {
     fn count(&self, tag: &str) -> Result<usize> {
         Ok(self
             .store
-            .read(store::tags)?
+            .memory(|m| m.tags())?
             .into_iter()
             .find(|(t, _)| t == tag)
             .map_or(0, |(_, n)| n))
@@ -49,7 +48,7 @@ impl Resource for Tags {
     }
 
     fn summary(&self) -> Result<String> {
-        let tags = self.store.read(store::tags)?;
+        let tags = self.store.memory(|m| m.tags())?;
         Ok(format!(
             "entries by tag: {} tag{} in use",
             tags.len(),
@@ -69,7 +68,7 @@ impl Resource for Tags {
         match path {
             [] => Ok(self
                 .store
-                .read(store::tags)?
+                .memory(|m| m.tags())?
                 .into_iter()
                 .map(|(tag, n)| {
                     Child::new(
@@ -115,7 +114,7 @@ impl Resource for Tags {
             }),
             [tag] => {
                 self.stat(path)?;
-                let (rows, total) = self.store.read(|c| store::tagged(c, tag, LISTED))?;
+                let (rows, total) = self.store.memory(|m| m.tagged(tag, LISTED))?;
                 Ok(Entry {
                     title: format!(
                         "memory/tags/{tag} — {total} entr{}",

@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, params};
 
 use super::record::Transcript;
-use super::write::{Imported, store_transcript};
+use super::records::{Imported, Loader};
+use super::write::store_transcript;
 use super::{entry_id, session_range};
 use crate::error::{Error, Result};
 
@@ -41,6 +42,7 @@ const BULK_CRISIS_MERGE: i64 = 256;
 
 /// Stores `transcript`, a bulk load of its own: sessions are continued, joined or made as
 /// `write.rs` (`store_transcript`) tells.
+#[cfg(test)]
 pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
     bulk_load(conn, |bulk| bulk.import(transcript))
 }
@@ -67,9 +69,25 @@ pub fn bulk_load<T>(
     Ok(loaded)
 }
 
+impl Loader for BulkLoad<'_> {
+    /// Stores `transcript` within the load, as [`import`] does, in a savepoint of its own:
+    /// a transcript the store refuses leaves nothing behind.
+    fn import(&mut self, transcript: &Transcript) -> Result<Imported> {
+        self.conn.execute_batch("SAVEPOINT transcript")?;
+        let stored = self.store(transcript);
+        let end = if stored.is_ok() {
+            "RELEASE transcript"
+        } else {
+            "ROLLBACK TO transcript; RELEASE transcript"
+        };
+        self.conn.execute_batch(end)?;
+        stored
+    }
+}
+
 impl BulkLoad<'_> {
-    /// Stores `transcript` within the load, as [`import`] does.
-    pub fn import(&mut self, transcript: &Transcript) -> Result<Imported> {
+    /// Stores `transcript` within the load.
+    fn store(&mut self, transcript: &Transcript) -> Result<Imported> {
         let touched = &mut self.touched;
         store_transcript(self.conn, transcript, &mut |session, before| {
             let last = touched.entry(session).or_insert(before);

@@ -8,19 +8,24 @@
 //! (`bulk.sql`, `bulk.rs`). An entry's number is `(session << 32) + seq` ([`entry_id`]): a
 //! session's entries are one range of numbers.
 //!
-//! - [`import`](import()) and many imports in one transaction ([`bulk_load`]): `bulk.rs`;
+//! Every backend is reached through [`MemoryRecords`] (`records.rs`). The SQLite backend
+//! (`sqlite.rs`) is the functions of this folder:
+//! - importing one transcript and many in one transaction (`bulk_load`): `bulk.rs`;
 //! - storing a transcript and the other changes: `write.rs`;
 //! - reading sessions, entries, tags and counts: `read.rs`;
-//! - [`search`](search()) and its query language: `search.rs`, `query.rs`, `scan.rs`;
-//! - [`related`](related()): `related.rs`.
+//! - search and its query language: `search.rs`, `query.rs` (shared), `scan.rs`;
+//! - related sessions: `related.rs`.
 
 mod bulk;
+mod postgres;
 mod query;
 mod read;
 pub mod record;
+mod records;
 mod related;
 mod scan;
 mod search;
+mod sqlite;
 mod write;
 
 #[cfg(test)]
@@ -28,14 +33,16 @@ mod bench;
 #[cfg(test)]
 mod testing;
 
-pub use bulk::{BulkLoad, bulk_load, import};
-pub use read::{
-    EntryRow, SessionRow, Stats, channel_counts, days, entries, entry, recent_sessions, session,
-    session_by_rowid, session_tags, sessions_on, stats, tagged, tags,
+pub use records::{EntryRow, Found, Imported, Loader, MemoryHit, MemoryRecords, SessionRow, Stats};
+// The SQLite backend's functions, for this folder's tests.
+#[cfg(test)]
+use {
+    bulk::import,
+    read::{entries, session, stats},
+    related::related,
+    search::search,
+    write::{append, set_summary},
 };
-pub use related::related;
-pub use search::{MemoryHit, search};
-pub use write::{Imported, append, compact, create_session, forget, set_summary, set_tags};
 
 /// Migration 4: sessions, entries, the tag index, counters and full-text indexes.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");

@@ -6,48 +6,9 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::record::{Channel, EntryRecord, SessionRecord};
-use super::{MAX_SEQ, entry_id, session_range, width};
+use super::records::{EntryRow, SessionRow, Stats};
+use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::Result;
-
-/// A stored session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
-    /// The store's number for it (stable; never reused).
-    pub rowid: i64,
-    pub record: SessionRecord,
-    /// Its directory: `sessions/<day>/`.
-    pub day: String,
-    /// How many entries it holds; they are seq 1 to `entries`.
-    pub entries: usize,
-    /// summary.md, when written.
-    pub summary: Option<String>,
-}
-
-impl SessionRow {
-    /// How many digits its entry file names are padded to (`0001.json`).
-    pub fn width(&self) -> usize {
-        width(self.entries)
-    }
-}
-
-/// A stored entry: its place in the session and what was recorded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EntryRow {
-    pub seq: i64,
-    pub record: EntryRecord,
-}
-
-/// What the store holds, from counters (no rows are counted per call).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Stats {
-    pub sessions: usize,
-    pub entries: usize,
-    /// The oldest and newest session days.
-    pub first_day: Option<String>,
-    pub last_day: Option<String>,
-    /// Sessions per source, most first.
-    pub sources: Vec<(String, usize)>,
-}
 
 /// The columns of a [`SessionRow`], for [`session_from_row`].
 pub(super) const SESSION_COLUMNS: &str = "s.rowid, s.id, s.source, s.started, s.ended, s.title,

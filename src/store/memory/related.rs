@@ -17,7 +17,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::{Connection, params};
 
-use super::read::{SessionRow, count, session_by_rowid};
+use super::read::{count, session_by_rowid};
+use super::records::SessionRow;
 use super::{session_range, split_entry_id};
 use crate::error::Result;
 

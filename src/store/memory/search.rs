@@ -21,6 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use super::query::Query;
 use super::read::{count, parse_channel};
 use super::record::Channel;
+use super::records::MemoryHit;
 use super::scan::{self, Scanned, excerpt, thousands};
 use super::{session_range, split_entry_id, width};
 use crate::error::Result;
@@ -38,20 +39,6 @@ const SNIPPET_TOKENS: usize = 12;
 /// a word in a tag or a title says more than one in a long text.
 const ENTRY_WEIGHTS: &str = "1.0, 2.0";
 const SESSION_WEIGHTS: &str = "2.0, 1.0";
-
-/// One search hit: an entry, or a session whose title or summary matched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MemoryHit {
-    pub session_id: String,
-    pub day: String,
-    /// The entry; `None` when the session's title or summary matched.
-    pub seq: Option<i64>,
-    pub channel: Option<Channel>,
-    /// A dozen words around the match, which is marked `**...**`.
-    pub snippet: String,
-    /// How many digits the session's entry file names are padded to.
-    pub width: usize,
-}
 
 /// The hits for `query`, best first, at most `limit`; how many match in all; and a note
 /// when the search was bounded (very common words, a cut scan) or found nothing to search

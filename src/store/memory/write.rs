@@ -14,20 +14,10 @@ use std::time::SystemTime;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::record::{EntryRecord, SessionRecord, Transcript};
+use super::records::Imported;
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
 use crate::render::time::{is_day, rfc3339_of};
-
-/// What an import did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Imported {
-    /// Sessions it created (a session continued or joined is not new).
-    pub sessions: usize,
-    /// Entries it added.
-    pub entries: usize,
-    /// Entries it skipped because their session already held them.
-    pub skipped: usize,
-}
 
 /// Stores `transcript`, session by session, telling `touched` each session it appends to
 /// and the last seq that session had before (a bulk load indexes what lies above it). Only

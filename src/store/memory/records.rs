@@ -1,0 +1,156 @@
+//! Memory as every backend keeps it: the rows a reader gets ([`SessionRow`], [`EntryRow`],
+//! [`Stats`], [`MemoryHit`], [`Imported`]) and [`MemoryRecords`], the one interface through
+//! which resources, the importer and the CLI read and change sessions and entries
+//! (SQLite: `sqlite.rs` over the functions of this folder; PostgreSQL: `postgres/`). A
+//! backend must pass the same tests; it need not rank or cut snippets to the byte alike.
+
+use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
+use super::width;
+use crate::error::Result;
+
+/// A stored session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The store's number for it (stable; never reused).
+    pub rowid: i64,
+    pub record: SessionRecord,
+    /// Its directory: `sessions/<day>/`.
+    pub day: String,
+    /// How many entries it holds; they are seq 1 to `entries`.
+    pub entries: usize,
+    /// summary.md, when written.
+    pub summary: Option<String>,
+}
+
+impl SessionRow {
+    /// How many digits its entry file names are padded to (`0001.json`).
+    pub fn width(&self) -> usize {
+        width(self.entries)
+    }
+}
+
+/// A stored entry: its place in the session and what was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryRow {
+    pub seq: i64,
+    pub record: EntryRecord,
+}
+
+/// What the store holds, from counters (no rows are counted per call).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Stats {
+    pub sessions: usize,
+    pub entries: usize,
+    /// The oldest and newest session days.
+    pub first_day: Option<String>,
+    pub last_day: Option<String>,
+    /// Sessions per source, most first.
+    pub sources: Vec<(String, usize)>,
+}
+
+/// One search hit: an entry, or a session whose title or summary matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemoryHit {
+    pub session_id: String,
+    pub day: String,
+    /// The entry; `None` when the session's title or summary matched.
+    pub seq: Option<i64>,
+    pub channel: Option<Channel>,
+    /// A dozen words around the match, which is marked `**...**`.
+    pub snippet: String,
+    /// How many digits the session's entry file names are padded to.
+    pub width: usize,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Imported {
+    /// Sessions it created (a session continued or joined is not new).
+    pub sessions: usize,
+    /// Entries it added.
+    pub entries: usize,
+    /// Entries it skipped because their session already held them.
+    pub skipped: usize,
+}
+
+/// A search's answer: the hits, best first; how many match in all; and a note when the
+/// search was bounded or found nothing to search for.
+pub type Found = (Vec<MemoryHit>, usize, Option<String>);
+
+/// The memory of a store, whichever backend holds it. Reads never change anything; the
+/// changes run inside the store's write transaction
+/// ([`crate::store::Store::change_memory`]), so a failure anywhere leaves the store as it
+/// was, and every index and counter follows the rows inside that transaction.
+pub trait MemoryRecords {
+    /// Days that have sessions, newest first, with how many each has.
+    fn days(&self) -> Result<Vec<(String, usize)>>;
+    /// The sessions of `day`, in start order (sessions without a start first).
+    fn sessions_on(&self, day: &str) -> Result<Vec<SessionRow>>;
+    /// The session whose directory is named `id`.
+    fn session(&self, id: &str) -> Result<Option<SessionRow>>;
+    /// The session numbered `rowid`.
+    fn session_by_rowid(&self, rowid: i64) -> Result<Option<SessionRow>>;
+    /// The `limit` most recent sessions, newest first (by day, then start).
+    fn recent_sessions(&self, limit: usize) -> Result<Vec<SessionRow>>;
+    /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order.
+    fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>>;
+    /// Entry `seq` of session `session`.
+    fn entry(&self, session: i64, seq: i64) -> Result<Option<EntryRow>>;
+    /// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
+    /// without entries are left out.
+    fn channel_counts(&self, session: i64) -> Result<Vec<(Channel, usize)>>;
+    /// The tags of `session`'s entries with how many entries have each; most used first,
+    /// then by name.
+    fn session_tags(&self, session: i64) -> Result<Vec<(String, usize)>>;
+    /// Every tag in use, by name, with how many entries have it.
+    fn tags(&self) -> Result<Vec<(String, usize)>>;
+    /// The `limit` most recently stored entries tagged `tag`, newest first, each with its
+    /// session, and how many entries have the tag in all.
+    fn tagged(&self, tag: &str, limit: usize) -> Result<(Vec<(SessionRow, EntryRow)>, usize)>;
+    /// The store's counts, from counters kept with the rows.
+    fn stats(&self) -> Result<Stats>;
+    /// The hits for `query` (the language of `query.rs`), best first, at most `limit`. A
+    /// malformed query is an `Error::invalid` saying why; no query fails otherwise.
+    fn search(&self, query: &str, limit: usize) -> Result<Found>;
+    /// Up to `limit` sessions most like session `session`, best first, each with the words
+    /// it shares with it. Empty when the session is gone or has no distinctive words.
+    fn related(&self, session: i64, limit: usize) -> Result<Vec<(SessionRow, Vec<String>)>>;
+
+    /// Makes an empty session (`mkdir sessions/<day>/<id>`); returns its number.
+    fn create_session(&self, record: &SessionRecord) -> Result<i64>;
+    /// Appends `entry` to session `session` as its next seq, which it returns. Refused if
+    /// the session holds an entry with the same key.
+    fn append(&self, session: i64, entry: &EntryRecord) -> Result<i64>;
+    /// Sets (or with `None`, removes) the summary of `session`.
+    fn set_summary(&self, session: i64, text: Option<&str>) -> Result<()>;
+    /// Sets the tags of entry `seq` of `session`.
+    fn set_tags(&self, session: i64, seq: i64, tags: &[String]) -> Result<()>;
+    /// Deletes session `id` and its entries, with every trace in the indexes. `false` if
+    /// there was none.
+    fn forget(&self, id: &str) -> Result<bool>;
+    /// Tidies the indexes after a large load (cheaper searches afterwards); may take
+    /// seconds at a million entries, so only for bulk loads.
+    fn compact(&self) -> Result<()>;
+    /// Stores many transcripts in the caller's transaction as one load: `load` is handed a
+    /// [`Loader`] and stores what it wants through it. Sessions are continued, joined or
+    /// made as the SQLite backend's `write.rs` describes; importing an entry again adds
+    /// nothing.
+    fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()>;
+
+    /// Stores one transcript, as a load of its own.
+    fn import(&self, transcript: &Transcript) -> Result<Imported> {
+        let mut imported = Imported::default();
+        self.bulk_load(&mut |loader| {
+            imported = loader.import(transcript)?;
+            Ok(())
+        })?;
+        Ok(imported)
+    }
+}
+
+/// A bulk load in progress ([`MemoryRecords::bulk_load`]).
+pub trait Loader {
+    /// Stores `transcript` within the load. When it fails, nothing of it is kept and the
+    /// load can go on with the next one (the transcript has a savepoint of its own).
+    fn import(&mut self, transcript: &Transcript) -> Result<Imported>;
+}
