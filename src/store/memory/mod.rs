@@ -53,6 +53,9 @@ pub(crate) const BULK_SCHEMA: &str = include_str!("bulk.sql");
 /// Migration 6: the key index is kept per session; only opening entries are found by key.
 pub(crate) const KEYS_SCHEMA: &str = include_str!("keys.sql");
 
+/// Migrations 4 to 6 for PostgreSQL, in one step (5 and 6 tune SQLite's first version).
+pub(crate) const PG_SCHEMA: &str = include_str!("postgres/schema.sql");
+
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;
 
