@@ -73,28 +73,30 @@ pub(super) fn members() -> Vec<Child> {
 impl Source {
     /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
     pub(super) fn last_run(&self) -> Option<String> {
-        let run = self.store.read(|c| runs::get(c, None)).ok()??;
+        let run = self.store.records(|db| db.runs().get(None)).ok()??;
         Some(format!("{} — {}", run.id, summary(&run)))
     }
 
     fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
-        self.store.read(|c| runs::get(c, which))?.ok_or_else(|| {
-            Error::not_found(match which {
-                Some(n) => format!(
-                    "there is no test run {n}; {} lists them",
-                    self.links.to("source/tests/runs/")
-                ),
-                None => format!(
-                    "no test has run yet: start one with `echo > {}`",
-                    self.links.to("source/tests/run")
-                ),
+        self.store
+            .records(|db| db.runs().get(which))?
+            .ok_or_else(|| {
+                Error::not_found(match which {
+                    Some(n) => format!(
+                        "there is no test run {n}; {} lists them",
+                        self.links.to("source/tests/runs/")
+                    ),
+                    None => format!(
+                        "no test has run yet: start one with `echo > {}`",
+                        self.links.to("source/tests/run")
+                    ),
+                })
             })
-        })
     }
 
     fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
         let run = self.run_of(which)?;
-        let problems = self.store.read(|c| runs::problems(c, run.id))?;
+        let problems = self.store.records(|db| db.runs().problems(run.id))?;
         Ok((run, problems))
     }
 
@@ -120,7 +122,7 @@ impl Source {
     pub(super) fn runner_list(&self, at: &At) -> Result<Vec<Child>> {
         match at {
             At::Runs => {
-                let runs = self.store.read(|c| runs::newest(c, LISTED))?;
+                let runs = self.store.records(|db| db.runs().newest(LISTED))?;
                 let mut children = Vec::new();
                 if !runs.is_empty() {
                     children.push(Child::new("latest", Kind::Dir, "the newest run"));
@@ -169,7 +171,7 @@ impl Source {
                 let run = self.run_of(*which)?;
                 Ok(self
                     .store
-                    .read(|c| runs::output(c, run.id))?
+                    .records(|db| db.runs().output(run.id))?
                     .unwrap_or_default()
                     .into_bytes())
             }
@@ -196,7 +198,7 @@ impl Source {
             At::Runs => {
                 let items: Vec<String> = self
                     .store
-                    .read(|c| runs::newest(c, LISTED))?
+                    .records(|db| db.runs().newest(LISTED))?
                     .iter()
                     .map(|run| {
                         format!(
@@ -255,7 +257,7 @@ impl Source {
                 if run.status == "error" {
                     let output = self
                         .store
-                        .read(|c| runs::output(c, run.id))?
+                        .records(|db| db.runs().output(run.id))?
                         .unwrap_or_default();
                     let last = output
                         .lines()
@@ -338,13 +340,12 @@ impl Source {
             timeout: settings.test_timeout,
         };
         let now = rfc3339_of(std::time::SystemTime::now());
-        let id = self.store.write(|c| {
-            runs::begin(
-                c,
+        let id = self.store.change_records(|db| {
+            db.runs().begin(
                 &job.command_line(),
                 &now,
                 std::process::id(),
-                process_alive,
+                &process_alive,
             )
         })?;
         let store: Arc<store::Store> = self.store.clone();
@@ -355,7 +356,7 @@ impl Source {
             .spawn(move || {
                 let outcome = job.run();
                 let ended = rfc3339_of(std::time::SystemTime::now());
-                if let Err(e) = store.write(|c| runs::finish(c, id, &ended, &outcome)) {
+                if let Err(e) = store.change_records(|db| db.runs().finish(id, &ended, &outcome)) {
                     crate::log::line(&format!(
                         "test run {id}: cannot store its results: {}",
                         e.message

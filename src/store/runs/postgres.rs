@@ -1,0 +1,178 @@
+//! The PostgreSQL backend of [`RunRecords`]: SQLite's statements in PostgreSQL's words.
+//! A run's output is kept as bytes (`BYTEA`), not `TEXT`: PostgreSQL's text cannot hold a
+//! NUL, and the output is everything pytest printed, exact.
+
+use postgres::Row;
+
+use super::{ABANDONED, Run, RunRecords, kind_of};
+use crate::error::{Error, Result};
+use crate::store::pg::Tx;
+use crate::testrun::junit::Problem;
+use crate::testrun::run::Outcome;
+
+/// Migration 7 for PostgreSQL.
+pub(crate) const PG_SCHEMA: &str = "
+CREATE TABLE test_runs (
+    id       BIGSERIAL PRIMARY KEY,
+    command  TEXT NOT NULL,
+    started  TEXT NOT NULL,
+    ended    TEXT,
+    seconds  DOUBLE PRECISION,
+    status   TEXT NOT NULL
+        CHECK (status IN ('running', 'passed', 'failed', 'error', 'timed out')),
+    passed   BIGINT NOT NULL DEFAULT 0,
+    failed   BIGINT NOT NULL DEFAULT 0,
+    errors   BIGINT NOT NULL DEFAULT 0,
+    skipped  BIGINT NOT NULL DEFAULT 0,
+    output   BYTEA NOT NULL DEFAULT '',
+    pid      BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX test_runs_one_running ON test_runs (status) WHERE status = 'running';
+CREATE TABLE test_problems (
+    run       BIGINT NOT NULL REFERENCES test_runs (id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    test      TEXT NOT NULL,
+    kind      TEXT NOT NULL CHECK (kind IN ('failure', 'error')),
+    message   TEXT NOT NULL,
+    traceback TEXT NOT NULL,
+    PRIMARY KEY (run, seq)
+);
+";
+
+/// The columns of a [`Run`], in the order [`run_of`] reads them.
+const RUN_COLUMNS: &str =
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+
+fn run_of(r: &Row) -> Run {
+    // Counts are never negative: they are stored from unsigned numbers.
+    let count = |i: usize| u64::try_from(r.get::<_, i64>(i)).unwrap_or(0);
+    Run {
+        id: r.get(0),
+        command: r.get(1),
+        started: r.get(2),
+        ended: r.get(3),
+        seconds: r.get(4),
+        status: r.get(5),
+        passed: count(6),
+        failed: count(7),
+        errors: count(8),
+        skipped: count(9),
+    }
+}
+
+/// A count as PostgreSQL's `BIGINT`.
+fn bigint(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl RunRecords for Tx<'_> {
+    fn running(&self) -> Result<Option<(i64, u32)>> {
+        let Some(row) = self.query_opt(
+            "SELECT id, pid FROM test_runs WHERE status = 'running'",
+            &[],
+        )?
+        else {
+            return Ok(None);
+        };
+        let (id, pid): (i64, i64) = (row.get(0), row.get(1));
+        let pid = u32::try_from(pid).map_err(|_| {
+            Error::internal(format!(
+                "test run {id} is stored as running in process {pid}, which is no process \
+                 number; the store was changed by hand?"
+            ))
+        })?;
+        Ok(Some((id, pid)))
+    }
+
+    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+        self.execute(
+            "UPDATE test_runs SET status = 'error', ended = $2, output = output || $3
+             WHERE id = $1",
+            &[&id, &ended, &ABANDONED.as_bytes()],
+        )?;
+        Ok(())
+    }
+
+    fn start(&self, command: &str, started: &str, pid: u32) -> Result<i64> {
+        Ok(self
+            .query_one(
+                "INSERT INTO test_runs (command, started, status, pid)
+                 VALUES ($1, $2, 'running', $3) RETURNING id",
+                &[&command, &started, &i64::from(pid)],
+            )?
+            .get(0))
+    }
+
+    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+        let r = &outcome.report;
+        self.execute(
+            "UPDATE test_runs SET ended = $2, seconds = $3, status = $4, passed = $5,
+                failed = $6, errors = $7, skipped = $8, output = $9
+             WHERE id = $1",
+            &[
+                &id,
+                &ended,
+                &outcome.seconds,
+                &outcome.status.as_str(),
+                &bigint(r.passed),
+                &bigint(r.failed),
+                &bigint(r.errors),
+                &bigint(r.skipped),
+                &outcome.output.as_bytes(),
+            ],
+        )?;
+        for (seq, p) in r.problems.iter().enumerate() {
+            let seq = i32::try_from(seq).map_err(|_| {
+                Error::internal(format!("test run {id} reported more problems than fit"))
+            })?;
+            self.execute(
+                "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+                 VALUES ($1, $2, $3, $4, $5, $6)",
+                &[&id, &seq, &p.id, &p.kind, &p.message, &p.traceback],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn get(&self, id: Option<i64>) -> Result<Option<Run>> {
+        let row = self.query_opt(
+            &format!(
+                "SELECT {RUN_COLUMNS} FROM test_runs
+                 WHERE id = coalesce($1, (SELECT max(id) FROM test_runs))"
+            ),
+            &[&id],
+        )?;
+        Ok(row.as_ref().map(run_of))
+    }
+
+    fn newest(&self, limit: usize) -> Result<Vec<Run>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self.query(
+            &format!("SELECT {RUN_COLUMNS} FROM test_runs ORDER BY id DESC LIMIT $1"),
+            &[&limit],
+        )?;
+        Ok(rows.iter().map(run_of).collect())
+    }
+
+    fn output(&self, id: i64) -> Result<Option<String>> {
+        let row = self.query_opt("SELECT output FROM test_runs WHERE id = $1", &[&id])?;
+        // Stored from a `String`, so the bytes are UTF-8; lossy only if changed by hand.
+        Ok(row.map(|r| String::from_utf8_lossy(r.get::<_, &[u8]>(0)).into_owned()))
+    }
+
+    fn problems(&self, id: i64) -> Result<Vec<Problem>> {
+        let rows = self.query(
+            "SELECT test, kind, message, traceback FROM test_problems WHERE run = $1 ORDER BY seq",
+            &[&id],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| Problem {
+                id: r.get(0),
+                kind: kind_of(r.get(1)),
+                message: r.get(2),
+                traceback: r.get(3),
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,167 @@
+//! The SQLite backend of [`RunRecords`].
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{ABANDONED, Run, RunRecords, kind_of};
+use crate::error::Result;
+use crate::testrun::junit::Problem;
+use crate::testrun::run::Outcome;
+
+/// Migration 7: test runs and their problems.
+pub(crate) const SCHEMA: &str = "
+CREATE TABLE test_runs (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    command  TEXT NOT NULL,
+    started  TEXT NOT NULL,
+    ended    TEXT,
+    seconds  REAL,
+    status   TEXT NOT NULL
+        CHECK (status IN ('running', 'passed', 'failed', 'error', 'timed out')),
+    passed   INTEGER NOT NULL DEFAULT 0,
+    failed   INTEGER NOT NULL DEFAULT 0,
+    errors   INTEGER NOT NULL DEFAULT 0,
+    skipped  INTEGER NOT NULL DEFAULT 0,
+    -- Everything pytest printed, exact.
+    output   TEXT NOT NULL DEFAULT '',
+    -- The process running it: a run whose process is gone is not running any more.
+    pid      INTEGER NOT NULL
+);
+-- One run at a time.
+CREATE UNIQUE INDEX test_runs_one_running ON test_runs (status) WHERE status = 'running';
+CREATE TABLE test_problems (
+    run       INTEGER NOT NULL REFERENCES test_runs (id) ON DELETE CASCADE,
+    -- The order the report lists them in.
+    seq       INTEGER NOT NULL,
+    -- `tests.test_calc.TestOps.test_div[2-0]`.
+    test      TEXT NOT NULL,
+    kind      TEXT NOT NULL CHECK (kind IN ('failure', 'error')),
+    message   TEXT NOT NULL,
+    traceback TEXT NOT NULL,
+    PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+";
+
+/// The columns of a [`Run`], in the order [`run_of`] reads them.
+const RUN_COLUMNS: &str =
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+
+fn run_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+    let count = |i: usize| r.get::<_, i64>(i).map(|n| n as u64);
+    Ok(Run {
+        id: r.get(0)?,
+        command: r.get(1)?,
+        started: r.get(2)?,
+        ended: r.get(3)?,
+        seconds: r.get(4)?,
+        status: r.get(5)?,
+        passed: count(6)?,
+        failed: count(7)?,
+        errors: count(8)?,
+        skipped: count(9)?,
+    })
+}
+
+impl RunRecords for Connection {
+    fn running(&self) -> Result<Option<(i64, u32)>> {
+        Ok(self
+            .prepare_cached("SELECT id, pid FROM test_runs WHERE status = 'running'")?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?)
+    }
+
+    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+        self.prepare_cached(
+            "UPDATE test_runs SET status = 'error', ended = ?2, output = output || ?3
+             WHERE id = ?1",
+        )?
+        .execute(params![id, ended, ABANDONED])?;
+        Ok(())
+    }
+
+    fn start(&self, command: &str, started: &str, pid: u32) -> Result<i64> {
+        self.prepare_cached(
+            "INSERT INTO test_runs (command, started, status, pid) VALUES (?1, ?2, 'running', ?3)",
+        )?
+        .execute(params![command, started, pid])?;
+        Ok(self.last_insert_rowid())
+    }
+
+    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+        let r = &outcome.report;
+        self.prepare_cached(
+            "UPDATE test_runs SET ended = ?2, seconds = ?3, status = ?4, passed = ?5, failed = ?6,
+                errors = ?7, skipped = ?8, output = ?9
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            id,
+            ended,
+            outcome.seconds,
+            outcome.status.as_str(),
+            r.passed as i64,
+            r.failed as i64,
+            r.errors as i64,
+            r.skipped as i64,
+            outcome.output
+        ])?;
+        let mut insert = self.prepare_cached(
+            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for (seq, p) in r.problems.iter().enumerate() {
+            insert.execute(params![
+                id,
+                seq as i64,
+                p.id,
+                p.kind,
+                p.message,
+                p.traceback
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn get(&self, id: Option<i64>) -> Result<Option<Run>> {
+        Ok(self
+            .prepare_cached(&format!(
+                "SELECT {RUN_COLUMNS} FROM test_runs
+                 WHERE id = coalesce(?1, (SELECT max(id) FROM test_runs))"
+            ))?
+            .query_row([id], run_of)
+            .optional()?)
+    }
+
+    fn newest(&self, limit: usize) -> Result<Vec<Run>> {
+        let mut rows = self.prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS} FROM test_runs ORDER BY id DESC LIMIT ?1"
+        ))?;
+        let runs = rows
+            .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], run_of)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(runs)
+    }
+
+    fn output(&self, id: i64) -> Result<Option<String>> {
+        Ok(self
+            .prepare_cached("SELECT output FROM test_runs WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?)
+    }
+
+    fn problems(&self, id: i64) -> Result<Vec<Problem>> {
+        let mut rows = self.prepare_cached(
+            "SELECT test, kind, message, traceback FROM test_problems WHERE run = ?1 ORDER BY seq",
+        )?;
+        let found = rows
+            .query_map([id], |r| {
+                Ok(Problem {
+                    id: r.get(0)?,
+                    kind: kind_of(&r.get::<_, String>(1)?),
+                    message: r.get(2)?,
+                    traceback: r.get(3)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(found)
+    }
+}
