@@ -34,7 +34,6 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (1, tasks::PG_SCHEMA),
     (2, edits::PG_SCHEMA),
     (3, settings::PG_SCHEMA),
-    (7, runs::PG_SCHEMA),
     (4, memory::PG_SCHEMA),
     (5, ""),
     (6, ""),

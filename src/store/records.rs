@@ -9,7 +9,6 @@ use crate::store::edits::EditRecords;
 use crate::store::memory::MemoryRecords;
 use crate::store::pg::Tx;
 use crate::store::runs::RunRecords;
-use crate::store::runs::RunRecords;
 use crate::store::settings::SettingRecords;
 use crate::store::tasks::TaskRecords;
 
@@ -18,7 +17,6 @@ pub trait Records {
     fn tasks(&self) -> &dyn TaskRecords;
     fn edits(&self) -> &dyn EditRecords;
     fn settings(&self) -> &dyn SettingRecords;
-    fn runs(&self) -> &dyn RunRecords;
     fn runs(&self) -> &dyn RunRecords;
     fn memory(&self) -> &dyn MemoryRecords;
 }
@@ -33,10 +31,6 @@ impl Records for Connection {
     }
 
     fn settings(&self) -> &dyn SettingRecords {
-        self
-    }
-
-    fn runs(&self) -> &dyn RunRecords {
         self
     }
 
@@ -59,10 +53,6 @@ impl Records for Tx<'_> {
     }
 
     fn settings(&self) -> &dyn SettingRecords {
-        self
-    }
-
-    fn runs(&self) -> &dyn RunRecords {
         self
     }
 
