@@ -18,7 +18,7 @@ const PAGE_SIZE: i64 = 16 * 1024;
 
 /// The migrations, in order; the store's version is how many of them it has run. Append
 /// only: a released migration never changes, or existing stores would diverge from new ones.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     super::tasks::SCHEMA,
     super::edits::SCHEMA,
     super::settings::SCHEMA,
@@ -26,6 +26,12 @@ const MIGRATIONS: &[&str] = &[
     super::memory::BULK_SCHEMA,
     super::memory::KEYS_SCHEMA,
     super::runs::SCHEMA,
+    super::edits::CHECKOUTS,
+    super::settings::CHECKOUTS,
+    super::runs::CHECKOUTS,
+    // 11: PostgreSQL's announcement of every change (pg/changes.sql); SQLite's
+    // data_version already tells of every writer.
+    "",
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -1,6 +1,13 @@
 //! The history of routed edits of the project: every change homespace made to a project
 //! file, with the file's content before and after, so `source/history/` can show each as a
 //! diff and undo it. Kept by either backend of the store ([`EditRecords`]).
+//!
+//! Edits are of one checkout's files, so each belongs to the checkout that made it (the
+//! key the source resource passes: `resources::source::checkout`) and another checkout
+//! sharing the store never sees or undoes it. Edits recorded before they were kept per
+//! checkout (migration 8) have the empty key and belong to every checkout: on SQLite they
+//! are the mount's own (the store sits in its project), on PostgreSQL they were shared
+//! already, and nothing tells whose they were.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -34,10 +41,18 @@ CREATE TABLE source_edits (
 );
 ";
 
+/// Migration 8, the same on both backends: each edit's checkout.
+pub(crate) const CHECKOUTS: &str = "
+ALTER TABLE source_edits ADD COLUMN checkout TEXT NOT NULL DEFAULT '';
+CREATE INDEX source_edits_of_checkout ON source_edits (checkout, id);
+";
+
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
     pub id: i64,
+    /// Whose: the checkout that made it, `''` from before edits were kept per checkout.
+    pub checkout: String,
     pub at: String,
     pub path: String,
     pub what: String,
@@ -45,22 +60,33 @@ pub struct Edit {
     pub after: Option<Vec<u8>>,
 }
 
-/// The recorded edits of a store, whichever backend holds them.
+/// The recorded edits of a store, whichever backend holds them. `checkout` is whose edits:
+/// each call sees that checkout's and the ones from before edits were kept per checkout.
 pub trait EditRecords {
-    /// Record an edit; returns its number.
+    /// Record an edit of `checkout`; returns its number.
     fn record(
         &self,
+        checkout: &str,
         at: &str,
         path: &str,
         what: &str,
         before: Option<&[u8]>,
         after: Option<&[u8]>,
     ) -> Result<i64>;
-    /// Edit number `id`, if recorded.
-    fn get(&self, id: i64) -> Result<Option<Edit>>;
-    /// The newest `limit` edits without their contents, and how many there are in all.
-    fn newest(&self, limit: usize) -> Result<(Vec<EditLine>, usize)>;
+    /// Edit number `id`, if recorded and `checkout`'s.
+    fn get(&self, checkout: &str, id: i64) -> Result<Option<Edit>>;
+    /// The newest `limit` edits of `checkout` without their contents, and how many it has
+    /// in all.
+    fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)>;
+    /// Every checkout's edits numbered above `after`, oldest first, at most `limit`: what
+    /// a copy of the whole store carries, each edit with its checkout.
+    fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>>;
+    /// How many edits the store holds, every checkout's.
+    fn count_every(&self) -> Result<usize>;
 }
+
+/// The columns of an [`Edit`], in the order the backends read them.
+const EDIT_COLUMNS: &str = "id, checkout, at, path, what, before, after";
 
 /// An edit without its contents: (id, at, path, what).
 pub type EditLine = (i64, String, String, String);
@@ -68,6 +94,7 @@ pub type EditLine = (i64, String, String, String);
 impl EditRecords for Connection {
     fn record(
         &self,
+        checkout: &str,
         at: &str,
         path: &str,
         what: &str,
@@ -75,47 +102,92 @@ impl EditRecords for Connection {
         after: Option<&[u8]>,
     ) -> Result<i64> {
         self.execute(
-            "INSERT INTO source_edits (at, path, what, before, after) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![at, path, what, before, after],
+            "INSERT INTO source_edits (checkout, at, path, what, before, after)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![checkout, at, path, what, before, after],
         )?;
         Ok(self.last_insert_rowid())
     }
 
-    fn get(&self, id: i64) -> Result<Option<Edit>> {
+    fn get(&self, checkout: &str, id: i64) -> Result<Option<Edit>> {
         Ok(self
             .query_row(
-                "SELECT id, at, path, what, before, after FROM source_edits WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok(Edit {
-                        id: r.get(0)?,
-                        at: r.get(1)?,
-                        path: r.get(2)?,
-                        what: r.get(3)?,
-                        before: r.get(4)?,
-                        after: r.get(5)?,
-                    })
-                },
+                &format!(
+                    "SELECT {EDIT_COLUMNS} FROM source_edits
+                     WHERE id = ?1 AND checkout IN ('', ?2)"
+                ),
+                params![id, checkout],
+                edit_of,
             )
             .optional()?)
     }
 
-    fn newest(&self, limit: usize) -> Result<(Vec<EditLine>, usize)> {
-        let mut statement =
-            self.prepare("SELECT id, at, path, what FROM source_edits ORDER BY id DESC LIMIT ?1")?;
+    fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)> {
+        let mut statement = self.prepare(
+            "SELECT id, at, path, what FROM source_edits WHERE checkout IN ('', ?1)
+             ORDER BY id DESC LIMIT ?2",
+        )?;
         let rows = statement
-            .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
+            .query_map(
+                params![checkout, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        let total: i64 = self.query_row("SELECT COUNT(*) FROM source_edits", [], |r| r.get(0))?;
+        let total: i64 = self.query_row(
+            "SELECT count(*) FROM source_edits WHERE checkout IN ('', ?1)",
+            [checkout],
+            |r| r.get(0),
+        )?;
         Ok((rows, usize::try_from(total).unwrap_or(0)))
+    }
+
+    fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>> {
+        let mut statement = self.prepare(&format!(
+            "SELECT {EDIT_COLUMNS} FROM source_edits WHERE id > ?1 ORDER BY id LIMIT ?2"
+        ))?;
+        let edits = statement
+            .query_map(
+                params![after, i64::try_from(limit).unwrap_or(i64::MAX)],
+                edit_of,
+            )?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(edits)
+    }
+
+    fn count_every(&self) -> Result<usize> {
+        let total: i64 = self.query_row("SELECT count(*) FROM source_edits", [], |r| r.get(0))?;
+        Ok(usize::try_from(total).unwrap_or(0))
+    }
+}
+
+fn edit_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Edit> {
+    Ok(Edit {
+        id: r.get(0)?,
+        checkout: r.get(1)?,
+        at: r.get(2)?,
+        path: r.get(3)?,
+        what: r.get(4)?,
+        before: r.get(5)?,
+        after: r.get(6)?,
+    })
+}
+
+fn pg_edit_of(r: &postgres::Row) -> Edit {
+    Edit {
+        id: r.get(0),
+        checkout: r.get(1),
+        at: r.get(2),
+        path: r.get(3),
+        what: r.get(4),
+        before: r.get(5),
+        after: r.get(6),
     }
 }
 
 impl EditRecords for Tx<'_> {
     fn record(
         &self,
+        checkout: &str,
         at: &str,
         path: &str,
         what: &str,
@@ -124,36 +196,36 @@ impl EditRecords for Tx<'_> {
     ) -> Result<i64> {
         Ok(self
             .query_one(
-                "INSERT INTO source_edits (at, path, what, before, after)
-                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                &[&at, &path, &what, &before, &after],
+                "INSERT INTO source_edits (checkout, at, path, what, before, after)
+                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+                &[&checkout, &at, &path, &what, &before, &after],
             )?
             .get(0))
     }
 
-    fn get(&self, id: i64) -> Result<Option<Edit>> {
+    fn get(&self, checkout: &str, id: i64) -> Result<Option<Edit>> {
         let row = self.query_opt(
-            "SELECT id, at, path, what, before, after FROM source_edits WHERE id = $1",
-            &[&id],
+            &format!(
+                "SELECT {EDIT_COLUMNS} FROM source_edits
+                 WHERE id = $1 AND checkout IN ('', $2)"
+            ),
+            &[&id, &checkout],
         )?;
-        Ok(row.map(|r| Edit {
-            id: r.get(0),
-            at: r.get(1),
-            path: r.get(2),
-            what: r.get(3),
-            before: r.get(4),
-            after: r.get(5),
-        }))
+        Ok(row.as_ref().map(pg_edit_of))
     }
 
-    fn newest(&self, limit: usize) -> Result<(Vec<EditLine>, usize)> {
+    fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self.query(
-            "SELECT id, at, path, what FROM source_edits ORDER BY id DESC LIMIT $1",
-            &[&limit],
+            "SELECT id, at, path, what FROM source_edits WHERE checkout IN ('', $1)
+             ORDER BY id DESC LIMIT $2",
+            &[&checkout, &limit],
         )?;
         let total: i64 = self
-            .query_one("SELECT count(*) FROM source_edits", &[])?
+            .query_one(
+                "SELECT count(*) FROM source_edits WHERE checkout IN ('', $1)",
+                &[&checkout],
+            )?
             .get(0);
         Ok((
             rows.iter()
@@ -162,36 +234,108 @@ impl EditRecords for Tx<'_> {
             usize::try_from(total).unwrap_or(0),
         ))
     }
+
+    fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self.query(
+            &format!("SELECT {EDIT_COLUMNS} FROM source_edits WHERE id > $1 ORDER BY id LIMIT $2"),
+            &[&after, &limit],
+        )?;
+        Ok(rows.iter().map(pg_edit_of).collect())
+    }
+
+    fn count_every(&self) -> Result<usize> {
+        let total: i64 = self
+            .query_one("SELECT count(*) FROM source_edits", &[])?
+            .get(0);
+        Ok(usize::try_from(total).unwrap_or(0))
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::store::testing::for_each_backend;
+    use crate::store::testing::{for_each_backend, for_each_backend_from};
+
+    /// Two checkouts' keys, as `resources::source::checkout::key` makes them.
+    const HERE: &str = "build-1:/work/app";
+    const THERE: &str = "build-2:/work/app";
 
     #[test]
     fn edits_are_numbered_and_kept_whole() {
         for_each_backend(|store| {
             let first = store
                 .change_records(|db| {
-                    db.edits()
-                        .record("t1", "src/a.py", "replace a.f", Some(b"old"), Some(b"new"))
+                    db.edits().record(
+                        HERE,
+                        "t1",
+                        "src/a.py",
+                        "replace a.f",
+                        Some(b"old"),
+                        Some(b"new"),
+                    )
                 })
                 .unwrap();
             let second = store
                 .change_records(|db| {
                     db.edits()
-                        .record("t2", "src/b.py", "create b", None, Some(b"x"))
+                        .record(HERE, "t2", "src/b.py", "create b", None, Some(b"x"))
                 })
                 .unwrap();
             assert_eq!((first, second), (1, 2));
-            let edit = store.records(|db| db.edits().get(1)).unwrap().unwrap();
+            let edit = store
+                .records(|db| db.edits().get(HERE, 1))
+                .unwrap()
+                .unwrap();
             assert_eq!(
                 (edit.before.as_deref(), edit.after.as_deref()),
                 (Some(&b"old"[..]), Some(&b"new"[..]))
             );
-            let (rows, total) = store.records(|db| db.edits().newest(1)).unwrap();
+            let (rows, total) = store.records(|db| db.edits().newest(HERE, 1)).unwrap();
             assert_eq!((rows[0].0, total), (2, 2));
-            assert_eq!(store.records(|db| db.edits().get(9)).unwrap(), None);
+            assert_eq!(store.records(|db| db.edits().get(HERE, 9)).unwrap(), None);
+        });
+    }
+
+    #[test]
+    fn each_checkout_sees_its_own_edits_and_those_from_before_checkouts() {
+        let before =
+            "INSERT INTO source_edits (at, path, what) VALUES ('t0', 'old.py', 'delete old');";
+        for_each_backend_from(7, before, |store| {
+            let legacy = 1;
+            let record = |checkout: &str, path: &str| {
+                store
+                    .change_records(|db| {
+                        db.edits()
+                            .record(checkout, "t", path, "create", None, Some(b"x"))
+                    })
+                    .unwrap()
+            };
+            let here = record(HERE, "here.py");
+            let there = record(THERE, "there.py");
+            let seen = |checkout: &str| {
+                let (rows, total) = store.records(|db| db.edits().newest(checkout, 10)).unwrap();
+                let ids: Vec<i64> = rows.iter().map(|row| row.0).collect();
+                (ids, total)
+            };
+            assert_eq!(seen(HERE), (vec![here, legacy], 2));
+            assert_eq!(seen(THERE), (vec![there, legacy], 2));
+            let get = |checkout: &str, id: i64| {
+                store
+                    .records(|db| db.edits().get(checkout, id))
+                    .unwrap()
+                    .map(|edit| edit.path)
+            };
+            assert_eq!(get(HERE, there), None, "another checkout's edit");
+            assert_eq!(get(THERE, here), None);
+            assert_eq!(get(THERE, there).as_deref(), Some("there.py"));
+            assert_eq!(get(HERE, legacy).as_deref(), Some("old.py"));
+            assert_eq!(get(THERE, legacy).as_deref(), Some("old.py"));
+            // A copy of the whole store takes every checkout's, each with its checkout.
+            let every = store.records(|db| db.edits().every(legacy, 10)).unwrap();
+            let whose: Vec<(i64, &str)> =
+                every.iter().map(|e| (e.id, e.checkout.as_str())).collect();
+            assert_eq!(whose, [(here, HERE), (there, THERE)]);
+            assert_eq!(store.records(|db| db.edits().count_every()).unwrap(), 3);
         });
     }
 }

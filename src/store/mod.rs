@@ -38,6 +38,9 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (5, ""),
     (6, ""),
     (7, runs::PG_SCHEMA),
+    (8, edits::CHECKOUTS),
+    (9, settings::PG_CHECKOUTS),
+    (10, runs::CHECKOUTS),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

@@ -20,7 +20,7 @@ impl Source {
     pub(crate) fn settings_text(&self) -> Result<String> {
         Ok(self
             .store
-            .records(|db| db.settings().get("source"))?
+            .records(|db| db.settings().get(&self.checkout, "source"))?
             .unwrap_or_else(|| DEFAULT.to_string()))
     }
 
@@ -54,7 +54,7 @@ impl Source {
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
         let settings = settings::parse(text)?;
         self.store
-            .change_records(|db| db.settings().put("source", text))?;
+            .change_records(|db| db.settings().put(&self.checkout, "source", text))?;
         self.apply_settings(&settings);
         Ok(())
     }

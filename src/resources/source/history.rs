@@ -19,19 +19,21 @@ const LISTED: usize = 30;
 impl Source {
     pub(crate) fn edit_exists(&self, id: i64) -> bool {
         self.store
-            .records(|db| db.edits().get(id))
+            .records(|db| db.edits().get(&self.checkout, id))
             .ok()
             .flatten()
             .is_some()
     }
 
     fn edit(&self, id: i64) -> Result<Edit> {
-        self.store.records(|db| db.edits().get(id))?.ok_or_else(|| {
-            Error::not_found(format!(
-                "there is no edit {id}: {} lists them",
-                self.links.to("source/history/_entry.md")
-            ))
-        })
+        self.store
+            .records(|db| db.edits().get(&self.checkout, id))?
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "there is no edit {id}: {} lists them",
+                    self.links.to("source/history/_entry.md")
+                ))
+            })
     }
 
     /// Record that homespace changed `file` (inside the project) from `before` to `after`.
@@ -48,8 +50,10 @@ impl Source {
             .display()
             .to_string();
         let at = rfc3339_of(std::time::SystemTime::now());
-        self.store
-            .change_records(|db| db.edits().record(&at, &rel, what, before, after))
+        self.store.change_records(|db| {
+            db.edits()
+                .record(&self.checkout, &at, &rel, what, before, after)
+        })
     }
 
     /// The diff view of edit `id`.
@@ -89,7 +93,9 @@ impl Source {
     }
 
     pub(crate) fn history_entry(&self) -> Result<Entry> {
-        let (rows, total) = self.store.records(|db| db.edits().newest(LISTED))?;
+        let (rows, total) = self
+            .store
+            .records(|db| db.edits().newest(&self.checkout, LISTED))?;
         let undo = self.links.to("source/history/undo");
         Ok(Entry {
             title: format!(

@@ -78,7 +78,9 @@ impl Resource for HistoryDir {
             ));
         }
         let source = self.source.get()?;
-        let (rows, _) = source.store.records(|db| db.edits().newest(LISTED))?;
+        let (rows, _) = source
+            .store
+            .records(|db| db.edits().newest(&source.checkout, LISTED))?;
         let mut children = vec![Child::new(
             "undo",
             Kind::Document,

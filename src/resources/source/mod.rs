@@ -5,6 +5,7 @@
 
 mod change;
 mod check;
+mod checkout;
 mod config;
 mod deps;
 pub mod disk;
@@ -96,6 +97,9 @@ pub struct Source {
     pub(crate) links: Links,
     pub(crate) name: String,
     pub(crate) store: Arc<Store>,
+    /// Whose records of the store are this checkout's: its edits, test runs and settings
+    /// (see [`checkout::key`]).
+    pub(crate) checkout: String,
     pub(crate) locks: FileLocks,
     pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
     pub(crate) budget: usize,
@@ -166,6 +170,7 @@ impl Source {
             links,
             name,
             store,
+            checkout: checkout::key(root),
             locks: FileLocks::default(),
             checker: std::sync::Mutex::new(None),
             budget,

@@ -73,13 +73,16 @@ pub(super) fn members() -> Vec<Child> {
 impl Source {
     /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
     pub(super) fn last_run(&self) -> Option<String> {
-        let run = self.store.records(|db| db.runs().get(None)).ok()??;
+        let run = self
+            .store
+            .records(|db| db.runs().get(&self.checkout, None))
+            .ok()??;
         Some(format!("{} — {}", run.id, summary(&run)))
     }
 
     fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
         self.store
-            .records(|db| db.runs().get(which))?
+            .records(|db| db.runs().get(&self.checkout, which))?
             .ok_or_else(|| {
                 Error::not_found(match which {
                     Some(n) => format!(
@@ -96,7 +99,9 @@ impl Source {
 
     fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
         let run = self.run_of(which)?;
-        let problems = self.store.records(|db| db.runs().problems(run.id))?;
+        let problems = self
+            .store
+            .records(|db| db.runs().problems(&self.checkout, run.id))?;
         Ok((run, problems))
     }
 
@@ -122,7 +127,9 @@ impl Source {
     pub(super) fn runner_list(&self, at: &At) -> Result<Vec<Child>> {
         match at {
             At::Runs => {
-                let runs = self.store.records(|db| db.runs().newest(LISTED))?;
+                let runs = self
+                    .store
+                    .records(|db| db.runs().newest(&self.checkout, LISTED))?;
                 let mut children = Vec::new();
                 if !runs.is_empty() {
                     children.push(Child::new("latest", Kind::Dir, "the newest run"));
@@ -171,7 +178,7 @@ impl Source {
                 let run = self.run_of(*which)?;
                 Ok(self
                     .store
-                    .records(|db| db.runs().output(run.id))?
+                    .records(|db| db.runs().output(&self.checkout, run.id))?
                     .unwrap_or_default()
                     .into_bytes())
             }
@@ -198,7 +205,7 @@ impl Source {
             At::Runs => {
                 let items: Vec<String> = self
                     .store
-                    .records(|db| db.runs().newest(LISTED))?
+                    .records(|db| db.runs().newest(&self.checkout, LISTED))?
                     .iter()
                     .map(|run| {
                         format!(
@@ -257,7 +264,7 @@ impl Source {
                 if run.status == "error" {
                     let output = self
                         .store
-                        .records(|db| db.runs().output(run.id))?
+                        .records(|db| db.runs().output(&self.checkout, run.id))?
                         .unwrap_or_default();
                     let last = output
                         .lines()
@@ -342,6 +349,7 @@ impl Source {
         let now = rfc3339_of(std::time::SystemTime::now());
         let id = self.store.change_records(|db| {
             db.runs().begin(
+                &self.checkout,
                 &job.command_line(),
                 &now,
                 std::process::id(),

@@ -132,7 +132,7 @@ fn root(source: &Source, here: &str) -> Entry {
     }
     let edits = source
         .store
-        .records(|db| db.edits().newest(0))
+        .records(|db| db.edits().newest(&source.checkout, 0))
         .map(|(_, total)| total)
         .unwrap_or(0);
     subresources.push(format!(

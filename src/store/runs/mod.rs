@@ -1,9 +1,19 @@
 //! Test runs of `source/tests/`, kept across remounts: each run's command, status,
 //! counts, whole output, and its failing and erroring tests with their tracebacks. Kept by
 //! either backend of the store ([`RunRecords`]; SQLite: `sqlite.rs`, PostgreSQL:
-//! `postgres.rs`). At most one run is `running` at a time, also across processes sharing
-//! the store: [`RunRecords::begin`] checks inside the caller's write transaction (which
-//! both backends serialize), and a partial unique index says so to anyone else.
+//! `postgres.rs`).
+//!
+//! A run tests one checkout's files, so it belongs to the checkout that started it (the
+//! key the source resource passes: `resources::source::checkout`); another checkout
+//! sharing the store neither sees it nor waits for it. At most one run of a checkout is
+//! `running` at a time, also across processes sharing the store: [`RunRecords::begin`]
+//! checks inside the caller's write transaction (which both backends serialize), and a
+//! partial unique index says so to anyone else. Whether a running run's process is alive
+//! is asked only by its own checkout, whose key names the host the process runs on.
+//!
+//! Runs from before they were kept per checkout (migration 10) have the empty key and
+//! belong to every checkout. Only SQLite kept runs then, in a store on the mount's own
+//! disk, so judging such a run's process on this host is right.
 
 mod postgres;
 mod sqlite;
@@ -14,6 +24,15 @@ use crate::testrun::run::Outcome;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;
+
+/// Migration 10, the same on both backends: each run's checkout, and one running run per
+/// checkout instead of one in all.
+pub(crate) const CHECKOUTS: &str = "
+ALTER TABLE test_runs ADD COLUMN checkout TEXT NOT NULL DEFAULT '';
+DROP INDEX test_runs_one_running;
+CREATE UNIQUE INDEX test_runs_one_running ON test_runs (checkout) WHERE status = 'running';
+CREATE INDEX test_runs_of_checkout ON test_runs (checkout, id);
+";
 
 /// One run as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,20 +52,23 @@ pub struct Run {
 /// What is appended to the output of a run whose process is gone.
 const ABANDONED: &str = "The mount running this test run stopped before it ended.\n";
 
-/// The test runs of a store, whichever backend holds them.
+/// The test runs of a store, whichever backend holds them. `checkout` is whose runs: each
+/// call sees that checkout's and the ones from before runs were kept per checkout.
 pub trait RunRecords {
-    /// Starts a run of `command` at `started` in process `pid`; returns its number.
-    /// Refused (busy) while another run is running, naming it; a run whose process is gone
-    /// (a daemon killed mid-run) is closed as an error first, as `alive` tells. Call it
-    /// inside a write transaction, so that no other process starts one in between.
+    /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
+    /// host); returns its number. Refused (busy) while another run of `checkout` is
+    /// running, naming it; a run whose process is gone (a daemon killed mid-run) is closed
+    /// as an error first, as `alive` tells. Call it inside a write transaction, so that no
+    /// other process starts one in between.
     fn begin(
         &self,
+        checkout: &str,
         command: &str,
         started: &str,
         pid: u32,
         alive: &dyn Fn(u32) -> bool,
     ) -> Result<i64> {
-        if let Some((running, owner)) = self.running()? {
+        for (running, owner) in self.running(checkout)? {
             if alive(owner) {
                 return Err(Error::new(
                     ErrorKind::Busy,
@@ -57,26 +79,29 @@ pub trait RunRecords {
             }
             self.abandon(running, started)?;
         }
-        self.start(command, started, pid)
+        self.start(checkout, command, started, pid)
     }
 
-    /// The run that is running, if one is, and the process running it.
-    fn running(&self) -> Result<Option<(i64, u32)>>;
+    /// The runs of `checkout` that are running and the processes running them, oldest
+    /// first: one at most, and one from before runs were kept per checkout.
+    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
     /// Closes run `id`, whose process is gone, as an error at `ended`, saying so in its
     /// output.
     fn abandon(&self, id: i64, ended: &str) -> Result<()>;
-    /// Records a new running run, without the checks of [`RunRecords::begin`].
-    fn start(&self, command: &str, started: &str, pid: u32) -> Result<i64>;
-    /// Records how run `id` ended.
+    /// Records a new running run of `checkout`, without the checks of
+    /// [`RunRecords::begin`].
+    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64>;
+    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
     fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()>;
-    /// Run `id`, or the newest with `None`.
-    fn get(&self, id: Option<i64>) -> Result<Option<Run>>;
-    /// The newest `limit` runs, newest first.
-    fn newest(&self, limit: usize) -> Result<Vec<Run>>;
-    /// The whole output of run `id`.
-    fn output(&self, id: i64) -> Result<Option<String>>;
-    /// The failing and erroring tests of run `id`, in the order they were reported.
-    fn problems(&self, id: i64) -> Result<Vec<Problem>>;
+    /// `checkout`'s run `id`, or its newest with `None`.
+    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>>;
+    /// The newest `limit` runs of `checkout`, newest first.
+    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>>;
+    /// The whole output of `checkout`'s run `id`.
+    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>>;
+    /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
+    /// reported.
+    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
 }
 
 /// A problem's kind as stored back to the one the report gave.
@@ -91,19 +116,43 @@ fn kind_of(stored: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::testing::for_each_backend;
+    use crate::store::Store;
+    use crate::store::testing::{for_each_backend, for_each_backend_from};
     use crate::testrun::junit::Report;
     use crate::testrun::run::Status;
+
+    /// Two checkouts' keys, as `resources::source::checkout::key` makes them.
+    const HERE: &str = "build-1:/work/app";
+    const THERE: &str = "build-2:/work/app";
+
+    fn begin(
+        store: &Store,
+        checkout: &str,
+        started: &str,
+        pid: u32,
+        alive: &dyn Fn(u32) -> bool,
+    ) -> Result<i64> {
+        store.change_records(|db| {
+            db.runs()
+                .begin(checkout, "python3 -m pytest", started, pid, alive)
+        })
+    }
+
+    fn ids(store: &Store, checkout: &str) -> Vec<i64> {
+        let runs = store.records(|db| db.runs().newest(checkout, 10)).unwrap();
+        runs.iter().map(|r| r.id).collect()
+    }
+
+    fn running(store: &Store, checkout: &str) -> Vec<(i64, u32)> {
+        store.records(|db| db.runs().running(checkout)).unwrap()
+    }
 
     #[test]
     fn a_run_is_kept_with_its_problems_and_one_runs_at_a_time() {
         for_each_backend(|store| {
             let alive = |_| true;
-            let begin = |command: &str, started: &str, pid: u32, alive: &dyn Fn(u32) -> bool| {
-                store.change_records(|db| db.runs().begin(command, started, pid, alive))
-            };
-            let first = begin("python3 -m pytest", "2026-11-23T18:00:00Z", 7, &alive).unwrap();
-            let again = begin("python3 -m pytest", "2026-11-23T18:00:01Z", 7, &alive).unwrap_err();
+            let first = begin(&store, HERE, "2026-11-23T18:00:00Z", 7, &alive).unwrap();
+            let again = begin(&store, HERE, "2026-11-23T18:00:01Z", 7, &alive).unwrap_err();
             assert_eq!(again.kind, ErrorKind::Busy);
             assert!(
                 again
@@ -141,61 +190,44 @@ mod tests {
             store
                 .change_records(|db| db.runs().finish(first, "2026-11-23T18:00:02Z", &outcome))
                 .unwrap();
-            let run = store.records(|db| db.runs().get(None)).unwrap().unwrap();
+            let run = store
+                .records(|db| db.runs().get(HERE, None))
+                .unwrap()
+                .unwrap();
             assert_eq!(
                 (
                     run.id,
                     run.status.as_str(),
-                    run.passed,
-                    run.failed,
-                    run.skipped,
+                    (run.passed, run.failed, run.skipped),
                     run.seconds,
                     run.ended.as_deref()
                 ),
                 (
                     first,
                     "failed",
-                    3,
-                    1,
-                    2,
+                    (3, 1, 2),
                     Some(1.5),
                     Some("2026-11-23T18:00:02Z")
                 )
             );
             assert_eq!(
-                store.records(|db| db.runs().problems(first)).unwrap(),
+                store.records(|db| db.runs().problems(HERE, first)).unwrap(),
                 outcome.report.problems
             );
             assert_eq!(
                 store
-                    .records(|db| db.runs().output(first))
+                    .records(|db| db.runs().output(HERE, first))
                     .unwrap()
                     .unwrap(),
                 outcome.output
             );
-            let second = begin(
-                "python3 -m pytest -k div",
-                "2026-11-23T18:01:00Z",
-                7,
-                &alive,
-            )
-            .unwrap();
-            let ids: Vec<i64> = store
-                .records(|db| db.runs().newest(10))
-                .unwrap()
-                .iter()
-                .map(|r| r.id)
-                .collect();
-            assert_eq!(ids, [second, first]);
-            let running = || store.records(|db| db.runs().running()).unwrap();
-            assert_eq!(running(), Some((second, 7)));
+            let second = begin(&store, HERE, "2026-11-23T18:01:00Z", 7, &alive).unwrap();
+            assert_eq!(ids(&store, HERE), [second, first]);
+            assert_eq!(running(&store, HERE), [(second, 7)]);
             // Its process died with the mount: the next run closes it as an error and starts.
-            let third = begin("python3 -m pytest", "2026-11-23T18:02:00Z", 8, &|pid| {
-                pid != 7
-            })
-            .unwrap();
+            let third = begin(&store, HERE, "2026-11-23T18:02:00Z", 8, &|pid| pid != 7).unwrap();
             let orphan = store
-                .records(|db| db.runs().get(Some(second)))
+                .records(|db| db.runs().get(HERE, Some(second)))
                 .unwrap()
                 .unwrap();
             assert_eq!(
@@ -204,25 +236,113 @@ mod tests {
             );
             assert!(
                 store
-                    .records(|db| db.runs().output(second))
+                    .records(|db| db.runs().output(HERE, second))
                     .unwrap()
                     .unwrap()
                     .contains("stopped before it ended")
             );
-            assert_eq!(running(), Some((third, 8)));
-            assert_eq!(store.records(|db| db.runs().get(Some(99))).unwrap(), None);
-            assert_eq!(store.records(|db| db.runs().output(99)).unwrap(), None);
+            assert_eq!(running(&store, HERE), [(third, 8)]);
+            assert_eq!(
+                store.records(|db| db.runs().get(HERE, Some(99))).unwrap(),
+                None
+            );
+            assert_eq!(
+                store.records(|db| db.runs().output(HERE, 99)).unwrap(),
+                None
+            );
         });
     }
 
     #[test]
-    fn the_index_refuses_a_second_running_run_whoever_writes_it() {
+    fn the_index_refuses_a_second_running_run_of_a_checkout_whoever_writes_it() {
         for_each_backend(|store| {
-            store
-                .change_records(|db| db.runs().start("pytest", "t1", 7))
-                .unwrap();
-            let second = store.change_records(|db| db.runs().start("pytest", "t2", 8));
+            let start = |checkout: &str| {
+                store.change_records(|db| db.runs().start(checkout, "pytest", "t", 7))
+            };
+            start(HERE).unwrap();
+            let second = start(HERE);
             assert!(second.is_err(), "{second:?}");
+            start(THERE).unwrap();
+        });
+    }
+
+    #[test]
+    fn each_checkout_sees_and_waits_for_its_own_runs_only() {
+        for_each_backend(|store| {
+            // Another checkout's process numbers mean nothing here: asking would be wrong.
+            let never_asked = |pid: u32| -> bool { panic!("process {pid} was asked about") };
+            let here = begin(&store, HERE, "t1", 7, &never_asked).unwrap();
+            // A run of HERE is running (its process alive): THERE starts its own all the same.
+            let there = begin(&store, THERE, "t2", 7, &never_asked).unwrap();
+            assert_eq!(running(&store, HERE), [(here, 7)]);
+            assert_eq!(running(&store, THERE), [(there, 7)]);
+            assert_eq!(ids(&store, HERE), [here]);
+            assert_eq!(ids(&store, THERE), [there]);
+            let latest = |checkout: &str| {
+                store
+                    .records(|db| db.runs().get(checkout, None))
+                    .unwrap()
+                    .map(|run| run.id)
+            };
+            assert_eq!((latest(HERE), latest(THERE)), (Some(here), Some(there)));
+            let outcome = Outcome {
+                status: Status::Failed,
+                report: Report {
+                    failed: 1,
+                    problems: vec![Problem {
+                        id: "tests.test_a.test_a".into(),
+                        kind: "failure",
+                        message: "assert False".into(),
+                        traceback: "E   assert False".into(),
+                    }],
+                    ..Report::default()
+                },
+                output: "1 failed".into(),
+                seconds: 0.1,
+            };
+            store
+                .change_records(|db| db.runs().finish(here, "t3", &outcome))
+                .unwrap();
+            let seen_from_there = store
+                .records(|db| {
+                    Ok((
+                        db.runs().get(THERE, Some(here))?,
+                        db.runs().output(THERE, here)?,
+                        db.runs().problems(THERE, here)?,
+                    ))
+                })
+                .unwrap();
+            assert_eq!(seen_from_there, (None, None, Vec::new()));
+            assert_eq!(
+                store.records(|db| db.runs().problems(HERE, here)).unwrap(),
+                outcome.report.problems
+            );
+        });
+    }
+
+    #[test]
+    fn runs_from_before_checkouts_belong_to_every_checkout() {
+        // Started by a mount of this host before runs were kept per checkout, still running.
+        let before = "INSERT INTO test_runs (command, started, status, pid)
+                      VALUES ('pytest', 't0', 'running', 7);";
+        for_each_backend_from(7, before, |store| {
+            let legacy = 1;
+            assert_eq!(ids(&store, HERE), [legacy]);
+            assert_eq!(ids(&store, THERE), [legacy]);
+            assert_eq!(running(&store, THERE), [(legacy, 7)]);
+            let refused = begin(&store, HERE, "t1", 8, &|_| true).unwrap_err();
+            assert_eq!(refused.kind, ErrorKind::Busy, "its process is alive");
+            // Its process is gone: closed as an error, and the new run starts.
+            let here = begin(&store, HERE, "t1", 8, &|pid| pid != 7).unwrap();
+            let closed = store
+                .records(|db| db.runs().get(THERE, Some(legacy)))
+                .unwrap()
+                .unwrap();
+            assert_eq!(closed.status, "error");
+            assert_eq!(running(&store, HERE), [(here, 8)]);
+            assert_eq!(ids(&store, HERE), [here, legacy]);
+            assert_eq!(ids(&store, THERE), [legacy]);
+            assert!(running(&store, THERE).is_empty());
         });
     }
 }

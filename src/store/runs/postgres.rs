@@ -66,22 +66,25 @@ fn bigint(n: u64) -> i64 {
 }
 
 impl RunRecords for Tx<'_> {
-    fn running(&self) -> Result<Option<(i64, u32)>> {
-        let Some(row) = self.query_opt(
-            "SELECT id, pid FROM test_runs WHERE status = 'running'",
-            &[],
-        )?
-        else {
-            return Ok(None);
-        };
-        let (id, pid): (i64, i64) = (row.get(0), row.get(1));
-        let pid = u32::try_from(pid).map_err(|_| {
-            Error::internal(format!(
-                "test run {id} is stored as running in process {pid}, which is no process \
-                 number; the store was changed by hand?"
-            ))
-        })?;
-        Ok(Some((id, pid)))
+    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>> {
+        let rows = self.query(
+            "SELECT id, pid FROM test_runs
+             WHERE status = 'running' AND checkout IN ('', $1) ORDER BY id",
+            &[&checkout],
+        )?;
+        rows.iter()
+            .map(|row| {
+                let (id, pid): (i64, i64) = (row.get(0), row.get(1));
+                let pid = u32::try_from(pid).map_err(|_| {
+                    Error::internal(format!(
+                        "test run {id} is stored as running in process {pid}, which is no \
+                         process number: was the store changed by hand? Set its status to \
+                         'error' to run the tests again"
+                    ))
+                })?;
+                Ok((id, pid))
+            })
+            .collect()
     }
 
     fn abandon(&self, id: i64, ended: &str) -> Result<()> {
@@ -93,12 +96,12 @@ impl RunRecords for Tx<'_> {
         Ok(())
     }
 
-    fn start(&self, command: &str, started: &str, pid: u32) -> Result<i64> {
+    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
         Ok(self
             .query_one(
-                "INSERT INTO test_runs (command, started, status, pid)
-                 VALUES ($1, $2, 'running', $3) RETURNING id",
-                &[&command, &started, &i64::from(pid)],
+                "INSERT INTO test_runs (checkout, command, started, status, pid)
+                 VALUES ($1, $2, $3, 'running', $4) RETURNING id",
+                &[&checkout, &command, &started, &i64::from(pid)],
             )?
             .get(0))
     }
@@ -134,36 +137,45 @@ impl RunRecords for Tx<'_> {
         Ok(())
     }
 
-    fn get(&self, id: Option<i64>) -> Result<Option<Run>> {
+    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
         let row = self.query_opt(
             &format!(
                 "SELECT {RUN_COLUMNS} FROM test_runs
-                 WHERE id = coalesce($1, (SELECT max(id) FROM test_runs))"
+                 WHERE checkout IN ('', $1) AND id = coalesce($2,
+                     (SELECT max(id) FROM test_runs WHERE checkout IN ('', $1)))"
             ),
-            &[&id],
+            &[&checkout, &id],
         )?;
         Ok(row.as_ref().map(run_of))
     }
 
-    fn newest(&self, limit: usize) -> Result<Vec<Run>> {
+    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self.query(
-            &format!("SELECT {RUN_COLUMNS} FROM test_runs ORDER BY id DESC LIMIT $1"),
-            &[&limit],
+            &format!(
+                "SELECT {RUN_COLUMNS} FROM test_runs WHERE checkout IN ('', $1)
+                 ORDER BY id DESC LIMIT $2"
+            ),
+            &[&checkout, &limit],
         )?;
         Ok(rows.iter().map(run_of).collect())
     }
 
-    fn output(&self, id: i64) -> Result<Option<String>> {
-        let row = self.query_opt("SELECT output FROM test_runs WHERE id = $1", &[&id])?;
+    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>> {
+        let row = self.query_opt(
+            "SELECT output FROM test_runs WHERE id = $1 AND checkout IN ('', $2)",
+            &[&id, &checkout],
+        )?;
         // Stored from a `String`, so the bytes are UTF-8; lossy only if changed by hand.
         Ok(row.map(|r| String::from_utf8_lossy(r.get::<_, &[u8]>(0)).into_owned()))
     }
 
-    fn problems(&self, id: i64) -> Result<Vec<Problem>> {
+    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>> {
         let rows = self.query(
-            "SELECT test, kind, message, traceback FROM test_problems WHERE run = $1 ORDER BY seq",
-            &[&id],
+            "SELECT p.test, p.kind, p.message, p.traceback
+             FROM test_problems p JOIN test_runs r ON r.id = p.run
+             WHERE p.run = $1 AND r.checkout IN ('', $2) ORDER BY p.seq",
+            &[&id, &checkout],
         )?;
         Ok(rows
             .iter()

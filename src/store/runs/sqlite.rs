@@ -26,7 +26,7 @@ CREATE TABLE test_runs (
     -- The process running it: a run whose process is gone is not running any more.
     pid      INTEGER NOT NULL
 );
--- One run at a time.
+-- One run at a time (one per checkout since migration 10).
 CREATE UNIQUE INDEX test_runs_one_running ON test_runs (status) WHERE status = 'running';
 CREATE TABLE test_problems (
     run       INTEGER NOT NULL REFERENCES test_runs (id) ON DELETE CASCADE,
@@ -62,11 +62,15 @@ fn run_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
 }
 
 impl RunRecords for Connection {
-    fn running(&self) -> Result<Option<(i64, u32)>> {
-        Ok(self
-            .prepare_cached("SELECT id, pid FROM test_runs WHERE status = 'running'")?
-            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?)
+    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>> {
+        let mut rows = self.prepare_cached(
+            "SELECT id, pid FROM test_runs
+             WHERE status = 'running' AND checkout IN ('', ?1) ORDER BY id",
+        )?;
+        let running = rows
+            .query_map([checkout], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(running)
     }
 
     fn abandon(&self, id: i64, ended: &str) -> Result<()> {
@@ -78,11 +82,12 @@ impl RunRecords for Connection {
         Ok(())
     }
 
-    fn start(&self, command: &str, started: &str, pid: u32) -> Result<i64> {
+    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
         self.prepare_cached(
-            "INSERT INTO test_runs (command, started, status, pid) VALUES (?1, ?2, 'running', ?3)",
+            "INSERT INTO test_runs (checkout, command, started, status, pid)
+             VALUES (?1, ?2, ?3, 'running', ?4)",
         )?
-        .execute(params![command, started, pid])?;
+        .execute(params![checkout, command, started, pid])?;
         Ok(self.last_insert_rowid())
     }
 
@@ -121,39 +126,46 @@ impl RunRecords for Connection {
         Ok(())
     }
 
-    fn get(&self, id: Option<i64>) -> Result<Option<Run>> {
+    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
         Ok(self
             .prepare_cached(&format!(
                 "SELECT {RUN_COLUMNS} FROM test_runs
-                 WHERE id = coalesce(?1, (SELECT max(id) FROM test_runs))"
+                 WHERE checkout IN ('', ?1) AND id = coalesce(?2,
+                     (SELECT max(id) FROM test_runs WHERE checkout IN ('', ?1)))"
             ))?
-            .query_row([id], run_of)
+            .query_row(params![checkout, id], run_of)
             .optional()?)
     }
 
-    fn newest(&self, limit: usize) -> Result<Vec<Run>> {
+    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>> {
         let mut rows = self.prepare_cached(&format!(
-            "SELECT {RUN_COLUMNS} FROM test_runs ORDER BY id DESC LIMIT ?1"
+            "SELECT {RUN_COLUMNS} FROM test_runs WHERE checkout IN ('', ?1)
+             ORDER BY id DESC LIMIT ?2"
         ))?;
         let runs = rows
-            .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], run_of)?
+            .query_map(
+                params![checkout, i64::try_from(limit).unwrap_or(i64::MAX)],
+                run_of,
+            )?
             .collect::<rusqlite::Result<_>>()?;
         Ok(runs)
     }
 
-    fn output(&self, id: i64) -> Result<Option<String>> {
+    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>> {
         Ok(self
-            .prepare_cached("SELECT output FROM test_runs WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))
+            .prepare_cached("SELECT output FROM test_runs WHERE id = ?1 AND checkout IN ('', ?2)")?
+            .query_row(params![id, checkout], |r| r.get(0))
             .optional()?)
     }
 
-    fn problems(&self, id: i64) -> Result<Vec<Problem>> {
+    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>> {
         let mut rows = self.prepare_cached(
-            "SELECT test, kind, message, traceback FROM test_problems WHERE run = ?1 ORDER BY seq",
+            "SELECT p.test, p.kind, p.message, p.traceback
+             FROM test_problems p JOIN test_runs r ON r.id = p.run
+             WHERE p.run = ?1 AND r.checkout IN ('', ?2) ORDER BY p.seq",
         )?;
         let found = rows
-            .query_map([id], |r| {
+            .query_map(params![id, checkout], |r| {
                 Ok(Problem {
                     id: r.get(0)?,
                     kind: kind_of(&r.get::<_, String>(1)?),

@@ -35,14 +35,17 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) 
 
 /// The history, oldest first, as (path, what, before, after).
 fn history(source: &Source) -> Vec<(String, String, Option<String>, Option<String>)> {
-    let (rows, _) = source.store.records(|db| db.edits().newest(1000)).unwrap();
+    let (rows, _) = source
+        .store
+        .records(|db| db.edits().newest(&source.checkout, 1000))
+        .unwrap();
     let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8(b).unwrap());
     rows.into_iter()
         .rev()
         .map(|(id, _, _, _)| {
             let edit = source
                 .store
-                .records(|db| db.edits().get(id))
+                .records(|db| db.edits().get(&source.checkout, id))
                 .unwrap()
                 .unwrap();
             (edit.path, edit.what, text(edit.before), text(edit.after))

@@ -1,0 +1,167 @@
+//! Which checkout of the project this mount serves, as the store knows it. The edit
+//! history, the test runs and the settings describe one checkout's files (SPEC §11: the
+//! project's files stay local to each checkout), so the store keeps them under this key,
+//! and mounts of other checkouts sharing one store (PostgreSQL) neither see nor undo them.
+
+use std::path::Path;
+
+/// `<host>:<project directory>` (canonical): the directory alone is the same on many
+/// machines (every agent's `/work/project`), and a test run's process number means
+/// something only on the host that started it. Made from the checkout itself, not stored
+/// in it, so a remount or a restarted daemon of the same checkout finds its records again
+/// and nothing is written to a project mounted read-only. Moving the project or renaming
+/// the host begins a new history: the old records stay in the store under the old key.
+pub(crate) fn key(root: &Path) -> String {
+    format!("{}:{}", hostname(), root.display())
+}
+
+/// This host's name, as `hostname` prints it.
+fn hostname() -> String {
+    // Linux's names are at most 64 bytes; POSIX allows up to 255.
+    let mut name = [0u8; 256];
+    // SAFETY: the pointer and length describe `name`, which lives to the end of this
+    // function and is written by no one else; gethostname writes at most that many bytes.
+    let done = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) };
+    if done != 0 {
+        // It fails only for a buffer too small, which 256 bytes is not. A checkout then
+        // shares its key with the same directory on other hosts that fail alike.
+        return "unknown-host".into();
+    }
+    // A name that filled the buffer may lack its NUL.
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    String::from_utf8_lossy(&name[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::model::links::Links;
+    use crate::resources::source::Source;
+    use crate::resources::source::change::ProjectChange;
+    use crate::resources::source::runner::At;
+    use crate::resources::source::settings::DEFAULT;
+    use crate::store::Store;
+    use crate::store::testing::for_each_backend;
+    use crate::tree::access::Admission;
+
+    #[test]
+    fn a_checkout_is_its_host_and_directory() {
+        let here = key(Path::new("/work/app"));
+        let host = hostname();
+        assert!(!host.is_empty());
+        assert_eq!(here, format!("{host}:/work/app"));
+        assert_eq!(here, key(Path::new("/work/app")), "the same each time");
+        assert_ne!(here, key(Path::new("/work/app2")));
+    }
+
+    /// A checkout of a one-module project, mounted over `store`.
+    fn checkout(store: &Arc<Store>) -> (tempfile::TempDir, PathBuf, Arc<Source>) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        // Declared, so that finding the target version runs no interpreter.
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[project]\nrequires-python = \">=3.10\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app.py"), "X = 1\n").unwrap();
+        let source = Source::new(
+            &root,
+            "app".into(),
+            Links::new("/mnt/hs"),
+            store.clone(),
+            500,
+        );
+        (dir, root, source)
+    }
+
+    /// Edit `app.py` of `source` as a write through the mount does; the edit's number.
+    fn edit(source: &Source, root: &Path, text: &str) -> i64 {
+        let file = root.join("app.py");
+        let mut change = ProjectChange::begin(source, &[&file]).unwrap();
+        change.write(&file, text, "replace module app").unwrap();
+        change.commit().unwrap();
+        let (rows, _) = source
+            .store
+            .records(|db| db.edits().newest(&source.checkout, 1))
+            .unwrap();
+        rows[0].0
+    }
+
+    fn title(source: &Source) -> String {
+        source.history_entry().unwrap().title
+    }
+
+    #[test]
+    fn two_checkouts_on_one_store_see_only_their_own_history_settings_and_runs() {
+        for_each_backend(|store| {
+            let (_a_dir, a_root, a) = checkout(&store);
+            let (_b_dir, b_root, b) = checkout(&store);
+            assert_ne!(a.checkout, b.checkout);
+
+            // The history: each sees, shows and undoes its own edits only.
+            let a_edit = edit(&a, &a_root, "X = 2\n");
+            let b_edit = edit(&b, &b_root, "X = 3\n");
+            assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
+            assert!(title(&b).contains("1 routed edit of"), "{}", title(&b));
+            assert!(a.edit_exists(a_edit) && !a.edit_exists(b_edit));
+            assert!(b.edit_exists(b_edit) && !b.edit_exists(a_edit));
+            let missing = b.diff_view(a_edit).unwrap_err();
+            assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
+            let refused = a.undo(b_edit.to_string().as_bytes()).unwrap_err();
+            assert_eq!(refused.kind, ErrorKind::NotFound, "{}", refused.message);
+            assert_eq!(
+                std::fs::read_to_string(b_root.join("app.py")).unwrap(),
+                "X = 3\n"
+            );
+            // Its own edit, numbered past the other's, still shows and undoes.
+            assert!(b.diff_view(b_edit).unwrap().contains("+X = 3"));
+            b.undo(b_edit.to_string().as_bytes()).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(b_root.join("app.py")).unwrap(),
+                "X = 1\n"
+            );
+            assert_eq!(
+                std::fs::read_to_string(a_root.join("app.py")).unwrap(),
+                "X = 2\n"
+            );
+            assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
+
+            // The settings: one checkout's interpreter is not another's.
+            let mine = DEFAULT.replace("python = \"\"", "python = \"/opt/a/bin/python\"");
+            {
+                let _owner = Admission::enter(true);
+                a.write_settings(mine.as_bytes()).unwrap();
+            }
+            assert_eq!(a.settings_text().unwrap(), mine);
+            assert_eq!(b.settings_text().unwrap(), DEFAULT);
+
+            // The runs: a run of A (its process alive) is not B's, nor in B's way.
+            let alive = |_| true;
+            let run = store
+                .change_records(|db| {
+                    db.runs()
+                        .begin(&a.checkout, "pytest", "t1", std::process::id(), &alive)
+                })
+                .unwrap();
+            assert!(
+                a.last_run()
+                    .is_some_and(|line| line.starts_with(&run.to_string()))
+            );
+            assert_eq!(b.last_run(), None);
+            assert!(b.runner_list(&At::Runs).unwrap().is_empty());
+            let missing = b.runner_stat(&At::RunDir(Some(run))).unwrap_err();
+            assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
+            store
+                .change_records(|db| {
+                    db.runs()
+                        .begin(&b.checkout, "pytest", "t2", std::process::id(), &alive)
+                })
+                .unwrap();
+        });
+    }
+}
