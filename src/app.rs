@@ -10,6 +10,7 @@ use crate::model::Links;
 use crate::render::budget::BUDGET_TOKENS;
 use crate::resources;
 use crate::store::Store;
+use crate::store::location::Location;
 use crate::tree::access::{Access, Perm};
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::{ProjectInfo, Space};
@@ -19,8 +20,9 @@ use crate::tree::{ProjectInfo, Space};
 pub struct Options {
     /// The Python project's directory.
     pub project: PathBuf,
-    /// The SQLite store; `<project>/.homespace/store.db` when not given.
-    pub store: Option<PathBuf>,
+    /// The store: a SQLite file or a PostgreSQL URL; `<project>/.homespace/store.db` when
+    /// not given.
+    pub store: Option<Location>,
     /// The token budget of views.
     pub budget: usize,
     /// `--allow-other-write`: users other than the owner may change what the modes let
@@ -45,21 +47,37 @@ impl Options {
         }
     }
 
-    /// The store file these options use.
-    pub fn store_path(&self) -> PathBuf {
+    /// The store these options use.
+    pub fn store(&self) -> Location {
         self.store
             .clone()
-            .unwrap_or_else(|| self.project.join(".homespace").join("store.db"))
+            .unwrap_or_else(|| Location::File(self.default_dir().join("store.db")))
     }
 
-    /// Creates the store's directory if it is missing. The default one, `.homespace/` in
-    /// the project, is made with a `.gitignore` of `*`, as virtualenvs and tool caches
-    /// are: the store, its log and its temp files never show in the project's `git status`.
+    /// Where the mount keeps what is its own alone — its log and editors' large temp files:
+    /// beside a SQLite store, or in `<project>/.homespace/` when the store is a database
+    /// (shared by other mounts, which keep their own).
+    pub fn local_dir(&self) -> PathBuf {
+        match self.store() {
+            Location::File(path) => match path.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+                _ => PathBuf::from("."),
+            },
+            Location::Postgres(_) => self.default_dir(),
+        }
+    }
+
+    /// `<project>/.homespace`.
+    fn default_dir(&self) -> PathBuf {
+        self.project.join(".homespace")
+    }
+
+    /// Creates the mount's local directory ([`Options::local_dir`]) if it is missing. The
+    /// default one, `.homespace/` in the project, is made with a `.gitignore` of `*`, as
+    /// virtualenvs and tool caches are: the store, its log and its temp files never show in
+    /// the project's `git status`.
     pub fn make_store_dir(&self) -> Result<()> {
-        let path = self.store_path();
-        let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
-            return Ok(());
-        };
+        let dir = self.local_dir();
         if dir.exists() {
             return Ok(());
         }
@@ -69,8 +87,8 @@ impl Options {
                 dir.display()
             ))
         };
-        std::fs::create_dir_all(dir).map_err(failed)?;
-        if self.store.is_none() {
+        std::fs::create_dir_all(&dir).map_err(failed)?;
+        if dir == self.default_dir() {
             std::fs::write(dir.join(".gitignore"), "*\n").map_err(failed)?;
         }
         Ok(())
@@ -105,9 +123,9 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
     let project = project_dir(&options.project)?;
     let links = Links::new(mountpoint);
     let name = project_name(&project);
-    let store_path = options.store_path();
+    let location = options.store();
     options.make_store_dir()?;
-    let store = Arc::new(Store::open(&store_path)?);
+    let store = Arc::new(location.open()?);
     let resources = resources::all(&resources::Context {
         project: project.clone(),
         name: name.clone(),
@@ -124,12 +142,14 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
         read_only: options.read_only,
         ..Access::this_process()
     };
-    let spill = store_path
-        .parent()
-        .map(|dir| dir.join("tmp"))
-        .unwrap_or_else(std::env::temp_dir);
+    let spill = options.local_dir().join("tmp");
+    let perm = match location.file() {
+        Some(file) => store_perm(file, &access),
+        // A database's rows have no modes: only the owner reads them through the mount.
+        None => owner_only(&access),
+    };
     let space = Space::new(links, options.budget, info, resources)
-        .with_access(access, store_perm(&store_path, &access))
+        .with_access(access, perm)
         .with_cache(options.cache)
         .with_spill_dir(spill);
     Ok((Arc::new(space), store))
@@ -146,11 +166,15 @@ fn store_perm(store: &Path, access: &Access) -> Perm {
             gid: meta.gid(),
             mode: meta.mode() & 0o777,
         },
-        Err(_) => Perm {
-            uid: access.owner,
-            gid: access.group,
-            mode: 0o600,
-        },
+        Err(_) => owner_only(access),
+    }
+}
+
+fn owner_only(access: &Access) -> Perm {
+    Perm {
+        uid: access.owner,
+        gid: access.group,
+        mode: 0o600,
     }
 }
 
@@ -203,7 +227,7 @@ mod tests {
         // Nor to a store of the user's choosing.
         let elsewhere = tempfile::tempdir().unwrap();
         let options = Options {
-            store: Some(elsewhere.path().join("stores/mine.db")),
+            store: Some(Location::File(elsewhere.path().join("stores/mine.db"))),
             ..Options::new(made.path().to_path_buf())
         };
         build(&options, "/").unwrap();

@@ -12,6 +12,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 use homespace::app::{self, Options};
 use homespace::mount::{self, MountRequest};
 use homespace::render::budget::BUDGET_TOKENS;
+use homespace::store::location::{self, Location};
 use homespace::tree::kernel_cache::CacheMode;
 
 /// Mount a Python project, its tasks and your memory of past sessions as a
@@ -41,9 +42,11 @@ struct ProjectArgs {
     /// The Python project to mount (default: the current directory).
     #[arg(long, value_name = "DIR", default_value = ".")]
     project: PathBuf,
-    /// The SQLite store (default: <project>/.homespace/store.db, created on first use).
-    #[arg(long, value_name = "FILE")]
-    store: Option<PathBuf>,
+    /// The store: a SQLite file, or a PostgreSQL URL shared by many mounts (password in
+    /// the URL or in PGPASSWORD). Default: <project>/.homespace/store.db, created on first
+    /// use.
+    #[arg(long, value_name = "STORE", env = "HOMESPACE_STORE")]
+    store: Option<String>,
     /// The token budget of every generated view.
     #[arg(long, value_name = "N", default_value_t = BUDGET_TOKENS as u32, value_parser = clap::value_parser!(u32).range(100..=100_000))]
     budget: u32,
@@ -123,9 +126,10 @@ lines on stderr, and the exit status is 1.")]
         /// The project whose store to import into (default: the current directory).
         #[arg(long, value_name = "DIR", default_value = ".")]
         project: PathBuf,
-        /// The SQLite store (default: <project>/.homespace/store.db, created on first use).
-        #[arg(long, value_name = "FILE")]
-        store: Option<PathBuf>,
+        /// The store: a SQLite file or a PostgreSQL URL (default:
+        /// <project>/.homespace/store.db).
+        #[arg(long, value_name = "STORE", env = "HOMESPACE_STORE")]
+        store: Option<String>,
         /// Transcript files, or directories to search for them.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
@@ -136,11 +140,17 @@ lines on stderr, and the exit status is 1.")]
         /// The project whose store to change (default: the current directory).
         #[arg(long, value_name = "DIR", default_value = ".")]
         project: PathBuf,
-        /// The SQLite store (default: <project>/.homespace/store.db).
-        #[arg(long, value_name = "FILE")]
-        store: Option<PathBuf>,
+        /// The store: a SQLite file or a PostgreSQL URL (default:
+        /// <project>/.homespace/store.db).
+        #[arg(long, value_name = "STORE", env = "HOMESPACE_STORE")]
+        store: Option<String>,
         /// The session's id: its directory name under memory/sessions/<day>/.
         session: String,
+    },
+    /// Work on whole stores: copy one into another.
+    Store {
+        #[command(subcommand)]
+        command: StoreCommand,
     },
     /// List the running mounts: project, store, daemon pid, uptime, resident memory and
     /// cache mode.
@@ -168,10 +178,30 @@ lines on stderr, and the exit status is 1.")]
     Man { dir: Option<PathBuf> },
 }
 
+#[derive(Subcommand, Debug)]
+enum StoreCommand {
+    /// Copy everything one store holds (tasks, memory, edit history, settings) into an
+    /// empty one: a SQLite file into a PostgreSQL database when a team starts sharing, or
+    /// back. What both hold is counted afterwards; a difference fails the copy.
+    #[command(after_help = "Examples:
+  homespace store copy --from .homespace/store.db --to postgres://me@db.example/team
+  homespace store copy --from postgres://me@db.example/team --to /tmp/backup.db
+
+A password goes in the URL or in PGPASSWORD.")]
+    Copy {
+        /// The store to copy: a SQLite file or a postgres:// URL.
+        #[arg(long, value_name = "STORE")]
+        from: String,
+        /// The store to fill, which must be empty (a new file is made).
+        #[arg(long, value_name = "STORE")]
+        to: String,
+    },
+}
+
 fn options(args: &ProjectArgs) -> Options {
     Options {
         project: args.project.clone(),
-        store: args.store.clone(),
+        store: args.store.as_deref().map(Location::parse),
         budget: args.budget as usize,
         others_write: false,
         cache: CacheMode::Kept,
@@ -218,12 +248,15 @@ fn main() -> ExitCode {
             project,
             store,
             paths,
-        } => cli::memory::import(&project, store, &paths),
+        } => cli::memory::import(&project, store.as_deref().map(Location::parse), &paths),
         Command::Forget {
             project,
             store,
             session,
-        } => cli::memory::forget(&project, store, &session),
+        } => cli::memory::forget(&project, store.as_deref().map(Location::parse), &session),
+        Command::Store {
+            command: StoreCommand::Copy { from, to },
+        } => cli::store::copy(&from, &to),
         Command::Status { mountpoint } => cli::status::status(mountpoint.as_deref()),
         Command::Prompt { mountpoint } => cli::prompt::prompt(&mountpoint),
         Command::Completions { shell } => cli::docs::completions(Cli::command(), shell),
@@ -249,16 +282,20 @@ fn mount_in_background(
     app::project_dir(&project.project).map_err(|e| e.message)?;
     request.options.make_store_dir().map_err(|e| e.message)?;
     let absolute = |p: &PathBuf| std::path::absolute(p).unwrap_or_else(|_| p.clone());
-    let store = absolute(&request.options.store_path());
+    let store = match request.options.store() {
+        Location::File(path) => Location::File(absolute(&path)),
+        database => database,
+    };
     let log = log
         .map(|l| absolute(&l))
-        .unwrap_or_else(|| store.with_file_name("homespace.log"));
+        .unwrap_or_else(|| absolute(&request.options.local_dir()).join("homespace.log"));
     let mut args = vec![
         "mount".to_string(),
         "--project".into(),
         absolute(&project.project).display().to_string(),
+        // Never the password: `ps` shows this to every user. It goes in PGPASSWORD.
         "--store".into(),
-        store.display().to_string(),
+        store.shown(),
         "--budget".into(),
         project.budget.to_string(),
     ];
@@ -275,7 +312,8 @@ fn mount_in_background(
         args.push("--read-only".into());
     }
     args.push(absolute(&request.mountpoint).display().to_string());
-    mount::mount_background(request, &args, &log)
+    let password = store.password().map(|p| (location::PASSWORD_VARIABLE, p));
+    mount::mount_background(request, &args, password, &log)
 }
 
 fn render(options: &Options, path: &str) -> Result<(), String> {

@@ -135,7 +135,14 @@ fn prepare(mountpoint: &Path) -> Result<(), String> {
 
 /// Mount in the background: start the daemon (this program with `--foreground`), wait
 /// until the mount answers, and return. The daemon's output goes to `log`.
-pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> Result<(), String> {
+/// `env` is one variable the daemon gets beyond this process's own (a store's password,
+/// which must not be in its command line).
+pub fn mount_background(
+    request: &MountRequest,
+    args: &[String],
+    env: Option<(&str, String)>,
+    log: &Path,
+) -> Result<(), String> {
     prepare(&request.mountpoint)?;
     let before = std::fs::metadata(&request.mountpoint)
         .map_err(|e| format!("cannot stat {}: {e}", request.mountpoint.display()))?
@@ -151,7 +158,11 @@ pub fn mount_background(request: &MountRequest, args: &[String], log: &Path) -> 
         .map_err(|e| format!("cannot open the log {}: {e}", log.display()))?;
     let log_err = log_file.try_clone().map_err(|e| e.to_string())?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    let mut child = Command::new(exe)
+    let mut daemon = Command::new(exe);
+    if let Some((name, value)) = env {
+        daemon.env(name, value);
+    }
+    let mut child = daemon
         .args(args)
         .arg("--foreground")
         .stdin(Stdio::null())

@@ -3,6 +3,7 @@
 //! project with tasks in the store.
 
 use homespace::app::{Options, build};
+use homespace::store::location::Location;
 use homespace::model::Kind;
 use homespace::render::budget::tokens;
 use homespace::tree::Space;
@@ -30,7 +31,7 @@ fn check(budget: usize) {
         &project,
     );
     let mut options = Options::new(project);
-    options.store = Some(dir.path().join("store.db"));
+    options.store = Some(Location::File(dir.path().join("store.db")));
     options.budget = budget;
     let space = build(&options, "/mnt/hs").unwrap();
     let tasks = space.resource_named("tasks").unwrap();

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use homespace::app::{Options, build};
+use homespace::store::location::Location;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::{OpenFlags, Space};
@@ -81,7 +82,7 @@ impl Fixture {
         let project = dir.path().join("ledger");
         copy_dir(&example(), &project);
         let options = Options {
-            store: Some(dir.path().join("store.db")),
+            store: Some(Location::File(dir.path().join("store.db"))),
             ..Options::new(project)
         };
         let space = build(&options, MOUNTPOINT).unwrap();

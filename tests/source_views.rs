@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use homespace::app::{Options, build};
+use homespace::store::location::Location;
 use homespace::tree::Space;
 
 fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Arc<Space>) {
@@ -15,7 +16,7 @@ fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Arc<Space>) {
         std::fs::write(file, content).unwrap();
     }
     let mut options = Options::new(dir.path().to_path_buf());
-    options.store = Some(dir.path().join(".homespace/store.db"));
+    options.store = Some(Location::File(dir.path().join(".homespace/store.db")));
     let space = build(&options, "/mnt/hs").unwrap();
     (dir, space)
 }

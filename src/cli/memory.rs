@@ -8,22 +8,22 @@ use std::path::{Path, PathBuf};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use homespace::app::Options;
-use homespace::store::Store;
+use homespace::store::location::Location;
 use homespace::transcripts::{self, Progress, ReadError, Summary};
 
-pub fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(), String> {
+pub fn forget(project: &Path, store: Option<Location>, session: &str) -> Result<(), String> {
     let options = Options {
         store,
         ..Options::new(project.to_path_buf())
     };
-    let path = options.store_path();
-    if !path.exists() {
+    let location = options.store();
+    if let Some(path) = location.file().filter(|path| !path.exists()) {
         return Err(format!(
-            "there is no store at {}; give --project DIR or --store FILE",
+            "there is no store at {}; give --project DIR or --store STORE",
             path.display()
         ));
     }
-    let store = Store::open(&path).map_err(|e| e.message)?;
+    let store = location.open().map_err(|e| e.message)?;
     let forgotten = store
         .change_memory(|m| m.forget(session))
         .map_err(|e| e.message)?;
@@ -32,16 +32,15 @@ pub fn forget(project: &Path, store: Option<PathBuf>, session: &str) -> Result<(
         Ok(())
     } else {
         Err(format!(
-            "no session {session} in {}; `ls <mount>/memory/sessions/*/` lists them",
-            path.display()
+            "no session {session} in {location}; `ls <mount>/memory/sessions/*/` lists them"
         ))
     }
 }
 
-pub fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Result<(), String> {
+pub fn import(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Result<(), String> {
     if store.is_none() && !project.is_dir() {
         return Err(format!(
-            "no project directory at {}; give --project DIR or --store FILE",
+            "no project directory at {}; give --project DIR or --store STORE",
             project.display()
         ));
     }
@@ -50,7 +49,7 @@ pub fn import(project: &Path, store: Option<PathBuf>, paths: &[PathBuf]) -> Resu
         ..Options::new(project.to_path_buf())
     };
     options.make_store_dir().map_err(|e| e.message)?;
-    let store = Store::open(&options.store_path()).map_err(|e| e.message)?;
+    let store = options.store().open().map_err(|e| e.message)?;
     store.for_bulk_load().map_err(|e| e.message)?;
     // A bar only for a person watching: never in pipes, logs or CI.
     let bar = std::io::stderr().is_terminal().then(|| {

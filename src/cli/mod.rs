@@ -5,3 +5,4 @@ pub mod docs;
 pub mod memory;
 pub mod prompt;
 pub mod status;
+pub mod store;

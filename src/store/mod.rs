@@ -8,8 +8,10 @@
 //! instead of failing.
 
 mod db;
+pub mod copy;
 pub mod edits;
 pub mod fts;
+pub mod location;
 pub mod memory;
 pub mod pg;
 pub mod records;
@@ -41,6 +43,7 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (8, edits::CHECKOUTS),
     (9, settings::PG_CHECKOUTS),
     (10, runs::CHECKOUTS),
+    (11, pg::CHANGES),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

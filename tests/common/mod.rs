@@ -77,6 +77,15 @@ impl Mount {
         Self::over(dir, project, store, args)
     }
 
+    /// Mount a fresh copy of `project` over `store` — a file or a `postgres://` URL, which
+    /// `$STORE` holds in scripts as it was given.
+    pub fn on_store(project: &Path, store: &str, args: &[&str]) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("project");
+        copy_dir(project, &copy);
+        Self::over(dir, copy, PathBuf::from(store), args)
+    }
+
     /// A second mount of this one's project and store (a second daemon), with `args`.
     pub fn beside(&self, args: &[&str]) -> Mount {
         let dir = tempfile::tempdir().unwrap();

@@ -19,17 +19,24 @@ snapshot() {
 }
 
 # backdate: every stored task was made, and last changed, long ago ($LONG_AGO): the times are
-# set in the store itself. From then on a change shows as a newer `updated` time, and a task
+# set in the store itself (SQLite, or PostgreSQL when $STORE is a URL). From then on a change shows as a newer `updated` time, and a task
 # made anew as a newer `created` time, at once: no waiting for the clock to reach the next
 # second (times are stored to the second).
 LONG_AGO="2000-01-01T00:00:00Z"
 backdate() {
-  python3 - "$STORE" "$LONG_AGO" << 'EOF'
+  case "$STORE" in
+    postgres://* | postgresql://*)
+      psql -q -v ON_ERROR_STOP=1 "$STORE" \
+        -c "UPDATE tasks SET created = '$LONG_AGO', updated = '$LONG_AGO'" ;;
+    *)
+      python3 - "$STORE" "$LONG_AGO" << 'EOF'
 import sqlite3, sys
 store, long_ago = sys.argv[1:3]
 with sqlite3.connect(store) as db:
     db.execute("UPDATE tasks SET created = ?1, updated = ?1", (long_ago,))
 EOF
+      ;;
+  esac
   # Another process changed the store: shown once the mount's store watcher saw it.
   local left i
   for i in $(seq 500); do

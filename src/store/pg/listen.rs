@@ -1,6 +1,6 @@
 //! Hearing of changes other processes made to a PostgreSQL store, as SQLite's
-//! `data_version` tells of them: every change transaction sends `NOTIFY homespace` with
-//! its writer's token, delivered when it commits; a thread of each mount listens on its
+//! `data_version` tells of them: the database announces every change (`NOTIFY homespace`,
+//! by the triggers of `changes.sql`) with its writer's token, delivered when it commits; a thread of each mount listens on its
 //! own connection and counts the notifications of other writers. The mount's watcher
 //! compares that count as it compares `data_version`, and invalidates what the store feeds.
 //!
@@ -25,12 +25,15 @@ const WAKE: Duration = Duration::from_millis(500);
 /// How long it waits before connecting again after losing the database.
 const RETRY: Duration = Duration::from_secs(1);
 
-/// A token naming one store object's changes, unique on this machine: a process id and
-/// a counter.
+/// A token naming one store object's changes, unique among every mount of a database:
+/// mounts on other machines may have the same process id, so the kernel's random UUID
+/// comes first (the process id and a counter when it cannot be read).
 pub(super) fn token() -> String {
     static MADE: AtomicU64 = AtomicU64::new(0);
+    let random = std::fs::read_to_string("/proc/sys/kernel/random/uuid").unwrap_or_default();
     format!(
-        "{}-{}",
+        "{}-{}-{}",
+        random.trim(),
         std::process::id(),
         MADE.fetch_add(1, Ordering::Relaxed)
     )

@@ -11,6 +11,9 @@
 mod listen;
 pub mod scratch;
 
+/// Migration 11: the database announces every change to what mounts show.
+pub(crate) const CHANGES: &str = include_str!("changes.sql");
+
 use std::cell::RefCell;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
@@ -81,10 +84,11 @@ impl Postgres {
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         self.in_transaction(false, |tx| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-            // Heard by every other mount when (and only if) this commits.
+            // The triggers of changes.sql announce what this changes with this token, heard
+            // by every other mount when (and only if) it commits.
             tx.execute(
-                "SELECT pg_notify($1, $2)",
-                &[&listen::CHANNEL, &self.own.as_str()],
+                "SELECT set_config('homespace.writer', $1, true)",
+                &[&self.own.as_str()],
             )?;
             change(tx)
         })
@@ -247,6 +251,25 @@ impl Tx<'_> {
             .map_err(|e| failure(self.shown, &e))
     }
 
+    /// Runs `work` in a savepoint of the transaction: what it did is kept when it returns
+    /// `Ok` and undone when it returns `Err`, and the transaction goes on either way. Without
+    /// one, a statement PostgreSQL refuses aborts the whole transaction, so this is how one
+    /// part of a change (a file of a bulk load) can fail alone.
+    pub fn savepoint<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.batch("SAVEPOINT homespace_part")?;
+        let outcome = work();
+        let end = match outcome {
+            Ok(_) => "RELEASE SAVEPOINT homespace_part",
+            Err(_) => "ROLLBACK TO SAVEPOINT homespace_part; RELEASE SAVEPOINT homespace_part",
+        };
+        // When both fail, the work's own error says more (the end failing means the
+        // connection failed, and the transaction fails with it anyway).
+        match self.batch(end) {
+            Ok(()) => outcome,
+            Err(e) => outcome.and(Err(e)),
+        }
+    }
+
     /// Run several statements without parameters (a migration).
     fn batch(&self, sql: &str) -> Result<()> {
         self.client
@@ -346,13 +369,14 @@ mod tests {
     fn a_change_by_another_store_is_heard_and_its_own_are_not() {
         let server = scratch::ScratchServer::start().unwrap();
         let url = server.database("listen").unwrap();
+        // The store's own schema: what announces changes is its triggers.
         let (here, there) = (
-            Postgres::connect(&url, TABLES).unwrap(),
-            Postgres::connect(&url, TABLES).unwrap(),
+            Postgres::connect(&url, super::super::PG_MIGRATIONS).unwrap(),
+            Postgres::connect(&url, super::super::PG_MIGRATIONS).unwrap(),
         );
         let touch = |store: &Postgres| {
             store
-                .write(|tx| tx.execute("UPDATE homespace_migrations SET number = number", &[]))
+                .write(|tx| tx.execute("UPDATE tasks SET title = title", &[]))
                 .unwrap()
         };
         // A bound on waiting, not a speed claim: a missing notification must not hang.
@@ -373,6 +397,15 @@ mod tests {
         });
         std::thread::sleep(Duration::from_millis(200));
         assert_eq!(here.version(), before + 1, "its own change is not counted");
+        // Any other program's change is heard too (an administrator's psql).
+        let before = here.version();
+        let mut plain = postgres::Client::connect(&url, NoTls).unwrap();
+        plain
+            .batch_execute("DELETE FROM settings WHERE name = 'none'")
+            .unwrap();
+        wait_until("a plain client's change is heard", &|| {
+            here.version() != before
+        });
         // The database goes away and comes back: the listener connects again and counts
         // what it may have missed.
         let before = here.version();
