@@ -17,7 +17,7 @@ use fuser::{
     ReplyWrite, Request, Session, SessionACL, TimeOrNow, WriteFlags,
 };
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::passthrough::Passthrough;
 use crate::tree::access::Caller;
@@ -180,6 +180,16 @@ impl Notifier for KernelNotifier {
 }
 
 impl Fs {
+    /// The errno for a read-type request that failed. Such failures are answers (a name
+    /// that is not there), not logged — except a store that cannot be reached, which the
+    /// user must hear of in `_errors.md` and the log whatever they were reading.
+    fn unanswered(&self, error: &Error) -> Errno {
+        if error.kind == ErrorKind::Unavailable {
+            self.space.record_unavailable(error);
+        }
+        errno(error)
+    }
+
     fn attr(&self, attr: &Attr) -> FileAttr {
         let (kind, nlink) = match attr.kind {
             Kind::Dir => (FileType::Directory, 2),
@@ -292,7 +302,7 @@ impl Filesystem for Fs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match guarded("lookup", || self.space.lookup(parent.0, utf8(name)?)) {
             Ok(attr) => self.entry(&attr, reply),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -305,7 +315,7 @@ impl Filesystem for Fs {
             (self.space).getattr_via(ino.0, fh.map(|f| f.0), req.pid())
         }) {
             Ok(attr) => reply.attr(&self.ttl(&attr), &self.attr(&attr)),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -424,7 +434,7 @@ impl Filesystem for Fs {
                 self.passthrough.open(ino.0, fh, &file, cached, reply)
             }
             Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -442,7 +452,7 @@ impl Filesystem for Fs {
         if !self.unopened {
             match guarded("read", || self.space.read(fh.0, offset, size)) {
                 Ok(data) => reply.data(&data),
-                Err(e) => reply.error(errno(&e)),
+                Err(e) => reply.error(self.unanswered(&e)),
             }
             return;
         }
@@ -451,7 +461,7 @@ impl Filesystem for Fs {
         let _held = self.space.kernel().holding_pages();
         match guarded("read", || self.space.read_unopened(ino.0, offset, size)) {
             Ok(data) => reply.data(&data),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -539,7 +549,7 @@ impl Filesystem for Fs {
                 FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
             ),
             Ok((fh, false)) => reply.opened(FileHandle(fh), FopenFlags::empty()),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -568,7 +578,7 @@ impl Filesystem for Fs {
                 }
                 reply.ok();
             }
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
@@ -592,7 +602,7 @@ impl Filesystem for Fs {
         let write = mask.contains(fuser::AccessFlags::W_OK);
         match guarded("access", || self.space.access(ino.0, write)) {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(errno(&e)),
+            Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 

@@ -687,6 +687,12 @@ impl Space {
         self.failed_in(&dir);
     }
 
+    /// Log that a read failed because the store cannot be reached (its message names the
+    /// store and what to expect); repeats of it are folded as any repeated failure.
+    pub(crate) fn record_unavailable(&self, error: &Error) {
+        self.record("read", &[], error);
+    }
+
     /// Run `op` on `path`, logging a failure.
     pub(crate) fn logged<T>(&self, op: &str, path: &[String], result: Result<T>) -> Result<T> {
         if let Err(error) = &result {
