@@ -141,7 +141,7 @@ mod tests {
             assert_eq!(b.settings_text().unwrap(), DEFAULT);
 
             // The runs: a run of A (its process alive) is not B's, nor in B's way.
-            let alive = |_| true;
+            let alive = |_, _| true;
             let run = store
                 .change_records(|db| {
                     db.runs()

@@ -7,7 +7,8 @@
 //! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
@@ -17,11 +18,17 @@ use crate::resources::source::tree::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
-use crate::tree::access;
 use crate::tree::resource::Resource;
+use crate::tree::{access, lock};
 
 /// Runs listed by `ls runs/` (older ones are reachable by number).
 const LISTED: usize = 100;
+
+/// The test runs this process is carrying out now. A run stored as running in this
+/// process but not among them is over although the process lives on: its results could
+/// not be stored (the PostgreSQL store was away when it ended) or its thread never
+/// started. Without this, such a run would block every later run until a remount.
+static RUNS_HERE: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
 
 /// A path of the runner under `source/tests/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -347,15 +354,30 @@ impl Source {
             timeout: settings.test_timeout,
         };
         let now = rfc3339_of(std::time::SystemTime::now());
+        // Held until the new run is among them, so that a run starting at the same time
+        // on another thread sees it as carried out here.
+        let mut here = lock(&RUNS_HERE);
         let id = self.store.change_records(|db| {
+            let alive = |run: i64, pid: u32| {
+                if pid == std::process::id() {
+                    here.contains(&run)
+                } else {
+                    process_alive(pid)
+                }
+            };
             db.runs().begin(
                 &self.checkout,
                 &job.command_line(),
                 &now,
                 std::process::id(),
-                &process_alive,
+                &alive,
             )
         })?;
+        here.insert(id);
+        drop(here);
+        let over = move || {
+            lock(&RUNS_HERE).remove(&id);
+        };
         let store: Arc<store::Store> = self.store.clone();
         let changes = self.changes.get().cloned();
         let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
@@ -366,16 +388,23 @@ impl Source {
                 let ended = rfc3339_of(std::time::SystemTime::now());
                 if let Err(e) = store.change_records(|db| db.runs().finish(id, &ended, &outcome)) {
                     crate::log::line(&format!(
-                        "test run {id}: cannot store its results: {}",
+                        "test run {id}: cannot store its results: {}; the next run closes \
+                         it as an error",
                         e.message
                     ));
                 }
+                over();
                 // runs/, the test files' results, the dashboard's last run.
                 if let Some(changes) = changes {
                     changes(vec![tests]);
                 }
             })
-            .map_err(|e| Error::internal(format!("cannot start the test run: {e}")))?;
+            .map_err(|e| {
+                over();
+                Error::internal(format!(
+                    "cannot start test run {id}: {e}; the next run closes it as an error"
+                ))
+            })?;
         Ok(id)
     }
 
@@ -528,4 +557,74 @@ fn file_name(id: &str) -> String {
 
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    use crate::model::links::Links;
+    use crate::resources::source::Source;
+    use crate::resources::source::import_check::find_python;
+    use crate::store::Store;
+    use crate::tree::access::Admission;
+
+    #[test]
+    fn a_run_this_process_left_running_does_not_block_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[project]\nrequires-python = \">=3.10\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/test_a.py"), "def test_a():\n    pass\n").unwrap();
+        if find_python(&root).is_none() {
+            eprintln!("no python3: no test can run here");
+            return;
+        }
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = Source::new(
+            &root,
+            "app".into(),
+            Links::new("/mnt/hs"),
+            store.clone(),
+            500,
+        );
+        // Stored as running in this very process, which is not carrying it out: its
+        // results could not be stored when it ended.
+        let stuck = store
+            .change_records(|db| {
+                db.runs()
+                    .start(&source.checkout, "pytest", "t0", std::process::id())
+            })
+            .unwrap();
+        let _owner = Admission::enter(true);
+        let next = source.start_run(b"").unwrap();
+        let status = |run| {
+            store
+                .records(|db| db.runs().get(&source.checkout, Some(run)))
+                .unwrap()
+                .unwrap()
+                .status
+        };
+        assert_eq!(status(stuck), "error");
+        // While the new one is carried out here, it is in the way of another.
+        let busy = source.start_run(b"").map(|_| ());
+        // A bound on waiting, not a speed claim: a run that never ends must not hang.
+        let started = Instant::now();
+        while status(next) == "running" {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "run {next} ended"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Err(e) = busy {
+            assert_eq!(e.kind, ErrorKind::Busy, "{}", e.message);
+        }
+    }
 }

@@ -57,19 +57,19 @@ const ABANDONED: &str = "The mount running this test run stopped before it ended
 pub trait RunRecords {
     /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
     /// host); returns its number. Refused (busy) while another run of `checkout` is
-    /// running, naming it; a run whose process is gone (a daemon killed mid-run) is closed
-    /// as an error first, as `alive` tells. Call it inside a write transaction, so that no
-    /// other process starts one in between.
+    /// running, naming it; a run that is over though stored as running (a daemon killed
+    /// mid-run) is closed as an error first, as `alive(run, pid)` tells. Call it inside a
+    /// write transaction, so that no other process starts one in between.
     fn begin(
         &self,
         checkout: &str,
         command: &str,
         started: &str,
         pid: u32,
-        alive: &dyn Fn(u32) -> bool,
+        alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
         for (running, owner) in self.running(checkout)? {
-            if alive(owner) {
+            if alive(running, owner) {
                 return Err(Error::new(
                     ErrorKind::Busy,
                     format!(
@@ -130,7 +130,7 @@ mod tests {
         checkout: &str,
         started: &str,
         pid: u32,
-        alive: &dyn Fn(u32) -> bool,
+        alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
         store.change_records(|db| {
             db.runs()
@@ -150,7 +150,7 @@ mod tests {
     #[test]
     fn a_run_is_kept_with_its_problems_and_one_runs_at_a_time() {
         for_each_backend(|store| {
-            let alive = |_| true;
+            let alive = |_, _| true;
             let first = begin(&store, HERE, "2026-11-23T18:00:00Z", 7, &alive).unwrap();
             let again = begin(&store, HERE, "2026-11-23T18:00:01Z", 7, &alive).unwrap_err();
             assert_eq!(again.kind, ErrorKind::Busy);
@@ -225,7 +225,7 @@ mod tests {
             assert_eq!(ids(&store, HERE), [second, first]);
             assert_eq!(running(&store, HERE), [(second, 7)]);
             // Its process died with the mount: the next run closes it as an error and starts.
-            let third = begin(&store, HERE, "2026-11-23T18:02:00Z", 8, &|pid| pid != 7).unwrap();
+            let third = begin(&store, HERE, "2026-11-23T18:02:00Z", 8, &|_, pid| pid != 7).unwrap();
             let orphan = store
                 .records(|db| db.runs().get(HERE, Some(second)))
                 .unwrap()
@@ -270,7 +270,9 @@ mod tests {
     fn each_checkout_sees_and_waits_for_its_own_runs_only() {
         for_each_backend(|store| {
             // Another checkout's process numbers mean nothing here: asking would be wrong.
-            let never_asked = |pid: u32| -> bool { panic!("process {pid} was asked about") };
+            let never_asked = |run: i64, pid: u32| -> bool {
+                panic!("run {run} of process {pid} was asked about")
+            };
             let here = begin(&store, HERE, "t1", 7, &never_asked).unwrap();
             // A run of HERE is running (its process alive): THERE starts its own all the same.
             let there = begin(&store, THERE, "t2", 7, &never_asked).unwrap();
@@ -330,10 +332,14 @@ mod tests {
             assert_eq!(ids(&store, HERE), [legacy]);
             assert_eq!(ids(&store, THERE), [legacy]);
             assert_eq!(running(&store, THERE), [(legacy, 7)]);
-            let refused = begin(&store, HERE, "t1", 8, &|_| true).unwrap_err();
+            let refused = begin(&store, HERE, "t1", 8, &|_, _| true).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::Busy, "its process is alive");
             // Its process is gone: closed as an error, and the new run starts.
-            let here = begin(&store, HERE, "t1", 8, &|pid| pid != 7).unwrap();
+            let here = begin(&store, HERE, "t1", 8, &|run, pid| {
+                assert_eq!(run, legacy);
+                pid != 7
+            })
+            .unwrap();
             let closed = store
                 .records(|db| db.runs().get(THERE, Some(legacy)))
                 .unwrap()
