@@ -30,6 +30,16 @@ const REGEX_SIZE_LIMIT: usize = 1 << 20;
 /// The filters a query knows, as the messages list them.
 const FILTERS: &str = "channel:, tag:, session:, since:, until:, re:";
 
+/// One required term of a query: a word, or the phrase of several, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Phrase {
+    /// Lowercase runs of letters and digits (never empty, never holding anything else:
+    /// no quote, operator or space can reach a query built from them).
+    pub words: Vec<String>,
+    /// Whether the last word matches as a prefix (`migrat*`).
+    pub prefix: bool,
+}
+
 /// A parsed query.
 #[derive(Debug, Clone)]
 pub(super) struct Query {
@@ -38,6 +48,9 @@ pub(super) struct Query {
     pub fts: Option<String>,
     /// The words and phrases as the user wrote them (lowercase), for notes.
     pub terms: Vec<String>,
+    /// The same words and phrases, each as its lowercase words, for a backend that builds
+    /// its own query from them (PostgreSQL's tsquery) and for marking them in snippets.
+    pub phrases: Vec<Phrase>,
     /// Entries of any of these channels (none: any channel).
     pub channels: Vec<Channel>,
     /// Entries with every one of these tags.
@@ -61,6 +74,7 @@ impl Query {
         let mut query = Query {
             fts: None,
             terms: Vec::new(),
+            phrases: Vec::new(),
             channels: Vec::new(),
             tags: Vec::new(),
             session: None,
@@ -112,6 +126,32 @@ impl Query {
         } else {
             format!("{phrase}{star}")
         });
+        self.phrases.push(Phrase {
+            words,
+            prefix: !star.is_empty(),
+        });
+    }
+
+    /// Whether an entry passes the filters a full-text index does not check: channel, tags
+    /// (`tags`, the entry's JSON array) and days (its own time's day, else `day`, its
+    /// session's).
+    pub fn passes(&self, channel: &str, ts: Option<&str>, day: &str, tags: &str) -> bool {
+        if !self.channels.is_empty() && !self.channels.iter().any(|c| c.as_str() == channel) {
+            return false;
+        }
+        let day = ts.and_then(|t| t.get(..10)).unwrap_or(day);
+        if self.since.as_deref().is_some_and(|since| day < since)
+            || self.until.as_deref().is_some_and(|until| day > until)
+        {
+            return false;
+        }
+        if !self.tags.is_empty() {
+            let tags: Vec<String> = serde_json::from_str(tags).unwrap_or_default();
+            if !self.tags.iter().all(|t| tags.contains(t)) {
+                return false;
+            }
+        }
+        true
     }
 
     fn add_filter(&mut self, name: &str, value: String) -> Result<()> {
@@ -326,6 +366,33 @@ mod tests {
             fts(&"w ".repeat(100)).unwrap().matches('"').count(),
             2 * MAX_TERMS
         );
+    }
+
+    #[test]
+    fn phrases_keep_words_and_prefixes() {
+        let phrases = |text: &str| -> Vec<(Vec<String>, bool)> {
+            Query::parse(text)
+                .unwrap()
+                .phrases
+                .into_iter()
+                .map(|p| (p.words, p.prefix))
+                .collect()
+        };
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            phrases("Migrat* \"a b\" c_d* x* 'y' & z"),
+            [
+                (words(&["migrat"]), true),
+                (words(&["a", "b"]), false),
+                (words(&["c", "d"]), true),
+                // A one-letter prefix is the word itself.
+                (words(&["x"]), false),
+                (words(&["y"]), false),
+                (words(&["z"]), false),
+            ]
+        );
+        assert!(phrases("*()- \"\" &|!:'").is_empty());
+        assert_eq!(phrases(&"w ".repeat(100)).len(), MAX_TERMS);
     }
 
     #[test]
