@@ -74,6 +74,57 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
+fn store_equals_a_postgres_url_mounts_and_its_password_is_never_shown() {
+    install_helper();
+    let server = homespace::store::pg::scratch::ScratchServer::start().unwrap();
+    // The scratch server trusts local connections: the password travels but is not needed.
+    let plain = server.database("fstab").unwrap();
+    let (user, host) = plain.split_once('@').unwrap();
+    let url = format!("{user}:s3cret@{host}");
+    let place = Place::new();
+    let (project, at) = (place.project.to_str().unwrap(), place.at.to_str().unwrap());
+    let out = place.mount(&[
+        "-t",
+        "fuse.homespace",
+        project,
+        at,
+        "-o",
+        &format!("store={url}"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::write(
+        place.at.join("tasks/open/shared.json"),
+        r#"{"title": "In the database"}"#,
+    )
+    .unwrap();
+    let pid = homespace::mount::daemon_pid(&place.at).expect("the daemon runs");
+    let cmdline = text(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap());
+    assert!(
+        !cmdline.contains("s3cret"),
+        "ps shows the password: {cmdline}"
+    );
+    assert!(cmdline.contains(&plain), "{cmdline}");
+    let environ = text(&std::fs::read(format!("/proc/{pid}/environ")).unwrap());
+    assert!(
+        environ.contains("PGPASSWORD=s3cret"),
+        "the daemon has the password"
+    );
+    let status = text(&succeed(Command::new(BIN).arg("status").arg(at)).stdout);
+    assert!(
+        status.contains(&format!("store    {plain}")) && !status.contains("s3cret"),
+        "{status}"
+    );
+    succeed(Command::new("umount").arg(at));
+    // The task is in the database, not in a file beside the project.
+    let out = Command::new("psql")
+        .args([&url, "-tAc", "SELECT title FROM tasks"])
+        .output()
+        .unwrap();
+    assert_eq!(text(&out.stdout).trim(), "In the database");
+    assert!(!place.project.join(".homespace/store.db").exists());
+}
+
+#[test]
 fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     install_helper();
     let place = Place::new();
