@@ -177,6 +177,7 @@ mod tests {
         // Given back to a URL without one, it connects as the same user.
         let again = with_password(&at.shown(), at.password());
         assert_eq!(again, "postgres://me:p%40ss%3Aw@db.example:5432/team");
+        assert_eq!(without_password("postgres://me@db/x"), "postgres://me@db/x");
         let parsed: postgres::Config = again.parse().unwrap();
         assert_eq!(parsed.get_password(), Some(&b"p@ss:w"[..]));
     }

@@ -22,6 +22,7 @@ use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::store::location::without_password;
 
 /// A numbered schema change: SQLite's numbers, so migration N makes the same change on
 /// both backends. A store keeps the numbers it ran, so one added later with a lower number
@@ -279,20 +280,6 @@ impl Tx<'_> {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user@host/db`.
-fn without_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    match rest.split_once('@') {
-        Some((user, host)) => {
-            let user = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}@{host}")
-        }
-        None => url.to_string(),
-    }
-}
-
 fn unreachable(shown: &str, e: &postgres::Error) -> Error {
     let why = std::error::Error::source(e).map_or_else(|| e.to_string(), |s| s.to_string());
     Error::new(
@@ -328,18 +315,6 @@ mod tests {
 
     /// A schema for the tests of this file.
     const TABLES: &[Migration] = &[(1, "CREATE TABLE kept (x INTEGER)"), (2, "")];
-
-    #[test]
-    fn passwords_stay_out_of_messages() {
-        assert_eq!(
-            without_password("postgres://me:s3cret@db.example:5432/team"),
-            "postgres://me@db.example:5432/team"
-        );
-        assert_eq!(
-            without_password("postgres://me@db/team"),
-            "postgres://me@db/team"
-        );
-    }
 
     #[test]
     fn an_outage_fails_requests_at_once_and_the_store_comes_back_by_itself() {
