@@ -255,7 +255,8 @@ fn an_outage_fails_store_requests_clearly_and_service_comes_back() {
         Mount::on_store(&example(), &url, &[]),
     );
     std::fs::write(a.path("tasks/open/before.json"), r#"{"title": "Before"}"#).unwrap();
-    server.stop().unwrap();
+    // As an administrator stops it: the mounts' connections hear it is shutting down.
+    server.shut_down().unwrap();
 
     // Nothing of tasks/open/ was read yet on A, so the kernel has nothing to answer with.
     let started = Instant::now();

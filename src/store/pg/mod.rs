@@ -125,7 +125,7 @@ impl Postgres {
             };
             match client.batch_execute(begin) {
                 Ok(_) => break client,
-                Err(e) if !fresh && (e.is_closed() || is_io(&e)) => *slot = None,
+                Err(e) if !fresh && is_lost(&e) => *slot = None,
                 Err(e) => return Err(failure(&self.shown, &e)),
             }
         };
@@ -294,14 +294,27 @@ fn unreachable(shown: &str, e: &postgres::Error) -> Error {
 
 /// A failed statement: the server's own message when it gave one.
 fn failure(shown: &str, e: &postgres::Error) -> Error {
+    if is_lost(e) {
+        return unreachable(shown, e);
+    }
     match e.as_db_error() {
         Some(db) => Error::internal(format!(
             "the PostgreSQL store at {shown} refused a statement: {}",
             db.message()
         )),
-        None if e.is_closed() || is_io(e) => unreachable(shown, e),
         None => Error::internal(format!("the PostgreSQL store at {shown} failed: {e}")),
     }
+}
+
+/// Whether `e` is the database going away rather than a statement failing: the
+/// connection closed or broke, or the server said so itself — SQLSTATE class 08
+/// (connection exception) or 57 (operator intervention: shutting down, crashed, not yet
+/// accepting connections), as a server being stopped sends to its open connections.
+fn is_lost(e: &postgres::Error) -> bool {
+    let said = e
+        .code()
+        .is_some_and(|code| code.code().starts_with("08") || code.code().starts_with("57"));
+    said || e.is_closed() || is_io(e)
 }
 
 /// Whether `e` is the connection failing rather than a statement.

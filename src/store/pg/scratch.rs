@@ -84,10 +84,20 @@ impl ScratchServer {
     /// Stop the server now (connections are cut, as in an outage); [`Self::resume`]
     /// starts it again on the same port with the same data.
     pub fn stop(&self) -> Result<(), String> {
+        self.stop_as("immediate")
+    }
+
+    /// Stop the server as an administrator does (`pg_ctl stop`'s default, fast mode): open
+    /// connections are told it is shutting down (SQLSTATE 57P01) before they close.
+    pub fn shut_down(&self) -> Result<(), String> {
+        self.stop_as("fast")
+    }
+
+    fn stop_as(&self, mode: &str) -> Result<(), String> {
         self.command("pg_ctl", |c| {
             c.arg("-D")
                 .arg(self.data())
-                .args(["-m", "immediate", "-w", "stop"]);
+                .args(["-m", mode, "-w", "stop"]);
         })
     }
 
