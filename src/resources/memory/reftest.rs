@@ -3,7 +3,7 @@
 //! a plain model (sessions holding lists of entries) and to `memory/sessions/` over a
 //! store. After every step each session's listing, every entry's channel, content and tags,
 //! and every summary must match the model; a step the model refuses must fail and change
-//! nothing.
+//! nothing. On SQLite and on PostgreSQL.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -287,19 +287,49 @@ fn check(model: &Model, sessions: &Sessions) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Applies `ops` to a new model and to `sessions`, checking after every step.
+fn behaves_like_the_model(sessions: &Sessions, ops: &[Op]) -> Result<(), TestCaseError> {
+    let mut model = Model::default();
+    for op in ops {
+        let expected = apply(&mut model, op);
+        let done = perform(sessions, op);
+        prop_assert_eq!(done, expected, "{:?}", op);
+        check(&model, sessions)?;
+    }
+    Ok(())
+}
+
+fn sessions_on(store: Store) -> Sessions {
+    Sessions::new(Arc::new(store), Links::new("/mnt/hs"), 500)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
     fn memory_writes_match_a_plain_model(ops in proptest::collection::vec(op(), 1..40)) {
-        let store = Arc::new(Store::in_memory().expect("a store in memory"));
-        let sessions = Sessions::new(store, Links::new("/mnt/hs"), 500);
-        let mut model = Model::default();
-        for op in &ops {
-            let expected = apply(&mut model, op);
-            let done = perform(&sessions, op);
-            prop_assert_eq!(done, expected, "{:?}", op);
-            check(&model, &sessions)?;
-        }
+        let store = Store::in_memory().expect("a store in memory");
+        behaves_like_the_model(&sessions_on(store), &ops)?;
+    }
+}
+
+/// The same on PostgreSQL: one private server, a new database for each case (fewer cases:
+/// each costs a database).
+#[test]
+fn memory_writes_match_a_plain_model_on_postgres() {
+    let server = crate::store::pg::scratch::ScratchServer::start().expect("a scratch server");
+    let made = std::sync::atomic::AtomicUsize::new(0);
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 16,
+        ..ProptestConfig::default()
+    });
+    let outcome = runner.run(&proptest::collection::vec(op(), 1..40), |ops| {
+        let n = made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let url = server.database(&format!("case{n}")).expect("a database");
+        let store = Store::connect(&url).expect("the PostgreSQL store");
+        behaves_like_the_model(&sessions_on(store), &ops)
+    });
+    if let Err(e) = outcome {
+        panic!("{e}");
     }
 }

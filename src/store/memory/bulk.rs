@@ -176,6 +176,7 @@ mod tests {
     use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
     use crate::store::memory::testing::{assert_consistent, entry, session, with_tags};
     use crate::store::memory::{append, import, search, session as get_session};
+    use crate::store::testing::for_each_backend;
 
     fn one(record: SessionRecord, entries: Vec<EntryRecord>) -> Transcript {
         Transcript {
@@ -200,6 +201,115 @@ mod tests {
                 Ok(found)
             })
             .unwrap()
+    }
+
+    fn count_of(store: &Store) -> (usize, usize) {
+        let stats = store.memory(|m| m.stats()).unwrap();
+        (stats.sessions, stats.entries)
+    }
+
+    /// What the importer relies on, on every backend: a transcript the store refuses
+    /// leaves nothing of itself (not even the sessions before its bad one), and the load
+    /// goes on and commits the others.
+    #[test]
+    fn a_refused_transcript_leaves_nothing_and_the_load_goes_on() {
+        for_each_backend(|store| {
+            let old = session("old", Some("2026-11-01T09:00:00Z"), "Earlier work");
+            let first = one(old.clone(), vec![entry("a", Channel::User, "ledger alpha")]);
+            store.change_memory(|m| m.import(&first)).unwrap();
+            let mut refused = one(
+                session("dropped", None, "Fourth"),
+                vec![entry("d1", Channel::User, "delta never stored")],
+            );
+            let mut bad = entry("a3", Channel::User, "delta too");
+            bad.meta = serde_json::json!("not an object");
+            refused.sessions.push((old.clone(), vec![bad]));
+            let mut outcomes = Vec::new();
+            store
+                .change_memory(|m| {
+                    m.bulk_load(&mut |loader| {
+                        outcomes.push(loader.import(&one(
+                            session("new", Some("2026-11-02T09:00:00Z"), "Second"),
+                            vec![
+                                entry("b1", Channel::User, "bravo question"),
+                                with_tags(
+                                    entry("b2", Channel::Assistant, "bravo answer"),
+                                    &["kept"],
+                                ),
+                            ],
+                        )));
+                        outcomes.push(loader.import(&refused));
+                        outcomes.push(loader.import(&one(
+                            old.clone(),
+                            vec![
+                                entry("a", Channel::User, "ledger alpha"),
+                                entry("a2", Channel::ToolCall, "ledger charlie"),
+                            ],
+                        )));
+                        Ok(())
+                    })
+                })
+                .unwrap();
+            let kinds: Vec<_> = outcomes
+                .iter()
+                .map(|o| o.as_ref().map_err(|e| e.kind))
+                .collect();
+            let imported = |sessions, entries, skipped| Imported {
+                sessions,
+                entries,
+                skipped,
+            };
+            assert_eq!(
+                kinds,
+                [
+                    Ok(&imported(1, 2, 0)),
+                    Err(ErrorKind::Invalid),
+                    Ok(&imported(0, 1, 1))
+                ]
+            );
+            assert!(store.memory(|m| m.session("dropped")).unwrap().is_none());
+            assert_eq!(count_of(&store), (2, 4));
+            let old = store.memory(|m| m.session("old")).unwrap().unwrap();
+            let keys: Vec<String> = store
+                .memory(|m| m.entries(old.rowid, 0, 10))
+                .unwrap()
+                .into_iter()
+                .map(|e| e.record.key)
+                .collect();
+            assert_eq!(
+                keys,
+                ["a", "a2"],
+                "numbered on as if the refused one never was"
+            );
+            assert_eq!(store.memory(|m| m.tags()).unwrap(), [("kept".into(), 1)]);
+            assert_consistent(&store);
+        });
+    }
+
+    #[test]
+    fn a_load_that_fails_keeps_nothing() {
+        for_each_backend(|store| {
+            let failed = store.change_memory(|m| {
+                m.bulk_load(&mut |loader| {
+                    loader.import(&one(
+                        session("s", None, "Seventh"),
+                        vec![entry("g", Channel::User, "golf")],
+                    ))?;
+                    Err(Error::invalid("stop here"))
+                })
+            });
+            assert_eq!(failed.unwrap_err().kind, ErrorKind::Invalid);
+            assert_eq!(count_of(&store), (0, 0));
+            let again = one(
+                session("s", None, "Seventh"),
+                vec![entry("g", Channel::User, "golf")],
+            );
+            assert_eq!(
+                store.change_memory(|m| m.import(&again)).unwrap().entries,
+                1
+            );
+            assert_consistent(&store);
+        });
     }
 
     fn marked(store: &Store) -> bool {

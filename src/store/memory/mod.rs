@@ -38,7 +38,7 @@ pub use records::{EntryRow, Found, Imported, Loader, MemoryHit, MemoryRecords, S
 #[cfg(test)]
 use {
     bulk::import,
-    read::{entries, session, stats},
+    read::{session, stats},
     related::related,
     search::search,
     write::{append, set_summary},

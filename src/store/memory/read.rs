@@ -262,15 +262,20 @@ pub fn stats(conn: &Connection) -> Result<Stats> {
 
 #[cfg(test)]
 mod tests {
+    //! The behaviour of reads, through [`crate::store::memory::MemoryRecords`], on every
+    //! backend.
+
+    use std::time::SystemTime;
+
     use super::*;
+    use crate::render::time::rfc3339_of;
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
-    use crate::store::memory::testing::{self as t, at, with_tags};
-    use crate::store::memory::{import, set_summary};
+    use crate::store::memory::testing::{self as t, assert_consistent, at, with_tags};
+    use crate::store::testing::for_each_backend;
 
     /// Three sessions over two days; `b` has tagged entries of several channels.
-    fn sample() -> Store {
-        let store = Store::in_memory().unwrap();
+    fn sample(store: &Store) {
         let mut b = t::session("b", Some("2026-11-20T15:00:00Z"), "Second");
         b.source = "claude-code".into();
         let transcript = Transcript {
@@ -299,8 +304,7 @@ mod tests {
                 ),
             ],
         };
-        store.write(|c| import(c, &transcript)).unwrap();
-        store
+        store.change_memory(|m| m.import(&transcript)).unwrap();
     }
 
     fn ids(rows: &[SessionRow]) -> Vec<&str> {
@@ -309,88 +313,166 @@ mod tests {
 
     #[test]
     fn sessions_by_day_and_recency() {
-        let store = sample();
-        store
-            .read(|c| {
-                assert_eq!(
-                    days(c)?,
-                    [("2026-11-21".into(), 1), ("2026-11-20".into(), 2)]
-                );
-                assert_eq!(ids(&sessions_on(c, "2026-11-20")?), ["a", "b"]);
-                assert!(sessions_on(c, "2026-01-01")?.is_empty());
-                assert_eq!(ids(&recent_sessions(c, 2)?), ["c", "b"]);
-                let b = session(c, "b")?.unwrap();
-                assert_eq!((b.entries, b.width(), b.summary.as_deref()), (3, 4, None));
-                assert_eq!(b.record.ended.as_deref(), Some("2026-11-20T15:30:00Z"));
-                assert_eq!(session_by_rowid(c, b.rowid)?.unwrap(), b);
-                assert!(session(c, "zzz")?.is_none());
-                Ok(())
-            })
-            .unwrap();
+        for_each_backend(|store| {
+            sample(&store);
+            store
+                .memory(|m| {
+                    assert_eq!(
+                        m.days()?,
+                        [("2026-11-21".into(), 1), ("2026-11-20".into(), 2)]
+                    );
+                    assert_eq!(ids(&m.sessions_on("2026-11-20")?), ["a", "b"]);
+                    assert!(m.sessions_on("2026-01-01")?.is_empty());
+                    assert_eq!(ids(&m.recent_sessions(2)?), ["c", "b"]);
+                    assert_eq!(ids(&m.recent_sessions(0)?), Vec::<&str>::new());
+                    let b = m.session("b")?.unwrap();
+                    assert_eq!((b.entries, b.width(), b.summary.as_deref()), (3, 4, None));
+                    assert_eq!(b.record.source, "claude-code");
+                    assert_eq!(b.record.started.as_deref(), Some("2026-11-20T15:00:00Z"));
+                    assert_eq!(b.record.ended.as_deref(), Some("2026-11-20T15:30:00Z"));
+                    assert_eq!(m.session_by_rowid(b.rowid)?.unwrap(), b);
+                    assert!(m.session_by_rowid(i64::MAX)?.is_none());
+                    assert!(m.session("zzz")?.is_none());
+                    Ok(())
+                })
+                .unwrap();
+        });
+    }
+
+    /// A session without a start sorts first in its day and last among the most recent,
+    /// as SQLite sorts a missing value (PostgreSQL's own default is the other way round).
+    #[test]
+    fn sessions_without_a_start_sort_as_sqlite_sorts_them() {
+        for_each_backend(|store| {
+            let today = rfc3339_of(SystemTime::now())[..10].to_string();
+            let timed = t::session("timed", Some(&format!("{today}T00:00:01Z")), "");
+            let untimed = t::session("untimed", None, "");
+            store
+                .change_memory(|m| {
+                    m.create_session(&timed)?;
+                    m.create_session(&untimed)
+                })
+                .unwrap();
+            store
+                .memory(|m| {
+                    assert_eq!(ids(&m.sessions_on(&today)?), ["untimed", "timed"]);
+                    assert_eq!(ids(&m.recent_sessions(5)?), ["timed", "untimed"]);
+                    Ok(())
+                })
+                .unwrap();
+        });
     }
 
     #[test]
     fn entries_page_in_seq_order() {
-        let store = sample();
-        store
-            .read(|c| {
-                let b = session(c, "b")?.unwrap();
-                let seqs = |rows: Vec<EntryRow>| rows.iter().map(|e| e.seq).collect::<Vec<_>>();
-                assert_eq!(seqs(entries(c, b.rowid, 0, 10)?), [1, 2, 3]);
-                assert_eq!(seqs(entries(c, b.rowid, 1, 1)?), [2]);
-                assert_eq!(seqs(entries(c, b.rowid, 3, 10)?), Vec::<i64>::new());
-                assert_eq!(seqs(entries(c, b.rowid, -5, 1)?), [1]);
-                let two = entry(c, b.rowid, 2)?.unwrap();
-                assert_eq!(
-                    (two.record.key.as_str(), two.record.channel),
-                    ("b2", Channel::ToolCall)
-                );
-                assert_eq!(two.record.tags, ["x"]);
-                assert_eq!(two.record.meta, serde_json::json!({}));
-                assert!(entry(c, b.rowid, 4)?.is_none());
-                assert!(entry(c, b.rowid, 0)?.is_none());
-                assert!(entry(c, b.rowid, i64::MAX)?.is_none());
-                Ok(())
-            })
-            .unwrap();
+        for_each_backend(|store| {
+            sample(&store);
+            store
+                .memory(|m| {
+                    let b = m.session("b")?.unwrap();
+                    let seqs = |rows: Vec<EntryRow>| rows.iter().map(|e| e.seq).collect::<Vec<_>>();
+                    assert_eq!(seqs(m.entries(b.rowid, 0, 10)?), [1, 2, 3]);
+                    assert_eq!(seqs(m.entries(b.rowid, 1, 1)?), [2]);
+                    assert_eq!(seqs(m.entries(b.rowid, 3, 10)?), Vec::<i64>::new());
+                    assert_eq!(seqs(m.entries(b.rowid, -5, 1)?), [1]);
+                    assert_eq!(seqs(m.entries(b.rowid, i64::MAX, 1)?), Vec::<i64>::new());
+                    let two = m.entry(b.rowid, 2)?.unwrap();
+                    assert_eq!(
+                        (two.record.key.as_str(), two.record.channel),
+                        ("b2", Channel::ToolCall)
+                    );
+                    assert_eq!(two.record.tags, ["x"]);
+                    assert_eq!(two.record.meta, serde_json::json!({}));
+                    assert_eq!(two.record.content, "two");
+                    let three = m.entry(b.rowid, 3)?.unwrap();
+                    assert_eq!(three.record.ts.as_deref(), Some("2026-11-20T15:30:00Z"));
+                    assert!(m.entry(b.rowid, 4)?.is_none());
+                    assert!(m.entry(b.rowid, 0)?.is_none());
+                    assert!(m.entry(b.rowid, i64::MAX)?.is_none());
+                    Ok(())
+                })
+                .unwrap();
+        });
     }
 
     #[test]
     fn channels_tags_and_stats_come_from_counters() {
-        let store = sample();
-        store
-            .read(|c| {
-                let b = session(c, "b")?.unwrap();
-                assert_eq!(
-                    channel_counts(c, b.rowid)?,
-                    [(Channel::User, 2), (Channel::ToolCall, 1)]
-                );
-                assert_eq!(
-                    session_tags(c, b.rowid)?,
-                    [("x".into(), 2), ("y".into(), 1)]
-                );
-                assert_eq!(tags(c)?, [("x".into(), 3), ("y".into(), 1)]);
-                let (rows, total) = tagged(c, "x", 2)?;
-                assert_eq!(total, 3);
-                let found: Vec<(&str, i64)> = rows
-                    .iter()
-                    .map(|(s, e)| (s.record.id.as_str(), e.seq))
-                    .collect();
-                assert_eq!(found, [("c", 1), ("b", 2)]);
-                assert_eq!(tagged(c, "nope", 5)?, (Vec::new(), 0));
-                let s = stats(c)?;
-                assert_eq!((s.sessions, s.entries), (3, 5));
-                assert_eq!(s.first_day.as_deref(), Some("2026-11-20"));
-                assert_eq!(s.last_day.as_deref(), Some("2026-11-21"));
-                assert_eq!(s.sources, [("jsonl".into(), 2), ("claude-code".into(), 1)]);
-                Ok(())
-            })
-            .unwrap();
-        let b = store.read(|c| session(c, "b")).unwrap().unwrap();
-        store
-            .write(|c| set_summary(c, b.rowid, Some("# Summary")))
-            .unwrap();
-        let b = store.read(|c| session(c, "b")).unwrap().unwrap();
-        assert_eq!(b.summary.as_deref(), Some("# Summary"));
+        for_each_backend(|store| {
+            sample(&store);
+            store
+                .memory(|m| {
+                    let b = m.session("b")?.unwrap();
+                    assert_eq!(
+                        m.channel_counts(b.rowid)?,
+                        [(Channel::User, 2), (Channel::ToolCall, 1)]
+                    );
+                    assert_eq!(m.session_tags(b.rowid)?, [("x".into(), 2), ("y".into(), 1)]);
+                    assert_eq!(m.tags()?, [("x".into(), 3), ("y".into(), 1)]);
+                    let (rows, total) = m.tagged("x", 2)?;
+                    assert_eq!(total, 3);
+                    let found: Vec<(&str, i64)> = rows
+                        .iter()
+                        .map(|(s, e)| (s.record.id.as_str(), e.seq))
+                        .collect();
+                    assert_eq!(found, [("c", 1), ("b", 2)]);
+                    assert_eq!(m.tagged("nope", 5)?, (Vec::new(), 0));
+                    let s = m.stats()?;
+                    assert_eq!((s.sessions, s.entries), (3, 5));
+                    assert_eq!(s.first_day.as_deref(), Some("2026-11-20"));
+                    assert_eq!(s.last_day.as_deref(), Some("2026-11-21"));
+                    assert_eq!(s.sources, [("jsonl".into(), 2), ("claude-code".into(), 1)]);
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(store.memory(|m| m.stats()).unwrap().sources.len(), 2);
+            let b = store.memory(|m| m.session("b")).unwrap().unwrap();
+            store
+                .change_memory(|m| m.set_summary(b.rowid, Some("# Summary")))
+                .unwrap();
+            let b = store.memory(|m| m.session("b")).unwrap().unwrap();
+            assert_eq!(b.summary.as_deref(), Some("# Summary"));
+            assert_consistent(&store);
+        });
+    }
+
+    #[test]
+    fn an_empty_store_has_nothing_to_count() {
+        for_each_backend(|store| {
+            store
+                .memory(|m| {
+                    assert_eq!(m.stats()?, Stats::default());
+                    assert!(m.days()?.is_empty() && m.tags()?.is_empty());
+                    assert!(m.recent_sessions(5)?.is_empty());
+                    assert!(m.channel_counts(1)?.is_empty() && m.session_tags(1)?.is_empty());
+                    Ok(())
+                })
+                .unwrap();
+        });
+    }
+
+    /// Text is ordered by its bytes on every backend: upper case before lower.
+    #[test]
+    fn tags_are_listed_in_byte_order() {
+        for_each_backend(|store| {
+            let transcript = Transcript {
+                sessions: vec![(
+                    t::session("a", Some("2026-11-20T09:00:00Z"), "First"),
+                    vec![with_tags(
+                        t::entry("a1", Channel::User, "hello"),
+                        &["beta", "Zeta", "alpha", "_x"],
+                    )],
+                )],
+            };
+            store.change_memory(|m| m.import(&transcript)).unwrap();
+            let names =
+                |tags: Vec<(String, usize)>| tags.into_iter().map(|(t, _)| t).collect::<Vec<_>>();
+            let rowid = store.memory(|m| m.session("a")).unwrap().unwrap().rowid;
+            let order = ["Zeta", "_x", "alpha", "beta"];
+            assert_eq!(names(store.memory(|m| m.tags()).unwrap()), order);
+            assert_eq!(
+                names(store.memory(|m| m.session_tags(rowid)).unwrap()),
+                order
+            );
+        });
     }
 }

@@ -1,47 +1,266 @@
-//! Reading memory on PostgreSQL (placeholder: refused until written).
+//! Reading memory on PostgreSQL: SQLite's reads (`../read.rs`) in PostgreSQL's words, each
+//! one indexed statement or a counter the schema's triggers keep, so no read grows with the
+//! number of entries stored. Text is ordered by bytes (`COLLATE "C"`) and missing start
+//! times sort as SQLite sorts them (first going up, last going down), so both backends list
+//! the same things in the same order.
+
+use postgres::Row;
+use postgres::types::FromSql;
 
 use crate::error::{Error, Result};
-use crate::store::memory::record::Channel;
+use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
 use crate::store::memory::records::{EntryRow, SessionRow, Stats};
+use crate::store::memory::{MAX_SEQ, entry_id, session_range};
 use crate::store::pg::Tx;
 
-fn refused<T>() -> Result<T> {
-    Err(Error::internal("memory is not on PostgreSQL yet"))
+/// The columns of a [`SessionRow`], for [`session_at`].
+pub(super) const SESSION_COLUMNS: &str = "s.rowid::BIGINT, s.id, s.source, s.started, s.ended,
+    s.title, s.cwd, s.model, s.continuation_of, s.day, s.entry_count::BIGINT, s.summary";
+
+/// How many columns [`SESSION_COLUMNS`] has.
+const SESSION_WIDTH: usize = 12;
+
+/// The columns of an [`EntryRow`], for [`entry_at`].
+pub(super) const ENTRY_COLUMNS: &str = "e.seq, e.key, e.ts, e.channel, e.content, e.tags, e.meta";
+
+/// Column `at` of `row`. A column of an unexpected type is a fault of these statements, and
+/// is reported as one rather than a panic in the middle of a request.
+pub(super) fn column<'r, T: FromSql<'r>>(row: &'r Row, at: usize) -> Result<T> {
+    row.try_get(at)
+        .map_err(|e| Error::internal(format!("reading memory from PostgreSQL: column {at}: {e}")))
 }
 
-pub fn days(_: &Tx<'_>) -> Result<Vec<(String, usize)>> {
-    refused()
+/// A [`SessionRow`] from [`SESSION_COLUMNS`] starting at column `at`.
+pub(super) fn session_at(row: &Row, at: usize) -> Result<SessionRow> {
+    Ok(SessionRow {
+        rowid: column(row, at)?,
+        record: SessionRecord {
+            id: column(row, at + 1)?,
+            source: column(row, at + 2)?,
+            started: column(row, at + 3)?,
+            ended: column(row, at + 4)?,
+            title: column(row, at + 5)?,
+            cwd: column(row, at + 6)?,
+            model: column(row, at + 7)?,
+            continuation_of: column(row, at + 8)?,
+            // How its tool resumes sessions matters only while importing; not stored.
+            resumes_by_copy: false,
+        },
+        day: column(row, at + 9)?,
+        entries: count(column(row, at + 10)?),
+        summary: column(row, at + 11)?,
+    })
 }
-pub fn sessions_on(_: &Tx<'_>, _: &str) -> Result<Vec<SessionRow>> {
-    refused()
+
+/// An [`EntryRow`] from [`ENTRY_COLUMNS`] starting at column `at`.
+fn entry_at(row: &Row, at: usize) -> Result<EntryRow> {
+    let channel: String = column(row, at + 3)?;
+    let tags: String = column(row, at + 5)?;
+    let meta: String = column(row, at + 6)?;
+    Ok(EntryRow {
+        seq: column(row, at)?,
+        record: EntryRecord {
+            key: column(row, at + 1)?,
+            ts: column(row, at + 2)?,
+            channel: parse_channel(&channel)?,
+            content: column(row, at + 4)?,
+            tags: serde_json::from_str(&tags).map_err(|_| corrupt("tags", &tags))?,
+            meta: serde_json::from_str(&meta).map_err(|_| corrupt("meta", &meta))?,
+        },
+    })
 }
-pub fn session(_: &Tx<'_>, _: &str) -> Result<Option<SessionRow>> {
-    refused()
+
+fn parse_channel(name: &str) -> Result<Channel> {
+    Channel::parse(name).ok_or_else(|| corrupt("channel", name))
 }
-pub fn session_by_rowid(_: &Tx<'_>, _: i64) -> Result<Option<SessionRow>> {
-    refused()
+
+/// A stored value the schema should have made impossible; reported, never papered over.
+fn corrupt(name: &str, value: &str) -> Error {
+    Error::internal(format!(
+        "memory entry {name} {value:?} in the PostgreSQL store is not valid"
+    ))
 }
-pub fn recent_sessions(_: &Tx<'_>, _: usize) -> Result<Vec<SessionRow>> {
-    refused()
+
+/// A stored count as a `usize` (counts are never negative; the schema checks).
+pub(super) fn count(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
 }
-pub fn entries(_: &Tx<'_>, _: i64, _: i64, _: usize) -> Result<Vec<EntryRow>> {
-    refused()
+
+/// A limit as a bound parameter.
+fn limit_of(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
 }
-pub fn entry(_: &Tx<'_>, _: i64, _: i64) -> Result<Option<EntryRow>> {
-    refused()
+
+fn sessions_from(rows: &[Row]) -> Result<Vec<SessionRow>> {
+    rows.iter().map(|r| session_at(r, 0)).collect()
 }
-pub fn channel_counts(_: &Tx<'_>, _: i64) -> Result<Vec<(Channel, usize)>> {
-    refused()
+
+/// `(name, n)` pairs from two columns, text and count.
+fn counted(rows: &[Row]) -> Result<Vec<(String, usize)>> {
+    rows.iter()
+        .map(|r| Ok((column(r, 0)?, count(column(r, 1)?))))
+        .collect()
 }
-pub fn session_tags(_: &Tx<'_>, _: i64) -> Result<Vec<(String, usize)>> {
-    refused()
+
+/// Days that have sessions, newest first, with how many each has.
+pub fn days(tx: &Tx<'_>) -> Result<Vec<(String, usize)>> {
+    let rows = tx.query(
+        "SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day COLLATE \"C\" DESC",
+        &[],
+    )?;
+    counted(&rows)
 }
-pub fn tags(_: &Tx<'_>) -> Result<Vec<(String, usize)>> {
-    refused()
+
+/// The sessions of `day`, in start order (sessions without a start first).
+pub fn sessions_on(tx: &Tx<'_>, day: &str) -> Result<Vec<SessionRow>> {
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = $1
+         ORDER BY s.started COLLATE \"C\" NULLS FIRST, s.rowid"
+    );
+    sessions_from(&tx.query(&sql, &[&day])?)
 }
-pub fn tagged(_: &Tx<'_>, _: &str, _: usize) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
-    refused()
+
+/// The session whose directory is named `id`.
+pub fn session(tx: &Tx<'_>, id: &str) -> Result<Option<SessionRow>> {
+    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = $1");
+    tx.query_opt(&sql, &[&id])?
+        .map(|r| session_at(&r, 0))
+        .transpose()
 }
-pub fn stats(_: &Tx<'_>) -> Result<Stats> {
-    refused()
+
+/// The session numbered `rowid`.
+pub fn session_by_rowid(tx: &Tx<'_>, rowid: i64) -> Result<Option<SessionRow>> {
+    // A number past the column's range names no session (and must not fail the cast).
+    let Ok(rowid) = i32::try_from(rowid) else {
+        return Ok(None);
+    };
+    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = $1");
+    tx.query_opt(&sql, &[&rowid])?
+        .map(|r| session_at(&r, 0))
+        .transpose()
+}
+
+/// The `limit` most recent sessions, newest first (by day, then start).
+pub fn recent_sessions(tx: &Tx<'_>, limit: usize) -> Result<Vec<SessionRow>> {
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS} FROM sessions s
+         ORDER BY s.day COLLATE \"C\" DESC, s.started COLLATE \"C\" DESC NULLS LAST,
+                  s.rowid DESC
+         LIMIT $1"
+    );
+    sessions_from(&tx.query(&sql, &[&limit_of(limit)])?)
+}
+
+/// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order:
+/// a range of entry numbers.
+pub fn entries(tx: &Tx<'_>, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+    let (_, last) = session_range(session);
+    let first = entry_id(session, after_seq.clamp(0, MAX_SEQ)) + 1;
+    let sql = format!(
+        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN $1 AND $2
+         ORDER BY e.id LIMIT $3"
+    );
+    let rows = tx.query(&sql, &[&first, &last, &limit_of(limit)])?;
+    rows.iter().map(|r| entry_at(r, 0)).collect()
+}
+
+/// Entry `seq` of session `session`.
+pub fn entry(tx: &Tx<'_>, session: i64, seq: i64) -> Result<Option<EntryRow>> {
+    if !(1..=MAX_SEQ).contains(&seq) {
+        return Ok(None);
+    }
+    let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = $1");
+    tx.query_opt(&sql, &[&entry_id(session, seq)])?
+        .map(|r| entry_at(&r, 0))
+        .transpose()
+}
+
+/// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
+/// without entries are left out (a forgotten count stays at 0 until its session goes).
+pub fn channel_counts(tx: &Tx<'_>, session: i64) -> Result<Vec<(Channel, usize)>> {
+    let Ok(session) = i32::try_from(session) else {
+        return Ok(Vec::new());
+    };
+    let rows = tx.query(
+        "SELECT channel, n FROM session_channels WHERE session = $1 AND n > 0",
+        &[&session],
+    )?;
+    let mut counts = rows
+        .iter()
+        .map(|r| {
+            let name: String = column(r, 0)?;
+            Ok((parse_channel(&name)?, count(column(r, 1)?)))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    counts.sort();
+    Ok(counts)
+}
+
+/// The tags of `session`'s entries with how many entries have each; most used first, then
+/// by name.
+pub fn session_tags(tx: &Tx<'_>, session: i64) -> Result<Vec<(String, usize)>> {
+    let (first, last) = session_range(session);
+    let rows = tx.query(
+        "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN $1 AND $2
+         GROUP BY tag ORDER BY count(*) DESC, tag COLLATE \"C\"",
+        &[&first, &last],
+    )?;
+    counted(&rows)
+}
+
+/// Every tag in use, by name, with how many entries have it.
+pub fn tags(tx: &Tx<'_>) -> Result<Vec<(String, usize)>> {
+    let rows = tx.query(
+        "SELECT tag, n FROM memory_tags ORDER BY tag COLLATE \"C\"",
+        &[],
+    )?;
+    counted(&rows)
+}
+
+/// The `limit` most recently stored entries tagged `tag`, newest first, each with its
+/// session, and how many entries have the tag in all.
+pub fn tagged(
+    tx: &Tx<'_>,
+    tag: &str,
+    limit: usize,
+) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
+    let total: i64 = match tx.query_opt("SELECT n FROM memory_tags WHERE tag = $1", &[&tag])? {
+        Some(row) => column(&row, 0)?,
+        None => 0,
+    };
+    let sql = format!(
+        "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
+         FROM entry_tags t JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
+         WHERE t.tag = $1 ORDER BY t.entry DESC LIMIT $2"
+    );
+    let rows = tx
+        .query(&sql, &[&tag, &limit_of(limit)])?
+        .iter()
+        .map(|r| Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?)))
+        .collect::<Result<_>>()?;
+    Ok((rows, count(total)))
+}
+
+/// The store's counts, from the counters the triggers keep and the ends of the day index.
+pub fn stats(tx: &Tx<'_>) -> Result<Stats> {
+    let mut stats = Stats::default();
+    for row in tx.query("SELECT name, n FROM memory_counts", &[])? {
+        let (name, n): (String, i64) = (column(&row, 0)?, column(&row, 1)?);
+        match name.as_str() {
+            "sessions" => stats.sessions = count(n),
+            "entries" => stats.entries = count(n),
+            _ => {}
+        }
+    }
+    let ends = tx.query_one(
+        "SELECT min(day COLLATE \"C\"), max(day COLLATE \"C\") FROM sessions",
+        &[],
+    )?;
+    (stats.first_day, stats.last_day) = (column(&ends, 0)?, column(&ends, 1)?);
+    let rows = tx.query(
+        "SELECT source, n FROM memory_sources ORDER BY n DESC, source COLLATE \"C\"",
+        &[],
+    )?;
+    stats.sources = counted(&rows)?;
+    Ok(stats)
 }

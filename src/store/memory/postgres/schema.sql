@@ -64,9 +64,11 @@ CREATE TABLE entries (
     ts      TEXT,
     -- What identifies the entry in its source: importing it again adds nothing.
     key     TEXT NOT NULL,
-    -- The exact JSON text (an array of strings; an object), as SQLite keeps it.
-    tags    TEXT NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(tags::JSONB) = 'array'),
-    meta    TEXT NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(meta::JSONB) = 'object'),
+    -- The exact JSON text (an array of strings; an object), as SQLite keeps it. Checked as
+    -- JSON, not JSONB: JSONB refuses the escape \u0000, which a tool's output in meta may
+    -- hold (SQLite keeps it), and only checking the syntax costs less per row.
+    tags    TEXT NOT NULL DEFAULT '[]' CHECK (json_typeof(tags::JSON) = 'array'),
+    meta    TEXT NOT NULL DEFAULT '{}' CHECK (json_typeof(meta::JSON) = 'object'),
     content TEXT NOT NULL,
     -- Tags weigh more than content (C, D), as SQLite's bm25 weights (2.0, 1.0).
     words   TSVECTOR GENERATED ALWAYS AS (
