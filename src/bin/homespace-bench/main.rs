@@ -4,32 +4,38 @@
 //! in one run, in-process. Also the time from `homespace mount` to the first answered
 //! `ls`, and the daemon's resident memory. It measures; it asserts nothing.
 //!
-//! The tasks section seeds stores of 100, 1,000 and 10,000 tasks through the library (the
-//! same validated write a mount does), mounts each, and measures on the mount: `ls
-//! tasks/open/`, `cat tasks/_entry.md`, creating a task, and `search/tasks:<q>`, beside the
-//! same operations on plain files (a directory of the same task files, `grep -rl`).
+//! The tasks section (`tasks.rs`) and the sessions section (`sessions.rs`) measure both
+//! stores side by side — SQLite, and PostgreSQL on a private scratch server started for
+//! the run (`backends.rs`) — each figure on each store beside the same work on the plain
+//! disk. Tasks: stores of 100, 1,000 and 10,000 tasks; `ls tasks/open/`, `cat
+//! tasks/_entry.md`, creating a task, and `search/tasks:<q>`. Sessions: 1,000,000 memory
+//! entries (`--entries N` for fewer) generated as transcripts, `homespace import` timed
+//! into each store, then memory search, a 20,000-entry session, its `related.md` and
+//! `memory/recall` on the mount.
 //!
 //! The memory section (`memory.rs`) fills the mount with editors' temp files — 256 of
 //! 8 MiB, the most it holds — and prints the daemon's resident memory along the way, its
 //! peak, and what is left after they are removed.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|sessions] [--cached-only]` (`--cached-only`: the source
-//! section skips its `--no-cache` mounts, minutes of the stdlib's `ls -lR`).
+//! [--only all|source|tasks|memory|sessions] [--cached-only] [--entries N]`
+//! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
+//! stdlib's `ls -lR`; `--entries N`: the sessions section's store holds N entries, at
+//! least 10,000, instead of 1,000,000).
 //!
 //! Every mount is unmounted when done and checked to be gone; one that cannot be is named
 //! with its daemon, the daemon is ended, and the benchmark exits with status 1 at the end.
-//!
-//! The sessions section (`sessions.rs`) generates 1,000,000 memory entries as transcripts,
-//! times `homespace import`, and measures memory search, a 20,000-entry session, its
-//! `related.md` and `memory/recall` on the mount.
+//! The scratch server is stopped, and every database on it dropped, before it exits.
 
+mod backends;
 mod memory;
 mod search_baseline;
 mod sessions;
 mod source;
 mod symbol_index;
+mod tasks;
 
+use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,14 +51,25 @@ fn main() {
             .cloned()
     };
     let runs: usize = value("--runs").and_then(|r| r.parse().ok()).unwrap_or(200);
+    let entries = match value("--entries").map(|n| n.replace(['_', ','], "").parse::<u64>()) {
+        None => sessions::ENTRIES,
+        Some(Ok(n)) if n >= sessions::MIN_ENTRIES => n,
+        Some(_) => {
+            eprintln!(
+                "homespace-bench: --entries takes a number of at least {}",
+                sessions::MIN_ENTRIES
+            );
+            std::process::exit(2);
+        }
+    };
     let only = value("--only").unwrap_or_else(|| "all".to_string());
     let uncached = !args.iter().any(|a| a == "--cached-only");
-    let (source, tasks, memory) = match only.as_str() {
-        "all" => (true, true, true),
-        "source" => (true, false, false),
-        "tasks" => (false, true, false),
-        "memory" => (false, false, true),
-        "sessions" => (false, false, false),
+    let (source, tasks, memory, sessions) = match only.as_str() {
+        "all" => (true, true, true, true),
+        "source" => (true, false, false, false),
+        "tasks" => (false, true, false, false),
+        "memory" => (false, false, true, false),
+        "sessions" => (false, false, false, true),
         other => {
             eprintln!(
                 "homespace-bench: --only takes all, source, tasks, memory or sessions, not {other:?}"
@@ -79,16 +96,55 @@ fn main() {
             uncached,
         );
     }
-    if tasks {
-        bench_tasks(&example, runs.min(100));
+    if tasks || sessions {
+        // One scratch server for both sections, stopped when `backends` is dropped, before
+        // the exit below (which would skip it).
+        let backends = backends::Backends::start();
+        // A copy: with a database for a store, the mount keeps its log and temp files in
+        // <project>/.homespace/, which must not be the source tree's. Both stores mount it.
+        match copy_project(&example) {
+            Ok((_dir, copy)) => {
+                if tasks {
+                    tasks::bench_tasks(&copy, &backends, runs.min(100));
+                }
+                if sessions {
+                    sessions::bench_sessions(&copy, &backends, runs.min(200), entries);
+                }
+            }
+            Err(why) => println!("no copy of {}: {why}", example.display()),
+        }
     }
     if memory {
         memory::bench_temp_files(&example);
     }
-    if matches!(only.as_str(), "all" | "sessions") {
-        sessions::bench_sessions(&example, runs.min(200));
-    }
     exit_if_left_behind();
+}
+
+/// A copy of the project `from` in a new temp dir (its files and folders, without a
+/// `.homespace/` left by an earlier mount): the dir, and the project in it.
+fn copy_project(from: &Path) -> Result<(tempfile::TempDir, PathBuf), String> {
+    fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            if name == ".homespace" || name == "__pycache__" {
+                continue;
+            }
+            if entry.file_type()?.is_dir() {
+                copy(&entry.path(), &to.join(&name))?;
+            } else {
+                std::fs::copy(entry.path(), to.join(&name))?;
+            }
+        }
+        Ok(())
+    }
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    // Inside, under the original's name: views name the project by its folder.
+    let name = from.file_name().unwrap_or(OsStr::new("project"));
+    let project = dir.path().join(name);
+    copy(from, &project).map_err(|e| e.to_string())?;
+    Ok((dir, project))
 }
 
 fn stdlib() -> PathBuf {
@@ -249,14 +305,17 @@ fn mount(project: &Path) -> (Mounted, Duration) {
     mount_args(project, None, &[])
 }
 
-/// Mount `project` with the store `store` (a fresh one when `None`) and more `mount`
-/// arguments (`--no-cache`).
-fn mount_args(project: &Path, store: Option<&Path>, args: &[&str]) -> (Mounted, Duration) {
+/// Mount `project` with the store `store` (a SQLite file or a PostgreSQL URL; a fresh file
+/// when `None`) and more `mount` arguments (`--no-cache`).
+fn mount_args(project: &Path, store: Option<&OsStr>, args: &[&str]) -> (Mounted, Duration) {
     let dir = tempfile::tempdir().expect("temp dir");
     let at = dir.path().join("mnt");
     std::fs::create_dir_all(&at).expect("mountpoint");
     let before = std::fs::metadata(&at).expect("stat").dev();
-    let store = store.map_or_else(|| dir.path().join("store.db"), Path::to_path_buf);
+    let store = store.map_or_else(
+        || dir.path().join("store.db").into_os_string(),
+        OsStr::to_os_string,
+    );
     let started = Instant::now();
     let status = Command::new(homespace_bin())
         .args(["mount", "--project"])
@@ -341,221 +400,6 @@ fn daemon_status(at: &Path, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Words the seeded tasks are made of.
-const TASK_WORDS: [&str; 12] = [
-    "login", "form", "schema", "deploy", "cache", "parser", "index", "docs", "retry", "token",
-    "queue", "report",
-];
-/// Searches of a store of `size` tasks: two words a third of the tasks have, and a word
-/// every title has with the number of the last task, which only that task matches (the
-/// search matches prefixes, and no other number starts with it).
-fn task_queries(size: usize) -> [String; 2] {
-    ["login deploy".to_string(), format!("fix {}", size - 1)]
-}
-
-/// Task `i` of a seeded store: statuses in turn (a quarter open), priorities 0–4, a tag,
-/// and every fifth task depending on the one before it.
-fn task_json(i: usize) -> String {
-    let word = |k: usize| TASK_WORDS[(i * 7 + k * 3) % TASK_WORDS.len()];
-    let depends = if i > 0 && i.is_multiple_of(5) {
-        format!(r#", "depends_on": ["task-{}"]"#, i - 1)
-    } else {
-        String::new()
-    };
-    format!(
-        r#"{{"title": "Fix the {} {} ({i})", "status": "{}", "priority": {}, "tags": ["{}"], "description": "The {} breaks when the {} is empty."{depends}}}"#,
-        word(0),
-        word(1),
-        ["open", "in_progress", "blocked", "done"][i % 4],
-        i % 5,
-        word(2),
-        word(3),
-        word(4)
-    )
-}
-
-/// A store of `size` tasks at `path`, written through the tasks resource (validated and
-/// stored one by one, as a mount does), and the same tasks as plain files under `plain`:
-/// `all/` holds every task file, `open/` the open ones.
-fn seed_tasks(path: &Path, plain: &Path, size: usize) -> Duration {
-    use homespace::model::links::Links;
-    use homespace::resources::tasks::Tasks;
-    use homespace::store::Store;
-    use homespace::tree::resource::Resource;
-
-    let started = Instant::now();
-    let store = std::sync::Arc::new(Store::open(path).expect("open the store"));
-    let tasks = Tasks::new(store, Links::new("/"));
-    for i in 0..size {
-        let name = format!("task-{i}.json");
-        tasks
-            .write(&[&name], task_json(i).as_bytes(), None)
-            .unwrap_or_else(|e| panic!("seed {name}: {}", e.message));
-    }
-    let seeded = started.elapsed();
-    for dir in ["all", "open"] {
-        std::fs::create_dir_all(plain.join(dir)).expect("plain dir");
-    }
-    for i in 0..size {
-        let name = format!("task-{i}.json");
-        let bytes = tasks.read(&[&name]).expect("read a seeded task");
-        std::fs::write(plain.join("all").join(&name), &bytes).expect("plain file");
-        if i % 4 == 0 {
-            std::fs::write(plain.join("open").join(&name), &bytes).expect("plain file");
-        }
-    }
-    seeded
-}
-
-/// `N hits` from the heading of a search result.
-fn hit_count(result: &Path) -> String {
-    std::fs::read_to_string(result)
-        .unwrap_or_default()
-        .lines()
-        .nth(1)
-        .and_then(|l| l.rsplit(" — ").next())
-        .unwrap_or("?")
-        .to_string()
-}
-
-/// Medians of one store size.
-struct TaskFigures {
-    size: usize,
-    open: usize,
-    list: Duration,
-    entry: Duration,
-    create: Duration,
-    searches: Vec<Duration>,
-}
-
-/// `tasks/` as the store grows: the four operations of the issue at 100, 1,000 and 10,000
-/// tasks, each beside the same operation on plain files.
-fn bench_tasks(project: &Path, runs: usize) {
-    println!("## tasks (examples/ledger with a seeded store; medians over {runs} runs)");
-    println!(
-        "  plain disk: ls of a directory of the same open task files; cat of a copy of the \
-         view;\n  writing a new file; `grep -rliw A | xargs grep -liw B` over all the task \
-         files\n"
-    );
-    let mut table = Vec::new();
-    for size in [100usize, 1_000, 10_000] {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = dir.path().join("store.db");
-        let plain = dir.path().join("plain");
-        let seeded = seed_tasks(&store, &plain, size);
-        // Uncached: what is timed is the work of each view and query, as grep does its
-        // own; a repeated read served by the kernel's cache is the source section's subject.
-        let (mounted, _) = mount_args(project, Some(&store), &["--no-cache"]);
-        let tasks = mounted.at.join("tasks");
-        let open_dir = tasks.join("open");
-        let open = std::fs::read_dir(&open_dir)
-            .expect("ls tasks/open")
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-            .count();
-        println!(
-            "### {size} tasks ({open} open; seeded in {:.2} s)",
-            seeded.as_secs_f64()
-        );
-        println!(
-            "  {:<44} {:>13} {:>13} {:>9}",
-            "operation", "mount", "plain disk", "ratio"
-        );
-
-        let list = time(runs, || ls(&open_dir));
-        row(
-            "ls tasks/open/",
-            list,
-            Some(time(runs, || ls(&plain.join("open")))),
-        );
-        let entry_view = tasks.join("_entry.md");
-        let entry_copy = dir.path().join("entry.md");
-        std::fs::write(&entry_copy, std::fs::read(&entry_view).expect("read")).expect("write");
-        let entry = time(runs, || read_all(&entry_view));
-        row(
-            "cat tasks/_entry.md",
-            entry,
-            Some(time(runs, || read_all(&entry_copy))),
-        );
-        let new_task = br#"{"title": "Add a CSV export", "tags": ["report"]}"#;
-        let mut n = 0;
-        let create = time(runs, || {
-            n += 1;
-            std::fs::write(open_dir.join(format!("new-{n}.json")), new_task).expect("create");
-        });
-        let mut n = 0;
-        let create_plain = time(runs, || {
-            n += 1;
-            std::fs::write(plain.join(format!("new-{n}.json")), new_task).expect("write");
-        });
-        row(
-            "create a task (write a new file)",
-            create,
-            Some(create_plain),
-        );
-        let search_runs = runs.clamp(3, 50);
-        let mut searches = Vec::new();
-        for query in task_queries(size) {
-            let result = mounted.at.join("search").join(format!("tasks:{query}"));
-            let search = time(search_runs, || read_all(&result));
-            let (a, b) = query.split_once(' ').expect("two words");
-            let grep = time(search_runs, || {
-                let _ = Command::new("sh")
-                    .arg("-c")
-                    .arg("grep -rliw \"$2\" \"$1\" | xargs -r grep -liw \"$3\"")
-                    .args(["sh".as_ref(), plain.join("all").as_os_str()])
-                    .args([a, b])
-                    .output();
-            });
-            row(
-                &format!("search/tasks:{query} ({})", hit_count(&result)),
-                search,
-                Some(grep),
-            );
-            searches.push(search);
-        }
-        if let Some(kb) = daemon_rss(&mounted.at) {
-            println!(
-                "  {:<44} {:>10.1} MiB",
-                "daemon RSS after the runs",
-                kb as f64 / 1024.0
-            );
-        }
-        println!();
-        table.push(TaskFigures {
-            size,
-            open,
-            list,
-            entry,
-            create,
-            searches,
-        });
-    }
-    let ms = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1e3);
-    println!("### tasks/ on the mount, medians");
-    println!(
-        "| tasks | open | ls tasks/open/ | cat tasks/_entry.md | create a task | \
-         search/tasks:login deploy | search/tasks:fix <last> |"
-    );
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for f in table {
-        println!(
-            "| {} | {} | {} | {} | {} | {} |",
-            f.size,
-            f.open,
-            ms(f.list),
-            ms(f.entry),
-            ms(f.create),
-            f.searches
-                .iter()
-                .map(|d| ms(*d))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-    }
-    println!();
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! `memory/` with a store of 1,000,000 entries.
+//! `memory/` with a store of 1,000,000 entries (`--entries N` for fewer), on SQLite and on
+//! PostgreSQL side by side.
 //!
 //! 1. Generates, seeded and so the same every run, transcripts as generic JSONL files (one
 //!    file per session, a header line with the session's title, then one line per entry):
@@ -10,22 +11,27 @@
 //!    entry; the rarest word is in a few thousand entries), plus each session's subject
 //!    words; and identifiers (`parseAmount`, one token each): [`PROJECTS`] projects' own,
 //!    shared by their sessions, and those of the task a session is on (4, drawn from a pool
-//!    of [`TASK_POOL`], new every [`TASK_SPAN`] entries; so each is in two or three
-//!    sessions). Without the identifiers every word is in more than 2,000 entries, and
-//!    `related.md` (which ignores such words) finds nothing. Tool calls start with a tool
-//!    and a path, tool results have line breaks and the odd commit hash. Channels follow a
+//!    of 4,000, new every [`TASK_SPAN`] entries; so each is in two or three sessions).
+//!    Without the identifiers every word is in more than 2,000 entries, and `related.md`
+//!    (which ignores such words) finds nothing. Tool calls start with a tool and a path,
+//!    tool results have line breaks and the odd commit hash. Channels follow a
 //!    conversation: user, thinking, assistant, tool_call, tool_result. Planted marker words
-//!    are in exactly 10, 1,000, 10,000 and 50,000 entries.
-//! 2. Times `homespace import --store DB DIR` (the release CLI; wall and CPU time) three
-//!    times, each into a new store, and reports the median run, and the store's size.
-//! 3. Mounts the example project with that store and measures: `search/memory:<marker>` for
-//!    each marker and the most common word (p50 and p95 over [`SEARCH_RUNS`] runs, beside
-//!    `grep -rwc` over the JSONL files), `ls` of the 20,000-entry session and `cat` of one
-//!    of its entries (beside a plain directory of the same files, same bytes), `cat` of its
-//!    `_entry.md` and `related.md` and of `memory/recall` (beside plain copies), and the
-//!    daemon's resident memory. The searches and `related` are also timed in-process on the
-//!    store (no FUSE, no rendering), to tell the query from the rest. Prints a markdown
-//!    table at the end.
+//!    are in exactly 10, 1,000, 10,000 and 50,000 entries. With fewer entries ([`Scale`]),
+//!    sessions keep their lengths and there are fewer of them, the long session has at most
+//!    a fifth of the entries, and the task pool and markers shrink in proportion (a marker
+//!    in at least 10 entries).
+//! 2. For each backend (`backends.rs`), times `homespace import --store STORE DIR` (the
+//!    release CLI; wall and CPU time) up to three times, each into a new store, and reports
+//!    the median run, its rate and the store's size (the SQLite file and its WAL;
+//!    PostgreSQL's `pg_database_size`).
+//! 3. Mounts the example project with that store and measures (`sessions/measure.rs`):
+//!    `search/memory:<marker>` for each marker and the most common word (p50 and p95 over
+//!    [`SEARCH_RUNS`] runs, beside `grep -rwc` over the JSONL files), `ls` of the long
+//!    session and `cat` of one of its entries (beside a plain directory of the same files,
+//!    same bytes), `cat` of its `_entry.md` and `related.md` and of `memory/recall` (beside
+//!    plain copies), and the daemon's resident memory. The searches and `related` are also
+//!    timed in-process on the store (no FUSE, no rendering), to tell the query from the
+//!    rest. Prints each figure of both backends side by side, and a markdown table.
 //!
 //! A search that fails or finds nothing is reported as it came; the section still runs.
 
@@ -33,59 +39,111 @@ use homespace::render::thousands;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::{daemon_status, homespace_bin, ls, median, mount_args, read_all, row};
+use super::backends::{self, BOTH, Backends, mib, ratio};
+use super::{homespace_bin, median};
+use measure::{BackendFigures, Figure, Plains, Shared};
 
-/// Entries of the regular sessions, and how many sessions share them.
-const REGULAR_ENTRIES: u64 = 980_000;
-const REGULAR_SESSIONS: usize = 2_000;
-/// The one long session.
-const BIG_ENTRIES: u64 = 20_000;
-/// Where the long session sits in the timeline (not the latest: `recall` starts there).
-const BIG_AT: usize = REGULAR_SESSIONS / 2;
-/// The planted words and in how many entries each is.
-const MARKERS: [(&str, usize); 4] = [
-    ("plantedten", 10),
-    ("plantedthousand", 1_000),
-    ("plantedtenthousand", 10_000),
-    ("plantedfiftythousand", 50_000),
-];
+/// Entries in the store unless `--entries` says otherwise, and the fewest it takes.
+pub const ENTRIES: u64 = 1_000_000;
+pub const MIN_ENTRIES: u64 = 10_000;
 const SEED: u64 = 0x5e55_1075;
 /// Runs of each search and view (p50 and p95 over these), and of each grep.
 const SEARCH_RUNS: usize = 30;
-/// Runs of `homespace import` (the median is reported).
+/// Runs of `homespace import` (the median is reported), while the runs so far took less
+/// than the budget.
 const IMPORT_RUNS: usize = 3;
+const IMPORT_BUDGET: Duration = Duration::from_secs(240);
 const GREP_RUNS: usize = 5;
+/// Sampling of one measure stops once it has taken this long and has this many runs.
+const SAMPLE_BUDGET: Duration = Duration::from_secs(20);
+const MIN_SAMPLES: usize = 5;
 /// The first session starts on this day (2025-01-06); sessions spread over this many days.
 const FIRST_DAY: (i64, u32, u32) = (2025, 1, 6);
 const SPAN_DAYS: i64 = 400;
 /// Projects the sessions belong to, and identifiers of each project.
 const PROJECTS: usize = 12;
 const PROJECT_IDENTIFIERS: usize = 25;
-/// Task identifiers sessions draw theirs (4 at a time) from, and how many entries a task
-/// lasts (a long session moves from task to task).
-const TASK_POOL: usize = 4_000;
+/// How many entries a task lasts (a long session moves from task to task).
 const TASK_SPAN: u64 = 500;
 /// Hits `search/memory:` asks the store for: the in-process timing does the same work.
 const SCOPED_HITS: usize = homespace::resources::search::SCOPED;
 
-pub fn bench_sessions(project: &Path, runs: usize) {
+/// The corpus's shape for a number of entries; at 1,000,000, the one described above.
+pub(super) struct Scale {
+    /// Entries of the regular sessions, and how many sessions share them.
+    pub(super) regular_entries: u64,
+    pub(super) regular_sessions: usize,
+    /// The one long session, and where it sits in the timeline (not the latest: `recall`
+    /// starts there).
+    pub(super) big_entries: u64,
+    pub(super) big_at: usize,
+    /// Task identifiers sessions draw theirs (4 at a time) from.
+    pub(super) task_pool: usize,
+    /// The planted words and in how many entries each is.
+    pub(super) markers: Vec<(&'static str, usize)>,
+}
+
+impl Scale {
+    pub(super) fn new(entries: u64) -> Scale {
+        let share = |n: u64| ((n as u128 * entries as u128) / ENTRIES as u128) as u64;
+        let big_entries = 20_000.min(entries / 5);
+        let regular_entries = entries - big_entries;
+        // 980,000 entries in 2,000 sessions: the same mean length at any size.
+        let regular_sessions = ((regular_entries * 2_000).div_ceil(980_000)).max(2) as usize;
+        Scale {
+            regular_entries,
+            regular_sessions,
+            big_entries,
+            big_at: regular_sessions / 2,
+            task_pool: share(4_000).max(40) as usize,
+            markers: [
+                ("plantedten", 10),
+                ("plantedthousand", 1_000),
+                ("plantedtenthousand", 10_000),
+                ("plantedfiftythousand", 50_000),
+            ]
+            .into_iter()
+            .map(|(word, n)| (word, share(n).max(10) as usize))
+            .collect(),
+        }
+    }
+}
+
+pub fn bench_sessions(project: &Path, backends: &Backends, runs: usize, entries: u64) {
+    let scale = Scale::new(entries);
     println!(
-        "\n## memory sessions: a store of 1,000,000 entries (generated generic JSONL, seeded)"
+        "\n## memory sessions: a store of {} entries{} (generated generic JSONL, seeded), \
+         SQLite and PostgreSQL side by side",
+        thousands(entries),
+        if entries == ENTRIES {
+            String::new()
+        } else {
+            format!(" (--entries; the full run has {})", thousands(ENTRIES))
+        }
     );
-    let data = tempfile::tempdir().expect("temp dir for the transcripts and the store");
+    let data = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            println!("  no temp dir for the transcripts and the stores: {e}");
+            return;
+        }
+    };
     let transcripts = data.path().join("transcripts");
-    std::fs::create_dir_all(&transcripts).expect("transcripts dir");
+    if let Err(e) = std::fs::create_dir_all(&transcripts) {
+        println!("  no transcripts dir: {e}");
+        return;
+    }
 
     let started = Instant::now();
-    let corpus = generate(&transcripts);
+    let corpus = generate(&transcripts, &scale);
     let generated = started.elapsed();
     println!(
         "  generated {} files, {} entries, {} words, {:.1} MiB in {:.1} s \
-         (vocabulary {} words; \"{}\" in {} entries)",
+         (vocabulary {} words; \"{}\" in {} entries; the long session has {} entries)",
         thousands(corpus.sessions.len() as u64),
         thousands(corpus.entries),
         thousands(corpus.words),
@@ -94,378 +152,379 @@ pub fn bench_sessions(project: &Path, runs: usize) {
         thousands(corpus.vocabulary as u64),
         corpus.common,
         thousands(corpus.common_entries),
+        thousands(scale.big_entries),
     );
 
-    let db = data.path().join("store.db");
-    // The import is timed IMPORT_RUNS times, each into a new store, and the median is
-    // reported: one run of a minute on a shared machine varies by a sixth either way.
-    let mut imports = Vec::new();
-    for _ in 0..IMPORT_RUNS {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-        }
-        match import_once(&db, &transcripts) {
-            Ok(run) => imports.push(run),
-            Err(why) => {
-                println!("  import failed: {why}");
-                println!("  (nothing more to measure without the store)");
-                return;
-            }
-        }
-    }
-    imports.sort_by_key(|run| run.wall);
-    let times: Vec<String> = imports
+    // grep over the transcripts (just written, so in the page cache): the baseline of
+    // every search, on both backends.
+    let greps: Vec<(String, u64, Duration, u64)> = scale
+        .markers
         .iter()
-        .map(|run| format!("{:.1} s", run.wall.as_secs_f64()))
-        .collect();
-    let median = imports.swap_remove(imports.len() / 2);
-    let (imported, user, sys) = (median.wall, median.user, median.sys);
-    println!("  homespace import: {}", median.said);
-    println!(
-        "  import runs (each into a new store): {}",
-        times.join(", ")
-    );
-    let rate = corpus.entries as f64 / imported.as_secs_f64();
-    let size = store_size(&db);
-    println!(
-        "  import: {} entries in {:.1} s = {} entries/s (goal ≥ 20,000/s); \
-         CPU user {user:.1} s + sys {sys:.1} s; store on disk {:.1} MiB ({})",
-        thousands(corpus.entries),
-        imported.as_secs_f64(),
-        thousands(rate as u64),
-        mib(size.0 + size.1),
-        size.2
-    );
-    // grep over the transcripts (just written, so in the page cache), before the mount.
-    let greps: Vec<(String, Duration, u64)> = MARKERS
-        .iter()
-        .map(|(word, _)| *word)
-        .chain([corpus.common])
-        .map(|word| {
+        .map(|(word, n)| (*word, *n as u64))
+        .chain([(corpus.common, corpus.common_entries)])
+        .map(|(word, want)| {
             let (time, lines) = grep(&transcripts, word);
-            (word.to_string(), time, lines)
+            (word.to_string(), want, time, lines)
         })
         .collect();
 
-    let words: Vec<String> = greps.iter().map(|(w, _, _)| w.clone()).collect();
-    let store_only = in_process(&db, &words, &corpus.sessions[BIG_AT].id);
-
-    // Uncached: each search is timed doing its work, as grep does; a repeated identical
-    // search served by the kernel's cache is the source section's subject.
-    let (mounted, first_ls) = mount_args(project, Some(&db), &["--no-cache"]);
-    let at = &mounted.at;
-    let mut table: Vec<String> = Vec::new();
-    println!("  mount -> first ls: {:.1} ms", ms(first_ls));
-    if let Ok(entry) = std::fs::read_to_string(at.join("_entry.md"))
-        && let Some(line) = entry.lines().find(|l| l.contains("/memory/`"))
-    {
-        println!("  {}", line.trim_start_matches("- "));
-    }
-    println!(
-        "  {:<44} {:>13} {:>13} {:>9}",
-        "operation", "mount", "plain disk", "ratio"
-    );
-
-    // Searches.
-    let mut expected: Vec<(String, u64)> = MARKERS
-        .iter()
-        .map(|(w, n)| (w.to_string(), *n as u64))
-        .collect();
-    expected.push((corpus.common.to_string(), corpus.common_entries));
-    for ((word, want), (_, grep_time, grep_lines)) in expected.iter().zip(&greps) {
-        let path = at.join("search").join(format!("memory:{word}"));
-        let t = Instant::now();
-        let first = std::fs::read_to_string(&path);
-        let first_time = t.elapsed();
-        let (hits, note) = match &first {
-            Ok(text) => heading(text),
-            Err(e) => (format!("error: {e}"), None),
-        };
-        let samples = sample(SEARCH_RUNS, || {
-            let _ = std::fs::read(&path);
-        });
-        let (p50, p95) = (percentile(&samples, 50), percentile(&samples, 95));
-        row(&format!("search/memory:{word} p50"), p50, Some(*grep_time));
-        row("  p95", p95, None);
-        row("  first (after the mount)", first_time, None);
-        let alone = store_only.get(&format!("search:{word}")).copied();
-        if let Some((a50, a95)) = alone {
-            row("  store only, in-process: p50", a50, None);
-            row("  store only, in-process: p95", a95, None);
-        }
-        println!(
-            "    got: {hits}; planted in {} entries; grep -rwc: {} lines",
-            thousands(*want),
-            thousands(*grep_lines)
-        );
-        if let Some(note) = note {
-            println!("    note: {note}");
-        }
-        if let Ok(text) = &first
-            && (text.contains("No match.") || !text.contains("## memory — "))
-        {
-            println!("    (the search found nothing or failed; its result began)");
-            for line in text.lines().take(8) {
-                println!("      {line}");
-            }
-        }
-        let goal = if *word == corpus.common {
-            "< 100 ms"
-        } else {
-            "p50 ≤ 10 ms"
-        };
-        table.push(format!(
-            "| `search/memory:{word}` ({} entries; got {hits}) | {} | {} | {} | {} (grep -rwc) | {} | {goal} |",
-            thousands(*want),
-            fmt_ms(p50),
-            fmt_ms(p95),
-            alone.map_or(String::new(), |(a, _)| fmt_ms(a)),
-            fmt_ms(*grep_time),
-            ratio(p50, *grep_time),
-        ));
-    }
-
-    // The long session.
-    let big = &corpus.sessions[BIG_AT];
-    let session = at.join("memory/sessions").join(&big.day).join(&big.id);
-    let mut names: Vec<String> = match std::fs::read_dir(&session) {
-        Ok(dir) => dir
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect(),
-        Err(e) => {
-            println!(
-                "  ls {}: {e}; the session measures are skipped",
-                session.display()
-            );
-            Vec::new()
-        }
+    let shared = Shared {
+        project,
+        transcripts: &transcripts,
+        corpus: &corpus,
+        scale: &scale,
+        greps: &greps,
+        runs,
+        data: data.path(),
     };
-    names.sort();
-    let entries: Vec<&String> = names.iter().filter(|n| n.ends_with(".json")).collect();
-    if !entries.is_empty() {
-        let plain = data.path().join("plain-session");
-        std::fs::create_dir_all(&plain).expect("plain session dir");
-        let t = Instant::now();
-        let mut copied = 0u64;
-        for name in &names {
-            // summary.md may not exist until written; copy what reads.
-            if let Ok(bytes) = std::fs::read(session.join(name)) {
-                copied += bytes.len() as u64;
-                std::fs::write(plain.join(name), &bytes).expect("write a plain copy");
-            }
-        }
-        println!(
-            "  read the session's {} files through the mount ({:.1} MiB) in {:.1} s; \
-             wrote them to a plain directory",
-            thousands(names.len() as u64),
-            mib(copied),
-            t.elapsed().as_secs_f64()
-        );
-        let on_mount = sample(SEARCH_RUNS, || ls(&session));
-        let on_disk = sample(SEARCH_RUNS, || ls(&plain));
-        let label = format!(
-            "ls session dir ({} entries)",
-            thousands(entries.len() as u64)
-        );
-        compare(&label, &on_mount, &on_disk, None, &mut table);
-
-        let one = entries[entries.len() / 2];
-        let (file, copy) = (session.join(one), plain.join(one));
-        let on_mount = sample(runs, || read_all(&file));
-        let on_disk = sample(runs, || read_all(&copy));
-        compare(
-            &format!("cat one entry ({one})"),
-            &on_mount,
-            &on_disk,
-            None,
-            &mut table,
-        );
-
-        for view in ["_entry.md", "related.md"] {
-            let (file, copy) = (session.join(view), plain.join(view));
-            if !copy.exists() {
-                println!("  cat {view} of the session: could not be read");
-                continue;
-            }
-            let on_mount = sample(SEARCH_RUNS, || {
-                let _ = std::fs::read(&file);
-            });
-            let on_disk = sample(SEARCH_RUNS, || read_all(&copy));
-            let alone = (view == "related.md")
-                .then(|| store_only.get("related").copied())
-                .flatten();
-            compare(
-                &format!("cat session {view}"),
-                &on_mount,
-                &on_disk,
-                alone,
-                &mut table,
-            );
-            if view == "related.md" {
-                let text = std::fs::read_to_string(&copy).unwrap_or_default();
-                println!("    lists {} sessions", listed(&text));
-            }
+    let mut plains = Plains::default();
+    let mut measured: [Option<BackendFigures>; 2] = [None, None];
+    for backend in backends.available() {
+        match measure::measure_backend(backends, backend, &shared, &mut plains) {
+            Ok(figures) => measured[backend.index()] = Some(figures),
+            Err(why) => println!(
+                "  {}: {why}\n  (nothing more to measure on it)",
+                backend.name()
+            ),
         }
     }
-    let recall = at.join("memory/recall");
-    match std::fs::read(&recall) {
-        Ok(bytes) => {
-            let copy = data.path().join("recall");
-            std::fs::write(&copy, &bytes).expect("write a plain copy of recall");
-            let on_mount = sample(SEARCH_RUNS, || {
-                let _ = std::fs::read(&recall);
-            });
-            let on_disk = sample(SEARCH_RUNS, || read_all(&copy));
-            let alone = store_only.get("recall").copied();
-            compare("cat memory/recall", &on_mount, &on_disk, alone, &mut table);
-            println!(
-                "    lists {} sessions",
-                listed(&String::from_utf8_lossy(&bytes))
-            );
-        }
-        Err(e) => println!("  cat memory/recall: {e}"),
-    }
+    report(&measured, &corpus, generated, runs);
+}
 
-    let kib = |field| daemon_status(at, field).map_or(0.0, |k| k as f64 / 1024.0);
-    let (rss, peak) = (kib("VmRSS:"), kib("VmHWM:"));
-    println!(
-        "  {:<44} {:>10.1} MiB (peak {:.1} MiB)",
-        "daemon RSS after the runs", rss, peak
+/// Prints both backends' figures side by side, then the markdown table.
+fn report(
+    measured: &[Option<BackendFigures>; 2],
+    corpus: &Corpus,
+    generated: Duration,
+    runs: usize,
+) {
+    let each = |f: &dyn Fn(&BackendFigures) -> Option<String>| {
+        measured.each_ref().map(|m| m.as_ref().and_then(f))
+    };
+    println!();
+    backends::header("import and mount");
+    backends::text_row(
+        "homespace import, median run",
+        each(&|m| Some(format!("{:.1} s", m.import.wall.as_secs_f64()))),
+        None,
     );
-    drop(mounted);
+    backends::text_row(
+        "  entries/s",
+        each(&|m| Some(thousands(m.rate as u64))),
+        None,
+    );
+    backends::text_row(
+        "  CPU of homespace import (user + sys)",
+        each(&|m| Some(format!("{:.1} s", m.import.user + m.import.sys))),
+        None,
+    );
+    backends::text_row(
+        "  CPU of the database server meanwhile",
+        each(&|m| m.import.server.map(|s| format!("{s:.1} s"))),
+        None,
+    );
+    backends::text_row(
+        "  runs (each into a new store)",
+        each(&|m| {
+            Some(
+                m.import_runs
+                    .iter()
+                    .map(|d| format!("{:.0}", d.as_secs_f64()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+                    + " s",
+            )
+        }),
+        None,
+    );
+    backends::text_row(
+        "store size (plain disk: the JSONL files)",
+        each(&|m| Some(format!("{:.0} MiB", mib(m.size.0)))),
+        Some(format!("{:.0} MiB", mib(corpus.bytes))),
+    );
+    for backend in BOTH {
+        if let Some(m) = &measured[backend.index()] {
+            println!("    {}: {}", backend.name(), m.size.1);
+        }
+    }
+    backends::row(
+        "mount -> first ls",
+        measured.each_ref().map(|m| m.as_ref().map(|m| m.first_ls)),
+        None,
+    );
+    for backend in BOTH {
+        if let Some(line) = measured[backend.index()]
+            .as_ref()
+            .and_then(|m| m.memory_line.as_ref())
+        {
+            println!("    {}: {line}", backend.name());
+        }
+    }
+    for backend in BOTH {
+        if let Some((files, bytes, took)) = measured[backend.index()]
+            .as_ref()
+            .and_then(|m| m.session_read)
+        {
+            println!(
+                "    {}: read the long session's {} files through the mount ({:.1} MiB) in {:.1} s",
+                backend.name(),
+                thousands(files as u64),
+                mib(bytes),
+                took.as_secs_f64()
+            );
+        }
+    }
 
+    println!();
+    backends::header("operation");
+    let labels = labels(measured);
+    for label in &labels {
+        let figure = |m| find(m, label);
+        let pick = |f: &dyn Fn(&Figure) -> Option<Duration>| {
+            measured
+                .each_ref()
+                .map(|m| m.as_ref().and_then(figure).and_then(f))
+        };
+        let plains = pick(&|f| f.plain.map(|p| p.0));
+        let plain = plains[0].or(plains[1]);
+        backends::row(&format!("{label} p50"), pick(&|f| Some(f.mount.0)), plain);
+        let plain95 = measured
+            .iter()
+            .flatten()
+            .filter_map(|m| figure(m)?.plain?.1)
+            .next();
+        backends::row("  p95", pick(&|f| Some(f.mount.1)), plain95);
+        if pick(&|f| f.first).iter().any(Option::is_some) {
+            backends::row("  first (after the mount)", pick(&|f| f.first), None);
+        }
+        if pick(&|f| f.alone.map(|a| a.0)).iter().any(Option::is_some) {
+            backends::row(
+                "  store only, in-process: p50",
+                pick(&|f| f.alone.map(|a| a.0)),
+                None,
+            );
+            backends::row(
+                "  store only, in-process: p95",
+                pick(&|f| f.alone.map(|a| a.1)),
+                None,
+            );
+        }
+        if plains[0].is_some() && plains[1].is_some() && plains[0] != plains[1] {
+            println!(
+                "    plain disk for PostgreSQL's own copy: {}",
+                plains[1].map_or(String::new(), backends::fmt)
+            );
+        }
+        let got: Vec<String> = BOTH
+            .iter()
+            .filter_map(|b| {
+                let f = measured[b.index()].as_ref().and_then(figure)?;
+                Some(format!("{} {}", b.name(), f.got.as_ref()?))
+            })
+            .collect();
+        if !got.is_empty() {
+            println!("    got: {}", got.join("; "));
+        }
+        for backend in BOTH {
+            let Some(f) = measured[backend.index()].as_ref().and_then(figure) else {
+                continue;
+            };
+            for note in &f.notes {
+                // The planted count and grep's are the same for both: said once.
+                if note.starts_with("planted in") && backend != BOTH[0] {
+                    continue;
+                }
+                let who = if note.starts_with("planted in") {
+                    String::new()
+                } else {
+                    format!("{}: ", backend.name())
+                };
+                println!("    {who}{note}");
+            }
+        }
+    }
+    let kib = |k: u64| format!("{:.1} MiB", k as f64 / 1024.0);
+    backends::text_row(
+        "daemon RSS after the runs",
+        each(&|m| m.rss.map(|(now, _)| kib(now))),
+        None,
+    );
+    backends::text_row(
+        "daemon peak RSS (VmHWM)",
+        each(&|m| m.rss.map(|(_, peak)| kib(peak))),
+        None,
+    );
+
+    markdown(measured, &labels, corpus, generated, runs);
+}
+
+/// The figure of measure `label` on one backend.
+fn find<'a>(m: &'a BackendFigures, label: &str) -> Option<&'a Figure> {
+    m.figures.iter().find(|f| f.label == label)
+}
+
+/// Every measure's label, in the order first measured.
+fn labels(measured: &[Option<BackendFigures>; 2]) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for m in measured.iter().flatten() {
+        for f in &m.figures {
+            if !labels.contains(&f.label) {
+                labels.push(f.label.clone());
+            }
+        }
+    }
+    labels
+}
+
+/// The markdown table: each measure's p50 and p95 on both mounts, the store alone, the
+/// plain disk, and each ratio.
+fn markdown(
+    measured: &[Option<BackendFigures>; 2],
+    labels: &[String],
+    corpus: &Corpus,
+    generated: Duration,
+    runs: usize,
+) {
+    let cell = |b: usize, f: &dyn Fn(&BackendFigures) -> String| {
+        measured[b].as_ref().map_or("—".to_string(), f)
+    };
     println!(
-        "\n### memory/ with {} entries in {} sessions (p50/p95 over {SEARCH_RUNS} runs; \
-         cat entry over {runs})",
+        "\n### memory/ with {} entries in {} sessions, SQLite and PostgreSQL (p50/p95 over \
+         {SEARCH_RUNS} runs; cat entry over {runs})",
         thousands(corpus.entries),
         thousands(corpus.sessions.len() as u64)
     );
     println!(
-        "| measure | mount p50 | mount p95 | store only p50 | plain disk p50 | ratio | goal |"
+        "| measure | SQLite p50 | SQLite p95 | PostgreSQL p50 | PostgreSQL p95 | \
+         store only p50 (SQLite / PostgreSQL) | plain disk p50 | SQLite ÷ plain | \
+         PostgreSQL ÷ plain | goal |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: | --- |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |");
     println!(
-        "| generate the JSONL files ({:.0} MiB) | {:.1} s | | | | | |",
+        "| generate the JSONL files ({:.0} MiB) | {:.1} s | | | | | | | | |",
         mib(corpus.bytes),
         generated.as_secs_f64()
     );
+    let import = |m: &BackendFigures| {
+        format!(
+            "{} entries/s ({:.1} s, median of {}; CPU {:.1} s{})",
+            thousands(m.rate as u64),
+            m.import.wall.as_secs_f64(),
+            m.import_runs.len(),
+            m.import.user + m.import.sys,
+            m.import
+                .server
+                .map_or(String::new(), |s| format!(" + server {s:.1} s"))
+        )
+    };
     println!(
-        "| `homespace import` (median of {IMPORT_RUNS}) | {} entries/s ({:.1} s; CPU {:.1} s) | | | | | ≥ 20,000/s |",
-        thousands(rate as u64),
-        imported.as_secs_f64(),
-        user + sys
+        "| `homespace import` | {} | | {} | | | | | | ≥ 20,000/s |",
+        cell(0, &import),
+        cell(1, &import)
     );
+    let size = |m: &BackendFigures| format!("{:.0} MiB", mib(m.size.0));
+    let size_ratio =
+        |m: &BackendFigures| format!("{:.1}x", m.size.0 as f64 / corpus.bytes.max(1) as f64);
     println!(
-        "| store on disk (db + wal) | {:.0} MiB | | | {:.0} MiB (JSONL) | {:.1}x | |",
-        mib(size.0 + size.1),
+        "| store size (SQLite: file + WAL; PostgreSQL: pg_database_size) | {} | | {} | | | \
+         {:.0} MiB (JSONL) | {} | {} | |",
+        cell(0, &size),
+        cell(1, &size),
         mib(corpus.bytes),
-        (size.0 + size.1) as f64 / corpus.bytes.max(1) as f64
+        cell(0, &size_ratio),
+        cell(1, &size_ratio)
     );
-    for line in table {
-        println!("{line}");
+    for label in labels {
+        let figure = |b: usize| {
+            measured[b]
+                .as_ref()
+                .and_then(|m| m.figures.iter().find(|f| &f.label == label))
+        };
+        let stat = |b: usize, f: &dyn Fn(&Figure) -> Option<Duration>| {
+            figure(b).and_then(f).map_or("—".to_string(), fmt_ms)
+        };
+        let got: Vec<String> = (0..2).filter_map(|b| figure(b)?.got.clone()).collect();
+        let got = match got.as_slice() {
+            [] => String::new(),
+            [a, b] if a != b => format!(" (got {a} / {b})"),
+            [a, ..] => format!(" (got {a})"),
+        };
+        let plain = |b: usize| figure(b).and_then(|f| f.plain).map(|p| p.0);
+        let ratio_of = |b: usize| match (figure(b), plain(b)) {
+            (Some(f), Some(p)) => ratio(f.mount.0, p),
+            _ => String::new(),
+        };
+        let plains = match (plain(0), plain(1)) {
+            (Some(a), Some(b)) if a != b => format!("{} / {}", fmt_ms(a), fmt_ms(b)),
+            (a, b) => a.or(b).map_or(String::new(), fmt_ms),
+        };
+        let grep = if label.starts_with("search/") {
+            " (grep -rwc)"
+        } else {
+            ""
+        };
+        let goal = if label == &format!("search/memory:{}", corpus.common) {
+            "< 100 ms"
+        } else if label.starts_with("search/") {
+            "p50 ≤ 10 ms"
+        } else {
+            ""
+        };
+        let alone = if (0..2).any(|b| figure(b).is_some_and(|f| f.alone.is_some())) {
+            format!(
+                "{} / {}",
+                stat(0, &|f| f.alone.map(|a| a.0)),
+                stat(1, &|f| f.alone.map(|a| a.0))
+            )
+        } else {
+            String::new()
+        };
+        println!(
+            "| `{label}`{got} | {} | {} | {} | {} | {alone} | {plains}{grep} | {} | {} | {goal} |",
+            stat(0, &|f| Some(f.mount.0)),
+            stat(0, &|f| Some(f.mount.1)),
+            stat(1, &|f| Some(f.mount.0)),
+            stat(1, &|f| Some(f.mount.1)),
+            ratio_of(0),
+            ratio_of(1),
+        );
     }
-    println!("| daemon RSS after the runs (peak) | {rss:.1} MiB ({peak:.1}) | | | | | bounded |");
+    let rss = |m: &BackendFigures| {
+        m.rss.map_or("?".to_string(), |(now, peak)| {
+            format!(
+                "{:.1} MiB ({:.1})",
+                now as f64 / 1024.0,
+                peak as f64 / 1024.0
+            )
+        })
+    };
+    println!(
+        "| daemon RSS after the runs (peak) | {} | | {} | | | | | | bounded |",
+        cell(0, &rss),
+        cell(1, &rss)
+    );
     println!();
-}
-
-/// Prints p50 (with the plain disk's p50 and the ratio) and p95 rows, and the store's own
-/// p50 and p95 when given; adds a table line.
-fn compare(
-    label: &str,
-    on_mount: &[Duration],
-    on_disk: &[Duration],
-    store_only: Option<(Duration, Duration)>,
-    table: &mut Vec<String>,
-) {
-    let (p50, p95) = (percentile(on_mount, 50), percentile(on_mount, 95));
-    let plain = percentile(on_disk, 50);
-    row(&format!("{label} p50"), p50, Some(plain));
-    row("  p95", p95, Some(percentile(on_disk, 95)));
-    if let Some((a50, a95)) = store_only {
-        row("  store only, in-process: p50", a50, None);
-        row("  store only, in-process: p95", a95, None);
-    }
-    table.push(format!(
-        "| `{label}` | {} | {} | {} | {} | {} | |",
-        fmt_ms(p50),
-        fmt_ms(p95),
-        store_only.map_or(String::new(), |(a, _)| fmt_ms(a)),
-        fmt_ms(plain),
-        ratio(p50, plain)
-    ));
-}
-
-/// The store alone, in this process (no FUSE, no rendering): p50 and p95 of each search as
-/// `search/memory:` asks it (`search:<word>`), of `related` for the session `big`
-/// (`related`) and for the latest session (`recall`). A failure is printed and left out.
-fn in_process(db: &Path, words: &[String], big: &str) -> HashMap<String, (Duration, Duration)> {
-    use homespace::store::Store;
-    use homespace::store::memory;
-
-    let mut out = HashMap::new();
-    let store = match Store::open(db) {
-        Ok(store) => store,
-        Err(e) => {
-            println!("  store only: cannot open {}: {}", db.display(), e.message);
-            return out;
-        }
-    };
-    let mut measure = |key: String, op: &mut dyn FnMut() -> Result<(), String>| {
-        if let Err(e) = op() {
-            println!("  store only: {key} failed: {e}");
-            return;
-        }
-        let samples = sample(SEARCH_RUNS, || {
-            let _ = op();
-        });
-        out.insert(key, (percentile(&samples, 50), percentile(&samples, 95)));
-    };
-    for word in words {
-        measure(format!("search:{word}"), &mut || {
-            store
-                .memory(|m| m.search(word, SCOPED_HITS))
-                .map(drop)
-                .map_err(|e| e.message)
-        });
-    }
-    let rowid = |found: Option<memory::SessionRow>| found.map(|row| row.rowid);
-    let big = store.memory(|m| m.session(big)).map(rowid);
-    let latest = store
-        .memory(|m| m.recent_sessions(1))
-        .map(|rows| rowid(rows.into_iter().next()));
-    for (key, session) in [("related", big), ("recall", latest)] {
-        match session {
-            Ok(Some(rowid)) => measure(key.to_string(), &mut || {
-                store
-                    .memory(|m| m.related(rowid, 5))
-                    .map(drop)
-                    .map_err(|e| e.message)
-            }),
-            Ok(None) => println!("  store only: {key}: no such session in the store"),
-            Err(e) => println!("  store only: {key}: {}", e.message),
-        }
-    }
-    out
 }
 
 /// One timed `homespace import`.
 struct ImportRun {
     wall: Duration,
-    /// CPU user and system seconds.
+    /// CPU user and system seconds of `homespace import`.
     user: f64,
     sys: f64,
+    /// CPU seconds of the database server meanwhile (PostgreSQL), when known.
+    server: Option<f64>,
     /// Its summary line.
     said: String,
 }
 
-/// One `homespace import --store DB DIR` into a new store; or why it failed.
-fn import_once(db: &Path, transcripts: &Path) -> Result<ImportRun, String> {
+/// One `homespace import --store STORE DIR` into a new store (a file or a URL); or why
+/// it failed.
+fn import_once(store: &str, transcripts: &Path) -> Result<ImportRun, String> {
     let cpu_before = children_cpu();
     let started = Instant::now();
     let out = Command::new(homespace_bin())
-        .args(["import", "--store"])
-        .arg(db)
+        .args(["import", "--store", store])
         .arg(transcripts)
         .output()
         .map_err(|e| format!("cannot run homespace import: {e}"))?;
@@ -480,6 +539,7 @@ fn import_once(db: &Path, transcripts: &Path) -> Result<ImportRun, String> {
         wall: took,
         user: after.0 - cpu_before.0,
         sys: after.1 - cpu_before.1,
+        server: None,
         said: String::from_utf8_lossy(&out.stdout).trim().to_string(),
     })
 }
@@ -495,16 +555,21 @@ fn children_cpu() -> (f64, f64) {
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
-/// `runs` timings of `op`, after one run that is not counted.
+/// `runs` timings of `op`, after one run that is not counted; fewer (at least
+/// [`MIN_SAMPLES`]) when they have taken [`SAMPLE_BUDGET`], so that a view of seconds does
+/// not hold the run for an hour. Callers say how many there were when fewer.
 fn sample(runs: usize, mut op: impl FnMut()) -> Vec<Duration> {
     op();
-    (0..runs.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            op();
-            t.elapsed()
-        })
-        .collect()
+    let started = Instant::now();
+    let mut samples = Vec::with_capacity(runs);
+    while samples.len() < runs.max(1)
+        && (samples.len() < MIN_SAMPLES || started.elapsed() < SAMPLE_BUDGET)
+    {
+        let t = Instant::now();
+        op();
+        samples.push(t.elapsed());
+    }
+    samples
 }
 
 /// The `p`th percentile (nearest rank) of `samples`.
@@ -561,18 +626,6 @@ fn listed(text: &str) -> usize {
     text.lines().filter(|l| l.starts_with("- `")).count()
 }
 
-/// Bytes of the store file and its write-ahead log, and the sizes as text.
-fn store_size(db: &Path) -> (u64, u64, String) {
-    let len = |p: PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
-    let wal_path = PathBuf::from(format!("{}-wal", db.display()));
-    let (main, wal) = (len(db.to_path_buf()), len(wal_path));
-    (
-        main,
-        wal,
-        format!("db {:.1} MiB + wal {:.1} MiB", mib(main), mib(wal)),
-    )
-}
-
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -585,19 +638,41 @@ fn fmt_ms(d: Duration) -> String {
     }
 }
 
-fn ratio(mount: Duration, plain: Duration) -> String {
-    format!(
-        "{:.2}x",
-        mount.as_secs_f64() / plain.as_secs_f64().max(1e-9)
-    )
-}
-
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
-}
-
 // ---------------------------------------------------------------------------------------
 // The generator.
 
 mod corpus;
+mod measure;
 use corpus::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_full_scale_is_the_corpus_described_and_smaller_ones_keep_its_shape() {
+        let full = Scale::new(ENTRIES);
+        assert_eq!(
+            (
+                full.regular_entries,
+                full.regular_sessions,
+                full.big_entries
+            ),
+            (980_000, 2_000, 20_000)
+        );
+        assert_eq!((full.big_at, full.task_pool), (1_000, 4_000));
+        let counts: Vec<usize> = full.markers.iter().map(|(_, n)| *n).collect();
+        assert_eq!(counts, [10, 1_000, 10_000, 50_000]);
+
+        let small = Scale::new(100_000);
+        assert_eq!(small.regular_entries + small.big_entries, 100_000);
+        assert_eq!(small.big_entries, 20_000);
+        assert_eq!(small.regular_sessions, 164, "the same mean session length");
+        let counts: Vec<usize> = small.markers.iter().map(|(_, n)| *n).collect();
+        assert_eq!(counts, [10, 100, 1_000, 5_000]);
+
+        let least = Scale::new(MIN_ENTRIES);
+        assert_eq!(least.big_entries, 2_000, "a fifth at most");
+        assert!(least.markers.iter().all(|(_, n)| *n >= 10));
+    }
+}

@@ -266,14 +266,19 @@ pub(super) struct Topic {
     tasks: [usize; 4],
 }
 
-/// Writes the transcripts under `dir`: one `chat-NNNN.jsonl` per session, in time order.
-pub(super) fn generate(dir: &Path) -> Corpus {
+/// Writes the transcripts of `scale` under `dir`: one `chat-NNNN.jsonl` per session, in
+/// time order.
+pub(super) fn generate(dir: &Path, scale: &Scale) -> Corpus {
     let mut rng = Rng(SEED);
     let mut vocab = vocabulary();
     let zipf_words = vocab.len();
     let table = zipf_table(zipf_words);
     let common = BASE_WORDS.split_whitespace().next().expect("a first word");
-    let names = identifiers(&mut rng, &vocab, PROJECTS * PROJECT_IDENTIFIERS + TASK_POOL);
+    let names = identifiers(
+        &mut rng,
+        &vocab,
+        PROJECTS * PROJECT_IDENTIFIERS + scale.task_pool,
+    );
     vocab.extend(names);
     let project_ids = |p: usize| {
         let first = zipf_words + p * PROJECT_IDENTIFIERS;
@@ -281,16 +286,16 @@ pub(super) fn generate(dir: &Path) -> Corpus {
     };
     let task_base = zipf_words + PROJECTS * PROJECT_IDENTIFIERS;
 
-    // Session lengths: skewed (log-uniform over a factor of 40), summing to REGULAR_ENTRIES.
-    let weights: Vec<f64> = (0..REGULAR_SESSIONS)
+    // Session lengths: skewed (log-uniform over a factor of 40), summing to the regular entries.
+    let weights: Vec<f64> = (0..scale.regular_sessions)
         .map(|_| 40f64.powf(rng.unit()))
         .collect();
     let sum: f64 = weights.iter().sum();
     let mut sizes: Vec<u64> = weights
         .iter()
-        .map(|w| ((w / sum * REGULAR_ENTRIES as f64) as u64).max(1))
+        .map(|w| ((w / sum * scale.regular_entries as f64) as u64).max(1))
         .collect();
-    let mut short = REGULAR_ENTRIES as i64 - sizes.iter().sum::<u64>() as i64;
+    let mut short = scale.regular_entries as i64 - sizes.iter().sum::<u64>() as i64;
     while short != 0 {
         let i = rng.below(sizes.len() as u64) as usize;
         if short > 0 {
@@ -301,12 +306,12 @@ pub(super) fn generate(dir: &Path) -> Corpus {
             short += 1;
         }
     }
-    sizes.insert(BIG_AT, BIG_ENTRIES);
+    sizes.insert(scale.big_at, scale.big_entries);
     let total: u64 = sizes.iter().sum();
 
     // The planted words: entry numbers (over all sessions) for each.
     let mut planted: HashMap<u64, Vec<&'static str>> = HashMap::new();
-    for (word, n) in MARKERS {
+    for &(word, n) in &scale.markers {
         let mut chosen = HashSet::with_capacity(n);
         while chosen.len() < n {
             chosen.insert(rng.below(total));
@@ -344,7 +349,7 @@ pub(super) fn generate(dir: &Path) -> Corpus {
             // From below the most common words.
             subject: std::array::from_fn(|_| draw(300, zipf_words - 300)),
             project: project_ids(draw(0, PROJECTS)),
-            tasks: std::array::from_fn(|_| draw(task_base, TASK_POOL)),
+            tasks: std::array::from_fn(|_| draw(task_base, scale.task_pool)),
         };
         let title = format!(
             "{} {} {} ({})",
@@ -362,7 +367,7 @@ pub(super) fn generate(dir: &Path) -> Corpus {
         for n in 0..size {
             if n > 0 && n % TASK_SPAN == 0 {
                 topic.tasks =
-                    std::array::from_fn(|_| task_base + rng.below(TASK_POOL as u64) as usize);
+                    std::array::from_fn(|_| task_base + rng.below(scale.task_pool as u64) as usize);
             }
             let markers = planted.get(&global).map(Vec::as_slice).unwrap_or(&[]);
             let (words, has_common) = entry_line(
