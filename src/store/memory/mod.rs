@@ -41,7 +41,7 @@ use {
     read::{session, stats},
     related::related,
     search::search,
-    write::{append, set_summary},
+    write::append,
 };
 
 /// Migration 4: sessions, entries, the tag index, counters and full-text indexes.

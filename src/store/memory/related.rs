@@ -236,14 +236,14 @@ fn quote(term: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    //! Through [`crate::store::memory::MemoryRecords`], on both backends.
     use super::*;
     use crate::store::Store;
     use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{entry, session};
-    use crate::store::memory::{import, session as get_session, set_summary};
+    use crate::store::testing::for_each_backend;
 
-    fn sample() -> Store {
-        let store = Store::in_memory().unwrap();
+    fn sample(store: &Store) {
         let one = |id: &str, title: &str, texts: &[&str]| {
             let entries = texts
                 .iter()
@@ -274,55 +274,59 @@ mod tests {
                 one("d", "Login", &["the password check compares bytes"]),
             ],
         };
-        store.write(|c| import(c, &transcript)).unwrap();
-        store
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+    }
+
+    fn rowid(store: &Store, id: &str) -> i64 {
+        store.memory(|m| m.session(id)).unwrap().unwrap().rowid
     }
 
     fn related_ids(store: &Store, id: &str) -> Vec<(String, Vec<String>)> {
+        let me = rowid(store, id);
         store
-            .read(|c| {
-                let me = get_session(c, id)?.unwrap();
-                Ok(related(c, me.rowid, 5)?
-                    .into_iter()
-                    .map(|(row, terms)| (row.record.id, terms))
-                    .collect())
-            })
+            .memory(|m| m.related(me, 5))
             .unwrap()
+            .into_iter()
+            .map(|(row, terms)| (row.record.id, terms))
+            .collect()
     }
 
     #[test]
     fn sessions_sharing_distinctive_words_come_first() {
-        let store = sample();
-        let found = related_ids(&store, "a");
-        let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(ids, ["b", "c"]);
-        let mut b_terms = found[0].1.clone();
-        b_terms.sort();
-        assert_eq!(b_terms, ["kubernetes", "registry", "rollout", "token"]);
-        assert_eq!(found[1].1, ["billing"]);
-        assert_eq!(related_ids(&store, "a"), found, "the same every time");
-        assert!(
-            related_ids(&store, "d").is_empty(),
-            "nothing shared, nothing related"
-        );
+        for_each_backend(|store| {
+            sample(&store);
+            let found = related_ids(&store, "a");
+            let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
+            assert_eq!(ids, ["b", "c"]);
+            let mut b_terms = found[0].1.clone();
+            b_terms.sort();
+            assert_eq!(b_terms, ["kubernetes", "registry", "rollout", "token"]);
+            assert_eq!(found[1].1, ["billing"]);
+            assert_eq!(related_ids(&store, "a"), found, "the same every time");
+            assert!(
+                related_ids(&store, "d").is_empty(),
+                "nothing shared, nothing related"
+            );
+        });
     }
 
     #[test]
     fn summaries_relate_sessions_too() {
-        let store = sample();
-        let d = store.read(|c| get_session(c, "d")).unwrap().unwrap();
-        store
-            .write(|c| {
-                set_summary(
-                    c,
-                    d.rowid,
-                    Some("Key decisions: bytes compared after decoding invoices"),
-                )
-            })
-            .unwrap();
-        let found = related_ids(&store, "d");
-        assert_eq!(found, [("c".to_string(), vec!["invoices".to_string()])]);
-        assert!(store.read(|c| related(c, 999, 5)).unwrap().is_empty());
+        for_each_backend(|store| {
+            sample(&store);
+            let d = rowid(&store, "d");
+            store
+                .change_memory(|m| {
+                    m.set_summary(
+                        d,
+                        Some("Key decisions: bytes compared after decoding invoices"),
+                    )
+                })
+                .unwrap();
+            let found = related_ids(&store, "d");
+            assert_eq!(found, [("c".to_string(), vec!["invoices".to_string()])]);
+            assert!(store.memory(|m| m.related(999, 5)).unwrap().is_empty());
+        });
     }
 
     #[test]
