@@ -11,6 +11,8 @@ mod tags;
 pub mod views;
 
 #[cfg(test)]
+mod backends;
+#[cfg(test)]
 mod reftest;
 
 use std::sync::Arc;

@@ -1,0 +1,185 @@
+//! Differential test: the same memory, stored the same way in SQLite and in PostgreSQL,
+//! shows the same under `memory/` — every listing, view and entry file of `sessions/` and
+//! `tags/`, the summary and the dashboard — byte for byte. Only the views ranked by
+//! related sessions (`recall`, `related.md`) are left out: ranking need not match to the
+//! byte (SPEC §11), and their own tests cover them.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::model::{Kind, Links};
+use crate::resources::memory::Memory;
+use crate::store::Store;
+use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
+use crate::store::testing::for_each_backend;
+use crate::tree::resource::Resource;
+
+fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
+    SessionRecord {
+        id: id.into(),
+        source: "claude-code".into(),
+        started: started.map(str::to_string),
+        title: title.into(),
+        resumes_by_copy: true,
+        ..SessionRecord::default()
+    }
+}
+
+fn entry(key: &str, channel: Channel, content: &str, tags: &[&str]) -> EntryRecord {
+    EntryRecord {
+        key: key.into(),
+        ts: None,
+        channel,
+        content: content.into(),
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        meta: serde_json::json!({"tool": "Bash", "n": 1}),
+    }
+}
+
+/// Sessions over three days and today, one without any time (the import's day), tags in
+/// mixed case, a resumed session that joins the one it repeats, a summary and a retag.
+fn fill(store: &Store, now: &str) {
+    let mut opening = vec![
+        entry(
+            "a1",
+            Channel::User,
+            "the login form fails",
+            &["Auth", "bug"],
+        ),
+        entry("a2", Channel::Assistant, "looking at auth.py", &[]),
+        entry(
+            "a3",
+            Channel::ToolCall,
+            "grep -n login auth.py",
+            &["grep", "_tool"],
+        ),
+    ];
+    opening[1].ts = Some("2026-11-20T09:01:00Z".into());
+    let mut resumed = opening.clone();
+    resumed.push(entry(
+        "a4",
+        Channel::ToolResult,
+        "auth.py:12: def login",
+        &["bug"],
+    ));
+    let transcripts = [
+        vec![
+            (
+                session("s1", Some("2026-11-20T09:00:00Z"), "Fix the login"),
+                opening,
+            ),
+            (
+                session("s2", Some("2026-11-20T08:00:00Z"), "Earlier that day"),
+                vec![entry("b1", Channel::System, "You are helpful", &["Zeta"])],
+            ),
+        ],
+        vec![(session("s1-resumed", None, ""), resumed)],
+        vec![
+            (
+                session("s3", Some("2026-11-21T10:00:00Z"), "Next day"),
+                (1..=12)
+                    .map(|i| entry(&format!("c{i}"), Channel::Thinking, "step", &["steps"]))
+                    .collect(),
+            ),
+            (
+                session("untimed", None, "No times known"),
+                vec![entry("d1", Channel::Summary, "so far", &["alpha"])],
+            ),
+        ],
+    ];
+    // On the import's day too: a session without a start lists first there and last among
+    // the most recent.
+    let live = session("live", Some(now), "Recorded live");
+    store.change_memory(|m| m.create_session(&live)).unwrap();
+    for sessions in transcripts {
+        store
+            .change_memory(|m| m.import(&Transcript { sessions }))
+            .unwrap();
+    }
+    let s1 = store.memory(|m| m.session("s1")).unwrap().unwrap();
+    store
+        .change_memory(|m| {
+            m.set_summary(s1.rowid, Some("# Summary\n\nCompleted Work: the login"))?;
+            m.set_tags(s1.rowid, 2, &["reviewed".to_string(), "Auth".to_string()])
+        })
+        .unwrap();
+}
+
+/// Every listing, view and file under `path` of `resource`, as (path, what shows).
+fn walk(resource: &dyn Resource, path: &mut Vec<String>, shown: &mut Vec<(String, String)>) {
+    let at: Vec<&str> = path.iter().map(String::as_str).collect();
+    let here = format!("{}/{}", resource.name(), at.join("/"));
+    shown.push((
+        format!("{here} (entry)"),
+        format!("{:#?}", resource.entry(&at)),
+    ));
+    let names = resource.names(&at).unwrap();
+    shown.push((format!("{here} (names)"), format!("{names:?}")));
+    for (name, kind) in names {
+        path.push(name.clone());
+        if kind == Kind::Dir {
+            walk(resource, path, shown);
+        } else if name != "related.md" {
+            let at: Vec<&str> = path.iter().map(String::as_str).collect();
+            let bytes = resource.read(&at).unwrap();
+            shown.push((
+                format!("{here}/{name}"),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ));
+        }
+        path.pop();
+    }
+}
+
+#[test]
+fn memory_shows_the_same_on_both_backends() {
+    let backends = RefCell::new(Vec::new());
+    let now = crate::render::time::rfc3339_of(std::time::SystemTime::now());
+    for_each_backend(|store: Arc<Store>| {
+        fill(&store, &now);
+        let memory = Memory::new(store, Links::new("/mnt/hs"), 4_000);
+        let mut shown = vec![
+            ("memory (summary)".to_string(), memory.summary().unwrap()),
+            (
+                "memory (dashboard)".to_string(),
+                format!("{:#?}", memory.dashboard().unwrap()),
+            ),
+            (
+                "memory (entry)".to_string(),
+                format!("{:#?}", memory.entry(&[])),
+            ),
+        ];
+        for child in memory.children() {
+            if child.name() != "import" {
+                walk(child.as_ref(), &mut Vec::new(), &mut shown);
+            }
+        }
+        backends.borrow_mut().push(shown);
+    });
+    let backends = backends.into_inner();
+    let [sqlite, postgres] = &backends[..] else {
+        panic!("two backends ran: {}", backends.len());
+    };
+    assert!(sqlite.len() > 40, "the walk saw the store: {sqlite:#?}");
+    for ((path, on_sqlite), (other, on_postgres)) in sqlite.iter().zip(postgres) {
+        assert_eq!(path, other, "the same paths in the same order");
+        if on_sqlite != on_postgres {
+            let differs = on_sqlite
+                .lines()
+                .zip(on_postgres.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            let around = |text: &str| {
+                let lines: Vec<&str> = text.lines().collect();
+                lines[differs.saturating_sub(3)..(differs + 4).min(lines.len())].join("\n")
+            };
+            panic!(
+                "{path} differs at line {}\n--- SQLite:\n{}\n--- PostgreSQL:\n{}",
+                differs + 1,
+                around(on_sqlite),
+                around(on_postgres)
+            );
+        }
+    }
+    assert_eq!(sqlite.len(), postgres.len());
+}
