@@ -95,22 +95,23 @@ fn listen(config: &postgres::Config, own: &str, count: &Weak<AtomicI64>, flag: &
             let Some(counter) = count.upgrade() else {
                 return;
             };
-            let mut heard = 0;
+            // Each notification counts the moment it arrives: the mount's watcher looks every
+            // few milliseconds, and a change held back until the wait ends would show late
+            // (by up to WAKE, or never under a steady stream of changes).
             let failed = {
                 let mut notifications = client.notifications();
                 let mut wait = notifications.timeout_iter(WAKE);
                 loop {
                     match wait.next() {
-                        Ok(Some(n)) if n.payload() != own => heard += 1,
+                        Ok(Some(n)) if n.payload() != own => {
+                            counter.fetch_add(1, Ordering::SeqCst);
+                        }
                         Ok(Some(_)) => {}
                         Ok(None) => break false,
                         Err(_) => break true,
                     }
                 }
             };
-            if heard > 0 {
-                counter.fetch_add(heard, Ordering::SeqCst);
-            }
             if failed || client.is_closed() {
                 flag.store(false, Ordering::SeqCst);
                 lost = true;

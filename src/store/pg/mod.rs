@@ -408,6 +408,46 @@ mod tests {
     }
 
     #[test]
+    fn changes_are_heard_while_they_keep_coming() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("stream").unwrap();
+        let (here, there) = (
+            Postgres::connect(&url, super::super::PG_MIGRATIONS).unwrap(),
+            Postgres::connect(&url, super::super::PG_MIGRATIONS).unwrap(),
+        );
+        here.version();
+        while !here.listening() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let before = here.version();
+        // Another writer changes the store every 50 ms for 3 s: each change must be heard
+        // as it comes, not once the changes stop.
+        let streaming = std::sync::atomic::AtomicBool::new(true);
+        let heard_while_streaming = std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for _ in 0..60 {
+                    there
+                        .write(|tx| tx.execute("UPDATE tasks SET title = title", &[]))
+                        .unwrap();
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                streaming.store(false, std::sync::atomic::Ordering::SeqCst);
+            });
+            while streaming.load(std::sync::atomic::Ordering::SeqCst) {
+                if here.version() != before {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            false
+        });
+        assert!(
+            heard_while_streaming,
+            "no change was heard while they kept coming"
+        );
+    }
+
+    #[test]
     fn migrations_run_once_and_a_newer_store_is_refused() {
         let server = scratch::ScratchServer::start().unwrap();
         let url = server.database("migrations").unwrap();
