@@ -4,7 +4,10 @@
 //!
 //! - `import_rate`: 100,000 generated entries (10 sessions) into a fresh store on disk;
 //! - `search_timings`: p50 of `search` for words matching 200 to 1,000,000 entries, with
-//!   and without filters, and of `related`, over 1,000,000 generated entries.
+//!   and without filters, and of `related`, over 1,000,000 generated entries;
+//! - `search_timings_postgres`: the same queries on PostgreSQL (a scratch server, or the
+//!   database at `$HOMESPACE_BENCH_PG`, loaded once), with the plans PostgreSQL chose for
+//!   the ranked matches of a common and a rare word.
 
 use std::time::Instant;
 
@@ -72,25 +75,7 @@ fn search_timings() {
         "store: {} sessions, {} entries",
         stats.sessions, stats.entries
     );
-    for query in [
-        "w20000",
-        "oneintwothousand",
-        "oneintwohundred",
-        "oneintwenty",
-        "everyword",
-        "w3",
-        "oneintwenty w5",
-        "\"everyword oneintwenty\"",
-        "oneintwenty channel:user",
-        "everyword channel:system",
-        "everyword tag:sampled",
-        "everyword session:gen-500",
-        "everyword since:2026-10-20",
-        "tag:sampled",
-        "channel:tool_call",
-        "re:w4999\\b",
-        "oneintwohundred re:w1\\d\\b",
-    ] {
+    for query in QUERIES {
         let p50 = |limit: usize| {
             let mut times = Vec::new();
             for _ in 0..21 {
@@ -127,4 +112,120 @@ fn search_timings() {
         times[5],
         found.len()
     );
+}
+
+/// The queries both backends are timed on: words in 1 (`w20000`, about) to every entry,
+/// phrases, filters, filters alone and patterns.
+const QUERIES: &[&str] = &[
+    "w20000",
+    "oneintwothousand",
+    "oneintwohundred",
+    "oneintwenty",
+    "everyword",
+    "w3",
+    "oneintwenty w5",
+    "\"everyword oneintwenty\"",
+    "oneintwenty channel:user",
+    "everyword channel:system",
+    "everyword tag:sampled",
+    "everyword session:gen-500",
+    "everyword since:2026-10-20",
+    "tag:sampled",
+    "channel:tool_call",
+    "re:w4999\\b",
+    "oneintwohundred re:w1\\d\\b",
+    "w3*",
+];
+
+/// Search timings on PostgreSQL over the same million generated entries, stored through
+/// [`MemoryRecords`] (`import`, then `compact`, which analyzes the tables), in the database
+/// at `$HOMESPACE_BENCH_PG` (loaded on the first run, reused after) or, without it, on a
+/// scratch server loaded for this run. Prints the plans of the ranked matches of a common
+/// and a rare word: the common one should walk the primary key backwards, the rare one
+/// read the GIN index. `cargo test --release --lib memory::bench::search_timings_postgres
+/// -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn search_timings_postgres() {
+    use crate::store::pg::scratch::ScratchServer;
+
+    let (_server, url) = match std::env::var("HOMESPACE_BENCH_PG") {
+        Ok(url) => (None, url),
+        Err(_) => {
+            let server = ScratchServer::start().unwrap();
+            let url = server.database("bench").unwrap();
+            (Some(server), url)
+        }
+    };
+    let store = Store::connect(&url).unwrap();
+    if store.memory(|m| m.stats()).unwrap().entries == 0 {
+        let start = Instant::now();
+        for first in (0..1000u64).step_by(100) {
+            let transcript = generated(100, 1000, first * 1000);
+            store.change_memory(|m| m.import(&transcript)).unwrap();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        store.change_memory(|m| m.compact()).unwrap();
+        println!(
+            "built 1000000 entries in {secs:.1}s ({:.0}/s), compacted in {:.1}s",
+            1e6 / secs,
+            start.elapsed().as_secs_f64() - secs
+        );
+    }
+    let stats = store.memory(|m| m.stats()).unwrap();
+    println!(
+        "store: {} sessions, {} entries",
+        stats.sessions, stats.entries
+    );
+    for query in QUERIES {
+        let p50 = |limit: usize| {
+            let mut times = Vec::new();
+            for _ in 0..21 {
+                let start = Instant::now();
+                store.memory(|m| m.search(query, limit)).unwrap();
+                times.push(start.elapsed().as_secs_f64() * 1000.0);
+            }
+            times.sort_by(f64::total_cmp);
+            times[10]
+        };
+        let (five, ten) = (p50(5), p50(10));
+        let (hits, total, note) = store.memory(|m| m.search(query, 10)).unwrap();
+        println!(
+            "{query:28} p50 {five:6.2} ms (5 hits) {ten:6.2} ms (10)  hits {:2}  total {total:7}  {}",
+            hits.len(),
+            note.unwrap_or_default()
+        );
+    }
+    let rowid = store
+        .memory(|m| m.session("gen-500"))
+        .unwrap()
+        .unwrap()
+        .rowid;
+    let mut times = Vec::new();
+    let mut found = Vec::new();
+    for _ in 0..11 {
+        let start = Instant::now();
+        found = store.memory(|m| m.related(rowid, 5)).unwrap();
+        times.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "related(gen-500)                 p50 {:7.2} ms  found {}",
+        times[5],
+        found.len()
+    );
+    let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    for word in ["everyword", "oneintwenty", "oneintwothousand", "w20000"] {
+        // The statement of postgres/search.rs's recent_matches, with the word as a value.
+        let sql = format!(
+            "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+             SELECT id, ts_rank_cd('{{0.5, 1.0, 0.5, 1.0}}', words, to_tsquery('simple', '({word})'), 1)
+             FROM entries WHERE words @@ to_tsquery('simple', '({word})')
+             ORDER BY id DESC LIMIT 2000"
+        );
+        println!("\nplan for {word}:");
+        for row in client.query(&sql, &[]).unwrap() {
+            println!("  {}", row.get::<_, String>(0));
+        }
+    }
 }

@@ -6,8 +6,9 @@
 //!    tf-idf weight).
 //! 2. Document frequencies, counted up to [`DF_CAP`] (entries and sessions), come from one
 //!    statement of one branch per word: each branch is planned for its own word (a custom
-//!    plan sees the values), so a common word walks a few pages of the table while a rare
-//!    one reads the GIN index, and the [`CANDIDATES`] lookups cost one round trip.
+//!    plan sees the values), and the [`CANDIDATES`] lookups cost one round trip. A word
+//!    PostgreSQL's statistics put well above the cap is too common without being counted
+//!    (`search/estimate.rs`): counting it would visit thousands of rows.
 //! 3. The chosen words are OR-ed and ranked by `ts_rank_cd` with the column weights of
 //!    search (`search.rs`): over session titles and summaries, and over the [`WINDOW`] most
 //!    recent matching entries, grouped by session (each session's best [`BEST_ROWS`]
@@ -17,6 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::read::session_by_rowid;
+use super::search::frequencies;
 use crate::error::Result;
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::{session_range, split_entry_id};
@@ -147,9 +149,23 @@ fn distinctive_terms(tx: &Tx<'_>, me: &SessionRow) -> Result<Vec<String>> {
 /// For each of `words`: how many entries and sessions contain it (entries counted up to
 /// [`DF_CAP`]), and how many of those are not session `me` or its entries.
 fn frequencies_of(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, usize)>> {
+    let mut found = vec![(0, 0); words.len()];
+    // Words the statistics put well above the cap are too common, uncounted: counting a
+    // common word's first DF_CAP entries walks many rows (a margin for the sample's error).
+    let common = frequencies(tx, words)?;
+    let mut counted = Vec::new();
+    for (i, slot) in found.iter_mut().enumerate() {
+        match common.as_ref().and_then(|f| f.entries(i)) {
+            Some(n) if n >= 1.5 * DF_CAP as f64 => *slot = (DF_CAP, DF_CAP),
+            _ => counted.push(i),
+        }
+    }
+    if counted.is_empty() {
+        return Ok(found);
+    }
     let (first, last) = session_range(me);
     let me = i32::try_from(me).unwrap_or(-1);
-    let lexemes: Vec<String> = words.iter().map(|w| lexeme(w)).collect();
+    let lexemes: Vec<String> = counted.iter().map(|&i| lexeme(words[i])).collect();
     // $1, $2: the session's entries; $3: the session; $4...: the words.
     let branches: Vec<String> = (0..lexemes.len())
         .map(|i| {
@@ -169,13 +185,13 @@ fn frequencies_of(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, us
             .iter()
             .map(|l| l as &(dyn postgres::types::ToSql + Sync)),
     );
-    let mut found = vec![(0, 0); words.len()];
     for row in tx.query(&branches.join(" UNION ALL "), &values)? {
         let i: i32 = row.get(0);
         let (entries, own, sessions, own_session): (i64, i64, i64, i64) =
             (row.get(1), row.get(2), row.get(3), row.get(4));
         let df = count(entries + sessions);
-        if let Some(slot) = usize::try_from(i).ok().and_then(|i| found.get_mut(i)) {
+        let word = usize::try_from(i).ok().and_then(|i| counted.get(i));
+        if let Some(slot) = word.and_then(|&w| found.get_mut(w)) {
             *slot = (df, count(entries - own + sessions - own_session));
         }
     }
@@ -204,9 +220,14 @@ fn scores(tx: &Tx<'_>, me: i64, terms: &[String]) -> Result<HashMap<i64, f64>> {
             *scores.entry(i64::from(session)).or_default() += f64::from(score);
         }
     }
+    // Every match first, then the most recent: each word is in fewer than DF_CAP entries,
+    // so there are at most TERMS x DF_CAP matches, read from the GIN index. Asked for the
+    // most recent directly, the planner walks the primary key backwards expecting the OR
+    // of the words to be common, and for words this rare reads the whole table.
     let sql = format!(
-        "SELECT id, ts_rank_cd({WEIGHTS}, words, to_tsquery('simple', $1), {NORMALIZATION})
-         FROM entries WHERE words @@ to_tsquery('simple', $1) ORDER BY id DESC LIMIT {WINDOW}"
+        "WITH m AS MATERIALIZED (SELECT id FROM entries WHERE words @@ to_tsquery('simple', $1))
+         SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
+         FROM (SELECT id FROM m ORDER BY id DESC LIMIT {WINDOW}) r JOIN entries e ON e.id = r.id"
     );
     let mut by_session: HashMap<i64, Vec<f64>> = HashMap::new();
     for row in tx.query(&sql, &[&any])? {

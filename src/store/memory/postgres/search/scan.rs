@@ -39,23 +39,33 @@ pub(super) fn entries(
     count_all: bool,
 ) -> Result<(Scanned, usize)> {
     let (low, mut high) = span.bounds();
+    // Only what the filters need is read (the day comes from the session, looked up once
+    // per session): a scan reads up to MAX_ROWS entries.
+    let days = query.since.is_some() || query.until.is_some();
+    let columns = [
+        ("e.channel", !query.channels.is_empty(), "NULL::TEXT"),
+        ("e.ts", days, "NULL::TEXT"),
+        ("e.tags", !query.tags.is_empty(), "NULL::TEXT"),
+        ("e.session", days, "NULL::INTEGER"),
+    ]
+    .map(|(column, needed, none)| if needed { column } else { none })
+    .join(", ");
     let text = if query.regex.is_some() {
         format!("CASE WHEN octet_length(e.content) <= {INLINE_BYTES} THEN e.content END")
     } else {
-        "NULL::TEXT".to_string()
+        "NULL".to_string()
     };
     let sql = match query.tags.first() {
         Some(_) => format!(
-            "SELECT e.id, e.channel, e.ts, e.tags, s.day, {text} FROM entry_tags t
-             JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
+            "SELECT e.id, {columns}, {text}::TEXT FROM entry_tags t JOIN entries e ON e.id = t.entry
              WHERE t.tag = $3 AND t.entry BETWEEN $1 AND $2 ORDER BY t.entry DESC LIMIT {BATCH}"
         ),
         None => format!(
-            "SELECT e.id, e.channel, e.ts, e.tags, s.day, {text} FROM entries e
-             JOIN sessions s ON s.rowid = e.session
+            "SELECT e.id, {columns}, {text}::TEXT FROM entries e
              WHERE e.id BETWEEN $1 AND $2 ORDER BY e.id DESC LIMIT {BATCH}"
         ),
     };
+    let mut session_days: HashMap<i32, String> = HashMap::new();
     let mut scanned = Scanned::default();
     let mut total = 0;
     let mut budget = Budget::new();
@@ -76,10 +86,14 @@ pub(super) fn entries(
             scanned.read += 1;
             let id: i64 = row.get(0);
             high = id - 1;
-            let channel: String = row.get(1);
+            let channel: Option<String> = row.get(1);
             let ts: Option<String> = row.get(2);
-            let tags: String = row.get(3);
-            let day: String = row.get(4);
+            let tags: Option<String> = row.get(3);
+            let day = match row.get::<_, Option<i32>>(4) {
+                Some(session) => day_of(tx, &mut session_days, session)?,
+                None => String::new(),
+            };
+            let (channel, tags) = (channel.unwrap_or_default(), tags.unwrap_or_default());
             if !query.passes(&channel, ts.as_deref(), &day, &tags) {
                 continue;
             }
@@ -106,6 +120,19 @@ pub(super) fn entries(
         }
     }
     Ok((scanned, total))
+}
+
+/// The day of session `session`, from `days` or looked up (and kept there).
+fn day_of(tx: &Tx<'_>, days: &mut HashMap<i32, String>, session: i32) -> Result<String> {
+    if let Some(day) = days.get(&session) {
+        return Ok(day.clone());
+    }
+    let day: String = tx
+        .query_opt("SELECT day FROM sessions WHERE rowid = $1", &[&session])?
+        .map(|r| r.get(0))
+        .unwrap_or_default();
+    days.insert(session, day.clone());
+    Ok(day)
 }
 
 /// Which of `ids` (newest first) have content matching `regex`, with the range of the first
