@@ -345,9 +345,14 @@ fn last_seq(tx: &Tx<'_>, rowid: i64) -> Result<i64> {
     Ok(top.map_or(0, |id| id - entry_id(rowid, 0)))
 }
 
-/// How many entries one statement inserts: enough that the per-statement triggers and the
-/// round trip cost little per entry, few enough that one statement's arrays stay a few MiB.
+/// How many entries one statement inserts at most: enough that the per-statement triggers
+/// and the round trip cost little per entry.
 const BATCH: usize = 5_000;
+
+/// How many bytes of text one statement carries at most. Tool results can be hundreds of
+/// KiB each, and PostgreSQL refuses a message or an array past 1 GiB; the server also holds
+/// a statement's new rows in memory for its triggers. Past this, a batch ends early.
+const BATCH_BYTES: usize = 32 << 20;
 
 /// Appends `entries` to session `rowid` after seq `last`, skipping those whose key the
 /// session holds (or that repeat a key earlier in `entries`). Returns how many were added
@@ -365,12 +370,30 @@ fn insert_all(
         .filter(|e| seen.insert(e.key.as_str()))
         .collect();
     let mut added = 0;
-    for batch in fresh.chunks(BATCH) {
+    let mut rest = fresh.as_slice();
+    while !rest.is_empty() {
+        let (batch, after) = rest.split_at(batch_end(rest));
         let n = insert_batch(tx, rowid, last, held, batch)?;
         added += n;
         last += i64::try_from(n).unwrap_or(i64::MAX);
+        rest = after;
     }
     Ok((added, entries.len() - added))
+}
+
+/// How many of `entries` the next statement takes: up to [`BATCH`] entries and
+/// [`BATCH_BYTES`] of text, and always at least one.
+fn batch_end(entries: &[&EntryRecord]) -> usize {
+    let mut bytes = 0;
+    let within = entries.iter().take(BATCH).position(|e| {
+        bytes += e.content.len() + e.key.len() + 64;
+        bytes > BATCH_BYTES
+    });
+    match within {
+        Some(0) => 1,
+        Some(n) => n,
+        None => entries.len().min(BATCH),
+    }
 }
 
 /// Inserts the entries of `batch` whose key session `rowid` does not hold yet, as seq
@@ -475,4 +498,30 @@ impl<'e> Columns<'e> {
 
 fn tags_json(tags: &[String]) -> Result<String> {
     serde_json::to_string(tags).map_err(|e| Error::internal(format!("cannot write tags: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::memory::record::Channel;
+
+    #[test]
+    fn a_batch_is_bounded_by_entries_and_by_bytes() {
+        let entry = |size: usize| EntryRecord {
+            key: "k".into(),
+            ts: None,
+            channel: Channel::User,
+            content: "x".repeat(size),
+            tags: Vec::new(),
+            meta: serde_json::json!({}),
+        };
+        let small = entry(10);
+        let big = entry(BATCH_BYTES / 3);
+        let huge = entry(BATCH_BYTES * 2);
+        assert_eq!(batch_end(&vec![&small; BATCH + 7]), BATCH);
+        assert_eq!(batch_end(&vec![&small; 3]), 3);
+        assert_eq!(batch_end(&vec![&big; 10]), 2);
+        assert_eq!(batch_end(&[&huge, &small]), 1, "one entry, however large");
+        assert_eq!(batch_end(&[&small, &huge]), 1);
+    }
 }
