@@ -519,8 +519,8 @@ mod tests {
         let big = entry(BATCH_BYTES / 3);
         let huge = entry(BATCH_BYTES * 2);
         assert_eq!(batch_end(&vec![&small; BATCH + 7]), BATCH);
-        assert_eq!(batch_end(&vec![&small; 3]), 3);
-        assert_eq!(batch_end(&vec![&big; 10]), 2);
+        assert_eq!(batch_end(&[&small; 3]), 3);
+        assert_eq!(batch_end(&[&big; 10]), 2);
         assert_eq!(batch_end(&[&huge, &small]), 1, "one entry, however large");
         assert_eq!(batch_end(&[&small, &huge]), 1);
     }
