@@ -67,6 +67,19 @@ impl Options {
         }
     }
 
+    /// Whether the store is the project's own `<project>/.homespace/store.db`, however
+    /// it was named (the mount's daemon is always given the store's absolute path).
+    pub fn store_is_default(&self) -> bool {
+        let Location::File(path) = self.store() else {
+            return false;
+        };
+        let real = |path: &Path| -> Option<PathBuf> {
+            Some(path.parent()?.canonicalize().ok()?.join(path.file_name()?))
+        };
+        let default = self.default_dir().join("store.db");
+        path == default || real(&path).is_some_and(|p| Some(p) == real(&default))
+    }
+
     /// `<project>/.homespace`.
     fn default_dir(&self) -> PathBuf {
         self.project.join(".homespace")
@@ -136,6 +149,7 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
     let info = ProjectInfo {
         name,
         path: project.display().to_string(),
+        store: (!options.store_is_default()).then(|| location.shown()),
     };
     let access = Access {
         others_write: options.others_write,
@@ -233,6 +247,33 @@ mod tests {
         build(&options, "/").unwrap();
         assert!(elsewhere.path().join("stores/mine.db").exists());
         assert!(!elsewhere.path().join("stores/.gitignore").exists());
+    }
+
+    #[test]
+    fn the_dashboard_names_a_store_that_is_not_the_projects_own() {
+        let made = project();
+        let root = |options: &Options| {
+            let space = build(options, "/").unwrap();
+            String::from_utf8(space.render_path(&["_entry.md".to_string()]).unwrap()).unwrap()
+        };
+        let render = "`homespace render --project ";
+        // Named by its absolute path, as the mount's daemon gets it: still the default.
+        let own = Options {
+            store: Some(Location::File(made.path().join(".homespace/store.db"))),
+            ..Options::new(made.path().to_path_buf())
+        };
+        assert!(own.store_is_default());
+        let text = root(&own);
+        assert!(text.contains(render) && !text.contains("--store"), "{text}");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let shared = elsewhere.path().join("team.db");
+        let other = Options {
+            store: Some(Location::File(shared.clone())),
+            ..Options::new(made.path().to_path_buf())
+        };
+        let text = root(&other);
+        let named = format!("--store {} PATH`", shared.display());
+        assert!(text.contains(&named), "{text}");
     }
 
     #[test]

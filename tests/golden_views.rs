@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use homespace::app::{Options, build};
-use homespace::store::location::Location;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::{OpenFlags, Space};
@@ -81,10 +80,8 @@ impl Fixture {
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let project = dir.path().join("ledger");
         copy_dir(&example(), &project);
-        let options = Options {
-            store: Some(Location::File(dir.path().join("store.db"))),
-            ..Options::new(project)
-        };
+        // The project's own store, as most mounts have: the dashboard names no --store.
+        let options = Options::new(project);
         let space = build(&options, MOUNTPOINT).unwrap();
         let fixture = Fixture { dir, space };
         fixture.seed_tasks();

@@ -12,6 +12,8 @@ pub struct Dashboard {
     /// The project's name and its directory.
     pub project: String,
     pub project_path: String,
+    /// The store, when not the project's default (see `ProjectInfo::store`).
+    pub store: Option<String>,
     /// Each resourcespace's name with its one-line state.
     pub spaces: Vec<(String, String)>,
     /// The rows resourcespaces put in the root's functions table, in order.
@@ -98,8 +100,13 @@ pub fn entry(dashboard: &Dashboard, links: &Links) -> Entry {
     });
     entry.advanced = vec![
         format!(
-            "`homespace render --project {} PATH` prints any file of this tree without mounting.",
-            dashboard.project_path
+            "`homespace render --project {}{} PATH` prints any file of this tree without mounting.",
+            dashboard.project_path,
+            dashboard
+                .store
+                .as_ref()
+                .map(|store| format!(" --store {store}"))
+                .unwrap_or_default()
         ),
         format!(
             "Views stay within {} tokens and say `[pruned: ...]` when they cut.",

@@ -29,6 +29,9 @@ use crate::tree::resource::Resource;
 pub struct ProjectInfo {
     pub name: String,
     pub path: String,
+    /// The store as `--store` names it (never with a password), when it is not the
+    /// project's default: a command run beside the mount must name it to see the same.
+    pub store: Option<String>,
 }
 
 /// The attributes of one path, as `stat` shows them.
@@ -354,6 +357,7 @@ impl Space {
         let mut dashboard = render::dashboard::Dashboard {
             project: self.project.name.clone(),
             project_path: self.project.path.clone(),
+            store: self.project.store.clone(),
             failures: self.errors.newest_first(),
             budget: self.budget,
             read_only: self.access.read_only,

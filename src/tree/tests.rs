@@ -114,6 +114,7 @@ fn space() -> (Space, Arc<Notes>) {
     let project = ProjectInfo {
         name: "demo".into(),
         path: "/demo".into(),
+        store: None,
     };
     let space = Space::new(
         Links::new("/mnt/hs"),
