@@ -308,7 +308,27 @@ fn mount(project: &Path) -> (Mounted, Duration) {
 /// Mount `project` with the store `store` (a SQLite file or a PostgreSQL URL; a fresh file
 /// when `None`) and more `mount` arguments (`--no-cache`).
 fn mount_args(project: &Path, store: Option<&OsStr>, args: &[&str]) -> (Mounted, Duration) {
-    let dir = tempfile::tempdir().expect("temp dir");
+    mount_in(project, store, args, None)
+}
+
+/// As [`mount_args`]; with `parent`, the mountpoint is `<parent>/mount/mnt`, the same path
+/// for each mount made there one after another: views name their own path, and so read
+/// the same, byte for byte, on either store (one plain copy is then the baseline of both).
+fn mount_in(
+    project: &Path,
+    store: Option<&OsStr>,
+    args: &[&str],
+    parent: Option<&Path>,
+) -> (Mounted, Duration) {
+    let fixed = parent.and_then(|parent| {
+        tempfile::Builder::new()
+            .prefix("mount")
+            .rand_bytes(0)
+            .tempdir_in(parent)
+            .ok()
+    });
+    // A mount left behind keeps that path: the next one then gets a path of its own.
+    let dir = fixed.map_or_else(tempfile::tempdir, Ok).expect("temp dir");
     let at = dir.path().join("mnt");
     std::fs::create_dir_all(&at).expect("mountpoint");
     let before = std::fs::metadata(&at).expect("stat").dev();

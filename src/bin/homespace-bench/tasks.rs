@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::backends::{self, Backend, Backends, BenchStore, first_difference};
-use super::{daemon_rss, ls, mount_args, read_all, time};
+use super::{daemon_rss, ls, mount_in, read_all, time};
 
 /// Words the seeded tasks are made of.
 const TASK_WORDS: [&str; 12] = [
@@ -237,7 +237,12 @@ fn measure(
     drop(tasks);
     // Uncached: what is timed is the work of each view and query, as grep does its own; a
     // repeated read served by the kernel's cache is the source section's subject.
-    let (mounted, _) = mount_args(project, Some(store.location.as_ref()), &["--no-cache"]);
+    let (mounted, _) = mount_in(
+        project,
+        Some(store.location.as_ref()),
+        &["--no-cache"],
+        Some(dir),
+    );
     let tasks = mounted.at.join("tasks");
     let open_dir = tasks.join("open");
     let open = std::fs::read_dir(&open_dir)

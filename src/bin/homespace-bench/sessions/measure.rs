@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::super::backends::{Backend, Backends, BenchStore, first_difference};
-use super::super::{daemon_status, ls, mount_args, read_all};
+use super::super::{daemon_status, ls, mount_in, read_all};
 use super::*;
 
 /// p50 and p95.
@@ -169,10 +169,11 @@ pub(super) fn measure_backend(
 
     // Uncached: each search is timed doing its work, as grep does; a repeated identical
     // search served by the kernel's cache is the source section's subject.
-    let (mounted, first_ls) = mount_args(
+    let (mounted, first_ls) = mount_in(
         shared.project,
         Some(store.location.as_ref()),
         &["--no-cache"],
+        Some(shared.data),
     );
     let at = &mounted.at;
     let memory_line = std::fs::read_to_string(at.join("_entry.md"))
