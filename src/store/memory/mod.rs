@@ -23,6 +23,7 @@ mod read;
 pub mod record;
 mod records;
 mod related;
+mod rules;
 mod scan;
 mod search;
 mod sqlite;

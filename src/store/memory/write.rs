@@ -15,9 +15,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::record::{EntryRecord, SessionRecord, Transcript};
 use super::records::Imported;
+use super::rules::{check_id, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
-use crate::render::time::{is_day, rfc3339_of};
+use crate::render::time::rfc3339_of;
 
 /// Stores `transcript`, session by session, telling `touched` each session it appends to
 /// and the last seq that session had before (a bulk load indexes what lies above it). Only
@@ -226,37 +227,6 @@ fn create(conn: &Connection, record: &SessionRecord, entries: &[EntryRecord]) ->
     Ok(conn.last_insert_rowid())
 }
 
-/// A session id names a directory: `[A-Za-z0-9._-]`, not `.` or `..`, at most 200 bytes.
-fn check_id(id: &str) -> Result<()> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.is_empty() || id.len() > 200 || id == "." || id == ".." || !id.chars().all(allowed) {
-        return Err(Error::invalid(format!(
-            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -"
-        )));
-    }
-    Ok(())
-}
-
-/// `2026-11-20` from a time that starts with a day.
-fn day_of(time: &str) -> Option<String> {
-    let day = time.get(..10)?;
-    is_day(day).then(|| day.to_string())
-}
-
-/// The earliest and latest known times of a session record and its entries.
-fn span<'a>(
-    record: &'a SessionRecord,
-    entries: &'a [EntryRecord],
-) -> (Option<&'a str>, Option<&'a str>) {
-    let times = record
-        .started
-        .iter()
-        .chain(&record.ended)
-        .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
-        .map(String::as_str);
-    (times.clone().min(), times.max())
-}
-
 /// Widens session `rowid`'s time range to cover `record` and `entries`, and fills in what
 /// it lacks (title, cwd, model, continuation).
 fn merge(
@@ -382,10 +352,6 @@ fn insert_batch(
         )?
         .execute(params![rowid, last, rows, held])?;
     Ok(added)
-}
-
-fn tags_json(tags: &[String]) -> Result<String> {
-    serde_json::to_string(tags).map_err(|e| Error::internal(format!("cannot write tags: {e}")))
 }
 
 #[cfg(test)]

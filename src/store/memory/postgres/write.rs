@@ -15,9 +15,10 @@ use std::time::SystemTime;
 
 use super::read::column;
 use crate::error::{Error, Result};
-use crate::render::time::{is_day, rfc3339_of};
+use crate::render::time::rfc3339_of;
 use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::records::Imported;
+use crate::store::memory::rules::{check_id, day_of, span, tags_json};
 use crate::store::memory::{MAX_SEQ, entry_id, session_range};
 use crate::store::pg::Tx;
 
@@ -238,18 +239,6 @@ fn create(tx: &Tx<'_>, record: &SessionRecord, entries: &[EntryRecord]) -> Resul
     column(&row, 0)
 }
 
-/// A session id names a directory: `[A-Za-z0-9._-]`, not `.` or `..`, at most 200 bytes.
-/// (SQLite's `check_id`, which that file keeps to itself.)
-fn check_id(id: &str) -> Result<()> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.is_empty() || id.len() > 200 || id == "." || id == ".." || !id.chars().all(allowed) {
-        return Err(Error::invalid(format!(
-            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -"
-        )));
-    }
-    Ok(())
-}
-
 /// PostgreSQL's text cannot hold the character NUL, which SQLite's can: refused with a
 /// message that says so, rather than the server's "invalid byte sequence".
 fn check_text(what: &str, text: &str) -> Result<()> {
@@ -280,26 +269,6 @@ fn check_record(record: &SessionRecord) -> Result<()> {
         )?;
     }
     Ok(())
-}
-
-/// `2026-11-20` from a time that starts with a day.
-fn day_of(time: &str) -> Option<String> {
-    let day = time.get(..10)?;
-    is_day(day).then(|| day.to_string())
-}
-
-/// The earliest and latest known times of a session record and its entries, by bytes.
-fn span<'a>(
-    record: &'a SessionRecord,
-    entries: &'a [EntryRecord],
-) -> (Option<&'a str>, Option<&'a str>) {
-    let times = record
-        .started
-        .iter()
-        .chain(&record.ended)
-        .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
-        .map(String::as_str);
-    (times.clone().min(), times.max())
 }
 
 /// Widens session `rowid`'s time range to cover `record` and `entries`, and fills in what
@@ -494,10 +463,6 @@ impl<'e> Columns<'e> {
         self.contents.push(&entry.content);
         Ok(())
     }
-}
-
-fn tags_json(tags: &[String]) -> Result<String> {
-    serde_json::to_string(tags).map_err(|e| Error::internal(format!("cannot write tags: {e}")))
 }
 
 #[cfg(test)]
