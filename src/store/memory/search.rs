@@ -789,6 +789,12 @@ mod tests {
             );
             // The oldest matches were not checked.
             assert_eq!(search(&store, "common re:\"word 7$\"", 3).unwrap().1, 0);
+            // A scan reads every page, newest first, down to the oldest entry.
+            let (hits, total, note) = search(&store, "re:\"word 5$\"", 3).unwrap();
+            assert_eq!((total, note), (1, None));
+            assert_eq!(hits[0].seq, Some(6));
+            let (_, total, _) = search(&store, "channel:user re:word", 3).unwrap();
+            assert_eq!(total, RANK + 100);
         });
     }
 }

@@ -23,12 +23,16 @@
 //! Where PostgreSQL is slower than FTS5: a GIN index holds neither order nor counts, so the
 //! most recent matches of a word in a few percent of the entries are found by walking the
 //! primary key backwards and testing each row (a word in 5% of them: 40,000 rows for
-//! 2,000 matches), and counting visits every match. Measured on a million generated
-//! entries (`bench.rs`, a PostgreSQL 15 scratch server with default settings, on a busy
-//! 2-core machine), p50 for five hits: a word in 200 entries 19 ms, in 5,000 40 ms, in
-//! 50,000 48 ms (estimated, not counted), in every entry 24 ms; two words together in
-//! 20,000 entries 310 ms (counted), a common word with a channel filter 45 ms, a
-//! mid-frequency one 330 ms (the 10,000 most recent matches are walked to).
+//! 2,000 matches), and counting visits every match. Making the planner read such a word's
+//! matches from the GIN index instead was measured slower (48 ms to 360 ms for a word in
+//! 50,000 entries): reading visits a table page per match, walking one per ten rows.
+//!
+//! Measured on a million generated entries (`bench.rs`, PostgreSQL 15 with default
+//! settings, on a busy 2-core machine),
+//! p50 for five hits: a word in 200 entries 11 ms, in 5,000 26 ms, in 50,000 29 ms
+//! (estimated, not counted), in every entry 11 ms; but two words together in 20,000
+//! entries 240 ms and a phrase in 50,000 440 ms (walked to and counted), a word in 5% of
+//! the entries with a channel filter 240 ms (its 10,000 most recent matches walked to).
 
 mod estimate;
 mod scan;

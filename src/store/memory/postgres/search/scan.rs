@@ -20,10 +20,14 @@ use crate::store::memory::query::Query;
 use crate::store::memory::scan::{Budget, Located, Scanned};
 use crate::store::pg::Tx;
 
-/// Rows per statement of a scan.
-const BATCH: usize = 500;
-/// Texts up to this many bytes come with their batch; longer ones are fetched alone.
-const INLINE_BYTES: i32 = 256 * 1024;
+/// Rows per statement of a scan: each statement costs a round trip and a plan, so a long
+/// scan wants large batches; the first is [`FIRST_BATCH`], for a scan that needs a few
+/// hits, and each next one four times larger, up to this.
+const BATCH: i64 = 2_000;
+const FIRST_BATCH: i64 = 100;
+/// Texts up to this many bytes come with their batch; longer ones are fetched alone (a
+/// batch holds at most 64 MiB of text).
+const INLINE_BYTES: i32 = 32 * 1024;
 
 /// Entries within `span` that pass `query`'s filters and pattern, newest first, at most
 /// `keep`; and how many pass among the entries read. With `count_all` false the scan
@@ -58,23 +62,25 @@ pub(super) fn entries(
     let sql = match query.tags.first() {
         Some(_) => format!(
             "SELECT e.id, {columns}, {text}::TEXT FROM entry_tags t JOIN entries e ON e.id = t.entry
-             WHERE t.tag = $3 AND t.entry BETWEEN $1 AND $2 ORDER BY t.entry DESC LIMIT {BATCH}"
+             WHERE t.tag = $4 AND t.entry BETWEEN $1 AND $2 ORDER BY t.entry DESC LIMIT $3"
         ),
         None => format!(
             "SELECT e.id, {columns}, {text}::TEXT FROM entries e
-             WHERE e.id BETWEEN $1 AND $2 ORDER BY e.id DESC LIMIT {BATCH}"
+             WHERE e.id BETWEEN $1 AND $2 ORDER BY e.id DESC LIMIT $3"
         ),
     };
     let mut session_days: HashMap<i32, String> = HashMap::new();
     let mut scanned = Scanned::default();
     let mut total = 0;
     let mut budget = Budget::new();
+    let mut batch = FIRST_BATCH;
     'pages: loop {
         let rows = match query.tags.first() {
-            Some(tag) => tx.query(&sql, &[&low, &high, tag])?,
-            None => tx.query(&sql, &[&low, &high])?,
+            Some(tag) => tx.query(&sql, &[&low, &high, &batch, tag])?,
+            None => tx.query(&sql, &[&low, &high, &batch])?,
         };
-        let page = rows.len();
+        let full = rows.len() as i64 == batch;
+        batch = (batch * 4).min(BATCH);
         for row in rows {
             if !count_all && scanned.hits.len() >= keep {
                 break 'pages;
@@ -115,7 +121,7 @@ pub(super) fn entries(
                 scanned.hits.push((id, found));
             }
         }
-        if page < BATCH {
+        if !full {
             break;
         }
     }
@@ -144,7 +150,7 @@ pub(super) fn matching(
 ) -> Result<(Vec<Located<i64>>, Option<String>)> {
     let mut budget = Budget::new();
     let mut kept = Vec::new();
-    for batch in ids.chunks(BATCH) {
+    for batch in ids.chunks(BATCH as usize) {
         for (id, text) in contents(tx, batch)? {
             if let Some(reason) = budget.spend() {
                 return Ok((kept, Some(reason)));
@@ -172,7 +178,7 @@ pub(super) fn sessions(
 ) -> Result<SessionsFound> {
     let mut budget = Budget::new();
     let (mut found, mut total) = (Vec::new(), 0);
-    for batch in rowids.chunks(BATCH) {
+    for batch in rowids.chunks(BATCH as usize) {
         let rows = tx.query(
             "SELECT rowid, title, coalesce(summary, '') FROM sessions WHERE rowid = ANY($1)",
             &[&batch],
