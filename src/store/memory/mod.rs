@@ -17,6 +17,7 @@
 //! - related sessions: `related.rs`.
 
 mod bulk;
+mod likeness;
 mod postgres;
 mod query;
 mod read;

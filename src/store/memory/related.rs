@@ -13,40 +13,15 @@
 //! 4. Each session found is listed with the words it shares. Ties go to the newer session,
 //!    so the answer is the same every time.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::{Connection, params};
 
+use super::likeness::{BEST_ROWS, DF_CAP, RECENT_ENTRIES, WINDOW, Words, distinctive};
 use super::read::{count, session_by_rowid};
 use super::records::SessionRow;
 use super::{session_range, split_entry_id};
 use crate::error::Result;
-
-/// How many of the session's last entries describe it.
-const RECENT_ENTRIES: usize = 20;
-/// Characters of each text read (a long tool result says little more past this).
-const TEXT_CHARS: usize = 20_000;
-/// Words whose document frequency is looked up.
-const CANDIDATES: usize = 80;
-/// Document frequencies are counted up to this.
-const DF_CAP: usize = 2_000;
-/// Words in the query.
-const TERMS: usize = 12;
-/// Matching entries ranked.
-const WINDOW: usize = 2_000;
-/// Entries of one session that add to its score.
-const BEST_ROWS: usize = 5;
-
-/// Words too common in any text to relate two sessions.
-const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "all", "also", "and", "any", "are", "because", "been", "before",
-    "but", "can", "could", "did", "does", "doing", "done", "each", "for", "from", "had", "has",
-    "have", "here", "how", "into", "its", "just", "let", "like", "make", "more", "most", "need",
-    "not", "now", "one", "only", "other", "our", "out", "over", "same", "see", "should", "some",
-    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-    "those", "too", "use", "used", "using", "very", "was", "way", "were", "what", "when", "where",
-    "which", "while", "who", "why", "will", "with", "would", "you", "your",
-];
 
 /// Up to `limit` sessions most like session `session_rowid`, best first, each with the
 /// words it shares with it (most distinctive first). Empty when the session is gone or has
@@ -81,23 +56,8 @@ pub fn related(
 
 /// The [`TERMS`] most distinctive words of session `me`, most distinctive first.
 fn distinctive_terms(conn: &Connection, me: &SessionRow) -> Result<Vec<String>> {
-    let mut frequencies: BTreeMap<String, usize> = BTreeMap::new();
-    let mut add = |text: &str| {
-        let text = match text.char_indices().nth(TEXT_CHARS) {
-            Some((at, _)) => &text[..at],
-            None => text,
-        };
-        for word in text.split(|c: char| !c.is_alphanumeric()) {
-            let length = word.chars().count();
-            if !(3..=32).contains(&length) || word.chars().all(|c| c.is_ascii_digit()) {
-                continue;
-            }
-            let word = word.to_lowercase();
-            if STOPWORDS.binary_search(&word.as_str()).is_err() {
-                *frequencies.entry(word).or_default() += 1;
-            }
-        }
-    };
+    let mut words = Words::default();
+    let mut add = |text: &str| words.add(text);
     add(&me.record.title);
     add(me.summary.as_deref().unwrap_or(""));
     let (first, last) = session_range(me.rowid);
@@ -109,24 +69,13 @@ fn distinctive_terms(conn: &Connection, me: &SessionRow) -> Result<Vec<String>> 
     while let Some(row) = rows.next()? {
         add(&row.get::<_, String>(0)?);
     }
-    // The most frequent words are looked up (ties by name, so the choice is stable).
-    let mut candidates: Vec<(String, usize)> = frequencies.into_iter().collect();
-    candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    candidates.truncate(CANDIDATES);
-
-    let documents = documents(conn)? as f64;
-    let mut weighted = Vec::new();
-    for (term, tf) in candidates {
+    let documents = documents(conn)?;
+    let mut counted = Vec::new();
+    for (term, tf) in words.candidates() {
         let (df, elsewhere) = frequency(conn, me.rowid, &term)?;
-        if df == 0 || df >= DF_CAP || elsewhere == 0 {
-            continue;
-        }
-        let weight = (1.0 + (tf as f64).ln()) * (documents / df as f64).ln_1p();
-        weighted.push((term, weight));
+        counted.push((term, tf, df, elsewhere));
     }
-    weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    weighted.truncate(TERMS);
-    Ok(weighted.into_iter().map(|(term, _)| term).collect())
+    Ok(distinctive(counted, documents))
 }
 
 /// Entries and sessions stored: the documents of the two indexes.
@@ -237,7 +186,6 @@ fn quote(term: &str) -> String {
 #[cfg(test)]
 mod tests {
     //! Through [`crate::store::memory::MemoryRecords`], on both backends.
-    use super::*;
     use crate::store::Store;
     use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{entry, session};
@@ -327,10 +275,5 @@ mod tests {
             assert_eq!(found, [("c".to_string(), vec!["invoices".to_string()])]);
             assert!(store.memory(|m| m.related(999, 5)).unwrap().is_empty());
         });
-    }
-
-    #[test]
-    fn stopwords_are_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
     }
 }

@@ -15,44 +15,21 @@
 //!    entries count).
 //! 4. Each session found is listed with the words it shares. Ties go to the newer session.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 use super::read::session_by_rowid;
 use super::search::frequencies;
 use crate::error::Result;
+use crate::store::memory::likeness::{
+    BEST_ROWS, DF_CAP, RECENT_ENTRIES, TEXT_CHARS, WINDOW, Words, distinctive,
+};
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::{session_range, split_entry_id};
 use crate::store::pg::Tx;
 
-/// SQLite's bounds (`related.rs`), the same here so both backends relate alike.
-/// How many of the session's last entries describe it.
-const RECENT_ENTRIES: i64 = 20;
-/// Characters of each text read.
-const TEXT_CHARS: i32 = 20_000;
-/// Words whose document frequency is looked up.
-const CANDIDATES: usize = 80;
-/// Document frequencies are counted up to this.
-const DF_CAP: usize = 2_000;
-/// Words in the query.
-const TERMS: usize = 12;
-/// Matching entries ranked.
-const WINDOW: usize = 2_000;
-/// Entries of one session that add to its score.
-const BEST_ROWS: usize = 5;
 /// `ts_rank_cd` weights and normalization, as search ranks (`search.rs`).
 const WEIGHTS: &str = "'{0.5, 1.0, 0.5, 1.0}'";
 const NORMALIZATION: i32 = 1;
-
-/// Words too common in any text to relate two sessions (SQLite's list).
-const STOPWORDS: &[&str] = &[
-    "about", "after", "again", "all", "also", "and", "any", "are", "because", "been", "before",
-    "but", "can", "could", "did", "does", "doing", "done", "each", "for", "from", "had", "has",
-    "have", "here", "how", "into", "its", "just", "let", "like", "make", "more", "most", "need",
-    "not", "now", "one", "only", "other", "our", "out", "over", "same", "see", "should", "some",
-    "such", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this",
-    "those", "too", "use", "used", "using", "very", "was", "way", "were", "what", "when", "where",
-    "which", "while", "who", "why", "will", "with", "would", "you", "your",
-];
 
 /// Up to `limit` sessions most like session `rowid`, best first, each with the words it
 /// shares with it (most distinctive first). Empty when the session is gone or has no
@@ -88,38 +65,25 @@ fn lexeme(word: &str) -> String {
 
 /// The [`TERMS`] most distinctive words of session `me`, most distinctive first.
 fn distinctive_terms(tx: &Tx<'_>, me: &SessionRow) -> Result<Vec<String>> {
-    let mut frequencies: BTreeMap<String, usize> = BTreeMap::new();
-    let mut add = |text: &str| {
-        let text = match text.char_indices().nth(TEXT_CHARS as usize) {
-            Some((at, _)) => &text[..at],
-            None => text,
-        };
-        for word in text.split(|c: char| !c.is_alphanumeric()) {
-            let length = word.chars().count();
-            if !(3..=32).contains(&length) || word.chars().all(|c| c.is_ascii_digit()) {
-                continue;
-            }
-            let word = word.to_lowercase();
-            if STOPWORDS.binary_search(&word.as_str()).is_err() {
-                *frequencies.entry(word).or_default() += 1;
-            }
-        }
-    };
+    let mut words = Words::default();
+    let mut add = |text: &str| words.add(text);
     add(&me.record.title);
     add(me.summary.as_deref().unwrap_or(""));
     let (first, last) = session_range(me.rowid);
     let rows = tx.query(
         "SELECT left(content, $3) FROM entries WHERE id BETWEEN $1 AND $2
          ORDER BY id DESC LIMIT $4",
-        &[&first, &last, &TEXT_CHARS, &RECENT_ENTRIES],
+        &[
+            &first,
+            &last,
+            &(TEXT_CHARS as i32),
+            &(RECENT_ENTRIES as i64),
+        ],
     )?;
     for row in rows {
         add(&row.get::<_, String>(0));
     }
-    // The most frequent words are looked up (ties by name, so the choice is stable).
-    let mut candidates: Vec<(String, usize)> = frequencies.into_iter().collect();
-    candidates.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    candidates.truncate(CANDIDATES);
+    let candidates = words.candidates();
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
@@ -130,20 +94,16 @@ fn distinctive_terms(tx: &Tx<'_>, me: &SessionRow) -> Result<Vec<String>> {
             &[],
         )?
         .get(0);
-    let documents = documents.max(1) as f64;
-    let words: Vec<&str> = candidates.iter().map(|(w, _)| w.as_str()).collect();
-    let frequencies = frequencies_of(tx, me.rowid, &words)?;
-    let mut weighted = Vec::new();
-    for ((term, tf), (df, elsewhere)) in candidates.into_iter().zip(frequencies) {
-        if df == 0 || df >= DF_CAP || elsewhere == 0 {
-            continue;
-        }
-        let weight = (1.0 + (tf as f64).ln()) * (documents / df as f64).ln_1p();
-        weighted.push((term, weight));
-    }
-    weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    weighted.truncate(TERMS);
-    Ok(weighted.into_iter().map(|(term, _)| term).collect())
+    let terms: Vec<&str> = candidates.iter().map(|(w, _)| w.as_str()).collect();
+    let frequencies = frequencies_of(tx, me.rowid, &terms)?;
+    let counted = candidates
+        .into_iter()
+        .zip(frequencies)
+        .map(|((term, tf), (df, elsewhere))| (term, tf, df, elsewhere));
+    Ok(distinctive(
+        counted,
+        usize::try_from(documents).unwrap_or(0),
+    ))
 }
 
 /// For each of `words`: how many entries and sessions contain it (entries counted up to
@@ -292,11 +252,6 @@ fn shared_terms(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stopwords_are_sorted_for_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
-    }
 
     #[test]
     fn lexemes_are_quoted_words() {
