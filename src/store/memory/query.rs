@@ -20,6 +20,15 @@ use super::record::Channel;
 use crate::error::{Error, Result};
 use crate::render::time::is_day;
 
+/// The bounds of a search, the same on every backend so each says the same of what it
+/// looked at. Only this many of the most recent matches are ranked by relevance.
+pub(super) const RANK: usize = 2_000;
+/// Matches are counted up to this many.
+pub(super) const COUNT_CAP: usize = 100_000;
+/// Filters a full-text index cannot check are checked on this many of the most recent
+/// matches of the words.
+pub(super) const EXAMINE: usize = 10_000;
+
 /// At most this many words and phrases; more only slow the match down.
 const MAX_TERMS: usize = 16;
 

@@ -123,7 +123,7 @@ pub(super) fn entries(
         let ts: Option<String> = row.get(2)?;
         let tags: String = row.get(3)?;
         let day: String = row.get(4)?;
-        if !passes(query, &channel, ts.as_deref(), &day, &tags) {
+        if !query.passes(&channel, ts.as_deref(), &day, &tags) {
             continue;
         }
         let found = match &query.regex {
@@ -167,27 +167,6 @@ pub(super) fn matching(
         }
     }
     Ok((kept, None))
-}
-
-/// Whether an entry passes the filters the full-text index does not check: channel, tags
-/// (a JSON array) and days (its own time's day, else its session's).
-fn passes(query: &Query, channel: &str, ts: Option<&str>, day: &str, tags: &str) -> bool {
-    if !query.channels.is_empty() && !query.channels.iter().any(|c| c.as_str() == channel) {
-        return false;
-    }
-    let day = ts.and_then(|t| t.get(..10)).unwrap_or(day);
-    if query.since.as_deref().is_some_and(|since| day < since)
-        || query.until.as_deref().is_some_and(|until| day > until)
-    {
-        return false;
-    }
-    if !query.tags.is_empty() {
-        let tags: Vec<String> = serde_json::from_str(tags).unwrap_or_default();
-        if !query.tags.iter().all(|t| tags.contains(t)) {
-            return false;
-        }
-    }
-    true
 }
 
 /// What a scan of session titles and summaries found.

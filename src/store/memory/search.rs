@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::query::Query;
+use super::query::{COUNT_CAP, EXAMINE, Query, RANK};
 use super::read::{count, parse_channel};
 use super::record::Channel;
 use super::records::MemoryHit;
@@ -26,13 +26,6 @@ use super::scan::{self, Scanned, excerpt, thousands};
 use super::{session_range, split_entry_id, width};
 use crate::error::Result;
 
-/// Only this many of the most recent matches are ranked by relevance.
-const RANK: usize = 2_000;
-/// Matches are counted up to this many.
-const COUNT_CAP: usize = 100_000;
-/// Filters the full-text index cannot check are checked on this many of the most recent
-/// matches of the words.
-const EXAMINE: usize = 10_000;
 /// Tokens in a snippet.
 const SNIPPET_TOKENS: usize = 12;
 /// bm25 weights of the entry columns (content, tags) and session columns (title, summary):

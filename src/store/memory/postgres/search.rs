@@ -45,20 +45,13 @@ use std::collections::HashMap;
 use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
-use crate::store::memory::query::{Phrase, Query};
+use crate::store::memory::query::{COUNT_CAP, EXAMINE, Phrase, Query, RANK};
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::{Found, MemoryHit};
 use crate::store::memory::scan::{excerpt, thousands};
 use crate::store::memory::{session_range, split_entry_id, width};
 use crate::store::pg::Tx;
 
-/// The bounds of SQLite's search (`search.rs`), the same here so both say the same.
-/// Only this many of the most recent matches are ranked by relevance.
-const RANK: usize = 2_000;
-/// Matches are counted up to this many.
-const COUNT_CAP: usize = 100_000;
-/// Filters the index cannot check are checked on this many of the most recent matches.
-const EXAMINE: usize = 10_000;
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
 /// match (50,000 matches take 50 ms and more), where the estimate is sampled from 30,000
