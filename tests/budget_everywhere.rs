@@ -3,9 +3,9 @@
 //! project with tasks in the store.
 
 use homespace::app::{Options, build};
-use homespace::store::location::Location;
 use homespace::model::Kind;
 use homespace::render::budget::tokens;
+use homespace::store::location::Location;
 use homespace::tree::Space;
 
 fn walk(space: &Space, dir: Vec<String>, views: &mut Vec<(String, String)>) {

@@ -7,8 +7,8 @@
 //! other processes on the same file (a second mount, the CLI) wait up to the busy timeout
 //! instead of failing.
 
-mod db;
 pub mod copy;
+mod db;
 pub mod edits;
 pub mod fts;
 pub mod location;
