@@ -5,8 +5,10 @@
 //! ([`Scanned::cut`]), so a search never takes unbounded time and never hides that it did
 //! not look everywhere.
 //!
-//! Also here: [`excerpt`], the snippet of a hit the full-text index did not find.
+//! Also here, for every backend: [`narrowed`], a `re:` checked on the index's matches of
+//! the words, and [`excerpt`], the snippet of a hit the full-text index did not find.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -167,6 +169,41 @@ pub(super) fn matching(
         }
     }
     Ok((kept, None))
+}
+
+/// Narrows `found` — the index's matches of the words, newest first, with their scores —
+/// to those whose content `regex` matches too, as a backend's `matching` reads and checks
+/// them (bounded, as every scan), newest first; `total` becomes how many are kept. Returns
+/// where the pattern matched in each, for snippets. The notes say when the pattern saw only
+/// the most recent matches (`bound`, why not every match was looked at) or stopped early;
+/// without a pattern, `bound` itself is the note.
+pub(super) fn narrowed<S>(
+    found: &mut Vec<(i64, S)>,
+    total: &mut usize,
+    bound: Option<String>,
+    regex: Option<&Regex>,
+    notes: &mut Vec<String>,
+    matching: impl FnOnce(&[i64], &Regex) -> Result<(Vec<Located<i64>>, Option<String>)>,
+) -> Result<HashMap<i64, Range<usize>>> {
+    let Some(regex) = regex else {
+        notes.extend(bound);
+        return Ok(HashMap::new());
+    };
+    let ids: Vec<i64> = found.iter().map(|&(id, _)| id).collect();
+    let (kept, cut) = matching(&ids, regex)?;
+    if bound.is_some() {
+        notes.push(format!(
+            "re: was checked on the {} most recent matches of the words only",
+            thousands(ids.len())
+        ));
+    }
+    if let Some(reason) = cut {
+        notes.push(format!("the re: check {reason}"));
+    }
+    let ranges: HashMap<i64, Range<usize>> = kept.into_iter().collect();
+    found.retain(|(id, _)| ranges.contains_key(id));
+    *total = found.len();
+    Ok(ranges)
 }
 
 /// What a scan of session titles and summaries found.

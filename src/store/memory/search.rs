@@ -251,26 +251,14 @@ fn ranked_entries(
     } else {
         recent_matches(conn, fts, span)?
     };
-    let mut ranges = HashMap::new();
-    if let Some(regex) = &query.regex {
-        // `found` is newest first: the pattern is checked on the newest matches first.
-        let ids: Vec<i64> = found.iter().map(|&(id, _)| id).collect();
-        let (kept, cut) = scan::matching(conn, &ids, regex)?;
-        if bound.is_some() {
-            notes.push(format!(
-                "re: was checked on the {} most recent matches of the words only",
-                thousands(ids.len())
-            ));
-        }
-        if let Some(reason) = cut {
-            notes.push(format!("the re: check {reason}"));
-        }
-        ranges = kept.into_iter().collect::<HashMap<_, _>>();
-        found.retain(|(id, _)| ranges.contains_key(id));
-        total = found.len();
-    } else {
-        notes.extend(bound);
-    }
+    let mut ranges = scan::narrowed(
+        &mut found,
+        &mut total,
+        bound,
+        query.regex.as_ref(),
+        notes,
+        |ids, regex| scan::matching(conn, ids, regex),
+    )?;
     // Best first (bm25 is lower for better), then newest.
     found.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     found.truncate(keep);

@@ -48,7 +48,7 @@ use crate::error::{Error, Result};
 use crate::store::memory::query::{COUNT_CAP, EXAMINE, Phrase, Query, RANK};
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::{Found, MemoryHit};
-use crate::store::memory::scan::{excerpt, thousands};
+use crate::store::memory::scan::{excerpt, narrowed, thousands};
 use crate::store::memory::{session_range, split_entry_id, width};
 use crate::store::pg::Tx;
 
@@ -362,26 +362,14 @@ fn ranked_entries(
     } else {
         recent_matches(tx, &query.phrases, tsquery, span)?
     };
-    let mut ranges = HashMap::new();
-    if let Some(regex) = &query.regex {
-        // `found` is newest first: the pattern is checked on the newest matches first.
-        let ids: Vec<i64> = found.iter().map(|&(id, _)| id).collect();
-        let (kept, cut) = scan::matching(tx, &ids, regex)?;
-        if bound.is_some() {
-            notes.push(format!(
-                "re: was checked on the {} most recent matches of the words only",
-                thousands(ids.len())
-            ));
-        }
-        if let Some(reason) = cut {
-            notes.push(format!("the re: check {reason}"));
-        }
-        ranges = kept.into_iter().collect::<HashMap<_, _>>();
-        found.retain(|(id, _)| ranges.contains_key(id));
-        total = found.len();
-    } else {
-        notes.extend(bound);
-    }
+    let mut ranges = narrowed(
+        &mut found,
+        &mut total,
+        bound,
+        query.regex.as_ref(),
+        notes,
+        |ids, regex| scan::matching(tx, ids, regex),
+    )?;
     // Best first (a higher rank is better), then newest.
     found.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     found.truncate(keep);
