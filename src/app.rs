@@ -85,25 +85,18 @@ impl Options {
         self.project.join(".homespace")
     }
 
-    /// Creates the mount's local directory ([`Options::local_dir`]) if it is missing. The
-    /// default one, `.homespace/` in the project, is made with a `.gitignore` of `*`, as
-    /// virtualenvs and tool caches are: the store, its log and its temp files never show in
-    /// the project's `git status`.
+    /// Creates the mount's local directory ([`Options::local_dir`]) if it is missing,
+    /// private (0700). The default one, `.homespace/` in the project, is made with a
+    /// `.gitignore` of `*`, as virtualenvs and tool caches are: the store, its log and its
+    /// temp files never show in the project's `git status`.
     pub fn make_store_dir(&self) -> Result<()> {
         let dir = self.local_dir();
-        if dir.exists() {
-            return Ok(());
-        }
-        let failed = |e: std::io::Error| {
+        crate::trust::private_dir(&dir, dir == self.default_dir()).map_err(|e| {
             Error::internal(format!(
                 "cannot create the store's directory {}: {e}",
                 dir.display()
             ))
-        };
-        std::fs::create_dir_all(&dir).map_err(failed)?;
-        if dir == self.default_dir() {
-            std::fs::write(dir.join(".gitignore"), "*\n").map_err(failed)?;
-        }
+        })?;
         Ok(())
     }
 }

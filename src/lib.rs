@@ -15,6 +15,7 @@
 //! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
+//! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
 
 pub mod app;
@@ -34,3 +35,4 @@ pub mod store;
 pub mod testrun;
 pub mod transcripts;
 pub mod tree;
+pub mod trust;

@@ -13,7 +13,8 @@ use std::process::Command;
 use common::{Mount, OtherUser, example, succeed};
 
 /// A copy of the example project in a directory other users can enter, mounted with
-/// `args`; `open` makes the project and the store world-writable.
+/// `args`; the store readable by others (made private, the owner opens it on purpose to
+/// share tasks and memory); `open` makes the project and the store world-writable.
 fn mount(args: &[&str], open: bool) -> Mount {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -23,11 +24,10 @@ fn mount(args: &[&str], open: bool) -> Mount {
         succeed(Command::new("chmod").args(["-R", "a+rwX"]).arg(&project));
     }
     let mut mount = Mount::at(dir, project, args);
-    if open {
-        // The store exists once mounted; its modes are read when the mount starts.
-        succeed(Command::new("chmod").arg("a+rw").arg(&mount.store));
-        mount.restart(args);
-    }
+    // The store exists once mounted; its modes are read when the mount starts.
+    let modes = if open { "a+rw" } else { "a+r" };
+    succeed(Command::new("chmod").arg(modes).arg(&mount.store));
+    mount.restart(args);
     mount
 }
 

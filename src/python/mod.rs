@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! validate.rs validate / target_version: would it compile on the project's Python?
+//! interpreter.rs find: the project's interpreter, if the owner's alone (crate::trust)
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
 //! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
@@ -31,6 +32,7 @@ mod corpus_tests;
 mod depth;
 mod indent;
 mod index;
+pub mod interpreter;
 mod lines;
 mod parse;
 mod symbols;

@@ -12,7 +12,7 @@
 
 use std::fmt;
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -144,11 +144,7 @@ const INTERPRETER_TIMEOUT: Duration = Duration::from_secs(5);
 /// The version of the project's interpreter, asked once (`-I -S`: no site packages or
 /// environment to slow it down or break it).
 fn interpreter_version(project_root: &Path) -> Option<Version> {
-    let python = [".venv", "venv"]
-        .iter()
-        .map(|venv| project_root.join(venv).join("bin/python"))
-        .find(|path| path.is_file())
-        .unwrap_or_else(|| PathBuf::from("python3"));
+    let python = super::interpreter::find(project_root, None).ok()?;
     let mut child = Command::new(python)
         .args([
             "-I",

@@ -74,15 +74,31 @@ enum Backend {
 
 impl Store {
     /// Opens (creating it and its directory if needed) the store at `path`, in WAL mode,
-    /// and migrates its schema to the current version.
+    /// and migrates its schema to the current version. A store made here is the owner's
+    /// alone (0600, a new folder 0700): it holds transcripts, which may be private
+    /// (SQLite gives its WAL and shared-memory files the same mode).
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| {
+            crate::trust::private_dir(dir, false).map_err(|e| {
                 Error::internal(format!(
                     "cannot create the store's directory {}: {e}",
                     dir.display()
                 ))
             })?;
+        }
+        use std::os::unix::fs::OpenOptionsExt;
+        let made = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path);
+        if let Err(e) = made
+            && e.kind() != std::io::ErrorKind::AlreadyExists
+        {
+            return Err(Error::internal(format!(
+                "cannot create the store {}: {e}",
+                path.display()
+            )));
         }
         let conn = Connection::open(path).map_err(|e| {
             Error::internal(format!("cannot open the store {}: {e}", path.display()))

@@ -1,13 +1,13 @@
-//! Settings documents kept in the store, by name (`source` for `source/meta/settings.toml`):
-//! the exact text a user wrote, so reading it back gives the same bytes. Kept by either
-//! backend ([`SettingRecords`]).
+//! Settings documents once kept in the store, by name (`source` for
+//! `source/meta/settings.toml`), by either backend ([`SettingRecords`]). Settings now live
+//! in the checkout (`.homespace/settings.toml`, the owner's alone): anyone who may write a
+//! store could otherwise choose what the owner's daemon runs. What was stored is still read
+//! — without the settings that run something — until the checkout writes its own file, and
+//! a store copy carries it.
 //!
-//! Settings are a checkout's (they choose its Python interpreter, a path on its machine),
-//! so each belongs to the checkout that wrote it (the key the source resource passes:
-//! `resources::source::checkout`). Settings written before they were kept per checkout
-//! (migration 9) have the empty key and hold for every checkout that has not written its
-//! own: on SQLite they are the mount's own (the store sits in its project), on PostgreSQL
-//! they were shared already, and nothing tells whose they were.
+//! Each document belongs to the checkout that wrote it (`resources::source::checkout`);
+//! those from before they were kept per checkout (migration 9) have the empty key and hold
+//! for every checkout that has not written its own.
 
 use rusqlite::{Connection, OptionalExtension, params};
 

@@ -2,7 +2,9 @@
 //! background, results from JUnit XML, output kept whole. Knows nothing of the mount.
 //!
 //! - running pytest with a timeout: `run.rs`;
-//! - reading its JUnit XML report: `junit.rs`.
+//! - reading its JUnit XML report: `junit.rs`;
+//! - what a selector written to `source/tests/run` may hold: `selector.rs`.
 
 pub mod junit;
 pub mod run;
+pub mod selector;

@@ -155,6 +155,14 @@ impl Space {
         self.logged(op, path, admitted)
     }
 
+    /// The owner and modes of the project's directory; the owner's alone when it cannot be
+    /// examined (never more open than the project itself).
+    fn project_ownership(&self) -> Ownership {
+        std::fs::metadata(&self.project.path)
+            .map(|meta| Ownership::of(&meta))
+            .unwrap_or(Ownership::OwnerOnly)
+    }
+
     /// The owner and modes `stat` shows for `node`.
     pub(crate) fn perm_of(&self, node: &Node) -> Perm {
         let base = match node.ownership {
@@ -206,7 +214,10 @@ impl Space {
     /// What `path` holds.
     pub fn stat(&self, path: &[String]) -> Result<Node> {
         match self.place(path)? {
-            Place::Root => Ok(Node::dir(false)),
+            // Whoever may enter the project may enter the mount: the way to source/.
+            Place::Root => Ok(Node::dir(false).owned(self.project_ownership())),
+            // The dashboard and the whole tree's map quote tasks and sessions: the store's.
+            Place::Generated(_, []) => Ok(Node::view()),
             Place::Generated(_, dir) => match self.stat(dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
                 node if node.kind == Kind::Dir => {

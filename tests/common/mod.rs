@@ -93,6 +93,15 @@ impl Mount {
     }
 
     /// Mount `project` with `store` at `dir/mnt`.
+    pub fn over_store(
+        dir: tempfile::TempDir,
+        project: PathBuf,
+        store: PathBuf,
+        args: &[&str],
+    ) -> Mount {
+        Self::over(dir, project, store, args)
+    }
+
     fn over(dir: tempfile::TempDir, project: PathBuf, store: PathBuf, args: &[&str]) -> Mount {
         let at = dir.path().join("mnt");
         std::fs::create_dir_all(&at).unwrap();

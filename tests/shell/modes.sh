@@ -4,11 +4,11 @@ S="$HS/source"
 mode() { stat -c %a "$1"; }
 
 expect_fails "Operation not permitted" "chmod of a view" -- chmod 777 "$HS/_entry.md"
-expect_eq "$(mode "$HS/_entry.md")" "444" "the view's mode"
+expect_eq "$(mode "$HS/_entry.md")" "400" "the view's mode (the private store's, read-only)"
 expect_contains "$(cat "$HS/_errors.md")" "cannot be changed: it is not a file of the project" "why, in _errors.md"
 
 echo '{"title": "Check modes"}' > "$HS/tasks/open/modes.json"
-expect_fails "Operation not permitted" "chmod of a task" -- chmod 600 "$HS/tasks/open/modes.json"
+expect_fails "Operation not permitted" "chmod of a task" -- chmod 644 "$HS/tasks/open/modes.json"
 expect_fails "Operation not permitted" "chown of a task" -- chown 12345 "$HS/tasks/open/modes.json"
 chmod "$(mode "$HS/tasks/open/modes.json")" "$HS/tasks/open/modes.json" || fail "chmod to the mode it has"
 

@@ -1,32 +1,63 @@
-//! The import check after a routed edit, as `source/meta/settings.toml` says: on or off,
-//! which interpreter, which timeout. The checker (a long-lived interpreter that forks per
+//! The settings of source/ (kept in the checkout's `.homespace/settings.toml`, the owner's
+//! alone) and the import check after a routed edit, as they say: on or off, which
+//! interpreter, which timeout. The checker (a long-lived interpreter that forks per
 //! check) is made when first needed and remade when the settings change it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use std::io::Write;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::python::interpreter;
 use crate::resources::source::Source;
-use crate::resources::source::import_check::{ImportChecker, ImportFailure, find_python};
+use crate::resources::source::import_check::{ImportChecker, ImportFailure};
 use crate::resources::source::settings::{self, DEFAULT, Settings};
 use crate::tree::{access, lock};
+use crate::trust;
+
+/// The settings file's name in the checkout's `.homespace/`.
+const SETTINGS_FILE: &str = "settings.toml";
 
 /// The checker in use and what it was made for.
 pub(crate) type CheckerSlot = Option<(PathBuf, Duration, Arc<ImportChecker>)>;
 
 impl Source {
-    /// The text of `source/meta/settings.toml`.
+    /// Where `source/meta/settings.toml` is kept: in the checkout, `.homespace/settings.toml`,
+    /// a file the owner controls. Never in the store: anyone who may write a shared store
+    /// could otherwise choose what the owner's daemon runs.
+    pub(crate) fn settings_file(&self) -> PathBuf {
+        self.project.root.join(".homespace").join(SETTINGS_FILE)
+    }
+
+    /// The text of `source/meta/settings.toml`: the checkout's file; else what this
+    /// checkout wrote to the store before settings moved out of it, without the settings
+    /// that run something ([`settings::without_what_runs`]); else the defaults.
     pub(crate) fn settings_text(&self) -> Result<String> {
+        let file = self.settings_file();
+        match std::fs::read_to_string(&file) {
+            Ok(text) => return Ok(text),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(Error::internal(format!(
+                    "cannot read the settings {}: {e}",
+                    file.display()
+                )));
+            }
+        }
         Ok(self
             .store
             .records(|db| db.settings().get(&self.checkout, "source"))?
+            .map(|stored| settings::without_what_runs(&stored))
             .unwrap_or_else(|| DEFAULT.to_string()))
     }
 
-    /// The settings in force.
+    /// The settings in force. Those that run something apply only while the file holding
+    /// them is the owner's alone; else they are set aside and the settings view says why.
     pub(crate) fn settings(&self) -> Settings {
-        self.settings_text()
+        let parsed = self
+            .settings_text()
             .and_then(|text| settings::parse(&text))
             .or_else(|_| settings::parse(DEFAULT))
             .unwrap_or(Settings {
@@ -37,15 +68,27 @@ impl Source {
                 ignore: Vec::new(),
                 test_args: Vec::new(),
                 test_timeout: Duration::from_secs(600),
-            })
+                set_aside: None,
+            });
+        if !parsed.runs_something() {
+            return parsed;
+        }
+        match trust::owner_alone(&self.settings_file()) {
+            Ok(()) => parsed,
+            Err(why) => parsed.set_aside(format!(
+                "import_check.python and tests.args are not used: {why}"
+            )),
+        }
     }
 
-    /// Validate and store new settings; they apply to the next edit. Only the mount's
-    /// owner may: they choose the interpreter that runs after the owner's edits.
+    /// Validate and keep new settings; they apply to the next edit. Only the mount's
+    /// owner may: they choose the interpreter that runs after the owner's edits. Written
+    /// atomically, readable by the owner alone; settings that run something are refused
+    /// where the file could not be the owner's alone.
     pub(crate) fn write_settings(&self, content: &[u8]) -> Result<()> {
         if !access::may_run_project_code() {
             return Err(Error::new(
-                crate::error::ErrorKind::PermissionDenied,
+                ErrorKind::PermissionDenied,
                 "settings.toml was not saved: only the mount's owner may change it, since it \
                  chooses the Python interpreter that runs after each edit",
             ));
@@ -53,19 +96,45 @@ impl Source {
         let text = std::str::from_utf8(content)
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
         let settings = settings::parse(text)?;
-        self.store
-            .change_records(|db| db.settings().put(&self.checkout, "source", text))?;
+        let file = self.settings_file();
+        let dir = file.parent().unwrap_or(&self.project.root);
+        let failed = |what: &str, e: std::io::Error| {
+            Error::internal(format!(
+                "settings.toml was not saved: cannot {what} {}: {e}",
+                file.display()
+            ))
+        };
+        trust::private_dir(dir, true).map_err(|e| failed("make the folder of", e))?;
+        if settings.runs_something()
+            && let Err(why) = trust::owner_alone(dir)
+        {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                format!(
+                    "settings.toml was not saved: import_check.python and tests.args choose what \
+                     runs as the mount's owner, so they are kept only where no one else can \
+                     change them, and {why}"
+                ),
+            ));
+        }
+        let mut temp = tempfile::Builder::new()
+            .prefix(".settings-")
+            .tempfile_in(dir)
+            .map_err(|e| failed("make a temp file for", e))?;
+        temp.write_all(content)
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(|e| failed("write", e))?;
+        temp.persist(&file)
+            .map_err(|e| failed("replace", e.error))?;
         self.apply_settings(&settings);
         Ok(())
     }
 
     /// The Python interpreter the settings choose, else the project's own: what the
-    /// import check and the test runner run.
-    pub(crate) fn interpreter(&self, settings: &Settings) -> Option<PathBuf> {
-        settings
-            .python
-            .clone()
-            .or_else(|| find_python(&self.project.root))
+    /// import check and the test runner run. Each only if the owner's alone; the error
+    /// says why there is none.
+    pub(crate) fn interpreter(&self, settings: &Settings) -> std::result::Result<PathBuf, String> {
+        interpreter::find(&self.project.root, settings.python.as_deref())
     }
 
     /// Applies what takes effect outside the next edit: the paths left out.
@@ -88,9 +157,12 @@ impl Source {
         if !settings.import_check {
             return Ok(());
         }
-        let Some(python) = self.interpreter(&settings) else {
-            crate::log::line("import check skipped: no Python interpreter found");
-            return Ok(());
+        let python = match self.interpreter(&settings) {
+            Ok(python) => python,
+            Err(why) => {
+                crate::log::line(&format!("import check of {dotted} skipped: {why}"));
+                return Ok(());
+            }
         };
         let checker = {
             let mut slot = lock(&self.checker);
@@ -122,5 +194,129 @@ impl Source {
                 Ok(())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    use super::*;
+    use crate::model::links::Links;
+    use crate::store::Store;
+    use crate::store::testing::for_each_backend;
+    use crate::tree::access::Admission;
+
+    fn chmod(path: &Path, mode: u32) {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    /// A one-module project in a folder of the owner's alone, mounted over a new store.
+    fn source() -> (tempfile::TempDir, PathBuf, Arc<Source>) {
+        source_over(Arc::new(Store::in_memory().unwrap()))
+    }
+
+    fn source_over(store: Arc<Store>) -> (tempfile::TempDir, PathBuf, Arc<Source>) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap().join("app");
+        std::fs::create_dir(&root).unwrap();
+        chmod(&root, 0o755);
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[project]\nrequires-python = \">=3.10\"\n",
+        )
+        .unwrap();
+        std::fs::write(root.join("app.py"), "X = 1\n").unwrap();
+        let source = Source::new(&root, "app".into(), Links::new("/mnt/hs"), store, 500);
+        (dir, root, source)
+    }
+
+    fn evil() -> String {
+        DEFAULT
+            .replace("python = \"\"", "python = \"/tmp/evil.sh\"")
+            .replace("args = []", "args = [\"-p\", \"evil\"]")
+    }
+
+    #[test]
+    fn settings_in_the_store_never_choose_what_runs() {
+        for_each_backend(|store| {
+            let (_dir, _root, source) = source_over(store);
+            // Another user who may write the store (any user of a shared database) plants
+            // settings for this checkout.
+            let planted = evil().replace("depth = 2", "depth = 3");
+            source
+                .store
+                .change_records(|db| db.settings().put(&source.checkout, "source", &planted))
+                .unwrap();
+            let settings = source.settings();
+            assert_eq!(settings.python, None);
+            assert!(settings.test_args.is_empty());
+            assert_eq!(settings.nav.depth, 3, "what runs nothing is still read");
+            assert!(!source.settings_text().unwrap().contains("evil"));
+        });
+    }
+
+    #[test]
+    fn settings_are_kept_in_the_checkout_for_the_owner_alone() {
+        let (_dir, root, source) = source();
+        let _owner = Admission::enter(true);
+        let mine = DEFAULT.replace("depth = 2", "depth = 4");
+        source.write_settings(mine.as_bytes()).unwrap();
+        let file = root.join(".homespace/settings.toml");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
+        assert_eq!(source.settings_text().unwrap(), mine);
+        assert_eq!(mode(&file), 0o600);
+        assert_eq!(mode(&root.join(".homespace")), 0o700);
+        assert_eq!(source.settings().nav.depth, 4);
+        let stored = source
+            .store
+            .records(|db| db.settings().get(&source.checkout, "source"))
+            .unwrap();
+        assert_eq!(stored, None, "nothing of it reaches the store");
+    }
+
+    #[test]
+    fn what_runs_is_refused_where_others_could_change_it() {
+        let (_dir, root, source) = source();
+        let _owner = Admission::enter(true);
+        // A project folder its group may write: another user could swap .homespace/.
+        chmod(&root, 0o775);
+        let refused = source.write_settings(evil().as_bytes()).unwrap_err();
+        assert_eq!(
+            refused.kind,
+            ErrorKind::PermissionDenied,
+            "{}",
+            refused.message
+        );
+        assert!(
+            refused.message.contains("is writable by group"),
+            "{}",
+            refused.message
+        );
+        assert!(!root.join(".homespace/settings.toml").exists());
+        // Settings that run nothing are fine there.
+        source.write_settings(DEFAULT.as_bytes()).unwrap();
+
+        // Written by the owner, then opened to others: set aside, and said why.
+        chmod(&root, 0o755);
+        source.write_settings(evil().as_bytes()).unwrap();
+        assert_eq!(
+            source.settings().python,
+            Some(PathBuf::from("/tmp/evil.sh"))
+        );
+        chmod(&root.join(".homespace/settings.toml"), 0o666);
+        let settings = source.settings();
+        assert_eq!(settings.python, None);
+        assert!(settings.test_args.is_empty());
+        let why = settings.set_aside.unwrap();
+        assert!(
+            why.contains("settings.toml is writable by everyone"),
+            "{why}"
+        );
     }
 }

@@ -22,14 +22,13 @@
 //!   queued checks by up to the timeout.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use std::{env, fmt, fs, thread};
+use std::{fmt, thread};
 
 use serde::Deserialize;
 
@@ -299,21 +298,6 @@ impl ImportChecker {
     }
 }
 
-/// The interpreter for `project`: its `.venv` or `venv`, else `python3` on `PATH`.
-pub fn find_python(project: &Path) -> Option<PathBuf> {
-    // Not canonicalized: a venv's python is a symlink, and Python finds its venv by that path.
-    let path = env::var_os("PATH");
-    let on_path = path
-        .iter()
-        .flat_map(env::split_paths)
-        .filter(|d| d.is_absolute());
-    [".venv", "venv"]
-        .iter()
-        .map(|venv| project.join(venv).join("bin/python"))
-        .chain(on_path.map(|dir| dir.join("python3")))
-        .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
-}
-
 /// The message of a failure: the last [`MAX_LINES`] lines, each cut to a sane length.
 fn last_lines(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
@@ -443,11 +427,12 @@ impl Drop for Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::sync::Arc;
 
     /// A checker with `python3` from PATH, or None (the test is skipped) where there is none.
     fn checker(timeout: f64) -> Option<ImportChecker> {
-        let python = find_python(Path::new("/nonexistent"));
+        let python = crate::python::interpreter::find(Path::new("/nonexistent"), None).ok();
         if python.is_none() {
             eprintln!("no python3 on PATH: import check test skipped");
         }
@@ -561,7 +546,7 @@ mod tests {
                 .set_modified(second)
         };
         touch(&file).unwrap();
-        let compiled = Command::new(find_python(dir.path()).unwrap())
+        let compiled = Command::new(crate::python::interpreter::find(dir.path(), None).unwrap())
             .args(["-m", "py_compile", "a.py"])
             .current_dir(dir.path())
             .status();
@@ -629,7 +614,7 @@ mod tests {
     }
 
     #[test]
-    fn unavailable_interpreters_and_finding_one() {
+    fn unavailable_interpreters_are_said_to_be() {
         for python in ["/nonexistent/python", "/bin/false"] {
             let c = ImportChecker::new(python.into(), Duration::from_secs(1));
             let result = c.check("x", &[]);
@@ -638,14 +623,6 @@ mod tests {
                 "{result:?}"
             );
         }
-        let (dir, _) = project(&[(".venv/bin/python", "#!/bin/sh\n")]);
-        let venv = dir.path().join(".venv/bin/python");
-        assert_eq!(
-            find_python(dir.path()),
-            find_python(Path::new("/nonexistent"))
-        );
-        fs::set_permissions(&venv, fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(find_python(dir.path()), Some(venv));
     }
 
     #[test]

@@ -90,6 +90,12 @@ impl Resource for MetaDir {
 fn entry(source: &Source) -> Entry {
     let settings = source.settings();
     let file = source.links.to("source/meta/settings.toml");
+    // Said first: the owner expects these settings to apply, and they do not.
+    let set_aside = settings.set_aside.iter().map(|why| {
+        format!(
+            "**Not in force:** {why}. They apply again once no one but you can change the file."
+        )
+    });
     Entry {
         title: format!(
             "source/meta — settings: import check {}",
@@ -109,7 +115,7 @@ fn entry(source: &Source) -> Entry {
         ],
         sections: vec![Section {
             heading: "Settings".into(),
-            items: vec![
+            items: set_aside.chain([
                 format!(
                     "`import_check.enabled` = {} — after each routed edit, import the module in a separate Python process and undo the edit if that fails",
                     settings.import_check
@@ -146,9 +152,14 @@ fn entry(source: &Source) -> Entry {
                     "`tests.timeout_secs` = {} — how long a test run may take before it is stopped",
                     settings.test_timeout.as_secs()
                 ),
-            ],
+            ])
+            .collect(),
             ..Section::default()
         }],
+        advanced: vec![format!(
+            "Kept in `{}`, yours alone (never in the store): `import_check.python` and `tests.args` choose what runs as you, so they apply only while that file and its folders are writable by no one else.",
+            source.settings_file().display()
+        )],
         ..Entry::default()
     }
 }

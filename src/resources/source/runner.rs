@@ -18,6 +18,7 @@ use crate::resources::source::tree::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
+use crate::testrun::selector;
 use crate::tree::resource::Resource;
 use crate::tree::{access, lock};
 
@@ -338,14 +339,22 @@ impl Source {
         }
         let selector = std::str::from_utf8(selector)
             .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
+        let words = selector::parse(selector).map_err(|why| {
+            Error::invalid(format!(
+                "source/tests/run: no run was started: {why}. Other pytest options are the \
+                 owner's to set, in tests.args of {}",
+                self.links.to("source/meta/settings.toml")
+            ))
+        })?;
         let settings = self.settings();
-        let python = self.interpreter(&settings).ok_or_else(|| {
-            Error::not_found(
-                "no Python interpreter found: set import_check.python in source/meta/settings.toml",
-            )
+        let python = self.interpreter(&settings).map_err(|why| {
+            Error::not_found(format!(
+                "source/tests/run: no run was started: {why}. Set import_check.python in {}",
+                self.links.to("source/meta/settings.toml")
+            ))
         })?;
         let mut args = settings.test_args.clone();
-        args.extend(selector.split_whitespace().map(String::from));
+        args.extend(words);
         let job = Job {
             python,
             root: self.project.root.clone(),
@@ -567,7 +576,6 @@ mod tests {
 
     use crate::model::links::Links;
     use crate::resources::source::Source;
-    use crate::resources::source::import_check::find_python;
     use crate::store::Store;
     use crate::tree::access::Admission;
 
@@ -582,7 +590,7 @@ mod tests {
         .unwrap();
         std::fs::create_dir(root.join("tests")).unwrap();
         std::fs::write(root.join("tests/test_a.py"), "def test_a():\n    pass\n").unwrap();
-        if find_python(&root).is_none() {
+        if crate::python::interpreter::find(&root, None).is_err() {
             eprintln!("no python3: no test can run here");
             return;
         }

@@ -1,6 +1,8 @@
 //! `source/meta/settings.toml`: how source/ behaves, as a TOML document that is validated
 //! on write (unknown keys with "did you mean", wrong types, out-of-range values — all
-//! reported together) and applied at once. Stored in the store; the defaults until then.
+//! reported together) and applied at once. Kept in the checkout, `.homespace/settings.toml`
+//! (see `check.rs`): two of its settings say what the daemon runs ([`Settings::runs_something`]),
+//! and only a file the owner alone controls may say that — never the shared store.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,12 +15,15 @@ use crate::resources::source::project::extra_ignore;
 
 /// The settings text before anyone wrote it.
 pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.
+# Kept in the project's .homespace/settings.toml, yours alone: the interpreter and the test
+# arguments below run as you, so they apply only while no one else can change that file.
 
 [import_check]
 # After every routed edit, import the edited module in a separate Python process and undo
 # the edit if the import fails.
 enabled = true
-# The interpreter: "" means <project>/.venv/bin/python if it exists, else python3 on PATH.
+# The interpreter: "" means <project>/.venv/bin/python if it exists, else python3 on PATH
+# (either only if no one else can change it).
 python = ""
 # Seconds an import may take before it counts as failed.
 timeout_secs = 10
@@ -35,7 +40,8 @@ collapse = 8
 ignore = []
 
 [tests]
-# Arguments put before the selector written to source/tests/run (`-x`, `--tb=short`).
+# Arguments put before the selector written to source/tests/run (`--tb=short`, `-p plugin`);
+# a selector itself takes test ids and -k, -m, --lf, --ff, -x, --maxfail, -q, -v only.
 args = []
 # Seconds a test run may take before it is stopped and reported as timed out.
 timeout_secs = 600
@@ -55,6 +61,51 @@ pub struct Settings {
     /// pytest arguments before every selector.
     pub test_args: Vec<String>,
     pub test_timeout: Duration,
+    /// Why `python` and `test_args` were set aside (left at their defaults): the file that
+    /// holds them is not the owner's alone. `None` when they apply.
+    pub set_aside: Option<String>,
+}
+
+impl Settings {
+    /// Whether these settings choose something the daemon runs: an interpreter, or pytest
+    /// arguments (`-p plugin` loads code, `--basetemp` deletes a folder).
+    pub fn runs_something(&self) -> bool {
+        self.python.is_some() || !self.test_args.is_empty()
+    }
+
+    /// These settings without what they would run, saying `why`.
+    pub fn set_aside(self, why: String) -> Settings {
+        Settings {
+            python: None,
+            test_args: Vec::new(),
+            set_aside: Some(why),
+            ..self
+        }
+    }
+}
+
+/// `text` with the settings that run something blanked (`python = ""`, `args = []`),
+/// everything else as written: settings written to the store before they moved to the
+/// checkout are read this way, since anyone who can write the store could have set them.
+pub fn without_what_runs(text: &str) -> String {
+    let Ok(mut doc) = text.parse::<DocumentMut>() else {
+        return text.to_string();
+    };
+    let mut blank = |table: &str, key: &str, empty: Value| {
+        if let Some(item) = doc
+            .get_mut(table)
+            .and_then(|t| t.as_table_like_mut())
+            .and_then(|t| t.get_mut(key))
+            && let Some(value) = item.as_value_mut()
+        {
+            let decor = value.decor().clone();
+            *value = empty;
+            *value.decor_mut() = decor;
+        }
+    };
+    blank("import_check", "python", Value::from(""));
+    blank("tests", "args", Value::Array(toml_edit::Array::new()));
+    doc.to_string()
 }
 
 const KNOWN: &[(&str, &[&str])] = &[
@@ -168,6 +219,7 @@ pub fn parse(text: &str) -> Result<Settings> {
             ignore,
             test_args,
             test_timeout,
+            set_aside: None,
         })
     } else {
         Err(Error::invalid(format!(
@@ -239,6 +291,25 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settings_read_from_the_store_lose_only_what_runs() {
+        let stored = DEFAULT
+            .replace("python = \"\"", "python = \"/tmp/evil.sh\" # mine")
+            .replace("args = []", "args = [\"-p\", \"evil\"]")
+            .replace("depth = 2", "depth = 4");
+        let parsed = parse(&stored).unwrap();
+        assert!(parsed.runs_something());
+        let kept = without_what_runs(&stored);
+        let settings = parse(&kept).unwrap();
+        assert!(!settings.runs_something(), "{kept}");
+        assert_eq!(settings.nav.depth, 4, "the rest is kept");
+        assert!(
+            kept.contains("python = \"\" # mine"),
+            "comments kept: {kept}"
+        );
+        assert_eq!(without_what_runs(DEFAULT), DEFAULT);
+    }
 
     #[test]
     fn the_default_parses() {

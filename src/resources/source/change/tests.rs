@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use super::*;
 use crate::model::links::Links;
-use crate::resources::source::import_check::find_python;
 use crate::store::Store;
 use crate::tree::access::Admission;
 
@@ -123,7 +122,7 @@ fn a_failed_import_puts_back_every_touched_file_and_removes_created_ones() {
         ("pkg/a.py", "X = 1\n"),
         ("pkg/notes.txt", "kept\n"),
     ]);
-    if find_python(&root).is_none() {
+    if crate::python::interpreter::find(&root, None).is_err() {
         eprintln!("no python3: the import check cannot run here");
         return;
     }

@@ -1,0 +1,187 @@
+//! Nobody else runs code as the mount's owner (SPEC §10): another user — made by each test —
+//! who may write the store, the project folder or a settings file plants a program that
+//! would leave a mark if it ever ran; the owner then edits (the import check runs) and runs
+//! the tests, and the mark must not appear. What the owner keeps is private by default.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Mount, OtherUser, example, succeed};
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// The example project in a folder others may enter, its project folder writable by
+/// everyone when `open` (a shared checkout), mounted by root.
+fn mount(open: bool) -> Mount {
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let project = dir.path().join("project");
+    common::copy_dir(&example(), &project);
+    if open {
+        succeed(Command::new("chmod").args(["-R", "a+rwX"]).arg(&project));
+    }
+    Mount::at(dir, project, &[])
+}
+
+/// `user`'s own folder in the mount's temp dir, and in it an executable `evil.sh` that
+/// leaves `ran` beside it and then behaves as python3, so nothing else looks amiss.
+fn plant(mount: &Mount, user: &OtherUser) -> (PathBuf, PathBuf) {
+    let home = mount.dir.path().join(&user.name);
+    std::fs::create_dir(&home).unwrap();
+    std::os::unix::fs::chown(&home, Some(user.uid), None).unwrap();
+    let evil = home.join("evil.sh");
+    let mark = home.join("ran");
+    let (ok, out) = mount.sh_as(
+        user,
+        &format!(
+            "printf '#!/bin/sh\\ntouch {}\\nexec python3 \"$@\"\\n' > {evil}; chmod 755 {evil}",
+            mark.display(),
+            evil = evil.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    (evil, mark)
+}
+
+/// The owner's common loop: an edit (import-checked) and a test run read to its end.
+fn owners_edit_and_run(mount: &Mount) -> String {
+    let (ok, out) = mount.sh("printf 'def hs_probe():\\n    return 1\\n' > probe.py \
+         && cp probe.py \"$HS/source/ledger/report/hs_probe.py\" \
+         && echo tests/test_journal.py > \"$HS/source/tests/run\" \
+         && for i in $(seq 1200); do \
+              grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
+              sleep 0.1; \
+            done \
+         && cat \"$HS/source/tests/runs/latest/_entry.md\"");
+    assert!(ok, "{out}\n--- daemon log ---\n{}", mount.log_text());
+    out
+}
+
+fn assert_never_ran(mark: &Path, mount: &Mount) {
+    assert!(
+        !mark.exists(),
+        "the other user's program ran as the owner\n--- daemon log ---\n{}",
+        mount.log_text()
+    );
+}
+
+#[test]
+fn settings_another_user_writes_to_the_store_never_run() {
+    let user = OtherUser::new("store");
+    let mount = mount(false);
+    let (evil, mark) = plant(&mount, &user);
+    // As the README once advised for sharing tasks: the store writable by others.
+    for file in ["store.db", "store.db-wal", "store.db-shm"] {
+        let file = mount.dir.path().join(file);
+        if file.exists() {
+            chmod(&file, 0o666);
+        }
+    }
+    chmod(mount.dir.path(), 0o777);
+    let settings = format!(
+        "[import_check]\npython = \"{}\"\n\n[tests]\nargs = [\"-p\", \"evil\"]\n",
+        evil.display()
+    );
+    let script = format!(
+        "python3 - <<'EOF'\nimport sqlite3\ndb = sqlite3.connect('{}')\n\
+         db.execute(\"INSERT OR REPLACE INTO settings (checkout, name, text) VALUES ('', 'source', ?)\", ({settings:?},))\n\
+         db.execute(\"UPDATE settings SET text = ?\", ({settings:?},))\n\
+         db.commit()\nEOF",
+        mount.store.display()
+    );
+    let (ok, out) = mount.sh_as(&user, &script);
+    assert!(ok, "the other user could not write the store: {out}");
+    let result = owners_edit_and_run(&mount);
+    assert!(result.contains("passed"), "{result}");
+    assert_never_ran(&mark, &mount);
+    let settings = mount.read("source/meta/settings.toml");
+    assert!(!settings.contains("evil"), "{settings}");
+}
+
+#[test]
+fn a_venv_another_user_plants_in_the_project_never_runs() {
+    let user = OtherUser::new("venv");
+    let mount = mount(true);
+    let (evil, mark) = plant(&mount, &user);
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "mkdir -p \"$PROJECT/.venv/bin\" && cp {} \"$PROJECT/.venv/bin/python\"",
+            evil.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    let result = owners_edit_and_run(&mount);
+    assert!(result.contains("passed"), "{result}");
+    assert_never_ran(&mark, &mount);
+    let log = mount.log_text();
+    assert!(log.contains(".venv/bin/python is not run"), "{log}");
+}
+
+#[test]
+fn settings_in_a_folder_another_user_can_swap_are_set_aside() {
+    let user = OtherUser::new("swap");
+    let mount = mount(true);
+    let (evil, mark) = plant(&mount, &user);
+    // The project folder is everyone's: they move the owner's .homespace/ aside and put
+    // their own settings in its place.
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "cd \"$PROJECT\" && {{ mv .homespace .homespace-old 2>/dev/null || true; }} && mkdir -p .homespace \
+             && printf '[import_check]\\npython = \"{}\"\\n' > .homespace/settings.toml",
+            evil.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    let result = owners_edit_and_run(&mount);
+    assert!(result.contains("passed"), "{result}");
+    assert_never_ran(&mark, &mount);
+    let view = mount.read("source/meta/_entry.md");
+    assert!(view.contains("**Not in force:**"), "{view}");
+    assert!(
+        view.contains(&format!("owned by uid {}", user.uid)),
+        "{view}"
+    );
+    // Nor may the owner save them there: the place is not theirs alone.
+    let (ok, out) = mount.sh(
+        "printf '[import_check]\\npython = \"/usr/bin/python3\"\\n' > s.toml \
+         && cp s.toml \"$HS/source/meta/settings.toml\"",
+    );
+    assert!(!ok, "saved where another user may change it: {out}");
+}
+
+#[test]
+fn what_the_owner_keeps_is_private_by_default() {
+    let user = OtherUser::new("private");
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let project = dir.path().join("project");
+    common::copy_dir(&example(), &project);
+    chmod(&project, 0o755);
+    // The default store: `<project>/.homespace/store.db`, made by the mount.
+    let store = project.join(".homespace/store.db");
+    let mount = Mount::over_store(dir, project.clone(), store.clone(), &["--allow-other"]);
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&project.join(".homespace")), 0o700);
+    assert_eq!(mode(&store), 0o600);
+    let (ok, _) = mount.sh_as(&user, &format!("cat {} > /dev/null", store.display()));
+    assert!(!ok, "another user read the store");
+    let (ok, _) = mount.sh_as(
+        &user,
+        &format!("ls {}", project.join(".homespace").display()),
+    );
+    assert!(!ok, "another user listed .homespace/");
+    // Through the mount: the project as its modes allow, nothing of the private store.
+    let (ok, out) = mount.sh_as(&user, "cat \"$HS/source/ledger/journal.py\" > /dev/null");
+    assert!(ok, "a 644 module of a 755 project is readable: {out}");
+    for private in ["tasks/_entry.md", "_entry.md", "memory/_entry.md"] {
+        let (ok, _) = mount.sh_as(&user, &format!("cat \"$HS/{private}\" > /dev/null"));
+        assert!(!ok, "another user read {private} of a private store");
+    }
+}
