@@ -103,6 +103,14 @@ impl Error {
     pub fn errno(&self) -> i32 {
         self.kind.errno()
     }
+
+    /// The same failure, saying which thing it is about first (`task fix-login: …`).
+    pub fn context(self, about: &str) -> Self {
+        Error {
+            kind: self.kind,
+            message: format!("{about}: {}", self.message),
+        }
+    }
 }
 
 impl fmt::Display for Error {

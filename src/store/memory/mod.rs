@@ -33,7 +33,7 @@ mod write;
 #[cfg(test)]
 mod bench;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 pub use records::{EntryRow, Found, Imported, Loader, MemoryHit, MemoryRecords, SessionRow, Stats};
 // The SQLite backend's functions, for this folder's tests.

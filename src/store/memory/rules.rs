@@ -1,18 +1,72 @@
 //! What every backend of memory checks and works out the same way before it stores a
-//! session or an entry: which ids may name a session's directory, the day a session
-//! belongs to, the time range it covers, and tags as the JSON text both keep.
+//! session or an entry: which ids may name a session's directory, text every store can
+//! keep (no NUL), the day a session belongs to, the time range it covers, and tags as the
+//! JSON text both keep.
 
 use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
 use crate::render::time::is_day;
 
-/// A session id names a directory: `[A-Za-z0-9._-]`, not `.` or `..`, at most 200 bytes.
+/// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
+/// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).
 pub(super) fn check_id(id: &str) -> Result<()> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.is_empty() || id.len() > 200 || id == "." || id == ".." || !id.chars().all(allowed) {
+    if id.is_empty() || id.len() > 200 || id.starts_with(['.', '-']) || !id.chars().all(allowed) {
         return Err(Error::invalid(format!(
-            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -"
+            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -, \
+             starting with a letter, a digit or _"
         )));
+    }
+    Ok(())
+}
+
+/// Text every store can keep. PostgreSQL's text cannot hold the character NUL, so no store
+/// takes one: a SQLite store stays copyable to PostgreSQL (`homespace store copy`), and a
+/// transcript imports the same into either. `what` names the text in the message.
+pub(super) fn check_text(what: &str, text: &str) -> Result<()> {
+    if text.contains('\0') {
+        return Err(Error::invalid(format!(
+            "{what} holds the character NUL (\\u0000), which a store cannot keep (PostgreSQL's \
+             text cannot): remove it and import again"
+        )));
+    }
+    Ok(())
+}
+
+/// The text of a session record, checked as [`check_text`] does.
+pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
+    let texts = [
+        Some(record.title.as_str()),
+        Some(record.source.as_str()),
+        record.started.as_deref(),
+        record.ended.as_deref(),
+        record.cwd.as_deref(),
+        record.model.as_deref(),
+        record.continuation_of.as_deref(),
+    ];
+    for text in texts.into_iter().flatten() {
+        check_text(
+            &format!(
+                "session {}: its title, source, times, cwd, model or continuation",
+                record.id
+            ),
+            text,
+        )?;
+    }
+    Ok(())
+}
+
+/// The text of an entry and its tags (its meta is JSON, which keeps a NUL escaped), as
+/// [`check_text`] checks it.
+pub(super) fn check_entry(entry: &EntryRecord) -> Result<()> {
+    let what = format!("entry {:?}: its key, time or content", entry.key);
+    check_text(&what, &entry.key)?;
+    check_text(&what, &entry.content)?;
+    if let Some(ts) = &entry.ts {
+        check_text(&what, ts)?;
+    }
+    for tag in &entry.tags {
+        check_text(&format!("entry {:?}: a tag", entry.key), tag)?;
     }
     Ok(())
 }
@@ -37,7 +91,28 @@ pub(super) fn span<'a>(
     (times.clone().min(), times.max())
 }
 
-/// Tags as the JSON array both backends keep.
+/// Tags as the JSON array both backends keep; a tag is text as [`check_text`] checks it
+/// (the tag index keeps each as text).
 pub(super) fn tags_json(tags: &[String]) -> Result<String> {
+    for tag in tags {
+        check_text("a tag", tag)?;
+    }
     serde_json::to_string(tags).map_err(|e| Error::internal(format!("cannot write tags: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_ids_that_ls_hides_or_shells_misread_are_refused() {
+        for fine in ["s1", "2026-11-20_a", "_x", "a.b-c", "9"] {
+            assert!(check_id(fine).is_ok(), "{fine}");
+        }
+        for bad in [".hidden", ".", "..", "...", "-rf", "a/b", "", "sp ace", "é"] {
+            let err = check_id(bad).unwrap_err();
+            assert!(err.message.contains("cannot name a memory session"), "{bad}");
+        }
+        assert!(check_id(&"a".repeat(201)).is_err());
+    }
 }

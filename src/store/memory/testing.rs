@@ -6,7 +6,7 @@
 use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::store::{Backend, Store};
 
-pub(super) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
+pub(crate) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {
         id: id.into(),
         source: "jsonl".into(),
@@ -20,7 +20,7 @@ pub(super) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRe
     }
 }
 
-pub(super) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
+pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
     EntryRecord {
         key: key.into(),
         ts: None,
@@ -31,12 +31,12 @@ pub(super) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
     }
 }
 
-pub(super) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
+pub(crate) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
     entry.ts = Some(ts.into());
     entry
 }
 
-pub(super) fn with_tags(mut entry: EntryRecord, tags: &[&str]) -> EntryRecord {
+pub(crate) fn with_tags(mut entry: EntryRecord, tags: &[&str]) -> EntryRecord {
     entry.tags = tags.iter().map(|t| t.to_string()).collect();
     entry
 }
@@ -141,11 +141,6 @@ pub(super) fn assert_consistent(store: &Store) {
             })
             .unwrap(),
     }
-}
-
-/// Whether `store` is on PostgreSQL (for the few things only one backend does).
-pub(super) fn on_postgres(store: &Store) -> bool {
-    matches!(store.backend, Backend::Postgres(_))
 }
 
 /// Runs `sql` (which both backends take) in a write transaction of `store`.

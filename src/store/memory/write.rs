@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::record::{EntryRecord, SessionRecord, Transcript};
 use super::records::Imported;
-use super::rules::{check_id, day_of, span, tags_json};
+use super::rules::{check_entry, check_id, check_session, check_text, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
 use crate::render::time::rfc3339_of;
@@ -89,6 +89,9 @@ pub fn append(conn: &Connection, session_rowid: i64, entry: &EntryRecord) -> Res
 
 /// Sets (or with `None`, removes) the summary of session `session_rowid`.
 pub fn set_summary(conn: &Connection, session_rowid: i64, text: Option<&str>) -> Result<()> {
+    if let Some(text) = text {
+        check_text("the summary", text)?;
+    }
     let changed = conn
         .prepare_cached("UPDATE sessions SET summary = ?2 WHERE rowid = ?1")?
         .execute(params![session_rowid, text])?;
@@ -205,6 +208,7 @@ fn rowid_of(conn: &Connection, id: &str) -> Result<Option<i64>> {
 /// Inserts a new session for `record` (whose entries are `entries`); returns its number.
 fn create(conn: &Connection, record: &SessionRecord, entries: &[EntryRecord]) -> Result<i64> {
     check_id(&record.id)?;
+    check_session(record)?;
     let (first, last) = span(record, entries);
     let day = first
         .and_then(day_of)
@@ -235,6 +239,7 @@ fn merge(
     record: &SessionRecord,
     entries: &[EntryRecord],
 ) -> Result<()> {
+    check_session(record)?;
     let (first, last) = span(record, entries);
     conn.prepare_cached(
         "UPDATE sessions SET
@@ -314,6 +319,9 @@ fn insert_batch(
             "a memory session holds at most 4,294,967,295 entries",
         ));
     }
+    for entry in batch {
+        check_entry(entry)?;
+    }
     let rows = batch
         .iter()
         .map(|e| {
@@ -365,7 +373,7 @@ mod tests {
     use crate::store::memory::record::Channel;
     use crate::store::memory::records::SessionRow;
     use crate::store::memory::testing::{
-        assert_consistent, at, entry, execute, on_postgres, pairs, session, with_tags,
+        assert_consistent, at, entry, execute, pairs, session, with_tags,
     };
     use crate::store::testing::for_each_backend;
 
@@ -682,32 +690,49 @@ mod tests {
         });
     }
 
-    /// SQLite keeps a NUL in text; PostgreSQL's text cannot, and says so instead of failing
-    /// with the server's "invalid byte sequence" — the rest of the file is refused with it.
+    /// A NUL in text is refused by every store (PostgreSQL's text cannot keep one, and a
+    /// SQLite store must stay copyable there), plainly — the rest of the file with it; a
+    /// NUL escaped inside JSON meta is kept.
     #[test]
-    fn a_nul_in_text_is_kept_or_refused_plainly() {
+    fn a_nul_in_text_is_refused_plainly_by_every_store() {
         for_each_backend(|store| {
             let mut file = first();
             file.sessions[0].1[1].content = "a\0b".into();
-            // Escaped in JSON, which both keep.
             file.sessions[0].1[2].meta = serde_json::json!({"output": "x\0y"});
-            let stored = import(&store, &file);
-            if on_postgres(&store) {
-                let err = stored.unwrap_err();
-                assert_eq!(err.kind, ErrorKind::Invalid);
-                assert!(err.message.contains("NUL"), "{}", err.message);
-                assert_eq!(store.memory(|m| m.stats()).unwrap().entries, 0);
-                file.sessions[0].1[1].content = "ab".into();
-                import(&store, &file).unwrap();
-            } else {
-                stored.unwrap();
-                let row = get_session(&store, "s1").unwrap();
-                let kept = store.memory(|m| m.entry(row.rowid, 2)).unwrap().unwrap();
-                assert_eq!(kept.record.content, "a\0b");
-            }
+            let err = import(&store, &file).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Invalid);
+            assert!(
+                err.message.contains("NUL") && err.message.contains("entry \"b\""),
+                "{}",
+                err.message
+            );
+            assert_eq!(store.memory(|m| m.stats()).unwrap().entries, 0);
+            let mut titled = first();
+            titled.sessions[0].0.title = "Fix\0it".into();
+            let err = import(&store, &titled).unwrap_err();
+            assert!(err.message.contains("session s1"), "{}", err.message);
+            let mut tagged = first();
+            tagged.sessions[0].1[0].tags = vec!["a\0".into()];
+            assert!(
+                import(&store, &tagged)
+                    .unwrap_err()
+                    .message
+                    .contains("a tag")
+            );
+
+            file.sessions[0].1[1].content = "ab".into();
+            import(&store, &file).unwrap();
             let row = get_session(&store, "s1").unwrap();
             let meta = store.memory(|m| m.entry(row.rowid, 3)).unwrap().unwrap();
             assert_eq!(meta.record.meta, serde_json::json!({"output": "x\0y"}));
+            let refused = store
+                .change_memory(|m| m.set_summary(row.rowid, Some("a\0")))
+                .unwrap_err();
+            assert!(
+                refused.message.contains("the summary"),
+                "{}",
+                refused.message
+            );
             assert_consistent(&store);
         });
     }

@@ -49,6 +49,17 @@ pub struct Run {
     pub skipped: u64,
 }
 
+/// One run whole, with whose it is: what a copy of the whole store carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    pub checkout: String,
+    /// Its number is the source's; [`RunRecords::restore`] gives it a new one.
+    pub run: Run,
+    pub pid: u32,
+    pub output: String,
+    pub problems: Vec<Problem>,
+}
+
 /// What is appended to the output of a run whose process is gone.
 const ABANDONED: &str = "The mount running this test run stopped before it ended.\n";
 
@@ -102,6 +113,32 @@ pub trait RunRecords {
     /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
     /// reported.
     fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
+
+    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`: each
+    /// run with its checkout and process.
+    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>>;
+    /// How many runs the store holds, every checkout's.
+    fn count_every(&self) -> Result<usize>;
+    /// Keeps `run`, read from another store, exactly as it was there — its status, times,
+    /// counts, output and problems — under the next number; returns the number.
+    fn restore(&self, run: &StoredRun) -> Result<i64>;
+
+    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`, each
+    /// whole: what a copy of the whole store carries.
+    fn every(&self, after: i64, limit: usize) -> Result<Vec<StoredRun>> {
+        self.listed(after, limit)?
+            .into_iter()
+            .map(|(checkout, run, pid)| {
+                Ok(StoredRun {
+                    output: self.output(&checkout, run.id)?.unwrap_or_default(),
+                    problems: self.problems(&checkout, run.id)?,
+                    checkout,
+                    run,
+                    pid,
+                })
+            })
+            .collect()
+    }
 }
 
 /// A problem's kind as stored back to the one the report gave.

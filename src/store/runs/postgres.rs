@@ -4,7 +4,7 @@
 
 use postgres::Row;
 
-use super::{ABANDONED, Run, RunRecords, kind_of};
+use super::{ABANDONED, Run, RunRecords, StoredRun, kind_of};
 use crate::error::{Error, Result};
 use crate::store::pg::Tx;
 use crate::testrun::junit::Problem;
@@ -124,17 +124,7 @@ impl RunRecords for Tx<'_> {
                 &outcome.output.as_bytes(),
             ],
         )?;
-        for (seq, p) in r.problems.iter().enumerate() {
-            let seq = i32::try_from(seq).map_err(|_| {
-                Error::internal(format!("test run {id} reported more problems than fit"))
-            })?;
-            self.execute(
-                "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
-                 VALUES ($1, $2, $3, $4, $5, $6)",
-                &[&id, &seq, &p.id, &p.kind, &p.message, &p.traceback],
-            )?;
-        }
-        Ok(())
+        insert_problems(self, id, &r.problems)
     }
 
     fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
@@ -187,4 +177,72 @@ impl RunRecords for Tx<'_> {
             })
             .collect())
     }
+
+    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = self.query(
+            &format!(
+                "SELECT {RUN_COLUMNS}, checkout, pid FROM test_runs WHERE id > $1
+                 ORDER BY id LIMIT $2"
+            ),
+            &[&after, &limit],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                // Stored from a process number; one changed by hand reads as none.
+                let pid = u32::try_from(row.get::<_, i64>(11)).unwrap_or(0);
+                (row.get(10), run_of(row), pid)
+            })
+            .collect())
+    }
+
+    fn count_every(&self) -> Result<usize> {
+        let total: i64 = self
+            .query_one("SELECT count(*) FROM test_runs", &[])?
+            .get(0);
+        Ok(usize::try_from(total).unwrap_or(0))
+    }
+
+    fn restore(&self, stored: &StoredRun) -> Result<i64> {
+        let run = &stored.run;
+        let id: i64 = self
+            .query_one(
+                "INSERT INTO test_runs (checkout, command, started, ended, seconds, status,
+                     passed, failed, errors, skipped, output, pid)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                &[
+                    &stored.checkout,
+                    &run.command,
+                    &run.started,
+                    &run.ended,
+                    &run.seconds,
+                    &run.status,
+                    &bigint(run.passed),
+                    &bigint(run.failed),
+                    &bigint(run.errors),
+                    &bigint(run.skipped),
+                    &stored.output.as_bytes(),
+                    &i64::from(stored.pid),
+                ],
+            )?
+            .get(0);
+        insert_problems(self, id, &stored.problems)?;
+        Ok(id)
+    }
+}
+
+/// Keeps `problems` as run `id`'s, in their order.
+fn insert_problems(tx: &Tx<'_>, id: i64, problems: &[Problem]) -> Result<()> {
+    for (seq, p) in problems.iter().enumerate() {
+        let seq = i32::try_from(seq).map_err(|_| {
+            Error::internal(format!("test run {id} reported more problems than fit"))
+        })?;
+        tx.execute(
+            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[&id, &seq, &p.id, &p.kind, &p.message, &p.traceback],
+        )?;
+    }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{ABANDONED, Run, RunRecords, kind_of};
+use super::{ABANDONED, Run, RunRecords, StoredRun, kind_of};
 use crate::error::Result;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
@@ -109,21 +109,7 @@ impl RunRecords for Connection {
             r.skipped as i64,
             outcome.output
         ])?;
-        let mut insert = self.prepare_cached(
-            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        )?;
-        for (seq, p) in r.problems.iter().enumerate() {
-            insert.execute(params![
-                id,
-                seq as i64,
-                p.id,
-                p.kind,
-                p.message,
-                p.traceback
-            ])?;
-        }
-        Ok(())
+        insert_problems(self, id, &r.problems)
     }
 
     fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
@@ -176,4 +162,68 @@ impl RunRecords for Connection {
             .collect::<rusqlite::Result<_>>()?;
         Ok(found)
     }
+
+    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>> {
+        let mut rows = self.prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS}, checkout, pid FROM test_runs WHERE id > ?1
+             ORDER BY id LIMIT ?2"
+        ))?;
+        let runs = rows
+            .query_map(
+                params![after, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| Ok((r.get(10)?, run_of(r)?, r.get(11)?)),
+            )?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(runs)
+    }
+
+    fn count_every(&self) -> Result<usize> {
+        let total: i64 = self.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?;
+        Ok(usize::try_from(total).unwrap_or(0))
+    }
+
+    fn restore(&self, stored: &StoredRun) -> Result<i64> {
+        let run = &stored.run;
+        self.prepare_cached(
+            "INSERT INTO test_runs (checkout, command, started, ended, seconds, status, passed,
+                 failed, errors, skipped, output, pid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )?
+        .execute(params![
+            stored.checkout,
+            run.command,
+            run.started,
+            run.ended,
+            run.seconds,
+            run.status,
+            run.passed as i64,
+            run.failed as i64,
+            run.errors as i64,
+            run.skipped as i64,
+            stored.output,
+            stored.pid
+        ])?;
+        let id = self.last_insert_rowid();
+        insert_problems(self, id, &stored.problems)?;
+        Ok(id)
+    }
+}
+
+/// Keeps `problems` as run `id`'s, in their order.
+fn insert_problems(conn: &Connection, id: i64, problems: &[Problem]) -> Result<()> {
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (seq, p) in problems.iter().enumerate() {
+        insert.execute(params![
+            id,
+            seq as i64,
+            p.id,
+            p.kind,
+            p.message,
+            p.traceback
+        ])?;
+    }
+    Ok(())
 }

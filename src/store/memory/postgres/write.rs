@@ -18,7 +18,9 @@ use crate::error::{Error, Result};
 use crate::render::time::rfc3339_of;
 use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::records::Imported;
-use crate::store::memory::rules::{check_id, day_of, span, tags_json};
+use crate::store::memory::rules::{
+    check_entry, check_id, check_session, check_text, day_of, span, tags_json,
+};
 use crate::store::memory::{MAX_SEQ, entry_id, session_range};
 use crate::store::pg::Tx;
 
@@ -101,9 +103,6 @@ pub fn set_summary(tx: &Tx<'_>, session: i64, text: Option<&str>) -> Result<()> 
 pub fn set_tags(tx: &Tx<'_>, session: i64, seq: i64, tags: &[String]) -> Result<()> {
     if !(1..=MAX_SEQ).contains(&seq) {
         return Err(Error::not_found(format!("the session has no entry {seq}")));
-    }
-    for tag in tags {
-        check_text("the tags", tag)?;
     }
     let id = entry_id(session, seq);
     let tags = tags_json(tags)?;
@@ -219,7 +218,7 @@ fn create(tx: &Tx<'_>, record: &SessionRecord, entries: &[EntryRecord]) -> Resul
     let day = first
         .and_then(day_of)
         .unwrap_or_else(|| rfc3339_of(SystemTime::now())[..10].to_string());
-    check_record(record)?;
+    check_session(record)?;
     let row = tx.query_one(
         "INSERT INTO sessions (id, source, started, ended, title, cwd, model, continuation_of, day)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -239,43 +238,11 @@ fn create(tx: &Tx<'_>, record: &SessionRecord, entries: &[EntryRecord]) -> Resul
     column(&row, 0)
 }
 
-/// PostgreSQL's text cannot hold the character NUL, which SQLite's can: refused with a
-/// message that says so, rather than the server's "invalid byte sequence".
-fn check_text(what: &str, text: &str) -> Result<()> {
-    if text.contains('\0') {
-        return Err(Error::invalid(format!(
-            "{what} cannot hold the character NUL (\\u0000) in a PostgreSQL store (its \
-             text cannot keep one): remove it, or keep this memory in a SQLite store"
-        )));
-    }
-    Ok(())
-}
-
-/// The text of a session record, checked as [`check_text`] does.
-fn check_record(record: &SessionRecord) -> Result<()> {
-    let texts = [
-        Some(record.title.as_str()),
-        Some(record.source.as_str()),
-        record.started.as_deref(),
-        record.ended.as_deref(),
-        record.cwd.as_deref(),
-        record.model.as_deref(),
-        record.continuation_of.as_deref(),
-    ];
-    for text in texts.into_iter().flatten() {
-        check_text(
-            "a session's title, source, times, cwd, model and continuation",
-            text,
-        )?;
-    }
-    Ok(())
-}
-
 /// Widens session `rowid`'s time range to cover `record` and `entries`, and fills in what
 /// it lacks (title, cwd, model, continuation). Times compare by bytes, as SQLite compares
 /// them (a locale's collation may ignore their punctuation).
 fn merge(tx: &Tx<'_>, rowid: i64, record: &SessionRecord, entries: &[EntryRecord]) -> Result<()> {
-    check_record(record)?;
+    check_session(record)?;
     let (first, last) = span(record, entries);
     tx.execute(
         "UPDATE sessions SET
@@ -433,8 +400,8 @@ impl<'e> Columns<'e> {
         }
     }
 
-    /// Adds `entry`, refusing what SQLite's backend refuses (a meta that is not an object)
-    /// and what only PostgreSQL cannot keep (NUL).
+    /// Adds `entry`, refusing what SQLite's backend refuses (a meta that is not an object,
+    /// a NUL in its text).
     fn push(&mut self, entry: &'e EntryRecord) -> Result<()> {
         let meta = match &entry.meta {
             serde_json::Value::Null => "{}".to_string(),
@@ -445,16 +412,7 @@ impl<'e> Columns<'e> {
                 )));
             }
         };
-        check_text("an entry's key, time and content", &entry.key)?;
-        check_text("an entry's key, time and content", &entry.content)?;
-        if let Some(ts) = &entry.ts {
-            check_text("an entry's key, time and content", ts)?;
-        }
-        // JSON keeps a NUL escaped (`\u0000`): only a tag itself, which the tag index
-        // keeps as text, cannot hold one.
-        for tag in &entry.tags {
-            check_text("an entry's tags", tag)?;
-        }
+        check_entry(entry)?;
         self.keys.push(&entry.key);
         self.times.push(entry.ts.as_deref());
         self.channels.push(entry.channel.as_str());
