@@ -26,12 +26,40 @@ pub struct MountRequest {
 
 /// Whether `mountpoint` is a FUSE mount whose daemon is gone ("Transport endpoint is not
 /// connected").
+///
+/// Asked with `statfs`, which the kernel never answers from its caches: a `stat` is
+/// answered from the attributes it keeps, and an open and even a listing of a directory it
+/// keeps (the daemon lets it) never reach the daemon, so a mount whose daemon was killed
+/// after a few reads looked alive to them. A listing is still read to the end as a second
+/// opinion.
 pub fn is_stale(mountpoint: &Path) -> bool {
-    let dead = |e: std::io::Error| e.raw_os_error() == Some(libc::ENOTCONN);
-    // `stat` may be answered from the kernel's attribute cache for a moment after the
-    // daemon died; opening the directory always asks the daemon.
-    std::fs::metadata(mountpoint).err().is_some_and(dead)
-        || std::fs::read_dir(mountpoint).err().is_some_and(dead)
+    let dead =
+        |e: &std::io::Error| matches!(e.raw_os_error(), Some(libc::ENOTCONN | libc::ECONNABORTED));
+    if statfs(mountpoint).err().is_some_and(|e| dead(&e)) {
+        return true;
+    }
+    match std::fs::read_dir(mountpoint) {
+        Err(e) => dead(&e),
+        Ok(mut listing) => listing.any(|member| member.err().is_some_and(|e| dead(&e))),
+    }
+}
+
+/// `statfs(2)` of `path`, for its error.
+fn statfs(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `path` is a NUL-terminated string that outlives the call, and `out` is a
+    // buffer of the type statfs fills, written by no one else.
+    let done = unsafe {
+        let mut out = std::mem::MaybeUninit::<libc::statfs>::uninit();
+        libc::statfs(path.as_ptr(), out.as_mut_ptr())
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Whether `mountpoint` currently has a homespace mount on it.

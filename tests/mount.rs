@@ -50,6 +50,49 @@ fn a_stale_mount_is_replaced() {
     );
 }
 
+/// What a user sees of a crashed daemon: `homespace mount` again replaces the dead mount,
+/// however warm the kernel's caches were (they answer `stat`, opens and listings without
+/// the daemon, so only a question they cannot answer tells a dead mount from a live one).
+#[test]
+fn a_killed_daemons_mount_is_replaced_every_time() {
+    let mut mount = Mount::example();
+    let mount_again = |mount: &Mount| {
+        let out = Command::new(BIN)
+            .args(["mount", "--project"])
+            .arg(&mount.project)
+            .arg("--store")
+            .arg(&mount.store)
+            .arg(&mount.at)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    mount.kill_daemon();
+    mount_again(&mount);
+    for round in 0..20 {
+        // Warm: the root, its views and a listing kept by the kernel.
+        let (ok, out) = mount.sh(
+            "ls -la \"$HS\" \"$HS/source\" >/dev/null && cat \"$HS/_entry.md\" >/dev/null \
+             && stat \"$HS\" >/dev/null",
+        );
+        assert!(ok, "round {round}: {out}");
+        let pid = homespace::mount::daemon_pid(&mount.at).expect("the daemon");
+        // Mounted again at once, while the killed process may still be ending.
+        common::succeed(Command::new("kill").args(["-9", &pid.to_string()]));
+        mount_again(&mount);
+        let entry = std::fs::read_to_string(mount.path("_entry.md")).unwrap();
+        assert!(
+            entry.contains("homespace — ledger"),
+            "round {round}: {entry}"
+        );
+    }
+    common::succeed(Command::new(BIN).arg("unmount").arg(&mount.at));
+}
+
 #[test]
 fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
     let dir = tempfile::tempdir().unwrap();

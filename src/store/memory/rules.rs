@@ -111,7 +111,10 @@ mod tests {
         }
         for bad in [".hidden", ".", "..", "...", "-rf", "a/b", "", "sp ace", "é"] {
             let err = check_id(bad).unwrap_err();
-            assert!(err.message.contains("cannot name a memory session"), "{bad}");
+            assert!(
+                err.message.contains("cannot name a memory session"),
+                "{bad}"
+            );
         }
         assert!(check_id(&"a".repeat(201)).is_err());
     }
