@@ -101,6 +101,13 @@ fn report(summary: &Summary) {
             ancestor.display()
         );
     }
+    for (link, target) in &summary.outside {
+        eprintln!(
+            "homespace: passed over {}: a link to {}, outside the folder given (name it to import it)",
+            link.display(),
+            target.display()
+        );
+    }
     let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
     println!(
         "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",

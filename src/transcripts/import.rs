@@ -6,9 +6,15 @@
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
 //! file is read. Inside a directory only `*.jsonl` and `*.json` files are taken (recursively,
-//! in name order, hidden ones too, following symbolic links; a file reached twice is read
-//! once), and those whose content is no transcript format at all
+//! in name order, hidden ones too, following symbolic links that stay inside it; a file
+//! reached twice is read once), and those whose content is no transcript format at all
 //! (another JSON file) are passed over and listed; a file named on its own is always read.
+//!
+//! Hostile paths: only regular files are read (a device such as `/dev/zero`, a fifo or a
+//! socket is refused without being opened for long: opened without blocking, checked, then
+//! read); a link in a directory that leads out of it (`up -> ..`, or to a file elsewhere) is
+//! not followed and is listed — an import never reads outside the folders it was given,
+//! whoever may write them; a line longer than [`MAX_LINE`] refuses its file.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -52,6 +58,8 @@ pub struct Summary {
     /// Links found in a directory that lead back to a directory above them, with that
     /// directory: not followed.
     pub loops: Vec<(PathBuf, PathBuf)>,
+    /// Links found in a directory that lead out of it, with where they lead: not followed.
+    pub outside: Vec<(PathBuf, PathBuf)>,
     pub seconds: f64,
 }
 
@@ -71,6 +79,10 @@ const BATCH_ENTRIES: usize = 50_000;
 /// An import adding at least 1/`COMPACT_SHARE` of the store's entries merges the full-text
 /// index afterwards.
 const COMPACT_SHARE: usize = 10;
+
+/// The longest line a transcript may hold: a turn with a large tool result is a few MiB;
+/// past this a "line" is no turn of a conversation (a device, a dump).
+pub const MAX_LINE: usize = 64 << 20;
 
 /// Files read ahead of the one being stored. Reading (parsing JSON, making keys) is a
 /// sixth of an import's work and needs no store, so a second thread does it while this one
@@ -178,11 +190,9 @@ enum Read {
 
 /// Reads and parses `file`; touches no store, so it runs on the reading thread.
 fn read_file(file: &Found) -> Read {
-    let bytes = match std::fs::read(&file.path) {
+    let bytes = match read_bounded(&file.path) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            return Read::Refused(ReadError::whole_file(format!("cannot read the file: {e}")));
-        }
+        Err(why) => return Read::Refused(ReadError::whole_file(why)),
     };
     match read_counted(&bytes, &file.path.to_string_lossy()) {
         Ok(reading) if !file.named && reading.format.is_none() => Read::NotTranscript,
@@ -192,6 +202,70 @@ fn read_file(file: &Found) -> Read {
         Err(_) if !file.named && format_of(&bytes).is_none() => Read::NotTranscript,
         Err(error) => Read::Refused(error),
     }
+}
+
+/// The bytes of the regular file at `path`, or why not: opened without blocking (a fifo put
+/// in its place would otherwise hang the import), checked to be a regular file, read with
+/// no line longer than [`MAX_LINE`].
+fn read_bounded(path: &Path) -> std::result::Result<Vec<u8>, String> {
+    use std::io::BufRead;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read the file: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read the file: {e}"))?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let mut reader = std::io::BufReader::new(file);
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let mut line = 1;
+    loop {
+        let start = bytes.len();
+        // At most one byte past the bound is read into a line that is too long.
+        let limit = u64::try_from(MAX_LINE).unwrap_or(u64::MAX) + 1;
+        let read = std::io::Read::take(&mut reader, limit)
+            .read_until(b'\n', &mut bytes)
+            .map_err(|e| format!("cannot read the file: {e}"))?;
+        if read == 0 {
+            return Ok(bytes);
+        }
+        let body = bytes[start..]
+            .strip_suffix(b"\n")
+            .unwrap_or(&bytes[start..]);
+        if body.len() > MAX_LINE {
+            return Err(format!(
+                "line {line} is longer than {} MiB: no transcript line is that long",
+                MAX_LINE >> 20
+            ));
+        }
+        reader
+            .fill_buf()
+            .map_err(|e| format!("cannot read the file: {e}"))?;
+        line += 1;
+    }
+}
+
+/// Why a path that is no regular file is not read.
+fn not_regular(meta: &std::fs::Metadata) -> String {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    let what = if kind.is_dir() {
+        "a directory"
+    } else if kind.is_fifo() {
+        "a fifo"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    format!("{what}, not a transcript file: only regular files are read")
 }
 
 /// Stores what was read of `file` within the open load: a file the store refuses leaves
@@ -234,7 +308,8 @@ fn store_file(
 }
 
 /// The files at `paths`, in order, each once. Directories that cannot be walked into are
-/// listed as bad files in `summary`.
+/// listed as bad files in `summary`, and so are named paths that are neither a regular
+/// file nor a directory; links leading out of a directory are listed and not followed.
 fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
@@ -251,16 +326,40 @@ fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
                 path.display()
             ))
         })?;
-        if !metadata.is_dir() {
+        if metadata.is_file() {
             add(path.clone(), true, &mut found);
             continue;
         }
-        // Links followed: a folder of links to transcripts elsewhere is imported, not
-        // passed over in silence (the walker reports a link that loops back as an error).
+        if !metadata.is_dir() {
+            summary
+                .bad_files
+                .push((path.clone(), ReadError::whole_file(not_regular(&metadata))));
+            continue;
+        }
+        let root = path.canonicalize().unwrap_or_else(|_| path.clone());
+        let outside = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let passed = std::sync::Arc::clone(&outside);
+        // Links are followed where they stay inside the folder (a folder of links to its
+        // own files); one leading out of it, or back above it, is passed over: what the
+        // folder's writer links to is not theirs to have read.
         let walker = ignore::WalkBuilder::new(path)
             .standard_filters(false)
             .follow_links(true)
             .sort_by_file_path(Path::cmp)
+            .filter_entry(move |entry| {
+                if !entry.path_is_symlink() {
+                    return true;
+                }
+                match entry.path().canonicalize() {
+                    Ok(target) if target.starts_with(&root) => true,
+                    Ok(target) => {
+                        crate::tree::lock(&passed).push((entry.path().to_path_buf(), target));
+                        false
+                    }
+                    // A dangling link: nothing to read, nothing to say.
+                    Err(_) => false,
+                }
+            })
             .build();
         for item in walker {
             match item {
@@ -279,6 +378,7 @@ fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
                 },
             }
         }
+        summary.outside.append(&mut crate::tree::lock(&outside));
     }
     Ok(found)
 }
@@ -347,30 +447,69 @@ mod tests {
     }
 
     #[test]
-    fn links_in_a_directory_are_followed_and_a_loop_is_passed_over() {
-        let elsewhere = tempfile::tempdir().unwrap();
-        std::fs::write(elsewhere.path().join("real.jsonl"), CHAT).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        std::os::unix::fs::symlink(
-            elsewhere.path().join("real.jsonl"),
-            dir.path().join("linked.jsonl"),
-        )
-        .unwrap();
-        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join("folder")).unwrap();
-        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).unwrap();
+    fn links_inside_a_directory_are_followed_and_those_leading_out_are_passed_over() {
+        let outer = tempfile::tempdir().unwrap();
+        let elsewhere = outer.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("secret.jsonl"), CHAT).unwrap();
+        let dir = outer.path().join("given");
+        std::fs::create_dir_all(dir.join("real")).unwrap();
+        std::fs::write(dir.join("real/chat.jsonl"), CHAT).unwrap();
+        let link = |to: &Path, name: &str| std::os::unix::fs::symlink(to, dir.join(name)).unwrap();
+        link(&dir.join("real/chat.jsonl"), "linked.jsonl");
+        link(&dir.join("real"), "folder");
+        link(&dir, "loop");
+        link(&elsewhere.join("secret.jsonl"), "out.jsonl");
+        link(outer.path(), "up");
+        link(Path::new("/dev/zero"), "zero.jsonl");
         let store = Store::in_memory().unwrap();
 
-        let (summary, _) = run(&store, &[dir.path().to_path_buf()]);
+        let (summary, _) = run(&store, &[dir.clone()]);
         assert_eq!(
             (summary.files, summary.sessions, summary.entries),
             (1, 1, 2),
-            "the same file through two links is read once"
+            "the same file through two links is read once; nothing from outside"
         );
         assert!(summary.bad_files.is_empty(), "{:?}", summary.bad_files);
+        assert_eq!(summary.loops, [(dir.join("loop"), dir.clone())]);
+        let root = outer.path().canonicalize().unwrap();
+        let mut outside = summary.outside.clone();
+        outside.sort();
         assert_eq!(
-            summary.loops,
-            [(dir.path().join("loop"), dir.path().to_path_buf())]
+            outside,
+            [
+                (dir.join("out.jsonl"), root.join("elsewhere/secret.jsonl")),
+                (dir.join("up"), root.clone()),
+                (dir.join("zero.jsonl"), PathBuf::from("/dev/zero")),
+            ]
         );
+    }
+
+    #[test]
+    fn devices_fifos_and_overlong_lines_are_refused_without_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let long = dir.path().join("long.jsonl");
+        let line = format!(r#"{{"role":"user","content":"{}"}}"#, "x".repeat(MAX_LINE));
+        std::fs::write(&long, format!("{CHAT}{line}\n")).unwrap();
+        let store = Store::in_memory().unwrap();
+        let named = [PathBuf::from("/dev/zero"), fifo.clone(), long.clone()];
+        let (summary, _) = run(&store, &named);
+        let why: Vec<(PathBuf, String)> = summary
+            .bad_files
+            .iter()
+            .map(|(path, error)| (path.clone(), error.to_string()))
+            .collect();
+        assert_eq!(why.len(), 3, "{why:?}");
+        assert!(why[0].1.contains("a device"), "{why:?}");
+        assert!(why[1].1.contains("a fifo"), "{why:?}");
+        assert!(why[2].1.contains("line 3 is longer than 64 MiB"), "{why:?}");
+        assert_eq!(summary.entries, 0);
     }
 
     #[test]
