@@ -464,7 +464,7 @@ mod tests {
         link(Path::new("/dev/zero"), "zero.jsonl");
         let store = Store::in_memory().unwrap();
 
-        let (summary, _) = run(&store, &[dir.clone()]);
+        let (summary, _) = run(&store, std::slice::from_ref(&dir));
         assert_eq!(
             (summary.files, summary.sessions, summary.entries),
             (1, 1, 2),
