@@ -12,6 +12,11 @@ fn chmod_and_chown_are_applied_or_refused_never_pretended() {
 }
 
 #[test]
+fn names_that_would_save_nothing_or_hide_are_refused_at_the_call() {
+    Mount::example().run_script("hostile_names.sh");
+}
+
+#[test]
 fn emptying_a_document_is_refused_at_the_call() {
     Mount::example().run_script("empty_writes.sh");
 }

@@ -14,10 +14,13 @@ pub const NAME_MAX: usize = 255;
 
 /// Whether `name` is a temp file an editor or tool makes beside the file it saves:
 /// sed's `sedAbC123`, vim's `.x.swp` / `4913` / `x~`, emacs' `#x#` and `.#x`, GNOME's
-/// `.goutputstream-*`, patch's `x.oAb12Cd`, `perl -i`'s `XXab12Cd`, Python tempfile's
+/// `.goutputstream-*`, rsync's `.x.Ab12Cd`, LibreOffice's `.~lock.x#`, macOS's `._x`,
+/// Kate's `.x.kate-swp`, patch's `x.oAb12Cd`, `perl -i`'s `XXab12Cd`, Python tempfile's
 /// `tmpab12_cd3`, JetBrains' `x___jb_tmp___`, and `*.tmp`. These live in memory until
 /// renamed over a document or removed; any other name is meant as a document and its
-/// resource decides whether it may be one.
+/// resource decides whether it may be one. Another name starting with `.` (`.hidden`,
+/// `.json`) is no temp: held in memory it would read as saved and never be (its resource
+/// refuses it, since `ls` would hide it).
 pub fn is_editor_temp(name: &str) -> bool {
     const SUFFIXES: &[&str] = &[
         "~",
@@ -25,13 +28,29 @@ pub fn is_editor_temp(name: &str) -> bool {
         ".swp",
         ".swo",
         ".swx",
+        ".kate-swp",
         ".bak",
         ".orig",
         "___jb_tmp___",
         "___jb_old___",
     ];
+    const DOT_PREFIXES: &[&str] = &[".#", ".goutputstream-", ".~lock.", "._"];
     let alnum = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric());
-    if name.starts_with('.') || SUFFIXES.iter().any(|s| name.ends_with(s)) {
+    if SUFFIXES.iter().any(|s| name.ends_with(s))
+        || DOT_PREFIXES.iter().any(|p| name.starts_with(p))
+    {
+        return true;
+    }
+    // rsync: "." + the file's name + "." + 6 random letters and digits.
+    if let Some(rest) = name.strip_prefix('.')
+        && let Some((stem, tail)) = rest.rsplit_once('.')
+        && !stem.is_empty()
+        && tail.len() == 6
+        && alnum(tail)
+        && tail
+            .chars()
+            .any(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+    {
         return true;
     }
     if name == "4913" || (name.starts_with('#') && name.ends_with('#') && name.len() > 1) {
@@ -79,7 +98,7 @@ pub fn is_probe(name: &str) -> bool {
         "lost+found",
         "__pycache__",
     ];
-    is_editor_temp(name) || PROBES.contains(&name) || name.starts_with("._")
+    name.starts_with('.') || is_editor_temp(name) || PROBES.contains(&name)
 }
 
 #[cfg(test)]
@@ -96,6 +115,11 @@ mod tests {
             "#x.py#",
             ".#x.py",
             "a.tmp",
+            ".goutputstream-AB12CD",
+            ".fix.json.Xy3kQ9",
+            ".~lock.notes.txt#",
+            "._fix.json",
+            ".x.py.kate-swp",
         ] {
             assert!(is_editor_temp(name), "{name}");
         }
@@ -105,6 +129,14 @@ mod tests {
             "sedimentary",
             "send.py",
             "_entry.md",
+            // Hidden names that are no tool's temp: refused by their resource, never
+            // held in memory as if saved.
+            ".hidden",
+            ".json",
+            "..json",
+            "...json",
+            ".env",
+            ".gitignore",
         ] {
             assert!(!is_editor_temp(name), "{name}");
         }

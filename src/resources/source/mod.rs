@@ -207,15 +207,7 @@ impl Source {
         }
         let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
             Ok(Place::Dir { disk, .. }) => vec![disk],
-            Ok(Place::Root)
-                if *name != tree::TESTS
-                    && *name != HISTORY
-                    && *name != META
-                    && *name != deps::DEPS
-                    && *name != config::CONFIG =>
-            {
-                self.project.code_roots.clone()
-            }
+            Ok(Place::Root) if !tree::RESERVED.contains(name) => self.project.code_roots.clone(),
             _ => return None,
         };
         dirs.iter().find_map(|dir| {

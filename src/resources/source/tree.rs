@@ -67,6 +67,10 @@ pub const META: &str = "meta";
 /// The name of the edit history under `source/` (likewise).
 pub const HISTORY: &str = "history";
 
+/// The names directly under `source/` that are homespace's own resourcespaces, never the
+/// project's: a top-level module or package of such a name is hidden by them.
+pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
+
 impl Source {
     /// Where `path` leads, expanding dotted names that do not exist as written.
     pub fn resolve(&self, path: &[&str]) -> Result<Place> {
@@ -306,6 +310,14 @@ mod tests {
         assert!(!is_runner_name(&["tests", "unit", "run"]));
         assert!(!is_runner_name(&["ledger", "run"]));
         assert!(!is_runner_name(&["run"]));
+    }
+
+    #[test]
+    fn every_folder_source_keeps_for_itself_is_reserved() {
+        use crate::resources::source::{config::CONFIG, deps::DEPS};
+        for own in [TESTS, HISTORY, META, DEPS, CONFIG] {
+            assert!(RESERVED.contains(&own), "{own}");
+        }
     }
 
     #[test]

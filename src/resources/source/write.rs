@@ -17,7 +17,7 @@ use crate::resources::source::edit::{
     self, check_module_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::modules::Module;
-use crate::resources::source::tree::{Place, TESTS, is_runner_name, locate};
+use crate::resources::source::tree::{Place, RESERVED, TESTS, is_runner_name, locate};
 
 impl Source {
     /// Route a write of `content` to `path` (see the module doc).
@@ -75,13 +75,18 @@ impl Source {
                     "{shown}: a new symbol file is called <name>.py, where name is a Python identifier (`send.py`)"
                 ))),
             },
-            Place::Dir { .. } | Place::Root => match name.strip_suffix(".py") {
-                Some(ident) if is_identifier(ident) => Ok(()),
+            place @ (Place::Dir { .. } | Place::Root) => match name.strip_suffix(".py") {
+                Some(ident) if is_identifier(ident) => self.module_name_free(&place, ident, &shown),
                 Some(_) => Err(Error::invalid(format!(
                     "{shown}: a module's name must be a Python identifier"
                 ))),
                 None if parent.is_empty() => Err(Error::not_permitted(format!(
                     "{shown}: only modules (name.py) can be created at the top of source/"
+                ))),
+                None if name.starts_with(['.', '-']) => Err(Error::invalid(format!(
+                    "{shown} was not created: a name starting with `.` is hidden by ls and one \
+                     starting with `-` is read as an option by shell tools; name the file \
+                     without it"
                 ))),
                 None => Ok(()),
             },
@@ -94,6 +99,36 @@ impl Source {
                 "nothing can be created in source/{}",
                 parent.join("/")
             ))),
+        }
+    }
+
+    /// Whether a new module `ident` may be made in `place` (a package or the top of
+    /// source/): not under a name source/ keeps for itself at the top (`deps`, `history`,
+    /// …: the module would be unreachable), nor beside a folder of the same name (Python
+    /// imports the package and never the module).
+    fn module_name_free(&self, place: &Place, ident: &str, shown: &str) -> Result<()> {
+        let dirs = match place {
+            Place::Root => {
+                if RESERVED.contains(&ident) {
+                    return Err(Error::not_permitted(format!(
+                        "{shown} was not created: source/{ident}/ is homespace's own, so a \
+                         module {ident} at the top would be unreachable here; name the module \
+                         otherwise, or make it inside a package"
+                    )));
+                }
+                self.project.code_roots.clone()
+            }
+            Place::Dir { disk, .. } => vec![disk.clone()],
+            _ => Vec::new(),
+        };
+        match dirs.iter().map(|dir| dir.join(ident)).find(|d| d.is_dir()) {
+            Some(package) => Err(Error::exists(format!(
+                "{shown} was not created: the folder {} is there, and Python imports it, never \
+                 a module {ident}.py beside it; edit {} instead",
+                package.display(),
+                shown.trim_end_matches(".py").to_string() + "/__init__.py"
+            ))),
+            None => Ok(()),
         }
     }
 

@@ -278,6 +278,9 @@ impl Tasks {
             (None, Folder::Status(dir)) => dir,
             (None, _) => existing.as_ref().map_or(Status::Open, |t| t.fields.status),
         };
+        if let Some(task) = &existing {
+            problems.extend(managed_problems(task, &draft.managed));
+        }
         let task_list = self.links.to("tasks/_entry.md");
         problems.extend(validate::dependency_problems(
             conn,
@@ -304,6 +307,28 @@ impl Tasks {
             None => conn.insert(slug, &fields, &self.now()).map(|_| ()),
         }
     }
+}
+
+/// What a write of `task` says of the fields the store manages that differs from them:
+/// accepted and ignored, such a change would read as saved and never be.
+fn managed_problems(task: &Task, written: &[(String, serde_json::Value)]) -> Vec<String> {
+    written
+        .iter()
+        .filter_map(|(key, value)| {
+            let kept = match key.as_str() {
+                "id" => serde_json::Value::from(task.id),
+                "created" => serde_json::Value::from(task.created.as_str()),
+                "updated" => serde_json::Value::from(task.updated.as_str()),
+                _ => return None,
+            };
+            (*value != kept).then(|| {
+                format!(
+                    "\"{key}\" is the store's to keep and cannot be changed: it is {kept} \
+                     (leave it as it is, or leave it out)"
+                )
+            })
+        })
+        .collect()
 }
 
 fn line_count(bytes: &[u8]) -> usize {

@@ -502,7 +502,7 @@ fn only_slug_json_names_can_be_created() {
         assert_eq!(
             error.message,
             "cannot create /mnt/hs/tasks/open/Fix_Login.json: \"Fix_Login.json\" is not a task file name: a task \
-         name is 1–64 lowercase letters, digits and dashes (e.g. fix-login), got \"Fix_Login\""
+         name is 1–64 lowercase letters, digits and dashes, not starting with a dash (e.g. fix-login), got \"Fix_Login\""
         );
         assert_eq!(
             tasks.can_create(&["notes.txt"]).unwrap_err().kind,

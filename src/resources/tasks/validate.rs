@@ -65,6 +65,10 @@ pub struct Draft {
     pub tags: Vec<String>,
     pub depends_on: Vec<String>,
     pub description: String,
+    /// The fields the store manages (`id`, `created`, `updated`) as written: a new task
+    /// takes its own (a copy of another task's file is a new task), an existing one must
+    /// keep the values it has.
+    pub managed: Vec<(String, Value)>,
 }
 
 /// Why a name cannot be a task file, or `None` when `name` is `<slug>.json` with a valid slug.
@@ -83,16 +87,18 @@ pub fn slug_problem(slug: &str) -> Option<String> {
         None
     } else {
         Some(format!(
-            "a task name is 1–{MAX_SLUG_CHARS} lowercase letters, digits and dashes \
-             (e.g. fix-login), got {slug:?}"
+            "a task name is 1–{MAX_SLUG_CHARS} lowercase letters, digits and dashes, not \
+             starting with a dash (e.g. fix-login), got {slug:?}"
         ))
     }
 }
 
-/// Lowercase ASCII letters, digits and dashes, 1 to `max` of them.
+/// Lowercase ASCII letters, digits and dashes, 1 to `max` of them, not starting with a
+/// dash (`-rf.json` is read as options by every shell tool it is given to).
 fn is_word(s: &str, max: usize) -> bool {
     !s.is_empty()
         && s.len() <= max
+        && !s.starts_with('-')
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
@@ -127,6 +133,10 @@ pub fn parse(content: &[u8]) -> Result<Parsed, Vec<String>> {
         priority: priority(&object, &mut problems),
         tags: names(&object, "tags", &mut problems),
         depends_on: names(&object, "depends_on", &mut problems),
+        managed: MANAGED
+            .iter()
+            .filter_map(|key| Some((key.to_string(), object.get(*key)?.clone())))
+            .collect(),
         description: match object.get("description") {
             None => String::new(),
             Some(Value::String(s)) => s.clone(),
@@ -377,9 +387,17 @@ mod tests {
     }
 
     #[test]
-    fn managed_fields_are_ignored() {
+    fn managed_fields_are_kept_as_written_for_the_store_to_judge() {
         let draft = draft(br#"{"id": "x", "title": "T", "created": 1, "updated": null}"#);
         assert_eq!(draft.title, "T");
+        assert_eq!(
+            draft.managed,
+            [
+                ("id".to_string(), Value::from("x")),
+                ("created".to_string(), Value::from(1)),
+                ("updated".to_string(), Value::Null)
+            ]
+        );
     }
 
     #[test]
@@ -459,7 +477,9 @@ mod tests {
     #[test]
     fn file_names_are_slugs() {
         assert_eq!(file_name_problem("fix-login-2.json"), None);
-        for bad in ["Fix.json", "fix", ".json", "a_b.json", "ü.json"] {
+        for bad in [
+            "Fix.json", "fix", ".json", "..json", "...json", "-rf.json", "a_b.json", "ü.json",
+        ] {
             assert!(file_name_problem(bad).is_some(), "{bad}");
         }
         assert!(file_name_problem(&format!("{}.json", "a".repeat(64))).is_none());
