@@ -15,6 +15,15 @@ ls "$S/ledger" > /dev/null || fail "a 755 package lists"
 expect_fails "Permission denied" "cat of a 600 module" -- cat "$S/ledger/accounts.py"
 expect_fails "Permission denied" "cat of a symbol of a 600 module" -- cat "$S/ledger/accounts/Account/debit.py"
 expect_fails "Permission denied" "ls of a 600 module's symbols" -- ls "$S/ledger/accounts/Account"
+# Views derived from it say nothing of its content: its package's view names it only, and
+# the diff of the owner's edit to it (history/1.diff) is as private as the file.
+package=$(cat "$S/ledger/_entry.md")
+expect_absent "$package" "named buckets" "the 600 module's docstring in its package's view"
+expect_contains "$package" "more private than its folder" "the package's view says why"
+cat "$S/ledger/journal/_entry.md" > /dev/null || fail "a 644 module's view is readable"
+expect_fails "Permission denied" "the diff of an edit to a 600 module" -- cat "$S/history/1.diff"
+expect_contains "$(ls "$S/history")" "1.diff" "its name still lists"
+
 # Search quotes lines of every file: the owner's alone.
 expect_fails "Permission denied" "search" -- cat "$HS/search/debit"
 

@@ -6,7 +6,7 @@
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
-use crate::model::{Entry, Function, Section};
+use crate::model::{Entry, Function, Ownership, Section};
 use crate::render::budget;
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
@@ -23,6 +23,16 @@ impl Source {
             .ok()
             .flatten()
             .is_some()
+    }
+
+    /// Who may read the diff of edit `id`: whoever may read the file it changed, as that
+    /// file is now; the owner alone when it is gone or the edit is (its content may have
+    /// been private).
+    pub(crate) fn edit_ownership(&self, id: i64) -> Ownership {
+        match self.edit(id) {
+            Ok(edit) => super::ownership(&self.project.root.join(&edit.path)),
+            Err(_) => Ownership::OwnerOnly,
+        }
     }
 
     fn edit(&self, id: i64) -> Result<Edit> {

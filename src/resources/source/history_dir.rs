@@ -59,7 +59,8 @@ impl Resource for HistoryDir {
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [name] => match place(&source, name) {
-                Some(Place::Diff(_)) => Ok(Node::view().owned(root)),
+                // Readable by whoever may read the file it changed.
+                Some(Place::Diff(id)) => Ok(Node::view().owned(source.edit_ownership(id))),
                 Some(Place::Undo) => Ok(Node {
                     size: Some(0),
                     ..Node::document(true).owned(root)

@@ -60,6 +60,7 @@ fn root(source: &Source, here: &str) -> Entry {
                     .modules
                     .get(&init)
                     .ok()
+                    .filter(|_| readable_by_its_readers(&init, &source.project.root))
                     .and_then(|m| m.index.docstring.clone());
                 if example.is_none() {
                     example =
@@ -76,12 +77,15 @@ fn root(source: &Source, here: &str) -> Entry {
                 ));
             }
             EntryKind::Module => {
-                let module = source.modules.get(&entry.path).ok();
-                rows.push(format!(
-                    "| `{}` | module | {} |",
-                    entry.name,
-                    module.map(|m| module_about(&m)).unwrap_or_default()
-                ));
+                let about = match readable_by_its_readers(&entry.path, &source.project.root) {
+                    true => source
+                        .modules
+                        .get(&entry.path)
+                        .map(|m| module_about(&m))
+                        .unwrap_or_default(),
+                    false => private_about(&entry.path),
+                };
+                rows.push(format!("| `{}` | module | {about} |", entry.name));
                 example.get_or_insert_with(|| entry.name.clone());
             }
             EntryKind::Data => {}
@@ -248,6 +252,32 @@ fn first_module(source: &Source, dir: &Path) -> Option<String> {
         .map(|e| e.name)
 }
 
+/// Whether everyone who may read the view of folder `dir` may read `file` too, judged by
+/// their owners and modes alone, so that the view is the same for every reader (the kernel
+/// keeps one copy for all): a module more private than its folder is described by name
+/// only, never by its docstring or counts (SPEC §10: a view derived from a file is shown
+/// only to those who may read the file). Unsure cases count as not readable.
+fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(file), Ok(dir)) = (std::fs::metadata(file), std::fs::metadata(dir)) else {
+        return false;
+    };
+    let (f, d) = (file.mode(), dir.mode());
+    let everyone = f & 0o004 != 0;
+    let group = everyone || (f & 0o040 != 0 && file.gid() == dir.gid());
+    let owner = group || (f & 0o400 != 0 && file.uid() == dir.uid());
+    (d & 0o004 == 0 || everyone) && (d & 0o040 == 0 || group) && (d & 0o400 == 0 || owner)
+}
+
+/// What a folder's view says of a module more private than the folder.
+fn private_about(file: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let mode = std::fs::metadata(file)
+        .map(|m| m.mode() & 0o777)
+        .unwrap_or(0);
+    format!("more private than its folder (mode {mode:o}): described in its own _entry.md")
+}
+
 /// `Accounts: named buckets… (2 classes, 9 functions, 96 lines, ~800 tokens)`.
 fn module_about(module: &Module) -> String {
     let Some(text) = module.text.as_deref() else {
@@ -316,6 +346,11 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
                 entry.name,
                 DirKind::of(&entry.path).label(),
                 Contents::of(source, &entry.path)
+            ),
+            EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => format!(
+                "| `{}` | module | {} |",
+                entry.name,
+                private_about(&entry.path)
             ),
             EntryKind::Module => {
                 let about = source
