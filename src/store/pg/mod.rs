@@ -7,6 +7,14 @@
 //! migrated on connect, under the same lock, by the numbered migrations the store hands
 //! over ([`Migration`]). [`scratch`]
 //! makes private servers for the tests and the benchmark.
+//!
+//! A change whose `COMMIT` was sent but whose answer was lost with the connection (the
+//! server stopped or the network broke at that moment) may have been saved: it is settled
+//! by asking the server, on a new connection, what became of its transaction id (known
+//! before `COMMIT`, `pg_xact_status`), and answered by what happened — saved, not saved
+//! (`EAGAIN`, try again), or, when the server cannot be asked within [`SETTLE_TIMEOUT`],
+//! an error that says it is not known. So a retry after "try again" never makes a
+//! duplicate.
 
 mod listen;
 pub mod scratch;
@@ -16,7 +24,7 @@ pub(crate) const CHANGES: &str = include_str!("changes.sql");
 
 use std::cell::RefCell;
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row};
@@ -35,6 +43,19 @@ const WRITE_LOCK: i64 = 0x686f_6d65_7370_6163; // "homespac"
 /// How long connecting may take before the store counts as unreachable: a request waits
 /// this long at most in an outage.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How long a change whose commit went unanswered waits for the server to say whether it
+/// was saved (a restart takes a second or two).
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How a transaction ended.
+enum Ended<T> {
+    /// Committed, rolled back, or failed before `COMMIT` was sent: known.
+    Known(Result<T>),
+    /// `COMMIT` was sent and the connection was lost before its answer: `work` gave
+    /// `T`, and whether it was saved is for the server to say.
+    CommitLost(T, Error),
+}
 
 /// A PostgreSQL store.
 pub struct Postgres {
@@ -77,22 +98,80 @@ impl Postgres {
 
     /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
     pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        self.in_transaction(true, read)
+        match self.in_transaction(true, read) {
+            Ended::Known(outcome) => outcome,
+            // Everything was read; ending a read-only transaction changes nothing.
+            Ended::CommitLost(value, _) => Ok(value),
+        }
     }
 
     /// Runs `change` in one transaction holding the store's write lock: committed if it
-    /// returns `Ok`, rolled back (nothing changed) if it returns `Err`.
+    /// returns `Ok`, rolled back (nothing changed) if it returns `Err`. A commit whose
+    /// answer was lost is settled (see the module's documentation).
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        self.in_transaction(false, |tx| {
+        let xid = RefCell::new(None);
+        let ended = self.in_transaction(false, |tx| {
             tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
             // The triggers of changes.sql announce what this changes with this token, heard
             // by every other mount when (and only if) it commits.
-            tx.execute(
-                "SELECT set_config('homespace.writer', $1, true)",
-                &[&self.own.as_str()],
-            )?;
+            // The transaction's id is known before COMMIT, so that a commit whose answer is
+            // lost can be looked up.
+            let id: String = tx
+                .query_one(
+                    "SELECT pg_current_xact_id()::text, set_config('homespace.writer', $1, true)",
+                    &[&self.own.as_str()],
+                )?
+                .get(0);
+            *xid.borrow_mut() = Some(id);
             change(tx)
-        })
+        });
+        match (ended, xid.into_inner()) {
+            (Ended::Known(outcome), _) => outcome,
+            (Ended::CommitLost(value, lost), Some(xid)) => self.settle(&xid, lost).map(|()| value),
+            (Ended::CommitLost(_, lost), None) => Err(lost),
+        }
+    }
+
+    /// Whether transaction `xid`, whose `COMMIT` went unanswered (`lost` says how), was
+    /// saved: `Ok` when it was, `lost` (try again) when it was not, and an error saying it
+    /// is not known when the server cannot be asked within [`SETTLE_TIMEOUT`].
+    fn settle(&self, xid: &str, lost: Error) -> Result<()> {
+        let started = Instant::now();
+        loop {
+            let status = self.config.connect(NoTls).ok().and_then(|mut client| {
+                let row = client
+                    .query_one("SELECT pg_xact_status($1::text::xid8)::text", &[&xid])
+                    .ok()?;
+                let status: Option<String> = row.get(0);
+                // A connection that answers serves the next request too.
+                *self.lock() = Some(client);
+                status
+            });
+            match status.as_deref() {
+                Some("committed") => {
+                    crate::log::line(&format!(
+                        "the PostgreSQL store at {}: a commit went unanswered; the server says \
+                         it was saved",
+                        self.shown
+                    ));
+                    return Ok(());
+                }
+                Some("aborted") => return Err(lost),
+                // Not answered yet ("in progress": still being written), or no server.
+                _ if started.elapsed() < SETTLE_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                _ => {
+                    return Err(Error::internal(format!(
+                        "the PostgreSQL store at {} went away while this change was being \
+                         committed, and could not say within {} s whether it was saved: read \
+                         it back once the database is back before writing it again",
+                        self.shown,
+                        SETTLE_TIMEOUT.as_secs()
+                    )));
+                }
+            }
+        }
     }
 
     /// Runs `work` in a transaction, connecting first if there is no connection. A
@@ -103,20 +182,20 @@ impl Postgres {
         &self,
         read_only: bool,
         work: impl FnOnce(&Tx<'_>) -> Result<T>,
-    ) -> Result<T> {
+    ) -> Ended<T> {
         let mut slot = self.lock();
         let mut fresh = false;
         let client = loop {
             if slot.as_ref().is_none_or(Client::is_closed) {
-                let client = self
-                    .config
-                    .connect(NoTls)
-                    .map_err(|e| unreachable(&self.shown, &e))?;
+                let client = match self.config.connect(NoTls) {
+                    Ok(client) => client,
+                    Err(e) => return Ended::Known(Err(unreachable(&self.shown, &e))),
+                };
                 *slot = Some(client);
                 fresh = true;
             }
             let Some(client) = slot.as_mut() else {
-                return Err(Error::internal("no connection to the store"));
+                return Ended::Known(Err(Error::internal("no connection to the store")));
             };
             let begin = if read_only {
                 "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
@@ -126,14 +205,14 @@ impl Postgres {
             match client.batch_execute(begin) {
                 Ok(_) => break client,
                 Err(e) if !fresh && is_lost(&e) => *slot = None,
-                Err(e) => return Err(failure(&self.shown, &e)),
+                Err(e) => return Ended::Known(Err(failure(&self.shown, &e))),
             }
         };
-        let outcome = run(client, &self.shown, work);
-        if slot.as_ref().is_some_and(Client::is_closed) {
+        let ended = run(client, &self.shown, work);
+        if slot.as_ref().is_some_and(Client::is_closed) || matches!(ended, Ended::CommitLost(..)) {
             *slot = None;
         }
-        outcome
+        ended
     }
 
     /// A number that changes whenever another writer (another mount, the CLI, another
@@ -202,21 +281,24 @@ impl Postgres {
 
 /// Run `work` in the transaction begun on `client`: `COMMIT` when it returns `Ok`,
 /// `ROLLBACK` when it returns `Err`.
-fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Ended<T> {
     let tx = Tx {
         client: RefCell::new(client),
         shown,
     };
     let outcome = work(&tx);
     let client = tx.client.into_inner();
-    let end = if outcome.is_ok() {
-        "COMMIT"
-    } else {
-        "ROLLBACK"
-    };
-    match client.batch_execute(end) {
-        Ok(()) => outcome,
-        Err(e) => outcome.and(Err(failure(shown, &e))),
+    match outcome {
+        Ok(value) => match client.batch_execute("COMMIT") {
+            Ok(()) => Ended::Known(Ok(value)),
+            Err(e) if is_lost(&e) => Ended::CommitLost(value, unreachable(shown, &e)),
+            Err(e) => Ended::Known(Err(failure(shown, &e))),
+        },
+        Err(refused) => {
+            // Whatever the rollback says, nothing was saved, and why is `refused`.
+            let _ = client.batch_execute("ROLLBACK");
+            Ended::Known(Err(refused))
+        }
     }
 }
 
@@ -328,6 +410,79 @@ mod tests {
 
     /// A schema for the tests of this file.
     const TABLES: &[Migration] = &[(1, "CREATE TABLE kept (x INTEGER)"), (2, "")];
+
+    /// Writers keep inserting numbers while the server is stopped as an administrator does
+    /// and started again, over and over: every number answered as saved is there, every
+    /// number answered "try again" is not (a retry would make a duplicate), whatever the
+    /// moment the connection was cut — a commit whose answer was lost included.
+    #[test]
+    fn a_write_is_answered_by_what_happened_to_it_through_outages() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("settle").unwrap();
+        let store = Arc::new(Postgres::connect(&url, TABLES).unwrap());
+        let (next, done) = (
+            Arc::new(AtomicI32::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let writers: Vec<_> = (0..3)
+            .map(|_| {
+                let (store, next, done) = (store.clone(), next.clone(), done.clone());
+                std::thread::spawn(move || {
+                    let mut answers = Vec::new();
+                    while !done.load(Ordering::Relaxed) {
+                        let n = next.fetch_add(1, Ordering::Relaxed);
+                        let written =
+                            store.write(|tx| tx.execute("INSERT INTO kept VALUES ($1)", &[&n]));
+                        answers.push((n, written.map(|_| ()).map_err(|e| e.kind)));
+                    }
+                    answers
+                })
+            })
+            .collect();
+        // Eight outages: a commit cut before its answer comes about twice in four.
+        for _ in 0..8 {
+            std::thread::sleep(Duration::from_millis(150));
+            server.shut_down().unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            server.resume().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(150));
+        done.store(true, Ordering::Relaxed);
+        let answers: Vec<(i32, Result<(), ErrorKind>)> = writers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect();
+        let kept: std::collections::HashSet<i32> = store
+            .read(|tx| tx.query("SELECT x FROM kept", &[]))
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let (mut saved, mut refused, mut unknown) = (0, 0, 0);
+        for (n, answer) in &answers {
+            match answer {
+                Ok(()) => {
+                    saved += 1;
+                    assert!(kept.contains(n), "{n} was answered as saved and is missing");
+                }
+                Err(ErrorKind::Unavailable) => {
+                    refused += 1;
+                    assert!(
+                        !kept.contains(n),
+                        "{n} was answered 'try again' and is stored"
+                    );
+                }
+                Err(other) => {
+                    assert_eq!(*other, ErrorKind::Internal, "{n}");
+                    unknown += 1;
+                }
+            }
+        }
+        eprintln!("{saved} saved, {refused} refused (EAGAIN), {unknown} not known");
+        assert!(saved > 0 && refused > 0, "the outages came between writes");
+    }
 
     #[test]
     fn an_outage_fails_requests_at_once_and_the_store_comes_back_by_itself() {
