@@ -34,7 +34,7 @@ const DIR_TTL: Duration = Duration::from_secs(1);
 const FILE_TTL: Duration = Duration::ZERO;
 
 /// How a mount is served, beside what its [`Space`] holds.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Serving {
     /// Other users may use the mount, and the kernel checks the modes `stat` shows
     /// (`default_permissions`); the core refuses their changes on top (see
@@ -43,6 +43,9 @@ pub struct Serving {
     /// `--read-only`: the kernel refuses every change itself, and answers opens and
     /// closes without asking the daemon (see [`Fs::unopened`]).
     pub read_only: bool,
+    /// What the log says once the kernel took the mount (not before: a mount it refuses
+    /// must not read as mounted).
+    pub mounted: String,
 }
 
 /// Serve `space` at `mountpoint` until it is unmounted or the process is signalled
@@ -83,6 +86,7 @@ pub fn serve(
         &config,
     )
     .map_err(|e| mount_failure(mountpoint, &e))?;
+    crate::log::line(&serving.mounted);
     if kept {
         let notifier = session.notifier();
         space.kernel().attach(Box::new(KernelNotifier(notifier)));

@@ -236,11 +236,6 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     let (space, store) = app::build_with_store(&request.options, &mountpoint.to_string_lossy())
         .map_err(|e| e.message)?;
-    crate::log::line(&format!(
-        "mounted {} at {}",
-        request.options.project.display(),
-        mountpoint.display()
-    ));
     let version: StoreVersion = Box::new(move || store.data_version().ok());
     crate::fuse::serve(
         space,
@@ -248,6 +243,11 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
         crate::fuse::Serving {
             allow_other: request.allow_other,
             read_only: request.options.read_only,
+            mounted: format!(
+                "mounted {} at {}",
+                request.options.project.display(),
+                mountpoint.display()
+            ),
         },
         version,
     )?;

@@ -91,6 +91,16 @@ fn others_are_refused_by_homespace_where_the_modes_would_let_them() {
     let before = checksums(&mount.project);
     run_as(&mount, &user, "access_others_core.sh");
     assert_eq!(checksums(&mount.project), before, "the project changed");
+    // An `rm -rf` of theirs is refused path by path, yet leaves the owner's error log a
+    // line per kind of change, not one per path.
+    let (ok, _) = mount.sh_as(&user, "rm -rf \"$HS/source/ledger\" \"$HS/tasks/open\"");
+    assert!(!ok, "the rm -rf was refused");
+    let errors = std::fs::read_to_string(mount.path("_errors.md")).unwrap();
+    let removals = errors
+        .lines()
+        .filter(|l| l.contains(&format!("uid {} tried to rm", user.uid)))
+        .count();
+    assert_eq!(removals, 1, "{errors}");
 }
 
 #[test]

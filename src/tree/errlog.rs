@@ -110,6 +110,25 @@ impl ErrorLog {
         failures.truncate(KEEP);
     }
 
+    /// Record `failure`, or count it on the same failure kept anywhere in the log (moved
+    /// to the top at its latest time): for failures that come in floods interleaved with
+    /// one another (another user's refused `rm -rf`), which would otherwise push every
+    /// other failure out of the log.
+    pub fn record_folded(&self, failure: Failure) {
+        let failure = failure.printable();
+        let mut failures = lock(&self.failures);
+        if let Some(at) = failures.iter().position(|f| f.same_as(&failure))
+            && let Some(mut kept) = failures.remove(at)
+        {
+            kept.repeats += 1;
+            kept.at = kept.at.max(failure.at);
+            failures.push_front(kept);
+            return;
+        }
+        drop(failures);
+        self.record(failure);
+    }
+
     /// The directories of the failures that stopped being fresh after `since`, up to
     /// `now`: their entry views no longer show them.
     pub fn expired(&self, since: SystemTime, now: SystemTime) -> Vec<String> {

@@ -152,7 +152,34 @@ impl Space {
     /// change things; see [`crate::tree::access`].
     pub(crate) fn admit(&self, caller: Caller, op: &str, path: &[String]) -> Result<Admission> {
         let admitted = self.access.admit(caller, &self.links.to(&path.join("/")));
-        self.logged(op, path, admitted)
+        match &admitted {
+            // Another user refused: logged once per user and operation, counted, at the
+            // root — an `rm -rf` of theirs must not push the owner's own failures out of
+            // `_errors.md` (the caller still hears which path was refused, and why).
+            Err(refused) if caller.uid != self.access.owner => {
+                let coalesced = Error::new(
+                    refused.kind,
+                    format!(
+                        "uid {} tried to {op} here and was refused: only the mount's owner (uid \
+                         {}) may change files (--allow-other-write would let others)",
+                        caller.uid, self.access.owner
+                    ),
+                );
+                let now = SystemTime::now();
+                self.errors.record_folded(Failure {
+                    at: now,
+                    op: op.to_string(),
+                    path: self.links.to(""),
+                    dir: String::new(),
+                    message: coalesced.message,
+                    repeats: 0,
+                    first: now,
+                });
+                self.failed_in("");
+                admitted
+            }
+            _ => self.logged(op, path, admitted),
+        }
     }
 
     /// The owner and modes of the project's directory; the owner's alone when it cannot be
@@ -649,7 +676,9 @@ impl Space {
                 .map(|c| (strsim::jaro_winkler(name, &c.name), c))
                 .filter(|(score, _)| *score >= 0.85)
                 .max_by(|a, b| a.0.total_cmp(&b.0));
-            let Some((_, child)) = best else {
+            // The name itself listed: it was made between the miss and this look (another
+            // mount's create arriving), so there was no typo.
+            let Some((_, child)) = best.filter(|(_, child)| child.name != *name) else {
                 continue;
             };
             let mut target: Vec<&str> = parent.iter().map(String::as_str).collect();
