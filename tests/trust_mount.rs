@@ -103,6 +103,40 @@ fn settings_another_user_writes_to_the_store_never_run() {
     assert!(!settings.contains("evil"), "{settings}");
 }
 
+/// Any user of a shared database may write any checkout's rows: settings planted there by
+/// another agent never choose what the owner's daemon runs.
+#[test]
+fn settings_another_user_writes_to_a_shared_database_never_run() {
+    let user = OtherUser::new("pg");
+    let server = homespace::store::pg::scratch::ScratchServer::start()
+        .expect("a scratch PostgreSQL server (is postgresql installed?)");
+    let url = server.database("team").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let project = dir.path().join("project");
+    common::copy_dir(&example(), &project);
+    let mount = Mount::over_store(dir, project, PathBuf::from(&url), &[]);
+    let (evil, mark) = plant(&mount, &user);
+    let settings = format!(
+        "[import_check]\npython = \"{}\"\n\n[tests]\nargs = [\"-p\", \"evil\"]\n",
+        evil.display()
+    );
+    // Another agent's connection, for every checkout (the empty key) and this one's.
+    let mut other = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    other
+        .execute(
+            "INSERT INTO settings (checkout, name, text) VALUES ('', 'source', $1)",
+            &[&settings],
+        )
+        .unwrap();
+    other
+        .execute("UPDATE settings SET text = $1", &[&settings])
+        .unwrap();
+    let result = owners_edit_and_run(&mount);
+    assert!(result.contains("passed"), "{result}");
+    assert_never_ran(&mark, &mount);
+}
+
 #[test]
 fn a_venv_another_user_plants_in_the_project_never_runs() {
     let user = OtherUser::new("venv");

@@ -58,3 +58,13 @@ mkdir -p "$HS/memory/sessions/$day/fine-session" || fail "a session"
 for name in .hidden ... -rf; do
   expect_fails "" "a session named $name" -- mkdir "$HS/memory/sessions/$day/$name"
 done
+
+# A test selector takes test ids and selection options only: others change where pytest
+# writes (--basetemp empties a folder, --junitxml moves the report) or what it loads.
+mkdir -p keep && echo precious > keep/file
+for selector in "--basetemp=$PWD/keep" "--junitxml=$PWD/report.xml" "--collect-only" "-p no_such_plugin"; do
+  expect_fails "Invalid argument" "the selector $selector" -- sh -c "printf '%s' '$selector' | tee '$S/tests/run' > /dev/null"
+done
+expect_eq "$(cat keep/file)" "precious" "the folder --basetemp named"
+expect_missing report.xml "the report --junitxml named"
+expect_contains "$(cat "$HS/_errors.md")" "tests.args" "where the owner may put other options"
