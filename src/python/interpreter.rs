@@ -11,12 +11,23 @@ use std::path::{Path, PathBuf};
 
 use crate::trust::owner_alone;
 
+/// An interpreter that may be run, and why those before it were passed over (a user whose
+/// `.venv` is not used must be told why, or the tests fail for reasons they cannot see).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpreter {
+    pub path: PathBuf,
+    pub passed_over: Vec<String>,
+}
+
 /// The interpreter to run for the project at `project`: `chosen` (a setting) if given,
 /// else the first of the project's virtualenvs and `python3` on `PATH` that exists and
 /// passes the check. The error says why there is none.
-pub fn find(project: &Path, chosen: Option<&Path>) -> Result<PathBuf, String> {
+pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String> {
     if let Some(chosen) = chosen {
-        return usable(chosen).map(|()| chosen.to_path_buf());
+        return usable(chosen).map(|()| Interpreter {
+            path: chosen.to_path_buf(),
+            passed_over: Vec::new(),
+        });
     }
     let on_path = env::var_os("PATH")
         .map(|path| env::split_paths(&path).collect::<Vec<_>>())
@@ -40,7 +51,10 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<PathBuf, String> {
                 for why in &passed_over {
                     crate::log::line(&format!("interpreter passed over: {why}"));
                 }
-                return Ok(candidate);
+                return Ok(Interpreter {
+                    path: candidate,
+                    passed_over,
+                });
             }
             Err(why) => passed_over.push(why),
         }
@@ -103,7 +117,8 @@ mod tests {
     #[test]
     fn the_projects_own_venv_is_used() {
         let (dir, python) = project_with_venv();
-        assert_eq!(find(dir.path(), None), Ok(python));
+        let found = find(dir.path(), None).unwrap();
+        assert_eq!((found.path, found.passed_over), (python, vec![]));
     }
 
     #[test]
@@ -113,15 +128,18 @@ mod tests {
             let (dir, python) = project_with_venv();
             chmod(&dir.path().join(writable), 0o777);
             let found = find(dir.path(), None);
-            assert_ne!(found, Ok(python), "{writable:?} is writable by everyone");
             assert_eq!(found.is_ok(), fallback.is_ok(), "{writable}: {found:?}");
+            if let Ok(found) = found {
+                assert_ne!(found.path, python, "{writable:?} is writable by everyone");
+                assert!(found.passed_over[0].contains("is not run"), "{found:?}");
+            }
         }
     }
 
     #[test]
     fn a_chosen_interpreter_must_pass_and_is_never_replaced() {
         let (dir, python) = project_with_venv();
-        assert_eq!(find(dir.path(), Some(&python)), Ok(python.clone()));
+        assert_eq!(find(dir.path(), Some(&python)).unwrap().path, python);
         chmod(&python, 0o757);
         let why = find(dir.path(), Some(&python)).unwrap_err();
         assert!(

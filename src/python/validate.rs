@@ -144,7 +144,7 @@ const INTERPRETER_TIMEOUT: Duration = Duration::from_secs(5);
 /// The version of the project's interpreter, asked once (`-I -S`: no site packages or
 /// environment to slow it down or break it).
 fn interpreter_version(project_root: &Path) -> Option<Version> {
-    let python = super::interpreter::find(project_root, None).ok()?;
+    let python = super::interpreter::find(project_root, None).ok()?.path;
     let mut child = Command::new(python)
         .args([
             "-I",

@@ -20,6 +20,8 @@ pub struct Job {
     /// Test selectors as the user wrote them (`tests/test_calc.py::test_add`, `-k div`).
     pub selector: Vec<String>,
     pub timeout: Duration,
+    /// A line put first in the output, before pytest's (why this interpreter).
+    pub note: Option<String>,
 }
 
 /// How a run ended.
@@ -86,7 +88,11 @@ impl Job {
         };
         let junit_path = scratch.path().join("junit.xml");
         let output_path = scratch.path().join("output.txt");
-        let spawned = std::fs::File::create(&output_path).and_then(|out| {
+        let spawned = std::fs::File::create(&output_path).and_then(|mut out| {
+            if let Some(note) = &self.note {
+                use std::io::Write;
+                writeln!(out, "{note}")?;
+            }
             let err = out.try_clone()?;
             let mut paths: Vec<PathBuf> = self.paths.clone();
             if let Some(existing) = std::env::var_os("PYTHONPATH") {
@@ -202,6 +208,7 @@ mod tests {
             paths: vec![dir.path().join("src")],
             selector: selector.iter().map(|s| s.to_string()).collect(),
             timeout,
+            note: None,
         }
     }
 

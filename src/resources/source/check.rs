@@ -133,7 +133,10 @@ impl Source {
     /// The Python interpreter the settings choose, else the project's own: what the
     /// import check and the test runner run. Each only if the owner's alone; the error
     /// says why there is none.
-    pub(crate) fn interpreter(&self, settings: &Settings) -> std::result::Result<PathBuf, String> {
+    pub(crate) fn interpreter(
+        &self,
+        settings: &Settings,
+    ) -> std::result::Result<interpreter::Interpreter, String> {
         interpreter::find(&self.project.root, settings.python.as_deref())
     }
 
@@ -158,7 +161,7 @@ impl Source {
             return Ok(());
         }
         let python = match self.interpreter(&settings) {
-            Ok(python) => python,
+            Ok(found) => found.path,
             Err(why) => {
                 crate::log::line(&format!("import check of {dotted} skipped: {why}"));
                 return Ok(());

@@ -432,7 +432,9 @@ mod tests {
 
     /// A checker with `python3` from PATH, or None (the test is skipped) where there is none.
     fn checker(timeout: f64) -> Option<ImportChecker> {
-        let python = crate::python::interpreter::find(Path::new("/nonexistent"), None).ok();
+        let python = crate::python::interpreter::find(Path::new("/nonexistent"), None)
+            .ok()
+            .map(|found| found.path);
         if python.is_none() {
             eprintln!("no python3 on PATH: import check test skipped");
         }
@@ -546,10 +548,14 @@ mod tests {
                 .set_modified(second)
         };
         touch(&file).unwrap();
-        let compiled = Command::new(crate::python::interpreter::find(dir.path(), None).unwrap())
-            .args(["-m", "py_compile", "a.py"])
-            .current_dir(dir.path())
-            .status();
+        let compiled = Command::new(
+            crate::python::interpreter::find(dir.path(), None)
+                .unwrap()
+                .path,
+        )
+        .args(["-m", "py_compile", "a.py"])
+        .current_dir(dir.path())
+        .status();
         assert!(compiled.unwrap().success());
         fs::write(&file, "x = y\n").unwrap();
         touch(&file).unwrap();

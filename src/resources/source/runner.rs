@@ -269,11 +269,18 @@ impl Source {
                     })
                     .collect();
                 let mut about = Vec::new();
+                let output = self
+                    .store
+                    .records(|db| db.runs().output(&self.checkout, run.id))?
+                    .unwrap_or_default();
+                if let Some(note) = output
+                    .lines()
+                    .next()
+                    .filter(|l| l.starts_with("homespace: "))
+                {
+                    about.push(note.to_string());
+                }
                 if run.status == "error" {
-                    let output = self
-                        .store
-                        .records(|db| db.runs().output(&self.checkout, run.id))?
-                        .unwrap_or_default();
                     let last = output
                         .lines()
                         .rev()
@@ -355,8 +362,17 @@ impl Source {
         })?;
         let mut args = settings.test_args.clone();
         args.extend(words);
+        // Said first in the run's output and view: the tests may fail for it.
+        let note = (!python.passed_over.is_empty()).then(|| {
+            format!(
+                "homespace: ran {} because {}",
+                python.path.display(),
+                python.passed_over.join("; ")
+            )
+        });
         let job = Job {
-            python,
+            python: python.path,
+            note,
             root: self.project.root.clone(),
             paths: self.project.code_roots.clone(),
             selector: args,
