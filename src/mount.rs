@@ -4,7 +4,7 @@
 //! unmount cleanly; plain `umount` ends the daemon too.
 
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -179,9 +179,11 @@ pub fn mount_background(
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
+    // The owner's alone when made here, as the store is: it names files and quotes errors.
     let log_file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(log)
         .map_err(|e| format!("cannot open the log {}: {e}", log.display()))?;
     let log_err = log_file.try_clone().map_err(|e| e.to_string())?;

@@ -207,6 +207,19 @@ fn what_the_owner_keeps_is_private_by_default() {
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&project.join(".homespace")), 0o700);
     assert_eq!(mode(&store), 0o600);
+    // `homespace mount` (in the background) makes its log beside the store, as private.
+    let (ok, out) = mount.sh(&format!(
+        "mkdir -p bg && \"$HOMESPACE\" mount --project {} --store {}/bg.db bg \
+         && \"$HOMESPACE\" unmount bg",
+        project.display(),
+        project.join(".homespace").display()
+    ));
+    let bg = mount.dir.path().join("bg");
+    if homespace::mount::is_mounted(&bg) {
+        let _ = homespace::mount::unmount(&bg, true);
+    }
+    assert!(ok, "{out}");
+    assert_eq!(mode(&project.join(".homespace/homespace.log")), 0o600);
     let (ok, _) = mount.sh_as(&user, &format!("cat {} > /dev/null", store.display()));
     assert!(!ok, "another user read the store");
     let (ok, _) = mount.sh_as(
