@@ -66,10 +66,16 @@ fn others_read_what_the_modes_allow_and_change_nothing() {
     let user = OtherUser::new("read");
     let mount = mount(&["--allow-other"], false);
     let accounts = mount.project.join("src/ledger/accounts.py");
-    // An edit of the owner's, before the module is made private: history/1.diff.
+    // An edit of the owner's, before the module is made private: history/1.diff; and a
+    // test run, whose output quotes whatever files the tests touched.
     let (ok, out) = mount.sh(
         "sed -i 's/amount = parse_amount(amount)/amount = abs(parse_amount(amount))/' \
-         \"$HS/source/ledger/accounts/Account/debit.py\"",
+         \"$HS/source/ledger/accounts/Account/debit.py\" \
+         && echo tests/test_journal.py > \"$HS/source/tests/run\" \
+         && for i in $(seq 600); do \
+              grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
+              sleep 0.1; \
+            done",
     );
     assert!(ok, "{out}");
     std::fs::set_permissions(&accounts, std::fs::Permissions::from_mode(0o600)).unwrap();

@@ -24,6 +24,10 @@ cat "$S/ledger/journal/_entry.md" > /dev/null || fail "a 644 module's view is re
 expect_fails "Permission denied" "the diff of an edit to a 600 module" -- cat "$S/history/1.diff"
 expect_contains "$(ls "$S/history")" "1.diff" "its name still lists"
 
+# Test runs quote whatever the tests touched: the owner's alone, as search is.
+expect_fails "Permission denied" "a run's output" -- cat "$S/tests/runs/latest/output.txt"
+expect_fails "Permission denied" "a run's view" -- cat "$S/tests/runs/latest/_entry.md"
+
 # Search quotes lines of every file: the owner's alone.
 expect_fails "Permission denied" "search" -- cat "$HS/search/debit"
 

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Child, Entry, Function, Kind, Node, Section};
+use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::tree::TESTS;
@@ -114,11 +114,13 @@ impl Source {
     }
 
     pub(super) fn runner_stat(&self, at: &At) -> Result<Node> {
-        let owner = self.root_ownership();
+        // The owner's alone, as search results are: a run's output and tracebacks quote
+        // whatever files the tests touched, whatever their modes.
+        let owner = Ownership::OwnerOnly;
         match at {
             At::Run => Ok(Node {
                 size: Some(0),
-                ..Node::document(true).owned(owner)
+                ..Node::document(true).owned(self.root_ownership())
             }),
             At::Runs => Ok(Node::dir(false).owned(owner)),
             At::RunDir(which) | At::Failures(which) => {
