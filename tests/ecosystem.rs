@@ -206,6 +206,49 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     assert!(!homespace::mount::is_mounted(&place.at));
 }
 
+/// mount(8) and systemd run helpers without HOME and with a short PATH or none: the helper
+/// finds the program on the PATH it is given, and says what to do when there is none.
+#[test]
+fn the_helper_finds_the_program_without_home_or_path() {
+    let place = Place::new();
+    // The helper and the program apart, as installed: neither finds the other by place.
+    let helper_dir = tempfile::tempdir().unwrap();
+    let helper = helper_dir.path().join("mount.fuse.homespace");
+    std::fs::copy(repo().join("mount-scripts/mount.fuse.homespace"), &helper).unwrap();
+    let bin_dir = tempfile::tempdir().unwrap();
+    std::fs::copy(BIN, bin_dir.path().join("homespace")).unwrap();
+    let helper_run = |env: &[(&str, &std::ffi::OsStr)]| {
+        let mut command = Command::new("/usr/bin/env");
+        command.arg("-i");
+        for (name, value) in env {
+            command.arg(format!("{name}={}", value.to_string_lossy()));
+        }
+        command
+            .args(["/bin/sh", helper.to_str().unwrap()])
+            .arg(&place.project)
+            .arg(&place.at)
+            .arg("-o")
+            .arg(format!("store={}", place.store.display()))
+            .output()
+            .unwrap()
+    };
+    let out = helper_run(&[("PATH", bin_dir.path().as_os_str())]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let entry = std::fs::read_to_string(place.at.join("_entry.md")).unwrap();
+    assert!(entry.contains("homespace — ledger"), "{entry}");
+    succeed(Command::new(BIN).arg("unmount").arg(&place.at));
+    // No PATH, no HOME, no program in the usual places: said plainly, nothing mounted.
+    if !Path::new("/usr/local/bin/homespace").exists() && !Path::new("/usr/bin/homespace").exists()
+    {
+        let out = helper_run(&[]);
+        assert!(!out.status.success());
+        let said = text(&out.stderr);
+        assert!(said.contains("cannot find the homespace program"), "{said}");
+        assert!(!said.contains("parameter not set"), "{said}");
+        assert!(!homespace::mount::is_mounted(&place.at));
+    }
+}
+
 #[test]
 fn the_systemd_unit_passes_systemd_analyze_verify() {
     let dir = tempfile::tempdir().unwrap();
