@@ -243,8 +243,21 @@ fn crash_while_editing(rounds: usize) -> (Mount, u64) {
             .push(variant(&journal, len, &format!("        {body}")));
     }
 
+    let diffs = |mount: &Mount| {
+        std::fs::read_dir(mount.path("source/history"))
+            .map(|listing| {
+                listing
+                    .filter(|e| {
+                        e.as_ref()
+                            .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".diff"))
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    };
     for round in 0..rounds {
         let context = format!("round {round}, seed {seed}");
+        let before = diffs(&mount);
         let mut edits = Command::new("bash")
             .arg("-c")
             .arg(EDIT_LOOP)
@@ -256,7 +269,18 @@ fn crash_while_editing(rounds: usize) -> (Mount, u64) {
             .process_group(0)
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(100 + random.next() % 700));
+        // The kill comes after at least one edit of this round landed, however slow the
+        // machine (a bound on waiting, not a speed claim), then at a random moment.
+        let started = std::time::Instant::now();
+        while diffs(&mount) == before {
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "{context}: no edit landed in 2 minutes\n{}",
+                mount.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(random.next() % 700));
         mount.kill_daemon();
         // SAFETY: kill(2) of the process group of the edit loop this test started.
         unsafe { libc::kill(-(edits.id() as i32), libc::SIGKILL) };
@@ -296,16 +320,11 @@ fn crash_while_editing(rounds: usize) -> (Mount, u64) {
         "seed {seed}: {out}\n{}",
         mount.log_text()
     );
-    let edits = std::fs::read_dir(mount.path("source/history"))
-        .unwrap()
-        .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".diff"))
-        })
-        .count();
+    // Each round saw an edit land before its kill, and a landed edit stays recorded.
+    let edits = diffs(&mount);
     assert!(
-        edits > rounds / 2,
-        "seed {seed}: the loop made edits ({edits})"
+        edits >= rounds,
+        "seed {seed}: {edits} edits kept of at least {rounds} that landed"
     );
     (mount, seed)
 }
