@@ -234,6 +234,35 @@ impl Tasks {
         ))
     }
 
+    /// Refuses a write of `task` made from a copy read before its last change, whatever
+    /// tool wrote it (`cp` from a file saved earlier carries no open handle to compare):
+    /// the copy says when it was read, in `"updated"`. Without `"updated"` a write is a
+    /// plain overwrite.
+    fn not_stale(
+        &self,
+        path: &[&str],
+        task: &Task,
+        written: &[(String, serde_json::Value)],
+    ) -> Result<()> {
+        let copy = written
+            .iter()
+            .find(|(key, _)| key == "updated")
+            .and_then(|(_, value)| value.as_str());
+        match copy {
+            Some(copy) if copy != task.updated => Err(Error::new(
+                ErrorKind::Busy,
+                format!(
+                    "{} was not saved: it was changed by another writer after your copy was \
+                     read (your copy says \"updated\": \"{copy}\", the task was updated at \
+                     {}). Read it again and make your change on what it holds now",
+                    self.shown(path),
+                    task.updated
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// The whole write, inside the store's transaction: check everything, then store.
     fn save(
         &self,
@@ -279,6 +308,7 @@ impl Tasks {
             (None, _) => existing.as_ref().map_or(Status::Open, |t| t.fields.status),
         };
         if let Some(task) = &existing {
+            self.not_stale(path, task, &draft.managed)?;
             problems.extend(managed_problems(task, &draft.managed));
         }
         let task_list = self.links.to("tasks/_entry.md");
@@ -318,6 +348,8 @@ fn managed_problems(task: &Task, written: &[(String, serde_json::Value)]) -> Vec
             let kept = match key.as_str() {
                 "id" => serde_json::Value::from(task.id),
                 "created" => serde_json::Value::from(task.created.as_str()),
+                // Another time is a stale copy (`not_stale`); only another type is wrong.
+                "updated" if value.is_string() => return None,
                 "updated" => serde_json::Value::from(task.updated.as_str()),
                 _ => return None,
             };
