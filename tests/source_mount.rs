@@ -43,6 +43,11 @@ fn an_edit_that_breaks_the_import_is_rolled_back() {
 }
 
 #[test]
+fn edits_of_a_module_that_already_failed_to_import_land() {
+    Mount::example().run_script("source_edit_failing_imports.sh");
+}
+
+#[test]
 fn saving_over_a_change_made_meanwhile_is_refused() {
     Mount::example().run_script("source_edit_conflict.sh");
 }

@@ -135,6 +135,11 @@ impl<'s> ProjectChange<'s> {
     /// Apply the change: write, import-check (rolling back on failure), record. A change
     /// that plans nothing does nothing. Recording comes after the files are final, so a
     /// store that fails to record is reported with the files already changed.
+    /// Whether anything is planned to change.
+    fn planned_any(&self) -> bool {
+        self.files.iter().any(|f| f.plan.is_some())
+    }
+
     pub(crate) fn commit(self) -> Result<()> {
         let planned = |deletions: bool| {
             self.files.iter().filter(move |f| {
@@ -142,6 +147,16 @@ impl<'s> ProjectChange<'s> {
                     .as_ref()
                     .is_some_and(|p| p.new.is_none() == deletions)
             })
+        };
+        // How each module to check imports before the edit: an edit is judged by what it
+        // changes, not by failures the project already had.
+        let before: Vec<Option<std::result::Result<(), String>>> = match self.planned_any() {
+            true => self
+                .checks
+                .iter()
+                .map(|dotted| self.source.import_outcome(dotted))
+                .collect(),
+            false => Vec::new(),
         };
         let mut applied: Vec<&Touched> = Vec::new();
         // New contents first, deletions last: see the module doc.
@@ -154,8 +169,11 @@ impl<'s> ProjectChange<'s> {
         if applied.is_empty() {
             return Ok(());
         }
-        for dotted in &self.checks {
-            if let Err(failure) = self.source.import_check(dotted) {
+        for (n, dotted) in self.checks.iter().enumerate() {
+            if let Err(failure) = self
+                .source
+                .import_judged(dotted, before.get(n).and_then(Option::as_ref))
+            {
                 return Err(self.roll_back(&applied, failure));
             }
         }

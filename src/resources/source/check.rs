@@ -20,6 +20,17 @@ use crate::trust;
 /// The settings file's name in the checkout's `.homespace/`.
 const SETTINGS_FILE: &str = "settings.toml";
 
+/// A traceback's last non-empty line: the exception and its message, which say whether
+/// two failures are the same.
+fn last_line(traceback: &str) -> &str {
+    traceback
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("")
+}
+
 /// The checker in use and what it was made for.
 pub(crate) type CheckerSlot = Option<(PathBuf, Duration, Arc<ImportChecker>)>;
 
@@ -146,25 +157,26 @@ impl Source {
         let _ = self.project.set_extra_ignore(&settings.ignore);
     }
 
-    /// Import `dotted` after an edit, if the settings say so; the failure says why.
-    pub(crate) fn import_check(&self, dotted: &str) -> Result<()> {
+    /// Import `dotted` now, if the settings say so and the change being carried out is the
+    /// owner's: `Ok`, or the traceback's last lines; `None` when no check runs.
+    pub(crate) fn import_outcome(&self, dotted: &str) -> Option<std::result::Result<(), String>> {
         if !access::may_run_project_code() {
             // Importing runs the project's code as the mount's owner: never for a change
             // another user made.
             crate::log::line(&format!(
                 "import check of {dotted} skipped: the change was not made by the mount's owner"
             ));
-            return Ok(());
+            return None;
         }
         let settings = self.settings();
         if !settings.import_check {
-            return Ok(());
+            return None;
         }
         let python = match self.interpreter(&settings) {
             Ok(found) => found.path,
             Err(why) => {
                 crate::log::line(&format!("import check of {dotted} skipped: {why}"));
-                return Ok(());
+                return None;
             }
         };
         let checker = {
@@ -186,17 +198,64 @@ impl Source {
             sys_path.push(self.project.root.clone());
         }
         match checker.check(dotted, &sys_path) {
-            Ok(()) => Ok(()),
-            Err(ImportFailure::Failed(traceback)) => Err(Error::invalid(format!(
-                "importing {dotted} failed after the edit, so the edit was undone:\n{traceback}\n\
-                 (turn this check off in {})",
-                self.links.to("source/meta/settings.toml")
-            ))),
+            Ok(()) => Some(Ok(())),
+            Err(ImportFailure::Failed(traceback)) => Some(Err(traceback)),
             Err(ImportFailure::Unavailable(why)) => {
                 crate::log::line(&format!("import check of {dotted} skipped: {why}"));
-                Ok(())
+                None
             }
         }
+    }
+
+    /// Judge an edit by importing `dotted` after it, against `before` (its import just
+    /// before the edit): refused only when the edit brought the failure — the module
+    /// imported before and does not now, or fails differently. A module that already failed
+    /// the same way (a dependency not installed, a module it imports that fails) keeps
+    /// failing and the edit is kept: the failure is remembered for the module's view.
+    pub(crate) fn import_judged(
+        &self,
+        dotted: &str,
+        before: Option<&std::result::Result<(), String>>,
+    ) -> Result<()> {
+        let Some(after) = self.import_outcome(dotted) else {
+            return Ok(());
+        };
+        let now = match after {
+            Ok(()) => {
+                lock(&self.import_failures).remove(dotted);
+                return Ok(());
+            }
+            Err(now) => now,
+        };
+        if let Some(Err(was)) = before
+            && last_line(was) == last_line(&now)
+        {
+            crate::log::line(&format!(
+                "import check of {dotted}: it failed before the edit as it does after ({}): \
+                 the edit is kept",
+                last_line(&now)
+            ));
+            lock(&self.import_failures).insert(dotted.to_string(), last_line(&now).to_string());
+            return Ok(());
+        }
+        let since = match before {
+            Some(Err(was)) => format!(
+                " (before it, the import failed otherwise: {})",
+                last_line(was)
+            ),
+            _ => String::new(),
+        };
+        Err(Error::invalid(format!(
+            "importing {dotted} failed after the edit{since}, so the edit was undone:\n{now}\n\
+             (turn this check off in {})",
+            self.links.to("source/meta/settings.toml")
+        )))
+    }
+
+    /// The import failure `dotted` had before and after the last edit that saw one, if any:
+    /// its edits are kept while they change nothing of it.
+    pub(crate) fn known_import_failure(&self, dotted: &str) -> Option<String> {
+        lock(&self.import_failures).get(dotted).cloned()
     }
 }
 

@@ -102,6 +102,9 @@ pub struct Source {
     pub(crate) checkout: String,
     pub(crate) locks: FileLocks,
     pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
+    /// Modules whose import failed before and after an edit, with the failure: shown in
+    /// their views (never learnt by reading: importing runs the project's code).
+    pub(crate) import_failures: std::sync::Mutex<std::collections::HashMap<String, String>>,
     pub(crate) budget: usize,
     /// The Python version edits must compile on, found at the first edit (finding it may
     /// run the project's interpreter, which must not delay the mount).
@@ -173,6 +176,7 @@ impl Source {
             checkout: checkout::key(root),
             locks: FileLocks::default(),
             checker: std::sync::Mutex::new(None),
+            import_failures: std::sync::Mutex::new(std::collections::HashMap::new()),
             budget,
             target: std::sync::OnceLock::new(),
         });

@@ -39,7 +39,21 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
             dotted,
             parent,
             ..
-        } => Ok(members(module, dotted, *parent, &here)),
+        } => {
+            let mut entry = members(module, dotted, *parent, &here);
+            if parent.is_none()
+                && let Some(failure) = source.known_import_failure(dotted)
+            {
+                entry.about.insert(
+                    0,
+                    format!(
+                        "**Import fails** as it did before the last edit: {failure}. Edits are \
+                         kept while they bring no new failure."
+                    ),
+                );
+            }
+            Ok(entry)
+        }
         _ => Ok(Entry::default()),
     }
 }
