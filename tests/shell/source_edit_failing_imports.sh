@@ -31,3 +31,18 @@ expect_contains "$(newest_error)" "RuntimeError: brought by the edit" "and shows
 # A module that imported fine still refuses an edit that breaks it.
 expect_fails "Invalid argument" "breaking a module that imported" -- \
   sed -i '/^import enum$/a import nonexistent_module' "$S/ledger/accounts.py"
+
+# Repro 4 of issue 25: a rename that breaks another module is refused, naming it. A module
+# that imports report.totals (the package's __init__ does not).
+printf 'from .report import totals\n\nUSED = totals\n' > "$PROJECT/src/ledger/uses_totals.py"
+for i in $(seq 500); do [ -e "$S/ledger/uses_totals.py" ] && break; sleep 0.01; done
+[ -e "$S/ledger/uses_totals.py" ] || fail "the importer shows in the mount"
+report_sum=$(checksum "$PROJECT/src/ledger/report.py")
+expect_fails "Operation not permitted" "renaming a function another module imports" -- \
+  mv "$S/ledger/report/totals.py" "$S/ledger/report/sums.py"
+expect_sum "$PROJECT/src/ledger/report.py" "$report_sum" "the rename was undone"
+expect_contains "$(newest_error)" "importing ledger.uses_totals failed after the edit" "the importer is named"
+expect_contains "$(newest_error)" "cannot import name 'totals'" "and why"
+# A rename nothing else depends on lands.
+mv "$S/ledger/report/_plain_table.py" "$S/ledger/report/_text_table.py" \
+  || fail "a rename no other module imports"

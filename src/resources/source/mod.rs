@@ -13,6 +13,7 @@ pub mod edit;
 mod history;
 mod history_dir;
 pub mod import_check;
+mod importers;
 mod meta;
 pub mod modules;
 pub mod project;

@@ -16,6 +16,7 @@ use crate::resources::source::change::{ProjectChange, conflict};
 use crate::resources::source::edit::{
     self, check_module_file, check_symbol_file, is_identifier, stem_name,
 };
+use crate::resources::source::importers;
 use crate::resources::source::modules::Module;
 use crate::resources::source::tree::{Place, RESERVED, TESTS, is_runner_name, locate};
 
@@ -270,8 +271,15 @@ impl Source {
             )));
         }
         change.expect(file, base, shown)?;
+        let removed = importers::removed_names(
+            &crate::python::index_module(&String::from_utf8_lossy(before)),
+            text,
+        );
         change.write(file, text, format!("replace module {dotted}"))?;
         change.import_check(dotted);
+        for importer in self.importers_of(dotted, file, &removed) {
+            change.import_check(importer);
+        }
         change.commit()
     }
 
@@ -337,8 +345,13 @@ impl Source {
                 lines.join("\n")
             )));
         }
+        // A top-level name taken away may break the modules that import it: check them too.
+        let removed = importers::removed_names(&module.index, &after);
         change.write(file, after, what)?;
         change.import_check(dotted);
+        for importer in self.importers_of(dotted, file, &removed) {
+            change.import_check(importer);
+        }
         change.commit()
     }
 
@@ -445,6 +458,12 @@ impl Source {
                         return Err(Error::exists(format!("{new_ident} already exists there")));
                     }
                     edit::rename_symbol(text, &module.index.symbols[index], new_ident)
+                })
+                // EPERM for a rename the import check undid, as above: mv would print EINVAL
+                // as "cannot move to a subdirectory of itself".
+                .map_err(|e| match e.kind {
+                    ErrorKind::Invalid => Error::not_permitted(e.message),
+                    _ => e,
                 })
             }
             _ => Err(Error::not_permitted(format!(

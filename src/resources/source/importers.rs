@@ -1,0 +1,112 @@
+//! Which modules an edit may break by removing or renaming a top-level name: those whose
+//! text names it together with the edited module's own name (`from packaging.utils import
+//! canonicalize_name`, `from .utils import …`, `utils.canonicalize_name`). A generous guess
+//! by text, not an import graph: every guess is imported before and after the edit and
+//! judged by the difference (`check.rs`), so a module that does not really import the name
+//! costs two forks and is never refused.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::python::{ModuleIndex, index_module};
+use crate::resources::source::Source;
+
+/// At most this many modules are checked after one edit, the first in path order: the
+/// check must stay a matter of milliseconds.
+const MAX_IMPORTERS: usize = 20;
+
+/// The top-level classes and functions of `before` that `after` no longer defines.
+pub(crate) fn removed_names(before: &ModuleIndex, after: &str) -> Vec<String> {
+    let top = |index: &ModuleIndex| -> BTreeSet<String> {
+        index
+            .symbols
+            .iter()
+            .filter(|s| s.parent.is_none())
+            .filter_map(|s| s.qualname.first().cloned())
+            .collect()
+    };
+    let kept = top(&index_module(after));
+    top(before).difference(&kept).cloned().collect()
+}
+
+impl Source {
+    /// The dotted names of the modules that may import one of `names` from module
+    /// `dotted` (at `file`), besides it.
+    pub(crate) fn importers_of(&self, dotted: &str, file: &Path, names: &[String]) -> Vec<String> {
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let own = dotted.rsplit('.').next().unwrap_or(dotted);
+        let mut found = Vec::new();
+        for path in self.project.python_files() {
+            if path == file || found.len() >= MAX_IMPORTERS {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let named = |word: &str| has_word(&text, word);
+            if text.contains("import") && named(own) && names.iter().any(|n| named(n)) {
+                found.extend(self.dotted_of_file(&path));
+            }
+        }
+        found
+    }
+
+    /// The dotted name Python imports `file` by: from the code root it is under (`src/`),
+    /// else from the project's root (tests).
+    fn dotted_of_file(&self, file: &Path) -> Option<String> {
+        let mut roots = self.project.code_roots.clone();
+        roots.push(self.project.root.clone());
+        roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
+        let rel = roots.iter().find_map(|root| file.strip_prefix(root).ok())?;
+        let mut parts: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "__init__") {
+            parts.pop();
+        }
+        (!parts.is_empty()).then(|| parts.join("."))
+    }
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_a_rename_or_removal_takes_away() {
+        let before =
+            index_module("def a():\n    pass\n\n\nclass B:\n    def c(self):\n        pass\n");
+        assert_eq!(
+            removed_names(&before, "def a2():\n    pass\n\n\nclass B:\n    pass\n"),
+            ["a"]
+        );
+        assert!(
+            removed_names(&before, "def a():\n    return 1\n\n\nclass B:\n    pass\n").is_empty()
+        );
+    }
+
+    #[test]
+    fn words_are_whole_identifiers() {
+        assert!(has_word("from .utils import canonicalize_name", "utils"));
+        assert!(has_word(
+            "x = utils.canonicalize_name(y)",
+            "canonicalize_name"
+        ));
+        assert!(!has_word("canonicalize_names", "canonicalize_name"));
+        assert!(!has_word("my_utils", "utils"));
+    }
+}
