@@ -43,6 +43,11 @@ fn an_edit_that_breaks_the_import_is_rolled_back() {
 }
 
 #[test]
+fn a_write_never_changes_a_strings_value() {
+    Mount::example().run_script("source_edit_strings.sh");
+}
+
+#[test]
 fn edits_of_a_module_that_already_failed_to_import_land() {
     Mount::example().run_script("source_edit_failing_imports.sh");
 }

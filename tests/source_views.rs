@@ -322,20 +322,27 @@ fn module_counts_say_what_they_count_and_a_missing_docstring_leaves_no_dash() {
 
 #[test]
 fn a_symbol_that_cannot_be_dedented_is_shown_as_it_stands_and_its_entry_says_so() {
-    let module = "class Report:\n    def render(self):\n        \"\"\"Render.\n\n        Indented with the code.\n        \"\"\"\n        return 1\n\n    def raw(self):\n        return '''\\\ncol 0\n'''\n";
+    let module = "class Report:\n    def render(self):\n        \"\"\"Render.\n\n        Indented with the code.\n        \"\"\"\n        return 1\n\n    def raw(self):\n        return '''\\\ncol 0\n'''\n\n    def odd(self):\n        return (1,\n2)\n";
     let (_dir, space) = project(&[("report.py", module.as_bytes())]);
     assert_eq!(
         render(&space, "source/report/Report/render.py"),
         "def render(self):\n    \"\"\"Render.\n\n    Indented with the code.\n    \"\"\"\n    return 1\n"
     );
+    // A string's lines are its value: they stay at column 0, and the method dedents.
     assert_eq!(
         render(&space, "source/report/Report/raw.py"),
-        "    def raw(self):\n        return '''\\\ncol 0\n'''\n"
+        "def raw(self):\n    return '''\\\ncol 0\n'''\n"
+    );
+    // A bracket's continuation left of the def cannot be dedented back: as it stands.
+    assert_eq!(
+        render(&space, "source/report/Report/odd.py"),
+        "    def odd(self):\n        return (1,\n2)\n"
     );
     let entry = render(&space, "source/report/Report/_entry.md");
     assert!(
         entry.contains("Not dedented, shown as they stand in the module")
-            && entry.contains("`raw.py`")
+            && entry.contains("`odd.py`")
+            && !entry.contains("`raw.py`.")
             && !entry.contains("`render.py`."),
         "{entry}"
     );

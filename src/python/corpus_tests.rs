@@ -6,8 +6,9 @@
 //! - we report no syntax problems;
 //! - our symbols (qualified names, `def` lines, order) are CPython's;
 //! - each symbol's text without its leading comment block is CPython's segment dedented by
-//!   the same rule (string lines move with the code), the exact-dedent flags agree, and the
-//!   dedented text is what `textwrap.dedent` makes of the segment;
+//!   the same rule (docstrings move with the code, other strings' lines keep their bytes),
+//!   the exact-dedent flags agree, and a text without such value lines is what
+//!   `textwrap.dedent` makes of the segment;
 //! - `reindent(symbol_text(..))` restores each symbol's range byte for byte (the same as
 //!   splicing it back into the module, which is therefore not done literally).
 //!

@@ -1,12 +1,15 @@
 //! Dedent and re-indent: turning a symbol's lines into a standalone file and back, exactly.
 //!
 //! The rule is an editor's block indent, one line at a time (a line ends after `\n`, `\r\n`
-//! or a lone `\r`, like Python): a whitespace-only line is kept verbatim; every other line
-//! loses (dedent) or gains (re-indent) exactly the symbol's indentation — lines inside a
-//! multi-line string too, so a docstring's body moves with its code, as
-//! `textwrap.dedent(inspect.getsource(f))` shows it.
+//! or a lone `\r`, like Python): a whitespace-only line is kept verbatim; so is a line that
+//! continues a multi-line string which is no docstring — it is part of a value, and moving
+//! it would change what the program computes; every other line loses (dedent) or gains
+//! (re-indent) exactly the symbol's indentation — a docstring's body too, so it moves with
+//! its code, as `inspect.getsource` and `textwrap.dedent` show it. Which lines are values
+//! is read from the parse: of the module when dedenting, of the symbol file itself when
+//! re-indenting (the same strings, at the same places).
 //!
-//! If some non-blank line does not start with the indentation (a string line, a comment or a
+//! If some other non-blank line does not start with the indentation (a comment or a
 //! bracket continuation further left than the `def`), stripping cannot be undone from the
 //! text alone. Such a symbol is not dedented at all: its file is the range verbatim, still
 //! indented, and [`reindent`] recognises that form (its first code line already starts with
@@ -15,6 +18,7 @@
 
 use super::index::Symbol;
 use super::lines::LineTable;
+use super::parse;
 
 /// The symbol's file: `source[sym.range]` dedented by `sym.indent`, or verbatim when
 /// `sym.exact_dedent` is false. `sym` must come from `index_module(source)`; for anything
@@ -24,20 +28,21 @@ pub fn symbol_text(source: &str, sym: &Symbol) -> String {
     if !sym.exact_dedent {
         return text.to_string();
     }
-    dedent(text, &sym.indent).unwrap_or_else(|| text.to_string())
+    dedent(text, &sym.indent, &sym.value_lines).unwrap_or_else(|| text.to_string())
 }
 
 /// The inverse of [`symbol_text`]: prefixes `indent` to every line that is not
-/// whitespace-only. Text whose first code line already starts with `indent` is returned
-/// unchanged.
+/// whitespace-only and does not continue a string's value. Text whose first code line
+/// already starts with `indent` is returned unchanged.
 pub fn reindent(text: &str, indent: &str) -> String {
     if indent.is_empty() || first_code_line(text).is_some_and(|line| line.starts_with(indent)) {
         return text.to_string();
     }
     let table = LineTable::new(text);
+    let values = table.lines_in_strings(&parse::outline(text).value_strings);
     let mut out = String::with_capacity(text.len() + indent.len() * table.len());
-    for line in table.lines(text) {
-        if !is_blank(line) {
+    for (n, line) in table.lines(text).enumerate() {
+        if !is_blank(line) && !values.get(n).copied().unwrap_or(false) {
             out.push_str(indent);
         }
         out.push_str(line);
@@ -45,12 +50,16 @@ pub fn reindent(text: &str, indent: &str) -> String {
     out
 }
 
-/// Strips `indent` from every line that is not blank; `None` if one of them does not start
-/// with it.
-fn dedent(text: &str, indent: &str) -> Option<String> {
+/// Strips `indent` from every line that is not blank and not one of `values` (sorted line
+/// numbers, kept as they are); `None` if one of the others does not start with it.
+fn dedent(text: &str, indent: &str, values: &[usize]) -> Option<String> {
     let mut out = String::with_capacity(text.len());
-    for line in LineTable::new(text).lines(text) {
-        out.push_str(dedent_line(line, indent)?);
+    for (n, line) in LineTable::new(text).lines(text).enumerate() {
+        if values.binary_search(&n).is_ok() {
+            out.push_str(line);
+        } else {
+            out.push_str(dedent_line(line, indent)?);
+        }
     }
     Some(out)
 }
@@ -140,22 +149,40 @@ mod tests {
     }
 
     #[test]
-    fn every_line_moves_alike_f_strings_and_continuations_included() {
+    fn code_lines_move_and_a_strings_value_lines_stay() {
         let written = "def f():\n    t = f'''{s}\n    {s!r}'''\n    x = 'a' \\\n        'b'\n";
         assert_eq!(
             reindent(written, "\t"),
-            "\tdef f():\n\t    t = f'''{s}\n\t    {s!r}'''\n\t    x = 'a' \\\n\t        'b'\n"
+            "\tdef f():\n\t    t = f'''{s}\n    {s!r}'''\n\t    x = 'a' \\\n\t        'b'\n"
         );
     }
 
+    /// Repro 1 of issue 25: a method holding a multi-line string at column 0, written into
+    /// a class, keeps the string's value.
     #[test]
-    fn a_string_line_left_of_the_def_makes_the_symbol_verbatim() {
+    fn a_written_method_keeps_its_strings_value() {
+        let written = "def usage(self):\n    text = \"\"\"\\\nUsage:\n  col-two line\n\"\"\"\n    return text\n";
+        let placed = reindent(written, "    ");
+        assert_eq!(
+            placed,
+            "    def usage(self):\n        text = \"\"\"\\\nUsage:\n  col-two line\n\"\"\"\n        return text\n"
+        );
+        let source = format!("class P:\n{placed}");
+        let index = index_module(&source);
+        assert!(index.symbols[1].exact_dedent);
+        assert_eq!(symbol_text(&source, &index.symbols[1]), written);
+    }
+
+    #[test]
+    fn a_string_line_left_of_the_def_is_kept_and_the_symbol_dedents() {
         let source = "class T:\n    def test(self):\n        self.check('''\\\nline one\n  line two\n''')\n\n    def other(self): pass\n";
         let index = index_module(source);
-        assert!(!index.symbols[1].exact_dedent);
+        assert!(index.symbols[1].exact_dedent);
         let files = files(source);
-        assert_eq!(files[1], source[index.symbols[1].range.clone()]);
-        assert!(files[1].starts_with("    def test(self):\n"));
+        assert_eq!(
+            files[1],
+            "def test(self):\n    self.check('''\\\nline one\n  line two\n''')\n"
+        );
         assert_eq!(files[2], "def other(self): pass\n");
     }
 
@@ -175,7 +202,7 @@ mod tests {
         let source = "class A:\n\tdef f(self):\n\t\tif self:\n\t\t\treturn '''a\n\tb'''\n";
         assert_eq!(
             files(source)[1],
-            "def f(self):\n\tif self:\n\t\treturn '''a\nb'''\n"
+            "def f(self):\n\tif self:\n\t\treturn '''a\n\tb'''\n"
         );
     }
 

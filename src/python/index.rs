@@ -42,10 +42,13 @@ pub struct Symbol {
     pub doc: Option<String>,
     /// Lines in the range.
     pub lines: usize,
-    /// Whether every line of the range that is not whitespace-only starts with `indent`
-    /// (string lines included). When false, the symbol file is the range verbatim (still
-    /// indented), see [`super::symbol_text`].
+    /// Whether every line of the range that is not whitespace-only and not part of a
+    /// string's value (see `value_lines`) starts with `indent`. When false, the symbol file
+    /// is the range verbatim (still indented), see [`super::symbol_text`].
     pub exact_dedent: bool,
+    /// The lines of the range (counted from 0) that continue a multi-line string that is
+    /// no docstring: part of a value, kept byte for byte by dedent and re-indent.
+    pub value_lines: Vec<usize>,
 }
 
 /// A syntax error, located for humans.

@@ -22,6 +22,7 @@ pub fn index_module(source: &str) -> ModuleIndex {
     let outline = parse::outline(source);
     let table = LineTable::new(source);
     let in_string = table.lines_in_strings(&outline.multiline_strings);
+    let in_value = table.lines_in_strings(&outline.value_strings);
     let reliable = reliable_prefix(&outline.definitions, &outline.problems, &table);
     let mut symbols: Vec<Symbol> = Vec::with_capacity(reliable);
     let mut seen: HashMap<(Option<usize>, &str), usize> = HashMap::new();
@@ -36,7 +37,7 @@ pub fn index_module(source: &str) -> ModuleIndex {
             .map_or_else(Vec::new, |parent| parent.qualname.clone());
         qualname.push(definition.name.clone());
         symbols.push(symbol(
-            source, &table, &in_string, definition, qualname, *count,
+            source, &table, &in_string, &in_value, definition, qualname, *count,
         ));
     }
     ModuleIndex {
@@ -76,6 +77,7 @@ fn symbol(
     source: &str,
     table: &LineTable,
     in_string: &[bool],
+    in_value: &[bool],
     definition: &Definition,
     qualname: Vec<String>,
     occurrence: usize,
@@ -96,9 +98,13 @@ fn symbol(
     } else {
         0
     };
+    let value_lines: Vec<usize> = (start_line..start_line + lines)
+        .filter(|&line| in_value.get(line).copied().unwrap_or(false))
+        .map(|line| line - start_line)
+        .collect();
     let exact_dedent = (start_line..start_line + lines).all(|line| {
         let text = source.get(table.line_range(line)).unwrap_or("");
-        dedent_line(text, &indent).is_some()
+        in_value.get(line).copied().unwrap_or(false) || dedent_line(text, &indent).is_some()
     });
     let name = qualname.last().cloned().unwrap_or_default();
     Symbol {
@@ -118,6 +124,7 @@ fn symbol(
         doc: definition.doc.clone(),
         lines,
         exact_dedent,
+        value_lines,
     }
 }
 
@@ -421,7 +428,7 @@ def long(self, alpha: int, beta: str = 'b',  # why beta
     }
 
     #[test]
-    fn string_lines_are_dedented_with_the_code_unless_one_is_left_of_the_def() {
+    fn docstrings_move_with_the_code_and_other_strings_keep_their_lines() {
         let source = "\
 class Report:
     def render(self):
@@ -440,8 +447,9 @@ col 0 continuation
 ";
         assert_text(
             &outline(source),
-            "Report class Report line 1 (14 lines)\nrender def Report.render line 2 (8 lines)\nraw def Report.raw line 11 (4 lines) inexact\n",
+            "Report class Report line 1 (14 lines)\nrender def Report.render line 2 (8 lines)\nraw def Report.raw line 11 (4 lines)\n",
         );
+        // The docstring moves; the f-string's lines after its first are its value.
         assert_text(
             &text_of(source, "Report.render"),
             "\
@@ -451,13 +459,14 @@ def render(self):
     Indented as the code.
     \"\"\"
     return f'''{self!r}
-        {1 +
-    2}'''
+            {1 +
+        2}'''
 ",
         );
+        // A string line left of the def no longer makes the symbol verbatim.
         assert_text(
             &text_of(source, "Report.raw"),
-            "    def raw(self):\n        return '''\\\ncol 0 continuation\n'''\n",
+            "def raw(self):\n    return '''\\\ncol 0 continuation\n'''\n",
         );
     }
 

@@ -38,6 +38,8 @@ pub(super) struct Definition {
     pub end: usize,
     pub signature: String,
     pub doc: Option<String>,
+    /// The byte span of its docstring's string literal, if it has one.
+    pub doc_span: Option<Range<usize>>,
 }
 
 /// A syntax error at a byte offset, with the parser's message.
@@ -54,17 +56,36 @@ pub(super) struct Outline {
     pub definitions: Vec<Definition>,
     /// Byte spans of string tokens that contain a line break (outermost f/t-string spans).
     pub multiline_strings: Vec<Range<usize>>,
+    /// Those of [`Outline::multiline_strings`] that are no docstring of the module or of a
+    /// definition: their lines after the first are part of a value, and re-indenting them
+    /// would change it.
+    pub value_strings: Vec<Range<usize>>,
     /// Sorted by offset; empty when the source is valid Python.
     pub problems: Vec<Problem>,
 }
 
 /// Parses `source` and extracts its outline.
 pub(super) fn outline(source: &str) -> Outline {
-    with_module(source, |parsed| Outline {
-        docstring: docstring(&parsed.syntax().body),
-        definitions: definitions(source, parsed),
-        multiline_strings: multiline_strings(source, parsed.tokens()),
-        problems: problems(parsed),
+    with_module(source, |parsed| {
+        let definitions = definitions(source, parsed);
+        let multiline_strings = multiline_strings(source, parsed.tokens());
+        let docstrings: Vec<Range<usize>> = definitions
+            .iter()
+            .filter_map(|d| d.doc_span.clone())
+            .chain(doc_span(&parsed.syntax().body))
+            .collect();
+        let value_strings = multiline_strings
+            .iter()
+            .filter(|span| !docstrings.contains(span))
+            .cloned()
+            .collect();
+        Outline {
+            docstring: docstring(&parsed.syntax().body),
+            definitions,
+            multiline_strings,
+            value_strings,
+            problems: problems(parsed),
+        }
     })
     .unwrap_or_else(|problem| Outline {
         problems: vec![problem],
@@ -343,6 +364,7 @@ fn function(
             TextRange::new(signature_start, signature_end),
         ),
         doc: docstring(&def.body),
+        doc_span: doc_span(&def.body),
     }
 }
 
@@ -368,6 +390,7 @@ fn class_definition(
         end: class.end().to_usize(),
         signature: brackets.map_or_else(String::new, |range| signature(source, tokens, range)),
         doc: docstring(&class.body),
+        doc_span: doc_span(&class.body),
     }
 }
 
@@ -446,6 +469,15 @@ impl ToStd for TextRange {
     fn to_std_range(self) -> Range<usize> {
         self.start().to_usize()..self.end().to_usize()
     }
+}
+
+/// The span of a body's docstring: its first statement, when that is a string literal.
+fn doc_span(body: &[Stmt]) -> Option<Range<usize>> {
+    let Some(Stmt::Expr(statement)) = body.first() else {
+        return None;
+    };
+    matches!(statement.value.as_ref(), Expr::StringLiteral(_))
+        .then(|| statement.value.range().to_std_range())
 }
 
 /// The first non-blank line of a body's docstring, trimmed.
