@@ -4,7 +4,7 @@
 //! `__init__.py`. Nothing here touches the disk; `write.rs` locates, locks and saves.
 
 use crate::error::{Error, Result};
-use crate::python::{ModuleIndex, Symbol, Version, index_module, reindent, validate};
+use crate::python::{ModuleIndex, Symbol, SymbolKind, Version, index_module, reindent, validate};
 
 /// The name a symbol file stands for: `balance@2` → `balance`.
 pub fn stem_name(stem: &str) -> &str {
@@ -140,12 +140,103 @@ fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
     None
 }
 
+/// The line break `module` uses (its first one; `\n` when it has none).
+fn newline_of(module: &str) -> &'static str {
+    match module.find(['\n', '\r']).map(|at| &module.as_bytes()[at..]) {
+        Some([b'\r', b'\n', ..]) => "\r\n",
+        Some([b'\r', ..]) => "\r",
+        _ => "\n",
+    }
+}
+
+/// `file` with every line break made `newline`: a written symbol takes its module's line
+/// endings, so a module never mixes them. Strings keep their value: Python reads every line
+/// break of a source file as `\n`.
+fn with_newlines(file: &str, newline: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    let mut rest = file;
+    while let Some(at) = rest.find(['\n', '\r']) {
+        out.push_str(&rest[..at]);
+        out.push_str(newline);
+        let width = if rest[at..].starts_with("\r\n") { 2 } else { 1 };
+        rest = &rest[at + width..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One level of indentation in `source` (`"    "`, `"\t"`): what a class's member adds to
+/// the class's indent, else what the first function's body adds to the `def`'s.
+fn indent_unit(source: &str, index: &ModuleIndex) -> Option<String> {
+    let nested = index.symbols.iter().find_map(|s| {
+        let parent = index.symbols.get(s.parent?)?;
+        s.indent
+            .strip_prefix(parent.indent.as_str())
+            .map(str::to_string)
+    });
+    nested
+        .or_else(|| {
+            let def = index.symbols.iter().find(|s| s.kind != SymbolKind::Class)?;
+            let body = source.get(def.range.clone())?;
+            // The lines after the `def` line (comments and decorators come before it).
+            let head = def
+                .def_line
+                .saturating_sub(source[..def.range.start].matches('\n').count() + 1);
+            body.lines()
+                .skip(head + 1)
+                .map(|line| {
+                    let code = line.trim_start_matches([' ', '\t']);
+                    (&line[..line.len() - code.len()], code)
+                })
+                .find(|(_, code)| !code.is_empty() && !code.starts_with('#'))
+                .and_then(|(lead, _)| lead.strip_prefix(def.indent.as_str()).map(str::to_string))
+        })
+        .filter(|unit| !unit.is_empty())
+}
+
+/// `file` indented with `module`'s unit where it uses another (spaces in a module indented
+/// with tabs, or the other way round), so a module never mixes them. Lines that continue a
+/// string's value are left alone; a remainder that is no whole unit is kept.
+fn with_module_indent(file: &str, module: &str, module_index: &ModuleIndex) -> String {
+    let file_index = index_module(file);
+    let (Some(theirs), Some(ours)) = (
+        indent_unit(module, module_index),
+        indent_unit(file, &file_index),
+    ) else {
+        return file.to_string();
+    };
+    if theirs == ours {
+        return file.to_string();
+    }
+    let values: Vec<usize> = file_index
+        .symbols
+        .first()
+        .map(|s| s.value_lines.clone())
+        .unwrap_or_default();
+    let mut out = String::with_capacity(file.len());
+    for (n, line) in file.split_inclusive('\n').enumerate() {
+        if values.binary_search(&n).is_ok() {
+            out.push_str(line);
+            continue;
+        }
+        let mut rest = line;
+        while let Some(after) = rest.strip_prefix(ours.as_str()) {
+            out.push_str(&theirs);
+            rest = after;
+        }
+        out.push_str(rest);
+    }
+    out
+}
+
 /// `module` with `symbol`'s range replaced by `file` (a symbol file's content) re-indented
-/// to the symbol's place.
+/// to the symbol's place, with the module's line endings and indentation unit.
 pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
-    let mut new = reindent(file, &symbol.indent);
-    if module[..symbol.range.end].ends_with('\n') && !new.ends_with('\n') {
-        new.push('\n');
+    let newline = newline_of(module);
+    let file = with_module_indent(file, module, &index_module(module));
+    let mut new = reindent(&with_newlines(&file, newline), &symbol.indent);
+    if module[..symbol.range.end].ends_with(['\n', '\r']) && !new.ends_with(['\n', '\r']) {
+        new.push_str(newline);
     }
     format!(
         "{}{new}{}",
@@ -155,16 +246,17 @@ pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
 }
 
 /// `module` with `file` appended as a new top-level symbol (after two blank lines), or as
-/// the last member of class `parent`.
+/// the last member of class `parent`, with the module's line endings.
 pub fn append_symbol(
     module: &str,
     index: &ModuleIndex,
     parent: Option<usize>,
     file: &str,
 ) -> String {
-    let mut file = file.to_string();
-    if !file.ends_with('\n') {
-        file.push('\n');
+    let nl = newline_of(module);
+    let mut file = with_newlines(&with_module_indent(file, module, index), nl);
+    if !file.ends_with(['\n', '\r']) {
+        file.push_str(nl);
     }
     match parent.and_then(|p| index.symbols.get(p).map(|s| (p, s))) {
         None => {
@@ -172,7 +264,7 @@ pub fn append_symbol(
             if body.is_empty() {
                 return file;
             }
-            format!("{body}\n\n\n{file}")
+            format!("{body}{nl}{nl}{nl}{file}")
         }
         Some((at, class)) => {
             let indent = index
@@ -183,9 +275,9 @@ pub fn append_symbol(
                 .unwrap_or_else(|| format!("{}    ", class.indent));
             let end = class.range.end;
             let head = &module[..end];
-            let newline = if head.ends_with('\n') { "" } else { "\n" };
+            let newline = if head.ends_with(['\n', '\r']) { "" } else { nl };
             format!(
-                "{head}{newline}\n{}{}",
+                "{head}{newline}{nl}{}{}",
                 reindent(&file, &indent),
                 &module[end..]
             )
@@ -363,6 +455,48 @@ mod tests {
             .find(|s| s.qualname == qual)
             .cloned()
             .unwrap()
+    }
+
+    #[test]
+    fn a_written_symbol_takes_the_modules_line_endings() {
+        let module = "class A:\r\n    def f(self):\r\n        return 1\r\n";
+        let index = index_module(module);
+        let replaced = replace_symbol(module, &index.symbols[1], "def f(self):\n    return 2\n");
+        assert_eq!(
+            replaced,
+            "class A:\r\n    def f(self):\r\n        return 2\r\n"
+        );
+        let added = append_symbol(module, &index, Some(0), "def g(self):\n    return 3\n");
+        assert_eq!(
+            added,
+            "class A:\r\n    def f(self):\r\n        return 1\r\n\r\n    def g(self):\r\n        return 3\r\n"
+        );
+        let top = append_symbol(module, &index, None, "def h():\n    pass");
+        assert!(
+            top.ends_with("return 1\r\n\r\n\r\ndef h():\r\n    pass\r\n"),
+            "{top:?}"
+        );
+        assert!(
+            !top.replace("\r\n", "").contains('\n'),
+            "one style: {top:?}"
+        );
+    }
+
+    #[test]
+    fn a_written_symbol_takes_the_modules_indentation_unit() {
+        let module = "class A:\n\tdef f(self):\n\t\treturn 1\n";
+        let index = index_module(module);
+        let written = "def g(self):\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n    if self:\n        return '''a\n    b'''\n";
+        let added = append_symbol(module, &index, Some(0), written);
+        assert_eq!(
+            added,
+            "class A:\n\tdef f(self):\n\t\treturn 1\n\n\tdef g(self):\n\t\t\"\"\"Doc.\n\n\t\tMore.\n\t\t\"\"\"\n\t\tif self:\n\t\t\treturn '''a\n    b'''\n"
+        );
+        // Spaces stay spaces in a module indented with spaces.
+        let spaced = "class A:\n    def f(self):\n        return 1\n";
+        let index = index_module(spaced);
+        let replaced = replace_symbol(spaced, &index.symbols[1], "def f(self):\n\treturn 2\n");
+        assert_eq!(replaced, "class A:\n    def f(self):\n        return 2\n");
     }
 
     #[test]
