@@ -1,6 +1,7 @@
 # source/history/: every routed edit, numbered, with a unified diff that `patch` can apply;
-# `echo N > history/undo` reverts edit N when the file still holds what N wrote, and
-# refuses (EINVAL) with the reason otherwise. An undo is an edit too, so it can be undone.
+# `echo N > history/undo` takes edit N back where its lines are as it left them (as `patch -R`
+# of its diff would, keeping later edits elsewhere), and refuses (EINVAL) naming the line
+# otherwise. An undo is an edit too, so it can be undone.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 C="$A/Account"
@@ -52,34 +53,37 @@ expect_fails "Read-only file system" "writing a diff" -- sh -c "echo x > '$H/1.d
 expect_le() { [ "$1" -le "$2" ] || fail "$3: $1 > $2"; }
 expect_le "$(tokens "$H/1.diff")" 500 "a diff is a view within the budget"
 
-# Undo 1 now would lose edit 2 (the file no longer holds what 1 wrote): refused.
-expect_eq "$(undo_with_python 1)" 22 "undo of an edit the file moved on from fails with EINVAL"
-expect_file "$ACC" v2.py "the refused undo changed nothing"
-expect_contains "$(newest_error)" "edit 1 cannot be undone" "the refusal is reported"
-expect_contains "$(newest_error)" "changed since" "with the reason"
+# Undo 1 while edit 2 (another method) came after it: taken back where it applies, as
+# `patch -R` of 1.diff would, and edit 2 stays.
+python3 -c 'text = open("v2.py").read(); open("v2_without_1.py", "w").write(text.replace("amount = abs(parse_amount(amount))", "amount = parse_amount(amount)", 1))'
+expect_eq "$(undo_with_python 1)" ok "undo 1 with a later edit elsewhere in the file"
+expect_file "$ACC" v2_without_1.py "edit 1 taken back, edit 2 kept"
+sed -n '/^--- /,$p' "$H/1.diff" | patch -s -R -o patched.py v2.py - || fail "patch -R of 1.diff applies after 2"
+expect_file patched.py v2_without_1.py "the same as patch -R"
 
-# Undo 2, then 1: back to the start, each undo an edit of its own.
+# An undo is an edit (3), and can be undone: edit 1 is back.
+echo 3 > "$H/undo"
+expect_file "$ACC" v2.py "undoing the undo redoes edit 1"
+
+# Undo 2: the method's old name is back.
 echo 2 > "$H/undo"
 expect_file "$ACC" v1.py "undo 2 renamed the method back"
 [ -f "$C/credit.py" ] || fail "credit.py is back"
-expect_eq "$(undo_with_python 1)" ok "undo 1, now that the file holds what 1 wrote"
-expect_file "$ACC" v0.py "undo 1 restored the method"
 entry=$(cat "$H/_entry.md")
-expect_contains "$entry" "4 routed edits" "undos are edits"
+expect_contains "$entry" "5 routed edits" "undos are edits"
 expect_contains "$entry" "undo edit 2" "and listed as such"
-sed -n '/^--- /,$p' "$H/4.diff" | patch -s -o patched.py v1.py - || fail "patch applies 4.diff"
-expect_file patched.py v0.py "4.diff is the undo's diff"
+sed -n '/^--- /,$p' "$H/5.diff" | patch -s -o patched.py v2.py - || fail "patch applies 5.diff"
+expect_file patched.py v1.py "5.diff is the undo's diff"
 
-# An undo can be undone.
-echo 4 > "$H/undo"
-expect_file "$ACC" v1.py "undoing the undo of edit 1 redoes it"
-
-# A change made outside homespace since: refused, and the outside change stays.
-echo '# changed outside homespace' >> "$ACC"
+# A later change of the edit's own lines, made outside homespace: refused, naming the
+# line, and the outside change stays.
+sed -i 's/amount = abs(parse_amount(amount))/amount = abs(parse_amount(amount)) or 0/' "$ACC"
 cp "$ACC" outside.py
-expect_eq "$(undo_with_python 5)" 22 "undo over an outside change fails with EINVAL"
+for i in $(seq 500); do grep -q ' or 0' "$C/debit.py" && break; sleep 0.01; done
+expect_eq "$(undo_with_python 1)" 22 "undo over a change of the edit's own lines fails with EINVAL"
 expect_file "$ACC" outside.py "the outside change stays"
-expect_contains "$(newest_error)" "edit 5 cannot be undone" "the refusal is reported"
+expect_contains "$(newest_error)" "edit 1 cannot be undone" "the refusal is reported"
+expect_contains "$(newest_error)" "changed since at line" "naming the line"
 
 # Nonsense: an edit that does not exist, and something that is not a number.
 [ "$(undo_with_python 999)" != ok ] || fail "undo of edit 999 is refused"

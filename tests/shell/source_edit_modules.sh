@@ -167,3 +167,16 @@ expect_reported "$P" "__init__.py was not saved" "line 11, column"
 { cat "$ACC"; python3 -c "print('\n'.join('# filler line %06d ' % i + '.' * 40 for i in range(20000)))"; } > expected.py
 cp expected.py "$M" || fail "cp of a 1.2 MB module"
 expect_file "$ACC" expected.py "a big module"
+
+# Exposing a new module is said where it happens and can be turned off (issue 25, item 5):
+# the package's view names the import and the setting; with it off, __init__.py is left
+# byte for byte, and the history names the files each creation touched.
+expect_contains "$(cat "$S/ledger/_entry.md")" "expose_new_modules = false" "the package's view names the setting"
+init_before=$(checksum "$PROJECT/src/ledger/__init__.py")
+sed -i 's/expose_new_modules = true/expose_new_modules = false/' "$S/meta/settings.toml" \
+  || fail "turning exposing off"
+echo '"""Kept apart."""' > apart.py
+cp apart.py "$S/ledger/apart.py" || fail "creating a module with exposing off"
+[ -f "$PROJECT/src/ledger/apart.py" ] || fail "the module was made"
+expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "__init__.py untouched"
+expect_contains "$(cat "$S/ledger/_entry.md")" "| create a module | the file |" "the view says so"

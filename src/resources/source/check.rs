@@ -79,6 +79,7 @@ impl Source {
                 ignore: Vec::new(),
                 test_args: Vec::new(),
                 test_timeout: Duration::from_secs(600),
+                expose_new_modules: true,
                 set_aside: None,
             });
         if !parsed.runs_something() {

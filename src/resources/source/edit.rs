@@ -348,11 +348,13 @@ pub fn rename_symbol(module: &str, symbol: &Symbol, new_name: &str) -> Result<St
 }
 
 /// `init` (a package's `__init__.py`) with `from . import name` after its last top-level
-/// import (or after its docstring, or at the top).
+/// relative import (with the package's other imports of its own modules), else after its
+/// last top-level import, else after its docstring, else at the top.
 pub fn expose_module(init: &str, name: &str) -> String {
     let line = format!("from . import {name}\n");
     let mut offset = 0;
     let mut after = None;
+    let mut after_relative = None;
     let mut in_docstring = false;
     for (number, text) in init.split_inclusive('\n').enumerate() {
         let start = offset;
@@ -374,17 +376,21 @@ pub fn expose_module(init: &str, name: &str) -> String {
         }
         if top && (trimmed.starts_with("import ") || trimmed.starts_with("from ")) {
             // A parenthesised import continues to its closing parenthesis.
-            after = Some(if text.contains('(') && !text.contains(')') {
+            let end = if text.contains('(') && !text.contains(')') {
                 init[start..]
                     .find(')')
                     .map(|p| start + p + init[start + p..].find('\n').map_or(0, |n| n + 1))
                     .unwrap_or(offset)
             } else {
                 offset
-            });
+            };
+            after = Some(end);
+            if trimmed.starts_with("from .") {
+                after_relative = Some(end);
+            }
         }
     }
-    let at = after.unwrap_or(0);
+    let at = after_relative.or(after).unwrap_or(0);
     let prefix = &init[..at];
     let newline = if prefix.is_empty() || prefix.ends_with('\n') {
         ""
@@ -612,6 +618,14 @@ mod tests {
         assert_eq!(
             expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"),
             "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n"
+        );
+        // With the package's own imports, not after the absolute ones that follow them.
+        assert_eq!(
+            expose_module(
+                "from .a import x\nfrom .b import y\nimport os\nimport sys\n",
+                "m"
+            ),
+            "from .a import x\nfrom .b import y\nfrom . import m\nimport os\nimport sys\n"
         );
     }
 

@@ -11,6 +11,7 @@ use crate::render::budget;
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
+use crate::resources::source::take_back::take_back;
 use crate::store::edits::Edit;
 
 /// Edits listed in the entry view (the rest are reachable by number).
@@ -121,8 +122,8 @@ impl Source {
                 ),
                 Function::new(
                     format!("echo <n> > {undo}"),
-                    "revert edit n",
-                    "the file as before n, if nothing changed it since",
+                    "take edit n back",
+                    "its lines as before n, later edits elsewhere kept (as `patch -R`)",
                 ),
             ],
             sections: vec![Section {
@@ -154,18 +155,42 @@ impl Source {
         let edit = self.edit(id)?;
         let file = self.project.root.join(&edit.path);
         let mut change = ProjectChange::begin(self, &[&file])?;
-        if change.old(&file)? != edit.after.as_deref() {
-            return Err(Error::invalid(format!(
-                "edit {id} cannot be undone: {} changed since (by a later edit or outside homespace), \
-                 and reverting would lose that change. See {} for the later edits",
+        let now = change.old(&file)?.map(<[u8]>::to_vec);
+        let what = format!("undo edit {id}");
+        if now.as_deref() == edit.after.as_deref() {
+            match edit.before {
+                Some(before) => change.write(&file, before, what)?,
+                None => change.delete(&file, what)?,
+            }
+            return change.commit();
+        }
+        // Changed since: the edit is taken back where it still applies, as
+        // `git apply -R <n>.diff` would, keeping what came after it.
+        let refused = |why: String| {
+            Error::invalid(format!(
+                "edit {id} cannot be undone: {} {why}, and taking the edit back would lose \
+                 that change. See {} for the later edits",
                 edit.path,
                 self.links.to("source/history/_entry.md")
-            )));
-        }
-        let what = format!("undo edit {id}");
-        match edit.before {
-            Some(before) => change.write(&file, before, what)?,
-            None => change.delete(&file, what)?,
+            ))
+        };
+        let (Some(before), Some(after), Some(now)) = (&edit.before, &edit.after, &now) else {
+            return Err(refused(
+                "changed since (by a later edit or outside homespace)".into(),
+            ));
+        };
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        match take_back(&text(before), &text(after), &text(now)) {
+            Ok(taken) => change.write(&file, taken.into_bytes(), what)?,
+            Err(lines) => {
+                let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                return Err(refused(format!(
+                    "changed since at line{} {} (by a later edit or outside homespace), where \
+                     the edit's lines are",
+                    if lines.len() == 1 { "" } else { "s" },
+                    lines.join(", ")
+                )));
+            }
         }
         change.commit()
     }

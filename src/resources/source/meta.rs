@@ -145,6 +145,10 @@ fn entry(source: &Source) -> Entry {
                     settings.ignore
                 ),
                 format!(
+                    "`source.expose_new_modules` = {} — a new module is imported in its package's __init__.py",
+                    settings.expose_new_modules
+                ),
+                format!(
                     "`tests.args` = {:?} — pytest arguments before every selector written to source/tests/run",
                     settings.test_args
                 ),

@@ -21,6 +21,7 @@ mod pyproject_change;
 mod runner;
 pub mod search;
 pub mod settings;
+mod take_back;
 pub mod tree;
 mod views;
 mod watch;

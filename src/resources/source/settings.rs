@@ -39,6 +39,12 @@ collapse = 8
 # More paths source/ leaves out, as .gitignore lines, on top of the project's .gitignore.
 ignore = []
 
+[source]
+# Creating a module (source/<package>/<name>.py) also adds `from . import <name>` to the
+# package's __init__.py, beside its other imports of its own modules, in the same edit;
+# false leaves __init__.py as it is.
+expose_new_modules = true
+
 [tests]
 # Arguments put before the selector written to source/tests/run (`--tb=short`, `-p plugin`);
 # a selector itself takes test ids and -k, -m, --lf, --ff, -x, --maxfail, -q, -v only.
@@ -61,6 +67,8 @@ pub struct Settings {
     /// pytest arguments before every selector.
     pub test_args: Vec<String>,
     pub test_timeout: Duration,
+    /// Whether a new module is imported in its package's `__init__.py`.
+    pub expose_new_modules: bool,
     /// Why `python` and `test_args` were set aside (left at their defaults): the file that
     /// holds them is not the owner's alone. `None` when they apply.
     pub set_aside: Option<String>,
@@ -112,6 +120,7 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("import_check", &["enabled", "python", "timeout_secs"]),
     ("nav", &["depth", "collapse"]),
     ("project", &["ignore"]),
+    ("source", &["expose_new_modules"]),
     ("tests", &["args", "timeout_secs"]),
 ];
 
@@ -138,17 +147,19 @@ pub fn parse(text: &str) -> Result<Settings> {
             .and_then(Item::as_value)
     };
     let get = |key: &str| value("import_check", key);
-    let import_check = match get("enabled") {
+    let mut switch = |table: &str, key: &str| match value(table, key) {
         None => true,
         Some(Value::Boolean(b)) => *b.value(),
         Some(other) => {
             problems.push(format!(
-                "import_check.enabled must be true or false, got {}",
+                "{table}.{key} must be true or false, got {}",
                 other.to_string().trim()
             ));
             true
         }
     };
+    let import_check = switch("import_check", "enabled");
+    let expose_new_modules = switch("source", "expose_new_modules");
     let python = match get("python") {
         None => None,
         Some(Value::String(s)) if s.value().is_empty() => None,
@@ -219,6 +230,7 @@ pub fn parse(text: &str) -> Result<Settings> {
             ignore,
             test_args,
             test_timeout,
+            expose_new_modules,
             set_aside: None,
         })
     } else {

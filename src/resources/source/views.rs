@@ -420,7 +420,15 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             Function::new(
                 format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
                 "create a module",
-                "the file, imported in __init__.py",
+                match (
+                    source.settings().expose_new_modules,
+                    disk.join("__init__.py").is_file(),
+                ) {
+                    (true, true) => {
+                        "the file, and `from . import newmod` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)"
+                    }
+                    _ => "the file",
+                },
             ),
         ],
         sections: vec![Section {

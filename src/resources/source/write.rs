@@ -233,6 +233,7 @@ impl Source {
         };
         let init = file.with_file_name("__init__.py");
         let exposes = stem != "__init__"
+            && self.settings().expose_new_modules
             && init.is_file()
             && !self.project.is_test_dir(file.parent().unwrap_or(file));
         let touched: &[&Path] = if exposes { &[file, &init] } else { &[file] };
