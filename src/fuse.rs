@@ -46,6 +46,9 @@ pub struct Serving {
     /// What the log says once the kernel took the mount (not before: a mount it refuses
     /// must not read as mounted).
     pub mounted: String,
+    /// A file to append the mountpoint to once mounted (`HOMESPACE_MOUNT_RECORD`): how a
+    /// test run knows which mounts are its own to clean up.
+    pub record: Option<std::path::PathBuf>,
 }
 
 /// Serve `space` at `mountpoint` until it is unmounted or the process is signalled
@@ -87,6 +90,20 @@ pub fn serve(
     )
     .map_err(|e| mount_failure(mountpoint, &e))?;
     crate::log::line(&serving.mounted);
+    if let Some(record) = &serving.record {
+        use std::io::Write;
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(record)
+            .and_then(|mut file| writeln!(file, "{}", mountpoint.display()));
+        if let Err(e) = appended {
+            crate::log::line(&format!(
+                "cannot record the mount in {}: {e}",
+                record.display()
+            ));
+        }
+    }
     if kept {
         let notifier = session.notifier();
         space.kernel().attach(Box::new(KernelNotifier(notifier)));

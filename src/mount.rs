@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 use crate::app::{self, Options};
 use crate::tree::StoreVersion;
 
+/// The variable naming a file each daemon appends its mountpoint to once mounted, so that
+/// a test run can unmount exactly the mounts it made (`mount-scripts/sweep-test-mounts`).
+pub const RECORD_VARIABLE: &str = "HOMESPACE_MOUNT_RECORD";
+
 /// How long `mount` waits for the daemon to answer.
 const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -250,6 +254,7 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
                 request.options.project.display(),
                 mountpoint.display()
             ),
+            record: std::env::var_os(RECORD_VARIABLE).map(PathBuf::from),
         },
         version,
     )?;

@@ -176,27 +176,39 @@ fn unmount_works_without_fusermount3_and_says_what_to_do_when_busy() {
     );
 }
 
-/// test-all's cleanup (`mount-scripts/sweep-test-mounts`) unmounts what a run left inside
-/// its own folder — a path with a space included — and leaves every other homespace mount
+/// test-all's cleanup (`mount-scripts/sweep-test-mounts`) unmounts the mounts its run's
+/// daemons recorded — a path with a space included — and leaves every other homespace mount
 /// up: another user's, or the example the README's first command mounted.
 #[test]
-fn the_test_sweep_unmounts_only_the_mounts_inside_its_folder() {
+fn the_test_sweep_unmounts_only_the_mounts_its_run_recorded() {
     let elsewhere = Mount::example();
-    let run = tempfile::tempdir().unwrap();
-    let inside_dir = tempfile::Builder::new()
-        .prefix("left by a test ")
-        .tempdir_in(run.path())
-        .unwrap();
-    let project = inside_dir.path().join("project");
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
     common::copy_dir(&common::example(), &project);
-    let inside = Mount::at(inside_dir, project, &[]);
+    let at = dir.path().join("left by a test");
+    let record = dir.path().join("mounts");
+    common::succeed(
+        Command::new(BIN)
+            .args(["mount", "--project"])
+            .arg(&project)
+            .arg("--store")
+            .arg(dir.path().join("store.db"))
+            .arg(&at)
+            .env("HOMESPACE_MOUNT_RECORD", &record),
+    );
+    let recorded = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        recorded,
+        format!("{}\n", at.canonicalize().unwrap().display())
+    );
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mount-scripts/sweep-test-mounts");
-    common::succeed(Command::new("bash").arg(&script).arg(run.path()));
-    assert!(
-        !homespace::mount::is_mounted(&inside.at),
-        "the run's own mount is left"
-    );
+    common::succeed(Command::new("bash").arg(&script).arg(&record));
+    let left = homespace::mount::is_mounted(&at);
+    if left {
+        let _ = homespace::mount::unmount(&at, true);
+    }
+    assert!(!left, "the run's own mount is left");
     assert!(
         homespace::mount::is_mounted(&elsewhere.at),
         "another mount was taken down"
