@@ -250,9 +250,11 @@ fn store_sessions(to: &dyn MemoryRecords, batch: Vec<(SessionRow, Transcript)>) 
 }
 
 /// Every recorded edit of every checkout, oldest first (so the target numbers them in the
-/// same order), each kept as its checkout's.
+/// same order), each kept as its checkout's and in its change (the first edit of a change
+/// comes before the others, so its new number is known when they are copied).
 fn copy_edits(from: &Store, to: &dyn EditRecords) -> Result<()> {
     let mut after = 0;
+    let mut renumbered: std::collections::HashMap<i64, i64> = std::collections::HashMap::new();
     loop {
         let edits = from.records(|db| db.edits().every(after, EDIT_BATCH))?;
         let Some(last) = edits.last() else {
@@ -260,15 +262,21 @@ fn copy_edits(from: &Store, to: &dyn EditRecords) -> Result<()> {
         };
         after = last.id;
         for edit in &edits {
-            to.record(
-                &edit.checkout,
-                &edit.at,
-                &edit.path,
-                &edit.what,
-                edit.before.as_deref(),
-                edit.after.as_deref(),
-            )
-            .map_err(|e| e.context(&format!("edit {} of {}", edit.id, edit.checkout)))?;
+            let part_of = edit
+                .part_of
+                .map(|p| renumbered.get(&p).copied().unwrap_or(p));
+            let id = to
+                .record(
+                    &edit.checkout,
+                    &edit.at,
+                    &edit.path,
+                    &edit.what,
+                    edit.before.as_deref(),
+                    edit.after.as_deref(),
+                    part_of,
+                )
+                .map_err(|e| e.context(&format!("edit {} of {}", edit.id, edit.checkout)))?;
+            renumbered.insert(edit.id, id);
         }
     }
 }
@@ -370,6 +378,7 @@ mod tests {
                     "replace module a",
                     Some(b"X = 1\n"),
                     Some(b"X = 2\n"),
+                    None,
                 )?;
                 let failed = db.runs().start(HERE, "python3 -m pytest", "t1", 41)?;
                 db.runs().finish(

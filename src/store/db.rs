@@ -32,6 +32,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 11: PostgreSQL's announcement of every change (pg/changes.sql); SQLite's
     // data_version already tells of every writer.
     "",
+    super::edits::PARTS,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -47,6 +47,12 @@ ALTER TABLE source_edits ADD COLUMN checkout TEXT NOT NULL DEFAULT '';
 CREATE INDEX source_edits_of_checkout ON source_edits (checkout, id);
 ";
 
+/// Migration 12, the same on both backends: which edit each is part of. One change to the
+/// project may touch several files (a new module and the package's `__init__.py` that
+/// imports it): its first file's edit stands for the change, and the others name it, so
+/// the history lists, shows and undoes them together.
+pub(crate) const PARTS: &str = "ALTER TABLE source_edits ADD COLUMN part_of BIGINT;";
+
 /// One recorded edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
@@ -58,12 +64,16 @@ pub struct Edit {
     pub what: String,
     pub before: Option<Vec<u8>>,
     pub after: Option<Vec<u8>>,
+    /// The edit this one is part of (the first file of the same change), if any.
+    pub part_of: Option<i64>,
 }
 
 /// The recorded edits of a store, whichever backend holds them. `checkout` is whose edits:
 /// each call sees that checkout's and the ones from before edits were kept per checkout.
 pub trait EditRecords {
-    /// Record an edit of `checkout`; returns its number.
+    /// Record an edit of `checkout`, part of edit `part_of` when it is one more file of
+    /// the same change; returns its number.
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         checkout: &str,
@@ -72,12 +82,15 @@ pub trait EditRecords {
         what: &str,
         before: Option<&[u8]>,
         after: Option<&[u8]>,
+        part_of: Option<i64>,
     ) -> Result<i64>;
     /// Edit number `id`, if recorded and `checkout`'s.
     fn get(&self, checkout: &str, id: i64) -> Result<Option<Edit>>;
-    /// The newest `limit` edits of `checkout` without their contents, and how many it has
-    /// in all.
+    /// The newest `limit` changes of `checkout` without their contents — each as its first
+    /// edit, the path naming every file it touched — and how many it has in all.
     fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)>;
+    /// The other edits of the change edit `id` stands for, in order.
+    fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>>;
     /// Every checkout's edits numbered above `after`, oldest first, at most `limit`: what
     /// a copy of the whole store carries, each edit with its checkout.
     fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>>;
@@ -86,7 +99,7 @@ pub trait EditRecords {
 }
 
 /// The columns of an [`Edit`], in the order the backends read them.
-const EDIT_COLUMNS: &str = "id, checkout, at, path, what, before, after";
+const EDIT_COLUMNS: &str = "id, checkout, at, path, what, before, after, part_of";
 
 /// An edit without its contents: (id, at, path, what).
 pub type EditLine = (i64, String, String, String);
@@ -100,11 +113,12 @@ impl EditRecords for Connection {
         what: &str,
         before: Option<&[u8]>,
         after: Option<&[u8]>,
+        part_of: Option<i64>,
     ) -> Result<i64> {
         self.execute(
-            "INSERT INTO source_edits (checkout, at, path, what, before, after)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![checkout, at, path, what, before, after],
+            "INSERT INTO source_edits (checkout, at, path, what, before, after, part_of)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![checkout, at, path, what, before, after, part_of],
         )?;
         Ok(self.last_insert_rowid())
     }
@@ -124,7 +138,10 @@ impl EditRecords for Connection {
 
     fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)> {
         let mut statement = self.prepare(
-            "SELECT id, at, path, what FROM source_edits WHERE checkout IN ('', ?1)
+            "SELECT id, at, path || coalesce((SELECT ', ' || group_concat(p.path, ', ')
+                     FROM (SELECT path FROM source_edits WHERE part_of = e.id ORDER BY id) p), ''),
+                 what
+             FROM source_edits e WHERE checkout IN ('', ?1) AND part_of IS NULL
              ORDER BY id DESC LIMIT ?2",
         )?;
         let rows = statement
@@ -134,11 +151,22 @@ impl EditRecords for Connection {
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let total: i64 = self.query_row(
-            "SELECT count(*) FROM source_edits WHERE checkout IN ('', ?1)",
+            "SELECT count(*) FROM source_edits WHERE checkout IN ('', ?1) AND part_of IS NULL",
             [checkout],
             |r| r.get(0),
         )?;
         Ok((rows, usize::try_from(total).unwrap_or(0)))
+    }
+
+    fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>> {
+        let mut statement = self.prepare(&format!(
+            "SELECT {EDIT_COLUMNS} FROM source_edits
+             WHERE part_of = ?1 AND checkout IN ('', ?2) ORDER BY id"
+        ))?;
+        let parts = statement
+            .query_map(params![id, checkout], edit_of)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(parts)
     }
 
     fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>> {
@@ -169,6 +197,7 @@ fn edit_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Edit> {
         what: r.get(4)?,
         before: r.get(5)?,
         after: r.get(6)?,
+        part_of: r.get(7)?,
     })
 }
 
@@ -181,6 +210,7 @@ fn pg_edit_of(r: &postgres::Row) -> Edit {
         what: r.get(4),
         before: r.get(5),
         after: r.get(6),
+        part_of: r.get(7),
     }
 }
 
@@ -193,12 +223,13 @@ impl EditRecords for Tx<'_> {
         what: &str,
         before: Option<&[u8]>,
         after: Option<&[u8]>,
+        part_of: Option<i64>,
     ) -> Result<i64> {
         Ok(self
             .query_one(
-                "INSERT INTO source_edits (checkout, at, path, what, before, after)
-                 VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
-                &[&checkout, &at, &path, &what, &before, &after],
+                "INSERT INTO source_edits (checkout, at, path, what, before, after, part_of)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                &[&checkout, &at, &path, &what, &before, &after, &part_of],
             )?
             .get(0))
     }
@@ -217,13 +248,16 @@ impl EditRecords for Tx<'_> {
     fn newest(&self, checkout: &str, limit: usize) -> Result<(Vec<EditLine>, usize)> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = self.query(
-            "SELECT id, at, path, what FROM source_edits WHERE checkout IN ('', $1)
+            "SELECT id, at, path || coalesce((SELECT ', ' || string_agg(p.path, ', ' ORDER BY p.id)
+                     FROM source_edits p WHERE p.part_of = e.id), ''),
+                 what
+             FROM source_edits e WHERE checkout IN ('', $1) AND part_of IS NULL
              ORDER BY id DESC LIMIT $2",
             &[&checkout, &limit],
         )?;
         let total: i64 = self
             .query_one(
-                "SELECT count(*) FROM source_edits WHERE checkout IN ('', $1)",
+                "SELECT count(*) FROM source_edits WHERE checkout IN ('', $1) AND part_of IS NULL",
                 &[&checkout],
             )?
             .get(0);
@@ -233,6 +267,17 @@ impl EditRecords for Tx<'_> {
                 .collect(),
             usize::try_from(total).unwrap_or(0),
         ))
+    }
+
+    fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>> {
+        let rows = self.query(
+            &format!(
+                "SELECT {EDIT_COLUMNS} FROM source_edits
+                 WHERE part_of = $1 AND checkout IN ('', $2) ORDER BY id"
+            ),
+            &[&id, &checkout],
+        )?;
+        Ok(rows.iter().map(pg_edit_of).collect())
     }
 
     fn every(&self, after: i64, limit: usize) -> Result<Vec<Edit>> {
@@ -272,13 +317,14 @@ mod tests {
                         "replace a.f",
                         Some(b"old"),
                         Some(b"new"),
+                        None,
                     )
                 })
                 .unwrap();
             let second = store
                 .change_records(|db| {
                     db.edits()
-                        .record(HERE, "t2", "src/b.py", "create b", None, Some(b"x"))
+                        .record(HERE, "t2", "src/b.py", "create b", None, Some(b"x"), None)
                 })
                 .unwrap();
             assert_eq!((first, second), (1, 2));
@@ -306,7 +352,7 @@ mod tests {
                 store
                     .change_records(|db| {
                         db.edits()
-                            .record(checkout, "t", path, "create", None, Some(b"x"))
+                            .record(checkout, "t", path, "create", None, Some(b"x"), None)
                     })
                     .unwrap()
             };
@@ -336,6 +382,36 @@ mod tests {
                 every.iter().map(|e| (e.id, e.checkout.as_str())).collect();
             assert_eq!(whose, [(here, HERE), (there, THERE)]);
             assert_eq!(store.records(|db| db.edits().count_every()).unwrap(), 3);
+        });
+    }
+
+    #[test]
+    fn the_files_of_one_change_are_listed_as_one() {
+        for_each_backend(|store| {
+            let record = |path: &str, part_of: Option<i64>| {
+                store
+                    .change_records(|db| {
+                        db.edits()
+                            .record(HERE, "t", path, "create", None, Some(b"x"), part_of)
+                    })
+                    .unwrap()
+            };
+            let module = record("pkg/new.py", None);
+            let init = record("pkg/__init__.py", Some(module));
+            let alone = record("pkg/other.py", None);
+            let (rows, total) = store.records(|db| db.edits().newest(HERE, 10)).unwrap();
+            let listed: Vec<(i64, &str)> = rows.iter().map(|r| (r.0, r.2.as_str())).collect();
+            assert_eq!(
+                listed,
+                [
+                    (alone, "pkg/other.py"),
+                    (module, "pkg/new.py, pkg/__init__.py")
+                ]
+            );
+            assert_eq!(total, 2);
+            let parts = store.records(|db| db.edits().parts(HERE, module)).unwrap();
+            assert_eq!(parts.iter().map(|e| e.id).collect::<Vec<_>>(), [init]);
+            assert_eq!(parts[0].part_of, Some(module));
         });
     }
 }

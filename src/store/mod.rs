@@ -44,6 +44,7 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (9, settings::PG_CHECKOUTS),
     (10, runs::CHECKOUTS),
     (11, pg::CHANGES),
+    (12, edits::PARTS),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

@@ -93,19 +93,19 @@ expect_contains "$(newest_error)" "write the number of an edit" "and says what t
 expect_file "$ACC" outside.py "nothing changed"
 expect_contains "$(cat "$H/_entry.md")" "5 routed edits" "refused undos are not edits"
 
-# A new module is two edits (the file, then __init__.py); undone newest first, the package
-# is as it was, the module file gone.
+# A new module is one change of two files (the module, then __init__.py): one entry, one
+# diff of both; undone together, the package is as it was and the module file gone.
 INIT="$PROJECT/src/ledger/__init__.py"
 cp "$INIT" init_before.py
 printf '"""Helpers."""\n\nX = 1\n' > newmod.py
 cp newmod.py "$S/ledger/newmod.py" || fail "cp of a new module"
 entry=$(cat "$H/_entry.md")
 expect_contains "$entry" "create module ledger.newmod" "the creation is edit 6"
-expect_contains "$entry" "expose ledger.newmod in ledger" "the import is edit 7"
+expect_contains "$entry" "src/ledger/newmod.py, src/ledger/__init__.py" "naming both files"
 expect_contains "$(cat "$H/6.diff")" "+++ b/src/ledger/newmod.py" "a new file's diff"
 expect_contains "$(cat "$H/6.diff")" "--- /dev/null" "comes from /dev/null"
-echo 7 > "$H/undo"
-expect_file "$INIT" init_before.py "undo 7 took the import away"
+expect_contains "$(cat "$H/6.diff")" "+from . import newmod" "with the import's"
 echo 6 > "$H/undo"
-expect_missing "$PROJECT/src/ledger/newmod.py" "undo 6 deletes the new module"
+expect_file "$INIT" init_before.py "undo 6 took the import away"
+expect_missing "$PROJECT/src/ledger/newmod.py" "and deleted the new module"
 expect_absent "$(ls "$S/ledger")" "newmod" "and the package no longer lists it"

@@ -180,3 +180,19 @@ cp apart.py "$S/ledger/apart.py" || fail "creating a module with exposing off"
 [ -f "$PROJECT/src/ledger/apart.py" ] || fail "the module was made"
 expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "__init__.py untouched"
 expect_contains "$(cat "$S/ledger/_entry.md")" "| create a module | the file |" "the view says so"
+
+# A new module and the import that exposes it are one change: one history entry naming
+# both files, one diff, undone together.
+sed -i 's/expose_new_modules = false/expose_new_modules = true/' "$S/meta/settings.toml"
+init_before=$(checksum "$PROJECT/src/ledger/__init__.py")
+echo '"""Made with its import."""' > together.py
+cp together.py "$S/ledger/together.py" || fail "creating an exposed module"
+row=$(grep 'together.py' "$S/history/_entry.md") || fail "the creation is listed"
+expect_contains "$row" "src/ledger/together.py, src/ledger/__init__.py" "one entry names both files"
+n=$(printf '%s' "$row" | sed -n 's/^| `\([0-9]*\)\.diff`.*/\1/p')
+diff=$(cat "$S/history/$n.diff")
+expect_contains "$diff" "+++ b/src/ledger/together.py" "the diff shows the module"
+expect_contains "$diff" "+from . import together" "and the import"
+echo "$n" > "$S/history/undo"
+[ ! -e "$PROJECT/src/ledger/together.py" ] || fail "the undo removed the module"
+expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "and the import, together"

@@ -177,14 +177,18 @@ impl<'s> ProjectChange<'s> {
                 return Err(self.roll_back(&applied, failure));
             }
         }
+        // One change, one history entry: its first file's edit stands for the others.
+        let mut first = None;
         for file in &self.files {
             if let Some(plan) = &file.plan {
-                self.source.record_edit(
+                let id = self.source.record_edit(
                     &file.path,
                     &plan.what,
                     file.old.as_deref(),
                     plan.new.as_deref(),
+                    first,
                 )?;
+                first.get_or_insert(id);
             }
         }
         Ok(())

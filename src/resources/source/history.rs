@@ -54,6 +54,7 @@ impl Source {
         what: &str,
         before: Option<&[u8]>,
         after: Option<&[u8]>,
+        part_of: Option<i64>,
     ) -> Result<i64> {
         let rel = file
             .strip_prefix(&self.project.root)
@@ -63,43 +64,63 @@ impl Source {
         let at = rfc3339_of(std::time::SystemTime::now());
         self.store.change_records(|db| {
             db.edits()
-                .record(&self.checkout, &at, &rel, what, before, after)
+                .record(&self.checkout, &at, &rel, what, before, after, part_of)
         })
     }
 
-    /// The diff view of edit `id`.
-    pub(crate) fn diff_view(&self, id: i64) -> Result<String> {
+    /// Edit `id` and the other edits of its change (the files it touched together), in
+    /// order; for an edit that is part of another's change, that whole change.
+    fn change_of(&self, id: i64) -> Result<Vec<Edit>> {
         let edit = self.edit(id)?;
-        let before =
-            String::from_utf8_lossy(edit.before.as_deref().unwrap_or_default()).into_owned();
-        let after = String::from_utf8_lossy(edit.after.as_deref().unwrap_or_default()).into_owned();
-        let diff = TextDiff::from_lines(&before, &after);
-        let old = if edit.before.is_some() {
-            format!("a/{}", edit.path)
-        } else {
-            "/dev/null".into()
+        let first = match edit.part_of {
+            Some(first) => self.edit(first)?,
+            None => edit,
         };
-        let new = if edit.after.is_some() {
-            format!("b/{}", edit.path)
-        } else {
-            "/dev/null".into()
-        };
+        let parts = self
+            .store
+            .records(|db| db.edits().parts(&self.checkout, first.id))?;
+        Ok(std::iter::once(first).chain(parts).collect())
+    }
+
+    /// The diff view of edit `id`: one unified diff per file its change touched.
+    pub(crate) fn diff_view(&self, id: i64) -> Result<String> {
+        let edits = self.change_of(id)?;
+        let first = &edits[0];
+        let paths: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
         let mut out = format!(
-            "home > source > history > {id}.diff\n# edit {id} — {} ({}), {}\n",
-            edit.what, edit.path, edit.at
+            "home > source > history > {id}.diff\n# edit {} — {} ({}), {}\n",
+            first.id,
+            first.what,
+            paths.join(", "),
+            first.at
         );
         out.push_str(&format!(
-            "Undo: echo {id} > {}\n\n",
+            "Undo: echo {} > {}\n\n",
+            first.id,
             self.links.to("source/history/undo")
         ));
-        out.push_str(
-            &diff
-                .unified_diff()
-                .context_radius(3)
-                .header(&old, &new)
-                .to_string(),
-        );
-        let more = format!("cat {}", self.project.root.join(&edit.path).display());
+        for edit in &edits {
+            let text = |bytes: &Option<Vec<u8>>| {
+                String::from_utf8_lossy(bytes.as_deref().unwrap_or_default()).into_owned()
+            };
+            let (before, after) = (text(&edit.before), text(&edit.after));
+            let diff = TextDiff::from_lines(&before, &after);
+            let side = |held: bool, prefix: &str| match held {
+                true => format!("{prefix}/{}", edit.path),
+                false => "/dev/null".into(),
+            };
+            out.push_str(
+                &diff
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(
+                        &side(edit.before.is_some(), "a"),
+                        &side(edit.after.is_some(), "b"),
+                    )
+                    .to_string(),
+            );
+        }
+        let more = format!("cat {}", self.project.root.join(&first.path).display());
         Ok(budget::prune(&out, self.budget, &more))
     }
 
@@ -152,44 +173,52 @@ impl Source {
                 text.trim()
             ))
         })?;
-        let edit = self.edit(id)?;
-        let file = self.project.root.join(&edit.path);
-        let mut change = ProjectChange::begin(self, &[&file])?;
-        let now = change.old(&file)?.map(<[u8]>::to_vec);
-        let what = format!("undo edit {id}");
-        if now.as_deref() == edit.after.as_deref() {
-            match edit.before {
-                Some(before) => change.write(&file, before, what)?,
-                None => change.delete(&file, what)?,
+        // Every file of the change, taken back in one change of its own.
+        let edits = self.change_of(id)?;
+        let id = edits[0].id;
+        let files: Vec<std::path::PathBuf> = edits
+            .iter()
+            .map(|e| self.project.root.join(&e.path))
+            .collect();
+        let paths: Vec<&std::path::Path> = files.iter().map(|f| f.as_path()).collect();
+        let mut change = ProjectChange::begin(self, &paths)?;
+        for (edit, file) in edits.iter().zip(&files) {
+            let now = change.old(file)?.map(<[u8]>::to_vec);
+            let what = format!("undo edit {id}");
+            if now.as_deref() == edit.after.as_deref() {
+                match &edit.before {
+                    Some(before) => change.write(file, before.clone(), what)?,
+                    None => change.delete(file, what)?,
+                }
+                continue;
             }
-            return change.commit();
-        }
-        // Changed since: the edit is taken back where it still applies, as
-        // `git apply -R <n>.diff` would, keeping what came after it.
-        let refused = |why: String| {
-            Error::invalid(format!(
-                "edit {id} cannot be undone: {} {why}, and taking the edit back would lose \
-                 that change. See {} for the later edits",
-                edit.path,
-                self.links.to("source/history/_entry.md")
-            ))
-        };
-        let (Some(before), Some(after), Some(now)) = (&edit.before, &edit.after, &now) else {
-            return Err(refused(
-                "changed since (by a later edit or outside homespace)".into(),
-            ));
-        };
-        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-        match take_back(&text(before), &text(after), &text(now)) {
-            Ok(taken) => change.write(&file, taken.into_bytes(), what)?,
-            Err(lines) => {
-                let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-                return Err(refused(format!(
-                    "changed since at line{} {} (by a later edit or outside homespace), where \
-                     the edit's lines are",
-                    if lines.len() == 1 { "" } else { "s" },
-                    lines.join(", ")
-                )));
+            // Changed since: the edit is taken back where it still applies, as
+            // `git apply -R <n>.diff` would, keeping what came after it.
+            let refused = |why: String| {
+                Error::invalid(format!(
+                    "edit {id} cannot be undone: {} {why}, and taking the edit back would lose \
+                     that change. See {} for the later edits",
+                    edit.path,
+                    self.links.to("source/history/_entry.md")
+                ))
+            };
+            let (Some(before), Some(after), Some(now)) = (&edit.before, &edit.after, &now) else {
+                return Err(refused(
+                    "changed since (by a later edit or outside homespace)".into(),
+                ));
+            };
+            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+            match take_back(&text(before), &text(after), &text(now)) {
+                Ok(taken) => change.write(file, taken.into_bytes(), what)?,
+                Err(lines) => {
+                    let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                    return Err(refused(format!(
+                        "changed since at line{} {} (by a later edit or outside homespace), \
+                         where the edit's lines are",
+                        if lines.len() == 1 { "" } else { "s" },
+                        lines.join(", ")
+                    )));
+                }
             }
         }
         change.commit()

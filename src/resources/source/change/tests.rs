@@ -39,16 +39,22 @@ fn history(source: &Source) -> Vec<(String, String, Option<String>, Option<Strin
         .records(|db| db.edits().newest(&source.checkout, 1000))
         .unwrap();
     let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8(b).unwrap());
+    // Every file's edit: each change's first, then the others of the change.
     rows.into_iter()
         .rev()
-        .map(|(id, _, _, _)| {
-            let edit = source
+        .flat_map(|(id, _, _, _)| {
+            let first = source
                 .store
                 .records(|db| db.edits().get(&source.checkout, id))
                 .unwrap()
                 .unwrap();
-            (edit.path, edit.what, text(edit.before), text(edit.after))
+            let parts = source
+                .store
+                .records(|db| db.edits().parts(&source.checkout, id))
+                .unwrap();
+            std::iter::once(first).chain(parts)
         })
+        .map(|edit| (edit.path, edit.what, text(edit.before), text(edit.after)))
         .collect()
 }
 
