@@ -9,8 +9,9 @@
 //!   the same rule (docstrings move with the code, other strings' lines keep their bytes),
 //!   the exact-dedent flags agree, and a text without such value lines is what
 //!   `textwrap.dedent` makes of the segment;
-//! - `reindent(symbol_text(..))` restores each symbol's range byte for byte (the same as
-//!   splicing it back into the module, which is therefore not done literally).
+//! - `reindent(symbol_text(..))` restores each symbol's range byte for byte, and the write
+//!   path (`replace_symbol`, with its line-ending and indentation-unit rules) leaves the
+//!   module byte for byte when a symbol's file is written back as read.
 //!
 //! A second test mangles sampled files (truncation, stray brackets and quotes, shifted lines)
 //! and checks that indexing never panics and every symbol it still returns round-trips.
@@ -223,6 +224,15 @@ fn compare(
             tally.mismatch(
                 path,
                 format!("{name}: reindent(symbol_text) is not the range"),
+            );
+        }
+        // The write path as a whole: the symbol file written back as read leaves the
+        // module byte for byte (line endings and indentation units included).
+        if crate::resources::source::edit::replace_symbol(source, sym, &text) != source {
+            let name = sym.qualname.join(".");
+            tally.mismatch(
+                path,
+                format!("{name}: writing its file back as read changes the module"),
             );
         }
     }

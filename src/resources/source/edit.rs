@@ -149,6 +149,14 @@ fn newline_of(module: &str) -> &'static str {
     }
 }
 
+/// Whether `module` ends its lines in more than one way (`\r\n` and `\n`, say).
+fn mixes_newlines(module: &str) -> bool {
+    let crlf = module.matches("\r\n").count();
+    let cr = module.matches('\r').count() - crlf;
+    let lf = module.matches('\n').count() - crlf;
+    [crlf, cr, lf].iter().filter(|&&n| n > 0).count() > 1
+}
+
 /// `file` with every line break made `newline`: a written symbol takes its module's line
 /// endings, so a module never mixes them. Strings keep their value: Python reads every line
 /// break of a source file as `\n`.
@@ -194,18 +202,32 @@ fn indent_unit(source: &str, index: &ModuleIndex) -> Option<String> {
         .filter(|unit| !unit.is_empty())
 }
 
-/// `file` indented with `module`'s unit where it uses another (spaces in a module indented
-/// with tabs, or the other way round), so a module never mixes them. Lines that continue a
+/// `file` indented with `module`'s unit where it uses the other kind (spaces in a module
+/// indented with tabs, or the other way round), so a module never mixes them. Lines that continue a
 /// string's value are left alone; a remainder that is no whole unit is kept.
-fn with_module_indent(file: &str, module: &str, module_index: &ModuleIndex) -> String {
+fn with_module_indent<'i>(
+    file: &str,
+    module: &str,
+    module_index: impl FnOnce() -> std::borrow::Cow<'i, ModuleIndex>,
+) -> String {
+    // Without a tab at the start of any line of either, both are spaces: nothing to do
+    // (and no parse, for the common case).
+    let tab_led = |text: &str| text.starts_with('\t') || text.contains("\n\t");
+    if !tab_led(file) && !tab_led(module) {
+        return file.to_string();
+    }
     let file_index = index_module(file);
     let (Some(theirs), Some(ours)) = (
-        indent_unit(module, module_index),
+        indent_unit(module, &module_index()),
         indent_unit(file, &file_index),
     ) else {
         return file.to_string();
     };
-    if theirs == ours {
+    // Only tabs against spaces: two widths of spaces are both legal in one module (old code
+    // mixes them), and converting one to the other would change a symbol written back as
+    // it was read.
+    let tabs = |unit: &str| unit.contains('\t');
+    if tabs(&theirs) == tabs(&ours) {
         return file.to_string();
     }
     let values: Vec<usize> = file_index
@@ -233,8 +255,16 @@ fn with_module_indent(file: &str, module: &str, module_index: &ModuleIndex) -> S
 /// to the symbol's place, with the module's line endings and indentation unit.
 pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
     let newline = newline_of(module);
-    let file = with_module_indent(file, module, &index_module(module));
-    let mut new = reindent(&with_newlines(&file, newline), &symbol.indent);
+    let file = with_module_indent(file, module, || {
+        std::borrow::Cow::Owned(index_module(module))
+    });
+    // A module that already mixes line endings has no one style to follow, and its symbol
+    // written back as read must stay as it was.
+    let file = match mixes_newlines(module) {
+        true => file,
+        false => with_newlines(&file, newline),
+    };
+    let mut new = reindent(&file, &symbol.indent);
     if module[..symbol.range.end].ends_with(['\n', '\r']) && !new.ends_with(['\n', '\r']) {
         new.push_str(newline);
     }
@@ -254,7 +284,10 @@ pub fn append_symbol(
     file: &str,
 ) -> String {
     let nl = newline_of(module);
-    let mut file = with_newlines(&with_module_indent(file, module, index), nl);
+    let mut file = with_newlines(
+        &with_module_indent(file, module, || std::borrow::Cow::Borrowed(index)),
+        nl,
+    );
     if !file.ends_with(['\n', '\r']) {
         file.push_str(nl);
     }
@@ -498,6 +531,11 @@ mod tests {
             added,
             "class A:\n\tdef f(self):\n\t\treturn 1\n\n\tdef g(self):\n\t\t\"\"\"Doc.\n\n\t\tMore.\n\t\t\"\"\"\n\t\tif self:\n\t\t\treturn '''a\n    b'''\n"
         );
+        // A function indented by two in a module indented by four is written back as read.
+        let mixed = "class A:\n    def f(self):\n        return 1\n\n\ndef g():\n  return 2\n";
+        let index = index_module(mixed);
+        let file = crate::python::symbol_text(mixed, &index.symbols[2]);
+        assert_eq!(replace_symbol(mixed, &index.symbols[2], &file), mixed);
         // Spaces stay spaces in a module indented with spaces.
         let spaced = "class A:\n    def f(self):\n        return 1\n";
         let index = index_module(spaced);
