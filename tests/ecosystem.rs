@@ -246,6 +246,33 @@ fn the_helper_finds_the_program_without_home_or_path() {
         assert!(said.contains("cannot find the homespace program"), "{said}");
         assert!(!said.contains("parameter not set"), "{said}");
         assert!(!homespace::mount::is_mounted(&place.at));
+
+        // Installed as the README says — the program in /usr/local/bin (put there by this
+        // test alone, and taken away after), the helper in /sbin — mount(8)'s empty
+        // environment finds it.
+        struct Installed(PathBuf);
+        impl Drop for Installed {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+        let staged = PathBuf::from(format!("/usr/local/bin/.homespace.{}", std::process::id()));
+        std::fs::copy(BIN, &staged).unwrap();
+        std::fs::rename(&staged, "/usr/local/bin/homespace").unwrap();
+        let _installed = Installed(PathBuf::from("/usr/local/bin/homespace"));
+        install_helper();
+        let out = Command::new("/usr/bin/env")
+            .args(["-i", "/usr/sbin/mount.fuse.homespace"])
+            .arg(&place.project)
+            .arg(&place.at)
+            .arg("-o")
+            .arg(format!("store={}", place.store.display()))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let entry = std::fs::read_to_string(place.at.join("_entry.md")).unwrap();
+        assert!(entry.contains("homespace — ledger"), "{entry}");
+        succeed(Command::new(BIN).arg("unmount").arg(&place.at));
     }
 }
 
