@@ -144,3 +144,15 @@ expect_absent "$(cat "$PROJECT/src/ledger/__init__.py")" "from . import newmod" 
 
 # Every change above is in the history.
 expect_eq "$(($(edits) - first))" 10 "one history entry per change (a module with its import is one)"
+
+# --- a new file may hold several definitions: added in order, as one edit ---------------------
+printf 'def test_first_of_two():\n    assert 1 + 1 == 2\n\n\ndef test_second_of_two():\n    assert "a".upper() == "A"\n' > two_tests.py
+cp two_tests.py "$S/tests/test_journal/test_first_of_two.py" || fail "cp of a file with two tests"
+[ -f "$S/tests/test_journal/test_first_of_two.py" ] || fail "the first test is there"
+[ -f "$S/tests/test_journal/test_second_of_two.py" ] || fail "and the second"
+tail -6 "$PROJECT/tests/test_journal.py" > tail.py
+expect_contains "$(cat tail.py)" "def test_second_of_two():" "appended in order"
+expect_contains "$(cat "$S/history/_entry.md")" "add tests.test_journal.test_first_of_two, test_second_of_two" "as one edit"
+# Named after none of them: refused, saying how to name it.
+expect_fails "Invalid argument" "a file named after none of its definitions" -- cp two_tests.py "$S/tests/test_journal/more_tests.py"
+expect_contains "$(newest_error)" "name the file after one of them" "the refusal says how to name it"

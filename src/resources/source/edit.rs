@@ -36,6 +36,29 @@ pub fn check_symbol_file<'c>(
     name: &str,
     target: Version,
 ) -> Result<&'c str> {
+    definitions_file(file, content, name, target, false).map(|(text, _)| text)
+}
+
+/// Check `content` as a new file `file` (`name.py`) in a module's or class's folder: as
+/// [`check_symbol_file`], but it may define several classes and functions, added in order
+/// as one edit — `name` one of them, so the file is there once written. Returns the text
+/// from the first definition to the end of the last, and their names.
+pub fn check_new_symbols_file<'c>(
+    file: &str,
+    content: &'c [u8],
+    name: &str,
+    target: Version,
+) -> Result<(&'c str, Vec<String>)> {
+    definitions_file(file, content, name, target, true)
+}
+
+fn definitions_file<'c>(
+    file: &str,
+    content: &'c [u8],
+    name: &str,
+    target: Version,
+    several: bool,
+) -> Result<(&'c str, Vec<String>)> {
     let text = utf8(file, content)?;
     if text.trim().is_empty() {
         return Err(Error::invalid(format!(
@@ -63,6 +86,20 @@ pub fn check_symbol_file<'c>(
             ));
         }
         [_] => {}
+        many if several => {
+            let names: Vec<&str> = many.iter().filter_map(|s| s.qualname.last()).map(String::as_str).collect();
+            let mut seen = std::collections::HashSet::new();
+            if let Some(twice) = names.iter().find(|n| !seen.insert(**n)) {
+                problems.push(format!("it defines `{twice}` twice; a new name each"));
+            }
+            if !names.contains(&name) {
+                problems.push(format!(
+                    "it defines {}, but this file is `{name}`: name the file after one of them ({})",
+                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                    names.iter().map(|n| format!("{n}.py")).collect::<Vec<_>>().join(" or ")
+                ));
+            }
+        }
         many => problems.push(format!(
             "it defines {} symbols ({}); a symbol file holds exactly one — create a new file for each other one",
             many.len(),
@@ -76,10 +113,16 @@ pub fn check_symbol_file<'c>(
         ));
     }
     if problems.is_empty() {
-        // Blank lines around the definition are dropped: they would not read back either.
-        Ok(top
-            .first()
-            .map_or(text, |symbol| &text[symbol.range.clone()]))
+        // Blank lines around the definitions are dropped: they would not read back either.
+        let names = top
+            .iter()
+            .filter_map(|s| s.qualname.last().cloned())
+            .collect();
+        let kept = match (top.first(), top.last()) {
+            (Some(first), Some(last)) => &text[first.range.start..last.range.end],
+            _ => text,
+        };
+        Ok((kept, names))
     } else {
         Err(Error::invalid(format!(
             "{file} was not saved:\n- {}",

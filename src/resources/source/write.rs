@@ -14,7 +14,7 @@ use crate::python::{check_syntax, symbol_text};
 use crate::resources::source::Source;
 use crate::resources::source::change::{ProjectChange, conflict};
 use crate::resources::source::edit::{
-    self, check_module_file, check_symbol_file, is_identifier, stem_name,
+    self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::importers;
 use crate::resources::source::modules::Module;
@@ -162,11 +162,15 @@ impl Source {
                 ..
             } => {
                 let ident = name.trim_end_matches(".py");
-                let text = check_symbol_file(&shown, content, ident, self.target_version())?;
+                // A new file may bring several definitions at once (a test module's new
+                // tests, a class's new methods), added in order as one edit.
+                let (text, names) =
+                    check_new_symbols_file(&shown, content, ident, self.target_version())?;
+                let added: Vec<String> = names.iter().map(|n| qualified(&inner, n)).collect();
                 self.change_module(
                     &disk,
                     &dotted,
-                    &format!("add {dotted}.{}", qualified(&inner, ident)),
+                    &format!("add {dotted}.{}", added.join(", ")),
                     |module, module_text| {
                         let parent_index = match inner.is_empty() {
                             true => None,
@@ -175,6 +179,19 @@ impl Source {
                         if edit_conflict_name(module, parent_index, ident) {
                             return Err(Error::exists(format!(
                                 "{shown} already exists: write it to change it"
+                            )));
+                        }
+                        let taken: Vec<&String> = names
+                            .iter()
+                            .filter(|n| edit_conflict_name(module, parent_index, n))
+                            .collect();
+                        if !taken.is_empty() {
+                            return Err(Error::exists(format!(
+                                "{shown} was not added: {} already exist{} here; write {} to change {}",
+                                taken.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                                if taken.len() == 1 { "s" } else { "" },
+                                taken.iter().map(|n| format!("{n}.py")).collect::<Vec<_>>().join(", "),
+                                if taken.len() == 1 { "it" } else { "them" }
                             )));
                         }
                         Ok(edit::append_symbol(
