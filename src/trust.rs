@@ -157,6 +157,16 @@ mod tests {
         let (_dir, file) = place();
         chmod(file.parent().unwrap(), 0o1777);
         assert_eq!(owner_alone(&file), Ok(()));
+        // The sticky bit means nothing on the file: writable by everyone is refused.
+        chmod(&file, 0o1666);
+        let why = owner_alone(&file).unwrap_err();
+        assert!(
+            why.contains("settings.toml is writable by everyone"),
+            "{why}"
+        );
+        // Nor is the folder itself, named as the path, excused by its sticky bit.
+        let why = owner_alone(file.parent().unwrap()).unwrap_err();
+        assert!(why.contains("conf is writable by everyone"), "{why}");
     }
 
     #[test]
