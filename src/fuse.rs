@@ -22,6 +22,7 @@ use crate::model::Kind;
 use crate::passthrough::Passthrough;
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
+use crate::tree::pending::{self, Pending, Waited};
 use crate::tree::{Attr, OpenFlags as Open, Paging, Space, StoreVersion, guarded};
 
 /// How long the kernel may keep names and attributes when every change to them is
@@ -245,6 +246,36 @@ impl Fs {
         }
     }
 
+    /// Open a file whose content is not final yet once it is, on a thread of its own so
+    /// that every other request is answered meanwhile; `EINTR` when the reader is
+    /// interrupted first (see [`crate::tree::pending`]).
+    fn open_when_final(
+        &self,
+        pending: Pending,
+        ino: INodeNo,
+        open: Open,
+        caller: Caller,
+        reply: ReplyOpen,
+    ) {
+        let space = Arc::clone(&self.space);
+        let waiting = move || {
+            if pending.wait(&|| pending::signalled(caller.pid)) == Waited::Interrupted {
+                reply.error(Errno::EINTR);
+                return;
+            }
+            match guarded("open", || space.open_waited(ino.0, open, caller)) {
+                Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
+                Err(e) => reply.error(errno(&e)),
+            }
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("waiting reader".into())
+            .spawn(waiting)
+        {
+            crate::log::line(&format!("cannot wait for a reader: {e}"));
+        }
+    }
+
     /// Reply to a request that hands the kernel an inode (and counts the lookup).
     fn entry(&self, attr: &Attr, reply: ReplyEntry) {
         self.space.kernel().looked_up(attr.ino, !attr.cacheable);
@@ -447,9 +478,14 @@ impl Filesystem for Fs {
             reply.error(Errno::ENOSYS);
             return;
         }
-        match guarded("open", || {
-            self.space.open_paged(ino.0, open_flags(flags), caller(req))
-        }) {
+        let open = open_flags(flags);
+        if !open.write
+            && let Some(pending) = self.space.pending(ino.0)
+        {
+            self.open_when_final(pending, ino, open, caller(req), reply);
+            return;
+        }
+        match guarded("open", || self.space.open_paged(ino.0, open, caller(req))) {
             Ok((fh, Paging::Passthrough { file, keep })) => {
                 let cached = fopen_flags(&Paging::Cached { keep });
                 self.passthrough.open(ino.0, fh, &file, cached, reply)

@@ -125,6 +125,11 @@ fn tests_run_in_the_background_and_their_results_are_files() {
 }
 
 #[test]
+fn a_run_and_its_result_are_one_command_line_and_the_result_names_the_suspects() {
+    Mount::example().run_script("source_tests_wait.sh");
+}
+
+#[test]
 fn a_write_past_the_limit_changes_nothing() {
     Mount::example().run_script("source_edit_too_big.sh");
 }

@@ -56,12 +56,20 @@ pub struct Node {
     /// Reached through another name (a dotted path such as `source/pkg.mod`): changes are
     /// announced under the real path only, so the kernel must not keep this one.
     pub aliased: bool,
+    /// Its content may not be final yet (a running test run's result): an open may wait
+    /// for it (see [`crate::tree::pending`]), so the kernel must read it from the open
+    /// file, never from pages or a size it kept.
+    pub waits: bool,
 }
 
 impl Node {
     /// The same node, owned as `ownership` says.
     pub fn owned(self, ownership: Ownership) -> Self {
         Node { ownership, ..self }
+    }
+    /// The same node, whose content an open may wait for when `waits`.
+    pub fn waiting(self, waits: bool) -> Self {
+        Node { waits, ..self }
     }
     /// The same node, reached through another name when `aliased`.
     pub fn aliased(self, aliased: bool) -> Self {
@@ -75,6 +83,7 @@ impl Node {
             mtime: None,
             ownership: Ownership::Store,
             aliased: false,
+            waits: false,
         }
     }
     pub fn view() -> Self {
@@ -85,6 +94,7 @@ impl Node {
             mtime: None,
             ownership: Ownership::Store,
             aliased: false,
+            waits: false,
         }
     }
     pub fn document(writable: bool) -> Self {
@@ -95,6 +105,7 @@ impl Node {
             mtime: None,
             ownership: Ownership::Store,
             aliased: false,
+            waits: false,
         }
     }
 }

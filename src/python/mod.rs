@@ -7,7 +7,8 @@
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
 //! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
-//!             mod.rs the outline and syntax errors, semantic.rs version and compile checks
+//!             mod.rs the outline and syntax errors, semantic.rs version and compile checks,
+//!             calls.rs what a line calls and what a module imports (a failure's suspects)
 //! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
 //! index.rs    Symbol, SymbolKind, ModuleIndex, SyntaxProblem: the plain data handed out
 //! lines.rs    LineTable: where lines start, which line and column an offset is on
@@ -40,6 +41,7 @@ mod validate;
 
 pub use indent::{reindent, symbol_text};
 pub use index::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem};
+pub use parse::calls::{Import, LineCalls, imports, line_calls};
 pub use symbols::{check_syntax, index_module};
 pub use validate::{Version, minimum_version, target_version, validate};
 

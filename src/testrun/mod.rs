@@ -3,8 +3,10 @@
 //!
 //! - running pytest with a timeout: `run.rs`;
 //! - reading its JUnit XML report: `junit.rs`;
-//! - what a selector written to `source/tests/run` may hold: `selector.rs`.
+//! - what a selector written to `source/tests/run` may hold: `selector.rs`;
+//! - a failure's traceback read back into frames: `traceback.rs`.
 
 pub mod junit;
 pub mod run;
 pub mod selector;
+pub mod traceback;

@@ -16,6 +16,7 @@ use crate::tree::body::Body;
 use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
+use crate::tree::pending::Pending;
 use crate::tree::place::Place;
 use crate::tree::space::{Attr, is_a_dir};
 
@@ -121,6 +122,27 @@ impl Space {
             cached: paging != Paging::Direct,
         });
         Ok((fh, paging))
+    }
+
+    /// How an open of `ino` for reading must wait before [`Space::open_paged`], if its
+    /// content is not final yet (see [`crate::tree::pending`]).
+    pub fn pending(&self, ino: u64) -> Option<Pending> {
+        let path = self.path_of(ino).ok()?;
+        let node = self.stat(&path).ok()?;
+        if !node.waits {
+            return None;
+        }
+        match self.place(&path) {
+            Ok(Place::In(resource, rest)) => resource.pending(&rest),
+            _ => None,
+        }
+    }
+
+    /// Open `ino` for reading after a wait for its content: rendered now, never from a
+    /// rendering made before the wait.
+    pub fn open_waited(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+        self.forget_rendered();
+        self.open_paged(ino, flags, caller)
     }
 
     fn read_only_error(&self, path: &[String], kind: Kind) -> Error {

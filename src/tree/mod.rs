@@ -9,6 +9,7 @@ pub mod errlog;
 pub mod gate;
 pub mod inodes;
 pub mod kernel_cache;
+pub mod pending;
 pub mod resource;
 
 mod changes;

@@ -75,6 +75,12 @@ pub trait Resource: Send + Sync {
         None
     }
 
+    /// When the content of the file at `path` is not final yet (its `stat` says `waits`):
+    /// how an open waits for it. Asked at every open of such a file, so it must be cheap.
+    fn pending(&self, _path: &[&str]) -> Option<crate::tree::pending::Pending> {
+        None
+    }
+
     /// A reader opened the file at `path` (a `cat`, not a `stat` or a listing): the one
     /// moment a resource may note that it was used, e.g. as a recent search.
     fn opened(&self, _path: &[&str]) {}

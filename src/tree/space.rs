@@ -474,7 +474,7 @@ impl Space {
     /// Whether the kernel may keep what `path` (whose node is `node`) shows: every change
     /// to it is announced (not so for a path reached through another name, or a temp file).
     pub(crate) fn cacheable(&self, node: &Node, path: &[String]) -> bool {
-        !node.aliased && !self.files.has_scratch(&path.join("/"))
+        !node.aliased && !node.waits && !self.files.has_scratch(&path.join("/"))
     }
 
     /// The content of `path` (inode `ino`) for `stat`, with its fingerprint: what is kept
@@ -538,6 +538,11 @@ impl Space {
             self.kernel.keep(ino, generation, &content, print);
         }
         Ok((content, print))
+    }
+
+    /// Drops the rendering a `stat` left for the next open.
+    pub(crate) fn forget_rendered(&self) {
+        lock(&self.rendered).take();
     }
 
     pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {

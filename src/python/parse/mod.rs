@@ -20,6 +20,8 @@ use ruff_python_ast::{
 use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
+pub(super) mod calls;
+
 use super::depth::{self, Nesting};
 use super::index::SymbolKind;
 

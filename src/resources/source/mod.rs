@@ -10,6 +10,7 @@ mod config;
 mod deps;
 pub mod disk;
 pub mod edit;
+mod failure;
 mod history;
 mod history_dir;
 pub mod import_check;
@@ -21,6 +22,7 @@ mod pyproject_change;
 mod runner;
 pub mod search;
 pub mod settings;
+mod suspects;
 mod take_back;
 pub mod tree;
 mod views;
@@ -116,6 +118,10 @@ pub struct Source {
     /// Where changes made outside the tree are reported (a test run finishing), once the
     /// mount watches (see [`Resource::watch`]).
     pub(crate) changes: std::sync::OnceLock<Changes>,
+    /// The last write to `source/tests/run` that started no run, when and why: said by
+    /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
+    /// the refusal and would show the previous run as if it were the new one.
+    pub(crate) refused_run: std::sync::Mutex<Option<(String, String)>>,
 }
 
 impl Source {
@@ -171,6 +177,7 @@ impl Source {
             ],
             project: Arc::new(Project::open(root)),
             changes: std::sync::OnceLock::new(),
+            refused_run: std::sync::Mutex::new(None),
             modules: Modules::default(),
             links,
             name,
@@ -318,6 +325,10 @@ impl Resource for Source {
                 Some(reach)
             }
         }
+    }
+
+    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
+        self.runner_at(path).and_then(|at| self.runner_pending(&at))
     }
 
     fn exact_file(&self, path: &[&str]) -> Option<std::path::PathBuf> {

@@ -1,8 +1,9 @@
 //! The test runner's names in `source/tests/`: `run` (write a pytest selector, or nothing,
 //! to start a run in the background; the write returns at once) and `runs/`, with `<n>/`
-//! and `latest/` per run: `_entry.md` (status, counts, duration, command, failures),
-//! `output.txt` (all pytest printed, exact) and `failures/<test id>.txt` (the traceback,
-//! pruned, with the project's frames as module paths and lines).
+//! and `latest/` per run: `result.md` (the outcome and each failure with its suspects; read
+//! while the run goes on, it waits for the end), `_entry.md` (status, counts, duration,
+//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test id>.txt`
+//! (see `failure.rs`).
 //!
 //! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
@@ -14,6 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
+use crate::resources::source::failure::first_line;
 use crate::resources::source::tree::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
@@ -38,6 +40,7 @@ pub(super) enum At {
     Runs,
     /// `runs/<n>/` or `runs/latest/` (`None`).
     RunDir(Option<i64>),
+    Result(Option<i64>),
     Output(Option<i64>),
     Failures(Option<i64>),
     Failure(Option<i64>, String),
@@ -54,6 +57,7 @@ pub(super) fn at(path: &[&str]) -> Option<At> {
         [TESTS, "runs"] => At::Runs,
         [TESTS, "runs", n] => At::RunDir(which(n)?),
         [TESTS, "runs", n, "output.txt"] => At::Output(which(n)?),
+        [TESTS, "runs", n, "result.md"] => At::Result(which(n)?),
         [TESTS, "runs", n, "failures"] => At::Failures(which(n)?),
         [TESTS, "runs", n, "failures", test] => {
             At::Failure(which(n)?, test.strip_suffix(".txt")?.to_string())
@@ -127,6 +131,13 @@ impl Source {
                 self.run_of(*which)?;
                 Ok(Node::dir(false).owned(owner))
             }
+            At::Result(which) => {
+                let running = self.run_of(*which)?.status == "running";
+                Ok(Node {
+                    size: Some(self.runner_read(at)?.len() as u64),
+                    ..Node::view().owned(owner).waiting(running)
+                })
+            }
             At::Output(_) | At::Failure(..) => Ok(Node {
                 size: Some(self.runner_read(at)?.len() as u64),
                 ..Node::view().owned(owner)
@@ -153,6 +164,11 @@ impl Source {
             At::RunDir(which) => {
                 let (_, problems) = self.problems_of(*which)?;
                 Ok(vec![
+                    Child::new(
+                        "result.md",
+                        Kind::View,
+                        "the outcome, failures and suspects; waits while the run goes on",
+                    ),
                     Child::new("output.txt", Kind::View, "everything pytest printed"),
                     Child::new(
                         "failures",
@@ -174,9 +190,9 @@ impl Source {
                     })
                     .collect())
             }
-            At::Run | At::Output(_) | At::Failure(..) => Err(Error::new(
+            At::Run | At::Output(_) | At::Result(_) | At::Failure(..) => Err(Error::new(
                 ErrorKind::NotADirectory,
-                "source/tests/run, output.txt and failures/*.txt are files",
+                "source/tests/run, result.md, output.txt and failures/*.txt are files",
             )),
         }
     }
@@ -191,6 +207,20 @@ impl Source {
                     .records(|db| db.runs().output(&self.checkout, run.id))?
                     .unwrap_or_default()
                     .into_bytes())
+            }
+            At::Result(which) => {
+                let (run, problems) = self.problems_of(*which)?;
+                let mut about = self.run_notes(&run)?;
+                if which.is_none()
+                    && let Some((when, why)) = lock(&self.refused_run).clone()
+                    && when >= run.started
+                {
+                    about.insert(
+                        0,
+                        format!("Your newest write to run started nothing ({when}): {why}"),
+                    );
+                }
+                Ok(self.result_view(&run, &problems, &about).into_bytes())
             }
             At::Failure(which, name) => {
                 let (run, problems) = self.problems_of(*which)?;
@@ -229,9 +259,12 @@ impl Source {
                     title: format!("source/tests/runs — {} test runs", items.len()),
                     functions: vec![
                         Function::new(
-                            format!("echo > {run_file}"),
-                            "run every test",
-                            "a new run, in the background",
+                            format!(
+                                "echo > {run_file}; cat {}",
+                                self.links.to("source/tests/runs/latest/result.md")
+                            ),
+                            "run every test and wait",
+                            "the result, with suspects",
                         ),
                         Function::new(
                             format!("echo 'tests/test_x.py -k div' > {run_file}"),
@@ -241,10 +274,10 @@ impl Source {
                         Function::new(
                             format!(
                                 "cat {}",
-                                self.links.to("source/tests/runs/latest/_entry.md")
+                                self.links.to("source/tests/runs/latest/result.md")
                             ),
                             "see the newest run",
-                            "status, counts, failures",
+                            "its result; waits while it runs",
                         ),
                     ],
                     sections: vec![Section {
@@ -270,26 +303,7 @@ impl Source {
                         )
                     })
                     .collect();
-                let mut about = Vec::new();
-                let output = self
-                    .store
-                    .records(|db| db.runs().output(&self.checkout, run.id))?
-                    .unwrap_or_default();
-                if let Some(note) = output
-                    .lines()
-                    .next()
-                    .filter(|l| l.starts_with("homespace: "))
-                {
-                    about.push(note.to_string());
-                }
-                if run.status == "error" {
-                    let last = output
-                        .lines()
-                        .rev()
-                        .find(|l| !l.trim().is_empty())
-                        .unwrap_or("");
-                    about.push(format!("pytest could not run the tests: {}", last.trim()));
-                }
+                let about = self.run_notes(&run)?;
                 Ok(Entry {
                     title: format!("source/tests/runs/{} — {}", run.id, summary(&run)),
                     about: about
@@ -307,6 +321,11 @@ impl Source {
                         .collect(),
                     functions: vec![
                         Function::new(
+                            format!("cat {dir}result.md"),
+                            "read the result (waits while running)",
+                            "failures with the suspect symbols' files",
+                        ),
+                        Function::new(
                             format!("cat {dir}output.txt"),
                             "read all pytest printed",
                             "the exact output",
@@ -314,7 +333,7 @@ impl Source {
                         Function::new(
                             format!("cat {dir}failures/<test>.txt"),
                             "read one failure",
-                            "its traceback, with the project's lines as module:line",
+                            "its failing lines, explanation and suspects",
                         ),
                         Function::new(
                             format!("echo > {run_file}"),
@@ -338,8 +357,65 @@ impl Source {
         }
     }
 
-    /// Starts a run of `selector` (pytest arguments; empty: every test) in the background.
+    /// What a run's views say before its failures: the interpreter note its output opens
+    /// with, and why pytest could not run at all.
+    fn run_notes(&self, run: &runs::Run) -> Result<Vec<String>> {
+        let mut about = Vec::new();
+        let output = self
+            .store
+            .records(|db| db.runs().output(&self.checkout, run.id))?
+            .unwrap_or_default();
+        if let Some(note) = output
+            .lines()
+            .next()
+            .filter(|l| l.starts_with("homespace: "))
+        {
+            about.push(note.to_string());
+        }
+        if run.status == "error" {
+            let last = output
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            about.push(format!("pytest could not run the tests: {}", last.trim()));
+        }
+        Ok(about)
+    }
+
+    /// How a read of a running run's `result.md` waits: until the store says the run is
+    /// over, at most its timeout and a margin for storing the results.
+    pub(super) fn runner_pending(&self, at: &At) -> Option<crate::tree::pending::Pending> {
+        let At::Result(which) = at else {
+            return None;
+        };
+        let run = self.run_of(*which).ok()?;
+        if run.status != "running" {
+            return None;
+        }
+        let (store, checkout, id) = (self.store.clone(), self.checkout.clone(), run.id);
+        let limit = self.settings().test_timeout + std::time::Duration::from_secs(30);
+        Some(crate::tree::pending::Pending::new(limit, move || {
+            store
+                .records(|db| db.runs().get(&checkout, Some(id)))
+                .ok()
+                .flatten()
+                .is_none_or(|run| run.status != "running")
+        }))
+    }
+
+    /// Starts a run of `selector` (pytest arguments; empty: every test) in the background;
+    /// a refusal is kept for the newest run's result to tell.
     pub(super) fn start_run(&self, selector: &[u8]) -> Result<i64> {
+        let started = self.begin_run(selector);
+        *lock(&self.refused_run) = match &started {
+            Ok(_) => None,
+            Err(e) => Some((rfc3339_of(std::time::SystemTime::now()), e.message.clone())),
+        };
+        started
+    }
+
+    fn begin_run(&self, selector: &[u8]) -> Result<i64> {
         if !access::may_run_project_code() {
             return Err(Error::new(
                 ErrorKind::PermissionDenied,
@@ -425,6 +501,7 @@ impl Source {
                 if let Some(changes) = changes {
                     changes(vec![tests]);
                 }
+                crate::tree::pending::wake();
             })
             .map_err(|e| {
                 over();
@@ -435,42 +512,9 @@ impl Source {
         Ok(id)
     }
 
-    /// A failure as its file shows it: what failed, where in the project, the traceback.
-    fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
-        let frames: Vec<String> = problem
-            .traceback
-            .lines()
-            .filter_map(|line| self.project_frame(line))
-            .collect();
-        let mut text = format!(
-            "{} — {} in run {}\n{}\n",
-            problem.id,
-            problem.kind,
-            run.id,
-            problem.message.trim()
-        );
-        if let Some(file) = self.test_symbol_file(&problem.id) {
-            text.push_str(&format!("\nThe test: {file}\n"));
-        }
-        if !frames.is_empty() {
-            text.push_str("\nIn the project:\n");
-            for frame in &frames {
-                text.push_str(&format!("- {frame}\n"));
-            }
-        }
-        text.push('\n');
-        text.push_str(&problem.traceback);
-        let more = format!(
-            "cat {}",
-            self.links
-                .to(&format!("source/tests/runs/{}/output.txt", run.id))
-        );
-        crate::render::budget::prune(&text, self.budget, &more)
-    }
-
     /// Where project file `module` (a `.py`) is under `source/`, without `.py`: under
     /// `tests/` for a test folder's module, else by the code root that holds it.
-    fn source_path_of(&self, module: &std::path::Path) -> Option<String> {
+    pub(super) fn source_path_of(&self, module: &std::path::Path) -> Option<String> {
         if let Some(dir) = self
             .project
             .test_dirs
@@ -498,7 +542,7 @@ impl Source {
 
     /// The symbol file of test `id` (`tests.test_calc.TestOps.test_div[2-0]` is
     /// `source/tests/test_calc/TestOps/test_div.py` with one test folder `tests/`).
-    fn test_symbol_file(&self, id: &str) -> Option<String> {
+    pub(super) fn test_symbol_file(&self, id: &str) -> Option<String> {
         let id = id.split('[').next()?;
         let parts: Vec<&str> = id.split('.').collect();
         let (module, inner) = (1..parts.len()).rev().find_map(|n| {
@@ -514,35 +558,6 @@ impl Source {
                 .to(&format!("source/{shown}/{}.py", inner.join("/"))),
         )
     }
-
-    /// `calc.ops:6 — source/calc/ops.py` for a traceback line `src/calc/ops.py:6: in div`
-    /// naming a file of the project.
-    fn project_frame(&self, line: &str) -> Option<String> {
-        let (file, rest) = line.split_once(".py:")?;
-        let number: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        if number.is_empty() {
-            return None;
-        }
-        let path = self.project.root.join(format!("{}.py", file.trim()));
-        if !path.is_file() || self.project.is_hidden(&path, false) {
-            return None;
-        }
-        // The module's import name: its path below the code root that holds it.
-        let dotted = self
-            .project
-            .code_roots
-            .iter()
-            .filter_map(|r| path.strip_prefix(r).ok())
-            .min_by_key(|p| p.components().count())?
-            .with_extension("")
-            .to_string_lossy()
-            .replace('/', ".");
-        let shown = self.source_path_of(&path)?;
-        Some(format!(
-            "{dotted}:{number} — {}",
-            self.links.to(&format!("source/{shown}.py"))
-        ))
-    }
 }
 
 /// Whether process `pid` is alive (signal 0 checks without sending anything).
@@ -556,7 +571,7 @@ fn process_alive(pid: u32) -> bool {
 }
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
-fn summary(run: &runs::Run) -> String {
+pub(super) fn summary(run: &runs::Run) -> String {
     let mut counts = vec![format!("{} passed", run.passed)];
     for (n, what) in [
         (run.failed, "failed"),
@@ -580,10 +595,6 @@ fn summary(run: &runs::Run) -> String {
 /// A test id as a file name: `/` cannot be in one.
 fn file_name(id: &str) -> String {
     format!("{}.txt", id.replace('/', "∕"))
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
 }
 
 #[cfg(test)]

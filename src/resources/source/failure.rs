@@ -1,0 +1,245 @@
+//! What a test run's failures say to the agent fixing them: `runs/<n>/result.md` (the run in
+//! a few lines, each failure with its failing line, the error and its suspects — the one
+//! file read after starting a run) and `runs/<n>/failures/<test>.txt` (one failure: the
+//! test's and the suspects' symbol files, the failing line of each project frame with a
+//! few lines around it, and pytest's explanation, the assertion's diff among it, once).
+//! Shorter than pytest's own traceback, and every place in it a path to open or edit.
+
+use crate::resources::source::Source;
+use crate::resources::source::suspects::Suspect;
+use crate::store::runs;
+use crate::testrun::junit::Problem;
+use crate::testrun::traceback::{self, Frame, Traceback};
+
+/// Lines of the test shown above its failing line in a failure file.
+const CONTEXT: usize = 2;
+/// Failures with distinct errors told in detail in `result.md`; the next get a line each,
+/// and those whose error was told already are only named.
+const DETAILED: usize = 2;
+/// Explanation (`E`) lines of a failure in `result.md`: the failure file has them all.
+const EXPLAINED: usize = 6;
+
+impl Source {
+    /// A failure as its file shows it.
+    pub(super) fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
+        let tb = traceback::read(&problem.traceback);
+        let message = first_line(&problem.message);
+        let mut text = format!("{} — {} in run {}\n", problem.id, problem.kind, run.id);
+        // pytest's explanation below starts with the message: said once.
+        if !tb.explanation.first().is_some_and(|e| e.contains(message)) {
+            text.push_str(message);
+            text.push('\n');
+        }
+        // The test's own frame is told by this line, not again below.
+        let outermost = tb
+            .frames
+            .first()
+            .filter(|f| self.is_test_file(&self.project.root.join(&f.file)));
+        if let Some(file) = self.test_symbol_file(&problem.id) {
+            let place = outermost
+                .map(|f| format!(" ({}:{})", f.file, f.line))
+                .unwrap_or_default();
+            text.push_str(&format!("test: {file}{place}\n"));
+        }
+        let suspects = self.suspects(&tb.frames);
+        text.push_str(&self.suspect_lines(&suspects, "suspect: "));
+        text.push('\n');
+        if tb.frames.is_empty() {
+            // Not a traceback we can read: as pytest wrote it.
+            text.push_str(&problem.traceback);
+        } else {
+            text.push_str(&self.frames_text(&tb, outermost.is_some()));
+        }
+        let more = format!(
+            "cat {}",
+            self.links
+                .to(&format!("source/tests/runs/{}/output.txt", run.id))
+        );
+        crate::render::budget::prune(&text, self.budget, &more)
+    }
+
+    /// `result.md`: the run's outcome, its failures with their suspects.
+    pub(super) fn result_view(
+        &self,
+        run: &runs::Run,
+        problems: &[Problem],
+        about: &[String],
+    ) -> String {
+        let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
+        let mut text = format!("run {} — {}\n", run.id, super::runner::summary(run));
+        for line in about {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if run.status == "running" {
+            text.push_str(&format!(
+                "Still running: read {dir}result.md again to wait for its end.\n"
+            ));
+        }
+        let mut told: Vec<&str> = Vec::new();
+        let mut same: Vec<&str> = Vec::new();
+        for problem in problems {
+            let message = first_line(&problem.message);
+            // One failure in detail per distinct error: the others most likely share it.
+            if told.contains(&message) {
+                same.push(short_id(&problem.id));
+                continue;
+            }
+            told.push(message);
+            let tb = traceback::read(&problem.traceback);
+            let suspects = self.suspects(&tb.frames);
+            let word = if problem.kind == "error" {
+                "ERROR"
+            } else {
+                "FAILED"
+            };
+            if told.len() > DETAILED {
+                let first = suspects.first().map(|s| {
+                    format!(
+                        " — suspect: {}",
+                        self.links.to(&format!("source/{}", s.file))
+                    )
+                });
+                text.push_str(&format!(
+                    "\n{word} {}: {message}{}\n",
+                    problem.id,
+                    first.unwrap_or_default()
+                ));
+                continue;
+            }
+            text.push_str(&format!("\n{word} {}: {message}\n", problem.id));
+            let test_frame = tb
+                .frames
+                .iter()
+                .rev()
+                .find(|f| self.is_test_file(&self.project.root.join(&f.file)));
+            if let Some(frame) = test_frame
+                && let Some(line) = frame.code.iter().find(|l| l.starts_with('>'))
+            {
+                text.push_str(&format!(
+                    "  {}:{}: {}\n",
+                    frame.file,
+                    frame.line,
+                    line[1..].trim()
+                ));
+            }
+            for line in tb.explanation.iter().skip(1).take(EXPLAINED) {
+                if !line.trim_start_matches('E').trim().is_empty() {
+                    text.push_str(&format!("  {line}\n"));
+                }
+            }
+            text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
+        }
+        if !same.is_empty() {
+            text.push_str(&format!(
+                "\nAlso failing, with an error told above: {}\n",
+                same.join(", ")
+            ));
+        }
+        if !problems.is_empty() {
+            text.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
+        }
+        crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
+    }
+
+    /// `prefix<symbol file> (<module>:<lines>, <why>)`, a line each.
+    fn suspect_lines(&self, suspects: &[Suspect], prefix: &str) -> String {
+        suspects
+            .iter()
+            .map(|s| {
+                format!(
+                    "{prefix}{} ({}, {})\n",
+                    self.links.to(&format!("source/{}", s.file)),
+                    s.lines,
+                    s.why.label()
+                )
+            })
+            .collect()
+    }
+
+    /// Each frame in the project with its failing line and a few above it; frames outside
+    /// the project folded to a count; then pytest's explanation.
+    fn frames_text(&self, tb: &Traceback, first_told: bool) -> String {
+        let mut text = String::new();
+        let mut outside = 0;
+        for (n, frame) in tb.frames.iter().enumerate() {
+            let path = self.project.root.join(&frame.file);
+            if !path.starts_with(&self.project.root)
+                || !path.is_file()
+                || self.project.is_hidden(&path, false)
+            {
+                outside += 1;
+                continue;
+            }
+            if outside > 0 {
+                text.push_str(&folded(outside));
+                outside = 0;
+            }
+            text.push_str(&frame_text(frame, n == 0 && first_told));
+        }
+        if outside > 0 {
+            text.push_str(&folded(outside));
+        }
+        for line in tb
+            .explanation
+            .iter()
+            .filter(|l| !l.trim_start_matches('E').trim().is_empty())
+        {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+}
+
+/// A frame's place (unless `placed` already) and its failing line with a few above.
+fn frame_text(frame: &Frame, placed: bool) -> String {
+    let mut text = String::new();
+    if !placed {
+        text = format!(
+            "{}:{}{}\n",
+            frame.file,
+            frame.line,
+            frame
+                .function
+                .as_ref()
+                .map(|f| format!(" in {f}"))
+                .unwrap_or_default()
+        );
+    }
+    for line in frame.around_failure(CONTEXT) {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+fn folded(frames: usize) -> String {
+    format!(
+        "({frames} frame{} outside the project)\n",
+        if frames == 1 { "" } else { "s" }
+    )
+}
+
+/// `tests.test_calc.test_div` as `test_calc.test_div`: the module and the test are enough
+/// beside the detailed failures.
+fn short_id(id: &str) -> &str {
+    let dots: Vec<usize> = id
+        .split('[')
+        .next()
+        .unwrap_or(id)
+        .match_indices('.')
+        .map(|(i, _)| i)
+        .collect();
+    match dots.len() {
+        0 | 1 => id,
+        n => &id[dots[n - 2] + 1..],
+    }
+}
+
+pub(super) fn first_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}

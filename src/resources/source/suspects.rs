@@ -1,0 +1,342 @@
+//! The project symbols a failing test most likely points at, as symbol files: the functions
+//! its traceback passes through in the project (the deepest, where it raised, first), then
+//! what the test's failing line calls or reads, then what the test called before it —
+//! each name followed through the test module's imports (`import pkg as mi`, `from pkg.mod
+//! import f`, relative and `*` imports) and through packages that re-export it, and a local
+//! made by a constructor (`cash = Account(...)`) standing for its class. A guess from the
+//! text, cheap and never run: what does not resolve to a project symbol is left out.
+
+use std::path::{Path, PathBuf};
+
+use crate::python::{Import, LineCalls, Symbol, imports, line_calls};
+use crate::resources::source::Source;
+use crate::testrun::traceback::Frame;
+
+/// Suspects named per failure: more would bury the likely ones.
+const MOST: usize = 4;
+/// How many re-exports (`from .more import *` in a package's `__init__`) a name is followed
+/// through.
+const HOPS: usize = 4;
+
+/// Why a symbol is suspected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// The traceback's deepest project frame: where the error was raised.
+    Raised,
+    /// A project frame the traceback passed through.
+    Passed,
+    /// Called or read on the test's failing line.
+    OnTheLine,
+    /// Called by the test before the failing line.
+    Before,
+}
+
+impl Why {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Why::Raised => "raised here",
+            Why::Passed => "in the traceback",
+            Why::OnTheLine => "on the failing line",
+            Why::Before => "called before it",
+        }
+    }
+}
+
+/// A suspected symbol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Suspect {
+    /// `ledger.accounts.Account.debit`
+    pub dotted: String,
+    /// Its symbol file under `source/`: `ledger/accounts/Account/debit.py`.
+    pub file: String,
+    /// Where it is in its module, from the project's folder: `src/ledger/accounts.py:61-64`.
+    pub lines: String,
+    pub why: Why,
+}
+
+/// A symbol found in a project module.
+struct Found {
+    module: PathBuf,
+    symbol: Symbol,
+    /// The symbols from the module's top down to it (for the file path).
+    stems: Vec<String>,
+    start_line: usize,
+}
+
+impl Source {
+    /// The suspects of a failure whose traceback has `frames` (outermost first).
+    pub(crate) fn suspects(&self, frames: &[Frame]) -> Vec<Suspect> {
+        let mut found: Vec<Suspect> = Vec::new();
+        let add = |suspect: Option<Suspect>, found: &mut Vec<Suspect>| {
+            if let Some(s) = suspect
+                && !found.iter().any(|f| f.dotted == s.dotted)
+            {
+                found.push(s);
+            }
+        };
+        let located: Vec<(PathBuf, usize)> = frames
+            .iter()
+            .filter_map(|f| {
+                let path = self.project.root.join(&f.file);
+                (path.is_file() && !self.project.is_hidden(&path, false)).then_some((path, f.line))
+            })
+            .collect();
+        let code: Vec<&(PathBuf, usize)> = located
+            .iter()
+            .filter(|(p, _)| !self.is_test_file(p))
+            .collect();
+        for (n, (file, line)) in code.iter().rev().enumerate() {
+            let why = if n == 0 { Why::Raised } else { Why::Passed };
+            add(self.enclosing(file, *line, why), &mut found);
+        }
+        if let Some((test, line)) = located.iter().rev().find(|(p, _)| self.is_test_file(p))
+            && let Ok(module) = self.modules.get(test)
+            && let Ok(text) = module.text()
+        {
+            let facts = line_calls(text, *line);
+            let on_line = facts.calls.iter().map(|c| (c, true));
+            let read = facts.attributes.iter().map(|c| (c, false));
+            for (chain, called) in on_line.chain(read) {
+                add(
+                    self.named_in_test(test, &facts, chain, called, Why::OnTheLine),
+                    &mut found,
+                );
+            }
+            for chain in &facts.earlier {
+                add(
+                    self.named_in_test(test, &facts, chain, true, Why::Before),
+                    &mut found,
+                );
+            }
+        }
+        found.truncate(MOST);
+        found
+    }
+
+    /// Whether `file` holds tests rather than the code under test.
+    pub(crate) fn is_test_file(&self, file: &Path) -> bool {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        self.project.test_dirs.iter().any(|d| file.starts_with(d))
+            || name.starts_with("test_")
+            || name.ends_with("_test.py")
+            || name == "conftest.py"
+    }
+
+    /// The innermost symbol of `file` holding 1-based `line`.
+    fn enclosing(&self, file: &Path, line: usize, why: Why) -> Option<Suspect> {
+        let module = self.modules.get(file).ok()?;
+        let text = module.text().ok()?;
+        let (at, symbol) = module
+            .index
+            .symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                let first = line_of(text, s.range.start);
+                first <= line && line < first + s.lines
+            })
+            .max_by_key(|(_, s)| s.qualname.len())?;
+        let found = Found {
+            module: file.to_path_buf(),
+            stems: stems(&module.index.symbols, at),
+            start_line: line_of(text, symbol.range.start),
+            symbol: symbol.clone(),
+        };
+        self.suspect(&found, why)
+    }
+
+    /// The project symbol that `chain`, named in test module `test`, stands for; a class
+    /// that is `called` stands for its `__init__` when it has one.
+    fn named_in_test(
+        &self,
+        test: &Path,
+        facts: &LineCalls,
+        chain: &[String],
+        called: bool,
+        why: Why,
+    ) -> Option<Suspect> {
+        let (head, rest) = chain.split_first()?;
+        let chain: Vec<String> = match facts.made.iter().find(|(name, _)| name == head) {
+            Some((_, made)) => made.iter().chain(rest).cloned().collect(),
+            None => chain.to_vec(),
+        };
+        let mut found = self.through_imports(test, &facts.imports, &chain, 0)?;
+        if called && found.symbol.kind == crate::python::SymbolKind::Class {
+            let mut init = found.symbol.qualname.clone();
+            init.push("__init__".into());
+            if let Some(constructor) = self.symbol_in(&found.module, &init) {
+                found = constructor;
+            }
+        }
+        self.suspect(&found, why)
+    }
+
+    /// `chain` as bound by `imports` of module `file`, found in the project.
+    fn through_imports(
+        &self,
+        file: &Path,
+        imports: &[Import],
+        chain: &[String],
+        hops: usize,
+    ) -> Option<Found> {
+        let (head, rest) = chain.split_first()?;
+        if let Some(import) = imports.iter().find(|i| !i.star && i.local == *head) {
+            let target = self.absolute(file, import)?;
+            let dotted: Vec<String> = target
+                .split('.')
+                .map(str::to_string)
+                .chain(rest.iter().cloned())
+                .collect();
+            return self.locate(&dotted, hops);
+        }
+        imports.iter().filter(|i| i.star).find_map(|import| {
+            let target = self.absolute(file, import)?;
+            let dotted: Vec<String> = target
+                .split('.')
+                .map(str::to_string)
+                .chain(chain.iter().cloned())
+                .collect();
+            self.locate(&dotted, hops)
+        })
+    }
+
+    /// The absolute dotted name an import in `file` names.
+    fn absolute(&self, file: &Path, import: &Import) -> Option<String> {
+        if import.level == 0 {
+            return Some(import.target.clone());
+        }
+        let dotted = self.dotted_of(file)?;
+        let mut parts: Vec<&str> = dotted.split('.').collect();
+        // A package's `__init__` is its package: one level less to climb.
+        let is_init = file.file_stem().is_some_and(|s| s == "__init__");
+        let climb = import.level as usize - usize::from(is_init);
+        if climb > parts.len() {
+            return None;
+        }
+        parts.truncate(parts.len() - climb);
+        parts.extend(import.target.split('.').filter(|p| !p.is_empty()));
+        Some(parts.join("."))
+    }
+
+    /// The dotted name of project file `file` (a package's `__init__.py` is the package).
+    fn dotted_of(&self, file: &Path) -> Option<String> {
+        let rel = self
+            .project
+            .code_roots
+            .iter()
+            .filter_map(|r| file.strip_prefix(r).ok())
+            .min_by_key(|p| p.components().count())?
+            .with_extension("");
+        let mut parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if parts.last().is_some_and(|p| p == "__init__") {
+            parts.pop();
+        }
+        Some(parts.join("."))
+    }
+
+    /// The symbol `dotted` names in the project: its longest prefix that is a project
+    /// module, then the rest as symbols in it, followed through the module's own imports
+    /// when it only re-exports the name.
+    fn locate(&self, dotted: &[String], hops: usize) -> Option<Found> {
+        if hops > HOPS {
+            return None;
+        }
+        let (module, taken) = (1..=dotted.len())
+            .rev()
+            .find_map(|n| self.module_file(&dotted[..n]).map(|m| (m, n)))?;
+        let rest = &dotted[taken..];
+        if rest.is_empty() {
+            return None;
+        }
+        // The deepest symbol of `rest` the module defines (a method a class inherits stops
+        // at the class).
+        if let Some(found) = (1..=rest.len())
+            .rev()
+            .find_map(|n| self.symbol_in(&module, &rest[..n]))
+        {
+            return Some(found);
+        }
+        let parsed = self.modules.get(&module).ok()?;
+        let text = parsed.text().ok()?;
+        self.through_imports(&module, &imports(text), rest, hops + 1)
+    }
+
+    /// The symbol of `module` whose qualified name is `qualname`: the plain name, not a
+    /// second definition (`name@2`), when there is one.
+    fn symbol_in(&self, module: &Path, qualname: &[String]) -> Option<Found> {
+        let parsed = self.modules.get(module).ok()?;
+        let text = parsed.text().ok()?;
+        let symbols = &parsed.index.symbols;
+        let mut same = symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.qualname == qualname);
+        let first = same.next()?;
+        let (at, symbol) = std::iter::once(first)
+            .chain(same)
+            .find(|(_, s)| !s.file_stem.contains('@'))
+            .unwrap_or(first);
+        Some(Found {
+            module: module.to_path_buf(),
+            stems: stems(symbols, at),
+            start_line: line_of(text, symbol.range.start),
+            symbol: symbol.clone(),
+        })
+    }
+
+    /// The project module (`a/b.py` or `a/b/__init__.py` under a code root) of `dotted`.
+    fn module_file(&self, dotted: &[String]) -> Option<PathBuf> {
+        let rel: PathBuf = dotted.iter().collect();
+        self.project.code_roots.iter().find_map(|root| {
+            let file = root.join(&rel).with_extension("py");
+            let init = root.join(&rel).join("__init__.py");
+            [file, init]
+                .into_iter()
+                .find(|f| f.is_file() && !self.project.is_hidden(f, false))
+        })
+    }
+
+    fn suspect(&self, found: &Found, why: Why) -> Option<Suspect> {
+        let shown = self.source_path_of(&found.module)?;
+        let dotted_module = self.dotted_of(&found.module).unwrap_or_default();
+        let rel = found
+            .module
+            .strip_prefix(&self.project.root)
+            .unwrap_or(&found.module);
+        let last = found.start_line + found.symbol.lines.saturating_sub(1);
+        Some(Suspect {
+            dotted: format!("{dotted_module}.{}", found.symbol.qualname.join(".")),
+            file: format!("{shown}/{}.py", found.stems.join("/")),
+            lines: format!("{}:{}-{last}", rel.display(), found.start_line),
+            why,
+        })
+    }
+}
+
+/// The file stems from the module's top symbol down to symbol `at`.
+fn stems(symbols: &[Symbol], at: usize) -> Vec<String> {
+    let mut stems = Vec::new();
+    let mut next = Some(at);
+    while let Some(i) = next {
+        let Some(symbol) = symbols.get(i) else { break };
+        stems.push(symbol.file_stem.clone());
+        next = symbol.parent;
+    }
+    stems.reverse();
+    stems
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
