@@ -249,7 +249,7 @@ mod tests {
             let space = build(options, "/").unwrap();
             String::from_utf8(space.render_path(&["_entry.md".to_string()]).unwrap()).unwrap()
         };
-        let render = "`homespace render --project ";
+        let named = "Store: `";
         // Named by its absolute path, as the mount's daemon gets it: still the default.
         let own = Options {
             store: Some(Location::File(made.path().join(".homespace/store.db"))),
@@ -257,7 +257,7 @@ mod tests {
         };
         assert!(own.store_is_default());
         let text = root(&own);
-        assert!(text.contains(render) && !text.contains("--store"), "{text}");
+        assert!(!text.contains(named), "{text}");
         let elsewhere = tempfile::tempdir().unwrap();
         let shared = elsewhere.path().join("team.db");
         let other = Options {
@@ -265,7 +265,7 @@ mod tests {
             ..Options::new(made.path().to_path_buf())
         };
         let text = root(&other);
-        let named = format!("--store {} PATH`", shared.display());
+        let named = format!("{named}{}` (not the project's own)", shared.display());
         assert!(text.contains(&named), "{text}");
     }
 

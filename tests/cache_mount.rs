@@ -79,7 +79,7 @@ fn a_read_only_mount_refuses_changes_and_its_kernel_answers_opens() {
         assert_eq!(refused.unwrap_err().raw_os_error(), Some(libc::EROFS));
     }
     assert_eq!(std::fs::read(&module).unwrap(), before);
-    assert!(mount.read("_entry.md").contains("This mount is read-only"));
+    assert!(mount.read("_entry.md").contains("Read-only mount"));
     // Changes made elsewhere still show: here through the writable mount.
     std::fs::write(
         writable.path("tasks/open/seen.json"),

@@ -425,9 +425,15 @@ fn status_lists_the_mount_and_prompt_gives_an_agent_its_bearings() {
 
     let out = succeed(Command::new(BIN).arg("prompt").arg(&mount.at));
     let block = text(&out.stdout);
-    assert!(block.chars().count().div_ceil(4) <= 150, "{block}");
+    assert!(block.chars().count().div_ceil(4) <= 280, "{block}");
     let entry = format!("cat {}/_entry.md", at.display());
     assert!(block.contains(&entry), "{block}");
+    // The loop's verbs, as the mount's dashboard gives them.
+    let run_and_wait = format!(
+        "echo > {at}/source/tests/run; cat {at}/source/tests/runs/latest/result.md",
+        at = at.display()
+    );
+    assert!(block.contains(&run_and_wait), "{block}");
     // What it tells the agent to read is there.
     assert!(std::fs::read_to_string(at.join("_entry.md")).is_ok());
     assert!(

@@ -1,6 +1,7 @@
 //! The vocabulary the tree, the renderer and the resources share, and nothing else: what a
 //! path is ([`Kind`], [`Node`], [`Ownership`]), a directory's members ([`Child`]), search
-//! hits, the entry view model ([`Entry`]), a recorded [`Failure`], how views link to places
+//! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
+//! ([`RootPart`]), a recorded [`Failure`], how views link to places
 //! ([`Links`]) and the names the tree reserves ([`names`]). It imports none of them, so
 //! each can import it without a circle.
 
@@ -9,8 +10,10 @@ pub mod failure;
 pub mod links;
 pub mod names;
 pub mod node;
+pub mod root;
 
 pub use entry::{Entry, Function, Section};
 pub use failure::Failure;
 pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
+pub use root::{RootPart, Verb};

@@ -1,9 +1,12 @@
-//! The root `_entry.md`: a live dashboard of the project — its name and path, each
-//! resourcespace's state in one line, the outstanding work, recent errors, and how to
-//! work here (including the warning that `echo >` hides rejected writes).
+//! The root `_entry.md`: the first thing an agent reads, so it opens with what it acts on —
+//! the test state, the top open tasks, the latest session, recent errors — then the few
+//! verbs of the common loop as command lines, the last naming each place in a few words. One line per
+//! item, links instead of explanations: it stays well under the budget (about 300 tokens)
+//! whatever the project. What an agent never needs first (rendering without a mount,
+//! unmounting, the budget rule) is in the README and the places it concerns.
 
-use crate::model::names::{ERRORS, NAV};
-use crate::model::{Entry, Failure, Function, Links, Section};
+use crate::model::names::{ENTRY, ERRORS, NAV};
+use crate::model::{Entry, Failure, Links, RootPart, Section};
 use crate::render::time::rfc3339_of;
 
 /// What the dashboard shows, gathered by the tree from its resourcespaces.
@@ -14,108 +17,89 @@ pub struct Dashboard {
     pub project_path: String,
     /// The store, when not the project's default (see `ProjectInfo::store`).
     pub store: Option<String>,
-    /// Each resourcespace's name with its one-line state.
-    pub spaces: Vec<(String, String)>,
-    /// The rows resourcespaces put in the root's functions table, in order.
-    pub functions: Vec<Function>,
-    /// The blocks they report (outstanding work, recent sessions), in order.
-    pub blocks: Vec<Section>,
+    /// Each resourcespace's share, in order.
+    pub parts: Vec<RootPart>,
     /// Recent failures, newest first.
     pub failures: Vec<Failure>,
-    pub budget: usize,
     /// Mounted with `--read-only`: nothing here can be changed.
     pub read_only: bool,
 }
 
+/// The dashboard's budget in tokens, below every other view's: it is read first, by every
+/// agent, before any work.
+pub const TOKENS: usize = 300;
+
+/// Recent errors named on the dashboard (all are in `_errors.md`).
+const ERRORS_SHOWN: usize = 2;
+/// Characters of an error's first line shown on the dashboard.
+const ERROR_CHARS: usize = 120;
+
 /// Build the root entry of `dashboard`, linked under `links`.
 pub fn entry(dashboard: &Dashboard, links: &Links) -> Entry {
-    let mut entry = Entry {
-        title: format!("homespace — {}", dashboard.project),
-        about: vec![format!(
-            "Project at `{}`, mounted at `{}`.",
-            dashboard.project_path,
-            links.mountpoint()
-        )],
-        ..Entry::default()
-    };
-    entry.functions = dashboard.functions.clone();
-    entry.functions.extend([
-        Function::new(
-            format!("cat {}", links.to(NAV)),
-            "see the whole tree",
-            "an indented map",
-        ),
-        Function::new(
-            format!("cat {}", links.to(ERRORS)),
-            "check why a write failed",
-            "recent errors, newest first",
-        ),
-    ]);
-    let spaces = dashboard
-        .spaces
+    let mut about: Vec<String> = dashboard
+        .parts
         .iter()
-        .map(|(name, summary)| format!("`{}` — {summary}", links.dir(&[name.as_str()])))
+        .flat_map(|part| part.state.iter().cloned())
         .collect();
-    entry.sections.push(Section {
-        heading: "Resourcespaces".into(),
-        items: spaces,
-        ..Section::default()
-    });
-    entry.sections.extend(dashboard.blocks.iter().cloned());
-    entry.sections.push(Section {
-        heading: "Recent errors".into(),
-        items: dashboard
-            .failures
-            .iter()
-            .take(3)
-            .map(|f| {
-                let first = f.message.lines().next().unwrap_or_default();
-                format!("{} {} `{}`: {first}", rfc3339_of(f.at), f.op, f.path)
-            })
-            .collect(),
-        empty: "None since the mount started.".into(),
-        ..Section::default()
-    });
-    let writing = if dashboard.read_only {
-        vec![
-            "This mount is read-only (`--read-only`): every change is refused with \"Read-only file system\", whatever the views below offer.".into(),
-            format!(
-                "To make changes, mount the project again without it: `homespace mount --project {} MOUNTPOINT`.",
-                dashboard.project_path
-            ),
-        ]
-    } else {
-        vec![
-            "Writes are checked when the file is closed; a rejected write changes nothing.".into(),
-            format!(
-                "`echo > file` does not report a rejection: check `{}` afterwards, or write with `cp` or `tee`, which do.",
-                links.to(ERRORS)
-            ),
-        ]
-    };
-    entry.sections.push(Section {
-        heading: "Writing".into(),
-        items: writing,
-        ..Section::default()
-    });
-    entry.advanced = vec![
-        format!(
-            "`homespace render --project {}{} PATH` prints any file of this tree without mounting.",
+    if !dashboard.failures.is_empty() {
+        about.push(errors_line(&dashboard.failures, links));
+    }
+    if let Some(store) = &dashboard.store {
+        about.push(format!("Store: `{store}` (not the project's own)."));
+    }
+    if dashboard.read_only {
+        about.push(
+            "Read-only mount (`--read-only`): every change is refused; mount again without it to change things."
+                .into(),
+        );
+    }
+    let mut verbs: Vec<String> = dashboard
+        .parts
+        .iter()
+        .flat_map(|part| &part.verbs)
+        .filter(|verb| !(dashboard.read_only && verb.changes))
+        .map(|verb| format!("{}: `{}`", verb.does, verb.command))
+        .collect();
+    let places: Vec<&str> = dashboard
+        .parts
+        .iter()
+        .map(|p| p.place.as_str())
+        .filter(|p| !p.is_empty())
+        .collect();
+    verbs.push(format!(
+        "find your way in {}: `{ENTRY}` in every folder, the whole tree in `{}`",
+        places.join(", "),
+        links.to(NAV)
+    ));
+    Entry {
+        title: format!(
+            "homespace — {} ({}) at {}",
+            dashboard.project,
             dashboard.project_path,
-            dashboard
-                .store
-                .as_ref()
-                .map(|store| format!(" --store {store}"))
-                .unwrap_or_default()
-        ),
-        format!(
-            "Views stay within {} tokens and say `[pruned: ...]` when they cut.",
-            dashboard.budget
-        ),
-        format!(
-            "`homespace unmount {}` (or `umount`) ends the mount.",
             links.mountpoint()
         ),
-    ];
-    entry
+        about,
+        sections: vec![Section {
+            heading: "Do".into(),
+            items: verbs,
+            ..Section::default()
+        }],
+        ..Entry::default()
+    }
+}
+
+/// How many writes were refused lately, the newest with why, and where the rest are.
+fn errors_line(failures: &[Failure], links: &Links) -> String {
+    let mut line = format!(
+        "Errors: {} recent — `cat {}`",
+        failures.len(),
+        links.to(ERRORS)
+    );
+    for f in failures.iter().take(ERRORS_SHOWN) {
+        let first = f.message.lines().next().unwrap_or_default();
+        let cut: String = first.chars().take(ERROR_CHARS).collect();
+        let more = if cut.len() < first.len() { "…" } else { "" };
+        line.push_str(&format!("\n- {} {}: {cut}{more}", rfc3339_of(f.at), f.op));
+    }
+    line
 }

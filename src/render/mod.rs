@@ -18,6 +18,18 @@ pub fn size_note(text: &str) -> String {
     )
 }
 
+/// `text` on one line (runs of whitespace made one space) of at most `chars` characters,
+/// cut with `…`.
+pub fn one_line(text: &str, chars: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= chars {
+        line
+    } else {
+        let head: String = line.chars().take(chars.saturating_sub(1)).collect();
+        format!("{head}…")
+    }
+}
+
 /// A count as views show it: `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let digits = n.to_string();

@@ -12,7 +12,7 @@ use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::names;
 use crate::model::{Child, Kind, Node};
-use crate::model::{Entry, Function, Section};
+use crate::model::{Entry, Function, RootPart, Section, Verb};
 use crate::render::budget;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
@@ -115,12 +115,15 @@ impl Resource for Search {
         true
     }
 
-    fn root_functions(&self) -> Vec<Function> {
-        vec![Function::new(
-            format!("cat \"{}\"", self.links.to("search/<query>")),
-            "search everything",
-            "ranked hits with paths",
-        )]
+    fn root_part(&self) -> Result<RootPart> {
+        Ok(RootPart {
+            verbs: vec![Verb::new(
+                "search code, tasks and memory",
+                format!("cat \"{}\"", self.links.to("search/<words>")),
+            )],
+            place: "search/".into(),
+            ..RootPart::default()
+        })
     }
 
     fn summary(&self) -> Result<String> {

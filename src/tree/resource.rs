@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::model::{Child, Entry, Function, Hits, Kind, Node, Section};
+use crate::model::{Child, Entry, Hits, Kind, Node, RootPart};
 
 /// A resourcespace mounted under the root (`source/`, `tasks/`, ...) or inside another one
 /// (`source/history/`).
@@ -33,21 +33,13 @@ pub trait Resource: Send + Sync {
     /// listing of the root and every `_nav.txt` asks for it, so it must be cheap.
     fn summary(&self) -> Result<String>;
 
-    /// The line on the root dashboard, which may cost more (the dashboard is rendered
-    /// once per change, not once per listing); by default the same as [`Self::summary`].
-    fn dashboard_summary(&self) -> Result<String> {
-        self.summary()
-    }
-
-    /// What this resourcespace shows on the root dashboard, as titled blocks of one-line
-    /// items (`Now`: the top outstanding tasks; `Recent sessions`); may be none.
-    fn dashboard(&self) -> Result<Vec<Section>> {
-        Ok(Vec::new())
-    }
-
-    /// Rows this resourcespace puts in the root's functions table (how to start here).
-    fn root_functions(&self) -> Vec<Function> {
-        Vec::new()
+    /// What this resourcespace shows on the root dashboard (see [`RootPart`]): rendered
+    /// once per change, not once per listing, so it may cost more than [`Self::summary`].
+    fn root_part(&self) -> Result<RootPart> {
+        Ok(RootPart {
+            place: format!("{}/", self.name()),
+            ..RootPart::default()
+        })
     }
 
     /// What is at `path`, or `ErrorKind::NotFound` with a message saying where to look.

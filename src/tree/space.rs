@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::links::dir_prefix;
 use crate::model::names::{self, ENTRY, ERRORS, NAV};
-use crate::model::{Child, Kind, Node};
+use crate::model::{Child, Kind, Node, RootPart};
 use crate::model::{Failure, Ownership};
 use crate::render;
 use crate::tree::access::{Access, Admission, Caller, Perm};
@@ -381,39 +381,40 @@ impl Space {
         };
         let failure = self.errors.fresh_in(&dir.join("/"), SystemTime::now());
         let refs: Vec<&str> = dir.iter().map(String::as_str).collect();
+        let budget = if dir.is_empty() {
+            self.budget.min(render::dashboard::TOKENS)
+        } else {
+            self.budget
+        };
         Ok(render::entry::render(
             &entry,
             &refs,
             failure.as_ref(),
             &self.links,
-            self.budget,
+            budget,
         ))
     }
 
     /// What the root dashboard shows, gathered from the resourcespaces now.
     fn dashboard(&self) -> render::dashboard::Dashboard {
-        let mut dashboard = render::dashboard::Dashboard {
+        let parts = self
+            .resources
+            .iter()
+            .map(|resource| {
+                resource.root_part().unwrap_or_else(|e| RootPart {
+                    place: format!("{}/ (unavailable: {})", resource.name(), e.message),
+                    ..RootPart::default()
+                })
+            })
+            .collect();
+        render::dashboard::Dashboard {
             project: self.project.name.clone(),
             project_path: self.project.path.clone(),
             store: self.project.store.clone(),
+            parts,
             failures: self.errors.newest_first(),
-            budget: self.budget,
             read_only: self.access.read_only,
-            ..Default::default()
-        };
-        for resource in &self.resources {
-            let summary = resource
-                .dashboard_summary()
-                .unwrap_or_else(|e| format!("unavailable: {}", e.message));
-            dashboard
-                .spaces
-                .push((resource.name().to_string(), summary));
-            dashboard.functions.extend(resource.root_functions());
-            dashboard
-                .blocks
-                .extend(resource.dashboard().unwrap_or_default());
         }
-        dashboard
     }
 
     // ---- lookup, getattr, readdir -------------------------------------------------------

@@ -61,5 +61,5 @@ out=$("$HOMESPACE" import --store "$STORE" "$big" 2>&1) || fail "the CLI imports
 expect_contains "$out" "9000 entries" "all of it"
 
 # The dashboard shows the recent sessions.
-expect_contains "$(cat "$HS/_entry.md")" "## Recent sessions" "the root dashboard"
+expect_contains "$(cat "$HS/_entry.md")" "Latest session: \`$HS/memory/sessions/" "the root dashboard"
 expect_contains "$(cat "$HS/_entry.md")" "memory/sessions/2025-" "with their paths"

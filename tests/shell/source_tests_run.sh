@@ -65,7 +65,7 @@ expect_contains "$(cat "$T/runs/1/failures/tests.test_runner_cases.test_db.txt")
 expect_contains "$(cat "$T/runs/1/output.txt")" "1 failed, 1 passed, 1 skipped, 1 error" "the whole output"
 expect_missing "$PROJECT/tests/run" "run never becomes a project file"
 expect_contains "$(cat "$S/_entry.md")" "last test run 1 — failed: 1 passed, 1 failed" "source/_entry.md shows the last run"
-expect_contains "$(cat "$HS/_entry.md")" "last test run 1 — failed" "so does the root dashboard"
+expect_contains "$(cat "$HS/_entry.md")" "Tests: run 1 failed: 1 passed, 1 failed" "so does the root dashboard"
 
 # A long run: the mount answers meanwhile, a second run is refused, the timeout stops it.
 sed -i 's/^timeout_secs = 600$/timeout_secs = 3/' "$S/meta/settings.toml"

@@ -33,8 +33,8 @@ expect_contains "$entry" "- P0 \`$T/open/release-notes.json\` — Write the rele
 
 # The root dashboard shows the top outstanding tasks.
 root=$(cat "$HS/_entry.md")
-expect_contains "$root" "4 outstanding" "the root's counts"
-expect_contains "$root" "P0 \`$T/open/release-notes.json\` — Write the release notes" "the top task on the dashboard"
+expect_contains "$root" "Tasks: 4 outstanding" "the root's counts"
+expect_contains "$root" "- P0 release-notes — Write the release notes" "the top task on the dashboard"
 
 # Finishing fix-login makes release-notes ready, at once.
 mv "$T/open/fix-login.json" "$T/done/" || fail "mv to done/"

@@ -142,7 +142,7 @@ fn memory_shows_the_same_on_both_backends() {
             ("memory (summary)".to_string(), memory.summary().unwrap()),
             (
                 "memory (dashboard)".to_string(),
-                format!("{:#?}", memory.dashboard().unwrap()),
+                format!("{:#?}", memory.root_part().unwrap()),
             ),
             (
                 "memory (entry)".to_string(),

@@ -18,14 +18,12 @@ mod reftest;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Child, Entry, Function, Hit, Hits, Kind, Links, Node, Section};
+use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::tree::resource::Resource;
 
 /// The recall view at the top of `memory/`.
 const RECALL: &str = "recall";
-/// Sessions on the root dashboard, and in `memory/_entry.md`.
-const RECENT: usize = 3;
 const RECENT_HERE: usize = 5;
 /// Sessions `recall` lists.
 const RECALLED: usize = 5;
@@ -99,36 +97,33 @@ impl Resource for Memory {
         })
     }
 
-    fn dashboard(&self) -> Result<Vec<Section>> {
-        let recent = self.store.memory(|m| m.recent_sessions(RECENT))?;
-        if recent.is_empty() {
-            return Ok(Vec::new());
-        }
-        // The dashboard has room for one short line each: the path, the title, the size.
-        Ok(vec![Section {
-            heading: "Recent sessions".into(),
-            items: recent
-                .iter()
-                .map(|row| {
-                    format!(
-                        "`{}` — {} ({} entries)",
-                        views::session_dir(row, &self.links),
-                        views::cut_to(&row.record.title, 60),
-                        row.entries
-                    )
-                })
-                .collect(),
-            more: Some(format!("ls {}", self.links.dir(&["memory", "sessions"]))),
-            ..Section::default()
-        }])
-    }
-
-    fn root_functions(&self) -> Vec<Function> {
-        vec![Function::new(
-            format!("cat {}", self.links.to("memory/recall")),
-            "recall past work like this",
-            "the past sessions most like the latest",
-        )]
+    /// The latest session in one line, how to recall, and how many sessions there are.
+    fn root_part(&self) -> Result<RootPart> {
+        let stats = self.store.memory(|m| m.stats())?;
+        let latest = self.store.memory(|m| m.recent_sessions(1))?;
+        let state = latest
+            .iter()
+            .map(|row| {
+                format!(
+                    "Latest session: `{}` — {}",
+                    views::session_dir(row, &self.links),
+                    views::cut_to(&row.record.title, 48)
+                )
+            })
+            .collect();
+        let recall = self.links.to("memory/recall");
+        Ok(RootPart {
+            state,
+            verbs: vec![Verb::new(
+                "recall similar past work",
+                format!("cat {recall}"),
+            )],
+            place: format!(
+                "memory/ ({} session{})",
+                stats.sessions,
+                if stats.sessions == 1 { "" } else { "s" }
+            ),
+        })
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {

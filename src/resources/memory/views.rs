@@ -96,13 +96,7 @@ pub fn cut(text: &str) -> String {
 
 /// A text cut to one line of at most `chars` characters.
 pub fn cut_to(text: &str, chars: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= chars {
-        line
-    } else {
-        let head: String = line.chars().take(chars.saturating_sub(1)).collect();
-        format!("{head}…")
-    }
+    crate::render::one_line(text, chars)
 }
 
 /// `memory/_entry.md`.

@@ -7,6 +7,7 @@ mod change;
 mod check;
 mod checkout;
 mod config;
+mod dashboard;
 mod deps;
 pub mod disk;
 pub mod edit;
@@ -33,12 +34,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node};
-use crate::model::{Entry, Function};
 use crate::python::{SymbolKind, Version, symbol_text};
-use crate::render::thousands;
 use crate::store::Store;
 use crate::tree::resource::{Changes, Resource};
 use config::ConfigDir;
@@ -125,35 +125,24 @@ pub struct Source {
 }
 
 impl Source {
-    /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`, or with `counted`
-    /// (modules of the code, of the tests) `ledger: 6 modules (1 top-level package, ...),
-    /// 1 test folder with 3 modules`; the last test run after it.
-    fn state_line(&self, counted: Option<(usize, usize)>) -> String {
+    /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`; the last test run
+    /// after it.
+    fn state_line(&self) -> String {
         let top = self.project.top_level();
         let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
-        let tops = format!(
-            "{packages} top-level package{}, {modules} top-level module{}",
-            plural(packages),
-            plural(modules)
-        );
         let folders = self.project.test_dirs.len();
-        let folders = format!("{folders} test folder{}", plural(folders));
         let last_run = self
             .last_run()
             .map(|run| format!("; last test run {run}"))
             .unwrap_or_default();
-        match counted {
-            None => format!("{}: {tops}, {folders}{last_run}", self.name),
-            Some((code, tests)) => format!(
-                "{}: {} module{} ({tops}), {folders} with {} module{}{last_run}",
-                self.name,
-                thousands(code as u64),
-                plural(code),
-                thousands(tests as u64),
-                plural(tests)
-            ),
-        }
+        format!(
+            "{}: {packages} top-level package{}, {modules} top-level module{}, {folders} test folder{}{last_run}",
+            self.name,
+            plural(packages),
+            plural(modules),
+            plural(folders)
+        )
     }
 
     /// The source tree of the project at `root` (canonical), named `name`, recording its
@@ -352,26 +341,12 @@ impl Resource for Source {
         Some(self.settings().nav)
     }
 
-    fn root_functions(&self) -> Vec<Function> {
-        vec![Function::new(
-            format!("cat {}", self.links.to("source/_entry.md")),
-            "read the project's map",
-            "packages and modules with counts",
-        )]
-    }
-
     fn summary(&self) -> Result<String> {
-        Ok(self.state_line(None))
+        Ok(self.state_line())
     }
 
-    /// With every module counted: a walk of the whole project, fine once per change.
-    fn dashboard_summary(&self) -> Result<String> {
-        let (tests, code): (Vec<_>, Vec<_>) = self
-            .project
-            .python_files()
-            .into_iter()
-            .partition(|file| self.project.test_dirs.iter().any(|t| file.starts_with(t)));
-        Ok(self.state_line(Some((code.len(), tests.len()))))
+    fn root_part(&self) -> Result<crate::model::RootPart> {
+        Ok(self.dashboard_part())
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {

@@ -27,9 +27,9 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Entry;
 use crate::model::links::Links;
-use crate::model::{Child, Hit, Hits, Kind, Node};
-use crate::model::{Entry, Function, Section};
+use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
 use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
 use crate::tree::resource::Resource;
@@ -372,32 +372,12 @@ impl Resource for Tasks {
         "tasks"
     }
 
-    fn root_functions(&self) -> Vec<Function> {
-        vec![Function::new(
-            format!("cat {}", self.links.to("tasks/_entry.md")),
-            "see outstanding work",
-            "tasks by priority",
-        )]
-    }
-
     fn summary(&self) -> Result<String> {
         self.store.tasks(views::summary)
     }
 
-    fn dashboard(&self) -> Result<Vec<Section>> {
-        let now = self
-            .store
-            .tasks(|conn| views::dashboard(conn, &self.links))?;
-        Ok(if now.is_empty() {
-            Vec::new()
-        } else {
-            vec![Section {
-                heading: "Now".into(),
-                items: now,
-                more: Some(format!("cat {}", self.links.to("tasks/_entry.md"))),
-                ..Section::default()
-            }]
-        })
+    fn root_part(&self) -> Result<RootPart> {
+        self.store.tasks(|conn| views::root_part(conn, &self.links))
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {

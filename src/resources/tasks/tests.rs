@@ -149,7 +149,10 @@ Advanced:
         show(&tasks.entry(&[]).unwrap())
     );
         assert_eq!(tasks.summary().unwrap(), "outstanding work: no tasks yet");
-        assert!(tasks.dashboard().unwrap().is_empty());
+        assert_eq!(
+            tasks.root_part().unwrap().state,
+            ["Tasks: none outstanding."]
+        );
         assert_eq!(tasks.list(&["open"]).unwrap(), vec![]);
     });
 }
@@ -185,16 +188,17 @@ Each task is a file <slug>.json in the directory of its status.
             tasks.summary().unwrap(),
             "outstanding work: 3 outstanding (2 open, 1 blocked), 1 done, 1 ready to start"
         );
-        let now = tasks.dashboard().unwrap();
-        assert_eq!(now[0].heading, "Now");
+        let root = tasks.root_part().unwrap();
         assert_eq!(
-            now[0].items,
+            root.state,
             [
-                "P0 `/mnt/hs/tasks/open/deploy.json` — Deploy",
-                "P1 `/mnt/hs/tasks/open/fix-login.json` — Fix the login form [ui, auth]",
-                "P3 `/mnt/hs/tasks/blocked/docs.json` — Write the docs [ui]",
+                "Tasks: 3 outstanding (`/mnt/hs/tasks/<name>.json`):",
+                "- P0 deploy — Deploy",
+                "- P1 fix-login — Fix the login form",
+                "- P3 docs — Write the docs",
             ]
         );
+        assert_eq!(root.place, "tasks/ (2 open, 1 blocked, 1 done)");
     });
 }
 

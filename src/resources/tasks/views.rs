@@ -7,7 +7,7 @@
 
 use crate::error::Result;
 use crate::model::links::Links;
-use crate::model::{Child, Kind};
+use crate::model::{Child, Kind, RootPart, Verb};
 use crate::model::{Entry, Function, Section};
 use crate::store::tasks::{Counts, Filter, Status, Task, TaskRecords};
 
@@ -17,7 +17,9 @@ pub const ENTRY_ITEMS: usize = 8;
 /// Tasks in the root entry, whose functions table is longer.
 pub const ROOT_ITEMS: usize = 6;
 /// Tasks on the root dashboard.
-pub const DASHBOARD_ITEMS: usize = 5;
+pub const DASHBOARD_ITEMS: usize = 3;
+/// Characters of a task's title on the root dashboard.
+const TITLE_CHARS: usize = 48;
 
 /// `/mnt/hs/tasks/open/fix-login.json`: where `task` lives.
 pub fn task_path(links: &Links, task: &Task) -> String {
@@ -94,10 +96,58 @@ pub fn summary(conn: &dyn TaskRecords) -> Result<String> {
     Ok(format!("outstanding work: {}{ready}", state(&counts)))
 }
 
-/// The root dashboard's top outstanding tasks.
-pub fn dashboard(conn: &dyn TaskRecords, links: &Links) -> Result<Vec<String>> {
+/// What tasks/ puts on the root dashboard: the top outstanding tasks, how to record one,
+/// and the counts.
+pub fn root_part(conn: &dyn TaskRecords, links: &Links) -> Result<RootPart> {
+    let counts = conn.counts()?;
     let top = conn.list(Filter::Outstanding, Some(DASHBOARD_ITEMS))?;
-    Ok(top.iter().map(|t| task_line(links, t)).collect())
+    let all = format!("`cat {}`", links.to("tasks/_entry.md"));
+    let mut state = vec![match counts.outstanding() {
+        0 => "Tasks: none outstanding.".to_string(),
+        n if n > top.len() => format!(
+            "Tasks: {n} outstanding, top {} (`{}<name>.json`; all: {all}):",
+            top.len(),
+            links.to("tasks/")
+        ),
+        n => format!(
+            "Tasks: {n} outstanding (`{}<name>.json`):",
+            links.to("tasks/")
+        ),
+    }];
+    // Short lines: the dashboard has about 300 tokens for everything.
+    state.extend(top.iter().map(|t| {
+        format!(
+            "- P{} {} — {}",
+            t.fields.priority,
+            t.slug,
+            crate::render::one_line(&t.fields.title, TITLE_CHARS)
+        )
+    }));
+    Ok(RootPart {
+        state,
+        verbs: vec![
+            Verb::new(
+                "record a task",
+                create_command(links, Status::Open).replace("<slug>", "<name>"),
+            )
+            .changing(),
+        ],
+        place: format!("tasks/ ({})", state_short(&counts)),
+    })
+}
+
+/// `3 open, 1 done` and the like, for the dashboard's places.
+fn state_short(counts: &Counts) -> String {
+    if counts.total() == 0 {
+        return "none yet".into();
+    }
+    let mut parts: Vec<String> = [Status::Open, Status::InProgress, Status::Blocked]
+        .into_iter()
+        .filter(|s| counts.of(*s) > 0)
+        .map(|s| format!("{} {}", counts.of(s), s.label()))
+        .collect();
+    parts.push(format!("{} done", counts.done));
+    parts.join(", ")
 }
 
 /// `echo '{"title": "…"}' > /mnt/hs/tasks/open/<slug>.json`

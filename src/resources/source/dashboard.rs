@@ -1,0 +1,73 @@
+//! What `source/` puts on the root dashboard: the test state with the command that runs the
+//! tests and waits for their result, the verbs on code (read a symbol by its dotted path,
+//! edit it), and the project's size. Counting modules walks the whole project: fine, as the
+//! dashboard is rendered once per change.
+
+use crate::model::names::ERRORS;
+use crate::model::{RootPart, Verb};
+use crate::render::thousands;
+use crate::resources::source::Source;
+use crate::resources::source::project::EntryKind;
+use crate::resources::source::runner::summary;
+
+impl Source {
+    pub(super) fn dashboard_part(&self) -> RootPart {
+        let result = self.links.to("source/tests/runs/latest/result.md");
+        let run = self
+            .store
+            .records(|db| db.runs().get(&self.checkout, None))
+            .ok()
+            .flatten();
+        let tests = match run {
+            None => "Tests: not run here yet.".to_string(),
+            Some(run) if run.status == "running" => {
+                format!(
+                    "Tests: run {} is running — `cat {result}` waits for its end",
+                    run.id
+                )
+            }
+            Some(run) => format!("Tests: run {} {} — `cat {result}`", run.id, summary(&run)),
+        };
+        let (test_files, code): (Vec<_>, Vec<_>) = self
+            .project
+            .python_files()
+            .into_iter()
+            .partition(|file| self.project.test_dirs.iter().any(|t| file.starts_with(t)));
+        // A real package name makes the dotted path recognisable at a glance.
+        let packages: Vec<String> = self
+            .project
+            .top_level()
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::Dir)
+            .map(|e| e.name)
+            .collect();
+        let dotted = match packages.as_slice() {
+            [one] => format!("{one}.<module>.<Class>.<method>"),
+            _ => "<package>.<module>.<function>".to_string(),
+        };
+        RootPart {
+            state: vec![tests],
+            verbs: vec![
+                Verb::new(
+                    "run the tests and wait",
+                    format!("echo > {}; cat {result}", self.links.to("source/tests/run")),
+                )
+                .changing(),
+                Verb::new(
+                    "read a symbol",
+                    format!("cat {}", self.links.to(&format!("source/{dotted}.py"))),
+                ),
+                Verb::new(
+                    "edit: sed -i or cp onto its file; why a write was refused",
+                    format!("cat {}", self.links.to(ERRORS)),
+                )
+                .changing(),
+            ],
+            place: format!(
+                "source/ ({} modules, {} test modules)",
+                thousands(code.len() as u64),
+                thousands(test_files.len() as u64)
+            ),
+        }
+    }
+}
