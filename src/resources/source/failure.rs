@@ -16,6 +16,12 @@ const CONTEXT: usize = 2;
 /// Failures with distinct errors told in detail in `result.md`; the next get a line each,
 /// and those whose error was told already are only named.
 const DETAILED: usize = 2;
+/// Failures after the detailed ones listed with a line each; the rest are counted.
+const LISTED: usize = 4;
+/// Suspects of a detailed failure in `result.md`: the likeliest; its failure file has all.
+const SUSPECTS_HERE: usize = 2;
+/// Characters of a listed failure's message.
+const MESSAGE_CHARS: usize = 90;
 /// Explanation (`E`) lines of a failure in `result.md`: the failure file has them all.
 const EXPLAINED: usize = 6;
 
@@ -77,34 +83,39 @@ impl Source {
             ));
         }
         let mut told: Vec<&str> = Vec::new();
-        let mut same: Vec<&str> = Vec::new();
+        let mut others: Vec<String> = Vec::new();
+        let mut same = 0;
         for problem in problems {
             let message = first_line(&problem.message);
             // One failure in detail per distinct error: the others most likely share it.
             if told.contains(&message) {
-                same.push(short_id(&problem.id));
+                same += 1;
                 continue;
             }
             told.push(message);
             let tb = traceback::read(&problem.traceback);
-            let suspects = self.suspects(&tb.frames);
             let word = if problem.kind == "error" {
                 "ERROR"
             } else {
                 "FAILED"
             };
             if told.len() > DETAILED {
-                let first = suspects.first().map(|s| {
-                    format!(
-                        " — suspect: {}",
-                        self.links.to(&format!("source/{}", s.file))
-                    )
-                });
-                text.push_str(&format!(
-                    "\n{word} {}: {message}{}\n",
-                    problem.id,
-                    first.unwrap_or_default()
-                ));
+                if others.len() < LISTED {
+                    let suspect = self.suspects(&tb.frames).into_iter().next().map(|s| {
+                        format!(
+                            " — suspect: {}",
+                            self.links.to(&format!("source/{}", s.file))
+                        )
+                    });
+                    others.push(format!(
+                        "- {}: {}{}",
+                        short_id(&problem.id),
+                        crate::render::one_line(message, MESSAGE_CHARS),
+                        suspect.unwrap_or_default()
+                    ));
+                } else {
+                    same += 1;
+                }
                 continue;
             }
             text.push_str(&format!("\n{word} {}: {message}\n", problem.id));
@@ -128,12 +139,20 @@ impl Source {
                     text.push_str(&format!("  {line}\n"));
                 }
             }
+            let mut suspects = self.suspects(&tb.frames);
+            suspects.truncate(SUSPECTS_HERE);
             text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
         }
-        if !same.is_empty() {
+        if !others.is_empty() {
+            text.push_str("\nAlso failing:\n");
+            for line in &others {
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        if same > 0 {
             text.push_str(&format!(
-                "\nAlso failing, with an error told above: {}\n",
-                same.join(", ")
+                "\n{same} more failing, most with an error told above: `cat {dir}_entry.md`\n"
             ));
         }
         if !problems.is_empty() {
