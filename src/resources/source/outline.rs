@@ -4,8 +4,8 @@
 //! signature, then by name only), and which symbols matter most.
 //!
 //! Rows are in source order, except that an overloaded function's `@overload` stubs
-//! follow its implementation, whose row names them. Symbols rank public before dunder
-//! before private, implementations before stubs, then by how often the module refers to
+//! follow its implementation, whose row names them. Symbols rank public (and `__init__`)
+//! before other dunders before private, implementations before stubs, then by how often the module refers to
 //! their name. The count is of the module's own text, not the whole project's: a view is
 //! forgotten by the kernel only when its own module changes (`Resource::affected`), so a
 //! rank drawn from other files could serve bytes that no longer match what the daemon
@@ -104,9 +104,11 @@ fn display_order(symbols: &[Symbol], parent: Option<usize>) -> Vec<usize> {
     order
 }
 
-/// 0 public, 1 special (`__init__`), 2 private (`_helper`).
+/// 0 public (and `__init__`, whose signature is how the class is made), 1 special
+/// (`__repr__`), 2 private (`_helper`).
 fn privacy(name: &str) -> u8 {
     match name {
+        "__init__" => 0,
         _ if name.starts_with("__") && name.ends_with("__") => 1,
         _ if name.starts_with('_') => 2,
         _ => 0,
@@ -235,8 +237,11 @@ mod tests {
 
     #[test]
     fn public_names_rank_before_special_and_private_ones() {
-        let mut names = ["_helper", "__init__", "run", "__version"];
+        let mut names = ["_helper", "__repr__", "run", "__version", "__init__"];
         names.sort_by_key(|name| privacy(name));
-        assert_eq!(names, ["run", "__init__", "_helper", "__version"]);
+        assert_eq!(
+            names,
+            ["run", "__init__", "__repr__", "_helper", "__version"]
+        );
     }
 }
