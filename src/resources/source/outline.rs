@@ -106,7 +106,7 @@ fn display_order(symbols: &[Symbol], parent: Option<usize>) -> Vec<usize> {
 
 /// 0 public (and `__init__`, whose signature is how the class is made), 1 special
 /// (`__repr__`), 2 private (`_helper`).
-fn privacy(name: &str) -> u8 {
+pub(super) fn privacy(name: &str) -> u8 {
     match name {
         "__init__" => 0,
         _ if name.starts_with("__") && name.ends_with("__") => 1,

@@ -235,10 +235,16 @@ impl ContentsRow {
 
     /// A contents table whose rows give up what they say about themselves, then their
     /// place in the table, before a name is dropped — other files' before modules' and
-    /// packages'.
+    /// packages', private modules' (`_impl.py`) before public ones'.
     fn section(heading: &str, rows: Vec<ContentsRow>, empty: &str) -> Section {
         let mut rank: Vec<usize> = (0..rows.len()).collect();
-        rank.sort_by_key(|&at| (!rows[at].python, at));
+        rank.sort_by_key(|&at| {
+            let stem = rows[at]
+                .name
+                .trim_matches(['`', '/'])
+                .trim_end_matches(".py");
+            (!rows[at].python, outline::privacy(stem), at)
+        });
         let lighter = rows
             .iter()
             .map(|row| Lighter {
@@ -567,9 +573,11 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str, fil
             verbatim.join(", ")
         ));
     }
+    // The example is the first member that ranks highest, so not a private helper.
     let example = symbols
         .iter()
-        .find(|s| s.parent == parent)
+        .filter(|s| s.parent == parent)
+        .min_by_key(|s| outline::privacy(s.qualname.last().map_or("", String::as_str)))
         .map(|s| s.file_stem.clone())
         .unwrap_or_else(|| "<name>".into());
     let source_file = match parent {
