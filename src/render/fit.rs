@@ -16,16 +16,26 @@
 //! [`Detail`], or one too large even by names) is left to [`crate::render::budget`]'s
 //! pruning, which the caller applies afterwards.
 
+use std::borrow::Cow;
+
 use crate::model::{Detail, Entry, Section};
 
 /// `entry`, with its detailed sections lightened until `render(entry)` fits in `budget`
 /// tokens, or as light as they go. `more` is where a marker sends the reader, unless the
 /// section has its own place ([`Section::more`]).
-pub fn fit(entry: &Entry, budget: usize, more: &str, render: impl Fn(&Entry) -> String) -> Entry {
+pub fn fit<'e>(
+    entry: &'e Entry,
+    budget: usize,
+    more: &str,
+    render: impl Fn(&Entry) -> String,
+) -> Cow<'e, Entry> {
+    if entry.sections.iter().all(|s| s.detail.is_none()) {
+        return Cow::Borrowed(entry);
+    }
     let limit = budget.saturating_mul(4);
     let full = render(entry);
-    if full.chars().count() <= limit || entry.sections.iter().all(|s| s.detail.is_none()) {
-        return entry.clone();
+    if full.chars().count() <= limit {
+        return Cow::Borrowed(entry);
     }
     let mut fitting: Vec<Fitting> = entry
         .sections
@@ -51,7 +61,7 @@ pub fn fit(entry: &Entry, budget: usize, more: &str, render: impl Fn(&Entry) -> 
     for section in &fitting {
         section.apply(&mut fitted.sections[section.index]);
     }
-    fitted
+    Cow::Owned(fitted)
 }
 
 /// One detailed section while it is being fitted. Its cost is kept as running sums, so a
@@ -328,7 +338,7 @@ mod tests {
     #[test]
     fn a_view_that_fits_is_left_whole() {
         let small = entry(3);
-        assert_eq!(fit(&small, 500, "ls pkg/", text), small);
+        assert_eq!(*fit(&small, 500, "ls pkg/", text), small);
     }
 
     #[test]
