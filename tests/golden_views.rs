@@ -329,12 +329,60 @@ fn bless(views: &[(String, String)]) {
     }
 }
 
+/// A second project, `tests/fixtures/outline`, for outlines under pressure: a class of 26
+/// members with long signatures and docstrings, overloads before and after their
+/// implementation, a package of 33 modules beside two data files.
+struct Outline {
+    dir: tempfile::TempDir,
+    space: Arc<Space>,
+}
+
+/// The outline fixture's views that are checked, as paths under `source/`.
+const OUTLINE_VIEWS: &[&str] = &[
+    "source/plugbox/_entry.md",
+    "source/plugbox/manager/_entry.md",
+    "source/plugbox/manager/PluginManager/_entry.md",
+];
+
+impl Outline {
+    fn new() -> Outline {
+        let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+        let project = dir.path().join("plugbox");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/outline");
+        copy_dir(&fixture, &project);
+        let space = build(&Options::new(project), MOUNTPOINT).unwrap();
+        Outline { dir, space }
+    }
+
+    fn render(&self, path: &str) -> String {
+        let components: Vec<String> = path.split('/').map(str::to_string).collect();
+        let bytes = self
+            .space
+            .render_path(&components)
+            .unwrap_or_else(|e| panic!("render {path}: {}", e.message));
+        String::from_utf8(bytes).unwrap()
+    }
+
+    /// The views of [`OUTLINE_VIEWS`], named `outline.<path>`, normalised.
+    fn views(&self) -> Vec<(String, String)> {
+        OUTLINE_VIEWS
+            .iter()
+            .map(|path| {
+                let text = normalise(&self.render(path), self.dir.path());
+                (format!("outline.{}", golden_name(path)), text)
+            })
+            .collect()
+    }
+}
+
 #[test]
 fn every_kind_of_view_matches_its_golden_file() {
     let fixture = Fixture::new();
+    let outline = Outline::new();
     let views: Vec<(String, String)> = views(&fixture)
         .into_iter()
         .map(|(name, text)| (name, normalise(&text, fixture.dir.path())))
+        .chain(outline.views())
         .collect();
     if std::env::var_os("HOMESPACE_BLESS").is_some_and(|v| v == "1") {
         bless(&views);
@@ -416,4 +464,84 @@ fn the_dashboard_opens_with_what_an_agent_acts_on_within_300_tokens() {
     ] {
         assert!(root.contains(verb), "the verb [{verb}] is missing:\n{root}");
     }
+}
+
+/// The names of the public methods `PluginManager` of the outline fixture defines, with
+/// its dunder and private ones: 26 in all.
+const PLUGIN_MANAGER: &[&str] = &[
+    "__init__",
+    "register",
+    "parse_hookimpl_opts",
+    "unregister",
+    "set_blocked",
+    "is_blocked",
+    "unblock",
+    "add_hookspecs",
+    "parse_hookspec_opts",
+    "get_plugins",
+    "is_registered",
+    "get_canonical_name",
+    "get_plugin",
+    "has_plugin",
+    "get_name",
+    "_verify_hook",
+    "check_pending",
+    "load_setuptools_entrypoints",
+    "list_plugin_distinfo",
+    "list_name_plugin",
+    "get_hookcallers",
+    "add_hookcall_monitoring",
+    "enable_tracing",
+    "subset_hook_caller",
+    "_hookexec",
+    "__repr__",
+];
+
+#[test]
+fn an_outline_over_budget_drops_docs_and_signatures_but_keeps_every_name() {
+    let outline = Outline::new();
+    let view = outline.render("source/plugbox/manager/PluginManager/_entry.md");
+    assert!(
+        view.chars().count().div_ceil(4) <= 500,
+        "over budget:\n{view}"
+    );
+    assert_eq!(PLUGIN_MANAGER.len(), 26);
+    for name in PLUGIN_MANAGER {
+        assert!(
+            view.contains(&format!("`{name}.py`")),
+            "{name} missing:\n{view}"
+        );
+    }
+    assert!(view.contains("[pruned: 26 symbols: "), "{view}");
+    // The methods the module itself calls (`unload` calls these two) keep their rows
+    // longest; private ones are named only.
+    let is_row = |name: &str| {
+        view.lines()
+            .any(|line| line.starts_with(&format!("| `{name}.py` | method |")))
+    };
+    assert!(is_row("get_plugins") && is_row("unregister"), "{view}");
+    assert!(!is_row("_hookexec") && !is_row("_verify_hook"), "{view}");
+}
+
+#[test]
+fn a_package_over_budget_keeps_every_module_name_before_any_other_file() {
+    let outline = Outline::new();
+    let view = outline.render("source/plugbox/_entry.md");
+    assert!(
+        view.chars().count().div_ceil(4) <= 500,
+        "over budget:\n{view}"
+    );
+    let modules = std::fs::read_dir(outline.dir.path().join("plugbox/plugbox"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".py"))
+        .collect::<Vec<_>>();
+    assert_eq!(modules.len(), 34);
+    for module in &modules {
+        assert!(
+            view.contains(&format!("`{module}`")),
+            "{module} missing:\n{view}"
+        );
+    }
+    assert!(view.contains("[pruned: 36 entries: "), "{view}");
 }

@@ -303,13 +303,18 @@ fn store_copy_goes_to_postgres_and_back_keeping_everything() {
     let url = server.database("moved").unwrap();
     let original = Mount::example();
     let (ok, out) = original.sh(
-        r#"
+        &r#"
         echo '{"title": "Design the schema", "status": "done"}' > $HS/tasks/done/schema.json
         echo '{"title": "Fix rounding", "priority": 0, "tags": ["bug"], "depends_on": ["schema"]}' > $HS/tasks/open/fix-rounding.json
-        fixtures="$(dirname $HOMESPACE)/../../tests/fixtures/transcripts"
+        fixtures="@FIXTURES@"
         $HOMESPACE import --store "$STORE" "$fixtures/claude-code-session.jsonl" "$fixtures/generic.jsonl" > /dev/null
         sed -i 's/amount = parse_amount(amount)/amount = abs(parse_amount(amount))/' $HS/source/ledger/accounts/Account/debit.py
-        "#,
+        "#
+        // From the checkout, not from the binary: CARGO_TARGET_DIR may be anywhere.
+        .replace(
+            "@FIXTURES@",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/transcripts"),
+        ),
     );
     assert!(ok, "{out}");
     let task = read(&original.path("tasks/open/fix-rounding.json"));

@@ -415,3 +415,104 @@ fn names_for_ls_and_nav_are_the_listing_without_descriptions() {
         assert_eq!(space.names(&components).unwrap(), listed, "{path}");
     }
 }
+
+/// An overloaded method (stubs before the implementation) and an overloaded function
+/// (stubs after it), each with a different spelling of `overload`.
+const OVERLOADED: &str = r#""""Compiling templates."""
+import typing
+import typing as t
+import typing_extensions
+from typing import overload
+
+
+class Environment:
+    @typing.overload
+    def compile(self, source: str, raw: typing.Literal[False] = False) -> bytes: ...
+
+    @t.overload
+    def compile(self, source: str, raw: typing.Literal[True]) -> str: ...
+
+    def compile(self, source, raw=False):
+        """Compile a template."""
+        return source if raw else source.encode()
+
+
+def convert(value):
+    return value
+
+
+@typing_extensions.overload
+def convert(value: int) -> int: ...
+
+
+@overload
+def convert(value: str) -> str: ...
+"#;
+
+#[test]
+fn the_plain_name_of_an_overloaded_function_reads_and_writes_its_implementation() {
+    let (dir, space) = project(&[
+        ("jinja/__init__.py", b""),
+        ("jinja/environment.py", OVERLOADED.as_bytes()),
+    ]);
+    let implementation = "def compile(self, source, raw=False):\n    \"\"\"Compile a template.\"\"\"\n    return source if raw else source.encode()\n";
+    assert_eq!(
+        render(&space, "source/jinja.environment.Environment.compile.py"),
+        implementation
+    );
+    assert_eq!(
+        render(&space, "source/jinja/environment/Environment/compile.py"),
+        implementation
+    );
+    assert_eq!(
+        render(&space, "source/jinja/environment/Environment/compile@2.py"),
+        "@typing.overload\ndef compile(self, source: str, raw: typing.Literal[False] = False) -> bytes: ...\n"
+    );
+    assert_eq!(
+        render(&space, "source/jinja.environment.convert.py"),
+        "def convert(value):\n    return value\n"
+    );
+    assert_eq!(
+        render(&space, "source/jinja/environment/convert@3.py"),
+        "@overload\ndef convert(value: str) -> str: ...\n"
+    );
+    let outline = render(&space, "source/jinja/environment/Environment");
+    assert!(
+        outline.contains("overloads `compile@2.py` `compile@3.py`"),
+        "{outline}"
+    );
+
+    // Writing the plain name replaces the implementation and leaves the stubs as they were,
+    // through the dotted path as through the folder.
+    let source = space.resource_named("source").unwrap();
+    source
+        .write(
+            &["jinja.environment.Environment.compile.py"],
+            b"def compile(self, source, raw=False):\n    return source\n",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("write compile.py: {}", e.message));
+    source
+        .write(
+            &["jinja", "environment", "convert.py"],
+            b"def convert(value):\n    return str(value)\n",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("write convert.py: {}", e.message));
+    let expected = OVERLOADED
+        .replace(
+            "        \"\"\"Compile a template.\"\"\"\n        return source if raw else source.encode()\n",
+            "        return source\n",
+        )
+        .replace(
+            "def convert(value):\n    return value\n",
+            "def convert(value):\n    return str(value)\n",
+        );
+    assert_ne!(expected, OVERLOADED);
+    let on_disk = std::fs::read_to_string(dir.path().join("jinja/environment.py")).unwrap();
+    assert_eq!(on_disk, expected);
+    assert_eq!(
+        render(&space, "source/jinja.environment.Environment.compile.py"),
+        "def compile(self, source, raw=False):\n    return source\n"
+    );
+}

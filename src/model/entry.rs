@@ -55,6 +55,38 @@ pub struct Section {
     /// Where all of `items` is when pruning cuts some, if not the view's own directory
     /// (a dashboard block points to its resourcespace).
     pub more: Option<String>,
+    /// How the items give up detail before any is cut, when the view is over budget;
+    /// `None`: items are cut whole, from the end.
+    pub detail: Option<Detail>,
+    /// Lines shown after the items (set by the fitting: the items shown by name only, and
+    /// what was left out).
+    pub notes: Vec<String>,
+}
+
+/// Lighter forms of a section's items, and which items matter most. A view over budget
+/// takes detail from the least useful items first — every item gives up its first lighter
+/// form before any gives up the next — then names the least useful on one line, and drops
+/// names last (see `crate::render::fit`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Detail {
+    /// One per item, in the order of the items.
+    pub items: Vec<Lighter>,
+    /// Item indices, most useful first; items not listed count as least useful.
+    pub rank: Vec<usize>,
+    /// What the items are, for the marker: `symbols`, `entries`.
+    pub noun: String,
+}
+
+/// One item's lighter forms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lighter {
+    /// Each lighter than the one before, with what it leaves out for the marker:
+    /// `("without doc", row)`, then `("without signature or doc", row)`. An item with
+    /// nothing to leave out at some step repeats its row there under an empty label, so
+    /// that every item's N-th form is the same step.
+    pub forms: Vec<(String, String)>,
+    /// How the item is named on the line of items shown by name only: `` `debit.py` ``.
+    pub name: String,
 }
 
 impl Section {
@@ -75,7 +107,7 @@ impl Section {
                 })
                 .collect(),
             empty: empty.to_string(),
-            more: None,
+            ..Section::default()
         }
     }
 }

@@ -12,7 +12,7 @@ pub mod names;
 pub mod node;
 pub mod root;
 
-pub use entry::{Entry, Function, Section};
+pub use entry::{Detail, Entry, Function, Lighter, Section};
 pub use failure::Failure;
 pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};

@@ -20,10 +20,14 @@ pub enum SymbolKind {
 pub struct Symbol {
     /// Names from the module down, e.g. `["Account", "balance"]`.
     pub qualname: Vec<String>,
-    /// File name without `.py`: the name, or `name@N` for the N-th definition of the same
-    /// name in the same container (a property setter, an `@overload`, an `if`/`else` pair).
+    /// File name without `.py`: the name, or `name@N` (N from 2) for the other definitions
+    /// of the same name in the same container (a property setter, an `if`/`else` pair, an
+    /// `@overload` stub). The plain name is the first definition, except among overloads:
+    /// there it is the implementation, the first definition without `@overload`.
     pub file_stem: String,
     pub kind: SymbolKind,
+    /// Whether it is an `@overload` stub (a typing signature, not the code that runs).
+    pub overload: bool,
     /// Index of the enclosing class in [`ModuleIndex::symbols`].
     pub parent: Option<usize>,
     /// Whole lines: from the leading comment block directly above (no blank line between,
@@ -32,6 +36,9 @@ pub struct Symbol {
     pub range: Range<usize>,
     /// 1-based line of the `def`/`async`/`class` keyword.
     pub def_line: usize,
+    /// 1-based line where the range starts (its comment block, decorators or keyword): the
+    /// symbol is lines `first_line..first_line + lines` of the module.
+    pub first_line: usize,
     /// How many lines of the range are the leading comment block.
     pub comment_lines: usize,
     /// The whitespace before the first decorator or the `def`/`class` keyword.

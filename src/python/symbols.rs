@@ -24,20 +24,17 @@ pub fn index_module(source: &str) -> ModuleIndex {
     let in_string = table.lines_in_strings(&outline.multiline_strings);
     let in_value = table.lines_in_strings(&outline.value_strings);
     let reliable = reliable_prefix(&outline.definitions, &outline.problems, &table);
+    let definitions = &outline.definitions[..reliable];
+    let stems = file_stems(definitions);
     let mut symbols: Vec<Symbol> = Vec::with_capacity(reliable);
-    let mut seen: HashMap<(Option<usize>, &str), usize> = HashMap::new();
-    for definition in &outline.definitions[..reliable] {
-        let count = seen
-            .entry((definition.parent, definition.name.as_str()))
-            .or_insert(0);
-        *count += 1;
+    for (definition, stem) in definitions.iter().zip(stems) {
         let mut qualname = definition
             .parent
             .and_then(|parent| symbols.get(parent))
             .map_or_else(Vec::new, |parent| parent.qualname.clone());
         qualname.push(definition.name.clone());
         symbols.push(symbol(
-            source, &table, &in_string, &in_value, definition, qualname, *count,
+            source, &table, &in_string, &in_value, definition, qualname, stem,
         ));
     }
     ModuleIndex {
@@ -55,6 +52,35 @@ pub fn check_syntax(source: &str) -> Vec<SyntaxProblem> {
         return Vec::new();
     }
     locate(source, &LineTable::new(source), &problems)
+}
+
+/// The file stem of each definition: its name, or `name@N` when its container defines the
+/// name more than once. The plain name goes to the definition that runs when called: in a
+/// group with `@overload` stubs, the first definition without `@overload` (the
+/// implementation, before or after its stubs); otherwise the first one. The others are
+/// `name@2`, `name@3`, ... in source order.
+fn file_stems(definitions: &[Definition]) -> Vec<String> {
+    let mut groups: HashMap<(Option<usize>, &str), Vec<usize>> = HashMap::new();
+    for (index, definition) in definitions.iter().enumerate() {
+        groups
+            .entry((definition.parent, definition.name.as_str()))
+            .or_default()
+            .push(index);
+    }
+    let mut stems: Vec<String> = definitions.iter().map(|d| d.name.clone()).collect();
+    for members in groups.values().filter(|members| members.len() > 1) {
+        let overloaded = members.iter().any(|&m| definitions[m].overload);
+        let plain = members
+            .iter()
+            .copied()
+            .find(|&m| overloaded && !definitions[m].overload)
+            .unwrap_or(members[0]);
+        let others = members.iter().filter(|&&m| m != plain);
+        for (n, &member) in others.enumerate() {
+            stems[member] = format!("{}@{}", definitions[member].name, n + 2);
+        }
+    }
+    stems
 }
 
 /// How many definitions (a prefix, so whole top-level subtrees) end before the line of the
@@ -80,7 +106,7 @@ fn symbol(
     in_value: &[bool],
     definition: &Definition,
     qualname: Vec<String>,
-    occurrence: usize,
+    file_stem: String,
 ) -> Symbol {
     let first_line = table.line_of(definition.start);
     let head_start = table.line_start(first_line);
@@ -106,18 +132,15 @@ fn symbol(
         let text = source.get(table.line_range(line)).unwrap_or("");
         in_value.get(line).copied().unwrap_or(false) || dedent_line(text, &indent).is_some()
     });
-    let name = qualname.last().cloned().unwrap_or_default();
     Symbol {
-        file_stem: if occurrence == 1 {
-            name
-        } else {
-            format!("{name}@{occurrence}")
-        },
+        file_stem,
         qualname,
+        overload: definition.overload,
         kind: definition.kind,
         parent: definition.parent,
         range,
         def_line: table.line_of(definition.keyword) + 1,
+        first_line: start_line + 1,
         comment_lines,
         indent,
         signature: definition.signature.clone(),
@@ -191,6 +214,17 @@ mod tests {
                     SymbolKind::AsyncFunction => "async",
                 };
                 let exact = if sym.exact_dedent { "" } else { " inexact" };
+                // The range starts on its first line: comments, then a decorator or the def.
+                let head = source.lines().nth(sym.first_line - 1 + sym.comment_lines);
+                let head = head.unwrap_or_default().trim_start();
+                assert!(
+                    ["@", "def", "class", "async"]
+                        .iter()
+                        .any(|k| head.starts_with(k)),
+                    "{} starts at line {}: {head}",
+                    sym.file_stem,
+                    sym.first_line
+                );
                 format!(
                     "{} {kind} {} line {} ({} lines){exact}\n",
                     sym.file_stem,
@@ -353,9 +387,9 @@ class C:
 Account class Account line 3 (8 lines)
 balance def Account.balance line 5 (3 lines)
 balance@2 def Account.balance line 9 (3 lines)
-parse def parse line 13 (2 lines)
-parse@2 def parse line 15 (2 lines)
-parse@3 def parse line 16 (2 lines)
+parse@2 def parse line 13 (2 lines)
+parse@3 def parse line 15 (2 lines)
+parse def parse line 16 (2 lines)
 Proto class Proto line 20 (1 lines)
 speedup def speedup line 27 (2 lines)
 cleanup def cleanup line 32 (1 lines)
@@ -371,6 +405,64 @@ f@2 async C.f line 41 (1 lines)
         assert_text(
             &text_of(source, "speedup"),
             "def speedup(x):\n    return x\n",
+        );
+    }
+
+    #[test]
+    fn the_plain_name_of_an_overloaded_function_is_its_implementation() {
+        let source = "\
+import typing
+import typing as t
+import typing_extensions
+
+class Environment:
+    @typing.overload
+    def compile(self, source: str, raw: typing.Literal[False] = False) -> CodeType: ...
+    @t.overload
+    def compile(self, source: str, raw: typing.Literal[True]) -> str: ...
+    def compile(self, source, raw=False):
+        return source
+
+def later(x):
+    return x
+@typing_extensions.overload
+def later(x: int) -> int: ...
+@overload
+def later(x: str) -> str: ...
+
+@overload
+def stub_only(x: int) -> int: ...
+@overload
+def stub_only(x: str) -> str: ...
+";
+        assert_text(
+            &outline(source),
+            "\
+Environment class Environment line 5 (7 lines)
+compile@2 def Environment.compile line 7 (2 lines)
+compile@3 def Environment.compile line 9 (2 lines)
+compile def Environment.compile line 10 (2 lines)
+later def later line 13 (2 lines)
+later@2 def later line 16 (2 lines)
+later@3 def later line 18 (2 lines)
+stub_only def stub_only line 21 (2 lines)
+stub_only@2 def stub_only line 23 (2 lines)
+",
+        );
+        let index = index_module(source);
+        let overloads: Vec<bool> = index.symbols.iter().map(|s| s.overload).collect();
+        assert_eq!(
+            overloads,
+            [false, true, true, false, false, true, true, true, true]
+        );
+        let implementation = index
+            .symbols
+            .iter()
+            .find(|s| s.parent == Some(0) && s.file_stem == "compile")
+            .expect("compile.py exists");
+        assert_text(
+            &symbol_text(source, implementation),
+            "def compile(self, source, raw=False):\n    return source\n",
         );
     }
 

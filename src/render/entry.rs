@@ -1,6 +1,7 @@
 //! The entry view (see [`crate::model::Entry`]) rendered to `_entry.md`: breadcrumb, one line of state,
 //! the functions table, the contents worth knowing, and the `Advanced:` block — in that
-//! order — pruned to the budget by [`crate::render::budget`].
+//! order — fitted to the budget by lightening its detailed sections ([`crate::render::fit`])
+//! and then pruned by [`crate::render::budget`].
 
 use crate::model::{Entry, Failure, Links};
 
@@ -14,6 +15,19 @@ pub fn render(
     links: &Links,
     budget: usize,
 ) -> String {
+    let more = format!("ls {}", links.dir(dir));
+    let entry = crate::render::fit::fit(entry, budget, &more, |e| text(e, dir, failure));
+    let out = text(&entry, dir, failure);
+    let hints: Vec<(String, String)> = entry
+        .sections
+        .iter()
+        .filter_map(|s| Some((format!("## {}", s.heading), s.more.clone()?)))
+        .collect();
+    crate::render::budget::prune_with(&out, budget, &more, &hints)
+}
+
+/// The whole text of `entry`, before pruning.
+fn text(entry: &Entry, dir: &[&str], failure: Option<&Failure>) -> String {
     let mut out = String::new();
     if let Some(failure) = failure {
         out.push_str(&format!(
@@ -45,12 +59,14 @@ pub fn render(
     }
     for section in &entry.sections {
         out.push_str(&format!("\n## {}\n", section.heading));
-        if section.items.is_empty() {
+        if section.items.is_empty() && section.notes.is_empty() {
             out.push_str(&section.empty);
             out.push('\n');
             continue;
         }
-        if let Some(header) = &section.table_header {
+        if section.items.is_empty() {
+            // Every item is named on a note line: a table of no rows would say nothing.
+        } else if let Some(header) = &section.table_header {
             out.push_str(header);
             out.push('\n');
             let columns = header.matches('|').count().saturating_sub(1).max(1);
@@ -64,6 +80,10 @@ pub fn render(
                 out.push_str(&format!("- {item}\n"));
             }
         }
+        for note in &section.notes {
+            out.push_str(note);
+            out.push('\n');
+        }
     }
     if !entry.advanced.is_empty() {
         out.push_str("\n## Advanced\n");
@@ -71,13 +91,7 @@ pub fn render(
             out.push_str(&format!("- {line}\n"));
         }
     }
-    let more = format!("ls {}", links.dir(dir));
-    let hints: Vec<(String, String)> = entry
-        .sections
-        .iter()
-        .filter_map(|s| Some((format!("## {}", s.heading), s.more.clone()?)))
-        .collect();
-    crate::render::budget::prune_with(&out, budget, &more, &hints)
+    out
 }
 
 /// `home > source > ledger > accounts`.

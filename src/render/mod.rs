@@ -5,6 +5,7 @@ pub mod budget;
 pub mod dashboard;
 pub mod entry;
 pub mod errors;
+pub mod fit;
 pub mod nav;
 pub mod time;
 

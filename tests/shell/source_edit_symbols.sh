@@ -251,3 +251,40 @@ printf 'def apply(self, signed: Decimal) -> None:\n    ...\n  x = 1\n' > bad.py
 expect_fails "Invalid argument" "cp of a badly indented method" -- cp bad.py "$S/ledger/journal/SupportsPosting/apply.py"
 expect_sum "$J" "$sum" "the refused edit left journal.py untouched"
 expect_reported "$S/ledger/journal/SupportsPosting" "apply.py was not saved" "line 3, column"
+
+# --- an overloaded function: its plain name, dotted or not, is the implementation ----------
+# Stubs before the implementation (scale) and after it (shift), as typing allows.
+O="$PROJECT/src/ledger/overloads.py"
+cat > "$O" << 'EOF2'
+import typing
+from typing import overload
+
+
+@typing.overload
+def scale(x: int) -> int: ...
+@overload
+def scale(x: str) -> str: ...
+def scale(x):
+    return x * 2
+
+
+def shift(x):
+    return x
+@typing.overload
+def shift(x: int) -> int: ...
+EOF2
+expect_eq "$(cat "$S/ledger.overloads.scale.py")" "$(printf 'def scale(x):\n    return x * 2')" "the dotted path of scale"
+expect_eq "$(cat "$S/ledger/overloads/scale@2.py")" "$(printf '@typing.overload\ndef scale(x: int) -> int: ...')" "the first stub of scale"
+expect_eq "$(cat "$S/ledger/overloads/scale@3.py")" "$(printf '@overload\ndef scale(x: str) -> str: ...')" "the second stub of scale"
+expect_eq "$(cat "$S/ledger/overloads/shift.py")" "$(printf 'def shift(x):\n    return x')" "shift, before its stub"
+expect_contains "$(cat "$S/ledger/overloads/_entry.md")" 'overloads `scale@2.py` `scale@3.py`' "the outline names the stubs beside the implementation"
+cp "$O" before.py
+printf 'def scale(x):\n    return x * 3\n' > new.py
+cp new.py "$S/ledger.overloads.scale.py" || fail "cp to the dotted path of an overloaded function"
+with_symbol before.py scale@3 new.py > expected.py
+expect_file "$O" expected.py "the implementation of scale (not a stub) was replaced"
+cp "$O" before.py
+printf 'def shift(x):\n    return x + 1\n' > new.py
+cp new.py "$S/ledger/overloads/shift.py" || fail "cp to shift.py"
+with_symbol before.py shift new.py > expected.py
+expect_file "$O" expected.py "the implementation of shift (before its stub) was replaced"

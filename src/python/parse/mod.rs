@@ -42,6 +42,9 @@ pub(super) struct Definition {
     pub doc: Option<String>,
     /// The byte span of its docstring's string literal, if it has one.
     pub doc_span: Option<Range<usize>>,
+    /// Whether it is a typing stub of an overloaded function (`@overload`), not its
+    /// implementation.
+    pub overload: bool,
 }
 
 /// A syntax error at a byte offset, with the parser's message.
@@ -367,6 +370,23 @@ fn function(
         ),
         doc: docstring(&def.body),
         doc_span: doc_span(&def.body),
+        overload: def
+            .decorator_list
+            .iter()
+            .any(|decorator| is_overload(&decorator.expression)),
+    }
+}
+
+/// `@overload`, `@typing.overload`, `@t.overload`, `@typing_extensions.overload`: the name
+/// `overload`, alone or as an attribute of a module name, whatever the module is imported
+/// as. A call (`@overload()`) is some other decorator.
+fn is_overload(decorator: &Expr) -> bool {
+    match decorator {
+        Expr::Name(name) => name.id.as_str() == "overload",
+        Expr::Attribute(attribute) => {
+            attribute.attr.id.as_str() == "overload" && matches!(*attribute.value, Expr::Name(_))
+        }
+        _ => false,
     }
 }
 
@@ -393,6 +413,7 @@ fn class_definition(
         signature: brackets.map_or_else(String::new, |range| signature(source, tokens, range)),
         doc: docstring(&class.body),
         doc_span: doc_span(&class.body),
+        overload: false,
     }
 }
 
@@ -599,6 +620,29 @@ mod tests {
         assert_eq!(definition.keyword, source.find("async").unwrap_or_default());
         assert_eq!(definition.kind, SymbolKind::AsyncFunction);
         assert_eq!(definition.end, source.len() - 1);
+    }
+
+    #[test]
+    fn overload_stubs_are_known_by_their_decorator_however_typing_is_imported() {
+        for decorator in [
+            "overload",
+            "typing.overload",
+            "t.overload",
+            "typing_extensions.overload",
+        ] {
+            let source = format!("@functools.cache\n@{decorator}\ndef f(x: int) -> int: ...\n");
+            assert!(only(&source).overload, "@{decorator}");
+        }
+        for decorator in [
+            "overload()",
+            "typing.overload_all",
+            "a.b.overload",
+            "staticmethod",
+        ] {
+            let source = format!("@{decorator}\ndef f(x: int) -> int: ...\n");
+            assert!(!only(&source).overload, "@{decorator}");
+        }
+        assert!(!only("def f(): pass\n").overload);
     }
 
     #[test]

@@ -157,7 +157,7 @@ impl Source {
                 empty:
                     "No edits yet: write a module or symbol file under source/ and it shows here."
                         .into(),
-                more: None,
+                ..Section::default()
             }],
             advanced: vec!["Undo is itself an edit, so it can be undone too.".into()],
         })

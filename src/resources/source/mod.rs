@@ -18,6 +18,7 @@ pub mod import_check;
 mod importers;
 mod meta;
 pub mod modules;
+mod outline;
 pub mod project;
 mod pyproject_change;
 mod runner;

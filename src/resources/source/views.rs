@@ -6,13 +6,14 @@
 use std::path::Path;
 
 use crate::error::Result;
-use crate::model::{Entry, Function, Section};
-use crate::python::{ModuleIndex, SymbolKind, symbol_text};
+use crate::model::{Detail, Entry, Function, Lighter, Section};
+use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note;
 use crate::resources::source::modules::Module;
+use crate::resources::source::outline;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
 use crate::resources::source::tree::Place;
-use crate::resources::source::{Source, bytes, kind_name, plural};
+use crate::resources::source::{Source, bytes, plural};
 
 /// The entry of the directory at `path` (already resolved to `place`).
 pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Entry> {
@@ -38,9 +39,11 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
             module,
             dotted,
             parent,
+            disk,
             ..
         } => {
-            let mut entry = members(module, dotted, *parent, &here);
+            let file = disk.strip_prefix(&source.project.root).unwrap_or(disk);
+            let mut entry = members(module, dotted, *parent, &here, &file.display().to_string());
             if parent.is_none()
                 && let Some(failure) = source.known_import_failure(dotted)
             {
@@ -64,7 +67,7 @@ fn root(source: &Source, here: &str) -> Entry {
     let mut example = None;
     for (n, entry) in top.iter().enumerate() {
         if n >= DETAILED {
-            rows.push(plain_row(&entry.name, entry.kind));
+            rows.push(ContentsRow::plain(&entry.name, entry.kind, &entry.path));
             continue;
         }
         match entry.kind {
@@ -84,11 +87,10 @@ fn root(source: &Source, here: &str) -> Entry {
                     Some(doc) => format!("{doc} ({})", Contents::of(source, &entry.path)),
                     None => Contents::of(source, &entry.path).to_string(),
                 };
-                rows.push(format!(
-                    "| `{}/` | {} | {about} |",
-                    entry.name,
-                    DirKind::of(&entry.path).label(),
-                ));
+                rows.push(ContentsRow {
+                    about,
+                    ..ContentsRow::plain(&entry.name, entry.kind, &entry.path)
+                });
             }
             EntryKind::Module => {
                 let about = match readable_by_its_readers(&entry.path, &source.project.root) {
@@ -99,7 +101,10 @@ fn root(source: &Source, here: &str) -> Entry {
                         .unwrap_or_default(),
                     false => private_about(&entry.path),
                 };
-                rows.push(format!("| `{}` | module | {about} |", entry.name));
+                rows.push(ContentsRow {
+                    about,
+                    ..ContentsRow::plain(&entry.name, entry.kind, &entry.path)
+                });
                 example.get_or_insert_with(|| entry.name.clone());
             }
             EntryKind::Data => {}
@@ -112,13 +117,11 @@ fn root(source: &Source, here: &str) -> Entry {
     } else {
         "packages at the top of the project"
     };
-    let mut sections = vec![Section {
-        heading: "Packages and modules".into(),
-        table_header: Some("| name | kind | about |".into()),
-        items: rows,
-        empty: "No Python packages or modules found in the project.".into(),
-        more: None,
-    }];
+    let mut sections = vec![ContentsRow::section(
+        "Packages and modules",
+        rows,
+        "No Python packages or modules found in the project.",
+    )];
     let tests = source.project.test_dirs.iter().map(|d| {
         d.strip_prefix(&source.project.root)
             .unwrap_or(d)
@@ -196,12 +199,78 @@ fn root(source: &Source, here: &str) -> Entry {
 /// modules does not parse them all for one view.
 const DETAILED: usize = 40;
 
-/// A row with the name and kind only.
-fn plain_row(name: &str, kind: EntryKind) -> String {
-    match kind {
-        EntryKind::Dir => format!("| `{name}/` | folder | |"),
-        EntryKind::Module => format!("| `{name}` | module | |"),
-        EntryKind::Data => format!("| `{name}` | data | |"),
+/// One row of a contents table, `| name | kind | about |`.
+struct ContentsRow {
+    /// `` `io/` ``, `` `accounts.py` ``.
+    name: String,
+    kind: &'static str,
+    about: String,
+    /// Whether it is Python (a module, a package): such rows keep their names longest.
+    python: bool,
+}
+
+impl ContentsRow {
+    /// The row of `name` with its kind and nothing about it.
+    fn plain(name: &str, kind: EntryKind, path: &Path) -> ContentsRow {
+        let (name, kind, python) = match kind {
+            EntryKind::Dir => {
+                let dir = DirKind::of(path);
+                (format!("`{name}/`"), dir.label(), dir != DirKind::Folder)
+            }
+            EntryKind::Module => (format!("`{name}`"), "module", true),
+            EntryKind::Data => (format!("`{name}`"), "data", false),
+        };
+        ContentsRow {
+            name,
+            kind,
+            about: String::new(),
+            python,
+        }
+    }
+
+    fn line(&self, about: bool) -> String {
+        let about = if about { self.about.as_str() } else { "" };
+        format!("| {} | {} | {about} |", self.name, self.kind)
+    }
+
+    /// A contents table whose rows give up what they say about themselves, then their
+    /// place in the table, before a name is dropped — other files' before modules' and
+    /// packages', private modules' (`_impl.py`) before public ones'.
+    fn section(heading: &str, rows: Vec<ContentsRow>, empty: &str) -> Section {
+        let mut rank: Vec<usize> = (0..rows.len()).collect();
+        rank.sort_by_key(|&at| {
+            let stem = rows[at]
+                .name
+                .trim_matches(['`', '/'])
+                .trim_end_matches(".py");
+            (!rows[at].python, outline::privacy(stem), at)
+        });
+        let lighter = rows
+            .iter()
+            .map(|row| Lighter {
+                forms: vec![(
+                    if row.about.is_empty() {
+                        String::new()
+                    } else {
+                        "without description".into()
+                    },
+                    row.line(false),
+                )],
+                name: row.name.clone(),
+            })
+            .collect();
+        Section {
+            heading: heading.into(),
+            table_header: Some("| name | kind | about |".into()),
+            items: rows.iter().map(|row| row.line(true)).collect(),
+            empty: empty.into(),
+            detail: Some(Detail {
+                items: lighter,
+                rank,
+                noun: "entries".into(),
+            }),
+            ..Section::default()
+        }
     }
 }
 
@@ -350,36 +419,27 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
         .and_then(|m| m.index.docstring.clone());
     let mut rows = Vec::new();
     for (n, entry) in entries.iter().enumerate() {
+        let plain = ContentsRow::plain(&entry.name, entry.kind, &entry.path);
         if n >= DETAILED {
-            rows.push(plain_row(&entry.name, entry.kind));
+            rows.push(plain);
             continue;
         }
-        let row = match entry.kind {
-            EntryKind::Dir => format!(
-                "| `{}/` | {} | {} |",
-                entry.name,
-                DirKind::of(&entry.path).label(),
-                Contents::of(source, &entry.path)
-            ),
-            EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => format!(
-                "| `{}` | module | {} |",
-                entry.name,
+        let about = match entry.kind {
+            EntryKind::Dir => Contents::of(source, &entry.path).to_string(),
+            EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => {
                 private_about(&entry.path)
-            ),
-            EntryKind::Module => {
-                let about = source
-                    .modules
-                    .get(&entry.path)
-                    .map(|m| module_about(&m))
-                    .unwrap_or_else(|e| e.message);
-                format!("| `{}` | module | {about} |", entry.name)
             }
+            EntryKind::Module => source
+                .modules
+                .get(&entry.path)
+                .map(|m| module_about(&m))
+                .unwrap_or_else(|e| e.message),
             EntryKind::Data => {
                 let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
-                format!("| `{}` | data | {} |", entry.name, bytes(size))
+                bytes(size)
             }
         };
-        rows.push(row);
+        rows.push(ContentsRow { about, ..plain });
     }
     let example = entries
         .iter()
@@ -431,18 +491,18 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
                 },
             ),
         ],
-        sections: vec![Section {
-            heading: "Contents".into(),
-            table_header: Some("| name | kind | about |".into()),
-            items: rows,
-            empty: "This folder is empty.".into(),
-            more: None,
-        }],
+        sections: vec![ContentsRow::section(
+            "Contents",
+            rows,
+            "This folder is empty.",
+        )],
         ..Entry::default()
     }
 }
 
-fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> Entry {
+/// The outline of `module`'s members under `parent` (the module itself when `None`);
+/// `file` is the module's path in the project, which line ranges refer to.
+fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str, file: &str) -> Entry {
     let parent_dir = here
         .trim_end_matches('/')
         .rsplit_once('/')
@@ -480,10 +540,11 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             let symbol = &symbols[index];
             let members = symbols.iter().filter(|s| s.parent == Some(index)).count();
             format!(
-                "{name} — class{} ({members} member{}, {} lines){}",
+                "{name} — class{} at {file}:{}-{} ({members} member{}){}",
                 symbol.signature,
+                symbol.first_line,
+                symbol.first_line + symbol.lines.saturating_sub(1),
                 plural(members),
-                symbol.lines,
                 symbol
                     .doc
                     .as_ref()
@@ -497,6 +558,9 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             about => format!("{name} — {about}"),
         },
     };
+    if parent.is_none() {
+        about.insert(0, format!("Line ranges are of `{file}`."));
+    }
     let verbatim: Vec<String> = symbols
         .iter()
         .filter(|s| s.parent == parent && !s.exact_dedent)
@@ -509,36 +573,11 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             verbatim.join(", ")
         ));
     }
-    let text = module.text.as_deref().unwrap_or("");
-    let rows: Vec<String> = symbols
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.parent == parent)
-        .map(|(index, s)| {
-            let body = symbol_text(text, s);
-            let size = format!("{}L ~{}t", s.lines, crate::render::budget::tokens(&body));
-            let has_members = symbols.iter().any(|m| m.parent == Some(index));
-            format!(
-                "| `{}.py`{} | {} | {} | {} | {size} |",
-                s.file_stem,
-                if has_members {
-                    format!(" `{}/`", s.file_stem)
-                } else {
-                    String::new()
-                },
-                kind_name(s.kind, s.parent.is_some()),
-                if s.signature.is_empty() {
-                    String::new()
-                } else {
-                    format!("`{}`", shorten(&s.signature, 48).replace('|', "\\|"))
-                },
-                shorten(s.doc.as_deref().unwrap_or_default(), 56).replace('|', "\\|")
-            )
-        })
-        .collect();
+    // The example is the first member that ranks highest, so not a private helper.
     let example = symbols
         .iter()
-        .find(|s| s.parent == parent)
+        .filter(|s| s.parent == parent)
+        .min_by_key(|s| outline::privacy(s.qualname.last().map_or("", String::as_str)))
         .map(|s| s.file_stem.clone())
         .unwrap_or_else(|| "<name>".into());
     let source_file = match parent {
@@ -555,29 +594,10 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str) -> 
             Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
             Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
         ],
-        sections: vec![Section {
-            heading: "Symbols".into(),
-            table_header: Some("| file | kind | signature | doc | lines, tokens |".into()),
-            items: rows,
-            empty: "No classes or functions.".into(),
-            more: None,
-        }],
+        sections: vec![outline::symbol_table(module, parent)],
         advanced: vec![
-            "A second definition of a name (a property setter, an @overload) is `name@2.py`.".into(),
+            "`name.py` is a name's first definition or, when overloaded, its implementation; the others (a setter, `@overload` stubs) are `name@2.py`, `name@3.py`.".into(),
             "Symbol files start at the comment lines directly above the decorators and are dedented to column 0, docstrings too.".into(),
         ],
     }
-}
-
-/// `text` cut to `max` chars at a word boundary, with `…` when cut.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let cut: String = text.chars().take(max).collect();
-    let at = cut
-        .rfind([' ', ','])
-        .filter(|&i| i > max / 2)
-        .unwrap_or(cut.len());
-    format!("{}…", cut[..at].trim_end_matches([',', ' ']))
 }

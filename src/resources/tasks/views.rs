@@ -189,7 +189,7 @@ fn task_section(
         table_header: None,
         items: shown.iter().map(|t| task_line(links, t)).collect(),
         empty,
-        more: None,
+        ..Section::default()
     })
 }
 
@@ -259,7 +259,7 @@ pub fn root_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
                 table_header: None,
                 items: directories,
                 empty: String::new(),
-                more: None,
+                ..Section::default()
             },
         ],
         advanced: advanced(links, &[]),
@@ -461,7 +461,7 @@ pub fn tags_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
                 })
                 .collect(),
             empty: "no tags yet: add \"tags\": [\"ui\"] to a task".to_string(),
-            more: None,
+            ..Section::default()
         }],
         advanced: advanced(links, &["tags"]),
     })
