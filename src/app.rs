@@ -185,7 +185,8 @@ fn owner_only(access: &Access) -> Perm {
     }
 }
 
-/// The name from pyproject.toml's `[project] name`, else the directory's name.
+/// The name from pyproject.toml's `[project] name`, else setup.cfg's `[metadata] name`,
+/// else an sdist's PKG-INFO `Name:`, else the directory's name.
 pub fn project_name(project: &Path) -> String {
     let from_pyproject = std::fs::read_to_string(project.join("pyproject.toml"))
         .ok()
@@ -196,12 +197,37 @@ pub fn project_name(project: &Path) -> String {
                 .as_str()
                 .map(str::to_string)
         });
-    from_pyproject.unwrap_or_else(|| {
-        project
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "project".into())
-    })
+    let from_setup_cfg = || {
+        let text = std::fs::read_to_string(project.join("setup.cfg")).ok()?;
+        let mut in_metadata = false;
+        text.lines().find_map(|line| {
+            let line = line.trim();
+            if line.starts_with('[') {
+                in_metadata = line == "[metadata]";
+                return None;
+            }
+            let (key, value) = line.split_once('=')?;
+            (in_metadata && key.trim() == "name")
+                .then(|| value.trim().to_string())
+                .filter(|v| !v.is_empty())
+        })
+    };
+    let from_pkg_info = || {
+        let text = std::fs::read_to_string(project.join("PKG-INFO")).ok()?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("Name:"))
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+    };
+    from_pyproject
+        .or_else(from_setup_cfg)
+        .or_else(from_pkg_info)
+        .unwrap_or_else(|| {
+            project
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "project".into())
+        })
 }
 
 #[cfg(test)]
@@ -240,6 +266,36 @@ mod tests {
         build(&options, "/").unwrap();
         assert!(elsewhere.path().join("stores/mine.db").exists());
         assert!(!elsewhere.path().join("stores/.gitignore").exists());
+    }
+
+    #[test]
+    fn a_project_is_named_by_pyproject_then_setup_cfg_then_pkg_info_then_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(project_name(dir.path()), folder);
+        std::fs::write(
+            dir.path().join("PKG-INFO"),
+            "Metadata-Version: 2.1\nName: from-pkg-info\n",
+        )
+        .unwrap();
+        assert_eq!(project_name(dir.path()), "from-pkg-info");
+        std::fs::write(
+            dir.path().join("setup.cfg"),
+            "[options]\nname = not-this\n[metadata]\nversion = 1\nname = from-setup-cfg\n",
+        )
+        .unwrap();
+        assert_eq!(project_name(dir.path()), "from-setup-cfg");
+        std::fs::write(
+            dir.path().join("pyproject.toml"),
+            "[project]\nname = \"from-pyproject\"\n",
+        )
+        .unwrap();
+        assert_eq!(project_name(dir.path()), "from-pyproject");
     }
 
     #[test]

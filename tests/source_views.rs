@@ -516,3 +516,40 @@ fn the_plain_name_of_an_overloaded_function_reads_and_writes_its_implementation(
         "def compile(self, source, raw=False):\n    return source\n"
     );
 }
+
+/// An sdist that keeps its tests inside the package (toolz keeps `toolz/tests/`) still has
+/// the runner under `source/tests/`, whose view says where pytest finds the tests; the
+/// project is named from PKG-INFO when no pyproject names it.
+#[test]
+fn a_project_with_its_tests_inside_the_package_still_runs_them_from_source_tests() {
+    let (_dir, space) = project(&[
+        (
+            "PKG-INFO",
+            b"Metadata-Version: 2.1\nName: tinytools\nVersion: 1.0\n",
+        ),
+        ("tinytools/__init__.py", b""),
+        ("tinytools/core.py", b"def twice(x):\n    return 2 * x\n"),
+        ("tinytools/tests/__init__.py", b""),
+        (
+            "tinytools/tests/test_core.py",
+            b"from tinytools.core import twice\n\ndef test_twice():\n    assert twice(2) == 4\n",
+        ),
+    ]);
+    assert!(names(&space, "source").contains(&"tests".to_string()));
+    let tests = names(&space, "source/tests");
+    assert!(
+        tests.contains(&"run".to_string()) && tests.contains(&"runs".to_string()),
+        "{tests:?}"
+    );
+    let entry = render(&space, "source/tests");
+    assert!(entry.contains("(tinytools/tests/)"), "{entry}");
+    assert!(
+        entry.contains(
+            "echo > /mnt/hs/source/tests/run; cat /mnt/hs/source/tests/runs/latest/result.md"
+        ),
+        "{entry}"
+    );
+    let root = render(&space, "");
+    assert!(root.contains("# homespace — tinytools ("), "{root}");
+    assert!(root.contains("1 test modules"), "{root}");
+}

@@ -65,14 +65,19 @@ result=$(cat "$T/runs/latest/result.md")
 expect_contains "$(head -1 <<<"$result")" "run 1 — failed: 0 passed, 3 failed" "the wait ends with the final result"
 expect_absent "$result" "running" "no sign of a run still going"
 
-# Suspects, through every kind of import.
+# Suspects, through every kind of import: the first failure in detail, the others a line
+# each with their likeliest suspect, every one in its failure file.
 expect_contains "$result" "suspect: $S/ledger/shapes/core/windowed.py (src/ledger/shapes/core.py:4-6, on the failing line)" "import x as y, re-exported by the package"
-expect_contains "$result" "suspect: $S/ledger/shapes/core/_twice.py (src/ledger/shapes/core.py:17-20, raised here)" "the frame that raised"
-expect_contains "$result" "suspect: $S/ledger/shapes/core/Box/double.py" "a method of a class the test constructed"
-expect_contains "$result" "suspect: $S/ledger/shapes/core/Box/__init__.py (src/ledger/shapes/core.py:10-11, called before it)" "the constructor"
-expect_contains "$result" "suspect: $S/ledger/shapes/core/scale.py" "from x import y"
-expect_contains "$result" "tests/test_wait_cases.py:17: assert box.double() == -2" "the failing line"
+expect_contains "$result" "test_wait_cases.test_double: ValueError: negative: -1 — suspect: $S/ledger/shapes/core/_twice.py" "another failure in a line, with where it raised"
+expect_contains "$result" "test_wait_cases.test_scale: assert 7 == 6 — suspect: $S/ledger/shapes/core/scale.py" "from x import y"
+double=$(cat "$T/runs/1/failures/tests.test_wait_cases.test_double.txt")
+expect_contains "$double" "suspect: $S/ledger/shapes/core/_twice.py (src/ledger/shapes/core.py:17-20, raised here)" "the frame that raised"
+expect_contains "$double" "suspect: $S/ledger/shapes/core/Box/double.py" "a method of a class the test constructed"
+expect_contains "$double" "suspect: $S/ledger/shapes/core/Box/__init__.py (src/ledger/shapes/core.py:10-11, called before it)" "the constructor"
+expect_contains "$double" "tests/test_wait_cases.py:17" "the failing line's place"
 expect_contains "$(cat "$S/ledger/shapes/core/windowed.py")" "def windowed" "a suspect's path is its symbol file"
+expect_contains "$result" "ledger.shapes.core.windowed, as it is now:
+def windowed(seq, n):" "the first suspect's code, short as it is, comes with the result"
 
 # The failure file: the test, the suspects, the failing lines, the diff once; shorter than
 # pytest's own long traceback of the same failure.

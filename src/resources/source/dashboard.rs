@@ -32,7 +32,7 @@ impl Source {
             .project
             .python_files()
             .into_iter()
-            .partition(|file| self.project.test_dirs.iter().any(|t| file.starts_with(t)));
+            .partition(|file| self.is_test_file(file));
         // A real package name makes the dotted path recognisable at a glance.
         let packages: Vec<String> = self
             .project

@@ -13,15 +13,18 @@ use crate::testrun::traceback::{self, Frame, Traceback};
 
 /// Lines of the test shown above its failing line in a failure file.
 const CONTEXT: usize = 2;
-/// Failures with distinct errors told in detail in `result.md`; the next get a line each,
-/// and those whose error was told already are only named.
-const DETAILED: usize = 2;
+/// Failures with distinct errors told in detail in `result.md` (the first, as `pytest -x`
+/// would stop at); the next get a line each, and those whose error was told already are
+/// counted.
+const DETAILED: usize = 1;
 /// Failures after the detailed ones listed with a line each; the rest are counted.
 const LISTED: usize = 4;
 /// Suspects of a detailed failure in `result.md`: the likeliest; its failure file has all.
 const SUSPECTS_HERE: usize = 2;
 /// Characters of a listed failure's message.
 const MESSAGE_CHARS: usize = 90;
+/// The longest suspect whose code `result.md` shows.
+const SHORT: usize = 30;
 /// Explanation (`E`) lines of a failure in `result.md`: the failure file has them all.
 const EXPLAINED: usize = 6;
 
@@ -134,14 +137,19 @@ impl Source {
                     line[1..].trim()
                 ));
             }
-            for line in tb.explanation.iter().skip(1).take(EXPLAINED) {
-                if !line.trim_start_matches('E').trim().is_empty() {
-                    text.push_str(&format!("  {line}\n"));
-                }
+            let explained = tb.explanation.iter().skip(1).filter(|l| !is_noise(l));
+            for line in explained.take(EXPLAINED) {
+                text.push_str(&format!("  {line}\n"));
             }
             let mut suspects = self.suspects(&tb.frames);
             suspects.truncate(SUSPECTS_HERE);
             text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
+            // The first suspect's code, when short: what the agent would read next.
+            if let Some(first) = suspects.first()
+                && let Some(code) = self.short_symbol(&first.file)
+            {
+                text.push_str(&format!("\n{}, as it is now:\n{code}", first.dotted));
+            }
         }
         if !others.is_empty() {
             text.push_str("\nAlso failing:\n");
@@ -159,6 +167,14 @@ impl Source {
             text.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
         }
         crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
+    }
+
+    /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
+    fn short_symbol(&self, file: &str) -> Option<String> {
+        let path: Vec<&str> = file.split('/').collect();
+        let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        (text.lines().count() <= SHORT).then_some(text)
     }
 
     /// `prefix<symbol file> (<module>:<lines>, <why>)`, a line each.
@@ -209,6 +225,13 @@ impl Source {
         }
         text
     }
+}
+
+/// An explanation line that says nothing of this failure: blank, or pytest's hints about
+/// its own options.
+fn is_noise(line: &str) -> bool {
+    let text = line.trim_start_matches('E').trim();
+    text.is_empty() || text.starts_with("Use -v") || text.starts_with("Omitting ")
 }
 
 /// A frame's place (unless `placed` already) and its failing line with a few above.

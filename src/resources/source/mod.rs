@@ -397,7 +397,11 @@ impl Resource for Source {
             return self.runner_entry(&at);
         }
         let place = self.resolve(path)?;
-        views::entry(self, path, &place)
+        let mut entry = views::entry(self, path, &place)?;
+        if path == [TESTS] {
+            entry.functions.insert(0, self.run_and_wait());
+        }
+        Ok(entry)
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
@@ -492,11 +496,9 @@ impl Source {
         }
     }
 
-    /// The runner's place for `path`, when the project has tests to run.
+    /// The runner's place for `path`: every project has one, wherever it keeps its tests.
     fn runner_at(&self, path: &[&str]) -> Option<runner::At> {
-        (!self.project.test_dirs.is_empty())
-            .then(|| runner::at(path))
-            .flatten()
+        runner::at(path)
     }
 
     /// What `list` (`described`) and `names` show of `path`.
@@ -515,9 +517,11 @@ impl Source {
         match self.resolve(path)? {
             Place::Root => {
                 let mut children = self.disk_children(&self.project.root, true, described);
-                if !self.project.test_dirs.is_empty() {
-                    children.push(Child::new(TESTS, Kind::Dir, "the project's test modules"));
-                }
+                children.push(Child::new(
+                    TESTS,
+                    Kind::Dir,
+                    "the project's test modules, and the test runner",
+                ));
                 Ok(children)
             }
             Place::TestsRoot => Ok(self

@@ -357,6 +357,19 @@ impl Source {
         }
     }
 
+    /// The functions-table row that runs every test and prints the result when it ends.
+    pub(super) fn run_and_wait(&self) -> Function {
+        Function::new(
+            format!(
+                "echo > {}; cat {}",
+                self.links.to("source/tests/run"),
+                self.links.to("source/tests/runs/latest/result.md")
+            ),
+            "run the tests and wait",
+            "the result, each failure with its suspects",
+        )
+    }
+
     /// What a run's views say before its failures: the interpreter note its output opens
     /// with, and why pytest could not run at all.
     fn run_notes(&self, run: &runs::Run) -> Result<Vec<String>> {

@@ -120,7 +120,9 @@ impl Source {
         }
         match place {
             Place::Root => {
-                if name == TESTS && !self.project.test_dirs.is_empty() {
+                if name == TESTS {
+                    // Without a test folder of its own (tests kept inside the package),
+                    // tests/ still holds the runner.
                     return Ok(Some(match self.project.test_dirs.as_slice() {
                         [only] => Place::Dir {
                             disk: only.clone(),

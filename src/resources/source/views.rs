@@ -23,10 +23,13 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
     match place {
         Place::Root => Ok(root(source, &here)),
         Place::TestsRoot => Ok(Entry {
-            title: format!(
-                "source/tests — {} test folders",
-                source.project.test_dirs.len()
-            ),
+            title: match source.project.test_dirs.len() {
+                0 => format!(
+                    "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
+                    test_homes(source)
+                ),
+                n => format!("source/tests — {n} test folders"),
+            },
             sections: vec![Section::children(
                 "Test folders",
                 &crate::tree::resource::Resource::list(source, path)?,
@@ -599,5 +602,31 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str, fil
             "`name.py` is a name's first definition or, when overloaded, its implementation; the others (a setter, `@overload` stubs) are `name@2.py`, `name@3.py`.".into(),
             "Symbol files start at the comment lines directly above the decorators and are dedented to column 0, docstrings too.".into(),
         ],
+    }
+}
+
+/// ` (toolz/tests/, …)`: the folders holding test modules of a project without a test
+/// folder at its top, by path from the project's folder.
+fn test_homes(source: &Source) -> String {
+    let mut homes: Vec<String> = Vec::new();
+    for file in source.project.python_files() {
+        if !source.is_test_file(&file) {
+            continue;
+        }
+        let Some(dir) = file
+            .parent()
+            .and_then(|d| d.strip_prefix(&source.project.root).ok())
+        else {
+            continue;
+        };
+        let shown = format!("{}/", dir.display());
+        if !homes.contains(&shown) {
+            homes.push(shown);
+        }
+    }
+    match homes.len() {
+        0 => String::new(),
+        n if n > 3 => format!(" ({}, …)", homes[..3].join(", ")),
+        _ => format!(" ({})", homes.join(", ")),
     }
 }
