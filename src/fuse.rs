@@ -23,7 +23,7 @@ use crate::passthrough::Passthrough;
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
 use crate::tree::pending::{self, Pending, Waited};
-use crate::tree::{Attr, OpenFlags as Open, Paging, Space, StoreVersion, guarded};
+use crate::tree::{Attr, OpenFlags as Open, Opened, Paging, Space, StoreVersion, guarded};
 
 /// How long the kernel may keep names and attributes when every change to them is
 /// announced (see [`crate::tree::kernel_cache`]): long, since invalidation keeps them right;
@@ -479,18 +479,17 @@ impl Filesystem for Fs {
             return;
         }
         let open = open_flags(flags);
-        if !open.write
-            && let Some(pending) = self.space.pending(ino.0)
-        {
-            self.open_when_final(pending, ino, open, caller(req), reply);
-            return;
-        }
-        match guarded("open", || self.space.open_paged(ino.0, open, caller(req))) {
-            Ok((fh, Paging::Passthrough { file, keep })) => {
+        match guarded("open", || {
+            self.space.open_or_wait(ino.0, open, caller(req), true)
+        }) {
+            Ok(Opened::Wait(pending)) => {
+                self.open_when_final(pending, ino, open, caller(req), reply)
+            }
+            Ok(Opened::Now(fh, Paging::Passthrough { file, keep })) => {
                 let cached = fopen_flags(&Paging::Cached { keep });
                 self.passthrough.open(ino.0, fh, &file, cached, reply)
             }
-            Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
+            Ok(Opened::Now(fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
             Err(e) => reply.error(self.unanswered(&e)),
         }
     }

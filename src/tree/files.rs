@@ -26,6 +26,13 @@ use crate::tree::space::{Attr, is_a_dir};
 /// read cold saves a request per 128 KiB.
 const PASSTHROUGH_FROM: usize = 128 * 1024;
 
+/// An open done, or to be done once the content is final.
+pub enum Opened {
+    /// The handle, and how the kernel reads it.
+    Now(u64, Paging),
+    Wait(Pending),
+}
+
 /// How the kernel reads an open file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Paging {
@@ -58,8 +65,33 @@ impl Space {
     /// same) when every change to it is announced and the opener cannot write; else
     /// directly from the snapshot taken now, whatever size the kernel last saw.
     pub fn open_paged(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+        match self.open_or_wait(ino, flags, caller, false)? {
+            Opened::Now(fh, paging) => Ok((fh, paging)),
+            // Not asked to wait: never told to.
+            Opened::Wait(_) => Err(Error::internal("an open that may not wait was told to")),
+        }
+    }
+
+    /// Open `ino` as [`Space::open_paged`] does, or, when `may_wait` and a reader opens
+    /// what is not final yet (see [`crate::tree::pending`]), say how to wait for it: then
+    /// call [`Space::open_waited`] once the wait is over.
+    pub fn open_or_wait(
+        &self,
+        ino: u64,
+        flags: OpenFlags,
+        caller: Caller,
+        may_wait: bool,
+    ) -> Result<Opened> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
+        if may_wait
+            && node.waits
+            && !flags.write
+            && let Ok(Place::In(resource, rest)) = self.place(&path)
+            && let Some(pending) = resource.pending(&rest)
+        {
+            return Ok(Opened::Wait(pending));
+        }
         if node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
         }
@@ -121,21 +153,7 @@ impl Space {
             by_owner: caller.uid == self.access.owner,
             cached: paging != Paging::Direct,
         });
-        Ok((fh, paging))
-    }
-
-    /// How an open of `ino` for reading must wait before [`Space::open_paged`], if its
-    /// content is not final yet (see [`crate::tree::pending`]).
-    pub fn pending(&self, ino: u64) -> Option<Pending> {
-        let path = self.path_of(ino).ok()?;
-        let node = self.stat(&path).ok()?;
-        if !node.waits {
-            return None;
-        }
-        match self.place(&path) {
-            Ok(Place::In(resource, rest)) => resource.pending(&rest),
-            _ => None,
-        }
+        Ok(Opened::Now(fh, paging))
     }
 
     /// Open `ino` for reading after a wait for its content: rendered now, never from a

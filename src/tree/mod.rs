@@ -25,7 +25,7 @@ mod space;
 mod tests;
 
 pub(crate) use crate::model::links::dir_prefix;
-pub use files::Paging;
+pub use files::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
