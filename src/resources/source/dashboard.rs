@@ -7,8 +7,8 @@ use crate::model::names::ERRORS;
 use crate::model::{RootPart, Verb};
 use crate::render::thousands;
 use crate::resources::source::Source;
+use crate::resources::source::failure::summary;
 use crate::resources::source::project::EntryKind;
-use crate::resources::source::runner::summary;
 
 impl Source {
     pub(super) fn dashboard_part(&self) -> RootPart {

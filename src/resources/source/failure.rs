@@ -75,7 +75,7 @@ impl Source {
         about: &[String],
     ) -> String {
         let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
-        let mut text = format!("run {} — {}\n", run.id, super::runner::summary(run));
+        let mut text = format!("run {} — {}\n", run.id, summary(run));
         for line in about {
             text.push_str(line);
             text.push('\n');
@@ -284,4 +284,26 @@ pub(super) fn first_line(text: &str) -> &str {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("")
+}
+
+/// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
+pub(super) fn summary(run: &runs::Run) -> String {
+    let mut counts = vec![format!("{} passed", run.passed)];
+    for (n, what) in [
+        (run.failed, "failed"),
+        (run.errors, "errors"),
+        (run.skipped, "skipped"),
+    ] {
+        if n > 0 {
+            counts.push(format!("{n} {what}"));
+        }
+    }
+    let took = run
+        .seconds
+        .map(|s| format!(" ({s:.1} s)"))
+        .unwrap_or_default();
+    match run.status.as_str() {
+        "running" => format!("running since {}", run.started),
+        status => format!("{status}: {}{took}", counts.join(", ")),
+    }
 }

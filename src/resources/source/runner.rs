@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
-use crate::resources::source::failure::first_line;
+use crate::resources::source::failure::{first_line, summary};
 use crate::resources::source::tree::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
@@ -581,28 +581,6 @@ fn process_alive(pid: u32) -> bool {
     // SAFETY: signal 0 only checks that the process exists and may be signalled.
     let sent = unsafe { libc::kill(pid, 0) };
     sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-/// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
-pub(super) fn summary(run: &runs::Run) -> String {
-    let mut counts = vec![format!("{} passed", run.passed)];
-    for (n, what) in [
-        (run.failed, "failed"),
-        (run.errors, "errors"),
-        (run.skipped, "skipped"),
-    ] {
-        if n > 0 {
-            counts.push(format!("{n} {what}"));
-        }
-    }
-    let took = run
-        .seconds
-        .map(|s| format!(" ({s:.1} s)"))
-        .unwrap_or_default();
-    match run.status.as_str() {
-        "running" => format!("running since {}", run.started),
-        status => format!("{status}: {}{took}", counts.join(", ")),
-    }
 }
 
 /// A test id as a file name: `/` cannot be in one.
