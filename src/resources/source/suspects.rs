@@ -183,24 +183,21 @@ impl Source {
         hops: usize,
     ) -> Option<Found> {
         let (head, rest) = chain.split_first()?;
+        // `target` with `names` after it, as one dotted name.
+        let under = |target: String, names: &[String]| -> Vec<String> {
+            target
+                .split('.')
+                .map(str::to_string)
+                .chain(names.iter().cloned())
+                .collect()
+        };
         if let Some(import) = imports.iter().find(|i| !i.star && i.local == *head) {
-            let target = self.absolute(file, import)?;
-            let dotted: Vec<String> = target
-                .split('.')
-                .map(str::to_string)
-                .chain(rest.iter().cloned())
-                .collect();
-            return self.locate(&dotted, hops);
+            return self.locate(&under(self.absolute(file, import)?, rest), hops);
         }
-        imports.iter().filter(|i| i.star).find_map(|import| {
-            let target = self.absolute(file, import)?;
-            let dotted: Vec<String> = target
-                .split('.')
-                .map(str::to_string)
-                .chain(chain.iter().cloned())
-                .collect();
-            self.locate(&dotted, hops)
-        })
+        imports
+            .iter()
+            .filter(|i| i.star)
+            .find_map(|import| self.locate(&under(self.absolute(file, import)?, chain), hops))
     }
 
     /// The absolute dotted name an import in `file` names.
