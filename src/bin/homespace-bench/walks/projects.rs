@@ -25,6 +25,34 @@ pub struct Project {
 
 pub fn example() -> Project {
     let pytest = "python -m pytest";
+    let memory = Memory {
+        cwd: "/home/dev/ledger",
+        chores: &[
+            "Add a CSV export of the trial balance.",
+            "The HTML report escapes account names twice; fix it.",
+            "Journal.record should accept dates as datetime too.",
+            "The CSV export writes amounts as integer cents; write them as decimals.",
+            "Add a test for Account.from_path with an unknown kind.",
+            "Make post_all stop at the first unbalanced transaction.",
+            "Explain how parse_date falls back when dateutil is missing.",
+            "Rename UnbalancedError's message to say which accounts are off.",
+        ],
+        reads: &[
+            "src/ledger/accounts.py",
+            "src/ledger/journal.py",
+            "src/ledger/report.py",
+            "src/ledger/io/csv_import.py",
+            "tests/test_journal.py",
+            "tests/test_accounts.py",
+        ],
+        decision: [
+            "Should parse_amount switch from Decimal to integer cents? The CSV import is slow.",
+            "Decision: we keep Decimal amounts and do not switch to integer cents; parse_amount stays the one place that rounds (ROUND_HALF_EVEN).",
+            "Why not? Integers would be faster.",
+            "Because the multi-currency work needs exchange rates with four decimal places, which whole-cent integers cannot carry; and the import was slow because of tabulate, not Decimal.",
+        ],
+        sessions: 24,
+    };
     Project {
         title: "example project (examples/ledger)".to_string(),
         dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger"),
@@ -81,36 +109,10 @@ def test_account_without_create_returns_an_open_account(journal):
             Box::new(Recall {
                 words: "integer cents",
                 facts: &["keep Decimal", "four decimal places"],
+                session: memory.decision_session(),
             }),
         ],
-        memory: Memory {
-            cwd: "/home/dev/ledger",
-            chores: &[
-                "Add a CSV export of the trial balance.",
-                "The HTML report escapes account names twice; fix it.",
-                "Journal.record should accept dates as datetime too.",
-                "Format the report's amounts: cents shown as integers confuse readers.",
-                "Add a test for Account.from_path with an unknown kind.",
-                "Make post_all stop at the first unbalanced transaction.",
-                "Explain how parse_date falls back when dateutil is missing.",
-                "Rename UnbalancedError's message to say which accounts are off.",
-            ],
-            reads: &[
-                "src/ledger/accounts.py",
-                "src/ledger/journal.py",
-                "src/ledger/report.py",
-                "src/ledger/io/csv_import.py",
-                "tests/test_journal.py",
-                "tests/test_accounts.py",
-            ],
-            decision: [
-                "Should parse_amount switch from Decimal to integer cents? The CSV import is slow.",
-                "Decision: we keep Decimal amounts and do not switch to integer cents; parse_amount stays the one place that rounds (ROUND_HALF_EVEN).",
-                "Why not? Integers would be faster.",
-                "Because the multi-currency work needs exchange rates with four decimal places, which whole-cent integers cannot carry; and the import was slow because of tabulate, not Decimal.",
-            ],
-            sessions: 24,
-        },
+        memory,
     }
 }
 
@@ -131,6 +133,32 @@ pub fn cachetools(sdist: Option<&Path>) -> Result<Project, String> {
         ));
     }
     let pytest = "PYTHONPATH=src python -m pytest";
+    let memory = Memory {
+        cwd: "/home/dev/cachetools",
+        chores: &[
+            "Add a cache_info() to cachedmethod like cached has.",
+            "TLRUCache.expire is slow with many entries; profile it.",
+            "Say in the README what the default timer of TTLCache is.",
+            "Why does test_ttl_lru sometimes fail on CI?",
+            "Add type hints to keys.py.",
+            "Make RRCache accept a seeded random.Random as choice.",
+            "Check that pickling a TTLCache keeps its entries.",
+        ],
+        reads: &[
+            "src/cachetools/keys.py",
+            "src/cachetools/func.py",
+            "src/cachetools/__init__.py",
+            "tests/test_ttl.py",
+            "tests/test_func.py",
+        ],
+        decision: [
+            "TTLCache uses time.monotonic; should we switch the default timer to time.time so expiry survives a pickle round trip?",
+            "Decision: we keep time.monotonic as the default timer of TTLCache and TLRUCache; callers who pickle caches pass timer=time.time themselves.",
+            "What was the reason again?",
+            "A wall clock can jump: when NTP stepped the clock back an hour in production, every entry outlived its ttl by that hour, and a step forward expired the whole cache at once.",
+        ],
+        sessions: 24,
+    };
     Ok(Project {
         title: format!("real sdist ({CACHETOOLS}, src layout, 215 tests)"),
         dir,
@@ -197,34 +225,10 @@ def test_lru_cache_getsizeof_evicts_by_size():
             Box::new(Recall {
                 words: "default timer",
                 facts: &["keep time.monotonic", "NTP stepped the clock back"],
+                session: memory.decision_session(),
             }),
         ],
-        memory: Memory {
-            cwd: "/home/dev/cachetools",
-            chores: &[
-                "Add a cache_info() to cachedmethod like cached has.",
-                "TLRUCache.expire is slow with many entries; profile it.",
-                "Document that hashkey ignores keyword order.",
-                "Why does test_ttl_lru sometimes fail on CI?",
-                "Add type hints to keys.py.",
-                "Make RRCache accept a seeded random.Random as choice.",
-                "Check that pickling a TTLCache keeps its entries.",
-            ],
-            reads: &[
-                "src/cachetools/keys.py",
-                "src/cachetools/func.py",
-                "src/cachetools/__init__.py",
-                "tests/test_ttl.py",
-                "tests/test_func.py",
-            ],
-            decision: [
-                "TTLCache uses time.monotonic; should we switch the default timer to time.time so expiry survives a pickle round trip?",
-                "Decision: we keep time.monotonic as the default timer of TTLCache and TLRUCache; callers who pickle caches pass timer=time.time themselves.",
-                "What was the reason again?",
-                "A wall clock can jump: when NTP stepped the clock back an hour in production, every entry outlived its ttl by that hour, and a step forward expired the whole cache at once.",
-            ],
-            sessions: 24,
-        },
+        memory,
     })
 }
 

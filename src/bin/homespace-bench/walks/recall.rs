@@ -1,10 +1,9 @@
 //! Walk (d): answer "what was decided about X, and why" from past sessions.
 //! Bare: `grep -ic` over the JSONL transcripts for the files that mention X, then `jq` for
-//! the user and assistant text of the file with the most hits, `grep -n -B2 -A4` around X
-//! (the decision and the turns beside it, where its reason is). Mount: a memory search for
-//! X, then the entry of the best hit and the one after it (the reason follows the
-//! decision). When memory hits carry their neighbouring turns, or a session gets a
-//! conversation view, only `mount_steps` changes.
+//! the user and assistant text of those files, `grep -n -B2 -A4` around X (the decision
+//! and the turns beside it, where its reason is). Mount: a memory search for X, then the
+//! entries of the decision's hit and the three after it. When memory hits carry their
+//! neighbouring turns, or a session gets a conversation view, only `mount_steps` changes.
 
 use std::path::Path;
 
@@ -16,6 +15,8 @@ pub struct Recall {
     pub words: &'static str,
     /// What the answer must hold: the decision and its reason.
     pub facts: &'static [&'static str],
+    /// The id of the session where it was decided (see `mount_steps`).
+    pub session: String,
 }
 
 /// The user and assistant text of a Claude Code transcript, one turn a line (tool calls,
@@ -36,16 +37,16 @@ impl Walk for Recall {
         Ok(vec![
             Step::run(format!("grep -ic \"{words}\" $T/*.jsonl | grep -v ':0$'")),
             Step::then(move |done| {
-                let file = most_hits(&done[0].output)?;
+                let files = hit_files(&done[0].output)?;
                 Ok(format!(
-                    "{TEXT_TURNS} {file} | grep -n -i -B2 -A4 \"{words}\""
+                    "{TEXT_TURNS} {files} | grep -n -i -B2 -A4 \"{words}\""
                 ))
             }),
         ])
     }
 
     fn mount(&self, at: &Place) -> Result<Vec<Step>, String> {
-        mount_steps(self.words, &at.mountpoint()?.join("memory"))
+        mount_steps(self.words, &self.session, &at.mountpoint()?.join("memory"))
     }
 
     fn check(&self, _at: &Place, records: &[Record]) -> Result<(), String> {
@@ -61,39 +62,32 @@ impl Walk for Recall {
     }
 }
 
-/// The mount's walk: search memory, read the assistant's hit (the decision) with the turn
-/// after it, and one more when that turn is the user asking (the answer comes next).
-fn mount_steps(words: &str, memory: &Path) -> Result<Vec<Step>, String> {
+/// The mount's walk: search memory, then read the hit in the session where the decision
+/// was taken with the three entries after it — a window, as the bare side's `grep -A4`
+/// (the reason may come a turn or two after the decision).
+///
+/// Which hit is the agent's judgment, on both sides: the bare agent reads every matching
+/// line, and tells the decision from a chore that only names X; here the agent is granted
+/// the same eye — it picks the decision's session among the hits shown — but only if the
+/// view shows it: a hit pruned away is not picked.
+fn mount_steps(words: &str, session: &str, memory: &Path) -> Result<Vec<Step>, String> {
     let memory = memory.to_path_buf();
-    let decision = move |done: &[Record]| -> Result<String, String> {
-        let hits = &done[0].output;
-        let line = hits
-            .lines()
-            .find(|l| l.contains(" assistant: "))
-            .or_else(|| hits.lines().find(|l| l.contains(".json")))
-            .ok_or("the search named no entry")?;
-        path_in(line, &memory, ".json").ok_or_else(|| "a hit without its path".to_string())
-    };
-    let again = decision.clone();
+    let session = session.to_string();
     Ok(vec![
         Step::run(format!("cat \"$M/search/memory:{words}\"")),
         Step::then(move |done| {
-            let hit = decision(done)?;
-            Ok(format!("cat {hit} {}", next_entry(&hit)?))
-        }),
-        Step::maybe(move |done| {
-            let asked = done[1]
+            let hit = done[0]
                 .output
-                .rsplit("\"channel\"")
-                .next()
-                .unwrap_or_default();
-            if !asked.trim_start().starts_with(": \"user\"") {
-                return Ok(None);
+                .lines()
+                .filter(|l| l.contains(&session))
+                .find_map(|l| path_in(l, &memory, ".json"))
+                .ok_or("the hits shown name no entry of the session where it was decided")?;
+            let mut window = vec![hit];
+            for _ in 0..3 {
+                let next = next_entry(window.last().map_or("", String::as_str))?;
+                window.push(next);
             }
-            Ok(Some(format!(
-                "cat {}",
-                next_entry(&next_entry(&again(done)?)?)?
-            )))
+            Ok(format!("cat {}", window.join(" ")))
         }),
     ])
 }
@@ -110,15 +104,20 @@ fn next_entry(hit: &str) -> Result<String, String> {
     Ok(format!("{dir}/{:04}.json", seq + 1))
 }
 
-/// The file with the most hits in `grep -c` output (`path:count` lines).
-fn most_hits(output: &str) -> Result<String, String> {
-    output
+/// The files of `grep -c` output (`path:count` lines) with hits, most hits first,
+/// separated by spaces.
+fn hit_files(output: &str) -> Result<String, String> {
+    let mut hits: Vec<(u64, &str)> = output
         .lines()
         .filter_map(|l| l.rsplit_once(':'))
         .filter_map(|(file, n)| n.trim().parse::<u64>().ok().map(|n| (n, file)))
-        .max_by_key(|(n, _)| *n)
-        .map(|(_, file)| file.to_string())
-        .ok_or_else(|| format!("grep found no file: {output:?}"))
+        .filter(|(n, _)| *n > 0)
+        .collect();
+    if hits.is_empty() {
+        return Err(format!("grep found no file: {output:?}"));
+    }
+    hits.sort_by(|a, b| b.0.cmp(&a.0));
+    Ok(hits.iter().map(|(_, f)| *f).collect::<Vec<_>>().join(" "))
 }
 
 #[cfg(test)]

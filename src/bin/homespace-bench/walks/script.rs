@@ -11,33 +11,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Builds a command from what the steps before it printed: `Ok(None)` when the agent
-/// would not need to run one; `Err` when that output does not hold what the agent needed
-/// (the walk then fails, saying why).
-type Build = Box<dyn Fn(&[Record]) -> Result<Option<String>, String>>;
-
 /// One command line of a walk.
 pub enum Step {
     /// The command as written.
     Run(String),
-    /// The command built from the output of the steps before it.
-    Built(Build),
+    /// The command built from the output of the steps before it; `Err` when that output
+    /// does not hold what the agent needed (the walk then fails, saying why).
+    Then(Box<Build>),
 }
+
+type Build = dyn Fn(&[Record]) -> Result<String, String>;
 
 impl Step {
     pub fn run(command: impl Into<String>) -> Step {
         Step::Run(command.into())
     }
 
-    /// A command built from what was printed before it.
     pub fn then(build: impl Fn(&[Record]) -> Result<String, String> + 'static) -> Step {
-        Step::Built(Box::new(move |done| build(done).map(Some)))
-    }
-
-    /// A command an agent runs only when what it read so far asks for it (`None`: not
-    /// needed, not run, not counted).
-    pub fn maybe(build: impl Fn(&[Record]) -> Result<Option<String>, String> + 'static) -> Step {
-        Step::Built(Box::new(build))
+        Step::Then(Box::new(build))
     }
 }
 
@@ -66,9 +57,8 @@ impl Shell {
         for step in steps {
             let command = match step {
                 Step::Run(command) => command.clone(),
-                Step::Built(build) => match build(&records) {
-                    Ok(Some(command)) => command,
-                    Ok(None) => continue,
+                Step::Then(build) => match build(&records) {
+                    Ok(command) => command,
                     Err(why) => return Err((records, why)),
                 },
             };

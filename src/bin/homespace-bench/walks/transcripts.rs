@@ -23,6 +23,13 @@ pub struct Memory {
     pub sessions: usize,
 }
 
+impl Memory {
+    /// The id of the session where the decision is taken.
+    pub fn decision_session(&self) -> String {
+        Session::id(self.sessions / 2)
+    }
+}
+
 /// Write the sessions of `memory` as `<dir>/<session id>.jsonl`, reading `project`'s files.
 pub fn write(dir: &Path, memory: &Memory, project: &Path) -> Result<(), String> {
     for n in 0..memory.sessions {
@@ -40,7 +47,7 @@ pub fn write(dir: &Path, memory: &Memory, project: &Path) -> Result<(), String> 
                 &text,
             );
         }
-        if n == memory.sessions / 2 {
+        if session.id == memory.decision_session() {
             let [ask, decided, why, reason] = memory.decision;
             session.user(ask);
             session.assistant_text(decided);
@@ -72,12 +79,16 @@ struct Session {
 impl Session {
     fn new(cwd: &'static str, n: usize) -> Session {
         Session {
-            id: format!("5e551{n:03}-0000-4000-8000-{n:012}"),
+            id: Session::id(n),
             cwd,
             day: n,
             turn: 0,
             lines: Vec::new(),
         }
+    }
+
+    fn id(n: usize) -> String {
+        format!("5e551{n:03}-0000-4000-8000-{n:012}")
     }
 
     fn uuid(&self, turn: usize) -> String {
