@@ -116,7 +116,7 @@ fn hit_files(output: &str) -> Result<String, String> {
     if hits.is_empty() {
         return Err(format!("grep found no file: {output:?}"));
     }
-    hits.sort_by(|a, b| b.0.cmp(&a.0));
+    hits.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
     Ok(hits.iter().map(|(_, f)| *f).collect::<Vec<_>>().join(" "))
 }
 
@@ -131,11 +131,11 @@ mod tests {
     }
 
     #[test]
-    fn the_file_with_most_hits_wins() {
+    fn the_files_with_hits_come_most_hits_first() {
         assert_eq!(
-            most_hits("/t/a.jsonl:2\n/t/b.jsonl:7\n").unwrap(),
-            "/t/b.jsonl"
+            hit_files("/t/a.jsonl:2\n/t/b.jsonl:7\n/t/c.jsonl:0\n").unwrap(),
+            "/t/b.jsonl /t/a.jsonl"
         );
-        assert!(most_hits("").is_err());
+        assert!(hit_files("").is_err());
     }
 }
