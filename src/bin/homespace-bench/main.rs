@@ -17,11 +17,17 @@
 //! 8 MiB, the most it holds — and prints the daemon's resident memory along the way, its
 //! peak, and what is left after they are removed.
 //!
+//! The walks section (`walks/`) counts commands and bytes read instead of time: an
+//! agent's common jobs scripted on the plain checkout and on the mount, side by side.
+//!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|sessions] [--cached-only] [--entries N]`
+//! [--only all|source|tasks|memory|sessions|walks] [--cached-only] [--entries N]
+//! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions section's store holds N entries, at
-//! least 10,000, instead of 1,000,000).
+//! least 10,000, instead of 1,000,000; `--project-only example`: the walks on the example
+//! project only; `--sdist DIR`: an unpacked cachetools 5.5.0 for the walks; `--verbose`:
+//! every walk's commands; `--outputs`: and what each printed).
 //!
 //! Every mount is unmounted when done and checked to be gone; one that cannot be is named
 //! with its daemon, the daemon is ended, and the benchmark exits with status 1 at the end.
@@ -34,6 +40,7 @@ mod sessions;
 mod source;
 mod symbol_index;
 mod tasks;
+mod walks;
 
 use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
@@ -64,18 +71,34 @@ fn main() {
     };
     let only = value("--only").unwrap_or_else(|| "all".to_string());
     let uncached = !args.iter().any(|a| a == "--cached-only");
-    let (source, tasks, memory, sessions) = match only.as_str() {
-        "all" => (true, true, true, true),
-        "source" => (true, false, false, false),
-        "tasks" => (false, true, false, false),
-        "memory" => (false, false, true, false),
-        "sessions" => (false, false, false, true),
+    let (source, tasks, memory, sessions, walks) = match only.as_str() {
+        "all" => (true, true, true, true, true),
+        "source" => (true, false, false, false, false),
+        "tasks" => (false, true, false, false, false),
+        "memory" => (false, false, true, false, false),
+        "sessions" => (false, false, false, true, false),
+        "walks" => (false, false, false, false, true),
         other => {
             eprintln!(
-                "homespace-bench: --only takes all, source, tasks, memory or sessions, not {other:?}"
+                "homespace-bench: --only takes all, source, tasks, memory, sessions or walks, not {other:?}"
             );
             std::process::exit(2);
         }
+    };
+    let walk_options = match value("--project-only").as_deref() {
+        None | Some("all") => Some(false),
+        Some("example") => Some(true),
+        Some(_) => None,
+    }
+    .map(|example_only| walks::Options {
+        verbose: args.iter().any(|a| a == "--verbose"),
+        outputs: args.iter().any(|a| a == "--outputs"),
+        example_only,
+        sdist: value("--sdist").map(PathBuf::from),
+    });
+    let Some(walk_options) = walk_options else {
+        eprintln!("homespace-bench: --project-only takes example or all");
+        std::process::exit(2);
     };
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger");
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
@@ -117,7 +140,12 @@ fn main() {
     if memory {
         memory::bench_temp_files(&example);
     }
+    let walks_reached_their_ends = !walks || walks::bench_walks(&walk_options);
     exit_if_left_behind();
+    if !walks_reached_their_ends {
+        eprintln!("homespace-bench: some walk did not reach its end (see above)");
+        std::process::exit(1);
+    }
 }
 
 /// A copy of the project `from` in a new temp dir (its files and folders, without a
@@ -331,17 +359,29 @@ fn mount_in(
     let dir = fixed.map_or_else(tempfile::tempdir, Ok).expect("temp dir");
     let at = dir.path().join("mnt");
     std::fs::create_dir_all(&at).expect("mountpoint");
-    let before = std::fs::metadata(&at).expect("stat").dev();
     let store = store.map_or_else(
         || dir.path().join("store.db").into_os_string(),
         OsStr::to_os_string,
     );
+    mount_at(project, &store, args, at, dir)
+}
+
+/// Mount `project` with the store `store` at `at`, an existing empty folder in `dir`
+/// (or `dir` itself), which is deleted once the mount is gone.
+fn mount_at(
+    project: &Path,
+    store: &OsStr,
+    args: &[&str],
+    at: PathBuf,
+    dir: tempfile::TempDir,
+) -> (Mounted, Duration) {
+    let before = std::fs::metadata(&at).expect("stat").dev();
     let started = Instant::now();
     let status = Command::new(homespace_bin())
         .args(["mount", "--project"])
         .arg(project)
         .arg("--store")
-        .arg(&store)
+        .arg(store)
         .args(args)
         .arg(&at)
         .status()

@@ -1,0 +1,134 @@
+//! Walk (c): add a keyword argument with its docstring and tests; the whole suite green.
+//! Both sides read the function and the head of its test module (imports, fixtures), write
+//! the new definition and two tests, and run the suite. Bare: `grep -n` + `sed -n`, `head`,
+//! a Python edit script replacing the lines `sed -n` showed, `cat >>` onto the test module,
+//! `pytest -q | tail -3`. Mount: `cat` of the dotted path, `head` of the test module, `tee`
+//! onto the symbol file, `tee` of a new file with both tests into the test module's folder
+//! (added in order), run and wait.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::fix::{RUN_AND_WAIT, last_run_passed, suite_passes};
+use super::script::{Record, Step, def_range};
+use super::{Place, Walk};
+
+pub struct Kwarg {
+    /// The module holding the function, from the project's root.
+    pub file: &'static str,
+    pub function: &'static str,
+    /// Its symbol file under `source/`, dotted (to read) and as a path (to write).
+    pub dotted: &'static str,
+    pub symbol_path: &'static str,
+    /// The new definition, dedented (as a symbol file holds it).
+    pub new_def: &'static str,
+    /// Strings the module must hold afterwards: the keyword and its docstring line.
+    pub facts: &'static [&'static str],
+    /// The test module from the project's root (the same path under `source/`).
+    pub test_module: &'static str,
+    /// How many of its first lines an agent reads for imports and fixtures.
+    pub test_head: usize,
+    /// The two new tests and their names; on the mount the file holding both is named
+    /// after the first, as the mount asks of a new file with several definitions.
+    pub new_tests: &'static str,
+    pub test_names: [&'static str; 2],
+    pub pytest: &'static str,
+}
+
+impl Walk for Kwarg {
+    fn name(&self) -> String {
+        format!("(c) add a keyword to {}", self.function)
+    }
+
+    fn bare(&self, at: &Place) -> Result<Vec<Step>, String> {
+        let target = at.project.join(self.file);
+        let (first, last) = def_range(&target, self.function)?;
+        let text = std::fs::read_to_string(&target).map_err(|e| format!("{}: {e}", self.file))?;
+        let def_line = text.lines().nth(first - 1).unwrap_or_default();
+        let indent = &def_line[..def_line.len() - def_line.trim_start().len()];
+        let indented: String = self
+            .new_def
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    "\n".to_string()
+                } else {
+                    format!("{indent}{l}\n")
+                }
+            })
+            .collect();
+        let (file, test_module, pytest) = (self.file, self.test_module, self.pytest);
+        Ok(vec![
+            Step::run(format!("grep -n \"def {}(\" {file}", self.function)),
+            Step::run(format!("sed -n {first},{last}p {file}")),
+            Step::run(format!("head -{} {test_module}", self.test_head)),
+            Step::run(format!(
+                "python3 - <<'EOF'\nimport pathlib\np = pathlib.Path(\"{file}\")\nlines = p.read_text().splitlines(keepends=True)\nlines[{}:{last}] = [r'''{indented}''']\np.write_text(\"\".join(lines))\nEOF",
+                first - 1
+            )),
+            Step::run(format!(
+                "cat >> {test_module} <<'EOF'\n\n\n{}EOF",
+                self.new_tests
+            )),
+            Step::run(format!("{pytest} -q 2>&1 | tail -3")),
+        ])
+    }
+
+    fn mount(&self, _at: &Place) -> Result<Vec<Step>, String> {
+        let tests_dir = self.test_module.trim_end_matches(".py");
+        Ok(vec![
+            Step::run(format!("cat $M/source/{}.py", self.dotted)),
+            Step::run(format!(
+                "head -{} $M/source/{}",
+                self.test_head, self.test_module
+            )),
+            Step::run(format!(
+                "tee $M/source/{} > /dev/null <<'EOF'\n{}EOF",
+                self.symbol_path, self.new_def
+            )),
+            Step::run(format!(
+                "tee $M/source/{tests_dir}/{}.py > /dev/null <<'EOF'\n{}EOF",
+                self.test_names[0], self.new_tests
+            )),
+            Step::run(RUN_AND_WAIT),
+        ])
+    }
+
+    fn check(&self, at: &Place, records: &[Record]) -> Result<(), String> {
+        last_run_passed(records)?;
+        let text = std::fs::read_to_string(at.project.join(self.file))
+            .map_err(|e| format!("{}: {e}", self.file))?;
+        if let Some(missing) = self.facts.iter().find(|f| !text.contains(**f)) {
+            return Err(format!("{} does not hold {missing:?}", self.file));
+        }
+        suite_passes(&at.project, self.pytest)?;
+        new_tests_ran(&at.project, self.pytest, self.test_module, &self.test_names)
+    }
+}
+
+/// Both new tests are in the test module, and pass (run outside the walk, not counted).
+fn new_tests_ran(
+    project: &Path,
+    pytest: &str,
+    module: &str,
+    names: &[&str; 2],
+) -> Result<(), String> {
+    let selector = format!("{} or {}", names[0], names[1]);
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{pytest} -q -p no:cacheprovider {module} -k '{selector}' 2>&1 | tail -1"
+        ))
+        .current_dir(project)
+        .output()
+        .map_err(|e| format!("pytest: {e}"))?;
+    let said = String::from_utf8_lossy(&out.stdout);
+    if said.contains("2 passed") && !said.contains("failed") {
+        Ok(())
+    } else {
+        Err(format!(
+            "the two new tests did not both run and pass: {}",
+            said.trim()
+        ))
+    }
+}

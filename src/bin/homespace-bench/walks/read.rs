@@ -1,0 +1,66 @@
+//! Walk (b): find and read a function known by its name only, not its module.
+//! Bare: `grep -rn "def name(" src | head`, then `sed -n a,bp` of the hit. Mount: a
+//! source search for `def name`, then `cat` of the symbol file the hit names.
+
+use super::script::{Record, Step, def_range, path_in};
+use super::{Place, Walk};
+
+pub struct Read {
+    pub function: &'static str,
+    /// Where the bare agent greps.
+    pub grep_in: &'static str,
+    /// A line of the function's body: the walk reached its end when it was printed.
+    pub body_line: &'static str,
+}
+
+impl Walk for Read {
+    fn name(&self) -> String {
+        format!("(b) find and read {}", self.function)
+    }
+
+    fn bare(&self, at: &Place) -> Result<Vec<Step>, String> {
+        let project = at.project.clone();
+        let function = self.function;
+        Ok(vec![
+            Step::run(format!(
+                "grep -rn \"def {function}(\" {} | head",
+                self.grep_in
+            )),
+            Step::then(move |done| {
+                let file = done[0]
+                    .output
+                    .lines()
+                    .find_map(|l| l.split_once(':').map(|(f, _)| f.to_string()))
+                    .ok_or("grep found nothing")?;
+                let (first, last) = def_range(&project.join(&file), function)?;
+                Ok(format!("sed -n {first},{last}p {file}"))
+            }),
+        ])
+    }
+
+    fn mount(&self, at: &Place) -> Result<Vec<Step>, String> {
+        let source = at.mountpoint()?.join("source");
+        let file = format!("/{}.py", self.function);
+        Ok(vec![
+            Step::run(format!("cat \"$M/search/source:def {}\"", self.function)),
+            Step::then(move |done| {
+                path_in(&done[0].output, &source, &file)
+                    .map(|path| format!("cat {path}"))
+                    .ok_or_else(|| format!("the search named no `{file}`"))
+            }),
+        ])
+    }
+
+    fn check(&self, _at: &Place, records: &[Record]) -> Result<(), String> {
+        let last = records.last().ok_or("no command ran")?;
+        let def = format!("def {}(", self.function);
+        if last.output.contains(&def) && last.output.contains(self.body_line) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the function was not printed: {}",
+                last.output.trim()
+            ))
+        }
+    }
+}
