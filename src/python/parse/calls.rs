@@ -38,8 +38,9 @@ pub struct LineCalls {
     /// The calls of the enclosing function's statements before this one (what set up the
     /// state the line checks), as chains, in source order.
     pub earlier: Vec<Vec<String>>,
-    /// Names assigned a call's result before the line (`cash = Account(...)`): the name
-    /// and the callee's chain, the last assignment of a name winning.
+    /// Names assigned a call's result before the line (`cash = Account(...)`), and the
+    /// enclosing function's parameters whose default names something (`key=keys.hashkey`):
+    /// the name and the chain it stands for, the last binding of a name winning.
     pub made: Vec<(String, Vec<String>)>,
     pub imports: Vec<Import>,
 }
@@ -76,6 +77,7 @@ pub fn line_calls(source: &str, line: usize) -> LineCalls {
                 at,
                 found: None,
                 function: None,
+                defaults: Vec::new(),
             };
             finder.visit_body(body);
             let Some((start, end)) = finder.found else {
@@ -86,7 +88,7 @@ pub fn line_calls(source: &str, line: usize) -> LineCalls {
             let mut before = Calls::new(finder.function.unwrap_or(start), start);
             before.visit_body(body);
             let mut made: Vec<(String, Vec<String>)> = Vec::new();
-            for (name, chain) in collector.made {
+            for (name, chain) in finder.defaults.into_iter().chain(collector.made) {
                 made.retain(|(n, _)| *n != name);
                 made.push((name, chain));
             }
@@ -109,6 +111,8 @@ struct Innermost {
     at: usize,
     found: Option<(usize, usize)>,
     function: Option<usize>,
+    /// That function's parameters whose default is a chain of names.
+    defaults: Vec<(String, Vec<String>)>,
 }
 
 impl<'a> Visitor<'a> for Innermost {
@@ -120,10 +124,18 @@ impl<'a> Visitor<'a> for Innermost {
         }
         let body = first_body(stmt).map(|s| s.range().start().to_usize());
         let header_end = body.unwrap_or(end);
-        if let (Stmt::FunctionDef(_), Some(body)) = (stmt, body)
+        if let (Stmt::FunctionDef(def), Some(body)) = (stmt, body)
             && self.at >= body
         {
             self.function = Some(body);
+            self.defaults = def
+                .parameters
+                .iter_non_variadic_params()
+                .filter_map(|p| {
+                    let chain = chain(p.default.as_deref()?)?;
+                    Some((p.parameter.name.to_string(), chain))
+                })
+                .collect();
         }
         self.found = Some((start, header_end));
         walk_stmt(self, stmt);
@@ -338,6 +350,20 @@ mod tests {
         // A continuation line belongs to the same statement.
         assert_eq!(names(&line_calls(source, 6).calls), ["list", "mi.windowed"]);
         assert_eq!(names(&line_calls(source, 7).calls), ["other"]);
+    }
+
+    #[test]
+    fn a_parameter_defaulting_to_a_name_stands_for_it() {
+        let source = "class T:\n    def test_key(self, key=cachetools.keys.typedkey, n=3):\n        self.assertEqual(key(1), key(1.0))\n";
+        let facts = line_calls(source, 3);
+        assert_eq!(names(&facts.calls), ["self.assertEqual", "key"]);
+        assert_eq!(
+            facts.made,
+            [(
+                "key".to_string(),
+                vec!["cachetools".into(), "keys".into(), "typedkey".into()]
+            )]
+        );
     }
 
     #[test]

@@ -23,6 +23,13 @@ const LISTED: usize = 4;
 const SUSPECTS_HERE: usize = 2;
 /// Characters of a listed failure's message.
 const MESSAGE_CHARS: usize = 90;
+/// Characters of the message of a failure whose suspect was told above.
+const SAME_CHARS: usize = 50;
+/// Characters of the message and of each explanation line in `result.md`: reprs of big
+/// values run long, and the failure file has them whole.
+const LINE_CHARS: usize = 120;
+/// Characters of a `where` line's value kept in `result.md`.
+const VALUE_CHARS: usize = 24;
 /// The longest suspect whose code `result.md` shows.
 const SHORT: usize = 30;
 /// Explanation (`E`) lines of a failure in `result.md`: the failure file has them all.
@@ -86,6 +93,8 @@ impl Source {
             ));
         }
         let mut told: Vec<&str> = Vec::new();
+        // The suspects named in detail: a later failure with the same one just says so.
+        let mut named: Vec<String> = Vec::new();
         let mut others: Vec<String> = Vec::new();
         let mut same = 0;
         for problem in problems {
@@ -104,24 +113,36 @@ impl Source {
             };
             if told.len() > DETAILED {
                 if others.len() < LISTED {
-                    let suspect = self.suspects(&tb.frames).into_iter().next().map(|s| {
-                        format!(
-                            " — suspect: {}",
+                    let first = self.suspects(&tb.frames).into_iter().next();
+                    let line = match first {
+                        Some(s) if named.contains(&s.file) => format!(
+                            "- {}: same suspect, {}",
+                            short_id(&problem.id),
+                            crate::render::one_line(message, SAME_CHARS)
+                        ),
+                        Some(s) => format!(
+                            "- {}: {} — suspect: {}",
+                            short_id(&problem.id),
+                            crate::render::one_line(message, MESSAGE_CHARS),
                             self.links.to(&format!("source/{}", s.file))
-                        )
-                    });
-                    others.push(format!(
-                        "- {}: {}{}",
-                        short_id(&problem.id),
-                        crate::render::one_line(message, MESSAGE_CHARS),
-                        suspect.unwrap_or_default()
-                    ));
+                        ),
+                        None => format!(
+                            "- {}: {}",
+                            short_id(&problem.id),
+                            crate::render::one_line(message, MESSAGE_CHARS)
+                        ),
+                    };
+                    others.push(line);
                 } else {
                     same += 1;
                 }
                 continue;
             }
-            text.push_str(&format!("\n{word} {}: {message}\n", problem.id));
+            text.push_str(&format!(
+                "\n{word} {}: {}\n",
+                problem.id,
+                crate::render::one_line(message, LINE_CHARS)
+            ));
             let test_frame = tb
                 .frames
                 .iter()
@@ -139,9 +160,10 @@ impl Source {
             }
             let explained = tb.explanation.iter().skip(1).filter(|l| !is_noise(l));
             for line in explained.take(EXPLAINED) {
-                text.push_str(&format!("  {line}\n"));
+                text.push_str(&format!("  {}\n", shortened(line, LINE_CHARS)));
             }
             let mut suspects = self.suspects(&tb.frames);
+            named.extend(suspects.iter().map(|s| s.file.clone()));
             suspects.truncate(SUSPECTS_HERE);
             text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
             // The first suspect's code, when short: what the agent would read next.
@@ -227,11 +249,42 @@ impl Source {
     }
 }
 
+/// An explanation line within `chars` characters: pytest's `+  where VALUE = CALL` keeps
+/// its call (what made the value) and gives the value, already in the message above, only
+/// its start; any other line is cut at its end.
+fn shortened(line: &str, chars: usize) -> String {
+    if line.chars().count() <= chars {
+        return line.to_string();
+    }
+    if let Some((value, call)) = line.rsplit_once(" = ")
+        && value.contains("+  where ")
+    {
+        let value = cut(value, VALUE_CHARS + value.find("where").unwrap_or(0));
+        let room = chars.saturating_sub(value.chars().count() + 3);
+        return format!("{value} = {}", cut(call, room));
+    }
+    cut(line, chars)
+}
+
+/// `line` cut to `chars` characters with `…`, its indentation kept.
+fn cut(line: &str, chars: usize) -> String {
+    if line.chars().count() <= chars {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(chars.saturating_sub(1)).collect();
+    format!("{head}…")
+}
+
 /// An explanation line that says nothing of this failure: blank, or pytest's hints about
 /// its own options.
 fn is_noise(line: &str) -> bool {
     let text = line.trim_start_matches('E').trim();
-    text.is_empty() || text.starts_with("Use -v") || text.starts_with("Omitting ")
+    // `+  and   Decimal('1') = Decimal('1')`: a value pytest shows as itself.
+    let restated = text
+        .strip_prefix("+  and")
+        .and_then(|rest| rest.split_once(" = "))
+        .is_some_and(|(shown, made)| shown.trim() == made.trim());
+    text.is_empty() || restated || text.starts_with("Use -v") || text.starts_with("Omitting ")
 }
 
 /// A frame's place (unless `placed` already) and its failing line with a few above.
@@ -305,5 +358,44 @@ pub(super) fn summary(run: &runs::Run) -> String {
     match run.status.as_str() {
         "running" => format!("running since {}", run.started),
         status => format!("{status}: {}{took}", counts.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_where_line_keeps_the_call_that_made_the_value() {
+        let line = "E        +  where {'assets:bank': Decimal('0.00'), 'assets:cash': Decimal('120.00'), 'equity:capital': Decimal('0.00')} = total(<Journal>, 'assets:cash')";
+        let short = shortened(line, LINE_CHARS);
+        assert!(short.chars().count() <= LINE_CHARS, "{short}");
+        assert!(
+            short.starts_with("E        +  where {'assets:bank'"),
+            "{short}"
+        );
+        assert!(
+            short.ends_with("= total(<Journal>, 'assets:cash')"),
+            "{short}"
+        );
+        let other = format!("E   {}", "x".repeat(200));
+        assert_eq!(shortened(&other, 50).chars().count(), 50);
+        assert_eq!(shortened("E   short", 50), "E   short");
+    }
+
+    #[test]
+    fn pytest_hints_blank_lines_and_values_shown_as_themselves_are_noise() {
+        assert!(is_noise("E         Use -v to get more diff"));
+        assert!(is_noise(
+            "E         Omitting 1 identical items, use -vv to show"
+        ));
+        assert!(is_noise("E"));
+        assert!(is_noise(
+            "E        +  and   Decimal('0.10') = Decimal('0.10')"
+        ));
+        assert!(!is_noise(
+            "E        +  where Decimal('0.11') = parse_amount(0.1)"
+        ));
+        assert!(!is_noise("E        +  and   3 = len(x)"));
     }
 }

@@ -18,9 +18,13 @@ pub enum Step {
     /// The command built from the output of the steps before it; `Err` when that output
     /// does not hold what the agent needed (the walk then fails, saying why).
     Then(Box<Build>),
+    /// As `Then`, or no command at all when the earlier output already gave the agent
+    /// what this one would read (`None`).
+    Maybe(Box<MaybeBuild>),
 }
 
 type Build = dyn Fn(&[Record]) -> Result<String, String>;
+type MaybeBuild = dyn Fn(&[Record]) -> Result<Option<String>, String>;
 
 impl Step {
     pub fn run(command: impl Into<String>) -> Step {
@@ -29,6 +33,10 @@ impl Step {
 
     pub fn then(build: impl Fn(&[Record]) -> Result<String, String> + 'static) -> Step {
         Step::Then(Box::new(build))
+    }
+
+    pub fn maybe(build: impl Fn(&[Record]) -> Result<Option<String>, String> + 'static) -> Step {
+        Step::Maybe(Box::new(build))
     }
 }
 
@@ -59,6 +67,11 @@ impl Shell {
                 Step::Run(command) => command.clone(),
                 Step::Then(build) => match build(&records) {
                     Ok(command) => command,
+                    Err(why) => return Err((records, why)),
+                },
+                Step::Maybe(build) => match build(&records) {
+                    Ok(Some(command)) => command,
+                    Ok(None) => continue,
                     Err(why) => return Err((records, why)),
                 },
             };
