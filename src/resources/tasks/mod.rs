@@ -15,6 +15,7 @@
 //! directory) — it is the directory that is generated.
 
 mod document;
+mod search;
 mod validate;
 mod views;
 
@@ -663,7 +664,7 @@ impl Resource for Tasks {
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total) = self.store.tasks(|c| c.search(query, limit))?;
+        let (found, total) = self.store.tasks(|c| search::search(c, query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()
