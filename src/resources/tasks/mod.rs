@@ -674,6 +674,7 @@ impl Resource for Tasks {
                         "P{} {}: {}",
                         task.fields.priority, task.slug, task.fields.title
                     ),
+                    ..Hit::default()
                 })
                 .collect(),
             total,

@@ -649,7 +649,8 @@ fn search_ranks_tasks_and_shrugs_off_hostile_queries() {
             hits.hits[0],
             Hit {
                 path: "/mnt/hs/tasks/open/fix-login.json".into(),
-                line: "P1 fix-login: Fix the login form".into()
+                line: "P1 fix-login: Fix the login form".into(),
+                ..Hit::default()
             }
         );
         assert_eq!(hits.hits[1].line, "P2 login-audit: Audit");

@@ -28,6 +28,7 @@ mod rules;
 mod scan;
 mod search;
 mod sqlite;
+mod tiers;
 mod write;
 
 #[cfg(test)]
