@@ -143,8 +143,8 @@ impl Search {
         out.push_str(&body);
         let more = match asked.scope {
             Some(area) => format!(
-                "cat \"{}\"",
-                self.page_link(Some(area.name()), &asked.terms, asked.page + 1)
+                "cat {}",
+                quoted(&self.page_link(Some(area.name()), &asked.terms, asked.page + 1))
             ),
             None => "a scope (source:, tasks:, memory:) for more of one area".to_string(),
         };
@@ -184,8 +184,8 @@ impl Search {
             if after > 0 {
                 more |= shown.len() == size;
                 blocks.push_str(&format!(
-                    "+{after} more: cat \"{}\"\n",
-                    self.page_link(Some(area.name()), terms, 1)
+                    "+{after} more: cat {}\n",
+                    quoted(&self.page_link(Some(area.name()), terms, 1))
                 ));
             }
         }
@@ -193,8 +193,8 @@ impl Search {
         out.push_str(&blocks);
         if more && page < LAST_PAGE {
             out.push_str(&format!(
-                "\nNext page: cat \"{}\"\n",
-                self.page_link(None, terms, page + 1)
+                "\nNext page: cat {}\n",
+                quoted(&self.page_link(None, terms, page + 1))
             ));
         }
         out
@@ -234,12 +234,22 @@ impl Search {
         let next = !shown.is_empty() && (shown.end < rendered.len() || hits.total > rendered.len());
         if next && page < LAST_PAGE {
             out.push_str(&format!(
-                "\nNext page: cat \"{}\"\n",
-                self.page_link(Some(area.name()), terms, page + 1)
+                "\nNext page: cat {}\n",
+                quoted(&self.page_link(Some(area.name()), terms, page + 1))
             ));
         }
         out
     }
+}
+
+/// `path` quoted for a shell: in double quotes (as every view writes a search), unless the
+/// query holds what double quotes do not keep (`"`, `$`, `` ` ``, `\`): then in single
+/// quotes, a single quote written `'\''`.
+fn quoted(path: &str) -> String {
+    if !path.contains(['"', '$', '`', '\\']) {
+        return format!("\"{path}\"");
+    }
+    format!("'{}'", path.replace('\'', "'\\''"))
 }
 
 /// ` — page 2` past the first page.
@@ -409,5 +419,31 @@ impl Resource for Search {
             )],
             ..Entry::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_hold_what_fits_and_at_least_one_hit_each() {
+        let items: Vec<String> = ["aaaa", "bb", "cccccc", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(pages(&items, 6, 20), [0..2, 2..3, 3..5]);
+        assert_eq!(pages(&items, 100, 2), [0..2, 2..4, 4..5]);
+        assert_eq!(pages(&items, 1, 20), [0..1, 1..2, 2..3, 3..4, 4..5]);
+        assert!(pages(&[], 10, 20).is_empty());
+    }
+
+    #[test]
+    fn links_to_a_query_paste_into_a_shell_whatever_it_holds() {
+        assert_eq!(quoted("/mnt/hs/search/a b"), "\"/mnt/hs/search/a b\"");
+        assert_eq!(
+            quoted("/mnt/hs/search/\"a b\" it's page:2"),
+            "'/mnt/hs/search/\"a b\" it'\\''s page:2'"
+        );
     }
 }

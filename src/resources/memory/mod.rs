@@ -1,6 +1,7 @@
 //! `memory/`: the agent's past sessions — imported from transcripts or recorded live —
-//! browsable by day (`sessions/`), by tag (`tags/`), searchable with bm25 and snippets
-//! (`search/memory:<words>`), and recalled: `recall` and each session's `related.md` list
+//! browsable by day (`sessions/`, each session also as a paged `conversation/`), by tag
+//! (`tags/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
+//! turns around it), and recalled: `recall` and each session's `related.md` list
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
 pub mod conversation;

@@ -16,6 +16,7 @@
 
 use super::query::Query;
 use super::records::{Found, MemoryHit};
+use super::scan::thousands;
 use crate::error::Result;
 
 /// Sessions placed among the first hits.
@@ -41,7 +42,9 @@ pub fn search(
         let (found, more_total) = more.merged(limit - hits.len());
         if more_total > 0 {
             notes.push(format!(
-                "{total} hold every term, {more_total} more hold some of them and follow"
+                "{} hold every term, {} more hold some of them and follow",
+                thousands(total),
+                thousands(more_total)
             ));
         }
         notes.extend(more_notes);
