@@ -302,15 +302,18 @@ fn store_copy_goes_to_postgres_and_back_keeping_everything() {
     let server = server();
     let url = server.database("moved").unwrap();
     let original = Mount::example();
-    let (ok, out) = original.sh(
+    // The fixtures are found from the crate, not from the binary: the target directory
+    // may be anywhere (CARGO_TARGET_DIR).
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/transcripts");
+    let (ok, out) = original.sh(&format!(
         r#"
-        echo '{"title": "Design the schema", "status": "done"}' > $HS/tasks/done/schema.json
-        echo '{"title": "Fix rounding", "priority": 0, "tags": ["bug"], "depends_on": ["schema"]}' > $HS/tasks/open/fix-rounding.json
-        fixtures="$(dirname $HOMESPACE)/../../tests/fixtures/transcripts"
+        echo '{{"title": "Design the schema", "status": "done"}}' > $HS/tasks/done/schema.json
+        echo '{{"title": "Fix rounding", "priority": 0, "tags": ["bug"], "depends_on": ["schema"]}}' > $HS/tasks/open/fix-rounding.json
+        fixtures='{fixtures}'
         $HOMESPACE import --store "$STORE" "$fixtures/claude-code-session.jsonl" "$fixtures/generic.jsonl" > /dev/null
         sed -i 's/amount = parse_amount(amount)/amount = abs(parse_amount(amount))/' $HS/source/ledger/accounts/Account/debit.py
-        "#,
-    );
+        "#
+    ));
     assert!(ok, "{out}");
     let task = read(&original.path("tasks/open/fix-rounding.json"));
     let sessions = read(&original.path("memory/_entry.md"));
