@@ -154,3 +154,25 @@ fn a_conversation_lists_every_turn_tools_folded_in_pages_that_link_on() {
         );
     });
 }
+
+#[test]
+fn a_session_without_entries_has_one_page_saying_so() {
+    for_each_backend(|store| {
+        let record = session("fresh", Some("2026-11-20T09:00:00Z"), "Fresh");
+        store.change_memory(|m| m.create_session(&record)).unwrap();
+        let memory = Sessions::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS);
+        let page = memory
+            .read(&["2026-11-20", "fresh", "conversation", "1.md"])
+            .unwrap();
+        assert!(
+            String::from_utf8(page)
+                .unwrap()
+                .ends_with("# Conversation of fresh — no entries yet\n")
+        );
+        assert!(
+            memory
+                .read(&["2026-11-20", "fresh", "conversation", "2.md"])
+                .is_err()
+        );
+    });
+}

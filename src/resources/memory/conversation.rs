@@ -167,6 +167,13 @@ pub fn page(
         row.record.id,
         page_name(page)
     );
+    if row.entries == 0 {
+        out.push_str(&format!(
+            "# Conversation of {} — no entries yet\n",
+            row.record.id
+        ));
+        return out;
+    }
     out.push_str(&format!(
         "# Conversation of {} — page {page} of {last}, entries {}–{to} of {}\n\n",
         row.record.id,

@@ -136,8 +136,13 @@ fn compile(query: &str) -> Result<Pattern> {
         });
     }
     let smart_case = !query.chars().any(char::is_uppercase);
-    let mut terms: Vec<String> = terms(query).into_iter().map(regex::escape).collect();
-    terms.dedup();
+    let mut terms: Vec<String> = Vec::new();
+    for term in self::terms(query) {
+        let term = regex::escape(term);
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    }
     if terms.is_empty() {
         terms.push(regex::escape(query));
     }
@@ -345,4 +350,23 @@ pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
         dotted = format!("{name}.{dotted}");
     }
     (format!("{prefix}{rel}"), dotted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_phrases_are_literal_smart_case_terms_counted_once() {
+        assert_eq!(terms(r#"a.b( "c d" e"#), ["a.b(", "c d", "e"]);
+        let pattern = compile("rounding mode rounding").unwrap();
+        assert_eq!(pattern.each.len(), 2, "a repeated word is one term");
+        assert_eq!(pattern.terms_in(b"ROUNDING MODE"), 2);
+        assert_eq!(pattern.terms_in(b"rounding=x"), 1);
+        assert!(pattern.any.is_match(b"x.Mode"));
+        let exact = compile("Rounding").unwrap();
+        assert!(!exact.any.is_match(b"rounding") && exact.any.is_match(b"Rounding"));
+        assert!(compile("a.b(").unwrap().any.is_match(b"x = a.b(1)"));
+        assert!(compile("re:(").is_err());
+    }
 }
