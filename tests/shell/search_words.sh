@@ -47,6 +47,7 @@ expect_contains "$(cat "$HS/search/source:amount page:0")" "pages are numbered 1
 echo '{"title": "Fix rounding of negative amounts", "priority": 0}' > "$HS/tasks/open/fix-rounding.json"
 expect_contains "$(cat "$HS/search/tasks:rounding mode money")" "fix-rounding" "a task with one of the words"
 expect_contains "$(cat "$HS/search/tasks:label:bug")" "it knows tag:<tag>, status:" "an unknown filter lists the known ones"
+expect_contains "$(cat "$HS/search/tasks:tag:bug")" "(no task has a tag; a task search knows tag:<tag>, status:" "a filter nothing passes says what there is"
 
 # Everything at once: no area says 0 where a word is found.
 out=$(cat "$HS/search/rounding mode money")

@@ -664,7 +664,7 @@ impl Resource for Tasks {
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total) = self.store.tasks(|c| search::search(c, query, limit))?;
+        let (found, total, note) = self.store.tasks(|c| search::search(c, query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()
@@ -678,7 +678,7 @@ impl Resource for Tasks {
                 })
                 .collect(),
             total,
-            note: None,
+            note,
         })
     }
 }

@@ -61,11 +61,17 @@ impl TaskQuery {
     }
 }
 
-/// The tasks `query` finds, best first, at most `limit`, and how many in all.
-pub fn search(tasks: &dyn TaskRecords, query: &str, limit: usize) -> Result<(Vec<Task>, usize)> {
+/// The tasks `query` finds, best first, at most `limit`; how many in all; and, when
+/// filters let nothing through, a note naming the tags in use and the filters known.
+pub fn search(
+    tasks: &dyn TaskRecords,
+    query: &str,
+    limit: usize,
+) -> Result<(Vec<Task>, usize, Option<String>)> {
     let query = TaskQuery::parse(query)?;
     if query.tags.is_empty() && query.statuses.is_empty() {
-        return tasks.search(&query.text, limit);
+        let (found, total) = tasks.search(&query.text, limit)?;
+        return Ok((found, total, None));
     }
     // Filters are checked here, on every candidate: a store holds hundreds of tasks, not
     // millions.
@@ -83,7 +89,18 @@ pub fn search(tasks: &dyn TaskRecords, query: &str, limit: usize) -> Result<(Vec
     };
     let found: Vec<Task> = candidates.into_iter().filter(|t| query.passes(t)).collect();
     let total = found.len();
-    Ok((found.into_iter().take(limit).collect(), total))
+    let note = match total {
+        0 => {
+            let tags: Vec<String> = tasks.tags()?.into_iter().map(|(tag, _)| tag).collect();
+            let tags = match tags.is_empty() {
+                true => "no task has a tag".to_string(),
+                false => format!("tags in use: {}", tags.join(", ")),
+            };
+            Some(format!("{tags}; a task search knows {FILTERS}"))
+        }
+        _ => None,
+    };
+    Ok((found.into_iter().take(limit).collect(), total, note))
 }
 
 #[cfg(test)]

@@ -726,6 +726,16 @@ fn task_search_filters_by_tag_and_status_and_explains_unknown_filters() {
         );
         assert_eq!(lines("write tag:ui"), ["P3 docs: Write the docs"]);
         assert_eq!(lines("tag:ui status:blocked"), ["P3 docs: Write the docs"]);
+        // Nothing tagged so: the note says which tags there are.
+        let none = tasks.search("tag:bug", 10).unwrap();
+        assert_eq!(none.total, 0);
+        assert_eq!(
+            none.note.as_deref(),
+            Some(
+                "tags in use: auth, db, ui; a task search knows tag:<tag>, \
+                 status:<open|in_progress|blocked|done>"
+            )
+        );
         let error = tasks.search("labels:bug", 5).unwrap_err();
         assert_eq!(error.kind, ErrorKind::Invalid);
         assert!(
