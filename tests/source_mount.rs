@@ -365,3 +365,8 @@ fn a_test_run_cut_short_by_a_killed_daemon_does_not_block_the_next() {
     );
     assert!(out.contains("stopped before it ended"), "{out}");
 }
+
+#[test]
+fn search_ranks_words_reads_text_files_is_smart_case_and_pages() {
+    Mount::example().run_script("search_words.sh");
+}

@@ -129,13 +129,39 @@ impl Child {
     }
 }
 
-/// One search result: where, and the line that matched.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One search result: where, the line that matched, and what surrounds it when that is
+/// what makes the hit useful (a remembered decision and the turns giving its reason).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Hit {
     /// Absolute path under the mountpoint of the file to read for more.
     pub path: String,
     /// One line: `bae.ai:42: def send(self, msg)` or `P1 fix-login: Fix the login form`.
     pub line: String,
+    /// One line each, nearest last: what came just before the hit.
+    pub before: Vec<String>,
+    /// One line each, nearest first: what came just after the hit.
+    pub after: Vec<String>,
+}
+
+impl Hit {
+    pub fn new(path: String, line: String) -> Hit {
+        Hit {
+            path,
+            line,
+            ..Hit::default()
+        }
+    }
+
+    /// The hit with at most `before` and `after` lines of its context, the nearest kept.
+    pub fn narrowed(&self, before: usize, after: usize) -> Hit {
+        let skip = self.before.len().saturating_sub(before);
+        Hit {
+            path: self.path.clone(),
+            line: self.line.clone(),
+            before: self.before[skip..].to_vec(),
+            after: self.after.iter().take(after).cloned().collect(),
+        }
+    }
 }
 
 /// Search results of one area: the best hits and how many there were in all.

@@ -48,7 +48,7 @@ pub const BUDGET_TOKENS: usize = 500;
 /// The smallest budget for which a pruned view always carries its marker, given a short hint.
 pub const MIN_BUDGET: usize = 40;
 
-const CHARS_PER_TOKEN: usize = 4;
+pub const CHARS_PER_TOKEN: usize = 4;
 
 /// Estimated tokens of `text`: ceil(chars / 4), chars being Unicode scalar values.
 pub fn tokens(text: &str) -> usize {

@@ -1,8 +1,9 @@
 //! `search/`: one query across every area. `cat "search/<query>"` returns hits grouped by
 //! area (at most 5 each, ranked, with paths) and `+N more: cat "search/<area>:<query>"`;
 //! a scope prefix (`source:`, `tasks:`, `memory:`) searches one area more deeply; `re:`
-//! makes the query a regular expression where the area supports it. `ls search/` lists
-//! the queries read recently.
+//! makes the query a regular expression where the area supports it; `page:2` anywhere in
+//! the query reads the next page (each full page links the next) instead of asking for a
+//! narrower query. `ls search/` lists the queries read recently.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -12,19 +13,25 @@ use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::names;
 use crate::model::{Child, Kind, Node};
-use crate::model::{Entry, Function, RootPart, Section, Verb};
+use crate::model::{Entry, Function, Hit, RootPart, Section, Verb};
 use crate::render::budget;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 
-/// Hits shown per area in an unscoped search.
-const PER_AREA: usize = 5;
-/// Hits fetched for a scoped search (pruned to the budget afterwards). A view of 500 tokens
-/// shows about ten; fetching many more only costs their snippets (a fifth of a millisecond
-/// each in memory/ at a million entries) to be cut away.
+/// Hits shown per area in an unscoped search, unless the area shows fewer with context
+/// ([`Resource::glance_hits`]).
+pub const PER_AREA: usize = 5;
+/// The most hits a page of a scoped search shows; fewer when they fill the budget first.
 pub const SCOPED: usize = 20;
+/// Characters of a context line in a search of every area.
+const GLANCE_CONTEXT: usize = 90;
 /// Recent queries remembered for `ls search/`.
 const RECENT: usize = 20;
+/// The deepest page served: a page past it would rank more matches than any area looks at.
+const LAST_PAGE: usize = 50;
+/// Characters kept free on a scoped page for its header, the area's heading and note, and
+/// the link to the next page.
+const PAGE_FRAME: usize = 480;
 
 /// The search resourcespace over `areas`.
 pub struct Search {
@@ -32,6 +39,14 @@ pub struct Search {
     links: Links,
     budget: usize,
     recent: Mutex<VecDeque<String>>,
+}
+
+/// A query as written, split into its scope, its words and the page asked for.
+struct Asked<'q> {
+    scope: Option<&'q Arc<dyn Resource>>,
+    /// The query without scope and page: what the areas search.
+    terms: String,
+    page: usize,
 }
 
 impl Search {
@@ -56,24 +71,94 @@ impl Search {
         (None, query)
     }
 
+    /// Splits `query` into scope, terms and page (`page:2`, anywhere in the query).
+    fn asked<'s>(&'s self, query: &str) -> Result<Asked<'s>> {
+        let (scope, rest) = self.scope(query);
+        let mut page = 1;
+        let mut words = Vec::new();
+        for word in rest.split(' ') {
+            match word.strip_prefix("page:") {
+                Some(n) => {
+                    page = n
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| (1..=LAST_PAGE).contains(n))
+                        .ok_or_else(|| {
+                            Error::invalid(format!(
+                                "page:{n} is not a page: pages are numbered 1 to {LAST_PAGE}, \
+                                 e.g. {}",
+                                self.links.to("search/<query> page:2")
+                            ))
+                        })?;
+                }
+                None => words.push(word),
+            }
+        }
+        Ok(Asked {
+            scope,
+            terms: words.join(" ").trim().to_string(),
+            page,
+        })
+    }
+
+    /// The path of `terms` (in `area`, if scoped) at `page`.
+    fn page_link(&self, area: Option<&str>, terms: &str, page: usize) -> String {
+        let scope = area.map(|a| format!("{a}:")).unwrap_or_default();
+        let page = if page > 1 {
+            format!(" page:{page}")
+        } else {
+            String::new()
+        };
+        self.links.to(&format!("search/{scope}{terms}{page}"))
+    }
+
     /// The result view of `query`.
     pub fn results(&self, query: &str) -> Result<String> {
-        let (scope, terms) = self.scope(query);
-        if terms.trim().is_empty() {
+        let asked = match self.asked(query) {
+            Ok(asked) => asked,
+            // A malformed query gets a message, not a failure.
+            Err(e) => {
+                let out = format!(
+                    "home > search > {query}\n# Search: {query}\n\n{}\n",
+                    e.message
+                );
+                return Ok(budget::prune(&out, self.budget, ""));
+            }
+        };
+        if asked.terms.is_empty() {
             return Err(Error::invalid(
                 "the query is empty: write what to look for after the scope, e.g. search/tasks:login",
             ));
         }
-        let mut out = format!("home > search > {query}\n");
-        let areas: Vec<&Arc<dyn Resource>> = match scope {
-            Some(area) => vec![area],
-            None => self.areas.iter().collect(),
+        // The breadcrumb names the file read; the title the query, without its page.
+        let title = match asked.scope {
+            Some(area) => format!("{}:{}", area.name(), asked.terms),
+            None => asked.terms.clone(),
         };
-        let limit = if scope.is_some() { SCOPED } else { PER_AREA };
+        let mut out = format!("home > search > {query}\n");
+        let body = match asked.scope {
+            Some(area) => self.scoped(&title, area, &asked.terms, asked.page),
+            None => self.everywhere(&title, &asked.terms, asked.page),
+        };
+        out.push_str(&body);
+        let more = match asked.scope {
+            Some(area) => format!(
+                "cat {}",
+                quoted(&self.page_link(Some(area.name()), &asked.terms, asked.page + 1))
+            ),
+            None => "a scope (source:, tasks:, memory:) for more of one area".to_string(),
+        };
+        Ok(budget::prune(&out, self.budget, &more))
+    }
+
+    /// Every area at a glance: its best few hits on `page`, and where the rest are.
+    fn everywhere(&self, title: &str, terms: &str, page: usize) -> String {
         let mut blocks = String::new();
-        let mut total = 0;
-        for area in areas {
-            let hits = match area.search(terms, limit) {
+        let (mut total, mut more) = (0, false);
+        for area in &self.areas {
+            let size = area.glance_hits();
+            let skip = (page - 1) * size;
+            let hits = match area.search(terms, skip + size) {
                 Ok(hits) => hits,
                 Err(e) => {
                     blocks.push_str(&format!("\n## {}\n{}\n", area.name(), e.message));
@@ -85,25 +170,134 @@ impl Search {
             if let Some(note) = &hits.note {
                 blocks.push_str(&format!("({note})\n"));
             }
-            if hits.hits.is_empty() {
-                blocks.push_str("No match.\n");
+            let shown: Vec<&Hit> = hits.hits.iter().skip(skip).collect();
+            if shown.is_empty() {
+                blocks.push_str(match skip {
+                    0 => "No match.\n",
+                    _ => "No more hits.\n",
+                });
             }
-            for hit in &hits.hits {
-                blocks.push_str(&format!("- {} — `{}`\n", hit.line, hit.path));
+            for hit in &shown {
+                blocks.push_str(&render_hit(&glance(hit)));
             }
-            if scope.is_none() && hits.total > hits.hits.len() {
+            let after = hits.total.saturating_sub(skip + shown.len());
+            if after > 0 {
+                more |= shown.len() == size;
                 blocks.push_str(&format!(
-                    "+{} more: cat \"{}\"\n",
-                    hits.total - hits.hits.len(),
-                    self.links.to(&format!("search/{}:{terms}", area.name()))
+                    "+{after} more: cat {}\n",
+                    quoted(&self.page_link(Some(area.name()), terms, 1))
                 ));
             }
         }
-        out.push_str(&format!("# Search: {query} — {total} hits\n"));
+        let mut out = format!("# Search: {title} — {total} hits{}\n", page_label(page));
         out.push_str(&blocks);
-        let more = "a narrower query or a scope (source:, tasks:, memory:)";
-        Ok(budget::prune(&out, self.budget, more))
+        if more && page < LAST_PAGE {
+            out.push_str(&format!(
+                "\nNext page: cat {}\n",
+                quoted(&self.page_link(None, terms, page + 1))
+            ));
+        }
+        out
     }
+
+    /// One area in depth: page `page` of its hits, as many as fit the budget, and the link to
+    /// the next page. Pages are cut the same way every time, so page 2 starts where page 1
+    /// stopped.
+    fn scoped(&self, title: &str, area: &Arc<dyn Resource>, terms: &str, page: usize) -> String {
+        let hits = match area.search(terms, page * SCOPED) {
+            Ok(hits) => hits,
+            Err(e) => return format!("# Search: {title}\n\n{}\n", e.message),
+        };
+        let mut out = String::new();
+        let room = (self.budget * budget::CHARS_PER_TOKEN).saturating_sub(PAGE_FRAME);
+        let rendered: Vec<String> = hits.hits.iter().map(render_hit).collect();
+        let pages = pages(&rendered, room, SCOPED);
+        let shown = pages.get(page - 1).cloned().unwrap_or_default();
+        out.push_str(&format!(
+            "# Search: {title} — {} hits{}\n",
+            hits.total,
+            page_label(page)
+        ));
+        out.push_str(&format!("\n## {} — {} hits\n", area.name(), hits.total));
+        if let Some(note) = &hits.note {
+            out.push_str(&format!("({note})\n"));
+        }
+        if shown.is_empty() {
+            out.push_str(match page {
+                1 => "No match.\n",
+                _ => "No more hits.\n",
+            });
+        }
+        for n in shown.clone() {
+            out.push_str(&rendered[n]);
+        }
+        let next = !shown.is_empty() && (shown.end < rendered.len() || hits.total > rendered.len());
+        if next && page < LAST_PAGE {
+            out.push_str(&format!(
+                "\nNext page: cat {}\n",
+                quoted(&self.page_link(Some(area.name()), terms, page + 1))
+            ));
+        }
+        out
+    }
+}
+
+/// `path` quoted for a shell: in double quotes (as every view writes a search), unless the
+/// query holds what double quotes do not keep (`"`, `$`, `` ` ``, `\`): then in single
+/// quotes, a single quote written `'\''`.
+fn quoted(path: &str) -> String {
+    if !path.contains(['"', '$', '`', '\\']) {
+        return format!("\"{path}\"");
+    }
+    format!("'{}'", path.replace('\'', "'\\''"))
+}
+
+/// ` — page 2` past the first page.
+fn page_label(page: usize) -> String {
+    match page {
+        1 => String::new(),
+        n => format!(", page {n}"),
+    }
+}
+
+/// A hit as a search of every area shows it: one line of context on each side, short.
+fn glance(hit: &Hit) -> Hit {
+    let mut hit = hit.narrowed(1, 1);
+    for line in hit.before.iter_mut().chain(hit.after.iter_mut()) {
+        if line.chars().count() > GLANCE_CONTEXT {
+            let head: String = line.chars().take(GLANCE_CONTEXT - 1).collect();
+            *line = format!("{}…", head.trim_end_matches('…'));
+        }
+    }
+    hit
+}
+
+/// A hit as a list item: its line and path, then its context indented under it.
+fn render_hit(hit: &Hit) -> String {
+    let mut out = format!("- {} — `{}`\n", hit.line, hit.path);
+    for line in hit.before.iter().chain(&hit.after) {
+        out.push_str(&format!("  {line}\n"));
+    }
+    out
+}
+
+/// `items` (rendered hits) cut into pages of at most `most` items and `room` characters
+/// (at least one item each), in order.
+fn pages(items: &[String], room: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+    let mut pages = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (n, item) in items.iter().enumerate() {
+        let cost = item.chars().count();
+        if n > start && (used + cost > room || n - start >= most) {
+            pages.push(start..n);
+            (start, used) = (n, 0);
+        }
+        used += cost;
+    }
+    if start < items.len() {
+        pages.push(start..items.len());
+    }
+    pages
 }
 
 impl Resource for Search {
@@ -190,6 +384,9 @@ impl Resource for Search {
             title: format!("search — one query across {}", names.join(", ")),
             about: vec![
                 "A query is a file name, so it cannot contain `/`. Quote it in the shell.".into(),
+                "Several words rank hits by how many they hold, every word first; \
+                 \"a phrase\" stays exact. Source search is smart-case."
+                    .into(),
             ],
             functions: vec![
                 Function::new(
@@ -201,6 +398,11 @@ impl Resource for Search {
                     format!("cat \"{}\"", self.links.to("search/tasks:<query>")),
                     "search one area",
                     "more hits of that area",
+                ),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/tasks:<query> page:2")),
+                    "read the next page",
+                    "the hits after those of page 1",
                 ),
                 Function::new(
                     format!("cat \"{}\"", self.links.to("search/source:re:<regex>")),
@@ -220,5 +422,31 @@ impl Resource for Search {
             )],
             ..Entry::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_hold_what_fits_and_at_least_one_hit_each() {
+        let items: Vec<String> = ["aaaa", "bb", "cccccc", "d", "e"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(pages(&items, 6, 20), [0..2, 2..3, 3..5]);
+        assert_eq!(pages(&items, 100, 2), [0..2, 2..4, 4..5]);
+        assert_eq!(pages(&items, 1, 20), [0..1, 1..2, 2..3, 3..4, 4..5]);
+        assert!(pages(&[], 10, 20).is_empty());
+    }
+
+    #[test]
+    fn links_to_a_query_paste_into_a_shell_whatever_it_holds() {
+        assert_eq!(quoted("/mnt/hs/search/a b"), "\"/mnt/hs/search/a b\"");
+        assert_eq!(
+            quoted("/mnt/hs/search/\"a b\" it's page:2"),
+            "'/mnt/hs/search/\"a b\" it'\\''s page:2'"
+        );
     }
 }

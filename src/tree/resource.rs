@@ -137,9 +137,17 @@ pub trait Resource: Send + Sync {
         None
     }
 
-    /// Search this area; `limit` bounds `hits`, `total` counts all matches.
+    /// Search this area; `limit` bounds `hits`, `total` counts all matches. The hits are
+    /// one ranking: those for a smaller `limit` are its first ones, so pages can be cut
+    /// from it.
     fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
         Ok(Hits::default())
+    }
+
+    /// How many of this area's hits a search of every area shows: fewer where each hit
+    /// brings its context.
+    fn glance_hits(&self) -> usize {
+        crate::resources::search::PER_AREA
     }
 
     /// What a change just made at `path` (under this top-level resourcespace) reaches,

@@ -9,6 +9,10 @@ claude=$(session_dir b3d94f0e-6a2c-4e15-8c7d-91f0a2e6c5b4)
 out=$(cat "$HS/search/memory:negative amounts")
 expect_contains "$out" "## memory — " "hits of memory"
 expect_contains "$out" "**negative** **amounts**" "snippets mark the match"
+# Hits come with their context, so a page holds a few: the rest are on the next ones.
+expect_contains "$out" "Next page: cat \"$HS/search/memory:negative amounts page:2\"" "a full page links the next"
+out="$out
+$(cat "$HS/search/memory:negative amounts page:2")"
 expect_contains "$out" "${claude#$HS}/0002.json" "each hit has its entry's path"
 while IFS= read -r line; do
   case "$line" in "- "*) expect_contains "$line" ".json\`" "a hit is one line with its path";; esac
@@ -41,3 +45,19 @@ expect_contains "$related" "shares:" "with the terms they share"
 expect_contains "$related" "/memory/sessions/" "and their paths"
 expect_contains "$(cat "$M/recall")" "# Sessions like" "recall, for the latest session"
 [ "$(tokens "$claude/related.md")" -le 500 ] || fail "related.md within the budget"
+
+# A session's conversation: every user and assistant turn in order, tools folded to one
+# line, page after page within the budget, linked from the session's _entry.md.
+expect_contains "$(cat "$claude/_entry.md")" "$claude/conversation/1.md" "the session links its conversation"
+turns=$(grep -lE '"channel": "(user|assistant)"' "$claude"/[0-9]*.json | wc -l)
+[ "$turns" -gt 2 ] || fail "the fixture session has turns to show"
+page="$claude/conversation/1.md" all=""
+while [ -n "$page" ]; do
+  [ "$(tokens "$page")" -le 500 ] || fail "$page fits the budget"
+  all="$all
+$(cat "$page")"
+  page=$(sed -n 's/^Next page: cat //p' "$page")
+done
+expect_eq "$(printf '%s\n' "$all" | filter -cE '^- #[0-9]+ (user|assistant): ')" "$turns" "every user and assistant turn, one line each"
+expect_contains "$all" " tool: Bash " "tool calls folded to the tool and its argument"
+expect_contains "$all" "End of the conversation." "the last page says so"

@@ -1,6 +1,7 @@
 //! Differential test: the same memory, stored the same way in SQLite and in PostgreSQL,
-//! shows the same under `memory/` — every listing, view and entry file of `sessions/` and
-//! `tags/`, the summary and the dashboard — byte for byte. Only the views ranked by
+//! shows the same under `memory/` — every listing, view and entry file of `sessions/` (with
+//! each conversation page) and `tags/`, the summary, the dashboard and the hits of a
+//! filtered search with their context — byte for byte. Only the views ranked by
 //! related sessions (`recall`, `related.md`) are left out: ranking need not match to the
 //! byte (SPEC §11), and their own tests cover them.
 
@@ -147,6 +148,12 @@ fn memory_shows_the_same_on_both_backends() {
             (
                 "memory (entry)".to_string(),
                 format!("{:#?}", memory.entry(&[])),
+            ),
+            // Filters alone list entries newest first, whatever the ranking: the hits and
+            // the turns around each are the same on both.
+            (
+                "search channel:user".to_string(),
+                format!("{:#?}", memory.search("channel:user", 10)),
             ),
         ];
         for child in memory.children() {

@@ -1,8 +1,10 @@
 //! `memory/`: the agent's past sessions — imported from transcripts or recorded live —
-//! browsable by day (`sessions/`), by tag (`tags/`), searchable with bm25 and snippets
-//! (`search/memory:<words>`), and recalled: `recall` and each session's `related.md` list
+//! browsable by day (`sessions/`, each session also as a paged `conversation/`), by tag
+//! (`tags/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
+//! turns around it), and recalled: `recall` and each session's `related.md` list
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
+pub mod conversation;
 pub mod document;
 mod import;
 pub mod sessions;
@@ -12,6 +14,8 @@ pub mod views;
 
 #[cfg(test)]
 mod backends;
+#[cfg(test)]
+mod context_tests;
 #[cfg(test)]
 mod reftest;
 
@@ -27,6 +31,8 @@ const RECALL: &str = "recall";
 const RECENT_HERE: usize = 5;
 /// Sessions `recall` lists.
 const RECALLED: usize = 5;
+/// Memory hits in a search of every area: each brings its context.
+const GLANCE: usize = 2;
 
 /// The memory resourcespace.
 pub struct Memory {
@@ -166,33 +172,46 @@ impl Resource for Memory {
         Ok(views::root(&stats, &recent, &self.links))
     }
 
+    fn glance_hits(&self) -> usize {
+        GLANCE
+    }
+
+    /// Entry hits arrive with the turns around them (`conversation::context`): a decision
+    /// and its reason are often neighbours, and one hit in context beats several bare ones.
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         let (found, total, note) = self.store.memory(|m| m.search(query, limit))?;
-        let hits: Vec<Hit> = found
-            .into_iter()
-            .map(|hit| {
-                let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
-                // One hit, one line: a snippet may span lines of the entry.
-                let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
-                match hit.seq {
-                    Some(seq) => Hit {
-                        path: self
-                            .links
-                            .to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
-                        line: format!(
-                            "{}#{seq} {}: {}",
-                            hit.session_id,
-                            hit.channel.map(|c| c.as_str()).unwrap_or("entry"),
-                            snippet
-                        ),
-                    },
-                    None => Hit {
-                        path: self.links.to(&format!("{dir}/{}", views::SUMMARY)),
-                        line: format!("{} (title or summary): {snippet}", hit.session_id),
-                    },
-                }
-            })
-            .collect();
+        let mut hits = Vec::new();
+        for hit in found {
+            let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
+            // One hit, one line: a snippet may span lines of the entry.
+            let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            let Some(seq) = hit.seq else {
+                hits.push(Hit::new(
+                    self.links.to(&format!("{dir}/{}", views::SUMMARY)),
+                    format!("{} (title or summary): {snippet}", hit.session_id),
+                ));
+                continue;
+            };
+            let mut shown = Hit::new(
+                self.links
+                    .to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
+                format!(
+                    "{}#{seq} {}: {}",
+                    hit.session_id,
+                    hit.channel.map(|c| c.as_str()).unwrap_or("entry"),
+                    snippet
+                ),
+            );
+            let around = self.store.memory(|m| {
+                let Some(row) = m.session(&hit.session_id)? else {
+                    return Ok(Vec::new());
+                };
+                let after = (seq - 1 - conversation::AROUND as i64).max(0);
+                m.entries(row.rowid, after, 2 * conversation::AROUND + 1)
+            })?;
+            (shown.before, shown.after) = conversation::context(&around, seq);
+            hits.push(shown);
+        }
         Ok(Hits { hits, total, note })
     }
 }

@@ -1,7 +1,9 @@
 //! `memory/sessions/`: past sessions by the day they started. `<day>/` lists the sessions
 //! of that day, one line each; `<day>/<session>/` holds the session's entries as exact
 //! documents (`0001.json` …, zero-padded to the session's width), `summary.md` (a
-//! document) and `related.md` (the sessions most like it). `mkdir <day>/<name>` starts a
+//! document), `related.md` (the sessions most like it) and `conversation/<n>.md` (its
+//! user and assistant turns in order, tools folded, a page per few entries; see
+//! `conversation.rs`). `mkdir <day>/<name>` starts a
 //! session (how an agent records its own, live); a new `*.json` in a session appends an
 //! entry; only an entry's `tags` may change; nothing is deleted through the mount.
 
@@ -10,6 +12,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Links, Node};
 use crate::render::time::{is_day, rfc3339_of};
+use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
@@ -35,6 +38,9 @@ enum Place<'p> {
     Summary(SessionRow),
     Related(SessionRow),
     Entry(SessionRow, i64),
+    /// `conversation/`, and one of its pages.
+    Conversation(SessionRow),
+    Page(SessionRow, usize),
 }
 
 impl Sessions {
@@ -60,6 +66,11 @@ impl Sessions {
                     [] => Ok(Place::Session(row)),
                     [SUMMARY] => Ok(Place::Summary(row)),
                     [RELATED] => Ok(Place::Related(row)),
+                    [CONVERSATION] => Ok(Place::Conversation(row)),
+                    [CONVERSATION, page] => match conversation::page_of(page, row.entries) {
+                        Some(n) => Ok(Place::Page(row, n)),
+                        None => Err(self.missing(path)),
+                    },
                     [file] => match entry_seq(file, &row) {
                         Some(seq) => Ok(Place::Entry(row, seq)),
                         None => Err(self.missing(path)),
@@ -111,8 +122,9 @@ impl Resource for Sessions {
             // Every day exists, empty until a session starts on it: `mkdir -p` of a new
             // session under today works.
             Place::Root | Place::Day(_) | Place::Session(_) => Ok(Node::dir(true)),
+            Place::Conversation(_) => Ok(Node::dir(false)),
             Place::Summary(_) | Place::Entry(..) => Ok(Node::document(true)),
-            Place::Related(_) => Ok(Node::view()),
+            Place::Related(_) | Place::Page(..) => Ok(Node::view()),
         }
     }
 
@@ -141,6 +153,11 @@ impl Resource for Sessions {
                         "the session's summary: five sections",
                     ),
                     Child::new(RELATED, Kind::View, "the sessions most like this one"),
+                    Child::new(
+                        CONVERSATION,
+                        Kind::Dir,
+                        "the user and assistant turns in order, tools folded, paged",
+                    ),
                 ];
                 children.extend(
                     (1..=row.entries as i64)
@@ -148,6 +165,14 @@ impl Resource for Sessions {
                 );
                 Ok(children)
             }
+            Place::Conversation(row) => Ok((1..=conversation::pages(row.entries))
+                .map(|n| {
+                    let (from, count) = conversation::page_span(n);
+                    let to = (from as usize + count).min(row.entries);
+                    let about = format!("entries {}–{to}", from + 1);
+                    Child::new(conversation::page_name(n), Kind::View, about)
+                })
+                .collect()),
             _ => Err(Error::new(
                 ErrorKind::NotADirectory,
                 format!("{} is a file", self.links.to(&shown(path))),
@@ -163,6 +188,7 @@ impl Resource for Sessions {
                 let mut names = vec![
                     (SUMMARY.to_string(), Kind::Document),
                     (RELATED.to_string(), Kind::View),
+                    (CONVERSATION.to_string(), Kind::Dir),
                 ];
                 names.extend(
                     (1..=row.entries as i64).map(|seq| (entry_name(&row, seq), Kind::Document)),
@@ -197,6 +223,11 @@ impl Resource for Sessions {
                     .memory(|m| m.related(row.rowid, RELATED_SESSIONS))?;
                 Ok(views::related(&row, &related, &self.links, self.budget).into_bytes())
             }
+            Place::Page(row, n) => {
+                let (after, count) = conversation::page_span(n);
+                let entries = self.store.memory(|m| m.entries(row.rowid, after, count))?;
+                Ok(conversation::page(&row, n, &entries, &self.links, self.budget).into_bytes())
+            }
             _ => Err(Error::new(
                 ErrorKind::IsADirectory,
                 format!(
@@ -227,6 +258,7 @@ impl Resource for Sessions {
                 })?;
                 Ok(views::session(&row, &channels, &tags, &first, &self.links))
             }
+            Place::Conversation(row) => Ok(views::conversation(&row, &self.links)),
             _ => Err(Error::new(
                 ErrorKind::NotADirectory,
                 format!("{} is a file", self.links.to(&shown(path))),
@@ -270,7 +302,8 @@ impl Resource for Sessions {
                 let text = summary::check(&at, content)?;
                 self.store.change_memory(|m| m.set_summary(row.rowid, Some(&text)))
             }
-            Ok(Place::Related(_)) | Ok(Place::Root | Place::Day(_) | Place::Session(_)) => {
+            Ok(Place::Related(_) | Place::Page(..))
+            | Ok(Place::Root | Place::Day(_) | Place::Session(_) | Place::Conversation(_)) => {
                 Err(Error::read_only(format!("{at} cannot be written")))
             }
             Err(missing) => match path {

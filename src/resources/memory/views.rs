@@ -3,6 +3,7 @@
 
 use crate::model::{Entry, Function, Links, Section};
 use crate::render::budget;
+use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
 use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow, Stats};
@@ -29,6 +30,17 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
             "read the summary",
             "five sections; write it to record one",
+        ),
+        Function::new(
+            format!(
+                "cat {}",
+                links.to(&format!(
+                    "{dir}/{CONVERSATION}/{}",
+                    conversation::page_name(1)
+                ))
+            ),
+            "read the conversation",
+            "user and assistant turns in order, tools folded; pages link on",
         ),
         Function::new(
             format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
@@ -315,6 +327,27 @@ pub fn session(
         advanced: vec![format!(
             "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
         )],
+    }
+}
+
+/// `memory/sessions/<day>/<session>/conversation/_entry.md`: its pages.
+pub fn conversation(row: &SessionRow, links: &Links) -> Entry {
+    let dir = format!("{}{CONVERSATION}/", session_dir(row, links));
+    let pages = conversation::pages(row.entries);
+    Entry {
+        title: format!("conversation of {} — {} pages", row.record.id, pages),
+        about: vec![format!(
+            "The user and assistant turns of {} entries in order, one line each, tool calls \
+             folded to one line; a page per {} entries, each linking the next.",
+            row.entries,
+            conversation::PER_PAGE
+        )],
+        functions: vec![Function::new(
+            format!("cat {dir}{}", conversation::page_name(1)),
+            "read from the start",
+            "the first turns and the link to page 2",
+        )],
+        ..Entry::default()
     }
 }
 

@@ -299,7 +299,35 @@ impl Project {
         files.sort();
         files
     }
+
+    /// Every shown file of the project that is not Python — pyproject.toml, README, docs,
+    /// configs, package data — up to [`LARGEST_TEXT`] bytes, in a stable order (for search,
+    /// which skips the binary ones as it reads them). The same ignore rules as the tree.
+    pub fn text_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut stack = vec![self.root.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in self.list_dir(&dir).unwrap_or_default() {
+                match entry.kind {
+                    EntryKind::Dir => stack.push(entry.path),
+                    EntryKind::Module => {}
+                    EntryKind::Data => {
+                        let small =
+                            std::fs::metadata(&entry.path).is_ok_and(|m| m.len() <= LARGEST_TEXT);
+                        if small {
+                            files.push(entry.path);
+                        }
+                    }
+                }
+            }
+        }
+        files.sort();
+        files
+    }
 }
+
+/// The largest non-Python file search reads: past this, a file is data, not text to grep.
+pub const LARGEST_TEXT: u64 = 1 << 20;
 
 /// A matcher of `patterns` (.gitignore lines) relative to `root`, or the invalid ones.
 pub fn extra_ignore(root: &Path, patterns: &[String]) -> std::result::Result<Gitignore, String> {

@@ -1,9 +1,20 @@
-//! Search in the project's code: every `.py` file of the code and the tests, scanned on
-//! two threads, matches reported as `ledger.accounts:42: def debit(self, amount)` with the
-//! path of the symbol file that holds the line. Plain queries are literal (case-insensitive
-//! when all lowercase, like ripgrep's smart case); `re:` makes a regular expression.
-//! Definitions rank first, then the rest in path order. Only the hits shown are parsed.
+//! Search in the project's files: every `.py` file of the code and the tests, then the
+//! project's other text files (pyproject.toml, README, docs, configs, package data; binary
+//! files and files past `project::LARGEST_TEXT` are skipped), scanned on two threads.
+//!
+//! A query is words and `"quoted phrases"`, each taken literally and smart-case like
+//! ripgrep: a query all in lower case matches any case, one upper-case letter makes it exact.
+//! A line matches when it holds any term; lines holding more of the terms rank first (every
+//! term first), then definitions, then Python before other files, in path order — so a query
+//! with one word too many ranks what it finds instead of answering nothing. `re:` makes the
+//! whole query one regular expression.
+//!
+//! Python hits read `ledger.accounts:42: def debit(self, amount)` with the path of the
+//! symbol file that holds the line (only the hits shown are parsed); other files read
+//! `README.md:3: …` with their place in the tree — `source/config/<table>.toml` for
+//! pyproject.toml, package data and test data in place — or else their path on disk.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use regex::bytes::{Regex, RegexBuilder};
@@ -11,6 +22,9 @@ use regex::bytes::{Regex, RegexBuilder};
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
 use crate::resources::source::Source;
+
+/// How much of a file is looked at to tell a binary file (a NUL byte) from text, as grep does.
+const SNIFF: usize = 8 << 10;
 
 /// One matching line.
 #[derive(Debug)]
@@ -20,12 +34,32 @@ struct Found {
     offset: usize,
     text: String,
     definition: bool,
+    /// How many of the query's terms the line holds.
+    terms: usize,
+}
+
+/// What a query looks for: any of its terms, and each term to count how many a line holds.
+struct Pattern {
+    any: Regex,
+    /// One per term; empty for a `re:` query (a line holds it or not).
+    each: Vec<Regex>,
+}
+
+impl Pattern {
+    fn terms_in(&self, line: &[u8]) -> usize {
+        if self.each.is_empty() {
+            return 1;
+        }
+        self.each.iter().filter(|t| t.is_match(line)).count()
+    }
 }
 
 /// Search `query` in `source`; at most `limit` hits, `total` counts every matching line.
 pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
-    let regex = compile(query)?;
-    let files = source.project.python_files();
+    let pattern = compile(query)?;
+    let mut files = source.project.python_files();
+    let python = files.len();
+    files.extend(source.project.text_files());
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -36,8 +70,8 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             .chunks(chunk)
             .enumerate()
             .map(|(n, part)| {
-                let regex = &regex;
-                scope.spawn(move || scan(regex, part, n * chunk, limit))
+                let pattern = &pattern;
+                scope.spawn(move || scan(pattern, part, n * chunk, limit))
             })
             .collect();
         let mut found: Vec<Found> = Vec::new();
@@ -49,52 +83,100 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         }
         (found, total)
     });
-    found.sort_by_key(|f| (!f.definition, f.file, f.line));
+    found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
     found.truncate(limit);
+    let terms = pattern.each.len();
+    let note = (terms > 1 && found.first().is_some_and(|f| f.terms < terms))
+        .then(|| format!("no line holds all {terms} terms: lines holding most of them come first"));
     let hits = found
         .iter()
-        .map(|f| hit(source, &files[f.file], f))
+        .map(|f| match f.file < python {
+            true => hit(source, &files[f.file], f),
+            false => text_hit(source, &files[f.file], f),
+        })
         .collect();
-    Ok(Hits {
-        hits,
-        total,
-        note: None,
+    Ok(Hits { hits, total, note })
+}
+
+/// The terms of `query`: whitespace-separated words and `"quoted phrases"` (an unclosed
+/// quote runs to the end).
+fn terms(query: &str) -> Vec<&str> {
+    let mut terms = Vec::new();
+    for (n, part) in query.split('"').enumerate() {
+        if n % 2 == 1 {
+            if !part.trim().is_empty() {
+                terms.push(part);
+            }
+        } else {
+            terms.extend(part.split_whitespace());
+        }
+    }
+    terms
+}
+
+fn compile(query: &str) -> Result<Pattern> {
+    let build = |pattern: &str, ignore_case: bool| {
+        RegexBuilder::new(pattern)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            // A hostile pattern fails to compile instead of eating the daemon's memory.
+            .size_limit(1 << 20)
+            .dfa_size_limit(8 << 20)
+            .build()
+            .map_err(|e| {
+                Error::invalid(format!(
+                    "the regular expression {pattern:?} is not valid: {e}"
+                ))
+            })
+    };
+    if let Some(pattern) = query.strip_prefix("re:") {
+        return Ok(Pattern {
+            any: build(pattern, false)?,
+            each: Vec::new(),
+        });
+    }
+    let smart_case = !query.chars().any(char::is_uppercase);
+    let mut terms: Vec<String> = Vec::new();
+    for term in self::terms(query) {
+        let term = regex::escape(term);
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    }
+    if terms.is_empty() {
+        terms.push(regex::escape(query));
+    }
+    let each = match terms.len() {
+        1 => Vec::new(),
+        _ => terms
+            .iter()
+            .map(|t| build(t, smart_case))
+            .collect::<Result<_>>()?,
+    };
+    Ok(Pattern {
+        any: build(&terms.join("|"), smart_case)?,
+        each,
     })
 }
 
-fn compile(query: &str) -> Result<Regex> {
-    let (pattern, smart_case) = match query.strip_prefix("re:") {
-        Some(pattern) => (pattern.to_string(), false),
-        None => (regex::escape(query), !query.chars().any(char::is_uppercase)),
-    };
-    RegexBuilder::new(&pattern)
-        .case_insensitive(smart_case)
-        .multi_line(true)
-        // A hostile pattern fails to compile instead of eating the daemon's memory.
-        .size_limit(1 << 20)
-        .dfa_size_limit(8 << 20)
-        .build()
-        .map_err(|e| {
-            Error::invalid(format!(
-                "the regular expression {pattern:?} is not valid: {e}"
-            ))
-        })
-}
-
-/// The first `limit` matching definition lines and the first `limit` other matching lines
-/// of `files` (in order: all a ranking can show), and how many lines matched in all. Memory
-/// stays bounded whatever the query (`re:^` matches every line of the project).
-fn scan(regex: &Regex, files: &[PathBuf], first: usize, limit: usize) -> (Vec<Found>, usize) {
+/// The first `limit` matching lines of `files` for each number of terms held, definitions
+/// and others apart (in order: all a ranking can show), and how many lines matched in all.
+/// Memory stays bounded whatever the query (`re:^` matches every line of the project).
+fn scan(pattern: &Pattern, files: &[PathBuf], first: usize, limit: usize) -> (Vec<Found>, usize) {
     let mut found = Vec::new();
-    let (mut definitions, mut others, mut total) = (0, 0, 0);
+    let mut kept: HashMap<(usize, bool), usize> = HashMap::new();
+    let mut total = 0;
     for (n, path) in files.iter().enumerate() {
         let Ok(bytes) = std::fs::read(path) else {
             continue;
         };
+        if bytes[..bytes.len().min(SNIFF)].contains(&0) {
+            continue;
+        }
         let mut line = 1;
         let mut counted_to = 0;
         let mut last_line = 0;
-        for m in regex.find_iter(&bytes) {
+        for m in pattern.any.find_iter(&bytes) {
             line += bytes[counted_to..m.start()]
                 .iter()
                 .filter(|&&b| b == b'\n')
@@ -119,21 +201,19 @@ fn scan(regex: &Regex, files: &[PathBuf], first: usize, limit: usize) -> (Vec<Fo
                 .iter()
                 .any(|k| text.starts_with(k));
             total += 1;
-            let kept = if definition {
-                &mut definitions
-            } else {
-                &mut others
-            };
-            if *kept >= limit {
+            let terms = pattern.terms_in(&bytes[start..end]);
+            let count = kept.entry((terms, definition)).or_default();
+            if *count >= limit {
                 continue;
             }
-            *kept += 1;
+            *count += 1;
             found.push(Found {
                 file: first + n,
                 line,
                 offset: start,
                 text: cut(&text, 160),
                 definition,
+                terms,
             });
         }
     }
@@ -147,6 +227,55 @@ fn cut(text: &str, max: usize) -> String {
     let mut out: String = text.chars().take(max).collect();
     out.push('…');
     out
+}
+
+/// The hit for a line of a file that is not Python: its path in the project, and where to
+/// read it — the table's file under `source/config/` for pyproject.toml, the file's place
+/// under `source/` for package and test data, else its path on disk.
+fn text_hit(source: &Source, file: &Path, found: &Found) -> Hit {
+    let project = &source.project;
+    let rel = file
+        .strip_prefix(&project.root)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .into_owned();
+    let line = format!("{rel}:{}: {}", found.line, found.text);
+    let path = if rel == "pyproject.toml" {
+        config_table(file, found.offset)
+            .map(|table| source.links.to(&format!("source/config/{table}.toml")))
+    } else {
+        shown_in_tree(source, file).map(|tree| source.links.to(&format!("source/{tree}")))
+    };
+    Hit {
+        path: path.unwrap_or_else(|| file.to_string_lossy().into_owned()),
+        line,
+        ..Hit::default()
+    }
+}
+
+/// The name of the pyproject.toml table (its `source/config/` file) holding `offset`.
+fn config_table(file: &Path, offset: usize) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    crate::pyproject::config::tables(&text)
+        .ok()?
+        .into_iter()
+        .find(|t| t.span.start <= offset && offset < t.span.end.max(t.span.start + 1))
+        .map(|t| t.name)
+}
+
+/// Where a file that is not Python shows under `source/`, if it does: inside a package
+/// folder of the code, or in a test folder.
+fn shown_in_tree(source: &Source, file: &Path) -> Option<String> {
+    let project = &source.project;
+    if project.test_dirs.iter().any(|t| file.starts_with(t)) {
+        return Some(tree_location(source, file).0);
+    }
+    let root = project.code_roots.iter().find(|r| file.starts_with(r))?;
+    let top = file.strip_prefix(root).ok()?.components().next()?;
+    let package = root.join(top);
+    let shown = project.top_level().iter().any(|e| e.path == package)
+        && file.parent() != Some(root.as_path());
+    shown.then(|| tree_location(source, file).0)
 }
 
 /// The hit for one matching line: module path, line, and the innermost symbol file.
@@ -176,6 +305,7 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
     Hit {
         path: source.links.to(&path),
         line: format!("{dotted}:{}: {}", found.line, found.text),
+        ..Hit::default()
     }
 }
 
@@ -220,4 +350,23 @@ pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
         dotted = format!("{name}.{dotted}");
     }
     (format!("{prefix}{rel}"), dotted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_phrases_are_literal_smart_case_terms_counted_once() {
+        assert_eq!(terms(r#"a.b( "c d" e"#), ["a.b(", "c d", "e"]);
+        let pattern = compile("rounding mode rounding").unwrap();
+        assert_eq!(pattern.each.len(), 2, "a repeated word is one term");
+        assert_eq!(pattern.terms_in(b"ROUNDING MODE"), 2);
+        assert_eq!(pattern.terms_in(b"rounding=x"), 1);
+        assert!(pattern.any.is_match(b"x.Mode"));
+        let exact = compile("Rounding").unwrap();
+        assert!(!exact.any.is_match(b"rounding") && exact.any.is_match(b"Rounding"));
+        assert!(compile("a.b(").unwrap().any.is_match(b"x = a.b(1)"));
+        assert!(compile("re:(").is_err());
+    }
 }

@@ -15,6 +15,7 @@
 //! directory) — it is the directory that is generated.
 
 mod document;
+mod search;
 mod validate;
 mod views;
 
@@ -643,7 +644,7 @@ impl Resource for Tasks {
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total) = self.store.tasks(|c| c.search(query, limit))?;
+        let (found, total, note) = self.store.tasks(|c| search::search(c, query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()
@@ -653,10 +654,11 @@ impl Resource for Tasks {
                         "P{} {}: {}",
                         task.fields.priority, task.slug, task.fields.title
                     ),
+                    ..Hit::default()
                 })
                 .collect(),
             total,
-            note: None,
+            note,
         })
     }
 }

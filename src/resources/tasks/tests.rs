@@ -653,7 +653,8 @@ fn search_ranks_tasks_and_shrugs_off_hostile_queries() {
             hits.hits[0],
             Hit {
                 path: "/mnt/hs/tasks/open/fix-login.json".into(),
-                line: "P1 fix-login: Fix the login form".into()
+                line: "P1 fix-login: Fix the login form".into(),
+                ..Hit::default()
             }
         );
         assert_eq!(hits.hits[1].line, "P2 login-audit: Audit");
@@ -671,9 +672,81 @@ fn search_ranks_tasks_and_shrugs_off_hostile_queries() {
         ] {
             assert!(tasks.search(query, 5).is_ok(), "{query}");
         }
-        // Operators are words like any other: NEAR must occur too, so nothing matches.
-        assert_eq!(tasks.search("NEAR(login form)", 5).unwrap().total, 0);
-        assert_eq!(tasks.search("(login) form*", 5).unwrap().total, 1);
+        // Operators are words like any other: no task has NEAR, so none has every word,
+        // and the one with the other two comes first.
+        let near = tasks.search("NEAR(login form)", 5).unwrap();
+        assert_eq!(near.total, 2);
+        assert_eq!(near.hits[0].line, "P1 fix-login: Fix the login form");
+        assert_eq!(tasks.search("(login) form*", 5).unwrap().total, 2);
+    });
+}
+
+#[test]
+fn several_words_rank_tasks_by_how_many_match_instead_of_answering_nothing() {
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        put(
+            &tasks,
+            &["open", "login-audit.json"],
+            r#"{"title": "Audit", "description": "check the login logs"}"#,
+        );
+        // No task has all three words; each has one or two of them.
+        let hits = tasks.search("login form rounding", 10).unwrap();
+        let lines: Vec<&str> = hits.hits.iter().map(|h| h.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            ["P1 fix-login: Fix the login form", "P2 login-audit: Audit"]
+        );
+        assert_eq!(hits.total, 2);
+        // A task with every word comes before one with more matches of a single word.
+        let hits = tasks.search("audit logs", 10).unwrap();
+        assert_eq!(hits.hits[0].line, "P2 login-audit: Audit");
+        // A quoted phrase is one term, kept whole: "form login" is in no task.
+        assert_eq!(tasks.search("\"form login\"", 10).unwrap().total, 0);
+        assert_eq!(tasks.search("\"login form\"", 10).unwrap().total, 1);
+        assert_eq!(tasks.search("nothing here", 10).unwrap().total, 0);
+    });
+}
+
+#[test]
+fn task_search_filters_by_tag_and_status_and_explains_unknown_filters() {
+    for_each_backend(|store| {
+        let tasks = sample_on(store);
+        let lines = |q: &str| -> Vec<String> {
+            tasks
+                .search(q, 10)
+                .unwrap()
+                .hits
+                .into_iter()
+                .map(|h| h.line)
+                .collect()
+        };
+        assert_eq!(
+            lines("tag:ui"),
+            [
+                "P1 fix-login: Fix the login form",
+                "P3 docs: Write the docs"
+            ]
+        );
+        assert_eq!(lines("write tag:ui"), ["P3 docs: Write the docs"]);
+        assert_eq!(lines("tag:ui status:blocked"), ["P3 docs: Write the docs"]);
+        // Nothing tagged so: the note says which tags there are.
+        let none = tasks.search("tag:bug", 10).unwrap();
+        assert_eq!(none.total, 0);
+        assert_eq!(
+            none.note.as_deref(),
+            Some(
+                "tags in use: auth, db, ui; a task search knows tag:<tag>, \
+                 status:<open|in_progress|blocked|done>"
+            )
+        );
+        let error = tasks.search("labels:bug", 5).unwrap_err();
+        assert_eq!(error.kind, ErrorKind::Invalid);
+        assert!(
+            error.message.contains("it knows tag:<tag>, status:"),
+            "{}",
+            error.message
+        );
     });
 }
 

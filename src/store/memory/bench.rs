@@ -115,7 +115,7 @@ fn search_timings() {
 }
 
 /// The queries both backends are timed on: words in 1 (`w20000`, about) to every entry,
-/// phrases, filters, filters alone and patterns.
+/// phrases, filters, filters alone and patterns, and words of which only some match.
 const QUERIES: &[&str] = &[
     "w20000",
     "oneintwothousand",
@@ -135,6 +135,10 @@ const QUERIES: &[&str] = &[
     "re:w4999\\b",
     "oneintwohundred re:w1\\d\\b",
     "w3*",
+    // Words missing from every entry: the hits holding some of the words are ranked.
+    "w20000 nosuchword",
+    "oneintwenty nosuchword",
+    "everyword nosuchword otherword",
 ];
 
 /// Search timings on PostgreSQL over the same million generated entries, stored through

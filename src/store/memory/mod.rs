@@ -13,7 +13,8 @@
 //! - importing one transcript and many in one transaction (`bulk_load`): `bulk.rs`;
 //! - storing a transcript and the other changes: `write.rs`;
 //! - reading sessions, entries, tags and counts: `read.rs`;
-//! - search and its query language: `search.rs`, `query.rs` (shared), `scan.rs`;
+//! - search and its query language: `search.rs`, `query.rs` (shared), `scan.rs`; the
+//!   ranking rules both backends share (every word first, where sessions go): `tiers.rs`;
 //! - related sessions: `related.rs`.
 
 mod bulk;
@@ -28,6 +29,7 @@ mod rules;
 mod scan;
 mod search;
 mod sqlite;
+mod tiers;
 mod write;
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! The memory search language, parsed into a [`Query`] before anything reaches SQLite.
 //!
-//! - free words: all must match (`deploy failed`); a word ending in `*` matches as a prefix
+//! - free words: entries with all of them first, then those with some (`deploy failed`;
+//!   see `tiers.rs`); a word ending in `*` matches as a prefix
 //!   (`migrat*`); a word with punctuation inside is the phrase of its parts (`parse_amount`
 //!   finds `parse amount`);
-//! - `"a phrase"`: the words in that order;
+//! - `"a phrase"`: the words in that order, one term (never split into its words);
 //! - filters: `channel:tool_call` (several: any of them), `tag:x` (several: all of them),
 //!   `session:<id>`, `since:2026-11-01`, `until:2026-11-20` (days, both included) and
 //!   `re:<regex>` (Rust regex syntax, size-limited); a filter's value may be quoted:
@@ -19,6 +20,7 @@ use regex::{Regex, RegexBuilder};
 use super::record::Channel;
 use crate::error::{Error, Result};
 use crate::render::time::is_day;
+use crate::store::fts::{self, Tier};
 
 /// The bounds of a search, the same on every backend so each says the same of what it
 /// looked at. Only this many of the most recent matches are ranked by relevance.
@@ -52,9 +54,13 @@ pub(super) struct Phrase {
 /// A parsed query.
 #[derive(Debug, Clone)]
 pub(super) struct Query {
-    /// The words and phrases as an FTS5 expression (each quoted, all required); `None` when
-    /// the query has none.
+    /// The words and phrases as an FTS5 expression (each quoted; all required, or some but
+    /// not all as `tier` says); `None` when the query has none.
     pub fts: Option<String>,
+    /// Which entries the words select: those with every term, or those with some.
+    pub tier: Tier,
+    /// Each term quoted for FTS5 (`"parse amount"*`), to build `fts` for either tier.
+    fts_terms: Vec<String>,
     /// The words and phrases as the user wrote them (lowercase), for notes.
     pub terms: Vec<String>,
     /// The same words and phrases, each as its lowercase words, for a backend that builds
@@ -82,6 +88,8 @@ impl Query {
     pub fn parse(text: &str) -> Result<Query> {
         let mut query = Query {
             fts: None,
+            tier: Tier::Every,
+            fts_terms: Vec::new(),
             terms: Vec::new(),
             phrases: Vec::new(),
             channels: Vec::new(),
@@ -113,7 +121,19 @@ impl Query {
             )));
         }
         query.fts = (!expression.is_empty()).then(|| expression.join(" "));
+        query.fts_terms = expression;
         Ok(query)
+    }
+
+    /// The same query selecting the entries with some of its terms but not all: `None`
+    /// when it has fewer than two terms.
+    pub fn some_terms(&self) -> Option<Query> {
+        let fts = fts::tiered(&self.fts_terms, Tier::Some, " OR ", " AND ", " NOT ")?;
+        Some(Query {
+            fts: Some(fts),
+            tier: Tier::Some,
+            ..self.clone()
+        })
     }
 
     /// Adds the words of `text` as one term: a word, or the phrase of several.

@@ -10,8 +10,9 @@
 //! (`scan.rs`), newest first. Measured on a million generated entries (`bench.rs`), p50 for
 //! five hits: a term in 5,000 entries 5 ms, in 50,000 entries 7 ms, in every entry 37 ms.
 //!
-//! Session titles and summaries match too (`seq: None` hits); they come first, at most half
-//! of the hits, since a session about the query is the best lead.
+//! Session titles and summaries match too (`seq: None` hits). Which tier of words comes
+//! first and where sessions go among entries is decided once for every backend, in
+//! `tiers.rs`; this file answers one parsed query.
 
 use std::collections::HashMap;
 
@@ -23,6 +24,7 @@ use super::read::{count, parse_channel};
 use super::record::Channel;
 use super::records::MemoryHit;
 use super::scan::{self, Scanned, excerpt, thousands};
+use super::tiers::{self, Tiered};
 use super::{session_range, split_entry_id, width};
 use crate::error::Result;
 
@@ -35,18 +37,29 @@ const SESSION_WEIGHTS: &str = "2.0, 1.0";
 
 /// The hits for `query`, best first, at most `limit`; how many match in all; and a note
 /// when the search was bounded (very common words, a cut scan) or found nothing to search
-/// for. A malformed query is an `Error::invalid` saying why.
+/// for. A malformed query is an `Error::invalid` saying why. The order is `tiers.rs`'s.
 pub fn search(
     conn: &Connection,
     query: &str,
     limit: usize,
 ) -> Result<(Vec<MemoryHit>, usize, Option<String>)> {
-    let query = Query::parse(query)?;
-    let nothing = |note: String| Ok((Vec::new(), 0, Some(note)));
+    tiers::search(query, limit, |query, limit| {
+        search_query(conn, query, limit)
+    })
+}
+
+/// The sessions and the entries matching one parsed query, at most `limit` of each.
+fn search_query(conn: &Connection, query: &Query, limit: usize) -> Result<Tiered> {
+    let nothing = |note: String| {
+        Ok(Tiered {
+            notes: vec![note],
+            ..Tiered::default()
+        })
+    };
     if query.fts.is_none()
         && query.regex.is_none()
         && !query.entries_only()
-        && !has_days(&query)
+        && !has_days(query)
         && query.session.is_none()
     {
         return nothing("the query has no words to search for".into());
@@ -64,17 +77,19 @@ pub fn search(
     let (session_hits, session_total) = if query.entries_only() {
         (Vec::new(), 0)
     } else {
-        session_matches(conn, &query, limit.div_ceil(2), &mut sessions, &mut notes)?
+        session_matches(conn, query, limit, &mut sessions, &mut notes)?
     };
-    let room = limit - session_hits.len();
     let (entry_hits, entry_total) = match &query.fts {
-        Some(fts) => ranked_entries(conn, &query, fts, span, room, &mut sessions, &mut notes)?,
-        None => scanned_entries(conn, &query, span, room, &mut sessions, &mut notes)?,
+        Some(fts) => ranked_entries(conn, query, fts, span, limit, &mut sessions, &mut notes)?,
+        None => scanned_entries(conn, query, span, limit, &mut sessions, &mut notes)?,
     };
-    let mut hits = session_hits;
-    hits.extend(entry_hits);
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
-    Ok((hits, session_total + entry_total, note))
+    Ok(Tiered {
+        sessions: session_hits,
+        session_total,
+        entries: entry_hits,
+        entry_total,
+        notes,
+    })
 }
 
 /// The entry numbers a search covers: all, or from `low` and up to `high`.
@@ -594,9 +609,9 @@ mod tests {
             // Equal scores: the newest first.
             assert_eq!(hits[1].channel, Some(Channel::ToolCall));
             assert_eq!(hits[1].snippet, "kubectl rollout status deploy/**billing**");
-            // All words must match; case and punctuation do not matter.
-            assert_eq!(names(&store, "FAILED rollout"), ["deploy/3"]);
-            assert_eq!(names(&store, "check_password bytes"), ["login/3"]);
+            // Entries with every word come first; case and punctuation do not matter.
+            assert_eq!(names(&store, "FAILED rollout")[0], "deploy/3");
+            assert_eq!(names(&store, "check_password bytes")[0], "login/3");
             assert_eq!(names(&store, "\"failed comparison\""), ["login/3"]);
             assert!(names(&store, "\"comparison failed\"").is_empty());
             assert_eq!(names(&store, "regist*"), ["deploy/4"]);
@@ -604,6 +619,68 @@ mod tests {
             // Tags are searched as words too.
             assert_eq!(names(&store, "auth"), ["login/3"]);
         });
+    }
+
+    #[test]
+    fn several_words_rank_entries_by_how_many_match_instead_of_answering_nothing() {
+        for_each_backend(|store| {
+            sample(&store);
+            // No entry or session holds all three words; "rollout" is in two entries.
+            let (hits, total, note) = found(&store, "rollout money rounding");
+            assert_eq!(hits, ["deploy/2", "deploy/3"]);
+            assert_eq!(total, 2);
+            assert_eq!(
+                note.as_deref(),
+                Some("0 hold every term, 2 more hold some of them and follow")
+            );
+            // Every word first, then those with some: the entry with "failed" and
+            // "rollout" before the one with "failed" alone.
+            let (hits, total, _) = found(&store, "failed rollout");
+            assert_eq!(hits, ["deploy/3", "deploy/2", "login/3"]);
+            assert_eq!(total, 3);
+            // When every-word hits fill the page, nothing more is searched.
+            let (hits, total, note) = search(&store, "failed rollout", 1).unwrap();
+            assert_eq!((hits.len(), total, note), (1, 1, None));
+            // A phrase stays one term, exact.
+            assert_eq!(
+                names(&store, "\"failed rollout\" zzz"),
+                Vec::<String>::new()
+            );
+            assert_eq!(
+                names(&store, "\"failed rollout\" zzz registry"),
+                ["deploy/4"]
+            );
+            // Filters hold for every tier.
+            assert_eq!(names(&store, "failed zzz channel:assistant"), ["login/3"]);
+        });
+    }
+
+    #[test]
+    fn pages_cut_from_one_ranking_never_repeat_a_hit() {
+        for_each_backend(|store| {
+            sample(&store);
+            for query in ["the deploy login", "billing", "form failed the"] {
+                let all = names(&store, query);
+                for size in 1..=all.len() {
+                    let first = search(&store, query, size).unwrap().0.len();
+                    assert_eq!(
+                        found_n(&store, query, size),
+                        all[..first],
+                        "{query} with {size}"
+                    );
+                }
+            }
+        });
+    }
+
+    fn found_n(store: &Store, query: &str, limit: usize) -> Vec<String> {
+        let (hits, _, _) = search(store, query, limit).unwrap();
+        hits.iter()
+            .map(|h| match h.seq {
+                Some(seq) => format!("{}/{seq}", h.session_id),
+                None => h.session_id.clone(),
+            })
+            .collect()
     }
 
     #[test]

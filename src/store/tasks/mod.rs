@@ -13,6 +13,7 @@ mod sqlite;
 mod write;
 
 use crate::error::Result;
+pub use crate::store::fts::Tier;
 
 /// Migration 1: tasks, their tags and dependencies, counters, and the full-text index.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
@@ -148,10 +149,21 @@ pub trait TaskRecords {
     fn dependencies_from(&self, starts: &[&str]) -> Result<Vec<(String, String)>>;
     /// The names and statuses of the tasks that depend on task `id`.
     fn dependents(&self, id: i64) -> Result<Vec<(String, Status)>>;
-    /// The tasks matching `query`, best first (a title or name match outweighs one in the
-    /// description), at most `limit`, and how many match in all. The query is words, never
-    /// syntax: no query fails, and one without words matches nothing.
-    fn search(&self, query: &str, limit: usize) -> Result<(Vec<Task>, usize)>;
+    /// The tasks matching `query` as `tier` says, best first (a title or name match
+    /// outweighs one in the description), at most `limit`, and how many match in all. The
+    /// query is words and quoted phrases, never syntax: no query fails, and one without words
+    /// matches nothing.
+    fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)>;
+    /// The tasks matching `query`: those with every term first, then those with some (each
+    /// group best first); at most `limit`, and how many match any term. A task search is
+    /// small, so both groups are counted.
+    fn search(&self, query: &str, limit: usize) -> Result<(Vec<Task>, usize)> {
+        let (mut found, every) = self.matching(query, Tier::Every, limit)?;
+        let room = limit - found.len().min(limit);
+        let (some, more) = self.matching(query, Tier::Some, room.max(1))?;
+        found.extend(some.into_iter().take(room));
+        Ok((found, every + more))
+    }
     /// Creates task `slug`; every name in `fields.depends_on` must exist. Returns its id.
     fn insert(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64>;
     /// Replaces the fields of task `id` and sets its `updated` time.

@@ -9,7 +9,7 @@ use postgres::types::ToSql;
 
 use super::{Counts, Fields, Filter, Status, Task, TaskRecords};
 use crate::error::{Error, Result};
-use crate::store::fts;
+use crate::store::fts::{self, Tier};
 use crate::store::pg::Tx;
 
 /// A whole task, its tags and dependencies gathered in the same statement.
@@ -238,8 +238,8 @@ impl TaskRecords for Tx<'_> {
             .collect())
     }
 
-    fn search(&self, query: &str, limit: usize) -> Result<(Vec<Task>, usize)> {
-        let Some(terms) = fts::prefix_query(query) else {
+    fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)> {
+        let Some(terms) = fts::prefix_query(query, tier) else {
             return Ok((Vec::new(), 0));
         };
         let total: i64 = self

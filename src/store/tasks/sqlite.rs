@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Counts, Fields, Filter, Status, Task, TaskRecords, write};
 use crate::error::{Error, Result};
-use crate::store::fts;
+use crate::store::fts::{self, Tier};
 
 impl<'a> Filter<'a> {
     fn condition(self) -> &'static str {
@@ -246,14 +246,14 @@ impl TaskRecords for Connection {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The tasks matching `query`, best first (bm25; a title or name match outweighs one in the
-    /// description), at most `limit`, and how many match in all.
+    /// The tasks matching `query` as `tier` says, best first (bm25; a title or name match
+    /// outweighs one in the description), at most `limit`, and how many match in all.
     ///
-    /// The query is never passed to FTS5 as syntax: it is cut into words (letters and digits),
-    /// each quoted as a prefix term, so `"`, `*`, `NEAR`, `(`, `-` are just text. A query
-    /// without words matches nothing.
-    fn search(&self, query: &str, limit: usize) -> Result<(Vec<Task>, usize)> {
-        let Some(expression) = fts::match_expression(query) else {
+    /// The query is never passed to FTS5 as syntax: it is cut into words (letters and digits)
+    /// and quoted phrases, each quoted as a prefix term, so `*`, `NEAR`, `(`, `-` are just
+    /// text. A query without words matches nothing.
+    fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)> {
+        let Some(expression) = fts::match_expression(query, tier) else {
             return Ok((Vec::new(), 0));
         };
         let total: i64 = self

@@ -45,10 +45,12 @@ use std::collections::HashMap;
 use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
+use crate::store::fts::{self, Tier};
 use crate::store::memory::query::{COUNT_CAP, EXAMINE, Phrase, Query, RANK};
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::{Found, MemoryHit};
 use crate::store::memory::scan::{excerpt, narrowed, thousands};
+use crate::store::memory::tiers::{self, Tiered};
 use crate::store::memory::{session_range, split_entry_id, width};
 use crate::store::pg::Tx;
 
@@ -71,12 +73,21 @@ const SNIPPET_CHARS: i32 = 4 << 20;
 /// when the search was bounded or found nothing to search for. A malformed query is an
 /// `Error::invalid` saying why; no query fails otherwise.
 pub fn search(tx: &Tx<'_>, text: &str, limit: usize) -> Result<Found> {
-    let query = Query::parse(text)?;
-    let nothing = |note: Option<String>| Ok((Vec::new(), 0, note));
+    tiers::search(text, limit, |query, limit| search_query(tx, query, limit))
+}
+
+/// The sessions and the entries matching one parsed query, at most `limit` of each.
+fn search_query(tx: &Tx<'_>, query: &Query, limit: usize) -> Result<Tiered> {
+    let nothing = |note: Option<String>| {
+        Ok(Tiered {
+            notes: note.into_iter().collect(),
+            ..Tiered::default()
+        })
+    };
     if query.fts.is_none()
         && query.regex.is_none()
         && !query.entries_only()
-        && !has_days(&query)
+        && !has_days(query)
         && query.session.is_none()
     {
         return nothing(Some("the query has no words to search for".into()));
@@ -112,33 +123,30 @@ pub fn search(tx: &Tx<'_>, text: &str, limit: usize) -> Result<Found> {
         }
         None => Span::default(),
     };
-    let tsquery = tsquery(&query.phrases);
+    let tsquery = tsquery(&query.phrases, query.tier);
     let mut notes = Vec::new();
     let (session_hits, session_total) = if query.entries_only() {
         (Vec::new(), 0)
     } else {
-        session_matches(
-            tx,
-            &query,
-            tsquery.as_deref(),
-            limit.div_ceil(2),
-            &mut notes,
-        )?
+        session_matches(tx, query, tsquery.as_deref(), limit, &mut notes)?
     };
-    let room = limit - session_hits.len();
     let (entry_hits, entry_total) = match &tsquery {
-        Some(tsquery) => ranked_entries(tx, &query, tsquery, span, room, &mut notes)?,
-        None => scanned_entries(tx, &query, span, room, &mut notes)?,
+        Some(tsquery) => ranked_entries(tx, query, tsquery, span, limit, &mut notes)?,
+        None => scanned_entries(tx, query, span, limit, &mut notes)?,
     };
-    let mut hits = session_hits;
-    hits.extend(entry_hits);
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
-    Ok((hits, session_total + entry_total, note))
+    Ok(Tiered {
+        sessions: session_hits,
+        session_total,
+        entries: entry_hits,
+        entry_total,
+        notes,
+    })
 }
 
-/// The `to_tsquery` text of `phrases`: `('deploy') & ('parse' <-> 'amount') & ('migrat':*)`.
-/// `None` when there are none.
-fn tsquery(phrases: &[Phrase]) -> Option<String> {
+/// The `to_tsquery` text of `phrases`: `('deploy') & ('parse' <-> 'amount') & ('migrat':*)`,
+/// or for [`Tier::Some`] `(… | …) & !(… & …)`. `None` when there are none (or only one
+/// and `tier` asks for some).
+fn tsquery(phrases: &[Phrase], tier: Tier) -> Option<String> {
     let terms: Vec<String> = phrases
         .iter()
         .map(|phrase| {
@@ -157,7 +165,7 @@ fn tsquery(phrases: &[Phrase]) -> Option<String> {
             format!("({})", lexemes.join(" <-> "))
         })
         .collect();
-    (!terms.is_empty()).then(|| terms.join(" & "))
+    fts::tiered(&terms, tier, " | ", " & ", " & !")
 }
 
 /// The entry numbers a search covers: all, or from `low` and up to `high`.
@@ -682,7 +690,7 @@ mod tests {
     }
 
     fn built(text: &str) -> Option<String> {
-        tsquery(&Query::parse(text).unwrap().phrases)
+        tsquery(&Query::parse(text).unwrap().phrases, Tier::Every)
     }
 
     #[test]

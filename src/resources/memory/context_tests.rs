@@ -1,0 +1,178 @@
+//! Memory hits in context and the conversation view, through the `memory/` resource on both
+//! backends: a hit brings the turns around it (a decision and its reason together), and a
+//! session's conversation lists every user and assistant turn, tools folded, page by page
+//! within the budget.
+
+use std::sync::Arc;
+
+use crate::model::Links;
+use crate::render::budget;
+use crate::resources::memory::Memory;
+use crate::resources::memory::conversation::PER_PAGE;
+use crate::resources::memory::sessions::Sessions;
+use crate::store::Store;
+use crate::store::memory::record::{Channel, Transcript};
+use crate::store::memory::testing::{entry, session};
+use crate::store::testing::for_each_backend;
+use crate::tree::resource::Resource;
+
+/// A decision whose reason is given in the next entry, among tool calls and results.
+fn decision(store: &Store) {
+    let transcript = Transcript {
+        sessions: vec![(
+            session("money", Some("2026-11-20T09:00:00Z"), "Money type"),
+            vec![
+                entry(
+                    "m1",
+                    Channel::User,
+                    "Should amounts be floats or something else?",
+                ),
+                entry(
+                    "m2",
+                    Channel::Assistant,
+                    "We keep amounts as Decimal, never float.",
+                ),
+                entry(
+                    "m3",
+                    Channel::Assistant,
+                    "Because 0.1 + 0.2 is not 0.3 in binary: cents would drift.",
+                ),
+                entry(
+                    "m4",
+                    Channel::ToolCall,
+                    r#"Read {"file_path":"ledger/money.py"}"#,
+                ),
+                entry(
+                    "m5",
+                    Channel::ToolResult,
+                    "def parse(value):\n    return Decimal(value)",
+                ),
+            ],
+        )],
+    };
+    store.change_memory(|m| m.import(&transcript)).unwrap();
+}
+
+fn memory(store: Arc<Store>) -> Memory {
+    Memory::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS)
+}
+
+#[test]
+fn a_hit_brings_the_reason_given_in_the_next_entry() {
+    for_each_backend(|store| {
+        decision(&store);
+        let memory = memory(store);
+        let hits = memory.search("decimal float", 10).unwrap();
+        let hit = &hits.hits[0];
+        assert!(hit.line.starts_with("money#2 assistant: "), "{hit:?}");
+        assert_eq!(
+            hit.before,
+            ["#1 user: Should amounts be floats or something else?"]
+        );
+        assert_eq!(
+            hit.after,
+            [
+                "#3 assistant: Because 0.1 + 0.2 is not 0.3 in binary: cents would drift.",
+                "#4 tool: Read ledger/money.py; result: def parse(value):",
+            ]
+        );
+    });
+}
+
+#[test]
+fn a_conversation_lists_every_turn_tools_folded_in_pages_that_link_on() {
+    for_each_backend(|store| {
+        let mut entries = Vec::new();
+        for n in 1..=15 {
+            entries.push(entry(
+                &format!("u{n}"),
+                Channel::User,
+                &format!("question {n}"),
+            ));
+            entries.push(entry(
+                &format!("c{n}"),
+                Channel::ToolCall,
+                &format!(r#"Bash {{"command":"pytest -k case{n}"}}"#),
+            ));
+            entries.push(entry(&format!("r{n}"), Channel::ToolResult, "1 passed"));
+            entries.push(entry(&format!("t{n}"), Channel::Thinking, "hmm"));
+            entries.push(entry(
+                &format!("a{n}"),
+                Channel::Assistant,
+                &"answer ".repeat(60),
+            ));
+        }
+        let transcript = Transcript {
+            sessions: vec![(
+                session("long", Some("2026-11-20T09:00:00Z"), "Long"),
+                entries,
+            )],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        let memory = Sessions::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS);
+        let dir = ["2026-11-20", "long", "conversation"];
+        let pages = memory.list(&dir).unwrap();
+        assert_eq!(pages.len(), 75_usize.div_ceil(PER_PAGE));
+        let mut all = String::new();
+        for (n, page) in pages.iter().enumerate() {
+            let path = [&dir[..], &[page.name.as_str()]].concat();
+            let text = String::from_utf8(memory.read(&path).unwrap()).unwrap();
+            assert!(budget::fits(&text, budget::BUDGET_TOKENS), "{text}");
+            assert!(!text.contains("[pruned"), "{text}");
+            assert!(
+                !text.contains("1 passed") && !text.contains("hmm"),
+                "{text}"
+            );
+            match pages.get(n + 1) {
+                Some(next) => assert!(
+                    text.contains(&format!(
+                        "Next page: cat /mnt/hs/memory/sessions/2026-11-20/long/conversation/{}",
+                        next.name
+                    )),
+                    "{text}"
+                ),
+                None => assert!(text.contains("End of the conversation."), "{text}"),
+            }
+            all.push_str(&text);
+        }
+        for n in 1..=15 {
+            assert!(all.contains(&format!(": question {n}\n")), "question {n}");
+            assert!(
+                all.contains(&format!("tool: Bash pytest -k case{n}\n")),
+                "tool {n}"
+            );
+        }
+        assert_eq!(all.matches(" assistant: answer answer").count(), 15);
+        // The session's entry view links the conversation.
+        let session = memory.entry(&dir[..2]).unwrap();
+        assert!(
+            session
+                .functions
+                .iter()
+                .any(|f| f.command.ends_with("/long/conversation/1.md")),
+            "{session:?}"
+        );
+    });
+}
+
+#[test]
+fn a_session_without_entries_has_one_page_saying_so() {
+    for_each_backend(|store| {
+        let record = session("fresh", Some("2026-11-20T09:00:00Z"), "Fresh");
+        store.change_memory(|m| m.create_session(&record)).unwrap();
+        let memory = Sessions::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS);
+        let page = memory
+            .read(&["2026-11-20", "fresh", "conversation", "1.md"])
+            .unwrap();
+        assert!(
+            String::from_utf8(page)
+                .unwrap()
+                .ends_with("# Conversation of fresh — no entries yet\n")
+        );
+        assert!(
+            memory
+                .read(&["2026-11-20", "fresh", "conversation", "2.md"])
+                .is_err()
+        );
+    });
+}
