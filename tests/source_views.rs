@@ -553,3 +553,21 @@ fn a_project_with_its_tests_inside_the_package_still_runs_them_from_source_tests
     assert!(root.contains("# homespace — tinytools ("), "{root}");
     assert!(root.contains("1 test modules"), "{root}");
 }
+
+/// `def name` is a precise question: the line holding both words ends page 1, and the
+/// lines holding only `def` wait on page 2 rather than burying the answer.
+#[test]
+fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
+    let mut module = String::new();
+    for n in 0..30 {
+        module.push_str(&format!("def helper_{n}():\n    return {n}\n\n"));
+    }
+    module.push_str("def target():\n    return 0\n");
+    let (_dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/mod.py", module.as_bytes())]);
+    let first = render(&space, "search/source:def target");
+    assert!(first.contains("def target():"), "{first}");
+    assert!(!first.contains("helper_"), "{first}");
+    assert!(first.contains("page:2"), "the rest is a page away: {first}");
+    let second = render(&space, "search/source:def target page:2");
+    assert!(second.contains("helper_"), "{second}");
+}

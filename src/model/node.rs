@@ -141,6 +141,8 @@ pub struct Hit {
     pub before: Vec<String>,
     /// One line each, nearest first: what came just after the hit.
     pub after: Vec<String>,
+    /// Hits with the same text left out after this one.
+    pub repeats: usize,
 }
 
 impl Hit {
@@ -160,6 +162,7 @@ impl Hit {
             line: self.line.clone(),
             before: self.before[skip..].to_vec(),
             after: self.after.iter().take(after).cloned().collect(),
+            repeats: self.repeats,
         }
     }
 }
@@ -172,4 +175,7 @@ pub struct Hits {
     /// How the hits were chosen, when it is not plain ranking (`ranked among the 10,000
     /// most recent matches`).
     pub note: Option<String>,
+    /// How many of the first hits hold every word of the query, when the others hold only
+    /// some: a page ends after them, so that a precise query reads only its matches.
+    pub every: Option<usize>,
 }

@@ -64,7 +64,8 @@ fn a_hit_brings_the_reason_given_in_the_next_entry() {
         let memory = memory(store);
         let hits = memory.search("decimal float", 10).unwrap();
         let hit = &hits.hits[0];
-        assert!(hit.line.starts_with("money#2 assistant: "), "{hit:?}");
+        assert!(hit.line.starts_with("#2 assistant: "), "{hit:?}");
+        assert!(hit.path.ends_with("/money/0002.json"), "{hit:?}");
         assert_eq!(
             hit.before,
             ["#1 user: Should amounts be floats or something else?"]
@@ -174,5 +175,68 @@ fn a_session_without_entries_has_one_page_saying_so() {
                 .read(&["2026-11-20", "fresh", "conversation", "2.md"])
                 .is_err()
         );
+    });
+}
+
+/// The same prompt given in three sessions (an agent re-run on one chore) shows once,
+/// saying where else it is, so the page has room for a hit with something new; a hit
+/// already among the turns shown around a better one is not shown again.
+#[test]
+fn a_text_repeated_across_sessions_shows_once_and_the_next_distinct_hit_takes_its_place() {
+    for_each_backend(|store| {
+        let chore = |id: &str, day: &str| {
+            (
+                session(id, Some(day), "Chore"),
+                vec![
+                    entry(
+                        &format!("{id}-1"),
+                        Channel::User,
+                        "Write the export amounts as integer cents in the CSV.",
+                    ),
+                    entry(&format!("{id}-2"), Channel::Assistant, "Done."),
+                ],
+            )
+        };
+        let mut sessions = vec![
+            chore("chore-a", "2026-11-21T09:00:00Z"),
+            chore("chore-b", "2026-11-22T09:00:00Z"),
+            chore("chore-c", "2026-11-23T09:00:00Z"),
+        ];
+        sessions.push((
+            session("why", Some("2026-11-20T09:00:00Z"), "Money type"),
+            vec![
+                entry("w1", Channel::User, "Should we switch to integer cents?"),
+                entry(
+                    "w2",
+                    Channel::Assistant,
+                    "Decision: no integer cents, exchange rates need four decimals.",
+                ),
+            ],
+        ));
+        store
+            .change_memory(|m| m.import(&Transcript { sessions }))
+            .unwrap();
+        let hits = memory(store).search("integer cents", 3).unwrap();
+        let lines: Vec<&str> = hits.hits.iter().map(|h| h.line.as_str()).collect();
+        let chores = lines
+            .iter()
+            .filter(|l| l.contains("Write the export"))
+            .count();
+        assert_eq!(chores, 1, "{lines:#?}");
+        assert!(
+            lines.iter().any(|l| l.contains("more hits)")),
+            "the shown one says it is repeated: {lines:#?}"
+        );
+        assert!(
+            hits.hits.iter().any(|h| h.path.contains("/why/")),
+            "the decision's session has room: {lines:#?}"
+        );
+        // w1 and w2 are neighbours: whichever ranks first shows the other among its turns.
+        let why = hits
+            .hits
+            .iter()
+            .filter(|h| h.path.contains("/why/"))
+            .count();
+        assert_eq!(why, 1, "{lines:#?}");
     });
 }

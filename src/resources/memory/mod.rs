@@ -26,6 +26,8 @@ use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::tree::resource::Resource;
 
+/// Hits fetched per hit shown, so that repeats of a text can be left out.
+const REPEATS_FETCHED: usize = 3;
 /// The recall view at the top of `memory/`.
 const RECALL: &str = "recall";
 const RECENT_HERE: usize = 5;
@@ -178,17 +180,57 @@ impl Resource for Memory {
 
     /// Entry hits arrive with the turns around them (`conversation::context`): a decision
     /// and its reason are often neighbours, and one hit in context beats several bare ones.
+    ///
+    /// A text already shown by a better hit (the same prompt given in many sessions, a
+    /// session's title that is its first message) is not shown again: the first hit says
+    /// in how many more places it is, and the next distinct hit takes the place.
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total, note) = self.store.memory(|m| m.search(query, limit))?;
-        let mut hits = Vec::new();
+        // More than asked: repeats are dropped. Dropping a hit depends only on the hits
+        // ranked before it, so pages cut from longer lists agree.
+        let fetched = limit.saturating_mul(REPEATS_FETCHED);
+        let (found, total, note) = self.store.memory(|m| m.search(query, fetched))?;
+        let mut hits: Vec<Hit> = Vec::new();
+        let mut texts: Vec<(String, usize)> = Vec::new();
+        // Entries shown with their neighbours: a hit among them adds nothing.
+        let mut windows: Vec<(String, i64)> = Vec::new();
         for hit in found {
             let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
             // One hit, one line: a snippet may span lines of the entry.
             let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            // Compared by their letters and digits: a snippet cut elsewhere, with other
+            // marks, is still the same text.
+            let text: String = snippet
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            let repeat = |seen: &String| {
+                !text.is_empty() && (seen.contains(text.as_str()) || text.contains(seen.as_str()))
+            };
+            if let Some(seen) = texts.iter().position(|(t, _)| repeat(t)) {
+                let at = texts[seen].1;
+                if let Some(first) = hits.get_mut(at) {
+                    first.repeats += 1;
+                }
+                continue;
+            }
+            if hits.len() >= limit {
+                continue;
+            }
+            texts.push((text, hits.len()));
+            if let Some(seq) = hit.seq
+                && windows.iter().any(|(session, shown)| {
+                    *session == hit.session_id
+                        && (seq - shown).unsigned_abs() <= conversation::AROUND as u64
+                })
+            {
+                continue;
+            }
             let Some(seq) = hit.seq else {
                 hits.push(Hit::new(
                     self.links.to(&format!("{dir}/{}", views::SUMMARY)),
-                    format!("{} (title or summary): {snippet}", hit.session_id),
+                    // The path names the session: the line need not.
+                    format!("session title or summary: {snippet}"),
                 ));
                 continue;
             };
@@ -196,8 +238,7 @@ impl Resource for Memory {
                 self.links
                     .to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
                 format!(
-                    "{}#{seq} {}: {}",
-                    hit.session_id,
+                    "#{seq} {}: {}",
                     hit.channel.map(|c| c.as_str()).unwrap_or("entry"),
                     snippet
                 ),
@@ -210,8 +251,20 @@ impl Resource for Memory {
                 m.entries(row.rowid, after, 2 * conversation::AROUND + 1)
             })?;
             (shown.before, shown.after) = conversation::context(&around, seq);
+            windows.push((hit.session_id.clone(), seq));
             hits.push(shown);
         }
-        Ok(Hits { hits, total, note })
+        for hit in &mut hits {
+            if hit.repeats > 0 {
+                hit.line
+                    .push_str(&format!(" (same text in {} more hits)", hit.repeats));
+            }
+        }
+        Ok(Hits {
+            hits,
+            total,
+            note,
+            ..Hits::default()
+        })
     }
 }

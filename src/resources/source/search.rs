@@ -88,6 +88,12 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let terms = pattern.each.len();
     let note = (terms > 1 && found.first().is_some_and(|f| f.terms < terms))
         .then(|| format!("no line holds all {terms} terms: lines holding most of them come first"));
+    let every = (terms > 1).then(|| found.iter().take_while(|f| f.terms == terms).count());
+    let note = note.or_else(|| {
+        every.filter(|n| *n > 0 && *n < found.len()).map(|_| {
+            "lines with every term first; lines with some of them on the pages after".to_string()
+        })
+    });
     let hits = found
         .iter()
         .map(|f| match f.file < python {
@@ -95,7 +101,12 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             false => text_hit(source, &files[f.file], f),
         })
         .collect();
-    Ok(Hits { hits, total, note })
+    Ok(Hits {
+        hits,
+        total,
+        note,
+        every,
+    })
 }
 
 /// The terms of `query`: whitespace-separated words and `"quoted phrases"` (an unclosed

@@ -659,6 +659,7 @@ impl Resource for Tasks {
                 .collect(),
             total,
             note,
+            ..Hits::default()
         })
     }
 }

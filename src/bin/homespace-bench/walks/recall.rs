@@ -46,7 +46,12 @@ impl Walk for Recall {
     }
 
     fn mount(&self, at: &Place) -> Result<Vec<Step>, String> {
-        mount_steps(self.words, &self.session, &at.mountpoint()?.join("memory"))
+        mount_steps(
+            self.words,
+            &self.session,
+            self.facts,
+            &at.mountpoint()?.join("memory"),
+        )
     }
 
     fn check(&self, _at: &Place, records: &[Record]) -> Result<(), String> {
@@ -62,35 +67,62 @@ impl Walk for Recall {
     }
 }
 
-/// The mount's walk: search memory, then read the hit in the session where the decision
-/// was taken with the three entries after it — a window, as the bare side's `grep -A4`
-/// (the reason may come a turn or two after the decision).
+/// The mount's walk: search memory, turning pages (as the view's `Next page:` line says)
+/// until a hit of the session where the decision was taken shows; hits come with their
+/// neighbouring turns, so when what was read holds the decision and its reason, that is
+/// all. Otherwise read the hit with the three entries after it — a window, as the bare
+/// side's `grep -A4`.
 ///
 /// Which hit is the agent's judgment, on both sides: the bare agent reads every matching
 /// line, and tells the decision from a chore that only names X; here the agent is granted
 /// the same eye — it picks the decision's session among the hits shown — but only if the
 /// view shows it: a hit pruned away is not picked.
-fn mount_steps(words: &str, session: &str, memory: &Path) -> Result<Vec<Step>, String> {
+fn mount_steps(
+    words: &str,
+    session: &str,
+    facts: &'static [&'static str],
+    memory: &Path,
+) -> Result<Vec<Step>, String> {
     let memory = memory.to_path_buf();
     let session = session.to_string();
-    Ok(vec![
-        Step::run(format!("cat \"$M/search/memory:{words}\"")),
-        Step::then(move |done| {
-            let hit = done[0]
-                .output
-                .lines()
-                .filter(|l| l.contains(&session))
-                .find_map(|l| path_in(l, &memory, ".json"))
-                .ok_or("the hits shown name no entry of the session where it was decided")?;
-            let mut window = vec![hit];
-            for _ in 0..3 {
-                let next = next_entry(window.last().map_or("", String::as_str))?;
-                window.push(next);
-            }
-            Ok(format!("cat {}", window.join(" ")))
-        }),
-    ])
+    let shown = {
+        let session = session.clone();
+        move |done: &[Record]| done.iter().any(|r| r.output.contains(&session))
+    };
+    let answered = move |done: &[Record]| {
+        let read: String = done.iter().map(|r| r.output.to_lowercase()).collect();
+        facts.iter().all(|f| read.contains(&f.to_lowercase()))
+    };
+    let mut steps = vec![Step::run(format!("cat \"$M/search/memory:{words}\""))];
+    for page in 2..=PAGES {
+        let shown = shown.clone();
+        let words = words.to_string();
+        steps.push(Step::maybe(move |done| {
+            Ok((!shown(done)).then(|| format!("cat \"$M/search/memory:{words} page:{page}\"")))
+        }));
+    }
+    steps.push(Step::maybe(move |done| {
+        if answered(done) {
+            return Ok(None);
+        }
+        let hit = done
+            .iter()
+            .flat_map(|r| r.output.lines())
+            .filter(|l| l.contains(&session))
+            .find_map(|l| path_in(l, &memory, ".json"))
+            .ok_or("the hits shown name no entry of the session where it was decided")?;
+        let mut window = vec![hit];
+        for _ in 0..3 {
+            let next = next_entry(window.last().map_or("", String::as_str))?;
+            window.push(next);
+        }
+        Ok(Some(format!("cat {}", window.join(" "))))
+    }));
+    Ok(steps)
 }
+
+/// Pages of hits an agent turns before giving up on the search.
+const PAGES: usize = 3;
 
 /// The entry after `…/0012.json`: `…/0013.json`.
 fn next_entry(hit: &str) -> Result<String, String> {
