@@ -178,4 +178,7 @@ pub struct Hits {
     /// How many of the first hits hold every word of the query, when the others hold only
     /// some: a page ends after them, so that a precise query reads only its matches.
     pub every: Option<usize>,
+    /// The most hits a page of this area holds, when fewer than the search's default: hits
+    /// that come with their neighbouring turns are read one by one, and a few answer.
+    pub per_page: Option<usize>,
 }

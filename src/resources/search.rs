@@ -212,14 +212,15 @@ impl Search {
         let room = (self.budget * budget::CHARS_PER_TOKEN).saturating_sub(PAGE_FRAME);
         let rendered: Vec<String> = hits.hits.iter().map(render_hit).collect();
         // The hits with every word end a page of their own (see `Hits::every`).
+        let most = hits.per_page.unwrap_or(SCOPED).min(SCOPED);
         let pages = match hits.every {
             Some(every) if every > 0 && every < rendered.len() => {
-                let mut first = pages(&rendered[..every], room, SCOPED);
-                let rest = pages(&rendered[every..], room, SCOPED);
+                let mut first = pages(&rendered[..every], room, most);
+                let rest = pages(&rendered[every..], room, most);
                 first.extend(rest.into_iter().map(|r| r.start + every..r.end + every));
                 first
             }
-            _ => pages(&rendered, room, SCOPED),
+            _ => pages(&rendered, room, most),
         };
         let shown = pages.get(page - 1).cloned().unwrap_or_default();
         out.push_str(&format!(

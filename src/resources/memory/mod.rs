@@ -26,6 +26,9 @@ use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::tree::resource::Resource;
 
+/// Hits on a page of `search/memory:…`: each comes with the turns around it, and an agent
+/// reads them one by one.
+const PER_PAGE: usize = 3;
 /// Hits fetched per hit shown, so that repeats of a text can be left out.
 const REPEATS_FETCHED: usize = 3;
 /// The recall view at the top of `memory/`.
@@ -264,6 +267,7 @@ impl Resource for Memory {
             hits,
             total,
             note,
+            per_page: Some(PER_PAGE),
             ..Hits::default()
         })
     }

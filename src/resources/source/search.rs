@@ -106,6 +106,7 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         total,
         note,
         every,
+        ..Hits::default()
     })
 }
 
