@@ -593,7 +593,7 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str, fil
         functions: vec![
             Function::new(format!("cat {here}{example}.py"), "read one symbol", "its exact source, dedented"),
             Function::new(format!("cp fixed.py {here}{example}.py"), "replace it (sed -i, vim, echo > too)", "module rewritten, or refused with line:column"),
-            Function::new(format!("cp new.py {here}new.py"), "add symbols", if parent.is_some() { "appended to the class (a file may define several)" } else { "appended to the module (a file may define several)" }),
+            Function::new(format!("cp new.py {here}<name>.py"), "add symbols", if parent.is_some() { "appended to the class; a file may define several, <name> one of them" } else { "appended to the module; a file may define several, <name> one of them" }),
             Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
             Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
         ],
