@@ -554,8 +554,9 @@ fn a_project_with_its_tests_inside_the_package_still_runs_them_from_source_tests
     assert!(root.contains("1 test modules"), "{root}");
 }
 
-/// `def name` is a precise question: the line holding both words ends page 1, and the
-/// lines holding only `def` wait on page 2 rather than burying the answer.
+/// `def name` is a precise question: the line holding both words ends page 1, with the
+/// definition's code, and the lines holding only `def` wait on page 2 rather than burying
+/// the answer.
 #[test]
 fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     let mut module = String::new();
@@ -566,6 +567,11 @@ fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     let (_dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/mod.py", module.as_bytes())]);
     let first = render(&space, "search/source:def target");
     assert!(first.contains("def target():"), "{first}");
+    // The definition of the name asked for comes with its code: nothing else to open.
+    assert!(
+        first.contains("\n  def target():\n      return 0\n"),
+        "{first}"
+    );
     assert!(!first.contains("helper_"), "{first}");
     assert!(first.contains("page:2"), "the rest is a page away: {first}");
     let second = render(&space, "search/source:def target page:2");

@@ -192,7 +192,7 @@ impl Source {
     }
 
     /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
-    fn short_symbol(&self, file: &str) -> Option<String> {
+    pub(super) fn short_symbol(&self, file: &str) -> Option<String> {
         let path: Vec<&str> = file.split('/').collect();
         let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
         let text = String::from_utf8(bytes).ok()?;

@@ -94,13 +94,31 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             "lines with every term first; lines with some of them on the pages after".to_string()
         })
     });
-    let hits = found
+    let mut hits: Vec<Hit> = found
         .iter()
         .map(|f| match f.file < python {
             true => hit(source, &files[f.file], f),
             false => text_hit(source, &files[f.file], f),
         })
         .collect();
+    // The definition of a name the query names (`def validate_name`) comes with its code,
+    // when short: reading it is what the search was for.
+    let named = |hit: &Hit| {
+        let stem = hit.path.rsplit('/').next().unwrap_or("");
+        let stem = stem.strip_suffix(".py").unwrap_or(stem);
+        let stem = stem.split('@').next().unwrap_or(stem);
+        self::terms(query).contains(&stem)
+    };
+    let prefix = source.links.to("source/");
+    if let Some((hit, _)) = hits
+        .iter_mut()
+        .zip(&found)
+        .find(|(hit, f)| f.definition && f.file < python && named(hit))
+        && let Some(file) = hit.path.strip_prefix(&prefix)
+        && let Some(code) = source.short_symbol(file)
+    {
+        hit.after = code.lines().map(str::to_string).collect();
+    }
     Ok(Hits {
         hits,
         total,
