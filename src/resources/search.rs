@@ -18,9 +18,6 @@ use crate::render::budget;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 
-/// Hits shown per area in an unscoped search, unless the area shows fewer with context
-/// ([`Resource::glance_hits`]).
-pub const PER_AREA: usize = 5;
 /// The most hits a page of a scoped search shows; fewer when they fill the budget first.
 pub const SCOPED: usize = 20;
 /// Characters of a context line in a search of every area.

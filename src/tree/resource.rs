@@ -10,6 +10,9 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Hits, Kind, Node, RootPart};
 
+/// Hits of an area a search of every area shows, unless the area says fewer.
+pub const GLANCE_HITS: usize = 5;
+
 /// A resourcespace mounted under the root (`source/`, `tasks/`, ...) or inside another one
 /// (`source/history/`).
 ///
@@ -147,7 +150,7 @@ pub trait Resource: Send + Sync {
     /// How many of this area's hits a search of every area shows: fewer where each hit
     /// brings its context.
     fn glance_hits(&self) -> usize {
-        crate::resources::search::PER_AREA
+        GLANCE_HITS
     }
 
     /// What a change just made at `path` (under this top-level resourcespace) reaches,

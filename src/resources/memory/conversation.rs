@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use crate::model::Links;
 use crate::render::budget;
-use crate::resources::memory::views::{cut_to, entry_name, session_dir};
+use crate::render::one_line as cut_to;
+use crate::resources::memory::names::{entry_name, session_dir};
 use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow};
 

@@ -7,6 +7,7 @@
 pub mod conversation;
 pub mod document;
 mod import;
+mod names;
 pub mod sessions;
 pub mod summary;
 mod tags;

@@ -5,17 +5,13 @@ use crate::model::{Entry, Function, Links, Section};
 use crate::render::budget;
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
+pub use crate::resources::memory::names::{entry_name, session_dir};
 use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow, Stats};
 
 /// The session files that are not entries.
 pub const SUMMARY: &str = "summary.md";
 pub const RELATED: &str = "related.md";
-
-/// The file name of entry `seq` of `row`.
-pub fn entry_name(row: &SessionRow, seq: i64) -> String {
-    format!("{seq:0width$}.json", width = row.width())
-}
 
 /// Rows of the functions table for a session directory.
 pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
@@ -94,11 +90,6 @@ pub fn session_line(row: &SessionRow) -> String {
         if row.entries == 1 { "y" } else { "ies" },
         cut(&row.record.title)
     )
-}
-
-/// The path of session `row`'s directory.
-pub fn session_dir(row: &SessionRow, links: &Links) -> String {
-    links.dir(&["memory", "sessions", &row.day, &row.record.id])
 }
 
 /// A text cut to one line of [`LINE_CHARS`].
