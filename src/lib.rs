@@ -1,22 +1,36 @@
 //! homespace: a Python project, an agent's tasks and its memory of past sessions as a
 //! self-describing resource tree, mounted with FUSE.
 //!
-//! Layout:
+//! Layout, one line per top-level module (the binaries: `main.rs` with `cli/`, the command
+//! line; `bin/homespace-bench/`, the benchmark):
 //! - [`model`] — the vocabulary shared by the tree, the views and the resources: kinds of
-//!   paths, directory members, the entry view model, failures, links, reserved names.
+//!   paths, directory members, the entry view model, each resourcespace's share of the
+//!   root, failures, links, reserved names. Imports none of them.
+//! - [`error`] — the one error type: its kind (mapped to an errno) and a message saying what
+//!   failed, why, and where to go instead.
 //! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
-//!   inodes, open files, editors' temp files, the error log. Knows nothing of FUSE.
-//! - [`render`] — generated views: entry views, navigation, the error log, the dashboard,
-//!   and the budget every view is pruned to.
+//!   inodes, open files, editors' temp files, opens that wait for a running test run, the
+//!   error log. Knows nothing of FUSE.
+//! - [`render`] — generated views: entry views, navigation, the error log, the root
+//!   dashboard, and the budget every view is pruned to.
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.
-//! - [`store`] — the SQLite store behind tasks and memory.
-//! - [`pyproject`] — pyproject.toml's dependency lists, read and changed byte for byte.
-//! - [`testrun`] — running the project's tests with pytest and reading their results.
+//! - [`store`] — the store behind tasks, memory, edits, settings and test runs: a SQLite
+//!   file or a PostgreSQL database shared by many mounts.
+//! - [`python`] — Python source as symbols (the Ruff parser behind our own types), what a
+//!   line calls, which interpreter may run.
+//! - [`pyproject`] — pyproject.toml's dependency lists and tables, read and changed byte
+//!   for byte.
+//! - [`testrun`] — running the project's tests with pytest, reading their JUnit XML and
+//!   their tracebacks.
 //! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
-//! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching.
-//! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting.
 //! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
+//! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching;
+//!   [`passthrough`] — its opens handed to the kernel as the project file itself.
+//! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting; [`mounts`] —
+//!   the running mounts as `homespace status` lists them; [`service`] — telling systemd
+//!   how the mount is doing.
+//! - [`log`] — the daemon's log: a timestamped line per event.
 
 pub mod app;
 pub mod error;

@@ -1,11 +1,13 @@
-//! The one SQLite store of a mount (`<project>/.homespace/store.db` by default): tasks,
-//! memory sessions, edit history, settings and test runs. It is the single source of truth for
-//! everything that is not a project file — there is no second copy (JSONL, cache) to drift.
+//! The store of a mount: tasks, memory sessions, edit history, settings and test runs — the
+//! single source of truth for everything that is not a project file (there is no second
+//! copy, JSONL or cache, to drift). Either a SQLite file (`<project>/.homespace/store.db`
+//! by default) or a PostgreSQL database that many mounts share (`pg/`); each kind of
+//! record is one interface both answer (`records.rs`).
 //!
-//! Guarantees: every change goes through [`Store::write`], one immediate transaction that
-//! commits whole or not at all; reads go through [`Store::read`] and never change anything;
-//! other processes on the same file (a second mount, the CLI) wait up to the busy timeout
-//! instead of failing.
+//! Guarantees: every change goes through [`Store::change_records`] (or, on SQLite,
+//! [`Store::write`]), one transaction that commits whole or not at all; reads go through
+//! [`Store::records`] (or [`Store::read`]) and never change anything; other processes on
+//! the same store (a second mount, the CLI) wait instead of failing.
 
 pub mod copy;
 mod db;

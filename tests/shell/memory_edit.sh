@@ -60,5 +60,5 @@ expect_contains "$err" '"## How It Went" is missing' "and another, together"
 "$HOMESPACE" forget --store "$STORE" pairing-2025-11-03 | grep -q "forgot session pairing-2025-11-03" \
   || fail "homespace forget"
 expect_unlisted "$(dirname "$S")" "pairing-2025-11-03" "a forgotten session"
-out=$("$HOMESPACE" forget --store "$STORE" pairing-2025-11-03 2>&1) && fail "forgetting twice must fail"
+if out=$("$HOMESPACE" forget --store "$STORE" pairing-2025-11-03 2>&1); then fail "forgetting twice must fail"; fi
 expect_contains "$out" "no session pairing-2025-11-03" "says there is none"

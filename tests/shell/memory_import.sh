@@ -40,7 +40,7 @@ expect_contains "$err" "line 3" "the first bad line"
 expect_contains "$err" "line 5" "the second bad line"
 expect_contains "$err" "line 8" "the third bad line"
 expect_eq "$(sed -n 2p "$M/_entry.md")" "$entries_before" "nothing of a refused file is stored"
-out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/bad.jsonl" 2>&1) && fail "the CLI must fail on a bad file"
+if out=$("$HOMESPACE" import --store "$STORE" "$FIXTURES/bad.jsonl" 2>&1); then fail "the CLI must fail on a bad file"; fi
 expect_contains "$out" "line 8" "the CLI lists the bad lines too"
 
 # A transcript too large to copy in is refused whole, and the error names the CLI that
