@@ -25,8 +25,8 @@
 //! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
 //! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
-//! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching;
-//!   [`passthrough`] — its opens handed to the kernel as the project file itself.
+//! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching, and
+//!   (`fuse/passthrough.rs`) opens handed to the kernel as the project file itself.
 //! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting; [`mounts`] —
 //!   the running mounts as `homespace status` lists them; [`service`] — telling systemd
 //!   how the mount is doing.
@@ -39,7 +39,6 @@ pub mod log;
 pub mod model;
 pub mod mount;
 pub mod mounts;
-pub mod passthrough;
 pub mod pyproject;
 pub mod python;
 pub mod render;

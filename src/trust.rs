@@ -2,7 +2,7 @@
 //! StrictModes checks a user's keys: the file and every folder above it must be owned by
 //! the owner or root and writable by no one else. Only such files may say what the daemon
 //! runs (the interpreter, the test options): anything another user could change would let
-//! them run their program as the owner (SPEC §10).
+//! them run their program as the owner.
 //!
 //! One difference from ssh, which stops at the user's home: the walk goes to `/`, and a
 //! world-writable folder with the sticky bit (`/tmp`) is accepted on the way, since there
@@ -80,7 +80,7 @@ fn check_chain(path: &Path, owner: u32) -> Result<(), String> {
 
 /// Makes `dir` (and any missing folder above it) readable and writable by the owner alone
 /// (0700), unless it exists: what a mount keeps for itself — its store, log, settings and
-/// editors' temp files — is private by default (SPEC §10). A new folder gets a
+/// editors' temp files — is private by default. A new folder gets a
 /// `.gitignore` of `*` when `ignored`, as virtualenvs do, so it never shows in `git status`.
 /// Returns whether it was made.
 pub(crate) fn private_dir(dir: &Path, ignored: bool) -> std::io::Result<bool> {

@@ -2,7 +2,7 @@
 //! name, else the project's `.venv` or `venv`, else `python3` on `PATH` — each only if it
 //! is the owner's alone ([`crate::trust`]). A `.venv` another user could have planted or
 //! changed is passed over (and the log says why): running it would run their program as
-//! the mount's owner (SPEC §10).
+//! the mount's owner.
 
 use std::env;
 use std::fs;

@@ -42,7 +42,8 @@ use std::borrow::Cow;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
-/// The budget of every view, in tokens: a protocol-level constant (SPEC §3).
+/// The budget of every view, in tokens: agents rely on no view costing more (the README
+/// promises it), so it is a constant of the protocol, not a tuning knob.
 pub const BUDGET_TOKENS: usize = 500;
 
 /// The smallest budget for which a pruned view always carries its marker, given a short hint.

@@ -3,7 +3,8 @@
 //! each conversation page) and `tags/`, the summary, the dashboard and the hits of a
 //! filtered search with their context — byte for byte. Only the views ranked by
 //! related sessions (`recall`, `related.md`) are left out: ranking need not match to the
-//! byte (SPEC §11), and their own tests cover them.
+//! byte across backends (each has its own full-text engine), and their own tests cover
+//! them.
 
 use std::cell::RefCell;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! Which checkout of the project this mount serves, as the store knows it. The edit
-//! history, the test runs and the settings describe one checkout's files (SPEC §11: the
-//! project's files stay local to each checkout), so the store keeps them under this key,
+//! history, the test runs and the settings describe one checkout's files (the
+//! project's files stay local to each checkout; only the store is shared), so the store keeps them under this key,
 //! and mounts of other checkouts sharing one store (PostgreSQL) neither see nor undo them.
 
 use std::path::Path;

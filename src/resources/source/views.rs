@@ -341,8 +341,8 @@ fn first_module(source: &Source, dir: &Path) -> Option<String> {
 /// Whether everyone who may read the view of folder `dir` may read `file` too, judged by
 /// their owners and modes alone, so that the view is the same for every reader (the kernel
 /// keeps one copy for all): a module more private than its folder is described by name
-/// only, never by its docstring or counts (SPEC §10: a view derived from a file is shown
-/// only to those who may read the file). Unsure cases count as not readable.
+/// only, never by its docstring or counts (a view derived from a file is shown only to
+/// those who may read the file). Unsure cases count as not readable.
 fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     let (Ok(file), Ok(dir)) = (std::fs::metadata(file), std::fs::metadata(dir)) else {

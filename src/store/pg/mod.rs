@@ -1,4 +1,4 @@
-//! PostgreSQL: the store teams share (SPEC §11). One connection per mount behind a mutex,
+//! PostgreSQL: the store teams share (many mounts, many machines, one database). One connection per mount behind a mutex,
 //! as SQLite's. When the database cannot be reached, requests fail at once with
 //! [`ErrorKind::Unavailable`] naming the store, and the next request connects again: an
 //! outage needs no remount. Every read runs in one read-only transaction (a consistent snapshot), every

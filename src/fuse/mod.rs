@@ -5,6 +5,8 @@
 //! core. A panic inside a request fails that request with `EIO` (and is logged); the mount
 //! keeps serving.
 
+mod passthrough;
+
 use std::ffi::OsStr;
 use std::path::Path;
 use std::sync::Arc;
@@ -19,11 +21,11 @@ use fuser::{
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
-use crate::passthrough::Passthrough;
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
 use crate::tree::pending::{self, Pending, Waited};
 use crate::tree::{Attr, OpenFlags as Open, Opened, Paging, Space, StoreVersion, guarded};
+use passthrough::Passthrough;
 
 /// How long the kernel may keep names and attributes when every change to them is
 /// announced (see [`crate::tree::kernel_cache`]): long, since invalidation keeps them right;
