@@ -6,6 +6,7 @@
 //! daemon's command line only ever show the URL without it ([`Location::shown`]), and the
 //! mount hands the password to its daemon in `PGPASSWORD`, so `ps` never shows it.
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -111,41 +112,20 @@ pub fn without_password(url: &str) -> String {
     }
 }
 
-/// A password as a URL's userinfo may hold it: everything but unreserved characters
-/// escaped (a password may hold `@`, `:` or `/`).
+/// What a URL's userinfo escapes in a password: everything but unreserved characters (a
+/// password may hold `@`, `:` or `/`).
+const USERINFO: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
 fn percent_encode(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, USERINFO).to_string()
 }
 
 fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 #[cfg(test)]
