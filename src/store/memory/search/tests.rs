@@ -1,0 +1,342 @@
+//! Through [`crate::store::memory::MemoryRecords`], on both backends: each must find,
+//! order, bound and refuse as these say, though ranks and snippets may differ.
+use super::*;
+use crate::error::ErrorKind;
+use crate::store::Store;
+use crate::store::memory::Found;
+use crate::store::memory::record::{EntryRecord, Transcript};
+use crate::store::memory::testing::{at, entry, session, with_tags};
+use crate::store::testing::for_each_backend;
+
+fn sample(store: &Store) {
+    let transcript = Transcript {
+        sessions: vec![
+            (
+                session(
+                    "deploy",
+                    Some("2026-11-10T09:00:00Z"),
+                    "Deploy the billing service",
+                ),
+                vec![
+                    entry("d1", Channel::User, "please deploy billing to staging"),
+                    entry(
+                        "d2",
+                        Channel::ToolCall,
+                        "kubectl rollout status deploy/billing",
+                    ),
+                    at(
+                        entry(
+                            "d3",
+                            Channel::ToolResult,
+                            "error: rollout failed, image pull backoff",
+                        ),
+                        "2026-11-11T10:00:00Z",
+                    ),
+                    with_tags(
+                        entry("d4", Channel::Assistant, "the registry token expired"),
+                        &["incident"],
+                    ),
+                ],
+            ),
+            (
+                session("login", Some("2026-11-20T09:00:00Z"), "Fix the login form"),
+                vec![
+                    entry(
+                        "l1",
+                        Channel::User,
+                        "the login form rejects valid passwords",
+                    ),
+                    entry("l2", Channel::ToolCall, "grep -rn check_password src/"),
+                    with_tags(
+                        entry(
+                            "l3",
+                            Channel::Assistant,
+                            "check_password compares bytes to str: a failed comparison",
+                        ),
+                        &["incident", "auth"],
+                    ),
+                ],
+            ),
+        ],
+    };
+    store.change_memory(|m| m.import(&transcript)).unwrap();
+}
+
+fn search(store: &Store, query: &str, limit: usize) -> Result<Found> {
+    store.memory(|m| m.search(query, limit))
+}
+
+fn found(store: &Store, query: &str) -> (Vec<String>, usize, Option<String>) {
+    let (hits, total, note) = search(store, query, 10).unwrap();
+    let names = hits
+        .iter()
+        .map(|h| match h.seq {
+            Some(seq) => format!("{}/{seq}", h.session_id),
+            None => h.session_id.clone(),
+        })
+        .collect();
+    (names, total, note)
+}
+
+fn names(store: &Store, query: &str) -> Vec<String> {
+    found(store, query).0
+}
+
+#[test]
+fn words_match_entries_and_sessions_with_snippets() {
+    for_each_backend(|store| {
+        sample(&store);
+        let (hits, total, note) = search(&store, "billing", 10).unwrap();
+        assert_eq!((total, note), (3, None));
+        assert_eq!(hits[0].seq, None, "the session about it comes first");
+        assert_eq!(hits[0].snippet, "Deploy the **billing** service");
+        assert_eq!((hits[0].day.as_str(), hits[0].width), ("2026-11-10", 4));
+        // Equal scores: the newest first.
+        assert_eq!(hits[1].channel, Some(Channel::ToolCall));
+        assert_eq!(hits[1].snippet, "kubectl rollout status deploy/**billing**");
+        // Entries with every word come first; case and punctuation do not matter.
+        assert_eq!(names(&store, "FAILED rollout")[0], "deploy/3");
+        assert_eq!(names(&store, "check_password bytes")[0], "login/3");
+        assert_eq!(names(&store, "\"failed comparison\""), ["login/3"]);
+        assert!(names(&store, "\"comparison failed\"").is_empty());
+        assert_eq!(names(&store, "regist*"), ["deploy/4"]);
+        assert_eq!(names(&store, "status/deploy/bill*"), ["deploy/2"]);
+        // Tags are searched as words too.
+        assert_eq!(names(&store, "auth"), ["login/3"]);
+    });
+}
+
+#[test]
+fn several_words_rank_entries_by_how_many_match_instead_of_answering_nothing() {
+    for_each_backend(|store| {
+        sample(&store);
+        // No entry or session holds all three words; "rollout" is in two entries.
+        let (hits, total, note) = found(&store, "rollout money rounding");
+        assert_eq!(hits, ["deploy/2", "deploy/3"]);
+        assert_eq!(total, 2);
+        assert_eq!(
+            note.as_deref(),
+            Some("0 hold every term, 2 more hold some of them and follow")
+        );
+        // Every word first, then those with some: the entry with "failed" and
+        // "rollout" before the one with "failed" alone.
+        let (hits, total, _) = found(&store, "failed rollout");
+        assert_eq!(hits, ["deploy/3", "deploy/2", "login/3"]);
+        assert_eq!(total, 3);
+        // When every-word hits fill the page, nothing more is searched.
+        let (hits, total, note) = search(&store, "failed rollout", 1).unwrap();
+        assert_eq!((hits.len(), total, note), (1, 1, None));
+        // A phrase stays one term, exact.
+        assert_eq!(
+            names(&store, "\"failed rollout\" zzz"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            names(&store, "\"failed rollout\" zzz registry"),
+            ["deploy/4"]
+        );
+        // Filters hold for every tier.
+        assert_eq!(names(&store, "failed zzz channel:assistant"), ["login/3"]);
+    });
+}
+
+#[test]
+fn pages_cut_from_one_ranking_never_repeat_a_hit() {
+    for_each_backend(|store| {
+        sample(&store);
+        for query in ["the deploy login", "billing", "form failed the"] {
+            let all = names(&store, query);
+            for size in 1..=all.len() {
+                let first = search(&store, query, size).unwrap().0.len();
+                assert_eq!(
+                    found_n(&store, query, size),
+                    all[..first],
+                    "{query} with {size}"
+                );
+            }
+        }
+    });
+}
+
+fn found_n(store: &Store, query: &str, limit: usize) -> Vec<String> {
+    let (hits, _, _) = search(store, query, limit).unwrap();
+    hits.iter()
+        .map(|h| match h.seq {
+            Some(seq) => format!("{}/{seq}", h.session_id),
+            None => h.session_id.clone(),
+        })
+        .collect()
+}
+
+#[test]
+fn filters_narrow_entries() {
+    for_each_backend(|store| {
+        let store = &*store;
+        sample(store);
+        assert_eq!(names(store, "failed channel:tool_result"), ["deploy/3"]);
+        assert_eq!(
+            names(store, "failed channel:assistant channel:user"),
+            ["login/3"]
+        );
+        assert_eq!(names(store, "failed tag:incident"), ["login/3"]);
+        assert_eq!(found(store, "tag:incident").0, ["login/3", "deploy/4"]);
+        assert_eq!(found(store, "tag:incident").1, 2);
+        assert_eq!(names(store, "tag:incident tag:auth"), ["login/3"]);
+        assert_eq!(names(store, "form session:login"), ["login", "login/1"]);
+        assert_eq!(
+            names(store, "session:deploy channel:tool_call"),
+            ["deploy/2"]
+        );
+        // An entry's own time counts, else its session's day.
+        assert_eq!(
+            names(store, "failed since:2026-11-11"),
+            ["deploy/3", "login/3"]
+        );
+        assert_eq!(
+            names(store, "failed until:2026-11-10"),
+            Vec::<String>::new()
+        );
+        assert_eq!(names(store, "the until:2026-11-10"), ["deploy", "deploy/4"]);
+        let (hits, total, note) = found(store, "x session:nope");
+        assert_eq!((hits.len(), total), (0, 0));
+        assert_eq!(note.as_deref(), Some("no session is named nope"));
+    });
+}
+
+#[test]
+fn patterns_scan_or_narrow() {
+    for_each_backend(|store| {
+        let store = &*store;
+        sample(store);
+        let (hits, _, _) = search(store, r"re:check_\w+\(?", 10).unwrap();
+        assert_eq!(hits.len(), 2);
+        assert_eq!(
+            hits[0].snippet,
+            "**check_password** compares bytes to str: a failed …"
+        );
+        assert_eq!(hits[1].snippet, "grep -rn **check_password** src/");
+        assert_eq!(names(store, "failed re:roll\\w+"), ["deploy/3"]);
+        assert_eq!(names(store, "re:(?i)^fix"), ["login"]);
+        assert_eq!(names(store, "re:zzz"), Vec::<String>::new());
+        // Rust's regex syntax, whichever backend: `\d`, `(?i)`, `\b`.
+        assert_eq!(names(store, r"re:(?i)\bKUBECTL\b"), ["deploy/2"]);
+        assert_eq!(names(store, r"registry re:\btoken\b"), ["deploy/4"]);
+        // Filters alone list entries, newest first.
+        assert_eq!(names(store, "channel:tool_call"), ["login/2", "deploy/2"]);
+        assert_eq!(found(store, "channel:tool_call channel:user").1, 4);
+        let (hits, total, _) = search(store, "channel:user", 1).unwrap();
+        assert_eq!((hits.len(), total), (1, 2));
+    });
+}
+
+#[test]
+fn malformed_queries_are_refused_and_hostile_ones_are_text() {
+    for_each_backend(|store| {
+        let store = &*store;
+        sample(store);
+        for query in [
+            "foo:bar",
+            "channel:nope",
+            "since:2026-02-30x",
+            "re:(",
+            "\"open",
+        ] {
+            let err = search(store, query, 5).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Invalid, "{query}");
+        }
+        let long = "a".repeat(3_000);
+        for query in [
+            "\"\"",
+            "*",
+            "NEAR(a b)",
+            "(",
+            "-login",
+            "a AND OR",
+            "",
+            "  ",
+            "\"\"*",
+            "^x",
+            "x:",
+            "{content}: x",
+            "login:",
+            "'; DROP TABLE entries; --",
+            "é",
+            "\u{301}",
+            "a\"b",
+            "**",
+            "re:.*",
+            "channel:user",
+            "since:2026-11-01",
+            // tsquery's syntax is text too.
+            "'a' & !b | c <-> d :* \\ (e)",
+            "login :* & !form",
+            "x\u{0}y",
+            "tag:a\u{0}b",
+            "session:\"a\u{0}\" b",
+            "x²",
+            long.as_str(),
+        ] {
+            assert!(search(store, query, 5).is_ok(), "{query:?}");
+        }
+        assert_eq!(names(store, "login :* & !form"), ["login", "login/1"]);
+        let (hits, total, note) = search(store, "  ", 5).unwrap();
+        assert_eq!((hits.len(), total), (0, 0));
+        assert_eq!(
+            note.as_deref(),
+            Some("the query has no words to search for")
+        );
+    });
+}
+
+#[test]
+fn words_in_any_script_are_found() {
+    for_each_backend(|store| {
+        let transcript = Transcript {
+            sessions: vec![(
+                session("intl", None, "Été à Paris"),
+                vec![entry("i1", Channel::User, "Überprüfung der Straße, 東京")],
+            )],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        assert_eq!(names(&store, "été"), ["intl"]);
+        assert_eq!(names(&store, "überprüfung"), ["intl/1"]);
+        assert_eq!(names(&store, "STRASSE"), Vec::<String>::new());
+        assert_eq!(names(&store, "straße"), ["intl/1"]);
+    });
+}
+
+#[test]
+fn very_common_words_rank_the_most_recent_matches() {
+    for_each_backend(|store| {
+        let entries: Vec<EntryRecord> = (0..RANK + 100)
+            .map(|i| entry(&format!("k{i}"), Channel::User, &format!("common word {i}")))
+            .collect();
+        let transcript = Transcript {
+            sessions: vec![(session("big", None, "big"), entries)],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        let (hits, total, note) = search(&store, "common", 3).unwrap();
+        assert_eq!((hits.len(), total), (3, RANK + 100));
+        assert_eq!(
+            note.as_deref(),
+            Some("2,100 matches: ranked the 2,000 most recent by relevance")
+        );
+        let (_, total, note) = search(&store, "common channel:user", 3).unwrap();
+        assert_eq!((total, note), (RANK + 100, None));
+        let (hits, total, note) = search(&store, "common re:\"word 2050$\"", 3).unwrap();
+        assert_eq!(total, 1);
+        assert_eq!(hits[0].snippet, "common **word 2050**");
+        assert_eq!(
+            note.as_deref(),
+            Some("re: was checked on the 2,000 most recent matches of the words only")
+        );
+        // The oldest matches were not checked.
+        assert_eq!(search(&store, "common re:\"word 7$\"", 3).unwrap().1, 0);
+        // A scan reads every page, newest first, down to the oldest entry.
+        let (hits, total, note) = search(&store, "re:\"word 5$\"", 3).unwrap();
+        assert_eq!((total, note), (1, None));
+        assert_eq!(hits[0].seq, Some(6));
+        let (_, total, _) = search(&store, "channel:user re:word", 3).unwrap();
+        assert_eq!(total, RANK + 100);
+    });
+}
