@@ -23,6 +23,8 @@ mod views;
 mod reftest;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod writers_tests;
 
 use std::sync::Arc;
 use std::time::SystemTime;
