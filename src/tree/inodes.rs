@@ -8,14 +8,21 @@ use std::collections::BTreeMap;
 use std::time::SystemTime;
 
 /// The fingerprint of some content: its hash and its length.
-pub type Print = (u64, u64);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Print {
+    hash: u64,
+    len: u64,
+}
 
 /// The fingerprint of `content`.
 pub fn print(content: &[u8]) -> Print {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     content.hash(&mut hasher);
-    (hasher.finish(), content.len() as u64)
+    Print {
+        hash: hasher.finish(),
+        len: content.len() as u64,
+    }
 }
 
 /// The root directory's inode number, fixed by FUSE.

@@ -75,8 +75,14 @@ pub struct Space {
     pub(super) store_perm: Perm,
 }
 
-/// Content computed for `stat`: (ino, generation, when, bytes).
-pub(crate) type Rendered = (u64, u64, Instant, Arc<Vec<u8>>);
+/// Content computed for a `stat`, kept a moment for the `open` that usually follows.
+pub(crate) struct Rendered {
+    ino: u64,
+    /// The kernel-cache generation it was computed at: any change since makes it stale.
+    generation: u64,
+    at: Instant,
+    content: Arc<Vec<u8>>,
+}
 
 /// Bytes the spilled buffers and temp files may hold on disk in all: as many temp files as
 /// may exist at once, each as large as a document may be.
@@ -489,7 +495,12 @@ impl Space {
     ) -> Result<(Arc<Vec<u8>>, Print)> {
         let generation = self.kernel.generation();
         let rendered = self.kept_or(ino, path, cacheable, generation, None)?;
-        *lock(&self.rendered) = Some((ino, generation, Instant::now(), Arc::clone(&rendered.0)));
+        *lock(&self.rendered) = Some(Rendered {
+            ino,
+            generation,
+            at: Instant::now(),
+            content: Arc::clone(&rendered.0),
+        });
         Ok(rendered)
     }
 
@@ -506,13 +517,10 @@ impl Space {
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
         let generation = self.kernel.generation();
-        let just_stated =
-            lock(&self.rendered)
-                .take()
-                .and_then(|(seen, at_generation, at, content)| {
-                    (seen == ino && at_generation == generation && at.elapsed() < RENDER_REUSE)
-                        .then_some(content)
-                });
+        let just_stated = lock(&self.rendered).take().and_then(|kept| {
+            (kept.ino == ino && kept.generation == generation && kept.at.elapsed() < RENDER_REUSE)
+                .then_some(kept.content)
+        });
         self.kept_or(ino, path, cacheable, generation, just_stated)
     }
 
