@@ -4,11 +4,12 @@
 //! Asking for the modes or owner a file already shows succeeds: `cp -p`, `tar x`, vim and
 //! `sed -i` set them as a matter of course.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::model::Ownership;
 use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::place::Place;
+use crate::tree::resource::ModeChange;
 use crate::tree::space::Attr;
 
 /// Permission bits `chmod` can set (with setuid, setgid and sticky).
@@ -47,12 +48,11 @@ impl Space {
                 };
                 Ok(())
             }
-            Place::In(resource, rest) => resource
-                .set_perm(&rest, mode, uid, gid)
-                .map_err(|e| self.fixed_modes(&path, e)),
-            Place::Root | Place::Generated(..) | Place::Errors => {
-                Err(self.fixed_modes(&path, Error::not_permitted("")))
-            }
+            Place::In(resource, rest) => match resource.set_perm(&rest, mode, uid, gid)? {
+                ModeChange::Done => Ok(()),
+                ModeChange::NotKept => Err(self.fixed_modes(&path)),
+            },
+            Place::Root | Place::Generated(..) | Place::Errors => Err(self.fixed_modes(&path)),
         })();
         self.logged(op, &path, changed)?;
         self.changed_at(&path);
@@ -60,10 +60,7 @@ impl Space {
     }
 
     /// The refusal of a `chmod`/`chown` where modes are not kept: what they follow instead.
-    fn fixed_modes(&self, path: &[String], error: Error) -> Error {
-        if error.kind != ErrorKind::NotPermitted || !error.message.is_empty() {
-            return error;
-        }
+    fn fixed_modes(&self, path: &[String]) -> Error {
         Error::not_permitted(format!(
             "the modes and owner of {} cannot be changed: it is not a file of the project. \
              Generated views, tasks and memory show the modes of the store file; symbol files \

@@ -10,6 +10,14 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Hits, Kind, Node, RootPart};
 
+/// What a `chmod`/`chown` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModeChange {
+    Done,
+    /// This path keeps no modes of its own: they follow the store's or a module's.
+    NotKept,
+}
+
 /// Hits of an area a search of every area shows, unless the area says fewer.
 pub const GLANCE_HITS: usize = 5;
 
@@ -115,16 +123,16 @@ pub trait Resource: Send + Sync {
     }
 
     /// Change the permission bits and/or owner of the file at `path` (only what is given
-    /// changes). Where the file is not a file of the project, refuse with
-    /// `ErrorKind::NotPermitted` and an empty message: the tree says what the modes follow.
+    /// changes). Where modes are not kept (the file is no file of the project),
+    /// [`ModeChange::NotKept`]: the tree refuses, saying what the modes follow.
     fn set_perm(
         &self,
         _path: &[&str],
         _mode: Option<u32>,
         _uid: Option<u32>,
         _gid: Option<u32>,
-    ) -> Result<()> {
-        Err(Error::not_permitted(""))
+    ) -> Result<ModeChange> {
+        Ok(ModeChange::NotKept)
     }
 
     /// Make a directory at `path`.

@@ -41,7 +41,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
-use crate::tree::resource::{Changes, Resource};
+use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
@@ -454,10 +454,10 @@ impl Resource for Source {
         mode: Option<u32>,
         uid: Option<u32>,
         gid: Option<u32>,
-    ) -> Result<()> {
+    ) -> Result<ModeChange> {
         match self.resolve(path)? {
             Place::ModuleFile { disk, .. } | Place::DataFile { disk } | Place::Dir { disk, .. } => {
-                disk::set_perm(&disk, mode, uid, gid)
+                disk::set_perm(&disk, mode, uid, gid).map(|()| ModeChange::Done)
             }
             Place::Symbol { disk, .. } | Place::Members { disk, .. } => {
                 Err(Error::not_permitted(format!(
@@ -467,7 +467,7 @@ impl Resource for Source {
                     disk.display()
                 )))
             }
-            _ => Err(Error::not_permitted("")),
+            _ => Ok(ModeChange::NotKept),
         }
     }
 }
