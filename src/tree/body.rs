@@ -84,12 +84,12 @@ impl Spill {
 /// A file's bytes, in memory or spilled to disk.
 #[derive(Debug)]
 pub struct Body {
-    place: Place,
+    place: Storage,
     spill: Arc<Spill>,
 }
 
 #[derive(Debug)]
-enum Place {
+enum Storage {
     Memory(Vec<u8>),
     /// Content the daemon keeps anyway (a reader's snapshot): shared, never copied, and
     /// made the body's own before a first change.
@@ -102,13 +102,13 @@ impl Body {
     /// A body holding `bytes` (spilled if large).
     pub fn new(bytes: Vec<u8>, spill: &Arc<Spill>) -> Result<Body> {
         let mut body = Body {
-            place: Place::Memory(Vec::new()),
+            place: Storage::Memory(Vec::new()),
             spill: Arc::clone(spill),
         };
         if bytes.len() > SPILL_AT {
             body.write_at(0, &bytes)?;
         } else {
-            body.place = Place::Memory(bytes);
+            body.place = Storage::Memory(bytes);
         }
         Ok(body)
     }
@@ -116,16 +116,16 @@ impl Body {
     /// A body reading `bytes`, which others hold too.
     pub fn shared(bytes: Arc<Vec<u8>>, spill: &Arc<Spill>) -> Body {
         Body {
-            place: Place::Shared(bytes),
+            place: Storage::Shared(bytes),
             spill: Arc::clone(spill),
         }
     }
 
     /// Make a shared body this body's own, before it changes.
     fn own(&mut self) -> Result<()> {
-        if let Place::Shared(bytes) = &self.place {
+        if let Storage::Shared(bytes) = &self.place {
             let owned = Body::new(bytes.as_ref().clone(), &self.spill)?;
-            self.place = Place::Memory(Vec::new());
+            self.place = Storage::Memory(Vec::new());
             *self = owned;
         }
         Ok(())
@@ -133,9 +133,9 @@ impl Body {
 
     pub fn len(&self) -> u64 {
         match &self.place {
-            Place::Memory(bytes) => bytes.len() as u64,
-            Place::Shared(bytes) => bytes.len() as u64,
-            Place::Disk(_, len) => *len,
+            Storage::Memory(bytes) => bytes.len() as u64,
+            Storage::Shared(bytes) => bytes.len() as u64,
+            Storage::Disk(_, len) => *len,
         }
     }
 
@@ -149,9 +149,9 @@ impl Body {
         let start = offset.min(len);
         let end = start.saturating_add(size as u64).min(len);
         match &self.place {
-            Place::Memory(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
-            Place::Shared(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
-            Place::Disk(file, _) => {
+            Storage::Memory(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
+            Storage::Shared(bytes) => Ok(bytes[start as usize..end as usize].to_vec()),
+            Storage::Disk(file, _) => {
                 let mut out = vec![0; (end - start) as usize];
                 file.read_exact_at(&mut out, start).map_err(disk_error)?;
                 Ok(out)
@@ -170,12 +170,12 @@ impl Body {
         let end = offset.saturating_add(data.len() as u64);
         self.grow_to(end)?;
         match &mut self.place {
-            Place::Memory(bytes) => {
+            Storage::Memory(bytes) => {
                 let start = offset as usize;
                 bytes[start..start + data.len()].copy_from_slice(data);
             }
-            Place::Disk(file, _) => file.write_all_at(data, offset).map_err(disk_error)?,
-            Place::Shared(_) => return Err(shared_changed()),
+            Storage::Disk(file, _) => file.write_all_at(data, offset).map_err(disk_error)?,
+            Storage::Shared(_) => return Err(shared_changed()),
         }
         Ok(())
     }
@@ -187,16 +187,16 @@ impl Body {
             return self.grow_to(size);
         }
         match &mut self.place {
-            Place::Memory(bytes) => {
+            Storage::Memory(bytes) => {
                 bytes.truncate(size as usize);
                 bytes.shrink_to_fit();
             }
-            Place::Disk(file, len) => {
+            Storage::Disk(file, len) => {
                 file.set_len(size).map_err(disk_error)?;
                 self.spill.release(*len - size);
                 *len = size;
             }
-            Place::Shared(_) => return Err(shared_changed()),
+            Storage::Shared(_) => return Err(shared_changed()),
         }
         Ok(())
     }
@@ -204,9 +204,9 @@ impl Body {
     /// A copy of this body (streamed: a large one never passes through memory whole).
     pub fn try_clone(&self) -> Result<Body> {
         match &self.place {
-            Place::Memory(bytes) => Body::new(bytes.clone(), &self.spill),
-            Place::Shared(bytes) => Ok(Body::shared(Arc::clone(bytes), &self.spill)),
-            Place::Disk(file, len) => {
+            Storage::Memory(bytes) => Body::new(bytes.clone(), &self.spill),
+            Storage::Shared(bytes) => Ok(Body::shared(Arc::clone(bytes), &self.spill)),
+            Storage::Disk(file, len) => {
                 self.spill.reserve(*len)?;
                 let copy = (|| {
                     let mut to = self.spill.file()?;
@@ -218,7 +218,7 @@ impl Body {
                 })();
                 match copy {
                     Ok(to) => Ok(Body {
-                        place: Place::Disk(to, *len),
+                        place: Storage::Disk(to, *len),
                         spill: Arc::clone(&self.spill),
                     }),
                     Err(e) => {
@@ -237,11 +237,11 @@ impl Body {
             return Ok(());
         }
         match &mut self.place {
-            Place::Memory(bytes) if end <= SPILL_AT as u64 => {
+            Storage::Memory(bytes) if end <= SPILL_AT as u64 => {
                 bytes.resize(end as usize, 0);
                 Ok(())
             }
-            Place::Memory(bytes) => {
+            Storage::Memory(bytes) => {
                 self.spill.reserve(end)?;
                 let moved = (|| {
                     let file = self.spill.file()?;
@@ -251,7 +251,7 @@ impl Body {
                 })();
                 match moved {
                     Ok(file) => {
-                        self.place = Place::Disk(file, end);
+                        self.place = Storage::Disk(file, end);
                         Ok(())
                     }
                     Err(e) => {
@@ -260,8 +260,8 @@ impl Body {
                     }
                 }
             }
-            Place::Shared(_) => Err(shared_changed()),
-            Place::Disk(file, len) => {
+            Storage::Shared(_) => Err(shared_changed()),
+            Storage::Disk(file, len) => {
                 self.spill.reserve(end - *len)?;
                 if let Err(e) = file.set_len(end) {
                     self.spill.release(end - *len);
@@ -276,7 +276,7 @@ impl Body {
 
 impl Drop for Body {
     fn drop(&mut self) {
-        if let Place::Disk(_, len) = self.place {
+        if let Storage::Disk(_, len) = self.place {
             self.spill.release(len);
         }
     }

@@ -13,8 +13,8 @@ use crate::model::names;
 use crate::tree::access::Caller;
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
-use crate::tree::place::{Place, descend};
 use crate::tree::resource::Resource;
+use crate::tree::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 use crate::tree::{Space, lock};
 
@@ -191,16 +191,16 @@ impl Space {
         path.push(name.to_string());
         let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
         let _pass = self.changes.enter();
-        let removed = (|| match self.place(&path)? {
-            Place::Scratch(key) => {
+        let removed = (|| match self.route(&path)? {
+            Route::Scratch(key) => {
                 self.files.scratch().remove(&key);
                 Ok(())
             }
-            Place::Root | Place::Generated(..) | Place::Errors => Err(Error::read_only(format!(
+            Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be removed",
                 self.links.to(&path.join("/"))
             ))),
-            Place::In(resource, rest) => {
+            Route::In(resource, rest) => {
                 let node = resource.stat(&rest)?;
                 if !dir && self.restoring_from_backup(&path) {
                     // vim, after a refused write: unlink the document, then rename its
@@ -287,8 +287,8 @@ impl Space {
         let same_dir = from.split_last().map(|(_, p)| p) == to.split_last().map(|(_, p)| p);
         let to_temp =
             same_dir && self.stat(from).is_ok_and(|n| n.kind != Kind::Dir) && self.is_temp(to);
-        match self.place(from)? {
-            Place::Scratch(key) => {
+        match self.route(from)? {
+            Route::Scratch(key) => {
                 if to_temp {
                     let (_, dir) = to
                         .split_last()
@@ -312,7 +312,7 @@ impl Space {
                 self.files.scratch().remove(&key);
                 Ok(())
             }
-            Place::In(resource, rest) => {
+            Route::In(resource, rest) => {
                 let backup = from.last().map(|name| format!("{name}~"));
                 if to_temp && to.last() != backup.as_ref() {
                     return Err(Error::not_permitted(format!(
@@ -348,7 +348,7 @@ impl Space {
                 }
                 resource.rename(&rest, &target_rest)
             }
-            Place::Root | Place::Generated(..) | Place::Errors => Err(Error::read_only(format!(
+            Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be moved",
                 self.links.to(&from.join("/"))
             ))),

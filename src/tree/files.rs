@@ -17,7 +17,7 @@ use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::pending::Pending;
-use crate::tree::place::Place;
+use crate::tree::route::Route;
 use crate::tree::space::{Attr, is_a_dir};
 
 /// The size from which a reader of an exact project file is handed the file itself.
@@ -87,7 +87,7 @@ impl Space {
         if may_wait
             && node.waits
             && !flags.write
-            && let Ok(Place::In(resource, rest)) = self.place(&path)
+            && let Ok(Route::In(resource, rest)) = self.route(&path)
             && let Some(pending) = resource.pending(&rest)
         {
             return Ok(Opened::Wait(pending));
@@ -119,7 +119,7 @@ impl Space {
                 let keep = self.kernel.opened(ino, print);
                 paging = Paging::Cached { keep };
                 if content.len() >= PASSTHROUGH_FROM
-                    && let Ok(Place::In(resource, rest)) = self.place(&path)
+                    && let Ok(Route::In(resource, rest)) = self.route(&path)
                     && let Some(file) = resource.exact_file(&rest)
                 {
                     paging = Paging::Passthrough { file, keep };
@@ -218,7 +218,7 @@ impl Space {
     /// a recent one, which the views beside it show).
     fn served(&self, ino: u64, print: Print, path: &[String]) {
         self.observed_print(ino, print);
-        if let Ok(Place::In(resource, rest)) = self.place(path) {
+        if let Ok(Route::In(resource, rest)) = self.route(path) {
             resource.opened(&rest);
             if resource.shows_everything() {
                 self.noted_open(path);
@@ -391,8 +391,8 @@ impl Space {
         if content.len() > MAX_DOCUMENT {
             return Err(self.too_big(path));
         }
-        match self.place(path)? {
-            Place::Scratch(key) => {
+        match self.route(path)? {
+            Route::Scratch(key) => {
                 let pending = self.files.scratch().get(&key).is_some_and(|f| f.pending);
                 if pending {
                     let (resource, rest) = self.place_in_resource(path)?;
@@ -413,8 +413,8 @@ impl Space {
                 }
                 Ok(())
             }
-            Place::In(resource, rest) => resource.write(&rest, content, base),
-            Place::Root | Place::Generated(..) | Place::Errors => {
+            Route::In(resource, rest) => resource.write(&rest, content, base),
+            Route::Root | Route::Generated(..) | Route::Errors => {
                 Err(self.read_only_error(path, Kind::View))
             }
         }

@@ -19,7 +19,7 @@ mod invalidation;
 mod listings;
 mod modes;
 mod open_files;
-mod place;
+mod route;
 mod space;
 #[cfg(test)]
 mod tests;

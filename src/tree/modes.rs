@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::model::Ownership;
 use crate::tree::Space;
 use crate::tree::access::Caller;
-use crate::tree::place::Place;
 use crate::tree::resource::ModeChange;
+use crate::tree::route::Route;
 use crate::tree::space::Attr;
 
 /// Permission bits `chmod` can set (with setuid, setgid and sticky).
@@ -35,8 +35,8 @@ impl Space {
             return Ok(attr);
         }
         let op = if mode.is_some() { "chmod" } else { "chown" };
-        let changed = (|| match self.place(&path)? {
-            Place::Scratch(key) => {
+        let changed = (|| match self.route(&path)? {
+            Route::Scratch(key) => {
                 let mut scratch = self.files.scratch();
                 let file = scratch
                     .get_mut(&key)
@@ -48,11 +48,11 @@ impl Space {
                 };
                 Ok(())
             }
-            Place::In(resource, rest) => match resource.set_perm(&rest, mode, uid, gid)? {
+            Route::In(resource, rest) => match resource.set_perm(&rest, mode, uid, gid)? {
                 ModeChange::Done => Ok(()),
                 ModeChange::NotKept => Err(self.fixed_modes(&path)),
             },
-            Place::Root | Place::Generated(..) | Place::Errors => Err(self.fixed_modes(&path)),
+            Route::Root | Route::Generated(..) | Route::Errors => Err(self.fixed_modes(&path)),
         })();
         self.logged(op, &path, changed)?;
         self.changed_at(&path);

@@ -21,8 +21,8 @@ use crate::tree::kernel_cache::{CacheMode, KernelCache};
 use crate::tree::listings::{DirEntry, Listings};
 use crate::tree::lock;
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
-use crate::tree::place::{Generated, Place};
 use crate::tree::resource::Resource;
+use crate::tree::route::{Generated, Route};
 
 /// What the root dashboard says about the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,20 +246,20 @@ impl Space {
 
     /// What `path` holds.
     pub fn stat(&self, path: &[String]) -> Result<Node> {
-        match self.place(path)? {
+        match self.route(path)? {
             // Whoever may enter the project may enter the mount: the way to source/.
-            Place::Root => Ok(Node::dir(false).owned(self.project_ownership())),
+            Route::Root => Ok(Node::dir(false).owned(self.project_ownership())),
             // The dashboard and the whole tree's map quote tasks and sessions: the store's.
-            Place::Generated(_, []) => Ok(Node::view()),
-            Place::Generated(_, dir) => match self.stat(dir)? {
+            Route::Generated(_, []) => Ok(Node::view()),
+            Route::Generated(_, dir) => match self.stat(dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
                 node if node.kind == Kind::Dir => {
                     Ok(Node::view().owned(node.ownership).aliased(node.aliased))
                 }
                 _ => Err(not_a_dir(&self.links, dir)),
             },
-            Place::Errors => Ok(Node::view()),
-            Place::Scratch(key) => {
+            Route::Errors => Ok(Node::view()),
+            Route::Scratch(key) => {
                 let scratch = self.files.scratch();
                 let file = scratch
                     .get(&key)
@@ -270,7 +270,7 @@ impl Space {
                     ..Node::document(true).owned(file.ownership)
                 })
             }
-            Place::In(resource, rest) => resource.stat(&rest),
+            Route::In(resource, rest) => resource.stat(&rest),
         }
     }
 
@@ -280,8 +280,8 @@ impl Space {
             Child::new(ENTRY, Kind::View, "what this is and what you can do here"),
             Child::new(NAV, Kind::View, "the tree seen from here"),
         ];
-        match self.place(path)? {
-            Place::Root => {
+        match self.route(path)? {
+            Route::Root => {
                 children.push(Child::new(
                     ERRORS,
                     Kind::View,
@@ -292,7 +292,7 @@ impl Space {
                     children.push(Child::new(resource.name(), Kind::Dir, about));
                 }
             }
-            Place::In(resource, rest) => {
+            Route::In(resource, rest) => {
                 children.extend(resource.list(&rest)?);
                 if rest.is_empty() {
                     for child in resource.children() {
@@ -301,7 +301,7 @@ impl Space {
                     }
                 }
             }
-            Place::Generated(..) | Place::Errors | Place::Scratch(_) => {
+            Route::Generated(..) | Route::Errors | Route::Scratch(_) => {
                 return Err(not_a_dir(&self.links, path));
             }
         }
@@ -314,8 +314,8 @@ impl Space {
     /// The names and kinds of directory `path`'s members, as `ls` shows them: like
     /// [`Space::list`] without the descriptions (which cost a query or a stat each).
     pub fn names(&self, path: &[String]) -> Result<Vec<(String, Kind)>> {
-        match self.place(path)? {
-            Place::In(resource, rest) => {
+        match self.route(path)? {
+            Route::In(resource, rest) => {
                 let mut names = vec![
                     (ENTRY.to_string(), Kind::View),
                     (NAV.to_string(), Kind::View),
@@ -349,10 +349,10 @@ impl Space {
 
     /// The bytes of the file at `path`.
     pub fn content(&self, path: &[String]) -> Result<Vec<u8>> {
-        match self.place(path)? {
-            Place::Root => Err(is_a_dir(&self.links, path)),
-            Place::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
-            Place::Generated(Generated::Nav, dir) => {
+        match self.route(path)? {
+            Route::Root => Err(is_a_dir(&self.links, path)),
+            Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
+            Route::Generated(Generated::Nav, dir) => {
                 let shape = self
                     .resources
                     .iter()
@@ -360,26 +360,26 @@ impl Space {
                     .unwrap_or_default();
                 Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
             }
-            Place::Errors => {
+            Route::Errors => {
                 self.examine_misses();
                 let failures = self.errors.newest_first();
                 Ok(render::errors::render(&failures, self.budget).into_bytes())
             }
-            Place::Scratch(key) => self
+            Route::Scratch(key) => self
                 .files
                 .scratch()
                 .get(&key)
                 .map(|f| f.content.to_vec())
                 .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(&key))))?,
-            Place::In(resource, rest) => resource.read(&rest),
+            Route::In(resource, rest) => resource.read(&rest),
         }
     }
 
     fn render_entry(&self, dir: &[String]) -> Result<String> {
         self.examine_misses();
-        let entry = match self.place(dir)? {
-            Place::Root => render::dashboard::entry(&self.dashboard(), &self.links),
-            Place::In(resource, rest) => match resource.stat(&rest)?.kind {
+        let entry = match self.route(dir)? {
+            Route::Root => render::dashboard::entry(&self.dashboard(), &self.links),
+            Route::In(resource, rest) => match resource.stat(&rest)?.kind {
                 Kind::Dir => resource.entry(&rest)?,
                 _ => return Err(not_a_dir(&self.links, dir)),
             },

@@ -31,7 +31,7 @@ pub struct Sessions {
 }
 
 /// What a path under `memory/sessions/` is.
-enum Place<'p> {
+enum SessionPath<'p> {
     Root,
     Day(&'p str),
     Session(SessionRow),
@@ -52,10 +52,10 @@ impl Sessions {
         }
     }
 
-    fn place<'p>(&self, path: &[&'p str]) -> Result<Place<'p>> {
+    fn place<'p>(&self, path: &[&'p str]) -> Result<SessionPath<'p>> {
         match path {
-            [] => Ok(Place::Root),
-            [day] if is_day(day) => Ok(Place::Day(day)),
+            [] => Ok(SessionPath::Root),
+            [day] if is_day(day) => Ok(SessionPath::Day(day)),
             [day, id, rest @ ..] if is_day(day) => {
                 let row = self
                     .store
@@ -63,16 +63,16 @@ impl Sessions {
                     .filter(|row| row.day == *day)
                     .ok_or_else(|| self.missing(path))?;
                 match rest {
-                    [] => Ok(Place::Session(row)),
-                    [SUMMARY] => Ok(Place::Summary(row)),
-                    [RELATED] => Ok(Place::Related(row)),
-                    [CONVERSATION] => Ok(Place::Conversation(row)),
+                    [] => Ok(SessionPath::Session(row)),
+                    [SUMMARY] => Ok(SessionPath::Summary(row)),
+                    [RELATED] => Ok(SessionPath::Related(row)),
+                    [CONVERSATION] => Ok(SessionPath::Conversation(row)),
                     [CONVERSATION, page] => match conversation::page_of(page, row.entries) {
-                        Some(n) => Ok(Place::Page(row, n)),
+                        Some(n) => Ok(SessionPath::Page(row, n)),
                         None => Err(self.missing(path)),
                     },
                     [file] => match entry_seq(file, &row) {
-                        Some(seq) => Ok(Place::Entry(row, seq)),
+                        Some(seq) => Ok(SessionPath::Entry(row, seq)),
                         None => Err(self.missing(path)),
                     },
                     _ => Err(self.missing(path)),
@@ -121,16 +121,18 @@ impl Resource for Sessions {
         match self.place(path)? {
             // Every day exists, empty until a session starts on it: `mkdir -p` of a new
             // session under today works.
-            Place::Root | Place::Day(_) | Place::Session(_) => Ok(Node::dir(true)),
-            Place::Conversation(_) => Ok(Node::dir(false)),
-            Place::Summary(_) | Place::Entry(..) => Ok(Node::document(true)),
-            Place::Related(_) | Place::Page(..) => Ok(Node::view()),
+            SessionPath::Root | SessionPath::Day(_) | SessionPath::Session(_) => {
+                Ok(Node::dir(true))
+            }
+            SessionPath::Conversation(_) => Ok(Node::dir(false)),
+            SessionPath::Summary(_) | SessionPath::Entry(..) => Ok(Node::document(true)),
+            SessionPath::Related(_) | SessionPath::Page(..) => Ok(Node::view()),
         }
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
         match self.place(path)? {
-            Place::Root => Ok(self
+            SessionPath::Root => Ok(self
                 .store
                 .memory(|m| m.days())?
                 .into_iter()
@@ -139,13 +141,13 @@ impl Resource for Sessions {
                     Child::new(day, Kind::Dir, about)
                 })
                 .collect()),
-            Place::Day(day) => Ok(self
+            SessionPath::Day(day) => Ok(self
                 .store
                 .memory(|m| m.sessions_on(day))?
                 .iter()
                 .map(|row| Child::new(&row.record.id, Kind::Dir, views::session_line(row)))
                 .collect()),
-            Place::Session(row) => {
+            SessionPath::Session(row) => {
                 let mut children = vec![
                     Child::new(
                         SUMMARY,
@@ -165,7 +167,7 @@ impl Resource for Sessions {
                 );
                 Ok(children)
             }
-            Place::Conversation(row) => Ok((1..=conversation::pages(row.entries))
+            SessionPath::Conversation(row) => Ok((1..=conversation::pages(row.entries))
                 .map(|n| {
                     let (from, count) = conversation::page_span(n);
                     let to = (from as usize + count).min(row.entries);
@@ -184,7 +186,7 @@ impl Resource for Sessions {
         match self.place(path)? {
             // A session of 20,000 entries lists as fast as a small one: names from its
             // count, no rows read.
-            Place::Session(row) => {
+            SessionPath::Session(row) => {
                 let mut names = vec![
                     (SUMMARY.to_string(), Kind::Document),
                     (RELATED.to_string(), Kind::View),
@@ -205,25 +207,25 @@ impl Resource for Sessions {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match self.place(path)? {
-            Place::Entry(row, seq) => {
+            SessionPath::Entry(row, seq) => {
                 let entry = self
                     .store
                     .memory(|m| m.entry(row.rowid, seq))?
                     .ok_or_else(|| self.missing(path))?;
                 document::render(seq, &entry.record)
             }
-            Place::Summary(row) => Ok(row
+            SessionPath::Summary(row) => Ok(row
                 .summary
                 .clone()
                 .unwrap_or_else(|| summary::template(&row.record.id))
                 .into_bytes()),
-            Place::Related(row) => {
+            SessionPath::Related(row) => {
                 let related = self
                     .store
                     .memory(|m| m.related(row.rowid, RELATED_SESSIONS))?;
                 Ok(views::related(&row, &related, &self.links, self.budget).into_bytes())
             }
-            Place::Page(row, n) => {
+            SessionPath::Page(row, n) => {
                 let (after, count) = conversation::page_span(n);
                 let entries = self.store.memory(|m| m.entries(row.rowid, after, count))?;
                 Ok(conversation::page(&row, n, &entries, &self.links, self.budget).into_bytes())
@@ -240,15 +242,15 @@ impl Resource for Sessions {
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         match self.place(path)? {
-            Place::Root => {
+            SessionPath::Root => {
                 let days = self.store.memory(|m| m.days())?;
                 Ok(views::sessions_root(&days, &self.links))
             }
-            Place::Day(day) => {
+            SessionPath::Day(day) => {
                 let rows = self.store.memory(|m| m.sessions_on(day))?;
                 Ok(views::day(day, &rows, &self.links))
             }
-            Place::Session(row) => {
+            SessionPath::Session(row) => {
                 let (channels, tags, first) = self.store.memory(|c| {
                     Ok((
                         c.channel_counts(row.rowid)?,
@@ -258,7 +260,7 @@ impl Resource for Sessions {
                 })?;
                 Ok(views::session(&row, &channels, &tags, &first, &self.links))
             }
-            Place::Conversation(row) => Ok(views::conversation(&row, &self.links)),
+            SessionPath::Conversation(row) => Ok(views::conversation(&row, &self.links)),
             _ => Err(Error::new(
                 ErrorKind::NotADirectory,
                 format!("{} is a file", self.links.to(&shown(path))),
@@ -286,7 +288,7 @@ impl Resource for Sessions {
             Error::invalid(format!("{at} was not saved:\n- {}", problems.join("\n- ")))
         };
         match self.place(path) {
-            Ok(Place::Entry(row, seq)) => self.store.change_memory(|c| {
+            Ok(SessionPath::Entry(row, seq)) => self.store.change_memory(|c| {
                 let stored = c.entry(row.rowid, seq)?.ok_or_else(|| self.missing(path))?;
                 let now = document::render(seq, &stored.record)?;
                 if base.is_some_and(|base| base != now.as_slice()) {
@@ -298,12 +300,12 @@ impl Resource for Sessions {
                 let tags = document::retagged(seq, &stored.record, content).map_err(refused)?;
                 c.set_tags(row.rowid, seq, &tags)
             }),
-            Ok(Place::Summary(row)) => {
+            Ok(SessionPath::Summary(row)) => {
                 let text = summary::check(&at, content)?;
                 self.store.change_memory(|m| m.set_summary(row.rowid, Some(&text)))
             }
-            Ok(Place::Related(_) | Place::Page(..))
-            | Ok(Place::Root | Place::Day(_) | Place::Session(_) | Place::Conversation(_)) => {
+            Ok(SessionPath::Related(_) | SessionPath::Page(..))
+            | Ok(SessionPath::Root | SessionPath::Day(_) | SessionPath::Session(_) | SessionPath::Conversation(_)) => {
                 Err(Error::read_only(format!("{at} cannot be written")))
             }
             Err(missing) => match path {

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
-use crate::resources::source::tree::HISTORY;
+use crate::resources::source::paths::HISTORY;
 use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
@@ -28,19 +28,19 @@ impl HistoryDir {
 }
 
 /// What a name in `source/history/` is.
-enum Place {
+enum HistoryName {
     Diff(i64),
     Undo,
 }
 
-fn place(source: &Source, name: &str) -> Option<Place> {
+fn place(source: &Source, name: &str) -> Option<HistoryName> {
     match name {
-        "undo" => Some(Place::Undo),
+        "undo" => Some(HistoryName::Undo),
         _ => name
             .strip_suffix(".diff")
             .and_then(|n| n.parse().ok())
             .filter(|&n: &i64| source.edit_exists(n))
-            .map(Place::Diff),
+            .map(HistoryName::Diff),
     }
 }
 
@@ -60,8 +60,8 @@ impl Resource for HistoryDir {
             [] => Ok(Node::dir(true).owned(root)),
             [name] => match place(&source, name) {
                 // Readable by whoever may read the file it changed.
-                Some(Place::Diff(id)) => Ok(Node::view().owned(source.edit_ownership(id))),
-                Some(Place::Undo) => Ok(Node {
+                Some(HistoryName::Diff(id)) => Ok(Node::view().owned(source.edit_ownership(id))),
+                Some(HistoryName::Undo) => Ok(Node {
                     size: Some(0),
                     ..Node::document(true).owned(root)
                 }),
@@ -97,8 +97,8 @@ impl Resource for HistoryDir {
         let source = self.source.get()?;
         match path {
             [name] => match place(&source, name) {
-                Some(Place::Diff(id)) => Ok(source.diff_view(id)?.into_bytes()),
-                Some(Place::Undo) => Ok(Vec::new()),
+                Some(HistoryName::Diff(id)) => Ok(source.diff_view(id)?.into_bytes()),
+                Some(HistoryName::Undo) => Ok(Vec::new()),
                 None => Err(self.missing(path)),
             },
             _ => Err(Error::new(
@@ -115,7 +115,9 @@ impl Resource for HistoryDir {
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let source = self.source.get()?;
         match path {
-            [name] if matches!(place(&source, name), Some(Place::Undo)) => source.undo(content),
+            [name] if matches!(place(&source, name), Some(HistoryName::Undo)) => {
+                source.undo(content)
+            }
             _ => Err(Error::read_only(format!(
                 "{} cannot be written: the history changes only by edits; write an edit's \
                  number to {}",

@@ -4,7 +4,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
-use crate::resources::source::tree::META;
+use crate::resources::source::paths::META;
 use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 

@@ -19,6 +19,7 @@ mod importers;
 mod meta;
 pub mod modules;
 mod outline;
+pub mod paths;
 pub mod project;
 mod pyproject_change;
 mod runner;
@@ -26,7 +27,6 @@ pub mod search;
 pub mod settings;
 mod suspects;
 mod take_back;
-pub mod tree;
 mod views;
 mod watch;
 mod write;
@@ -48,8 +48,8 @@ use disk::FileLocks;
 use history_dir::HistoryDir;
 use meta::MetaDir;
 use modules::Modules;
+use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
 use project::{DirKind, EntryKind, Project};
-use tree::{HISTORY, META, Place, TESTS, is_runner_name};
 
 /// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
 /// lives in: weakly, as the source holds it.
@@ -209,8 +209,10 @@ impl Source {
             return None;
         }
         let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
-            Ok(Place::Dir { disk, .. }) => vec![disk],
-            Ok(Place::Root) if !tree::RESERVED.contains(name) => self.project.code_roots.clone(),
+            Ok(Resolved::Dir { disk, .. }) => vec![disk],
+            Ok(Resolved::Root) if !paths::RESERVED.contains(name) => {
+                self.project.code_roots.clone()
+            }
             _ => return None,
         };
         dirs.iter().find_map(|dir| {
@@ -295,11 +297,11 @@ impl Resource for Source {
             [dir @ .., _] => {
                 let mut reach = match self.resolve(path) {
                     Ok(
-                        Place::ModuleFile { disk, .. }
-                        | Place::Members { disk, .. }
-                        | Place::Symbol { disk, .. }
-                        | Place::DataFile { disk }
-                        | Place::Dir { disk, .. },
+                        Resolved::ModuleFile { disk, .. }
+                        | Resolved::Members { disk, .. }
+                        | Resolved::Symbol { disk, .. }
+                        | Resolved::DataFile { disk }
+                        | Resolved::Dir { disk, .. },
                     ) => match disk.parent() {
                         Some(package) => watch::tree_paths(&self.project, self.name(), package),
                         None => vec![vec![self.name().to_string()]],
@@ -323,7 +325,9 @@ impl Resource for Source {
 
     fn exact_file(&self, path: &[&str]) -> Option<std::path::PathBuf> {
         match self.resolve_aliased(path) {
-            Ok((Place::ModuleFile { disk, .. } | Place::DataFile { disk }, false)) => Some(disk),
+            Ok((Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk }, false)) => {
+                Some(disk)
+            }
             _ => None,
         }
     }
@@ -363,12 +367,14 @@ impl Resource for Source {
         let node = match place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
-            Place::TestsRoot | Place::Root => Node::dir(true).owned(self.root_ownership()),
-            Place::Dir { disk, .. } | Place::Members { disk, .. } => {
+            Resolved::TestsRoot | Resolved::Root => Node::dir(true).owned(self.root_ownership()),
+            Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
                 Node::dir(true).owned(ownership(&disk))
             }
-            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => Self::file_node(&disk)?,
-            Place::Symbol { module, disk, .. } => Node {
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => {
+                Self::file_node(&disk)?
+            }
+            Resolved::Symbol { module, disk, .. } => Node {
                 mtime: Some(module.mtime),
                 ..Node::document(true).owned(ownership(&disk))
             },
@@ -456,10 +462,12 @@ impl Resource for Source {
         gid: Option<u32>,
     ) -> Result<ModeChange> {
         match self.resolve(path)? {
-            Place::ModuleFile { disk, .. } | Place::DataFile { disk } | Place::Dir { disk, .. } => {
+            Resolved::ModuleFile { disk, .. }
+            | Resolved::DataFile { disk }
+            | Resolved::Dir { disk, .. } => {
                 disk::set_perm(&disk, mode, uid, gid).map(|()| ModeChange::Done)
             }
-            Place::Symbol { disk, .. } | Place::Members { disk, .. } => {
+            Resolved::Symbol { disk, .. } | Resolved::Members { disk, .. } => {
                 Err(Error::not_permitted(format!(
                     "source/{} shows the modes of its module {}: change those with chmod or \
                      chown of the module's .py file",
@@ -475,9 +483,9 @@ impl Resource for Source {
 impl Source {
     fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
         match self.resolve(path)? {
-            Place::ModuleFile { disk, .. } | Place::DataFile { disk } => std::fs::read(&disk)
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(&disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
-            Place::Symbol { module, symbol, .. } => {
+            Resolved::Symbol { module, symbol, .. } => {
                 let text = module.text()?;
                 let symbol = module
                     .index
@@ -515,7 +523,7 @@ impl Source {
 
     fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
         match self.resolve(path)? {
-            Place::Root => {
+            Resolved::Root => {
                 let mut children = self.disk_children(&self.project.root, true, described);
                 children.push(Child::new(
                     TESTS,
@@ -524,15 +532,15 @@ impl Source {
                 ));
                 Ok(children)
             }
-            Place::TestsRoot => Ok(self
+            Resolved::TestsRoot => Ok(self
                 .project
                 .test_dirs
                 .iter()
                 .filter_map(|d| d.file_name())
                 .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
                 .collect()),
-            Place::Dir { disk, .. } => Ok(self.disk_children(&disk, false, described)),
-            Place::Members { module, parent, .. } => {
+            Resolved::Dir { disk, .. } => Ok(self.disk_children(&disk, false, described)),
+            Resolved::Members { module, parent, .. } => {
                 let symbols = &module.index.symbols;
                 let mut children = Vec::new();
                 for (index, symbol) in symbols
@@ -555,7 +563,7 @@ impl Source {
                 }
                 Ok(children)
             }
-            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => {
+            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } | Resolved::DataFile { .. } => {
                 Err(Error::new(
                     crate::error::ErrorKind::NotADirectory,
                     format!("source/{} is a file", path.join("/")),

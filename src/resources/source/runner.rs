@@ -16,7 +16,7 @@ use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::failure::{first_line, summary};
-use crate::resources::source::tree::TESTS;
+use crate::resources::source::paths::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;

@@ -11,18 +11,18 @@ use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
+use crate::resources::source::paths::Resolved;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
-use crate::resources::source::tree::Place;
 use crate::resources::source::{Source, bytes, plural};
 
 /// The entry of the directory at `path` (already resolved to `place`).
-pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Entry> {
+pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<Entry> {
     let mut dir = vec!["source"];
     dir.extend_from_slice(path);
     let here = source.links.dir(&dir);
     match place {
-        Place::Root => Ok(root(source, &here)),
-        Place::TestsRoot => Ok(Entry {
+        Resolved::Root => Ok(root(source, &here)),
+        Resolved::TestsRoot => Ok(Entry {
             title: match source.project.test_dirs.len() {
                 0 => format!(
                     "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
@@ -37,8 +37,8 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Place) -> Result<Ent
             )],
             ..Entry::default()
         }),
-        Place::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
-        Place::Members {
+        Resolved::Dir { disk, dotted } => Ok(package(source, disk, dotted, &here)),
+        Resolved::Members {
             module,
             dotted,
             parent,

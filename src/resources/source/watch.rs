@@ -211,7 +211,7 @@ pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<Vec<S
     let several = project.test_dirs.len() > 1;
     for dir in &project.test_dirs {
         let mut base = source.clone();
-        base.push(super::tree::TESTS.to_string());
+        base.push(super::paths::TESTS.to_string());
         if several && let Some(name) = dir.file_name() {
             base.push(name.to_string_lossy().into_owned());
         }

@@ -18,7 +18,7 @@ use crate::resources::source::edit::{
 };
 use crate::resources::source::importers;
 use crate::resources::source::modules::Module;
-use crate::resources::source::tree::{Place, RESERVED, TESTS, is_runner_name, locate};
+use crate::resources::source::paths::{RESERVED, Resolved, TESTS, is_runner_name, locate};
 
 impl Source {
     /// Route a write of `content` to `path` (see the module doc).
@@ -30,16 +30,16 @@ impl Source {
     ) -> Result<()> {
         let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(path) {
-            Ok(Place::ModuleFile { disk, dotted }) => {
+            Ok(Resolved::ModuleFile { disk, dotted }) => {
                 self.write_module(&shown, &disk, &dotted, content, base)
             }
-            Ok(Place::Symbol {
+            Ok(Resolved::Symbol {
                 disk,
                 dotted,
                 inner,
                 ..
             }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
-            Ok(Place::DataFile { disk }) => {
+            Ok(Resolved::DataFile { disk }) => {
                 let mut change = ProjectChange::begin(self, &[&disk])?;
                 if change.old(&disk)? == Some(content) {
                     return Ok(());
@@ -70,13 +70,13 @@ impl Source {
             return Err(self.runner_not_available(&shown));
         }
         match self.resolve(parent)? {
-            Place::Members { .. } => match name.strip_suffix(".py") {
+            Resolved::Members { .. } => match name.strip_suffix(".py") {
                 Some(ident) if is_identifier(ident) => Ok(()),
                 _ => Err(Error::invalid(format!(
                     "{shown}: a new symbol file is called <name>.py, where name is a Python identifier (`send.py`)"
                 ))),
             },
-            place @ (Place::Dir { .. } | Place::Root) => match name.strip_suffix(".py") {
+            place @ (Resolved::Dir { .. } | Resolved::Root) => match name.strip_suffix(".py") {
                 Some(ident) if is_identifier(ident) => self.module_name_free(&place, ident, &shown),
                 Some(_) => Err(Error::invalid(format!(
                     "{shown}: a module's name must be a Python identifier"
@@ -91,7 +91,7 @@ impl Source {
                 ))),
                 None => Ok(()),
             },
-            Place::TestsRoot => Err(Error::not_permitted(format!(
+            Resolved::TestsRoot => Err(Error::not_permitted(format!(
                 "{shown} was not created: {} holds the project's test folders; create test \
                  modules inside one of them",
                 self.links.dir(&["source", TESTS])
@@ -107,9 +107,9 @@ impl Source {
     /// source/): not under a name source/ keeps for itself at the top (`deps`, `history`,
     /// …: the module would be unreachable), nor beside a folder of the same name (Python
     /// imports the package and never the module).
-    fn module_name_free(&self, place: &Place, ident: &str, shown: &str) -> Result<()> {
+    fn module_name_free(&self, place: &Resolved, ident: &str, shown: &str) -> Result<()> {
         let dirs = match place {
-            Place::Root => {
+            Resolved::Root => {
                 if RESERVED.contains(&ident) {
                     return Err(Error::not_permitted(format!(
                         "{shown} was not created: source/{ident}/ is homespace's own, so a \
@@ -119,7 +119,7 @@ impl Source {
                 }
                 self.project.code_roots.clone()
             }
-            Place::Dir { disk, .. } => vec![disk.clone()],
+            Resolved::Dir { disk, .. } => vec![disk.clone()],
             _ => Vec::new(),
         };
         match dirs.iter().map(|dir| dir.join(ident)).find(|d| d.is_dir()) {
@@ -155,7 +155,7 @@ impl Source {
         self.creatable(path)?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(parent)? {
-            Place::Members {
+            Resolved::Members {
                 disk,
                 dotted,
                 inner,
@@ -203,10 +203,10 @@ impl Source {
                     },
                 )
             }
-            Place::Dir { disk: dir, dotted } => {
+            Resolved::Dir { disk: dir, dotted } => {
                 self.create_file(&dir.join(name), &dotted, name, content, &shown)
             }
-            Place::Root => {
+            Resolved::Root => {
                 let dir = self
                     .project
                     .code_roots
@@ -377,7 +377,7 @@ impl Source {
     pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
         let shown = self.links.to(&format!("source/{}", path.join("/")));
         match self.resolve(path)? {
-            Place::Symbol {
+            Resolved::Symbol {
                 disk,
                 dotted,
                 inner,
@@ -392,8 +392,8 @@ impl Source {
                     Ok(edit::remove_symbol(text, &module.index.symbols[index]))
                 })
             }
-            Place::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
-            Place::DataFile { disk: file } => {
+            Resolved::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
+            Resolved::DataFile { disk: file } => {
                 let mut change = ProjectChange::begin(self, &[&file])?;
                 change.delete(&file, format!("delete {}", file_name(&file)))?;
                 change.commit()
@@ -453,13 +453,13 @@ impl Source {
             )));
         }
         match self.resolve(from)? {
-            Place::Symbol {
+            Resolved::Symbol {
                 disk,
                 dotted,
                 inner,
                 ..
             }
-            | Place::Members {
+            | Resolved::Members {
                 disk,
                 dotted,
                 inner,

@@ -52,7 +52,7 @@ pub struct Tasks {
 /// What a path under `tasks/` names. File names are kept raw: whether they are valid task
 /// names matters differently to a lookup (not found) and to a create (refused, with the rule).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Place<'p> {
+enum TaskPath<'p> {
     Root,
     StatusDir(Status),
     Ready,
@@ -72,18 +72,18 @@ enum Folder<'p> {
 }
 
 /// Where `path` is, or `None` when nothing can be there.
-fn locate<'p>(path: &[&'p str]) -> Option<Place<'p>> {
+fn locate<'p>(path: &[&'p str]) -> Option<TaskPath<'p>> {
     let status = path.first().and_then(|dir| Status::parse(dir));
     Some(match (path, status) {
-        ([], _) => Place::Root,
-        ([_], Some(status)) => Place::StatusDir(status),
-        ([_, name], Some(status)) => Place::File(Folder::Status(status), name),
-        (["ready"], _) => Place::Ready,
-        (["tags"], _) => Place::Tags,
-        (["tags", tag], _) => Place::Tag(tag),
-        (["ready", name], _) => Place::File(Folder::Ready, name),
-        (["tags", tag, name], _) => Place::File(Folder::Tag(tag), name),
-        ([name], None) => Place::File(Folder::Root, name),
+        ([], _) => TaskPath::Root,
+        ([_], Some(status)) => TaskPath::StatusDir(status),
+        ([_, name], Some(status)) => TaskPath::File(Folder::Status(status), name),
+        (["ready"], _) => TaskPath::Ready,
+        (["tags"], _) => TaskPath::Tags,
+        (["tags", tag], _) => TaskPath::Tag(tag),
+        (["ready", name], _) => TaskPath::File(Folder::Ready, name),
+        (["tags", tag, name], _) => TaskPath::File(Folder::Tag(tag), name),
+        ([name], None) => TaskPath::File(Folder::Root, name),
         _ => return None,
     })
 }
@@ -112,7 +112,7 @@ impl Tasks {
         Error::new(kind, message)
     }
 
-    fn place<'p>(&self, path: &[&'p str]) -> Result<Place<'p>> {
+    fn place<'p>(&self, path: &[&'p str]) -> Result<TaskPath<'p>> {
         locate(path).ok_or_else(|| self.not_found(path))
     }
 
@@ -176,8 +176,8 @@ impl Tasks {
     /// directory or at `tasks/<slug>.json`. `ready/` and `tags/` are read-only.
     fn writable_folder<'p>(&self, path: &[&'p str], verb: &str) -> Result<(Folder<'p>, &'p str)> {
         match self.place(path)? {
-            Place::File(folder @ (Folder::Root | Folder::Status(_)), name) => Ok((folder, name)),
-            Place::File(Folder::Ready | Folder::Tag(_), name) => Err(Error::read_only(format!(
+            TaskPath::File(folder @ (Folder::Root | Folder::Status(_)), name) => Ok((folder, name)),
+            TaskPath::File(Folder::Ready | Folder::Tag(_), name) => Err(Error::read_only(format!(
                 "cannot {verb} {}: {}/ is a read-only view of tasks; change the task in its \
                  status directory, or at {} which reaches it in any status",
                 self.shown(path),
@@ -385,13 +385,13 @@ impl Resource for Tasks {
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
         match self.place(path)? {
-            Place::Root | Place::StatusDir(_) => Ok(Node::dir(true)),
-            Place::Ready | Place::Tags => Ok(Node::dir(false)),
-            Place::Tag(tag) => match self.store.tasks(|c| c.count(Filter::Tag(tag)))? {
+            TaskPath::Root | TaskPath::StatusDir(_) => Ok(Node::dir(true)),
+            TaskPath::Ready | TaskPath::Tags => Ok(Node::dir(false)),
+            TaskPath::Tag(tag) => match self.store.tasks(|c| c.count(Filter::Tag(tag)))? {
                 0 => Err(self.not_found(path)),
                 _ => Ok(Node::dir(false)),
             },
-            Place::File(folder, name) => {
+            TaskPath::File(folder, name) => {
                 let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
                 let writable = matches!(folder, Folder::Root | Folder::Status(_));
                 Ok(Node {
@@ -404,7 +404,7 @@ impl Resource for Tasks {
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
         self.store.tasks(|conn| match self.place(path)? {
-            Place::Root => {
+            TaskPath::Root => {
                 let counts = conn.counts()?;
                 let mut children: Vec<Child> = Status::ALL
                     .into_iter()
@@ -418,18 +418,18 @@ impl Resource for Tasks {
                 children.push(Child::new("tags", Kind::Dir, "tasks by tag"));
                 Ok(children)
             }
-            Place::StatusDir(status) => Self::children(conn, Filter::Status(status)),
-            Place::Ready => Self::children(conn, Filter::Ready),
-            Place::Tags => Ok(conn
+            TaskPath::StatusDir(status) => Self::children(conn, Filter::Status(status)),
+            TaskPath::Ready => Self::children(conn, Filter::Ready),
+            TaskPath::Tags => Ok(conn
                 .tags()?
                 .into_iter()
                 .map(|(tag, n)| Child::new(tag, Kind::Dir, views::count_of(n)))
                 .collect()),
-            Place::Tag(tag) => match Self::children(conn, Filter::Tag(tag))? {
+            TaskPath::Tag(tag) => match Self::children(conn, Filter::Tag(tag))? {
                 children if children.is_empty() => Err(self.not_found(path)),
                 children => Ok(children),
             },
-            Place::File(..) => Err(Error::new(
+            TaskPath::File(..) => Err(Error::new(
                 ErrorKind::NotADirectory,
                 format!("{} is a task file, not a directory", self.shown(path)),
             )),
@@ -438,8 +438,8 @@ impl Resource for Tasks {
 
     fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
         let filter = match self.place(path)? {
-            Place::StatusDir(status) => Filter::Status(status),
-            Place::Ready => Filter::Ready,
+            TaskPath::StatusDir(status) => Filter::Status(status),
+            TaskPath::Ready => Filter::Ready,
             _ => {
                 return Ok(self
                     .list(path)?
@@ -457,7 +457,7 @@ impl Resource for Tasks {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match self.place(path)? {
-            Place::File(folder, name) => {
+            TaskPath::File(folder, name) => {
                 let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
                 Self::bytes(&task)
             }
@@ -474,15 +474,15 @@ impl Resource for Tasks {
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         let links = &self.links;
         self.store.tasks(|conn| match self.place(path)? {
-            Place::Root => views::root_entry(conn, links),
-            Place::StatusDir(status) => views::status_entry(conn, links, status),
-            Place::Ready => views::ready_entry(conn, links),
-            Place::Tags => views::tags_entry(conn, links),
-            Place::Tag(tag) => match conn.count(Filter::Tag(tag))? {
+            TaskPath::Root => views::root_entry(conn, links),
+            TaskPath::StatusDir(status) => views::status_entry(conn, links, status),
+            TaskPath::Ready => views::ready_entry(conn, links),
+            TaskPath::Tags => views::tags_entry(conn, links),
+            TaskPath::Tag(tag) => match conn.count(Filter::Tag(tag))? {
                 0 => Err(self.not_found(path)),
                 _ => views::tag_entry(conn, links, tag),
             },
-            Place::File(..) => Err(Error::new(
+            TaskPath::File(..) => Err(Error::new(
                 ErrorKind::NotADirectory,
                 format!("{} is a task file, not a directory", self.shown(path)),
             )),
@@ -536,7 +536,7 @@ impl Resource for Tasks {
     fn remove(&self, path: &[&str]) -> Result<()> {
         // Only rmdir reaches here with a directory. The directories are fixed, but a full
         // one says so as ENOTEMPTY, what `rm -r` and file managers expect.
-        if !matches!(self.place(path)?, Place::File(..)) {
+        if !matches!(self.place(path)?, TaskPath::File(..)) {
             let members = self.names(path)?;
             if !members.is_empty() {
                 let mut dir = vec!["tasks"];
@@ -584,10 +584,10 @@ impl Resource for Tasks {
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
         let (from_folder, from_name) = self.writable_folder(from, "move")?;
         let (to_folder, to_name) = match self.place(to)? {
-            Place::File(Folder::Ready | Folder::Tag(_), _)
-            | Place::Ready
-            | Place::Tags
-            | Place::Tag(_) => {
+            TaskPath::File(Folder::Ready | Folder::Tag(_), _)
+            | TaskPath::Ready
+            | TaskPath::Tags
+            | TaskPath::Tag(_) => {
                 return Err(Error::read_only(format!(
                     "cannot move {} to {}: ready/ and tags/ are views that follow the tasks; to \
                      change a status, move the file to a status directory, e.g. `mv {} {}`",
@@ -634,7 +634,7 @@ impl Resource for Tasks {
 
     fn mkdir(&self, path: &[&str]) -> Result<()> {
         match self.place(path) {
-            Ok(Place::Root | Place::StatusDir(_) | Place::Ready | Place::Tags) => {
+            Ok(TaskPath::Root | TaskPath::StatusDir(_) | TaskPath::Ready | TaskPath::Tags) => {
                 Err(Error::exists(format!("{} exists", self.shown(path))))
             }
             _ => Err(Error::not_permitted(format!(

@@ -16,7 +16,7 @@ pub(crate) enum Generated {
 }
 
 /// What a path (as components from the root) refers to.
-pub(crate) enum Place<'a> {
+pub(crate) enum Route<'a> {
     Root,
     Generated(Generated, &'a [String]),
     Errors,
@@ -26,19 +26,19 @@ pub(crate) enum Place<'a> {
 
 impl Space {
     /// Route `path` to the place that answers for it. Does not check that it exists.
-    pub(crate) fn place<'a>(&self, path: &'a [String]) -> Result<Place<'a>> {
+    pub(crate) fn route<'a>(&self, path: &'a [String]) -> Result<Route<'a>> {
         let Some((last, parent)) = path.split_last() else {
-            return Ok(Place::Root);
+            return Ok(Route::Root);
         };
         match last.as_str() {
-            ENTRY => return Ok(Place::Generated(Generated::Entry, parent)),
-            NAV => return Ok(Place::Generated(Generated::Nav, parent)),
-            ERRORS if parent.is_empty() => return Ok(Place::Errors),
+            ENTRY => return Ok(Route::Generated(Generated::Entry, parent)),
+            NAV => return Ok(Route::Generated(Generated::Nav, parent)),
+            ERRORS if parent.is_empty() => return Ok(Route::Errors),
             _ => {}
         }
         let key = path.join("/");
         if self.files.has_scratch(&key) {
-            return Ok(Place::Scratch(key));
+            return Ok(Route::Scratch(key));
         }
         let resource = self.resource(&path[0]).ok_or_else(|| {
             Error::not_found(format!(
@@ -48,7 +48,7 @@ impl Space {
             ))
         })?;
         let (resource, rest) = descend(resource, &path[1..]);
-        Ok(Place::In(resource, rest))
+        Ok(Route::In(resource, rest))
     }
 
     pub(crate) fn resource(&self, name: &str) -> Option<Arc<dyn Resource>> {

@@ -28,7 +28,7 @@ pub fn is_runner_name(path: &[&str]) -> bool {
 
 /// What a path under `source/` is.
 #[derive(Debug, Clone)]
-pub enum Place {
+pub enum Resolved {
     /// `source/` itself.
     Root,
     /// `source/tests/` when the project has several test folders.
@@ -73,15 +73,15 @@ pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
 
 impl Source {
     /// Where `path` leads, expanding dotted names that do not exist as written.
-    pub fn resolve(&self, path: &[&str]) -> Result<Place> {
+    pub fn resolve(&self, path: &[&str]) -> Result<Resolved> {
         self.resolve_aliased(path).map(|(place, _)| place)
     }
 
     /// Where `path` leads, and whether a dotted name was expanded on the way (the path
     /// is then another name of what it leads to).
-    pub fn resolve_aliased(&self, path: &[&str]) -> Result<(Place, bool)> {
+    pub fn resolve_aliased(&self, path: &[&str]) -> Result<(Resolved, bool)> {
         let mut aliased = false;
-        let mut place = Place::Root;
+        let mut place = Resolved::Root;
         let mut queue: VecDeque<String> = path.iter().map(|c| c.to_string()).collect();
         let mut walked: Vec<String> = Vec::new();
         while let Some(name) = queue.pop_front() {
@@ -114,21 +114,21 @@ impl Source {
     }
 
     /// The member `name` of `place`, if there is one.
-    fn step(&self, place: &Place, name: &str) -> Result<Option<Place>> {
+    fn step(&self, place: &Resolved, name: &str) -> Result<Option<Resolved>> {
         if name.is_empty() || name == "." || name == ".." {
             return Ok(None);
         }
         match place {
-            Place::Root => {
+            Resolved::Root => {
                 if name == TESTS {
                     // Without a test folder of its own (tests kept inside the package),
                     // tests/ still holds the runner.
                     return Ok(Some(match self.project.test_dirs.as_slice() {
-                        [only] => Place::Dir {
+                        [only] => Resolved::Dir {
                             disk: only.clone(),
                             dotted: dotted_of_dir(only),
                         },
-                        _ => Place::TestsRoot,
+                        _ => Resolved::TestsRoot,
                     }));
                 }
                 for root in &self.project.code_roots {
@@ -138,17 +138,17 @@ impl Source {
                 }
                 Ok(None)
             }
-            Place::TestsRoot => Ok(self
+            Resolved::TestsRoot => Ok(self
                 .project
                 .test_dirs
                 .iter()
                 .find(|d| d.file_name().is_some_and(|n| n == name))
-                .map(|d| Place::Dir {
+                .map(|d| Resolved::Dir {
                     disk: d.clone(),
                     dotted: dotted_of_dir(d),
                 })),
-            Place::Dir { disk, dotted } => self.in_dir(disk, dotted, name, false),
-            Place::Members {
+            Resolved::Dir { disk, dotted } => self.in_dir(disk, dotted, name, false),
+            Resolved::Members {
                 disk,
                 dotted,
                 module,
@@ -158,7 +158,7 @@ impl Source {
                 let mut inner = inner.clone();
                 inner.push(name.to_string());
                 if is_file {
-                    Place::Symbol {
+                    Resolved::Symbol {
                         disk: disk.clone(),
                         dotted: dotted.clone(),
                         module: Arc::clone(module),
@@ -166,7 +166,7 @@ impl Source {
                         inner,
                     }
                 } else {
-                    Place::Members {
+                    Resolved::Members {
                         disk: disk.clone(),
                         dotted: dotted.clone(),
                         module: Arc::clone(module),
@@ -175,12 +175,14 @@ impl Source {
                     }
                 }
             })),
-            Place::ModuleFile { .. } | Place::Symbol { .. } | Place::DataFile { .. } => Ok(None),
+            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } | Resolved::DataFile { .. } => {
+                Ok(None)
+            }
         }
     }
 
     /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).
-    fn in_dir(&self, dir: &Path, dotted: &str, name: &str, top: bool) -> Result<Option<Place>> {
+    fn in_dir(&self, dir: &Path, dotted: &str, name: &str, top: bool) -> Result<Option<Resolved>> {
         let candidate = dir.join(name);
         let child_dotted = |stem: &str| {
             if stem == "__init__" {
@@ -200,18 +202,18 @@ impl Source {
                         && !self.project.code_roots.contains(&candidate)
                         && has_python(&candidate));
                 if shown {
-                    return Ok(Some(Place::Dir {
+                    return Ok(Some(Resolved::Dir {
                         disk: candidate,
                         dotted: child_dotted(name),
                     }));
                 }
             } else if let Some(stem) = name.strip_suffix(".py") {
-                return Ok(Some(Place::ModuleFile {
+                return Ok(Some(Resolved::ModuleFile {
                     disk: candidate,
                     dotted: child_dotted(stem),
                 }));
             } else if !top {
-                return Ok(Some(Place::DataFile { disk: candidate }));
+                return Ok(Some(Resolved::DataFile { disk: candidate }));
             }
         }
         let module_file = dir.join(format!("{name}.py"));
@@ -219,7 +221,7 @@ impl Source {
             && !self.project.is_hidden(&module_file, false)
         {
             let module = self.modules.get(&module_file)?;
-            return Ok(Some(Place::Members {
+            return Ok(Some(Resolved::Members {
                 disk: module_file,
                 dotted: child_dotted(name),
                 module,
