@@ -27,23 +27,21 @@
 //! - [`app`] — building a `Space` from the command line's options.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching, and
 //!   (`fuse/passthrough.rs`) opens handed to the kernel as the project file itself.
-//! - [`mount`] — mounting, waiting for the mount, stale mounts, unmounting; [`mounts`] —
-//!   the running mounts as `homespace status` lists them; [`service`] — telling systemd
-//!   how the mount is doing.
+//! - [`daemon`] — the daemon's life: mounting, waiting for the mount, stale mounts and
+//!   unmounting (`mount`), the running mounts as `homespace status` lists them (`mounts`),
+//!   telling systemd how the mount is doing (`service`).
 //! - [`log`] — the daemon's log: a timestamped line per event.
 
 pub mod app;
+pub mod daemon;
 pub mod error;
 pub mod fuse;
 pub mod log;
 pub mod model;
-pub mod mount;
-pub mod mounts;
 pub mod pyproject;
 pub mod python;
 pub mod render;
 pub mod resources;
-pub mod service;
 pub mod store;
 pub mod testrun;
 pub mod transcripts;

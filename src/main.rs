@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 use homespace::app::{self, Options};
-use homespace::mount::{self, MountRequest};
+use homespace::daemon::mount::{self, MountRequest};
 use homespace::render::budget::BUDGET_TOKENS;
 use homespace::store::location::{self, Location};
 use homespace::tree::kernel_cache::CacheMode;

@@ -63,7 +63,7 @@ impl Place {
 
 impl Drop for Place {
     fn drop(&mut self) {
-        if homespace::mount::is_mounted(&self.at) {
+        if homespace::daemon::mount::is_mounted(&self.at) {
             let _ = Command::new("umount").arg("-l").arg(&self.at).output();
         }
     }
@@ -97,7 +97,7 @@ fn store_equals_a_postgres_url_mounts_and_its_password_is_never_shown() {
         r#"{"title": "In the database"}"#,
     )
     .unwrap();
-    let pid = homespace::mount::daemon_pid(&place.at).expect("the daemon runs");
+    let pid = homespace::daemon::mount::daemon_pid(&place.at).expect("the daemon runs");
     let cmdline = text(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap());
     assert!(
         !cmdline.contains("s3cret"),
@@ -136,7 +136,10 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     assert!(entry.contains("homespace — ledger"), "{entry}");
     assert!(place.store.exists(), "store= chose the store");
     succeed(Command::new("umount").arg(at));
-    assert!(!homespace::mount::is_mounted(&place.at), "umount ends it");
+    assert!(
+        !homespace::daemon::mount::is_mounted(&place.at),
+        "umount ends it"
+    );
 
     // An fstab line, through mount(8)'s own reading of an fstab (-T).
     let fstab = place.dir.path().join("fstab");
@@ -167,7 +170,7 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
     );
     let out = place.mount(&["-t", "fuse.homespace", project, at, "-o", &options]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let pid = homespace::mount::daemon_pid(&place.at).expect("the daemon runs");
+    let pid = homespace::daemon::mount::daemon_pid(&place.at).expect("the daemon runs");
     let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
     let args: Vec<String> = cmdline.split(|&b| b == 0).map(text).collect();
     for flag in ["--allow-other", "--no-cache"] {
@@ -203,7 +206,7 @@ fn mount_t_fuse_homespace_and_fstab_lines_work_through_the_helper() {
         "{}",
         text(&out.stderr)
     );
-    assert!(!homespace::mount::is_mounted(&place.at));
+    assert!(!homespace::daemon::mount::is_mounted(&place.at));
 }
 
 /// mount(8) and systemd run helpers without HOME and with a short PATH or none: the helper
@@ -245,7 +248,7 @@ fn the_helper_finds_the_program_without_home_or_path() {
         let said = text(&out.stderr);
         assert!(said.contains("cannot find the homespace program"), "{said}");
         assert!(!said.contains("parameter not set"), "{said}");
-        assert!(!homespace::mount::is_mounted(&place.at));
+        assert!(!homespace::daemon::mount::is_mounted(&place.at));
 
         // Installed as the README says — the program in /usr/local/bin (put there by this
         // test alone, and taken away after), the helper in /sbin — mount(8)'s empty
@@ -343,7 +346,7 @@ fn the_daemon_tells_systemd_when_it_is_ready_and_when_it_stops() {
     assert!(listed.is_ok_and(|n| n > 0), "the mount answers once ready");
     assert!(stopping.is_ok_and(|s| s.contains("STOPPING=1")));
     assert!(
-        !homespace::mount::is_mounted(&place.at),
+        !homespace::daemon::mount::is_mounted(&place.at),
         "SIGTERM unmounted"
     );
 }
@@ -522,7 +525,7 @@ fn a_user_mounts_reads_writes_and_unmounts_with_fusermount3_and_root_is_kept_out
     }
     let out = as_user(&[bin, "unmount", at]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(!homespace::mount::is_mounted(&place.at));
+    assert!(!homespace::daemon::mount::is_mounted(&place.at));
 }
 
 #[test]

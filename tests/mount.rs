@@ -32,7 +32,10 @@ fn source_files_are_exact_and_live() {
 fn a_stale_mount_is_replaced() {
     let mut mount = Mount::example();
     mount.kill_daemon();
-    assert!(homespace::mount::is_stale(&mount.at), "the mount is stale");
+    assert!(
+        homespace::daemon::mount::is_stale(&mount.at),
+        "the mount is stale"
+    );
     common::succeed(
         Command::new(BIN)
             .args(["mount", "--project"])
@@ -80,7 +83,7 @@ fn a_killed_daemons_mount_is_replaced_every_time() {
              && stat \"$HS\" >/dev/null",
         );
         assert!(ok, "round {round}: {out}");
-        let pid = homespace::mount::daemon_pid(&mount.at).expect("the daemon");
+        let pid = homespace::daemon::mount::daemon_pid(&mount.at).expect("the daemon");
         // Mounted again at once, while the killed process may still be ending.
         common::succeed(Command::new("kill").args(["-9", &pid.to_string()]));
         mount_again(&mount);
@@ -120,11 +123,11 @@ fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
         .unwrap();
     assert!(!again.status.success(), "mounting twice is refused");
     assert!(String::from_utf8_lossy(&again.stderr).contains("already mounted"));
-    let pid = homespace::mount::daemon_pid(&at).expect("the daemon runs");
+    let pid = homespace::daemon::mount::daemon_pid(&at).expect("the daemon runs");
     // SAFETY: sending a signal to a process id we just found has no memory effects.
     unsafe { libc::kill(pid, libc::SIGTERM) };
     let started = std::time::Instant::now();
-    while homespace::mount::is_mounted(&at) {
+    while homespace::daemon::mount::is_mounted(&at) {
         assert!(started.elapsed().as_secs() < 10, "SIGTERM did not unmount");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
@@ -171,7 +174,7 @@ fn unmount_works_without_fusermount3_and_says_what_to_do_when_busy() {
             .env("PATH", empty.path()),
     );
     assert!(
-        !homespace::mount::is_mounted(&mount.at),
+        !homespace::daemon::mount::is_mounted(&mount.at),
         "unmounted without fusermount3"
     );
 }
@@ -204,13 +207,13 @@ fn the_test_sweep_unmounts_only_the_mounts_its_run_recorded() {
     let script =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("mount-scripts/sweep-test-mounts");
     common::succeed(Command::new("bash").arg(&script).arg(&record));
-    let left = homespace::mount::is_mounted(&at);
+    let left = homespace::daemon::mount::is_mounted(&at);
     if left {
-        let _ = homespace::mount::unmount(&at, true);
+        let _ = homespace::daemon::mount::unmount(&at, true);
     }
     assert!(!left, "the run's own mount is left");
     assert!(
-        homespace::mount::is_mounted(&elsewhere.at),
+        homespace::daemon::mount::is_mounted(&elsewhere.at),
         "another mount was taken down"
     );
     assert!(elsewhere.read("_entry.md").contains("homespace — ledger"));

@@ -281,7 +281,9 @@ fn an_outage_fails_store_requests_clearly_and_service_comes_back() {
     // source/ is the checkout's own: it keeps working.
     assert!(read(&a.path("source/ledger/accounts/Account/debit.py")).contains("def debit"));
     assert!(read(&b.path("source/_entry.md")).contains("ledger"));
-    assert!(homespace::mount::is_mounted(&a.at) && homespace::mount::is_mounted(&b.at));
+    assert!(
+        homespace::daemon::mount::is_mounted(&a.at) && homespace::daemon::mount::is_mounted(&b.at)
+    );
 
     server.resume().unwrap();
     wait_until("A reads tasks again once the database is back", || {

@@ -215,8 +215,8 @@ fn what_the_owner_keeps_is_private_by_default() {
         project.join(".homespace").display()
     ));
     let bg = mount.dir.path().join("bg");
-    if homespace::mount::is_mounted(&bg) {
-        let _ = homespace::mount::unmount(&bg, true);
+    if homespace::daemon::mount::is_mounted(&bg) {
+        let _ = homespace::daemon::mount::unmount(&bg, true);
     }
     assert!(ok, "{out}");
     assert_eq!(mode(&project.join(".homespace/homespace.log")), 0o600);

@@ -11,14 +11,14 @@ pub fn prompt(mountpoint: &Path) -> Result<(), String> {
     let at = mountpoint
         .canonicalize()
         .map_err(|e| format!("{}: {e}", mountpoint.display()))?;
-    if !homespace::mount::is_mounted(&at) {
+    if !homespace::daemon::mount::is_mounted(&at) {
         return Err(format!(
             "{} is not mounted; `homespace mount --project DIR {}` first",
             at.display(),
             at.display()
         ));
     }
-    let read_only = homespace::mounts::running()
+    let read_only = homespace::daemon::mounts::running()
         .into_iter()
         .find(|m| m.mountpoint == at)
         .and_then(|m| m.daemon)

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use homespace::mounts::{self, RunningMount};
+use homespace::daemon::mounts::{self, RunningMount};
 
 /// Print every running mount, or only the one at `mountpoint` (an error if there is none).
 pub fn status(mountpoint: Option<&Path>) -> Result<(), String> {

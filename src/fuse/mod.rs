@@ -52,6 +52,10 @@ pub struct Serving {
     /// A file to append the mountpoint to once mounted (`HOMESPACE_MOUNT_RECORD`): how a
     /// test run knows which mounts are its own to clean up.
     pub record: Option<std::path::PathBuf>,
+    /// Told the mountpoint once the mount answers, and that it is stopping on a signal: how
+    /// a service manager hears of it (the daemon's, kept out of the kernel adapter).
+    pub ready: Option<fn(&str)>,
+    pub stopping: Option<fn()>,
 }
 
 /// Serve `space` at `mountpoint` until it is unmounted or the process is signalled
@@ -127,16 +131,21 @@ pub fn serve(
         signal_hook::consts::SIGHUP,
     ])
     .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+    let stopping = serving.stopping;
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             crate::log::line(&format!("signal {signal}: unmounting"));
-            crate::service::stopping();
+            if let Some(stopping) = stopping {
+                stopping();
+            }
             if let Err(e) = unmounter.unmount() {
                 crate::log::line(&format!("unmount failed: {e}"));
             }
         }
     });
-    crate::service::ready(&mountpoint.to_string_lossy());
+    if let Some(ready) = serving.ready {
+        ready(&mountpoint.to_string_lossy());
+    }
     session
         .run()
         .map_err(|e| format!("the mount ended with an error: {e}"))

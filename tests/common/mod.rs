@@ -364,7 +364,7 @@ impl Drop for Mount {
             let _ = daemon.wait();
         }
         // Whatever happened above, leave no mount behind.
-        if homespace::mount::is_mounted(&self.at) {
+        if homespace::daemon::mount::is_mounted(&self.at) {
             let _ = Command::new(BIN)
                 .args(["unmount", "--lazy"])
                 .arg(&self.at)

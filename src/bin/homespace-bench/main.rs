@@ -235,7 +235,7 @@ impl Mounted {
     fn unmount(&self) -> Result<(), String> {
         let mut tried = Vec::new();
         for (how, lazy) in [("normal", false), ("lazy", true)] {
-            match homespace::mount::unmount(&self.at, lazy) {
+            match homespace::daemon::mount::unmount(&self.at, lazy) {
                 Ok(()) if self.gone() => return self.daemon_exits(),
                 Ok(()) => tried.push(format!(
                     "{how}: said it worked, but the FUSE mount is still there"
@@ -400,7 +400,7 @@ fn mount_at(
     let _ = std::fs::read_dir(at.join("source")).map(|d| d.count());
     let first = started.elapsed();
     let dev = std::fs::metadata(&at).expect("stat the mount").dev();
-    let daemon = homespace::mount::daemon_pid(&at);
+    let daemon = homespace::daemon::mount::daemon_pid(&at);
     let mounted = Mounted {
         at,
         dev,
@@ -456,7 +456,7 @@ fn daemon_rss(at: &Path) -> Option<u64> {
 /// A figure in KiB from the `/proc/<pid>/status` of the daemon serving `at` (`VmRSS:`,
 /// `VmHWM:` — the peak resident memory).
 fn daemon_status(at: &Path, field: &str) -> Option<u64> {
-    let pid = homespace::mount::daemon_pid(at)?;
+    let pid = homespace::daemon::mount::daemon_pid(at)?;
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()

@@ -37,7 +37,8 @@ pub fn running() -> Vec<RunningMount> {
             let source = fields.next()?;
             let at = fields.next()?;
             let kind = fields.next()?;
-            (source == "homespace" && kind.starts_with("fuse")).then(|| crate::mount::unescape(at))
+            (source == "homespace" && kind.starts_with("fuse"))
+                .then(|| crate::daemon::mount::unescape(at))
         })
         .map(|mountpoint| RunningMount {
             daemon: daemon_of(&mountpoint),
@@ -47,7 +48,7 @@ pub fn running() -> Vec<RunningMount> {
 }
 
 fn daemon_of(mountpoint: &Path) -> Option<Daemon> {
-    let pid = crate::mount::daemon_pid(mountpoint)?;
+    let pid = crate::daemon::mount::daemon_pid(mountpoint)?;
     let proc = PathBuf::from(format!("/proc/{pid}"));
     let args: Vec<String> = std::fs::read(proc.join("cmdline"))
         .ok()?

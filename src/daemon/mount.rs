@@ -255,6 +255,8 @@ pub fn mount_foreground(request: &MountRequest) -> Result<(), String> {
                 mountpoint.display()
             ),
             record: std::env::var_os(RECORD_VARIABLE).map(PathBuf::from),
+            ready: Some(crate::daemon::service::ready),
+            stopping: Some(crate::daemon::service::stopping),
         },
         version,
     )?;
