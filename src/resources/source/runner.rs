@@ -132,10 +132,10 @@ impl Source {
                 Ok(Node::dir(false).owned(owner))
             }
             At::Result(which) => {
-                let running = self.run_of(*which)?.status == "running";
+                let (run, text) = self.result_of(*which)?;
                 Ok(Node {
-                    size: Some(self.runner_read(at)?.len() as u64),
-                    ..Node::view().owned(owner).waiting(running)
+                    size: Some(text.len() as u64),
+                    ..Node::view().owned(owner).waiting(run.status == "running")
                 })
             }
             At::Output(_) | At::Failure(..) => Ok(Node {
@@ -208,20 +208,7 @@ impl Source {
                     .unwrap_or_default()
                     .into_bytes())
             }
-            At::Result(which) => {
-                let (run, problems) = self.problems_of(*which)?;
-                let mut about = self.run_notes(&run)?;
-                if which.is_none()
-                    && let Some((when, why)) = lock(&self.refused_run).clone()
-                    && when >= run.started
-                {
-                    about.insert(
-                        0,
-                        format!("Your newest write to run started nothing ({when}): {why}"),
-                    );
-                }
-                Ok(self.result_view(&run, &problems, &about).into_bytes())
-            }
+            At::Result(which) => Ok(self.result_of(*which)?.1.into_bytes()),
             At::Failure(which, name) => {
                 let (run, problems) = self.problems_of(*which)?;
                 let problem = problems
@@ -368,6 +355,24 @@ impl Source {
             "run the tests and wait",
             "the result, each failure with its suspects",
         )
+    }
+
+    /// Run `which` with its `result.md`, led by a refused start newer than the run when it
+    /// is the newest.
+    fn result_of(&self, which: Option<i64>) -> Result<(runs::Run, String)> {
+        let (run, problems) = self.problems_of(which)?;
+        let mut about = self.run_notes(&run)?;
+        if which.is_none()
+            && let Some((when, why)) = lock(&self.refused_run).clone()
+            && when >= run.started
+        {
+            about.insert(
+                0,
+                format!("Your newest write to run started nothing ({when}): {why}"),
+            );
+        }
+        let text = self.result_view(&run, &problems, &about);
+        Ok((run, text))
     }
 
     /// What a run's views say before its failures: the interpreter note its output opens

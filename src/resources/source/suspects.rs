@@ -60,7 +60,6 @@ struct Found {
     symbol: Symbol,
     /// The symbols from the module's top down to it (for the file path).
     stems: Vec<String>,
-    start_line: usize,
 }
 
 impl Source {
@@ -128,22 +127,17 @@ impl Source {
     /// The innermost symbol of `file` holding 1-based `line`.
     fn enclosing(&self, file: &Path, line: usize, why: Why) -> Option<Suspect> {
         let module = self.modules.get(file).ok()?;
-        let text = module.text().ok()?;
-        let (at, symbol) = module
+        let (at, _) = module
             .index
             .symbols
             .iter()
             .enumerate()
-            .filter(|(_, s)| {
-                let first = line_of(text, s.range.start);
-                first <= line && line < first + s.lines
-            })
+            .filter(|(_, s)| s.first_line <= line && line < s.first_line + s.lines)
             .max_by_key(|(_, s)| s.qualname.len())?;
         let found = Found {
             module: file.to_path_buf(),
             stems: stems(&module.index.symbols, at),
-            start_line: line_of(text, symbol.range.start),
-            symbol: symbol.clone(),
+            symbol: module.index.symbols[at].clone(),
         };
         self.suspect(&found, why)
     }
@@ -268,7 +262,6 @@ impl Source {
     /// second definition (`name@2`), when there is one.
     fn symbol_in(&self, module: &Path, qualname: &[String]) -> Option<Found> {
         let parsed = self.modules.get(module).ok()?;
-        let text = parsed.text().ok()?;
         let symbols = &parsed.index.symbols;
         let mut same = symbols
             .iter()
@@ -282,7 +275,6 @@ impl Source {
         Some(Found {
             module: module.to_path_buf(),
             stems: stems(symbols, at),
-            start_line: line_of(text, symbol.range.start),
             symbol: symbol.clone(),
         })
     }
@@ -306,11 +298,12 @@ impl Source {
             .module
             .strip_prefix(&self.project.root)
             .unwrap_or(&found.module);
-        let last = found.start_line + found.symbol.lines.saturating_sub(1);
+        let first = found.symbol.first_line;
+        let last = first + found.symbol.lines.saturating_sub(1);
         Some(Suspect {
             dotted: format!("{dotted_module}.{}", found.symbol.qualname.join(".")),
             file: format!("{shown}/{}.py", found.stems.join("/")),
-            lines: format!("{}:{}-{last}", rel.display(), found.start_line),
+            lines: format!("{}:{first}-{last}", rel.display()),
             why,
         })
     }
@@ -327,13 +320,4 @@ fn stems(symbols: &[Symbol], at: usize) -> Vec<String> {
     }
     stems.reverse();
     stems
-}
-
-/// The 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
