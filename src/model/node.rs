@@ -141,8 +141,6 @@ pub struct Hit {
     pub before: Vec<String>,
     /// One line each, nearest first: what came just after the hit.
     pub after: Vec<String>,
-    /// Hits with the same text left out after this one.
-    pub repeats: usize,
 }
 
 impl Hit {
@@ -162,7 +160,6 @@ impl Hit {
             line: self.line.clone(),
             before: self.before[skip..].to_vec(),
             after: self.after.iter().take(after).cloned().collect(),
-            repeats: self.repeats,
         }
     }
 }

@@ -194,7 +194,9 @@ impl Resource for Memory {
         let fetched = limit.saturating_mul(REPEATS_FETCHED);
         let (found, total, note) = self.store.memory(|m| m.search(query, fetched))?;
         let mut hits: Vec<Hit> = Vec::new();
+        // Each text shown, with the hit showing it; how many hits repeated each hit's text.
         let mut texts: Vec<(String, usize)> = Vec::new();
+        let mut repeats: Vec<usize> = Vec::new();
         // Entries shown with their neighbours: a hit among them adds nothing.
         let mut windows: Vec<(String, i64)> = Vec::new();
         for hit in found {
@@ -211,17 +213,13 @@ impl Resource for Memory {
             let repeat = |seen: &String| {
                 !text.is_empty() && (seen.contains(text.as_str()) || text.contains(seen.as_str()))
             };
-            if let Some(seen) = texts.iter().position(|(t, _)| repeat(t)) {
-                let at = texts[seen].1;
-                if let Some(first) = hits.get_mut(at) {
-                    first.repeats += 1;
-                }
+            if let Some(&(_, at)) = texts.iter().find(|(t, _)| repeat(t)) {
+                repeats[at] += 1;
                 continue;
             }
             if hits.len() >= limit {
                 continue;
             }
-            texts.push((text, hits.len()));
             if let Some(seq) = hit.seq
                 && windows.iter().any(|(session, shown)| {
                     *session == hit.session_id
@@ -230,6 +228,8 @@ impl Resource for Memory {
             {
                 continue;
             }
+            texts.push((text, hits.len()));
+            repeats.push(0);
             let Some(seq) = hit.seq else {
                 hits.push(Hit::new(
                     self.links.to(&format!("{dir}/{}", views::SUMMARY)),
@@ -258,10 +258,10 @@ impl Resource for Memory {
             windows.push((hit.session_id.clone(), seq));
             hits.push(shown);
         }
-        for hit in &mut hits {
-            if hit.repeats > 0 {
+        for (hit, repeats) in hits.iter_mut().zip(repeats) {
+            if repeats > 0 {
                 hit.line
-                    .push_str(&format!(" (same text in {} more hits)", hit.repeats));
+                    .push_str(&format!(" (same text in {repeats} more hits)"));
             }
         }
         Ok(Hits {
