@@ -103,11 +103,12 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         .collect();
     // The definition of a name the query names (`def validate_name`) comes with its code,
     // when short: reading it is what the search was for.
+    let asked = self::terms(query);
     let named = |hit: &Hit| {
         let stem = hit.path.rsplit('/').next().unwrap_or("");
         let stem = stem.strip_suffix(".py").unwrap_or(stem);
         let stem = stem.split('@').next().unwrap_or(stem);
-        self::terms(query).contains(&stem)
+        asked.contains(&stem)
     };
     let prefix = source.links.to("source/");
     if let Some((hit, _)) = hits

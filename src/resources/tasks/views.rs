@@ -72,17 +72,21 @@ pub fn state(counts: &Counts) -> String {
     if counts.outstanding() == 0 {
         return format!("nothing outstanding, {} done", counts.done);
     }
-    let parts: Vec<String> = [Status::Open, Status::InProgress, Status::Blocked]
-        .into_iter()
-        .filter(|s| counts.of(*s) > 0)
-        .map(|s| format!("{} {}", counts.of(s), s.label()))
-        .collect();
     format!(
         "{} outstanding ({}), {} done",
         counts.outstanding(),
-        parts.join(", "),
+        outstanding_by_status(counts).join(", "),
         counts.done
     )
+}
+
+/// `3 open`, `1 in progress`, `2 blocked`: each outstanding status that has tasks.
+fn outstanding_by_status(counts: &Counts) -> Vec<String> {
+    [Status::Open, Status::InProgress, Status::Blocked]
+        .into_iter()
+        .filter(|s| counts.of(*s) > 0)
+        .map(|s| format!("{} {}", counts.of(s), s.label()))
+        .collect()
 }
 
 /// The root dashboard's line about tasks.
@@ -141,11 +145,7 @@ fn state_short(counts: &Counts) -> String {
     if counts.total() == 0 {
         return "none yet".into();
     }
-    let mut parts: Vec<String> = [Status::Open, Status::InProgress, Status::Blocked]
-        .into_iter()
-        .filter(|s| counts.of(*s) > 0)
-        .map(|s| format!("{} {}", counts.of(s), s.label()))
-        .collect();
+    let mut parts = outstanding_by_status(counts);
     parts.push(format!("{} done", counts.done));
     parts.join(", ")
 }
