@@ -17,6 +17,7 @@ pub mod location;
 pub mod memory;
 pub mod pg;
 pub mod records;
+mod row;
 pub mod runs;
 pub mod settings;
 pub mod tasks;

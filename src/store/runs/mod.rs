@@ -19,6 +19,7 @@ mod postgres;
 mod sqlite;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::store::row::{Row, size};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
 
@@ -63,9 +64,41 @@ pub struct StoredRun {
 /// What is appended to the output of a run whose process is gone.
 const ABANDONED: &str = "The mount running this test run stopped before it ended.\n";
 
-/// The test runs of a store, whichever backend holds them. `checkout` is whose runs: each
-/// call sees that checkout's and the ones from before runs were kept per checkout.
-pub trait RunRecords {
+/// What a backend answers about the test runs; [`RunRecords`] is what callers use.
+/// `checkout` is whose runs: each call sees that checkout's and the ones from before runs
+/// were kept per checkout.
+pub trait RunRows {
+    /// The runs of `checkout` that are running and the processes running them, oldest
+    /// first: one at most, and one from before runs were kept per checkout.
+    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
+    /// Closes run `id` as an error at `ended`, appending `note` to its output.
+    fn close_as_error(&self, id: i64, ended: &str, note: &str) -> Result<()>;
+    /// Keeps `run` of `checkout` (all but its number) with its `output`, run by process
+    /// `pid`, under the next number; returns the number.
+    fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64>;
+    /// Records how run `id` ended, all but its problems.
+    fn close(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()>;
+    /// Keeps `problem` as the `seq`th of run `id`.
+    fn add_problem(&self, id: i64, seq: i32, problem: &Problem) -> Result<()>;
+    /// `checkout`'s run `id`, or its newest with `None`.
+    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>>;
+    /// The newest `limit` runs of `checkout`, newest first.
+    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>>;
+    /// The whole output of `checkout`'s run `id`.
+    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>>;
+    /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
+    /// reported.
+    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
+    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`: each
+    /// run with its checkout and process.
+    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>>;
+    /// How many runs the store holds, every checkout's.
+    fn count_all(&self) -> Result<i64>;
+}
+
+/// The test runs of a store, whichever backend holds them: the rules of starting, ending
+/// and copying a run, over what each backend answers ([`RunRows`]).
+pub trait RunRecords: RunRows {
     /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
     /// host); returns its number. Refused (busy) while another run of `checkout` is
     /// running, naming it; a run that is over though stored as running (a daemon killed
@@ -93,35 +126,48 @@ pub trait RunRecords {
         self.start(checkout, command, started, pid)
     }
 
-    /// The runs of `checkout` that are running and the processes running them, oldest
-    /// first: one at most, and one from before runs were kept per checkout.
-    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
     /// Closes run `id`, whose process is gone, as an error at `ended`, saying so in its
     /// output.
-    fn abandon(&self, id: i64, ended: &str) -> Result<()>;
+    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+        self.close_as_error(id, ended, ABANDONED)
+    }
+
     /// Records a new running run of `checkout`, without the checks of
     /// [`RunRecords::begin`].
-    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64>;
-    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
-    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()>;
-    /// `checkout`'s run `id`, or its newest with `None`.
-    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>>;
-    /// The newest `limit` runs of `checkout`, newest first.
-    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>>;
-    /// The whole output of `checkout`'s run `id`.
-    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>>;
-    /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
-    /// reported.
-    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
+    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
+        let run = Run {
+            id: 0,
+            command: command.to_string(),
+            started: started.to_string(),
+            ended: None,
+            seconds: None,
+            status: "running".to_string(),
+            passed: 0,
+            failed: 0,
+            errors: 0,
+            skipped: 0,
+        };
+        self.insert(checkout, &run, "", pid)
+    }
 
-    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`: each
-    /// run with its checkout and process.
-    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>>;
-    /// How many runs the store holds, every checkout's.
-    fn count_every(&self) -> Result<usize>;
+    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
+    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+        self.close(id, ended, outcome)?;
+        add_problems(self, id, &outcome.report.problems)
+    }
+
     /// Keeps `run`, read from another store, exactly as it was there — its status, times,
     /// counts, output and problems — under the next number; returns the number.
-    fn restore(&self, run: &StoredRun) -> Result<i64>;
+    fn restore(&self, stored: &StoredRun) -> Result<i64> {
+        let id = self.insert(&stored.checkout, &stored.run, &stored.output, stored.pid)?;
+        add_problems(self, id, &stored.problems)?;
+        Ok(id)
+    }
+
+    /// How many runs the store holds, every checkout's.
+    fn count_every(&self) -> Result<usize> {
+        Ok(size(self.count_all()?))
+    }
 
     /// Every checkout's runs numbered above `after`, oldest first, at most `limit`, each
     /// whole: what a copy of the whole store carries.
@@ -139,6 +185,71 @@ pub trait RunRecords {
             })
             .collect()
     }
+}
+
+impl<T: RunRows> RunRecords for T {}
+
+/// Keeps `problems` as run `id`'s, in their order.
+fn add_problems(rows: &(impl RunRows + ?Sized), id: i64, problems: &[Problem]) -> Result<()> {
+    for (seq, problem) in problems.iter().enumerate() {
+        let seq = i32::try_from(seq).map_err(|_| {
+            Error::internal(format!("test run {id} reported more problems than fit"))
+        })?;
+        rows.add_problem(id, seq, problem)?;
+    }
+    Ok(())
+}
+
+/// The columns of a [`Run`], in the order [`run_of`] reads them.
+const RUN_COLUMNS: &str =
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+
+/// A row of [`RUN_COLUMNS`].
+fn run_of(r: &impl Row) -> Result<Run> {
+    // Counts are never negative: they are stored from unsigned numbers.
+    let count = |i: usize| -> Result<u64> { Ok(u64::try_from(r.value::<i64>(i)?).unwrap_or(0)) };
+    Ok(Run {
+        id: r.value(0)?,
+        command: r.value(1)?,
+        started: r.value(2)?,
+        ended: r.value(3)?,
+        seconds: r.value(4)?,
+        status: r.value(5)?,
+        passed: count(6)?,
+        failed: count(7)?,
+        errors: count(8)?,
+        skipped: count(9)?,
+    })
+}
+
+/// A row of (id, pid) of a running run.
+fn running_of(r: &impl Row) -> Result<(i64, u32)> {
+    let (id, pid): (i64, i64) = (r.value(0)?, r.value(1)?);
+    let pid = u32::try_from(pid).map_err(|_| {
+        Error::internal(format!(
+            "test run {id} is stored as running in process {pid}, which is no \
+             process number: was the store changed by hand? Set its status to \
+             'error' to run the tests again"
+        ))
+    })?;
+    Ok((id, pid))
+}
+
+/// A row of [`RUN_COLUMNS`], then the run's checkout and process.
+fn listed_of(r: &impl Row) -> Result<(String, Run, u32)> {
+    // Stored from a process number; one changed by hand reads as none.
+    let pid = u32::try_from(r.value::<i64>(11)?).unwrap_or(0);
+    Ok((r.value(10)?, run_of(r)?, pid))
+}
+
+/// A row of (test, kind, message, traceback).
+fn problem_of(r: &impl Row) -> Result<Problem> {
+    Ok(Problem {
+        id: r.value(0)?,
+        kind: kind_of(&r.value::<String>(1)?),
+        message: r.value(2)?,
+        traceback: r.value(3)?,
+    })
 }
 
 /// A problem's kind as stored back to the one the report gave.
