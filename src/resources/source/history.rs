@@ -6,9 +6,9 @@
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
+use crate::model::time::rfc3339_of;
 use crate::model::{Entry, Function, Ownership, Section};
 use crate::render::budget;
-use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 use crate::resources::source::take_back::take_back;

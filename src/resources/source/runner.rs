@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::rfc3339_of;
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
-use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::failure::{first_line, summary};
 use crate::resources::source::paths::TESTS;

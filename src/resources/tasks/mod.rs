@@ -130,7 +130,7 @@ impl Tasks {
     }
 
     fn now(&self) -> String {
-        crate::render::time::rfc3339_of((self.clock)())
+        crate::model::time::rfc3339_of((self.clock)())
     }
 
     fn filter<'f>(folder: Folder<'f>) -> Option<Filter<'f>> {

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use super::read::column;
 use crate::error::{Error, Result};
-use crate::render::time::rfc3339_of;
+use crate::model::time::rfc3339_of;
 use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::records::Imported;
 use crate::store::memory::rules::{
