@@ -153,6 +153,15 @@ impl fmt::Display for Time {
     }
 }
 
+impl std::str::FromStr for Time {
+    type Err = NotATime;
+
+    /// As [`Time::parse`].
+    fn from_str(text: &str) -> Result<Time, NotATime> {
+        Time::parse(text)
+    }
+}
+
 /// `2026-11-22T02:15:04Z` for `secs` after the Unix epoch.
 pub fn rfc3339(secs: u64) -> String {
     Time::from_unix(secs).to_string()

@@ -158,10 +158,10 @@ fn copy_tasks(from: &Store, to: &dyn TaskRecords) -> Result<()> {
             }
             for task in ready {
                 let copied = db
-                    .insert(&task.slug, &task.fields, &task.created)
+                    .insert(&task.slug, &task.fields, task.created)
                     .and_then(|id| {
                         if task.updated != task.created {
-                            db.update(id, &task.slug, &task.fields, &task.updated)?;
+                            db.update(id, &task.slug, &task.fields, task.updated)?;
                         }
                         Ok(())
                     });
@@ -333,14 +333,22 @@ mod tests {
                     depends_on: depends.iter().map(|d| d.to_string()).collect(),
                     description: "why\nand how".into(),
                 };
-                let id = db.insert("schema", &fields("Design", &[]), "2026-11-01T10:00:00Z")?;
+                let id = db.insert(
+                    "schema",
+                    &fields("Design", &[]),
+                    "2026-11-01T10:00:00Z".parse().unwrap(),
+                )?;
                 db.update(
                     id,
                     "schema",
                     &fields("Design it", &[]),
-                    "2026-11-02T10:00:00Z",
+                    "2026-11-02T10:00:00Z".parse().unwrap(),
                 )?;
-                db.insert("fix", &fields("Fix", &["schema"]), "2026-11-03T10:00:00Z")?;
+                db.insert(
+                    "fix",
+                    &fields("Fix", &["schema"]),
+                    "2026-11-03T10:00:00Z".parse().unwrap(),
+                )?;
                 Ok(())
             })
             .unwrap();

@@ -13,6 +13,7 @@ mod postgres;
 mod sqlite;
 
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 pub use crate::store::fts::Tier;
 use crate::store::row::{Row, size};
 
@@ -81,9 +82,9 @@ pub struct Task {
     /// The task's name: its file is `<slug>.json`.
     pub slug: String,
     pub fields: Fields,
-    /// RFC 3339 UTC times, set by the store.
-    pub created: String,
-    pub updated: String,
+    /// Set by the store.
+    pub created: Time,
+    pub updated: Time,
 }
 
 /// Which tasks a view shows. Every filter orders by priority (0 first), then name.
@@ -165,9 +166,9 @@ pub trait TaskRows {
     fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)>;
 
     /// Adds the row of task `slug`, without its tags and dependencies; returns its id.
-    fn insert_row(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64>;
+    fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64>;
     /// Replaces the row of task `id`, not its tags and dependencies, updated `now`.
-    fn update_row(&self, id: i64, fields: &Fields, now: &str) -> Result<()>;
+    fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()>;
     /// Removes task `id`'s tags and dependencies.
     fn clear_lists(&self, id: i64) -> Result<()>;
     /// Gives task `id` the tag `tag`, the `pos`th in the writer's order.
@@ -180,9 +181,9 @@ pub trait TaskRows {
     /// The name of task `id`.
     fn slug_of(&self, id: i64) -> Result<String>;
     /// Gives task `id` the name `slug` and `status`, updated `now`.
-    fn set_name(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()>;
+    fn set_name(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()>;
     /// Sets the `updated` time of the tasks that depend on task `id`.
-    fn touch_dependents(&self, id: i64, now: &str) -> Result<()>;
+    fn touch_dependents(&self, id: i64, now: Time) -> Result<()>;
     /// Indexes task `id` under its new name `slug`.
     fn index_name(&self, id: i64, slug: &str) -> Result<()>;
     /// Removes task `id` and its index entry; fails while other tasks depend on it.
@@ -222,7 +223,7 @@ pub trait TaskRecords: TaskRows {
     }
 
     /// Creates task `slug`; every name in `fields.depends_on` must exist. Returns its id.
-    fn insert(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64> {
+    fn insert(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
         let id = self.insert_row(slug, fields, now)?;
         put_lists(self, id, fields)?;
         self.index(id, slug, fields)?;
@@ -230,7 +231,7 @@ pub trait TaskRecords: TaskRows {
     }
 
     /// Replaces the fields of task `id` and sets its `updated` time.
-    fn update(&self, id: i64, slug: &str, fields: &Fields, now: &str) -> Result<()> {
+    fn update(&self, id: i64, slug: &str, fields: &Fields, now: Time) -> Result<()> {
         self.update_row(id, fields, now)?;
         self.clear_lists(id)?;
         put_lists(self, id, fields)?;
@@ -239,7 +240,7 @@ pub trait TaskRecords: TaskRows {
 
     /// Gives task `id` a new name and status. The tasks that depend on it show the new
     /// name in their `depends_on`, so their `updated` time moves too.
-    fn rename(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()> {
+    fn rename(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()> {
         let old = self.slug_of(id)?;
         self.set_name(id, slug, status, now)?;
         if old != slug {
@@ -313,9 +314,15 @@ fn task_of(row: &impl Row) -> Result<Task> {
             depends_on: list(9, "depends_on")?,
             description: row.value(5)?,
         },
-        created: row.value(6)?,
-        updated: row.value(7)?,
+        created: time_of(row, 6)?,
+        updated: time_of(row, 7)?,
     })
+}
+
+/// Column `i` of `row`, a time as the store writes it.
+fn time_of(row: &impl Row, i: usize) -> Result<Time> {
+    let text: String = row.value(i)?;
+    Time::parse(&text).map_err(|e| Error::internal(format!("a stored task's {e}")))
 }
 
 /// A dependent's row: its name and status.
@@ -350,7 +357,7 @@ mod tests {
                 tx.insert(
                     "schema",
                     &fields("Design the schema", Status::Done, 1, &["db"], &[]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "login",
@@ -361,17 +368,17 @@ mod tests {
                         &["ui", "auth"],
                         &["schema"],
                     ),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "deploy",
                     &fields("Deploy", Status::Open, 0, &[], &["login"]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "docs",
                     &fields("Write docs", Status::Blocked, 3, &["ui"], &[]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 Ok(())
             })
@@ -421,12 +428,12 @@ mod tests {
                 .change_tasks(|tx| {
                     let login = tx.get("login")?.unwrap();
                     assert_eq!(login.fields.tags, ["ui", "auth"]);
-                    tx.rename(login.id, "sign-in", Status::InProgress, "t1")
+                    tx.rename(login.id, "sign-in", Status::InProgress, Time::from_unix(1))
                 })
                 .unwrap();
             let deploy = store.tasks(|c| c.get("deploy")).unwrap().unwrap();
             assert_eq!(deploy.fields.depends_on, ["sign-in"]);
-            assert_eq!(deploy.updated, "t1");
+            assert_eq!(deploy.updated, Time::from_unix(1));
             let hits = store.tasks(|c| c.search("sign", 10)).unwrap();
             assert_eq!(slugs(&hits.0), ["sign-in"]);
         });

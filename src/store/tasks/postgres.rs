@@ -8,6 +8,7 @@ use postgres::types::ToSql;
 
 use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
 use crate::error::Result;
+use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
 use crate::store::pg::Tx;
 use crate::store::row::{limit, size};
@@ -161,7 +162,8 @@ impl TaskRows for Tx<'_> {
         Ok((hits, size(total)))
     }
 
-    fn insert_row(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64> {
+    fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
+        let now = now.to_string();
         let row = self.query_one(
             "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
              VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
@@ -177,7 +179,8 @@ impl TaskRows for Tx<'_> {
         Ok(row.get(0))
     }
 
-    fn update_row(&self, id: i64, fields: &Fields, now: &str) -> Result<()> {
+    fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.execute(
             "UPDATE tasks SET title = $2, status = $3, priority = $4, description = $5,
                               updated = $6
@@ -243,7 +246,8 @@ impl TaskRows for Tx<'_> {
             .get(0))
     }
 
-    fn set_name(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()> {
+    fn set_name(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.execute(
             "UPDATE tasks SET slug = $2, status = $3, updated = $4 WHERE id = $1",
             &[&id, &slug, &status.as_str(), &now],
@@ -251,7 +255,8 @@ impl TaskRows for Tx<'_> {
         Ok(())
     }
 
-    fn touch_dependents(&self, id: i64, now: &str) -> Result<()> {
+    fn touch_dependents(&self, id: i64, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.execute(
             "UPDATE tasks SET updated = $2
              WHERE id IN (SELECT task FROM task_deps WHERE depends_on = $1)",

@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
 use crate::store::row::{limit, size, sqlite_rows};
 
@@ -178,7 +179,8 @@ impl TaskRows for Connection {
         Ok((hits, size(total)))
     }
 
-    fn insert_row(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64> {
+    fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
+        let now = now.to_string();
         self.prepare_cached(
             "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
@@ -194,7 +196,8 @@ impl TaskRows for Connection {
         Ok(self.last_insert_rowid())
     }
 
-    fn update_row(&self, id: i64, fields: &Fields, now: &str) -> Result<()> {
+    fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.prepare_cached(
             "UPDATE tasks SET title = ?2, status = ?3, priority = ?4, description = ?5, updated = ?6
              WHERE id = ?1",
@@ -257,13 +260,15 @@ impl TaskRows for Connection {
             .query_row([id], |r| r.get(0))?)
     }
 
-    fn set_name(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()> {
+    fn set_name(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.prepare_cached("UPDATE tasks SET slug = ?2, status = ?3, updated = ?4 WHERE id = ?1")?
             .execute(params![id, slug, status.as_str(), now])?;
         Ok(())
     }
 
-    fn touch_dependents(&self, id: i64, now: &str) -> Result<()> {
+    fn touch_dependents(&self, id: i64, now: Time) -> Result<()> {
+        let now = now.to_string();
         self.prepare_cached(
             "UPDATE tasks SET updated = ?2
              WHERE id IN (SELECT task FROM task_deps WHERE depends_on = ?1)",
