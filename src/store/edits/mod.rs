@@ -12,7 +12,8 @@
 mod postgres;
 mod sqlite;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::store::row::{Row, size};
 
 pub(crate) use postgres::PG_SCHEMA;
@@ -36,7 +37,7 @@ pub struct Edit {
     pub id: i64,
     /// Whose: the checkout that made it, `''` from before edits were kept per checkout.
     pub checkout: String,
-    pub at: String,
+    pub at: Time,
     pub path: String,
     pub what: String,
     pub before: Option<Vec<u8>>,
@@ -49,7 +50,7 @@ pub struct Edit {
 #[derive(Debug, Clone, Copy)]
 pub struct NewEdit<'a> {
     pub checkout: &'a str,
-    pub at: &'a str,
+    pub at: Time,
     pub path: &'a str,
     pub what: &'a str,
     pub before: Option<&'a [u8]>,
@@ -87,7 +88,7 @@ pub trait EditRecords: EditRows {
     fn record(
         &self,
         checkout: &str,
-        at: &str,
+        at: Time,
         path: &str,
         what: &str,
         before: Option<&[u8]>,
@@ -124,14 +125,14 @@ impl<T: EditRows> EditRecords for T {}
 const EDIT_COLUMNS: &str = "id, checkout, at, path, what, before, after, part_of";
 
 /// An edit without its contents: (id, at, path, what).
-pub type EditLine = (i64, String, String, String);
+pub type EditLine = (i64, Time, String, String);
 
 /// A row of [`EDIT_COLUMNS`].
 fn edit_of(r: &impl Row) -> Result<Edit> {
     Ok(Edit {
         id: r.value(0)?,
         checkout: r.value(1)?,
-        at: r.value(2)?,
+        at: time_of(r, 2)?,
         path: r.value(3)?,
         what: r.value(4)?,
         before: r.value(5)?,
@@ -142,11 +143,18 @@ fn edit_of(r: &impl Row) -> Result<Edit> {
 
 /// A row of (id, at, path, what).
 fn line_of(r: &impl Row) -> Result<EditLine> {
-    Ok((r.value(0)?, r.value(1)?, r.value(2)?, r.value(3)?))
+    Ok((r.value(0)?, time_of(r, 1)?, r.value(2)?, r.value(3)?))
+}
+
+/// Column `i` of `r`, a time as the store writes it.
+fn time_of(r: &impl Row, i: usize) -> Result<Time> {
+    let text: String = r.value(i)?;
+    Time::parse(&text).map_err(|e| Error::internal(format!("a stored edit's {e}")))
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::model::time::Time;
     use crate::store::testing::{for_each_backend, for_each_backend_from};
 
     /// Two checkouts' keys, as `resources::source::checkout::key` makes them.
@@ -160,7 +168,7 @@ mod tests {
                 .change_records(|db| {
                     db.edits().record(
                         HERE,
-                        "t1",
+                        Time::from_unix(1),
                         "src/a.py",
                         "replace a.f",
                         Some(b"old"),
@@ -171,8 +179,15 @@ mod tests {
                 .unwrap();
             let second = store
                 .change_records(|db| {
-                    db.edits()
-                        .record(HERE, "t2", "src/b.py", "create b", None, Some(b"x"), None)
+                    db.edits().record(
+                        HERE,
+                        Time::from_unix(2),
+                        "src/b.py",
+                        "create b",
+                        None,
+                        Some(b"x"),
+                        None,
+                    )
                 })
                 .unwrap();
             assert_eq!((first, second), (1, 2));
@@ -192,15 +207,22 @@ mod tests {
 
     #[test]
     fn each_checkout_sees_its_own_edits_and_those_from_before_checkouts() {
-        let before =
-            "INSERT INTO source_edits (at, path, what) VALUES ('t0', 'old.py', 'delete old');";
+        let before = "INSERT INTO source_edits (at, path, what)
+             VALUES ('2026-11-01T10:00:00Z', 'old.py', 'delete old');";
         for_each_backend_from(7, before, |store| {
             let legacy = 1;
             let record = |checkout: &str, path: &str| {
                 store
                     .change_records(|db| {
-                        db.edits()
-                            .record(checkout, "t", path, "create", None, Some(b"x"), None)
+                        db.edits().record(
+                            checkout,
+                            Time::from_unix(3),
+                            path,
+                            "create",
+                            None,
+                            Some(b"x"),
+                            None,
+                        )
                     })
                     .unwrap()
             };
@@ -239,8 +261,15 @@ mod tests {
             let record = |path: &str, part_of: Option<i64>| {
                 store
                     .change_records(|db| {
-                        db.edits()
-                            .record(HERE, "t", path, "create", None, Some(b"x"), part_of)
+                        db.edits().record(
+                            HERE,
+                            Time::from_unix(3),
+                            path,
+                            "create",
+                            None,
+                            Some(b"x"),
+                            part_of,
+                        )
                     })
                     .unwrap()
             };

@@ -19,12 +19,13 @@ CREATE TABLE source_edits (
 
 impl EditRows for Tx<'_> {
     fn insert(&self, e: &NewEdit<'_>) -> Result<i64> {
+        let at = e.at.to_string();
         let row = self.query_one(
             "INSERT INTO source_edits (checkout, at, path, what, before, after, part_of)
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
             &[
                 &e.checkout,
-                &e.at,
+                &at,
                 &e.path,
                 &e.what,
                 &e.before,

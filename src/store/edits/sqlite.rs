@@ -23,12 +23,11 @@ CREATE TABLE source_edits (
 
 impl EditRows for Connection {
     fn insert(&self, e: &NewEdit<'_>) -> Result<i64> {
+        let at = e.at.to_string();
         self.execute(
             "INSERT INTO source_edits (checkout, at, path, what, before, after, part_of)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                e.checkout, e.at, e.path, e.what, e.before, e.after, e.part_of
-            ],
+            params![e.checkout, at, e.path, e.what, e.before, e.after, e.part_of],
         )?;
         Ok(self.last_insert_rowid())
     }

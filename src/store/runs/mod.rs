@@ -19,6 +19,7 @@ mod postgres;
 mod sqlite;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::Time;
 use crate::store::row::{Row, size};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
@@ -40,8 +41,8 @@ CREATE INDEX test_runs_of_checkout ON test_runs (checkout, id);
 pub struct Run {
     pub id: i64,
     pub command: String,
-    pub started: String,
-    pub ended: Option<String>,
+    pub started: Time,
+    pub ended: Option<Time>,
     pub seconds: Option<f64>,
     pub status: String,
     pub passed: u64,
@@ -72,12 +73,12 @@ pub trait RunRows {
     /// first: one at most, and one from before runs were kept per checkout.
     fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
     /// Closes run `id` as an error at `ended`, appending `note` to its output.
-    fn close_as_error(&self, id: i64, ended: &str, note: &str) -> Result<()>;
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()>;
     /// Keeps `run` of `checkout` (all but its number) with its `output`, run by process
     /// `pid`, under the next number; returns the number.
     fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64>;
     /// Records how run `id` ended, all but its problems.
-    fn close(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()>;
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()>;
     /// Keeps `problem` as the `seq`th of run `id`.
     fn add_problem(&self, id: i64, seq: i32, problem: &Problem) -> Result<()>;
     /// `checkout`'s run `id`, or its newest with `None`.
@@ -108,7 +109,7 @@ pub trait RunRecords: RunRows {
         &self,
         checkout: &str,
         command: &str,
-        started: &str,
+        started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
@@ -128,17 +129,17 @@ pub trait RunRecords: RunRows {
 
     /// Closes run `id`, whose process is gone, as an error at `ended`, saying so in its
     /// output.
-    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+    fn abandon(&self, id: i64, ended: Time) -> Result<()> {
         self.close_as_error(id, ended, ABANDONED)
     }
 
     /// Records a new running run of `checkout`, without the checks of
     /// [`RunRecords::begin`].
-    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
+    fn start(&self, checkout: &str, command: &str, started: Time, pid: u32) -> Result<i64> {
         let run = Run {
             id: 0,
             command: command.to_string(),
-            started: started.to_string(),
+            started,
             ended: None,
             seconds: None,
             status: "running".to_string(),
@@ -151,7 +152,7 @@ pub trait RunRecords: RunRows {
     }
 
     /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
-    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+    fn finish(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
         self.close(id, ended, outcome)?;
         add_problems(self, id, &outcome.report.problems)
     }
@@ -211,8 +212,11 @@ fn run_of(r: &impl Row) -> Result<Run> {
     Ok(Run {
         id: r.value(0)?,
         command: r.value(1)?,
-        started: r.value(2)?,
-        ended: r.value(3)?,
+        started: time_of(r, 2)?,
+        ended: r
+            .value::<Option<String>>(3)?
+            .map(|text| parse_time(&text))
+            .transpose()?,
         seconds: r.value(4)?,
         status: r.value(5)?,
         passed: count(6)?,
@@ -220,6 +224,15 @@ fn run_of(r: &impl Row) -> Result<Run> {
         errors: count(8)?,
         skipped: count(9)?,
     })
+}
+
+/// Column `i` of `r`, a time as the store writes it.
+fn time_of(r: &impl Row, i: usize) -> Result<Time> {
+    parse_time(&r.value::<String>(i)?)
+}
+
+fn parse_time(text: &str) -> Result<Time> {
+    Time::parse(text).map_err(|e| Error::internal(format!("a stored test run's {e}")))
 }
 
 /// A row of (id, pid) of a running run.
@@ -276,7 +289,7 @@ mod tests {
     fn begin(
         store: &Store,
         checkout: &str,
-        started: &str,
+        started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
@@ -284,6 +297,10 @@ mod tests {
             db.runs()
                 .begin(checkout, "python3 -m pytest", started, pid, alive)
         })
+    }
+
+    fn at(text: &str) -> Time {
+        text.parse().unwrap()
     }
 
     fn ids(store: &Store, checkout: &str) -> Vec<i64> {
@@ -299,8 +316,8 @@ mod tests {
     fn a_run_is_kept_with_its_problems_and_one_runs_at_a_time() {
         for_each_backend(|store| {
             let alive = |_, _| true;
-            let first = begin(&store, HERE, "2026-11-23T18:00:00Z", 7, &alive).unwrap();
-            let again = begin(&store, HERE, "2026-11-23T18:00:01Z", 7, &alive).unwrap_err();
+            let first = begin(&store, HERE, at("2026-11-23T18:00:00Z"), 7, &alive).unwrap();
+            let again = begin(&store, HERE, at("2026-11-23T18:00:01Z"), 7, &alive).unwrap_err();
             assert_eq!(again.kind, ErrorKind::Busy);
             assert!(
                 again
@@ -336,7 +353,10 @@ mod tests {
                 seconds: 1.5,
             };
             store
-                .change_records(|db| db.runs().finish(first, "2026-11-23T18:00:02Z", &outcome))
+                .change_records(|db| {
+                    db.runs()
+                        .finish(first, at("2026-11-23T18:00:02Z"), &outcome)
+                })
                 .unwrap();
             let run = store
                 .records(|db| db.runs().get(HERE, None))
@@ -348,7 +368,7 @@ mod tests {
                     run.status.as_str(),
                     (run.passed, run.failed, run.skipped),
                     run.seconds,
-                    run.ended.as_deref()
+                    run.ended.map(|t| t.to_string()).as_deref()
                 ),
                 (
                     first,
@@ -369,17 +389,23 @@ mod tests {
                     .unwrap(),
                 outcome.output
             );
-            let second = begin(&store, HERE, "2026-11-23T18:01:00Z", 7, &alive).unwrap();
+            let second = begin(&store, HERE, at("2026-11-23T18:01:00Z"), 7, &alive).unwrap();
             assert_eq!(ids(&store, HERE), [second, first]);
             assert_eq!(running(&store, HERE), [(second, 7)]);
             // Its process died with the mount: the next run closes it as an error and starts.
-            let third = begin(&store, HERE, "2026-11-23T18:02:00Z", 8, &|_, pid| pid != 7).unwrap();
+            let third = begin(&store, HERE, at("2026-11-23T18:02:00Z"), 8, &|_, pid| {
+                pid != 7
+            })
+            .unwrap();
             let orphan = store
                 .records(|db| db.runs().get(HERE, Some(second)))
                 .unwrap()
                 .unwrap();
             assert_eq!(
-                (orphan.status.as_str(), orphan.ended.as_deref()),
+                (
+                    orphan.status.as_str(),
+                    orphan.ended.map(|t| t.to_string()).as_deref()
+                ),
                 ("error", Some("2026-11-23T18:02:00Z"))
             );
             assert!(
@@ -405,7 +431,8 @@ mod tests {
     fn the_index_refuses_a_second_running_run_of_a_checkout_whoever_writes_it() {
         for_each_backend(|store| {
             let start = |checkout: &str| {
-                store.change_records(|db| db.runs().start(checkout, "pytest", "t", 7))
+                store
+                    .change_records(|db| db.runs().start(checkout, "pytest", Time::from_unix(0), 7))
             };
             start(HERE).unwrap();
             let second = start(HERE);
@@ -421,9 +448,9 @@ mod tests {
             let never_asked = |run: i64, pid: u32| -> bool {
                 panic!("run {run} of process {pid} was asked about")
             };
-            let here = begin(&store, HERE, "t1", 7, &never_asked).unwrap();
+            let here = begin(&store, HERE, Time::from_unix(1), 7, &never_asked).unwrap();
             // A run of HERE is running (its process alive): THERE starts its own all the same.
-            let there = begin(&store, THERE, "t2", 7, &never_asked).unwrap();
+            let there = begin(&store, THERE, Time::from_unix(2), 7, &never_asked).unwrap();
             assert_eq!(running(&store, HERE), [(here, 7)]);
             assert_eq!(running(&store, THERE), [(there, 7)]);
             assert_eq!(ids(&store, HERE), [here]);
@@ -451,7 +478,7 @@ mod tests {
                 seconds: 0.1,
             };
             store
-                .change_records(|db| db.runs().finish(here, "t3", &outcome))
+                .change_records(|db| db.runs().finish(here, Time::from_unix(3), &outcome))
                 .unwrap();
             let seen_from_there = store
                 .records(|db| {
@@ -474,16 +501,16 @@ mod tests {
     fn runs_from_before_checkouts_belong_to_every_checkout() {
         // Started by a mount of this host before runs were kept per checkout, still running.
         let before = "INSERT INTO test_runs (command, started, status, pid)
-                      VALUES ('pytest', 't0', 'running', 7);";
+                      VALUES ('pytest', '2026-11-23T17:00:00Z', 'running', 7);";
         for_each_backend_from(7, before, |store| {
             let legacy = 1;
             assert_eq!(ids(&store, HERE), [legacy]);
             assert_eq!(ids(&store, THERE), [legacy]);
             assert_eq!(running(&store, THERE), [(legacy, 7)]);
-            let refused = begin(&store, HERE, "t1", 8, &|_, _| true).unwrap_err();
+            let refused = begin(&store, HERE, Time::from_unix(1), 8, &|_, _| true).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::Busy, "its process is alive");
             // Its process is gone: closed as an error, and the new run starts.
-            let here = begin(&store, HERE, "t1", 8, &|run, pid| {
+            let here = begin(&store, HERE, Time::from_unix(1), 8, &|run, pid| {
                 assert_eq!(run, legacy);
                 pid != 7
             })

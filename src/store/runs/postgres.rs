@@ -4,6 +4,7 @@
 
 use super::{RUN_COLUMNS, Run, RunRows, listed_of, problem_of, run_of, running_of};
 use crate::error::Result;
+use crate::model::time::Time;
 use crate::store::pg::Tx;
 use crate::store::row::limit;
 use crate::testrun::junit::Problem;
@@ -53,7 +54,8 @@ impl RunRows for Tx<'_> {
         rows.iter().map(running_of).collect()
     }
 
-    fn close_as_error(&self, id: i64, ended: &str, note: &str) -> Result<()> {
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()> {
+        let ended = ended.to_string();
         self.execute(
             "UPDATE test_runs SET status = 'error', ended = $2, output = output || $3
              WHERE id = $1",
@@ -63,6 +65,7 @@ impl RunRows for Tx<'_> {
     }
 
     fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64> {
+        let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
         let row = self.query_one(
             "INSERT INTO test_runs (checkout, command, started, ended, seconds, status,
                  passed, failed, errors, skipped, output, pid)
@@ -70,8 +73,8 @@ impl RunRows for Tx<'_> {
             &[
                 &checkout,
                 &run.command,
-                &run.started,
-                &run.ended,
+                &started,
+                &ended,
                 &run.seconds,
                 &run.status,
                 &bigint(run.passed),
@@ -85,7 +88,8 @@ impl RunRows for Tx<'_> {
         Ok(row.get(0))
     }
 
-    fn close(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
+        let ended = ended.to_string();
         let r = &outcome.report;
         self.execute(
             "UPDATE test_runs SET ended = $2, seconds = $3, status = $4, passed = $5,

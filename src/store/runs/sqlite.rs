@@ -4,6 +4,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{RUN_COLUMNS, Run, RunRows, listed_of, problem_of, run_of, running_of};
 use crate::error::Result;
+use crate::model::time::Time;
 use crate::store::row::{limit, sqlite_rows};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
@@ -51,7 +52,8 @@ impl RunRows for Connection {
         sqlite_rows(statement.query([checkout])?, running_of)
     }
 
-    fn close_as_error(&self, id: i64, ended: &str, note: &str) -> Result<()> {
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()> {
+        let ended = ended.to_string();
         self.prepare_cached(
             "UPDATE test_runs SET status = 'error', ended = ?2, output = output || ?3
              WHERE id = ?1",
@@ -61,6 +63,7 @@ impl RunRows for Connection {
     }
 
     fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64> {
+        let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
         self.prepare_cached(
             "INSERT INTO test_runs (checkout, command, started, ended, seconds, status, passed,
                  failed, errors, skipped, output, pid)
@@ -69,8 +72,8 @@ impl RunRows for Connection {
         .execute(params![
             checkout,
             run.command,
-            run.started,
-            run.ended,
+            started,
+            ended,
             run.seconds,
             run.status,
             run.passed as i64,
@@ -83,7 +86,8 @@ impl RunRows for Connection {
         Ok(self.last_insert_rowid())
     }
 
-    fn close(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
+        let ended = ended.to_string();
         let r = &outcome.report;
         self.prepare_cached(
             "UPDATE test_runs SET ended = ?2, seconds = ?3, status = ?4, passed = ?5, failed = ?6,
