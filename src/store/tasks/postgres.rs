@@ -7,7 +7,7 @@
 use postgres::types::ToSql;
 
 use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
 use crate::store::pg::Tx;
@@ -32,6 +32,30 @@ fn arguments<'a>(filter: &'a Filter<'a>) -> Vec<&'a (dyn ToSql + Sync)> {
     match filter {
         Filter::Tag(tag) => vec![tag],
         _ => Vec::new(),
+    }
+}
+
+impl Tx<'_> {
+    /// Runs `sql` with a task's `key` as `$1`, its `fields` as `$2` to `$5` and `now` as
+    /// `$6`.
+    fn with_row(
+        &self,
+        sql: &str,
+        key: &(dyn ToSql + Sync),
+        fields: &Fields,
+        now: Time,
+    ) -> Result<Vec<postgres::Row>> {
+        self.query(
+            sql,
+            &[
+                key,
+                &fields.title,
+                &fields.status.as_str(),
+                &i16::from(fields.priority),
+                &fields.description,
+                &now.to_string(),
+            ],
+        )
     }
 }
 
@@ -163,36 +187,25 @@ impl TaskRows for Tx<'_> {
     }
 
     fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
-        let now = now.to_string();
-        let row = self.query_one(
+        let rows = self.with_row(
             "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
              VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING id",
-            &[
-                &slug,
-                &fields.title,
-                &fields.status.as_str(),
-                &i16::from(fields.priority),
-                &fields.description,
-                &now,
-            ],
+            &slug,
+            fields,
+            now,
         )?;
-        Ok(row.get(0))
+        let id = rows.first().map(|row| row.get(0));
+        id.ok_or_else(|| Error::internal(format!("task {slug:?} was not numbered")))
     }
 
     fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()> {
-        let now = now.to_string();
-        self.execute(
+        self.with_row(
             "UPDATE tasks SET title = $2, status = $3, priority = $4, description = $5,
                               updated = $6
              WHERE id = $1",
-            &[
-                &id,
-                &fields.title,
-                &fields.status.as_str(),
-                &i16::from(fields.priority),
-                &fields.description,
-                &now,
-            ],
+            &id,
+            fields,
+            now,
         )?;
         Ok(())
     }

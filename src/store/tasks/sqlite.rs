@@ -180,45 +180,37 @@ impl TaskRows for Connection {
     }
 
     fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
-        let now = now.to_string();
-        self.prepare_cached(
+        with_row(
+            self,
             "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-        )?
-        .execute(params![
-            slug,
-            fields.title,
-            fields.status.as_str(),
-            fields.priority,
-            fields.description,
-            now
-        ])?;
+            &slug,
+            fields,
+            now,
+        )?;
         Ok(self.last_insert_rowid())
     }
 
     fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()> {
-        let now = now.to_string();
-        self.prepare_cached(
+        with_row(
+            self,
             "UPDATE tasks SET title = ?2, status = ?3, priority = ?4, description = ?5, updated = ?6
              WHERE id = ?1",
-        )?
-        .execute(params![
-            id,
-            fields.title,
-            fields.status.as_str(),
-            fields.priority,
-            fields.description,
-            now
-        ])?;
-        Ok(())
+            &id,
+            fields,
+            now,
+        )
     }
 
     fn clear_lists(&self, id: i64) -> Result<()> {
-        self.prepare_cached("DELETE FROM task_tags WHERE task = ?1")?
-            .execute([id])?;
-        self.prepare_cached("DELETE FROM task_deps WHERE task = ?1")?
-            .execute([id])?;
-        Ok(())
+        for_task(
+            self,
+            id,
+            &[
+                "DELETE FROM task_tags WHERE task = ?1",
+                "DELETE FROM task_deps WHERE task = ?1",
+            ],
+        )
     }
 
     fn add_tag(&self, id: i64, pos: i32, tag: &str) -> Result<()> {
@@ -238,8 +230,7 @@ impl TaskRows for Connection {
     }
 
     fn index(&self, id: i64, slug: &str, fields: &Fields) -> Result<()> {
-        self.prepare_cached("DELETE FROM tasks_fts WHERE rowid = ?1")?
-            .execute([id])?;
+        for_task(self, id, &["DELETE FROM tasks_fts WHERE rowid = ?1"])?;
         self.prepare_cached(
             "INSERT INTO tasks_fts (rowid, name, title, description, tags)
              VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -285,10 +276,40 @@ impl TaskRows for Connection {
 
     /// The index entry first: a task others depend on fails (foreign key) and rolls back.
     fn remove(&self, id: i64) -> Result<()> {
-        self.prepare_cached("DELETE FROM tasks_fts WHERE rowid = ?1")?
-            .execute([id])?;
-        self.prepare_cached("DELETE FROM tasks WHERE id = ?1")?
-            .execute([id])?;
-        Ok(())
+        for_task(
+            self,
+            id,
+            &[
+                "DELETE FROM tasks_fts WHERE rowid = ?1",
+                "DELETE FROM tasks WHERE id = ?1",
+            ],
+        )
     }
+}
+
+/// Runs `sql` with a task's `key` as `?1`, its `fields` as `?2` to `?5` and `now` as `?6`.
+fn with_row(
+    conn: &Connection,
+    sql: &str,
+    key: &dyn rusqlite::ToSql,
+    fields: &Fields,
+    now: Time,
+) -> Result<()> {
+    conn.prepare_cached(sql)?.execute(params![
+        key,
+        fields.title,
+        fields.status.as_str(),
+        fields.priority,
+        fields.description,
+        now.to_string()
+    ])?;
+    Ok(())
+}
+
+/// Runs each of `statements` on task `id` (`?1`), in order.
+fn for_task(conn: &Connection, id: i64, statements: &[&str]) -> Result<()> {
+    for sql in statements {
+        conn.prepare_cached(sql)?.execute([id])?;
+    }
+    Ok(())
 }
