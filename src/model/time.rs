@@ -138,11 +138,6 @@ impl Time {
             u32::try_from(self.at.subsec_nanosecond()).unwrap_or(0),
         )
     }
-
-    /// The day in UTC: `2026-11-22`.
-    pub fn day(&self) -> String {
-        self.at.strftime("%Y-%m-%d").to_string()
-    }
 }
 
 impl fmt::Display for Time {
