@@ -1,8 +1,12 @@
 //! The store of a mount: tasks, memory sessions, edit history, settings and test runs — the
 //! single source of truth for everything that is not a project file (there is no second
 //! copy, JSONL or cache, to drift). Either a SQLite file (`<project>/.homespace/store.db`
-//! by default) or a PostgreSQL database that many mounts share (`pg/`); each kind of
-//! record is one interface both answer (`records.rs`).
+//! by default, its connection in `db.rs`) or a PostgreSQL database that many mounts share
+//! (`pg/`). Each kind of record is an area (`tasks/`, `edits/`, `settings/`, `runs/`,
+//! `memory/`) with one interface both backends answer; in `tasks/`, `edits/`, `settings/`
+//! and `runs/` its `mod.rs` holds the rules once, over the SQL primitives each backend
+//! answers in its own dialect (`sqlite.rs`, `postgres.rs`). `records.rs` finds each area's
+//! interface for a transaction, and `row.rs` reads a row of either backend.
 //!
 //! Guarantees: every change goes through [`Store::change_records`] (or, on SQLite,
 //! [`Store::write`]), one transaction that commits whole or not at all; reads go through
@@ -62,8 +66,9 @@ const BULK_CACHE_KIB: i64 = 128 * 1024;
 /// costs little. The lock is a plain blocking mutex, not an async one, because it is never
 /// held across an `.await` — nothing in the store is async.
 ///
-/// With a PostgreSQL backend ([`Store::connect`]) the parts already moved behind an
-/// interface (tasks) go there; the rest still names SQLite and is refused on PostgreSQL.
+/// With a PostgreSQL backend ([`Store::connect`]) every record goes there; only
+/// [`Store::read`] and [`Store::write`], which hand out the SQLite connection itself (to
+/// SQLite's own tests and tools), are refused on it.
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
@@ -229,8 +234,8 @@ impl Store {
         match &self.backend {
             Backend::Sqlite(conn) => Ok(conn.lock().unwrap_or_else(PoisonError::into_inner)),
             Backend::Postgres(pg) => Err(Error::internal(format!(
-                "{pg:?}: this part of the store (memory, history, settings, test runs) is \
-                 not on PostgreSQL yet"
+                "{pg:?}: this needs a SQLite store's own connection, and this store is on \
+                 PostgreSQL"
             ))),
         }
     }
