@@ -104,7 +104,8 @@ impl Time {
         if day.parse::<jiff::civil::Date>().is_err() {
             return Err(why("no such day"));
         }
-        // jiff reads a leap second as the one before it; say so rather than refuse it.
+        // A leap second (`:60`) is no civil time; jiff reads it as the second before, where
+        // refusing it would lose a transcript's line.
         if clock.get(6..) != Some("60") && clock.parse::<jiff::civil::Time>().is_err() {
             return Err(why("no such time of day"));
         }
@@ -118,13 +119,18 @@ impl Time {
             digits = written.min(9);
             zone = &rest[written..];
         }
+        // Digits past the nanosecond are dropped, not refused as jiff would.
+        let kept = match digits {
+            0 => format!("{}{zone}", &text[..19]),
+            _ => format!("{}{zone}", &text[..20 + digits]),
+        };
         if zone.is_empty() {
             return Err(why("no time zone: add Z or an offset like +02:00"));
         }
         if !is_zone(zone) {
             return Err(why("expected Z or an offset like +02:00"));
         }
-        let at: Timestamp = text.parse().map_err(|e| why(&format!("not a time: {e}")))?;
+        let at: Timestamp = kept.parse().map_err(|e| why(&format!("not a time: {e}")))?;
         Ok(Time {
             at,
             digits: digits as u8,
@@ -241,6 +247,25 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_795_313_704), "2026-11-22T02:15:04Z");
+    }
+
+    #[test]
+    fn a_time_is_written_with_the_digits_of_a_second_it_was_given() {
+        let shown = |text: &str| Time::parse(text).map(|t| t.to_string());
+        assert_eq!(
+            shown("2025-05-26T07:27:40.500Z").as_deref(),
+            Ok("2025-05-26T07:27:40.500Z")
+        );
+        assert_eq!(
+            shown("2025-05-26T07:27:40.0791234567Z").as_deref(),
+            Ok("2025-05-26T07:27:40.079123456Z"),
+            "past the nanosecond, dropped"
+        );
+        assert_eq!(
+            shown("2025-01-01T01:30:00+02:00").as_deref(),
+            Ok("2024-12-31T23:30:00Z")
+        );
+        assert!(Time::parse("2025-05-26T07:27:40.5Z").unwrap() > Time::from_unix(1_748_244_460));
     }
 
     #[test]
