@@ -312,7 +312,7 @@ mod tests {
     use crate::model::time::Time;
     use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{at, entry, session, with_tags};
-    use crate::store::pg::scratch::ScratchServer;
+    use crate::store::postgres::scratch::ScratchServer;
     use crate::store::tasks::Fields;
     use crate::testrun::junit::{Problem, Report};
     use crate::testrun::run::{Outcome, Status as RunStatus};

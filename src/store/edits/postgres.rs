@@ -2,7 +2,7 @@
 
 use super::{EDIT_COLUMNS, Edit, EditLine, EditRows, NewEdit, edit_of, line_of};
 use crate::error::Result;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 use crate::store::row::limit;
 
 /// Migration 2 for PostgreSQL.

@@ -5,7 +5,7 @@
 use super::{RUN_COLUMNS, Run, RunRows, listed_of, problem_of, run_of, running_of};
 use crate::error::Result;
 use crate::model::time::Time;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 use crate::store::row::limit;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;

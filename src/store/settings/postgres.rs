@@ -3,7 +3,7 @@
 
 use super::{EVERY, Setting, SettingRecords, setting_of};
 use crate::error::Result;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// Migration 3 for PostgreSQL.
 pub(crate) const PG_SCHEMA: &str = "

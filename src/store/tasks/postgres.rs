@@ -10,7 +10,7 @@ use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, tas
 use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 use crate::store::row::{limit, size};
 
 /// A whole task, its tags and dependencies gathered in the same statement as JSON arrays,

@@ -22,7 +22,7 @@ use crate::store::memory::rules::{
     check_entry, check_id, check_session, check_text, day_of, span, tags_json,
 };
 use crate::store::memory::{MAX_SEQ, entry_id, session_range};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// Stores `transcript`, session by session, as SQLite's `store_transcript` does (see
 /// `../write.rs`): continue a session by id or alias, join the stored session whose
