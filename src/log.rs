@@ -11,7 +11,7 @@ pub fn line(message: &str) {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let stamp = crate::render::time::rfc3339(now);
+    let stamp = crate::model::time::rfc3339(now);
     // A failed write to the log must never fail a request.
     let _ = writeln!(std::io::stderr().lock(), "{stamp} {message}");
 }

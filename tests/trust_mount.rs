@@ -108,7 +108,7 @@ fn settings_another_user_writes_to_the_store_never_run() {
 #[test]
 fn settings_another_user_writes_to_a_shared_database_never_run() {
     let user = OtherUser::new("pg");
-    let server = homespace::store::pg::scratch::ScratchServer::start()
+    let server = homespace::store::postgres::scratch::ScratchServer::start()
         .expect("a scratch PostgreSQL server (is postgresql installed?)");
     let url = server.database("team").unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -2,15 +2,18 @@
 //! path is ([`Kind`], [`Node`], [`Ownership`]), a directory's members ([`Child`]), search
 //! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
 //! ([`RootPart`]), a recorded [`Failure`], how views link to places
-//! ([`Links`]) and the names the tree reserves ([`names`]). It imports none of them, so
+//! ([`Links`]), the names the tree reserves ([`names`]), times as they are kept and shown
+//! ([`time`]) and counts as people read them ([`count`]). It imports none of them, so
 //! each can import it without a circle.
 
+pub mod count;
 pub mod entry;
 pub mod failure;
 pub mod links;
 pub mod names;
 pub mod node;
 pub mod root;
+pub mod time;
 
 pub use entry::{Detail, Entry, Function, Lighter, Section};
 pub use failure::Failure;

@@ -6,8 +6,8 @@
 //! unmounting, the budget rule) is in the README and the places it concerns.
 
 use crate::model::names::{ENTRY, ERRORS, NAV};
+use crate::model::time::rfc3339_of;
 use crate::model::{Entry, Failure, Links, RootPart, Section};
-use crate::render::time::rfc3339_of;
 
 /// What the dashboard shows, gathered by the tree from its resourcespaces.
 #[derive(Debug, Clone, Default)]

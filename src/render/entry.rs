@@ -32,7 +32,7 @@ fn text(entry: &Entry, dir: &[&str], failure: Option<&Failure>) -> String {
     if let Some(failure) = failure {
         out.push_str(&format!(
             "> Last error here ({}, {} {}):\n",
-            crate::render::time::rfc3339_of(failure.at),
+            crate::model::time::rfc3339_of(failure.at),
             failure.op,
             failure.path
         ));

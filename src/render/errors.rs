@@ -8,8 +8,8 @@
 //! in the daemon log. Paths and messages arrive printable (see `tree::errlog`).
 
 use crate::model::Failure;
+use crate::model::time::rfc3339_of;
 use crate::render::budget;
-use crate::render::time::rfc3339_of;
 
 /// Problem lines shown per entry after its first line; the rest are counted.
 const MAX_LINES: usize = 8;

@@ -7,7 +7,8 @@ pub mod entry;
 pub mod errors;
 pub mod fit;
 pub mod nav;
-pub mod time;
+
+pub use crate::model::count::thousands;
 
 /// A size as views show it before anyone reads the file: `24 lines, ~180 tokens`.
 pub fn size_note(text: &str) -> String {
@@ -29,17 +30,4 @@ pub fn one_line(text: &str, chars: usize) -> String {
         let head: String = line.chars().take(chars.saturating_sub(1)).collect();
         format!("{head}…")
     }
-}
-
-/// A count as views show it: `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

@@ -158,10 +158,10 @@ fn copy_tasks(from: &Store, to: &dyn TaskRecords) -> Result<()> {
             }
             for task in ready {
                 let copied = db
-                    .insert(&task.slug, &task.fields, &task.created)
+                    .insert(&task.slug, &task.fields, task.created)
                     .and_then(|id| {
                         if task.updated != task.created {
-                            db.update(id, &task.slug, &task.fields, &task.updated)?;
+                            db.update(id, &task.slug, &task.fields, task.updated)?;
                         }
                         Ok(())
                     });
@@ -268,7 +268,7 @@ fn copy_edits(from: &Store, to: &dyn EditRecords) -> Result<()> {
             let id = to
                 .record(
                     &edit.checkout,
-                    &edit.at,
+                    edit.at,
                     &edit.path,
                     &edit.what,
                     edit.before.as_deref(),
@@ -309,9 +309,10 @@ fn copy_settings(from: &Store, to: &dyn SettingRecords) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::time::Time;
     use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{at, entry, session, with_tags};
-    use crate::store::pg::scratch::ScratchServer;
+    use crate::store::postgres::scratch::ScratchServer;
     use crate::store::tasks::Fields;
     use crate::testrun::junit::{Problem, Report};
     use crate::testrun::run::{Outcome, Status as RunStatus};
@@ -333,14 +334,22 @@ mod tests {
                     depends_on: depends.iter().map(|d| d.to_string()).collect(),
                     description: "why\nand how".into(),
                 };
-                let id = db.insert("schema", &fields("Design", &[]), "2026-11-01T10:00:00Z")?;
+                let id = db.insert(
+                    "schema",
+                    &fields("Design", &[]),
+                    "2026-11-01T10:00:00Z".parse().unwrap(),
+                )?;
                 db.update(
                     id,
                     "schema",
                     &fields("Design it", &[]),
-                    "2026-11-02T10:00:00Z",
+                    "2026-11-02T10:00:00Z".parse().unwrap(),
                 )?;
-                db.insert("fix", &fields("Fix", &["schema"]), "2026-11-03T10:00:00Z")?;
+                db.insert(
+                    "fix",
+                    &fields("Fix", &["schema"]),
+                    "2026-11-03T10:00:00Z".parse().unwrap(),
+                )?;
                 Ok(())
             })
             .unwrap();
@@ -373,17 +382,19 @@ mod tests {
             .change_records(|db| {
                 db.edits().record(
                     HERE,
-                    "2026-11-21T10:00:00Z",
+                    "2026-11-21T10:00:00Z".parse().unwrap(),
                     "src/a.py",
                     "replace module a",
                     Some(b"X = 1\n"),
                     Some(b"X = 2\n"),
                     None,
                 )?;
-                let failed = db.runs().start(HERE, "python3 -m pytest", "t1", 41)?;
+                let failed = db
+                    .runs()
+                    .start(HERE, "python3 -m pytest", Time::from_unix(1), 41)?;
                 db.runs().finish(
                     failed,
-                    "t2",
+                    Time::from_unix(2),
                     &Outcome {
                         status: RunStatus::Failed,
                         report: Report {
@@ -410,9 +421,12 @@ mod tests {
                         seconds: 1.25,
                     },
                 )?;
-                let abandoned = db.runs().start(HERE, "python3 -m pytest -x", "t3", 42)?;
-                db.runs().abandon(abandoned, "t4")?;
-                db.runs().start("", "python3 -m pytest", "t5", 43)?;
+                let abandoned =
+                    db.runs()
+                        .start(HERE, "python3 -m pytest -x", Time::from_unix(3), 42)?;
+                db.runs().abandon(abandoned, Time::from_unix(4))?;
+                db.runs()
+                    .start("", "python3 -m pytest", Time::from_unix(5), 43)?;
                 db.settings().put(HERE, "source", "[nav]\ndepth = 3\n")
             })
             .unwrap();

@@ -1,8 +1,12 @@
 //! The store of a mount: tasks, memory sessions, edit history, settings and test runs — the
 //! single source of truth for everything that is not a project file (there is no second
 //! copy, JSONL or cache, to drift). Either a SQLite file (`<project>/.homespace/store.db`
-//! by default) or a PostgreSQL database that many mounts share (`pg/`); each kind of
-//! record is one interface both answer (`records.rs`).
+//! by default, its connection in `sqlite/`) or a PostgreSQL database that many mounts share
+//! (`postgres/`). Each kind of record is an area (`tasks/`, `edits/`, `settings/`, `runs/`,
+//! `memory/`) with one interface both backends answer; in `tasks/`, `edits/`, `settings/`
+//! and `runs/` its `mod.rs` holds the rules once, over the SQL primitives each backend
+//! answers in its own dialect (`sqlite.rs`, `postgres.rs`). `records.rs` finds each area's
+//! interface for a transaction, and `row.rs` reads a row of either backend.
 //!
 //! Guarantees: every change goes through [`Store::change_records`] (or, on SQLite,
 //! [`Store::write`]), one transaction that commits whole or not at all; reads go through
@@ -10,15 +14,16 @@
 //! the same store (a second mount, the CLI) wait instead of failing.
 
 pub mod copy;
-mod db;
 pub mod edits;
 pub mod fts;
 pub mod location;
 pub mod memory;
-pub mod pg;
+pub mod postgres;
 pub mod records;
+mod row;
 pub mod runs;
 pub mod settings;
+mod sqlite;
 pub mod tasks;
 #[cfg(test)]
 pub mod testing;
@@ -34,7 +39,7 @@ use records::Records;
 use tasks::TaskRecords;
 
 /// The parts of the store that are on PostgreSQL so far, by SQLite's migration numbers.
-const PG_MIGRATIONS: &[pg::Migration] = &[
+const PG_MIGRATIONS: &[postgres::Migration] = &[
     (1, tasks::PG_SCHEMA),
     (2, edits::PG_SCHEMA),
     (3, settings::PG_SCHEMA),
@@ -45,7 +50,7 @@ const PG_MIGRATIONS: &[pg::Migration] = &[
     (8, edits::CHECKOUTS),
     (9, settings::PG_CHECKOUTS),
     (10, runs::CHECKOUTS),
-    (11, pg::CHANGES),
+    (11, postgres::CHANGES),
     (12, edits::PARTS),
 ];
 
@@ -61,8 +66,9 @@ const BULK_CACHE_KIB: i64 = 128 * 1024;
 /// costs little. The lock is a plain blocking mutex, not an async one, because it is never
 /// held across an `.await` — nothing in the store is async.
 ///
-/// With a PostgreSQL backend ([`Store::connect`]) the parts already moved behind an
-/// interface (tasks) go there; the rest still names SQLite and is refused on PostgreSQL.
+/// With a PostgreSQL backend ([`Store::connect`]) every record goes there; only
+/// [`Store::read`] and [`Store::write`], which hand out the SQLite connection itself (to
+/// SQLite's own tests and tools), are refused on it.
 #[derive(Debug)]
 pub struct Store {
     backend: Backend,
@@ -72,7 +78,7 @@ pub struct Store {
 enum Backend {
     Sqlite(Mutex<Connection>),
     // Boxed: its configuration is large, and a store is made once per mount.
-    Postgres(Box<pg::Postgres>),
+    Postgres(Box<postgres::Postgres>),
 }
 
 impl Store {
@@ -112,7 +118,7 @@ impl Store {
     /// Connects to the PostgreSQL store at `url` and migrates its schema.
     pub fn connect(url: &str) -> Result<Store> {
         Ok(Store {
-            backend: Backend::Postgres(Box::new(pg::Postgres::connect(url, PG_MIGRATIONS)?)),
+            backend: Backend::Postgres(Box::new(postgres::Postgres::connect(url, PG_MIGRATIONS)?)),
         })
     }
 
@@ -123,8 +129,8 @@ impl Store {
     }
 
     fn with_connection(mut conn: Connection, on_disk: bool) -> Result<Store> {
-        db::configure(&conn, on_disk)?;
-        db::migrate(&mut conn)?;
+        sqlite::configure(&conn, on_disk)?;
+        sqlite::migrate(&mut conn)?;
         Ok(Store {
             backend: Backend::Sqlite(Mutex::new(conn)),
         })
@@ -200,7 +206,7 @@ impl Store {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .query_row("PRAGMA data_version", [], |r| r.get(0))?),
-            // Heard by LISTEN/NOTIFY (see pg/listen.rs).
+            // Heard by LISTEN/NOTIFY (see postgres/listen.rs).
             Backend::Postgres(pg) => Ok(pg.version()),
         }
     }
@@ -228,8 +234,8 @@ impl Store {
         match &self.backend {
             Backend::Sqlite(conn) => Ok(conn.lock().unwrap_or_else(PoisonError::into_inner)),
             Backend::Postgres(pg) => Err(Error::internal(format!(
-                "{pg:?}: this part of the store (memory, history, settings, test runs) is \
-                 not on PostgreSQL yet"
+                "{pg:?}: this needs a SQLite store's own connection, and this store is on \
+                 PostgreSQL"
             ))),
         }
     }

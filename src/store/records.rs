@@ -7,7 +7,7 @@ use rusqlite::Connection;
 
 use crate::store::edits::EditRecords;
 use crate::store::memory::MemoryRecords;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 use crate::store::runs::RunRecords;
 use crate::store::settings::SettingRecords;
 use crate::store::tasks::TaskRecords;

@@ -1,11 +1,11 @@
 //! For tests: run one test body against every backend of the store — SQLite in memory and
-//! PostgreSQL on a private server ([`crate::store::pg::scratch`]) — so that both pass the
+//! PostgreSQL on a private server ([`crate::store::postgres::scratch`]) — so that both pass the
 //! same tests, new or as an older homespace left them.
 
 use std::sync::Arc;
 
 use crate::store::Store;
-use crate::store::pg::scratch::ScratchServer;
+use crate::store::postgres::scratch::ScratchServer;
 
 /// Run `test` on a new, empty store of each backend, saying which when it fails.
 pub fn for_each_backend(test: impl Fn(Arc<Store>)) {
@@ -26,10 +26,10 @@ pub fn for_each_backend(test: impl Fn(Arc<Store>)) {
 /// both backends take), then brought up to date.
 pub fn for_each_backend_from(version: usize, rows: &str, test: impl Fn(Arc<Store>)) {
     let mut sqlite = rusqlite::Connection::open_in_memory().expect("an in-memory SQLite store");
-    super::db::configure(&sqlite, false).expect("SQLite's settings");
+    super::sqlite::configure(&sqlite, false).expect("SQLite's settings");
     {
         let old = sqlite.transaction().expect("a transaction");
-        for migration in &super::db::MIGRATIONS[..version] {
+        for migration in &super::sqlite::MIGRATIONS[..version] {
             old.execute_batch(migration).expect("an old migration");
         }
         old.pragma_update(None, "user_version", version as i64)
@@ -47,7 +47,7 @@ pub fn for_each_backend_from(version: usize, rows: &str, test: impl Fn(Arc<Store
         .copied()
         .filter(|(number, _)| usize::try_from(*number).is_ok_and(|n| n <= version))
         .collect();
-    super::pg::Postgres::connect(&url, &old).expect("the old PostgreSQL store");
+    super::postgres::Postgres::connect(&url, &old).expect("the old PostgreSQL store");
     postgres::Client::connect(&url, postgres::NoTls)
         .and_then(|mut client| client.batch_execute(rows))
         .expect("the old rows");

@@ -370,7 +370,7 @@ impl<'a> Record<'a> {
     ) -> EntryRecord {
         EntryRecord {
             key,
-            ts: self.time.as_ref().map(|t| t.text.clone()),
+            ts: self.time.as_ref().map(|t| t.to_string()),
             channel,
             content,
             tags: if self.sidechain {

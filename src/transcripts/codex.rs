@@ -418,7 +418,7 @@ impl Reader {
         }
         let entry = EntryRecord {
             key: self.keys.key(raw),
-            ts: time.as_ref().map(|t| t.text.clone()),
+            ts: time.as_ref().map(|t| t.to_string()),
             channel,
             content: content.to_string(),
             tags: Vec::new(),

@@ -103,7 +103,7 @@ fn read_line(
     }
     let entry = EntryRecord {
         key,
-        ts: time.as_ref().map(|t| t.text.clone()),
+        ts: time.as_ref().map(|t| t.to_string()),
         channel,
         content,
         tags,

@@ -115,10 +115,10 @@ impl Draft {
     /// Widens the session's time range to include `stamp`.
     pub fn saw_time(&mut self, stamp: &Stamp) {
         if self.first.as_ref().is_none_or(|first| stamp < first) {
-            self.first = Some(stamp.clone());
+            self.first = Some(*stamp);
         }
         if self.last.as_ref().is_none_or(|last| stamp > last) {
-            self.last = Some(stamp.clone());
+            self.last = Some(*stamp);
         }
     }
 
@@ -161,8 +161,8 @@ impl Draft {
             .map(|t| text::title(&t))
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| fallback.to_string());
-        self.record.started = self.first.map(|s| s.text);
-        self.record.ended = self.last.map(|s| s.text);
+        self.record.started = self.first.map(|s| s.to_string());
+        self.record.ended = self.last.map(|s| s.to_string());
         (self.record, self.entries)
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use homespace::store::Store;
 use homespace::store::location::Location;
-use homespace::store::pg::scratch::ScratchServer;
+use homespace::store::postgres::scratch::ScratchServer;
 
 /// A kind of store.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

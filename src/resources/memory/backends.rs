@@ -136,7 +136,7 @@ fn walk(resource: &dyn Resource, path: &mut Vec<String>, shown: &mut Vec<(String
 #[test]
 fn memory_shows_the_same_on_both_backends() {
     let backends = RefCell::new(Vec::new());
-    let now = crate::render::time::rfc3339_of(std::time::SystemTime::now());
+    let now = crate::model::time::rfc3339_of(std::time::SystemTime::now());
     for_each_backend(|store: Arc<Store>| {
         fill(&store, &now);
         let memory = Memory::new(store, Links::new("/mnt/hs"), 4_000);

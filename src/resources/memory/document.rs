@@ -122,7 +122,7 @@ pub fn new_entry(
     };
     let ts = match object.get("ts") {
         None | Some(Value::Null) => now.to_string(),
-        Some(Value::String(ts)) if crate::render::time::is_rfc3339(ts) => ts.clone(),
+        Some(Value::String(ts)) if crate::model::time::is_rfc3339(ts) => ts.clone(),
         Some(other) => {
             problems.push(format!(
                 "\"ts\" must be a time like \"2026-11-23T12:00:00Z\", got {}",

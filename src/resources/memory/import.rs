@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::rfc3339_of;
 use crate::model::{Child, Entry, Function, Links, Node, Section};
-use crate::render::time::rfc3339_of;
 use crate::store::Store;
 use crate::tree::lock;
 use crate::tree::resource::Resource;

@@ -317,7 +317,7 @@ proptest! {
 /// each costs a database).
 #[test]
 fn memory_writes_match_a_plain_model_on_postgres() {
-    let server = crate::store::pg::scratch::ScratchServer::start().expect("a scratch server");
+    let server = crate::store::postgres::scratch::ScratchServer::start().expect("a scratch server");
     let made = std::sync::atomic::AtomicUsize::new(0);
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 16,

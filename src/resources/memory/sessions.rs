@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::{is_day, rfc3339_of};
 use crate::model::{Child, Entry, Kind, Links, Node};
-use crate::render::time::{is_day, rfc3339_of};
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
 use crate::resources::memory::{document, summary};

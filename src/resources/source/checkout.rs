@@ -40,6 +40,7 @@ mod tests {
     use super::*;
     use crate::error::ErrorKind;
     use crate::model::links::Links;
+    use crate::model::time::Time;
     use crate::resources::source::Source;
     use crate::resources::source::change::ProjectChange;
     use crate::resources::source::runner::At;
@@ -144,8 +145,13 @@ mod tests {
             let alive = |_, _| true;
             let run = store
                 .change_records(|db| {
-                    db.runs()
-                        .begin(&a.checkout, "pytest", "t1", std::process::id(), &alive)
+                    db.runs().begin(
+                        &a.checkout,
+                        "pytest",
+                        Time::from_unix(1),
+                        std::process::id(),
+                        &alive,
+                    )
                 })
                 .unwrap();
             assert!(
@@ -158,8 +164,13 @@ mod tests {
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
             store
                 .change_records(|db| {
-                    db.runs()
-                        .begin(&b.checkout, "pytest", "t2", std::process::id(), &alive)
+                    db.runs().begin(
+                        &b.checkout,
+                        "pytest",
+                        Time::from_unix(2),
+                        std::process::id(),
+                        &alive,
+                    )
                 })
                 .unwrap();
         });

@@ -6,9 +6,9 @@
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::model::{Entry, Function, Ownership, Section};
 use crate::render::budget;
-use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 use crate::resources::source::take_back::take_back;
@@ -61,10 +61,10 @@ impl Source {
             .unwrap_or(file)
             .display()
             .to_string();
-        let at = rfc3339_of(std::time::SystemTime::now());
+        let at = Time::now();
         self.store.change_records(|db| {
             db.edits()
-                .record(&self.checkout, &at, &rel, what, before, after, part_of)
+                .record(&self.checkout, at, &rel, what, before, after, part_of)
         })
     }
 

@@ -122,7 +122,7 @@ pub struct Source {
     /// The last write to `source/tests/run` that started no run, when and why: said by
     /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
     /// the refusal and would show the previous run as if it were the new one.
-    pub(crate) refused_run: std::sync::Mutex<Option<(String, String)>>,
+    pub(crate) refused_run: std::sync::Mutex<Option<(crate::model::time::Time, String)>>,
 }
 
 impl Source {

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::Time;
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
-use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::failure::{first_line, summary};
 use crate::resources::source::paths::TESTS;
@@ -428,7 +428,7 @@ impl Source {
         let started = self.begin_run(selector);
         *lock(&self.refused_run) = match &started {
             Ok(_) => None,
-            Err(e) => Some((rfc3339_of(std::time::SystemTime::now()), e.message.clone())),
+            Err(e) => Some((Time::now(), e.message.clone())),
         };
         started
     }
@@ -474,7 +474,7 @@ impl Source {
             selector: args,
             timeout: settings.test_timeout,
         };
-        let now = rfc3339_of(std::time::SystemTime::now());
+        let now = Time::now();
         // Held until the new run is among them, so that a run starting at the same time
         // on another thread sees it as carried out here.
         let mut here = lock(&RUNS_HERE);
@@ -489,7 +489,7 @@ impl Source {
             db.runs().begin(
                 &self.checkout,
                 &job.command_line(),
-                &now,
+                now,
                 std::process::id(),
                 &alive,
             )
@@ -506,8 +506,8 @@ impl Source {
             .name(format!("test run {id}"))
             .spawn(move || {
                 let outcome = job.run();
-                let ended = rfc3339_of(std::time::SystemTime::now());
-                if let Err(e) = store.change_records(|db| db.runs().finish(id, &ended, &outcome)) {
+                let ended = Time::now();
+                if let Err(e) = store.change_records(|db| db.runs().finish(id, ended, &outcome)) {
                     crate::log::line(&format!(
                         "test run {id}: cannot store its results: {}; the next run closes \
                          it as an error",
@@ -631,8 +631,12 @@ mod tests {
         // results could not be stored when it ended.
         let stuck = store
             .change_records(|db| {
-                db.runs()
-                    .start(&source.checkout, "pytest", "t0", std::process::id())
+                db.runs().start(
+                    &source.checkout,
+                    "pytest",
+                    Time::from_unix(0),
+                    std::process::id(),
+                )
             })
             .unwrap();
         let _owner = Admission::enter(true);

@@ -24,6 +24,7 @@ struct TaskFile<'a> {
 
 /// The exact content of `task`'s file.
 pub fn render(task: &Task) -> Result<Vec<u8>> {
+    let (created, updated) = (task.created.to_string(), task.updated.to_string());
     let file = TaskFile {
         id: task.id,
         title: &task.fields.title,
@@ -32,8 +33,8 @@ pub fn render(task: &Task) -> Result<Vec<u8>> {
         tags: &task.fields.tags,
         depends_on: &task.fields.depends_on,
         description: &task.fields.description,
-        created: &task.created,
-        updated: &task.updated,
+        created: &created,
+        updated: &updated,
     };
     let mut bytes = serde_json::to_vec_pretty(&file)
         .map_err(|e| Error::internal(format!("cannot write task {} as JSON: {e}", task.slug)))?;
@@ -59,8 +60,8 @@ mod tests {
                 depends_on: vec![],
                 description: "Submitting with \"enter\" fails.\nSee #12.".into(),
             },
-            created: "2025-03-01T12:30:05Z".into(),
-            updated: "2025-03-02T08:00:00Z".into(),
+            created: "2025-03-01T12:30:05Z".parse().unwrap(),
+            updated: "2025-03-02T08:00:00Z".parse().unwrap(),
         };
         let expected = r#"{
   "id": 7,

@@ -32,6 +32,7 @@ use std::time::SystemTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Entry;
 use crate::model::links::Links;
+use crate::model::time::Time;
 use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
 use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
@@ -129,8 +130,8 @@ impl Tasks {
         }
     }
 
-    fn now(&self) -> String {
-        crate::render::time::rfc3339_of((self.clock)())
+    fn now(&self) -> Time {
+        Time::of((self.clock)())
     }
 
     fn filter<'f>(folder: Folder<'f>) -> Option<Filter<'f>> {
@@ -252,7 +253,7 @@ impl Tasks {
             .find(|(key, _)| key == "updated")
             .and_then(|(_, value)| value.as_str());
         match copy {
-            Some(copy) if copy != task.updated => Err(Error::new(
+            Some(copy) if copy != task.updated.to_string() => Err(Error::new(
                 ErrorKind::Busy,
                 format!(
                     "{} was not saved: it was changed by another writer after your copy was \
@@ -336,8 +337,8 @@ impl Tasks {
             // Same fields: nothing to do, and `updated` must not move (writing back what was
             // read changes nothing).
             Some(task) if task.fields == fields => Ok(()),
-            Some(task) => conn.update(task.id, slug, &fields, &self.now()),
-            None => conn.insert(slug, &fields, &self.now()).map(|_| ()),
+            Some(task) => conn.update(task.id, slug, &fields, self.now()),
+            None => conn.insert(slug, &fields, self.now()).map(|_| ()),
         }
     }
 }
@@ -350,10 +351,10 @@ fn managed_problems(task: &Task, written: &[(String, serde_json::Value)]) -> Vec
         .filter_map(|(key, value)| {
             let kept = match key.as_str() {
                 "id" => serde_json::Value::from(task.id),
-                "created" => serde_json::Value::from(task.created.as_str()),
+                "created" => serde_json::Value::from(task.created.to_string()),
                 // Another time is a stale copy (`not_stale`); only another type is wrong.
                 "updated" if value.is_string() => return None,
-                "updated" => serde_json::Value::from(task.updated.as_str()),
+                "updated" => serde_json::Value::from(task.updated.to_string()),
                 _ => return None,
             };
             (*value != kept).then(|| {
@@ -628,7 +629,7 @@ impl Resource for Tasks {
             } else if status == task.fields.status {
                 return Ok(());
             }
-            conn.rename(task.id, new_slug, status, &self.now())
+            conn.rename(task.id, new_slug, status, self.now())
         })
     }
 

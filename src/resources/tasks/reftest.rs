@@ -461,7 +461,7 @@ proptest! {
 /// each costs a database).
 #[test]
 fn tasks_behave_like_the_model_on_postgres() {
-    let server = crate::store::pg::scratch::ScratchServer::start().unwrap();
+    let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
     let made = std::sync::atomic::AtomicUsize::new(0);
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
         cases: 16,

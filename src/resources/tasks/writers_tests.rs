@@ -59,14 +59,14 @@ fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
 }
 
 /// Two stores on one PostgreSQL database stand for two mounts on two machines.
-fn two_on_one_database(server: &crate::store::pg::scratch::ScratchServer) -> [Tasks; 2] {
+fn two_on_one_database(server: &crate::store::postgres::scratch::ScratchServer) -> [Tasks; 2] {
     let url = server.database("team").unwrap();
     [(); 2].map(|_| fixture_on(Arc::new(Store::connect(&url).unwrap())))
 }
 
 #[test]
 fn two_stores_on_one_database_lose_none_of_many_concurrent_creates() {
-    let server = crate::store::pg::scratch::ScratchServer::start().unwrap();
+    let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
     let mounts = two_on_one_database(&server);
     std::thread::scope(|scope| {
         for (m, tasks) in mounts.iter().enumerate() {
@@ -89,7 +89,7 @@ fn two_stores_on_one_database_lose_none_of_many_concurrent_creates() {
 
 #[test]
 fn a_write_from_a_stale_copy_on_another_store_is_refused() {
-    let server = crate::store::pg::scratch::ScratchServer::start().unwrap();
+    let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
     let [here, there] = two_on_one_database(&server);
     let path = &["open", "deploy.json"];
     put(&here, path, r#"{"title": "Deploy"}"#);
@@ -110,7 +110,7 @@ fn a_write_from_a_stale_copy_on_another_store_is_refused() {
 
 #[test]
 fn concurrent_edits_from_two_stores_land_whole_or_are_refused_never_lost() {
-    let server = crate::store::pg::scratch::ScratchServer::start().unwrap();
+    let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
     let mounts = two_on_one_database(&server);
     let path = &["open", "shared.json"];
     put(

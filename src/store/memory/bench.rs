@@ -151,7 +151,7 @@ const QUERIES: &[&str] = &[
 #[test]
 #[ignore]
 fn search_timings_postgres() {
-    use crate::store::pg::scratch::ScratchServer;
+    use crate::store::postgres::scratch::ScratchServer;
 
     let (_server, url) = match std::env::var("HOMESPACE_BENCH_PG") {
         Ok(url) => (None, url),

@@ -19,7 +19,7 @@ use regex::{Regex, RegexBuilder};
 
 use super::record::Channel;
 use crate::error::{Error, Result};
-use crate::render::time::is_day;
+use crate::model::time::is_day;
 use crate::store::fts::{self, Tier};
 
 /// The bounds of a search, the same on every backend so each says the same of what it

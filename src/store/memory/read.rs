@@ -268,7 +268,7 @@ mod tests {
     use std::time::SystemTime;
 
     use super::*;
-    use crate::render::time::rfc3339_of;
+    use crate::model::time::rfc3339_of;
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::{self as t, assert_consistent, at, with_tags};

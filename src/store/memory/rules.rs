@@ -5,7 +5,7 @@
 
 use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
-use crate::render::time::is_day;
+use crate::model::time::is_day;
 
 /// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
 /// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).

@@ -313,7 +313,7 @@ pub(super) fn excerpt(text: &str, range: Option<Range<usize>>) -> String {
 
 /// `200,000`.
 pub(super) fn thousands(n: usize) -> String {
-    crate::render::thousands(n as u64)
+    crate::model::count::thousands(n as u64)
 }
 
 /// The number of entries in the store (a counter), for notes.

@@ -228,7 +228,7 @@ fn check_sqlite(conn: &rusqlite::Connection) {
 
 /// The same recounts as [`check_sqlite`], in PostgreSQL's words, each list joined into one
 /// text in a fixed (byte) order so that any difference shows.
-fn check_postgres(tx: &crate::store::pg::Tx<'_>) {
+fn check_postgres(tx: &crate::store::postgres::Tx<'_>) {
     let same = |label: &str, stored: &str, recounted: &str| {
         let sql = format!("SELECT ({stored})::TEXT, ({recounted})::TEXT");
         let row = tx.query_one(&sql, &[]).unwrap();

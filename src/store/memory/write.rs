@@ -18,7 +18,7 @@ use super::records::Imported;
 use super::rules::{check_entry, check_id, check_session, check_text, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
-use crate::render::time::rfc3339_of;
+use crate::model::time::rfc3339_of;
 
 /// Stores `transcript`, session by session, telling `touched` each session it appends to
 /// and the last seq that session had before (a bulk load indexes what lies above it). Only

@@ -19,6 +19,8 @@ mod postgres;
 mod sqlite;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::time::Time;
+use crate::store::row::{Row, size};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
 
@@ -39,8 +41,8 @@ CREATE INDEX test_runs_of_checkout ON test_runs (checkout, id);
 pub struct Run {
     pub id: i64,
     pub command: String,
-    pub started: String,
-    pub ended: Option<String>,
+    pub started: Time,
+    pub ended: Option<Time>,
     pub seconds: Option<f64>,
     pub status: String,
     pub passed: u64,
@@ -63,9 +65,41 @@ pub struct StoredRun {
 /// What is appended to the output of a run whose process is gone.
 const ABANDONED: &str = "The mount running this test run stopped before it ended.\n";
 
-/// The test runs of a store, whichever backend holds them. `checkout` is whose runs: each
-/// call sees that checkout's and the ones from before runs were kept per checkout.
-pub trait RunRecords {
+/// What a backend answers about the test runs; [`RunRecords`] is what callers use.
+/// `checkout` is whose runs: each call sees that checkout's and the ones from before runs
+/// were kept per checkout.
+pub trait RunRows {
+    /// The runs of `checkout` that are running and the processes running them, oldest
+    /// first: one at most, and one from before runs were kept per checkout.
+    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
+    /// Closes run `id` as an error at `ended`, appending `note` to its output.
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()>;
+    /// Keeps `run` of `checkout` (all but its number) with its `output`, run by process
+    /// `pid`, under the next number; returns the number.
+    fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64>;
+    /// Records how run `id` ended, all but its problems.
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()>;
+    /// Keeps `problem` as the `seq`th of run `id`.
+    fn add_problem(&self, id: i64, seq: i32, problem: &Problem) -> Result<()>;
+    /// `checkout`'s run `id`, or its newest with `None`.
+    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>>;
+    /// The newest `limit` runs of `checkout`, newest first.
+    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>>;
+    /// The whole output of `checkout`'s run `id`.
+    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>>;
+    /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
+    /// reported.
+    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
+    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`: each
+    /// run with its checkout and process.
+    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>>;
+    /// How many runs the store holds, every checkout's.
+    fn count_all(&self) -> Result<i64>;
+}
+
+/// The test runs of a store, whichever backend holds them: the rules of starting, ending
+/// and copying a run, over what each backend answers ([`RunRows`]).
+pub trait RunRecords: RunRows {
     /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
     /// host); returns its number. Refused (busy) while another run of `checkout` is
     /// running, naming it; a run that is over though stored as running (a daemon killed
@@ -75,7 +109,7 @@ pub trait RunRecords {
         &self,
         checkout: &str,
         command: &str,
-        started: &str,
+        started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
@@ -93,35 +127,48 @@ pub trait RunRecords {
         self.start(checkout, command, started, pid)
     }
 
-    /// The runs of `checkout` that are running and the processes running them, oldest
-    /// first: one at most, and one from before runs were kept per checkout.
-    fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>>;
     /// Closes run `id`, whose process is gone, as an error at `ended`, saying so in its
     /// output.
-    fn abandon(&self, id: i64, ended: &str) -> Result<()>;
+    fn abandon(&self, id: i64, ended: Time) -> Result<()> {
+        self.close_as_error(id, ended, ABANDONED)
+    }
+
     /// Records a new running run of `checkout`, without the checks of
     /// [`RunRecords::begin`].
-    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64>;
-    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
-    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()>;
-    /// `checkout`'s run `id`, or its newest with `None`.
-    fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>>;
-    /// The newest `limit` runs of `checkout`, newest first.
-    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>>;
-    /// The whole output of `checkout`'s run `id`.
-    fn output(&self, checkout: &str, id: i64) -> Result<Option<String>>;
-    /// The failing and erroring tests of `checkout`'s run `id`, in the order they were
-    /// reported.
-    fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>>;
+    fn start(&self, checkout: &str, command: &str, started: Time, pid: u32) -> Result<i64> {
+        let run = Run {
+            id: 0,
+            command: command.to_string(),
+            started,
+            ended: None,
+            seconds: None,
+            status: "running".to_string(),
+            passed: 0,
+            failed: 0,
+            errors: 0,
+            skipped: 0,
+        };
+        self.insert(checkout, &run, "", pid)
+    }
 
-    /// Every checkout's runs numbered above `after`, oldest first, at most `limit`: each
-    /// run with its checkout and process.
-    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>>;
-    /// How many runs the store holds, every checkout's.
-    fn count_every(&self) -> Result<usize>;
+    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
+    fn finish(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
+        self.close(id, ended, outcome)?;
+        add_problems(self, id, &outcome.report.problems)
+    }
+
     /// Keeps `run`, read from another store, exactly as it was there — its status, times,
     /// counts, output and problems — under the next number; returns the number.
-    fn restore(&self, run: &StoredRun) -> Result<i64>;
+    fn restore(&self, stored: &StoredRun) -> Result<i64> {
+        let id = self.insert(&stored.checkout, &stored.run, &stored.output, stored.pid)?;
+        add_problems(self, id, &stored.problems)?;
+        Ok(id)
+    }
+
+    /// How many runs the store holds, every checkout's.
+    fn count_every(&self) -> Result<usize> {
+        Ok(size(self.count_all()?))
+    }
 
     /// Every checkout's runs numbered above `after`, oldest first, at most `limit`, each
     /// whole: what a copy of the whole store carries.
@@ -139,6 +186,83 @@ pub trait RunRecords {
             })
             .collect()
     }
+}
+
+impl<T: RunRows> RunRecords for T {}
+
+/// Keeps `problems` as run `id`'s, in their order.
+fn add_problems(rows: &(impl RunRows + ?Sized), id: i64, problems: &[Problem]) -> Result<()> {
+    for (seq, problem) in problems.iter().enumerate() {
+        let seq = i32::try_from(seq).map_err(|_| {
+            Error::internal(format!("test run {id} reported more problems than fit"))
+        })?;
+        rows.add_problem(id, seq, problem)?;
+    }
+    Ok(())
+}
+
+/// The columns of a [`Run`], in the order [`run_of`] reads them.
+const RUN_COLUMNS: &str =
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+
+/// A row of [`RUN_COLUMNS`].
+fn run_of(r: &impl Row) -> Result<Run> {
+    // Counts are never negative: they are stored from unsigned numbers.
+    let count = |i: usize| -> Result<u64> { Ok(u64::try_from(r.value::<i64>(i)?).unwrap_or(0)) };
+    Ok(Run {
+        id: r.value(0)?,
+        command: r.value(1)?,
+        started: time_of(r, 2)?,
+        ended: r
+            .value::<Option<String>>(3)?
+            .map(|text| parse_time(&text))
+            .transpose()?,
+        seconds: r.value(4)?,
+        status: r.value(5)?,
+        passed: count(6)?,
+        failed: count(7)?,
+        errors: count(8)?,
+        skipped: count(9)?,
+    })
+}
+
+/// Column `i` of `r`, a time as the store writes it.
+fn time_of(r: &impl Row, i: usize) -> Result<Time> {
+    parse_time(&r.value::<String>(i)?)
+}
+
+fn parse_time(text: &str) -> Result<Time> {
+    Time::parse(text).map_err(|e| Error::internal(format!("a stored test run's {e}")))
+}
+
+/// A row of (id, pid) of a running run.
+fn running_of(r: &impl Row) -> Result<(i64, u32)> {
+    let (id, pid): (i64, i64) = (r.value(0)?, r.value(1)?);
+    let pid = u32::try_from(pid).map_err(|_| {
+        Error::internal(format!(
+            "test run {id} is stored as running in process {pid}, which is no \
+             process number: was the store changed by hand? Set its status to \
+             'error' to run the tests again"
+        ))
+    })?;
+    Ok((id, pid))
+}
+
+/// A row of [`RUN_COLUMNS`], then the run's checkout and process.
+fn listed_of(r: &impl Row) -> Result<(String, Run, u32)> {
+    // Stored from a process number; one changed by hand reads as none.
+    let pid = u32::try_from(r.value::<i64>(11)?).unwrap_or(0);
+    Ok((r.value(10)?, run_of(r)?, pid))
+}
+
+/// A row of (test, kind, message, traceback).
+fn problem_of(r: &impl Row) -> Result<Problem> {
+    Ok(Problem {
+        id: r.value(0)?,
+        kind: kind_of(&r.value::<String>(1)?),
+        message: r.value(2)?,
+        traceback: r.value(3)?,
+    })
 }
 
 /// A problem's kind as stored back to the one the report gave.
@@ -165,7 +289,7 @@ mod tests {
     fn begin(
         store: &Store,
         checkout: &str,
-        started: &str,
+        started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
     ) -> Result<i64> {
@@ -173,6 +297,10 @@ mod tests {
             db.runs()
                 .begin(checkout, "python3 -m pytest", started, pid, alive)
         })
+    }
+
+    fn at(text: &str) -> Time {
+        text.parse().unwrap()
     }
 
     fn ids(store: &Store, checkout: &str) -> Vec<i64> {
@@ -188,8 +316,8 @@ mod tests {
     fn a_run_is_kept_with_its_problems_and_one_runs_at_a_time() {
         for_each_backend(|store| {
             let alive = |_, _| true;
-            let first = begin(&store, HERE, "2026-11-23T18:00:00Z", 7, &alive).unwrap();
-            let again = begin(&store, HERE, "2026-11-23T18:00:01Z", 7, &alive).unwrap_err();
+            let first = begin(&store, HERE, at("2026-11-23T18:00:00Z"), 7, &alive).unwrap();
+            let again = begin(&store, HERE, at("2026-11-23T18:00:01Z"), 7, &alive).unwrap_err();
             assert_eq!(again.kind, ErrorKind::Busy);
             assert!(
                 again
@@ -225,7 +353,10 @@ mod tests {
                 seconds: 1.5,
             };
             store
-                .change_records(|db| db.runs().finish(first, "2026-11-23T18:00:02Z", &outcome))
+                .change_records(|db| {
+                    db.runs()
+                        .finish(first, at("2026-11-23T18:00:02Z"), &outcome)
+                })
                 .unwrap();
             let run = store
                 .records(|db| db.runs().get(HERE, None))
@@ -237,7 +368,7 @@ mod tests {
                     run.status.as_str(),
                     (run.passed, run.failed, run.skipped),
                     run.seconds,
-                    run.ended.as_deref()
+                    run.ended.map(|t| t.to_string()).as_deref()
                 ),
                 (
                     first,
@@ -258,17 +389,23 @@ mod tests {
                     .unwrap(),
                 outcome.output
             );
-            let second = begin(&store, HERE, "2026-11-23T18:01:00Z", 7, &alive).unwrap();
+            let second = begin(&store, HERE, at("2026-11-23T18:01:00Z"), 7, &alive).unwrap();
             assert_eq!(ids(&store, HERE), [second, first]);
             assert_eq!(running(&store, HERE), [(second, 7)]);
             // Its process died with the mount: the next run closes it as an error and starts.
-            let third = begin(&store, HERE, "2026-11-23T18:02:00Z", 8, &|_, pid| pid != 7).unwrap();
+            let third = begin(&store, HERE, at("2026-11-23T18:02:00Z"), 8, &|_, pid| {
+                pid != 7
+            })
+            .unwrap();
             let orphan = store
                 .records(|db| db.runs().get(HERE, Some(second)))
                 .unwrap()
                 .unwrap();
             assert_eq!(
-                (orphan.status.as_str(), orphan.ended.as_deref()),
+                (
+                    orphan.status.as_str(),
+                    orphan.ended.map(|t| t.to_string()).as_deref()
+                ),
                 ("error", Some("2026-11-23T18:02:00Z"))
             );
             assert!(
@@ -294,7 +431,8 @@ mod tests {
     fn the_index_refuses_a_second_running_run_of_a_checkout_whoever_writes_it() {
         for_each_backend(|store| {
             let start = |checkout: &str| {
-                store.change_records(|db| db.runs().start(checkout, "pytest", "t", 7))
+                store
+                    .change_records(|db| db.runs().start(checkout, "pytest", Time::from_unix(0), 7))
             };
             start(HERE).unwrap();
             let second = start(HERE);
@@ -310,9 +448,9 @@ mod tests {
             let never_asked = |run: i64, pid: u32| -> bool {
                 panic!("run {run} of process {pid} was asked about")
             };
-            let here = begin(&store, HERE, "t1", 7, &never_asked).unwrap();
+            let here = begin(&store, HERE, Time::from_unix(1), 7, &never_asked).unwrap();
             // A run of HERE is running (its process alive): THERE starts its own all the same.
-            let there = begin(&store, THERE, "t2", 7, &never_asked).unwrap();
+            let there = begin(&store, THERE, Time::from_unix(2), 7, &never_asked).unwrap();
             assert_eq!(running(&store, HERE), [(here, 7)]);
             assert_eq!(running(&store, THERE), [(there, 7)]);
             assert_eq!(ids(&store, HERE), [here]);
@@ -340,7 +478,7 @@ mod tests {
                 seconds: 0.1,
             };
             store
-                .change_records(|db| db.runs().finish(here, "t3", &outcome))
+                .change_records(|db| db.runs().finish(here, Time::from_unix(3), &outcome))
                 .unwrap();
             let seen_from_there = store
                 .records(|db| {
@@ -363,16 +501,16 @@ mod tests {
     fn runs_from_before_checkouts_belong_to_every_checkout() {
         // Started by a mount of this host before runs were kept per checkout, still running.
         let before = "INSERT INTO test_runs (command, started, status, pid)
-                      VALUES ('pytest', 't0', 'running', 7);";
+                      VALUES ('pytest', '2026-11-23T17:00:00Z', 'running', 7);";
         for_each_backend_from(7, before, |store| {
             let legacy = 1;
             assert_eq!(ids(&store, HERE), [legacy]);
             assert_eq!(ids(&store, THERE), [legacy]);
             assert_eq!(running(&store, THERE), [(legacy, 7)]);
-            let refused = begin(&store, HERE, "t1", 8, &|_, _| true).unwrap_err();
+            let refused = begin(&store, HERE, Time::from_unix(1), 8, &|_, _| true).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::Busy, "its process is alive");
             // Its process is gone: closed as an error, and the new run starts.
-            let here = begin(&store, HERE, "t1", 8, &|run, pid| {
+            let here = begin(&store, HERE, Time::from_unix(1), 8, &|run, pid| {
                 assert_eq!(run, legacy);
                 pid != 7
             })

@@ -1,12 +1,12 @@
-//! The PostgreSQL backend of [`RunRecords`]: SQLite's statements in PostgreSQL's words.
+//! The PostgreSQL backend of [`RunRows`]: SQLite's statements in PostgreSQL's words.
 //! A run's output is kept as bytes (`BYTEA`), not `TEXT`: PostgreSQL's text cannot hold a
 //! NUL, and the output is everything pytest printed, exact.
 
-use postgres::Row;
-
-use super::{ABANDONED, Run, RunRecords, StoredRun, kind_of};
-use crate::error::{Error, Result};
-use crate::store::pg::Tx;
+use super::{RUN_COLUMNS, Run, RunRows, listed_of, problem_of, run_of, running_of};
+use crate::error::Result;
+use crate::model::time::Time;
+use crate::store::postgres::Tx;
+use crate::store::row::limit;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
 
@@ -39,74 +39,57 @@ CREATE TABLE test_problems (
 );
 ";
 
-/// The columns of a [`Run`], in the order [`run_of`] reads them.
-const RUN_COLUMNS: &str =
-    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
-
-fn run_of(r: &Row) -> Run {
-    // Counts are never negative: they are stored from unsigned numbers.
-    let count = |i: usize| u64::try_from(r.get::<_, i64>(i)).unwrap_or(0);
-    Run {
-        id: r.get(0),
-        command: r.get(1),
-        started: r.get(2),
-        ended: r.get(3),
-        seconds: r.get(4),
-        status: r.get(5),
-        passed: count(6),
-        failed: count(7),
-        errors: count(8),
-        skipped: count(9),
-    }
-}
-
 /// A count as PostgreSQL's `BIGINT`.
 fn bigint(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-impl RunRecords for Tx<'_> {
+impl RunRows for Tx<'_> {
     fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>> {
         let rows = self.query(
             "SELECT id, pid FROM test_runs
              WHERE status = 'running' AND checkout IN ('', $1) ORDER BY id",
             &[&checkout],
         )?;
-        rows.iter()
-            .map(|row| {
-                let (id, pid): (i64, i64) = (row.get(0), row.get(1));
-                let pid = u32::try_from(pid).map_err(|_| {
-                    Error::internal(format!(
-                        "test run {id} is stored as running in process {pid}, which is no \
-                         process number: was the store changed by hand? Set its status to \
-                         'error' to run the tests again"
-                    ))
-                })?;
-                Ok((id, pid))
-            })
-            .collect()
+        rows.iter().map(running_of).collect()
     }
 
-    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()> {
+        let ended = ended.to_string();
         self.execute(
             "UPDATE test_runs SET status = 'error', ended = $2, output = output || $3
              WHERE id = $1",
-            &[&id, &ended, &ABANDONED.as_bytes()],
+            &[&id, &ended, &note.as_bytes()],
         )?;
         Ok(())
     }
 
-    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
-        Ok(self
-            .query_one(
-                "INSERT INTO test_runs (checkout, command, started, status, pid)
-                 VALUES ($1, $2, $3, 'running', $4) RETURNING id",
-                &[&checkout, &command, &started, &i64::from(pid)],
-            )?
-            .get(0))
+    fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64> {
+        let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
+        let row = self.query_one(
+            "INSERT INTO test_runs (checkout, command, started, ended, seconds, status,
+                 passed, failed, errors, skipped, output, pid)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+            &[
+                &checkout,
+                &run.command,
+                &started,
+                &ended,
+                &run.seconds,
+                &run.status,
+                &bigint(run.passed),
+                &bigint(run.failed),
+                &bigint(run.errors),
+                &bigint(run.skipped),
+                &output.as_bytes(),
+                &i64::from(pid),
+            ],
+        )?;
+        Ok(row.get(0))
     }
 
-    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
+        let ended = ended.to_string();
         let r = &outcome.report;
         self.execute(
             "UPDATE test_runs SET ended = $2, seconds = $3, status = $4, passed = $5,
@@ -124,7 +107,16 @@ impl RunRecords for Tx<'_> {
                 &outcome.output.as_bytes(),
             ],
         )?;
-        insert_problems(self, id, &r.problems)
+        Ok(())
+    }
+
+    fn add_problem(&self, id: i64, seq: i32, p: &Problem) -> Result<()> {
+        self.execute(
+            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            &[&id, &seq, &p.id, &p.kind, &p.message, &p.traceback],
+        )?;
+        Ok(())
     }
 
     fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
@@ -136,19 +128,18 @@ impl RunRecords for Tx<'_> {
             ),
             &[&checkout, &id],
         )?;
-        Ok(row.as_ref().map(run_of))
+        row.as_ref().map(run_of).transpose()
     }
 
-    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    fn newest(&self, checkout: &str, n: usize) -> Result<Vec<Run>> {
         let rows = self.query(
             &format!(
                 "SELECT {RUN_COLUMNS} FROM test_runs WHERE checkout IN ('', $1)
                  ORDER BY id DESC LIMIT $2"
             ),
-            &[&checkout, &limit],
+            &[&checkout, &limit(n)],
         )?;
-        Ok(rows.iter().map(run_of).collect())
+        rows.iter().map(run_of).collect()
     }
 
     fn output(&self, checkout: &str, id: i64) -> Result<Option<String>> {
@@ -167,82 +158,23 @@ impl RunRecords for Tx<'_> {
              WHERE p.run = $1 AND r.checkout IN ('', $2) ORDER BY p.seq",
             &[&id, &checkout],
         )?;
-        Ok(rows
-            .iter()
-            .map(|r| Problem {
-                id: r.get(0),
-                kind: kind_of(r.get(1)),
-                message: r.get(2),
-                traceback: r.get(3),
-            })
-            .collect())
+        rows.iter().map(problem_of).collect()
     }
 
-    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>> {
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    fn listed(&self, after: i64, n: usize) -> Result<Vec<(String, Run, u32)>> {
         let rows = self.query(
             &format!(
                 "SELECT {RUN_COLUMNS}, checkout, pid FROM test_runs WHERE id > $1
                  ORDER BY id LIMIT $2"
             ),
-            &[&after, &limit],
+            &[&after, &limit(n)],
         )?;
-        Ok(rows
-            .iter()
-            .map(|row| {
-                // Stored from a process number; one changed by hand reads as none.
-                let pid = u32::try_from(row.get::<_, i64>(11)).unwrap_or(0);
-                (row.get(10), run_of(row), pid)
-            })
-            .collect())
+        rows.iter().map(listed_of).collect()
     }
 
-    fn count_every(&self) -> Result<usize> {
-        let total: i64 = self
+    fn count_all(&self) -> Result<i64> {
+        Ok(self
             .query_one("SELECT count(*) FROM test_runs", &[])?
-            .get(0);
-        Ok(usize::try_from(total).unwrap_or(0))
+            .get(0))
     }
-
-    fn restore(&self, stored: &StoredRun) -> Result<i64> {
-        let run = &stored.run;
-        let id: i64 = self
-            .query_one(
-                "INSERT INTO test_runs (checkout, command, started, ended, seconds, status,
-                     passed, failed, errors, skipped, output, pid)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-                &[
-                    &stored.checkout,
-                    &run.command,
-                    &run.started,
-                    &run.ended,
-                    &run.seconds,
-                    &run.status,
-                    &bigint(run.passed),
-                    &bigint(run.failed),
-                    &bigint(run.errors),
-                    &bigint(run.skipped),
-                    &stored.output.as_bytes(),
-                    &i64::from(stored.pid),
-                ],
-            )?
-            .get(0);
-        insert_problems(self, id, &stored.problems)?;
-        Ok(id)
-    }
-}
-
-/// Keeps `problems` as run `id`'s, in their order.
-fn insert_problems(tx: &Tx<'_>, id: i64, problems: &[Problem]) -> Result<()> {
-    for (seq, p) in problems.iter().enumerate() {
-        let seq = i32::try_from(seq).map_err(|_| {
-            Error::internal(format!("test run {id} reported more problems than fit"))
-        })?;
-        tx.execute(
-            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&id, &seq, &p.id, &p.kind, &p.message, &p.traceback],
-        )?;
-    }
-    Ok(())
 }

@@ -1,9 +1,11 @@
-//! The SQLite backend of [`RunRecords`].
+//! The SQLite backend of [`RunRows`], and the test runs' SQLite migration.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{ABANDONED, Run, RunRecords, StoredRun, kind_of};
+use super::{RUN_COLUMNS, Run, RunRows, listed_of, problem_of, run_of, running_of};
 use crate::error::Result;
+use crate::model::time::Time;
+use crate::store::row::{limit, sqlite_rows};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
 
@@ -41,57 +43,51 @@ CREATE TABLE test_problems (
 ) WITHOUT ROWID;
 ";
 
-/// The columns of a [`Run`], in the order [`run_of`] reads them.
-const RUN_COLUMNS: &str =
-    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
-
-fn run_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
-    let count = |i: usize| r.get::<_, i64>(i).map(|n| n as u64);
-    Ok(Run {
-        id: r.get(0)?,
-        command: r.get(1)?,
-        started: r.get(2)?,
-        ended: r.get(3)?,
-        seconds: r.get(4)?,
-        status: r.get(5)?,
-        passed: count(6)?,
-        failed: count(7)?,
-        errors: count(8)?,
-        skipped: count(9)?,
-    })
-}
-
-impl RunRecords for Connection {
+impl RunRows for Connection {
     fn running(&self, checkout: &str) -> Result<Vec<(i64, u32)>> {
-        let mut rows = self.prepare_cached(
+        let mut statement = self.prepare_cached(
             "SELECT id, pid FROM test_runs
              WHERE status = 'running' AND checkout IN ('', ?1) ORDER BY id",
         )?;
-        let running = rows
-            .query_map([checkout], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(running)
+        sqlite_rows(statement.query([checkout])?, running_of)
     }
 
-    fn abandon(&self, id: i64, ended: &str) -> Result<()> {
+    fn close_as_error(&self, id: i64, ended: Time, note: &str) -> Result<()> {
+        let ended = ended.to_string();
         self.prepare_cached(
             "UPDATE test_runs SET status = 'error', ended = ?2, output = output || ?3
              WHERE id = ?1",
         )?
-        .execute(params![id, ended, ABANDONED])?;
+        .execute(params![id, ended, note])?;
         Ok(())
     }
 
-    fn start(&self, checkout: &str, command: &str, started: &str, pid: u32) -> Result<i64> {
+    fn insert(&self, checkout: &str, run: &Run, output: &str, pid: u32) -> Result<i64> {
+        let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
         self.prepare_cached(
-            "INSERT INTO test_runs (checkout, command, started, status, pid)
-             VALUES (?1, ?2, ?3, 'running', ?4)",
+            "INSERT INTO test_runs (checkout, command, started, ended, seconds, status, passed,
+                 failed, errors, skipped, output, pid)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         )?
-        .execute(params![checkout, command, started, pid])?;
+        .execute(params![
+            checkout,
+            run.command,
+            started,
+            ended,
+            run.seconds,
+            run.status,
+            run.passed as i64,
+            run.failed as i64,
+            run.errors as i64,
+            run.skipped as i64,
+            output,
+            pid
+        ])?;
         Ok(self.last_insert_rowid())
     }
 
-    fn finish(&self, id: i64, ended: &str, outcome: &Outcome) -> Result<()> {
+    fn close(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
+        let ended = ended.to_string();
         let r = &outcome.report;
         self.prepare_cached(
             "UPDATE test_runs SET ended = ?2, seconds = ?3, status = ?4, passed = ?5, failed = ?6,
@@ -109,32 +105,34 @@ impl RunRecords for Connection {
             r.skipped as i64,
             outcome.output
         ])?;
-        insert_problems(self, id, &r.problems)
+        Ok(())
+    }
+
+    fn add_problem(&self, id: i64, seq: i32, p: &Problem) -> Result<()> {
+        self.prepare_cached(
+            "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![id, seq, p.id, p.kind, p.message, p.traceback])?;
+        Ok(())
     }
 
     fn get(&self, checkout: &str, id: Option<i64>) -> Result<Option<Run>> {
-        Ok(self
-            .prepare_cached(&format!(
-                "SELECT {RUN_COLUMNS} FROM test_runs
-                 WHERE checkout IN ('', ?1) AND id = coalesce(?2,
-                     (SELECT max(id) FROM test_runs WHERE checkout IN ('', ?1)))"
-            ))?
-            .query_row(params![checkout, id], run_of)
-            .optional()?)
+        let mut statement = self.prepare_cached(&format!(
+            "SELECT {RUN_COLUMNS} FROM test_runs
+             WHERE checkout IN ('', ?1) AND id = coalesce(?2,
+                 (SELECT max(id) FROM test_runs WHERE checkout IN ('', ?1)))"
+        ))?;
+        let row = statement.query_row(params![checkout, id], |r| Ok(run_of(r)));
+        row.optional()?.transpose()
     }
 
-    fn newest(&self, checkout: &str, limit: usize) -> Result<Vec<Run>> {
-        let mut rows = self.prepare_cached(&format!(
+    fn newest(&self, checkout: &str, n: usize) -> Result<Vec<Run>> {
+        let mut statement = self.prepare_cached(&format!(
             "SELECT {RUN_COLUMNS} FROM test_runs WHERE checkout IN ('', ?1)
              ORDER BY id DESC LIMIT ?2"
         ))?;
-        let runs = rows
-            .query_map(
-                params![checkout, i64::try_from(limit).unwrap_or(i64::MAX)],
-                run_of,
-            )?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(runs)
+        sqlite_rows(statement.query(params![checkout, limit(n)])?, run_of)
     }
 
     fn output(&self, checkout: &str, id: i64) -> Result<Option<String>> {
@@ -145,85 +143,23 @@ impl RunRecords for Connection {
     }
 
     fn problems(&self, checkout: &str, id: i64) -> Result<Vec<Problem>> {
-        let mut rows = self.prepare_cached(
+        let mut statement = self.prepare_cached(
             "SELECT p.test, p.kind, p.message, p.traceback
              FROM test_problems p JOIN test_runs r ON r.id = p.run
              WHERE p.run = ?1 AND r.checkout IN ('', ?2) ORDER BY p.seq",
         )?;
-        let found = rows
-            .query_map(params![id, checkout], |r| {
-                Ok(Problem {
-                    id: r.get(0)?,
-                    kind: kind_of(&r.get::<_, String>(1)?),
-                    message: r.get(2)?,
-                    traceback: r.get(3)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(found)
+        sqlite_rows(statement.query(params![id, checkout])?, problem_of)
     }
 
-    fn listed(&self, after: i64, limit: usize) -> Result<Vec<(String, Run, u32)>> {
-        let mut rows = self.prepare_cached(&format!(
+    fn listed(&self, after: i64, n: usize) -> Result<Vec<(String, Run, u32)>> {
+        let mut statement = self.prepare_cached(&format!(
             "SELECT {RUN_COLUMNS}, checkout, pid FROM test_runs WHERE id > ?1
              ORDER BY id LIMIT ?2"
         ))?;
-        let runs = rows
-            .query_map(
-                params![after, i64::try_from(limit).unwrap_or(i64::MAX)],
-                |r| Ok((r.get(10)?, run_of(r)?, r.get(11)?)),
-            )?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(runs)
+        sqlite_rows(statement.query(params![after, limit(n)])?, listed_of)
     }
 
-    fn count_every(&self) -> Result<usize> {
-        let total: i64 = self.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?;
-        Ok(usize::try_from(total).unwrap_or(0))
+    fn count_all(&self) -> Result<i64> {
+        Ok(self.query_row("SELECT count(*) FROM test_runs", [], |r| r.get(0))?)
     }
-
-    fn restore(&self, stored: &StoredRun) -> Result<i64> {
-        let run = &stored.run;
-        self.prepare_cached(
-            "INSERT INTO test_runs (checkout, command, started, ended, seconds, status, passed,
-                 failed, errors, skipped, output, pid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        )?
-        .execute(params![
-            stored.checkout,
-            run.command,
-            run.started,
-            run.ended,
-            run.seconds,
-            run.status,
-            run.passed as i64,
-            run.failed as i64,
-            run.errors as i64,
-            run.skipped as i64,
-            stored.output,
-            stored.pid
-        ])?;
-        let id = self.last_insert_rowid();
-        insert_problems(self, id, &stored.problems)?;
-        Ok(id)
-    }
-}
-
-/// Keeps `problems` as run `id`'s, in their order.
-fn insert_problems(conn: &Connection, id: i64, problems: &[Problem]) -> Result<()> {
-    let mut insert = conn.prepare_cached(
-        "INSERT INTO test_problems (run, seq, test, kind, message, traceback)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
-    for (seq, p) in problems.iter().enumerate() {
-        insert.execute(params![
-            id,
-            seq as i64,
-            p.id,
-            p.kind,
-            p.message,
-            p.traceback
-        ])?;
-    }
-    Ok(())
 }

@@ -1,8 +1,9 @@
 //! Tasks in the store: what a task is ([`Task`], [`Fields`], [`Status`]), which tasks a
 //! view shows ([`Filter`]), and [`TaskRecords`], the one interface through which every
-//! backend reads and changes them (SQLite: `sqlite.rs`). Every change keeps the
-//! full-text index and the counters in step inside the caller's transaction, so neither
-//! drifts from the tasks. Dependencies are stored by task id, so renaming a task renames it
+//! backend reads and changes them: the rules of a change written once here, over what each
+//! backend answers in its own SQL ([`TaskRows`]; SQLite: `sqlite.rs`, PostgreSQL:
+//! `postgres.rs`). Every change keeps the full-text index and the counters in step inside
+//! the caller's transaction, so neither drifts from the tasks. Dependencies are stored by task id, so renaming a task renames it
 //! in every `depends_on` at once, and a task others depend on cannot be deleted.
 //!
 //! Validation is not done here: callers pass fields already checked by
@@ -10,10 +11,11 @@
 
 mod postgres;
 mod sqlite;
-mod write;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::model::time::Time;
 pub use crate::store::fts::Tier;
+use crate::store::row::{Row, size};
 
 /// Migration 1: tasks, their tags and dependencies, counters, and the full-text index.
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
@@ -80,9 +82,9 @@ pub struct Task {
     /// The task's name: its file is `<slug>.json`.
     pub slug: String,
     pub fields: Fields,
-    /// RFC 3339 UTC times, set by the store.
-    pub created: String,
-    pub updated: String,
+    /// Set by the store.
+    pub created: Time,
+    pub updated: Time,
 }
 
 /// Which tasks a view shows. Every filter orders by priority (0 first), then name.
@@ -107,6 +109,14 @@ pub struct Counts {
 }
 
 impl Counts {
+    fn set(&mut self, status: Status, n: usize) {
+        match status {
+            Status::Open => self.open = n,
+            Status::InProgress => self.in_progress = n,
+            Status::Blocked => self.blocked = n,
+            Status::Done => self.done = n,
+        }
+    }
     pub fn of(&self, status: Status) -> usize {
         match status {
             Status::Open => self.open,
@@ -123,9 +133,9 @@ impl Counts {
     }
 }
 
-/// The tasks of a store, whichever backend holds them. Reads never change anything; the
-/// changes run inside the store's write transaction (see [`crate::store::Store::write`]).
-pub trait TaskRecords {
+/// What a backend answers about the tasks, each a statement or two in its own SQL;
+/// [`TaskRecords`] is what callers use, with the rules of a change written once above it.
+pub trait TaskRows {
     /// The task named `slug`.
     fn get(&self, slug: &str) -> Result<Option<Task>>;
     /// The task named `slug` if `filter` selects it (is it in `ready/`, in `tags/ui/`?).
@@ -136,8 +146,8 @@ pub trait TaskRecords {
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>>;
     /// How many tasks `filter` selects.
     fn count(&self, filter: Filter<'_>) -> Result<usize>;
-    /// Tasks per status and the number ready, read from counters kept with the rows.
-    fn counts(&self) -> Result<Counts>;
+    /// The counters kept with the rows, by name: a status's name, or [`READY`].
+    fn counters(&self) -> Result<Vec<(String, i64)>>;
     /// Every tag in use with its number of tasks, by name.
     fn tags(&self) -> Result<Vec<(String, usize)>>;
     /// Which of `names` are tasks (a set, in any order).
@@ -154,6 +164,53 @@ pub trait TaskRecords {
     /// query is words and quoted phrases, never syntax: no query fails, and one without words
     /// matches nothing.
     fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)>;
+
+    /// Adds the row of task `slug`, without its tags and dependencies; returns its id.
+    fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64>;
+    /// Replaces the row of task `id`, not its tags and dependencies, updated `now`.
+    fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()>;
+    /// Removes task `id`'s tags and dependencies.
+    fn clear_lists(&self, id: i64) -> Result<()>;
+    /// Gives task `id` the tag `tag`, the `pos`th in the writer's order.
+    fn add_tag(&self, id: i64, pos: i32, tag: &str) -> Result<()>;
+    /// Makes task `id` depend on the task named `name`, the `pos`th in the writer's order;
+    /// false if there is no such task.
+    fn add_dependency(&self, id: i64, pos: i32, name: &str) -> Result<bool>;
+    /// Indexes task `id`'s words for search, as `slug` and `fields` say.
+    fn index(&self, id: i64, slug: &str, fields: &Fields) -> Result<()>;
+    /// The name of task `id`.
+    fn slug_of(&self, id: i64) -> Result<String>;
+    /// Gives task `id` the name `slug` and `status`, updated `now`.
+    fn set_name(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()>;
+    /// Sets the `updated` time of the tasks that depend on task `id`.
+    fn touch_dependents(&self, id: i64, now: Time) -> Result<()>;
+    /// Indexes task `id` under its new name `slug`.
+    fn index_name(&self, id: i64, slug: &str) -> Result<()>;
+    /// Removes task `id` and its index entry; fails while other tasks depend on it.
+    fn remove(&self, id: i64) -> Result<()>;
+}
+
+/// The counter of the tasks that are ready, beside one per status.
+pub(crate) const READY: &str = "ready";
+
+/// The tasks of a store, whichever backend holds them. Reads never change anything; the
+/// changes run inside the store's write transaction (see [`crate::store::Store::write`]),
+/// and each keeps the task's tags, dependencies and index in step with the task.
+pub trait TaskRecords: TaskRows {
+    /// Tasks per status and the number ready, read from counters kept with the rows.
+    fn counts(&self) -> Result<Counts> {
+        let mut counts = Counts::default();
+        for (name, n) in self.counters()? {
+            let n = size(n);
+            match Status::parse(&name) {
+                Some(status) => counts.set(status, n),
+                None if name == READY => counts.ready = n,
+                None => {}
+            }
+        }
+        Ok(counts)
+    }
+
     /// The tasks matching `query`: those with every term first, then those with some (each
     /// group best first); at most `limit`, and how many match any term. A task search is
     /// small, so both groups are counted.
@@ -164,16 +221,117 @@ pub trait TaskRecords {
         found.extend(some.into_iter().take(room));
         Ok((found, every + more))
     }
+
     /// Creates task `slug`; every name in `fields.depends_on` must exist. Returns its id.
-    fn insert(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64>;
+    fn insert(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
+        let id = self.insert_row(slug, fields, now)?;
+        put_lists(self, id, fields)?;
+        self.index(id, slug, fields)?;
+        Ok(id)
+    }
+
     /// Replaces the fields of task `id` and sets its `updated` time.
-    fn update(&self, id: i64, slug: &str, fields: &Fields, now: &str) -> Result<()>;
+    fn update(&self, id: i64, slug: &str, fields: &Fields, now: Time) -> Result<()> {
+        self.update_row(id, fields, now)?;
+        self.clear_lists(id)?;
+        put_lists(self, id, fields)?;
+        self.index(id, slug, fields)
+    }
+
     /// Gives task `id` a new name and status. The tasks that depend on it show the new
     /// name in their `depends_on`, so their `updated` time moves too.
-    fn rename(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()>;
+    fn rename(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()> {
+        let old = self.slug_of(id)?;
+        self.set_name(id, slug, status, now)?;
+        if old != slug {
+            self.touch_dependents(id, now)?;
+            self.index_name(id, slug)?;
+        }
+        Ok(())
+    }
+
     /// Deletes task `id`. Fails while other tasks depend on it; callers check
-    /// [`TaskRecords::dependents`] first to say which.
-    fn delete(&self, id: i64) -> Result<()>;
+    /// [`TaskRows::dependents`] first to say which.
+    fn delete(&self, id: i64) -> Result<()> {
+        self.remove(id)
+    }
+}
+
+impl<T: TaskRows> TaskRecords for T {}
+
+/// Stores task `id`'s tags and dependencies, in the writer's order.
+fn put_lists(rows: &(impl TaskRows + ?Sized), id: i64, fields: &Fields) -> Result<()> {
+    for (pos, tag) in (0i32..).zip(&fields.tags) {
+        rows.add_tag(id, pos, tag)?;
+    }
+    for (pos, name) in (0i32..).zip(&fields.depends_on) {
+        if !rows.add_dependency(id, pos, name)? {
+            return Err(Error::internal(format!(
+                "task dependency {name:?} vanished during the write"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `filter` as a condition on the tasks `t`, a tag being the parameter `tag`. Statuses are
+/// written into it, not bound: with SQLite's STAT4 a bound value in an indexed WHERE makes
+/// the statement re-prepare on every run (20-60 µs per view query).
+fn condition(filter: Filter<'_>, tag: &str) -> String {
+    match filter {
+        Filter::Status(status) => format!("t.status = '{}'", status.as_str()),
+        Filter::Outstanding => format!(
+            "t.status IN ('{}', '{}', '{}')",
+            Status::Open.as_str(),
+            Status::InProgress.as_str(),
+            Status::Blocked.as_str()
+        ),
+        Filter::Ready => format!("t.status = '{}' AND t.waiting = 0", Status::Open.as_str()),
+        Filter::Tag(_) => format!("t.id IN (SELECT task FROM task_tags WHERE tag = {tag})"),
+    }
+}
+
+/// A whole task's row: id, slug, title, status, priority, description, created, updated,
+/// then its tags and its dependencies' names, each a JSON array in the writer's order.
+fn task_of(row: &impl Row) -> Result<Task> {
+    let status: String = row.value(3)?;
+    let priority: i16 = row.value(4)?;
+    let list = |i: usize, what: &str| -> Result<Vec<String>> {
+        let json: String = row.value(i)?;
+        serde_json::from_str(&json)
+            .map_err(|_| Error::internal(format!("task {what} {json:?} is not valid")))
+    };
+    Ok(Task {
+        id: row.value(0)?,
+        slug: row.value(1)?,
+        fields: Fields {
+            title: row.value(2)?,
+            status: Status::parse(&status)
+                .ok_or_else(|| Error::internal(format!("task status {status:?} is not valid")))?,
+            priority: u8::try_from(priority)
+                .map_err(|_| Error::internal(format!("task priority {priority} is not valid")))?,
+            tags: list(8, "tags")?,
+            depends_on: list(9, "depends_on")?,
+            description: row.value(5)?,
+        },
+        created: time_of(row, 6)?,
+        updated: time_of(row, 7)?,
+    })
+}
+
+/// Column `i` of `row`, a time as the store writes it.
+fn time_of(row: &impl Row, i: usize) -> Result<Time> {
+    let text: String = row.value(i)?;
+    Time::parse(&text).map_err(|e| Error::internal(format!("a stored task's {e}")))
+}
+
+/// A dependent's row: its name and status.
+fn dependent_of(row: &impl Row) -> Result<(String, Status)> {
+    let status: String = row.value(1)?;
+    Ok((
+        row.value(0)?,
+        Status::parse(&status).unwrap_or(Status::Open),
+    ))
 }
 
 #[cfg(test)]
@@ -199,7 +357,7 @@ mod tests {
                 tx.insert(
                     "schema",
                     &fields("Design the schema", Status::Done, 1, &["db"], &[]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "login",
@@ -210,17 +368,17 @@ mod tests {
                         &["ui", "auth"],
                         &["schema"],
                     ),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "deploy",
                     &fields("Deploy", Status::Open, 0, &[], &["login"]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 tx.insert(
                     "docs",
                     &fields("Write docs", Status::Blocked, 3, &["ui"], &[]),
-                    "t0",
+                    Time::from_unix(0),
                 )?;
                 Ok(())
             })
@@ -270,12 +428,12 @@ mod tests {
                 .change_tasks(|tx| {
                     let login = tx.get("login")?.unwrap();
                     assert_eq!(login.fields.tags, ["ui", "auth"]);
-                    tx.rename(login.id, "sign-in", Status::InProgress, "t1")
+                    tx.rename(login.id, "sign-in", Status::InProgress, Time::from_unix(1))
                 })
                 .unwrap();
             let deploy = store.tasks(|c| c.get("deploy")).unwrap().unwrap();
             assert_eq!(deploy.fields.depends_on, ["sign-in"]);
-            assert_eq!(deploy.updated, "t1");
+            assert_eq!(deploy.updated, Time::from_unix(1));
             let hits = store.tasks(|c| c.search("sign", 10)).unwrap();
             assert_eq!(slugs(&hits.0), ["sign-in"]);
         });

@@ -1,36 +1,14 @@
-//! The SQLite backend of [`TaskRecords`]: each read one SQL statement, ordered and
-//! `LIMIT`ed by SQLite over an index; the changes in `write.rs`; counters and `waiting`
-//! kept by the triggers of `schema.sql`; search by the FTS5 table `tasks_fts`.
+//! The SQLite backend of [`TaskRows`]: each read one SQL statement, ordered and `LIMIT`ed
+//! by SQLite over an index; counters and `waiting` kept by the triggers of `schema.sql`;
+//! search by the FTS5 table `tasks_fts`. Statements are prepared once and cached.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{Counts, Fields, Filter, Status, Task, TaskRecords, write};
+use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
-
-impl<'a> Filter<'a> {
-    fn condition(self) -> &'static str {
-        match self {
-            // Literal, not bound: with SQLite's STAT4 a bound value in an indexed WHERE makes
-            // the statement re-prepare on every run (20-60 µs per view query here).
-            Filter::Status(Status::Open) => "t.status = 'open'",
-            Filter::Status(Status::InProgress) => "t.status = 'in_progress'",
-            Filter::Status(Status::Blocked) => "t.status = 'blocked'",
-            Filter::Status(Status::Done) => "t.status = 'done'",
-            Filter::Outstanding => "t.status IN ('open', 'in_progress', 'blocked')",
-            Filter::Ready => "t.status = 'open' AND t.waiting = 0",
-            Filter::Tag(_) => "t.id IN (SELECT task FROM task_tags WHERE tag = ?1)",
-        }
-    }
-
-    /// The value of `?1`, for the filters that have one.
-    fn argument(self) -> Option<&'a str> {
-        match self {
-            Filter::Tag(tag) => Some(tag),
-            Filter::Status(_) | Filter::Outstanding | Filter::Ready => None,
-        }
-    }
-}
+use crate::store::row::{limit, size, sqlite_rows};
 
 /// The columns of a whole task, with its tags and dependencies gathered by SQLite (one
 /// statement for a whole listing, not one query per task).
@@ -39,36 +17,6 @@ const COLUMNS: &str = "t.id, t.slug, t.title, t.status, t.priority, t.descriptio
     (SELECT json_group_array(tag ORDER BY pos) FROM task_tags WHERE task = t.id),
     (SELECT json_group_array(d.slug ORDER BY k.pos)
         FROM task_deps k JOIN tasks d ON d.id = k.depends_on WHERE k.task = t.id)";
-
-fn task_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Task> {
-    let status: String = row.get(3)?;
-    let tags: String = row.get(8)?;
-    let depends_on: String = row.get(9)?;
-    Ok(Task {
-        id: row.get(0)?,
-        slug: row.get(1)?,
-        fields: Fields {
-            title: row.get(2)?,
-            status: Status::parse(&status).ok_or_else(|| corrupt(3, "status", &status))?,
-            priority: row.get(4)?,
-            tags: serde_json::from_str(&tags).map_err(|_| corrupt(8, "tags", &tags))?,
-            depends_on: serde_json::from_str(&depends_on)
-                .map_err(|_| corrupt(9, "depends_on", &depends_on))?,
-            description: row.get(5)?,
-        },
-        created: row.get(6)?,
-        updated: row.get(7)?,
-    })
-}
-
-/// A stored value the schema should have made impossible; reported, never papered over.
-fn corrupt(column: usize, name: &str, value: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        column,
-        rusqlite::types::Type::Text,
-        format!("task {name} {value:?} is not valid").into(),
-    )
-}
 
 /// The first `?2` (replaced by the limit) outstanding tasks, taken from each status's index in order (where
 /// `status IN (...)` would sort every outstanding task to keep ten).
@@ -79,123 +27,98 @@ const FIRST_OUTSTANDING: &str = "t.id IN (
     UNION ALL SELECT id FROM (
         SELECT id FROM tasks WHERE status = 'blocked' ORDER BY priority, slug LIMIT ?2))";
 
-impl TaskRecords for Connection {
-    /// The task named `slug`.
+/// The value of `?1`, for the filters that have one.
+fn argument<'a>(filter: Filter<'a>) -> Option<&'a str> {
+    match filter {
+        Filter::Tag(tag) => Some(tag),
+        Filter::Status(_) | Filter::Outstanding | Filter::Ready => None,
+    }
+}
+
+/// `filter` as a listing's condition: the outstanding tasks the first `limit` of each
+/// status (`-1`: all).
+fn listing(filter: Filter<'_>, limit: i64) -> String {
+    match filter {
+        Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", &limit.to_string()),
+        other => condition(other, "?1"),
+    }
+}
+
+/// The rows of `sql`, with `filter`'s argument bound when the statement takes it.
+fn filtered<T>(
+    conn: &Connection,
+    sql: &str,
+    filter: Filter<'_>,
+    read: impl Fn(&rusqlite::Row<'_>) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut statement = conn.prepare_cached(sql)?;
+    let rows = if statement.parameter_count() == 0 {
+        statement.query([])?
+    } else {
+        statement.query(params![argument(filter)])?
+    };
+    sqlite_rows(rows, |r| read(r))
+}
+
+impl TaskRows for Connection {
     fn get(&self, slug: &str) -> Result<Option<Task>> {
         let sql = format!("SELECT {COLUMNS} FROM tasks t WHERE t.slug = ?1");
-        Ok(self
-            .prepare_cached(&sql)?
-            .query_row([slug], task_from_row)
-            .optional()?)
+        let mut statement = self.prepare_cached(&sql)?;
+        let row = statement.query_row([slug], |r| Ok(task_of(r)));
+        row.optional()?.transpose()
     }
 
-    /// The task named `slug` if `filter` selects it (is it in `ready/`, in `tags/ui/`?).
     fn get_in(&self, filter: Filter<'_>, slug: &str) -> Result<Option<Task>> {
         // `?1` may be absent from the condition; SQLite leaves an unused number unbound.
         let sql = format!(
             "SELECT {COLUMNS} FROM tasks t WHERE t.slug = ?2 AND {}",
-            filter.condition()
+            condition(filter, "?1")
         );
-        Ok(self
-            .prepare_cached(&sql)?
-            .query_row(params![filter.argument(), slug], task_from_row)
-            .optional()?)
+        let mut statement = self.prepare_cached(&sql)?;
+        let row = statement.query_row(params![argument(filter), slug], |r| Ok(task_of(r)));
+        row.optional()?.transpose()
     }
 
-    /// The tasks `filter` selects, by priority then name; at most `limit` of them.
-    fn list(&self, filter: Filter<'_>, limit: Option<usize>) -> Result<Vec<Task>> {
+    fn list(&self, filter: Filter<'_>, n: Option<usize>) -> Result<Vec<Task>> {
         // The limit is written into the statement, not bound: with SQLite's STAT4 a bound limit
         // re-prepares the statement on every run. Limits come from our own code (a few values),
         // so the statement cache holds them all.
-        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
-        let condition = match filter {
-            Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", &limit.to_string()),
-            other => other.condition().to_string(),
-        };
+        let limit = n.map_or(-1, limit);
         let sql = format!(
-            "SELECT {COLUMNS} FROM tasks t WHERE {condition} ORDER BY t.priority, t.slug LIMIT {limit}"
+            "SELECT {COLUMNS} FROM tasks t WHERE {} ORDER BY t.priority, t.slug LIMIT {limit}",
+            listing(filter, limit)
         );
-        let mut statement = self.prepare_cached(&sql)?;
-        let rows = if statement.parameter_count() == 0 {
-            statement
-                .query_map([], task_from_row)?
-                .collect::<rusqlite::Result<_>>()?
-        } else {
-            statement
-                .query_map(params![filter.argument()], task_from_row)?
-                .collect::<rusqlite::Result<_>>()?
-        };
-        Ok(rows)
+        filtered(self, &sql, filter, |r| task_of(r))
     }
 
-    /// The names of the tasks `filter` selects, by priority then name (for `ls`).
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>> {
-        let condition = match filter {
-            Filter::Outstanding => FIRST_OUTSTANDING.replace("?2", "-1"),
-            other => other.condition().to_string(),
-        };
-        let sql =
-            format!("SELECT t.slug FROM tasks t WHERE {condition} ORDER BY t.priority, t.slug");
-        let mut statement = self.prepare_cached(&sql)?;
-        let rows = if statement.parameter_count() == 0 {
-            statement
-                .query_map([], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        } else {
-            statement
-                .query_map(params![filter.argument()], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?
-        };
-        Ok(rows)
+        let sql = format!(
+            "SELECT t.slug FROM tasks t WHERE {} ORDER BY t.priority, t.slug",
+            listing(filter, -1)
+        );
+        filtered(self, &sql, filter, |r| Ok(r.get(0)?))
     }
 
-    /// How many tasks `filter` selects.
     fn count(&self, filter: Filter<'_>) -> Result<usize> {
-        let sql = format!("SELECT count(*) FROM tasks t WHERE {}", filter.condition());
-        let mut statement = self.prepare_cached(&sql)?;
-        let n: i64 = if statement.parameter_count() == 0 {
-            statement.query_row([], |r| r.get(0))?
-        } else {
-            statement.query_row(params![filter.argument()], |r| r.get(0))?
-        };
-        Ok(usize::try_from(n).unwrap_or(0))
+        let sql = format!(
+            "SELECT count(*) FROM tasks t WHERE {}",
+            condition(filter, "?1")
+        );
+        let n = filtered(self, &sql, filter, |r| Ok(r.get::<_, i64>(0)?))?;
+        Ok(size(n.first().copied().unwrap_or(0)))
     }
 
-    /// Tasks per status and the number ready, in two indexed queries.
-    fn counts(&self) -> Result<Counts> {
-        let mut counts = Counts::default();
+    fn counters(&self) -> Result<Vec<(String, i64)>> {
         let mut statement = self.prepare_cached("SELECT name, n FROM task_counts")?;
-        let rows =
-            statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-        for row in rows {
-            let (name, n) = row?;
-            let n = usize::try_from(n).unwrap_or(0);
-            match name.as_str() {
-                "open" => counts.open = n,
-                "in_progress" => counts.in_progress = n,
-                "blocked" => counts.blocked = n,
-                "done" => counts.done = n,
-                "ready" => counts.ready = n,
-                _ => {}
-            }
-        }
-        Ok(counts)
+        sqlite_rows(statement.query([])?, |r| Ok((r.get(0)?, r.get(1)?)))
     }
 
-    /// Every tag in use with its number of tasks, by name.
     fn tags(&self) -> Result<Vec<(String, usize)>> {
         let mut statement =
             self.prepare_cached("SELECT tag, count(*) FROM task_tags GROUP BY tag ORDER BY tag")?;
-        let rows =
-            statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?;
-        rows.map(|row| {
-            let (tag, n) = row?;
-            Ok((tag, usize::try_from(n).unwrap_or(0)))
-        })
-        .collect()
+        sqlite_rows(statement.query([])?, |r| Ok((r.get(0)?, size(r.get(1)?))))
     }
 
-    /// Which of `names` are tasks (a set, in any order).
     fn existing<'n>(&self, names: &[&'n str]) -> Result<Vec<&'n str>> {
         let mut statement = self.prepare_cached("SELECT 1 FROM tasks WHERE slug = ?1")?;
         let mut found = Vec::new();
@@ -207,15 +130,11 @@ impl TaskRecords for Connection {
         Ok(found)
     }
 
-    /// Every task's name; only for "did you mean" after a failed lookup.
     fn names(&self) -> Result<Vec<String>> {
         let mut statement = self.prepare_cached("SELECT slug FROM tasks ORDER BY slug")?;
-        let rows = statement.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        sqlite_rows(statement.query([])?, |r| Ok(r.get(0)?))
     }
 
-    /// The dependencies, as (task, depends on) names, of `starts` and of every task they lead
-    /// to through `depends_on` — all that a cycle through them could use, and no more.
     fn dependencies_from(&self, starts: &[&str]) -> Result<Vec<(String, String)>> {
         let starts = serde_json::to_string(starts)
             .map_err(|e| Error::internal(format!("task names as JSON: {e}")))?;
@@ -229,30 +148,21 @@ impl TaskRecords for Connection {
              JOIN tasks t ON t.id = k.task JOIN tasks d ON d.id = k.depends_on
              ORDER BY t.slug, k.pos",
         )?;
-        let rows = statement.query_map([starts], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        sqlite_rows(statement.query([starts])?, |r| Ok((r.get(0)?, r.get(1)?)))
     }
 
-    /// The names and statuses of the tasks that depend on task `id`.
     fn dependents(&self, id: i64) -> Result<Vec<(String, Status)>> {
         let mut statement = self.prepare_cached(
             "SELECT DISTINCT t.slug, t.status FROM task_deps k JOIN tasks t ON t.id = k.task
              WHERE k.depends_on = ?1 ORDER BY t.slug",
         )?;
-        let rows = statement.query_map([id], |r| {
-            let status: String = r.get(1)?;
-            Ok((r.get(0)?, Status::parse(&status).unwrap_or(Status::Open)))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        sqlite_rows(statement.query([id])?, dependent_of)
     }
 
-    /// The tasks matching `query` as `tier` says, best first (bm25; a title or name match
-    /// outweighs one in the description), at most `limit`, and how many match in all.
-    ///
-    /// The query is never passed to FTS5 as syntax: it is cut into words (letters and digits)
-    /// and quoted phrases, each quoted as a prefix term, so `*`, `NEAR`, `(`, `-` are just
-    /// text. A query without words matches nothing.
-    fn matching(&self, query: &str, tier: Tier, limit: usize) -> Result<(Vec<Task>, usize)> {
+    /// Ranked by bm25, a title or name match outweighing one in the description. The query
+    /// is never passed to FTS5 as syntax: it is cut into words (letters and digits) and
+    /// quoted phrases, each quoted as a prefix term, so `*`, `NEAR`, `(`, `-` are just text.
+    fn matching(&self, query: &str, tier: Tier, n: usize) -> Result<(Vec<Task>, usize)> {
         let Some(expression) = fts::match_expression(query, tier) else {
             return Ok((Vec::new(), 0));
         };
@@ -264,27 +174,142 @@ impl TaskRecords for Connection {
              WHERE tasks_fts MATCH ?1
              ORDER BY bm25(tasks_fts, 4.0, 4.0, 1.0, 2.0), t.priority, t.slug LIMIT ?2"
         );
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let hits = self
-            .prepare_cached(&sql)?
-            .query_map(params![expression, limit], task_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok((hits, usize::try_from(total).unwrap_or(0)))
+        let mut statement = self.prepare_cached(&sql)?;
+        let hits = sqlite_rows(statement.query(params![expression, limit(n)])?, task_of)?;
+        Ok((hits, size(total)))
     }
 
-    fn insert(&self, slug: &str, fields: &Fields, now: &str) -> Result<i64> {
-        write::insert(self, slug, fields, now)
+    fn insert_row(&self, slug: &str, fields: &Fields, now: Time) -> Result<i64> {
+        with_row(
+            self,
+            "INSERT INTO tasks (slug, title, status, priority, description, created, updated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
+            &slug,
+            fields,
+            now,
+        )?;
+        Ok(self.last_insert_rowid())
     }
 
-    fn update(&self, id: i64, slug: &str, fields: &Fields, now: &str) -> Result<()> {
-        write::update(self, id, slug, fields, now)
+    fn update_row(&self, id: i64, fields: &Fields, now: Time) -> Result<()> {
+        with_row(
+            self,
+            "UPDATE tasks SET title = ?2, status = ?3, priority = ?4, description = ?5, updated = ?6
+             WHERE id = ?1",
+            &id,
+            fields,
+            now,
+        )
     }
 
-    fn rename(&self, id: i64, slug: &str, status: Status, now: &str) -> Result<()> {
-        write::rename(self, id, slug, status, now)
+    fn clear_lists(&self, id: i64) -> Result<()> {
+        for_task(
+            self,
+            id,
+            &[
+                "DELETE FROM task_tags WHERE task = ?1",
+                "DELETE FROM task_deps WHERE task = ?1",
+            ],
+        )
     }
 
-    fn delete(&self, id: i64) -> Result<()> {
-        write::delete(self, id)
+    fn add_tag(&self, id: i64, pos: i32, tag: &str) -> Result<()> {
+        self.prepare_cached("INSERT INTO task_tags (task, pos, tag) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, pos, tag])?;
+        Ok(())
     }
+
+    fn add_dependency(&self, id: i64, pos: i32, name: &str) -> Result<bool> {
+        let added = self
+            .prepare_cached(
+                "INSERT INTO task_deps (task, pos, depends_on)
+                 SELECT ?1, ?2, id FROM tasks WHERE slug = ?3",
+            )?
+            .execute(params![id, pos, name])?;
+        Ok(added == 1)
+    }
+
+    fn index(&self, id: i64, slug: &str, fields: &Fields) -> Result<()> {
+        for_task(self, id, &["DELETE FROM tasks_fts WHERE rowid = ?1"])?;
+        self.prepare_cached(
+            "INSERT INTO tasks_fts (rowid, name, title, description, tags)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            id,
+            slug,
+            fields.title,
+            fields.description,
+            fields.tags.join(" ")
+        ])?;
+        Ok(())
+    }
+
+    fn slug_of(&self, id: i64) -> Result<String> {
+        Ok(self
+            .prepare_cached("SELECT slug FROM tasks WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))?)
+    }
+
+    fn set_name(&self, id: i64, slug: &str, status: Status, now: Time) -> Result<()> {
+        let now = now.to_string();
+        self.prepare_cached("UPDATE tasks SET slug = ?2, status = ?3, updated = ?4 WHERE id = ?1")?
+            .execute(params![id, slug, status.as_str(), now])?;
+        Ok(())
+    }
+
+    fn touch_dependents(&self, id: i64, now: Time) -> Result<()> {
+        let now = now.to_string();
+        self.prepare_cached(
+            "UPDATE tasks SET updated = ?2
+             WHERE id IN (SELECT task FROM task_deps WHERE depends_on = ?1)",
+        )?
+        .execute(params![id, now])?;
+        Ok(())
+    }
+
+    fn index_name(&self, id: i64, slug: &str) -> Result<()> {
+        self.prepare_cached("UPDATE tasks_fts SET name = ?2 WHERE rowid = ?1")?
+            .execute(params![id, slug])?;
+        Ok(())
+    }
+
+    /// The index entry first: a task others depend on fails (foreign key) and rolls back.
+    fn remove(&self, id: i64) -> Result<()> {
+        for_task(
+            self,
+            id,
+            &[
+                "DELETE FROM tasks_fts WHERE rowid = ?1",
+                "DELETE FROM tasks WHERE id = ?1",
+            ],
+        )
+    }
+}
+
+/// Runs `sql` with a task's `key` as `?1`, its `fields` as `?2` to `?5` and `now` as `?6`.
+fn with_row(
+    conn: &Connection,
+    sql: &str,
+    key: &dyn rusqlite::ToSql,
+    fields: &Fields,
+    now: Time,
+) -> Result<()> {
+    conn.prepare_cached(sql)?.execute(params![
+        key,
+        fields.title,
+        fields.status.as_str(),
+        fields.priority,
+        fields.description,
+        now.to_string()
+    ])?;
+    Ok(())
+}
+
+/// Runs each of `statements` on task `id` (`?1`), in order.
+fn for_task(conn: &Connection, id: i64, statements: &[&str]) -> Result<()> {
+    for sql in statements {
+        conn.prepare_cached(sql)?.execute([id])?;
+    }
+    Ok(())
 }

@@ -389,7 +389,7 @@ pub(super) fn generate(dir: &Path, scale: &Scale) -> Corpus {
         line.clear();
         out.flush().expect("flush a transcript");
         corpus.entries += size;
-        let start = homespace::render::time::rfc3339((day.max(0) * 86_400) as u64);
+        let start = homespace::model::time::rfc3339((day.max(0) * 86_400) as u64);
         corpus.sessions.push(SessionPlan {
             id,
             day: start[..10].to_string(),
@@ -416,7 +416,7 @@ pub(super) fn entry_line(
     let count = (20.0 * 20f64.powf(rng.unit())) as usize;
     let at = rng.below(count as u64) as usize;
     line.push_str("{\"ts\":\"");
-    line.push_str(&homespace::render::time::rfc3339(ts.max(0) as u64));
+    line.push_str(&homespace::model::time::rfc3339(ts.max(0) as u64));
     line.push_str("\",");
     line.push_str(speaker.field());
     line.push_str(",\"content\":\"");

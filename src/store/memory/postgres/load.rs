@@ -13,7 +13,7 @@ use super::write::store_transcript;
 use crate::error::Result;
 use crate::store::memory::record::Transcript;
 use crate::store::memory::records::{Imported, Loader};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// A bulk load in progress on one transaction.
 struct BulkLoad<'t, 'c> {
@@ -43,7 +43,7 @@ mod tests {
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::generated;
-    use crate::store::pg::scratch::ScratchServer;
+    use crate::store::postgres::scratch::ScratchServer;
 
     /// Loads `files` in transactions of `per_load` files each, as `homespace import` does,
     /// and prints the rate; then again (everything skipped) and the compaction after.

@@ -11,7 +11,7 @@ mod write;
 use super::record::{Channel, EntryRecord, SessionRecord};
 use super::records::{EntryRow, Found, Loader, MemoryRecords, SessionRow, Stats};
 use crate::error::Result;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 impl MemoryRecords for Tx<'_> {
     fn days(&self) -> Result<Vec<(String, usize)>> {

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
 use crate::store::memory::records::{EntryRow, SessionRow, Stats};
 use crate::store::memory::{MAX_SEQ, entry_id, session_range};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// The columns of a [`SessionRow`], for [`session_at`].
 pub(super) const SESSION_COLUMNS: &str = "s.rowid::BIGINT, s.id, s.source, s.started, s.ended,

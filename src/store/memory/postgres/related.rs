@@ -25,7 +25,7 @@ use crate::store::memory::likeness::{
 };
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::{session_range, split_entry_id};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// `ts_rank_cd` weights and normalization, as search ranks (`search.rs`).
 const WEIGHTS: &str = "'{0.5, 1.0, 0.5, 1.0}'";

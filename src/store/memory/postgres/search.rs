@@ -52,7 +52,7 @@ use crate::store::memory::records::{Found, MemoryHit};
 use crate::store::memory::scan::{excerpt, narrowed, thousands};
 use crate::store::memory::tiers::{self, Tiered};
 use crate::store::memory::{session_range, split_entry_id, width};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
@@ -650,7 +650,7 @@ mod tests {
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::{entry, session};
-    use crate::store::pg::scratch::ScratchServer;
+    use crate::store::postgres::scratch::ScratchServer;
 
     #[test]
     fn a_common_word_is_estimated_not_counted() {

@@ -15,14 +15,14 @@ use std::time::SystemTime;
 
 use super::read::column;
 use crate::error::{Error, Result};
-use crate::render::time::rfc3339_of;
+use crate::model::time::rfc3339_of;
 use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::records::Imported;
 use crate::store::memory::rules::{
     check_entry, check_id, check_session, check_text, day_of, span, tags_json,
 };
 use crate::store::memory::{MAX_SEQ, entry_id, session_range};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// Stores `transcript`, session by session, as SQLite's `store_transcript` does (see
 /// `../write.rs`): continue a session by id or alias, join the stored session whose

@@ -9,7 +9,7 @@
 //! 30,000 rows): a word estimated far above a bound is above it.
 
 use crate::error::Result;
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// What the statistics say about some words.
 #[derive(Debug, Clone, PartialEq)]

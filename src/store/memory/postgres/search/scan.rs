@@ -18,7 +18,7 @@ use super::Span;
 use crate::error::Result;
 use crate::store::memory::query::Query;
 use crate::store::memory::scan::{Budget, Located, Scanned};
-use crate::store::pg::Tx;
+use crate::store::postgres::Tx;
 
 /// Rows per statement of a scan: each statement costs a round trip and a plan, so a long
 /// scan wants large batches; the first is [`FIRST_BATCH`], for a scan that needs a few

@@ -29,7 +29,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     super::edits::CHECKOUTS,
     super::settings::CHECKOUTS,
     super::runs::CHECKOUTS,
-    // 11: PostgreSQL's announcement of every change (pg/changes.sql); SQLite's
+    // 11: PostgreSQL's announcement of every change (postgres/changes.sql); SQLite's
     // data_version already tells of every writer.
     "",
     super::edits::PARTS,

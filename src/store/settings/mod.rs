@@ -9,47 +9,14 @@
 //! those from before they were kept per checkout (migration 9) have the empty key and hold
 //! for every checkout that has not written its own.
 
-use rusqlite::{Connection, OptionalExtension, params};
+mod postgres;
+mod sqlite;
 
 use crate::error::Result;
-use crate::store::pg::Tx;
+use crate::store::row::Row;
 
-/// Migration 3: the settings table.
-pub(crate) const SCHEMA: &str = "
-CREATE TABLE settings (
-    name TEXT PRIMARY KEY,
-    text TEXT NOT NULL
-) WITHOUT ROWID;
-";
-
-/// Migration 3 for PostgreSQL.
-pub(crate) const PG_SCHEMA: &str = "
-CREATE TABLE settings (
-    name TEXT PRIMARY KEY,
-    text TEXT NOT NULL
-);
-";
-
-/// Migration 9: each document's checkout. SQLite cannot change a primary key in place, so
-/// the table is copied into its new shape.
-pub(crate) const CHECKOUTS: &str = "
-CREATE TABLE settings_of_checkouts (
-    checkout TEXT NOT NULL DEFAULT '',
-    name     TEXT NOT NULL,
-    text     TEXT NOT NULL,
-    PRIMARY KEY (checkout, name)
-) WITHOUT ROWID;
-INSERT INTO settings_of_checkouts (name, text) SELECT name, text FROM settings;
-DROP TABLE settings;
-ALTER TABLE settings_of_checkouts RENAME TO settings;
-";
-
-/// Migration 9 for PostgreSQL.
-pub(crate) const PG_CHECKOUTS: &str = "
-ALTER TABLE settings ADD COLUMN checkout TEXT NOT NULL DEFAULT '';
-ALTER TABLE settings DROP CONSTRAINT settings_pkey;
-ALTER TABLE settings ADD PRIMARY KEY (checkout, name);
-";
+pub(crate) use postgres::{PG_CHECKOUTS, PG_SCHEMA};
+pub(crate) use sqlite::{CHECKOUTS, SCHEMA};
 
 /// One stored settings document, as a copy of the whole store carries it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,74 +42,13 @@ pub trait SettingRecords {
 /// The query of [`SettingRecords::every`], the same on both backends.
 const EVERY: &str = "SELECT checkout, name, text FROM settings ORDER BY checkout, name";
 
-impl SettingRecords for Connection {
-    fn get(&self, checkout: &str, name: &str) -> Result<Option<String>> {
-        // The checkout's own first: `checkout = ''` is 0 for it.
-        Ok(self
-            .query_row(
-                "SELECT text FROM settings WHERE name = ?1 AND checkout IN ('', ?2)
-                 ORDER BY checkout = '' LIMIT 1",
-                params![name, checkout],
-                |r| r.get(0),
-            )
-            .optional()?)
-    }
-
-    fn put(&self, checkout: &str, name: &str, text: &str) -> Result<()> {
-        self.execute(
-            "INSERT INTO settings (checkout, name, text) VALUES (?1, ?2, ?3)
-             ON CONFLICT (checkout, name) DO UPDATE SET text = excluded.text",
-            params![checkout, name, text],
-        )?;
-        Ok(())
-    }
-
-    fn every(&self) -> Result<Vec<Setting>> {
-        let mut statement = self.prepare(EVERY)?;
-        let settings = statement
-            .query_map([], |r| {
-                Ok(Setting {
-                    checkout: r.get(0)?,
-                    name: r.get(1)?,
-                    text: r.get(2)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(settings)
-    }
-}
-
-impl SettingRecords for Tx<'_> {
-    fn get(&self, checkout: &str, name: &str) -> Result<Option<String>> {
-        // The checkout's own first: false orders before true.
-        let row = self.query_opt(
-            "SELECT text FROM settings WHERE name = $1 AND checkout IN ('', $2)
-             ORDER BY checkout = '' LIMIT 1",
-            &[&name, &checkout],
-        )?;
-        Ok(row.map(|r| r.get(0)))
-    }
-
-    fn put(&self, checkout: &str, name: &str, text: &str) -> Result<()> {
-        self.execute(
-            "INSERT INTO settings (checkout, name, text) VALUES ($1, $2, $3)
-             ON CONFLICT (checkout, name) DO UPDATE SET text = excluded.text",
-            &[&checkout, &name, &text],
-        )?;
-        Ok(())
-    }
-
-    fn every(&self) -> Result<Vec<Setting>> {
-        Ok(self
-            .query(EVERY, &[])?
-            .iter()
-            .map(|r| Setting {
-                checkout: r.get(0),
-                name: r.get(1),
-                text: r.get(2),
-            })
-            .collect())
-    }
+/// A row of [`EVERY`].
+fn setting_of(r: &impl Row) -> Result<Setting> {
+    Ok(Setting {
+        checkout: r.value(0)?,
+        name: r.value(1)?,
+        text: r.value(2)?,
+    })
 }
 
 #[cfg(test)]
