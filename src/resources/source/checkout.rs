@@ -135,10 +135,10 @@ mod tests {
             let mine = DEFAULT.replace("python = \"\"", "python = \"/opt/a/bin/python\"");
             {
                 let _owner = Admission::enter(true);
-                a.write_settings(mine.as_bytes()).unwrap();
+                a.settings.write(mine.as_bytes()).unwrap();
             }
-            assert_eq!(a.settings_text().unwrap(), mine);
-            assert_eq!(b.settings_text().unwrap(), DEFAULT);
+            assert_eq!(a.settings.text().unwrap(), mine);
+            assert_eq!(b.settings.text().unwrap(), DEFAULT);
 
             // The runs: a run of A (its process alive) is not B's, nor in B's way.
             let alive = |_, _| true;

@@ -4,17 +4,17 @@
 //! are cached by modification time and size), and nothing is parsed up front.
 
 mod change;
-mod check;
 mod checkout;
 mod config;
 mod dashboard;
 mod deps;
 pub mod disk;
 pub mod edit;
+mod edit_log;
 mod failure;
 mod history;
-mod history_dir;
-pub mod import_check;
+mod import_checker;
+mod import_judge;
 mod importers;
 mod meta;
 pub mod modules;
@@ -25,6 +25,7 @@ mod pyproject_change;
 mod runner;
 pub mod search;
 pub mod settings;
+mod settings_file;
 mod suspects;
 mod take_back;
 mod views;
@@ -45,11 +46,13 @@ use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
-use history_dir::HistoryDir;
+use history::HistoryDir;
+use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
 use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
 use project::{DirKind, EntryKind, Project};
+use settings_file::SettingsFile;
 
 /// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
 /// lives in: weakly, as the source holds it.
@@ -97,32 +100,27 @@ impl Parent {
 
 /// The source resourcespace of one project.
 pub struct Source {
-    pub(crate) project: Arc<Project>,
-    pub(crate) modules: Modules,
-    pub(crate) links: Links,
-    pub(crate) name: String,
-    pub(crate) store: Arc<Store>,
+    project: Arc<Project>,
+    modules: Modules,
+    links: Links,
+    name: String,
+    store: Arc<Store>,
     /// Whose records of the store are this checkout's: its edits, test runs and settings
     /// (see [`checkout::key`]).
-    pub(crate) checkout: String,
-    pub(crate) locks: FileLocks,
-    pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
-    /// Modules whose import failed before and after an edit, with the failure: shown in
-    /// their views (never learnt by reading: importing runs the project's code).
-    pub(crate) import_failures: std::sync::Mutex<std::collections::HashMap<String, String>>,
-    pub(crate) budget: usize,
+    checkout: String,
+    locks: FileLocks,
+    /// The import checks that judge routed edits.
+    imports: ImportJudge,
+    /// Where the settings are kept (shared with meta/, which shows and takes them).
+    settings: Arc<SettingsFile>,
+    budget: usize,
     /// The Python version edits must compile on, found at the first edit (finding it may
     /// run the project's interpreter, which must not delay the mount).
     target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
-    /// Where changes made outside the tree are reported (a test run finishing), once the
-    /// mount watches (see [`Resource::watch`]).
-    pub(crate) changes: std::sync::OnceLock<Changes>,
-    /// The last write to `source/tests/run` that started no run, when and why: said by
-    /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
-    /// the refusal and would show the previous run as if it were the new one.
-    pub(crate) refused_run: std::sync::Mutex<Option<(String, String)>>,
+    /// The test runner's state: a refused start, where finished runs are reported.
+    runner: runner::RunnerState,
 }
 
 impl Source {
@@ -156,30 +154,37 @@ impl Source {
         budget: usize,
     ) -> Arc<Self> {
         disk::sweep(&Self::scratch_dir(root));
-        // The children answer with the source they belong to; they hold it weakly, as it
-        // holds them.
+        let project = Arc::new(Project::open(root));
+        let checkout = checkout::key(root);
+        let settings = Arc::new(SettingsFile::new(
+            Arc::clone(&project),
+            Arc::clone(&store),
+            checkout.clone(),
+        ));
+        // The children that change project files answer with the source they belong to
+        // (every change goes through it); they hold it weakly, as it holds them. meta/
+        // needs the settings alone.
         let source = Arc::new_cyclic(|source| Source {
             children: vec![
                 Arc::new(DepsDir::new(Parent(source.clone()))),
                 Arc::new(ConfigDir::new(Parent(source.clone()))),
                 Arc::new(HistoryDir::new(Parent(source.clone()))),
-                Arc::new(MetaDir::new(Parent(source.clone()))),
+                Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
             ],
-            project: Arc::new(Project::open(root)),
-            changes: std::sync::OnceLock::new(),
-            refused_run: std::sync::Mutex::new(None),
+            settings: Arc::clone(&settings),
+            project,
+            runner: runner::RunnerState::default(),
             modules: Modules::default(),
             links,
             name,
             store,
-            checkout: checkout::key(root),
+            checkout,
             locks: FileLocks::default(),
-            checker: std::sync::Mutex::new(None),
-            import_failures: std::sync::Mutex::new(std::collections::HashMap::new()),
+            imports: ImportJudge::default(),
             budget,
             target: std::sync::OnceLock::new(),
         });
-        source.apply_settings(&source.settings());
+        settings.apply(&settings.current());
         source
     }
 
@@ -333,7 +338,7 @@ impl Resource for Source {
     }
 
     fn watch(&self, changes: Changes) {
-        if self.changes.set(Arc::clone(&changes)).is_ok() {
+        if self.runner.report_to(Arc::clone(&changes)) {
             watch::start(Arc::clone(&self.project), self.name(), changes);
         }
     }

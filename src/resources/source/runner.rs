@@ -9,7 +9,7 @@
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
@@ -21,7 +21,7 @@ use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
 use crate::testrun::selector;
-use crate::tree::resource::Resource;
+use crate::tree::resource::{Changes, Resource};
 use crate::tree::{access, lock};
 
 /// Runs listed by `ls runs/` (older ones are reachable by number).
@@ -32,6 +32,48 @@ const LISTED: usize = 100;
 /// not be stored (the PostgreSQL store was away when it ended) or its thread never
 /// started. Without this, such a run would block every later run until a remount.
 static RUNS_HERE: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
+
+/// What the runner of one source remembers between requests.
+#[derive(Default)]
+pub(super) struct RunnerState {
+    /// The last write to `source/tests/run` that started no run, when and why: said by
+    /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
+    /// the refusal and would show the previous run as if it were the new one.
+    refused: Mutex<Option<(String, String)>>,
+    /// Where a finished run is reported (it changes `source/tests/` outside the tree),
+    /// once the mount watches (see [`Resource::watch`]).
+    changes: OnceLock<Changes>,
+}
+
+impl RunnerState {
+    /// Report finished runs to `changes` from now on; `false` when they already were
+    /// reported somewhere (the mount watches once).
+    pub(super) fn report_to(&self, changes: Changes) -> bool {
+        self.changes.set(changes).is_ok()
+    }
+
+    /// Where a finished run is reported, once the mount watches.
+    fn reporter(&self) -> Option<Changes> {
+        self.changes.get().cloned()
+    }
+
+    /// Keep what the write that just tried to start a run did: started (`Ok`), or refused
+    /// and why.
+    fn started(&self, outcome: &Result<i64>) {
+        *lock(&self.refused) = match outcome {
+            Ok(_) => None,
+            Err(e) => Some((rfc3339_of(std::time::SystemTime::now()), e.message.clone())),
+        };
+    }
+
+    /// What the newest run's views say of a refused start made after `started` (when the
+    /// newest run began), if there was one.
+    fn refused_since(&self, started: &str) -> Option<String> {
+        let (when, why) = lock(&self.refused).clone()?;
+        (when.as_str() >= started)
+            .then(|| format!("Your newest write to run started nothing ({when}): {why}"))
+    }
+}
 
 /// A path of the runner under `source/tests/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,13 +405,9 @@ impl Source {
         let (run, problems) = self.problems_of(which)?;
         let mut about = self.run_notes(&run)?;
         if which.is_none()
-            && let Some((when, why)) = lock(&self.refused_run).clone()
-            && when >= run.started
+            && let Some(refused) = self.runner.refused_since(&run.started)
         {
-            about.insert(
-                0,
-                format!("Your newest write to run started nothing ({when}): {why}"),
-            );
+            about.insert(0, refused);
         }
         let text = self.result_view(&run, &problems, &about);
         Ok((run, text))
@@ -426,10 +464,7 @@ impl Source {
     /// a refusal is kept for the newest run's result to tell.
     pub(super) fn start_run(&self, selector: &[u8]) -> Result<i64> {
         let started = self.begin_run(selector);
-        *lock(&self.refused_run) = match &started {
-            Ok(_) => None,
-            Err(e) => Some((rfc3339_of(std::time::SystemTime::now()), e.message.clone())),
-        };
+        self.runner.started(&started);
         started
     }
 
@@ -500,7 +535,7 @@ impl Source {
             lock(&RUNS_HERE).remove(&id);
         };
         let store: Arc<store::Store> = self.store.clone();
-        let changes = self.changes.get().cloned();
+        let changes = self.runner.reporter();
         let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
         std::thread::Builder::new()
             .name(format!("test run {id}"))
