@@ -14,8 +14,25 @@ use crate::resources::source::Source;
 use crate::resources::source::import_checker::{ImportChecker, ImportFailure};
 use crate::tree::{access, lock};
 
-/// An import's outcome: `Ok`, or the traceback's last lines.
-pub(crate) type Imported = std::result::Result<(), String>;
+/// An import's outcome: `Ok`, or how it failed.
+pub(crate) type Imported = std::result::Result<(), Traceback>;
+
+/// The last lines of a failed import's traceback, the exception line last.
+#[derive(Debug, Clone)]
+pub(crate) struct Traceback(String);
+
+impl Traceback {
+    /// The last non-empty line: the exception and its message, which say whether two
+    /// failures are the same.
+    fn last_line(&self) -> &str {
+        self.0
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or("")
+    }
+}
 
 /// The import checks of one source: the checker in use, and the failures edits kept.
 #[derive(Default)]
@@ -53,24 +70,24 @@ impl ImportJudge {
             Err(now) => now,
         };
         if let Some(Err(was)) = before
-            && last_line(was) == last_line(&now)
+            && was.last_line() == now.last_line()
         {
             crate::log::line(&format!(
                 "import check of {dotted}: it failed before the edit as it does after ({}): \
                  the edit is kept",
-                last_line(&now)
+                now.last_line()
             ));
-            lock(&self.failures).insert(dotted.to_string(), last_line(&now).to_string());
+            lock(&self.failures).insert(dotted.to_string(), now.last_line().to_string());
             return None;
         }
         let since = match before {
             Some(Err(was)) => format!(
                 " (before it, the import failed otherwise: {})",
-                last_line(was)
+                was.last_line()
             ),
             _ => String::new(),
         };
-        Some(Refusal { now, since })
+        Some(Refusal { now: now.0, since })
     }
 
     /// The failure `dotted` had before and after the last edit that saw one, if any.
@@ -84,17 +101,6 @@ impl ImportJudge {
 struct Refusal {
     now: String,
     since: String,
-}
-
-/// A traceback's last non-empty line: the exception and its message, which say whether
-/// two failures are the same.
-fn last_line(traceback: &str) -> &str {
-    traceback
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .unwrap_or("")
 }
 
 impl Source {
@@ -127,7 +133,7 @@ impl Source {
         }
         match checker.check(dotted, &sys_path) {
             Ok(()) => Some(Ok(())),
-            Err(ImportFailure::Failed(traceback)) => Some(Err(traceback)),
+            Err(ImportFailure::Failed(traceback)) => Some(Err(Traceback(traceback))),
             Err(ImportFailure::Unavailable(why)) => {
                 crate::log::line(&format!("import check of {dotted} skipped: {why}"));
                 None
