@@ -206,18 +206,15 @@ impl Source {
         disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
-    /// The module file `m.py` when `path` is its members directory `m/` in a package (or
-    /// at the top), decided from the directory alone.
-    fn module_of_members_dir(&self, path: &[&str]) -> Option<std::path::PathBuf> {
-        let (name, parent) = path.split_last()?;
+    /// The module file `m.py` when `name` in `parent` is its members directory `m/` in a
+    /// package (or at the top), decided from the directory alone.
+    fn module_of_members_dir(&self, parent: &Resolved, name: &str) -> Option<std::path::PathBuf> {
         if name.contains('.') || name.is_empty() {
             return None;
         }
-        let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
-            Ok(Resolved::Dir { disk, .. }) => vec![disk],
-            Ok(Resolved::Root) if !paths::RESERVED.contains(name) => {
-                self.project.code_roots.clone()
-            }
+        let dirs: Vec<std::path::PathBuf> = match parent {
+            Resolved::Dir { disk, .. } => vec![disk.clone()],
+            Resolved::Root if !paths::RESERVED.contains(&name) => self.project.code_roots.clone(),
             _ => return None,
         };
         dirs.iter().find_map(|dir| {
@@ -363,13 +360,19 @@ impl Resource for Source {
         if let Some(at) = self.runner_at(path) {
             return self.runner_stat(&at);
         }
-        if let Some(module) = self.module_of_members_dir(path) {
-            // `ls -l` of a package stats every module's members directory: answering
-            // without parsing the module keeps that a directory listing, not a parse.
-            return Ok(Node::dir(true).owned(ownership(&module)));
-        }
-        let (place, aliased) = self.resolve_aliased(path)?;
-        let node = match place {
+        let walked = match path.split_last() {
+            None => self.walk(path)?,
+            Some((name, parent)) => {
+                let parent = self.walk(parent)?;
+                if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+                    // `ls -l` of a package stats every module's members directory: answering
+                    // without parsing the module keeps that a directory listing, not a parse.
+                    return Ok(Node::dir(true).owned(ownership(&module)));
+                }
+                self.walk_on(parent, &[name])?
+            }
+        };
+        let node = match walked.place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
             Resolved::TestsRoot | Resolved::Root => Node::dir(true).owned(self.root_ownership()),
@@ -384,7 +387,7 @@ impl Resource for Source {
                 ..Node::document(true).owned(ownership(&disk))
             },
         };
-        Ok(node.aliased(aliased))
+        Ok(node.aliased(walked.aliased))
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
