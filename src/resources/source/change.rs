@@ -182,7 +182,7 @@ impl<'s> ProjectChange<'s> {
         let mut first = None;
         for file in &self.files {
             if let Some(plan) = &file.plan {
-                let id = self.source.record_edit(
+                let id = self.source.edits.record(
                     &file.path,
                     &plan.what,
                     file.old.as_deref(),

@@ -93,7 +93,7 @@ mod tests {
     }
 
     fn title(source: &Source) -> String {
-        source.history_entry().unwrap().title
+        source.edits.entry().unwrap().title
     }
 
     #[test]
@@ -108,9 +108,9 @@ mod tests {
             let b_edit = edit(&b, &b_root, "X = 3\n");
             assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
             assert!(title(&b).contains("1 routed edit of"), "{}", title(&b));
-            assert!(a.edit_exists(a_edit) && !a.edit_exists(b_edit));
-            assert!(b.edit_exists(b_edit) && !b.edit_exists(a_edit));
-            let missing = b.diff_view(a_edit).unwrap_err();
+            assert!(a.edits.exists(a_edit) && !a.edits.exists(b_edit));
+            assert!(b.edits.exists(b_edit) && !b.edits.exists(a_edit));
+            let missing = b.edits.diff_view(a_edit).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
             let refused = a.undo(b_edit.to_string().as_bytes()).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::NotFound, "{}", refused.message);
@@ -119,7 +119,7 @@ mod tests {
                 "X = 3\n"
             );
             // Its own edit, numbered past the other's, still shows and undoes.
-            assert!(b.diff_view(b_edit).unwrap().contains("+X = 3"));
+            assert!(b.edits.diff_view(b_edit).unwrap().contains("+X = 3"));
             b.undo(b_edit.to_string().as_bytes()).unwrap();
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),

@@ -4,22 +4,54 @@
 //! the file still holds what the edit wrote, or at least the lines it changed; otherwise
 //! undo refuses and says why, since reverting over later changes would lose them.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
+use crate::model::links::Links;
 use crate::model::{Entry, Function, Ownership, Section};
 use crate::render::budget;
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 use crate::resources::source::take_back::take_back;
-use crate::store::edits::Edit;
+use crate::store::Store;
+use crate::store::edits::{Edit, EditLine};
 
 /// Edits listed in the entry view (the rest are reachable by number).
 const LISTED: usize = 30;
 
-impl Source {
-    pub(crate) fn edit_exists(&self, id: i64) -> bool {
+/// One checkout's log of routed edits: its records in the store, and what showing them
+/// needs (where the project is, how links read, the size a view may have).
+pub(crate) struct EditLog {
+    store: Arc<Store>,
+    /// Whose edits of the store are this checkout's (see [`super::checkout::key`]).
+    checkout: String,
+    root: PathBuf,
+    links: Links,
+    budget: usize,
+}
+
+impl EditLog {
+    pub(crate) fn new(
+        store: Arc<Store>,
+        checkout: String,
+        root: PathBuf,
+        links: Links,
+        budget: usize,
+    ) -> Self {
+        EditLog {
+            store,
+            checkout,
+            root,
+            links,
+            budget,
+        }
+    }
+
+    pub(crate) fn exists(&self, id: i64) -> bool {
         self.store
             .records(|db| db.edits().get(&self.checkout, id))
             .ok()
@@ -30,9 +62,9 @@ impl Source {
     /// Who may read the diff of edit `id`: whoever may read the file it changed, as that
     /// file is now; the owner alone when it is gone or the edit is (its content may have
     /// been private).
-    pub(crate) fn edit_ownership(&self, id: i64) -> Ownership {
+    pub(crate) fn ownership(&self, id: i64) -> Ownership {
         match self.edit(id) {
-            Ok(edit) => super::ownership(&self.project.root.join(&edit.path)),
+            Ok(edit) => super::ownership(&self.root.join(&edit.path)),
             Err(_) => Ownership::OwnerOnly,
         }
     }
@@ -49,7 +81,7 @@ impl Source {
     }
 
     /// Record that homespace changed `file` (inside the project) from `before` to `after`.
-    pub(crate) fn record_edit(
+    pub(crate) fn record(
         &self,
         file: &std::path::Path,
         what: &str,
@@ -58,7 +90,7 @@ impl Source {
         part_of: Option<i64>,
     ) -> Result<i64> {
         let rel = file
-            .strip_prefix(&self.project.root)
+            .strip_prefix(&self.root)
             .unwrap_or(file)
             .display()
             .to_string();
@@ -121,14 +153,18 @@ impl Source {
                     .to_string(),
             );
         }
-        let more = format!("cat {}", self.project.root.join(&first.path).display());
+        let more = format!("cat {}", self.root.join(&first.path).display());
         Ok(budget::prune(&out, self.budget, &more))
     }
 
-    pub(crate) fn history_entry(&self) -> Result<Entry> {
-        let (rows, total) = self
-            .store
-            .records(|db| db.edits().newest(&self.checkout, LISTED))?;
+    /// The newest `n` edits as (number, time, file, what), and how many there are.
+    pub(crate) fn newest(&self, n: usize) -> Result<(Vec<EditLine>, usize)> {
+        self.store
+            .records(|db| db.edits().newest(&self.checkout, n))
+    }
+
+    pub(crate) fn entry(&self) -> Result<Entry> {
+        let (rows, total) = self.newest(LISTED)?;
         let undo = self.links.to("source/history/undo");
         Ok(Entry {
             title: format!(
@@ -163,7 +199,9 @@ impl Source {
             advanced: vec!["Undo is itself an edit, so it can be undone too.".into()],
         })
     }
+}
 
+impl Source {
     /// `echo <n> > source/history/undo`.
     pub(crate) fn undo(&self, content: &[u8]) -> Result<()> {
         let text = String::from_utf8_lossy(content);
@@ -175,7 +213,7 @@ impl Source {
             ))
         })?;
         // Every file of the change, taken back in one change of its own.
-        let edits = self.change_of(id)?;
+        let edits = self.edits.change_of(id)?;
         let id = edits[0].id;
         let files: Vec<std::path::PathBuf> = edits
             .iter()

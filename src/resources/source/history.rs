@@ -1,12 +1,15 @@
 //! `source/history/` as a resourcespace of its own inside `source/`: the list of routed
 //! edits (its entry view), one diff view per edit (`<n>.diff`) and `undo`, the document an
-//! edit's number is written to. The edits themselves and undoing them belong to
-//! [`Source`] (`edit_log.rs`), which records every change it makes.
+//! edit's number is written to. The edits themselves are the [`EditLog`] it is handed
+//! (`edit_log.rs`); undoing one is a change of the project, which the source makes.
+
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
+use crate::resources::source::Parent;
+use crate::resources::source::edit_log::EditLog;
 use crate::resources::source::paths::HISTORY;
-use crate::resources::source::{Parent, Source};
 use crate::tree::resource::Resource;
 
 /// Diffs listed by `ls` (the newest; older ones are reachable by number).
@@ -14,12 +17,14 @@ const LISTED: usize = 1000;
 
 /// `source/history/`.
 pub struct HistoryDir {
+    edits: Arc<EditLog>,
+    /// The source undo changes the project through.
     source: Parent,
 }
 
 impl HistoryDir {
-    pub fn new(source: Parent) -> Self {
-        HistoryDir { source }
+    pub fn new(edits: Arc<EditLog>, source: Parent) -> Self {
+        HistoryDir { edits, source }
     }
 
     fn shown(path: &[&str]) -> String {
@@ -33,13 +38,13 @@ enum HistoryName {
     Undo,
 }
 
-fn place(source: &Source, name: &str) -> Option<HistoryName> {
+fn place(edits: &EditLog, name: &str) -> Option<HistoryName> {
     match name {
         "undo" => Some(HistoryName::Undo),
         _ => name
             .strip_suffix(".diff")
             .and_then(|n| n.parse().ok())
-            .filter(|&n: &i64| source.edit_exists(n))
+            .filter(|&n: &i64| edits.exists(n))
             .map(HistoryName::Diff),
     }
 }
@@ -54,13 +59,12 @@ impl Resource for HistoryDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let source = self.source.get()?;
-        let root = source.root_ownership();
+        let root = self.source.get()?.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
-            [name] => match place(&source, name) {
+            [name] => match place(&self.edits, name) {
                 // Readable by whoever may read the file it changed.
-                Some(HistoryName::Diff(id)) => Ok(Node::view().owned(source.edit_ownership(id))),
+                Some(HistoryName::Diff(id)) => Ok(Node::view().owned(self.edits.ownership(id))),
                 Some(HistoryName::Undo) => Ok(Node {
                     size: Some(0),
                     ..Node::document(true).owned(root)
@@ -78,10 +82,7 @@ impl Resource for HistoryDir {
                 format!("{} is a file", Self::shown(path)),
             ));
         }
-        let source = self.source.get()?;
-        let (rows, _) = source
-            .store
-            .records(|db| db.edits().newest(&source.checkout, LISTED))?;
+        let (rows, _) = self.edits.newest(LISTED)?;
         let mut children = vec![Child::new(
             "undo",
             Kind::Document,
@@ -94,10 +95,9 @@ impl Resource for HistoryDir {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        let source = self.source.get()?;
         match path {
-            [name] => match place(&source, name) {
-                Some(HistoryName::Diff(id)) => Ok(source.diff_view(id)?.into_bytes()),
+            [name] => match place(&self.edits, name) {
+                Some(HistoryName::Diff(id)) => Ok(self.edits.diff_view(id)?.into_bytes()),
                 Some(HistoryName::Undo) => Ok(Vec::new()),
                 None => Err(self.missing(path)),
             },
@@ -109,13 +109,13 @@ impl Resource for HistoryDir {
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
-        self.source.get()?.history_entry()
+        self.edits.entry()
     }
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let source = self.source.get()?;
         match path {
-            [name] if matches!(place(&source, name), Some(HistoryName::Undo)) => {
+            [name] if matches!(place(&self.edits, name), Some(HistoryName::Undo)) => {
                 source.undo(content)
             }
             _ => Err(Error::read_only(format!(

@@ -46,6 +46,7 @@ use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
+use edit_log::EditLog;
 use history::HistoryDir;
 use import_judge::ImportJudge;
 use meta::MetaDir;
@@ -111,6 +112,8 @@ pub struct Source {
     locks: FileLocks,
     /// The import checks that judge routed edits.
     imports: ImportJudge,
+    /// The routed edits of this checkout (shared with history/, which shows them).
+    edits: Arc<EditLog>,
     /// Where the settings are kept (shared with meta/, which shows and takes them).
     settings: Arc<SettingsFile>,
     budget: usize,
@@ -161,17 +164,25 @@ impl Source {
             Arc::clone(&store),
             checkout.clone(),
         ));
+        let edits = Arc::new(EditLog::new(
+            Arc::clone(&store),
+            checkout.clone(),
+            project.root.clone(),
+            links.clone(),
+            budget,
+        ));
         // The children that change project files answer with the source they belong to
         // (every change goes through it); they hold it weakly, as it holds them. meta/
-        // needs the settings alone.
+        // needs the settings alone, history/ the edit log but for undo.
         let source = Arc::new_cyclic(|source| Source {
             children: vec![
                 Arc::new(DepsDir::new(Parent(source.clone()))),
                 Arc::new(ConfigDir::new(Parent(source.clone()))),
-                Arc::new(HistoryDir::new(Parent(source.clone()))),
+                Arc::new(HistoryDir::new(Arc::clone(&edits), Parent(source.clone()))),
                 Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
             ],
             settings: Arc::clone(&settings),
+            edits,
             project,
             runner: runner::RunnerState::default(),
             modules: Modules::default(),
