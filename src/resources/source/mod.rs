@@ -55,8 +55,9 @@ use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
 use project::{DirKind, EntryKind, Project};
 use settings_file::SettingsFile;
 
-/// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
-/// lives in: weakly, as the source holds it.
+/// How a subresource of `source/` that changes project files (deps/, config/, history/'s
+/// undo) reaches the source it lives in, which makes every such change: weakly, as the
+/// source holds it.
 pub(crate) struct Parent(std::sync::Weak<Source>);
 
 impl Parent {

@@ -125,12 +125,17 @@ pub(super) fn members() -> Vec<Child> {
 }
 
 impl Source {
+    /// The newest run, if any ran (and the store answers).
+    pub(super) fn newest_run(&self) -> Option<runs::Run> {
+        self.store
+            .records(|db| db.runs().get(&self.checkout, None))
+            .ok()
+            .flatten()
+    }
+
     /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
     pub(super) fn last_run(&self) -> Option<String> {
-        let run = self
-            .store
-            .records(|db| db.runs().get(&self.checkout, None))
-            .ok()??;
+        let run = self.newest_run()?;
         Some(format!("{} — {}", run.id, summary(&run)))
     }
 
