@@ -85,10 +85,7 @@ mod tests {
         let mut change = ProjectChange::begin(source, &[&file]).unwrap();
         change.write(&file, text, "replace module app").unwrap();
         change.commit().unwrap();
-        let (rows, _) = source
-            .store
-            .records(|db| db.edits().newest(&source.checkout, 1))
-            .unwrap();
+        let (rows, _) = source.edits.newest(1).unwrap();
         rows[0].0
     }
 
@@ -101,7 +98,7 @@ mod tests {
         for_each_backend(|store| {
             let (_a_dir, a_root, a) = checkout(&store);
             let (_b_dir, b_root, b) = checkout(&store);
-            assert_ne!(a.checkout, b.checkout);
+            assert_ne!(key(&a_root), key(&b_root));
 
             // The history: each sees, shows and undoes its own edits only.
             let a_edit = edit(&a, &a_root, "X = 2\n");
@@ -145,7 +142,7 @@ mod tests {
             let run = store
                 .change_records(|db| {
                     db.runs()
-                        .begin(&a.checkout, "pytest", "t1", std::process::id(), &alive)
+                        .begin(&key(&a_root), "pytest", "t1", std::process::id(), &alive)
                 })
                 .unwrap();
             assert!(
@@ -159,7 +156,7 @@ mod tests {
             store
                 .change_records(|db| {
                     db.runs()
-                        .begin(&b.checkout, "pytest", "t2", std::process::id(), &alive)
+                        .begin(&key(&b_root), "pytest", "t2", std::process::id(), &alive)
                 })
                 .unwrap();
         });

@@ -103,7 +103,7 @@ impl EditLog {
 
     /// Edit `id` and the other edits of its change (the files it touched together), in
     /// order; for an edit that is part of another's change, that whole change.
-    fn change_of(&self, id: i64) -> Result<Vec<Edit>> {
+    pub(crate) fn change_of(&self, id: i64) -> Result<Vec<Edit>> {
         let edit = self.edit(id)?;
         let first = match edit.part_of {
             Some(first) => self.edit(first)?,

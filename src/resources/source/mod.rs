@@ -106,10 +106,6 @@ pub struct Source {
     modules: Modules,
     links: Links,
     name: String,
-    store: Arc<Store>,
-    /// Whose records of the store are this checkout's: its edits, test runs and settings
-    /// (see [`checkout::key`]).
-    checkout: String,
     locks: FileLocks,
     /// The import checks that judge routed edits.
     imports: ImportJudge,
@@ -123,8 +119,9 @@ pub struct Source {
     target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
-    /// The test runner's state: a refused start, where finished runs are reported.
-    runner: runner::RunnerState,
+    /// This checkout's test runs, and the runner's state: a refused start, where finished
+    /// runs are reported.
+    runs: runner::TestRuns,
 }
 
 impl Source {
@@ -185,12 +182,10 @@ impl Source {
             settings: Arc::clone(&settings),
             edits,
             project,
-            runner: runner::RunnerState::default(),
+            runs: runner::TestRuns::new(store, checkout),
             modules: Modules::default(),
             links,
             name,
-            store,
-            checkout,
             locks: FileLocks::default(),
             imports: ImportJudge::default(),
             budget,
@@ -347,7 +342,7 @@ impl Resource for Source {
     }
 
     fn watch(&self, changes: Changes) {
-        if self.runner.report_to(Arc::clone(&changes)) {
+        if self.runs.report_to(Arc::clone(&changes)) {
             watch::start(Arc::clone(&self.project), self.name(), changes);
         }
     }

@@ -33,9 +33,12 @@ const LISTED: usize = 100;
 /// started. Without this, such a run would block every later run until a remount.
 static RUNS_HERE: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
 
-/// What the runner of one source remembers between requests.
-#[derive(Default)]
-pub(super) struct RunnerState {
+/// This checkout's test runs: their records in the store, and what the runner remembers
+/// between requests.
+pub(super) struct TestRuns {
+    store: Arc<store::Store>,
+    /// Whose runs of the store are this checkout's (see [`super::checkout::key`]).
+    checkout: String,
     /// The last write to `source/tests/run` that started no run, when and why: said by
     /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
     /// the refusal and would show the previous run as if it were the new one.
@@ -45,7 +48,16 @@ pub(super) struct RunnerState {
     changes: OnceLock<Changes>,
 }
 
-impl RunnerState {
+impl TestRuns {
+    pub(super) fn new(store: Arc<store::Store>, checkout: String) -> Self {
+        TestRuns {
+            store,
+            checkout,
+            refused: Mutex::default(),
+            changes: OnceLock::new(),
+        }
+    }
+
     /// Report finished runs to `changes` from now on; `false` when they already were
     /// reported somewhere (the mount watches once).
     pub(super) fn report_to(&self, changes: Changes) -> bool {
@@ -127,8 +139,9 @@ pub(super) fn members() -> Vec<Child> {
 impl Source {
     /// The newest run, if any ran (and the store answers).
     pub(super) fn newest_run(&self) -> Option<runs::Run> {
-        self.store
-            .records(|db| db.runs().get(&self.checkout, None))
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, None))
             .ok()
             .flatten()
     }
@@ -140,8 +153,9 @@ impl Source {
     }
 
     fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
-        self.store
-            .records(|db| db.runs().get(&self.checkout, which))?
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, which))?
             .ok_or_else(|| {
                 Error::not_found(match which {
                     Some(n) => format!(
@@ -159,8 +173,9 @@ impl Source {
     fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
         let run = self.run_of(which)?;
         let problems = self
+            .runs
             .store
-            .records(|db| db.runs().problems(&self.checkout, run.id))?;
+            .records(|db| db.runs().problems(&self.runs.checkout, run.id))?;
         Ok((run, problems))
     }
 
@@ -196,8 +211,9 @@ impl Source {
         match at {
             At::Runs => {
                 let runs = self
+                    .runs
                     .store
-                    .records(|db| db.runs().newest(&self.checkout, LISTED))?;
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?;
                 let mut children = Vec::new();
                 if !runs.is_empty() {
                     children.push(Child::new("latest", Kind::Dir, "the newest run"));
@@ -250,8 +266,9 @@ impl Source {
             At::Output(which) => {
                 let run = self.run_of(*which)?;
                 Ok(self
+                    .runs
                     .store
-                    .records(|db| db.runs().output(&self.checkout, run.id))?
+                    .records(|db| db.runs().output(&self.runs.checkout, run.id))?
                     .unwrap_or_default()
                     .into_bytes())
             }
@@ -278,8 +295,9 @@ impl Source {
         match at {
             At::Runs => {
                 let items: Vec<String> = self
+                    .runs
                     .store
-                    .records(|db| db.runs().newest(&self.checkout, LISTED))?
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?
                     .iter()
                     .map(|run| {
                         format!(
@@ -410,7 +428,7 @@ impl Source {
         let (run, problems) = self.problems_of(which)?;
         let mut about = self.run_notes(&run)?;
         if which.is_none()
-            && let Some(refused) = self.runner.refused_since(&run.started)
+            && let Some(refused) = self.runs.refused_since(&run.started)
         {
             about.insert(0, refused);
         }
@@ -423,8 +441,9 @@ impl Source {
     fn run_notes(&self, run: &runs::Run) -> Result<Vec<String>> {
         let mut about = Vec::new();
         let output = self
+            .runs
             .store
-            .records(|db| db.runs().output(&self.checkout, run.id))?
+            .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
         if let Some(note) = output
             .lines()
@@ -454,7 +473,7 @@ impl Source {
         if run.status != "running" {
             return None;
         }
-        let (store, checkout, id) = (self.store.clone(), self.checkout.clone(), run.id);
+        let (store, checkout, id) = (self.runs.store.clone(), self.runs.checkout.clone(), run.id);
         let limit = self.settings().test_timeout + std::time::Duration::from_secs(30);
         Some(crate::tree::pending::Pending::new(limit, move || {
             store
@@ -469,7 +488,7 @@ impl Source {
     /// a refusal is kept for the newest run's result to tell.
     pub(super) fn start_run(&self, selector: &[u8]) -> Result<i64> {
         let started = self.begin_run(selector);
-        self.runner.started(&started);
+        self.runs.started(&started);
         started
     }
 
@@ -518,7 +537,7 @@ impl Source {
         // Held until the new run is among them, so that a run starting at the same time
         // on another thread sees it as carried out here.
         let mut here = lock(&RUNS_HERE);
-        let id = self.store.change_records(|db| {
+        let id = self.runs.store.change_records(|db| {
             let alive = |run: i64, pid: u32| {
                 if pid == std::process::id() {
                     here.contains(&run)
@@ -527,7 +546,7 @@ impl Source {
                 }
             };
             db.runs().begin(
-                &self.checkout,
+                &self.runs.checkout,
                 &job.command_line(),
                 &now,
                 std::process::id(),
@@ -539,8 +558,8 @@ impl Source {
         let over = move || {
             lock(&RUNS_HERE).remove(&id);
         };
-        let store: Arc<store::Store> = self.store.clone();
-        let changes = self.runner.reporter();
+        let store: Arc<store::Store> = self.runs.store.clone();
+        let changes = self.runs.reporter();
         let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
         std::thread::Builder::new()
             .name(format!("test run {id}"))
@@ -672,14 +691,14 @@ mod tests {
         let stuck = store
             .change_records(|db| {
                 db.runs()
-                    .start(&source.checkout, "pytest", "t0", std::process::id())
+                    .start(&source.runs.checkout, "pytest", "t0", std::process::id())
             })
             .unwrap();
         let _owner = Admission::enter(true);
         let next = source.start_run(b"").unwrap();
         let status = |run| {
             store
-                .records(|db| db.runs().get(&source.checkout, Some(run)))
+                .records(|db| db.runs().get(&source.runs.checkout, Some(run)))
                 .unwrap()
                 .unwrap()
                 .status
