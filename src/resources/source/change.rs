@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, ErrorKind, Result};
 use crate::resources::source::Source;
 use crate::resources::source::disk::{self, FileGuard};
+use crate::resources::source::import_judge::Imported;
 
 /// A change of some of the project's files, begun (locked and read) and not yet applied.
 pub(crate) struct ProjectChange<'s> {
@@ -150,7 +151,7 @@ impl<'s> ProjectChange<'s> {
         };
         // How each module to check imports before the edit: an edit is judged by what it
         // changes, not by failures the project already had.
-        let before: Vec<Option<std::result::Result<(), String>>> = match self.planned_any() {
+        let before: Vec<Option<Imported>> = match self.planned_any() {
             true => self
                 .checks
                 .iter()
@@ -181,7 +182,7 @@ impl<'s> ProjectChange<'s> {
         let mut first = None;
         for file in &self.files {
             if let Some(plan) = &file.plan {
-                let id = self.source.record_edit(
+                let id = self.source.edits.record(
                     &file.path,
                     &plan.what,
                     file.old.as_deref(),

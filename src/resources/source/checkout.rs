@@ -86,15 +86,12 @@ mod tests {
         let mut change = ProjectChange::begin(source, &[&file]).unwrap();
         change.write(&file, text, "replace module app").unwrap();
         change.commit().unwrap();
-        let (rows, _) = source
-            .store
-            .records(|db| db.edits().newest(&source.checkout, 1))
-            .unwrap();
+        let (rows, _) = source.edits.newest(1).unwrap();
         rows[0].0
     }
 
     fn title(source: &Source) -> String {
-        source.history_entry().unwrap().title
+        source.edits.entry().unwrap().title
     }
 
     #[test]
@@ -102,16 +99,16 @@ mod tests {
         for_each_backend(|store| {
             let (_a_dir, a_root, a) = checkout(&store);
             let (_b_dir, b_root, b) = checkout(&store);
-            assert_ne!(a.checkout, b.checkout);
+            assert_ne!(key(&a_root), key(&b_root));
 
             // The history: each sees, shows and undoes its own edits only.
             let a_edit = edit(&a, &a_root, "X = 2\n");
             let b_edit = edit(&b, &b_root, "X = 3\n");
             assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
             assert!(title(&b).contains("1 routed edit of"), "{}", title(&b));
-            assert!(a.edit_exists(a_edit) && !a.edit_exists(b_edit));
-            assert!(b.edit_exists(b_edit) && !b.edit_exists(a_edit));
-            let missing = b.diff_view(a_edit).unwrap_err();
+            assert!(a.edits.exists(a_edit) && !a.edits.exists(b_edit));
+            assert!(b.edits.exists(b_edit) && !b.edits.exists(a_edit));
+            let missing = b.edits.diff_view(a_edit).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
             let refused = a.undo(b_edit.to_string().as_bytes()).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::NotFound, "{}", refused.message);
@@ -120,7 +117,7 @@ mod tests {
                 "X = 3\n"
             );
             // Its own edit, numbered past the other's, still shows and undoes.
-            assert!(b.diff_view(b_edit).unwrap().contains("+X = 3"));
+            assert!(b.edits.diff_view(b_edit).unwrap().contains("+X = 3"));
             b.undo(b_edit.to_string().as_bytes()).unwrap();
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),
@@ -136,17 +133,17 @@ mod tests {
             let mine = DEFAULT.replace("python = \"\"", "python = \"/opt/a/bin/python\"");
             {
                 let _owner = Admission::enter(true);
-                a.write_settings(mine.as_bytes()).unwrap();
+                a.settings.write(mine.as_bytes()).unwrap();
             }
-            assert_eq!(a.settings_text().unwrap(), mine);
-            assert_eq!(b.settings_text().unwrap(), DEFAULT);
+            assert_eq!(a.settings.text().unwrap(), mine);
+            assert_eq!(b.settings.text().unwrap(), DEFAULT);
 
             // The runs: a run of A (its process alive) is not B's, nor in B's way.
             let alive = |_, _| true;
             let run = store
                 .change_records(|db| {
                     db.runs().begin(
-                        &a.checkout,
+                        &key(&a_root),
                         "pytest",
                         Time::from_unix(1),
                         std::process::id(),
@@ -165,7 +162,7 @@ mod tests {
             store
                 .change_records(|db| {
                     db.runs().begin(
-                        &b.checkout,
+                        &key(&b_root),
                         "pytest",
                         Time::from_unix(2),
                         std::process::id(),

@@ -13,12 +13,7 @@ use crate::resources::source::project::EntryKind;
 impl Source {
     pub(super) fn dashboard_part(&self) -> RootPart {
         let result = self.links.to("source/tests/runs/latest/result.md");
-        let run = self
-            .store
-            .records(|db| db.runs().get(&self.checkout, None))
-            .ok()
-            .flatten();
-        let tests = match run {
+        let tests = match self.newest_run() {
             None => "Tests: not run here yet.".to_string(),
             Some(run) if run.status == "running" => {
                 format!(

@@ -1,226 +1,135 @@
-//! `source/history/`: every routed edit of the project, newest first, each as a unified
-//! diff (`<n>.diff`, a view), and `undo`: writing an edit's number there reverts it when
-//! the file still holds exactly what that edit wrote — otherwise it refuses and says why,
-//! since reverting over later changes would lose them.
+//! `source/history/` as a resourcespace of its own inside `source/`: the list of routed
+//! edits (its entry view), one diff view per edit (`<n>.diff`) and `undo`, the document an
+//! edit's number is written to. The edits themselves are the [`EditLog`] it is handed
+//! (`edit_log.rs`); undoing one is a change of the project, which the source makes.
 
-use similar::TextDiff;
+use std::sync::Arc;
 
-use crate::error::{Error, Result};
-use crate::model::time::Time;
-use crate::model::{Entry, Function, Ownership, Section};
-use crate::render::budget;
-use crate::resources::source::Source;
-use crate::resources::source::change::ProjectChange;
-use crate::resources::source::take_back::take_back;
-use crate::store::edits::Edit;
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Kind, Node};
+use crate::resources::source::Parent;
+use crate::resources::source::edit_log::EditLog;
+use crate::resources::source::paths::HISTORY;
+use crate::tree::resource::Resource;
 
-/// Edits listed in the entry view (the rest are reachable by number).
-const LISTED: usize = 30;
+/// Diffs listed by `ls` (the newest; older ones are reachable by number).
+const LISTED: usize = 1000;
 
-impl Source {
-    pub(crate) fn edit_exists(&self, id: i64) -> bool {
-        self.store
-            .records(|db| db.edits().get(&self.checkout, id))
-            .ok()
-            .flatten()
-            .is_some()
+/// `source/history/`.
+pub struct HistoryDir {
+    edits: Arc<EditLog>,
+    /// The source undo changes the project through.
+    source: Parent,
+}
+
+impl HistoryDir {
+    pub fn new(edits: Arc<EditLog>, source: Parent) -> Self {
+        HistoryDir { edits, source }
     }
 
-    /// Who may read the diff of edit `id`: whoever may read the file it changed, as that
-    /// file is now; the owner alone when it is gone or the edit is (its content may have
-    /// been private).
-    pub(crate) fn edit_ownership(&self, id: i64) -> Ownership {
-        match self.edit(id) {
-            Ok(edit) => super::ownership(&self.project.root.join(&edit.path)),
-            Err(_) => Ownership::OwnerOnly,
+    fn shown(path: &[&str]) -> String {
+        format!("source/{HISTORY}/{}", path.join("/"))
+    }
+}
+
+/// What a name in `source/history/` is.
+enum HistoryName {
+    Diff(i64),
+    Undo,
+}
+
+fn place(edits: &EditLog, name: &str) -> Option<HistoryName> {
+    match name {
+        "undo" => Some(HistoryName::Undo),
+        _ => name
+            .strip_suffix(".diff")
+            .and_then(|n| n.parse().ok())
+            .filter(|&n: &i64| edits.exists(n))
+            .map(HistoryName::Diff),
+    }
+}
+
+impl Resource for HistoryDir {
+    fn name(&self) -> &'static str {
+        HISTORY
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok("every routed edit, as diffs; undo".into())
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let root = self.source.get()?.root_ownership();
+        match path {
+            [] => Ok(Node::dir(true).owned(root)),
+            [name] => match place(&self.edits, name) {
+                // Readable by whoever may read the file it changed.
+                Some(HistoryName::Diff(id)) => Ok(Node::view().owned(self.edits.ownership(id))),
+                Some(HistoryName::Undo) => Ok(Node {
+                    size: Some(0),
+                    ..Node::document(true).owned(root)
+                }),
+                None => Err(self.missing(path)),
+            },
+            _ => Err(self.missing(path)),
         }
     }
 
-    fn edit(&self, id: i64) -> Result<Edit> {
-        self.store
-            .records(|db| db.edits().get(&self.checkout, id))?
-            .ok_or_else(|| {
-                Error::not_found(format!(
-                    "there is no edit {id}: {} lists them",
-                    self.links.to("source/history/_entry.md")
-                ))
-            })
-    }
-
-    /// Record that homespace changed `file` (inside the project) from `before` to `after`.
-    pub(crate) fn record_edit(
-        &self,
-        file: &std::path::Path,
-        what: &str,
-        before: Option<&[u8]>,
-        after: Option<&[u8]>,
-        part_of: Option<i64>,
-    ) -> Result<i64> {
-        let rel = file
-            .strip_prefix(&self.project.root)
-            .unwrap_or(file)
-            .display()
-            .to_string();
-        let at = Time::now();
-        self.store.change_records(|db| {
-            db.edits()
-                .record(&self.checkout, at, &rel, what, before, after, part_of)
-        })
-    }
-
-    /// Edit `id` and the other edits of its change (the files it touched together), in
-    /// order; for an edit that is part of another's change, that whole change.
-    fn change_of(&self, id: i64) -> Result<Vec<Edit>> {
-        let edit = self.edit(id)?;
-        let first = match edit.part_of {
-            Some(first) => self.edit(first)?,
-            None => edit,
-        };
-        let parts = self
-            .store
-            .records(|db| db.edits().parts(&self.checkout, first.id))?;
-        Ok(std::iter::once(first).chain(parts).collect())
-    }
-
-    /// The diff view of edit `id`: one unified diff per file its change touched.
-    pub(crate) fn diff_view(&self, id: i64) -> Result<String> {
-        let edits = self.change_of(id)?;
-        let first = &edits[0];
-        let paths: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
-        let mut out = format!(
-            "home > source > history > {id}.diff\n# edit {} — {} ({}), {}\n",
-            first.id,
-            first.what,
-            paths.join(", "),
-            first.at
-        );
-        out.push_str(&format!(
-            "Undo: echo {} > {}\n\n",
-            first.id,
-            self.links.to("source/history/undo")
-        ));
-        for edit in &edits {
-            let text = |bytes: &Option<Vec<u8>>| {
-                String::from_utf8_lossy(bytes.as_deref().unwrap_or_default()).into_owned()
-            };
-            let (before, after) = (text(&edit.before), text(&edit.after));
-            let diff = TextDiff::from_lines(&before, &after);
-            let side = |held: bool, prefix: &str| match held {
-                true => format!("{prefix}/{}", edit.path),
-                false => "/dev/null".into(),
-            };
-            out.push_str(
-                &diff
-                    .unified_diff()
-                    .context_radius(3)
-                    .header(
-                        &side(edit.before.is_some(), "a"),
-                        &side(edit.after.is_some(), "b"),
-                    )
-                    .to_string(),
-            );
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        if !path.is_empty() {
+            return Err(Error::new(
+                ErrorKind::NotADirectory,
+                format!("{} is a file", Self::shown(path)),
+            ));
         }
-        let more = format!("cat {}", self.project.root.join(&first.path).display());
-        Ok(budget::prune(&out, self.budget, &more))
+        let (rows, _) = self.edits.newest(LISTED)?;
+        let mut children = vec![Child::new(
+            "undo",
+            Kind::Document,
+            "write an edit's number to revert it",
+        )];
+        children.extend(rows.into_iter().map(|(id, _, path, what)| {
+            Child::new(format!("{id}.diff"), Kind::View, format!("{what} ({path})"))
+        }));
+        Ok(children)
     }
 
-    pub(crate) fn history_entry(&self) -> Result<Entry> {
-        let (rows, total) = self
-            .store
-            .records(|db| db.edits().newest(&self.checkout, LISTED))?;
-        let undo = self.links.to("source/history/undo");
-        Ok(Entry {
-            title: format!(
-                "source/history — {total} routed edit{} of the project",
-                if total == 1 { "" } else { "s" }
-            ),
-            about: vec!["Every change homespace made to the project's files, newest first.".into()],
-            functions: vec![
-                Function::new(
-                    format!("cat {}", self.links.to("source/history/<n>.diff")),
-                    "see one edit",
-                    "its unified diff",
-                ),
-                Function::new(
-                    format!("echo <n> > {undo}"),
-                    "take edit n back",
-                    "its lines as before n, later edits elsewhere kept (as `patch -R`)",
-                ),
-            ],
-            sections: vec![Section {
-                heading: "Edits".into(),
-                table_header: Some("| n | time | file | what |".into()),
-                items: rows
-                    .iter()
-                    .map(|(id, at, path, what)| format!("| `{id}.diff` | {at} | {path} | {what} |"))
-                    .collect(),
-                empty:
-                    "No edits yet: write a module or symbol file under source/ and it shows here."
-                        .into(),
-                ..Section::default()
-            }],
-            advanced: vec!["Undo is itself an edit, so it can be undone too.".into()],
-        })
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match path {
+            [name] => match place(&self.edits, name) {
+                Some(HistoryName::Diff(id)) => Ok(self.edits.diff_view(id)?.into_bytes()),
+                Some(HistoryName::Undo) => Ok(Vec::new()),
+                None => Err(self.missing(path)),
+            },
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{} is a directory: read its _entry.md", Self::shown(path)),
+            )),
+        }
     }
 
-    /// `echo <n> > source/history/undo`.
-    pub(crate) fn undo(&self, content: &[u8]) -> Result<()> {
-        let text = String::from_utf8_lossy(content);
-        let id: i64 = text.trim().parse().map_err(|_| {
-            Error::invalid(format!(
-                "write the number of an edit to undo, e.g. `echo 3 > {}`; got {:?}",
-                self.links.to("source/history/undo"),
-                text.trim()
-            ))
-        })?;
-        // Every file of the change, taken back in one change of its own.
-        let edits = self.change_of(id)?;
-        let id = edits[0].id;
-        let files: Vec<std::path::PathBuf> = edits
-            .iter()
-            .map(|e| self.project.root.join(&e.path))
-            .collect();
-        let paths: Vec<&std::path::Path> = files.iter().map(|f| f.as_path()).collect();
-        let mut change = ProjectChange::begin(self, &paths)?;
-        for (edit, file) in edits.iter().zip(&files) {
-            let now = change.old(file)?.map(<[u8]>::to_vec);
-            let what = format!("undo edit {id}");
-            if now.as_deref() == edit.after.as_deref() {
-                match &edit.before {
-                    Some(before) => change.write(file, before.clone(), what)?,
-                    None => change.delete(file, what)?,
-                }
-                continue;
+    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+        self.edits.entry()
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+        let source = self.source.get()?;
+        match path {
+            [name] if matches!(place(&self.edits, name), Some(HistoryName::Undo)) => {
+                source.undo(content)
             }
-            // Changed since: the edit is taken back where it still applies, as
-            // `git apply -R <n>.diff` would, keeping what came after it.
-            let refused = |why: String| {
-                Error::invalid(format!(
-                    "edit {id} cannot be undone: {} {why}, and taking the edit back would lose \
-                     that change. See {} for the later edits",
-                    edit.path,
-                    self.links.to("source/history/_entry.md")
-                ))
-            };
-            let (Some(before), Some(after), Some(now)) = (&edit.before, &edit.after, &now) else {
-                return Err(refused(
-                    "changed since (by a later edit or outside homespace)".into(),
-                ));
-            };
-            let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-            match take_back(&text(before), &text(after), &text(now)) {
-                Ok(taken) => change.write(file, taken.into_bytes(), what)?,
-                Err(lines) => {
-                    let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-                    return Err(refused(format!(
-                        "changed since at line{} {} (by a later edit or outside homespace), \
-                         where the edit's lines are",
-                        if lines.len() == 1 { "" } else { "s" },
-                        lines.join(", ")
-                    )));
-                }
-            }
+            _ => Err(Error::read_only(format!(
+                "{} cannot be written: the history changes only by edits; write an edit's \
+                 number to {}",
+                Self::shown(path),
+                source.links.to(&format!("source/{HISTORY}/undo"))
+            ))),
         }
-        change.commit()
+    }
+}
+
+impl HistoryDir {
+    fn missing(&self, path: &[&str]) -> Error {
+        self.source.missing(HISTORY, path, "lists the edits")
     }
 }

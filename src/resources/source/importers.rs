@@ -2,7 +2,7 @@
 //! text names it together with the edited module's own name (`from packaging.utils import
 //! canonicalize_name`, `from .utils import …`, `utils.canonicalize_name`). A generous guess
 //! by text, not an import graph: every guess is imported before and after the edit and
-//! judged by the difference (`check.rs`), so a module that does not really import the name
+//! judged by the difference (`import_judge.rs`), so a module that does not really import the name
 //! costs two forks and is never refused.
 
 use std::collections::BTreeSet;

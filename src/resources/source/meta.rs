@@ -1,11 +1,14 @@
 //! `source/meta/` as a resourcespace of its own inside `source/`: `settings.toml`, the
-//! document that says how `source/` behaves (validated and stored by [`Source`], in
-//! `check.rs`), and an entry view that explains each setting with its value now.
+//! document that says how `source/` behaves (validated and kept by [`SettingsFile`], the
+//! part of `source/` it is handed), and an entry view that explains each setting with its value now.
+
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::resources::source::paths::META;
-use crate::resources::source::{Parent, Source};
+use crate::resources::source::settings_file::SettingsFile;
 use crate::tree::resource::Resource;
 
 /// The settings document's name.
@@ -13,12 +16,13 @@ const SETTINGS: &str = "settings.toml";
 
 /// `source/meta/`.
 pub struct MetaDir {
-    source: Parent,
+    settings: Arc<SettingsFile>,
+    links: Links,
 }
 
 impl MetaDir {
-    pub fn new(source: Parent) -> Self {
-        MetaDir { source }
+    pub fn new(settings: Arc<SettingsFile>, links: Links) -> Self {
+        MetaDir { settings, links }
     }
 
     fn missing(path: &[&str]) -> Error {
@@ -39,7 +43,7 @@ impl Resource for MetaDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let root = self.source.get()?.root_ownership();
+        let root = self.settings.ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [SETTINGS] => Ok(Node::document(true).owned(root)),
@@ -63,7 +67,7 @@ impl Resource for MetaDir {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match path {
-            [SETTINGS] => Ok(self.source.get()?.settings_text()?.into_bytes()),
+            [SETTINGS] => Ok(self.settings.text()?.into_bytes()),
             [] => Err(Error::new(
                 ErrorKind::IsADirectory,
                 format!("source/{META} is a directory: read its _entry.md"),
@@ -73,12 +77,12 @@ impl Resource for MetaDir {
     }
 
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
-        Ok(entry(&*self.source.get()?))
+        Ok(entry(&self.settings, &self.links))
     }
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         match path {
-            [SETTINGS] => self.source.get()?.write_settings(content),
+            [SETTINGS] => self.settings.write(content),
             _ => Err(Error::read_only(format!(
                 "source/{META}/{} cannot be written: only {SETTINGS} can",
                 path.join("/")
@@ -87,9 +91,9 @@ impl Resource for MetaDir {
     }
 }
 
-fn entry(source: &Source) -> Entry {
-    let settings = source.settings();
-    let file = source.links.to("source/meta/settings.toml");
+fn entry(kept: &SettingsFile, links: &Links) -> Entry {
+    let settings = kept.current();
+    let file = links.to("source/meta/settings.toml");
     // Said first: the owner expects these settings to apply, and they do not.
     let set_aside = settings.set_aside.iter().map(|why| {
         format!(
@@ -162,7 +166,7 @@ fn entry(source: &Source) -> Entry {
         }],
         advanced: vec![format!(
             "Kept in `{}`, yours alone (never in the store): `import_check.python` and `tests.args` choose what runs as you, so they apply only while that file and its folders are writable by no one else.",
-            source.settings_file().display()
+            kept.path().display()
         )],
         ..Entry::default()
     }

@@ -4,17 +4,17 @@
 //! are cached by modification time and size), and nothing is parsed up front.
 
 mod change;
-mod check;
 mod checkout;
 mod config;
 mod dashboard;
 mod deps;
 pub mod disk;
 pub mod edit;
+mod edit_log;
 mod failure;
 mod history;
-mod history_dir;
-pub mod import_check;
+mod import_checker;
+mod import_judge;
 mod importers;
 mod meta;
 pub mod modules;
@@ -25,6 +25,7 @@ mod pyproject_change;
 mod runner;
 pub mod search;
 pub mod settings;
+mod settings_file;
 mod suspects;
 mod take_back;
 mod views;
@@ -45,14 +46,18 @@ use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
-use history_dir::HistoryDir;
+use edit_log::EditLog;
+use history::HistoryDir;
+use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
 use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
 use project::{DirKind, EntryKind, Project};
+use settings_file::SettingsFile;
 
-/// How a subresource of `source/` (deps/, config/, history/, meta/) reaches the source it
-/// lives in: weakly, as the source holds it.
+/// How a subresource of `source/` that changes project files (deps/, config/, history/'s
+/// undo) reaches the source it lives in, which makes every such change: weakly, as the
+/// source holds it.
 pub(crate) struct Parent(std::sync::Weak<Source>);
 
 impl Parent {
@@ -97,32 +102,26 @@ impl Parent {
 
 /// The source resourcespace of one project.
 pub struct Source {
-    pub(crate) project: Arc<Project>,
-    pub(crate) modules: Modules,
-    pub(crate) links: Links,
-    pub(crate) name: String,
-    pub(crate) store: Arc<Store>,
-    /// Whose records of the store are this checkout's: its edits, test runs and settings
-    /// (see [`checkout::key`]).
-    pub(crate) checkout: String,
-    pub(crate) locks: FileLocks,
-    pub(crate) checker: std::sync::Mutex<check::CheckerSlot>,
-    /// Modules whose import failed before and after an edit, with the failure: shown in
-    /// their views (never learnt by reading: importing runs the project's code).
-    pub(crate) import_failures: std::sync::Mutex<std::collections::HashMap<String, String>>,
-    pub(crate) budget: usize,
+    project: Arc<Project>,
+    modules: Modules,
+    links: Links,
+    name: String,
+    locks: FileLocks,
+    /// The import checks that judge routed edits.
+    imports: ImportJudge,
+    /// The routed edits of this checkout (shared with history/, which shows them).
+    edits: Arc<EditLog>,
+    /// Where the settings are kept (shared with meta/, which shows and takes them).
+    settings: Arc<SettingsFile>,
+    budget: usize,
     /// The Python version edits must compile on, found at the first edit (finding it may
     /// run the project's interpreter, which must not delay the mount).
     target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
-    /// Where changes made outside the tree are reported (a test run finishing), once the
-    /// mount watches (see [`Resource::watch`]).
-    pub(crate) changes: std::sync::OnceLock<Changes>,
-    /// The last write to `source/tests/run` that started no run, when and why: said by
-    /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
-    /// the refusal and would show the previous run as if it were the new one.
-    pub(crate) refused_run: std::sync::Mutex<Option<(crate::model::time::Time, String)>>,
+    /// This checkout's test runs, and the runner's state: a refused start, where finished
+    /// runs are reported.
+    runs: runner::TestRuns,
 }
 
 impl Source {
@@ -156,30 +155,43 @@ impl Source {
         budget: usize,
     ) -> Arc<Self> {
         disk::sweep(&Self::scratch_dir(root));
-        // The children answer with the source they belong to; they hold it weakly, as it
-        // holds them.
+        let project = Arc::new(Project::open(root));
+        let checkout = checkout::key(root);
+        let settings = Arc::new(SettingsFile::new(
+            Arc::clone(&project),
+            Arc::clone(&store),
+            checkout.clone(),
+        ));
+        let edits = Arc::new(EditLog::new(
+            Arc::clone(&store),
+            checkout.clone(),
+            project.root.clone(),
+            links.clone(),
+            budget,
+        ));
+        // The children that change project files answer with the source they belong to
+        // (every change goes through it); they hold it weakly, as it holds them. meta/
+        // needs the settings alone, history/ the edit log but for undo.
         let source = Arc::new_cyclic(|source| Source {
             children: vec![
                 Arc::new(DepsDir::new(Parent(source.clone()))),
                 Arc::new(ConfigDir::new(Parent(source.clone()))),
-                Arc::new(HistoryDir::new(Parent(source.clone()))),
-                Arc::new(MetaDir::new(Parent(source.clone()))),
+                Arc::new(HistoryDir::new(Arc::clone(&edits), Parent(source.clone()))),
+                Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
             ],
-            project: Arc::new(Project::open(root)),
-            changes: std::sync::OnceLock::new(),
-            refused_run: std::sync::Mutex::new(None),
+            settings: Arc::clone(&settings),
+            edits,
+            project,
+            runs: runner::TestRuns::new(store, checkout),
             modules: Modules::default(),
             links,
             name,
-            store,
-            checkout: checkout::key(root),
             locks: FileLocks::default(),
-            checker: std::sync::Mutex::new(None),
-            import_failures: std::sync::Mutex::new(std::collections::HashMap::new()),
+            imports: ImportJudge::default(),
             budget,
             target: std::sync::OnceLock::new(),
         });
-        source.apply_settings(&source.settings());
+        settings.apply(&settings.current());
         source
     }
 
@@ -201,18 +213,15 @@ impl Source {
         disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
-    /// The module file `m.py` when `path` is its members directory `m/` in a package (or
-    /// at the top), decided from the directory alone.
-    fn module_of_members_dir(&self, path: &[&str]) -> Option<std::path::PathBuf> {
-        let (name, parent) = path.split_last()?;
+    /// The module file `m.py` when `name` in `parent` is its members directory `m/` in a
+    /// package (or at the top), decided from the directory alone.
+    fn module_of_members_dir(&self, parent: &Resolved, name: &str) -> Option<std::path::PathBuf> {
         if name.contains('.') || name.is_empty() {
             return None;
         }
-        let dirs: Vec<std::path::PathBuf> = match self.resolve(parent) {
-            Ok(Resolved::Dir { disk, .. }) => vec![disk],
-            Ok(Resolved::Root) if !paths::RESERVED.contains(name) => {
-                self.project.code_roots.clone()
-            }
+        let dirs: Vec<std::path::PathBuf> = match parent {
+            Resolved::Dir { disk, .. } => vec![disk.clone()],
+            Resolved::Root if !paths::RESERVED.contains(&name) => self.project.code_roots.clone(),
             _ => return None,
         };
         dirs.iter().find_map(|dir| {
@@ -333,7 +342,7 @@ impl Resource for Source {
     }
 
     fn watch(&self, changes: Changes) {
-        if self.changes.set(Arc::clone(&changes)).is_ok() {
+        if self.runs.report_to(Arc::clone(&changes)) {
             watch::start(Arc::clone(&self.project), self.name(), changes);
         }
     }
@@ -358,13 +367,19 @@ impl Resource for Source {
         if let Some(at) = self.runner_at(path) {
             return self.runner_stat(&at);
         }
-        if let Some(module) = self.module_of_members_dir(path) {
-            // `ls -l` of a package stats every module's members directory: answering
-            // without parsing the module keeps that a directory listing, not a parse.
-            return Ok(Node::dir(true).owned(ownership(&module)));
-        }
-        let (place, aliased) = self.resolve_aliased(path)?;
-        let node = match place {
+        let walked = match path.split_last() {
+            None => self.walk(path)?,
+            Some((name, parent)) => {
+                let parent = self.walk(parent)?;
+                if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+                    // `ls -l` of a package stats every module's members directory: answering
+                    // without parsing the module keeps that a directory listing, not a parse.
+                    return Ok(Node::dir(true).owned(ownership(&module)));
+                }
+                self.walk_on(parent, &[name])?
+            }
+        };
+        let node = match walked.place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
             Resolved::TestsRoot | Resolved::Root => Node::dir(true).owned(self.root_ownership()),
@@ -379,7 +394,7 @@ impl Resource for Source {
                 ..Node::document(true).owned(ownership(&disk))
             },
         };
-        Ok(node.aliased(aliased))
+        Ok(node.aliased(walked.aliased))
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {

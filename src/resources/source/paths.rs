@@ -71,6 +71,17 @@ pub const HISTORY: &str = "history";
 /// project's: a top-level module or package of such a name is hidden by them.
 pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
 
+/// A path walked under `source/`: where it leads, whether a dotted name was expanded on
+/// the way (the path is then another name of what it leads to), and the names walked. A
+/// request that needs both a path's parent and the path walks the parent once and steps on
+/// from it ([`Source::walk_on`]).
+#[derive(Debug, Clone)]
+pub struct Walked {
+    pub place: Resolved,
+    pub aliased: bool,
+    names: Vec<String>,
+}
+
 impl Source {
     /// Where `path` leads, expanding dotted names that do not exist as written.
     pub fn resolve(&self, path: &[&str]) -> Result<Resolved> {
@@ -80,10 +91,28 @@ impl Source {
     /// Where `path` leads, and whether a dotted name was expanded on the way (the path
     /// is then another name of what it leads to).
     pub fn resolve_aliased(&self, path: &[&str]) -> Result<(Resolved, bool)> {
-        let mut aliased = false;
-        let mut place = Resolved::Root;
-        let mut queue: VecDeque<String> = path.iter().map(|c| c.to_string()).collect();
-        let mut walked: Vec<String> = Vec::new();
+        self.walk(path).map(|walked| (walked.place, walked.aliased))
+    }
+
+    /// `path` walked from `source/`.
+    pub fn walk(&self, path: &[&str]) -> Result<Walked> {
+        let root = Walked {
+            place: Resolved::Root,
+            aliased: false,
+            names: Vec::new(),
+        };
+        self.walk_on(root, path)
+    }
+
+    /// `names` walked on from where `from` led: what walking the whole path from
+    /// `source/` gives, without walking `from` again.
+    pub fn walk_on(&self, from: Walked, names: &[&str]) -> Result<Walked> {
+        let Walked {
+            mut place,
+            mut aliased,
+            names: mut walked,
+        } = from;
+        let mut queue: VecDeque<String> = names.iter().map(|c| c.to_string()).collect();
         while let Some(name) = queue.pop_front() {
             if let Some(next) = self.step(&place, &name)? {
                 place = next;
@@ -100,7 +129,11 @@ impl Source {
             }
             return Err(self.missing(&walked, &name));
         }
-        Ok((place, aliased))
+        Ok(Walked {
+            place,
+            aliased,
+            names: walked,
+        })
     }
 
     fn missing(&self, walked: &[String], name: &str) -> Error {

@@ -9,7 +9,7 @@
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::Time;
@@ -21,7 +21,7 @@ use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
 use crate::testrun::selector;
-use crate::tree::resource::Resource;
+use crate::tree::resource::{Changes, Resource};
 use crate::tree::{access, lock};
 
 /// Runs listed by `ls runs/` (older ones are reachable by number).
@@ -32,6 +32,60 @@ const LISTED: usize = 100;
 /// not be stored (the PostgreSQL store was away when it ended) or its thread never
 /// started. Without this, such a run would block every later run until a remount.
 static RUNS_HERE: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
+
+/// This checkout's test runs: their records in the store, and what the runner remembers
+/// between requests.
+pub(super) struct TestRuns {
+    store: Arc<store::Store>,
+    /// Whose runs of the store are this checkout's (see [`super::checkout::key`]).
+    checkout: String,
+    /// The last write to `source/tests/run` that started no run, when and why: said by
+    /// the newest run's result until a run starts, since `echo > run; cat result.md` hides
+    /// the refusal and would show the previous run as if it were the new one.
+    refused: Mutex<Option<(Time, String)>>,
+    /// Where a finished run is reported (it changes `source/tests/` outside the tree),
+    /// once the mount watches (see [`Resource::watch`]).
+    changes: OnceLock<Changes>,
+}
+
+impl TestRuns {
+    pub(super) fn new(store: Arc<store::Store>, checkout: String) -> Self {
+        TestRuns {
+            store,
+            checkout,
+            refused: Mutex::default(),
+            changes: OnceLock::new(),
+        }
+    }
+
+    /// Report finished runs to `changes` from now on; `false` when they already were
+    /// reported somewhere (the mount watches once).
+    pub(super) fn report_to(&self, changes: Changes) -> bool {
+        self.changes.set(changes).is_ok()
+    }
+
+    /// Where a finished run is reported, once the mount watches.
+    fn reporter(&self) -> Option<Changes> {
+        self.changes.get().cloned()
+    }
+
+    /// Keep what the write that just tried to start a run did: started (`Ok`), or refused
+    /// and why.
+    fn started(&self, outcome: &Result<i64>) {
+        *lock(&self.refused) = match outcome {
+            Ok(_) => None,
+            Err(e) => Some((Time::now(), e.message.clone())),
+        };
+    }
+
+    /// What the newest run's views say of a refused start made after `started` (when the
+    /// newest run began), if there was one.
+    fn refused_since(&self, started: Time) -> Option<String> {
+        let (when, why) = lock(&self.refused).clone()?;
+        (when >= started)
+            .then(|| format!("Your newest write to run started nothing ({when}): {why}"))
+    }
+}
 
 /// A path of the runner under `source/tests/`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,18 +137,25 @@ pub(super) fn members() -> Vec<Child> {
 }
 
 impl Source {
+    /// The newest run, if any ran (and the store answers).
+    pub(super) fn newest_run(&self) -> Option<runs::Run> {
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, None))
+            .ok()
+            .flatten()
+    }
+
     /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
     pub(super) fn last_run(&self) -> Option<String> {
-        let run = self
-            .store
-            .records(|db| db.runs().get(&self.checkout, None))
-            .ok()??;
+        let run = self.newest_run()?;
         Some(format!("{} — {}", run.id, summary(&run)))
     }
 
     fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
-        self.store
-            .records(|db| db.runs().get(&self.checkout, which))?
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, which))?
             .ok_or_else(|| {
                 Error::not_found(match which {
                     Some(n) => format!(
@@ -112,8 +173,9 @@ impl Source {
     fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
         let run = self.run_of(which)?;
         let problems = self
+            .runs
             .store
-            .records(|db| db.runs().problems(&self.checkout, run.id))?;
+            .records(|db| db.runs().problems(&self.runs.checkout, run.id))?;
         Ok((run, problems))
     }
 
@@ -149,8 +211,9 @@ impl Source {
         match at {
             At::Runs => {
                 let runs = self
+                    .runs
                     .store
-                    .records(|db| db.runs().newest(&self.checkout, LISTED))?;
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?;
                 let mut children = Vec::new();
                 if !runs.is_empty() {
                     children.push(Child::new("latest", Kind::Dir, "the newest run"));
@@ -203,8 +266,9 @@ impl Source {
             At::Output(which) => {
                 let run = self.run_of(*which)?;
                 Ok(self
+                    .runs
                     .store
-                    .records(|db| db.runs().output(&self.checkout, run.id))?
+                    .records(|db| db.runs().output(&self.runs.checkout, run.id))?
                     .unwrap_or_default()
                     .into_bytes())
             }
@@ -231,8 +295,9 @@ impl Source {
         match at {
             At::Runs => {
                 let items: Vec<String> = self
+                    .runs
                     .store
-                    .records(|db| db.runs().newest(&self.checkout, LISTED))?
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?
                     .iter()
                     .map(|run| {
                         format!(
@@ -363,13 +428,9 @@ impl Source {
         let (run, problems) = self.problems_of(which)?;
         let mut about = self.run_notes(&run)?;
         if which.is_none()
-            && let Some((when, why)) = lock(&self.refused_run).clone()
-            && when >= run.started
+            && let Some(refused) = self.runs.refused_since(run.started)
         {
-            about.insert(
-                0,
-                format!("Your newest write to run started nothing ({when}): {why}"),
-            );
+            about.insert(0, refused);
         }
         let text = self.result_view(&run, &problems, &about);
         Ok((run, text))
@@ -380,8 +441,9 @@ impl Source {
     fn run_notes(&self, run: &runs::Run) -> Result<Vec<String>> {
         let mut about = Vec::new();
         let output = self
+            .runs
             .store
-            .records(|db| db.runs().output(&self.checkout, run.id))?
+            .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
         if let Some(note) = output
             .lines()
@@ -411,7 +473,7 @@ impl Source {
         if run.status != "running" {
             return None;
         }
-        let (store, checkout, id) = (self.store.clone(), self.checkout.clone(), run.id);
+        let (store, checkout, id) = (self.runs.store.clone(), self.runs.checkout.clone(), run.id);
         let limit = self.settings().test_timeout + std::time::Duration::from_secs(30);
         Some(crate::tree::pending::Pending::new(limit, move || {
             store
@@ -426,10 +488,7 @@ impl Source {
     /// a refusal is kept for the newest run's result to tell.
     pub(super) fn start_run(&self, selector: &[u8]) -> Result<i64> {
         let started = self.begin_run(selector);
-        *lock(&self.refused_run) = match &started {
-            Ok(_) => None,
-            Err(e) => Some((Time::now(), e.message.clone())),
-        };
+        self.runs.started(&started);
         started
     }
 
@@ -478,7 +537,7 @@ impl Source {
         // Held until the new run is among them, so that a run starting at the same time
         // on another thread sees it as carried out here.
         let mut here = lock(&RUNS_HERE);
-        let id = self.store.change_records(|db| {
+        let id = self.runs.store.change_records(|db| {
             let alive = |run: i64, pid: u32| {
                 if pid == std::process::id() {
                     here.contains(&run)
@@ -487,7 +546,7 @@ impl Source {
                 }
             };
             db.runs().begin(
-                &self.checkout,
+                &self.runs.checkout,
                 &job.command_line(),
                 now,
                 std::process::id(),
@@ -499,8 +558,8 @@ impl Source {
         let over = move || {
             lock(&RUNS_HERE).remove(&id);
         };
-        let store: Arc<store::Store> = self.store.clone();
-        let changes = self.changes.get().cloned();
+        let store: Arc<store::Store> = self.runs.store.clone();
+        let changes = self.runs.reporter();
         let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
         std::thread::Builder::new()
             .name(format!("test run {id}"))
@@ -632,7 +691,7 @@ mod tests {
         let stuck = store
             .change_records(|db| {
                 db.runs().start(
-                    &source.checkout,
+                    &source.runs.checkout,
                     "pytest",
                     Time::from_unix(0),
                     std::process::id(),
@@ -643,7 +702,7 @@ mod tests {
         let next = source.start_run(b"").unwrap();
         let status = |run| {
             store
-                .records(|db| db.runs().get(&source.checkout, Some(run)))
+                .records(|db| db.runs().get(&source.runs.checkout, Some(run)))
                 .unwrap()
                 .unwrap()
                 .status

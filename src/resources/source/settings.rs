@@ -1,7 +1,7 @@
 //! `source/meta/settings.toml`: how source/ behaves, as a TOML document that is validated
 //! on write (unknown keys with "did you mean", wrong types, out-of-range values — all
 //! reported together) and applied at once. Kept in the checkout, `.homespace/settings.toml`
-//! (see `check.rs`): two of its settings say what the daemon runs ([`Settings::runs_something`]),
+//! (see `settings_file.rs`): two of its settings say what the daemon runs ([`Settings::runs_something`]),
 //! and only a file the owner alone controls may say that — never the shared store.
 
 use std::path::{Path, PathBuf};

@@ -154,11 +154,7 @@ fn root(source: &Source, here: &str) -> Entry {
             subresources.push(format!("`{here}{name}/` — {summary}"));
         }
     }
-    let edits = source
-        .store
-        .records(|db| db.edits().newest(&source.checkout, 0))
-        .map(|(_, total)| total)
-        .unwrap_or(0);
+    let edits = source.edits.newest(0).map(|(_, total)| total).unwrap_or(0);
     subresources.push(format!(
         "`{here}history/` — {edits} routed edit{} as diffs, with undo",
         plural(edits)

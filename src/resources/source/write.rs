@@ -29,7 +29,18 @@ impl Source {
         base: Option<&[u8]>,
     ) -> Result<()> {
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        match self.resolve(path) {
+        let Some((name, parent)) = path.split_last() else {
+            return Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!("{shown} is a directory"),
+            ));
+        };
+        // The parent is walked once: a new file is created from where it leads.
+        let parent = self.walk(parent)?;
+        match self
+            .walk_on(parent.clone(), &[name])
+            .map(|walked| walked.place)
+        {
             Ok(Resolved::ModuleFile { disk, dotted }) => {
                 self.write_module(&shown, &disk, &dotted, content, base)
             }
@@ -53,7 +64,7 @@ impl Source {
                 format!("{shown} is a directory"),
             )),
             Err(missing) if missing.kind == ErrorKind::NotFound => {
-                self.create(path, content, missing)
+                self.create(path, parent.place, content, missing)
             }
             Err(other) => Err(other),
         }
@@ -62,6 +73,14 @@ impl Source {
     /// Whether `path` may be created: a symbol in a module or class directory, a module or
     /// data file in a package directory.
     pub(crate) fn creatable(&self, path: &[&str]) -> Result<()> {
+        let (_, parent) = path
+            .split_last()
+            .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
+        self.creatable_in(path, &self.resolve(parent)?)
+    }
+
+    /// Whether `path` may be created, its parent leading to `parent_place`.
+    fn creatable_in(&self, path: &[&str], parent_place: &Resolved) -> Result<()> {
         let (name, parent) = path
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
@@ -69,7 +88,7 @@ impl Source {
         if is_runner_name(path) {
             return Err(self.runner_not_available(&shown));
         }
-        match self.resolve(parent)? {
+        match parent_place {
             Resolved::Members { .. } => match name.strip_suffix(".py") {
                 Some(ident) if is_identifier(ident) => Ok(()),
                 _ => Err(Error::invalid(format!(
@@ -77,7 +96,7 @@ impl Source {
                 ))),
             },
             place @ (Resolved::Dir { .. } | Resolved::Root) => match name.strip_suffix(".py") {
-                Some(ident) if is_identifier(ident) => self.module_name_free(&place, ident, &shown),
+                Some(ident) if is_identifier(ident) => self.module_name_free(place, ident, &shown),
                 Some(_) => Err(Error::invalid(format!(
                     "{shown}: a module's name must be a Python identifier"
                 ))),
@@ -148,13 +167,20 @@ impl Source {
         ))
     }
 
-    fn create(&self, path: &[&str], content: &[u8], missing: Error) -> Result<()> {
-        let Some((name, parent)) = path.split_last() else {
+    /// Create `path`, whose parent leads to `parent` and which `missing` says is not there.
+    fn create(
+        &self,
+        path: &[&str],
+        parent: Resolved,
+        content: &[u8],
+        missing: Error,
+    ) -> Result<()> {
+        let Some((name, _)) = path.split_last() else {
             return Err(missing);
         };
-        self.creatable(path)?;
+        self.creatable_in(path, &parent)?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        match self.resolve(parent)? {
+        match parent {
             Resolved::Members {
                 disk,
                 dotted,

@@ -134,17 +134,10 @@ impl Tasks {
         Time::of((self.clock)())
     }
 
-    fn filter<'f>(folder: Folder<'f>) -> Option<Filter<'f>> {
-        match folder {
-            Folder::Root => None,
-            Folder::Status(s) => Some(Filter::Status(s)),
-            Folder::Ready => Some(Filter::Ready),
-            Folder::Tag(tag) => Some(Filter::Tag(tag)),
-        }
-    }
-
     /// The task whose file is `name` as seen in `folder`, or not found — saying where the
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
+    /// One lookup by name answers both for a status directory, the common case (every
+    /// new task's file is looked up before it exists).
     fn find(
         &self,
         conn: &dyn TaskRecords,
@@ -155,21 +148,22 @@ impl Tasks {
         let Some(slug) = name.strip_suffix(".json") else {
             return Err(self.not_found(path));
         };
-        let found = match Self::filter(folder) {
-            None => conn.get(slug)?,
-            Some(filter) => conn.get_in(filter, slug)?,
+        let found = match folder {
+            Folder::Root | Folder::Status(_) => conn.get(slug)?,
+            Folder::Ready => conn.get_in(Filter::Ready, slug)?,
+            Folder::Tag(tag) => conn.get_in(Filter::Tag(tag), slug)?,
         };
-        if let Some(task) = found {
-            return Ok(task);
-        }
-        match (folder, conn.get(slug)?) {
-            (Folder::Status(_), Some(elsewhere)) => Err(Error::not_found(format!(
-                "{} does not exist: task {slug} is {} at {}",
-                self.shown(path),
-                elsewhere.fields.status.label(),
-                views::task_path(&self.links, &elsewhere)
-            ))),
-            _ => Err(self.not_found(path)),
+        match (folder, found) {
+            (Folder::Status(dir), Some(elsewhere)) if elsewhere.fields.status != dir => {
+                Err(Error::not_found(format!(
+                    "{} does not exist: task {slug} is {} at {}",
+                    self.shown(path),
+                    elsewhere.fields.status.label(),
+                    views::task_path(&self.links, &elsewhere)
+                )))
+            }
+            (_, Some(task)) => Ok(task),
+            (_, None) => Err(self.not_found(path)),
         }
     }
 

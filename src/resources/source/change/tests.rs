@@ -34,26 +34,12 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) 
 
 /// The history, oldest first, as (path, what, before, after).
 fn history(source: &Source) -> Vec<(String, String, Option<String>, Option<String>)> {
-    let (rows, _) = source
-        .store
-        .records(|db| db.edits().newest(&source.checkout, 1000))
-        .unwrap();
+    let (rows, _) = source.edits.newest(1000).unwrap();
     let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8(b).unwrap());
     // Every file's edit: each change's first, then the others of the change.
     rows.into_iter()
         .rev()
-        .flat_map(|(id, _, _, _)| {
-            let first = source
-                .store
-                .records(|db| db.edits().get(&source.checkout, id))
-                .unwrap()
-                .unwrap();
-            let parts = source
-                .store
-                .records(|db| db.edits().parts(&source.checkout, id))
-                .unwrap();
-            std::iter::once(first).chain(parts)
-        })
+        .flat_map(|(id, _, _, _)| source.edits.change_of(id).unwrap())
         .map(|edit| (edit.path, edit.what, text(edit.before), text(edit.after)))
         .collect()
 }

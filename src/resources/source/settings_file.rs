@@ -1,7 +1,8 @@
-//! The settings of source/ (kept in the checkout's `.homespace/settings.toml`, the owner's
-//! alone) and the import check after a routed edit, as they say: on or off, which
-//! interpreter, which timeout. The checker (a long-lived interpreter that forks per
-//! check) is made when first needed and remade when the settings change it.
+//! Where the settings of source/ are kept and how they are read and written: the
+//! checkout's `.homespace/settings.toml`, the owner's alone (what they say, and how that is
+//! validated, is `settings.rs`). Settings that choose what runs (the interpreter of the
+//! import check and the test runner, pytest's arguments) apply only while that file is
+//! the owner's alone.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,43 +11,54 @@ use std::time::Duration;
 use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::Ownership;
 use crate::python::interpreter;
 use crate::resources::source::Source;
-use crate::resources::source::import_check::{ImportChecker, ImportFailure};
+use crate::resources::source::project::Project;
 use crate::resources::source::settings::{self, DEFAULT, Settings};
-use crate::tree::{access, lock};
+use crate::store::Store;
+use crate::tree::access;
 use crate::trust;
 
 /// The settings file's name in the checkout's `.homespace/`.
 const SETTINGS_FILE: &str = "settings.toml";
 
-/// A traceback's last non-empty line: the exception and its message, which say whether
-/// two failures are the same.
-fn last_line(traceback: &str) -> &str {
-    traceback
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .unwrap_or("")
+/// The settings of one checkout's source/: the file that holds them, and the records of
+/// the store they were read from before they moved there.
+pub(crate) struct SettingsFile {
+    project: Arc<Project>,
+    store: Arc<Store>,
+    /// Whose settings of the store are this checkout's (see [`super::checkout::key`]).
+    checkout: String,
 }
 
-/// The checker in use and what it was made for.
-pub(crate) type CheckerSlot = Option<(PathBuf, Duration, Arc<ImportChecker>)>;
+impl SettingsFile {
+    pub(crate) fn new(project: Arc<Project>, store: Arc<Store>, checkout: String) -> Self {
+        SettingsFile {
+            project,
+            store,
+            checkout,
+        }
+    }
 
-impl Source {
     /// Where `source/meta/settings.toml` is kept: in the checkout, `.homespace/settings.toml`,
     /// a file the owner controls. Never in the store: anyone who may write a shared store
     /// could otherwise choose what the owner's daemon runs.
-    pub(crate) fn settings_file(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         self.project.root.join(".homespace").join(SETTINGS_FILE)
+    }
+
+    /// What is not a project file (source/meta/ and its settings) shows what the
+    /// project's root directory allows.
+    pub(crate) fn ownership(&self) -> Ownership {
+        super::ownership(&self.project.root)
     }
 
     /// The text of `source/meta/settings.toml`: the checkout's file; else what this
     /// checkout wrote to the store before settings moved out of it, without the settings
     /// that run something ([`settings::without_what_runs`]); else the defaults.
-    pub(crate) fn settings_text(&self) -> Result<String> {
-        let file = self.settings_file();
+    pub(crate) fn text(&self) -> Result<String> {
+        let file = self.path();
         match std::fs::read_to_string(&file) {
             Ok(text) => return Ok(text),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -66,9 +78,9 @@ impl Source {
 
     /// The settings in force. Those that run something apply only while the file holding
     /// them is the owner's alone; else they are set aside and the settings view says why.
-    pub(crate) fn settings(&self) -> Settings {
+    pub(crate) fn current(&self) -> Settings {
         let parsed = self
-            .settings_text()
+            .text()
             .and_then(|text| settings::parse(&text))
             .or_else(|_| settings::parse(DEFAULT))
             .unwrap_or(Settings {
@@ -85,7 +97,7 @@ impl Source {
         if !parsed.runs_something() {
             return parsed;
         }
-        match trust::owner_alone(&self.settings_file()) {
+        match trust::owner_alone(&self.path()) {
             Ok(()) => parsed,
             Err(why) => parsed.set_aside(format!(
                 "import_check.python and tests.args are not used: {why}"
@@ -97,7 +109,7 @@ impl Source {
     /// owner may: they choose the interpreter that runs after the owner's edits. Written
     /// atomically, readable by the owner alone; settings that run something are refused
     /// where the file could not be the owner's alone.
-    pub(crate) fn write_settings(&self, content: &[u8]) -> Result<()> {
+    pub(crate) fn write(&self, content: &[u8]) -> Result<()> {
         if !access::may_run_project_code() {
             return Err(Error::new(
                 ErrorKind::PermissionDenied,
@@ -108,7 +120,7 @@ impl Source {
         let text = std::str::from_utf8(content)
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
         let settings = settings::parse(text)?;
-        let file = self.settings_file();
+        let file = self.path();
         let dir = file.parent().unwrap_or(&self.project.root);
         let failed = |what: &str, e: std::io::Error| {
             Error::internal(format!(
@@ -138,8 +150,21 @@ impl Source {
             .map_err(|e| failed("write", e))?;
         temp.persist(&file)
             .map_err(|e| failed("replace", e.error))?;
-        self.apply_settings(&settings);
+        self.apply(&settings);
         Ok(())
+    }
+
+    /// Applies what takes effect outside the next edit: the paths left out.
+    pub(crate) fn apply(&self, settings: &Settings) {
+        // Validated when written, so the patterns build; were one not to, the old stay.
+        let _ = self.project.set_extra_ignore(&settings.ignore);
+    }
+}
+
+impl Source {
+    /// The settings in force (see [`SettingsFile::current`]).
+    pub(crate) fn settings(&self) -> Settings {
+        self.settings.current()
     }
 
     /// The Python interpreter the settings choose, else the project's own: what the
@@ -150,113 +175,6 @@ impl Source {
         settings: &Settings,
     ) -> std::result::Result<interpreter::Interpreter, String> {
         interpreter::find(&self.project.root, settings.python.as_deref())
-    }
-
-    /// Applies what takes effect outside the next edit: the paths left out.
-    pub(crate) fn apply_settings(&self, settings: &Settings) {
-        // Validated when written, so the patterns build; were one not to, the old stay.
-        let _ = self.project.set_extra_ignore(&settings.ignore);
-    }
-
-    /// Import `dotted` now, if the settings say so and the change being carried out is the
-    /// owner's: `Ok`, or the traceback's last lines; `None` when no check runs.
-    pub(crate) fn import_outcome(&self, dotted: &str) -> Option<std::result::Result<(), String>> {
-        if !access::may_run_project_code() {
-            // Importing runs the project's code as the mount's owner: never for a change
-            // another user made.
-            crate::log::line(&format!(
-                "import check of {dotted} skipped: the change was not made by the mount's owner"
-            ));
-            return None;
-        }
-        let settings = self.settings();
-        if !settings.import_check {
-            return None;
-        }
-        let python = match self.interpreter(&settings) {
-            Ok(found) => found.path,
-            Err(why) => {
-                crate::log::line(&format!("import check of {dotted} skipped: {why}"));
-                return None;
-            }
-        };
-        let checker = {
-            let mut slot = lock(&self.checker);
-            match slot.as_ref() {
-                Some((p, t, checker)) if *p == python && *t == settings.import_timeout => {
-                    Arc::clone(checker)
-                }
-                _ => {
-                    let checker =
-                        Arc::new(ImportChecker::new(python.clone(), settings.import_timeout));
-                    *slot = Some((python, settings.import_timeout, Arc::clone(&checker)));
-                    checker
-                }
-            }
-        };
-        let mut sys_path = self.project.code_roots.clone();
-        if !sys_path.contains(&self.project.root) {
-            sys_path.push(self.project.root.clone());
-        }
-        match checker.check(dotted, &sys_path) {
-            Ok(()) => Some(Ok(())),
-            Err(ImportFailure::Failed(traceback)) => Some(Err(traceback)),
-            Err(ImportFailure::Unavailable(why)) => {
-                crate::log::line(&format!("import check of {dotted} skipped: {why}"));
-                None
-            }
-        }
-    }
-
-    /// Judge an edit by importing `dotted` after it, against `before` (its import just
-    /// before the edit): refused only when the edit brought the failure — the module
-    /// imported before and does not now, or fails differently. A module that already failed
-    /// the same way (a dependency not installed, a module it imports that fails) keeps
-    /// failing and the edit is kept: the failure is remembered for the module's view.
-    pub(crate) fn import_judged(
-        &self,
-        dotted: &str,
-        before: Option<&std::result::Result<(), String>>,
-    ) -> Result<()> {
-        let Some(after) = self.import_outcome(dotted) else {
-            return Ok(());
-        };
-        let now = match after {
-            Ok(()) => {
-                lock(&self.import_failures).remove(dotted);
-                return Ok(());
-            }
-            Err(now) => now,
-        };
-        if let Some(Err(was)) = before
-            && last_line(was) == last_line(&now)
-        {
-            crate::log::line(&format!(
-                "import check of {dotted}: it failed before the edit as it does after ({}): \
-                 the edit is kept",
-                last_line(&now)
-            ));
-            lock(&self.import_failures).insert(dotted.to_string(), last_line(&now).to_string());
-            return Ok(());
-        }
-        let since = match before {
-            Some(Err(was)) => format!(
-                " (before it, the import failed otherwise: {})",
-                last_line(was)
-            ),
-            _ => String::new(),
-        };
-        Err(Error::invalid(format!(
-            "importing {dotted} failed after the edit{since}, so the edit was undone:\n{now}\n\
-             (turn this check off in {})",
-            self.links.to("source/meta/settings.toml")
-        )))
-    }
-
-    /// The import failure `dotted` had before and after the last edit that saw one, if any:
-    /// its edits are kept while they change nothing of it.
-    pub(crate) fn known_import_failure(&self, dotted: &str) -> Option<String> {
-        lock(&self.import_failures).get(dotted).cloned()
     }
 }
 
@@ -313,14 +231,18 @@ mod tests {
             // settings for this checkout.
             let planted = evil().replace("depth = 2", "depth = 3");
             source
+                .settings
                 .store
-                .change_records(|db| db.settings().put(&source.checkout, "source", &planted))
+                .change_records(|db| {
+                    db.settings()
+                        .put(&source.settings.checkout, "source", &planted)
+                })
                 .unwrap();
             let settings = source.settings();
             assert_eq!(settings.python, None);
             assert!(settings.test_args.is_empty());
             assert_eq!(settings.nav.depth, 3, "what runs nothing is still read");
-            assert!(!source.settings_text().unwrap().contains("evil"));
+            assert!(!source.settings.text().unwrap().contains("evil"));
         });
     }
 
@@ -329,16 +251,17 @@ mod tests {
         let (_dir, root, source) = source();
         let _owner = Admission::enter(true);
         let mine = DEFAULT.replace("depth = 2", "depth = 4");
-        source.write_settings(mine.as_bytes()).unwrap();
+        source.settings.write(mine.as_bytes()).unwrap();
         let file = root.join(".homespace/settings.toml");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), mine);
-        assert_eq!(source.settings_text().unwrap(), mine);
+        assert_eq!(source.settings.text().unwrap(), mine);
         assert_eq!(mode(&file), 0o600);
         assert_eq!(mode(&root.join(".homespace")), 0o700);
         assert_eq!(source.settings().nav.depth, 4);
         let stored = source
+            .settings
             .store
-            .records(|db| db.settings().get(&source.checkout, "source"))
+            .records(|db| db.settings().get(&source.settings.checkout, "source"))
             .unwrap();
         assert_eq!(stored, None, "nothing of it reaches the store");
     }
@@ -349,7 +272,7 @@ mod tests {
         let _owner = Admission::enter(true);
         // A project folder its group may write: another user could swap .homespace/.
         chmod(&root, 0o775);
-        let refused = source.write_settings(evil().as_bytes()).unwrap_err();
+        let refused = source.settings.write(evil().as_bytes()).unwrap_err();
         assert_eq!(
             refused.kind,
             ErrorKind::PermissionDenied,
@@ -363,11 +286,11 @@ mod tests {
         );
         assert!(!root.join(".homespace/settings.toml").exists());
         // Settings that run nothing are fine there.
-        source.write_settings(DEFAULT.as_bytes()).unwrap();
+        source.settings.write(DEFAULT.as_bytes()).unwrap();
 
         // Written by the owner, then opened to others: set aside, and said why.
         chmod(&root, 0o755);
-        source.write_settings(evil().as_bytes()).unwrap();
+        source.settings.write(evil().as_bytes()).unwrap();
         assert_eq!(
             source.settings().python,
             Some(PathBuf::from("/tmp/evil.sh"))

@@ -1,0 +1,168 @@
+//! Judging a routed edit by importing what it touched: the edited module is imported
+//! before and after the edit (by the [`ImportChecker`], a long-lived interpreter that forks
+//! per check, made when first needed and remade when the settings change it), and the
+//! edit is refused only when it brought the failure. A failure the module already had is
+//! remembered for its view, since its edits are kept.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::resources::source::Source;
+use crate::resources::source::import_checker::{ImportChecker, ImportFailure};
+use crate::tree::{access, lock};
+
+/// An import's outcome: `Ok`, or how it failed.
+pub(crate) type Imported = std::result::Result<(), Traceback>;
+
+/// The last lines of a failed import's traceback, the exception line last.
+#[derive(Debug, Clone)]
+pub(crate) struct Traceback(String);
+
+impl Traceback {
+    /// The last non-empty line: the exception and its message, which say whether two
+    /// failures are the same.
+    fn last_line(&self) -> &str {
+        self.0
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or("")
+    }
+}
+
+/// The import checks of one source: the checker in use, and the failures edits kept.
+#[derive(Default)]
+pub(crate) struct ImportJudge {
+    /// The checker in use, with the interpreter and timeout it was made for.
+    checker: Mutex<Option<(PathBuf, Duration, Arc<ImportChecker>)>>,
+    /// Modules whose import failed before and after an edit, with the failure: shown in
+    /// their views (never learnt by reading: importing runs the project's code).
+    failures: Mutex<HashMap<String, String>>,
+}
+
+impl ImportJudge {
+    /// The checker for `python` under `timeout`: the one in use, or a new one when the
+    /// settings changed either.
+    fn checker(&self, python: PathBuf, timeout: Duration) -> Arc<ImportChecker> {
+        let mut slot = lock(&self.checker);
+        match slot.as_ref() {
+            Some((p, t, checker)) if *p == python && *t == timeout => Arc::clone(checker),
+            _ => {
+                let checker = Arc::new(ImportChecker::new(python.clone(), timeout));
+                *slot = Some((python, timeout, Arc::clone(&checker)));
+                checker
+            }
+        }
+    }
+
+    /// Whether `after` (the import of `dotted` after an edit) condemns the edit, against
+    /// `before`: see [`Source::import_judged`].
+    fn verdict(&self, dotted: &str, before: Option<&Imported>, after: Imported) -> Option<Refusal> {
+        let now = match after {
+            Ok(()) => {
+                lock(&self.failures).remove(dotted);
+                return None;
+            }
+            Err(now) => now,
+        };
+        if let Some(Err(was)) = before
+            && was.last_line() == now.last_line()
+        {
+            crate::log::line(&format!(
+                "import check of {dotted}: it failed before the edit as it does after ({}): \
+                 the edit is kept",
+                now.last_line()
+            ));
+            lock(&self.failures).insert(dotted.to_string(), now.last_line().to_string());
+            return None;
+        }
+        let since = match before {
+            Some(Err(was)) => format!(
+                " (before it, the import failed otherwise: {})",
+                was.last_line()
+            ),
+            _ => String::new(),
+        };
+        Some(Refusal { now: now.0, since })
+    }
+
+    /// The failure `dotted` had before and after the last edit that saw one, if any.
+    fn known_failure(&self, dotted: &str) -> Option<String> {
+        lock(&self.failures).get(dotted).cloned()
+    }
+}
+
+/// Why an edit is refused: the import's failure after it (`now`), and how it failed
+/// before, if otherwise (`since`, a clause of the message).
+struct Refusal {
+    now: String,
+    since: String,
+}
+
+impl Source {
+    /// Import `dotted` now, if the settings say so and the change being carried out is the
+    /// owner's: `Ok`, or the traceback's last lines; `None` when no check runs.
+    pub(crate) fn import_outcome(&self, dotted: &str) -> Option<Imported> {
+        if !access::may_run_project_code() {
+            // Importing runs the project's code as the mount's owner: never for a change
+            // another user made.
+            crate::log::line(&format!(
+                "import check of {dotted} skipped: the change was not made by the mount's owner"
+            ));
+            return None;
+        }
+        let settings = self.settings();
+        if !settings.import_check {
+            return None;
+        }
+        let python = match self.interpreter(&settings) {
+            Ok(found) => found.path,
+            Err(why) => {
+                crate::log::line(&format!("import check of {dotted} skipped: {why}"));
+                return None;
+            }
+        };
+        let checker = self.imports.checker(python, settings.import_timeout);
+        let mut sys_path = self.project.code_roots.clone();
+        if !sys_path.contains(&self.project.root) {
+            sys_path.push(self.project.root.clone());
+        }
+        match checker.check(dotted, &sys_path) {
+            Ok(()) => Some(Ok(())),
+            Err(ImportFailure::Failed(traceback)) => Some(Err(Traceback(traceback))),
+            Err(ImportFailure::Unavailable(why)) => {
+                crate::log::line(&format!("import check of {dotted} skipped: {why}"));
+                None
+            }
+        }
+    }
+
+    /// Judge an edit by importing `dotted` after it, against `before` (its import just
+    /// before the edit): refused only when the edit brought the failure — the module
+    /// imported before and does not now, or fails differently. A module that already failed
+    /// the same way (a dependency not installed, a module it imports that fails) keeps
+    /// failing and the edit is kept: the failure is remembered for the module's view.
+    pub(crate) fn import_judged(&self, dotted: &str, before: Option<&Imported>) -> Result<()> {
+        let Some(after) = self.import_outcome(dotted) else {
+            return Ok(());
+        };
+        match self.imports.verdict(dotted, before, after) {
+            None => Ok(()),
+            Some(Refusal { now, since }) => Err(Error::invalid(format!(
+                "importing {dotted} failed after the edit{since}, so the edit was undone:\n{now}\n\
+                 (turn this check off in {})",
+                self.links.to("source/meta/settings.toml")
+            ))),
+        }
+    }
+
+    /// The import failure `dotted` had before and after the last edit that saw one, if any:
+    /// its edits are kept while they change nothing of it.
+    pub(crate) fn known_import_failure(&self, dotted: &str) -> Option<String> {
+        self.imports.known_failure(dotted)
+    }
+}
