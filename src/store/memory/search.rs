@@ -9,7 +9,7 @@
 //! filters the index cannot check (channel, tag, days) are checked on the [`EXAMINE`] most
 //! recent matches — each time the note says so. Queries without words (filters only, `re:`
 //! only) are bounded scans (`scan.rs`), newest first. Measured on a million generated
-//! entries (`homespace-bench --only store`), p50 for five hits on SQLite: a term in 5,000
+//! entries (`homespace-bench --only memory-store`), p50 for five hits on SQLite: a term in 5,000
 //! entries 5 ms, in 50,000 entries 7 ms, in every entry 37 ms.
 //!
 //! Session titles and summaries match too (`seq: None` hits). Which tier of words comes

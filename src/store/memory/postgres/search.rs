@@ -25,7 +25,7 @@
 //! matches from the GIN index instead was measured slower (48 ms to 360 ms for a word in
 //! 50,000 entries): reading visits a table page per match, walking one per ten rows.
 //!
-//! Measured on a million generated entries (`homespace-bench --only store`, PostgreSQL 15
+//! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
 //! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
 //! entries 11 ms, in 5,000 26 ms, in 50,000 29 ms (estimated, not counted), in every entry
 //! 11 ms; but two words together in 20,000 entries 240 ms and a phrase in 50,000 440 ms
