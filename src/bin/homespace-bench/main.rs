@@ -17,14 +17,18 @@
 //! 8 MiB, the most it holds — and prints the daemon's resident memory along the way, its
 //! peak, and what is left after they are removed.
 //!
+//! The memory store section (`memory_store.rs`) measures the store alone, in-process, on
+//! both backends: import rates, and search and `related` over generated entries (the
+//! `--entries` of the sessions section).
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|sessions|walks] [--cached-only] [--entries N]
+//! [--only all|source|tasks|memory|memory-store|sessions|walks] [--cached-only] [--entries N]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
-//! stdlib's `ls -lR`; `--entries N`: the sessions section's store holds N entries, at
+//! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
 //! least 10,000, instead of 1,000,000; `--project-only example`: the walks on the example
 //! project only; `--sdist DIR`: an unpacked cachetools 5.5.0 for the walks; `--verbose`:
 //! every walk's commands; `--outputs`: and what each printed).
@@ -35,6 +39,7 @@
 
 mod backends;
 mod memory;
+mod memory_store;
 mod search_baseline;
 mod sessions;
 mod source;
@@ -71,6 +76,7 @@ fn main() {
     };
     let only = value("--only").unwrap_or_else(|| "all".to_string());
     let uncached = !args.iter().any(|a| a == "--cached-only");
+    let all = only == "all";
     let (source, tasks, memory, sessions, walks) = match only.as_str() {
         "all" => (true, true, true, true, true),
         "source" => (true, false, false, false, false),
@@ -78,13 +84,16 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
+        "memory-store" => (false, false, false, false, false),
         other => {
             eprintln!(
-                "homespace-bench: --only takes all, source, tasks, memory, sessions or walks, not {other:?}"
+                "homespace-bench: --only takes all, source, tasks, memory, memory-store, sessions \
+                 or walks, not {other:?}"
             );
             std::process::exit(2);
         }
     };
+    let memory_store = all || only == "memory-store";
     let walk_options = match value("--project-only").as_deref() {
         None | Some("all") => Some(false),
         Some("example") => Some(true),
@@ -119,7 +128,7 @@ fn main() {
             uncached,
         );
     }
-    if tasks || sessions {
+    if tasks || sessions || memory_store {
         // One scratch server for both sections, stopped when `backends` is dropped, before
         // the exit below (which would skip it).
         let backends = backends::Backends::start();
@@ -135,6 +144,9 @@ fn main() {
                 }
             }
             Err(why) => println!("no copy of {}: {why}", example.display()),
+        }
+        if memory_store {
+            memory_store::bench_memory_store(&backends, entries);
         }
     }
     if memory {

@@ -1,7 +1,7 @@
 //! How both backends choose the words that make a session distinctive (`related.md`,
 //! `memory/recall`): the same text, cut the same way, weighed the same way, so a session
-//! is related to the same others whichever store holds it. Each backend only counts
-//! document frequencies and ranks with its own index (SQLite: `related.rs`; PostgreSQL:
+//! is related to the same others whichever store holds it (`related.rs`). Each backend only
+//! counts document frequencies and ranks with its own index (`sqlite/related.rs`,
 //! `postgres/related.rs`).
 
 use std::collections::BTreeMap;

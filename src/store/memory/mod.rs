@@ -1,27 +1,21 @@
 //! Memory in the store: sessions and their entries, with full-text indexes over entry
 //! content and tags and over session titles and summaries, kept in the same transactions.
+//! An entry's number is `(session << 32) + seq` ([`entry_id`]): a session's entries are one
+//! range of numbers.
 //!
-//! The schema (`schema.sql`) makes the rows the one source of truth: the FTS5 tables are
-//! external-content indexes, and they, the tag index and every counter follow the rows by
-//! triggers, so no write here can leave them out of step; an import turns the entry
-//! trigger off for its own transaction and does its work in one pass before committing
-//! (`bulk.sql`, `bulk.rs`). An entry's number is `(session << 32) + seq` ([`entry_id`]): a
-//! session's entries are one range of numbers.
-//!
-//! Every backend is reached through [`MemoryRecords`] (`records.rs`). The SQLite backend
-//! (`sqlite.rs`) is the functions of this folder:
-//! - importing one transcript and many in one transaction (`bulk_load`): `bulk.rs`;
-//! - storing a transcript and the other changes: `write.rs`;
-//! - reading sessions, entries, tags and counts: `read.rs`;
-//! - search and its query language: `search.rs`, `query.rs` (shared), `scan.rs`; the
-//!   ranking rules both backends share (every word first, where sessions go): `tiers.rs`;
-//! - related sessions: `related.rs`.
+//! Every backend is reached through [`MemoryRecords`] (`records.rs`), built once in
+//! `dialect.rs` over the SQL each backend answers — SQLite in `sqlite/`, PostgreSQL in
+//! `postgres/`. What is decided, is decided here, once:
+//! - importing, merging and changing sessions and entries: `write.rs` (the checks of what
+//!   may be stored: `rules.rs`);
+//! - search: `search.rs` over its query language `query.rs`, with the bounded scans of
+//!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
+//! - related sessions: `related.rs`, choosing words by `likeness.rs`.
 
-mod bulk;
+mod dialect;
 mod likeness;
 mod postgres;
 mod query;
-mod read;
 pub mod record;
 mod records;
 mod related;
@@ -33,32 +27,20 @@ mod tiers;
 mod write;
 
 #[cfg(test)]
-mod bench;
-#[cfg(test)]
 pub(crate) mod testing;
 
-pub use records::{EntryRow, Found, Imported, Loader, MemoryHit, MemoryRecords, SessionRow, Stats};
-// The SQLite backend's functions, for this folder's tests.
-#[cfg(test)]
-use {
-    bulk::import,
-    read::{session, stats},
-    related::related,
-    search::search,
-    write::append,
+pub use records::{
+    EntryRow, Found, Imported, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow, Stats,
 };
+// The SQLite backend, for this folder's tests.
+#[cfg(test)]
+use {search::search, sqlite::import, write::append};
 
-/// Migration 4: sessions, entries, the tag index, counters and full-text indexes.
-pub(crate) const SCHEMA: &str = include_str!("schema.sql");
-
-/// Migration 5: entries are indexed in one pass at the end of a bulk load.
-pub(crate) const BULK_SCHEMA: &str = include_str!("bulk.sql");
-
-/// Migration 6: the key index is kept per session; only opening entries are found by key.
-pub(crate) const KEYS_SCHEMA: &str = include_str!("keys.sql");
+/// Migrations 4 to 6 for SQLite.
+pub(crate) use sqlite::{BULK_SCHEMA, KEYS_SCHEMA, SCHEMA};
 
 /// Migrations 4 to 6 for PostgreSQL, in one step (5 and 6 tune SQLite's first version).
-pub(crate) const PG_SCHEMA: &str = include_str!("postgres/schema.sql");
+pub(crate) use postgres::SCHEMA as PG_SCHEMA;
 
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;
@@ -76,6 +58,11 @@ pub(crate) fn split_entry_id(id: i64) -> (i64, i64) {
 /// The numbers every entry of `session` lies between (inclusive).
 pub(crate) fn session_range(session: i64) -> (i64, i64) {
     (entry_id(session, 1), entry_id(session, MAX_SEQ))
+}
+
+/// A stored count as a `usize` (counts are never negative; the schemas check).
+pub(crate) fn count(n: i64) -> usize {
+    usize::try_from(n).unwrap_or(0)
 }
 
 /// How many digits the entry files of a session with `entries` entries are padded to:

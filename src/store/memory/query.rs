@@ -43,7 +43,7 @@ const FILTERS: &str = "channel:, tag:, session:, since:, until:, re:";
 
 /// One required term of a query: a word, or the phrase of several, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Phrase {
+pub struct Phrase {
     /// Lowercase runs of letters and digits (never empty, never holding anything else:
     /// no quote, operator or space can reach a query built from them).
     pub words: Vec<String>,
@@ -53,7 +53,7 @@ pub(super) struct Phrase {
 
 /// A parsed query.
 #[derive(Debug, Clone)]
-pub(super) struct Query {
+pub struct Query {
     /// The words and phrases as an FTS5 expression (each quoted; all required, or some but
     /// not all as `tier` says); `None` when the query has none.
     pub fts: Option<String>,

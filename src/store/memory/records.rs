@@ -1,8 +1,8 @@
 //! Memory as every backend keeps it: the rows a reader gets ([`SessionRow`], [`EntryRow`],
 //! [`Stats`], [`MemoryHit`], [`Imported`]) and [`MemoryRecords`], the one interface through
-//! which resources, the importer and the CLI read and change sessions and entries
-//! (SQLite: `sqlite.rs` over the functions of this folder; PostgreSQL: `postgres/`). A
-//! backend must pass the same tests; it need not rank or cut snippets to the byte alike.
+//! which resources, the importer and the CLI read and change sessions and entries (built
+//! over each backend's SQL in `dialect.rs`). A backend must pass the same tests; it need
+//! not rank or cut snippets to the byte alike.
 
 use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use super::width;
@@ -77,11 +77,9 @@ pub struct Imported {
 /// search was bounded or found nothing to search for.
 pub type Found = (Vec<MemoryHit>, usize, Option<String>);
 
-/// The memory of a store, whichever backend holds it. Reads never change anything; the
-/// changes run inside the store's write transaction
-/// ([`crate::store::Store::change_memory`]), so a failure anywhere leaves the store as it
-/// was, and every index and counter follows the rows inside that transaction.
-pub trait MemoryRecords {
+/// The reads of memory a backend answers as they are, each one statement of its own (SQLite:
+/// `sqlite/read.rs`; PostgreSQL: `postgres/read.rs`). Reads never change anything.
+pub trait MemoryReads {
     /// Days that have sessions, newest first, with how many each has.
     fn days(&self) -> Result<Vec<(String, usize)>>;
     /// The sessions of `day`, in start order (sessions without a start first).
@@ -109,6 +107,14 @@ pub trait MemoryRecords {
     fn tagged(&self, tag: &str, limit: usize) -> Result<(Vec<(SessionRow, EntryRow)>, usize)>;
     /// The store's counts, from counters kept with the rows.
     fn stats(&self) -> Result<Stats>;
+}
+
+/// The memory of a store, whichever backend holds it: its reads ([`MemoryReads`]), and
+/// search, related sessions and changes, decided once for every backend over the SQL each
+/// answers (`dialect.rs`). The changes run inside the store's write transaction
+/// ([`crate::store::Store::change_memory`]), so a failure anywhere leaves the store as it
+/// was, and every index and counter follows the rows inside that transaction.
+pub trait MemoryRecords: MemoryReads {
     /// The hits for `query` (the language of `query.rs`), best first, at most `limit`. A
     /// malformed query is an `Error::invalid` saying why; no query fails otherwise.
     fn search(&self, query: &str, limit: usize) -> Result<Found>;
@@ -133,7 +139,7 @@ pub trait MemoryRecords {
     fn compact(&self) -> Result<()>;
     /// Stores many transcripts in the caller's transaction as one load: `load` is handed a
     /// [`Loader`] and stores what it wants through it. Sessions are continued, joined or
-    /// made as the SQLite backend's `write.rs` describes; importing an entry again adds
+    /// made as `write.rs` describes; importing an entry again adds
     /// nothing.
     fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()>;
 

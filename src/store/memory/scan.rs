@@ -5,18 +5,20 @@
 //! ([`Scanned::cut`]), so a search never takes unbounded time and never hides that it did
 //! not look everywhere.
 //!
-//! Also here, for every backend: [`narrowed`], a `re:` checked on the index's matches of
-//! the words, and [`excerpt`], the snippet of a hit the full-text index did not find.
+//! The scans are written once for every backend, over the rows each reads
+//! ([`SearchSql::scan`], [`SearchSql::contents`], [`SearchSql::session_texts`]). Also here:
+//! [`narrowed`], a `re:` checked on the index's matches of the words, and [`excerpt`], the
+//! snippet of a hit the full-text index did not find.
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use regex::Regex;
-use rusqlite::{Connection, OptionalExtension, params};
 
+use super::dialect::{SearchSql, SessionText};
 use super::query::Query;
-use super::read::count;
+use super::search::Span;
 use crate::error::Result;
 
 /// At most this many entries are read by one scan.
@@ -72,77 +74,53 @@ impl Budget {
     }
 }
 
-/// Entries numbered within `range` that pass `query`'s filters and pattern, newest first,
-/// at most `keep` of them; and how many pass among the entries read. With `count_all`
-/// false the scan stops once it has `keep` (the caller counts another way).
+/// Entries within `span` that pass `query`'s filters and pattern, newest first, at most
+/// `keep` of them; and how many pass among the entries read. With `count_all` false the
+/// scan stops once it has `keep` (the caller counts another way).
 ///
-/// Entries are read from the tag index when the query has a `tag:` (only tagged entries are
-/// read), else from the entries table; the other filters are checked here, so the budget
-/// counts every entry read.
-pub(super) fn entries(
-    conn: &Connection,
+/// With a `tag:`, only the entries of the tag index are read; the other filters are
+/// checked here, so the budget counts every entry read.
+pub(super) fn entries<D: SearchSql>(
+    index: &D,
     query: &Query,
-    range: (i64, i64),
+    span: Span,
     keep: usize,
     count_all: bool,
 ) -> Result<(Scanned, usize)> {
-    // The content is read only to match a pattern.
-    let content = if query.regex.is_some() {
-        "e.content"
-    } else {
-        "NULL"
-    };
-    let sql = match query.tags.first() {
-        Some(_) => format!(
-            "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content} FROM entry_tags t
-             JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
-             WHERE t.entry BETWEEN ?1 AND ?2 AND t.tag = ?3 ORDER BY t.entry DESC"
-        ),
-        None => format!(
-            "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content} FROM entries e
-             JOIN sessions s ON s.rowid = e.session
-             WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC"
-        ),
-    };
-    let mut statement = conn.prepare_cached(&sql)?;
-    let mut rows = match query.tags.first() {
-        Some(tag) => statement.query(params![range.0, range.1, tag])?,
-        None => statement.query(params![range.0, range.1])?,
-    };
     let mut scanned = Scanned::default();
     let mut total = 0;
     let mut budget = Budget::new();
-    while let Some(row) = rows.next()? {
+    index.scan(query, span, &mut |row| {
         if !count_all && scanned.hits.len() >= keep {
-            break;
+            return Ok(false);
         }
         if let Some(reason) = budget.spend() {
             scanned.cut = Some(reason);
-            break;
+            return Ok(false);
         }
         scanned.read += 1;
-        let channel: String = row.get(1)?;
-        let ts: Option<String> = row.get(2)?;
-        let tags: String = row.get(3)?;
-        let day: String = row.get(4)?;
-        if !query.passes(&channel, ts.as_deref(), &day, &tags) {
-            continue;
+        if !query.passes(&row.channel, row.ts.as_deref(), &row.day, &row.tags) {
+            return Ok(true);
         }
         let found = match &query.regex {
             Some(regex) => {
-                let text: String = row.get(5)?;
+                let text = match row.text {
+                    Some(text) => text,
+                    None => index.content(row.id)?,
+                };
                 match regex.find(&text) {
                     Some(m) => Some(m.range()),
-                    None => continue,
+                    None => return Ok(true),
                 }
             }
             None => None,
         };
         total += 1;
         if scanned.hits.len() < keep {
-            scanned.hits.push((row.get(0)?, found));
+            scanned.hits.push((row.id, found));
         }
-    }
+        Ok(true)
+    })?;
     Ok((scanned, total))
 }
 
@@ -151,24 +129,25 @@ pub(super) type Located<T> = (T, Range<usize>);
 
 /// Which of `ids` (newest first) have content matching `regex`, with the range of the first
 /// match, within the scan budget.
-pub(super) fn matching(
-    conn: &Connection,
+pub(super) fn matching<D: SearchSql>(
+    index: &D,
     ids: &[i64],
     regex: &Regex,
 ) -> Result<(Vec<Located<i64>>, Option<String>)> {
-    let mut content = conn.prepare_cached("SELECT content FROM entries WHERE id = ?1")?;
     let mut budget = Budget::new();
     let mut kept = Vec::new();
-    for &id in ids {
+    let mut cut = None;
+    index.contents(ids, &mut |id, text| {
         if let Some(reason) = budget.spend() {
-            return Ok((kept, Some(reason)));
+            cut = Some(reason);
+            return false;
         }
-        let text: Option<String> = content.query_row([id], |r| r.get(0)).optional()?;
-        if let Some(m) = text.as_deref().and_then(|t| regex.find(t)) {
+        if let Some(m) = regex.find(text) {
             kept.push((id, m.range()));
         }
-    }
-    Ok((kept, None))
+        true
+    })?;
+    Ok((kept, cut))
 }
 
 /// Narrows `found` — the index's matches of the words, newest first, with their scores —
@@ -206,63 +185,41 @@ pub(super) fn narrowed<S>(
     Ok(ranges)
 }
 
-/// What a scan of session titles and summaries found.
-#[derive(Debug, Default)]
-pub(super) struct SessionsFound {
-    /// The sessions' numbers and the text that matched, most recent first.
-    pub found: Vec<Located<(i64, String)>>,
-    /// How many matched.
-    pub total: usize,
-    /// Why the scan stopped early, if it did.
-    pub cut: Option<String>,
-}
+/// What a scan of session titles and summaries found: the sessions and the text that
+/// matched (with the match), in the order read; how many matched; why it stopped early, if
+/// it did.
+pub(super) type SessionsFound = (Vec<Located<(SessionText, String)>>, usize, Option<String>);
 
-/// Sessions whose title or summary matches `regex`, most recent first (at most `keep`),
-/// among those `query`'s `session:` and days select.
-pub(super) fn sessions(
-    conn: &Connection,
-    query: &Query,
+/// Sessions read a statement at a time.
+const SESSION_BATCH: usize = 2_000;
+
+/// Sessions among `rowids` (in the order to read them) whose title or summary matches
+/// `regex`, at most `keep` kept, within the scan budget.
+pub(super) fn sessions<D: SearchSql>(
+    index: &D,
+    rowids: &[i64],
     regex: &Regex,
     keep: usize,
 ) -> Result<SessionsFound> {
-    let mut statement = conn.prepare_cached(
-        "SELECT rowid, id, day, title, coalesce(summary, '') FROM sessions
-         ORDER BY day DESC, started DESC, rowid DESC",
-    )?;
-    let mut rows = statement.query([])?;
     let mut budget = Budget::new();
-    let mut out = SessionsFound::default();
-    while let Some(row) = rows.next()? {
-        if let Some(reason) = budget.spend() {
-            out.cut = Some(reason);
-            break;
-        }
-        let id: String = row.get(1)?;
-        let day: String = row.get(2)?;
-        if query.session.as_ref().is_some_and(|s| *s != id)
-            || query
-                .since
-                .as_deref()
-                .is_some_and(|since| day.as_str() < since)
-            || query
-                .until
-                .as_deref()
-                .is_some_and(|until| day.as_str() > until)
-        {
-            continue;
-        }
-        for column in [3, 4] {
-            let text: String = row.get(column)?;
-            if let Some(m) = regex.find(&text) {
-                out.total += 1;
-                if out.found.len() < keep {
-                    out.found.push(((row.get(0)?, text.clone()), m.range()));
+    let (mut found, mut total) = (Vec::new(), 0);
+    for batch in rowids.chunks(SESSION_BATCH) {
+        for session in index.session_texts(batch)? {
+            if let Some(reason) = budget.spend() {
+                return Ok((found, total, Some(reason)));
+            }
+            let matched = [&session.title, &session.summary]
+                .into_iter()
+                .find_map(|text| regex.find(text).map(|m| (text.clone(), m.range())));
+            if let Some((text, range)) = matched {
+                total += 1;
+                if found.len() < keep {
+                    found.push(((session, text), range));
                 }
-                break;
             }
         }
     }
-    Ok(out)
+    Ok((found, total, None))
 }
 
 /// About a dozen words of `text` around `range` (the match, marked `**...**`), or its
@@ -314,14 +271,6 @@ pub(super) fn excerpt(text: &str, range: Option<Range<usize>>) -> String {
 /// `200,000`.
 pub(super) fn thousands(n: usize) -> String {
     crate::model::count::thousands(n as u64)
-}
-
-/// The number of entries in the store (a counter), for notes.
-pub(super) fn stored_entries(conn: &Connection) -> Result<usize> {
-    let n: i64 = conn
-        .prepare_cached("SELECT n FROM memory_counts WHERE name = 'entries'")?
-        .query_row([], |r| r.get(0))?;
-    Ok(count(n))
 }
 
 #[cfg(test)]

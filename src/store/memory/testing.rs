@@ -1,9 +1,8 @@
-//! Test data for memory: records made short, and generated transcripts of any size whose
-//! words have known match counts (for the benchmarks in `bench.rs`); and what tests need
-//! of either backend beyond [`super::MemoryRecords`]: a recount of every counter against
-//! the rows ([`assert_consistent`]) and plain SQL both backends take.
+//! Test data for memory: records made short; and what tests need of either backend beyond
+//! [`super::MemoryRecords`]: a recount of every counter against the rows
+//! ([`assert_consistent`]) and plain SQL both backends take.
 
-use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
+use super::record::{Channel, EntryRecord, SessionRecord};
 use crate::store::{Backend, Store};
 
 pub(crate) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
@@ -39,87 +38,6 @@ pub(crate) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
 pub(crate) fn with_tags(mut entry: EntryRecord, tags: &[&str]) -> EntryRecord {
     entry.tags = tags.iter().map(|t| t.to_string()).collect();
     entry
-}
-
-/// A small deterministic generator (xorshift), so generated stores are the same each run.
-pub(super) struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.max(1))
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    /// A number in `0..n`, small numbers far more often (roughly Zipf).
-    pub fn skewed(&mut self, n: u64) -> u64 {
-        let x = (self.next() % 1_000_000) as f64 / 1_000_000.0;
-        ((n as f64).powf(x) - 1.0) as u64 % n
-    }
-}
-
-/// Words with known counts in a generated store of `n` entries numbered from 0:
-/// `everyword` in every entry, `oneintwenty` in every 20th, `oneintwohundred` in every
-/// 200th, `oneintwothousand` in every 2,000th; the rest are `w<number>`, skewed so a few are
-/// common and most are rare.
-pub(super) fn content(rng: &mut Rng, i: u64) -> String {
-    let mut text = String::from("everyword");
-    for (every, word) in [
-        (20, "oneintwenty"),
-        (200, "oneintwohundred"),
-        (2_000, "oneintwothousand"),
-    ] {
-        if i.is_multiple_of(every) {
-            text.push(' ');
-            text.push_str(word);
-        }
-    }
-    let words = 10 + rng.next() % 60;
-    for _ in 0..words {
-        text.push_str(&format!(" w{}", rng.skewed(50_000)));
-    }
-    text
-}
-
-/// `sessions` sessions of `per_session` entries each, entry `i` (counted over the whole
-/// transcript from `first`) made by [`content`].
-pub(super) fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
-    let mut rng = Rng::new(first + 7);
-    let channels = Channel::ALL;
-    let mut transcript = Transcript::default();
-    for s in 0..sessions {
-        let n = first + s * per_session;
-        let day = 1 + (n / per_session) % 28;
-        let record = session(
-            &format!("gen-{}", n / per_session),
-            Some(&format!("2026-10-{day:02}T10:00:00Z")),
-            &format!(
-                "generated session {} w{}",
-                n / per_session,
-                rng.skewed(50_000)
-            ),
-        );
-        let entries = (n..n + per_session)
-            .map(|i| {
-                let channel = channels[(i % 5) as usize];
-                let mut e = entry(&format!("k{i}"), channel, &content(&mut rng, i));
-                e.ts = Some(format!(
-                    "2026-10-{day:02}T10:{:02}:{:02}Z",
-                    (i / 60) % 60,
-                    i % 60
-                ));
-                if i.is_multiple_of(100) {
-                    e.tags = vec!["sampled".into()];
-                }
-                e
-            })
-            .collect();
-        transcript.sessions.push((record, entries));
-    }
-    transcript
 }
 
 /// Asserts that everything the triggers keep agrees with the rows, on either backend: the

@@ -1,5 +1,5 @@
-//! The ranking rules of memory search that hold on every backend, above each backend's
-//! queries (`search.rs`, `postgres/search.rs`), so both answer alike:
+//! The ranking rules of memory search that hold on every backend, above the search of one
+//! parsed query (`search.rs`), so both answer alike:
 //!
 //! - **Every term first, then some.** A query of several words or phrases first selects
 //!   the entries and sessions holding all of them; when those do not fill the hits asked
@@ -7,7 +7,7 @@
 //!   hold, which favours those holding more). So a query with one word too many still
 //!   ranks what it finds, and answers 0 only when no term matches. The second tier is only
 //!   searched when needed, which keeps a query whose first tier fills the page as fast as
-//!   before. Measured on a million generated entries (`bench.rs`, p50 for ten hits): a
+//!   before. Measured on a million generated entries (`homespace-bench --only memory-store`, p50 for ten hits): a
 //!   word in 200 entries beside one in none 1.5 ms on SQLite, 4 ms on PostgreSQL; a word in
 //!   50,000 beside one in none 11 ms and 176 ms (PostgreSQL counts every match of an OR);
 //!   a word in every entry beside two in none 39 ms and 51 ms.
@@ -25,22 +25,21 @@ use crate::error::Result;
 /// Sessions placed among the first hits.
 const LEADS: usize = 2;
 
-/// Searches `text` through `backend` (which answers one parsed query, sessions and entries
-/// apart, each best first, at most `limit` of each, with their totals and notes) by the
-/// rules above.
+/// Searches `text` by the rules above, `answer` answering one parsed query (sessions and
+/// entries apart, each best first, at most `limit` of each, with their totals and notes).
 pub fn search(
     text: &str,
     limit: usize,
-    mut backend: impl FnMut(&Query, usize) -> Result<Tiered>,
+    mut answer: impl FnMut(&Query, usize) -> Result<Tiered>,
 ) -> Result<Found> {
     let query = Query::parse(text)?;
-    let mut every = backend(&query, limit)?;
+    let mut every = answer(&query, limit)?;
     let mut notes = std::mem::take(&mut every.notes);
     let (mut hits, mut total) = every.merged(limit);
     if hits.len() < limit
         && let Some(some) = query.some_terms()
     {
-        let mut more = backend(&some, limit - hits.len())?;
+        let mut more = answer(&some, limit - hits.len())?;
         let more_notes = std::mem::take(&mut more.notes);
         let (found, more_total) = more.merged(limit - hits.len());
         if more_total > 0 {
@@ -59,7 +58,7 @@ pub fn search(
     Ok((hits, total, note))
 }
 
-/// One backend's answer to one parsed query.
+/// The answer to one parsed query.
 #[derive(Debug, Default)]
 pub struct Tiered {
     /// Sessions whose title or summary match, best first.

@@ -1,4 +1,4 @@
-//! Reading memory on PostgreSQL: SQLite's reads (`../read.rs`) in PostgreSQL's words, each
+//! Reading memory on PostgreSQL ([`MemoryReads`]): SQLite's reads (`../sqlite/read.rs`) in PostgreSQL's words, each
 //! one indexed statement or a counter the schema's triggers keep, so no read grows with the
 //! number of entries stored. Text is ordered by bytes (`COLLATE "C"`) and missing start
 //! times sort as SQLite sorts them (first going up, last going down), so both backends list
@@ -9,8 +9,8 @@ use postgres::types::FromSql;
 
 use crate::error::{Error, Result};
 use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
-use crate::store::memory::records::{EntryRow, SessionRow, Stats};
-use crate::store::memory::{MAX_SEQ, entry_id, session_range};
+use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
+use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
 use crate::store::postgres::Tx;
 
 /// The columns of a [`SessionRow`], for [`session_at`].
@@ -81,11 +81,6 @@ fn corrupt(name: &str, value: &str) -> Error {
     ))
 }
 
-/// A stored count as a `usize` (counts are never negative; the schema checks).
-pub(super) fn count(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}
-
 /// A limit as a bound parameter.
 fn limit_of(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
@@ -102,165 +97,164 @@ fn counted(rows: &[Row]) -> Result<Vec<(String, usize)>> {
         .collect()
 }
 
-/// Days that have sessions, newest first, with how many each has.
-pub fn days(tx: &Tx<'_>) -> Result<Vec<(String, usize)>> {
-    let rows = tx.query(
-        "SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day COLLATE \"C\" DESC",
-        &[],
-    )?;
-    counted(&rows)
-}
+impl MemoryReads for Tx<'_> {
+    /// Days that have sessions, newest first, with how many each has.
+    fn days(&self) -> Result<Vec<(String, usize)>> {
+        let rows = self.query(
+            "SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day COLLATE \"C\" DESC",
+            &[],
+        )?;
+        counted(&rows)
+    }
 
-/// The sessions of `day`, in start order (sessions without a start first).
-pub fn sessions_on(tx: &Tx<'_>, day: &str) -> Result<Vec<SessionRow>> {
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = $1
+    /// The sessions of `day`, in start order (sessions without a start first).
+    fn sessions_on(&self, day: &str) -> Result<Vec<SessionRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = $1
          ORDER BY s.started COLLATE \"C\" NULLS FIRST, s.rowid"
-    );
-    sessions_from(&tx.query(&sql, &[&day])?)
-}
+        );
+        sessions_from(&self.query(&sql, &[&day])?)
+    }
 
-/// The session whose directory is named `id`.
-pub fn session(tx: &Tx<'_>, id: &str) -> Result<Option<SessionRow>> {
-    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = $1");
-    tx.query_opt(&sql, &[&id])?
-        .map(|r| session_at(&r, 0))
-        .transpose()
-}
+    /// The session whose directory is named `id`.
+    fn session(&self, id: &str) -> Result<Option<SessionRow>> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = $1");
+        self.query_opt(&sql, &[&id])?
+            .map(|r| session_at(&r, 0))
+            .transpose()
+    }
 
-/// The session numbered `rowid`.
-pub fn session_by_rowid(tx: &Tx<'_>, rowid: i64) -> Result<Option<SessionRow>> {
-    // A number past the column's range names no session (and must not fail the cast).
-    let Ok(rowid) = i32::try_from(rowid) else {
-        return Ok(None);
-    };
-    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = $1");
-    tx.query_opt(&sql, &[&rowid])?
-        .map(|r| session_at(&r, 0))
-        .transpose()
-}
+    /// The session numbered `rowid`.
+    fn session_by_rowid(&self, rowid: i64) -> Result<Option<SessionRow>> {
+        // A number past the column's range names no session (and must not fail the cast).
+        let Ok(rowid) = i32::try_from(rowid) else {
+            return Ok(None);
+        };
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = $1");
+        self.query_opt(&sql, &[&rowid])?
+            .map(|r| session_at(&r, 0))
+            .transpose()
+    }
 
-/// The `limit` most recent sessions, newest first (by day, then start).
-pub fn recent_sessions(tx: &Tx<'_>, limit: usize) -> Result<Vec<SessionRow>> {
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions s
+    /// The `limit` most recent sessions, newest first (by day, then start).
+    fn recent_sessions(&self, limit: usize) -> Result<Vec<SessionRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s
          ORDER BY s.day COLLATE \"C\" DESC, s.started COLLATE \"C\" DESC NULLS LAST,
                   s.rowid DESC
          LIMIT $1"
-    );
-    sessions_from(&tx.query(&sql, &[&limit_of(limit)])?)
-}
-
-/// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order:
-/// a range of entry numbers.
-pub fn entries(tx: &Tx<'_>, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
-    let (_, last) = session_range(session);
-    let first = entry_id(session, after_seq.clamp(0, MAX_SEQ)) + 1;
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN $1 AND $2
-         ORDER BY e.id LIMIT $3"
-    );
-    let rows = tx.query(&sql, &[&first, &last, &limit_of(limit)])?;
-    rows.iter().map(|r| entry_at(r, 0)).collect()
-}
-
-/// Entry `seq` of session `session`.
-pub fn entry(tx: &Tx<'_>, session: i64, seq: i64) -> Result<Option<EntryRow>> {
-    if !(1..=MAX_SEQ).contains(&seq) {
-        return Ok(None);
+        );
+        sessions_from(&self.query(&sql, &[&limit_of(limit)])?)
     }
-    let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = $1");
-    tx.query_opt(&sql, &[&entry_id(session, seq)])?
-        .map(|r| entry_at(&r, 0))
-        .transpose()
-}
 
-/// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
-/// without entries are left out (a forgotten count stays at 0 until its session goes).
-pub fn channel_counts(tx: &Tx<'_>, session: i64) -> Result<Vec<(Channel, usize)>> {
-    let Ok(session) = i32::try_from(session) else {
-        return Ok(Vec::new());
-    };
-    let rows = tx.query(
-        "SELECT channel, n FROM session_channels WHERE session = $1 AND n > 0",
-        &[&session],
-    )?;
-    let mut counts = rows
-        .iter()
-        .map(|r| {
-            let name: String = column(r, 0)?;
-            Ok((parse_channel(&name)?, count(column(r, 1)?)))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    counts.sort();
-    Ok(counts)
-}
+    /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order:
+    /// a range of entry numbers.
+    fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+        let (_, last) = session_range(session);
+        let first = entry_id(session, after_seq.clamp(0, MAX_SEQ)) + 1;
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN $1 AND $2
+         ORDER BY e.id LIMIT $3"
+        );
+        let rows = self.query(&sql, &[&first, &last, &limit_of(limit)])?;
+        rows.iter().map(|r| entry_at(r, 0)).collect()
+    }
 
-/// The tags of `session`'s entries with how many entries have each; most used first, then
-/// by name.
-pub fn session_tags(tx: &Tx<'_>, session: i64) -> Result<Vec<(String, usize)>> {
-    let (first, last) = session_range(session);
-    let rows = tx.query(
-        "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN $1 AND $2
+    /// Entry `seq` of session `session`.
+    fn entry(&self, session: i64, seq: i64) -> Result<Option<EntryRow>> {
+        if !(1..=MAX_SEQ).contains(&seq) {
+            return Ok(None);
+        }
+        let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = $1");
+        self.query_opt(&sql, &[&entry_id(session, seq)])?
+            .map(|r| entry_at(&r, 0))
+            .transpose()
+    }
+
+    /// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
+    /// without entries are left out (a forgotten count stays at 0 until its session goes).
+    fn channel_counts(&self, session: i64) -> Result<Vec<(Channel, usize)>> {
+        let Ok(session) = i32::try_from(session) else {
+            return Ok(Vec::new());
+        };
+        let rows = self.query(
+            "SELECT channel, n FROM session_channels WHERE session = $1 AND n > 0",
+            &[&session],
+        )?;
+        let mut counts = rows
+            .iter()
+            .map(|r| {
+                let name: String = column(r, 0)?;
+                Ok((parse_channel(&name)?, count(column(r, 1)?)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        counts.sort();
+        Ok(counts)
+    }
+
+    /// The tags of `session`'s entries with how many entries have each; most used first, then
+    /// by name.
+    fn session_tags(&self, session: i64) -> Result<Vec<(String, usize)>> {
+        let (first, last) = session_range(session);
+        let rows = self.query(
+            "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN $1 AND $2
          GROUP BY tag ORDER BY count(*) DESC, tag COLLATE \"C\"",
-        &[&first, &last],
-    )?;
-    counted(&rows)
-}
+            &[&first, &last],
+        )?;
+        counted(&rows)
+    }
 
-/// Every tag in use, by name, with how many entries have it.
-pub fn tags(tx: &Tx<'_>) -> Result<Vec<(String, usize)>> {
-    let rows = tx.query(
-        "SELECT tag, n FROM memory_tags ORDER BY tag COLLATE \"C\"",
-        &[],
-    )?;
-    counted(&rows)
-}
+    /// Every tag in use, by name, with how many entries have it.
+    fn tags(&self) -> Result<Vec<(String, usize)>> {
+        let rows = self.query(
+            "SELECT tag, n FROM memory_tags ORDER BY tag COLLATE \"C\"",
+            &[],
+        )?;
+        counted(&rows)
+    }
 
-/// The `limit` most recently stored entries tagged `tag`, newest first, each with its
-/// session, and how many entries have the tag in all.
-pub fn tagged(
-    tx: &Tx<'_>,
-    tag: &str,
-    limit: usize,
-) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
-    let total: i64 = match tx.query_opt("SELECT n FROM memory_tags WHERE tag = $1", &[&tag])? {
-        Some(row) => column(&row, 0)?,
-        None => 0,
-    };
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
+    /// The `limit` most recently stored entries tagged `tag`, newest first, each with its
+    /// session, and how many entries have the tag in all.
+    fn tagged(&self, tag: &str, limit: usize) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
+        let total: i64 =
+            match self.query_opt("SELECT n FROM memory_tags WHERE tag = $1", &[&tag])? {
+                Some(row) => column(&row, 0)?,
+                None => 0,
+            };
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
          FROM entry_tags t JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
          WHERE t.tag = $1 ORDER BY t.entry DESC LIMIT $2"
-    );
-    let rows = tx
-        .query(&sql, &[&tag, &limit_of(limit)])?
-        .iter()
-        .map(|r| Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?)))
-        .collect::<Result<_>>()?;
-    Ok((rows, count(total)))
-}
-
-/// The store's counts, from the counters the triggers keep and the ends of the day index.
-pub fn stats(tx: &Tx<'_>) -> Result<Stats> {
-    let mut stats = Stats::default();
-    for row in tx.query("SELECT name, n FROM memory_counts", &[])? {
-        let (name, n): (String, i64) = (column(&row, 0)?, column(&row, 1)?);
-        match name.as_str() {
-            "sessions" => stats.sessions = count(n),
-            "entries" => stats.entries = count(n),
-            _ => {}
-        }
+        );
+        let rows = self
+            .query(&sql, &[&tag, &limit_of(limit)])?
+            .iter()
+            .map(|r| Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?)))
+            .collect::<Result<_>>()?;
+        Ok((rows, count(total)))
     }
-    let ends = tx.query_one(
-        "SELECT min(day COLLATE \"C\"), max(day COLLATE \"C\") FROM sessions",
-        &[],
-    )?;
-    (stats.first_day, stats.last_day) = (column(&ends, 0)?, column(&ends, 1)?);
-    let rows = tx.query(
-        "SELECT source, n FROM memory_sources ORDER BY n DESC, source COLLATE \"C\"",
-        &[],
-    )?;
-    stats.sources = counted(&rows)?;
-    Ok(stats)
+
+    /// The store's counts, from the counters the triggers keep and the ends of the day index.
+    fn stats(&self) -> Result<Stats> {
+        let mut stats = Stats::default();
+        for row in self.query("SELECT name, n FROM memory_counts", &[])? {
+            let (name, n): (String, i64) = (column(&row, 0)?, column(&row, 1)?);
+            match name.as_str() {
+                "sessions" => stats.sessions = count(n),
+                "entries" => stats.entries = count(n),
+                _ => {}
+            }
+        }
+        let ends = self.query_one(
+            "SELECT min(day COLLATE \"C\"), max(day COLLATE \"C\") FROM sessions",
+            &[],
+        )?;
+        (stats.first_day, stats.last_day) = (column(&ends, 0)?, column(&ends, 1)?);
+        let rows = self.query(
+            "SELECT source, n FROM memory_sources ORDER BY n DESC, source COLLATE \"C\"",
+            &[],
+        )?;
+        stats.sources = counted(&rows)?;
+        Ok(stats)
+    }
 }

@@ -1,6 +1,6 @@
-//! Memory search on PostgreSQL: the query language of `query.rs`, with the bounds and notes
-//! of SQLite's `search.rs` (read its header first), over the `words` tsvector columns and
-//! their GIN indexes (`schema.sql`).
+//! What memory search asks of PostgreSQL ([`SearchSql`]), over the `words` tsvector
+//! columns and their GIN indexes (`schema.sql`); `../search.rs` orders, bounds and notes
+//! the answers, with the same bounds on every backend.
 //!
 //! The tsquery is built here from the parsed [`Phrase`]s, never from user text: each word
 //! (letters and digits only, so never an operator, a quote or a backslash) becomes a quoted
@@ -12,13 +12,11 @@
 //!
 //! Matches are ranked by `ts_rank_cd` with SQLite's column weights (tags twice content,
 //! title twice summary), divided by the log of the length as bm25 favours shorter texts.
-//! The bounds are SQLite's: the [`RANK`] most recent matches are ranked (`ORDER BY id DESC
-//! LIMIT`: the planner walks the primary key backwards for a common word and reads the GIN
-//! index for a rare one), counted up to [`COUNT_CAP`] — but a lone word the statistics
-//! know as common is not counted: its count is their estimate, said as such
-//! (`search/estimate.rs`, [`ESTIMATED`]); filters the index cannot check are
-//! checked on the [`EXAMINE`] most recent matches; `re:` is Rust's regex on bounded batches
-//! (`scan.rs`). Snippets are cut in Rust (`snippet.rs` says why not `ts_headline`).
+//! The most recent matches are found with `ORDER BY id DESC LIMIT` (the planner walks the
+//! primary key backwards for a common word and reads the GIN index for a rare one); a lone
+//! word the statistics know as common is not counted: its count is their estimate
+//! (`search/estimate.rs`, [`ESTIMATED`]). `re:` is Rust's regex on bounded batches
+//! (`search/scan.rs`). Snippets are cut in Rust (`snippet.rs` says why not `ts_headline`).
 //!
 //! Where PostgreSQL is slower than FTS5: a GIN index holds neither order nor counts, so the
 //! most recent matches of a word in a few percent of the entries are found by walking the
@@ -27,12 +25,12 @@
 //! matches from the GIN index instead was measured slower (48 ms to 360 ms for a word in
 //! 50,000 entries): reading visits a table page per match, walking one per ten rows.
 //!
-//! Measured on a million generated entries (`bench.rs`, PostgreSQL 15 with default
-//! settings, on a busy 2-core machine),
-//! p50 for five hits: a word in 200 entries 11 ms, in 5,000 26 ms, in 50,000 29 ms
-//! (estimated, not counted), in every entry 11 ms; but two words together in 20,000
-//! entries 240 ms and a phrase in 50,000 440 ms (walked to and counted), a word in 5% of
-//! the entries with a channel filter 240 ms (its 10,000 most recent matches walked to).
+//! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
+//! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
+//! entries 11 ms, in 5,000 26 ms, in 50,000 29 ms (estimated, not counted), in every entry
+//! 11 ms; but two words together in 20,000 entries 240 ms and a phrase in 50,000 440 ms
+//! (walked to and counted), a word in 5% of the entries with a channel filter 240 ms (its
+//! 10,000 most recent matches walked to).
 
 mod estimate;
 mod scan;
@@ -46,12 +44,13 @@ use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
 use crate::store::fts::{self, Tier};
-use crate::store::memory::query::{COUNT_CAP, EXAMINE, Phrase, Query, RANK};
+use crate::store::memory::dialect::{Filtered, Hit, Ranked, SearchSql, SessionText, Visit};
+use crate::store::memory::query::{Phrase, Query, RANK};
 use crate::store::memory::record::Channel;
-use crate::store::memory::records::{Found, MemoryHit};
-use crate::store::memory::scan::{excerpt, narrowed, thousands};
-use crate::store::memory::tiers::{self, Tiered};
-use crate::store::memory::{session_range, split_entry_id, width};
+use crate::store::memory::records::MemoryHit;
+use crate::store::memory::scan::{excerpt, thousands};
+use crate::store::memory::search::{Span, entry_conditions, has_days, session_conditions};
+use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
@@ -69,78 +68,251 @@ const LONGEST_WORD: usize = 2047;
 /// match lies within the first few MiB of characters.
 const SNIPPET_CHARS: i32 = 4 << 20;
 
-/// The hits for `text`, best first, at most `limit`; how many match in all; and a note
-/// when the search was bounded or found nothing to search for. A malformed query is an
-/// `Error::invalid` saying why; no query fails otherwise.
-pub fn search(tx: &Tx<'_>, text: &str, limit: usize) -> Result<Found> {
-    tiers::search(text, limit, |query, limit| search_query(tx, query, limit))
-}
+impl SearchSql for Tx<'_> {
+    fn unanswerable(&self, query: &Query) -> Option<Option<String>> {
+        if let Some(word) = query
+            .phrases
+            .iter()
+            .flat_map(|p| &p.words)
+            .find(|w| w.len() > LONGEST_WORD)
+        {
+            let shown: String = word.chars().take(20).collect();
+            return Some(Some(format!(
+                "{shown}… is longer than {} bytes: no word that long is indexed",
+                thousands(LONGEST_WORD)
+            )));
+        }
+        // PostgreSQL text cannot hold NUL: no tag named with one exists.
+        query.tags.iter().any(|t| t.contains('\0')).then_some(None)
+    }
 
-/// The sessions and the entries matching one parsed query, at most `limit` of each.
-fn search_query(tx: &Tx<'_>, query: &Query, limit: usize) -> Result<Tiered> {
-    let nothing = |note: Option<String>| {
-        Ok(Tiered {
-            notes: note.into_iter().collect(),
-            ..Tiered::default()
-        })
-    };
-    if query.fts.is_none()
-        && query.regex.is_none()
-        && !query.entries_only()
-        && !has_days(query)
-        && query.session.is_none()
-    {
-        return nothing(Some("the query has no words to search for".into()));
+    fn expression(&self, query: &Query) -> Option<String> {
+        tsquery(&query.phrases, query.tier)
     }
-    if let Some(word) = query
-        .phrases
-        .iter()
-        .flat_map(|p| &p.words)
-        .find(|w| w.len() > LONGEST_WORD)
-    {
-        let shown: String = word.chars().take(20).collect();
-        return nothing(Some(format!(
-            "{shown}… is longer than {} bytes: no word that long is indexed",
-            thousands(LONGEST_WORD)
-        )));
+
+    /// Ranked once chosen: a rare word's matches are sorted by number first, and ranking
+    /// (or carrying the words through that sort) every match would cost more than the rest.
+    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Ranked>> {
+        let mut values = Values::default();
+        let q = values.push(expr.to_string());
+        let within = span.sql("id", |v| values.push(v));
+        let sql = format!(
+            "SELECT m.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
+             FROM (SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
+                   ORDER BY id DESC LIMIT {n}) m
+             JOIN entries e ON e.id = m.id
+             ORDER BY m.id DESC"
+        );
+        Ok(self
+            .query(&sql, &values.refs())?
+            .iter()
+            .map(|r| (r.get::<_, i64>(0), f64::from(r.get::<_, f32>(1))))
+            .collect())
     }
-    // PostgreSQL text cannot hold NUL: no tag or session named with one exists.
-    if query.tags.iter().any(|t| t.contains('\0')) {
-        return nothing(None);
+
+    fn count_matches(&self, expr: &str, span: Span, cap: usize) -> Result<usize> {
+        let mut values = Values::default();
+        let q = values.push(expr.to_string());
+        let within = span.sql("id", |v| values.push(v));
+        let sql = format!(
+            "SELECT count(*) FROM (SELECT 1 FROM entries
+             WHERE words @@ to_tsquery('simple', {q}){within} LIMIT {cap}) m"
+        );
+        Ok(count(self.query_one(&sql, &values.refs())?.get(0)))
     }
-    let span = match &query.session {
-        Some(id) => {
-            let rowid = match id.contains('\0') {
-                true => None,
-                false => tx
-                    .query_opt("SELECT rowid FROM sessions WHERE id = $1", &[id])?
-                    .map(|r| r.get::<_, i32>(0)),
-            };
-            match rowid {
-                Some(rowid) => Span::session(i64::from(rowid)),
-                None => return nothing(Some(format!("no session is named {id}"))),
+
+    fn estimated_matches(&self, query: &Query, span: Span) -> Result<Option<usize>> {
+        common_word(self, &query.phrases, span)
+    }
+
+    /// One statement: the `examine` most recent matches (numbers only), how many there
+    /// are (the first row, id NULL), and those passing the filters with their rank.
+    fn filtered(&self, expr: &str, query: &Query, span: Span, examine: usize) -> Result<Filtered> {
+        let mut values = Values::default();
+        let q = values.push(expr.to_string());
+        let within = span.sql("id", |v| values.push(v));
+        // Days order by bytes, as SQLite compares them.
+        let conditions = entry_conditions(
+            query,
+            "coalesce(left(e.ts, 10), s.day) COLLATE \"C\"",
+            |v| values.push(v),
+        );
+        // The session's day is needed only for entries without a time of their own.
+        let sessions = if has_days(query) {
+            "JOIN sessions s ON s.rowid = e.session"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "WITH m AS MATERIALIZED (
+                 SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
+                 ORDER BY id DESC LIMIT {examine})
+             SELECT NULL::BIGINT, count(*)::REAL FROM m
+             UNION ALL
+             SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
+             FROM m JOIN entries e ON e.id = m.id {sessions}
+             WHERE true{conditions}"
+        );
+        let mut examined = 0;
+        let mut found: Vec<Ranked> = Vec::new();
+        for row in self.query(&sql, &values.refs())? {
+            match row.get::<_, Option<i64>>(0) {
+                Some(id) => found.push((id, f64::from(row.get::<_, f32>(1)))),
+                None => examined = row.get::<_, f32>(1) as usize,
             }
         }
-        None => Span::default(),
-    };
-    let tsquery = tsquery(&query.phrases, query.tier);
-    let mut notes = Vec::new();
-    let (session_hits, session_total) = if query.entries_only() {
-        (Vec::new(), 0)
-    } else {
-        session_matches(tx, query, tsquery.as_deref(), limit, &mut notes)?
-    };
-    let (entry_hits, entry_total) = match &tsquery {
-        Some(tsquery) => ranked_entries(tx, query, tsquery, span, limit, &mut notes)?,
-        None => scanned_entries(tx, query, span, limit, &mut notes)?,
-    };
-    Ok(Tiered {
-        sessions: session_hits,
-        session_total,
-        entries: entry_hits,
-        entry_total,
-        notes,
-    })
+        found.sort_by_key(|&(id, _)| std::cmp::Reverse(id));
+        Ok((found, examined >= examine))
+    }
+
+    fn scan(&self, query: &Query, span: Span, visit: Visit<'_>) -> Result<()> {
+        scan::entries(self, query, span, visit)
+    }
+
+    fn content(&self, id: i64) -> Result<String> {
+        scan::content(self, id)
+    }
+
+    fn contents(&self, ids: &[i64], visit: &mut dyn FnMut(i64, &str) -> bool) -> Result<()> {
+        scan::contents(self, ids, visit)
+    }
+
+    /// One statement for all of them; snippets cut in Rust around the query's phrases.
+    fn entry_hits(&self, query: &Query, ids: &[Hit]) -> Result<Vec<MemoryHit>> {
+        let numbers: Vec<i64> = ids.iter().map(|(id, _)| *id).collect();
+        let rows = self.query(
+            "SELECT e.id, e.channel, s.id, s.day, s.entry_count, left(e.content, $2)
+             FROM entries e JOIN sessions s ON s.rowid = e.session WHERE e.id = ANY($1)",
+            &[&numbers, &SNIPPET_CHARS],
+        )?;
+        let mut by_id: HashMap<i64, postgres::Row> =
+            rows.into_iter().map(|r| (r.get(0), r)).collect();
+        let mut hits = Vec::new();
+        for (id, found) in ids {
+            let Some(row) = by_id.remove(id) else {
+                continue;
+            };
+            let channel: String = row.get(1);
+            let channel = Channel::parse(&channel).ok_or_else(|| {
+                Error::internal(format!("entry {id} has an unknown channel {channel:?}"))
+            })?;
+            let content: String = row.get(5);
+            let snippet = match found {
+                Some(range) => excerpt(&content, Some(range.clone())),
+                None => snippet::snippet(&content, &query.phrases)
+                    .map_or_else(|| excerpt(&content, None), |(_, s)| s),
+            };
+            hits.push(MemoryHit {
+                session_id: row.get(2),
+                day: row.get(3),
+                seq: Some(split_entry_id(*id).1),
+                channel: Some(channel),
+                snippet,
+                width: width(count(i64::from(row.get::<_, i32>(4)))),
+            });
+        }
+        Ok(hits)
+    }
+
+    fn tag_count(&self, tag: &str) -> Result<usize> {
+        let sql = "SELECT coalesce(sum(n), 0)::BIGINT FROM memory_tags WHERE tag = $1";
+        Ok(count(self.query_one(sql, &[&tag])?.get(0)))
+    }
+
+    fn tag_count_within(&self, tag: &str, low: i64, high: i64) -> Result<usize> {
+        let sql = "SELECT count(*) FROM entry_tags WHERE tag = $1 AND entry BETWEEN $2 AND $3";
+        Ok(count(self.query_one(sql, &[&tag, &low, &high])?.get(0)))
+    }
+
+    fn channel_count(&self, channels: &[Channel], session: Option<i64>) -> Result<usize> {
+        let names: Vec<&str> = channels.iter().map(|c| c.as_str()).collect();
+        let session = session.and_then(|s| i32::try_from(s).ok());
+        let n: i64 = self
+            .query_one(
+                "SELECT coalesce(sum(n), 0)::BIGINT FROM session_channels
+                 WHERE channel = ANY($1) AND ($2::INTEGER IS NULL OR session = $2)",
+                &[&names, &session],
+            )?
+            .get(0);
+        Ok(count(n))
+    }
+
+    fn stored_entries(&self) -> Result<usize> {
+        let n: i64 = self
+            .query_one("SELECT n FROM memory_counts WHERE name = 'entries'", &[])?
+            .get(0);
+        Ok(count(n))
+    }
+
+    fn ranked_sessions(&self, expr: &str, query: &Query) -> Result<Vec<(i64, Option<String>)>> {
+        let mut values = Values::default();
+        let conditions = session_conditions(query, "id", "day COLLATE \"C\"", |v| values.push(v));
+        let n = values.push(expr.to_string());
+        let sql = format!(
+            "SELECT rowid FROM sessions WHERE words @@ to_tsquery('simple', {n}){conditions}
+             ORDER BY ts_rank_cd({WEIGHTS}, words, to_tsquery('simple', {n}), {NORMALIZATION}) DESC,
+                      rowid DESC"
+        );
+        Ok(self
+            .query(&sql, &values.refs())?
+            .iter()
+            .map(|r| (i64::from(r.get::<_, i32>(0)), None))
+            .collect())
+    }
+
+    fn recent_session_numbers(&self, query: &Query) -> Result<Vec<i64>> {
+        let mut values = Values::default();
+        let conditions = session_conditions(query, "id", "day COLLATE \"C\"", |v| values.push(v));
+        let sql = format!(
+            "SELECT rowid FROM sessions WHERE true{conditions}
+             ORDER BY day COLLATE \"C\" DESC, started COLLATE \"C\" DESC NULLS LAST, rowid DESC"
+        );
+        Ok(self
+            .query(&sql, &values.refs())?
+            .iter()
+            .map(|r| i64::from(r.get::<_, i32>(0)))
+            .collect())
+    }
+
+    /// One statement for all of them.
+    fn session_texts(&self, rowids: &[i64]) -> Result<Vec<SessionText>> {
+        let numbers: Vec<i32> = rowids
+            .iter()
+            .filter_map(|&r| i32::try_from(r).ok())
+            .collect();
+        let rows = self.query(
+            "SELECT rowid, id, day, entry_count, title, coalesce(summary, '') FROM sessions
+             WHERE rowid = ANY($1)",
+            &[&numbers],
+        )?;
+        let mut by_rowid: HashMap<i32, postgres::Row> =
+            rows.into_iter().map(|r| (r.get(0), r)).collect();
+        Ok(numbers
+            .iter()
+            .filter_map(|rowid| by_rowid.remove(rowid))
+            .map(|row| SessionText {
+                rowid: i64::from(row.get::<_, i32>(0)),
+                id: row.get(1),
+                day: row.get(2),
+                entries: count(i64::from(row.get::<_, i32>(3))),
+                title: row.get(4),
+                summary: row.get(5),
+            })
+            .collect())
+    }
+
+    /// Around the query's phrases in the title or the summary, whichever shows more of
+    /// them; else the title's first words.
+    fn session_snippet(&self, query: &Query, session: &SessionText) -> String {
+        let best = [&session.title, &session.summary]
+            .into_iter()
+            .filter_map(|text| snippet::snippet(text, &query.phrases))
+            .fold(None, |best: Option<(usize, String)>, next| match best {
+                Some(b) if b.0 >= next.0 => Some(b),
+                _ => Some(next),
+            });
+        best.map_or_else(|| excerpt(&session.title, None), |(_, s)| s)
+    }
 }
 
 /// The `to_tsquery` text of `phrases`: `('deploy') & ('parse' <-> 'amount') & ('migrat':*)`,
@@ -168,39 +340,6 @@ fn tsquery(phrases: &[Phrase], tier: Tier) -> Option<String> {
     fts::tiered(&terms, tier, " | ", " & ", " & !")
 }
 
-/// The entry numbers a search covers: all, or from `low` and up to `high`.
-#[derive(Debug, Clone, Copy, Default)]
-struct Span {
-    low: Option<i64>,
-    high: Option<i64>,
-}
-
-impl Span {
-    fn session(rowid: i64) -> Span {
-        let (low, high) = session_range(rowid);
-        Span {
-            low: Some(low),
-            high: Some(high),
-        }
-    }
-
-    /// ` AND column >= $n AND column <= $m` for the bounds there are.
-    fn sql(self, column: &str, values: &mut Values) -> String {
-        let mut sql = String::new();
-        for (bound, op) in [(self.low, ">="), (self.high, "<=")] {
-            if let Some(bound) = bound {
-                let n = values.push(bound);
-                sql.push_str(&format!(" AND {column} {op} {n}"));
-            }
-        }
-        sql
-    }
-
-    fn bounds(self) -> (i64, i64) {
-        (self.low.unwrap_or(0), self.high.unwrap_or(i64::MAX))
-    }
-}
-
 /// The parameters of a statement whose text depends on the query.
 #[derive(Default)]
 struct Values(Vec<Box<dyn ToSql + Sync>>);
@@ -215,229 +354,6 @@ impl Values {
     fn refs(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.0.iter().map(|v| v.as_ref()).collect()
     }
-}
-
-fn has_days(query: &Query) -> bool {
-    query.since.is_some() || query.until.is_some()
-}
-
-/// Sessions whose title or summary match, best first, at most `keep`, and how many match.
-fn session_matches(
-    tx: &Tx<'_>,
-    query: &Query,
-    tsquery: Option<&str>,
-    keep: usize,
-    notes: &mut Vec<String>,
-) -> Result<(Vec<MemoryHit>, usize)> {
-    let mut values = Values::default();
-    let mut conditions = String::new();
-    if let Some(id) = &query.session {
-        let n = values.push(id.clone());
-        conditions.push_str(&format!(" AND id = {n}"));
-    }
-    for (day, op) in [(&query.since, ">="), (&query.until, "<=")] {
-        if let Some(day) = day {
-            let n = values.push(day.clone());
-            conditions.push_str(&format!(" AND day COLLATE \"C\" {op} {n}"));
-        }
-    }
-    let Some(tsquery) = tsquery else {
-        // No words: only a pattern can match a title or summary, most recent first.
-        let Some(regex) = &query.regex else {
-            return Ok((Vec::new(), 0));
-        };
-        let sql = format!(
-            "SELECT rowid FROM sessions WHERE true{conditions}
-             ORDER BY day COLLATE \"C\" DESC, started COLLATE \"C\" DESC NULLS LAST, rowid DESC"
-        );
-        let rowids: Vec<i32> = tx
-            .query(&sql, &values.refs())?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let (found, total, cut) = scan::sessions(tx, &rowids, regex, keep)?;
-        if let Some(reason) = cut {
-            notes.push(format!(
-                "the re: scan of session titles and summaries {reason}"
-            ));
-        }
-        let mut hits = Vec::new();
-        for ((rowid, text), range) in found {
-            let (session_id, day, width) = session_of(tx, rowid)?;
-            hits.push(MemoryHit {
-                session_id,
-                day,
-                seq: None,
-                channel: None,
-                snippet: excerpt(&text, Some(range)),
-                width,
-            });
-        }
-        return Ok((hits, total));
-    };
-    let n = values.push(tsquery.to_string());
-    let sql = format!(
-        "SELECT rowid FROM sessions WHERE words @@ to_tsquery('simple', {n}){conditions}
-         ORDER BY ts_rank_cd({WEIGHTS}, words, to_tsquery('simple', {n}), {NORMALIZATION}) DESC,
-                  rowid DESC"
-    );
-    let mut rowids: Vec<i32> = tx
-        .query(&sql, &values.refs())?
-        .iter()
-        .map(|r| r.get(0))
-        .collect();
-    if let Some(regex) = &query.regex {
-        // Best first: the pattern is checked on the best matches first.
-        let (found, _, cut) = scan::sessions(tx, &rowids, regex, usize::MAX)?;
-        if let Some(reason) = cut {
-            notes.push(format!(
-                "the re: check of session titles and summaries {reason}"
-            ));
-        }
-        rowids = found.into_iter().map(|((r, _), _)| r as i32).collect();
-    }
-    let total = rowids.len();
-    rowids.truncate(keep);
-    let rows = tx.query(
-        "SELECT rowid, id, day, entry_count, title, coalesce(summary, '') FROM sessions
-         WHERE rowid = ANY($1)",
-        &[&rowids],
-    )?;
-    let mut by_rowid: HashMap<i32, postgres::Row> =
-        rows.into_iter().map(|r| (r.get(0), r)).collect();
-    let mut hits = Vec::new();
-    for rowid in rowids {
-        let Some(row) = by_rowid.remove(&rowid) else {
-            continue;
-        };
-        let (title, summary): (String, String) = (row.get(4), row.get(5));
-        let best = [&title, &summary]
-            .into_iter()
-            .filter_map(|text| snippet::snippet(text, &query.phrases))
-            .fold(None, |best: Option<(usize, String)>, next| match best {
-                Some(b) if b.0 >= next.0 => Some(b),
-                _ => Some(next),
-            });
-        let snippet = best.map_or_else(|| excerpt(&title, None), |(_, s)| s);
-        hits.push(MemoryHit {
-            session_id: row.get(1),
-            day: row.get(2),
-            seq: None,
-            channel: None,
-            snippet,
-            width: width(count(i64::from(row.get::<_, i32>(3)))),
-        });
-    }
-    Ok((hits, total))
-}
-
-/// The directory name, day and entry file width of session `rowid`.
-fn session_of(tx: &Tx<'_>, rowid: i64) -> Result<(String, String, usize)> {
-    let rowid = i32::try_from(rowid)
-        .map_err(|_| Error::internal(format!("session number {rowid} is out of range")))?;
-    let row = tx.query_one(
-        "SELECT id, day, entry_count FROM sessions WHERE rowid = $1",
-        &[&rowid],
-    )?;
-    Ok((
-        row.get(0),
-        row.get(1),
-        width(count(i64::from(row.get::<_, i32>(2)))),
-    ))
-}
-
-/// A count from the database as a size (never negative).
-fn count(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}
-
-/// Matches found by the index (newest first, with their rank), how many match, and a note
-/// when not all of them were looked at.
-type Matches = (Vec<(i64, f32)>, usize, Option<String>);
-
-/// Entries matching `tsquery` within `span`, ranked; at most `keep` as hits; and how many
-/// match.
-fn ranked_entries(
-    tx: &Tx<'_>,
-    query: &Query,
-    tsquery: &str,
-    span: Span,
-    keep: usize,
-    notes: &mut Vec<String>,
-) -> Result<(Vec<MemoryHit>, usize)> {
-    let (mut found, mut total, bound) = if query.entries_only() || has_days(query) {
-        filtered_matches(tx, query, tsquery, span)?
-    } else {
-        recent_matches(tx, &query.phrases, tsquery, span)?
-    };
-    let mut ranges = narrowed(
-        &mut found,
-        &mut total,
-        bound,
-        query.regex.as_ref(),
-        notes,
-        |ids, regex| scan::matching(tx, ids, regex),
-    )?;
-    // Best first (a higher rank is better), then newest.
-    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
-    found.truncate(keep);
-    let ids: Vec<(i64, Option<std::ops::Range<usize>>)> = found
-        .into_iter()
-        .map(|(id, _)| (id, ranges.remove(&id)))
-        .collect();
-    Ok((entry_hits(tx, query, &ids)?, total))
-}
-
-/// Matches of `tsquery` within `span` with no other filter: the [`RANK`] most recent, and
-/// how many match (counted up to [`COUNT_CAP`]).
-fn recent_matches(tx: &Tx<'_>, phrases: &[Phrase], tsquery: &str, span: Span) -> Result<Matches> {
-    let mut values = Values::default();
-    let q = values.push(tsquery.to_string());
-    let within = span.sql("id", &mut values);
-    // Ranked once chosen: a rare word's matches are sorted by number first, and ranking
-    // (or carrying the words through that sort) every match would cost more than the rest.
-    let sql = format!(
-        "SELECT m.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
-         FROM (SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
-               ORDER BY id DESC LIMIT {RANK}) m
-         JOIN entries e ON e.id = m.id
-         ORDER BY m.id DESC"
-    );
-    let found: Vec<(i64, f32)> = tx
-        .query(&sql, &values.refs())?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
-        .collect();
-    if found.len() < RANK {
-        let total = found.len();
-        return Ok((found, total, None));
-    }
-    let ranked = format!("ranked the {} most recent by relevance", thousands(RANK));
-    if let Some(estimate) = common_word(tx, phrases, span)? {
-        let by = "by PostgreSQL's statistics";
-        let note = if estimate > COUNT_CAP {
-            format!(
-                "more than {} matches (about {} {by}): {ranked}",
-                thousands(COUNT_CAP),
-                thousands(estimate)
-            )
-        } else {
-            format!("about {} matches {by}: {ranked}", thousands(estimate))
-        };
-        return Ok((found, estimate.min(COUNT_CAP), Some(note)));
-    }
-    let sql = format!(
-        "SELECT count(*) FROM (SELECT 1 FROM entries
-         WHERE words @@ to_tsquery('simple', {q}){within} LIMIT {}) m",
-        COUNT_CAP + 1
-    );
-    let total = count(tx.query_one(&sql, &values.refs())?.get(0));
-    let note = if total > COUNT_CAP {
-        format!("more than {} matches: {ranked}", thousands(COUNT_CAP))
-    } else {
-        format!("{} matches: {ranked}", thousands(total))
-    };
-    Ok((found, total.min(COUNT_CAP), Some(note)))
 }
 
 /// How many entries hold the query's one word, when PostgreSQL's statistics know it as
@@ -458,190 +374,6 @@ fn common_word(tx: &Tx<'_>, phrases: &[Phrase], span: Span) -> Result<Option<usi
     Ok(known
         .filter(|&n| n >= ESTIMATED as f64)
         .map(|n| n.round() as usize))
-}
-
-/// Matches of `tsquery` within `span` that pass the filters the index cannot check
-/// (channel, tag, days), among the [`EXAMINE`] most recent matches, with their rank; and
-/// how many passed.
-fn filtered_matches(tx: &Tx<'_>, query: &Query, tsquery: &str, span: Span) -> Result<Matches> {
-    let mut values = Values::default();
-    let q = values.push(tsquery.to_string());
-    let within = span.sql("id", &mut values);
-    let conditions = entry_conditions(query, &mut values);
-    // The session's day is needed only for entries without a time of their own.
-    let sessions = if has_days(query) {
-        "JOIN sessions s ON s.rowid = e.session"
-    } else {
-        ""
-    };
-    // One statement: the EXAMINE most recent matches (numbers only), how many there are
-    // (the first row, id NULL), and those passing the filters with their rank.
-    let sql = format!(
-        "WITH m AS MATERIALIZED (
-             SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
-             ORDER BY id DESC LIMIT {EXAMINE})
-         SELECT NULL::BIGINT, count(*)::REAL FROM m
-         UNION ALL
-         SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
-         FROM m JOIN entries e ON e.id = m.id {sessions}
-         WHERE true{conditions}"
-    );
-    let mut examined = 0;
-    let mut found: Vec<(i64, f32)> = Vec::new();
-    for row in tx.query(&sql, &values.refs())? {
-        match row.get::<_, Option<i64>>(0) {
-            Some(id) => found.push((id, row.get(1))),
-            None => examined = row.get::<_, f32>(1) as usize,
-        }
-    }
-    found.sort_by_key(|&(id, _)| std::cmp::Reverse(id));
-    let note = (examined >= EXAMINE).then(|| {
-        format!(
-            "the filters were checked on the {} most recent matches of the words only",
-            thousands(EXAMINE)
-        )
-    });
-    let total = found.len();
-    Ok((found, total, note))
-}
-
-/// ` AND ...` conditions on `e` (entries) and `s` (sessions) for the query's channel, tag and
-/// day filters, their values appended to `values`.
-fn entry_conditions(query: &Query, values: &mut Values) -> String {
-    let mut sql = String::new();
-    if !query.channels.is_empty() {
-        // Channel names are our own constants, written as literals.
-        let names: Vec<String> = query
-            .channels
-            .iter()
-            .map(|c| format!("'{}'", c.as_str()))
-            .collect();
-        sql.push_str(&format!(" AND e.channel IN ({})", names.join(", ")));
-    }
-    for tag in &query.tags {
-        let n = values.push(tag.clone());
-        sql.push_str(&format!(
-            " AND e.id IN (SELECT entry FROM entry_tags WHERE tag = {n})"
-        ));
-    }
-    for (day, op) in [(&query.since, ">="), (&query.until, "<=")] {
-        if let Some(day) = day {
-            let n = values.push(day.clone());
-            // Days order by bytes, as SQLite compares them.
-            sql.push_str(&format!(
-                " AND coalesce(left(e.ts, 10), s.day) COLLATE \"C\" {op} {n}"
-            ));
-        }
-    }
-    sql
-}
-
-/// Entries for a query without words: a bounded scan, newest first.
-fn scanned_entries(
-    tx: &Tx<'_>,
-    query: &Query,
-    span: Span,
-    keep: usize,
-    notes: &mut Vec<String>,
-) -> Result<(Vec<MemoryHit>, usize)> {
-    let counted = counted(tx, query, span)?;
-    let (scanned, found) = scan::entries(tx, query, span, keep, counted.is_none())?;
-    if let Some(reason) = scanned.cut {
-        let of: i64 = tx
-            .query_one("SELECT n FROM memory_counts WHERE name = 'entries'", &[])?
-            .get(0);
-        notes.push(format!(
-            "the scan {reason}, newest first: {} of {} entries were searched",
-            thousands(scanned.read),
-            thousands(count(of))
-        ));
-    }
-    let hits = entry_hits(tx, query, &scanned.hits)?;
-    Ok((hits, counted.unwrap_or(found)))
-}
-
-/// How many entries a query of filters only selects, from the counters, when they can
-/// tell: a session, channels, or one tag (each alone, or within a session).
-fn counted(tx: &Tx<'_>, query: &Query, span: Span) -> Result<Option<usize>> {
-    if query.regex.is_some() || has_days(query) || query.tags.len() > 1 {
-        return Ok(None);
-    }
-    let session = span
-        .low
-        .map(|low| split_entry_id(low).0)
-        .and_then(|s| i32::try_from(s).ok());
-    let n: i64 = match (query.tags.first(), query.channels.is_empty()) {
-        (Some(_), false) => return Ok(None),
-        (Some(tag), true) => match span.low.zip(span.high) {
-            Some((low, high)) => tx
-                .query_one(
-                    "SELECT count(*) FROM entry_tags WHERE tag = $1 AND entry BETWEEN $2 AND $3",
-                    &[tag, &low, &high],
-                )?
-                .get(0),
-            None => tx
-                .query_one(
-                    "SELECT coalesce(sum(n), 0)::BIGINT FROM memory_tags WHERE tag = $1",
-                    &[tag],
-                )?
-                .get(0),
-        },
-        (None, _) => {
-            let channels: Vec<&str> = match query.channels.is_empty() {
-                true => Channel::ALL.iter().map(|c| c.as_str()).collect(),
-                false => query.channels.iter().map(|c| c.as_str()).collect(),
-            };
-            tx.query_one(
-                "SELECT coalesce(sum(n), 0)::BIGINT FROM session_channels
-                 WHERE channel = ANY($1) AND ($2::INTEGER IS NULL OR session = $2)",
-                &[&channels, &session],
-            )?
-            .get(0)
-        }
-    };
-    Ok(Some(count(n)))
-}
-
-/// The hits for entries `ids` (in that order), each with its snippet: around the query's
-/// words when it has words and no pattern range is given, else around the pattern's match
-/// (the range), else the entry's first words.
-fn entry_hits(
-    tx: &Tx<'_>,
-    query: &Query,
-    ids: &[(i64, Option<std::ops::Range<usize>>)],
-) -> Result<Vec<MemoryHit>> {
-    let numbers: Vec<i64> = ids.iter().map(|(id, _)| *id).collect();
-    let rows = tx.query(
-        "SELECT e.id, e.channel, s.id, s.day, s.entry_count, left(e.content, $2)
-         FROM entries e JOIN sessions s ON s.rowid = e.session WHERE e.id = ANY($1)",
-        &[&numbers, &SNIPPET_CHARS],
-    )?;
-    let mut by_id: HashMap<i64, postgres::Row> = rows.into_iter().map(|r| (r.get(0), r)).collect();
-    let mut hits = Vec::new();
-    for (id, found) in ids {
-        let Some(row) = by_id.remove(id) else {
-            continue;
-        };
-        let channel: String = row.get(1);
-        let channel = Channel::parse(&channel).ok_or_else(|| {
-            Error::internal(format!("entry {id} has an unknown channel {channel:?}"))
-        })?;
-        let content: String = row.get(5);
-        let snippet = match found {
-            Some(range) => excerpt(&content, Some(range.clone())),
-            None => snippet::snippet(&content, &query.phrases)
-                .map_or_else(|| excerpt(&content, None), |(_, s)| s),
-        };
-        hits.push(MemoryHit {
-            session_id: row.get(2),
-            day: row.get(3),
-            seq: Some(split_entry_id(*id).1),
-            channel: Some(channel),
-            snippet,
-            width: width(count(i64::from(row.get::<_, i32>(4)))),
-        });
-    }
-    Ok(hits)
 }
 
 #[cfg(test)]

@@ -491,3 +491,28 @@ fn forgetting_removes_every_trace() {
         assert_consistent(&store);
     });
 }
+
+#[test]
+fn a_batch_is_bounded_by_entries_and_by_bytes() {
+    use crate::store::memory::dialect::WriteSql;
+    use crate::store::postgres::Tx;
+    const BATCH: usize = <Tx<'_> as WriteSql>::BATCH;
+    const BATCH_BYTES: usize = <Tx<'_> as WriteSql>::BATCH_BYTES;
+    let batch_end = |entries: &[&EntryRecord]| batch_end(entries, BATCH, BATCH_BYTES);
+    let entry = |size: usize| EntryRecord {
+        key: "k".into(),
+        ts: None,
+        channel: Channel::User,
+        content: "x".repeat(size),
+        tags: Vec::new(),
+        meta: serde_json::json!({}),
+    };
+    let small = entry(10);
+    let big = entry(BATCH_BYTES / 3);
+    let huge = entry(BATCH_BYTES * 2);
+    assert_eq!(batch_end(&vec![&small; BATCH + 7]), BATCH);
+    assert_eq!(batch_end(&[&small; 3]), 3);
+    assert_eq!(batch_end(&[&big; 10]), 2);
+    assert_eq!(batch_end(&[&huge, &small]), 1, "one entry, however large");
+    assert_eq!(batch_end(&[&small, &huge]), 1);
+}

@@ -18,11 +18,11 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, params};
 
-use super::record::Transcript;
-use super::records::{Imported, Loader};
-use super::write::store_transcript;
-use super::{entry_id, session_range};
 use crate::error::{Error, Result};
+use crate::store::memory::record::Transcript;
+use crate::store::memory::records::{Imported, Loader};
+use crate::store::memory::write::store_transcript;
+use crate::store::memory::{entry_id, session_range};
 
 /// A bulk load in progress: see [`bulk_load`].
 pub struct BulkLoad<'c> {
@@ -37,11 +37,11 @@ const BULK_HASH_BYTES: i64 = 64 << 20;
 
 /// Segments the entries' index may gather on one level before they are merged during a
 /// bulk load (`crisismerge`; FTS5 allows 2,000 segments in all). The load does no other
-/// merging (`automerge` 0): [`super::compact`] merges once at the end.
+/// merging (`automerge` 0): compacting (`write.rs`) merges once at the end.
 const BULK_CRISIS_MERGE: i64 = 256;
 
 /// Stores `transcript`, a bulk load of its own: sessions are continued, joined or made as
-/// `write.rs` (`store_transcript`) tells.
+/// `../write.rs` (`store_transcript`) tells.
 #[cfg(test)]
 pub fn import(conn: &Connection, transcript: &Transcript) -> Result<Imported> {
     bulk_load(conn, |bulk| bulk.import(transcript))
@@ -175,8 +175,12 @@ mod tests {
     use crate::store::Store;
     use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
     use crate::store::memory::testing::{assert_consistent, entry, session, with_tags};
-    use crate::store::memory::{append, import, search, session as get_session};
+    use crate::store::memory::{MemoryReads, SessionRow, append, import, search};
     use crate::store::testing::for_each_backend;
+
+    fn get_session(conn: &Connection, id: &str) -> Result<Option<SessionRow>> {
+        conn.session(id)
+    }
 
     fn one(record: SessionRecord, entries: Vec<EntryRecord>) -> Transcript {
         Transcript {

@@ -5,10 +5,10 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::record::{Channel, EntryRecord, SessionRecord};
-use super::records::{EntryRow, SessionRow, Stats};
-use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::Result;
+use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
+use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
+use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
 
 /// The columns of a [`SessionRow`], for [`session_from_row`].
 pub(super) const SESSION_COLUMNS: &str = "s.rowid, s.id, s.source, s.started, s.ended, s.title,
@@ -81,11 +81,6 @@ fn corrupt(column: usize, name: &str, value: &str) -> rusqlite::Error {
     )
 }
 
-/// A stored count as a `usize` (counts are never negative; the schema checks).
-pub(super) fn count(n: i64) -> usize {
-    usize::try_from(n).unwrap_or(0)
-}
-
 /// A limit as SQL text: written into statements, not bound, because with SQLite's STAT4 a
 /// bound limit re-prepares the statement on every run. Limits come from our own code (a few
 /// values), so the statement cache holds them all.
@@ -93,171 +88,166 @@ pub(super) fn sql_limit(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
-/// Days that have sessions, newest first, with how many each has.
-pub fn days(conn: &Connection) -> Result<Vec<(String, usize)>> {
-    let mut statement =
-        conn.prepare_cached("SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day DESC")?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
-/// The sessions of `day`, in start order (sessions without a start first).
-pub fn sessions_on(conn: &Connection, day: &str) -> Result<Vec<SessionRow>> {
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = ?1 ORDER BY s.started, s.rowid"
-    );
-    let rows = conn
-        .prepare_cached(&sql)?
-        .query_map([day], session_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
-}
-
-/// The session whose directory is named `id`.
-pub fn session(conn: &Connection, id: &str) -> Result<Option<SessionRow>> {
-    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([id], session_from_row)
-        .optional()?)
-}
-
-/// The session numbered `rowid`.
-pub fn session_by_rowid(conn: &Connection, rowid: i64) -> Result<Option<SessionRow>> {
-    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = ?1");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([rowid], session_from_row)
-        .optional()?)
-}
-
-/// The `limit` most recent sessions, newest first (by day, then start).
-pub fn recent_sessions(conn: &Connection, limit: usize) -> Result<Vec<SessionRow>> {
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS} FROM sessions s
-         ORDER BY s.day DESC, s.started DESC, s.rowid DESC LIMIT {}",
-        sql_limit(limit)
-    );
-    let rows = conn
-        .prepare_cached(&sql)?
-        .query_map([], session_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
-}
-
-/// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
-/// order (page through a session with the last seq seen).
-pub fn entries(
-    conn: &Connection,
-    session_rowid: i64,
-    after_seq: i64,
-    limit: usize,
-) -> Result<Vec<EntryRow>> {
-    let (_, last) = session_range(session_rowid);
-    let first = entry_id(session_rowid, after_seq.clamp(0, MAX_SEQ)) + 1;
-    let sql = format!(
-        "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id LIMIT {}",
-        sql_limit(limit)
-    );
-    let rows = conn
-        .prepare_cached(&sql)?
-        .query_map(params![first, last], entry_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(rows)
-}
-
-/// Entry `seq` of session `session_rowid`.
-pub fn entry(conn: &Connection, session_rowid: i64, seq: i64) -> Result<Option<EntryRow>> {
-    if !(1..=MAX_SEQ).contains(&seq) {
-        return Ok(None);
+impl MemoryReads for Connection {
+    /// Days that have sessions, newest first, with how many each has.
+    fn days(&self) -> Result<Vec<(String, usize)>> {
+        let mut statement = self
+            .prepare_cached("SELECT day, count(*) FROM sessions GROUP BY day ORDER BY day DESC")?;
+        let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
-    let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = ?1");
-    Ok(conn
-        .prepare_cached(&sql)?
-        .query_row([entry_id(session_rowid, seq)], entry_from_row)
-        .optional()?)
-}
 
-/// How many entries of session `session_rowid` each channel has, in [`Channel::ALL`]
-/// order; channels without entries are left out.
-pub fn channel_counts(conn: &Connection, session_rowid: i64) -> Result<Vec<(Channel, usize)>> {
-    let mut statement = conn
-        .prepare_cached("SELECT channel, n FROM session_channels WHERE session = ?1 AND n > 0")?;
-    let mut counts = statement
-        .query_map([session_rowid], |r| {
-            let name: String = r.get(0)?;
-            Ok((parse_channel(0, &name)?, count(r.get(1)?)))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    counts.sort();
-    Ok(counts)
-}
+    /// The sessions of `day`, in start order (sessions without a start first).
+    fn sessions_on(&self, day: &str) -> Result<Vec<SessionRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = ?1 ORDER BY s.started, s.rowid"
+        );
+        let rows = self
+            .prepare_cached(&sql)?
+            .query_map([day], session_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
 
-/// The tags of session `session_rowid`'s entries, with how many entries have each; most
-/// used first, then by name.
-pub fn session_tags(conn: &Connection, session_rowid: i64) -> Result<Vec<(String, usize)>> {
-    let (first, last) = session_range(session_rowid);
-    let mut statement = conn.prepare_cached(
-        "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN ?1 AND ?2
+    /// The session whose directory is named `id`.
+    fn session(&self, id: &str) -> Result<Option<SessionRow>> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
+        Ok(self
+            .prepare_cached(&sql)?
+            .query_row([id], session_from_row)
+            .optional()?)
+    }
+
+    /// The session numbered `rowid`.
+    fn session_by_rowid(&self, rowid: i64) -> Result<Option<SessionRow>> {
+        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = ?1");
+        Ok(self
+            .prepare_cached(&sql)?
+            .query_row([rowid], session_from_row)
+            .optional()?)
+    }
+
+    /// The `limit` most recent sessions, newest first (by day, then start).
+    fn recent_sessions(&self, limit: usize) -> Result<Vec<SessionRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions s
+         ORDER BY s.day DESC, s.started DESC, s.rowid DESC LIMIT {}",
+            sql_limit(limit)
+        );
+        let rows = self
+            .prepare_cached(&sql)?
+            .query_map([], session_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
+    /// order (page through a session with the last seq seen).
+    fn entries(&self, session_rowid: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+        let (_, last) = session_range(session_rowid);
+        let first = entry_id(session_rowid, after_seq.clamp(0, MAX_SEQ)) + 1;
+        let sql = format!(
+            "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id LIMIT {}",
+            sql_limit(limit)
+        );
+        let rows = self
+            .prepare_cached(&sql)?
+            .query_map(params![first, last], entry_from_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// Entry `seq` of session `session_rowid`.
+    fn entry(&self, session_rowid: i64, seq: i64) -> Result<Option<EntryRow>> {
+        if !(1..=MAX_SEQ).contains(&seq) {
+            return Ok(None);
+        }
+        let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = ?1");
+        Ok(self
+            .prepare_cached(&sql)?
+            .query_row([entry_id(session_rowid, seq)], entry_from_row)
+            .optional()?)
+    }
+
+    /// How many entries of session `session_rowid` each channel has, in [`Channel::ALL`]
+    /// order; channels without entries are left out.
+    fn channel_counts(&self, session_rowid: i64) -> Result<Vec<(Channel, usize)>> {
+        let mut statement = self.prepare_cached(
+            "SELECT channel, n FROM session_channels WHERE session = ?1 AND n > 0",
+        )?;
+        let mut counts = statement
+            .query_map([session_rowid], |r| {
+                let name: String = r.get(0)?;
+                Ok((parse_channel(0, &name)?, count(r.get(1)?)))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        counts.sort();
+        Ok(counts)
+    }
+
+    /// The tags of session `session_rowid`'s entries, with how many entries have each; most
+    /// used first, then by name.
+    fn session_tags(&self, session_rowid: i64) -> Result<Vec<(String, usize)>> {
+        let (first, last) = session_range(session_rowid);
+        let mut statement = self.prepare_cached(
+            "SELECT tag, count(*) FROM entry_tags WHERE entry BETWEEN ?1 AND ?2
          GROUP BY tag ORDER BY count(*) DESC, tag",
-    )?;
-    let rows = statement.query_map(params![first, last], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
+        )?;
+        let rows =
+            statement.query_map(params![first, last], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
 
-/// Every tag in use, by name, with how many entries have it.
-pub fn tags(conn: &Connection) -> Result<Vec<(String, usize)>> {
-    let mut statement = conn.prepare_cached("SELECT tag, n FROM memory_tags ORDER BY tag")?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
+    /// Every tag in use, by name, with how many entries have it.
+    fn tags(&self) -> Result<Vec<(String, usize)>> {
+        let mut statement = self.prepare_cached("SELECT tag, n FROM memory_tags ORDER BY tag")?;
+        let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
 
-/// The `limit` most recently stored entries tagged `tag`, newest first, each with its
-/// session, and how many entries have the tag in all.
-pub fn tagged(
-    conn: &Connection,
-    tag: &str,
-    limit: usize,
-) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
-    let total: Option<i64> = conn
-        .prepare_cached("SELECT n FROM memory_tags WHERE tag = ?1")?
-        .query_row([tag], |r| r.get(0))
-        .optional()?;
-    let sql = format!(
-        "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
+    /// The `limit` most recently stored entries tagged `tag`, newest first, each with its
+    /// session, and how many entries have the tag in all.
+    fn tagged(&self, tag: &str, limit: usize) -> Result<(Vec<(SessionRow, EntryRow)>, usize)> {
+        let total: Option<i64> = self
+            .prepare_cached("SELECT n FROM memory_tags WHERE tag = ?1")?
+            .query_row([tag], |r| r.get(0))
+            .optional()?;
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS}
          FROM entry_tags t JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
          WHERE t.tag = ?1 ORDER BY t.entry DESC LIMIT {}",
-        sql_limit(limit)
-    );
-    let rows = conn
-        .prepare_cached(&sql)?
-        .query_map([tag], |r| {
-            Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok((rows, count(total.unwrap_or(0))))
-}
-
-/// The store's counts, from the counters the triggers keep and the ends of the day index.
-pub fn stats(conn: &Connection) -> Result<Stats> {
-    let mut stats = Stats::default();
-    let mut statement = conn.prepare_cached("SELECT name, n FROM memory_counts")?;
-    let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, count(r.get(1)?))))?;
-    for row in rows {
-        match row? {
-            (name, n) if name == "sessions" => stats.sessions = n,
-            (name, n) if name == "entries" => stats.entries = n,
-            _ => {}
-        }
+            sql_limit(limit)
+        );
+        let rows = self
+            .prepare_cached(&sql)?
+            .query_map([tag], |r| {
+                Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok((rows, count(total.unwrap_or(0))))
     }
-    (stats.first_day, stats.last_day) = conn
-        .prepare_cached("SELECT min(day), max(day) FROM sessions")?
-        .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    let mut statement =
-        conn.prepare_cached("SELECT source, n FROM memory_sources ORDER BY n DESC, source")?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
-    stats.sources = rows.collect::<rusqlite::Result<_>>()?;
-    Ok(stats)
+
+    /// The store's counts, from the counters the triggers keep and the ends of the day index.
+    fn stats(&self) -> Result<Stats> {
+        let mut stats = Stats::default();
+        let mut statement = self.prepare_cached("SELECT name, n FROM memory_counts")?;
+        let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, count(r.get(1)?))))?;
+        for row in rows {
+            match row? {
+                (name, n) if name == "sessions" => stats.sessions = n,
+                (name, n) if name == "entries" => stats.entries = n,
+                _ => {}
+            }
+        }
+        (stats.first_day, stats.last_day) = self
+            .prepare_cached("SELECT min(day), max(day) FROM sessions")?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let mut statement =
+            self.prepare_cached("SELECT source, n FROM memory_sources ORDER BY n DESC, source")?;
+        let rows = statement.query_map([], |r| Ok((r.get(0)?, count(r.get(1)?))))?;
+        stats.sources = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(stats)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,209 @@
+//! What a backend of memory must answer — the SQL primitives, each a statement or a few
+//! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`) — and [`MemoryRecords`]
+//! built once over them: the import and merge rules (`write.rs`), the search orchestration
+//! (`search.rs`, `tiers.rs`) and the related-session scoring (`related.rs`) are written
+//! here once, so the backends cannot drift apart in what they decide, only in how they ask.
+//!
+//! Ranks a backend hands back are normalised so that higher is always better (SQLite's
+//! `bm25()` is negated; PostgreSQL's `ts_rank_cd` already is).
+
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+use super::query::Query;
+use super::record::{Channel, EntryRecord, SessionRecord};
+use super::records::{Found, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow};
+use super::search::Span;
+use crate::error::Result;
+
+/// An entry or session number with its rank (higher is better).
+pub type Ranked = (i64, f64);
+
+/// The first and last times a session covers, when known.
+pub type Times<'a> = (Option<&'a str>, Option<&'a str>);
+
+/// Entries to insert, in their order.
+pub type Batch<'a> = &'a [&'a EntryRecord];
+
+/// Matches of an index, newest first and ranked, and whether more matched than were looked
+/// at.
+pub type Filtered = (Vec<Ranked>, bool);
+
+/// What a scan does with each row it reads: `false` to stop.
+pub type Visit<'a> = &'a mut dyn FnMut(ScanRow) -> Result<bool>;
+
+/// An entry, and where a pattern matched in its content.
+pub type Hit = (i64, Option<Range<usize>>);
+
+/// Which sessions hold which words: (the word's index, the session).
+pub type Held = BTreeSet<(usize, i64)>;
+
+/// The changes a backend makes to rows; the rules deciding which are in `write.rs`.
+pub trait WriteSql {
+    /// Entries one insert takes at most, and bytes of text (the batch ends early past it).
+    const BATCH: usize;
+    const BATCH_BYTES: usize;
+
+    /// The number of the session named `id`.
+    fn session_number(&self, id: &str) -> Result<Option<i64>>;
+    /// The name of session `rowid`.
+    fn session_name(&self, rowid: i64) -> Result<Option<String>>;
+    /// The session an earlier import joined `alias` to.
+    fn alias_of(&self, alias: &str) -> Result<Option<i64>>;
+    fn add_alias(&self, alias: &str, session: i64) -> Result<()>;
+    /// The stored session whose opening entries (the first 32, which the opening keys'
+    /// index holds) hold the most of `keys`; ties to the oldest session.
+    fn opening_match(&self, keys: &[&str]) -> Result<Option<i64>>;
+    /// Inserts session `record` spanning `times`, in the directory of `day`.
+    fn insert_session(&self, record: &SessionRecord, times: Times<'_>, day: &str) -> Result<i64>;
+    /// Widens session `rowid`'s span to cover `times` (times compare by bytes) and fills in
+    /// the title, cwd, model and continuation it lacks from `record`.
+    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times<'_>) -> Result<()>;
+    /// The highest entry number stored within `low..=high`.
+    fn top_entry(&self, low: i64, high: i64) -> Result<Option<i64>>;
+    /// Inserts, as seq `last + 1` on in their order, the entries of `batch` (checked; a
+    /// meta is an object, or null for an empty one) whose key session `rowid` does not
+    /// hold yet — every one when `held` is false; returns how many.
+    fn add_entries(&self, rowid: i64, last: i64, held: bool, batch: Batch<'_>) -> Result<usize>;
+    /// Sets the summary of session `rowid`; how many sessions changed.
+    fn write_summary(&self, rowid: i64, text: Option<&str>) -> Result<usize>;
+    /// Sets the tags (a JSON array) of entry `id` where they differ; how many changed.
+    fn write_tags(&self, id: i64, tags: &str) -> Result<usize>;
+    fn entry_exists(&self, id: i64) -> Result<bool>;
+    /// Deletes session `rowid` and its entries.
+    fn delete_session(&self, rowid: i64) -> Result<()>;
+    /// See [`MemoryRecords::compact`].
+    fn compact_indexes(&self) -> Result<()>;
+    /// See [`MemoryRecords::bulk_load`]; the loader stores each transcript by
+    /// `write::store_transcript`.
+    fn load_in_bulk(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()>;
+}
+
+/// A row a bounded scan reads ([`SearchSql::scan`]): what the filters need (empty when the
+/// query has no such filter) and the content when the query has a pattern.
+#[derive(Debug, Default)]
+pub struct ScanRow {
+    pub id: i64,
+    pub channel: String,
+    pub ts: Option<String>,
+    pub tags: String,
+    pub day: String,
+    /// The content; `None` when too large to come with the row ([`SearchSql::content`]).
+    pub text: Option<String>,
+}
+
+/// A session's name, place and texts, for hits on titles and summaries.
+#[derive(Debug)]
+pub struct SessionText {
+    pub rowid: i64,
+    pub id: String,
+    pub day: String,
+    pub entries: usize,
+    pub title: String,
+    pub summary: String,
+}
+
+/// The questions memory search asks of the full-text index; `search.rs` orders, bounds and
+/// notes the answers.
+pub trait SearchSql {
+    /// Why `query` can match nothing here before asking (with the note to give, if any).
+    fn unanswerable(&self, query: &Query) -> Option<Option<String>>;
+    /// The index's expression for the query's words, `None` when it has none.
+    fn expression(&self, query: &Query) -> Option<String>;
+    /// The `n` most recent entries within `span` matching `expr`, newest first, ranked.
+    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Ranked>>;
+    /// How many entries within `span` match `expr`, counted up to `cap`.
+    fn count_matches(&self, expr: &str, span: Span, cap: usize) -> Result<usize>;
+    /// How many entries match `query`, from statistics, when counting would cost too much.
+    fn estimated_matches(&self, query: &Query, span: Span) -> Result<Option<usize>>;
+    /// The entries within `span` among the `examine` most recent matches of `expr` that
+    /// pass `query`'s channel, tag and day filters, newest first, ranked; and whether at
+    /// least `examine` matched (so older matches went unexamined).
+    fn filtered(&self, expr: &str, query: &Query, span: Span, examine: usize) -> Result<Filtered>;
+    /// Entries within `span`, newest first (only tagged ones when the query has a `tag:`),
+    /// handed to `visit` until it says stop.
+    fn scan(&self, query: &Query, span: Span, visit: Visit<'_>) -> Result<()>;
+    /// One entry's content (empty when gone).
+    fn content(&self, id: i64) -> Result<String>;
+    /// The contents of those of `ids` that exist, in their order, handed to `visit` until
+    /// it says stop.
+    fn contents(&self, ids: &[i64], visit: &mut dyn FnMut(i64, &str) -> bool) -> Result<()>;
+    /// The hits for entries `ids`, in that order: each with its snippet around the query's
+    /// words when it has words and no range is given, else around the range, else its
+    /// first words.
+    fn entry_hits(&self, query: &Query, ids: &[Hit]) -> Result<Vec<MemoryHit>>;
+    /// Entries tagged `tag`, from the counters.
+    fn tag_count(&self, tag: &str) -> Result<usize>;
+    /// Entries numbered `low..=high` tagged `tag`, from the tag index.
+    fn tag_count_within(&self, tag: &str, low: i64, high: i64) -> Result<usize>;
+    /// Entries of `channels` (of `session` only, when given), from the counters.
+    fn channel_count(&self, channels: &[Channel], session: Option<i64>) -> Result<usize>;
+    /// Entries stored, from the counters.
+    fn stored_entries(&self) -> Result<usize>;
+    /// Sessions whose title or summary match `expr`, within `query`'s session and days,
+    /// best first; each with its snippet when the index cuts one.
+    fn ranked_sessions(&self, expr: &str, query: &Query) -> Result<Vec<(i64, Option<String>)>>;
+    /// Sessions within `query`'s session and days, most recent first (by day, then start).
+    fn recent_session_numbers(&self, query: &Query) -> Result<Vec<i64>>;
+    /// Those of `rowids` that exist, in their order.
+    fn session_texts(&self, rowids: &[i64]) -> Result<Vec<SessionText>>;
+    /// The snippet of a session whose title or summary matched `query`'s words, when
+    /// [`SearchSql::ranked_sessions`] gave none.
+    fn session_snippet(&self, query: &Query, session: &SessionText) -> String;
+}
+
+/// The questions related-session scoring asks; `related.rs` weighs the answers.
+pub trait RelatedSql {
+    /// The contents of session `session`'s last `n` entries, newest first.
+    fn recent_texts(&self, session: i64, n: usize) -> Result<Vec<String>>;
+    /// Entries and sessions stored: the documents of the indexes.
+    fn documents(&self) -> Result<usize>;
+    /// For each of `words`: the entries (counted up to `cap`) and sessions holding it,
+    /// and how many of those are not session `me` or its entries.
+    fn frequencies(&self, me: i64, words: &[&str], cap: usize) -> Result<Vec<(usize, usize)>>;
+    /// Sessions whose title or summary hold any of `terms`, ranked.
+    fn session_scores(&self, terms: &[String]) -> Result<Vec<Ranked>>;
+    /// The `window` most recent entries holding any of `terms`, ranked.
+    fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>>;
+    /// Which sessions `among` hold which of `terms` in a title, a summary or one of the
+    /// term's `n` most recent entries.
+    fn holding(&self, terms: &[String], among: &BTreeSet<i64>, n: usize) -> Result<Held>;
+}
+
+impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql> MemoryRecords for D {
+    fn search(&self, query: &str, limit: usize) -> Result<Found> {
+        super::search::search(self, query, limit)
+    }
+
+    fn related(&self, session: i64, limit: usize) -> Result<Vec<(SessionRow, Vec<String>)>> {
+        super::related::related(self, session, limit)
+    }
+
+    fn create_session(&self, record: &SessionRecord) -> Result<i64> {
+        super::write::create_session(self, record)
+    }
+
+    fn append(&self, session: i64, entry: &EntryRecord) -> Result<i64> {
+        super::write::append(self, session, entry)
+    }
+
+    fn set_summary(&self, session: i64, text: Option<&str>) -> Result<()> {
+        super::write::set_summary(self, session, text)
+    }
+
+    fn set_tags(&self, session: i64, seq: i64, tags: &[String]) -> Result<()> {
+        super::write::set_tags(self, session, seq, tags)
+    }
+
+    fn forget(&self, id: &str) -> Result<bool> {
+        super::write::forget(self, id)
+    }
+
+    fn compact(&self) -> Result<()> {
+        self.compact_indexes()
+    }
+
+    fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {
+        self.load_in_bulk(load)
+    }
+}
