@@ -2,11 +2,13 @@
 //! path is ([`Kind`], [`Node`], [`Ownership`]), a directory's members ([`Child`]), search
 //! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
 //! ([`RootPart`]), a recorded [`Failure`], how views link to places
-//! ([`Links`]) and the names the tree reserves ([`names`]). It imports none of them, so
+//! ([`Links`]), the names the tree reserves ([`names`]) and the numbers the kernel names
+//! paths and open files by ([`Ino`], [`Fh`]). It imports none of them, so
 //! each can import it without a circle.
 
 pub mod entry;
 pub mod failure;
+pub mod ids;
 pub mod links;
 pub mod names;
 pub mod node;
@@ -14,6 +16,7 @@ pub mod root;
 
 pub use entry::{Detail, Entry, Function, Lighter, Section};
 pub use failure::Failure;
+pub use ids::{Fh, Ino};
 pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
 pub use root::{RootPart, Verb};

@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::model::Ownership;
 use crate::model::names;
+use crate::model::{Fh, Ino};
 use crate::tree::access::Caller;
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
@@ -57,12 +58,12 @@ impl Space {
     /// by the caller's umask) and open it for writing; returns its attributes and handle.
     pub fn create(
         &self,
-        parent: u64,
+        parent: Ino,
         name: &str,
         exclusive: bool,
         caller: Caller,
         mode: u32,
-    ) -> Result<(Attr, u64)> {
+    ) -> Result<(Attr, Fh)> {
         let mut path = self.path_of(parent)?;
         check_name(name)?;
         path.push(name.to_string());
@@ -153,7 +154,7 @@ impl Space {
     }
 
     /// Make directory `name` in `parent` for `caller`.
-    pub fn mkdir(&self, parent: u64, name: &str, caller: Caller) -> Result<Attr> {
+    pub fn mkdir(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
         let mut path = self.path_of(parent)?;
         check_name(name)?;
         path.push(name.to_string());
@@ -186,7 +187,7 @@ impl Space {
 
     /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true), for
     /// `caller`.
-    pub fn remove(&self, parent: u64, name: &str, dir: bool, caller: Caller) -> Result<()> {
+    pub fn remove(&self, parent: Ino, name: &str, dir: bool, caller: Caller) -> Result<()> {
         let mut path = self.path_of(parent)?;
         path.push(name.to_string());
         let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
@@ -251,9 +252,9 @@ impl Space {
     /// Move `name` in `parent` to `new_name` in `new_parent`, for `caller`.
     pub fn rename(
         &self,
-        parent: u64,
+        parent: Ino,
         name: &str,
-        new_parent: u64,
+        new_parent: Ino,
         new_name: &str,
         no_replace: bool,
         caller: Caller,

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
+use crate::model::{Fh, Ino};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
@@ -29,7 +30,7 @@ const PASSTHROUGH_FROM: usize = 128 * 1024;
 /// An open done, or to be done once the content is final.
 pub enum Opened {
     /// The handle, and how the kernel reads it.
-    Now(u64, Paging),
+    Now(Fh, Paging),
     Wait(Pending),
 }
 
@@ -50,13 +51,13 @@ pub enum Paging {
 
 impl Space {
     /// Open `ino` as this process's user; returns the handle number.
-    pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
+    pub fn open(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
         self.open_by(ino, flags, Caller::this_process())
     }
 
     /// Open `ino` for `caller`; returns the handle number. Opening for writing is a change
     /// and must be admitted (see [`crate::tree::access`]).
-    pub fn open_by(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<u64> {
+    pub fn open_by(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<Fh> {
         self.open_paged(ino, flags, caller).map(|(fh, _)| fh)
     }
 
@@ -64,7 +65,7 @@ impl Space {
     /// read it: through its page cache (kept from the last open when the content is the
     /// same) when every change to it is announced and the opener cannot write; else
     /// directly from the snapshot taken now, whatever size the kernel last saw.
-    pub fn open_paged(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+    pub fn open_paged(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
         match self.open_or_wait(ino, flags, caller, false)? {
             Opened::Now(fh, paging) => Ok((fh, paging)),
             // Not asked to wait: never told to.
@@ -77,7 +78,7 @@ impl Space {
     /// call [`Space::open_waited`] once the wait is over.
     pub fn open_or_wait(
         &self,
-        ino: u64,
+        ino: Ino,
         flags: OpenFlags,
         caller: Caller,
         may_wait: bool,
@@ -158,7 +159,7 @@ impl Space {
 
     /// Open `ino` for reading after a wait for its content: rendered now, never from a
     /// rendering made before the wait.
-    pub fn open_waited(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+    pub fn open_waited(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
         self.forget_rendered();
         self.open_paged(ino, flags, caller)
     }
@@ -186,7 +187,7 @@ impl Space {
     }
 
     /// Up to `size` bytes of the open file from `offset`.
-    pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+    pub fn read(&self, fh: Fh, offset: u64, size: u32) -> Result<Vec<u8>> {
         let handles = self.files.handles();
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
         handle.content.read_at(offset, size as usize)
@@ -195,7 +196,7 @@ impl Space {
     /// Up to `size` bytes of `ino` from `offset`, for a kernel that does not open files
     /// (a read-only mount; see the FUSE adapter): what the daemon keeps of it, else
     /// rendered now. A read from the start stands for the open a read-write mount sees.
-    pub fn read_unopened(&self, ino: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+    pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
         if node.kind == Kind::Dir {
@@ -216,7 +217,7 @@ impl Space {
     /// Content with fingerprint `print` is being read from `path` (inode `ino`): its
     /// modification time follows it, and its resource hears of it (a search read becomes
     /// a recent one, which the views beside it show).
-    fn served(&self, ino: u64, print: Print, path: &[String]) {
+    fn served(&self, ino: Ino, print: Print, path: &[String]) {
         self.observed_print(ino, print);
         if let Ok(Route::In(resource, rest)) = self.route(path) {
             resource.opened(&rest);
@@ -227,7 +228,7 @@ impl Space {
     }
 
     /// Put `data` at `offset` of the open file's buffer (at its end when appending).
-    pub fn write(&self, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
+    pub fn write(&self, fh: Fh, offset: u64, data: &[u8]) -> Result<u32> {
         let mut handles = self.files.handles();
         let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
         let Some(edit) = handle.edit.as_mut() else {
@@ -263,7 +264,7 @@ impl Space {
 
     /// Save the open file if content was written to it: validate and route it. Called at
     /// every `close` and `fsync`; a rejection fails that call and is logged.
-    pub fn flush(&self, fh: u64) -> Result<()> {
+    pub fn flush(&self, fh: Fh) -> Result<()> {
         self.flush_by(fh, 0)
     }
 
@@ -273,13 +274,13 @@ impl Space {
     /// (`echo x > f`), and that close must not save (and reject) an empty file; when it
     /// was the last one (`: > f`, `cp /dev/null f`), the close reports the outcome. When
     /// that cannot be told, saving waits for `release`, after the close returned.
-    pub fn flush_by(&self, fh: u64, pid: u32) -> Result<()> {
+    pub fn flush_by(&self, fh: Fh, pid: u32) -> Result<()> {
         let complete = pid != 0 && self.last_close(fh, pid);
         self.save_handle(fh, complete)
     }
 
     /// Whether process `pid`, closing `fh`, holds no other descriptor of its file.
-    fn last_close(&self, fh: u64, pid: u32) -> bool {
+    fn last_close(&self, fh: Fh, pid: u32) -> bool {
         let path = {
             let handles = self.files.handles();
             match handles.get(&fh) {
@@ -294,7 +295,7 @@ impl Space {
 
     /// Save what handle `fh` holds if it was written to, or — when `complete` (its last
     /// close) — if it was only truncated or created.
-    fn save_handle(&self, fh: u64, complete: bool) -> Result<()> {
+    fn save_handle(&self, fh: Fh, complete: bool) -> Result<()> {
         let (path, base, by_owner) = {
             let mut handles = self.files.handles();
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
@@ -344,7 +345,7 @@ impl Space {
     /// Give an editor's temp file at `path` what handle `fh` holds, copied as it is (it may
     /// be large: it never passes through memory whole). `None` when `path` is not a temp
     /// file (a document: validated and routed by `save`).
-    fn keep_temp_body(&self, fh: u64, path: &[String]) -> Option<Result<()>> {
+    fn keep_temp_body(&self, fh: Fh, path: &[String]) -> Option<Result<()>> {
         let key = path.join("/");
         if self.files.scratch().get(&key).is_none_or(|f| f.pending) {
             return None;
@@ -365,7 +366,7 @@ impl Space {
     /// and never written), then forget the handle. A document being created whose content
     /// was never accepted disappears with its last handle, and so does a temp file that
     /// holds nothing because its write failed: it must not count toward the limit.
-    pub fn release(&self, fh: u64) {
+    pub fn release(&self, fh: Fh) {
         // The close already returned: a rejection here can only be logged, which
         // save_handle does.
         let _ = self.save_handle(fh, true);
@@ -422,7 +423,7 @@ impl Space {
 
     /// Change the size of a file (`truncate`, `open(O_TRUNC)` on some kernels). With an
     /// open handle the buffer changes and is saved at close; without, it is saved now.
-    pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>, caller: Caller) -> Result<Attr> {
+    pub fn set_size(&self, ino: Ino, size: u64, fh: Option<Fh>, caller: Caller) -> Result<Attr> {
         let path = self.path_of(ino)?;
         let _change = self.admit(caller, "truncate", &path)?;
         let size = usize::try_from(size)
@@ -470,7 +471,7 @@ impl Space {
     /// The attributes of `ino` for process `pid` while it has the file open for reading:
     /// what it reads, so its own `stat` during a `cat` agrees with it (other processes see
     /// the file as it is now).
-    pub(crate) fn open_attr(&self, ino: u64, pid: u32) -> Option<Attr> {
+    pub(crate) fn open_attr(&self, ino: Ino, pid: u32) -> Option<Attr> {
         let fh = self
             .files
             .handles()
@@ -483,7 +484,7 @@ impl Space {
 
     /// The attributes of an open file, from what it holds: what it will read, or what has
     /// been written to it so far (`fstat` right after `open` must not render anew).
-    pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
+    pub fn handle_attr(&self, ino: Ino, fh: Fh) -> Option<Attr> {
         let (kind, writable, size, content, perm) = {
             let handles = self.files.handles();
             let handle = handles.get(&fh)?;
@@ -518,7 +519,7 @@ impl Space {
     }
 }
 
-fn bad_handle(fh: u64) -> Error {
+fn bad_handle(fh: Fh) -> Error {
     Error::new(ErrorKind::Invalid, format!("file handle {fh} is not open"))
 }
 

@@ -11,6 +11,7 @@
 use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
+use crate::model::Ino;
 use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::tree::Space;
 use crate::tree::inodes::Inodes;
@@ -151,8 +152,8 @@ fn tick(space: Weak<Space>, version: Option<StoreVersion>) {
 /// The numbered paths `reach` covers (see the module's rules), and every path under a
 /// resourcespace in `everywhere`: ranges of the sorted path table, so a change costs what
 /// it reaches, not what the kernel holds.
-fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
+fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<Ino> {
+    let mut out: Vec<Ino> = Vec::new();
     for name in everywhere {
         out.extend(inodes.under(name).map(|(_, ino)| ino));
     }
@@ -287,7 +288,7 @@ mod tests {
         ];
         for reach in reaches_all {
             let got = reached(&inodes, &reach, &["search"]);
-            let mut want: Vec<u64> = paths
+            let mut want: Vec<Ino> = paths
                 .iter()
                 .filter(|path| {
                     let parts: Vec<&str> = if path.is_empty() {

@@ -5,6 +5,7 @@
 //! `sed -i` set them as a matter of course.
 
 use crate::error::{Error, Result};
+use crate::model::Ino;
 use crate::model::Ownership;
 use crate::tree::Space;
 use crate::tree::access::Caller;
@@ -19,7 +20,7 @@ impl Space {
     /// Change the permission bits (`mode`) and/or owner (`uid`, `gid`) of `ino` for `caller`.
     pub fn set_perm(
         &self,
-        ino: u64,
+        ino: Ino,
         mode: Option<u32>,
         uid: Option<u32>,
         gid: Option<u32>,

@@ -12,6 +12,7 @@ use crate::model::links::dir_prefix;
 use crate::model::names::{self, ENTRY, ERRORS, NAV};
 use crate::model::{Child, Kind, Node, RootPart};
 use crate::model::{Failure, Ownership};
+use crate::model::{Fh, Ino};
 use crate::render;
 use crate::tree::access::{Access, Admission, Caller, Perm};
 use crate::tree::body::Spill;
@@ -37,7 +38,7 @@ pub struct ProjectInfo {
 /// The attributes of one path, as `stat` shows them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attr {
-    pub ino: u64,
+    pub ino: Ino,
     pub kind: Kind,
     pub size: u64,
     pub mtime: SystemTime,
@@ -77,7 +78,7 @@ pub struct Space {
 
 /// Content computed for a `stat`, kept a moment for the `open` that usually follows.
 pub(crate) struct Rendered {
-    ino: u64,
+    ino: Ino,
     /// The kernel-cache generation it was computed at: any change since makes it stale.
     generation: u64,
     at: Instant,
@@ -230,7 +231,7 @@ impl Space {
 
     // ---- paths and inodes -------------------------------------------------------------
 
-    pub(crate) fn path_of(&self, ino: u64) -> Result<Vec<String>> {
+    pub(crate) fn path_of(&self, ino: Ino) -> Result<Vec<String>> {
         let inodes = lock(&self.inodes);
         let path = inodes
             .path_of(ino)
@@ -238,7 +239,7 @@ impl Space {
         Ok(split(path))
     }
 
-    pub(crate) fn ino_of(&self, path: &[String]) -> u64 {
+    pub(crate) fn ino_of(&self, path: &[String]) -> Ino {
         lock(&self.inodes).ino_of(&path.join("/"))
     }
 
@@ -427,7 +428,7 @@ impl Space {
 
     /// Find `name` in directory `parent`. A miss that closely matches an existing name is
     /// logged with "Did you mean"; probes that tools make on their own are not.
-    pub fn lookup(&self, parent: u64, name: &str) -> Result<Attr> {
+    pub fn lookup(&self, parent: Ino, name: &str) -> Result<Attr> {
         let mut path = self.path_of(parent)?;
         check_name(name)?;
         path.push(name.to_string());
@@ -438,12 +439,12 @@ impl Space {
     }
 
     /// The attributes of `ino`.
-    pub fn getattr(&self, ino: u64) -> Result<Attr> {
+    pub fn getattr(&self, ino: Ino) -> Result<Attr> {
         self.getattr_by(ino, 0)
     }
 
     /// The attributes of `ino` as process `pid` sees them (see [`Space::open_attr`]).
-    pub fn getattr_by(&self, ino: u64, pid: u32) -> Result<Attr> {
+    pub fn getattr_by(&self, ino: Ino, pid: u32) -> Result<Attr> {
         if let Some(attr) = self.open_attr(ino, pid) {
             return Ok(attr);
         }
@@ -489,7 +490,7 @@ impl Space {
     /// follows (see [`Space::content_for_open`]).
     pub(crate) fn content_for_stat(
         &self,
-        ino: u64,
+        ino: Ino,
         path: &[String],
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
@@ -512,7 +513,7 @@ impl Space {
     /// answered from the open file.
     pub(crate) fn content_for_open(
         &self,
-        ino: u64,
+        ino: Ino,
         path: &[String],
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
@@ -529,7 +530,7 @@ impl Space {
     /// `generation`; with its fingerprint.
     fn kept_or(
         &self,
-        ino: u64,
+        ino: Ino,
         path: &[String],
         cacheable: bool,
         generation: u64,
@@ -554,20 +555,20 @@ impl Space {
         lock(&self.rendered).take();
     }
 
-    pub(crate) fn observed(&self, ino: u64, content: &[u8]) -> SystemTime {
+    pub(crate) fn observed(&self, ino: Ino, content: &[u8]) -> SystemTime {
         self.observed_print(ino, print(content))
     }
 
     /// Note that content with fingerprint `print` was just served for `ino`; returns its
     /// modification time (see [`Inodes::observe`]).
-    pub(crate) fn observed_print(&self, ino: u64, print: Print) -> SystemTime {
+    pub(crate) fn observed_print(&self, ino: Ino, print: Print) -> SystemTime {
         lock(&self.inodes).observe(ino, print)
     }
 
     /// Open directory `ino`: its listing is taken at the first [`Space::read_dir`] (none
     /// when the kernel kept the last one). Also says whether the kernel may keep the
     /// listing (every change to it is announced).
-    pub fn open_dir(&self, ino: u64) -> Result<(u64, bool)> {
+    pub fn open_dir(&self, ino: Ino) -> Result<(Fh, bool)> {
         let path = self.path_of(ino)?;
         let node = self.stat(&path)?;
         if node.kind != Kind::Dir {
@@ -579,26 +580,26 @@ impl Space {
 
     /// The entries of the open directory `fh` from `offset` on, each with the offset of
     /// the one after it, `.` and `..` first.
-    pub fn read_dir(&self, fh: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+    pub fn read_dir(&self, fh: Fh, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
         self.listings.from(fh, offset, |ino| self.readdir(ino))
     }
 
     /// The entries of directory `ino` from `offset` on, read without opening it (see
     /// [`Listings::unopened`]).
-    pub fn read_dir_unopened(&self, ino: u64, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+    pub fn read_dir_unopened(&self, ino: Ino, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
         let generation = self.kernel.generation();
         self.listings
             .unopened(ino, generation, offset, |ino| self.readdir(ino))
     }
 
     /// Close the open directory `fh`.
-    pub fn close_dir(&self, fh: u64) {
+    pub fn close_dir(&self, fh: Fh) {
         self.listings.close(fh);
     }
 
     /// The attributes of `ino` for process `pid` holding handle `fh`, if any: an open file
     /// reports the size of what it will read or has been written; else the path as it is.
-    pub fn getattr_via(&self, ino: u64, fh: Option<u64>, pid: u32) -> Result<Attr> {
+    pub fn getattr_via(&self, ino: Ino, fh: Option<Fh>, pid: u32) -> Result<Attr> {
         match fh.and_then(|fh| self.handle_attr(ino, fh)) {
             Some(attr) => Ok(attr),
             None => self.getattr_by(ino, pid),
@@ -607,7 +608,7 @@ impl Space {
 
     /// Whether `ino` may be written (`access(W_OK)`, `test -w`): views and read-only
     /// places say no, as their modes do.
-    pub fn access(&self, ino: u64, write: bool) -> Result<()> {
+    pub fn access(&self, ino: Ino, write: bool) -> Result<()> {
         let attr = self.getattr(ino)?;
         if write && !attr.writable {
             return Err(Error::new(
@@ -622,7 +623,7 @@ impl Space {
     }
 
     /// The listing of directory `ino`.
-    pub fn readdir(&self, ino: u64) -> Result<Vec<DirEntry>> {
+    pub fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
         let path = self.path_of(ino)?;
         let children = self.names(&path)?;
         let mut inodes = lock(&self.inodes);

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
-use crate::model::{Child, Kind, Node};
+use crate::model::{Child, Fh, Ino, Kind, Node};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
 use crate::tree::inodes::ROOT;
@@ -131,7 +131,7 @@ const WRITE: OpenFlags = OpenFlags {
     append: false,
 };
 
-fn dir(space: &Space) -> u64 {
+fn dir(space: &Space) -> Ino {
     space.lookup(ROOT, "notes").unwrap().ino
 }
 
@@ -445,7 +445,7 @@ fn a_miss_before_a_create_is_no_typo() {
 
 /// Process 1 opens `a.txt` ("first\n") to read; process 2 then saves "a longer note\n"
 /// over it. Returns the file's inode and the reader's handle, still open.
-fn read_while_another_writes(space: &Space) -> (u64, u64) {
+fn read_while_another_writes(space: &Space) -> (Ino, Fh) {
     let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
     let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
     let writer = space.open_by(ino, WRITE, by(2)).unwrap();
