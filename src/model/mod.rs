@@ -2,8 +2,9 @@
 //! path is ([`Kind`], [`Node`], [`Ownership`]), a directory's members ([`Child`]), search
 //! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
 //! ([`RootPart`]), a recorded [`Failure`], how views link to places
-//! ([`Links`]), the names the tree reserves ([`names`]) and the numbers the kernel names
-//! paths and open files by ([`Ino`], [`Fh`]). It imports none of them, so
+//! ([`Links`]), the names the tree reserves ([`names`]), a place in the tree
+//! ([`TreePath`]) and the numbers the kernel names paths and open files by ([`Ino`],
+//! [`Fh`]). It imports none of them, so
 //! each can import it without a circle.
 
 pub mod entry;
@@ -12,6 +13,7 @@ pub mod ids;
 pub mod links;
 pub mod names;
 pub mod node;
+pub mod path;
 pub mod root;
 
 pub use entry::{Detail, Entry, Function, Lighter, Section};
@@ -19,4 +21,5 @@ pub use failure::Failure;
 pub use ids::{Fh, Ino};
 pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
+pub use path::TreePath;
 pub use root::{RootPart, Verb};

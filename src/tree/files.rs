@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
-use crate::model::{Fh, Ino};
+use crate::model::{Fh, Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
@@ -164,17 +164,12 @@ impl Space {
         self.open_paged(ino, flags, caller)
     }
 
-    fn read_only_error(&self, path: &[String], kind: Kind) -> Error {
-        let at = self.links.to(&path.join("/"));
-        let parent = path
-            .split_last()
-            .map(|(_, p)| p.to_vec())
-            .unwrap_or_default();
-        let entry = self.links.to(&format!(
-            "{}{}",
-            crate::tree::dir_prefix(&parent),
-            crate::model::names::ENTRY
-        ));
+    fn read_only_error(&self, path: &TreePath, kind: Kind) -> Error {
+        let at = self.links.to(path.as_str());
+        let parent = path.parent().unwrap_or_default();
+        let entry = self
+            .links
+            .to(parent.join(crate::model::names::ENTRY).as_str());
         match kind {
             Kind::View => Error::read_only(format!(
                 "{at} is a view, generated from live state; it cannot be written. \
@@ -217,7 +212,7 @@ impl Space {
     /// Content with fingerprint `print` is being read from `path` (inode `ino`): its
     /// modification time follows it, and its resource hears of it (a search read becomes
     /// a recent one, which the views beside it show).
-    fn served(&self, ino: Ino, print: Print, path: &[String]) {
+    fn served(&self, ino: Ino, print: Print, path: &TreePath) {
         self.observed_print(ino, print);
         if let Ok(Route::In(resource, rest)) = self.route(path) {
             resource.opened(&rest);
@@ -285,7 +280,7 @@ impl Space {
             let handles = self.files.handles();
             match handles.get(&fh) {
                 Some(handle) if handle.edit.is_some_and(|e| e.dirty && !e.written) => {
-                    self.links.to(&handle.path.join("/"))
+                    self.links.to(handle.path.as_str())
                 }
                 _ => return false,
             }
@@ -345,9 +340,9 @@ impl Space {
     /// Give an editor's temp file at `path` what handle `fh` holds, copied as it is (it may
     /// be large: it never passes through memory whole). `None` when `path` is not a temp
     /// file (a document: validated and routed by `save`).
-    fn keep_temp_body(&self, fh: Fh, path: &[String]) -> Option<Result<()>> {
-        let key = path.join("/");
-        if self.files.scratch().get(&key).is_none_or(|f| f.pending) {
+    fn keep_temp_body(&self, fh: Fh, path: &TreePath) -> Option<Result<()>> {
+        let key = path.as_str();
+        if self.files.scratch().get(key).is_none_or(|f| f.pending) {
             return None;
         }
         let copy = match self.files.handles().get(&fh) {
@@ -355,7 +350,7 @@ impl Space {
             None => Err(bad_handle(fh)),
         };
         Some(copy.map(|body| {
-            if let Some(file) = self.files.scratch().get_mut(&key) {
+            if let Some(file) = self.files.scratch().get_mut(key) {
                 file.content = body;
                 file.changed = SystemTime::now();
             }
@@ -373,13 +368,13 @@ impl Space {
         let Some(handle) = self.files.handles().remove(&fh) else {
             return;
         };
-        let key = handle.path.join("/");
+        let key = handle.path.as_str();
         let still_open = self.files.handles().values().any(|h| h.path == handle.path);
         let failed = handle.edit.is_some_and(|e| e.broken.is_some());
         let mut scratch = self.files.scratch();
         let unwanted = |f: &ScratchFile| f.pending || (failed && f.content.is_empty());
-        if !still_open && scratch.get(&key).is_some_and(unwanted) {
-            scratch.remove(&key);
+        if !still_open && scratch.get(key).is_some_and(unwanted) {
+            scratch.remove(key);
             drop(scratch);
             self.changed_at(&handle.path);
         }
@@ -387,7 +382,7 @@ impl Space {
 
     /// Write `content` to `path`: into memory for temp files, else validated by its
     /// resource. A pending new document stops being pending once its resource took it.
-    pub(crate) fn save(&self, path: &[String], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+    pub(crate) fn save(&self, path: &TreePath, content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let _pass = self.changes.enter();
         if content.len() > MAX_DOCUMENT {
             return Err(self.too_big(path));
@@ -526,7 +521,7 @@ fn bad_handle(fh: Fh) -> Error {
 impl Space {
     /// The refusal of a document at `path` over the size limit, with what its resource
     /// suggests instead.
-    fn too_big(&self, path: &[String]) -> Error {
+    fn too_big(&self, path: &TreePath) -> Error {
         let instead = self
             .place_in_resource(path)
             .ok()
@@ -541,7 +536,7 @@ impl Space {
         )
     }
     /// The error of the handle of `path` whose write was refused with `kind`.
-    fn broken(&self, kind: Option<ErrorKind>, path: &[String]) -> Error {
+    fn broken(&self, kind: Option<ErrorKind>, path: &TreePath) -> Error {
         match kind {
             Some(ErrorKind::TooBig) | None => self.too_big(path),
             Some(kind) => Error::new(

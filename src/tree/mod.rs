@@ -24,7 +24,6 @@ mod space;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use crate::model::links::dir_prefix;
 pub use files::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub use listings::DirEntry;

@@ -5,8 +5,8 @@
 //! `sed -i` set them as a matter of course.
 
 use crate::error::{Error, Result};
-use crate::model::Ino;
 use crate::model::Ownership;
+use crate::model::{Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::resource::ModeChange;
@@ -61,12 +61,12 @@ impl Space {
     }
 
     /// The refusal of a `chmod`/`chown` where modes are not kept: what they follow instead.
-    fn fixed_modes(&self, path: &[String]) -> Error {
+    fn fixed_modes(&self, path: &TreePath) -> Error {
         Error::not_permitted(format!(
             "the modes and owner of {} cannot be changed: it is not a file of the project. \
              Generated views, tasks and memory show the modes of the store file; symbol files \
              show their module's (chmod the module's .py file)",
-            self.links.to(&path.join("/"))
+            self.links.to(path.as_str())
         ))
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use crate::error::ErrorKind;
-use crate::model::{Fh, Ino, Kind, Ownership};
+use crate::model::{Fh, Ino, Kind, Ownership, TreePath};
 use crate::tree::access::Perm;
 use crate::tree::body::{Body, Spill};
 use crate::tree::lock;
@@ -52,7 +52,7 @@ pub struct Handle {
     pub base: Option<Vec<u8>>,
     pub kind: Kind,
     pub writable: bool,
-    pub path: Vec<String>,
+    pub path: TreePath,
     pub content: Body,
     /// Present when opened for writing.
     pub edit: Option<Edit>,

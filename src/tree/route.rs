@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::TreePath;
 use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::tree::Space;
 use crate::tree::resource::Resource;
@@ -15,10 +16,11 @@ pub(crate) enum Generated {
     Nav,
 }
 
-/// What a path (as components from the root) refers to.
+/// What a path refers to.
 pub(crate) enum Route<'a> {
     Root,
-    Generated(Generated, &'a [String]),
+    /// A generated file of the directory given.
+    Generated(Generated, TreePath),
     Errors,
     Scratch(String),
     In(Arc<dyn Resource>, Vec<&'a str>),
@@ -26,28 +28,31 @@ pub(crate) enum Route<'a> {
 
 impl Space {
     /// Route `path` to the place that answers for it. Does not check that it exists.
-    pub(crate) fn route<'a>(&self, path: &'a [String]) -> Result<Route<'a>> {
-        let Some((last, parent)) = path.split_last() else {
+    pub(crate) fn route<'a>(&self, path: &'a TreePath) -> Result<Route<'a>> {
+        let mut names = path.names();
+        let (Some(first), Some(last)) = (names.clone().next(), names.next_back()) else {
             return Ok(Route::Root);
         };
-        match last.as_str() {
-            ENTRY => return Ok(Route::Generated(Generated::Entry, parent)),
-            NAV => return Ok(Route::Generated(Generated::Nav, parent)),
-            ERRORS if parent.is_empty() => return Ok(Route::Errors),
-            _ => {}
+        let generated = match last {
+            ENTRY => Some(Generated::Entry),
+            NAV => Some(Generated::Nav),
+            ERRORS if path.as_str() == ERRORS => return Ok(Route::Errors),
+            _ => None,
+        };
+        if let (Some(generated), Some(dir)) = (generated, path.parent()) {
+            return Ok(Route::Generated(generated, dir));
         }
-        let key = path.join("/");
-        if self.files.has_scratch(&key) {
-            return Ok(Route::Scratch(key));
+        if self.files.has_scratch(path.as_str()) {
+            return Ok(Route::Scratch(path.as_str().to_string()));
         }
-        let resource = self.resource(&path[0]).ok_or_else(|| {
+        let resource = self.resource(first).ok_or_else(|| {
             Error::not_found(format!(
                 "{} does not exist: the root holds {}",
-                self.links.to(&path[0]),
+                self.links.to(first),
                 self.resource_names()
             ))
         })?;
-        let (resource, rest) = descend(resource, &path[1..]);
+        let (resource, rest) = descend(resource, path.names().skip(1));
         Ok(Route::In(resource, rest))
     }
 
@@ -64,23 +69,20 @@ impl Space {
     }
 }
 
-/// The innermost resourcespace answering for `rest` inside `resource`, and the path
-/// inside it: `source` + `history/3.diff` is `history` + `3.diff`.
-pub(crate) fn descend(
+/// The innermost resourcespace answering for the names `rest` inside `resource`, and the
+/// path inside it: `source` + `history/3.diff` is `history` + `3.diff`.
+pub(crate) fn descend<'a>(
     mut resource: Arc<dyn Resource>,
-    mut rest: &[String],
-) -> (Arc<dyn Resource>, Vec<&str>) {
-    while let Some((first, inner)) = rest.split_first() {
-        let Some(child) = resource
-            .children()
-            .iter()
-            .find(|c| c.name() == first.as_str())
-            .cloned()
-        else {
-            break;
-        };
+    rest: impl Iterator<Item = &'a str>,
+) -> (Arc<dyn Resource>, Vec<&'a str>) {
+    let mut rest = rest.peekable();
+    while let Some(child) = rest
+        .peek()
+        .and_then(|first| resource.children().iter().find(|c| c.name() == *first))
+        .cloned()
+    {
         resource = child;
-        rest = inner;
+        rest.next();
     }
-    (resource, rest.iter().map(String::as_str).collect())
+    (resource, rest.collect())
 }

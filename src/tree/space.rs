@@ -8,11 +8,10 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
-use crate::model::links::dir_prefix;
 use crate::model::names::{self, ENTRY, ERRORS, NAV};
 use crate::model::{Child, Kind, Node, RootPart};
 use crate::model::{Failure, Ownership};
-use crate::model::{Fh, Ino};
+use crate::model::{Fh, Ino, TreePath};
 use crate::render;
 use crate::tree::access::{Access, Admission, Caller, Perm};
 use crate::tree::body::Spill;
@@ -157,8 +156,8 @@ impl Space {
 
     /// Admit a change by `caller` to `path`, or refuse it (logged) when only the owner may
     /// change things; see [`crate::tree::access`].
-    pub(crate) fn admit(&self, caller: Caller, op: &str, path: &[String]) -> Result<Admission> {
-        let admitted = self.access.admit(caller, &self.links.to(&path.join("/")));
+    pub(crate) fn admit(&self, caller: Caller, op: &str, path: &TreePath) -> Result<Admission> {
+        let admitted = self.access.admit(caller, &self.links.to(path.as_str()));
         match &admitted {
             // Another user refused: logged once per user and operation, counted, at the
             // root — an `rm -rf` of theirs must not push the owner's own failures out of
@@ -231,33 +230,33 @@ impl Space {
 
     // ---- paths and inodes -------------------------------------------------------------
 
-    pub(crate) fn path_of(&self, ino: Ino) -> Result<Vec<String>> {
+    pub(crate) fn path_of(&self, ino: Ino) -> Result<TreePath> {
         let inodes = lock(&self.inodes);
         let path = inodes
             .path_of(ino)
             .ok_or_else(|| Error::not_found(format!("no file has inode {ino}")))?;
-        Ok(split(path))
+        Ok(TreePath::parse(path))
     }
 
-    pub(crate) fn ino_of(&self, path: &[String]) -> Ino {
-        lock(&self.inodes).ino_of(&path.join("/"))
+    pub(crate) fn ino_of(&self, path: &TreePath) -> Ino {
+        lock(&self.inodes).ino_of(path.as_str())
     }
 
     // ---- what is where ----------------------------------------------------------------
 
     /// What `path` holds.
-    pub fn stat(&self, path: &[String]) -> Result<Node> {
+    pub fn stat(&self, path: &TreePath) -> Result<Node> {
         match self.route(path)? {
             // Whoever may enter the project may enter the mount: the way to source/.
             Route::Root => Ok(Node::dir(false).owned(self.project_ownership())),
             // The dashboard and the whole tree's map quote tasks and sessions: the store's.
-            Route::Generated(_, []) => Ok(Node::view()),
-            Route::Generated(_, dir) => match self.stat(dir)? {
+            Route::Generated(_, dir) if dir.is_root() => Ok(Node::view()),
+            Route::Generated(_, dir) => match self.stat(&dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
                 node if node.kind == Kind::Dir => {
                     Ok(Node::view().owned(node.ownership).aliased(node.aliased))
                 }
-                _ => Err(not_a_dir(&self.links, dir)),
+                _ => Err(not_a_dir(&self.links, &dir)),
             },
             Route::Errors => Ok(Node::view()),
             Route::Scratch(key) => {
@@ -276,7 +275,7 @@ impl Space {
     }
 
     /// The members of directory `path`, generated files first.
-    pub fn list(&self, path: &[String]) -> Result<Vec<Child>> {
+    pub fn list(&self, path: &TreePath) -> Result<Vec<Child>> {
         let mut children = vec![
             Child::new(ENTRY, Kind::View, "what this is and what you can do here"),
             Child::new(NAV, Kind::View, "the tree seen from here"),
@@ -314,7 +313,7 @@ impl Space {
 
     /// The names and kinds of directory `path`'s members, as `ls` shows them: like
     /// [`Space::list`] without the descriptions (which cost a query or a stat each).
-    pub fn names(&self, path: &[String]) -> Result<Vec<(String, Kind)>> {
+    pub fn names(&self, path: &TreePath) -> Result<Vec<(String, Kind)>> {
         match self.route(path)? {
             Route::In(resource, rest) => {
                 let mut names = vec![
@@ -338,8 +337,8 @@ impl Space {
     }
 
     /// The temp files and new documents held in memory in directory `path`.
-    fn scratch_names(&self, path: &[String]) -> Vec<(String, Kind)> {
-        let prefix = dir_prefix(path);
+    fn scratch_names(&self, path: &TreePath) -> Vec<(String, Kind)> {
+        let prefix = path.dir_prefix();
         self.files
             .scratch()
             .keys()
@@ -349,17 +348,18 @@ impl Space {
     }
 
     /// The bytes of the file at `path`.
-    pub fn content(&self, path: &[String]) -> Result<Vec<u8>> {
+    pub fn content(&self, path: &TreePath) -> Result<Vec<u8>> {
         match self.route(path)? {
             Route::Root => Err(is_a_dir(&self.links, path)),
-            Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
+            Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(&dir)?.into_bytes()),
             Route::Generated(Generated::Nav, dir) => {
                 let shape = self
                     .resources
                     .iter()
                     .find_map(|r| r.nav_shape())
                     .unwrap_or_default();
-                Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
+                let dir: Vec<String> = dir.names().map(str::to_string).collect();
+                Ok(render::nav::render(self, &self.links, &dir, self.budget, shape)?.into_bytes())
             }
             Route::Errors => {
                 self.examine_misses();
@@ -376,7 +376,7 @@ impl Space {
         }
     }
 
-    fn render_entry(&self, dir: &[String]) -> Result<String> {
+    fn render_entry(&self, dir: &TreePath) -> Result<String> {
         self.examine_misses();
         let entry = match self.route(dir)? {
             Route::Root => render::dashboard::entry(&self.dashboard(), &self.links),
@@ -386,9 +386,9 @@ impl Space {
             },
             _ => return Err(not_a_dir(&self.links, dir)),
         };
-        let failure = self.errors.fresh_in(&dir.join("/"), SystemTime::now());
-        let refs: Vec<&str> = dir.iter().map(String::as_str).collect();
-        let budget = if dir.is_empty() {
+        let failure = self.errors.fresh_in(dir.as_str(), SystemTime::now());
+        let refs: Vec<&str> = dir.names().collect();
+        let budget = if dir.is_root() {
             self.budget.min(render::dashboard::TOKENS)
         } else {
             self.budget
@@ -429,9 +429,9 @@ impl Space {
     /// Find `name` in directory `parent`. A miss that closely matches an existing name is
     /// logged with "Did you mean"; probes that tools make on their own are not.
     pub fn lookup(&self, parent: Ino, name: &str) -> Result<Attr> {
-        let mut path = self.path_of(parent)?;
+        let dir = self.path_of(parent)?;
         check_name(name)?;
-        path.push(name.to_string());
+        let path = dir.join(name);
         match self.attr_of(&path) {
             Err(e) if e.kind == ErrorKind::NotFound => Err(self.suggest(&path, e)),
             other => other,
@@ -452,7 +452,7 @@ impl Space {
         self.attr_of(&path)
     }
 
-    pub(crate) fn attr_of(&self, path: &[String]) -> Result<Attr> {
+    pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
         let node = self.stat(path)?;
         let ino = self.ino_of(path);
         let (size, mtime) = match (node.kind, node.size, node.mtime) {
@@ -481,8 +481,8 @@ impl Space {
 
     /// Whether the kernel may keep what `path` (whose node is `node`) shows: every change
     /// to it is announced (not so for a path reached through another name, or a temp file).
-    pub(crate) fn cacheable(&self, node: &Node, path: &[String]) -> bool {
-        !node.aliased && !node.waits && !self.files.has_scratch(&path.join("/"))
+    pub(crate) fn cacheable(&self, node: &Node, path: &TreePath) -> bool {
+        !node.aliased && !node.waits && !self.files.has_scratch(path.as_str())
     }
 
     /// The content of `path` (inode `ino`) for `stat`, with its fingerprint: what is kept
@@ -491,7 +491,7 @@ impl Space {
     pub(crate) fn content_for_stat(
         &self,
         ino: Ino,
-        path: &[String],
+        path: &TreePath,
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
         let generation = self.kernel.generation();
@@ -514,7 +514,7 @@ impl Space {
     pub(crate) fn content_for_open(
         &self,
         ino: Ino,
-        path: &[String],
+        path: &TreePath,
         cacheable: bool,
     ) -> Result<(Arc<Vec<u8>>, Print)> {
         let generation = self.kernel.generation();
@@ -531,7 +531,7 @@ impl Space {
     fn kept_or(
         &self,
         ino: Ino,
-        path: &[String],
+        path: &TreePath,
         cacheable: bool,
         generation: u64,
         rendered: Option<Arc<Vec<u8>>>,
@@ -615,7 +615,7 @@ impl Space {
                 ErrorKind::PermissionDenied,
                 format!(
                     "{} cannot be written",
-                    self.links.to(&self.path_of(ino)?.join("/"))
+                    self.links.to(self.path_of(ino)?.as_str())
                 ),
             ));
         }
@@ -627,7 +627,7 @@ impl Space {
         let path = self.path_of(ino)?;
         let children = self.names(&path)?;
         let mut inodes = lock(&self.inodes);
-        let prefix = dir_prefix(&path);
+        let prefix = path.dir_prefix();
         Ok(children
             .into_iter()
             .map(|(name, kind)| DirEntry {
@@ -640,12 +640,12 @@ impl Space {
 
     /// Note a lookup of a missing `path` for a later "Did you mean", unless the name is a
     /// probe that tools make on their own.
-    fn suggest(&self, path: &[String], missing: Error) -> Error {
-        if path.last().is_some_and(|name| !names::is_probe(name)) {
-            self.errors.missed(path.to_vec());
+    fn suggest(&self, path: &TreePath, missing: Error) -> Error {
+        if path.name().is_some_and(|name| !names::is_probe(name)) {
+            self.errors.missed(path.clone());
             // Examined when the error log or an entry view is rendered next.
-            if let Some((_, dir)) = path.split_last() {
-                self.failed_in(&dir.join("/"));
+            if let Some(dir) = path.parent() {
+                self.failed_in(dir.as_str());
             }
         }
         missing
@@ -655,14 +655,14 @@ impl Space {
     /// where a name close to the missing one exists (and the missing one still does not).
     /// Called before the error log is shown.
     pub(crate) fn examine_misses(&self) {
-        let mut listings: HashMap<Vec<String>, Vec<Child>> = HashMap::new();
+        let mut listings: HashMap<TreePath, Vec<Child>> = HashMap::new();
         let misses = self.errors.take_misses();
         if misses.is_empty() {
             return;
         }
         let failures = self.errors.newest_first();
         for miss in misses {
-            let Some((name, parent)) = miss.path.split_last() else {
+            let (Some(name), Some(parent)) = (miss.path.name(), miss.path.parent()) else {
                 continue;
             };
             if self.stat(&miss.path).is_ok() {
@@ -670,7 +670,7 @@ impl Space {
             }
             // A tool's look around its own failed operation on the same path (mv looks the
             // target up before renaming) is no typo, and must not hide the real failure.
-            let shown = self.links.to(&miss.path.join("/"));
+            let shown = self.links.to(miss.path.as_str());
             let after_failure = failures.iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
@@ -684,8 +684,8 @@ impl Space {
                 continue;
             }
             let children = listings
-                .entry(parent.to_vec())
-                .or_insert_with(|| self.list(parent).unwrap_or_default());
+                .entry(parent.clone())
+                .or_insert_with(|| self.list(&parent).unwrap_or_default());
             let best = children
                 .iter()
                 .map(|c| (strsim::jaro_winkler(name, &c.name), c))
@@ -696,48 +696,41 @@ impl Space {
             let Some((_, child)) = best.filter(|(_, child)| child.name != *name) else {
                 continue;
             };
-            let mut target: Vec<&str> = parent.iter().map(String::as_str).collect();
-            target.push(&child.name);
+            let target = parent.join(&child.name);
             let suggestion = if child.kind == Kind::Dir {
-                self.links.dir(&target)
+                self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
-                self.links.to(&target.join("/"))
+                self.links.to(target.as_str())
             };
             self.errors.record(Failure {
                 at: miss.at,
                 op: "lookup".into(),
-                path: self.links.to(&miss.path.join("/")),
-                dir: parent.join("/"),
-                message: format!(
-                    "{} does not exist. Did you mean {suggestion}?",
-                    self.links.to(&miss.path.join("/"))
-                ),
+                path: shown.clone(),
+                dir: parent.to_string(),
+                message: format!("{shown} does not exist. Did you mean {suggestion}?"),
                 repeats: 0,
                 first: miss.at,
             });
-            self.failed_in(&parent.join("/"));
+            self.failed_in(parent.as_str());
         }
     }
 
     /// `path` was just made (created, renamed to): a lookup of it before is no typo, and
     /// a "did you mean" logged for it is void.
-    pub(crate) fn made(&self, path: &[String]) {
+    pub(crate) fn made(&self, path: &TreePath) {
         self.errors.forget_misses(path);
-        self.errors.forget_lookup(&self.links.to(&path.join("/")));
+        self.errors.forget_lookup(&self.links.to(path.as_str()));
     }
 
     /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and
     /// the daemon log).
-    pub(crate) fn record(&self, op: &str, path: &[String], error: &Error) {
-        let dir = path
-            .split_last()
-            .map(|(_, parent)| parent.join("/"))
-            .unwrap_or_default();
+    pub(crate) fn record(&self, op: &str, path: &TreePath, error: &Error) {
+        let dir = path.parent().map(|p| p.to_string()).unwrap_or_default();
         let now = SystemTime::now();
         self.errors.record(Failure {
             at: now,
             op: op.to_string(),
-            path: self.links.to(&path.join("/")),
+            path: self.links.to(path.as_str()),
             dir: dir.clone(),
             message: error.message.clone(),
             repeats: 0,
@@ -749,24 +742,15 @@ impl Space {
     /// Log that a read failed because the store cannot be reached (its message names the
     /// store and what to expect); repeats of it are folded as any repeated failure.
     pub(crate) fn record_unavailable(&self, error: &Error) {
-        self.record("read", &[], error);
+        self.record("read", &TreePath::root(), error);
     }
 
     /// Run `op` on `path`, logging a failure.
-    pub(crate) fn logged<T>(&self, op: &str, path: &[String], result: Result<T>) -> Result<T> {
+    pub(crate) fn logged<T>(&self, op: &str, path: &TreePath, result: Result<T>) -> Result<T> {
         if let Err(error) = &result {
             self.record(op, path, error);
         }
         result
-    }
-}
-
-/// Split a joined path into components (the root is empty).
-pub(crate) fn split(path: &str) -> Vec<String> {
-    if path.is_empty() {
-        Vec::new()
-    } else {
-        path.split('/').map(str::to_string).collect()
     }
 }
 
@@ -787,22 +771,20 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn not_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
-    let joined: Vec<&str> = path.iter().map(AsRef::as_ref).collect();
+pub(crate) fn not_a_dir(links: &Links, path: &TreePath) -> Error {
     Error::new(
         ErrorKind::NotADirectory,
-        format!("{} is a file, not a directory", links.to(&joined.join("/"))),
+        format!("{} is a file, not a directory", links.to(path.as_str())),
     )
 }
 
-pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
-    let joined: Vec<&str> = path.iter().map(AsRef::as_ref).collect();
+pub(crate) fn is_a_dir(links: &Links, path: &TreePath) -> Error {
     Error::new(
         ErrorKind::IsADirectory,
         format!(
             "{} is a directory: read {}",
-            links.dir(&joined),
-            links.to(&format!("{}{ENTRY}", dir_prefix(&joined)))
+            links.dir(&path.names().collect::<Vec<_>>()),
+            links.to(path.join(ENTRY).as_str())
         ),
     )
 }
@@ -810,11 +792,9 @@ pub(crate) fn is_a_dir(links: &Links, path: &[impl AsRef<str>]) -> Error {
 impl Space {
     /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
     /// `homespace render` and by tests that check views without a mount.
-    pub fn render_path(&self, path: &[String]) -> Result<Vec<u8>> {
+    pub fn render_path(&self, path: &TreePath) -> Result<Vec<u8>> {
         if self.stat(path)?.kind == Kind::Dir {
-            let mut entry = path.to_vec();
-            entry.push(ENTRY.to_string());
-            return self.content(&entry);
+            return self.content(&path.join(ENTRY));
         }
         self.content(path)
     }
@@ -829,6 +809,6 @@ impl Space {
 
 impl render::nav::Listing for Space {
     fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>> {
-        Space::names(self, dir)
+        Space::names(self, &TreePath::from_names(dir))
     }
 }

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::TreePath;
+use crate::model::names::ENTRY;
 use crate::resources::source::Source;
 use crate::resources::source::modules::Module;
 use crate::resources::source::project::{EntryKind, has_python};
@@ -83,11 +85,11 @@ impl Source {
         let mut aliased = false;
         let mut place = Resolved::Root;
         let mut queue: VecDeque<String> = path.iter().map(|c| c.to_string()).collect();
-        let mut walked: Vec<String> = Vec::new();
+        let mut walked = TreePath::parse("source");
         while let Some(name) = queue.pop_front() {
             if let Some(next) = self.step(&place, &name)? {
                 place = next;
-                walked.push(name);
+                walked.push(&name);
                 continue;
             }
             let parts = split_dotted(&name);
@@ -103,13 +105,11 @@ impl Source {
         Ok((place, aliased))
     }
 
-    fn missing(&self, walked: &[String], name: &str) -> Error {
-        let mut dir: Vec<&str> = vec!["source"];
-        dir.extend(walked.iter().map(String::as_str));
+    fn missing(&self, walked: &TreePath, name: &str) -> Error {
         Error::not_found(format!(
             "{} has no {name}; {} lists what it holds",
-            self.links.dir(&dir),
-            self.links.to(&format!("{}/_entry.md", dir.join("/")))
+            self.links.dir(&walked.names().collect::<Vec<_>>()),
+            self.links.to(walked.join(ENTRY).as_str())
         ))
     }
 

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
+use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section, TreePath};
 use crate::render::time::rfc3339_of;
 use crate::resources::source::Source;
 use crate::resources::source::failure::{first_line, summary};
@@ -501,7 +501,7 @@ impl Source {
         };
         let store: Arc<store::Store> = self.store.clone();
         let changes = self.changes.get().cloned();
-        let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
+        let tests = TreePath::from_names([Resource::name(self), TESTS]);
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {
