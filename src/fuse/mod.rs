@@ -402,7 +402,7 @@ impl Filesystem for Fs {
     ) {
         // Times are not kept (the content decides mtime): `touch` of a document is accepted
         // and changes nothing, as touching an unchanged file means nothing here. Modes and
-        // owners are applied or refused, never pretended (see crate::tree::modes).
+        // owners are applied or refused, never pretended (see crate::tree::space::modes).
         match guarded("setattr", || {
             let mut attr = match size {
                 Some(size) => {

@@ -12,23 +12,15 @@ pub mod kernel_cache;
 pub mod pending;
 pub mod resource;
 
-mod changes;
-mod files;
 mod holders;
-mod invalidation;
 mod listings;
-mod modes;
 mod open_files;
-mod route;
+mod rendered;
 mod space;
-#[cfg(test)]
-mod tests;
 
-pub use files::{Opened, Paging};
-pub use invalidation::StoreVersion;
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
-pub use space::{Attr, CHANGES_AT_ONCE, ProjectInfo, Space};
+pub use space::{Attr, CHANGES_AT_ONCE, Opened, Paging, ProjectInfo, Space, StoreVersion};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};

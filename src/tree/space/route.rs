@@ -1,11 +1,13 @@
 //! Where a path leads: the root, a generated view, the error log, an editor's temp file in
-//! memory, or a path inside one resourcespace. Every operation of [`Space`] starts here.
+//! memory, or a path inside one resourcespace. Every operation of [`Space`] starts here;
+//! one that reads what the path holds locates it once ([`Located`]) and carries that
+//! through, rather than routing the same path again at each step.
 
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::model::TreePath;
 use crate::model::names::{ENTRY, ERRORS, NAV};
+use crate::model::{Ino, Node, TreePath};
 use crate::tree::Space;
 use crate::tree::resource::Resource;
 
@@ -26,7 +28,31 @@ pub(crate) enum Route<'a> {
     In(Arc<dyn Resource>, Vec<&'a str>),
 }
 
+/// A path routed and examined once for one request: where it leads, what it holds, its
+/// number, and whether the kernel may keep what it shows.
+pub(super) struct Located<'a> {
+    pub(super) path: &'a TreePath,
+    pub(super) route: Route<'a>,
+    pub(super) node: Node,
+    pub(super) ino: Ino,
+    pub(super) cacheable: bool,
+}
+
 impl Space {
+    /// Route `path` and look at what it holds, once for the request at hand.
+    pub(super) fn locate<'a>(&self, path: &'a TreePath) -> Result<Located<'a>> {
+        let route = self.route(path)?;
+        let node = self.stat_at(&route)?;
+        let cacheable = self.cacheable(&node, path);
+        Ok(Located {
+            path,
+            route,
+            node,
+            ino: self.ino_of(path),
+            cacheable,
+        })
+    }
+
     /// Route `path` to the place that answers for it. Does not check that it exists.
     pub(crate) fn route<'a>(&self, path: &'a TreePath) -> Result<Route<'a>> {
         let mut names = path.names();

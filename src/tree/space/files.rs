@@ -18,7 +18,7 @@ use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::pending::Pending;
-use crate::tree::route::Route;
+use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, is_a_dir};
 
 /// The size from which a reader of an exact project file is handed the file itself.
@@ -84,12 +84,13 @@ impl Space {
         may_wait: bool,
     ) -> Result<Opened> {
         let path = self.path_of(ino)?;
-        let node = self.stat(&path)?;
+        let at = self.locate(&path)?;
+        let node = &at.node;
         if may_wait
             && node.waits
             && !flags.write
-            && let Ok(Route::In(resource, rest)) = self.route(&path)
-            && let Some(pending) = resource.pending(&rest)
+            && let Route::In(resource, rest) = &at.route
+            && let Some(pending) = resource.pending(rest)
         {
             return Ok(Opened::Wait(pending));
         }
@@ -105,8 +106,7 @@ impl Space {
             return Err(error);
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
-        let cacheable = self.cacheable(&node, &path);
-        let (existing, print) = self.content_for_open(ino, &path, cacheable)?;
+        let (existing, print) = self.content_for_open(&at)?;
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.to_vec());
         let content = if flags.truncate {
             Arc::new(Vec::new())
@@ -115,13 +115,13 @@ impl Space {
         };
         let mut paging = Paging::Direct;
         if !flags.write {
-            self.served(ino, print, &path);
-            if cacheable && self.kernel.mode() == CacheMode::Kept {
+            self.served(&at, print);
+            if at.cacheable && self.kernel.mode() == CacheMode::Kept {
                 let keep = self.kernel.opened(ino, print);
                 paging = Paging::Cached { keep };
                 if content.len() >= PASSTHROUGH_FROM
-                    && let Ok(Route::In(resource, rest)) = self.route(&path)
-                    && let Some(file) = resource.exact_file(&rest)
+                    && let Route::In(resource, rest) = &at.route
+                    && let Some(file) = resource.exact_file(rest)
                 {
                     paging = Paging::Passthrough { file, keep };
                 }
@@ -133,7 +133,10 @@ impl Space {
             broken: None,
             append: flags.append,
         });
-        let perm = self.perm_of(&node);
+        let perm = self.perm_of(node);
+        let (kind, writable) = (node.kind, node.writable);
+        // It borrows the path, which the handle keeps.
+        drop(at);
         // A reader shares the snapshot the daemon keeps; a writer gets its own copy.
         let content = if flags.write {
             let owned = Arc::try_unwrap(content).unwrap_or_else(|shared| shared.to_vec());
@@ -145,8 +148,8 @@ impl Space {
             ino,
             pid: caller.pid,
             base,
-            kind: node.kind,
-            writable: node.writable,
+            kind,
+            writable,
             path,
             content,
             edit,
@@ -193,14 +196,13 @@ impl Space {
     /// rendered now. A read from the start stands for the open a read-write mount sees.
     pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
         let path = self.path_of(ino)?;
-        let node = self.stat(&path)?;
-        if node.kind == Kind::Dir {
+        let at = self.locate(&path)?;
+        if at.node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
         }
-        let cacheable = self.cacheable(&node, &path);
-        let (content, print) = self.content_for_open(ino, &path, cacheable)?;
+        let (content, print) = self.content_for_open(&at)?;
         if offset == 0 {
-            self.served(ino, print, &path);
+            self.served(&at, print);
         }
         let start = usize::try_from(offset)
             .unwrap_or(usize::MAX)
@@ -209,15 +211,15 @@ impl Space {
         Ok(content[start..end].to_vec())
     }
 
-    /// Content with fingerprint `print` is being read from `path` (inode `ino`): its
-    /// modification time follows it, and its resource hears of it (a search read becomes
-    /// a recent one, which the views beside it show).
-    fn served(&self, ino: Ino, print: Print, path: &TreePath) {
-        self.observed_print(ino, print);
-        if let Ok(Route::In(resource, rest)) = self.route(path) {
-            resource.opened(&rest);
+    /// Content with fingerprint `print` is being read from `at`: its modification time
+    /// follows it, and its resource hears of it (a search read becomes a recent one, which
+    /// the views beside it show).
+    fn served(&self, at: &Located, print: Print) {
+        self.observed_print(at.ino, print);
+        if let Route::In(resource, rest) = &at.route {
+            resource.opened(rest);
             if resource.shows_everything() {
-                self.noted_open(path);
+                self.noted_open(at.path);
             }
         }
     }

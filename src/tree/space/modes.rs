@@ -10,8 +10,8 @@ use crate::model::{Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::resource::ModeChange;
-use crate::tree::route::Route;
 use crate::tree::space::Attr;
+use crate::tree::space::route::Route;
 
 /// Permission bits `chmod` can set (with setuid, setgid and sticky).
 const MODE_BITS: u32 = 0o7777;
