@@ -384,6 +384,7 @@ impl Space {
 
     /// Write `content` to `path`: into memory for temp files, else validated by its
     /// resource. A pending new document stops being pending once its resource took it.
+    /// The caller announces what was saved ([`Space::changed_at`]): once per write.
     pub(crate) fn save(&self, path: &TreePath, content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let _pass = self.changes.enter();
         if content.len() > MAX_DOCUMENT {
@@ -399,7 +400,10 @@ impl Space {
                     // lives in its resource; refused, it must vanish when `close` returns,
                     // not later at `release`, so the next `ls` does not show it.
                     self.files.scratch().remove(&key);
-                    self.changed_at(path);
+                    if written.is_err() {
+                        // Nothing after a refusal announces that it left.
+                        self.changed_at(path);
+                    }
                     written?;
                     self.made(path);
                 } else {
