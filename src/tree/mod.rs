@@ -1,7 +1,8 @@
 //! The resource tree, free of FUSE: routing of paths to resources, inode numbers, open
 //! files and editors' temp files, the generated views of every directory, and the error
-//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs;
-//! `crate::fuse` only translates those to and from the kernel.
+//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs
+//! (its requests in `space/`, its parts in the files here); `crate::fuse` only translates
+//! those to and from the kernel.
 
 pub mod access;
 pub mod body;

@@ -138,8 +138,7 @@ impl Space {
                     .iter()
                     .find_map(|r| r.nav_shape())
                     .unwrap_or_default();
-                let dir: Vec<String> = dir.names().map(str::to_string).collect();
-                Ok(render::nav::render(self, &self.links, &dir, self.budget, shape)?.into_bytes())
+                Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
             }
             Route::Errors => {
                 self.examine_misses();
@@ -215,7 +214,7 @@ impl Space {
 }
 
 impl render::nav::Listing for Space {
-    fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>> {
-        Space::names(self, &TreePath::from_names(dir))
+    fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>> {
+        Space::names(self, dir)
     }
 }
