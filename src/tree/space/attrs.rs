@@ -79,7 +79,8 @@ impl Space {
     pub(super) fn content_for_stat(&self, at: &Located) -> Result<(Arc<Vec<u8>>, Print)> {
         let generation = self.kernel.generation();
         let rendered = self.kept_or(at, generation, None)?;
-        self.rendered.leave(at.ino, generation, &rendered.0);
+        self.rendered
+            .leave(at.ino, generation, &at.node, &rendered.0);
         Ok(rendered)
     }
 

@@ -84,7 +84,7 @@ impl Space {
         may_wait: bool,
     ) -> Result<Opened> {
         let path = self.path_of(ino)?;
-        let at = self.locate(&path)?;
+        let at = self.locate_for_open(&path, ino)?;
         let node = &at.node;
         if may_wait
             && node.waits
@@ -196,7 +196,7 @@ impl Space {
     /// rendered now. A read from the start stands for the open a read-write mount sees.
     pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
         let path = self.path_of(ino)?;
-        let at = self.locate(&path)?;
+        let at = self.locate_for_open(&path, ino)?;
         if at.node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
         }

@@ -43,14 +43,30 @@ impl Space {
     pub(super) fn locate<'a>(&self, path: &'a TreePath) -> Result<Located<'a>> {
         let route = self.route(path)?;
         let node = self.stat_at(&route)?;
+        Ok(self.located(path, route, node))
+    }
+
+    /// Locate `path` (inode `ino`) for an open: as [`Space::locate`], except that what the
+    /// `stat` a moment before found there is taken as it is when that `stat` left its
+    /// rendering for this open (the open of a `cat` does not ask its resource again).
+    pub(super) fn locate_for_open<'a>(&self, path: &'a TreePath, ino: Ino) -> Result<Located<'a>> {
+        let route = self.route(path)?;
+        let node = match self.rendered.node(ino, self.kernel.generation()) {
+            Some(node) => node,
+            None => self.stat_at(&route)?,
+        };
+        Ok(self.located(path, route, node))
+    }
+
+    fn located<'a>(&self, path: &'a TreePath, route: Route<'a>, node: Node) -> Located<'a> {
         let cacheable = self.cacheable(&node, path);
-        Ok(Located {
+        Located {
             path,
             route,
             node,
             ino: self.ino_of(path),
             cacheable,
-        })
+        }
     }
 
     /// Route `path` to the place that answers for it. Does not check that it exists.
