@@ -43,7 +43,7 @@ impl Space {
     pub(super) fn locate<'a>(&self, path: &'a TreePath) -> Result<Located<'a>> {
         let route = self.route(path)?;
         let node = self.stat_at(&route)?;
-        Ok(self.located(path, route, node))
+        Ok(self.located(path, route, node, self.ino_of(path)))
     }
 
     /// Locate `path` (inode `ino`) for an open: as [`Space::locate`], except that what the
@@ -55,16 +55,22 @@ impl Space {
             Some(node) => node,
             None => self.stat_at(&route)?,
         };
-        Ok(self.located(path, route, node))
+        Ok(self.located(path, route, node, ino))
     }
 
-    fn located<'a>(&self, path: &'a TreePath, route: Route<'a>, node: Node) -> Located<'a> {
+    fn located<'a>(
+        &self,
+        path: &'a TreePath,
+        route: Route<'a>,
+        node: Node,
+        ino: Ino,
+    ) -> Located<'a> {
         let cacheable = self.cacheable(&node, path);
         Located {
             path,
             route,
             node,
-            ino: self.ino_of(path),
+            ino,
             cacheable,
         }
     }
