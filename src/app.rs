@@ -303,7 +303,12 @@ mod tests {
         let made = project();
         let root = |options: &Options| {
             let space = build(options, "/").unwrap();
-            String::from_utf8(space.render_path(&["_entry.md".to_string()]).unwrap()).unwrap()
+            String::from_utf8(
+                space
+                    .render_path(&crate::model::TreePath::parse("_entry.md"))
+                    .unwrap(),
+            )
+            .unwrap()
         };
         let named = "Store: `";
         // Named by its absolute path, as the mount's daemon gets it: still the default.

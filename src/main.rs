@@ -323,7 +323,9 @@ fn render(options: &Options, path: &str) -> Result<(), String> {
         .filter(|c| !c.is_empty() && *c != ".")
         .map(str::to_string)
         .collect();
-    let text = space.render_path(&components).map_err(|e| e.message)?;
+    let text = space
+        .render_path(&homespace::model::TreePath::from_names(&components))
+        .map_err(|e| e.message)?;
     use std::io::Write;
     std::io::stdout()
         .write_all(&text)

@@ -3,19 +3,20 @@
 //! project with tasks in the store.
 
 use homespace::app::{Options, build};
-use homespace::model::Kind;
+use homespace::model::{Kind, TreePath};
 use homespace::render::budget::tokens;
 use homespace::store::location::Location;
 use homespace::tree::Space;
 
 fn walk(space: &Space, dir: Vec<String>, views: &mut Vec<(String, String)>) {
-    for child in space.list(&dir).unwrap() {
+    for child in space.list(&TreePath::from_names(&dir)).unwrap() {
         let mut path = dir.clone();
         path.push(child.name.clone());
         match child.kind {
             Kind::Dir => walk(space, path, views),
             Kind::View => {
-                let text = String::from_utf8(space.content(&path).unwrap()).unwrap();
+                let text = String::from_utf8(space.content(&TreePath::from_names(&path)).unwrap())
+                    .unwrap();
                 views.push((path.join("/"), text));
             }
             Kind::Document => {}

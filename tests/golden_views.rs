@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use homespace::app::{Options, build};
+use homespace::model::TreePath;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::{OpenFlags, Space};
@@ -101,7 +102,7 @@ impl Fixture {
             .collect();
         let bytes = self
             .space
-            .render_path(&components)
+            .render_path(&TreePath::from_names(&components))
             .unwrap_or_else(|e| panic!("render {path}: {}", e.message));
         String::from_utf8(bytes).unwrap_or_else(|e| panic!("{path} is not UTF-8: {e}"))
     }
@@ -358,7 +359,7 @@ impl Outline {
         let components: Vec<String> = path.split('/').map(str::to_string).collect();
         let bytes = self
             .space
-            .render_path(&components)
+            .render_path(&TreePath::from_names(&components))
             .unwrap_or_else(|e| panic!("render {path}: {}", e.message));
         String::from_utf8(bytes).unwrap()
     }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use homespace::app::{Options, build};
+use homespace::model::TreePath;
 use homespace::store::location::Location;
 use homespace::tree::Space;
 
@@ -27,7 +28,7 @@ fn render(space: &Space, path: &str) -> String {
         .filter(|c| !c.is_empty())
         .map(str::to_string)
         .collect();
-    match space.render_path(&components) {
+    match space.render_path(&TreePath::from_names(&components)) {
         Ok(bytes) => String::from_utf8(bytes).unwrap(),
         Err(e) => panic!("{path}: {}", e.message),
     }
@@ -40,7 +41,7 @@ fn names(space: &Space, path: &str) -> Vec<String> {
         .map(str::to_string)
         .collect();
     space
-        .list(&components)
+        .list(&TreePath::from_names(&components))
         .unwrap()
         .into_iter()
         .map(|c| c.name)
@@ -153,7 +154,7 @@ fn module_files_are_exact_bytes() {
     assert_eq!(render(&space, "source/pkg/m.py").as_bytes(), crlf);
     assert_eq!(render(&space, "source/pkg/m/f.py").as_bytes(), crlf);
     let data = space
-        .render_path(&["source".into(), "pkg".into(), "data".into(), "x.bin".into()])
+        .render_path(&TreePath::parse("source/pkg/data/x.bin"))
         .unwrap();
     assert_eq!(
         data,
@@ -181,7 +182,7 @@ fn broken_and_non_utf8_modules_are_explained_not_fatal() {
     let latin = render(&space, "source/pkg/latin");
     assert!(latin.contains("not UTF-8 (byte 0xe9 on line 1)"), "{latin}");
     let latin_bytes = space
-        .render_path(&["source".into(), "pkg".into(), "latin.py".into()])
+        .render_path(&TreePath::parse("source/pkg/latin.py"))
         .unwrap();
     assert_eq!(
         latin_bytes, b"# caf\xe9\ndef f():\n    pass\n",
@@ -407,12 +408,16 @@ fn names_for_ls_and_nav_are_the_listing_without_descriptions() {
     ] {
         let components: Vec<String> = path.split('/').map(str::to_string).collect();
         let listed: Vec<(String, homespace::model::Kind)> = space
-            .list(&components)
+            .list(&TreePath::from_names(&components))
             .unwrap()
             .into_iter()
             .map(|c| (c.name, c.kind))
             .collect();
-        assert_eq!(space.names(&components).unwrap(), listed, "{path}");
+        assert_eq!(
+            space.names(&TreePath::from_names(&components)).unwrap(),
+            listed,
+            "{path}"
+        );
     }
 }
 

@@ -20,7 +20,7 @@ use fuser::{
 };
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::Kind;
+use crate::model::{Fh, Ino, Kind};
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
 use crate::tree::pending::{self, Pending, Waited};
@@ -203,10 +203,10 @@ struct Fs {
 struct KernelNotifier(fuser::Notifier);
 
 impl Notifier for KernelNotifier {
-    fn inode(&self, ino: u64) {
+    fn inode(&self, ino: Ino) {
         // ENOENT (the kernel holds nothing of it) is no failure; others are only logged:
         // the TTL bounds how long a missed invalidation can show.
-        if let Err(e) = self.0.inval_inode(INodeNo(ino), 0, 0) {
+        if let Err(e) = self.0.inval_inode(INodeNo(ino.0), 0, 0) {
             crate::log::line(&format!("invalidating inode {ino} failed: {e}"));
         }
     }
@@ -229,7 +229,7 @@ impl Fs {
             _ => (FileType::RegularFile, 1),
         };
         FileAttr {
-            ino: INodeNo(attr.ino),
+            ino: INodeNo(attr.ino.0),
             size: attr.size,
             blocks: attr.size.div_ceil(512),
             atime: attr.mtime,
@@ -274,8 +274,8 @@ impl Fs {
                 reply.error(Errno::EINTR);
                 return;
             }
-            match guarded("open", || space.open_waited(ino.0, open, caller)) {
-                Ok((fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
+            match guarded("open", || space.open_waited(Ino(ino.0), open, caller)) {
+                Ok((fh, paging)) => reply.opened(FileHandle(fh.0), fopen_flags(&paging)),
                 Err(e) => reply.error(errno(&e)),
             }
         };
@@ -363,19 +363,19 @@ impl Filesystem for Fs {
     }
 
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        match guarded("lookup", || self.space.lookup(parent.0, utf8(name)?)) {
+        match guarded("lookup", || self.space.lookup(Ino(parent.0), utf8(name)?)) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(self.unanswered(&e)),
         }
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
-        self.space.kernel().forgot(ino.0, nlookup);
+        self.space.kernel().forgot(Ino(ino.0), nlookup);
     }
 
     fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
         match guarded("getattr", || {
-            (self.space).getattr_via(ino.0, fh.map(|f| f.0), req.pid())
+            (self.space).getattr_via(Ino(ino.0), fh.map(|f| Fh(f.0)), req.pid())
         }) {
             Ok(attr) => reply.attr(&self.ttl(&attr), &self.attr(&attr)),
             Err(e) => reply.error(self.unanswered(&e)),
@@ -402,14 +402,18 @@ impl Filesystem for Fs {
     ) {
         // Times are not kept (the content decides mtime): `touch` of a document is accepted
         // and changes nothing, as touching an unchanged file means nothing here. Modes and
-        // owners are applied or refused, never pretended (see crate::tree::modes).
+        // owners are applied or refused, never pretended (see crate::tree::space::modes).
         match guarded("setattr", || {
             let mut attr = match size {
-                Some(size) => (self.space).set_size(ino.0, size, fh.map(|f| f.0), caller(req))?,
-                None => self.space.getattr(ino.0)?,
+                Some(size) => {
+                    (self.space).set_size(Ino(ino.0), size, fh.map(|f| Fh(f.0)), caller(req))?
+                }
+                None => self.space.getattr(Ino(ino.0))?,
             };
             if mode.is_some() || uid.is_some() || gid.is_some() {
-                attr = self.space.set_perm(ino.0, mode, uid, gid, caller(req))?;
+                attr = self
+                    .space
+                    .set_perm(Ino(ino.0), mode, uid, gid, caller(req))?;
             }
             Ok(attr)
         }) {
@@ -428,7 +432,7 @@ impl Filesystem for Fs {
         reply: ReplyEntry,
     ) {
         match guarded("mkdir", || {
-            self.space.mkdir(parent.0, utf8(name)?, caller(req))
+            self.space.mkdir(Ino(parent.0), utf8(name)?, caller(req))
         }) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(errno(&e)),
@@ -437,7 +441,8 @@ impl Filesystem for Fs {
 
     fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("unlink", || {
-            self.space.remove(parent.0, utf8(name)?, false, caller(req))
+            self.space
+                .remove(Ino(parent.0), utf8(name)?, false, caller(req))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -446,7 +451,8 @@ impl Filesystem for Fs {
 
     fn rmdir(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("rmdir", || {
-            self.space.remove(parent.0, utf8(name)?, true, caller(req))
+            self.space
+                .remove(Ino(parent.0), utf8(name)?, true, caller(req))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -471,9 +477,9 @@ impl Filesystem for Fs {
             }
             let no_replace = flags.contains(RenameFlags::RENAME_NOREPLACE);
             self.space.rename(
-                parent.0,
+                Ino(parent.0),
                 utf8(name)?,
-                newparent.0,
+                Ino(newparent.0),
                 utf8(newname)?,
                 no_replace,
                 caller(req),
@@ -491,16 +497,16 @@ impl Filesystem for Fs {
         }
         let open = open_flags(flags);
         match guarded("open", || {
-            self.space.open_or_wait(ino.0, open, caller(req), true)
+            self.space.open_or_wait(Ino(ino.0), open, caller(req), true)
         }) {
             Ok(Opened::Wait(pending)) => {
                 self.open_when_final(pending, ino, open, caller(req), reply)
             }
             Ok(Opened::Now(fh, Paging::Passthrough { file, keep })) => {
                 let cached = fopen_flags(&Paging::Cached { keep });
-                self.passthrough.open(ino.0, fh, &file, cached, reply)
+                self.passthrough.open(Ino(ino.0), fh, &file, cached, reply)
             }
-            Ok(Opened::Now(fh, paging)) => reply.opened(FileHandle(fh), fopen_flags(&paging)),
+            Ok(Opened::Now(fh, paging)) => reply.opened(FileHandle(fh.0), fopen_flags(&paging)),
             Err(e) => reply.error(self.unanswered(&e)),
         }
     }
@@ -517,7 +523,7 @@ impl Filesystem for Fs {
         reply: ReplyData,
     ) {
         if !self.unopened {
-            match guarded("read", || self.space.read(fh.0, offset, size)) {
+            match guarded("read", || self.space.read(Fh(fh.0), offset, size)) {
                 Ok(data) => reply.data(&data),
                 Err(e) => reply.error(self.unanswered(&e)),
             }
@@ -526,7 +532,9 @@ impl Filesystem for Fs {
         // The kernel holds the pages being read until the reply: a change this read
         // brings about (a search becoming recent) may invalidate them only after it.
         let _held = self.space.kernel().holding_pages();
-        match guarded("read", || self.space.read_unopened(ino.0, offset, size)) {
+        match guarded("read", || {
+            self.space.read_unopened(Ino(ino.0), offset, size)
+        }) {
             Ok(data) => reply.data(&data),
             Err(e) => reply.error(self.unanswered(&e)),
         }
@@ -544,7 +552,7 @@ impl Filesystem for Fs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        match guarded("write", || self.space.write(fh.0, offset, data)) {
+        match guarded("write", || self.space.write(Fh(fh.0), offset, data)) {
             Ok(written) => reply.written(written),
             Err(e) => reply.error(errno(&e)),
         }
@@ -563,7 +571,7 @@ impl Filesystem for Fs {
             reply.error(Errno::ENOSYS);
             return;
         }
-        match guarded("flush", || self.space.flush_by(fh.0, req.pid())) {
+        match guarded("flush", || self.space.flush_by(Fh(fh.0), req.pid())) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -577,7 +585,7 @@ impl Filesystem for Fs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        match guarded("fsync", || self.space.flush(fh.0)) {
+        match guarded("fsync", || self.space.flush(Fh(fh.0))) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -594,10 +602,10 @@ impl Filesystem for Fs {
         reply: ReplyEmpty,
     ) {
         let _ = guarded("release", || {
-            self.space.release(fh.0);
+            self.space.release(Fh(fh.0));
             Ok(())
         });
-        self.passthrough.release(fh.0);
+        self.passthrough.release(Fh(fh.0));
         reply.ok();
     }
 
@@ -609,13 +617,13 @@ impl Filesystem for Fs {
             reply.error(Errno::ENOSYS);
             return;
         }
-        match guarded("opendir", || self.space.open_dir(ino.0)) {
+        match guarded("opendir", || self.space.open_dir(Ino(ino.0))) {
             // Kept: the kernel answers readdir from its own copy until told otherwise.
             Ok((fh, true)) => reply.opened(
-                FileHandle(fh),
+                FileHandle(fh.0),
                 FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
             ),
-            Ok((fh, false)) => reply.opened(FileHandle(fh), FopenFlags::empty()),
+            Ok((fh, false)) => reply.opened(FileHandle(fh.0), FopenFlags::empty()),
             Err(e) => reply.error(self.unanswered(&e)),
         }
     }
@@ -630,8 +638,8 @@ impl Filesystem for Fs {
     ) {
         match guarded("readdir", || match fh.0 {
             // Directories are not opened when the kernel keeps listings (see opendir).
-            0 => self.space.read_dir_unopened(ino.0, offset),
-            fh => self.space.read_dir(fh, offset),
+            0 => self.space.read_dir_unopened(Ino(ino.0), offset),
+            fh => self.space.read_dir(Fh(fh), offset),
         }) {
             Ok(entries) => {
                 for (next, entry) in entries {
@@ -639,7 +647,7 @@ impl Filesystem for Fs {
                         Kind::Dir => FileType::Directory,
                         Kind::View | Kind::Document => FileType::RegularFile,
                     };
-                    if reply.add(INodeNo(entry.ino), next, kind, &entry.name) {
+                    if reply.add(INodeNo(entry.ino.0), next, kind, &entry.name) {
                         break;
                     }
                 }
@@ -657,7 +665,7 @@ impl Filesystem for Fs {
         _flags: OpenFlags,
         reply: ReplyEmpty,
     ) {
-        self.space.close_dir(fh.0);
+        self.space.close_dir(Fh(fh.0));
         reply.ok();
     }
 
@@ -667,7 +675,7 @@ impl Filesystem for Fs {
 
     fn access(&self, _req: &Request, ino: INodeNo, mask: fuser::AccessFlags, reply: ReplyEmpty) {
         let write = mask.contains(fuser::AccessFlags::W_OK);
-        match guarded("access", || self.space.access(ino.0, write)) {
+        match guarded("access", || self.space.access(Ino(ino.0), write)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(self.unanswered(&e)),
         }
@@ -687,7 +695,7 @@ impl Filesystem for Fs {
         match guarded("create", || {
             let name = utf8(name)?;
             let mode = mode & !umask;
-            (self.space).create(parent.0, name, exclusive, caller(req), mode)
+            (self.space).create(Ino(parent.0), name, exclusive, caller(req), mode)
         }) {
             Ok((attr, fh)) => {
                 self.space.kernel().looked_up(attr.ino, !attr.cacheable);
@@ -695,7 +703,7 @@ impl Filesystem for Fs {
                     &self.ttl(&attr),
                     &self.attr(&attr),
                     Generation(0),
-                    FileHandle(fh),
+                    FileHandle(fh.0),
                     FopenFlags::FOPEN_DIRECT_IO,
                 )
             }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use fuser::{BackingId, FileHandle, FopenFlags, ReplyOpen};
 
+use crate::model::{Fh, Ino};
 use crate::tree::lock;
 
 /// The passthrough opens of a mount.
@@ -23,9 +24,9 @@ pub struct Passthrough {
     /// Whether the mode in use was logged.
     said: AtomicBool,
     /// Per inode: its backing file and how many opens use it.
-    backing: Mutex<HashMap<u64, (BackingId, usize)>>,
+    backing: Mutex<HashMap<Ino, (BackingId, usize)>>,
     /// Which inode each passthrough handle reads.
-    handles: Mutex<HashMap<u64, u64>>,
+    handles: Mutex<HashMap<Fh, Ino>>,
 }
 
 impl Passthrough {
@@ -45,9 +46,9 @@ impl Passthrough {
 
     /// Answer the open `fh` of inode `ino`, whose content is exactly `file`; `cached`: the
     /// open's flags should this fall back to the page cache.
-    pub fn open(&self, ino: u64, fh: u64, file: &Path, cached: FopenFlags, reply: ReplyOpen) {
+    pub fn open(&self, ino: Ino, fh: Fh, file: &Path, cached: FopenFlags, reply: ReplyOpen) {
         if !self.on.load(Ordering::SeqCst) {
-            return reply.opened(FileHandle(fh), cached);
+            return reply.opened(FileHandle(fh.0), cached);
         }
         let mut backing = lock(&self.backing);
         let (id, opens) = match backing.entry(ino) {
@@ -67,18 +68,18 @@ impl Passthrough {
                         self.say(&format!(
                             "passthrough: off ({e}); project files are read through the page cache"
                         ));
-                        return reply.opened(FileHandle(fh), cached);
+                        return reply.opened(FileHandle(fh.0), cached);
                     }
                 }
             }
         };
         *opens += 1;
         lock(&self.handles).insert(fh, ino);
-        reply.opened_passthrough(FileHandle(fh), FopenFlags::FOPEN_NOFLUSH, id);
+        reply.opened_passthrough(FileHandle(fh.0), FopenFlags::FOPEN_NOFLUSH, id);
     }
 
     /// The handle `fh` was released: the last open of an inode releases its backing file.
-    pub fn release(&self, fh: u64) {
+    pub fn release(&self, fh: Fh) {
         let Some(ino) = lock(&self.handles).remove(&fh) else {
             return;
         };

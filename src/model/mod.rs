@@ -3,20 +3,26 @@
 //! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
 //! ([`RootPart`]), a recorded [`Failure`], how views link to places
 //! ([`Links`]), the names the tree reserves ([`names`]), times as they are kept and shown
-//! ([`time`]) and counts as people read them ([`count`]). It imports none of them, so
+//! ([`time`]), counts as people read them ([`count`]), a place in the tree
+//! ([`TreePath`]) and the numbers the kernel names paths and open files by ([`Ino`],
+//! [`Fh`]). It imports none of them, so
 //! each can import it without a circle.
 
 pub mod count;
 pub mod entry;
 pub mod failure;
+pub mod ids;
 pub mod links;
 pub mod names;
 pub mod node;
+pub mod path;
 pub mod root;
 pub mod time;
 
 pub use entry::{Detail, Entry, Function, Lighter, Section};
 pub use failure::Failure;
+pub use ids::{Fh, Ino};
 pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
+pub use path::TreePath;
 pub use root::{RootPart, Verb};

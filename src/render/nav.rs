@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 use crate::error::Result;
 use crate::model::names::{ENTRY, NAV};
-use crate::model::{Kind, Links};
+use crate::model::{Kind, Links, TreePath};
 use crate::render::budget;
 
 /// What the navigation view needs of a tree: the names and kinds in a directory.
 pub trait Listing {
-    /// The members of directory `dir` (components from the root), as `ls` shows them.
-    fn names(&self, dir: &[String]) -> Result<Vec<(String, Kind)>>;
+    /// The members of directory `dir`, as `ls` shows them.
+    fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>>;
 }
 
 /// How the view is drawn: `source/meta/settings.toml`'s `[nav]`.
@@ -44,10 +44,13 @@ const HERE: &str = "  <- you are here";
 pub fn render(
     tree: &dyn Listing,
     links: &Links,
-    dir: &[String],
+    dir: &TreePath,
     budget: usize,
     shape: NavShape,
 ) -> Result<String> {
+    // Walked name by name: each step down compares and extends the list of names.
+    let dir: Vec<String> = dir.names().map(str::to_string).collect();
+    let dir = dir.as_slice();
     let mut last = String::new();
     // Each directory is listed once, whatever the number of thresholds tried.
     let mut listings = Listings::default();
@@ -75,7 +78,7 @@ impl Listings {
     fn of(&mut self, tree: &dyn Listing, dir: &[String]) -> Result<&[(String, Kind)]> {
         if !self.0.contains_key(dir) {
             let members = tree
-                .names(dir)?
+                .names(&TreePath::from_names(dir))?
                 .into_iter()
                 .filter(|(name, _)| name != ENTRY && name != NAV)
                 .collect();

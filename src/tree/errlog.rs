@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
-use crate::model::Failure;
+use crate::model::{Failure, TreePath};
 use crate::tree::lock;
 
 /// How many failures are kept.
@@ -63,7 +63,7 @@ impl Failure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Miss {
     pub at: SystemTime,
-    pub path: Vec<String>,
+    pub path: TreePath,
 }
 
 /// Misses kept before the oldest are dropped unexamined.
@@ -143,7 +143,7 @@ impl ErrorLog {
     }
 
     /// Note a lookup of a missing name (not a probe), to examine later.
-    pub fn missed(&self, path: Vec<String>) {
+    pub fn missed(&self, path: TreePath) {
         let mut misses = lock(&self.misses);
         if misses.back().is_some_and(|m| m.path == path) {
             return;
@@ -165,8 +165,8 @@ impl ErrorLog {
     /// Drop the "Did you mean" of a lookup of `path` once that path was created: the shell
     /// looks a name up before creating it, and that miss was no mistake.
     /// Forget the lookups of `path` (the tree's path) not yet examined.
-    pub fn forget_misses(&self, path: &[String]) {
-        lock(&self.misses).retain(|m| m.path != path);
+    pub fn forget_misses(&self, path: &TreePath) {
+        lock(&self.misses).retain(|m| m.path != *path);
     }
 
     pub fn forget_lookup(&self, path: &str) {

@@ -7,6 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
+use crate::model::Ino;
+
 /// The fingerprint of some content: its hash and its length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Print {
@@ -26,7 +28,7 @@ pub fn print(content: &[u8]) -> Print {
 }
 
 /// The root directory's inode number, fixed by FUSE.
-pub const ROOT: u64 = 1;
+pub const ROOT: Ino = Ino(1);
 
 #[derive(Debug, Clone)]
 struct Record {
@@ -43,7 +45,7 @@ struct Record {
 #[derive(Debug)]
 pub struct Inodes {
     /// Sorted, so that everything under a path is one range.
-    by_path: BTreeMap<String, u64>,
+    by_path: BTreeMap<String, Ino>,
     records: Vec<Record>,
     born: SystemTime,
 }
@@ -61,7 +63,7 @@ impl Inodes {
     }
 
     /// The number of `path`, allocating one on first sight.
-    pub fn ino_of(&mut self, path: &str) -> u64 {
+    pub fn ino_of(&mut self, path: &str) -> Ino {
         if let Some(&ino) = self.by_path.get(path) {
             return ino;
         }
@@ -71,16 +73,15 @@ impl Inodes {
             changed: self.born,
             gone: false,
         });
-        let ino = self.records.len() as u64;
+        let ino = Ino(self.records.len() as u64);
         self.by_path.insert(path.to_string(), ino);
         ino
     }
 
     /// The path of `ino`, if it was handed out and still names something.
-    pub fn path_of(&self, ino: u64) -> Option<&str> {
-        let index = usize::try_from(ino.checked_sub(1)?).ok()?;
+    pub fn path_of(&self, ino: Ino) -> Option<&str> {
         self.records
-            .get(index)
+            .get(index(ino)?)
             .filter(|r| !r.gone)
             .map(|r| r.path.as_str())
     }
@@ -92,7 +93,7 @@ impl Inodes {
         let replaced: Vec<String> = self.under(to).map(|(p, _)| p.to_string()).collect();
         for path in replaced {
             if let Some(ino) = self.by_path.remove(&path)
-                && let Some(record) = self.records.get_mut(ino as usize - 1)
+                && let Some(record) = index(ino).and_then(|i| self.records.get_mut(i))
             {
                 record.gone = true;
             }
@@ -103,7 +104,7 @@ impl Inodes {
                 continue;
             };
             let new = format!("{to}{}", &path[from.len()..]);
-            if let Some(record) = self.records.get_mut(ino as usize - 1) {
+            if let Some(record) = index(ino).and_then(|i| self.records.get_mut(i)) {
                 record.path = new.clone();
             }
             self.by_path.insert(new, ino);
@@ -112,13 +113,9 @@ impl Inodes {
 
     /// Note the content just served for `ino` and return its modification time: the time
     /// the content was first seen different from before.
-    pub fn observe(&mut self, ino: u64, print: Print) -> SystemTime {
+    pub fn observe(&mut self, ino: Ino, print: Print) -> SystemTime {
         let born = self.born;
-        let Some(record) = ino
-            .checked_sub(1)
-            .and_then(|i| usize::try_from(i).ok())
-            .and_then(|i| self.records.get_mut(i))
-        else {
+        let Some(record) = index(ino).and_then(|i| self.records.get_mut(i)) else {
             return born;
         };
         match record.seen {
@@ -138,12 +135,12 @@ impl Inodes {
     }
 
     /// The number of `path`, if it has one.
-    pub fn get(&self, path: &str) -> Option<u64> {
+    pub fn get(&self, path: &str) -> Option<Ino> {
         self.by_path.get(path).copied()
     }
 
     /// The numbered paths at or under `path` (`""`: all), with their numbers.
-    pub fn under<'a>(&'a self, path: &'a str) -> impl Iterator<Item = (&'a str, u64)> + 'a {
+    pub fn under<'a>(&'a self, path: &'a str) -> impl Iterator<Item = (&'a str, Ino)> + 'a {
         self.by_path
             .range::<str, _>((std::ops::Bound::Included(path), std::ops::Bound::Unbounded))
             .take_while(move |(p, _)| p.starts_with(path))
@@ -161,6 +158,11 @@ impl Inodes {
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
+}
+
+/// Where the record of `ino` is: numbers are handed out from 1 in order.
+fn index(ino: Ino) -> Option<usize> {
+    usize::try_from(ino.0.checked_sub(1)?).ok()
 }
 
 impl Default for Inodes {
@@ -221,8 +223,8 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(inodes.ino_of("tasks/open"), a);
         assert_eq!(inodes.path_of(a), Some("tasks/open"));
-        assert_eq!(inodes.path_of(0), None);
-        assert_eq!(inodes.path_of(999), None);
+        assert_eq!(inodes.path_of(Ino(0)), None);
+        assert_eq!(inodes.path_of(Ino(999)), None);
     }
 
     #[test]

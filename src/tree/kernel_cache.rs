@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::model::Ino;
 use crate::tree::inodes::{Print, ROOT};
 use crate::tree::lock;
 
@@ -17,7 +18,7 @@ pub trait Notifier: Send + Sync {
     /// Drop the attributes, pages and listing the kernel keeps of `ino`. A name the
     /// kernel looked up needs no invalidation: names keep their numbers (renames move
     /// them), and a number whose path is gone answers "no such file".
-    fn inode(&self, ino: u64);
+    fn inode(&self, ino: Ino);
 }
 
 /// Whether the kernel may keep what the mount serves.
@@ -48,7 +49,7 @@ struct Held {
 
 #[derive(Default)]
 struct State {
-    held: HashMap<u64, Held>,
+    held: HashMap<Ino, Held>,
     /// Bumped by every change; content rendered before a bump is not kept.
     generation: u64,
     bytes: usize,
@@ -107,7 +108,7 @@ impl KernelCache {
 
     /// The kernel was handed `ino` (a lookup, create or mkdir reply); `volatile` when its
     /// changes are not announced under its path.
-    pub fn looked_up(&self, ino: u64, volatile: bool) {
+    pub fn looked_up(&self, ino: Ino, volatile: bool) {
         let mut state = lock(&self.state);
         let held = state.held.entry(ino).or_default();
         held.lookups += 1;
@@ -115,7 +116,7 @@ impl KernelCache {
     }
 
     /// The kernel forgot `count` lookups of `ino`; with none left, nothing of it is kept.
-    pub fn forgot(&self, ino: u64, count: u64) {
+    pub fn forgot(&self, ino: Ino, count: u64) {
         let mut state = lock(&self.state);
         let Some(held) = state.held.get_mut(&ino) else {
             return;
@@ -135,7 +136,7 @@ impl KernelCache {
 
     /// The content kept for `ino` and its fingerprint, if nothing it shows changed since
     /// it was rendered.
-    pub fn content(&self, ino: u64) -> Option<(Arc<Vec<u8>>, Print)> {
+    pub fn content(&self, ino: Ino) -> Option<(Arc<Vec<u8>>, Print)> {
         if self.mode == CacheMode::Off {
             return None;
         }
@@ -144,7 +145,7 @@ impl KernelCache {
 
     /// Keep `content` of `ino` (fingerprint `print`), rendered at `generation`, unless
     /// something changed since.
-    pub fn keep(&self, ino: u64, generation: u64, content: &Arc<Vec<u8>>, print: Print) {
+    pub fn keep(&self, ino: Ino, generation: u64, content: &Arc<Vec<u8>>, print: Print) {
         if self.mode == CacheMode::Off {
             return;
         }
@@ -165,7 +166,7 @@ impl KernelCache {
     /// An open of `ino` serves content with fingerprint `now`: whether the kernel may keep
     /// the pages it holds (filled from the previous open). When they hold something else
     /// (a change that raced a read), the kernel is also told to drop the attributes.
-    pub fn opened(&self, ino: u64, now: Print) -> bool {
+    pub fn opened(&self, ino: Ino, now: Print) -> bool {
         let before = {
             let mut state = lock(&self.state);
             let held = state.held.entry(ino).or_default();
@@ -184,9 +185,9 @@ impl KernelCache {
 
     /// Of `candidates`, those known here (held by the kernel or rendered), and every
     /// volatile one besides (any change reaches them).
-    pub fn held_among(&self, candidates: Vec<u64>) -> Vec<u64> {
+    pub fn held_among(&self, candidates: Vec<Ino>) -> Vec<Ino> {
         let state = lock(&self.state);
-        let mut hit: Vec<u64> = candidates
+        let mut hit: Vec<Ino> = candidates
             .into_iter()
             .filter(|ino| state.held.contains_key(ino))
             .collect();
@@ -204,7 +205,7 @@ impl KernelCache {
 
     /// Forget the content of `inos` and tell the kernel to drop them. Call with no lock
     /// of the tree held: the kernel may wait for a request that needs one.
-    pub fn drop_inodes(&self, inos: &[u64]) {
+    pub fn drop_inodes(&self, inos: &[Ino]) {
         {
             let mut state = lock(&self.state);
             state.generation += 1;
@@ -237,7 +238,7 @@ impl KernelCache {
         PagesHeld { cache: self }
     }
 
-    fn notify(&self, inos: &[u64]) {
+    fn notify(&self, inos: &[Ino]) {
         if let Some(notifier) = self.notifier.get() {
             for &ino in inos {
                 notifier.inode(ino);
@@ -248,7 +249,7 @@ impl KernelCache {
 
 thread_local! {
     /// Invalidations held back on this thread (see [`KernelCache::holding_pages`]).
-    static DEFERRED: RefCell<Option<Vec<u64>>> = const { RefCell::new(None) };
+    static DEFERRED: RefCell<Option<Vec<Ino>>> = const { RefCell::new(None) };
 }
 
 /// Invalidations held back while a request holds the kernel's pages; dropping it (after
@@ -276,43 +277,43 @@ mod tests {
         let cache = KernelCache::new(CacheMode::Kept);
         let before = cache.generation();
         cache.drop_inodes(&[]);
-        cache.keep(2, before, &Arc::new(b"old".to_vec()), print(b"old"));
-        assert_eq!(cache.content(2), None);
+        cache.keep(Ino(2), before, &Arc::new(b"old".to_vec()), print(b"old"));
+        assert_eq!(cache.content(Ino(2)), None);
         let now = cache.generation();
-        cache.keep(2, now, &Arc::new(b"new".to_vec()), print(b"new"));
-        let (kept, kept_print) = cache.content(2).unwrap();
+        cache.keep(Ino(2), now, &Arc::new(b"new".to_vec()), print(b"new"));
+        let (kept, kept_print) = cache.content(Ino(2)).unwrap();
         assert_eq!((kept.as_slice(), kept_print), (&b"new"[..], print(b"new")));
-        cache.drop_inodes(&[2]);
-        assert_eq!(cache.content(2), None);
+        cache.drop_inodes(&[Ino(2)]);
+        assert_eq!(cache.content(Ino(2)), None);
     }
 
     #[test]
     fn pages_are_kept_only_for_the_same_content() {
         let cache = KernelCache::new(CacheMode::Kept);
         assert!(
-            cache.opened(3, print(b"a")),
+            cache.opened(Ino(3), print(b"a")),
             "nothing kept before the first open"
         );
-        assert!(cache.opened(3, print(b"a")));
-        assert!(!cache.opened(3, print(b"b")));
-        assert!(cache.opened(3, print(b"b")));
+        assert!(cache.opened(Ino(3), print(b"a")));
+        assert!(!cache.opened(Ino(3), print(b"b")));
+        assert!(cache.opened(Ino(3), print(b"b")));
     }
 
     #[test]
     fn forgetting_every_lookup_frees_the_content() {
         let cache = KernelCache::new(CacheMode::Kept);
-        cache.looked_up(4, false);
-        cache.looked_up(4, false);
+        cache.looked_up(Ino(4), false);
+        cache.looked_up(Ino(4), false);
         cache.keep(
-            4,
+            Ino(4),
             cache.generation(),
             &Arc::new(vec![0; 10]),
             print(&[0; 10]),
         );
-        cache.forgot(4, 1);
-        assert!(cache.content(4).is_some());
-        cache.forgot(4, 1);
-        assert!(cache.content(4).is_none());
+        cache.forgot(Ino(4), 1);
+        assert!(cache.content(Ino(4)).is_some());
+        cache.forgot(Ino(4), 1);
+        assert!(cache.content(Ino(4)).is_none());
         assert_eq!(lock(&cache.state).bytes, 0);
     }
 
@@ -321,19 +322,24 @@ mod tests {
         let cache = KernelCache::new(CacheMode::Kept);
         let piece = Arc::new(vec![1u8; CONTENT_CAP / 8]);
         for ino in 10..30 {
-            cache.keep(ino, cache.generation(), &piece, print(&piece));
-            assert!(cache.content(ino).is_some(), "the newest is always kept");
+            cache.keep(Ino(ino), cache.generation(), &piece, print(&piece));
+            assert!(
+                cache.content(Ino(ino)).is_some(),
+                "the newest is always kept"
+            );
             assert!(lock(&cache.state).bytes <= CONTENT_CAP);
         }
-        let kept = (10..30).filter(|&ino| cache.content(ino).is_some()).count();
+        let kept = (10..30)
+            .filter(|&ino| cache.content(Ino(ino)).is_some())
+            .count();
         assert!((4..=8).contains(&kept), "{kept} kept");
     }
 
     #[derive(Default)]
-    struct Told(Mutex<Vec<u64>>);
+    struct Told(Mutex<Vec<Ino>>);
 
     impl Notifier for Arc<Told> {
-        fn inode(&self, ino: u64) {
+        fn inode(&self, ino: Ino) {
             lock(&self.0).push(ino);
         }
     }
@@ -343,22 +349,40 @@ mod tests {
         let cache = KernelCache::new(CacheMode::Kept);
         let told = Arc::new(Told::default());
         cache.attach(Box::new(Arc::clone(&told)));
-        cache.keep(7, cache.generation(), &Arc::new(b"x".to_vec()), print(b"x"));
+        cache.keep(
+            Ino(7),
+            cache.generation(),
+            &Arc::new(b"x".to_vec()),
+            print(b"x"),
+        );
         let held = cache.holding_pages();
-        cache.drop_inodes(&[7, 8]);
-        cache.drop_inodes(&[7]);
+        cache.drop_inodes(&[Ino(7), Ino(8)]);
+        cache.drop_inodes(&[Ino(7)]);
         assert!(lock(&told.0).is_empty(), "nothing told before the reply");
-        assert_eq!(cache.content(7), None, "the content is dropped at once");
+        assert_eq!(
+            cache.content(Ino(7)),
+            None,
+            "the content is dropped at once"
+        );
         drop(held);
-        assert_eq!(*lock(&told.0), vec![7, 8]);
-        cache.drop_inodes(&[9]);
-        assert_eq!(*lock(&told.0), vec![7, 8, 9], "told at once again");
+        assert_eq!(*lock(&told.0), vec![Ino(7), Ino(8)]);
+        cache.drop_inodes(&[Ino(9)]);
+        assert_eq!(
+            *lock(&told.0),
+            vec![Ino(7), Ino(8), Ino(9)],
+            "told at once again"
+        );
     }
 
     #[test]
     fn nothing_is_kept_with_caching_off() {
         let cache = KernelCache::new(CacheMode::Off);
-        cache.keep(5, cache.generation(), &Arc::new(b"x".to_vec()), print(b"x"));
-        assert_eq!(cache.content(5), None);
+        cache.keep(
+            Ino(5),
+            cache.generation(),
+            &Arc::new(b"x".to_vec()),
+            print(b"x"),
+        );
+        assert_eq!(cache.content(Ino(5)), None);
     }
 }

@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::Kind;
+use crate::model::{Fh, Ino, Kind};
 use crate::tree::lock;
 
 /// One name in a directory listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
-    pub ino: u64,
+    pub ino: Ino,
     pub name: String,
     pub kind: Kind,
 }
@@ -22,30 +22,36 @@ pub struct DirEntry {
 /// The listings of open directories, by handle.
 #[derive(Debug, Default)]
 pub struct Listings {
-    open: Mutex<HashMap<u64, Listing>>,
+    open: Mutex<HashMap<Fh, Listing>>,
     next: Mutex<u64>,
-    /// The last listing read without `opendir`: (inode, generation, entries), so that the
-    /// reads after the first of a large directory do not list it again.
+    /// The last listing read without `opendir`, so that the reads after the first of a
+    /// large directory do not list it again.
     unopened: Mutex<Option<Unopened>>,
 }
 
-/// A listing read without `opendir`: (inode, generation, entries).
-type Unopened = (u64, u64, Arc<Vec<DirEntry>>);
+/// A listing read without `opendir`.
+#[derive(Debug)]
+struct Unopened {
+    ino: Ino,
+    /// The tree's changes when it was taken: any change since makes it stale.
+    generation: u64,
+    entries: Arc<Vec<DirEntry>>,
+}
 
 #[derive(Debug)]
 struct Listing {
     /// The directory's own inode, for `.` and `..`.
-    ino: u64,
+    ino: Ino,
     entries: Option<Vec<DirEntry>>,
 }
 
 impl Listings {
     /// Open directory `ino`; returns the handle to read its listing by.
-    pub fn open(&self, ino: u64) -> u64 {
+    pub fn open(&self, ino: Ino) -> Fh {
         let fh = {
             let mut next = lock(&self.next);
             *next += 1;
-            *next
+            Fh(*next)
         };
         lock(&self.open).insert(fh, Listing { ino, entries: None });
         fh
@@ -56,9 +62,9 @@ impl Listings {
     /// The first read takes the listing from `list` (given the directory's inode).
     pub fn from(
         &self,
-        fh: u64,
+        fh: Fh,
         offset: u64,
-        list: impl FnOnce(u64) -> Result<Vec<DirEntry>>,
+        list: impl FnOnce(Ino) -> Result<Vec<DirEntry>>,
     ) -> Result<Vec<(u64, DirEntry)>> {
         let unlisted = match lock(&self.open).get(&fh) {
             Some(listing) => listing.entries.is_none().then_some(listing.ino),
@@ -81,20 +87,24 @@ impl Listings {
     /// changes) stays the same.
     pub fn unopened(
         &self,
-        ino: u64,
+        ino: Ino,
         generation: u64,
         offset: u64,
-        list: impl FnOnce(u64) -> Result<Vec<DirEntry>>,
+        list: impl FnOnce(Ino) -> Result<Vec<DirEntry>>,
     ) -> Result<Vec<(u64, DirEntry)>> {
         let recent = lock(&self.unopened)
             .as_ref()
-            .filter(|(seen, at, _)| offset > 0 && *seen == ino && *at == generation)
-            .map(|(_, _, entries)| Arc::clone(entries));
+            .filter(|kept| offset > 0 && kept.ino == ino && kept.generation == generation)
+            .map(|kept| Arc::clone(&kept.entries));
         let entries = match recent {
             Some(entries) => entries,
             None => {
                 let entries = Arc::new(list(ino)?);
-                *lock(&self.unopened) = Some((ino, generation, Arc::clone(&entries)));
+                *lock(&self.unopened) = Some(Unopened {
+                    ino,
+                    generation,
+                    entries: Arc::clone(&entries),
+                });
                 entries
             }
         };
@@ -102,7 +112,7 @@ impl Listings {
     }
 
     /// Forget listing `fh`.
-    pub fn close(&self, fh: u64) {
+    pub fn close(&self, fh: Fh) {
         lock(&self.open).remove(&fh);
     }
 }
@@ -110,7 +120,7 @@ impl Listings {
 /// `entries` of directory `ino` after `offset` (the offset of each entry is its index plus
 /// one), `.` and `..` first, each with the offset the kernel asks from next.
 fn slice<'a>(
-    ino: u64,
+    ino: Ino,
     entries: impl Iterator<Item = &'a DirEntry>,
     offset: u64,
 ) -> Vec<(u64, DirEntry)> {
@@ -128,7 +138,7 @@ fn slice<'a>(
         .collect()
 }
 
-fn not_open(fh: u64) -> Error {
+fn not_open(fh: Fh) -> Error {
     Error::new(
         ErrorKind::Invalid,
         format!("directory handle {fh} is not open"),
@@ -141,7 +151,7 @@ mod tests {
 
     fn entry(name: &str) -> DirEntry {
         DirEntry {
-            ino: 9,
+            ino: Ino(9),
             name: name.into(),
             kind: Kind::Document,
         }
@@ -150,10 +160,10 @@ mod tests {
     #[test]
     fn a_listing_is_read_in_pieces_from_the_offset_the_kernel_gives() {
         let listings = Listings::default();
-        let fh = listings.open(2);
+        let fh = listings.open(Ino(2));
         let taken = std::cell::Cell::new(0);
         let list = |ino| {
-            assert_eq!(ino, 2);
+            assert_eq!(ino, Ino(2));
             taken.set(taken.get() + 1);
             Ok(vec![entry("a"), entry("b")])
         };

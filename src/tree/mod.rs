@@ -1,7 +1,8 @@
 //! The resource tree, free of FUSE: routing of paths to resources, inode numbers, open
 //! files and editors' temp files, the generated views of every directory, and the error
-//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs;
-//! `crate::fuse` only translates those to and from the kernel.
+//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs
+//! (its requests in `space/`, its parts in the files here); `crate::fuse` only translates
+//! those to and from the kernel.
 
 pub mod access;
 pub mod body;
@@ -12,24 +13,15 @@ pub mod kernel_cache;
 pub mod pending;
 pub mod resource;
 
-mod changes;
-mod files;
 mod holders;
-mod invalidation;
 mod listings;
-mod modes;
 mod open_files;
-mod route;
+mod rendered;
 mod space;
-#[cfg(test)]
-mod tests;
 
-pub(crate) use crate::model::links::dir_prefix;
-pub use files::{Opened, Paging};
-pub use invalidation::StoreVersion;
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
-pub use space::{Attr, CHANGES_AT_ONCE, ProjectInfo, Space};
+pub use space::{Attr, CHANGES_AT_ONCE, Opened, Paging, ProjectInfo, Space, StoreVersion};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use crate::error::ErrorKind;
-use crate::model::{Kind, Ownership};
+use crate::model::{Fh, Ino, Kind, Ownership, TreePath};
 use crate::tree::access::Perm;
 use crate::tree::body::{Body, Spill};
 use crate::tree::lock;
@@ -45,14 +45,14 @@ pub struct ScratchFile {
 /// One open file.
 #[derive(Debug)]
 pub struct Handle {
-    pub ino: u64,
+    pub ino: Ino,
     /// The process that opened it (0 when unknown).
     pub pid: u32,
     /// What the document held when opened for writing (for conflict checks).
     pub base: Option<Vec<u8>>,
     pub kind: Kind,
     pub writable: bool,
-    pub path: Vec<String>,
+    pub path: TreePath,
     pub content: Body,
     /// Present when opened for writing.
     pub edit: Option<Edit>,
@@ -79,7 +79,7 @@ pub struct Edit {
 /// The open handles and the files the tree holds itself.
 #[derive(Debug)]
 pub struct OpenFiles {
-    handles: Mutex<HashMap<u64, Handle>>,
+    handles: Mutex<HashMap<Fh, Handle>>,
     next_handle: Mutex<u64>,
     /// Editors' temp files and documents being created, by path.
     scratch: Mutex<BTreeMap<String, ScratchFile>>,
@@ -98,7 +98,7 @@ impl OpenFiles {
     }
 
     /// The open handles, by number.
-    pub fn handles(&self) -> MutexGuard<'_, HashMap<u64, Handle>> {
+    pub fn handles(&self) -> MutexGuard<'_, HashMap<Fh, Handle>> {
         lock(&self.handles)
     }
 
@@ -113,9 +113,9 @@ impl OpenFiles {
     }
 
     /// Keep `handle` open; returns its number.
-    pub fn add(&self, handle: Handle) -> u64 {
+    pub fn add(&self, handle: Handle) -> Fh {
         let mut next = lock(&self.next_handle);
-        let fh = *next;
+        let fh = Fh(*next);
         *next += 1;
         self.handles().insert(fh, handle);
         fh

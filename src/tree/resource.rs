@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::model::{Child, Entry, Hits, Kind, Node, RootPart};
+use crate::model::{Child, Entry, Hits, Kind, Node, RootPart, TreePath};
 
 /// What a `chmod`/`chown` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ pub trait Resource: Send + Sync {
     /// and the daemon must forget. `None`: all of this resourcespace (its views show each
     /// other's data, as tasks show their dependencies). The tree adds the views of every
     /// directory above.
-    fn affected(&self, _path: &[&str]) -> Option<Vec<Vec<String>>> {
+    fn affected(&self, _path: &[&str]) -> Option<Vec<TreePath>> {
         None
     }
 
@@ -182,8 +182,8 @@ pub trait Resource: Send + Sync {
 }
 
 /// Where a resourcespace reports changes made outside the tree: paths from the root of
-/// the tree, each with everything under it (`[]`: everything).
-pub type Changes = Arc<dyn Fn(Vec<Vec<String>>) + Send + Sync>;
+/// the tree, each with everything under it (the root: everything).
+pub type Changes = Arc<dyn Fn(Vec<TreePath>) + Send + Sync>;
 
 fn read_only(path: &[&str]) -> Error {
     Error::read_only(format!("{} cannot be changed", path.join("/")))

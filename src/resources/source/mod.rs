@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
-use crate::model::{Child, Hits, Kind, Node};
+use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::{SymbolKind, Version, symbol_text};
 use crate::store::Store;
 use crate::tree::resource::{Changes, ModeChange, Resource};
@@ -294,14 +294,14 @@ impl Resource for Source {
     /// A write through the mount reaches its module's whole package (creating a module
     /// also imports it in `__init__.py`) and the edit history; settings reach every view;
     /// deps/, config/ and an undo in history/ rewrite project files: all of source/.
-    fn affected(&self, path: &[&str]) -> Option<Vec<Vec<String>>> {
-        let history = vec![self.name().to_string(), HISTORY.to_string()];
+    fn affected(&self, path: &[&str]) -> Option<Vec<TreePath>> {
+        let history = TreePath::from_names([self.name(), HISTORY]);
         match path {
             [] => None,
-            [first, ..] if *first == META => Some(vec![Vec::new()]),
+            [first, ..] if *first == META => Some(vec![TreePath::root()]),
             [first, ..] if self.children.iter().any(|c| c.name() == *first) => None,
             [.., _] if is_runner_name(path) => {
-                Some(vec![vec![self.name().to_string(), TESTS.to_string()]])
+                Some(vec![TreePath::from_names([self.name(), TESTS])])
             }
             [dir @ .., _] => {
                 let mut reach = match self.resolve(path) {
@@ -313,14 +313,12 @@ impl Resource for Source {
                         | Resolved::Dir { disk, .. },
                     ) => match disk.parent() {
                         Some(package) => watch::tree_paths(&self.project, self.name(), package),
-                        None => vec![vec![self.name().to_string()]],
+                        None => vec![TreePath::parse(self.name())],
                     },
                     // Gone (removed or renamed): its directory, with all under it.
-                    _ => {
-                        let mut parent = vec![self.name().to_string()];
-                        parent.extend(dir.iter().map(|c| c.to_string()));
-                        vec![parent]
-                    }
+                    _ => vec![TreePath::from_names(
+                        std::iter::once(self.name()).chain(dir.iter().copied()),
+                    )],
                 };
                 reach.push(history);
                 Some(reach)

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::TreePath;
+use crate::model::names::ENTRY;
 use crate::resources::source::Source;
 use crate::resources::source::modules::Module;
 use crate::resources::source::project::{EntryKind, has_python};
@@ -79,7 +81,7 @@ pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
 pub struct Walked {
     pub place: Resolved,
     pub aliased: bool,
-    names: Vec<String>,
+    names: TreePath,
 }
 
 impl Source {
@@ -99,7 +101,7 @@ impl Source {
         let root = Walked {
             place: Resolved::Root,
             aliased: false,
-            names: Vec::new(),
+            names: TreePath::parse("source"),
         };
         self.walk_on(root, path)
     }
@@ -116,7 +118,7 @@ impl Source {
         while let Some(name) = queue.pop_front() {
             if let Some(next) = self.step(&place, &name)? {
                 place = next;
-                walked.push(name);
+                walked.push(&name);
                 continue;
             }
             let parts = split_dotted(&name);
@@ -136,13 +138,11 @@ impl Source {
         })
     }
 
-    fn missing(&self, walked: &[String], name: &str) -> Error {
-        let mut dir: Vec<&str> = vec!["source"];
-        dir.extend(walked.iter().map(String::as_str));
+    fn missing(&self, walked: &TreePath, name: &str) -> Error {
         Error::not_found(format!(
             "{} has no {name}; {} lists what it holds",
-            self.links.dir(&dir),
-            self.links.to(&format!("{}/_entry.md", dir.join("/")))
+            self.links.dir(&walked.names().collect::<Vec<_>>()),
+            self.links.to(walked.join(ENTRY).as_str())
         ))
     }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::Time;
-use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
+use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section, TreePath};
 use crate::resources::source::Source;
 use crate::resources::source::failure::{first_line, summary};
 use crate::resources::source::paths::TESTS;
@@ -560,7 +560,7 @@ impl Source {
         };
         let store: Arc<store::Store> = self.runs.store.clone();
         let changes = self.runs.reporter();
-        let tests = vec![Resource::name(self).to_string(), TESTS.to_string()];
+        let tests = TreePath::from_names([Resource::name(self), TESTS]);
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
+use crate::model::TreePath;
 use crate::resources::source::project::Project;
 use crate::tree::resource::Changes;
 
@@ -56,7 +57,7 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
                 watcher.dirs.len()
             ));
             // What was read while the walk went on may have changed unwatched.
-            changes(vec![vec![watcher.mounted_as.to_string()]]);
+            changes(vec![TreePath::parse(watcher.mounted_as)]);
             watcher.run(inotify, changes)
         });
     if let Err(e) = spawned {
@@ -133,10 +134,10 @@ impl Watcher {
                 self.add_tree(&mut inotify, &dir);
             }
             if everything {
-                changes(vec![Vec::new()]);
+                changes(vec![TreePath::root()]);
                 continue;
             }
-            let mut paths: Vec<Vec<String>> = Vec::new();
+            let mut paths: Vec<TreePath> = Vec::new();
             for file in &changed {
                 for path in self.tree_paths(file) {
                     if !paths.contains(&path) {
@@ -187,15 +188,15 @@ impl Watcher {
         }
     }
 
-    fn tree_paths(&self, file: &Path) -> Vec<Vec<String>> {
+    fn tree_paths(&self, file: &Path) -> Vec<TreePath> {
         tree_paths(&self.project, self.mounted_as, file)
     }
 }
 
 /// The tree paths (from the root, `source` being `mounted_as`) that show the project file
 /// or folder `file`.
-pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<Vec<String>> {
-    let source = vec![mounted_as.to_string()];
+pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<TreePath> {
+    let source = TreePath::parse(mounted_as);
     if file == project.root
         || file
             .file_name()
@@ -204,16 +205,15 @@ pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<Vec<S
     {
         return vec![source];
     }
-    let mut bases: Vec<(Vec<String>, &Path)> = Vec::new();
+    let mut bases: Vec<(TreePath, &Path)> = Vec::new();
     for root in &project.code_roots {
         bases.push((source.clone(), root));
     }
     let several = project.test_dirs.len() > 1;
     for dir in &project.test_dirs {
-        let mut base = source.clone();
-        base.push(super::paths::TESTS.to_string());
+        let mut base = source.join(super::paths::TESTS);
         if several && let Some(name) = dir.file_name() {
-            base.push(name.to_string_lossy().into_owned());
+            base.push(&name.to_string_lossy());
         }
         bases.push((base, dir));
     }
@@ -223,14 +223,15 @@ pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<Vec<S
             continue;
         };
         let mut path = base;
-        path.extend(rel.iter().map(|c| c.to_string_lossy().into_owned()));
+        for name in rel {
+            path.push(&name.to_string_lossy());
+        }
         // `m.py` shows as itself and as its members' directory `m/`.
-        if let Some(stem) = path.last().and_then(|n| n.strip_suffix(".py")) {
-            let mut members = path.clone();
-            if let Some(last) = members.last_mut() {
-                *last = stem.to_string();
-            }
-            paths.push(members);
+        if let (Some(stem), Some(dir)) = (
+            path.name().and_then(|n| n.strip_suffix(".py")),
+            path.parent(),
+        ) {
+            paths.push(dir.join(stem));
         }
         paths.push(path);
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
-use crate::model::{Child, Kind, Node};
+use crate::model::{Child, Fh, Ino, Kind, Node, TreePath};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
 use crate::tree::inodes::ROOT;
@@ -131,7 +131,7 @@ const WRITE: OpenFlags = OpenFlags {
     append: false,
 };
 
-fn dir(space: &Space) -> u64 {
+fn dir(space: &Space) -> Ino {
     space.lookup(ROOT, "notes").unwrap().ino
 }
 
@@ -163,13 +163,13 @@ fn a_rejected_write_keeps_the_old_content_and_says_why() {
     assert_eq!(error.kind, ErrorKind::Invalid);
     space.release(fh);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
-    let log = String::from_utf8(space.content(&["_errors.md".to_string()]).unwrap()).unwrap();
+    let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(
         log.contains("write /mnt/hs/notes/a.txt: a.txt was not saved:"),
         "{log}"
     );
     assert!(log.contains("the note says bad"), "{log}");
-    let entry = String::from_utf8(space.render_path(&["notes".to_string()]).unwrap()).unwrap();
+    let entry = String::from_utf8(space.render_path(&TreePath::parse("notes")).unwrap()).unwrap();
     assert!(entry.starts_with("> Last error here"), "{entry}");
 }
 
@@ -439,13 +439,13 @@ fn a_miss_before_a_create_is_no_typo() {
     space.write(fh, 0, b"new\n").unwrap();
     space.flush(fh).unwrap();
     space.release(fh);
-    let log = String::from_utf8(space.content(&["_errors.md".to_string()]).unwrap()).unwrap();
+    let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(!log.contains("Did you mean"), "{log}");
 }
 
 /// Process 1 opens `a.txt` ("first\n") to read; process 2 then saves "a longer note\n"
 /// over it. Returns the file's inode and the reader's handle, still open.
-fn read_while_another_writes(space: &Space) -> (u64, u64) {
+fn read_while_another_writes(space: &Space) -> (Ino, Fh) {
     let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
     let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
     let writer = space.open_by(ino, WRITE, by(2)).unwrap();
@@ -524,7 +524,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     space.release(fh);
     assert!(
         !space
-            .names(&["notes".to_string()])
+            .names(&TreePath::parse("notes"))
             .unwrap()
             .iter()
             .any(|(n, _)| n == ".big.swp"),
@@ -540,7 +540,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     space.release(fh);
     assert!(
         space
-            .names(&["notes".to_string()])
+            .names(&TreePath::parse("notes"))
             .unwrap()
             .iter()
             .any(|(n, _)| n == ".kept.swp")

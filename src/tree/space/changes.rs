@@ -10,11 +10,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::model::Ownership;
 use crate::model::names;
+use crate::model::{Fh, Ino, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::resource::Resource;
-use crate::tree::route::{Route, descend};
+use crate::tree::space::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 use crate::tree::{Space, lock};
 
@@ -22,7 +23,7 @@ impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
     pub(crate) fn place_in_resource<'a>(
         &self,
-        path: &'a [String],
+        path: &'a TreePath,
     ) -> Result<(Arc<dyn Resource>, Vec<&'a str>)> {
         let Some(first) = path.first() else {
             return Err(Error::not_permitted(
@@ -35,10 +36,10 @@ impl Space {
                 self.resource_names()
             ))
         })?;
-        Ok(descend(resource, &path[1..]))
+        Ok(descend(resource, path.names().skip(1)))
     }
 
-    fn writable_dir(&self, dir: &[String]) -> Result<()> {
+    fn writable_dir(&self, dir: &TreePath) -> Result<()> {
         let node = self.stat(dir)?;
         if node.kind != Kind::Dir {
             return Err(not_a_dir(&self.links, dir));
@@ -46,8 +47,7 @@ impl Space {
         if !node.writable {
             return Err(Error::read_only(format!(
                 "nothing can be created in {}: it is generated. Its _entry.md says where to write",
-                self.links
-                    .dir(&dir.iter().map(String::as_str).collect::<Vec<_>>())
+                self.links.dir(&dir.names().collect::<Vec<_>>())
             )));
         }
         Ok(())
@@ -57,21 +57,21 @@ impl Space {
     /// by the caller's umask) and open it for writing; returns its attributes and handle.
     pub fn create(
         &self,
-        parent: u64,
+        parent: Ino,
         name: &str,
         exclusive: bool,
         caller: Caller,
         mode: u32,
-    ) -> Result<(Attr, u64)> {
-        let mut path = self.path_of(parent)?;
+    ) -> Result<(Attr, Fh)> {
+        let dir = self.path_of(parent)?;
         check_name(name)?;
-        path.push(name.to_string());
+        let path = dir.join(name);
         self.admit(caller, "create", &path)?;
         if let Ok(attr) = self.attr_of(&path) {
             if exclusive {
                 return Err(Error::exists(format!(
                     "{} already exists",
-                    self.links.to(&path.join("/"))
+                    self.links.to(path.as_str())
                 )));
             }
             let fh = self.open_by(
@@ -117,11 +117,9 @@ impl Space {
     }
 
     /// Hold a new file in memory: a temp file, or a document until its content is saved.
-    fn make_scratch(&self, path: &[String], ownership: Ownership) -> Result<()> {
-        let (_, dir) = path
-            .split_last()
-            .ok_or_else(|| Error::invalid("empty path"))?;
-        self.writable_dir(dir)?;
+    fn make_scratch(&self, path: &TreePath, ownership: Ownership) -> Result<()> {
+        let dir = path.parent().ok_or_else(|| Error::invalid("empty path"))?;
+        self.writable_dir(&dir)?;
         let pending = !self.is_temp(path);
         if pending {
             let (resource, rest) = self.place_in_resource(path)?;
@@ -138,7 +136,7 @@ impl Space {
             ));
         }
         scratch.insert(
-            path.join("/"),
+            path.to_string(),
             ScratchFile {
                 content: Body::new(Vec::new(), self.files.spill())?,
                 changed: SystemTime::now(),
@@ -153,10 +151,10 @@ impl Space {
     }
 
     /// Make directory `name` in `parent` for `caller`.
-    pub fn mkdir(&self, parent: u64, name: &str, caller: Caller) -> Result<Attr> {
-        let mut path = self.path_of(parent)?;
+    pub fn mkdir(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
+        let dir = self.path_of(parent)?;
         check_name(name)?;
-        path.push(name.to_string());
+        let path = dir.join(name);
         let _change = self.admit(caller, "mkdir", &path)?;
         let made = (|| {
             if crate::model::names::is_trash(name) {
@@ -166,13 +164,13 @@ impl Space {
                     "{} was not made: homespace keeps no trash, what is removed is gone at \
                      once (source/history/ can undo code edits). Delete with `rm`, or in a \
                      file manager with Delete Permanently (Shift+Delete)",
-                    self.links.to(&path.join("/"))
+                    self.links.to(path.as_str())
                 )));
             }
             if self.stat(&path).is_ok() {
                 return Err(Error::exists(format!(
                     "{} already exists",
-                    self.links.to(&path.join("/"))
+                    self.links.to(path.as_str())
                 )));
             }
             let (resource, rest) = self.place_in_resource(&path)?;
@@ -186,9 +184,8 @@ impl Space {
 
     /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true), for
     /// `caller`.
-    pub fn remove(&self, parent: u64, name: &str, dir: bool, caller: Caller) -> Result<()> {
-        let mut path = self.path_of(parent)?;
-        path.push(name.to_string());
+    pub fn remove(&self, parent: Ino, name: &str, dir: bool, caller: Caller) -> Result<()> {
+        let path = self.path_of(parent)?.join(name);
         let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
         let _pass = self.changes.enter();
         let removed = (|| match self.route(&path)? {
@@ -198,7 +195,7 @@ impl Space {
             }
             Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be removed",
-                self.links.to(&path.join("/"))
+                self.links.to(path.as_str())
             ))),
             Route::In(resource, rest) => {
                 let node = resource.stat(&rest)?;
@@ -209,17 +206,14 @@ impl Space {
                     // puts the same bytes back.
                     crate::log::line(&format!(
                         "kept {} on rm: its editor is restoring it from a backup",
-                        self.links.to(&path.join("/"))
+                        self.links.to(path.as_str())
                     ));
                     return Ok(());
                 }
                 match (node.kind == Kind::Dir, dir) {
                     (true, false) => Err(Error::new(
                         ErrorKind::IsADirectory,
-                        format!(
-                            "{} is a directory: use rmdir",
-                            self.links.to(&path.join("/"))
-                        ),
+                        format!("{} is a directory: use rmdir", self.links.to(path.as_str())),
                     )),
                     (false, true) => Err(not_a_dir(&self.links, &path)),
                     _ => resource.remove(&rest),
@@ -232,16 +226,15 @@ impl Space {
     }
 
     /// Whether a new file at `path` is an editor's or tool's temp file, held in memory.
-    fn is_temp(&self, path: &[String]) -> bool {
-        path.last().is_some_and(|name| names::is_editor_temp(name))
+    fn is_temp(&self, path: &TreePath) -> bool {
+        path.name().is_some_and(names::is_editor_temp)
     }
 
     /// Whether an editor's backup of the document at `path`, made by renaming it within
     /// the last minute, is in memory: an `rm` of the document then means "about to restore".
-    fn restoring_from_backup(&self, path: &[String]) -> bool {
-        let key = path.join("/");
+    fn restoring_from_backup(&self, path: &TreePath) -> bool {
         self.files.scratch().values().any(|f| {
-            f.backup_of.as_deref() == Some(key.as_str())
+            f.backup_of.as_deref() == Some(path.as_str())
                 && f.changed
                     .elapsed()
                     .is_ok_and(|age| age < std::time::Duration::from_secs(60))
@@ -251,52 +244,49 @@ impl Space {
     /// Move `name` in `parent` to `new_name` in `new_parent`, for `caller`.
     pub fn rename(
         &self,
-        parent: u64,
+        parent: Ino,
         name: &str,
-        new_parent: u64,
+        new_parent: Ino,
         new_name: &str,
         no_replace: bool,
         caller: Caller,
     ) -> Result<()> {
-        let mut from = self.path_of(parent)?;
-        from.push(name.to_string());
-        let mut to = self.path_of(new_parent)?;
+        let from = self.path_of(parent)?.join(name);
+        let to_dir = self.path_of(new_parent)?;
         check_name(new_name)?;
-        to.push(new_name.to_string());
+        let to = to_dir.join(new_name);
         let _change = self.admit(caller, "rename", &from)?;
         if no_replace && self.stat(&to).is_ok() {
             return Err(Error::exists(format!(
                 "{} already exists",
-                self.links.to(&to.join("/"))
+                self.links.to(to.as_str())
             )));
         }
         let moved = self.move_path(&from, &to);
         self.logged("rename", &to, moved)?;
         // The kernel moved its name to the new place: the number goes with it.
-        lock(&self.inodes).moved(&from.join("/"), &to.join("/"));
+        lock(&self.inodes).moved(from.as_str(), to.as_str());
         self.changed_at(&from);
         self.changed_at(&to);
         self.made(&to);
         Ok(())
     }
 
-    fn move_path(&self, from: &[String], to: &[String]) -> Result<()> {
+    fn move_path(&self, from: &TreePath, to: &TreePath) -> Result<()> {
         let _pass = self.changes.enter();
         // Only a file renamed to a temp name beside itself is an editor's backup; a
         // directory, or a move elsewhere, is a real move whatever the name.
-        let same_dir = from.split_last().map(|(_, p)| p) == to.split_last().map(|(_, p)| p);
+        let same_dir = from.parent() == to.parent();
         let to_temp =
             same_dir && self.stat(from).is_ok_and(|n| n.kind != Kind::Dir) && self.is_temp(to);
         match self.route(from)? {
             Route::Scratch(key) => {
                 if to_temp {
-                    let (_, dir) = to
-                        .split_last()
-                        .ok_or_else(|| Error::invalid("empty path"))?;
-                    self.writable_dir(dir)?;
+                    let dir = to.parent().ok_or_else(|| Error::invalid("empty path"))?;
+                    self.writable_dir(&dir)?;
                     let mut scratch = self.files.scratch();
                     if let Some(file) = scratch.remove(&key) {
-                        scratch.insert(to.join("/"), file);
+                        scratch.insert(to.to_string(), file);
                     }
                     return Ok(());
                 }
@@ -313,13 +303,13 @@ impl Space {
                 Ok(())
             }
             Route::In(resource, rest) => {
-                let backup = from.last().map(|name| format!("{name}~"));
-                if to_temp && to.last() != backup.as_ref() {
+                let backup = from.name().map(|name| format!("{name}~"));
+                if to_temp && to.name() != backup.as_deref() {
                     return Err(Error::not_permitted(format!(
                         "{} cannot become {}: that is not a name a document can have here. \
                          To keep a copy use cp; to delete use rm",
-                        self.links.to(&from.join("/")),
-                        self.links.to(&to.join("/"))
+                        self.links.to(from.as_str()),
+                        self.links.to(to.as_str())
                     )));
                 }
                 if to_temp {
@@ -327,12 +317,12 @@ impl Space {
                     // document where it is, since the editor writes it anew right after.
                     let content = Body::new(resource.read(&rest)?, self.files.spill())?;
                     self.files.scratch().insert(
-                        to.join("/"),
+                        to.to_string(),
                         ScratchFile {
                             content,
                             changed: SystemTime::now(),
                             pending: false,
-                            backup_of: Some(from.join("/")),
+                            backup_of: Some(from.to_string()),
                             ownership: resource.stat(&rest)?.ownership,
                         },
                     );
@@ -342,15 +332,15 @@ impl Space {
                 if !Arc::ptr_eq(&target, &resource) {
                     return Err(Error::not_permitted(format!(
                         "{} and {} are in different resourcespaces; copy the content instead",
-                        self.links.to(&from.join("/")),
-                        self.links.to(&to.join("/"))
+                        self.links.to(from.as_str()),
+                        self.links.to(to.as_str())
                     )));
                 }
                 resource.rename(&rest, &target_rest)
             }
             Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be moved",
-                self.links.to(&from.join("/"))
+                self.links.to(from.as_str())
             ))),
         }
     }

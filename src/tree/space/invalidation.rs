@@ -12,6 +12,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime};
 
 use crate::model::names::{ENTRY, ERRORS, NAV};
+use crate::model::{Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::inodes::Inodes;
 use crate::tree::kernel_cache::CacheMode;
@@ -23,35 +24,35 @@ use crate::tree::resource::Changes;
 pub(crate) enum Reach {
     /// The path, everything under it, its directory, the views above it: it may have
     /// appeared or gone, so its directory's listing and the maps beside it change too.
-    Under(Vec<String>),
+    Under(TreePath),
     /// Everything under the path and the views above it; the path itself stays (a
     /// resourcespace's own directory, a package whose module changed).
-    Inside(Vec<String>),
+    Inside(TreePath),
     /// That one path only.
-    Exactly(Vec<String>),
+    Exactly(TreePath),
 }
 
 impl Space {
-    /// Things at `paths` and under each (paths from the root; `[]`: everything) changed
-    /// outside the tree's own requests: forget what is kept of them.
-    pub fn touched(&self, paths: Vec<Vec<String>>) {
+    /// Things at `paths` and under each (the root: everything) changed outside the tree's
+    /// own requests: forget what is kept of them.
+    pub fn touched(&self, paths: Vec<TreePath>) {
         self.forget(&paths.into_iter().map(Reach::Under).collect::<Vec<_>>());
     }
 
     /// A change was just made through the tree at `path`: forget it and what its resource
     /// says it reaches.
-    pub(crate) fn changed_at(&self, path: &[String]) {
+    pub(crate) fn changed_at(&self, path: &TreePath) {
         // A change may drop a failure logged for the path (a "did you mean" of a name
         // just created).
         let mut reach = vec![
-            Reach::Under(path.to_vec()),
-            Reach::Exactly(vec![ERRORS.to_string()]),
+            Reach::Under(path.clone()),
+            Reach::Exactly(TreePath::parse(ERRORS)),
         ];
         if let Some(top) = path.first().and_then(|name| self.resource(name)) {
-            let rest: Vec<&str> = path[1..].iter().map(String::as_str).collect();
+            let rest: Vec<&str> = path.names().skip(1).collect();
             match top.affected(&rest) {
                 Some(paths) => reach.extend(paths.into_iter().map(Reach::Inside)),
-                None => reach.push(Reach::Inside(vec![top.name().to_string()])),
+                None => reach.push(Reach::Inside(TreePath::parse(top.name()))),
             }
         }
         self.forget(&reach);
@@ -60,19 +61,17 @@ impl Space {
     /// A reader opened `path`; its resource may have noted it (a recent search), which
     /// its directory's listing and views show, and every map on the way down to it: as if
     /// the path had just appeared.
-    pub(crate) fn noted_open(&self, path: &[String]) {
-        self.forget(&[Reach::Under(path.to_vec())]);
+    pub(crate) fn noted_open(&self, path: &TreePath) {
+        self.forget(&[Reach::Under(path.clone())]);
     }
 
     /// A failure in directory `dir` was logged: the error log, the dashboard and the
     /// directory's entry view show it.
     pub(crate) fn failed_in(&self, dir: &str) {
-        let mut entry: Vec<String> = crate::tree::space::split(dir);
-        entry.push(ENTRY.to_string());
         self.forget(&[
-            Reach::Exactly(vec![ERRORS.to_string()]),
-            Reach::Exactly(vec![ENTRY.to_string()]),
-            Reach::Exactly(entry),
+            Reach::Exactly(TreePath::parse(ERRORS)),
+            Reach::Exactly(TreePath::parse(ENTRY)),
+            Reach::Exactly(TreePath::parse(dir).join(ENTRY)),
         ]);
     }
 
@@ -138,7 +137,7 @@ fn tick(space: Weak<Space>, version: Option<StoreVersion>) {
         if now != seen {
             seen = now;
             // Tasks, memory, history, test runs and settings all live there.
-            space.touched(vec![Vec::new()]);
+            space.touched(vec![TreePath::root()]);
         }
         let clock = SystemTime::now();
         for dir in space.errors.expired(since, clock) {
@@ -151,38 +150,28 @@ fn tick(space: Weak<Space>, version: Option<StoreVersion>) {
 /// The numbered paths `reach` covers (see the module's rules), and every path under a
 /// resourcespace in `everywhere`: ranges of the sorted path table, so a change costs what
 /// it reaches, not what the kernel holds.
-fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
+fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<Ino> {
+    let mut out: Vec<Ino> = Vec::new();
     for name in everywhere {
         out.extend(inodes.under(name).map(|(_, ino)| ino));
     }
-    let join = |parts: &[String], name: Option<&str>| {
-        let mut path = parts.join("/");
-        if let Some(name) = name {
-            if !path.is_empty() {
-                path.push('/');
-            }
-            path.push_str(name);
-        }
-        path
-    };
     for reach in reach {
         match reach {
-            Reach::Exactly(path) => out.extend(inodes.get(&join(path, None))),
+            Reach::Exactly(path) => out.extend(inodes.get(path.as_str())),
             Reach::Under(changed) | Reach::Inside(changed) => {
-                out.extend(inodes.under(&join(changed, None)).map(|(_, ino)| ino));
+                out.extend(inodes.under(changed.as_str()).map(|(_, ino)| ino));
                 // The views of every directory above it.
-                for depth in 0..changed.len() {
+                for dir in changed.ancestors() {
                     for view in [ENTRY, NAV] {
-                        out.extend(inodes.get(&join(&changed[..depth], Some(view))));
+                        let view = TreePath::parse(dir).join(view);
+                        out.extend(inodes.get(view.as_str()));
                     }
                 }
-                if let (Reach::Under(_), Some((_, dir))) = (reach, changed.split_last()) {
+                if let (Reach::Under(_), Some(dir)) = (reach, changed.parent()) {
                     // Its directory, and the maps beside it or below its directory.
-                    let dir = join(dir, None);
-                    out.extend(inodes.get(&dir));
+                    out.extend(inodes.get(dir.as_str()));
                     let maps = inodes
-                        .under(&dir)
+                        .under(dir.as_str())
                         .filter(|(path, _)| path.rsplit('/').next() == Some(NAV));
                     out.extend(maps.map(|(_, ino)| ino));
                 }
@@ -201,16 +190,16 @@ mod tests {
     /// The rules, path by path: the reference [`reached`] is checked against.
     fn reaches(reach: &Reach, path: &[&str]) -> bool {
         match reach {
-            Reach::Exactly(exact) => exact.iter().map(String::as_str).eq(path.iter().copied()),
+            Reach::Exactly(exact) => exact.names().eq(path.iter().copied()),
             Reach::Inside(changed) => {
-                let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
+                let changed: Vec<&str> = changed.names().collect();
                 path.starts_with(&changed)
                     || path.split_last().is_some_and(|(last, dir)| {
                         (*last == ENTRY || *last == NAV) && changed.starts_with(dir)
                     })
             }
             Reach::Under(changed) => {
-                let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
+                let changed: Vec<&str> = changed.names().collect();
                 if path.starts_with(&changed) {
                     return true;
                 }
@@ -266,20 +255,14 @@ mod tests {
         for path in paths {
             inodes.ino_of(path);
         }
-        let split = |path: &str| -> Vec<String> {
-            if path.is_empty() {
-                Vec::new()
-            } else {
-                path.split('/').map(String::from).collect()
-            }
-        };
+        let split = TreePath::parse;
         let reaches_all = [
             vec![Reach::Under(split("source/pkg/mod"))],
             vec![
                 Reach::Under(split("tasks/open/a.json")),
                 Reach::Under(split("tasks")),
             ],
-            vec![Reach::Under(Vec::new())],
+            vec![Reach::Under(TreePath::root())],
             vec![
                 Reach::Exactly(split("_errors.md")),
                 Reach::Exactly(split("source/pkg/_entry.md")),
@@ -287,7 +270,7 @@ mod tests {
         ];
         for reach in reaches_all {
             let got = reached(&inodes, &reach, &["search"]);
-            let mut want: Vec<u64> = paths
+            let mut want: Vec<Ino> = paths
                 .iter()
                 .filter(|path| {
                     let parts: Vec<&str> = if path.is_empty() {
@@ -305,7 +288,7 @@ mod tests {
     }
 
     fn under(path: &str) -> Reach {
-        Reach::Under(path.split('/').map(String::from).collect())
+        Reach::Under(TreePath::parse(path))
     }
 
     fn hit(reach: &Reach, path: &str) -> bool {
@@ -340,7 +323,7 @@ mod tests {
 
     #[test]
     fn an_exact_reach_is_that_path_only() {
-        let exact = Reach::Exactly(vec!["_errors.md".into()]);
+        let exact = Reach::Exactly(TreePath::parse("_errors.md"));
         assert!(hit(&exact, "_errors.md"));
         assert!(!hit(&exact, ""));
         assert!(!hit(&exact, "_entry.md"));

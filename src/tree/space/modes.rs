@@ -6,11 +6,12 @@
 
 use crate::error::{Error, Result};
 use crate::model::Ownership;
+use crate::model::{Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::resource::ModeChange;
-use crate::tree::route::Route;
 use crate::tree::space::Attr;
+use crate::tree::space::route::Route;
 
 /// Permission bits `chmod` can set (with setuid, setgid and sticky).
 const MODE_BITS: u32 = 0o7777;
@@ -19,7 +20,7 @@ impl Space {
     /// Change the permission bits (`mode`) and/or owner (`uid`, `gid`) of `ino` for `caller`.
     pub fn set_perm(
         &self,
-        ino: u64,
+        ino: Ino,
         mode: Option<u32>,
         uid: Option<u32>,
         gid: Option<u32>,
@@ -60,12 +61,12 @@ impl Space {
     }
 
     /// The refusal of a `chmod`/`chown` where modes are not kept: what they follow instead.
-    fn fixed_modes(&self, path: &[String]) -> Error {
+    fn fixed_modes(&self, path: &TreePath) -> Error {
         Error::not_permitted(format!(
             "the modes and owner of {} cannot be changed: it is not a file of the project. \
              Generated views, tasks and memory show the modes of the store file; symbol files \
              show their module's (chmod the module's .py file)",
-            self.links.to(&path.join("/"))
+            self.links.to(path.as_str())
         ))
     }
 }

@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
+use crate::model::{Fh, Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
@@ -17,7 +18,7 @@ use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::pending::Pending;
-use crate::tree::route::Route;
+use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, is_a_dir};
 
 /// The size from which a reader of an exact project file is handed the file itself.
@@ -29,7 +30,7 @@ const PASSTHROUGH_FROM: usize = 128 * 1024;
 /// An open done, or to be done once the content is final.
 pub enum Opened {
     /// The handle, and how the kernel reads it.
-    Now(u64, Paging),
+    Now(Fh, Paging),
     Wait(Pending),
 }
 
@@ -50,13 +51,13 @@ pub enum Paging {
 
 impl Space {
     /// Open `ino` as this process's user; returns the handle number.
-    pub fn open(&self, ino: u64, flags: OpenFlags) -> Result<u64> {
+    pub fn open(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
         self.open_by(ino, flags, Caller::this_process())
     }
 
     /// Open `ino` for `caller`; returns the handle number. Opening for writing is a change
     /// and must be admitted (see [`crate::tree::access`]).
-    pub fn open_by(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<u64> {
+    pub fn open_by(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<Fh> {
         self.open_paged(ino, flags, caller).map(|(fh, _)| fh)
     }
 
@@ -64,7 +65,7 @@ impl Space {
     /// read it: through its page cache (kept from the last open when the content is the
     /// same) when every change to it is announced and the opener cannot write; else
     /// directly from the snapshot taken now, whatever size the kernel last saw.
-    pub fn open_paged(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+    pub fn open_paged(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
         match self.open_or_wait(ino, flags, caller, false)? {
             Opened::Now(fh, paging) => Ok((fh, paging)),
             // Not asked to wait: never told to.
@@ -77,18 +78,19 @@ impl Space {
     /// call [`Space::open_waited`] once the wait is over.
     pub fn open_or_wait(
         &self,
-        ino: u64,
+        ino: Ino,
         flags: OpenFlags,
         caller: Caller,
         may_wait: bool,
     ) -> Result<Opened> {
         let path = self.path_of(ino)?;
-        let node = self.stat(&path)?;
+        let at = self.locate_for_open(&path, ino)?;
+        let node = &at.node;
         if may_wait
             && node.waits
             && !flags.write
-            && let Ok(Route::In(resource, rest)) = self.route(&path)
-            && let Some(pending) = resource.pending(&rest)
+            && let Route::In(resource, rest) = &at.route
+            && let Some(pending) = resource.pending(rest)
         {
             return Ok(Opened::Wait(pending));
         }
@@ -104,8 +106,7 @@ impl Space {
             return Err(error);
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
-        let cacheable = self.cacheable(&node, &path);
-        let (existing, print) = self.content_for_open(ino, &path, cacheable)?;
+        let (existing, print) = self.content_for_open(&at)?;
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.to_vec());
         let content = if flags.truncate {
             Arc::new(Vec::new())
@@ -114,13 +115,13 @@ impl Space {
         };
         let mut paging = Paging::Direct;
         if !flags.write {
-            self.served(ino, print, &path);
-            if cacheable && self.kernel.mode() == CacheMode::Kept {
+            self.served(&at, print);
+            if at.cacheable && self.kernel.mode() == CacheMode::Kept {
                 let keep = self.kernel.opened(ino, print);
                 paging = Paging::Cached { keep };
                 if content.len() >= PASSTHROUGH_FROM
-                    && let Ok(Route::In(resource, rest)) = self.route(&path)
-                    && let Some(file) = resource.exact_file(&rest)
+                    && let Route::In(resource, rest) = &at.route
+                    && let Some(file) = resource.exact_file(rest)
                 {
                     paging = Paging::Passthrough { file, keep };
                 }
@@ -132,7 +133,10 @@ impl Space {
             broken: None,
             append: flags.append,
         });
-        let perm = self.perm_of(&node);
+        let perm = self.perm_of(node);
+        let (kind, writable) = (node.kind, node.writable);
+        // It borrows the path, which the handle keeps.
+        drop(at);
         // A reader shares the snapshot the daemon keeps; a writer gets its own copy.
         let content = if flags.write {
             let owned = Arc::try_unwrap(content).unwrap_or_else(|shared| shared.to_vec());
@@ -144,8 +148,8 @@ impl Space {
             ino,
             pid: caller.pid,
             base,
-            kind: node.kind,
-            writable: node.writable,
+            kind,
+            writable,
             path,
             content,
             edit,
@@ -158,22 +162,17 @@ impl Space {
 
     /// Open `ino` for reading after a wait for its content: rendered now, never from a
     /// rendering made before the wait.
-    pub fn open_waited(&self, ino: u64, flags: OpenFlags, caller: Caller) -> Result<(u64, Paging)> {
+    pub fn open_waited(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
         self.forget_rendered();
         self.open_paged(ino, flags, caller)
     }
 
-    fn read_only_error(&self, path: &[String], kind: Kind) -> Error {
-        let at = self.links.to(&path.join("/"));
-        let parent = path
-            .split_last()
-            .map(|(_, p)| p.to_vec())
-            .unwrap_or_default();
-        let entry = self.links.to(&format!(
-            "{}{}",
-            crate::tree::dir_prefix(&parent),
-            crate::model::names::ENTRY
-        ));
+    fn read_only_error(&self, path: &TreePath, kind: Kind) -> Error {
+        let at = self.links.to(path.as_str());
+        let parent = path.parent().unwrap_or_default();
+        let entry = self
+            .links
+            .to(parent.join(crate::model::names::ENTRY).as_str());
         match kind {
             Kind::View => Error::read_only(format!(
                 "{at} is a view, generated from live state; it cannot be written. \
@@ -186,7 +185,7 @@ impl Space {
     }
 
     /// Up to `size` bytes of the open file from `offset`.
-    pub fn read(&self, fh: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+    pub fn read(&self, fh: Fh, offset: u64, size: u32) -> Result<Vec<u8>> {
         let handles = self.files.handles();
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
         handle.content.read_at(offset, size as usize)
@@ -195,16 +194,15 @@ impl Space {
     /// Up to `size` bytes of `ino` from `offset`, for a kernel that does not open files
     /// (a read-only mount; see the FUSE adapter): what the daemon keeps of it, else
     /// rendered now. A read from the start stands for the open a read-write mount sees.
-    pub fn read_unopened(&self, ino: u64, offset: u64, size: u32) -> Result<Vec<u8>> {
+    pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
         let path = self.path_of(ino)?;
-        let node = self.stat(&path)?;
-        if node.kind == Kind::Dir {
+        let at = self.locate_for_open(&path, ino)?;
+        if at.node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
         }
-        let cacheable = self.cacheable(&node, &path);
-        let (content, print) = self.content_for_open(ino, &path, cacheable)?;
+        let (content, print) = self.content_for_open(&at)?;
         if offset == 0 {
-            self.served(ino, print, &path);
+            self.served(&at, print);
         }
         let start = usize::try_from(offset)
             .unwrap_or(usize::MAX)
@@ -213,21 +211,21 @@ impl Space {
         Ok(content[start..end].to_vec())
     }
 
-    /// Content with fingerprint `print` is being read from `path` (inode `ino`): its
-    /// modification time follows it, and its resource hears of it (a search read becomes
-    /// a recent one, which the views beside it show).
-    fn served(&self, ino: u64, print: Print, path: &[String]) {
-        self.observed_print(ino, print);
-        if let Ok(Route::In(resource, rest)) = self.route(path) {
-            resource.opened(&rest);
+    /// Content with fingerprint `print` is being read from `at`: its modification time
+    /// follows it, and its resource hears of it (a search read becomes a recent one, which
+    /// the views beside it show).
+    fn served(&self, at: &Located, print: Print) {
+        self.observed_print(at.ino, print);
+        if let Route::In(resource, rest) = &at.route {
+            resource.opened(rest);
             if resource.shows_everything() {
-                self.noted_open(path);
+                self.noted_open(at.path);
             }
         }
     }
 
     /// Put `data` at `offset` of the open file's buffer (at its end when appending).
-    pub fn write(&self, fh: u64, offset: u64, data: &[u8]) -> Result<u32> {
+    pub fn write(&self, fh: Fh, offset: u64, data: &[u8]) -> Result<u32> {
         let mut handles = self.files.handles();
         let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
         let Some(edit) = handle.edit.as_mut() else {
@@ -263,7 +261,7 @@ impl Space {
 
     /// Save the open file if content was written to it: validate and route it. Called at
     /// every `close` and `fsync`; a rejection fails that call and is logged.
-    pub fn flush(&self, fh: u64) -> Result<()> {
+    pub fn flush(&self, fh: Fh) -> Result<()> {
         self.flush_by(fh, 0)
     }
 
@@ -273,18 +271,18 @@ impl Space {
     /// (`echo x > f`), and that close must not save (and reject) an empty file; when it
     /// was the last one (`: > f`, `cp /dev/null f`), the close reports the outcome. When
     /// that cannot be told, saving waits for `release`, after the close returned.
-    pub fn flush_by(&self, fh: u64, pid: u32) -> Result<()> {
+    pub fn flush_by(&self, fh: Fh, pid: u32) -> Result<()> {
         let complete = pid != 0 && self.last_close(fh, pid);
         self.save_handle(fh, complete)
     }
 
     /// Whether process `pid`, closing `fh`, holds no other descriptor of its file.
-    fn last_close(&self, fh: u64, pid: u32) -> bool {
+    fn last_close(&self, fh: Fh, pid: u32) -> bool {
         let path = {
             let handles = self.files.handles();
             match handles.get(&fh) {
                 Some(handle) if handle.edit.is_some_and(|e| e.dirty && !e.written) => {
-                    self.links.to(&handle.path.join("/"))
+                    self.links.to(handle.path.as_str())
                 }
                 _ => return false,
             }
@@ -294,7 +292,7 @@ impl Space {
 
     /// Save what handle `fh` holds if it was written to, or — when `complete` (its last
     /// close) — if it was only truncated or created.
-    fn save_handle(&self, fh: u64, complete: bool) -> Result<()> {
+    fn save_handle(&self, fh: Fh, complete: bool) -> Result<()> {
         let (path, base, by_owner) = {
             let mut handles = self.files.handles();
             let handle = handles.get_mut(&fh).ok_or_else(|| bad_handle(fh))?;
@@ -344,9 +342,9 @@ impl Space {
     /// Give an editor's temp file at `path` what handle `fh` holds, copied as it is (it may
     /// be large: it never passes through memory whole). `None` when `path` is not a temp
     /// file (a document: validated and routed by `save`).
-    fn keep_temp_body(&self, fh: u64, path: &[String]) -> Option<Result<()>> {
-        let key = path.join("/");
-        if self.files.scratch().get(&key).is_none_or(|f| f.pending) {
+    fn keep_temp_body(&self, fh: Fh, path: &TreePath) -> Option<Result<()>> {
+        let key = path.as_str();
+        if self.files.scratch().get(key).is_none_or(|f| f.pending) {
             return None;
         }
         let copy = match self.files.handles().get(&fh) {
@@ -354,7 +352,7 @@ impl Space {
             None => Err(bad_handle(fh)),
         };
         Some(copy.map(|body| {
-            if let Some(file) = self.files.scratch().get_mut(&key) {
+            if let Some(file) = self.files.scratch().get_mut(key) {
                 file.content = body;
                 file.changed = SystemTime::now();
             }
@@ -365,20 +363,20 @@ impl Space {
     /// and never written), then forget the handle. A document being created whose content
     /// was never accepted disappears with its last handle, and so does a temp file that
     /// holds nothing because its write failed: it must not count toward the limit.
-    pub fn release(&self, fh: u64) {
+    pub fn release(&self, fh: Fh) {
         // The close already returned: a rejection here can only be logged, which
         // save_handle does.
         let _ = self.save_handle(fh, true);
         let Some(handle) = self.files.handles().remove(&fh) else {
             return;
         };
-        let key = handle.path.join("/");
+        let key = handle.path.as_str();
         let still_open = self.files.handles().values().any(|h| h.path == handle.path);
         let failed = handle.edit.is_some_and(|e| e.broken.is_some());
         let mut scratch = self.files.scratch();
         let unwanted = |f: &ScratchFile| f.pending || (failed && f.content.is_empty());
-        if !still_open && scratch.get(&key).is_some_and(unwanted) {
-            scratch.remove(&key);
+        if !still_open && scratch.get(key).is_some_and(unwanted) {
+            scratch.remove(key);
             drop(scratch);
             self.changed_at(&handle.path);
         }
@@ -386,7 +384,8 @@ impl Space {
 
     /// Write `content` to `path`: into memory for temp files, else validated by its
     /// resource. A pending new document stops being pending once its resource took it.
-    pub(crate) fn save(&self, path: &[String], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+    /// The caller announces what was saved ([`Space::changed_at`]): once per write.
+    pub(crate) fn save(&self, path: &TreePath, content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let _pass = self.changes.enter();
         if content.len() > MAX_DOCUMENT {
             return Err(self.too_big(path));
@@ -401,7 +400,10 @@ impl Space {
                     // lives in its resource; refused, it must vanish when `close` returns,
                     // not later at `release`, so the next `ls` does not show it.
                     self.files.scratch().remove(&key);
-                    self.changed_at(path);
+                    if written.is_err() {
+                        // Nothing after a refusal announces that it left.
+                        self.changed_at(path);
+                    }
                     written?;
                     self.made(path);
                 } else {
@@ -422,7 +424,7 @@ impl Space {
 
     /// Change the size of a file (`truncate`, `open(O_TRUNC)` on some kernels). With an
     /// open handle the buffer changes and is saved at close; without, it is saved now.
-    pub fn set_size(&self, ino: u64, size: u64, fh: Option<u64>, caller: Caller) -> Result<Attr> {
+    pub fn set_size(&self, ino: Ino, size: u64, fh: Option<Fh>, caller: Caller) -> Result<Attr> {
         let path = self.path_of(ino)?;
         let _change = self.admit(caller, "truncate", &path)?;
         let size = usize::try_from(size)
@@ -470,7 +472,7 @@ impl Space {
     /// The attributes of `ino` for process `pid` while it has the file open for reading:
     /// what it reads, so its own `stat` during a `cat` agrees with it (other processes see
     /// the file as it is now).
-    pub(crate) fn open_attr(&self, ino: u64, pid: u32) -> Option<Attr> {
+    pub(crate) fn open_attr(&self, ino: Ino, pid: u32) -> Option<Attr> {
         let fh = self
             .files
             .handles()
@@ -483,7 +485,7 @@ impl Space {
 
     /// The attributes of an open file, from what it holds: what it will read, or what has
     /// been written to it so far (`fstat` right after `open` must not render anew).
-    pub fn handle_attr(&self, ino: u64, fh: u64) -> Option<Attr> {
+    pub fn handle_attr(&self, ino: Ino, fh: Fh) -> Option<Attr> {
         let (kind, writable, size, content, perm) = {
             let handles = self.files.handles();
             let handle = handles.get(&fh)?;
@@ -518,14 +520,14 @@ impl Space {
     }
 }
 
-fn bad_handle(fh: u64) -> Error {
+fn bad_handle(fh: Fh) -> Error {
     Error::new(ErrorKind::Invalid, format!("file handle {fh} is not open"))
 }
 
 impl Space {
     /// The refusal of a document at `path` over the size limit, with what its resource
     /// suggests instead.
-    fn too_big(&self, path: &[String]) -> Error {
+    fn too_big(&self, path: &TreePath) -> Error {
         let instead = self
             .place_in_resource(path)
             .ok()
@@ -540,7 +542,7 @@ impl Space {
         )
     }
     /// The error of the handle of `path` whose write was refused with `kind`.
-    fn broken(&self, kind: Option<ErrorKind>, path: &[String]) -> Error {
+    fn broken(&self, kind: Option<ErrorKind>, path: &TreePath) -> Error {
         match kind {
             Some(ErrorKind::TooBig) | None => self.too_big(path),
             Some(kind) => Error::new(

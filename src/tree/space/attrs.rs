@@ -1,0 +1,210 @@
+//! Names and numbers as the kernel asks for them: lookups, attributes (with the content a
+//! `stat` renders left for the `open` that follows), directory listings and `access`.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Fh, Ino, Kind, Node, TreePath};
+use crate::tree::Space;
+use crate::tree::inodes::{Print, print};
+use crate::tree::kernel_cache::CacheMode;
+use crate::tree::listings::DirEntry;
+use crate::tree::lock;
+use crate::tree::space::route::Located;
+use crate::tree::space::{Attr, check_name, not_a_dir};
+
+impl Space {
+    /// Find `name` in directory `parent`. A miss that closely matches an existing name is
+    /// logged with "Did you mean"; probes that tools make on their own are not.
+    pub fn lookup(&self, parent: Ino, name: &str) -> Result<Attr> {
+        let dir = self.path_of(parent)?;
+        check_name(name)?;
+        let path = dir.join(name);
+        match self.attr_of(&path) {
+            Err(e) if e.kind == ErrorKind::NotFound => Err(self.suggest(&path, e)),
+            other => other,
+        }
+    }
+
+    /// The attributes of `ino`.
+    pub fn getattr(&self, ino: Ino) -> Result<Attr> {
+        self.getattr_by(ino, 0)
+    }
+
+    /// The attributes of `ino` as process `pid` sees them (see [`Space::open_attr`]).
+    pub fn getattr_by(&self, ino: Ino, pid: u32) -> Result<Attr> {
+        if let Some(attr) = self.open_attr(ino, pid) {
+            return Ok(attr);
+        }
+        let path = self.path_of(ino)?;
+        self.attr_of(&path)
+    }
+
+    pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
+        let at = self.locate(path)?;
+        let (ino, node) = (at.ino, &at.node);
+        let (size, mtime) = match (node.kind, node.size, node.mtime) {
+            (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
+            (_, Some(size), Some(mtime)) => (size, mtime),
+            (_, size, mtime) => {
+                let (content, print) = self.content_for_stat(&at)?;
+                let observed = self.observed_print(ino, print);
+                (
+                    size.unwrap_or(content.len() as u64),
+                    mtime.unwrap_or(observed),
+                )
+            }
+        };
+        Ok(Attr {
+            ino,
+            kind: node.kind,
+            size,
+            mtime,
+            writable: node.writable,
+            perm: self.perm_of(node),
+            cacheable: at.cacheable,
+        })
+    }
+
+    /// Whether the kernel may keep what `path` (whose node is `node`) shows: every change
+    /// to it is announced (not so for a path reached through another name, or a temp file).
+    pub(super) fn cacheable(&self, node: &Node, path: &TreePath) -> bool {
+        !node.aliased && !node.waits && !self.files.has_scratch(path.as_str())
+    }
+
+    /// The content of `at` for `stat`, with its fingerprint: what is kept of it, else
+    /// computed now and kept (when cacheable) and left for the `open` that usually follows
+    /// (see [`Space::content_for_open`]).
+    pub(super) fn content_for_stat(&self, at: &Located) -> Result<(Arc<Vec<u8>>, Print)> {
+        let generation = self.kernel.generation();
+        let rendered = self.kept_or(at, generation, None)?;
+        self.rendered
+            .leave(at.ino, generation, &at.node, &rendered.0);
+        Ok(rendered)
+    }
+
+    /// The content of `at` for a new open file, with its fingerprint: what
+    /// is kept of it while nothing it shows changed; with caching off, what the `stat` just
+    /// before computed if nothing changed through the tree since and it is a moment old,
+    /// else computed now (taken: the next `cat` computes afresh, so changes on disk show
+    /// at the next access). One rendering serves a `cat`'s lookup and open; its `fstat` is
+    /// answered from the open file.
+    pub(super) fn content_for_open(&self, at: &Located) -> Result<(Arc<Vec<u8>>, Print)> {
+        let generation = self.kernel.generation();
+        let just_stated = self.rendered.take(at.ino, generation);
+        self.kept_or(at, generation, just_stated)
+    }
+
+    /// What the daemon keeps of `at` (when cacheable), else `rendered` or its content
+    /// computed now, kept (when cacheable) unless something changed since `generation`;
+    /// with its fingerprint.
+    fn kept_or(
+        &self,
+        at: &Located,
+        generation: u64,
+        rendered: Option<Arc<Vec<u8>>>,
+    ) -> Result<(Arc<Vec<u8>>, Print)> {
+        let (ino, cacheable) = (at.ino, at.cacheable);
+        if let Some(kept) = self.kernel.content(ino).filter(|_| cacheable) {
+            return Ok(kept);
+        }
+        let content = match rendered {
+            Some(content) => content,
+            None => Arc::new(self.content_at(&at.route)?),
+        };
+        let print = print(&content);
+        if cacheable {
+            self.kernel.keep(ino, generation, &content, print);
+        }
+        Ok((content, print))
+    }
+
+    /// Drops the rendering a `stat` left for the next open.
+    pub(crate) fn forget_rendered(&self) {
+        self.rendered.forget();
+    }
+
+    pub(crate) fn observed(&self, ino: Ino, content: &[u8]) -> SystemTime {
+        self.observed_print(ino, print(content))
+    }
+
+    /// Note that content with fingerprint `print` was just served for `ino`; returns its
+    /// modification time (see [`Inodes::observe`]).
+    pub(crate) fn observed_print(&self, ino: Ino, print: Print) -> SystemTime {
+        lock(&self.inodes).observe(ino, print)
+    }
+
+    /// Open directory `ino`: its listing is taken at the first [`Space::read_dir`] (none
+    /// when the kernel kept the last one). Also says whether the kernel may keep the
+    /// listing (every change to it is announced).
+    pub fn open_dir(&self, ino: Ino) -> Result<(Fh, bool)> {
+        let path = self.path_of(ino)?;
+        let node = self.stat(&path)?;
+        if node.kind != Kind::Dir {
+            return Err(not_a_dir(&self.links, &path));
+        }
+        let cacheable = !node.aliased && self.kernel.mode() == CacheMode::Kept;
+        Ok((self.listings.open(ino), cacheable))
+    }
+
+    /// The entries of the open directory `fh` from `offset` on, each with the offset of
+    /// the one after it, `.` and `..` first.
+    pub fn read_dir(&self, fh: Fh, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+        self.listings.from(fh, offset, |ino| self.readdir(ino))
+    }
+
+    /// The entries of directory `ino` from `offset` on, read without opening it (see
+    /// [`Listings::unopened`]).
+    pub fn read_dir_unopened(&self, ino: Ino, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
+        let generation = self.kernel.generation();
+        self.listings
+            .unopened(ino, generation, offset, |ino| self.readdir(ino))
+    }
+
+    /// Close the open directory `fh`.
+    pub fn close_dir(&self, fh: Fh) {
+        self.listings.close(fh);
+    }
+
+    /// The attributes of `ino` for process `pid` holding handle `fh`, if any: an open file
+    /// reports the size of what it will read or has been written; else the path as it is.
+    pub fn getattr_via(&self, ino: Ino, fh: Option<Fh>, pid: u32) -> Result<Attr> {
+        match fh.and_then(|fh| self.handle_attr(ino, fh)) {
+            Some(attr) => Ok(attr),
+            None => self.getattr_by(ino, pid),
+        }
+    }
+
+    /// Whether `ino` may be written (`access(W_OK)`, `test -w`): views and read-only
+    /// places say no, as their modes do.
+    pub fn access(&self, ino: Ino, write: bool) -> Result<()> {
+        let attr = self.getattr(ino)?;
+        if write && !attr.writable {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                format!(
+                    "{} cannot be written",
+                    self.links.to(self.path_of(ino)?.as_str())
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The listing of directory `ino`.
+    pub fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
+        let path = self.path_of(ino)?;
+        let children = self.names(&path)?;
+        let mut inodes = lock(&self.inodes);
+        let prefix = path.dir_prefix();
+        Ok(children
+            .into_iter()
+            .map(|(name, kind)| DirEntry {
+                ino: inodes.ino_of(&format!("{prefix}{name}")),
+                name,
+                kind,
+            })
+            .collect())
+    }
+}

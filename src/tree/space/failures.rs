@@ -1,0 +1,163 @@
+//! Failures the user must hear of: changes refused to other users, failed operations
+//! (logged to `_errors.md`, their directory's entry view and the daemon log), and lookups of
+//! missing names turned into "Did you mean" once the log is read.
+
+use std::collections::HashMap;
+use std::time::SystemTime;
+
+use crate::error::{Error, Result};
+use crate::model::names;
+use crate::model::{Child, Failure, Kind, TreePath};
+use crate::tree::Space;
+use crate::tree::access::{Admission, Caller};
+
+impl Space {
+    /// Admit a change by `caller` to `path`, or refuse it (logged) when only the owner may
+    /// change things; see [`crate::tree::access`].
+    pub(crate) fn admit(&self, caller: Caller, op: &str, path: &TreePath) -> Result<Admission> {
+        let admitted = self.access.admit(caller, &self.links.to(path.as_str()));
+        match &admitted {
+            // Another user refused: logged once per user and operation, counted, at the
+            // root — an `rm -rf` of theirs must not push the owner's own failures out of
+            // `_errors.md` (the caller still hears which path was refused, and why).
+            Err(refused) if caller.uid != self.access.owner => {
+                let coalesced = Error::new(
+                    refused.kind,
+                    format!(
+                        "uid {} tried to {op} here and was refused: only the mount's owner (uid \
+                         {}) may change files (--allow-other-write would let others)",
+                        caller.uid, self.access.owner
+                    ),
+                );
+                let now = SystemTime::now();
+                self.errors.record_folded(Failure {
+                    at: now,
+                    op: op.to_string(),
+                    path: self.links.to(""),
+                    dir: String::new(),
+                    message: coalesced.message,
+                    repeats: 0,
+                    first: now,
+                });
+                self.failed_in("");
+                admitted
+            }
+            _ => self.logged(op, path, admitted),
+        }
+    }
+
+    /// Note a lookup of a missing `path` for a later "Did you mean", unless the name is a
+    /// probe that tools make on their own.
+    pub(super) fn suggest(&self, path: &TreePath, missing: Error) -> Error {
+        if path.name().is_some_and(|name| !names::is_probe(name)) {
+            self.errors.missed(path.clone());
+            // Examined when the error log or an entry view is rendered next.
+            if let Some(dir) = path.parent() {
+                self.failed_in(dir.as_str());
+            }
+        }
+        missing
+    }
+
+    /// Turn the lookups of missing names noted since last time into "Did you mean" errors
+    /// where a name close to the missing one exists (and the missing one still does not).
+    /// Called before the error log is shown.
+    pub(crate) fn examine_misses(&self) {
+        let mut listings: HashMap<TreePath, Vec<Child>> = HashMap::new();
+        let misses = self.errors.take_misses();
+        if misses.is_empty() {
+            return;
+        }
+        let failures = self.errors.newest_first();
+        for miss in misses {
+            let (Some(name), Some(parent)) = (miss.path.name(), miss.path.parent()) else {
+                continue;
+            };
+            if self.stat(&miss.path).is_ok() {
+                continue;
+            }
+            // A tool's look around its own failed operation on the same path (mv looks the
+            // target up before renaming) is no typo, and must not hide the real failure.
+            let shown = self.links.to(miss.path.as_str());
+            let after_failure = failures.iter().any(|f| {
+                f.op != "lookup"
+                    && f.path == shown
+                    && miss
+                        .at
+                        .duration_since(f.at)
+                        .or_else(|e| Ok::<_, ()>(e.duration()))
+                        .is_ok_and(|d| d.as_secs() < 5)
+            });
+            if after_failure {
+                continue;
+            }
+            let children = listings
+                .entry(parent.clone())
+                .or_insert_with(|| self.list(&parent).unwrap_or_default());
+            let best = children
+                .iter()
+                .map(|c| (strsim::jaro_winkler(name, &c.name), c))
+                .filter(|(score, _)| *score >= 0.85)
+                .max_by(|a, b| a.0.total_cmp(&b.0));
+            // The name itself listed: it was made between the miss and this look (another
+            // mount's create arriving), so there was no typo.
+            let Some((_, child)) = best.filter(|(_, child)| child.name != *name) else {
+                continue;
+            };
+            let target = parent.join(&child.name);
+            let suggestion = if child.kind == Kind::Dir {
+                self.links.dir(&target.names().collect::<Vec<_>>())
+            } else {
+                self.links.to(target.as_str())
+            };
+            self.errors.record(Failure {
+                at: miss.at,
+                op: "lookup".into(),
+                path: shown.clone(),
+                dir: parent.to_string(),
+                message: format!("{shown} does not exist. Did you mean {suggestion}?"),
+                repeats: 0,
+                first: miss.at,
+            });
+            self.failed_in(parent.as_str());
+        }
+    }
+
+    /// `path` was just made (created, renamed to): a lookup of it before is no typo, and
+    /// a "did you mean" logged for it is void.
+    pub(crate) fn made(&self, path: &TreePath) {
+        self.errors.forget_misses(path);
+        self.errors.forget_lookup(&self.links.to(path.as_str()));
+    }
+
+    /// Log a failed operation on `path` (to `_errors.md`, its directory's entry view, and
+    /// the daemon log).
+    pub(crate) fn record(&self, op: &str, path: &TreePath, error: &Error) {
+        let dir = path.parent().map(|p| p.to_string()).unwrap_or_default();
+        let now = SystemTime::now();
+        self.errors.record(Failure {
+            at: now,
+            op: op.to_string(),
+            path: self.links.to(path.as_str()),
+            dir: dir.clone(),
+            message: error.message.clone(),
+            repeats: 0,
+            first: now,
+        });
+        self.failed_in(&dir);
+    }
+
+    /// Log that a read failed because the store cannot be reached (its message names the
+    /// store and what to expect); repeats of it are folded as any repeated failure.
+    pub(crate) fn record_unavailable(&self, error: &Error) {
+        self.record("read", &TreePath::root(), error);
+    }
+
+    /// Run `op` on `path`, logging a failure.
+    pub(crate) fn logged<T>(&self, op: &str, path: &TreePath, result: Result<T>) -> Result<T> {
+        if let Err(error) = &result {
+            self.record(op, path, error);
+        }
+        result
+    }
+}

@@ -1,0 +1,220 @@
+//! What a path holds: a node's kind and size, a directory's members, a file's bytes, and
+//! the generated views of every directory (`_entry.md`, `_nav.txt`, the dashboard and
+//! `_errors.md`).
+
+use std::time::SystemTime;
+
+use crate::error::{Error, Result};
+use crate::model::names::{ENTRY, ERRORS, NAV};
+use crate::model::{Child, Kind, Node, RootPart, TreePath};
+use crate::render;
+use crate::tree::Space;
+use crate::tree::space::route::{Generated, Route};
+use crate::tree::space::{is_a_dir, not_a_dir};
+
+impl Space {
+    /// What `path` holds.
+    pub fn stat(&self, path: &TreePath) -> Result<Node> {
+        self.stat_at(&self.route(path)?)
+    }
+
+    /// What the path `route` leads to holds: for a request that routed it already.
+    pub(super) fn stat_at(&self, route: &Route) -> Result<Node> {
+        match route {
+            // Whoever may enter the project may enter the mount: the way to source/.
+            Route::Root => Ok(Node::dir(false).owned(self.project_ownership())),
+            // The dashboard and the whole tree's map quote tasks and sessions: the store's.
+            Route::Generated(_, dir) if dir.is_root() => Ok(Node::view()),
+            Route::Generated(_, dir) => match self.stat(dir)? {
+                // A view shows what its directory holds: readable by whoever may list it.
+                node if node.kind == Kind::Dir => {
+                    Ok(Node::view().owned(node.ownership).aliased(node.aliased))
+                }
+                _ => Err(not_a_dir(&self.links, dir)),
+            },
+            Route::Errors => Ok(Node::view()),
+            Route::Scratch(key) => {
+                let scratch = self.files.scratch();
+                let file = scratch
+                    .get(key)
+                    .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(key))))?;
+                Ok(Node {
+                    size: Some(file.content.len()),
+                    mtime: Some(file.changed),
+                    ..Node::document(true).owned(file.ownership)
+                })
+            }
+            Route::In(resource, rest) => resource.stat(rest),
+        }
+    }
+
+    /// The members of directory `path`, generated files first.
+    pub fn list(&self, path: &TreePath) -> Result<Vec<Child>> {
+        let mut children = vec![
+            Child::new(ENTRY, Kind::View, "what this is and what you can do here"),
+            Child::new(NAV, Kind::View, "the tree seen from here"),
+        ];
+        match self.route(path)? {
+            Route::Root => {
+                children.push(Child::new(
+                    ERRORS,
+                    Kind::View,
+                    "recent failures, newest first",
+                ));
+                for resource in &self.resources {
+                    let about = resource.summary().unwrap_or_else(|e| e.message);
+                    children.push(Child::new(resource.name(), Kind::Dir, about));
+                }
+            }
+            Route::In(resource, rest) => {
+                children.extend(resource.list(&rest)?);
+                if rest.is_empty() {
+                    for child in resource.children() {
+                        let about = child.summary().unwrap_or_else(|e| e.message);
+                        children.push(Child::new(child.name(), Kind::Dir, about));
+                    }
+                }
+            }
+            Route::Generated(..) | Route::Errors | Route::Scratch(_) => {
+                return Err(not_a_dir(&self.links, path));
+            }
+        }
+        for (name, kind) in self.scratch_names(path) {
+            children.push(Child::new(name, kind, "in memory until saved"));
+        }
+        Ok(children)
+    }
+
+    /// The names and kinds of directory `path`'s members, as `ls` shows them: like
+    /// [`Space::list`] without the descriptions (which cost a query or a stat each).
+    pub fn names(&self, path: &TreePath) -> Result<Vec<(String, Kind)>> {
+        match self.route(path)? {
+            Route::In(resource, rest) => {
+                let mut names = vec![
+                    (ENTRY.to_string(), Kind::View),
+                    (NAV.to_string(), Kind::View),
+                ];
+                names.extend(resource.names(&rest)?);
+                if rest.is_empty() {
+                    let inner = resource.children().iter();
+                    names.extend(inner.map(|c| (c.name().to_string(), Kind::Dir)));
+                }
+                names.extend(self.scratch_names(path));
+                Ok(names)
+            }
+            _ => Ok(self
+                .list(path)?
+                .into_iter()
+                .map(|c| (c.name, c.kind))
+                .collect()),
+        }
+    }
+
+    /// The temp files and new documents held in memory in directory `path`.
+    fn scratch_names(&self, path: &TreePath) -> Vec<(String, Kind)> {
+        let prefix = path.dir_prefix();
+        self.files
+            .scratch()
+            .keys()
+            .filter_map(|key| key.strip_prefix(&prefix).filter(|n| !n.contains('/')))
+            .map(|name| (name.to_string(), Kind::Document))
+            .collect()
+    }
+
+    /// The bytes of the file at `path`.
+    pub fn content(&self, path: &TreePath) -> Result<Vec<u8>> {
+        self.content_at(&self.route(path)?)
+    }
+
+    /// The bytes of the file the path `route` leads to: for a request that routed it
+    /// already.
+    pub(super) fn content_at(&self, route: &Route) -> Result<Vec<u8>> {
+        match route {
+            Route::Root => Err(is_a_dir(&self.links, &TreePath::root())),
+            Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
+            Route::Generated(Generated::Nav, dir) => {
+                let shape = self
+                    .resources
+                    .iter()
+                    .find_map(|r| r.nav_shape())
+                    .unwrap_or_default();
+                Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
+            }
+            Route::Errors => {
+                self.examine_misses();
+                let failures = self.errors.newest_first();
+                Ok(render::errors::render(&failures, self.budget).into_bytes())
+            }
+            Route::Scratch(key) => self
+                .files
+                .scratch()
+                .get(key)
+                .map(|f| f.content.to_vec())
+                .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(key))))?,
+            Route::In(resource, rest) => resource.read(rest),
+        }
+    }
+
+    fn render_entry(&self, dir: &TreePath) -> Result<String> {
+        self.examine_misses();
+        let entry = match self.route(dir)? {
+            Route::Root => render::dashboard::entry(&self.dashboard(), &self.links),
+            Route::In(resource, rest) => match resource.stat(&rest)?.kind {
+                Kind::Dir => resource.entry(&rest)?,
+                _ => return Err(not_a_dir(&self.links, dir)),
+            },
+            _ => return Err(not_a_dir(&self.links, dir)),
+        };
+        let failure = self.errors.fresh_in(dir.as_str(), SystemTime::now());
+        let refs: Vec<&str> = dir.names().collect();
+        let budget = if dir.is_root() {
+            self.budget.min(render::dashboard::TOKENS)
+        } else {
+            self.budget
+        };
+        Ok(render::entry::render(
+            &entry,
+            &refs,
+            failure.as_ref(),
+            &self.links,
+            budget,
+        ))
+    }
+
+    /// What the root dashboard shows, gathered from the resourcespaces now.
+    fn dashboard(&self) -> render::dashboard::Dashboard {
+        let parts = self
+            .resources
+            .iter()
+            .map(|resource| {
+                resource.root_part().unwrap_or_else(|e| RootPart {
+                    place: format!("{}/ (unavailable: {})", resource.name(), e.message),
+                    ..RootPart::default()
+                })
+            })
+            .collect();
+        render::dashboard::Dashboard {
+            project: self.project.name.clone(),
+            project_path: self.project.path.clone(),
+            store: self.project.store.clone(),
+            parts,
+            failures: self.errors.newest_first(),
+            read_only: self.access.read_only,
+        }
+    }
+
+    /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
+    /// `homespace render` and by tests that check views without a mount.
+    pub fn render_path(&self, path: &TreePath) -> Result<Vec<u8>> {
+        if self.stat(path)?.kind == Kind::Dir {
+            return self.content(&path.join(ENTRY));
+        }
+        self.content(path)
+    }
+}
+
+impl render::nav::Listing for Space {
+    fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>> {
+        Space::names(self, dir)
+    }
+}
