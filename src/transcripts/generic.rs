@@ -103,13 +103,13 @@ fn read_line(
     }
     let entry = EntryRecord {
         key,
-        ts: time.as_ref().map(|t| t.to_string()),
+        ts: time,
         channel,
         content,
         tags,
         meta,
     };
-    sessions.push(&session_id, entry, time.as_ref());
+    sessions.push(&session_id, entry);
     Ok(())
 }
 
@@ -216,7 +216,10 @@ mod tests {
         assert_eq!(session.id, "day-one");
         assert_eq!(session.source, "jsonl");
         assert_eq!(session.title, "Add a test please");
-        assert_eq!(session.started.as_deref(), Some("2025-03-01T09:00:00Z"));
+        assert_eq!(
+            session.started.map(|t| t.to_string()).as_deref(),
+            Some("2025-03-01T09:00:00Z")
+        );
         let channels: Vec<Channel> = entries.iter().map(|e| e.channel).collect();
         assert_eq!(
             channels,

@@ -3,9 +3,10 @@
 //! keep (no NUL), the day a session belongs to, the time range it covers, and tags as the
 //! JSON text both keep.
 
+use super::dialect::Times;
 use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
-use crate::model::time::is_day;
+use crate::model::time::Time;
 
 /// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
 /// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).
@@ -38,8 +39,6 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
     let texts = [
         Some(record.title.as_str()),
         Some(record.source.as_str()),
-        record.started.as_deref(),
-        record.ended.as_deref(),
         record.cwd.as_deref(),
         record.model.as_deref(),
         record.continuation_of.as_deref(),
@@ -47,7 +46,7 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
     for text in texts.into_iter().flatten() {
         check_text(
             &format!(
-                "session {}: its title, source, times, cwd, model or continuation",
+                "session {}: its title, source, cwd, model or continuation",
                 record.id
             ),
             text,
@@ -59,36 +58,35 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
 /// The text of an entry and its tags (its meta is JSON, which keeps a NUL escaped), as
 /// [`check_text`] checks it.
 pub(super) fn check_entry(entry: &EntryRecord) -> Result<()> {
-    let what = format!("entry {:?}: its key, time or content", entry.key);
+    let what = format!("entry {:?}: its key or content", entry.key);
     check_text(&what, &entry.key)?;
     check_text(&what, &entry.content)?;
-    if let Some(ts) = &entry.ts {
-        check_text(&what, ts)?;
-    }
     for tag in &entry.tags {
         check_text(&format!("entry {:?}: a tag", entry.key), tag)?;
     }
     Ok(())
 }
 
-/// `2026-11-20` from a time that starts with a day.
-pub(super) fn day_of(time: &str) -> Option<String> {
-    let day = time.get(..10)?;
-    is_day(day).then(|| day.to_string())
+/// `2026-11-20`: the day, in UTC, of `time`.
+pub(super) fn day_of(time: Time) -> String {
+    let mut day = time.to_string();
+    day.truncate(10);
+    day
 }
 
-/// The earliest and latest known times of a session record and its entries, by bytes.
-pub(super) fn span<'a>(
-    record: &'a SessionRecord,
-    entries: &'a [EntryRecord],
-) -> (Option<&'a str>, Option<&'a str>) {
-    let times = record
+/// The earliest and latest known times of a session record and its entries, compared as
+/// they are written, as the backends compare the stored ones when a session widens.
+pub(super) fn span(record: &SessionRecord, entries: &[EntryRecord]) -> Times {
+    let times: Vec<(String, Time)> = record
         .started
         .iter()
         .chain(&record.ended)
         .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
-        .map(String::as_str);
-    (times.clone().min(), times.max())
+        .map(|t| (t.to_string(), *t))
+        .collect();
+    let first = times.iter().min().map(|(_, t)| *t);
+    let last = times.iter().max().map(|(_, t)| *t);
+    (first, last)
 }
 
 /// Tags as the JSON array both backends keep; a tag is text as [`check_text`] checks it

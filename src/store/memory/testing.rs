@@ -3,13 +3,14 @@
 //! ([`assert_consistent`]) and plain SQL both backends take.
 
 use super::record::{Channel, EntryRecord, SessionRecord};
+use crate::model::time::Time;
 use crate::store::{Backend, Store};
 
 pub(crate) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {
         id: id.into(),
         source: "jsonl".into(),
-        started: started.map(str::to_string),
+        started: started.map(|t| Time::parse(t).unwrap()),
         ended: None,
         title: title.into(),
         cwd: None,
@@ -31,7 +32,7 @@ pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
 }
 
 pub(crate) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
-    entry.ts = Some(ts.into());
+    entry.ts = Some(Time::parse(ts).unwrap());
     entry
 }
 
