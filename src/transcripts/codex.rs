@@ -452,6 +452,7 @@ fn output_text(output: Option<&Value>) -> Result<(String, Option<bool>), String>
 mod tests {
     use super::*;
     use crate::store::memory::record::Transcript;
+    use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 
     fn read_text(text: &str) -> Result<(Transcript, usize), Vec<(usize, String)>> {
@@ -504,10 +505,7 @@ mod tests {
         let (transcript, _) = read_text(&old).unwrap();
         let (session, entries) = &transcript.sessions[0];
         assert_eq!(session.id, "0197a1b2-0000-7000-8000-000000000abc");
-        assert_eq!(
-            session.started.map(|t| t.to_string()).as_deref(),
-            Some("2025-06-10T08:00:00.000Z")
-        );
+        assert_eq!(session.started, time("2025-06-10T08:00:00.000Z"));
         assert_eq!(session.title, "Run the tests");
         let channels: Vec<Channel> = entries.iter().map(|e| e.channel).collect();
         assert_eq!(

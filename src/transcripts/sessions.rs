@@ -172,6 +172,7 @@ impl Draft {
 mod tests {
     use super::*;
     use crate::store::memory::record::Channel;
+    use crate::store::memory::testing::time;
     use serde_json::json;
 
     fn entry(key: &str) -> EntryRecord {
@@ -208,12 +209,8 @@ mod tests {
         let (b, entries) = &transcript.sessions[0];
         assert_eq!(entries.len(), 2);
         assert_eq!(
-            b.started.map(|t| t.to_string()).as_deref(),
-            Some("2025-01-01T00:00:00.5Z")
-        );
-        assert_eq!(
-            b.ended.map(|t| t.to_string()).as_deref(),
-            Some("2025-01-02T00:00:00Z")
+            (b.started, b.ended),
+            (time("2025-01-01T00:00:00.5Z"), time("2025-01-02T00:00:00Z"))
         );
         assert_eq!(b.title, "chat.jsonl");
         assert_eq!(b.source, "jsonl");

@@ -223,6 +223,7 @@ fn channel_names() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::memory::testing::time;
 
     fn entry() -> EntryRecord {
         EntryRecord {
@@ -271,10 +272,7 @@ mod tests {
             Time::parse("2026-11-23T00:00:00Z").unwrap(),
         )
         .unwrap();
-        assert_eq!(
-            made.ts.map(|t| t.to_string()).as_deref(),
-            Some("2026-11-23T00:00:00Z")
-        );
+        assert_eq!(made.ts, time("2026-11-23T00:00:00Z"));
         let problems = new_entry(
             br#"{"channel": "robot", "tags": [""], "extra": 1}"#,
             "k".into(),

@@ -92,7 +92,7 @@ fn corrupt(name: &str, value: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use crate::store::memory::record::{Channel, Transcript};
-    use crate::store::memory::testing::{at, entry, execute, session};
+    use crate::store::memory::testing::{at, entry, execute, session, time};
     use crate::store::testing::for_each_backend;
 
     #[test]
@@ -109,16 +109,9 @@ mod tests {
             };
             store.change_memory(|m| m.import(&transcript)).unwrap();
             let row = store.memory(|m| m.session("s1")).unwrap().unwrap();
-            let shown = |t: Option<crate::model::time::Time>| t.map(|t| t.to_string());
-            assert_eq!(
-                shown(row.record.started).as_deref(),
-                Some("2026-11-20T09:00:00.079Z")
-            );
+            assert_eq!(row.record.started, time("2026-11-20T09:00:00.079Z"));
             let first = store.memory(|m| m.entry(row.rowid, 1)).unwrap().unwrap();
-            assert_eq!(
-                shown(first.record.ts).as_deref(),
-                Some("2026-11-20T09:00:00.079Z")
-            );
+            assert_eq!(first.record.ts, time("2026-11-20T09:00:00.079Z"));
 
             execute(&store, "UPDATE sessions SET started = 'yesterday'").unwrap();
             // Entries cannot change once stored (a trigger refuses): a damaged one is added.

@@ -186,7 +186,7 @@ mod tests {
     use crate::model::time::rfc3339_of;
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
-    use crate::store::memory::testing::{self as t, assert_consistent, at, with_tags};
+    use crate::store::memory::testing::{self as t, assert_consistent, at, time, with_tags};
     use crate::store::testing::for_each_backend;
 
     /// Three sessions over two days; `b` has tagged entries of several channels.
@@ -244,12 +244,8 @@ mod tests {
                     assert_eq!((b.entries, b.width(), b.summary.as_deref()), (3, 4, None));
                     assert_eq!(b.record.source, "claude-code");
                     assert_eq!(
-                        b.record.started.map(|t| t.to_string()).as_deref(),
-                        Some("2026-11-20T15:00:00Z")
-                    );
-                    assert_eq!(
-                        b.record.ended.map(|t| t.to_string()).as_deref(),
-                        Some("2026-11-20T15:30:00Z")
+                        (b.record.started, b.record.ended),
+                        (time("2026-11-20T15:00:00Z"), time("2026-11-20T15:30:00Z"))
                     );
                     assert_eq!(m.session_by_rowid(b.rowid)?.unwrap(), b);
                     assert!(m.session_by_rowid(i64::MAX)?.is_none());
@@ -306,10 +302,7 @@ mod tests {
                     assert_eq!(two.record.meta, serde_json::json!({}));
                     assert_eq!(two.record.content, "two");
                     let three = m.entry(b.rowid, 3)?.unwrap();
-                    assert_eq!(
-                        three.record.ts.map(|t| t.to_string()).as_deref(),
-                        Some("2026-11-20T15:30:00Z")
-                    );
+                    assert_eq!(three.record.ts, time("2026-11-20T15:30:00Z"));
                     assert!(m.entry(b.rowid, 4)?.is_none());
                     assert!(m.entry(b.rowid, 0)?.is_none());
                     assert!(m.entry(b.rowid, i64::MAX)?.is_none());
