@@ -3,6 +3,8 @@
 //! keep (no NUL), the day a session belongs to, the time range it covers, and tags as the
 //! JSON text both keep.
 
+use std::cmp::Ordering;
+
 use super::dialect::Times;
 use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
@@ -74,19 +76,26 @@ pub(super) fn day_of(time: Time) -> String {
     day
 }
 
-/// The earliest and latest known times of a session record and its entries, compared as
-/// they are written, as the backends compare the stored ones when a session widens.
+/// The earliest and latest known times of a session record and its entries, in the order
+/// of their text, as the backends compare the stored ones when a session widens.
 pub(super) fn span(record: &SessionRecord, entries: &[EntryRecord]) -> Times {
-    let times: Vec<(String, Time)> = record
+    let times = record
         .started
         .iter()
         .chain(&record.ended)
-        .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
-        .map(|t| (t.to_string(), *t))
-        .collect();
-    let first = times.iter().min().map(|(_, t)| *t);
-    let last = times.iter().max().map(|(_, t)| *t);
+        .chain(entries.iter().filter_map(|e| e.ts.as_ref()));
+    let first = times.clone().min_by(|a, b| as_written(a, b)).copied();
+    let last = times.max_by(|a, b| as_written(a, b)).copied();
     (first, last)
+}
+
+/// The order of two times' text. Within a second it is not the instants' (`…:40.5Z` is
+/// before `…:40Z`); across seconds it is, so only those are written out to compare.
+fn as_written(a: &Time, b: &Time) -> Ordering {
+    a.unix().0.cmp(&b.unix().0).then_with(|| match a == b {
+        true => Ordering::Equal,
+        false => a.to_string().cmp(&b.to_string()),
+    })
 }
 
 /// Tags as the JSON array both backends keep; a tag is text as [`check_text`] checks it
@@ -101,6 +110,37 @@ pub(super) fn tags_json(tags: &[String]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_runs_from_the_first_to_the_last_time_as_written() {
+        let written = [
+            "2026-11-20T09:00:00Z",
+            "2026-11-20T08:59:59.9Z",
+            "2026-11-20T09:00:00.5Z",
+            "2026-11-20T09:00:00.50Z",
+        ];
+        let record = SessionRecord {
+            started: Time::parse(written[0]).ok(),
+            ended: Time::parse(written[1]).ok(),
+            ..SessionRecord::default()
+        };
+        let entries: Vec<EntryRecord> = written[2..]
+            .iter()
+            .map(|text| EntryRecord {
+                key: text.to_string(),
+                ts: Time::parse(text).ok(),
+                channel: super::super::record::Channel::User,
+                content: String::new(),
+                tags: Vec::new(),
+                meta: serde_json::Value::Null,
+            })
+            .collect();
+        let (first, last) = span(&record, &entries);
+        let shown = |t: Option<Time>| t.map(|t| t.to_string());
+        // As SQLite and PostgreSQL (`COLLATE "C"`) order the stored text.
+        assert_eq!(shown(first).as_deref(), Some("2026-11-20T08:59:59.9Z"));
+        assert_eq!(shown(last).as_deref(), Some("2026-11-20T09:00:00Z"));
+    }
 
     #[test]
     fn session_ids_that_ls_hides_or_shells_misread_are_refused() {
