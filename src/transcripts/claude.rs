@@ -197,8 +197,7 @@ impl Reader<'_> {
                     .saw_user_text(&content);
             }
             let entry = record.entry(key, channel, content, meta);
-            self.sessions
-                .push(record.session, entry, record.time.as_ref());
+            self.sessions.push(record.session, entry);
         }
         Ok(())
     }
@@ -282,8 +281,7 @@ impl Reader<'_> {
             }
         }
         let entry = record.entry(record.uuid.to_string(), Channel::System, content, meta);
-        self.sessions
-            .push(record.session, entry, record.time.as_ref());
+        self.sessions.push(record.session, entry);
         Ok(())
     }
 
@@ -309,7 +307,7 @@ impl Reader<'_> {
             tags: Vec::new(),
             meta: json!({ "leafUuid": leaf }),
         };
-        self.sessions.push(session, entry, None);
+        self.sessions.push(session, entry);
         Ok(())
     }
 }
@@ -370,7 +368,7 @@ impl<'a> Record<'a> {
     ) -> EntryRecord {
         EntryRecord {
             key,
-            ts: self.time.as_ref().map(|t| t.to_string()),
+            ts: self.time,
             channel,
             content,
             tags: if self.sidechain {

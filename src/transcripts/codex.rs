@@ -418,14 +418,14 @@ impl Reader {
         }
         let entry = EntryRecord {
             key: self.keys.key(raw),
-            ts: time.as_ref().map(|t| t.to_string()),
+            ts: time,
             channel,
             content: content.to_string(),
             tags: Vec::new(),
             meta: Value::Object(meta),
         };
         let id = self.session.clone();
-        self.sessions.push(&id, entry, time.as_ref());
+        self.sessions.push(&id, entry);
     }
 }
 
@@ -452,6 +452,7 @@ fn output_text(output: Option<&Value>) -> Result<(String, Option<bool>), String>
 mod tests {
     use super::*;
     use crate::store::memory::record::Transcript;
+    use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 
     fn read_text(text: &str) -> Result<(Transcript, usize), Vec<(usize, String)>> {
@@ -504,7 +505,7 @@ mod tests {
         let (transcript, _) = read_text(&old).unwrap();
         let (session, entries) = &transcript.sessions[0];
         assert_eq!(session.id, "0197a1b2-0000-7000-8000-000000000abc");
-        assert_eq!(session.started.as_deref(), Some("2025-06-10T08:00:00.000Z"));
+        assert_eq!(session.started, time("2025-06-10T08:00:00.000Z"));
         assert_eq!(session.title, "Run the tests");
         let channels: Vec<Channel> = entries.iter().map(|e| e.channel).collect();
         assert_eq!(

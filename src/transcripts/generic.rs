@@ -103,13 +103,13 @@ fn read_line(
     }
     let entry = EntryRecord {
         key,
-        ts: time.as_ref().map(|t| t.to_string()),
+        ts: time,
         channel,
         content,
         tags,
         meta,
     };
-    sessions.push(&session_id, entry, time.as_ref());
+    sessions.push(&session_id, entry);
     Ok(())
 }
 
@@ -187,6 +187,7 @@ fn scalar(value: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::store::memory::record::Transcript;
+    use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 
     fn read_text(text: &str) -> Result<Transcript, Vec<(usize, String)>> {
@@ -216,7 +217,7 @@ mod tests {
         assert_eq!(session.id, "day-one");
         assert_eq!(session.source, "jsonl");
         assert_eq!(session.title, "Add a test please");
-        assert_eq!(session.started.as_deref(), Some("2025-03-01T09:00:00Z"));
+        assert_eq!(session.started, time("2025-03-01T09:00:00Z"));
         let channels: Vec<Channel> = entries.iter().map(|e| e.channel).collect();
         assert_eq!(
             channels,

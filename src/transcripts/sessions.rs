@@ -78,8 +78,8 @@ impl Sessions {
 
     /// Adds `entry` to the session `raw_id`; a key that session already has is dropped and
     /// counted as ignored.
-    pub fn push(&mut self, raw_id: &str, entry: EntryRecord, stamp: Option<&Stamp>) {
-        if !self.session(raw_id).push(entry, stamp) {
+    pub fn push(&mut self, raw_id: &str, entry: EntryRecord) {
+        if !self.session(raw_id).push(entry) {
             self.ignored += 1;
         }
     }
@@ -100,12 +100,13 @@ impl Sessions {
 }
 
 impl Draft {
-    /// Adds `entry` unless its key is taken; false when it was.
-    pub fn push(&mut self, entry: EntryRecord, stamp: Option<&Stamp>) -> bool {
+    /// Adds `entry` unless its key is taken, widening the time range to its time; false
+    /// when the key was taken.
+    pub fn push(&mut self, entry: EntryRecord) -> bool {
         if !self.keys.insert(entry.key.clone()) {
             return false;
         }
-        if let Some(stamp) = stamp {
+        if let Some(stamp) = &entry.ts {
             self.saw_time(stamp);
         }
         self.entries.push(entry);
@@ -161,8 +162,8 @@ impl Draft {
             .map(|t| text::title(&t))
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| fallback.to_string());
-        self.record.started = self.first.map(|s| s.to_string());
-        self.record.ended = self.last.map(|s| s.to_string());
+        self.record.started = self.first;
+        self.record.ended = self.last;
         (self.record, self.entries)
     }
 }
@@ -171,6 +172,7 @@ impl Draft {
 mod tests {
     use super::*;
     use crate::store::memory::record::Channel;
+    use crate::store::memory::testing::time;
     use serde_json::json;
 
     fn entry(key: &str) -> EntryRecord {
@@ -184,17 +186,18 @@ mod tests {
         }
     }
 
-    fn stamp(text: &str) -> Stamp {
-        super::super::time::stamp(&json!(text)).unwrap()
+    fn at(mut entry: EntryRecord, text: &str) -> EntryRecord {
+        entry.ts = Some(super::super::time::stamp(&json!(text)).unwrap());
+        entry
     }
 
     #[test]
     fn keeps_order_ids_times_and_drops_repeated_keys() {
         let mut sessions = Sessions::new("jsonl");
-        sessions.push("b/1", entry("k1"), Some(&stamp("2025-01-02T00:00:00Z")));
-        sessions.push("a", entry("k1"), None);
-        sessions.push("b/1", entry("k1"), None);
-        sessions.push("b/1", entry("k2"), Some(&stamp("2025-01-01T00:00:00.5Z")));
+        sessions.push("b/1", at(entry("k1"), "2025-01-02T00:00:00Z"));
+        sessions.push("a", entry("k1"));
+        sessions.push("b/1", entry("k1"));
+        sessions.push("b/1", at(entry("k2"), "2025-01-01T00:00:00.5Z"));
         assert_eq!(sessions.ignored, 1);
         let transcript = sessions.finish("dir/chat.jsonl");
         let ids: Vec<&str> = transcript
@@ -205,8 +208,10 @@ mod tests {
         assert_eq!(ids, ["b-1", "a"]);
         let (b, entries) = &transcript.sessions[0];
         assert_eq!(entries.len(), 2);
-        assert_eq!(b.started.as_deref(), Some("2025-01-01T00:00:00.5Z"));
-        assert_eq!(b.ended.as_deref(), Some("2025-01-02T00:00:00Z"));
+        assert_eq!(
+            (b.started, b.ended),
+            (time("2025-01-01T00:00:00.5Z"), time("2025-01-02T00:00:00Z"))
+        );
         assert_eq!(b.title, "chat.jsonl");
         assert_eq!(b.source, "jsonl");
     }
@@ -214,7 +219,7 @@ mod tests {
     #[test]
     fn titles_prefer_explicit_then_summary_then_first_user_text() {
         let mut sessions = Sessions::new("jsonl");
-        sessions.push("s", entry("k"), None);
+        sessions.push("s", entry("k"));
         let s = sessions.session("s");
         s.saw_user_text("<command-name>/clear</command-name>");
         s.saw_user_text("Fix the\nbug");
@@ -222,14 +227,14 @@ mod tests {
         assert_eq!(sessions.finish("f").sessions[0].0.title, "Fix the bug");
 
         let mut sessions = Sessions::new("jsonl");
-        sessions.push("s", entry("k"), None);
+        sessions.push("s", entry("k"));
         let s = sessions.session("s");
         s.saw_user_text("Fix the bug");
         s.set_summary("Rounding fix");
         assert_eq!(sessions.finish("f").sessions[0].0.title, "Rounding fix");
 
         let mut sessions = Sessions::new("jsonl");
-        sessions.push("s", entry("k"), None);
+        sessions.push("s", entry("k"));
         let s = sessions.session("s");
         s.set_summary("Rounding fix");
         s.set_title("Named by hand");

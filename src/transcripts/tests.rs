@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
+use crate::store::memory::testing::time;
 
 const CLAUDE: &[u8] = include_bytes!("../../tests/fixtures/transcripts/claude-code-session.jsonl");
 const RESUMED: &[u8] = include_bytes!("../../tests/fixtures/transcripts/claude-code-resumed.jsonl");
@@ -63,8 +64,13 @@ fn claude_code_session() {
     );
     assert_eq!(session.cwd.as_deref(), Some("/home/dev/ledger"));
     assert_eq!(session.model.as_deref(), Some("claude-sonnet-4-5-20250929"));
-    assert_eq!(session.started.as_deref(), Some("2025-10-02T14:03:11.204Z"));
-    assert_eq!(session.ended.as_deref(), Some("2025-10-02T14:05:09.441Z"));
+    assert_eq!(
+        (session.started, session.ended),
+        (
+            time("2025-10-02T14:03:11.204Z"),
+            time("2025-10-02T14:05:09.441Z")
+        )
+    );
     assert_eq!(session.continuation_of, None);
     use Channel::*;
     assert_eq!(
@@ -120,7 +126,7 @@ fn claude_code_session() {
         "isMeta user text is system"
     );
     assert_eq!(entries[14].meta["model"], "claude-sonnet-4-5-20250929");
-    assert_eq!(entries[14].ts.as_deref(), Some("2025-10-02T14:05:09.441Z"));
+    assert_eq!(entries[14].ts, time("2025-10-02T14:05:09.441Z"));
 }
 
 #[test]
@@ -136,7 +142,7 @@ fn a_resumed_claude_code_session_repeats_the_keys_of_the_one_it_continues() {
         resumed.started, first.started,
         "the copied entries keep their times"
     );
-    assert_eq!(resumed.ended.as_deref(), Some("2025-10-03T09:12:49.880Z"));
+    assert_eq!(resumed.ended, time("2025-10-03T09:12:49.880Z"));
     let old: HashSet<&str> = keys(&first_entries).into_iter().collect();
     let repeated: Vec<&str> = keys(&entries)
         .into_iter()
@@ -193,8 +199,13 @@ fn codex_rollout() {
     assert_eq!(session.source, "codex");
     assert_eq!(session.cwd.as_deref(), Some("/home/dev/ledger"));
     assert_eq!(session.model.as_deref(), Some("gpt-5-codex"));
-    assert_eq!(session.started.as_deref(), Some("2025-09-14T08:12:03.498Z"));
-    assert_eq!(session.ended.as_deref(), Some("2025-09-14T08:13:02.100Z"));
+    assert_eq!(
+        (session.started, session.ended),
+        (
+            time("2025-09-14T08:12:03.498Z"),
+            time("2025-09-14T08:13:02.100Z")
+        )
+    );
     assert_eq!(
         session.title,
         "Why does Ledger.transfer fail with two currencies? Make it raise a clear error instead."
@@ -252,8 +263,10 @@ fn generic_jsonl() {
     assert_eq!(session.title, "Pairing: ledger CSV export");
     assert_eq!(session.cwd.as_deref(), Some("/home/dev/ledger"));
     assert_eq!(session.model.as_deref(), Some("local-llm"));
-    assert_eq!(session.started.as_deref(), Some("2025-11-03T14:00:00Z"));
-    assert_eq!(session.ended.as_deref(), Some("2025-11-03T14:00:20Z"));
+    assert_eq!(
+        (session.started, session.ended),
+        (time("2025-11-03T14:00:00Z"), time("2025-11-03T14:00:20Z"))
+    );
     use Channel::*;
     assert_eq!(
         channels(&entries),
@@ -264,8 +277,8 @@ fn generic_jsonl() {
         entries[1].content,
         "I'll add Ledger.to_csv().\n\nIt writes account, debit, credit."
     );
-    assert_eq!(entries[2].ts.as_deref(), Some("2025-11-03T14:00:10Z"));
-    assert_eq!(entries[3].ts.as_deref(), Some("2025-11-03T14:00:12.500Z"));
+    assert_eq!(entries[2].ts, time("2025-11-03T14:00:10Z"));
+    assert_eq!(entries[3].ts, time("2025-11-03T14:00:12.500Z"));
     assert_eq!(entries[2].meta["tool"], "shell");
     // Two identical lines are two entries: same hash, another occurrence.
     let (a, b) = (&entries[4].key, &entries[5].key);

@@ -1,4 +1,5 @@
-//! Times in transcripts, made RFC 3339 UTC as the store keeps them ([`Time`]).
+//! Times in transcripts, read into a [`Time`] (an instant in UTC), as records and the store
+//! keep them.
 //!
 //! Accepted: RFC 3339 with a `Z` or `±hh:mm` offset (`T`, `t` or a space between day and
 //! clock; fractions of a second kept as written), and Unix times as numbers (seconds, or

@@ -17,6 +17,7 @@
 
 use std::time::Instant;
 
+use homespace::model::time::Time;
 use homespace::store::Store;
 use homespace::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 
@@ -301,7 +302,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
         let record = SessionRecord {
             id: format!("gen-{}", n / per_session),
             source: "jsonl".into(),
-            started: Some(format!("2026-10-{day:02}T10:00:00Z")),
+            started: Time::parse(&format!("2026-10-{day:02}T10:00:00Z")).ok(),
             ended: None,
             title: format!(
                 "generated session {} w{}",
@@ -318,11 +319,12 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
                 let channel = channels[(i % 5) as usize];
                 EntryRecord {
                     key: format!("k{i}"),
-                    ts: Some(format!(
+                    ts: Time::parse(&format!(
                         "2026-10-{day:02}T10:{:02}:{:02}Z",
                         (i / 60) % 60,
                         i % 60
-                    )),
+                    ))
+                    .ok(),
                     channel,
                     content: content(&mut rng, i),
                     tags: match i.is_multiple_of(100) {

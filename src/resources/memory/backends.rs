@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use crate::model::time::Time;
 use crate::model::{Kind, Links};
 use crate::resources::memory::Memory;
 use crate::store::Store;
@@ -20,7 +21,7 @@ fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {
         id: id.into(),
         source: "claude-code".into(),
-        started: started.map(str::to_string),
+        started: started.map(|t| Time::parse(t).unwrap()),
         title: title.into(),
         resumes_by_copy: true,
         ..SessionRecord::default()
@@ -56,7 +57,7 @@ fn fill(store: &Store, now: &str) {
             &["grep", "_tool"],
         ),
     ];
-    opening[1].ts = Some("2026-11-20T09:01:00Z".into());
+    opening[1].ts = Some(Time::parse("2026-11-20T09:01:00Z").unwrap());
     let mut resumed = opening.clone();
     resumed.push(entry(
         "a4",

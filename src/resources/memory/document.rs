@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::resources::json;
 use crate::store::memory::record::{Channel, EntryRecord};
 
@@ -21,7 +22,7 @@ const FIELDS: [&str; 6] = ["seq", "ts", "channel", "content", "tags", "meta"];
 #[derive(Serialize)]
 struct EntryFile<'a> {
     seq: i64,
-    ts: Option<&'a str>,
+    ts: Option<String>,
     channel: &'a str,
     content: &'a str,
     tags: &'a [String],
@@ -32,7 +33,7 @@ struct EntryFile<'a> {
 pub fn render(seq: i64, entry: &EntryRecord) -> Result<Vec<u8>> {
     let file = EntryFile {
         seq,
-        ts: entry.ts.as_deref(),
+        ts: entry.ts.map(|t| t.to_string()),
         channel: entry.channel.as_str(),
         content: &entry.content,
         tags: &entry.tags,
@@ -79,7 +80,7 @@ pub fn retagged(
 pub fn new_entry(
     content: &[u8],
     key: String,
-    now: &str,
+    now: Time,
 ) -> std::result::Result<EntryRecord, Vec<String>> {
     let object = object(content)?;
     let mut problems = unknown_fields(&object);
@@ -121,15 +122,17 @@ pub fn new_entry(
         }
     };
     let ts = match object.get("ts") {
-        None | Some(Value::Null) => now.to_string(),
-        Some(Value::String(ts)) if crate::model::time::is_rfc3339(ts) => ts.clone(),
-        Some(other) => {
-            problems.push(format!(
-                "\"ts\" must be a time like \"2026-11-23T12:00:00Z\", got {}",
-                json::shown(other)
-            ));
-            now.to_string()
-        }
+        None | Some(Value::Null) => now,
+        Some(given) => match given.as_str().map(Time::parse) {
+            Some(Ok(ts)) => ts,
+            _ => {
+                problems.push(format!(
+                    "\"ts\" must be a time like \"2026-11-23T12:00:00Z\", got {}",
+                    json::shown(given)
+                ));
+                now
+            }
+        },
     };
     let meta = match object.get("meta") {
         None | Some(Value::Null) => Value::Object(Map::new()),
@@ -220,11 +223,12 @@ fn channel_names() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::memory::testing::time;
 
     fn entry() -> EntryRecord {
         EntryRecord {
             key: "k".into(),
-            ts: Some("2026-11-20T10:00:00Z".into()),
+            ts: Some(Time::parse("2026-11-20T10:00:00Z").unwrap()),
             channel: Channel::ToolCall,
             content: "ls -la".into(),
             tags: vec!["shell".into()],
@@ -265,14 +269,14 @@ mod tests {
         let made = new_entry(
             br#"{"channel": "user", "content": "hi"}"#,
             "k".into(),
-            "2026-11-23T00:00:00Z",
+            Time::parse("2026-11-23T00:00:00Z").unwrap(),
         )
         .unwrap();
-        assert_eq!(made.ts.as_deref(), Some("2026-11-23T00:00:00Z"));
+        assert_eq!(made.ts, time("2026-11-23T00:00:00Z"));
         let problems = new_entry(
             br#"{"channel": "robot", "tags": [""], "extra": 1}"#,
             "k".into(),
-            "x",
+            Time::from_unix(0),
         )
         .unwrap_err();
         assert_eq!(problems.len(), 4, "{problems:?}");

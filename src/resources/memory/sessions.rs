@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::time::{is_day, rfc3339_of};
+use crate::model::time::{Time, is_day};
 use crate::model::{Child, Entry, Kind, Links, Node};
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
@@ -315,8 +315,8 @@ impl Resource for Sessions {
                         .memory(|m| m.session(id))?
                         .filter(|row| row.day == *day)
                         .ok_or(missing)?;
-                    let now = rfc3339_of(std::time::SystemTime::now());
-                    let entry = document::new_entry(content, fresh_key(), &now).map_err(refused)?;
+                    let entry =
+                        document::new_entry(content, fresh_key(), Time::now()).map_err(refused)?;
                     self.store
                         .change_memory(|m| m.append(row.rowid, &entry).map(|_| ()))
                 }
@@ -383,13 +383,12 @@ fn fresh_key() -> String {
 }
 
 /// The start of a session made today: now; on another day: that day's midnight.
-fn today_or(day: &str) -> String {
-    let now = rfc3339_of(std::time::SystemTime::now());
-    if now.starts_with(day) {
-        now
-    } else {
-        format!("{day}T00:00:00Z")
+fn today_or(day: &str) -> Time {
+    let now = Time::now();
+    if now.to_string().starts_with(day) {
+        return now;
     }
+    Time::parse(&format!("{day}T00:00:00Z")).unwrap_or(now)
 }
 
 /// Whether `id` can name a session (and so a directory).

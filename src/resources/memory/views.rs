@@ -1,6 +1,7 @@
 //! The generated side of `memory/`: entry views of its directories, the one line that
 //! describes a session wherever it is listed, `related.md` and `recall`.
 
+use crate::model::time::Time;
 use crate::model::{Entry, Function, Links, Section};
 use crate::render::budget;
 use crate::resources::memory::conversation::{self, CONVERSATION};
@@ -76,11 +77,12 @@ const LINE_CHARS: usize = 100;
 
 /// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries — Fix the login form`.
 pub fn session_line(row: &SessionRow) -> String {
-    let time = match (&row.record.started, &row.record.ended) {
+    let shown = |t: &Option<Time>| t.map(|t| t.to_string());
+    let time = match (shown(&row.record.started), shown(&row.record.ended)) {
         (Some(start), Some(end)) if end.get(..10) == start.get(..10) && end != start => {
-            format!("{start}–{}", end.get(11..).unwrap_or(end))
+            format!("{start}–{}", end.get(11..).unwrap_or(&end))
         }
-        (Some(start), _) => start.clone(),
+        (Some(start), _) => start,
         (None, _) => row.day.clone(),
     };
     format!(

@@ -15,12 +15,13 @@ use super::record::{Channel, EntryRecord, SessionRecord};
 use super::records::{Found, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow};
 use super::search::Span;
 use crate::error::Result;
+use crate::model::time::Time;
 
 /// An entry or session number with its rank (higher is better).
 pub type Ranked = (i64, f64);
 
 /// The first and last times a session covers, when known.
-pub type Times<'a> = (Option<&'a str>, Option<&'a str>);
+pub type Times = (Option<Time>, Option<Time>);
 
 /// Entries to insert, in their order.
 pub type Batch<'a> = &'a [&'a EntryRecord];
@@ -55,10 +56,10 @@ pub trait WriteSql {
     /// index holds) hold the most of `keys`; ties to the oldest session.
     fn opening_match(&self, keys: &[&str]) -> Result<Option<i64>>;
     /// Inserts session `record` spanning `times`, in the directory of `day`.
-    fn insert_session(&self, record: &SessionRecord, times: Times<'_>, day: &str) -> Result<i64>;
+    fn insert_session(&self, record: &SessionRecord, times: Times, day: &str) -> Result<i64>;
     /// Widens session `rowid`'s span to cover `times` (times compare by bytes) and fills in
     /// the title, cwd, model and continuation it lacks from `record`.
-    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times<'_>) -> Result<()>;
+    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times) -> Result<()>;
     /// The highest entry number stored within `low..=high`.
     fn top_entry(&self, low: i64, high: i64) -> Result<Option<i64>>;
     /// Inserts, as seq `last + 1` on in their order, the entries of `batch` (checked; a

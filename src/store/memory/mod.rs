@@ -7,7 +7,7 @@
 //! `dialect.rs` over the SQL each backend answers — SQLite in `sqlite/`, PostgreSQL in
 //! `postgres/`. What is decided, is decided here, once:
 //! - importing, merging and changing sessions and entries: `write.rs` (the checks of what
-//!   may be stored: `rules.rs`);
+//!   may be stored: `rules.rs`; a stored row read back: `stored.rs`);
 //! - search: `search.rs` over its query language `query.rs`, with the bounded scans of
 //!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
 //! - related sessions: `related.rs`, choosing words by `likeness.rs`.
@@ -23,6 +23,7 @@ mod rules;
 mod scan;
 mod search;
 mod sqlite;
+mod stored;
 mod tiers;
 mod write;
 

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::model::time::Time;
+
 /// Who or what an entry is from. The seven channels `memory/_entry.md` documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Channel {
@@ -62,9 +64,9 @@ pub struct SessionRecord {
     pub id: String,
     /// The tool it came from: `claude-code`, `codex`, `jsonl`, `homespace` (recorded live).
     pub source: String,
-    /// RFC 3339 UTC times of its first and last entries, when known.
-    pub started: Option<String>,
-    pub ended: Option<String>,
+    /// The times of its first and last entries, when known.
+    pub started: Option<Time>,
+    pub ended: Option<Time>,
     /// One line: the tool's title or summary, else the first user message, cut short.
     pub title: String,
     /// The working directory or project it ran in.
@@ -86,8 +88,8 @@ pub struct EntryRecord {
     /// (Claude Code's `uuid`; else a hash of the line): importing a file twice, or a
     /// second file that repeats entries of a session it continues, adds nothing.
     pub key: String,
-    /// RFC 3339 UTC time, when known.
-    pub ts: Option<String>,
+    /// When it was written, when known.
+    pub ts: Option<Time>,
     pub channel: Channel,
     pub content: String,
     pub tags: Vec<String>,

@@ -3,9 +3,12 @@
 //! keep (no NUL), the day a session belongs to, the time range it covers, and tags as the
 //! JSON text both keep.
 
+use std::cmp::Ordering;
+
+use super::dialect::Times;
 use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
-use crate::model::time::is_day;
+use crate::model::time::Time;
 
 /// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
 /// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).
@@ -38,8 +41,6 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
     let texts = [
         Some(record.title.as_str()),
         Some(record.source.as_str()),
-        record.started.as_deref(),
-        record.ended.as_deref(),
         record.cwd.as_deref(),
         record.model.as_deref(),
         record.continuation_of.as_deref(),
@@ -47,7 +48,7 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
     for text in texts.into_iter().flatten() {
         check_text(
             &format!(
-                "session {}: its title, source, times, cwd, model or continuation",
+                "session {}: its title, source, cwd, model or continuation",
                 record.id
             ),
             text,
@@ -59,36 +60,42 @@ pub(super) fn check_session(record: &SessionRecord) -> Result<()> {
 /// The text of an entry and its tags (its meta is JSON, which keeps a NUL escaped), as
 /// [`check_text`] checks it.
 pub(super) fn check_entry(entry: &EntryRecord) -> Result<()> {
-    let what = format!("entry {:?}: its key, time or content", entry.key);
+    let what = format!("entry {:?}: its key or content", entry.key);
     check_text(&what, &entry.key)?;
     check_text(&what, &entry.content)?;
-    if let Some(ts) = &entry.ts {
-        check_text(&what, ts)?;
-    }
     for tag in &entry.tags {
         check_text(&format!("entry {:?}: a tag", entry.key), tag)?;
     }
     Ok(())
 }
 
-/// `2026-11-20` from a time that starts with a day.
-pub(super) fn day_of(time: &str) -> Option<String> {
-    let day = time.get(..10)?;
-    is_day(day).then(|| day.to_string())
+/// `2026-11-20`: the day, in UTC, of `time`.
+pub(super) fn day_of(time: Time) -> String {
+    let mut day = time.to_string();
+    day.truncate(10);
+    day
 }
 
-/// The earliest and latest known times of a session record and its entries, by bytes.
-pub(super) fn span<'a>(
-    record: &'a SessionRecord,
-    entries: &'a [EntryRecord],
-) -> (Option<&'a str>, Option<&'a str>) {
+/// The earliest and latest known times of a session record and its entries, in the order
+/// of their text, as the backends compare the stored ones when a session widens.
+pub(super) fn span(record: &SessionRecord, entries: &[EntryRecord]) -> Times {
     let times = record
         .started
         .iter()
         .chain(&record.ended)
-        .chain(entries.iter().filter_map(|e| e.ts.as_ref()))
-        .map(String::as_str);
-    (times.clone().min(), times.max())
+        .chain(entries.iter().filter_map(|e| e.ts.as_ref()));
+    let first = times.clone().min_by(|a, b| as_written(a, b)).copied();
+    let last = times.max_by(|a, b| as_written(a, b)).copied();
+    (first, last)
+}
+
+/// The order of two times' text. Within a second it is not the instants' (`…:40.5Z` is
+/// before `…:40Z`); across seconds it is, so only those are written out to compare.
+fn as_written(a: &Time, b: &Time) -> Ordering {
+    a.unix().0.cmp(&b.unix().0).then_with(|| match a == b {
+        true => Ordering::Equal,
+        false => a.to_string().cmp(&b.to_string()),
+    })
 }
 
 /// Tags as the JSON array both backends keep; a tag is text as [`check_text`] checks it
@@ -103,6 +110,37 @@ pub(super) fn tags_json(tags: &[String]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_span_runs_from_the_first_to_the_last_time_as_written() {
+        let written = [
+            "2026-11-20T09:00:00Z",
+            "2026-11-20T08:59:59.9Z",
+            "2026-11-20T09:00:00.5Z",
+            "2026-11-20T09:00:00.50Z",
+        ];
+        let record = SessionRecord {
+            started: Time::parse(written[0]).ok(),
+            ended: Time::parse(written[1]).ok(),
+            ..SessionRecord::default()
+        };
+        let entries: Vec<EntryRecord> = written[2..]
+            .iter()
+            .map(|text| EntryRecord {
+                key: text.to_string(),
+                ts: Time::parse(text).ok(),
+                channel: super::super::record::Channel::User,
+                content: String::new(),
+                tags: Vec::new(),
+                meta: serde_json::Value::Null,
+            })
+            .collect();
+        let (first, last) = span(&record, &entries);
+        let shown = |t: Option<Time>| t.map(|t| t.to_string());
+        // As SQLite and PostgreSQL (`COLLATE "C"`) order the stored text.
+        assert_eq!(shown(first).as_deref(), Some("2026-11-20T08:59:59.9Z"));
+        assert_eq!(shown(last).as_deref(), Some("2026-11-20T09:00:00Z"));
+    }
 
     #[test]
     fn session_ids_that_ls_hides_or_shells_misread_are_refused() {

@@ -3,13 +3,19 @@
 //! ([`assert_consistent`]) and plain SQL both backends take.
 
 use super::record::{Channel, EntryRecord, SessionRecord};
+use crate::model::time::Time;
 use crate::store::{Backend, Store};
+
+/// The time written `text`, as a record holds it.
+pub(crate) fn time(text: &str) -> Option<Time> {
+    Some(Time::parse(text).unwrap())
+}
 
 pub(crate) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {
         id: id.into(),
         source: "jsonl".into(),
-        started: started.map(str::to_string),
+        started: started.and_then(time),
         ended: None,
         title: title.into(),
         cwd: None,
@@ -31,7 +37,7 @@ pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
 }
 
 pub(crate) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
-    entry.ts = Some(ts.into());
+    entry.ts = time(ts);
     entry
 }
 

@@ -10,7 +10,6 @@
 //! entries of a session it resumes, adds nothing twice.
 
 use std::collections::HashSet;
-use std::time::SystemTime;
 
 use super::dialect::WriteSql;
 use super::record::{EntryRecord, SessionRecord, Transcript};
@@ -18,7 +17,7 @@ use super::records::Imported;
 use super::rules::{check_entry, check_id, check_session, check_text, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
-use crate::model::time::rfc3339_of;
+use crate::model::time::Time;
 
 /// Stores `transcript`, session by session, telling `touched` each session it appends to
 /// and the last seq that session had before (a bulk load may index what lies above it).
@@ -154,9 +153,7 @@ fn create<D: WriteSql + ?Sized>(
     check_id(&record.id)?;
     check_session(record)?;
     let (first, last) = span(record, entries);
-    let day = first
-        .and_then(day_of)
-        .unwrap_or_else(|| rfc3339_of(SystemTime::now())[..10].to_string());
+    let day = day_of(first.unwrap_or_else(Time::now));
     rows.insert_session(record, (first, last), &day)
 }
 

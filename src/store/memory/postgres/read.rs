@@ -8,19 +8,17 @@ use postgres::Row;
 use postgres::types::FromSql;
 
 use crate::error::{Error, Result};
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
+use crate::store::memory::record::Channel;
 use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
+use crate::store::memory::stored::{SESSION_WIDTH, channel_of, entry_at, session_at};
 use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
 use crate::store::postgres::Tx;
 
-/// The columns of a [`SessionRow`], for [`session_at`].
+/// The columns of a [`SessionRow`], in the order `stored.rs` reads them.
 pub(super) const SESSION_COLUMNS: &str = "s.rowid::BIGINT, s.id, s.source, s.started, s.ended,
     s.title, s.cwd, s.model, s.continuation_of, s.day, s.entry_count::BIGINT, s.summary";
 
-/// How many columns [`SESSION_COLUMNS`] has.
-const SESSION_WIDTH: usize = 12;
-
-/// The columns of an [`EntryRow`], for [`entry_at`].
+/// The columns of an [`EntryRow`], in the order `stored.rs` reads them.
 pub(super) const ENTRY_COLUMNS: &str = "e.seq, e.key, e.ts, e.channel, e.content, e.tags, e.meta";
 
 /// Column `at` of `row`. A column of an unexpected type is a fault of these statements, and
@@ -28,57 +26,6 @@ pub(super) const ENTRY_COLUMNS: &str = "e.seq, e.key, e.ts, e.channel, e.content
 pub(super) fn column<'r, T: FromSql<'r>>(row: &'r Row, at: usize) -> Result<T> {
     row.try_get(at)
         .map_err(|e| Error::internal(format!("reading memory from PostgreSQL: column {at}: {e}")))
-}
-
-/// A [`SessionRow`] from [`SESSION_COLUMNS`] starting at column `at`.
-pub(super) fn session_at(row: &Row, at: usize) -> Result<SessionRow> {
-    Ok(SessionRow {
-        rowid: column(row, at)?,
-        record: SessionRecord {
-            id: column(row, at + 1)?,
-            source: column(row, at + 2)?,
-            started: column(row, at + 3)?,
-            ended: column(row, at + 4)?,
-            title: column(row, at + 5)?,
-            cwd: column(row, at + 6)?,
-            model: column(row, at + 7)?,
-            continuation_of: column(row, at + 8)?,
-            // How its tool resumes sessions matters only while importing; not stored.
-            resumes_by_copy: false,
-        },
-        day: column(row, at + 9)?,
-        entries: count(column(row, at + 10)?),
-        summary: column(row, at + 11)?,
-    })
-}
-
-/// An [`EntryRow`] from [`ENTRY_COLUMNS`] starting at column `at`.
-fn entry_at(row: &Row, at: usize) -> Result<EntryRow> {
-    let channel: String = column(row, at + 3)?;
-    let tags: String = column(row, at + 5)?;
-    let meta: String = column(row, at + 6)?;
-    Ok(EntryRow {
-        seq: column(row, at)?,
-        record: EntryRecord {
-            key: column(row, at + 1)?,
-            ts: column(row, at + 2)?,
-            channel: parse_channel(&channel)?,
-            content: column(row, at + 4)?,
-            tags: serde_json::from_str(&tags).map_err(|_| corrupt("tags", &tags))?,
-            meta: serde_json::from_str(&meta).map_err(|_| corrupt("meta", &meta))?,
-        },
-    })
-}
-
-fn parse_channel(name: &str) -> Result<Channel> {
-    Channel::parse(name).ok_or_else(|| corrupt("channel", name))
-}
-
-/// A stored value the schema should have made impossible; reported, never papered over.
-fn corrupt(name: &str, value: &str) -> Error {
-    Error::internal(format!(
-        "memory entry {name} {value:?} in the PostgreSQL store is not valid"
-    ))
 }
 
 /// A limit as a bound parameter.
@@ -185,7 +132,7 @@ impl MemoryReads for Tx<'_> {
             .iter()
             .map(|r| {
                 let name: String = column(r, 0)?;
-                Ok((parse_channel(&name)?, count(column(r, 1)?)))
+                Ok((channel_of(&name)?, count(column(r, 1)?)))
             })
             .collect::<Result<Vec<_>>>()?;
         counts.sort();

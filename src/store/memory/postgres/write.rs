@@ -14,6 +14,7 @@ use crate::store::memory::record::{EntryRecord, SessionRecord};
 use crate::store::memory::records::Loader;
 use crate::store::memory::rules::tags_json;
 use crate::store::memory::session_range;
+use crate::store::memory::stored::time_text;
 use crate::store::postgres::Tx;
 
 impl WriteSql for Tx<'_> {
@@ -72,8 +73,8 @@ impl WriteSql for Tx<'_> {
         .transpose()
     }
 
-    fn insert_session(&self, record: &SessionRecord, times: Times<'_>, day: &str) -> Result<i64> {
-        let (first, last) = times;
+    fn insert_session(&self, record: &SessionRecord, times: Times, day: &str) -> Result<i64> {
+        let (first, last) = (time_text(times.0), time_text(times.1));
         let row = self.query_one(
             "INSERT INTO sessions (id, source, started, ended, title, cwd, model, continuation_of, day)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -95,8 +96,8 @@ impl WriteSql for Tx<'_> {
 
     /// Times compare by bytes, as SQLite compares them (a locale's collation may ignore
     /// their punctuation).
-    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times<'_>) -> Result<()> {
-        let (first, last) = times;
+    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times) -> Result<()> {
+        let (first, last) = (time_text(times.0), time_text(times.1));
         self.execute(
             "UPDATE sessions SET
                 started = CASE WHEN $2::TEXT IS NOT NULL
@@ -236,7 +237,7 @@ fn to_rowid(rowid: i64) -> Result<i32> {
 /// A batch of entries as one array per column, as [`insert_batch`] binds them.
 struct Columns<'e> {
     keys: Vec<&'e str>,
-    times: Vec<Option<&'e str>>,
+    times: Vec<Option<String>>,
     channels: Vec<&'static str>,
     tags: Vec<String>,
     metas: Vec<String>,
@@ -262,7 +263,7 @@ impl<'e> Columns<'e> {
             meta => meta.to_string(),
         };
         self.keys.push(&entry.key);
-        self.times.push(entry.ts.as_deref());
+        self.times.push(time_text(entry.ts));
         self.channels.push(entry.channel.as_str());
         self.tags.push(tags_json(&entry.tags)?);
         self.metas.push(meta);

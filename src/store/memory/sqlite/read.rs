@@ -3,82 +3,25 @@
 //! statement (a range of a session's entry numbers, an index on day or tag) or a counter the
 //! schema's triggers keep, so no read grows with the number of entries stored.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Result;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
+use crate::store::memory::record::Channel;
 use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
+use crate::store::memory::stored::{SESSION_WIDTH, channel_of, entry_at, session_at};
 use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
+use crate::store::row::sqlite_rows;
 
-/// The columns of a [`SessionRow`], for [`session_from_row`].
+/// The columns of a [`SessionRow`], in the order `stored.rs` reads them.
 pub(super) const SESSION_COLUMNS: &str = "s.rowid, s.id, s.source, s.started, s.ended, s.title,
     s.cwd, s.model, s.continuation_of, s.day, s.entry_count, s.summary";
 
-pub(super) fn session_from_row(row: &Row<'_>) -> rusqlite::Result<SessionRow> {
-    session_at(row, 0)
-}
-
-/// A [`SessionRow`] from [`SESSION_COLUMNS`] starting at column `at`.
-fn session_at(row: &Row<'_>, at: usize) -> rusqlite::Result<SessionRow> {
-    Ok(SessionRow {
-        rowid: row.get(at)?,
-        record: SessionRecord {
-            id: row.get(at + 1)?,
-            source: row.get(at + 2)?,
-            started: row.get(at + 3)?,
-            ended: row.get(at + 4)?,
-            title: row.get(at + 5)?,
-            cwd: row.get(at + 6)?,
-            model: row.get(at + 7)?,
-            continuation_of: row.get(at + 8)?,
-            // How its tool resumes sessions matters only while importing; not stored.
-            resumes_by_copy: false,
-        },
-        day: row.get(at + 9)?,
-        entries: count(row.get(at + 10)?),
-        summary: row.get(at + 11)?,
-    })
-}
-
-/// How many columns [`SESSION_COLUMNS`] has.
-const SESSION_WIDTH: usize = 12;
-
-/// The columns of an [`EntryRow`], for [`entry_from_row`].
+/// The columns of an [`EntryRow`], in the order `stored.rs` reads them.
 pub(super) const ENTRY_COLUMNS: &str = "e.seq, e.key, e.ts, e.channel, e.content, e.tags, e.meta";
 
-pub(super) fn entry_from_row(row: &Row<'_>) -> rusqlite::Result<EntryRow> {
-    entry_at(row, 0)
-}
-
-/// An [`EntryRow`] from [`ENTRY_COLUMNS`] starting at column `at`.
-fn entry_at(row: &Row<'_>, at: usize) -> rusqlite::Result<EntryRow> {
-    let channel: String = row.get(at + 3)?;
-    let tags: String = row.get(at + 5)?;
-    let meta: String = row.get(at + 6)?;
-    Ok(EntryRow {
-        seq: row.get(at)?,
-        record: EntryRecord {
-            key: row.get(at + 1)?,
-            ts: row.get(at + 2)?,
-            channel: parse_channel(at + 3, &channel)?,
-            content: row.get(at + 4)?,
-            tags: serde_json::from_str(&tags).map_err(|_| corrupt(at + 5, "tags", &tags))?,
-            meta: serde_json::from_str(&meta).map_err(|_| corrupt(at + 6, "meta", &meta))?,
-        },
-    })
-}
-
-pub(super) fn parse_channel(column: usize, name: &str) -> rusqlite::Result<Channel> {
-    Channel::parse(name).ok_or_else(|| corrupt(column, "channel", name))
-}
-
-/// A stored value the schema should have made impossible; reported, never papered over.
-fn corrupt(column: usize, name: &str, value: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        column,
-        rusqlite::types::Type::Text,
-        format!("memory entry {name} {value:?} is not valid").into(),
-    )
+/// Every session row `rows` holds.
+fn sessions_from(rows: rusqlite::Rows<'_>) -> Result<Vec<SessionRow>> {
+    sqlite_rows(rows, |r| session_at(r, 0))
 }
 
 /// A limit as SQL text: written into statements, not bound, because with SQLite's STAT4 a
@@ -102,29 +45,23 @@ impl MemoryReads for Connection {
         let sql = format!(
             "SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.day = ?1 ORDER BY s.started, s.rowid"
         );
-        let rows = self
-            .prepare_cached(&sql)?
-            .query_map([day], session_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(rows)
+        sessions_from(self.prepare_cached(&sql)?.query([day])?)
     }
 
     /// The session whose directory is named `id`.
     fn session(&self, id: &str) -> Result<Option<SessionRow>> {
         let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.id = ?1");
-        Ok(self
-            .prepare_cached(&sql)?
-            .query_row([id], session_from_row)
-            .optional()?)
+        let mut statement = self.prepare_cached(&sql)?;
+        let mut rows = statement.query([id])?;
+        rows.next()?.map(|r| session_at(r, 0)).transpose()
     }
 
     /// The session numbered `rowid`.
     fn session_by_rowid(&self, rowid: i64) -> Result<Option<SessionRow>> {
         let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions s WHERE s.rowid = ?1");
-        Ok(self
-            .prepare_cached(&sql)?
-            .query_row([rowid], session_from_row)
-            .optional()?)
+        let mut statement = self.prepare_cached(&sql)?;
+        let mut rows = statement.query([rowid])?;
+        rows.next()?.map(|r| session_at(r, 0)).transpose()
     }
 
     /// The `limit` most recent sessions, newest first (by day, then start).
@@ -134,11 +71,7 @@ impl MemoryReads for Connection {
          ORDER BY s.day DESC, s.started DESC, s.rowid DESC LIMIT {}",
             sql_limit(limit)
         );
-        let rows = self
-            .prepare_cached(&sql)?
-            .query_map([], session_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(rows)
+        sessions_from(self.prepare_cached(&sql)?.query([])?)
     }
 
     /// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
@@ -150,11 +83,8 @@ impl MemoryReads for Connection {
             "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id LIMIT {}",
             sql_limit(limit)
         );
-        let rows = self
-            .prepare_cached(&sql)?
-            .query_map(params![first, last], entry_from_row)?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(rows)
+        let mut statement = self.prepare_cached(&sql)?;
+        sqlite_rows(statement.query(params![first, last])?, |r| entry_at(r, 0))
     }
 
     /// Entry `seq` of session `session_rowid`.
@@ -163,10 +93,9 @@ impl MemoryReads for Connection {
             return Ok(None);
         }
         let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id = ?1");
-        Ok(self
-            .prepare_cached(&sql)?
-            .query_row([entry_id(session_rowid, seq)], entry_from_row)
-            .optional()?)
+        let mut statement = self.prepare_cached(&sql)?;
+        let mut rows = statement.query([entry_id(session_rowid, seq)])?;
+        rows.next()?.map(|r| entry_at(r, 0)).transpose()
     }
 
     /// How many entries of session `session_rowid` each channel has, in [`Channel::ALL`]
@@ -175,12 +104,10 @@ impl MemoryReads for Connection {
         let mut statement = self.prepare_cached(
             "SELECT channel, n FROM session_channels WHERE session = ?1 AND n > 0",
         )?;
-        let mut counts = statement
-            .query_map([session_rowid], |r| {
-                let name: String = r.get(0)?;
-                Ok((parse_channel(0, &name)?, count(r.get(1)?)))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut counts = sqlite_rows(statement.query([session_rowid])?, |r| {
+            let name: String = r.get(0)?;
+            Ok((channel_of(&name)?, count(r.get(1)?)))
+        })?;
         counts.sort();
         Ok(counts)
     }
@@ -218,12 +145,10 @@ impl MemoryReads for Connection {
          WHERE t.tag = ?1 ORDER BY t.entry DESC LIMIT {}",
             sql_limit(limit)
         );
-        let rows = self
-            .prepare_cached(&sql)?
-            .query_map([tag], |r| {
-                Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let mut statement = self.prepare_cached(&sql)?;
+        let rows = sqlite_rows(statement.query([tag])?, |r| {
+            Ok((session_at(r, 0)?, entry_at(r, SESSION_WIDTH)?))
+        })?;
         Ok((rows, count(total.unwrap_or(0))))
     }
 
@@ -261,7 +186,7 @@ mod tests {
     use crate::model::time::rfc3339_of;
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
-    use crate::store::memory::testing::{self as t, assert_consistent, at, with_tags};
+    use crate::store::memory::testing::{self as t, assert_consistent, at, time, with_tags};
     use crate::store::testing::for_each_backend;
 
     /// Three sessions over two days; `b` has tagged entries of several channels.
@@ -318,8 +243,10 @@ mod tests {
                     let b = m.session("b")?.unwrap();
                     assert_eq!((b.entries, b.width(), b.summary.as_deref()), (3, 4, None));
                     assert_eq!(b.record.source, "claude-code");
-                    assert_eq!(b.record.started.as_deref(), Some("2026-11-20T15:00:00Z"));
-                    assert_eq!(b.record.ended.as_deref(), Some("2026-11-20T15:30:00Z"));
+                    assert_eq!(
+                        (b.record.started, b.record.ended),
+                        (time("2026-11-20T15:00:00Z"), time("2026-11-20T15:30:00Z"))
+                    );
                     assert_eq!(m.session_by_rowid(b.rowid)?.unwrap(), b);
                     assert!(m.session_by_rowid(i64::MAX)?.is_none());
                     assert!(m.session("zzz")?.is_none());
@@ -375,7 +302,7 @@ mod tests {
                     assert_eq!(two.record.meta, serde_json::json!({}));
                     assert_eq!(two.record.content, "two");
                     let three = m.entry(b.rowid, 3)?.unwrap();
-                    assert_eq!(three.record.ts.as_deref(), Some("2026-11-20T15:30:00Z"));
+                    assert_eq!(three.record.ts, time("2026-11-20T15:30:00Z"));
                     assert!(m.entry(b.rowid, 4)?.is_none());
                     assert!(m.entry(b.rowid, 0)?.is_none());
                     assert!(m.entry(b.rowid, i64::MAX)?.is_none());

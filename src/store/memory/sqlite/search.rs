@@ -10,7 +10,6 @@ use std::ops::Range;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use super::read::parse_channel;
 use crate::error::Result;
 use crate::store::memory::dialect::{
     Filtered, Hit, Ranked, ScanRow, SearchSql, SessionText, Visit,
@@ -20,6 +19,7 @@ use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::excerpt;
 use crate::store::memory::search::{Span, entry_conditions, has_days, session_conditions};
+use crate::store::memory::stored::channel_of;
 use crate::store::memory::{count, split_entry_id, width};
 
 /// Tokens in a snippet.
@@ -351,7 +351,7 @@ fn entry_hit(
         session_id,
         day,
         seq: Some(seq),
-        channel: Some(parse_channel(0, &channel)?),
+        channel: Some(channel_of(&channel)?),
         snippet,
         width: width(entries),
     })

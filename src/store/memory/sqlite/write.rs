@@ -10,6 +10,7 @@ use crate::store::memory::dialect::{Batch, Times, WriteSql};
 use crate::store::memory::record::SessionRecord;
 use crate::store::memory::records::Loader;
 use crate::store::memory::session_range;
+use crate::store::memory::stored::time_text;
 
 impl WriteSql for Connection {
     /// Every statement that writes opens a savepoint, and FTS5 flushes its pending terms to
@@ -61,8 +62,8 @@ impl WriteSql for Connection {
             .optional()?)
     }
 
-    fn insert_session(&self, record: &SessionRecord, times: Times<'_>, day: &str) -> Result<i64> {
-        let (first, last) = times;
+    fn insert_session(&self, record: &SessionRecord, times: Times, day: &str) -> Result<i64> {
+        let (first, last) = (time_text(times.0), time_text(times.1));
         self.prepare_cached(
             "INSERT INTO sessions (id, source, started, ended, title, cwd, model, continuation_of, day)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -81,8 +82,8 @@ impl WriteSql for Connection {
         Ok(self.last_insert_rowid())
     }
 
-    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times<'_>) -> Result<()> {
-        let (first, last) = times;
+    fn widen(&self, rowid: i64, record: &SessionRecord, times: Times) -> Result<()> {
+        let (first, last) = (time_text(times.0), time_text(times.1));
         self.prepare_cached(
             "UPDATE sessions SET
                 started = CASE WHEN ?2 IS NOT NULL AND (started IS NULL OR ?2 < started)
@@ -122,7 +123,14 @@ impl WriteSql for Connection {
                     serde_json::Value::Null => serde_json::json!({}),
                     meta => meta.clone(),
                 };
-                serde_json::json!([e.key, e.ts, e.channel.as_str(), e.tags, meta, e.content])
+                serde_json::json!([
+                    e.key,
+                    time_text(e.ts),
+                    e.channel.as_str(),
+                    e.tags,
+                    meta,
+                    e.content
+                ])
             })
             .collect();
         let rows = serde_json::Value::Array(rows).to_string();

@@ -7,7 +7,7 @@ use crate::store::Store;
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::testing::{
-    assert_consistent, at, entry, execute, pairs, session, with_tags,
+    assert_consistent, at, entry, execute, pairs, session, time, with_tags,
 };
 use crate::store::testing::for_each_backend;
 
@@ -96,7 +96,7 @@ fn importing_twice_adds_nothing() {
         );
         let row = get_session(&store, "s1").unwrap();
         assert_eq!((row.day.as_str(), row.entries), ("2026-11-20", 3));
-        assert_eq!(row.record.ended.as_deref(), Some("2026-11-20T09:01:00Z"));
+        assert_eq!(row.record.ended, time("2026-11-20T09:01:00Z"));
         assert_eq!(
             seqs_and_keys(&store, "s1"),
             [(1, "a".into()), (2, "b".into()), (3, "c".into())]
@@ -138,8 +138,10 @@ fn a_session_is_continued_after_its_last_entry() {
         let row = get_session(&store, "s1").unwrap();
         assert_eq!(row.record.title, "Fix the login", "a title is kept");
         assert_eq!(row.record.model.as_deref(), Some("model-x"));
-        assert_eq!(row.record.started.as_deref(), Some("2026-11-19T23:00:00Z"));
-        assert_eq!(row.record.ended.as_deref(), Some("2026-11-21T10:00:00Z"));
+        assert_eq!(
+            (row.record.started, row.record.ended),
+            (time("2026-11-19T23:00:00Z"), time("2026-11-21T10:00:00Z"))
+        );
         assert_eq!(row.day, "2026-11-20", "a session never moves");
         assert_eq!(
             seqs_and_keys(&store, "s1")[3..],
@@ -300,7 +302,7 @@ fn a_session_without_times_lands_on_the_import_day() {
             vec![entry("k", Channel::User, "hi")],
         )]);
         import(&store, &t).unwrap();
-        let today = rfc3339_of(SystemTime::now())[..10].to_string();
+        let today = Time::now().to_string()[..10].to_string();
         let row = get_session(&store, "x").unwrap();
         assert_eq!((row.day, row.record.started), (today, None));
     });
@@ -396,7 +398,7 @@ fn sessions_are_made_and_appended_to() {
         assert_eq!(err.kind, ErrorKind::NotFound);
         let row = get_session(&store, "live").unwrap();
         assert_eq!(row.entries, 2);
-        assert_eq!(row.record.ended.as_deref(), Some("2026-11-22T08:05:00Z"));
+        assert_eq!(row.record.ended, time("2026-11-22T08:05:00Z"));
         assert_consistent(&store);
     });
 }
