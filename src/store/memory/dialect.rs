@@ -1,8 +1,9 @@
 //! What a backend of memory must answer — the SQL primitives, each a statement or a few
-//! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`) — and [`MemoryRecords`]
-//! built once over them: the import and merge rules (`write.rs`), the search orchestration
-//! (`search.rs`, `tiers.rs`) and the related-session scoring (`related.rs`) are written
-//! here once, so the backends cannot drift apart in what they decide, only in how they ask.
+//! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`). The import and merge
+//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`) and the
+//! related-session scoring (`related.rs`) are written once over them, and `backend.rs`
+//! makes every backend that answers them a `MemoryRecords`, so the backends cannot drift
+//! apart in what they decide, only in how they ask.
 //!
 //! Ranks a backend hands back are normalised so that higher is always better (SQLite's
 //! `bm25()` is negated; PostgreSQL's `ts_rank_cd` already is).
@@ -12,8 +13,8 @@ use std::ops::Range;
 
 use super::query::Query;
 use super::record::{Channel, EntryRecord, SessionRecord};
-use super::records::{Found, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow};
-use super::search::Span;
+use super::records::{Loader, MemoryHit};
+use super::span::Span;
 use crate::error::Result;
 use crate::model::time::Time;
 
@@ -169,42 +170,4 @@ pub trait RelatedSql {
     /// Which sessions `among` hold which of `terms` in a title, a summary or one of the
     /// term's `n` most recent entries.
     fn holding(&self, terms: &[String], among: &BTreeSet<i64>, n: usize) -> Result<Held>;
-}
-
-impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql> MemoryRecords for D {
-    fn search(&self, query: &str, limit: usize) -> Result<Found> {
-        super::search::search(self, query, limit)
-    }
-
-    fn related(&self, session: i64, limit: usize) -> Result<Vec<(SessionRow, Vec<String>)>> {
-        super::related::related(self, session, limit)
-    }
-
-    fn create_session(&self, record: &SessionRecord) -> Result<i64> {
-        super::write::create_session(self, record)
-    }
-
-    fn append(&self, session: i64, entry: &EntryRecord) -> Result<i64> {
-        super::write::append(self, session, entry)
-    }
-
-    fn set_summary(&self, session: i64, text: Option<&str>) -> Result<()> {
-        super::write::set_summary(self, session, text)
-    }
-
-    fn set_tags(&self, session: i64, seq: i64, tags: &[String]) -> Result<()> {
-        super::write::set_tags(self, session, seq, tags)
-    }
-
-    fn forget(&self, id: &str) -> Result<bool> {
-        super::write::forget(self, id)
-    }
-
-    fn compact(&self) -> Result<()> {
-        self.compact_indexes()
-    }
-
-    fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {
-        self.load_in_bulk(load)
-    }
 }

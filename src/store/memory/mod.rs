@@ -12,6 +12,7 @@
 //!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
 //! - related sessions: `related.rs`, choosing words by `likeness.rs`.
 
+mod backend;
 mod dialect;
 mod likeness;
 mod postgres;
@@ -22,6 +23,7 @@ mod related;
 mod rules;
 mod scan;
 mod search;
+mod span;
 mod sqlite;
 mod stored;
 mod tiers;

@@ -18,7 +18,7 @@ use regex::Regex;
 
 use super::dialect::{SearchSql, SessionText};
 use super::query::Query;
-use super::search::Span;
+use super::span::Span;
 use crate::error::Result;
 
 /// At most this many entries are read by one scan.

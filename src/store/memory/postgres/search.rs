@@ -49,7 +49,8 @@ use crate::store::memory::query::{Phrase, Query, RANK};
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::{excerpt, thousands};
-use crate::store::memory::search::{Span, entry_conditions, has_days, session_conditions};
+use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
+use crate::store::memory::span::Span;
 use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
 

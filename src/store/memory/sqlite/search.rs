@@ -18,7 +18,8 @@ use crate::store::memory::query::Query;
 use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::excerpt;
-use crate::store::memory::search::{Span, entry_conditions, has_days, session_conditions};
+use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
+use crate::store::memory::span::Span;
 use crate::store::memory::stored::channel_of;
 use crate::store::memory::{count, split_entry_id, width};
 

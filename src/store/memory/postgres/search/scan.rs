@@ -15,7 +15,7 @@ use postgres::types::ToSql;
 use crate::error::Result;
 use crate::store::memory::dialect::ScanRow;
 use crate::store::memory::query::Query;
-use crate::store::memory::search::Span;
+use crate::store::memory::span::Span;
 use crate::store::postgres::Tx;
 
 /// Rows per statement of a scan: each statement costs a round trip and a plan, so a long
