@@ -208,16 +208,17 @@ impl Search {
         let mut out = String::new();
         let room = (self.budget * budget::CHARS_PER_TOKEN).saturating_sub(PAGE_FRAME);
         let rendered: Vec<String> = hits.hits.iter().map(render_hit).collect();
+        let lengths: Vec<usize> = rendered.iter().map(|r| r.chars().count()).collect();
         // The hits with every word end a page of their own (see `Hits::every`).
         let most = hits.per_page.unwrap_or(SCOPED).min(SCOPED);
         let pages = match hits.every {
             Some(every) if every > 0 && every < rendered.len() => {
-                let mut first = pages(&rendered[..every], room, most);
-                let rest = pages(&rendered[every..], room, most);
+                let mut first = pages(&lengths[..every], room, most);
+                let rest = pages(&lengths[every..], room, most);
                 first.extend(rest.into_iter().map(|r| r.start + every..r.end + every));
                 first
             }
-            _ => pages(&rendered, room, most),
+            _ => pages(&lengths, room, most),
         };
         let shown = pages.get(page - 1).cloned().unwrap_or_default();
         out.push_str(&format!(
@@ -288,21 +289,20 @@ fn render_hit(hit: &Hit) -> String {
     out
 }
 
-/// `items` (rendered hits) cut into pages of at most `most` items and `room` characters
-/// (at least one item each), in order.
-fn pages(items: &[String], room: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+/// Rendered hits, by their `lengths` in characters, cut into pages of at most `most` hits
+/// and `room` characters (at least one hit each), in order.
+fn pages(lengths: &[usize], room: usize, most: usize) -> Vec<std::ops::Range<usize>> {
     let mut pages = Vec::new();
     let (mut start, mut used) = (0, 0);
-    for (n, item) in items.iter().enumerate() {
-        let cost = item.chars().count();
+    for (n, &cost) in lengths.iter().enumerate() {
         if n > start && (used + cost > room || n - start >= most) {
             pages.push(start..n);
             (start, used) = (n, 0);
         }
         used += cost;
     }
-    if start < items.len() {
-        pages.push(start..items.len());
+    if start < lengths.len() {
+        pages.push(start..lengths.len());
     }
     pages
 }
@@ -438,9 +438,9 @@ mod tests {
 
     #[test]
     fn pages_hold_what_fits_and_at_least_one_hit_each() {
-        let items: Vec<String> = ["aaaa", "bb", "cccccc", "d", "e"]
+        let items: Vec<usize> = ["aaaa", "bb", "cccccc", "d", "e"]
             .iter()
-            .map(|s| s.to_string())
+            .map(|s| s.chars().count())
             .collect();
         assert_eq!(pages(&items, 6, 20), [0..2, 2..3, 3..5]);
         assert_eq!(pages(&items, 100, 2), [0..2, 2..4, 4..5]);

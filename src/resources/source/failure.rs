@@ -11,6 +11,31 @@ use crate::store::runs;
 use crate::testrun::junit::Problem;
 use crate::testrun::traceback::{self, Frame, Traceback};
 
+/// What a run's views say before its failures, one note a line: the interpreter note its
+/// output opens with, why pytest could not run at all, a refused start newer than the run.
+#[derive(Debug, Default)]
+pub(super) struct RunNotes(Vec<String>);
+
+impl RunNotes {
+    pub(super) fn push(&mut self, note: String) {
+        self.0.push(note);
+    }
+
+    /// `note` before the others: what happened last is read first.
+    pub(super) fn lead_with(&mut self, note: String) {
+        self.0.insert(0, note);
+    }
+}
+
+impl IntoIterator for RunNotes {
+    type Item = String;
+    type IntoIter = std::vec::IntoIter<String>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 /// Lines of the test shown above its failing line in a failure file.
 const CONTEXT: usize = 2;
 /// Failures with distinct errors told in detail in `result.md` (the first, as `pytest -x`
@@ -79,11 +104,11 @@ impl Source {
         &self,
         run: &runs::Run,
         problems: &[Problem],
-        about: &[String],
+        about: &RunNotes,
     ) -> String {
         let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
         let mut text = format!("run {} — {}\n", run.id, summary(run));
-        for line in about {
+        for line in &about.0 {
             text.push_str(line);
             text.push('\n');
         }

@@ -16,7 +16,7 @@ use crate::resources::source::Source;
 const MAX_IMPORTERS: usize = 20;
 
 /// The top-level classes and functions of `before` that `after` no longer defines.
-pub(crate) fn removed_names(before: &ModuleIndex, after: &str) -> Vec<String> {
+pub(crate) fn removed_names(before: &ModuleIndex, after: &str) -> BTreeSet<String> {
     let top = |index: &ModuleIndex| -> BTreeSet<String> {
         index
             .symbols
@@ -32,7 +32,12 @@ pub(crate) fn removed_names(before: &ModuleIndex, after: &str) -> Vec<String> {
 impl Source {
     /// The dotted names of the modules that may import one of `names` from module
     /// `dotted` (at `file`), besides it.
-    pub(crate) fn importers_of(&self, dotted: &str, file: &Path, names: &[String]) -> Vec<String> {
+    pub(crate) fn importers_of(
+        &self,
+        dotted: &str,
+        file: &Path,
+        names: &BTreeSet<String>,
+    ) -> Vec<String> {
         if names.is_empty() {
             return Vec::new();
         }
@@ -92,7 +97,7 @@ mod tests {
             index_module("def a():\n    pass\n\n\nclass B:\n    def c(self):\n        pass\n");
         assert_eq!(
             removed_names(&before, "def a2():\n    pass\n\n\nclass B:\n    pass\n"),
-            ["a"]
+            BTreeSet::from(["a".to_string()])
         );
         assert!(
             removed_names(&before, "def a():\n    return 1\n\n\nclass B:\n    pass\n").is_empty()

@@ -16,6 +16,7 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
+mod member_path;
 mod meta;
 pub mod modules;
 mod outline;

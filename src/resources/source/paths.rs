@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::model::TreePath;
 use crate::model::names::ENTRY;
 use crate::resources::source::Source;
+use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
 use crate::resources::source::project::{EntryKind, has_python};
 
@@ -47,7 +48,7 @@ pub enum Resolved {
         /// The class whose members these are (index into the module's symbols).
         parent: Option<usize>,
         /// The names walked inside the module (`["Account"]`), to locate it afresh.
-        inner: Vec<String>,
+        inner: MemberPath,
     },
     /// One class, function or method: its exact source, dedented.
     Symbol {
@@ -56,7 +57,7 @@ pub enum Resolved {
         module: Arc<Module>,
         symbol: usize,
         /// The names walked inside the module (`["Account", "debit.py"]`).
-        inner: Vec<String>,
+        inner: MemberPath,
     },
     /// A non-Python file of a package, exact.
     DataFile { disk: PathBuf },
@@ -188,8 +189,7 @@ impl Source {
                 parent,
                 inner,
             } => Ok(member(module, *parent, name).map(|(index, is_file)| {
-                let mut inner = inner.clone();
-                inner.push(name.to_string());
+                let inner = inner.join(name);
                 if is_file {
                     Resolved::Symbol {
                         disk: disk.clone(),
@@ -259,7 +259,7 @@ impl Source {
                 dotted: child_dotted(name),
                 module,
                 parent: None,
-                inner: Vec::new(),
+                inner: MemberPath::default(),
             }));
         }
         Ok(None)
@@ -281,10 +281,10 @@ impl Source {
 
 /// The symbol at `inner` (`["Account", "debit.py"]`) of a freshly indexed module:
 /// `(index, true)` for a symbol file, `(index, false)` for a class's members directory.
-pub fn locate(module: &Module, inner: &[String]) -> Option<(usize, bool)> {
+pub fn locate(module: &Module, inner: &MemberPath) -> Option<(usize, bool)> {
     let mut parent = None;
     let mut found = None;
-    for name in inner {
+    for name in inner.names() {
         let (index, is_file) = member(module, parent, name)?;
         parent = Some(index);
         found = Some((index, is_file));

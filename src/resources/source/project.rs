@@ -118,8 +118,8 @@ impl Project {
 
     /// Leave out what `patterns` (.gitignore lines) match, from now on, on top of
     /// .gitignore; an invalid pattern changes nothing and is named.
-    pub fn set_extra_ignore(&self, patterns: &[String]) -> std::result::Result<(), String> {
-        let extra = extra_ignore(&self.root, patterns)?;
+    pub fn set_extra_ignore(&self, patterns: &IgnoreLines) -> std::result::Result<(), String> {
+        let extra = patterns.matcher(&self.root)?;
         if let Ok(mut slot) = self.extra.write() {
             *slot = extra;
         }
@@ -329,19 +329,36 @@ impl Project {
 /// The largest non-Python file search reads: past this, a file is data, not text to grep.
 pub const LARGEST_TEXT: u64 = 1 << 20;
 
-/// A matcher of `patterns` (.gitignore lines) relative to `root`, or the invalid ones.
-pub fn extra_ignore(root: &Path, patterns: &[String]) -> std::result::Result<Gitignore, String> {
-    let mut builder = GitignoreBuilder::new(root);
-    let mut bad = Vec::new();
-    for pattern in patterns {
-        if let Err(e) = builder.add_line(None, pattern) {
-            bad.push(format!("`{pattern}`: {e}"));
+/// More paths to leave out, as .gitignore lines, on top of the project's .gitignore.
+/// Shown (`{:?}`) as the list of lines, as the settings file writes it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct IgnoreLines(Vec<String>);
+
+impl std::fmt::Debug for IgnoreLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl IgnoreLines {
+    pub fn new(lines: Vec<String>) -> Self {
+        IgnoreLines(lines)
+    }
+
+    /// A matcher of these lines relative to `root`, or the invalid ones named.
+    pub fn matcher(&self, root: &Path) -> std::result::Result<Gitignore, String> {
+        let mut builder = GitignoreBuilder::new(root);
+        let mut bad = Vec::new();
+        for pattern in &self.0 {
+            if let Err(e) = builder.add_line(None, pattern) {
+                bad.push(format!("`{pattern}`: {e}"));
+            }
         }
+        if !bad.is_empty() {
+            return Err(bad.join("; "));
+        }
+        builder.build().map_err(|e| e.to_string())
     }
-    if !bad.is_empty() {
-        return Err(bad.join("; "));
-    }
-    builder.build().map_err(|e| e.to_string())
 }
 
 /// What a project folder is to Python, said the same way in every view.

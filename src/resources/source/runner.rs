@@ -15,7 +15,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::Time;
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section, TreePath};
 use crate::resources::source::Source;
-use crate::resources::source::failure::{first_line, summary};
+use crate::resources::source::failure::{RunNotes, first_line, summary};
 use crate::resources::source::paths::TESTS;
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
@@ -430,7 +430,7 @@ impl Source {
         if which.is_none()
             && let Some(refused) = self.runs.refused_since(run.started)
         {
-            about.insert(0, refused);
+            about.lead_with(refused);
         }
         let text = self.result_view(&run, &problems, &about);
         Ok((run, text))
@@ -438,8 +438,8 @@ impl Source {
 
     /// What a run's views say before its failures: the interpreter note its output opens
     /// with, and why pytest could not run at all.
-    fn run_notes(&self, run: &runs::Run) -> Result<Vec<String>> {
-        let mut about = Vec::new();
+    fn run_notes(&self, run: &runs::Run) -> Result<RunNotes> {
+        let mut about = RunNotes::default();
         let output = self
             .runs
             .store

@@ -11,7 +11,7 @@ use toml_edit::{DocumentMut, Item, Value};
 
 use crate::error::{Error, Result};
 use crate::render::nav::NavShape;
-use crate::resources::source::project::extra_ignore;
+use crate::resources::source::project::IgnoreLines;
 
 /// The settings text before anyone wrote it.
 pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.
@@ -63,7 +63,7 @@ pub struct Settings {
     /// How `_nav.txt` is drawn.
     pub nav: NavShape,
     /// More paths to leave out (.gitignore lines).
-    pub ignore: Vec<String>,
+    pub ignore: IgnoreLines,
     /// pytest arguments before every selector.
     pub test_args: Vec<String>,
     pub test_timeout: Duration,
@@ -215,8 +215,9 @@ pub fn parse(text: &str) -> Result<Settings> {
         }
     };
     let test_args = strings("tests", "args", "pytest arguments").unwrap_or_default();
-    let ignore = strings("project", "ignore", ".gitignore lines").unwrap_or_default();
-    if let Err(bad) = extra_ignore(Path::new("/"), &ignore) {
+    let ignore =
+        IgnoreLines::new(strings("project", "ignore", ".gitignore lines").unwrap_or_default());
+    if let Err(bad) = ignore.matcher(Path::new("/")) {
         problems.push(format!(
             "project.ignore has patterns that are not valid: {bad}"
         ));
@@ -330,7 +331,7 @@ mod tests {
         assert_eq!(settings.python, None);
         assert_eq!(settings.import_timeout, Duration::from_secs(10));
         assert_eq!(settings.nav, NavShape::default());
-        assert!(settings.ignore.is_empty());
+        assert_eq!(settings.ignore, IgnoreLines::default());
     }
 
     #[test]
@@ -346,7 +347,10 @@ mod tests {
                 collapse: 20
             }
         );
-        assert_eq!(settings.ignore, ["docs/", "*.gen.py"]);
+        assert_eq!(
+            settings.ignore,
+            IgnoreLines::new(vec!["docs/".into(), "*.gen.py".into()])
+        );
         let error = parse("[nav]\ndepth = 9\n[project]\nignore = [\"{a\", 3]\n").unwrap_err();
         assert!(
             error

@@ -88,7 +88,7 @@ impl SettingsFile {
                 python: None,
                 import_timeout: Duration::from_secs(10),
                 nav: Default::default(),
-                ignore: Vec::new(),
+                ignore: Default::default(),
                 test_args: Vec::new(),
                 test_timeout: Duration::from_secs(600),
                 expose_new_modules: true,

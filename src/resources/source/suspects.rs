@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::python::{Import, LineCalls, Symbol, imports, line_calls};
+use crate::python::{Dotted, Import, LineCalls, Symbol, imports, line_calls};
 use crate::resources::source::Source;
 use crate::testrun::traceback::Frame;
 
@@ -97,13 +97,13 @@ impl Source {
             let read = facts.attributes.iter().map(|c| (c, false));
             for (chain, called) in on_line.chain(read) {
                 add(
-                    self.named_in_test(test, &facts, chain, called, Why::OnTheLine),
+                    self.named_in_test(test, &facts, Dotted::new(chain), called, Why::OnTheLine),
                     &mut found,
                 );
             }
             for chain in &facts.earlier {
                 add(
-                    self.named_in_test(test, &facts, chain, true, Why::Before),
+                    self.named_in_test(test, &facts, Dotted::new(chain), true, Why::Before),
                     &mut found,
                 );
             }
@@ -148,20 +148,24 @@ impl Source {
         &self,
         test: &Path,
         facts: &LineCalls,
-        chain: &[String],
+        chain: Dotted<'_>,
         called: bool,
         why: Why,
     ) -> Option<Suspect> {
         let (head, rest) = chain.split_first()?;
-        let chain: Vec<String> = match facts.made.iter().find(|(name, _)| name == head) {
-            Some((_, made)) => made.iter().chain(rest).cloned().collect(),
-            None => chain.to_vec(),
+        let made: Vec<String>;
+        let chain = match facts.made.iter().find(|(name, _)| name == head) {
+            Some((_, stands_for)) => {
+                made = stands_for.iter().chain(rest.parts()).cloned().collect();
+                Dotted::new(&made)
+            }
+            None => chain,
         };
-        let mut found = self.through_imports(test, &facts.imports, &chain, 0)?;
+        let mut found = self.through_imports(test, &facts.imports, chain, 0)?;
         if called && found.symbol.kind == crate::python::SymbolKind::Class {
             let mut init = found.symbol.qualname.clone();
             init.push("__init__".into());
-            if let Some(constructor) = self.symbol_in(&found.module, &init) {
+            if let Some(constructor) = self.symbol_in(&found.module, Dotted::new(&init)) {
                 found = constructor;
             }
         }
@@ -173,25 +177,26 @@ impl Source {
         &self,
         file: &Path,
         imports: &[Import],
-        chain: &[String],
+        chain: Dotted<'_>,
         hops: usize,
     ) -> Option<Found> {
         let (head, rest) = chain.split_first()?;
         // `target` with `names` after it, as one dotted name.
-        let under = |target: String, names: &[String]| -> Vec<String> {
+        let under = |target: String, names: Dotted<'_>| -> Vec<String> {
             target
                 .split('.')
                 .map(str::to_string)
-                .chain(names.iter().cloned())
+                .chain(names.parts().iter().cloned())
                 .collect()
         };
-        if let Some(import) = imports.iter().find(|i| !i.star && i.local == *head) {
-            return self.locate(&under(self.absolute(file, import)?, rest), hops);
+        if let Some(import) = imports.iter().find(|i| !i.star && i.local == head) {
+            let name = under(self.absolute(file, import)?, rest);
+            return self.locate(Dotted::new(&name), hops);
         }
-        imports
-            .iter()
-            .filter(|i| i.star)
-            .find_map(|import| self.locate(&under(self.absolute(file, import)?, chain), hops))
+        imports.iter().filter(|i| i.star).find_map(|import| {
+            let name = under(self.absolute(file, import)?, chain);
+            self.locate(Dotted::new(&name), hops)
+        })
     }
 
     /// The absolute dotted name an import in `file` names.
@@ -234,22 +239,22 @@ impl Source {
     /// The symbol `dotted` names in the project: its longest prefix that is a project
     /// module, then the rest as symbols in it, followed through the module's own imports
     /// when it only re-exports the name.
-    fn locate(&self, dotted: &[String], hops: usize) -> Option<Found> {
+    fn locate(&self, dotted: Dotted<'_>, hops: usize) -> Option<Found> {
         if hops > HOPS {
             return None;
         }
-        let (module, taken) = (1..=dotted.len())
-            .rev()
-            .find_map(|n| self.module_file(&dotted[..n]).map(|m| (m, n)))?;
-        let rest = &dotted[taken..];
+        let (module, taken) = dotted
+            .prefixes()
+            .find_map(|name| self.module_file(name).map(|m| (m, name.len())))?;
+        let (_, rest) = dotted.split_at(taken);
         if rest.is_empty() {
             return None;
         }
         // The deepest symbol of `rest` the module defines (a method a class inherits stops
         // at the class).
-        if let Some(found) = (1..=rest.len())
-            .rev()
-            .find_map(|n| self.symbol_in(&module, &rest[..n]))
+        if let Some(found) = rest
+            .prefixes()
+            .find_map(|qualname| self.symbol_in(&module, qualname))
         {
             return Some(found);
         }
@@ -260,13 +265,13 @@ impl Source {
 
     /// The symbol of `module` whose qualified name is `qualname`: the plain name, not a
     /// second definition (`name@2`), when there is one.
-    fn symbol_in(&self, module: &Path, qualname: &[String]) -> Option<Found> {
+    fn symbol_in(&self, module: &Path, qualname: Dotted<'_>) -> Option<Found> {
         let parsed = self.modules.get(module).ok()?;
         let symbols = &parsed.index.symbols;
         let mut same = symbols
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.qualname == qualname);
+            .filter(|(_, s)| s.qualname == qualname.parts());
         let first = same.next()?;
         let (at, symbol) = std::iter::once(first)
             .chain(same)
@@ -280,8 +285,8 @@ impl Source {
     }
 
     /// The project module (`a/b.py` or `a/b/__init__.py` under a code root) of `dotted`.
-    fn module_file(&self, dotted: &[String]) -> Option<PathBuf> {
-        let rel: PathBuf = dotted.iter().collect();
+    fn module_file(&self, dotted: Dotted<'_>) -> Option<PathBuf> {
+        let rel = dotted.as_path();
         self.project.code_roots.iter().find_map(|root| {
             let file = root.join(&rel).with_extension("py");
             let init = root.join(&rel).join("__init__.py");
@@ -301,7 +306,7 @@ impl Source {
         let first = found.symbol.first_line;
         let last = first + found.symbol.lines.saturating_sub(1);
         Some(Suspect {
-            dotted: format!("{dotted_module}.{}", found.symbol.qualname.join(".")),
+            dotted: format!("{dotted_module}.{}", Dotted::new(&found.symbol.qualname)),
             file: format!("{shown}/{}.py", found.stems.join("/")),
             lines: format!("{}:{first}-{last}", rel.display()),
             why,

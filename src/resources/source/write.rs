@@ -17,6 +17,7 @@ use crate::resources::source::edit::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::importers;
+use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
 use crate::resources::source::paths::{RESERVED, Resolved, TESTS, is_runner_name, locate};
 
@@ -192,7 +193,7 @@ impl Source {
                 // tests, a class's new methods), added in order as one edit.
                 let (text, names) =
                     check_new_symbols_file(&shown, content, ident, self.target_version())?;
-                let added: Vec<String> = names.iter().map(|n| qualified(&inner, n)).collect();
+                let added: Vec<String> = names.iter().map(|n| inner.qualname_of(n)).collect();
                 self.change_module(
                     &disk,
                     &dotted,
@@ -332,22 +333,20 @@ impl Source {
         shown: &str,
         file: &Path,
         dotted: &str,
-        inner: &[String],
+        inner: &MemberPath,
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
-        let stem = inner
-            .last()
-            .map(|n| n.trim_end_matches(".py"))
-            .unwrap_or_default();
-        let text = check_symbol_file(shown, content, stem_name(stem), self.target_version())?;
+        let text = check_symbol_file(
+            shown,
+            content,
+            stem_name(inner.stem()),
+            self.target_version(),
+        )?;
         self.change_module(
             file,
             dotted,
-            &format!(
-                "replace {dotted}.{}",
-                qualified(&inner[..inner.len().saturating_sub(1)], stem)
-            ),
+            &format!("replace {dotted}.{}", inner.qualname()),
             |module, module_text| {
                 let (index, _) = located(module, inner, file)?;
                 let symbol = &module.index.symbols[index];
@@ -409,10 +408,7 @@ impl Source {
                 inner,
                 ..
             } => {
-                let what = format!(
-                    "delete {dotted}.{}",
-                    inner.join(".").trim_end_matches(".py")
-                );
+                let what = format!("delete {dotted}.{}", inner.qualname());
                 self.change_module(&disk, &dotted, &what, |module, text| {
                     let (index, _) = located(module, &inner, &disk)?;
                     Ok(edit::remove_symbol(text, &module.index.symbols[index]))
@@ -491,10 +487,7 @@ impl Source {
                 inner,
                 ..
             } => {
-                let what = format!(
-                    "rename {dotted}.{} to {new_ident}",
-                    inner.join(".").trim_end_matches(".py")
-                );
+                let what = format!("rename {dotted}.{} to {new_ident}", inner.qualname());
                 self.change_module(&disk, &dotted, &what, |module, text| {
                     let (index, _) = located(module, &inner, &disk)?;
                     let parent = module.index.symbols[index].parent;
@@ -517,11 +510,11 @@ impl Source {
     }
 }
 
-fn located(module: &Module, inner: &[String], file: &Path) -> Result<(usize, bool)> {
+fn located(module: &Module, inner: &MemberPath, file: &Path) -> Result<(usize, bool)> {
     locate(module, inner).ok_or_else(|| {
         Error::not_found(format!(
             "{} is no longer in {}: the file changed on disk; list the directory again",
-            inner.join("/"),
+            inner,
             file_name(file)
         ))
     })
@@ -534,12 +527,6 @@ fn edit_conflict_name(module: &Module, parent: Option<usize>, name: &str) -> boo
         .symbols
         .iter()
         .any(|s| s.parent == parent && s.qualname.last().is_some_and(|n| n == name))
-}
-
-fn qualified(inner: &[String], last: &str) -> String {
-    let mut names: Vec<&str> = inner.iter().map(String::as_str).collect();
-    names.push(last);
-    names.join(".")
 }
 
 fn file_name(path: &Path) -> String {

@@ -15,6 +15,7 @@
 //! directory) — it is the directory that is generated.
 
 mod document;
+mod problems;
 mod search;
 mod validate;
 mod views;
@@ -37,6 +38,7 @@ use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
 use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
 use crate::tree::resource::Resource;
+use problems::Problems;
 
 pub use validate::MAX_BYTES;
 
@@ -104,13 +106,8 @@ impl Tasks {
     }
 
     /// `/mnt/hs/tasks/open/x.json was not saved:` and one line per problem.
-    fn not_saved(&self, path: &[&str], kind: ErrorKind, problems: &[String]) -> Error {
-        let mut message = format!("{} was not saved:", self.shown(path));
-        for problem in problems {
-            message.push_str("\n- ");
-            message.push_str(problem);
-        }
-        Error::new(kind, message)
+    fn not_saved(&self, path: &[&str], kind: ErrorKind, problems: &Problems) -> Error {
+        Error::new(kind, problems.refusal(&self.shown(path)))
     }
 
     fn place<'p>(&self, path: &[&'p str]) -> Result<TaskPath<'p>> {
@@ -310,12 +307,7 @@ impl Tasks {
             problems.extend(managed_problems(task, &draft.managed));
         }
         let task_list = self.links.to("tasks/_entry.md");
-        problems.extend(validate::dependency_problems(
-            conn,
-            slug,
-            &draft.depends_on,
-            &task_list,
-        )?);
+        problems.extend(draft.dependency_problems(conn, slug, &task_list)?);
         if !problems.is_empty() {
             return Err(self.not_saved(path, ErrorKind::Invalid, &problems));
         }
@@ -487,16 +479,16 @@ impl Resource for Tasks {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "write")?;
         if let Some(problem) = validate::file_name_problem(name) {
-            return Err(self.not_saved(path, ErrorKind::Invalid, &[problem]));
+            return Err(self.not_saved(path, ErrorKind::Invalid, &Problems::one(problem)));
         }
         if content.len() > MAX_BYTES {
             return Err(self.not_saved(
                 path,
                 ErrorKind::TooBig,
-                &[format!(
+                &Problems::one(format!(
                     "{} bytes is over the limit of 1 MiB ({MAX_BYTES} bytes) for a task file",
                     content.len()
-                )],
+                )),
             ));
         }
         let slug = name.trim_end_matches(".json");

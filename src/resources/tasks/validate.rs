@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::resources::json::{self, shown};
+use crate::resources::tasks::problems::Problems;
 use crate::store::tasks::{Status, TaskRecords};
 
 /// Largest task file accepted; past it the write fails with `EFBIG`.
@@ -108,20 +109,20 @@ fn is_word(s: &str, max: usize) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
     pub draft: Draft,
-    pub problems: Vec<String>,
+    pub problems: Problems,
 }
 
 /// Parses and checks `content` as a task file. `Err` is a file that is not a JSON object at
 /// all (empty, not UTF-8, bad syntax, too deep): nothing more can be checked.
-pub fn parse(content: &[u8]) -> Result<Parsed, Vec<String>> {
-    let value = json::decode(content, EXAMPLE).map_err(|problem| vec![problem])?;
+pub fn parse(content: &[u8]) -> Result<Parsed, Problems> {
+    let value = json::decode(content, EXAMPLE).map_err(Problems::one)?;
     let Value::Object(object) = value else {
-        return Err(vec![format!(
+        return Err(Problems::one(format!(
             "a task file holds one JSON object such as {EXAMPLE}, got {}",
             shown(&value)
-        )]);
+        )));
     };
-    let mut problems = Vec::new();
+    let mut problems = Problems::default();
     for key in object.keys() {
         if !WRITABLE.contains(&key.as_str()) && !MANAGED.contains(&key.as_str()) {
             problems.push(unknown_field(key));
@@ -152,7 +153,7 @@ pub fn parse(content: &[u8]) -> Result<Parsed, Vec<String>> {
     Ok(Parsed { draft, problems })
 }
 
-fn title(object: &Map<String, Value>, problems: &mut Vec<String>) -> String {
+fn title(object: &Map<String, Value>, problems: &mut Problems) -> String {
     match object.get("title") {
         None => problems.push(format!(
             "\"title\" is missing: every task needs a title (1–{MAX_TITLE_CHARS} characters)"
@@ -179,7 +180,7 @@ fn title(object: &Map<String, Value>, problems: &mut Vec<String>) -> String {
     String::new()
 }
 
-fn status(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Status> {
+fn status(object: &Map<String, Value>, problems: &mut Problems) -> Option<Status> {
     let value = object.get("status")?;
     let names = Status::ALL.map(Status::as_str);
     if let Some(status) = value.as_str().and_then(Status::parse) {
@@ -198,7 +199,7 @@ fn status(object: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Sta
     None
 }
 
-fn priority(object: &Map<String, Value>, problems: &mut Vec<String>) -> u8 {
+fn priority(object: &Map<String, Value>, problems: &mut Problems) -> u8 {
     match object.get("priority") {
         None => DEFAULT_PRIORITY,
         Some(value) => match value.as_u64().and_then(|p| u8::try_from(p).ok()) {
@@ -216,7 +217,7 @@ fn priority(object: &Map<String, Value>, problems: &mut Vec<String>) -> u8 {
 
 /// `tags` or `depends_on`: a list of distinct lowercase names. Only the valid ones are kept,
 /// so the dependency check can still run on them.
-fn names(object: &Map<String, Value>, field: &str, problems: &mut Vec<String>) -> Vec<String> {
+fn names(object: &Map<String, Value>, field: &str, problems: &mut Problems) -> Vec<String> {
     let (max, what) = if field == "tags" {
         (MAX_TAG_CHARS, "a tag")
     } else {
@@ -252,61 +253,64 @@ fn names(object: &Map<String, Value>, field: &str, problems: &mut Vec<String>) -
     kept
 }
 
-/// The problems with the dependencies of task `slug` against the store: names that are not
-/// tasks, a task depending on itself, and cycles (spelled out). `task_list` is where tasks
-/// are listed, for the message.
-pub fn dependency_problems(
-    conn: &dyn TaskRecords,
-    slug: &str,
-    depends_on: &[String],
-    task_list: &str,
-) -> Result<Vec<String>> {
-    let mut problems = Vec::new();
-    let others: Vec<&str> = depends_on
-        .iter()
-        .map(String::as_str)
-        .filter(|d| *d != slug)
-        .collect();
-    if depends_on.iter().any(|d| d == slug) {
-        problems.push(format!(
-            "\"depends_on\": a task cannot depend on itself ({slug:?})"
-        ));
-    }
-    let found: HashSet<&str> = conn.existing(&others)?.into_iter().collect();
-    let missing: Vec<&str> = others
-        .iter()
-        .copied()
-        .filter(|d| !found.contains(d))
-        .collect();
-    if !missing.is_empty() {
-        let known = conn.names()?;
-        for name in &missing {
-            let hint = closest(name, known.iter().map(String::as_str))
-                .map(|k| format!("did you mean {k:?}? "))
-                .unwrap_or_default();
+impl Draft {
+    /// The problems with this draft's dependencies as task `slug`'s, against the store:
+    /// names that are not tasks, a task depending on itself, and cycles (spelled out).
+    /// `task_list` is where tasks are listed, for the message.
+    pub fn dependency_problems(
+        &self,
+        conn: &dyn TaskRecords,
+        slug: &str,
+        task_list: &str,
+    ) -> Result<Vec<String>> {
+        let depends_on = &self.depends_on;
+        let mut problems = Vec::new();
+        let others: Vec<&str> = depends_on
+            .iter()
+            .map(String::as_str)
+            .filter(|d| *d != slug)
+            .collect();
+        if depends_on.iter().any(|d| d == slug) {
             problems.push(format!(
-                "\"depends_on\": no task named {name:?} ({hint}tasks are listed in {task_list})"
+                "\"depends_on\": a task cannot depend on itself ({slug:?})"
             ));
         }
-    }
-    let targets: Vec<&str> = others.into_iter().filter(|d| found.contains(d)).collect();
-    if !targets.is_empty() {
-        let mut graph: HashMap<String, Vec<String>> = HashMap::new();
-        for (from, to) in conn.dependencies_from(&targets)? {
-            if from != slug {
-                graph.entry(from).or_default().push(to);
-            }
-        }
-        for target in targets {
-            if let Some(path) = path_between(&graph, target, slug) {
+        let found: HashSet<&str> = conn.existing(&others)?.into_iter().collect();
+        let missing: Vec<&str> = others
+            .iter()
+            .copied()
+            .filter(|d| !found.contains(d))
+            .collect();
+        if !missing.is_empty() {
+            let known = conn.names()?;
+            for name in &missing {
+                let hint = closest(name, known.iter().map(String::as_str))
+                    .map(|k| format!("did you mean {k:?}? "))
+                    .unwrap_or_default();
                 problems.push(format!(
-                    "\"depends_on\": {target:?} would make a cycle: {slug} -> {}",
-                    path.join(" -> ")
+                    "\"depends_on\": no task named {name:?} ({hint}tasks are listed in {task_list})"
                 ));
             }
         }
+        let targets: Vec<&str> = others.into_iter().filter(|d| found.contains(d)).collect();
+        if !targets.is_empty() {
+            let mut graph: HashMap<String, Vec<String>> = HashMap::new();
+            for (from, to) in conn.dependencies_from(&targets)? {
+                if from != slug {
+                    graph.entry(from).or_default().push(to);
+                }
+            }
+            for target in targets {
+                if let Some(path) = path_between(&graph, target, slug) {
+                    problems.push(format!(
+                        "\"depends_on\": {target:?} would make a cycle: {slug} -> {}",
+                        path.join(" -> ")
+                    ));
+                }
+            }
+        }
+        Ok(problems)
     }
-    Ok(problems)
 }
 
 /// The shortest dependency path from `from` to `to` (both included), if any.
@@ -367,14 +371,17 @@ mod tests {
 
     fn problems(json: &str) -> Vec<String> {
         match parse(json.as_bytes()) {
-            Ok(parsed) => parsed.problems,
-            Err(fatal) => fatal,
+            Ok(parsed) => parsed.problems.into(),
+            Err(fatal) => fatal.into(),
         }
     }
 
     fn draft(json: &[u8]) -> Draft {
         let parsed = parse(json).unwrap();
-        assert_eq!(parsed.problems, Vec::<String>::new());
+        assert_eq!(
+            Vec::<String>::from(parsed.problems.clone()),
+            Vec::<String>::new()
+        );
         parsed.draft
     }
 
