@@ -6,7 +6,8 @@
 //!   finds `parse amount`);
 //! - `"a phrase"`: the words in that order, one term (never split into its words);
 //! - filters: `channel:tool_call` (several: any of them), `tag:x` (several: all of them),
-//!   `session:<id>`, `since:2026-11-01`, `until:2026-11-20` (days, both included) and
+//!   `session:<id>`, `since:2026-11-01`, `until:2026-11-20` (days, both included; or
+//!   counted back from today in UTC: `since:7d`, `since:2w`, `until:1d`) and
 //!   `re:<regex>` (Rust regex syntax, size-limited); a filter's value may be quoted:
 //!   `re:"fn \w+"`.
 //!
@@ -19,7 +20,7 @@ use regex::{Regex, RegexBuilder};
 
 use super::record::Channel;
 use crate::error::{Error, Result};
-use crate::model::time::is_day;
+use crate::model::time::{Time, is_day};
 use crate::store::fts::{self, Tier};
 
 /// The bounds of a search, the same on every backend so each says the same of what it
@@ -84,8 +85,14 @@ impl Query {
         !self.channels.is_empty() || !self.tags.is_empty()
     }
 
-    /// Parses `text`; a malformed query is an [`Error::invalid`] saying why.
+    /// Parses `text`; a malformed query is an [`Error::invalid`] saying why. Relative days
+    /// (`since:7d`) count back from today, in UTC.
     pub fn parse(text: &str) -> Result<Query> {
+        Query::parse_at(text, Time::now())
+    }
+
+    /// Parses `text` as asked at `now`: `since:7d` is the day seven days before `now`'s.
+    pub fn parse_at(text: &str, now: Time) -> Result<Query> {
         let mut query = Query {
             fts: None,
             tier: Tier::Every,
@@ -103,7 +110,7 @@ impl Query {
         for token in tokens(text)? {
             match token {
                 Token::Phrase(text) => query.add_terms(&mut expression, &text, false, true),
-                Token::Filter(name, value) => query.add_filter(&name, value)?,
+                Token::Filter(name, value) => query.add_filter(&name, value, now)?,
                 Token::Text(text) => {
                     let (text, prefix) = match text.strip_suffix('*') {
                         Some(rest) => (rest.to_string(), true),
@@ -183,7 +190,7 @@ impl Query {
         true
     }
 
-    fn add_filter(&mut self, name: &str, value: String) -> Result<()> {
+    fn add_filter(&mut self, name: &str, value: String, now: Time) -> Result<()> {
         match name {
             "channel" => {
                 let channel = Channel::parse(&value).ok_or_else(|| {
@@ -204,11 +211,18 @@ impl Query {
             }
             "session" => once(&mut self.session, "session", value)?,
             "since" | "until" => {
-                if !is_day(&value) {
-                    return Err(Error::invalid(format!(
-                        "{name}:{value} is not a day; write it as {name}:2026-11-01"
-                    )));
-                }
+                let value = match relative_days(&value) {
+                    Some(days) => now.day_before(days).ok_or_else(|| {
+                        Error::invalid(format!("{name}:{value} reaches before the year 1"))
+                    })?,
+                    None if is_day(&value) => value,
+                    None => {
+                        return Err(Error::invalid(format!(
+                            "{name}:{value} is not a day; write it as {name}:2026-11-01, or \
+                             count back from today: {name}:7d (days), {name}:2w (weeks)"
+                        )));
+                    }
+                };
                 let slot = if name == "since" {
                     &mut self.since
                 } else {
@@ -358,6 +372,20 @@ fn is_filter_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
 }
 
+/// The days a relative day counts back from today: `7d` is 7, `2w` is 14, `0d` today.
+fn relative_days(value: &str) -> Option<u32> {
+    let (count, unit) = value.split_at(value.len().checked_sub(1)?);
+    if count.is_empty() || !count.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let count: u32 = count.parse().ok()?;
+    match unit {
+        "d" => Some(count),
+        "w" => count.checked_mul(7),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -422,6 +450,45 @@ mod tests {
         );
         assert!(phrases("*()- \"\" &|!:'").is_empty());
         assert_eq!(phrases(&"w ".repeat(100)).len(), MAX_TERMS);
+    }
+
+    #[test]
+    fn relative_days_are_days_before_the_query_was_asked() {
+        let at = |text: &str| crate::model::time::Time::parse(text).unwrap();
+        let days = |query: &str, now: &str| {
+            let q = Query::parse_at(query, at(now)).unwrap();
+            (q.since, q.until)
+        };
+        let now = "2026-11-25T23:59:59Z";
+        assert_eq!(days("since:7d", now).0.as_deref(), Some("2026-11-18"));
+        assert_eq!(days("until:1d", now).1.as_deref(), Some("2026-11-24"));
+        assert_eq!(days("since:2w", now).0.as_deref(), Some("2026-11-11"));
+        assert_eq!(days("since:0d", now).0.as_deref(), Some("2026-11-25"));
+        // Across a year and a leap day.
+        assert_eq!(
+            days("since:5d", "2026-01-03T00:00:00Z").0.as_deref(),
+            Some("2025-12-29")
+        );
+        assert_eq!(
+            days("since:1d", "2028-03-01T12:00:00Z").0.as_deref(),
+            Some("2028-02-29")
+        );
+        for bad in [
+            "since:d",
+            "since:7x",
+            "since:-7d",
+            "until:1.5d",
+            "since:7days",
+        ] {
+            let error = Query::parse_at(bad, at(now)).unwrap_err();
+            assert!(
+                error.message.contains(":7d (days)"),
+                "{bad}: {}",
+                error.message
+            );
+        }
+        let error = Query::parse_at("since:1d until:7d", at(now)).unwrap_err();
+        assert!(error.message.contains("before"), "{}", error.message);
     }
 
     #[test]

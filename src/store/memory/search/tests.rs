@@ -204,6 +204,43 @@ fn filters_narrow_entries() {
 }
 
 #[test]
+fn relative_days_count_back_from_today() {
+    for_each_backend(|store| {
+        let store = &*store;
+        let now = crate::model::time::Time::now().unix().0.max(0) as u64;
+        let days_ago =
+            |days: u64| crate::model::time::Time::from_unix(now - days * 86_400).to_string();
+        let (recent, old) = (days_ago(3), days_ago(10));
+        let transcript = Transcript {
+            sessions: vec![
+                (
+                    session("old", Some(old.as_str()), "An old rollback"),
+                    vec![entry("o1", Channel::User, "roll the release back")],
+                ),
+                (
+                    session("recent", Some(recent.as_str()), "A recent rollback"),
+                    vec![entry("r1", Channel::User, "roll the release back again")],
+                ),
+            ],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        assert_eq!(names(store, "release since:7d"), ["recent/1"]);
+        let mut both = names(store, "release since:2w");
+        both.sort();
+        assert_eq!(both, ["old/1", "recent/1"]);
+        assert_eq!(names(store, "release until:1w"), ["old/1"]);
+        assert_eq!(
+            names(store, "release since:0d"),
+            Vec::<String>::new(),
+            "0d is today, and nothing was said today"
+        );
+        let refused = search(store, "release since:7x", 5).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Invalid);
+        assert!(refused.message.contains("since:7d"), "{}", refused.message);
+    });
+}
+
+#[test]
 fn patterns_scan_or_narrow() {
     for_each_backend(|store| {
         let store = &*store;
