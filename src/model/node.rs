@@ -60,6 +60,9 @@ pub struct Node {
     /// for it (see [`crate::tree::pending`]), so the kernel must read it from the open
     /// file, never from pages or a size it kept.
     pub waits: bool,
+    /// Its content depends on today's date (a search with `since:7d`): no change announces
+    /// midnight, so the kernel must not keep it.
+    pub dated: bool,
 }
 
 impl Node {
@@ -70,6 +73,10 @@ impl Node {
     /// The same node, whose content an open may wait for when `waits`.
     pub fn waiting(self, waits: bool) -> Self {
         Node { waits, ..self }
+    }
+    /// The same node, whose content depends on today's date when `dated`.
+    pub fn dated(self, dated: bool) -> Self {
+        Node { dated, ..self }
     }
     /// The same node, reached through another name when `aliased`.
     pub fn aliased(self, aliased: bool) -> Self {
@@ -84,6 +91,7 @@ impl Node {
             ownership: Ownership::Store,
             aliased: false,
             waits: false,
+            dated: false,
         }
     }
     pub fn view() -> Self {
@@ -95,6 +103,7 @@ impl Node {
             ownership: Ownership::Store,
             aliased: false,
             waits: false,
+            dated: false,
         }
     }
     pub fn document(writable: bool) -> Self {
@@ -106,6 +115,7 @@ impl Node {
             ownership: Ownership::Store,
             aliased: false,
             waits: false,
+            dated: false,
         }
     }
 }

@@ -339,7 +339,9 @@ impl Resource for Search {
         // The owner's alone: results quote files whose modes may not let others read them.
         match path {
             [] => Ok(Node::dir(false).owned(Ownership::OwnerOnly)),
-            [query] if !names::is_probe(query) => Ok(Node::view().owned(Ownership::OwnerOnly)),
+            [query] if !names::is_probe(query) => Ok(Node::view()
+                .owned(Ownership::OwnerOnly)
+                .dated(crate::store::memory::counts_back_from_today(query))),
             _ => Err(Error::not_found(format!(
                 "{} is not a search: a query is one file name under {}",
                 self.links.to(&format!("search/{}", path.join("/"))),

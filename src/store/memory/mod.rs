@@ -32,6 +32,7 @@ mod write;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use query::counts_back_from_today;
 pub use records::{
     EntryRow, Found, Imported, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow, Stats,
 };

@@ -372,6 +372,17 @@ fn is_filter_name(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
 }
 
+/// Whether `text` has a `since:` or `until:` counted back from today (`since:7d`): what it
+/// finds changes at midnight, with nothing in the store changing.
+pub fn counts_back_from_today(text: &str) -> bool {
+    tokens(text).is_ok_and(|tokens| {
+        tokens.iter().any(|token| {
+            matches!(token, Token::Filter(name, value)
+                if (name == "since" || name == "until") && relative_days(value).is_some())
+        })
+    })
+}
+
 /// The days a relative day counts back from today: `7d` is 7, `2w` is 14, `0d` today.
 fn relative_days(value: &str) -> Option<u32> {
     let (count, unit) = value.split_at(value.len().checked_sub(1)?);
@@ -489,6 +500,15 @@ mod tests {
         }
         let error = Query::parse_at("since:1d until:7d", at(now)).unwrap_err();
         assert!(error.message.contains("before"), "{}", error.message);
+    }
+
+    #[test]
+    fn a_query_counting_back_from_today_is_told_apart() {
+        assert!(counts_back_from_today("deploy since:7d"));
+        assert!(counts_back_from_today("until:2w channel:user"));
+        assert!(!counts_back_from_today("deploy since:2026-11-01"));
+        assert!(!counts_back_from_today("7d"));
+        assert!(!counts_back_from_today("since:\"unclosed"));
     }
 
     #[test]

@@ -70,7 +70,7 @@ impl Space {
     /// Whether the kernel may keep what `path` (whose node is `node`) shows: every change
     /// to it is announced (not so for a path reached through another name, or a temp file).
     pub(super) fn cacheable(&self, node: &Node, path: &TreePath) -> bool {
-        !node.aliased && !node.waits && !self.files.has_scratch(path.as_str())
+        !node.aliased && !node.waits && !node.dated && !self.files.has_scratch(path.as_str())
     }
 
     /// The content of `at` for `stat`, with its fingerprint: what is kept of it, else

@@ -45,6 +45,8 @@ impl Resource for Notes {
         match path {
             [] => Ok(Node::dir(true)),
             ["boom"] => panic!("a bug in a resource"),
+            // A view over the clock, as a search with `since:7d` is.
+            ["this-week"] => Ok(Node::view().dated(true)),
             [name] if lock(&self.files).contains_key(*name) => Ok(Node::document(true)),
             _ => Err(Error::not_found(format!("no note {}", path.join("/")))),
         }
@@ -56,6 +58,9 @@ impl Resource for Notes {
             .collect())
     }
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        if path == ["this-week"] {
+            return Ok(b"what was said this week\n".to_vec());
+        }
         lock(&self.files)
             .get(path.join("/").as_str())
             .cloned()
@@ -133,6 +138,15 @@ const WRITE: OpenFlags = OpenFlags {
 
 fn dir(space: &Space) -> Ino {
     space.lookup(ROOT, "notes").unwrap().ino
+}
+
+#[test]
+fn a_view_over_the_clock_is_never_kept_by_the_kernel() {
+    let (space, _) = space();
+    let notes = dir(&space);
+    assert!(space.lookup(notes, "a.txt").unwrap().cacheable);
+    // No change announces midnight: what `since:7d` finds must be asked for every time.
+    assert!(!space.lookup(notes, "this-week").unwrap().cacheable);
 }
 
 #[test]
