@@ -188,4 +188,7 @@ pub struct Hits {
     /// The most hits a page of this area holds, when fewer than the search's default: hits
     /// that come with their neighbouring turns are read one by one, and a few answer.
     pub per_page: Option<usize>,
+    /// Every match was read to make `hits`: they are all there are, fewer than `total`
+    /// when repeated texts were folded into one hit, so no page follows the last of them.
+    pub all_read: bool,
 }

@@ -177,7 +177,11 @@ impl Search {
             for hit in &shown {
                 blocks.push_str(&render_hit(&glance(hit)));
             }
-            let after = hits.total.saturating_sub(skip + shown.len());
+            let after = match hits.all_read {
+                true => hits.hits.len(),
+                false => hits.total,
+            }
+            .saturating_sub(skip + shown.len());
             if after > 0 {
                 more |= shown.len() == size;
                 blocks.push_str(&format!(
@@ -239,7 +243,8 @@ impl Search {
         for n in shown.clone() {
             out.push_str(&rendered[n]);
         }
-        let next = !shown.is_empty() && (shown.end < rendered.len() || hits.total > rendered.len());
+        let more_unread = !hits.all_read && hits.total > rendered.len();
+        let next = !shown.is_empty() && (shown.end < rendered.len() || more_unread);
         if next && page < LAST_PAGE {
             out.push_str(&format!(
                 "\nNext page: cat {}\n",
@@ -437,6 +442,7 @@ impl Resource for Search {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Hits;
 
     #[test]
     fn pages_hold_what_fits_and_at_least_one_hit_each() {
@@ -448,6 +454,53 @@ mod tests {
         assert_eq!(pages(&items, 100, 2), [0..2, 2..4, 4..5]);
         assert_eq!(pages(&items, 1, 20), [0..1, 1..2, 2..3, 3..4, 4..5]);
         assert!(pages(&[], 10, 20).is_empty());
+    }
+
+    /// An area whose three matches say the same thing: one hit shows them all.
+    struct Folded;
+
+    impl Resource for Folded {
+        fn name(&self) -> &'static str {
+            "memory"
+        }
+        fn summary(&self) -> Result<String> {
+            Ok(String::new())
+        }
+        fn stat(&self, _path: &[&str]) -> Result<Node> {
+            Ok(Node::dir(false))
+        }
+        fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+            Ok(Vec::new())
+        }
+        fn read(&self, _path: &[&str]) -> Result<Vec<u8>> {
+            Ok(Vec::new())
+        }
+        fn entry(&self, _path: &[&str]) -> Result<crate::model::Entry> {
+            Ok(crate::model::Entry::default())
+        }
+        fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
+            Ok(Hits {
+                hits: vec![Hit::new(
+                    "/mnt/hs/memory/a.json".to_string(),
+                    "rounding half even (same text in 2 more hits)".to_string(),
+                )],
+                total: 3,
+                all_read: true,
+                ..Hits::default()
+            })
+        }
+    }
+
+    #[test]
+    fn hits_folded_into_one_leave_no_page_to_turn() {
+        let search = Search::new(vec![Arc::new(Folded)], Links::new("/mnt/hs"), 500);
+        let text = |query: &str| String::from_utf8(search.read(&[query]).unwrap()).unwrap();
+        for query in ["memory:rounding", "rounding"] {
+            let view = text(query);
+            assert!(view.contains("same text in 2 more hits"), "{view}");
+            assert!(!view.contains("Next page"), "{query}: {view}");
+            assert!(!view.contains("more: cat"), "{query}: {view}");
+        }
     }
 
     #[test]

@@ -216,7 +216,7 @@ fn a_text_repeated_across_sessions_shows_once_and_the_next_distinct_hit_takes_it
         store
             .change_memory(|m| m.import(&Transcript { sessions }))
             .unwrap();
-        let hits = memory(store).search("integer cents", 3).unwrap();
+        let hits = memory(store.clone()).search("integer cents", 3).unwrap();
         let lines: Vec<&str> = hits.hits.iter().map(|h| h.line.as_str()).collect();
         let chores = lines
             .iter()
@@ -240,5 +240,8 @@ fn a_text_repeated_across_sessions_shows_once_and_the_next_distinct_hit_takes_it
             .filter(|h| h.path.contains("/why/"))
             .count();
         assert_eq!(why, 1, "{lines:#?}");
+        // Both distinct texts are shown: no page follows, though 5 entries matched.
+        assert!(hits.all_read, "{lines:#?}");
+        assert!(!memory(store).search("integer cents", 1).unwrap().all_read);
     });
 }

@@ -193,6 +193,8 @@ impl Resource for Memory {
         // ranked before it, so pages cut from longer lists agree.
         let fetched = limit.saturating_mul(REPEATS_FETCHED);
         let (found, total, note) = self.store.memory(|m| m.search(query, fetched))?;
+        // Whether a distinct hit was left for a later page, or the store had more to give.
+        let mut cut = found.len() >= fetched;
         let mut hits: Vec<Hit> = Vec::new();
         // Each text shown, with the hit showing it; how many hits repeated each hit's text.
         let mut texts: Vec<(String, usize)> = Vec::new();
@@ -218,6 +220,7 @@ impl Resource for Memory {
                 continue;
             }
             if hits.len() >= limit {
+                cut = true;
                 continue;
             }
             if let Some(seq) = hit.seq
@@ -269,6 +272,7 @@ impl Resource for Memory {
             total,
             note,
             per_page: Some(PER_PAGE),
+            all_read: !cut,
             ..Hits::default()
         })
     }
