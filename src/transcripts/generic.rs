@@ -8,6 +8,13 @@
 //! the session), and `title`, `cwd`, `model` for the session. Other fields are kept in the
 //! entry's meta. A line with `title` but neither content nor role is a session header.
 //! Every other shape is a bad line.
+//!
+//! Chat exports (OpenAI's message shape) read too: an assistant line's `tool_calls`
+//! (`{"id", "function": {"name", "arguments"}}`) are tool_call entries of their own, after
+//! the assistant's text when it has any (`content` may then be null or empty), and a
+//! `tool` line answering one (`tool_call_id`) is a tool_result whose meta names the tool.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -19,7 +26,8 @@ use super::text;
 use super::time::stamp;
 
 /// Fields this reader consumes; any other is kept in the entry's meta.
-const KNOWN: [&str; 13] = [
+const KNOWN: [&str; 14] = [
+    "tool_calls",
     "ts",
     "timestamp",
     "role",
@@ -38,19 +46,24 @@ const KNOWN: [&str; 13] = [
 pub fn read(lines: &[Line<'_>], bad: &mut BadLines, file_name: &str) -> Sessions {
     let mut sessions = Sessions::new("jsonl");
     let mut keys = LineKeys::default();
+    let mut calls = Calls::new();
     let default_id = text::id_from_file_name(file_name);
     for line in lines {
-        if let Err(reason) = read_line(line, &mut sessions, &mut keys, &default_id) {
+        if let Err(reason) = read_line(line, &mut sessions, &mut keys, &mut calls, &default_id) {
             bad.add(line.number, reason);
         }
     }
     sessions
 }
 
+/// The tools called so far, by call id: a result names its call, not its tool.
+type Calls = HashMap<String, String>;
+
 fn read_line(
     line: &Line<'_>,
     sessions: &mut Sessions,
     keys: &mut LineKeys,
+    calls: &mut Calls,
     default_id: &str,
 ) -> Result<(), String> {
     let object = &line.object;
@@ -78,7 +91,9 @@ fn read_line(
         return Ok(());
     }
     let channel = channel_of(object)?;
+    let tool_calls = tool_calls_of(object)?;
     let content = match object.get("content") {
+        None | Some(Value::Null) if !tool_calls.is_empty() => String::new(),
         None => return Err("no `content`".to_string()),
         Some(value) => text::content_text(value)
             .ok_or("`content` must be a string or an array of text parts")?,
@@ -88,7 +103,16 @@ fn read_line(
         Some(value) => Some(stamp(value)?),
     };
     let tags = tags_of(object)?;
-    let meta = meta_of(object)?;
+    let mut meta = meta_of(object)?;
+    if let Some(tool) = object
+        .get("tool_call_id")
+        .and_then(Value::as_str)
+        .and_then(|id| calls.get(id))
+        && let Value::Object(meta) = &mut meta
+    {
+        meta.entry("tool")
+            .or_insert_with(|| Value::from(tool.as_str()));
+    }
     let key = match object.get("id") {
         None | Some(Value::Null) => keys.key(line.raw),
         Some(value) => scalar(value).ok_or("`id` must be a string or a number")?,
@@ -101,16 +125,85 @@ fn read_line(
     if channel == Channel::User {
         draft.saw_user_text(&content);
     }
-    let entry = EntryRecord {
-        key,
-        ts: time,
-        channel,
-        content,
-        tags,
-        meta,
-    };
-    sessions.push(&session_id, entry);
+    // The calls' keys follow the line's: stable across imports of the same file.
+    let call_entries: Vec<EntryRecord> = tool_calls
+        .into_iter()
+        .enumerate()
+        .map(|(n, call)| {
+            if let Some(id) = &call.id {
+                calls.insert(id.clone(), call.name.clone());
+            }
+            let mut meta = Map::new();
+            meta.insert("tool".into(), Value::from(call.name.as_str()));
+            if let Some(id) = call.id {
+                meta.insert("call_id".into(), Value::from(id));
+            }
+            EntryRecord {
+                key: format!("{key}.call{}", n + 1),
+                ts: time,
+                channel: Channel::ToolCall,
+                content: format!("{} {}", call.name, call.arguments)
+                    .trim_end()
+                    .to_string(),
+                tags: tags.clone(),
+                meta: Value::Object(meta),
+            }
+        })
+        .collect();
+    if !content.is_empty() || call_entries.is_empty() {
+        let entry = EntryRecord {
+            key,
+            ts: time,
+            channel,
+            content,
+            tags,
+            meta,
+        };
+        sessions.push(&session_id, entry);
+    }
+    for entry in call_entries {
+        sessions.push(&session_id, entry);
+    }
     Ok(())
+}
+
+/// One tool call of a chat export's assistant line.
+struct ToolCall {
+    id: Option<String>,
+    name: String,
+    /// As the export wrote them: a JSON text, usually.
+    arguments: String,
+}
+
+/// The `tool_calls` of a line (none when it has no such field).
+fn tool_calls_of(object: &Map<String, Value>) -> Result<Vec<ToolCall>, String> {
+    let Some(value) = object.get("tool_calls").filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let shape =
+        "`tool_calls` must be an array of {\"id\", \"function\": {\"name\", \"arguments\"}}";
+    let items = value.as_array().ok_or(shape)?;
+    items
+        .iter()
+        .map(|item| {
+            let function = item.get("function").ok_or(shape)?;
+            let name = function
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|name| !name.is_empty())
+                .ok_or(shape)?;
+            let arguments = match function.get("arguments") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(text)) => text.clone(),
+                Some(other) => other.to_string(),
+            };
+            Ok(ToolCall {
+                id: item.get("id").and_then(scalar),
+                name: name.to_string(),
+                arguments,
+            })
+        })
+        .collect()
 }
 
 fn channel_of(object: &Map<String, Value>) -> Result<Channel, String> {
@@ -234,6 +327,71 @@ mod tests {
         assert_eq!(entries[2].meta["tool"], "Bash");
         assert_eq!(entries[3].key, "r-1");
         assert_eq!(entries[3].meta["role"], "tool");
+    }
+
+    #[test]
+    fn chat_exports_put_tool_calls_and_results_on_their_channels() {
+        let export = concat!(
+            r#"{"role":"system","content":"You are a coding agent."}"#,
+            "\n",
+            r#"{"role":"user","content":"Why does the test fail?"}"#,
+            "\n",
+            r#"{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"run","arguments":"{\"cmd\":\"pytest -q\"}"}},{"id":"call_2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/money.py\"}"}}]}"#,
+            "\n",
+            r#"{"role":"tool","tool_call_id":"call_1","content":"1 failed"}"#,
+            "\n",
+            r#"{"role":"tool","tool_call_id":"call_2","content":"def round_cents(x): ..."}"#,
+            "\n",
+            r#"{"role":"assistant","content":"Rounding is off; fixing it.","tool_calls":[{"id":"call_3","function":{"name":"edit","arguments":{"path":"src/money.py"}}}]}"#,
+        );
+        let transcript = read_text(export).unwrap();
+        let (_, entries) = &transcript.sessions[0];
+        let shown: Vec<(Channel, &str, Option<&str>)> = entries
+            .iter()
+            .map(|e| (e.channel, e.content.as_str(), e.meta["tool"].as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Channel::System, "You are a coding agent.", None),
+                (Channel::User, "Why does the test fail?", None),
+                (Channel::ToolCall, r#"run {"cmd":"pytest -q"}"#, Some("run")),
+                (
+                    Channel::ToolCall,
+                    r#"read_file {"path":"src/money.py"}"#,
+                    Some("read_file")
+                ),
+                (Channel::ToolResult, "1 failed", Some("run")),
+                (
+                    Channel::ToolResult,
+                    "def round_cents(x): ...",
+                    Some("read_file")
+                ),
+                (Channel::Assistant, "Rounding is off; fixing it.", None),
+                (
+                    Channel::ToolCall,
+                    r#"edit {"path":"src/money.py"}"#,
+                    Some("edit")
+                ),
+            ]
+        );
+        assert_eq!(entries[2].meta["call_id"], "call_1");
+        let keys: std::collections::BTreeSet<&str> =
+            entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(
+            keys.len(),
+            entries.len(),
+            "every entry has a key of its own"
+        );
+        // The same file read again gives the same keys: importing it twice adds nothing.
+        let again = read_text(export).unwrap();
+        let again: Vec<&str> = again.sessions[0].1.iter().map(|e| e.key.as_str()).collect();
+        let first: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(again, first);
+        // A call without a name says what shape is expected.
+        let bad = read_text(r#"{"role":"assistant","content":null,"tool_calls":[{"id":"x"}]}"#)
+            .unwrap_err();
+        assert!(bad[0].1.contains("tool_calls"), "{bad:?}");
     }
 
     #[test]
