@@ -87,6 +87,8 @@ pub trait WriteSql {
 pub struct ScanRow {
     pub id: i64,
     pub channel: String,
+    /// The tool it calls or answers (its meta's `tool`), when the query filters by tool.
+    pub tool: Option<String>,
     pub ts: Option<String>,
     pub tags: String,
     pub day: String,

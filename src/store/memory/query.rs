@@ -5,7 +5,8 @@
 //!   (`migrat*`); a word with punctuation inside is the phrase of its parts (`parse_amount`
 //!   finds `parse amount`);
 //! - `"a phrase"`: the words in that order, one term (never split into its words);
-//! - filters: `channel:tool_call` (several: any of them), `tag:x` (several: all of them),
+//! - filters: `channel:tool_call` (several: any of them), `tool:bash` (the entries calling
+//!   that tool or holding its result; several: any of them), `tag:x` (several: all of them),
 //!   `session:<id>`, `since:2026-11-01`, `until:2026-11-20` (days, both included; or
 //!   counted back from today in UTC: `since:7d`, `since:2w`, `until:1d`) and
 //!   `re:<regex>` (Rust regex syntax, size-limited); a filter's value may be quoted:
@@ -40,7 +41,7 @@ const MAX_TERMS: usize = 16;
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// The filters a query knows, as the messages list them.
-const FILTERS: &str = "channel:, tag:, session:, since:, until:, re:";
+const FILTERS: &str = "channel:, tool:, tag:, session:, since:, until:, re:";
 
 /// One required term of a query: a word, or the phrase of several, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +70,8 @@ pub struct Query {
     pub phrases: Vec<Phrase>,
     /// Entries of any of these channels (none: any channel).
     pub channels: Vec<Channel>,
+    /// Entries of a call to, or a result from, any of these tools (lowercase; none: any).
+    pub tools: Vec<String>,
     /// Entries with every one of these tags.
     pub tags: Vec<String>,
     pub session: Option<String>,
@@ -80,9 +83,9 @@ pub struct Query {
 
 impl Query {
     /// Whether the query restricts entries by something sessions do not have (a session's
-    /// title or summary cannot match a `channel:` or `tag:` query).
+    /// title or summary cannot match a `channel:`, `tool:` or `tag:` query).
     pub fn entries_only(&self) -> bool {
-        !self.channels.is_empty() || !self.tags.is_empty()
+        !self.channels.is_empty() || !self.tools.is_empty() || !self.tags.is_empty()
     }
 
     /// Parses `text`; a malformed query is an [`Error::invalid`] saying why. Relative days
@@ -100,6 +103,7 @@ impl Query {
             terms: Vec::new(),
             phrases: Vec::new(),
             channels: Vec::new(),
+            tools: Vec::new(),
             tags: Vec::new(),
             session: None,
             since: None,
@@ -168,11 +172,23 @@ impl Query {
         });
     }
 
-    /// Whether an entry passes the filters a full-text index does not check: channel, tags
-    /// (`tags`, the entry's JSON array) and days (its own time's day, else `day`, its
-    /// session's).
-    pub fn passes(&self, channel: &str, ts: Option<&str>, day: &str, tags: &str) -> bool {
+    /// Whether an entry passes the filters a full-text index does not check: channel, tool
+    /// (its meta's `tool`), tags (`tags`, the entry's JSON array) and days (its own time's
+    /// day, else `day`, its session's).
+    pub fn passes(
+        &self,
+        channel: &str,
+        tool: Option<&str>,
+        ts: Option<&str>,
+        day: &str,
+        tags: &str,
+    ) -> bool {
         if !self.channels.is_empty() && !self.channels.iter().any(|c| c.as_str() == channel) {
+            return false;
+        }
+        if !self.tools.is_empty()
+            && !tool.is_some_and(|tool| self.tools.contains(&tool.to_lowercase()))
+        {
             return false;
         }
         let day = ts.and_then(|t| t.get(..10)).unwrap_or(day);
@@ -202,6 +218,12 @@ impl Query {
                 })?;
                 if !self.channels.contains(&channel) {
                     self.channels.push(channel);
+                }
+            }
+            "tool" => {
+                let tool = value.to_lowercase();
+                if !self.tools.contains(&tool) {
+                    self.tools.push(tool);
                 }
             }
             "tag" => {

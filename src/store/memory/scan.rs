@@ -99,7 +99,13 @@ pub(super) fn entries<D: SearchSql>(
             return Ok(false);
         }
         scanned.read += 1;
-        if !query.passes(&row.channel, row.ts.as_deref(), &row.day, &row.tags) {
+        if !query.passes(
+            &row.channel,
+            row.tool.as_deref(),
+            row.ts.as_deref(),
+            &row.day,
+            &row.tags,
+        ) {
             return Ok(true);
         }
         let found = match &query.regex {

@@ -93,6 +93,7 @@ pub(super) fn has_days(query: &Query) -> bool {
 pub(super) fn entry_conditions(
     query: &Query,
     day: &str,
+    tool: &str,
     mut bind: impl FnMut(String) -> String,
 ) -> String {
     let mut sql = String::new();
@@ -104,6 +105,10 @@ pub(super) fn entry_conditions(
             .map(|c| format!("'{}'", c.as_str()))
             .collect();
         sql.push_str(&format!(" AND e.channel IN ({})", names.join(", ")));
+    }
+    if !query.tools.is_empty() {
+        let names: Vec<String> = query.tools.iter().map(|t| bind(t.clone())).collect();
+        sql.push_str(&format!(" AND lower({tool}) IN ({})", names.join(", ")));
     }
     for tag in &query.tags {
         let n = bind(tag.clone());
@@ -330,7 +335,7 @@ fn scanned_entries<D: SearchSql>(
 /// How many entries a query of filters only selects, from the counters, when they can
 /// tell: a session, channels, or one tag (each alone, or within a session).
 fn counted<D: SearchSql>(index: &D, query: &Query, span: Span) -> Result<Option<usize>> {
-    if query.regex.is_some() || has_days(query) || query.tags.len() > 1 {
+    if query.regex.is_some() || has_days(query) || query.tags.len() > 1 || !query.tools.is_empty() {
         return Ok(None);
     }
     let session = span.low.map(|low| split_entry_id(low).0);

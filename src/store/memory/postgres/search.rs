@@ -136,6 +136,7 @@ impl SearchSql for Tx<'_> {
         let conditions = entry_conditions(
             query,
             "coalesce(left(e.ts, 10), s.day) COLLATE \"C\"",
+            "(e.meta::json ->> 'tool')",
             |v| values.push(v),
         );
         // The session's day is needed only for entries without a time of their own.

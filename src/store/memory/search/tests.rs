@@ -241,6 +241,52 @@ fn relative_days_count_back_from_today() {
 }
 
 #[test]
+fn tool_filters_entries_calling_or_answering_a_tool() {
+    for_each_backend(|store| {
+        let store = &*store;
+        let with_tool = |mut entry: EntryRecord, tool: &str| {
+            entry.meta = serde_json::json!({ "tool": tool });
+            entry
+        };
+        let transcript = Transcript {
+            sessions: vec![(
+                session("tools", Some("2026-11-12T09:00:00Z"), "Run the tests"),
+                vec![
+                    entry("t1", Channel::User, "run the tests please"),
+                    with_tool(entry("t2", Channel::ToolCall, "pytest -q tests"), "Bash"),
+                    with_tool(entry("t3", Channel::ToolResult, "2 tests failed"), "Bash"),
+                    with_tool(
+                        entry("t4", Channel::ToolCall, "read tests/test_money.py"),
+                        "Read",
+                    ),
+                    entry("t5", Channel::Assistant, "the tests fail on rounding"),
+                ],
+            )],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        // Names compare as the agent types them, in any case.
+        let sorted = |query: &str| {
+            let mut found = names(store, query);
+            found.sort();
+            found
+        };
+        assert_eq!(sorted("tests tool:bash"), ["tools/2", "tools/3"]);
+        assert_eq!(
+            sorted("tests tool:Read tool:bash"),
+            ["tools/2", "tools/3", "tools/4"]
+        );
+        assert_eq!(found(store, "tool:read").0, ["tools/4"]);
+        assert_eq!(found(store, "tool:read").1, 1);
+        assert_eq!(
+            names(store, "tests tool:bash channel:tool_result"),
+            ["tools/3"]
+        );
+        assert_eq!(names(store, "re:fail tool:bash"), ["tools/3"]);
+        assert!(names(store, "tests tool:grep").is_empty());
+    });
+}
+
+#[test]
 fn patterns_scan_or_narrow() {
     for_each_backend(|store| {
         let store = &*store;

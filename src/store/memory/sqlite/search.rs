@@ -103,9 +103,12 @@ impl SearchSql for Connection {
         let mut values: Vec<Value> = vec![expr.to_string().into()];
         let mut bind = binder(&mut values);
         let within = span.from(floor).sql("f.rowid", |v| bind(v.into()));
-        let conditions = entry_conditions(query, "coalesce(substr(e.ts, 1, 10), s.day)", |v| {
-            bind(v.into())
-        });
+        let conditions = entry_conditions(
+            query,
+            "coalesce(substr(e.ts, 1, 10), s.day)",
+            "json_extract(e.meta, '$.tool')",
+            |v| bind(v.into()),
+        );
         // The session's day is needed only for entries without a time of their own.
         let sessions = if has_days(query) {
             "JOIN sessions s ON s.rowid = e.session"
@@ -138,14 +141,19 @@ impl SearchSql for Connection {
         } else {
             "NULL"
         };
+        let tool = if query.tools.is_empty() {
+            "NULL"
+        } else {
+            "json_extract(e.meta, '$.tool')"
+        };
         let sql = match query.tags.first() {
             Some(_) => format!(
-                "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content} FROM entry_tags t
+                "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content}, {tool} FROM entry_tags t
                  JOIN entries e ON e.id = t.entry JOIN sessions s ON s.rowid = e.session
                  WHERE t.entry BETWEEN ?1 AND ?2 AND t.tag = ?3 ORDER BY t.entry DESC"
             ),
             None => format!(
-                "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content} FROM entries e
+                "SELECT e.id, e.channel, e.ts, e.tags, s.day, {content}, {tool} FROM entries e
                  JOIN sessions s ON s.rowid = e.session
                  WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC"
             ),
@@ -159,6 +167,7 @@ impl SearchSql for Connection {
             let read = ScanRow {
                 id: row.get(0)?,
                 channel: row.get(1)?,
+                tool: row.get(6)?,
                 ts: row.get(2)?,
                 tags: row.get(3)?,
                 day: row.get(4)?,

@@ -43,6 +43,11 @@ pub(super) fn entries(
         ("e.ts", days, "NULL::TEXT"),
         ("e.tags", !query.tags.is_empty(), "NULL::TEXT"),
         ("e.session", days, "NULL::INTEGER"),
+        (
+            "(e.meta::json ->> 'tool')",
+            !query.tools.is_empty(),
+            "NULL::TEXT",
+        ),
     ]
     .map(|(column, needed, none)| if needed { column } else { none })
     .join(", ");
@@ -80,10 +85,11 @@ pub(super) fn entries(
             let read = ScanRow {
                 id,
                 channel: row.get::<_, Option<String>>(1).unwrap_or_default(),
+                tool: row.get(5),
                 ts: row.get(2),
                 tags: row.get::<_, Option<String>>(3).unwrap_or_default(),
                 day,
-                text: row.get(5),
+                text: row.get(6),
             };
             if !visit(read)? {
                 return Ok(());
