@@ -130,6 +130,11 @@ pub struct Child {
 }
 
 impl Child {
+    /// The names and kinds of `children`: what `ls` keeps of a listing.
+    pub fn names(children: Vec<Child>) -> Vec<(String, Kind)> {
+        children.into_iter().map(|c| (c.name, c.kind)).collect()
+    }
+
     pub fn new(name: impl Into<String>, kind: Kind, about: impl Into<String>) -> Self {
         Child {
             name: name.into(),

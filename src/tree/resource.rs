@@ -62,11 +62,7 @@ pub trait Resource: Send + Sync {
     /// The members' names and kinds only, for `ls` (which throws the descriptions away).
     /// Override when `list` does work per member that names do not need.
     fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        Ok(self
-            .list(path)?
-            .into_iter()
-            .map(|c| (c.name, c.kind))
-            .collect())
+        Ok(Child::names(self.list(path)?))
     }
 
     /// The bytes of the view or document at `path`.

@@ -197,11 +197,7 @@ impl Resource for Sessions {
                 );
                 Ok(names)
             }
-            _ => Ok(self
-                .list(path)?
-                .into_iter()
-                .map(|c| (c.name, c.kind))
-                .collect()),
+            _ => Ok(Child::names(self.list(path)?)),
         }
     }
 

@@ -402,7 +402,7 @@ impl Resource for Source {
 
     fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
         let children = self.listing(path, false)?;
-        Ok(children.into_iter().map(|c| (c.name, c.kind)).collect())
+        Ok(Child::names(children))
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {

@@ -428,11 +428,7 @@ impl Resource for Tasks {
             TaskPath::StatusDir(status) => Filter::Status(status),
             TaskPath::Ready => Filter::Ready,
             _ => {
-                return Ok(self
-                    .list(path)?
-                    .into_iter()
-                    .map(|c| (c.name, c.kind))
-                    .collect());
+                return Ok(Child::names(self.list(path)?));
             }
         };
         let slugs = self.store.tasks(|conn| conn.slugs(filter))?;

@@ -102,11 +102,7 @@ impl Space {
                 names.extend(self.scratch_names(path));
                 Ok(names)
             }
-            _ => Ok(self
-                .list(path)?
-                .into_iter()
-                .map(|c| (c.name, c.kind))
-                .collect()),
+            _ => Ok(Child::names(self.list(path)?)),
         }
     }
 
