@@ -140,9 +140,11 @@ impl Time {
     /// The day in UTC `days` days before this time (`2026-11-22`): what `since:7d` means
     /// when asked now. `None` before the calendar's first day.
     pub fn day_before(&self, days: u32) -> Option<String> {
-        let since_epoch = self.at.as_second().div_euclid(86_400) - i64::from(days);
-        let day = jiff::civil::date(1970, 1, 1)
-            .checked_add(jiff::Span::new().try_days(since_epoch).ok()?)
+        let back = jiff::Span::new().try_days(i64::from(days)).ok()?;
+        let day = jiff::tz::Offset::UTC
+            .to_datetime(self.at)
+            .date()
+            .checked_sub(back)
             .ok()?;
         Some(day.to_string())
     }
