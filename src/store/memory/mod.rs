@@ -27,6 +27,7 @@ mod span;
 mod sqlite;
 mod stored;
 mod tiers;
+pub mod touched;
 mod write;
 
 #[cfg(test)]
