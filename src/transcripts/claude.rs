@@ -28,6 +28,7 @@ use crate::store::memory::record::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
 use super::sessions::Sessions;
+use super::stream::LineReader;
 use super::text;
 use super::time::{Stamp, stamp};
 
@@ -47,8 +48,8 @@ struct FileFacts {
 }
 
 impl FileFacts {
-    fn of(lines: &[Line<'_>]) -> FileFacts {
-        let mut facts = FileFacts::default();
+    /// Notes what `lines` say (the next lines of the file, in order).
+    fn add(&mut self, lines: &[Line<'_>]) {
         for line in lines {
             let o = &line.object;
             let message = matches!(str_of(o, "type"), Some("user" | "assistant" | "system"));
@@ -58,58 +59,80 @@ impl FileFacts {
             if !message {
                 continue;
             }
-            if !facts.first_parent.iter().any(|(s, _)| s == session) {
+            if !self.first_parent.iter().any(|(s, _)| s == session) {
                 let parent = str_of(o, "parentUuid").map(str::to_string);
-                facts.first_parent.push((session.to_string(), parent));
+                self.first_parent.push((session.to_string(), parent));
             }
-            facts
-                .session_of
+            self.session_of
                 .entry(uuid.to_string())
                 .or_insert_with(|| session.to_string());
         }
-        facts
     }
 }
 
 /// What one message or block makes: an entry's channel, content and meta.
 type Piece = (Channel, String, Map<String, Value>);
 
-/// State carried from line to line.
-struct Reader<'f> {
+/// State carried from line to line, and from one part of a growing file to the next.
+pub struct Reader {
     sessions: Sessions,
-    facts: &'f FileFacts,
+    facts: FileFacts,
     keys: LineKeys,
     /// tool_use id → tool name, so a result can say which tool it answers.
     tools: HashMap<String, String>,
 }
 
-pub fn read(lines: &[Line<'_>], bad: &mut BadLines) -> Sessions {
-    let facts = FileFacts::of(lines);
-    let mut reader = Reader {
-        sessions: Sessions::new(SOURCE).resumed_by_copy(),
-        facts: &facts,
-        keys: LineKeys::default(),
-        tools: HashMap::new(),
-    };
-    for line in lines {
-        if let Err(reason) = reader.line(line) {
-            bad.add(line.number, reason);
-        }
+impl Default for Reader {
+    fn default() -> Reader {
+        Reader::new()
     }
-    let mut sessions = reader.sessions;
-    for (session, parent) in &facts.first_parent {
-        let continued = parent
-            .as_ref()
-            .and_then(|p| facts.session_of.get(p))
-            .filter(|other| *other != session);
-        if let Some(other) = continued {
-            sessions.session(session).record.continuation_of = Some(text::session_id(other));
-        }
-    }
-    sessions
 }
 
-impl Reader<'_> {
+impl Reader {
+    pub fn new() -> Reader {
+        Reader {
+            sessions: Sessions::new(SOURCE).resumed_by_copy(),
+            facts: FileFacts::default(),
+            keys: LineKeys::default(),
+            tools: HashMap::new(),
+        }
+    }
+}
+
+pub fn read(lines: &[Line<'_>], bad: &mut BadLines) -> Sessions {
+    let mut reader = Reader::new();
+    reader.read_all(lines, bad);
+    reader.into_sessions()
+}
+
+impl LineReader for Reader {
+    /// A summary names its session by a uuid that may come later in the lines read
+    /// together; one read as the file grows sees only the lines so far.
+    fn look_ahead(&mut self, lines: &[Line<'_>]) {
+        self.facts.add(lines);
+    }
+
+    fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
+        Reader::line(self, line)
+    }
+
+    fn sessions(&mut self) -> &mut Sessions {
+        let facts = &self.facts;
+        for (session, parent) in &facts.first_parent {
+            let continued = parent
+                .as_ref()
+                .and_then(|p| facts.session_of.get(p))
+                .filter(|other| *other != session);
+            if let Some(other) = continued {
+                self.sessions.session(session).record.continuation_of =
+                    Some(text::session_id(other));
+            }
+        }
+        &mut self.sessions
+    }
+}
+
+impl Reader {
     fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
         let o = &line.object;
         match o.get("type") {

@@ -36,6 +36,7 @@ use crate::store::memory::record::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
 use super::sessions::Sessions;
+use super::stream::LineReader;
 use super::text;
 use super::time::{Stamp, stamp};
 
@@ -71,9 +72,24 @@ pub fn is_old_meta(o: &Map<String, Value>) -> bool {
         && o.contains_key("instructions")
 }
 
-struct Reader {
+/// The folder a rollout ran in, from its first line (`session_meta`'s `cwd`); `None` when
+/// the line is no session meta.
+pub fn cwd_of_first_line(line: &[u8]) -> Option<String> {
+    let object: Map<String, Value> = serde_json::from_slice(line.trim_ascii()).ok()?;
+    let meta = match object.get("type").and_then(Value::as_str) {
+        Some("session_meta") => object.get("payload")?.as_object()?,
+        _ if is_old_meta(&object) => &object,
+        _ => return None,
+    };
+    str_of(meta, "cwd").map(str::to_string)
+}
+
+/// State carried from line to line, and from one part of a growing file to the next.
+pub struct Reader {
     sessions: Sessions,
-    session: String,
+    /// The session's raw id, once the first lines named it.
+    session: Option<String>,
+    file_name: String,
     /// Whether the file has `message` response items (then message events repeat them).
     has_messages: bool,
     keys: LineKeys,
@@ -82,43 +98,74 @@ struct Reader {
 }
 
 pub fn read(lines: &[Line<'_>], bad: &mut BadLines, file_name: &str) -> Sessions {
-    let mut first_meta = None;
-    let mut has_messages = false;
-    for line in lines {
-        let o = &line.object;
-        let (kind, payload) = (o.get("type").and_then(Value::as_str), o.get("payload"));
-        if first_meta.is_none() {
-            first_meta = match kind {
-                Some("session_meta") => payload.and_then(|p| p.get("id")).and_then(Value::as_str),
-                None if is_old_meta(o) => o.get("id").and_then(Value::as_str),
-                _ => None,
-            };
-        }
-        let item_kind = match kind {
-            Some("response_item") => payload.and_then(|p| p.get("type")).and_then(Value::as_str),
-            other => other,
-        };
-        has_messages |= item_kind == Some("message");
-    }
-    let session = first_meta
-        .map(str::to_string)
-        .unwrap_or_else(|| text::id_from_file_name(file_name));
-    let mut reader = Reader {
-        sessions: Sessions::new(SOURCE),
-        session,
-        has_messages,
-        keys: LineKeys::default(),
-        tools: HashMap::new(),
-    };
-    for line in lines {
-        if let Err(reason) = reader.line(line) {
-            bad.add(line.number, reason);
-        }
-    }
-    reader.sessions
+    let mut reader = Reader::new(file_name);
+    reader.read_all(lines, bad);
+    reader.into_sessions()
 }
 
 impl Reader {
+    pub fn new(file_name: &str) -> Reader {
+        Reader {
+            sessions: Sessions::new(SOURCE),
+            session: None,
+            file_name: file_name.to_string(),
+            has_messages: false,
+            keys: LineKeys::default(),
+            tools: HashMap::new(),
+        }
+    }
+}
+
+impl LineReader for Reader {
+    /// The session is named by the first `session_meta` of the first lines read (a
+    /// rollout opens with it), else by the file; message events count as entries until
+    /// a message item is seen.
+    fn look_ahead(&mut self, lines: &[Line<'_>]) {
+        for line in lines {
+            let o = &line.object;
+            let (kind, payload) = (o.get("type").and_then(Value::as_str), o.get("payload"));
+            if self.session.is_none() {
+                self.session = match kind {
+                    Some("session_meta") => payload
+                        .and_then(|p| p.get("id"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                    None if is_old_meta(o) => {
+                        o.get("id").and_then(Value::as_str).map(str::to_string)
+                    }
+                    _ => None,
+                };
+            }
+            let item_kind = match kind {
+                Some("response_item") => {
+                    payload.and_then(|p| p.get("type")).and_then(Value::as_str)
+                }
+                other => other,
+            };
+            self.has_messages |= item_kind == Some("message");
+        }
+        if self.session.is_none() && !lines.is_empty() {
+            self.session = Some(text::id_from_file_name(&self.file_name));
+        }
+    }
+
+    fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
+        Reader::line(self, line)
+    }
+
+    fn sessions(&mut self) -> &mut Sessions {
+        &mut self.sessions
+    }
+}
+
+impl Reader {
+    /// The raw id of the file's session (the file's own until lines name it).
+    fn session_id(&self) -> String {
+        self.session
+            .clone()
+            .unwrap_or_else(|| text::id_from_file_name(&self.file_name))
+    }
+
     fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
         let o = &line.object;
         let kind_of_line = match o.get("type") {
@@ -195,7 +242,7 @@ impl Reader {
                 meta.insert(name.into(), value.clone());
             }
         }
-        if text::session_id(id) == text::session_id(&self.session) {
+        if text::session_id(id) == text::session_id(&self.session_id()) {
             let forked = str_of(payload, "forked_from_id").map(text::session_id);
             let draft = self.draft();
             draft.saw_context(cwd, None);
@@ -400,7 +447,7 @@ impl Reader {
     }
 
     fn draft(&mut self) -> &mut super::sessions::Draft {
-        let id = self.session.clone();
+        let id = self.session_id();
         self.sessions.session(&id)
     }
 
@@ -424,7 +471,7 @@ impl Reader {
             tags: Vec::new(),
             meta: Value::Object(meta),
         };
-        let id = self.session.clone();
+        let id = self.session_id();
         self.sessions.push(&id, entry);
     }
 }

@@ -22,6 +22,7 @@ use crate::store::memory::record::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, LineKeys, kind};
 use super::sessions::Sessions;
+use super::stream::LineReader;
 use super::text;
 use super::time::stamp;
 
@@ -44,16 +45,44 @@ const KNOWN: [&str; 14] = [
 ];
 
 pub fn read(lines: &[Line<'_>], bad: &mut BadLines, file_name: &str) -> Sessions {
-    let mut sessions = Sessions::new("jsonl");
-    let mut keys = LineKeys::default();
-    let mut calls = Calls::new();
-    let default_id = text::id_from_file_name(file_name);
-    for line in lines {
-        if let Err(reason) = read_line(line, &mut sessions, &mut keys, &mut calls, &default_id) {
-            bad.add(line.number, reason);
+    let mut reader = Reader::new(file_name);
+    reader.read_all(lines, bad);
+    reader.into_sessions()
+}
+
+/// State carried from line to line, and from one part of a growing file to the next.
+pub struct Reader {
+    sessions: Sessions,
+    keys: LineKeys,
+    calls: Calls,
+    default_id: String,
+}
+
+impl Reader {
+    pub fn new(file_name: &str) -> Reader {
+        Reader {
+            sessions: Sessions::new("jsonl"),
+            keys: LineKeys::default(),
+            calls: Calls::new(),
+            default_id: text::id_from_file_name(file_name),
         }
     }
-    sessions
+}
+
+impl LineReader for Reader {
+    fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
+        read_line(
+            line,
+            &mut self.sessions,
+            &mut self.keys,
+            &mut self.calls,
+            &self.default_id,
+        )
+    }
+
+    fn sessions(&mut self) -> &mut Sessions {
+        &mut self.sessions
+    }
 }
 
 /// The tools called so far, by call id: a result names its call, not its tool.

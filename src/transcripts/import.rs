@@ -251,7 +251,7 @@ fn read_bounded(path: &Path) -> std::result::Result<Vec<u8>, String> {
 }
 
 /// Why a path that is no regular file is not read.
-fn not_regular(meta: &std::fs::Metadata) -> String {
+pub(super) fn not_regular(meta: &std::fs::Metadata) -> String {
     use std::os::unix::fs::FileTypeExt;
     let kind = meta.file_type();
     let what = if kind.is_dir() {
@@ -394,7 +394,7 @@ fn loop_of(error: &ignore::Error) -> Option<(PathBuf, PathBuf)> {
     }
 }
 
-fn is_transcript_name(path: &Path) -> bool {
+pub(super) fn is_transcript_name(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "json")

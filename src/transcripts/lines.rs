@@ -28,10 +28,20 @@ pub struct Line<'a> {
 /// Splits `bytes` into records. Lines that are not UTF-8, not JSON or not a JSON object are
 /// noted in `bad`; blank lines are skipped.
 pub fn records<'a>(bytes: &'a [u8], bad: &mut BadLines) -> Vec<Line<'a>> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    records_from(bytes, 1, bad)
+}
+
+/// [`records`] of a part of a file that starts at line `first` (a file read as it grows):
+/// numbers count on from there, and only the file's first line may open with a byte order
+/// mark.
+pub fn records_from<'a>(bytes: &'a [u8], first: usize, bad: &mut BadLines) -> Vec<Line<'a>> {
+    let bytes = match first {
+        1 => bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes),
+        _ => bytes,
+    };
     let mut lines = Vec::new();
     for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let number = index + 1;
+        let number = first + index;
         let raw = match std::str::from_utf8(line) {
             Ok(text) => text.trim(),
             Err(e) => {

@@ -25,10 +25,12 @@
 
 pub mod claude;
 pub mod codex;
+pub mod follow;
 pub mod generic;
 pub mod import;
 mod lines;
 mod sessions;
+pub mod stream;
 mod text;
 mod time;
 
@@ -150,24 +152,15 @@ pub fn read(bytes: &[u8], file_name: &str) -> Result<Transcript, ReadError> {
 
 /// [`read`], also saying the format and how many records were skipped.
 pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError> {
-    let mut bad = lines::BadLines::default();
-    let records = lines::records(bytes, &mut bad);
-    let format = records
-        .iter()
-        .find_map(|line| format_of_record(&line.object));
-    let sessions = match format {
-        Some(Format::ClaudeCode) => claude::read(&records, &mut bad),
-        Some(Format::Codex) => codex::read(&records, &mut bad, file_name),
-        Some(Format::Jsonl) | None => generic::read(&records, &mut bad, file_name),
-    };
-    if !bad.is_empty() {
-        return Err(bad.into_error());
+    let mut stream = stream::Stream::new(file_name);
+    let part = stream.read(bytes, Some(Format::Jsonl));
+    if part.bad.count() > 0 {
+        return Err(part.bad);
     }
-    let ignored = sessions.ignored;
     Ok(Reading {
-        format,
-        transcript: sessions.finish(file_name),
-        ignored,
+        format: stream.format(),
+        transcript: part.transcript,
+        ignored: part.ignored,
     })
 }
 

@@ -38,6 +38,8 @@ pub struct Draft {
     first_user: Option<String>,
     first: Option<Stamp>,
     last: Option<Stamp>,
+    /// The title the last take gave, once taken.
+    taken_title: Option<String>,
 }
 
 impl Sessions {
@@ -87,14 +89,21 @@ impl Sessions {
     /// The sessions that have entries, each titled; `file_name` titles a session that has
     /// nothing better.
     pub fn finish(mut self, file_name: &str) -> Transcript {
+        self.take(file_name)
+    }
+
+    /// What was read since the last take (of a file read as it grows): each session with
+    /// the entries added since, and a session taken before whose title changed even with
+    /// none. Its record says everything known so far (times, title, context), so the store
+    /// widens what it holds; keys stay known, so a repeated one is still dropped.
+    pub fn take(&mut self, file_name: &str) -> Transcript {
         let fallback = text::title(file_name.rsplit(['/', '\\']).next().unwrap_or(file_name));
-        let sessions = self
-            .order
-            .iter()
-            .filter_map(|id| self.drafts.remove(id))
-            .filter(|draft| !draft.entries.is_empty())
-            .map(|draft| draft.finish(&fallback))
-            .collect();
+        let mut sessions = Vec::new();
+        for id in &self.order {
+            if let Some(taken) = self.drafts.get_mut(id).and_then(|d| d.take(&fallback)) {
+                sessions.push(taken);
+            }
+        }
         Transcript { sessions }
     }
 }
@@ -156,15 +165,42 @@ impl Draft {
         known(&mut self.record.model, model);
     }
 
-    fn finish(mut self, fallback: &str) -> (SessionRecord, Vec<EntryRecord>) {
-        let chosen = self.title.or(self.summary).or(self.first_user);
-        self.record.title = chosen
-            .map(|t| text::title(&t))
+    /// The record as known now and the entries added since the last take; `None` when
+    /// nothing is new (no entries, and no new title for a session taken before).
+    fn take(&mut self, fallback: &str) -> Option<(SessionRecord, Vec<EntryRecord>)> {
+        let candidates = [&self.title, &self.summary, &self.first_user];
+        let titles: Vec<String> = candidates
+            .into_iter()
+            .flatten()
+            .map(|t| text::title(t))
             .filter(|t| !t.is_empty())
+            .collect();
+        let chosen = titles
+            .first()
+            .cloned()
             .unwrap_or_else(|| fallback.to_string());
-        self.record.started = self.first;
-        self.record.ended = self.last;
-        (self.record, self.entries)
+        let retitled = self
+            .taken_title
+            .as_ref()
+            .is_some_and(|taken| *taken != chosen);
+        if self.entries.is_empty() && !retitled {
+            return None;
+        }
+        let mut record = self.record.clone();
+        // A session read as it grows was stored under the titles known then: the store
+        // replaces those with a better one, never a title of another origin.
+        record.lesser_titles = titles
+            .iter()
+            .skip(1)
+            .chain(std::iter::once(&fallback.to_string()))
+            .filter(|t| **t != chosen)
+            .cloned()
+            .collect();
+        record.title = chosen.clone();
+        record.started = self.first;
+        record.ended = self.last;
+        self.taken_title = Some(chosen);
+        Some((record, std::mem::take(&mut self.entries)))
     }
 }
 

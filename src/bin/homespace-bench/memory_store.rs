@@ -313,6 +313,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
             model: None,
             continuation_of: None,
             resumes_by_copy: true,
+            lesser_titles: Vec::new(),
         };
         let entries = (n..n + per_session)
             .map(|i| {

@@ -79,6 +79,10 @@ pub struct SessionRecord {
     /// Keys made from a line's text (Codex, generic JSONL) repeat by chance — two chats
     /// opening with the same system prompt — so those sessions never join another.
     pub resumes_by_copy: bool,
+    /// Titles the reader gave this session before it knew a better one (the file's name,
+    /// the first user message before the tool's own title came): a stored session titled
+    /// with one of them takes `title` instead. Not stored.
+    pub lesser_titles: Vec<String>,
 }
 
 /// One entry of a session as an importer read it.

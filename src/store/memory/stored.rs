@@ -33,6 +33,7 @@ pub(super) fn session_at(row: &impl Row, at: usize) -> Result<SessionRow> {
             model: row.value(at + 7)?,
             continuation_of: row.value(at + 8)?,
             // How its tool resumes sessions matters only while importing; not stored.
+            lesser_titles: Vec::new(),
             resumes_by_copy: false,
             id,
         },

@@ -22,6 +22,7 @@ pub(crate) fn session(id: &str, started: Option<&str>, title: &str) -> SessionRe
         model: None,
         continuation_of: None,
         resumes_by_copy: true,
+        lesser_titles: Vec::new(),
     }
 }
 

@@ -106,7 +106,7 @@ impl WriteSql for Tx<'_> {
                 ended = CASE WHEN $3::TEXT IS NOT NULL
                               AND (ended IS NULL OR $3 > ended COLLATE \"C\")
                         THEN $3 ELSE ended END,
-                title = CASE WHEN title = '' THEN $4 ELSE title END,
+                title = CASE WHEN title = '' OR title = ANY($8::TEXT[]) THEN $4 ELSE title END,
                 cwd = coalesce(cwd, $5),
                 model = coalesce(model, $6),
                 continuation_of = coalesce(continuation_of, $7)
@@ -119,6 +119,7 @@ impl WriteSql for Tx<'_> {
                 &record.cwd,
                 &record.model,
                 &record.continuation_of,
+                &record.lesser_titles,
             ],
         )?;
         Ok(())

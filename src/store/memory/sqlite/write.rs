@@ -90,7 +90,8 @@ impl WriteSql for Connection {
                           THEN ?2 ELSE started END,
                 ended = CASE WHEN ?3 IS NOT NULL AND (ended IS NULL OR ?3 > ended)
                         THEN ?3 ELSE ended END,
-                title = CASE WHEN title = '' THEN ?4 ELSE title END,
+                title = CASE WHEN title = '' OR title IN (SELECT value FROM json_each(?8))
+                        THEN ?4 ELSE title END,
                 cwd = coalesce(cwd, ?5),
                 model = coalesce(model, ?6),
                 continuation_of = coalesce(continuation_of, ?7)
@@ -103,7 +104,8 @@ impl WriteSql for Connection {
             record.title,
             record.cwd,
             record.model,
-            record.continuation_of
+            record.continuation_of,
+            serde_json::Value::from(record.lesser_titles.clone()).to_string()
         ])?;
         Ok(())
     }

@@ -1,0 +1,211 @@
+//! Live import: following transcript files as agents write them, and storing what each
+//! change added. [`Follower`] knows how far it read each file; [`watch`] wakes it with
+//! inotify; [`places`] says which folders a project's agents write to.
+//!
+//! Guarantees:
+//! - A line-based transcript (Claude Code, Codex, JSONL) is read on from where the last
+//!   read stopped, complete lines only (a line being written waits for its line end), so
+//!   an append costs what it added, not the file; the entries it read are stored at once.
+//! - A bad line is reported once, when it is read, and the lines around it are stored: a
+//!   file being written is never refused whole as `homespace import` refuses a file.
+//! - Nothing is stored twice: a file replaced or cut shorter is read again from its start,
+//!   and its entries already held are skipped by key, as on a restart, which reads every
+//!   file again and so imports only what is new.
+//! - A file of no transcript format (other JSON beside the transcripts) is passed over
+//!   until it is replaced; a Codex rollout run in another folder is passed over for good
+//!   when a place asks for rollouts of one project only.
+
+pub mod places;
+pub mod watch;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::store::Store;
+use crate::store::memory::Imported;
+
+use super::import::{MAX_LINE, not_regular};
+use super::stream::Stream;
+use super::{ReadError, codex};
+
+/// What one look at a file found.
+#[derive(Debug, Default)]
+pub struct Caught {
+    /// What was stored.
+    pub imported: Imported,
+    /// Lines read this time that are bad (each reported only this once).
+    pub bad: Option<ReadError>,
+    /// Why the file is not followed (not a transcript, another project's rollout, not a
+    /// regular file), said once.
+    pub passed_over: Option<String>,
+}
+
+/// How far a file was read.
+struct Followed {
+    /// Device and inode: a file replaced under the same name is read from its start.
+    identity: (u64, u64),
+    /// Bytes read, up to the end of the last complete line.
+    read_to: u64,
+    stream: Stream,
+    /// Not a transcript, or not this project's: not read again until replaced.
+    passed_over: bool,
+}
+
+/// The files being followed, and how far each was read.
+pub struct Follower {
+    store: Arc<Store>,
+    files: HashMap<PathBuf, Followed>,
+}
+
+impl Follower {
+    pub fn new(store: Arc<Store>) -> Follower {
+        Follower {
+            store,
+            files: HashMap::new(),
+        }
+    }
+
+    /// Reads what `path` gained since the last look and stores it. `only_under`: the
+    /// folder a Codex rollout must have run in to be read (rollouts of every project share
+    /// one folder). A file that vanished is forgotten.
+    pub fn look(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
+        let mut caught = Caught::default();
+        let mut file = match open_regular(path) {
+            Ok(Some(file)) => file,
+            Ok(None) => {
+                self.files.remove(path);
+                return Ok(caught);
+            }
+            Err(why) => {
+                caught.passed_over = Some(why);
+                return Ok(caught);
+            }
+        };
+        let meta = file.metadata().map_err(|e| cannot_read(path, &e))?;
+        let identity = (meta.dev(), meta.ino());
+        let known = self
+            .files
+            .get(path)
+            .is_some_and(|f| f.identity == identity && f.read_to <= meta.len());
+        if !known {
+            self.files.insert(
+                path.to_path_buf(),
+                Followed {
+                    identity,
+                    read_to: 0,
+                    stream: Stream::new(&path.to_string_lossy()),
+                    passed_over: false,
+                },
+            );
+        }
+        let Some(followed) = self.files.get_mut(path) else {
+            return Ok(caught);
+        };
+        if followed.passed_over || followed.read_to == meta.len() {
+            return Ok(caught);
+        }
+        if followed.read_to == 0
+            && let Some(folder) = only_under
+            && let Some(elsewhere) = codex_elsewhere(&mut file, folder)
+        {
+            followed.passed_over = true;
+            caught.passed_over = Some(elsewhere);
+            return Ok(caught);
+        }
+        let bytes = read_from(&mut file, followed.read_to).map_err(|e| cannot_read(path, &e))?;
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
+            if bytes.len() > MAX_LINE {
+                followed.passed_over = true;
+                caught.passed_over = Some(format!(
+                    "a line is longer than {} MiB: no transcript line is that long",
+                    MAX_LINE >> 20
+                ));
+            }
+            return Ok(caught);
+        };
+        let part = followed.stream.read(&bytes[..end], None);
+        if !part.read {
+            // No record says which format this is: other JSON lines, not a transcript.
+            followed.passed_over = true;
+            caught.passed_over = Some("it is no transcript format homespace reads".into());
+            return Ok(caught);
+        }
+        followed.read_to += end as u64;
+        if part.bad.count() > 0 {
+            caught.bad = Some(part.bad);
+        }
+        if !part.transcript.sessions.is_empty() {
+            caught.imported = self
+                .store
+                .change_memory(|memory| memory.import(&part.transcript))?;
+        }
+        Ok(caught)
+    }
+
+    /// Forgets how far `path` was read (it was deleted or moved away).
+    pub fn forget(&mut self, path: &Path) {
+        self.files.remove(path);
+    }
+}
+
+/// The file at `path` opened for reading if it is a regular file; `None` when it is gone;
+/// why not otherwise. Opened without blocking: a fifo in its place must not hang the
+/// follower.
+fn open_regular(path: &Path) -> std::result::Result<Option<std::fs::File>, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read it: {e}")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("it is {}", not_regular(&meta)));
+    }
+    Ok(Some(file))
+}
+
+fn cannot_read(path: &Path, e: &std::io::Error) -> crate::error::Error {
+    crate::error::Error::internal(format!("cannot read {}: {e}", path.display()))
+}
+
+/// The bytes of `file` from `offset` to its end.
+fn read_from(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Why the rollout in `file` is not this project's: its first line, a `session_meta`,
+/// names the folder it ran in, outside `folder`. `None` when it ran inside, or the file
+/// is no rollout (then the readers decide).
+fn codex_elsewhere(file: &mut std::fs::File, folder: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let mut first = Vec::new();
+    let limit = u64::try_from(MAX_LINE).unwrap_or(u64::MAX);
+    std::io::BufReader::new(Read::take(&mut *file, limit))
+        .read_until(b'\n', &mut first)
+        .ok()?;
+    let cwd = codex::cwd_of_first_line(&first)?;
+    let ran_in = Path::new(&cwd);
+    (!ran_in.starts_with(folder)).then(|| {
+        format!(
+            "a Codex rollout run in {cwd}, not in {}: another project's",
+            folder.display()
+        )
+    })
+}
