@@ -111,6 +111,9 @@ pub fn serve(
             ));
         }
     }
+    if !serving.read_only {
+        space.start();
+    }
     if kept {
         let notifier = session.notifier();
         space.kernel().attach(Box::new(KernelNotifier(notifier)));

@@ -31,20 +31,26 @@ pub struct Context {
 
 /// Every resourcespace, in the order the root lists them. Search covers all the others.
 pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
+    let source = source::Source::new(
+        &ctx.project,
+        ctx.name.clone(),
+        ctx.links.clone(),
+        ctx.store.clone(),
+        ctx.budget,
+    );
+    // Memory follows what source/meta/settings.toml says, for as long as source/ is there.
+    let settings = Arc::downgrade(&source);
+    let following = memory::follow::Following {
+        project: ctx.project.clone(),
+        setting: Arc::new(move || settings.upgrade().map(|source| source.memory_watch())),
+    };
     let mut all: Vec<Arc<dyn Resource>> = vec![
-        source::Source::new(
-            &ctx.project,
-            ctx.name.clone(),
-            ctx.links.clone(),
-            ctx.store.clone(),
-            ctx.budget,
-        ),
+        source,
         Arc::new(tasks::Tasks::new(ctx.store.clone(), ctx.links.clone())),
-        Arc::new(memory::Memory::new(
-            ctx.store.clone(),
-            ctx.links.clone(),
-            ctx.budget,
-        )),
+        Arc::new(
+            memory::Memory::new(ctx.store.clone(), ctx.links.clone(), ctx.budget)
+                .following(following),
+        ),
     ];
     let areas = all.clone();
     all.push(Arc::new(search::Search::new(

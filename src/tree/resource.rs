@@ -175,11 +175,28 @@ pub trait Resource: Send + Sync {
     /// Report, from now on, changes that are not made through the tree (an editor saving a
     /// project file, a test run finishing): see [`Changes`].
     fn watch(&self, _changes: Changes) {}
+
+    /// Start the work this resourcespace does by itself while the tree is served (memory
+    /// following the agents' transcripts), reporting to `outside`. Called once, when the
+    /// tree is mounted writable, whatever the kernel keeps.
+    fn start(&self, _outside: Outside) {}
 }
 
 /// Where a resourcespace reports changes made outside the tree: paths from the root of
 /// the tree, each with everything under it (the root: everything).
 pub type Changes = Arc<dyn Fn(Vec<TreePath>) + Send + Sync>;
+
+/// Where a resourcespace's own work ([`Resource::start`]) reports: what it changed, and
+/// what failed, as `(operation, path from the root, error)` — logged to `_errors.md` and
+/// the entry view of that path's directory, as a failed request is.
+#[derive(Clone)]
+pub struct Outside {
+    pub changes: Changes,
+    pub failed: Failed,
+}
+
+/// Where a failure outside the tree's requests is logged: `(operation, path, error)`.
+pub type Failed = Arc<dyn Fn(&str, &TreePath, &Error) + Send + Sync>;
 
 fn read_only(path: &[&str]) -> Error {
     Error::read_only(format!("{} cannot be changed", path.join("/")))

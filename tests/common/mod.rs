@@ -55,6 +55,8 @@ pub struct Mount {
     pub store: PathBuf,
     pub log: PathBuf,
     daemon: Option<Child>,
+    /// Variables set for the daemon (`HOME`, where the agents' transcripts are).
+    env: Vec<(String, PathBuf)>,
 }
 
 impl Mount {
@@ -102,7 +104,30 @@ impl Mount {
         Self::over(dir, project, store, args)
     }
 
+    /// Mount a fresh copy of `project` with `env` set for the daemon.
+    pub fn with_env(project: &Path, args: &[&str], env: &[(&str, PathBuf)]) -> Mount {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("project");
+        copy_dir(project, &copy);
+        let store = dir.path().join("store.db");
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        Self::over_env(dir, copy, store, args, env)
+    }
+
     fn over(dir: tempfile::TempDir, project: PathBuf, store: PathBuf, args: &[&str]) -> Mount {
+        Self::over_env(dir, project, store, args, Vec::new())
+    }
+
+    fn over_env(
+        dir: tempfile::TempDir,
+        project: PathBuf,
+        store: PathBuf,
+        args: &[&str],
+        env: Vec<(String, PathBuf)>,
+    ) -> Mount {
         let at = dir.path().join("mnt");
         std::fs::create_dir_all(&at).unwrap();
         let log = dir.path().join("daemon.log");
@@ -117,6 +142,7 @@ impl Mount {
             .arg(&store)
             .args(args)
             .arg(&at)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)
@@ -129,6 +155,7 @@ impl Mount {
             store,
             log,
             daemon: Some(daemon),
+            env,
         };
         let started = Instant::now();
         loop {
@@ -270,6 +297,7 @@ impl Mount {
             .arg(&self.store)
             .args(args)
             .arg(&self.at)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log_file.try_clone().unwrap())
             .stderr(log_file)

@@ -6,6 +6,7 @@
 
 pub mod conversation;
 pub mod document;
+pub mod follow;
 mod import;
 mod names;
 pub mod sessions;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
-use crate::tree::resource::Resource;
+use crate::tree::resource::{Outside, Resource};
 
 /// Hits on a page of `search/memory:…`: each comes with the turns around it, and an agent
 /// reads them one by one.
@@ -46,6 +47,8 @@ pub struct Memory {
     links: Links,
     budget: usize,
     children: Vec<Arc<dyn Resource>>,
+    /// The transcripts to follow once mounted.
+    following: Option<follow::Following>,
 }
 
 impl Memory {
@@ -64,7 +67,14 @@ impl Memory {
             links,
             budget,
             children,
+            following: None,
         }
+    }
+
+    /// Follows `following`'s transcripts once mounted.
+    pub fn following(mut self, following: follow::Following) -> Self {
+        self.following = Some(following);
+        self
     }
 
     /// `memory/recall`: the sessions most like the most recent one.
@@ -94,6 +104,12 @@ impl Resource for Memory {
 
     fn children(&self) -> &[Arc<dyn Resource>] {
         &self.children
+    }
+
+    fn start(&self, outside: Outside) {
+        if let Some(following) = &self.following {
+            follow::start(self.store.clone(), following.clone(), outside);
+        }
     }
 
     fn summary(&self) -> Result<String> {

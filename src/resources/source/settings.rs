@@ -12,6 +12,7 @@ use toml_edit::{DocumentMut, Item, Value};
 use crate::error::{Error, Result};
 use crate::render::nav::NavShape;
 use crate::resources::source::project::IgnoreLines;
+use crate::transcripts::follow::places::Watching;
 
 /// The settings text before anyone wrote it.
 pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.
@@ -45,6 +46,13 @@ ignore = []
 # false leaves __init__.py as it is.
 expose_new_modules = true
 
+[memory]
+# Transcript folders this mount follows, importing sessions into memory/ as agents write
+# them: "default" is this project's own folders (Claude Code's ~/.claude/projects/<project>/,
+# Codex's ~/.codex/sessions rollouts run here); "off" follows none; a list of paths
+# follows those ("default" in the list adds the defaults).
+watch = "default"
+
 [tests]
 # Arguments put before the selector written to source/tests/run (`--tb=short`, `-p plugin`);
 # a selector itself takes test ids and -k, -m, --lf, --ff, -x, --maxfail, -q, -v only.
@@ -69,6 +77,8 @@ pub struct Settings {
     pub test_timeout: Duration,
     /// Whether a new module is imported in its package's `__init__.py`.
     pub expose_new_modules: bool,
+    /// Which transcript folders memory follows.
+    pub memory_watch: Watching,
     /// Why `python` and `test_args` were set aside (left at their defaults): the file that
     /// holds them is not the owner's alone. `None` when they apply.
     pub set_aside: Option<String>,
@@ -121,6 +131,7 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("nav", &["depth", "collapse"]),
     ("project", &["ignore"]),
     ("source", &["expose_new_modules"]),
+    ("memory", &["watch"]),
     ("tests", &["args", "timeout_secs"]),
 ];
 
@@ -222,8 +233,13 @@ pub fn parse(text: &str) -> Result<Settings> {
             "project.ignore has patterns that are not valid: {bad}"
         ));
     }
+    let memory_watch = watching(value("memory", "watch")).unwrap_or_else(|problem| {
+        problems.push(problem);
+        Watching::Default
+    });
     if problems.is_empty() {
         Ok(Settings {
+            memory_watch,
             import_check,
             python,
             import_timeout,
@@ -239,6 +255,44 @@ pub fn parse(text: &str) -> Result<Settings> {
             "settings.toml was not saved:\n- {}",
             problems.join("\n- ")
         )))
+    }
+}
+
+/// `[memory] watch`: `"default"`, `"off"`, or a list of absolute paths (`~/` for the home
+/// folder) that may hold `"default"`.
+fn watching(value: Option<&Value>) -> std::result::Result<Watching, String> {
+    let shape = "memory.watch must be \"default\", \"off\" or a list of absolute paths \
+                 (\"default\" in it adds the defaults)";
+    match value {
+        None => Ok(Watching::Default),
+        Some(Value::String(s)) if s.value() == "default" => Ok(Watching::Default),
+        Some(Value::String(s)) if s.value() == "off" => Ok(Watching::Off),
+        Some(Value::Array(items)) => {
+            let mut paths = Vec::new();
+            let mut with_defaults = false;
+            for item in items {
+                match item.as_str() {
+                    Some("default") => with_defaults = true,
+                    Some(path) => paths.push(absolute(path).ok_or_else(|| {
+                        format!("memory.watch: {path:?} is not an absolute path (or ~/...)")
+                    })?),
+                    None => return Err(format!("{shape}, got {}", item.to_string().trim())),
+                }
+            }
+            Ok(Watching::Paths {
+                paths,
+                with_defaults,
+            })
+        }
+        Some(other) => Err(format!("{shape}, got {}", other.to_string().trim())),
+    }
+}
+
+/// `path` made absolute: `~/x` under the home folder; a relative path is refused.
+fn absolute(path: &str) -> Option<PathBuf> {
+    match path.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(rest)),
+        None => Some(PathBuf::from(path)).filter(|p| p.is_absolute()),
     }
 }
 

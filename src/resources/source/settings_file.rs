@@ -17,6 +17,7 @@ use crate::resources::source::Source;
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::{self, DEFAULT, Settings};
 use crate::store::Store;
+use crate::transcripts::follow::places::Watching;
 use crate::tree::access;
 use crate::trust;
 
@@ -92,6 +93,7 @@ impl SettingsFile {
                 test_args: Vec::new(),
                 test_timeout: Duration::from_secs(600),
                 expose_new_modules: true,
+                memory_watch: Watching::Default,
                 set_aside: None,
             });
         if !parsed.runs_something() {
@@ -165,6 +167,11 @@ impl Source {
     /// The settings in force (see [`SettingsFile::current`]).
     pub(crate) fn settings(&self) -> Settings {
         self.settings.current()
+    }
+
+    /// Which transcript folders memory follows (`[memory] watch`).
+    pub fn memory_watch(&self) -> Watching {
+        self.settings().memory_watch
     }
 
     /// The Python interpreter the settings choose, else the project's own: what the

@@ -21,7 +21,7 @@ pub mod watch;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -42,8 +42,11 @@ pub struct Caught {
     pub imported: Imported,
     /// Lines read this time that are bad (each reported only this once).
     pub bad: Option<ReadError>,
-    /// Why the file is not followed (not a transcript, another project's rollout, not a
-    /// regular file), said once.
+    /// Why the file cannot be read (not a regular file, no permission, a line too long),
+    /// said once.
+    pub unreadable: Option<String>,
+    /// Why the file is not followed though it could be read (not a transcript, another
+    /// project's rollout), said once.
     pub passed_over: Option<String>,
 }
 
@@ -62,6 +65,8 @@ struct Followed {
 pub struct Follower {
     store: Arc<Store>,
     files: HashMap<PathBuf, Followed>,
+    /// Files found unreadable and said so: said again only once read again.
+    unreadable: HashSet<PathBuf>,
 }
 
 impl Follower {
@@ -69,6 +74,7 @@ impl Follower {
         Follower {
             store,
             files: HashMap::new(),
+            unreadable: HashSet::new(),
         }
     }
 
@@ -84,10 +90,13 @@ impl Follower {
                 return Ok(caught);
             }
             Err(why) => {
-                caught.passed_over = Some(why);
+                if self.unreadable.insert(path.to_path_buf()) {
+                    caught.unreadable = Some(why);
+                }
                 return Ok(caught);
             }
         };
+        self.unreadable.remove(path);
         let meta = file.metadata().map_err(|e| cannot_read(path, &e))?;
         let identity = (meta.dev(), meta.ino());
         let known = self
@@ -123,7 +132,7 @@ impl Follower {
         let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
             if bytes.len() > MAX_LINE {
                 followed.passed_over = true;
-                caught.passed_over = Some(format!(
+                caught.unreadable = Some(format!(
                     "a line is longer than {} MiB: no transcript line is that long",
                     MAX_LINE >> 20
                 ));
@@ -152,6 +161,7 @@ impl Follower {
     /// Forgets how far `path` was read (it was deleted or moved away).
     pub fn forget(&mut self, path: &Path) {
         self.files.remove(path);
+        self.unreadable.remove(path);
     }
 }
 

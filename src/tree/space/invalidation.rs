@@ -17,7 +17,7 @@ use crate::tree::Space;
 use crate::tree::inodes::Inodes;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::lock;
-use crate::tree::resource::Changes;
+use crate::tree::resource::{Changes, Outside};
 
 /// What one change reaches.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +98,28 @@ impl Space {
             .spawn(move || tick(weak, version));
         if let Err(e) = spawned {
             crate::log::line(&format!("cannot start the store watcher: {e}"));
+        }
+    }
+
+    /// Start each resourcespace's own work ([`crate::tree::resource::Resource::start`]).
+    pub fn start(self: &Arc<Self>) {
+        let weak = Arc::downgrade(self);
+        let changes: Changes = Arc::new(move |paths| {
+            if let Some(space) = weak.upgrade() {
+                space.touched(paths);
+            }
+        });
+        let weak = Arc::downgrade(self);
+        let outside = Outside {
+            changes,
+            failed: Arc::new(move |op, path, error| {
+                if let Some(space) = weak.upgrade() {
+                    space.record(op, path, error);
+                }
+            }),
+        };
+        for resource in &self.resources {
+            resource.start(outside.clone());
         }
     }
 

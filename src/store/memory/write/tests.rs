@@ -518,3 +518,38 @@ fn a_batch_is_bounded_by_entries_and_by_bytes() {
     assert_eq!(batch_end(&[&huge, &small]), 1, "one entry, however large");
     assert_eq!(batch_end(&[&small, &huge]), 1);
 }
+
+#[test]
+fn a_better_title_replaces_the_ones_a_growing_file_gave_and_no_other() {
+    for_each_backend(|store| {
+        let mut record = session("s1", Some("2026-11-20T09:00:00Z"), "s1.jsonl");
+        let one = |record: &SessionRecord, key: &str| {
+            transcript(vec![(record.clone(), vec![entry(key, Channel::User, "x")])])
+        };
+        import(&store, &one(&record, "a")).unwrap();
+        // The first user message came: it replaces the file's name.
+        record.title = "Fix the login".into();
+        record.lesser_titles = vec!["s1.jsonl".into()];
+        import(&store, &one(&record, "b")).unwrap();
+        assert_eq!(
+            get_session(&store, "s1").unwrap().record.title,
+            "Fix the login"
+        );
+        // The tool's own title came.
+        record.title = "Login fixed".into();
+        record.lesser_titles = vec!["Fix the login".into(), "s1.jsonl".into()];
+        import(&store, &one(&record, "c")).unwrap();
+        assert_eq!(
+            get_session(&store, "s1").unwrap().record.title,
+            "Login fixed"
+        );
+        // A title of another origin stays.
+        record.title = "Something else".into();
+        record.lesser_titles = vec!["s1.jsonl".into()];
+        import(&store, &one(&record, "d")).unwrap();
+        assert_eq!(
+            get_session(&store, "s1").unwrap().record.title,
+            "Login fixed"
+        );
+    });
+}

@@ -1,0 +1,108 @@
+//! Memory keeping itself: while the tree is mounted, the transcripts of the agents working
+//! on the project are followed ([`crate::transcripts::follow`]) — the places
+//! `source/meta/settings.toml`'s `[memory] watch` names, asked again as it changes — and
+//! what they add shows in `memory/` without any command. A bad line or a file that cannot
+//! be read is logged once in `_errors.md` (and `memory/_entry.md` for a few minutes);
+//! files passed over (other JSON, another project's rollouts) only in the daemon log.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::model::TreePath;
+use crate::store::Store;
+use crate::transcripts::follow::places::{Watching, places};
+use crate::transcripts::follow::watch::{Event, Watch};
+use crate::transcripts::follow::{Caught, Follower};
+use crate::tree::resource::Outside;
+
+/// The setting in force: `None` once the tree is gone (following then stops).
+pub type Setting = Arc<dyn Fn() -> Option<Watching> + Send + Sync>;
+
+/// What memory follows for one project.
+#[derive(Clone)]
+pub struct Following {
+    /// The project's folder (absolute): it names its agents' folders.
+    pub project: PathBuf,
+    pub setting: Setting,
+}
+
+/// Follow on a thread of its own until the setting says the tree is gone.
+pub fn start(store: Arc<Store>, following: Following, outside: Outside) {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let spawned = std::thread::Builder::new()
+        .name("follow transcripts".into())
+        .spawn(move || {
+            let mut watch = Watch::new(Follower::new(store));
+            let Following { project, setting } = following;
+            watch.run(
+                &mut || setting().map(|watching| places(&watching, &project, &home)),
+                &mut |event| report(&outside, event),
+            );
+        });
+    if let Err(e) = spawned {
+        crate::log::line(&format!("cannot follow the agents' transcripts: {e}"));
+    }
+}
+
+/// Where failures of following are logged: memory's import folder.
+fn logged_at() -> TreePath {
+    TreePath::parse("memory/import")
+}
+
+fn report(outside: &Outside, event: Event<'_>) {
+    match event {
+        Event::Started { folders, files } => crate::log::line(&format!(
+            "memory: following {folders} transcript folder{} ({files} file{})",
+            if folders == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" }
+        )),
+        Event::Looked { path, caught } => looked(outside, path, caught),
+        Event::Failed { path, error } => (outside.failed)(
+            "import",
+            &logged_at(),
+            &Error::new(
+                error.kind,
+                format!("following {}: {}", path.display(), error.message),
+            ),
+        ),
+        Event::Stopped { why } => {
+            crate::log::line(&format!("memory: stopped following transcripts: {why}"))
+        }
+    }
+}
+
+fn looked(outside: &Outside, path: &Path, caught: &Caught) {
+    let imported = caught.imported;
+    if imported.entries > 0 || imported.sessions > 0 {
+        crate::log::line(&format!(
+            "memory: {} new entr{} from {}",
+            imported.entries,
+            if imported.entries == 1 { "y" } else { "ies" },
+            path.display()
+        ));
+        (outside.changes)(vec![TreePath::parse("memory")]);
+    }
+    if let Some(bad) = &caught.bad {
+        (outside.failed)(
+            "import",
+            &logged_at(),
+            &Error::invalid(format!(
+                "{}: {bad}; the other lines were imported, and a bad line is not read again",
+                path.display()
+            )),
+        );
+    }
+    if let Some(why) = &caught.unreadable {
+        (outside.failed)(
+            "import",
+            &logged_at(),
+            &Error::invalid(format!("{} is not imported: {why}", path.display())),
+        );
+    }
+    if let Some(why) = &caught.passed_over {
+        crate::log::line(&format!("memory: passed over {}: {why}", path.display()));
+    }
+}
