@@ -121,7 +121,14 @@ enum Command {
   homespace import --store /tmp/memory.db chat.jsonl
 
 A directory is searched for *.jsonl and *.json files. A refused file is listed with its bad
-lines on stderr, and the exit status is 1.")]
+lines on stderr, and the exit status is 1.
+
+With --watch it goes on after the files there are read, importing new files and the lines
+appended to them as agents write them (a bad line is reported on stderr and the rest
+imported) until interrupted; without paths it follows the project's own transcript folders,
+as a mount does:
+  homespace import --watch
+  homespace import --watch --store /tmp/memory.db ~/logs/chats")]
     Import {
         /// The project whose store to import into (default: the current directory).
         #[arg(long, value_name = "DIR", default_value = ".")]
@@ -130,8 +137,12 @@ lines on stderr, and the exit status is 1.")]
         /// <project>/.homespace/store.db).
         #[arg(long, value_name = "STORE", env = "HOMESPACE_STORE")]
         store: Option<String>,
+        /// Keep following the paths (or the project's transcript folders) and import what
+        /// agents write there, until interrupted.
+        #[arg(long)]
+        watch: bool,
         /// Transcript files, or directories to search for them.
-        #[arg(required = true, value_name = "PATH")]
+        #[arg(required_unless_present = "watch", value_name = "PATH")]
         paths: Vec<PathBuf>,
     },
     /// Delete one session from memory, with all its entries (the mount never deletes).
@@ -247,8 +258,15 @@ fn main() -> ExitCode {
         Command::Import {
             project,
             store,
+            watch: false,
             paths,
         } => cli::memory::import(&project, store.as_deref().map(Location::parse), &paths),
+        Command::Import {
+            project,
+            store,
+            watch: true,
+            paths,
+        } => cli::memory::follow(&project, store.as_deref().map(Location::parse), &paths),
         Command::Forget {
             project,
             store,

@@ -168,3 +168,70 @@ fn chats_opening_with_the_same_system_prompt_stay_separate_sessions() {
         "imported 2 files: 2 sessions, 6 entries (0 already stored, 0 files refused)"
     );
 }
+
+/// Kills the child when dropped: a test failing must not leave `--watch` running.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn watch_imports_files_and_lines_written_after_it_started_until_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, out, err) = (
+        dir.path().join("logs"),
+        dir.path().join("out"),
+        dir.path().join("err"),
+    );
+    std::fs::create_dir(&logs).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_homespace"))
+        .args(["import", "--watch", "--store"])
+        .arg(dir.path().join("s.db"))
+        .arg(&logs)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let _running = Killed(child);
+    let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
+    let wait_for = |what: &str, path: &Path, needle: &str| {
+        let start = std::time::Instant::now();
+        while !read(path).contains(needle) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "waited too long for {what}: {}{}",
+                read(&out),
+                read(&err)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    wait_for("it to start", &err, "Ctrl-C stops");
+    let chat = logs.join("chat.jsonl");
+    let generic = std::fs::read_to_string(fixture("generic.jsonl")).unwrap();
+    // The session's header line and its first entry, then the rest.
+    let second_end = generic.match_indices('\n').nth(1).unwrap().0 + 1;
+    let (head, tail) = generic.split_at(second_end);
+    std::fs::write(&chat, head).unwrap();
+    wait_for(
+        "the new file",
+        &out,
+        "chat.jsonl: 1 new session, 1 entry added",
+    );
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&chat)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("oops\n{tail}").as_bytes()).unwrap();
+    wait_for(
+        "the appended lines",
+        &out,
+        "chat.jsonl: 0 new sessions, 5 entries added",
+    );
+    wait_for("the bad line", &err, "line 3: invalid JSON");
+}

@@ -4,11 +4,16 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use homespace::app::Options;
+use homespace::model::count::thousands;
 use homespace::store::location::Location;
+use homespace::transcripts::follow::Follower;
+use homespace::transcripts::follow::places::{Watching, places};
+use homespace::transcripts::follow::watch::{Event, Watch};
 use homespace::transcripts::{self, Progress, ReadError, Summary};
 
 pub fn forget(project: &Path, store: Option<Location>, session: &str) -> Result<(), String> {
@@ -81,6 +86,86 @@ pub fn import(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Res
             if n == 1 { "it" } else { "them" },
         )),
     }
+}
+
+/// `homespace import --watch`: follow `paths` (else the project's own transcript folders)
+/// until interrupted, saying on stdout what each look stored and on stderr what was bad.
+pub fn follow(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Result<(), String> {
+    let options = Options {
+        store,
+        ..Options::new(project.to_path_buf())
+    };
+    let watching = match paths {
+        [] => Watching::Default,
+        _ => Watching::Paths {
+            paths: paths
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .collect(),
+            with_defaults: false,
+        },
+    };
+    // The project names the default folders; paths given need none.
+    let root = match homespace::app::project_dir(project) {
+        Ok(root) => root,
+        Err(_) if !paths.is_empty() => project.to_path_buf(),
+        Err(e) => {
+            return Err(format!(
+                "{}: give --project DIR, or the paths to follow",
+                e.message
+            ));
+        }
+    };
+    options.make_store_dir().map_err(|e| e.message)?;
+    let store = Arc::new(options.store().open().map_err(|e| e.message)?);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let places = places(&watching, &root, &home);
+    let mut watch = Watch::new(Follower::new(store));
+    let mut stopped = None;
+    watch.run(&mut || Some(places.clone()), &mut |event| match event {
+        Event::Started { folders, files } => eprintln!(
+            "homespace: following {} ({folders} {} watched, {files} {} read); Ctrl-C stops",
+            places
+                .iter()
+                .map(|p| p.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            plural(folders, "folder", "folders"),
+            plural(files, "file", "files"),
+        ),
+        Event::Looked { path, caught } => {
+            let imported = caught.imported;
+            if imported.entries > 0 || imported.sessions > 0 {
+                println!(
+                    "{}: {} new {}, {} {} added",
+                    path.display(),
+                    imported.sessions,
+                    plural(imported.sessions, "session", "sessions"),
+                    thousands(imported.entries as u64),
+                    plural(imported.entries, "entry", "entries"),
+                );
+            }
+            for why in [&caught.unreadable, &caught.passed_over]
+                .into_iter()
+                .flatten()
+            {
+                eprintln!("homespace: passed over {}: {why}", path.display());
+            }
+            if let Some(bad) = &caught.bad {
+                eprintln!(
+                    "homespace: {}: {bad}; the other lines were imported",
+                    path.display()
+                );
+            }
+        }
+        Event::Failed { path, error } => {
+            eprintln!("homespace: {}: {}", path.display(), error.message);
+        }
+        Event::Stopped { why } => stopped = Some(why),
+    });
+    Err(stopped.unwrap_or_else(|| "following stopped".into()))
 }
 
 /// Refused and passed-over files on stderr, then the one summary line on stdout.
