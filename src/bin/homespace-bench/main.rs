@@ -19,13 +19,15 @@
 //!
 //! The memory store section (`memory_store.rs`) measures the store alone, in-process, on
 //! both backends: import rates, and search and `related` over generated entries (the
-//! `--entries` of the sessions section).
+//! `--entries` of the sessions section). It opens with live import (`live_import.rs`):
+//! entries per second as a transcript grows, and the delay from an append to the mount
+//! showing it.
 //!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|sessions|walks] [--cached-only] [--entries N]
+//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks] [--cached-only] [--entries N]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -38,6 +40,7 @@
 //! The scratch server is stopped, and every database on it dropped, before it exits.
 
 mod backends;
+mod live_import;
 mod memory;
 mod memory_store;
 mod search_baseline;
@@ -84,16 +87,17 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" => (false, false, false, false, false),
+        "memory-store" | "live-import" => (false, false, false, false, false),
         other => {
             eprintln!(
-                "homespace-bench: --only takes all, source, tasks, memory, memory-store, sessions \
-                 or walks, not {other:?}"
+                "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
+                 live-import, sessions or walks, not {other:?}"
             );
             std::process::exit(2);
         }
     };
     let memory_store = all || only == "memory-store";
+    let live_import = memory_store || only == "live-import";
     let walk_options = match value("--project-only").as_deref() {
         None | Some("all") => Some(false),
         Some("example") => Some(true),
@@ -128,7 +132,7 @@ fn main() {
             uncached,
         );
     }
-    if tasks || sessions || memory_store {
+    if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before
         // the exit below (which would skip it).
         let backends = backends::Backends::start();
@@ -144,6 +148,10 @@ fn main() {
                 }
             }
             Err(why) => println!("no copy of {}: {why}", example.display()),
+        }
+        if live_import {
+            live_import::bench_live_import(&backends);
+            live_import::bench_live_delay(&example);
         }
         if memory_store {
             memory_store::bench_memory_store(&backends, entries);
