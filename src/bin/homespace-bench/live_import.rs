@@ -26,7 +26,11 @@ const APPENDS: usize = 40;
 
 /// One Claude Code message line, number `n`, with about 40 words of text.
 fn line(n: usize) -> String {
-    let kind = if n % 2 == 0 { "user" } else { "assistant" };
+    let kind = if n.is_multiple_of(2) {
+        "user"
+    } else {
+        "assistant"
+    };
     let text: Vec<String> = (0..40)
         .map(|w| format!("w{}", (n * 7 + w * 13) % 5000))
         .collect();
