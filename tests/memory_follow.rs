@@ -128,6 +128,13 @@ fn a_session_being_written_shows_line_by_line_and_a_restart_adds_nothing_twice()
         .and_then(|n| n.replace(',', "").parse().ok())
         .unwrap_or_else(|| panic!("no entry count in {said:?}"));
     wait_for(&mount, "every line", || counts(&mount).1 == whole);
+    let entry = mount.read("memory/_entry.md");
+    assert!(
+        entry.contains("Following as agents write: `")
+            && entry.contains(&format!("{}`", folder.display())),
+        "memory/_entry.md says what it follows:\n{entry}"
+    );
+    assert!(entry.contains("; last import "), "{entry}");
     wait_for(&mount, "the bad line in _errors.md", || {
         mount.read("_errors.md").contains("line 6")
     });

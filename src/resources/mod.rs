@@ -43,6 +43,7 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
     let following = memory::follow::Following {
         project: ctx.project.clone(),
         setting: Arc::new(move || settings.upgrade().map(|source| source.memory_watch())),
+        status: Default::default(),
     };
     let mut all: Vec<Arc<dyn Resource>> = vec![
         source,

@@ -6,14 +6,16 @@
 //! files passed over (other JSON, another project's rollouts) only in the daemon log.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::error::Error;
 use crate::model::TreePath;
+use crate::model::time::Time;
 use crate::store::Store;
 use crate::transcripts::follow::places::{Watching, places};
 use crate::transcripts::follow::watch::{Event, Watch};
 use crate::transcripts::follow::{Caught, Follower};
+use crate::tree::lock;
 use crate::tree::resource::Outside;
 
 /// The setting in force: `None` once the tree is gone (following then stops).
@@ -25,6 +27,51 @@ pub struct Following {
     /// The project's folder (absolute): it names its agents' folders.
     pub project: PathBuf,
     pub setting: Setting,
+    /// What following is doing, for `memory/_entry.md`.
+    pub status: Arc<Mutex<Status>>,
+}
+
+/// What following is doing, as `memory/_entry.md` says it.
+#[derive(Debug, Default)]
+pub struct Status {
+    /// Whether it runs (only a mount follows).
+    pub running: bool,
+    /// The places followed, and how many transcript files they held at the start.
+    pub places: Vec<PathBuf>,
+    pub files: usize,
+    /// The latest look that stored something: when, how many entries, from which file.
+    pub last: Option<(Time, usize, PathBuf)>,
+}
+
+impl Status {
+    /// One line for `memory/_entry.md`.
+    pub fn line(&self) -> String {
+        if !self.running {
+            return "Not following transcripts here: a mount follows its agents' folders as \
+                    they write ([memory] watch in source/meta/settings.toml)."
+                .into();
+        }
+        if self.places.is_empty() {
+            return "Following no transcript folders ([memory] watch is off in \
+                    source/meta/settings.toml)."
+                .into();
+        }
+        let places: Vec<String> = self
+            .places
+            .iter()
+            .map(|p| format!("`{}`", p.display()))
+            .collect();
+        let last = match &self.last {
+            Some((at, entries, _)) => format!("; last import {at}, {entries} entries"),
+            None => String::new(),
+        };
+        format!(
+            "Following as agents write: {} ({} file{} at the start{last}).",
+            places.join(", "),
+            self.files,
+            if self.files == 1 { "" } else { "s" }
+        )
+    }
 }
 
 /// Follow on a thread of its own until the setting says the tree is gone.
@@ -36,10 +83,19 @@ pub fn start(store: Arc<Store>, following: Following, outside: Outside) {
         .name("follow transcripts".into())
         .spawn(move || {
             let mut watch = Watch::new(Follower::new(store));
-            let Following { project, setting } = following;
+            let Following {
+                project,
+                setting,
+                status,
+            } = following;
+            lock(&status).running = true;
             watch.run(
-                &mut || setting().map(|watching| places(&watching, &project, &home)),
-                &mut |event| report(&outside, event),
+                &mut || {
+                    let places = places(&setting()?, &project, &home);
+                    lock(&status).places = places.iter().map(|p| p.path.clone()).collect();
+                    Some(places)
+                },
+                &mut |event| report(&outside, &status, event),
             );
         });
     if let Err(e) = spawned {
@@ -52,14 +108,22 @@ fn logged_at() -> TreePath {
     TreePath::parse("memory/import")
 }
 
-fn report(outside: &Outside, event: Event<'_>) {
+fn report(outside: &Outside, status: &Mutex<Status>, event: Event<'_>) {
     match event {
-        Event::Started { folders, files } => crate::log::line(&format!(
-            "memory: following {folders} transcript folder{} ({files} file{})",
-            if folders == 1 { "" } else { "s" },
-            if files == 1 { "" } else { "s" }
-        )),
-        Event::Looked { path, caught } => looked(outside, path, caught),
+        Event::Started { folders, files } => {
+            lock(status).files = files;
+            crate::log::line(&format!(
+                "memory: following {folders} transcript folder{} ({files} file{})",
+                if folders == 1 { "" } else { "s" },
+                if files == 1 { "" } else { "s" }
+            ));
+        }
+        Event::Looked { path, caught } => {
+            if caught.imported.entries > 0 {
+                lock(status).last = Some((Time::now(), caught.imported.entries, path.into()));
+            }
+            looked(outside, path, caught);
+        }
         Event::Failed { path, error } => (outside.failed)(
             "import",
             &logged_at(),

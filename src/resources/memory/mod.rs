@@ -26,6 +26,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
+use crate::tree::lock;
 use crate::tree::resource::{Outside, Resource};
 
 /// Hits on a page of `search/memory:…`: each comes with the turns around it, and an agent
@@ -191,7 +192,11 @@ impl Resource for Memory {
         let (stats, recent) = self
             .store
             .memory(|m| Ok((m.stats()?, m.recent_sessions(RECENT_HERE)?)))?;
-        Ok(views::root(&stats, &recent, &self.links))
+        let mut entry = views::root(&stats, &recent, &self.links);
+        if let Some(following) = &self.following {
+            entry.about.push(lock(&following.status).line());
+        }
+        Ok(entry)
     }
 
     fn glance_hits(&self) -> usize {

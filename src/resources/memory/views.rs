@@ -175,7 +175,7 @@ pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
             ..Section::default()
         }],
         advanced: vec![
-            "`homespace import [--store FILE] PATH...` imports files or whole folders (e.g. ~/.claude/projects).".into(),
+            "`homespace import [--store FILE] PATH...` imports files or whole folders (e.g. ~/.claude/projects); with `--watch` it follows them as agents write, without a mount.".into(),
             "`homespace forget SESSION` deletes one session; nothing is deleted through the mount.".into(),
         ],
     }
