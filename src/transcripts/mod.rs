@@ -1,7 +1,9 @@
 //! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries, for
-//! the store to import. Three formats, recognised from content, never from the file name:
-//! generic JSONL ([`generic`]), Claude Code session files ([`claude`]) and Codex CLI
-//! rollouts ([`codex`]). [`import`] walks paths and stores what it reads.
+//! the store to import. Formats are recognised from content, never from the file name:
+//! generic JSONL and chat exports ([`generic`]), Claude Code session files ([`claude`]),
+//! Codex CLI rollouts ([`codex`]) and Gemini CLI sessions ([`gemini`]: a JSONL log, or one
+//! JSON document over many lines, which is recognised before lines are read).
+//! [`import`] walks paths and stores what it reads.
 //!
 //! Guarantees:
 //! - A file is read whole or not at all: any bad line (not JSON, not an object, a known
@@ -25,6 +27,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 pub mod generic;
 pub mod import;
 mod lines;
@@ -50,6 +53,8 @@ pub enum Format {
     ClaudeCode,
     /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
     Codex,
+    /// Gemini CLI's `~/.gemini/tmp/<project>/chats/session-*.jsonl` (or `.json`).
+    GeminiCli,
 }
 
 /// Why a file was refused: its bad lines as (line number, reason), in line order, at most
@@ -112,9 +117,23 @@ pub struct Reading {
     pub ignored: usize,
 }
 
+impl Reading {
+    fn of(format: Format, sessions: sessions::Sessions, file_name: &str) -> Reading {
+        let ignored = sessions.ignored;
+        Reading {
+            format: Some(format),
+            transcript: sessions.finish(file_name),
+            ignored,
+        }
+    }
+}
+
 /// The format of `bytes`: the first record (in line order) that only one format writes
 /// decides. `None` when no line is such a record (empty files, other JSON, not JSON).
 pub fn format_of(bytes: &[u8]) -> Option<Format> {
+    if gemini::document(bytes).is_some() {
+        return Some(Format::GeminiCli);
+    }
     let mut ignore = lines::BadLines::default();
     lines::records(bytes, &mut ignore)
         .iter()
@@ -123,6 +142,9 @@ pub fn format_of(bytes: &[u8]) -> Option<Format> {
 
 fn format_of_record(o: &Map<String, Value>) -> Option<Format> {
     let has = |name: &str| o.contains_key(name);
+    if gemini::is_record(o) {
+        return Some(Format::GeminiCli);
+    }
     match o.get("type").and_then(Value::as_str) {
         Some(kind) if codex::LINE_TYPES.contains(&kind) && has("payload") => {
             return Some(Format::Codex);
@@ -150,6 +172,11 @@ pub fn read(bytes: &[u8], file_name: &str) -> Result<Transcript, ReadError> {
 
 /// [`read`], also saying the format and how many records were skipped.
 pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError> {
+    // A whole JSON document over many lines is no JSONL: it is recognised before lines are.
+    if let Some(document) = gemini::document(bytes) {
+        let sessions = gemini::read_document(&document.map_err(ReadError::whole_file)?, file_name)?;
+        return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
+    }
     let mut bad = lines::BadLines::default();
     let records = lines::records(bytes, &mut bad);
     let format = records
@@ -158,6 +185,7 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
     let sessions = match format {
         Some(Format::ClaudeCode) => claude::read(&records, &mut bad),
         Some(Format::Codex) => codex::read(&records, &mut bad, file_name),
+        Some(Format::GeminiCli) => gemini::read(&records, &mut bad, file_name),
         Some(Format::Jsonl) | None => generic::read(&records, &mut bad, file_name),
     };
     if !bad.is_empty() {
