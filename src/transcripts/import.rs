@@ -5,7 +5,7 @@
 //! refused file changes nothing and is listed with its bad lines, and the others are still
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
-//! file is read. Inside a directory only `*.jsonl` and `*.json` files are taken (recursively,
+//! file is read. Inside a directory only `*.jsonl`, `*.json` and `.aider.chat.history.md` files are taken (recursively,
 //! in name order, hidden ones too, following symbolic links that stay inside it; a file
 //! reached twice is read once), and those whose content is no transcript format at all
 //! (another JSON file) are passed over and listed; a file named on its own is always read.
@@ -398,7 +398,7 @@ fn is_transcript_name(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "json")
-    )
+    ) || path.file_name().and_then(|n| n.to_str()) == Some(super::aider::FILE_NAME)
 }
 
 #[cfg(test)]

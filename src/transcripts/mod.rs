@@ -1,8 +1,9 @@
 //! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries, for
 //! the store to import. Formats are recognised from content, never from the file name:
 //! generic JSONL and chat exports ([`generic`]), Claude Code session files ([`claude`]),
-//! Codex CLI rollouts ([`codex`]) and Gemini CLI sessions ([`gemini`]: a JSONL log, or one
-//! JSON document over many lines, which is recognised before lines are read).
+//! Codex CLI rollouts ([`codex`]), Gemini CLI sessions ([`gemini`]: a JSONL log, or one
+//! JSON document over many lines) and Aider's markdown chat history ([`aider`]); the last
+//! two are recognised before the file is read as lines of JSON.
 //! [`import`] walks paths and stores what it reads.
 //!
 //! Guarantees:
@@ -25,6 +26,7 @@
 //! assert_eq!(transcript.sessions[0].0.title, "Fix the rounding bug");
 //! ```
 
+pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod gemini;
@@ -55,6 +57,8 @@ pub enum Format {
     Codex,
     /// Gemini CLI's `~/.gemini/tmp/<project>/chats/session-*.jsonl` (or `.json`).
     GeminiCli,
+    /// Aider's `.aider.chat.history.md` (markdown, not JSON).
+    Aider,
 }
 
 /// Why a file was refused: its bad lines as (line number, reason), in line order, at most
@@ -134,6 +138,9 @@ pub fn format_of(bytes: &[u8]) -> Option<Format> {
     if gemini::document(bytes).is_some() {
         return Some(Format::GeminiCli);
     }
+    if aider::is_history(bytes) {
+        return Some(Format::Aider);
+    }
     let mut ignore = lines::BadLines::default();
     lines::records(bytes, &mut ignore)
         .iter()
@@ -178,6 +185,13 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
     }
     let mut bad = lines::BadLines::default();
+    if aider::is_history(bytes) {
+        let sessions = aider::read(bytes, &mut bad, file_name);
+        if !bad.is_empty() {
+            return Err(bad.into_error());
+        }
+        return Ok(Reading::of(Format::Aider, sessions, file_name));
+    }
     let records = lines::records(bytes, &mut bad);
     let format = records
         .iter()
@@ -186,7 +200,8 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         Some(Format::ClaudeCode) => claude::read(&records, &mut bad),
         Some(Format::Codex) => codex::read(&records, &mut bad, file_name),
         Some(Format::GeminiCli) => gemini::read(&records, &mut bad, file_name),
-        Some(Format::Jsonl) | None => generic::read(&records, &mut bad, file_name),
+        // No record is Aider's: its markdown was recognised before lines were read.
+        Some(Format::Jsonl | Format::Aider) | None => generic::read(&records, &mut bad, file_name),
     };
     if !bad.is_empty() {
         return Err(bad.into_error());
