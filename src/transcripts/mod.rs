@@ -33,6 +33,7 @@ pub mod gemini;
 pub mod generic;
 pub mod import;
 mod lines;
+pub mod opencode;
 mod sessions;
 mod text;
 mod time;
@@ -59,6 +60,9 @@ pub enum Format {
     GeminiCli,
     /// Aider's `.aider.chat.history.md` (markdown, not JSON).
     Aider,
+    /// OpenCode's database or JSON storage: read from a path, not from one file's bytes
+    /// ([`opencode::read_path`]).
+    OpenCode,
 }
 
 /// Why a file was refused: its bad lines as (line number, reason), in line order, at most
@@ -200,8 +204,11 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         Some(Format::ClaudeCode) => claude::read(&records, &mut bad),
         Some(Format::Codex) => codex::read(&records, &mut bad, file_name),
         Some(Format::GeminiCli) => gemini::read(&records, &mut bad, file_name),
-        // No record is Aider's: its markdown was recognised before lines were read.
-        Some(Format::Jsonl | Format::Aider) | None => generic::read(&records, &mut bad, file_name),
+        // No record is Aider's (its markdown was recognised before lines were read) nor
+        // OpenCode's (read from its folders, never from one file's bytes).
+        Some(Format::Jsonl | Format::Aider | Format::OpenCode) | None => {
+            generic::read(&records, &mut bad, file_name)
+        }
     };
     if !bad.is_empty() {
         return Err(bad.into_error());
