@@ -20,23 +20,62 @@
 //! rewind. Rewound messages are kept: they were said, and an import made before the rewind
 //! stored them anyway.
 //!
-//! The format says no working directory (only a hash of it), so sessions have no `cwd`.
+//! The format says no working directory (only a hash of it). Newer versions name the
+//! project's folder after the project and keep its path in `.project_root` beside
+//! `chats/`: an import that reads the file from its place takes the session's `cwd` from
+//! there ([`placed`]); elsewhere sessions have none.
 //! Keys are the tool's ids (`<message id>`, `#thought<n>`, `#call:<call id>`,
 //! `#result:<call id>`), stable however often the file is rewritten or grows.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
-use super::ReadError;
 use super::lines::{BadLines, Line, kind, str_of};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
+use super::{Format, ReadError, Reading};
 
 pub const SOURCE: &str = "gemini-cli";
+
+/// The longest `.project_root` read: one path.
+const MAX_PROJECT_ROOT: u64 = 4096;
+
+/// `reading` of the file at `path`, its Gemini CLI sessions placed in the project whose path
+/// the folder's `.project_root` holds (`<project>/.project_root` beside `chats/`, where
+/// the file is or is below). Any other reading comes back as it was.
+pub fn placed(mut reading: Reading, path: &Path) -> Reading {
+    if reading.format != Some(Format::GeminiCli) {
+        return reading;
+    }
+    let chats = path
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.file_name().is_some_and(|n| n == "chats"));
+    let Some(root) = chats.and_then(Path::parent).and_then(project_root) else {
+        return reading;
+    };
+    for (session, _) in &mut reading.transcript.sessions {
+        session.cwd.get_or_insert_with(|| root.clone());
+    }
+    reading
+}
+
+/// The absolute path in `<dir>/.project_root`: a small regular file, not a link.
+fn project_root(dir: &Path) -> Option<String> {
+    let file = dir.join(".project_root");
+    let meta = std::fs::symlink_metadata(&file).ok()?;
+    if !meta.is_file() || meta.len() > MAX_PROJECT_ROOT {
+        return None;
+    }
+    let text = std::fs::read_to_string(&file).ok()?;
+    let root = text.trim();
+    (root.starts_with('/') && !root.contains('\n')).then(|| root.to_string())
+}
 
 /// Whether a JSONL record is one only Gemini CLI's log writes.
 pub fn is_record(o: &Map<String, Value>) -> bool {

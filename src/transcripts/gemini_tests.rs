@@ -11,6 +11,8 @@ use crate::store::memory::testing::time;
 use crate::store::memory::touched::files_changed;
 use crate::transcripts::{Format, format_of, import_paths, read, read_counted};
 
+use super::placed;
+
 const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/transcripts/gemini"
@@ -213,4 +215,30 @@ fn a_malformed_session_is_refused_saying_what_is_wrong() {
     assert_eq!(error.bad_lines.len(), 1);
     assert_eq!(error.bad_lines[0].0, 7);
     assert!(error.bad_lines[0].1.starts_with("`timestamp`:"), "{error}");
+}
+
+#[test]
+fn a_session_in_a_named_project_folder_takes_its_cwd_from_project_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd_at = |folder: &str| {
+        let path = dir.path().join(folder).join("chats").join(LOG_NAME);
+        placed(read_counted(LOG, LOG_NAME).unwrap(), &path)
+            .transcript
+            .sessions[0]
+            .0
+            .cwd
+            .clone()
+    };
+    std::fs::create_dir_all(dir.path().join("ledger/chats")).unwrap();
+    std::fs::write(
+        dir.path().join("ledger/.project_root"),
+        "/home/dev/ledger\n",
+    )
+    .unwrap();
+    assert_eq!(cwd_at("ledger").as_deref(), Some("/home/dev/ledger"));
+    assert_eq!(
+        cwd_at("9b0c4f6e"),
+        None,
+        "older versions' hash-named folders have none"
+    );
 }
