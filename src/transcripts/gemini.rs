@@ -20,6 +20,8 @@
 //! rewind. Rewound messages are kept: they were said, and an import made before the rewind
 //! stored them anyway.
 //!
+//! `logs.json` beside `chats/` lists only the user's prompts: no transcript, passed over.
+//!
 //! The format says no working directory (only a hash of it). Newer versions name the
 //! project's folder after the project and keep its path in `.project_root` beside
 //! `chats/`: an import that reads the file from its place takes the session's `cwd` from
