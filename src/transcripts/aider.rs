@@ -21,17 +21,20 @@
 //! Times: aider writes the session's start in local time without a zone; it is read as
 //! UTC (off by the writer's offset), and every entry of the session carries it, the only
 //! time the file gives. The session's id is `aider-<that time>` (`-2`, … for a repeat in
-//! one file); its `cwd` is the file's folder when the file is named by an absolute path
-//! under its usual name; `Main model:` in the startup lines names its model; its title is
-//! the first input that is not an aider command (`/add …`).
+//! one file); its `cwd` is the file's folder when an import reads it from its place
+//! ([`placed`]); `Main model:` in the startup lines names its model; its title is the first
+//! input that is not an aider command (`/add …`).
 //!
 //! Keys hash the session's opening line with the block's kind and text, and count repeats
 //! (as [`LineKeys`] does): appending to the file keeps every key it gave.
+
+use std::path::Path;
 
 use serde_json::{Value, json};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
+use super::Reading;
 use super::lines::{BadLines, LineKeys};
 use super::sessions::Sessions;
 use super::text;
@@ -59,12 +62,11 @@ enum Block {
     Reply,
 }
 
-pub fn read(bytes: &[u8], bad: &mut BadLines, file_name: &str) -> Sessions {
+pub fn read(bytes: &[u8], bad: &mut BadLines) -> Sessions {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = Reader {
         sessions: Sessions::new(SOURCE),
         keys: LineKeys::default(),
-        cwd: project_of(file_name),
         session: None,
         ids: Vec::new(),
         block: None,
@@ -93,10 +95,18 @@ pub fn read(bytes: &[u8], bad: &mut BadLines, file_name: &str) -> Sessions {
     reader.sessions
 }
 
-/// The project folder of an absolute path to a history under its usual name.
-fn project_of(file_name: &str) -> Option<String> {
-    let folder = file_name.strip_suffix(FILE_NAME)?.strip_suffix('/')?;
-    (folder.starts_with('/') && !folder.is_empty()).then(|| folder.to_string())
+/// `reading` of the history at `path`, its sessions placed in the file's folder: aider
+/// writes its history in the project it works on.
+pub fn placed(mut reading: Reading, path: &Path) -> Reading {
+    let folder = std::path::absolute(path)
+        .ok()
+        .and_then(|p| Some(p.parent()?.to_string_lossy().into_owned()));
+    if let Some(folder) = folder {
+        for (session, _) in &mut reading.transcript.sessions {
+            session.cwd.get_or_insert_with(|| folder.clone());
+        }
+    }
+    reading
 }
 
 /// The session being read.
@@ -115,7 +125,6 @@ struct Command {
 struct Reader {
     sessions: Sessions,
     keys: LineKeys,
-    cwd: Option<String>,
     session: Option<Session>,
     /// Session ids given so far, so that a repeated opening gets an id of its own.
     ids: Vec<String>,
@@ -195,7 +204,6 @@ impl Reader {
         };
         let draft = self.sessions.session(&id);
         draft.saw_time(&at);
-        draft.saw_context(self.cwd.as_deref(), None);
         self.command = None;
         self.session = Some(Session {
             id,

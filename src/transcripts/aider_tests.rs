@@ -2,13 +2,13 @@
 //! sessions, edits, a `/run`, and a quote inside the assistant's reply.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::store::Store;
 use crate::store::memory::record::{Channel, EntryRecord};
 use crate::store::memory::testing::time;
 use crate::store::memory::touched::files_changed;
-use crate::transcripts::{Format, format_of, import_paths, read, read_counted};
+use crate::transcripts::{Format, format_of, import_paths, placed, read, read_counted};
 
 const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -46,7 +46,15 @@ fn sessions_inputs_replies_edits_and_commands() {
         first.title,
         "Round cents half to even instead of half up: the bank's statements do it that way."
     );
-    assert_eq!(first.cwd.as_deref(), Some("/home/dev/ledger"));
+    assert_eq!(
+        first.cwd, None,
+        "the content does not say where it was written"
+    );
+    let reading = placed(read_counted(HISTORY, PATH).unwrap(), Path::new(PATH));
+    assert_eq!(
+        reading.transcript.sessions[1].0.cwd.as_deref(),
+        Some("/home/dev/ledger")
+    );
     assert_eq!(
         first.model.as_deref(),
         Some("anthropic/claude-sonnet-4-20250514")

@@ -40,20 +40,17 @@ use super::lines::{BadLines, Line, kind, str_of};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
-use super::{Format, ReadError, Reading};
+use super::{ReadError, Reading};
 
 pub const SOURCE: &str = "gemini-cli";
 
 /// The longest `.project_root` read: one path.
 const MAX_PROJECT_ROOT: u64 = 4096;
 
-/// `reading` of the file at `path`, its Gemini CLI sessions placed in the project whose path
-/// the folder's `.project_root` holds (`<project>/.project_root` beside `chats/`, where
-/// the file is or is below). Any other reading comes back as it was.
+/// `reading` of the Gemini CLI session file at `path`, its sessions placed in the project
+/// whose path the folder's `.project_root` holds (`<project>/.project_root` beside
+/// `chats/`, where the file is or is below).
 pub fn placed(mut reading: Reading, path: &Path) -> Reading {
-    if reading.format != Some(Format::GeminiCli) {
-        return reading;
-    }
     let chats = path
         .ancestors()
         .skip(1)
@@ -115,7 +112,13 @@ pub fn document(bytes: &[u8]) -> Option<Result<Map<String, Value>, String>> {
             Some(Ok(o))
         }
         Ok(_) => None,
-        Err(e) if contains(bytes, b"\"projectHash\"") && contains(bytes, b"\"messages\"") => {
+        // Pretty-printed (its second line is no JSON object, as a log's would be), and
+        // Gemini's by its fields.
+        Err(e)
+            if !second_line_is_object(&bytes[start..])
+                && contains(bytes, b"\"projectHash\"")
+                && contains(bytes, b"\"messages\"") =>
+        {
             Some(Err(format!(
                 "a Gemini CLI session that is not whole JSON: {} at line {}, column {}",
                 reason_of(&e),
@@ -125,6 +128,14 @@ pub fn document(bytes: &[u8]) -> Option<Result<Map<String, Value>, String>> {
         }
         Err(_) => None,
     }
+}
+
+fn second_line_is_object(bytes: &[u8]) -> bool {
+    let mut lines = bytes.split(|&b| b == b'\n').map(<[u8]>::trim_ascii);
+    lines.next();
+    lines
+        .find(|line| !line.is_empty())
+        .is_none_or(|line| line.starts_with(b"{"))
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {

@@ -28,7 +28,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::store::Store;
 use crate::store::memory::Loader;
 
-use super::{ReadError, Reading, aider, format_of, gemini, opencode, read_counted};
+use super::{ReadError, Reading, aider, format_of, opencode, read_counted};
 
 /// What [`import_paths`] reports as it goes, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,7 +206,7 @@ fn read_file(file: &Found) -> Read {
     };
     match read_counted(&bytes, &file.path.to_string_lossy()) {
         Ok(reading) if !file.named && reading.format.is_none() => Read::NotTranscript,
-        Ok(reading) => Read::Transcript(gemini::placed(reading, &file.path)),
+        Ok(reading) => Read::Transcript(super::placed(reading, &file.path)),
         // Another JSON file in a directory reads as bad generic JSONL: what it is, is
         // asked only then.
         Err(_) if !file.named && format_of(&bytes).is_none() => Read::NotTranscript,

@@ -136,6 +136,17 @@ impl Reading {
     }
 }
 
+/// `reading` of the file at `path`, with what the file's place says and its content does
+/// not: the project of a Gemini CLI session (the `.project_root` beside `chats/`) or of an
+/// Aider history (the folder it is in).
+pub fn placed(reading: Reading, path: &std::path::Path) -> Reading {
+    match reading.format {
+        Some(Format::GeminiCli) => gemini::placed(reading, path),
+        Some(Format::Aider) => aider::placed(reading, path),
+        _ => reading,
+    }
+}
+
 /// The format of `bytes`: the first record (in line order) that only one format writes
 /// decides. `None` when no line is such a record (empty files, other JSON, not JSON).
 pub fn format_of(bytes: &[u8]) -> Option<Format> {
@@ -190,7 +201,7 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
     }
     let mut bad = lines::BadLines::default();
     if aider::is_history(bytes) {
-        let sessions = aider::read(bytes, &mut bad, file_name);
+        let sessions = aider::read(bytes, &mut bad);
         if !bad.is_empty() {
             return Err(bad.into_error());
         }

@@ -47,14 +47,16 @@ const STORAGE: [&str; 3] = ["session", "message", "part"];
 /// A piece of OpenCode's JSON storage larger than this is no message nor part.
 const MAX_PIECE: u64 = 64 << 20;
 
-/// Whether this reader takes the file at `path`: OpenCode's database, or a session file
-/// of its JSON storage.
+/// The database's write-ahead log, where OpenCode's latest writes are until checkpointed:
+/// a change to it is a change to the database.
+const DATABASE_LOG: &str = "opencode.db-wal";
+
+/// Whether this reader takes the file at `path`: OpenCode's database (or its log), or a
+/// file of its JSON storage that belongs to a session (the session's own, one of its
+/// messages, one of their parts).
 pub fn reads(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str());
-    if name == Some(DATABASE) {
-        return true;
-    }
-    storage_of_session(path).is_some()
+    matches!(name, Some(DATABASE | DATABASE_LOG)) || session_of(path).is_some()
 }
 
 /// Whether the folder `dir` is a part of a JSON storage folder other than its sessions
@@ -68,21 +70,58 @@ fn is_storage(dir: &Path) -> bool {
     STORAGE.iter().all(|folder| dir.join(folder).is_dir())
 }
 
-/// The storage folder of a session file, `<storage>/session/<project>/<id>.json`.
-fn storage_of_session(path: &Path) -> Option<&Path> {
+/// The storage folder and the session file of a file in `<storage>/session/<project>/`,
+/// `<storage>/message/<session id>/` or `<storage>/part/<message id>/` (a part names its
+/// session in `sessionID`).
+fn session_of(path: &Path) -> Option<(&Path, PathBuf)> {
     if path.extension().and_then(|e| e.to_str()) != Some("json") {
         return None;
     }
-    let sessions = path.parent()?.parent()?;
-    let storage = sessions.parent()?;
-    (sessions.file_name()? == "session" && is_storage(storage)).then_some(storage)
+    let folder = path.parent()?;
+    let kind = folder.parent()?;
+    let storage = kind.parent()?;
+    let kind = kind.file_name()?.to_str()?;
+    if !STORAGE.contains(&kind) || !is_storage(storage) {
+        return None;
+    }
+    let session = match kind {
+        "session" => return Some((storage, path.to_path_buf())),
+        "message" => folder.file_name()?.to_str()?.to_string(),
+        _ => json_file(path)
+            .ok()?
+            .get("sessionID")?
+            .as_str()?
+            .to_string(),
+    };
+    // An id names a file in a folder of the storage, never a path elsewhere.
+    if session.is_empty()
+        || !session
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return None;
+    }
+    let file = std::fs::read_dir(storage.join("session"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|project| project.path().join(format!("{session}.json")))
+        .find(|file| std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()))?;
+    Some((storage, file))
 }
 
-/// Reads the database or the session file at `path` (see [`reads`]).
+/// Reads the database or the session at `path` (see [`reads`]).
 pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
-    let sessions = match storage_of_session(path) {
-        Some(storage) => vec![from_storage(storage, path)?],
-        None => from_database(path)?,
+    let (sessions, named) = match session_of(path) {
+        Some((storage, file)) => (vec![from_storage(storage, &file)?], file),
+        None => {
+            let database = match path.to_str().and_then(|p| p.strip_suffix("-wal")) {
+                Some(database) if path.file_name().is_some_and(|n| n == DATABASE_LOG) => {
+                    PathBuf::from(database)
+                }
+                _ => path.to_path_buf(),
+            };
+            (from_database(&database)?, database)
+        }
     };
     let mut reader = Reader::new();
     for session in &sessions {
@@ -99,7 +138,7 @@ pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
     let ignored = reader.sessions.ignored;
     Ok(Reading {
         format: Some(Format::OpenCode),
-        transcript: reader.sessions.finish(&path.to_string_lossy()),
+        transcript: reader.sessions.finish(&named.to_string_lossy()),
         ignored,
     })
 }

@@ -112,11 +112,29 @@ fn a_session_of_the_json_storage_is_read_with_its_messages_and_parts() {
 }
 
 #[test]
+fn a_message_or_part_file_reads_as_its_session() {
+    let whole = read_path(&storage().join(SESSION)).unwrap();
+    for piece in [
+        "message/ses_5b8d3f2a7ffe1Qx9LmN3pR7tVw/msg_a47c0d7b3001Hf6Jk1Pw9Qe2Rs.json",
+        "part/msg_a47c0e4c9001Zt3Xc7Vb5Nm8Lk/prt_a47c0e4c9003Tt7Uu8Vv9Ww0Xx.json",
+    ] {
+        let path = storage().join(piece);
+        assert!(reads(&path), "{piece}");
+        assert_eq!(read_path(&path).unwrap(), whole, "{piece}");
+    }
+}
+
+#[test]
 fn the_database_is_read_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = database(dir.path());
     assert!(reads(&path));
     let reading = read_path(&path).unwrap();
+    assert_eq!(
+        read_path(&dir.path().join("opencode.db-wal")).unwrap(),
+        reading,
+        "its log"
+    );
     let sessions = &reading.transcript.sessions;
     assert_eq!(sessions.len(), 2);
     let (first, entries) = &sessions[0];
