@@ -32,7 +32,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::store::memory::record::Channel;
 
 use super::Reading;
 use super::lines::{BadLines, LineKeys};
@@ -233,14 +233,7 @@ impl Reader {
             .keys
             .key(&format!("{}\n{kind}\n{text}", session.opening));
         let (id, at) = (session.id.clone(), session.at);
-        let entry = |key: String, channel, content: String, meta| EntryRecord {
-            key,
-            ts: at,
-            channel,
-            content,
-            tags: Vec::new(),
-            meta,
-        };
+        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
         match block {
             Block::Input => {
                 let command = command_of(&text);

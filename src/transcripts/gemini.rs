@@ -289,14 +289,7 @@ impl Reader {
             Some(value) => text::content_text(value)
                 .ok_or("`content` must be a string or an array of parts")?,
         };
-        let entry = |key: String, channel, content: String, meta| EntryRecord {
-            key,
-            ts: at,
-            channel,
-            content,
-            tags: Vec::new(),
-            meta,
-        };
+        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
         match kind_of {
             "user" => {
                 self.sessions.session(&self.session).saw_user_text(&content);
@@ -357,14 +350,13 @@ impl Reader {
         let at = time_of(call, "timestamp")?.or(at);
         let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
         let status = str_of(call, "status");
-        self.push(EntryRecord {
-            key: format!("{message}#call:{call_id}"),
-            ts: at,
-            channel: Channel::ToolCall,
-            content: format!("{name} {args}"),
-            tags: Vec::new(),
-            meta: json!({"tool": name, "call_id": call_id}),
-        });
+        self.push(super::entry(
+            format!("{message}#call:{call_id}"),
+            at,
+            Channel::ToolCall,
+            format!("{name} {args}"),
+            json!({"tool": name, "call_id": call_id}),
+        ));
         let result = call.get("result").filter(|r| !r.is_null());
         let finished = matches!(status, Some("success" | "error" | "cancelled"));
         if result.is_none() && !finished {
@@ -376,14 +368,15 @@ impl Reader {
             .or_else(|| str_of(call, "resultDisplay").map(str::to_string))
             .or_else(|| status.map(str::to_string))
             .unwrap_or_default();
-        self.push(EntryRecord {
-            key: format!("{message}#result:{call_id}"),
-            ts: at,
-            channel: Channel::ToolResult,
-            content: output,
-            tags: Vec::new(),
-            meta: json!({"tool": name, "call_id": call_id, "status": status, "is_error": status == Some("error")}),
-        });
+        let meta = json!({"tool": name, "call_id": call_id, "status": status,
+            "is_error": status == Some("error")});
+        self.push(super::entry(
+            format!("{message}#result:{call_id}"),
+            at,
+            Channel::ToolResult,
+            output,
+            meta,
+        ));
         Ok(())
     }
 

@@ -136,6 +136,24 @@ impl Reading {
     }
 }
 
+/// An entry without tags, as the readers of Gemini CLI, OpenCode and Aider make them.
+fn entry(
+    key: String,
+    ts: Option<time::Stamp>,
+    channel: crate::store::memory::record::Channel,
+    content: String,
+    meta: Value,
+) -> crate::store::memory::record::EntryRecord {
+    crate::store::memory::record::EntryRecord {
+        key,
+        ts,
+        channel,
+        content,
+        tags: Vec::new(),
+        meta,
+    }
+}
+
 /// `reading` of the file at `path`, with what the file's place says and its content does
 /// not: the project of a Gemini CLI session (the `.project_root` beside `chats/`) or of an
 /// Aider history (the folder it is in).
@@ -234,3 +252,18 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
 
 #[cfg(test)]
 mod tests;
+
+/// Imports `paths` into a new store, then again: the files, sessions and entries the first
+/// import stored, once the second is seen to add nothing and to skip every entry.
+#[cfg(test)]
+fn imported_twice(paths: &[std::path::PathBuf]) -> (usize, usize, usize) {
+    let store = crate::store::Store::in_memory().unwrap();
+    let first = import_paths(&store, paths, &mut |_| {}).unwrap();
+    assert!(first.bad_files.is_empty(), "{:?}", first.bad_files);
+    let again = import_paths(&store, paths, &mut |_| {}).unwrap();
+    assert_eq!(
+        (again.sessions, again.entries, again.skipped),
+        (0, 0, first.entries)
+    );
+    (first.files, first.sessions, first.entries)
+}

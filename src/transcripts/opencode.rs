@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::store::memory::record::Channel;
 
 use super::sessions::Sessions;
 use super::time::{Stamp, stamp};
@@ -127,14 +127,7 @@ pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
     for session in &sessions {
         reader.session(session);
     }
-    if !reader.problems.is_empty() {
-        let more = reader.problems.len().saturating_sub(MAX_LISTED);
-        reader.problems.truncate(MAX_LISTED);
-        return Err(ReadError {
-            bad_lines: reader.problems.into_iter().map(|p| (0, p)).collect(),
-            more,
-        });
-    }
+    none_of(reader.problems)?;
     let ignored = reader.sessions.ignored;
     Ok(Reading {
         format: Some(Format::OpenCode),
@@ -186,16 +179,7 @@ fn from_storage(storage: &Path, session_file: &Path) -> Result<Raw, ReadError> {
         }
         messages.push(RawMessage { place, info, parts });
     }
-    if !problems.is_empty() {
-        return Err(ReadError {
-            bad_lines: problems
-                .into_iter()
-                .take(MAX_LISTED)
-                .map(|p| (0, p))
-                .collect(),
-            more: 0,
-        });
-    }
+    none_of(problems)?;
     Ok(Raw { info, messages })
 }
 
@@ -300,20 +284,8 @@ fn from_database(path: &Path) -> Result<Vec<Raw>, ReadError> {
         .collect();
     let mut where_message: HashMap<String, (usize, usize)> = HashMap::new();
     let mut problems = Vec::new();
-    let mut statement = db
-        .prepare("SELECT id, session_id, data FROM message ORDER BY session_id, time_created, id")
-        .map_err(refuse)?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })
-        .map_err(refuse)?;
-    for row in rows {
-        let (id, session, data) = row.map_err(refuse)?;
+    let messages = "SELECT id, session_id, data FROM message ORDER BY session_id, time_created, id";
+    for (id, session, data) in triples(&db, messages).map_err(refuse)? {
         let place = format!("message {id}");
         let Some(&n) = by_session.get(&session) else {
             continue;
@@ -330,20 +302,8 @@ fn from_database(path: &Path) -> Result<Vec<Raw>, ReadError> {
             Err(why) => problems.push(format!("{place}: {why}")),
         }
     }
-    let mut statement = db
-        .prepare("SELECT id, message_id, data FROM part ORDER BY message_id, id")
-        .map_err(refuse)?;
-    let rows = statement
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })
-        .map_err(refuse)?;
-    for row in rows {
-        let (id, message, data) = row.map_err(refuse)?;
+    let parts = "SELECT id, message_id, data FROM part ORDER BY message_id, id";
+    for (id, message, data) in triples(&db, parts).map_err(refuse)? {
         let place = format!("part {id}");
         let Some(&(s, m)) = where_message.get(&message) else {
             continue;
@@ -353,18 +313,33 @@ fn from_database(path: &Path) -> Result<Vec<Raw>, ReadError> {
             Err(why) => problems.push(format!("{place}: {why}")),
         }
     }
-    if !problems.is_empty() {
-        let more = problems.len().saturating_sub(MAX_LISTED);
-        return Err(ReadError {
-            bad_lines: problems
-                .into_iter()
-                .take(MAX_LISTED)
-                .map(|p| (0, p))
-                .collect(),
-            more,
-        });
-    }
+    none_of(problems)?;
     Ok(sessions)
+}
+
+/// Nothing, or the error listing `problems` (each about the whole store, so "line" 0):
+/// the first [`MAX_LISTED`], and how many more.
+fn none_of(problems: Vec<String>) -> Result<(), ReadError> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let more = problems.len().saturating_sub(MAX_LISTED);
+    let bad_lines = problems
+        .into_iter()
+        .take(MAX_LISTED)
+        .map(|p| (0, p))
+        .collect();
+    Err(ReadError { bad_lines, more })
+}
+
+/// The rows of `query`, three text columns each (an id, whose it is, the JSON `data`).
+fn triples(
+    db: &rusqlite::Connection,
+    query: &str,
+) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let mut statement = db.prepare(query)?;
+    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+    rows.collect()
 }
 
 /// A row's JSON `data`, with its `id` column put back in.
@@ -437,16 +412,14 @@ impl Reader {
                 .and_then(|d| d.get("message"))
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            let entry = EntryRecord {
-                key: format!("{id}.error"),
-                ts: created,
-                channel: Channel::System,
-                content: format!("{name}: {text}")
-                    .trim_end_matches([' ', ':'])
-                    .to_string(),
-                tags: Vec::new(),
-                meta: json!({"is_error": true, "error": name}),
-            };
+            let content = format!("{name}: {text}");
+            let entry = super::entry(
+                format!("{id}.error"),
+                created,
+                Channel::System,
+                content.trim_end_matches([' ', ':']).to_string(),
+                json!({"is_error": true, "error": name}),
+            );
             self.sessions.push(session, entry);
         }
         Ok(())
@@ -461,13 +434,8 @@ impl Reader {
     ) -> Result<(), String> {
         let id = str_of(part, "id").ok_or("no `id`")?;
         let kind = str_of(part, "type").ok_or("no `type`")?;
-        let entry = |key: String, ts: Option<Stamp>, channel, content: String, meta| EntryRecord {
-            key,
-            ts: ts.or(created),
-            channel,
-            content,
-            tags: Vec::new(),
-            meta,
+        let entry = |key, ts: Option<Stamp>, channel, content, meta| {
+            super::entry(key, ts.or(created), channel, content, meta)
         };
         match kind {
             "text" | "reasoning" => {
