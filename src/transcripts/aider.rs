@@ -5,9 +5,9 @@
 //! the user typed (consecutive ones are one multi-line input) → user; `> ` lines are
 //! aider's own output (each line one tool_result, meta `tool` = `aider`, with the lines
 //! after it up to a blank one, as markdown continues a quote); the rest is the assistant's
-//! reply, code fences included (a `> ` or `#### ` line inside a fence is the reply's, and
-//! so is a `> ` quote in the reply without the two trailing spaces aider ends its own
-//! lines with). A `#### ` heading outside a fence in a reply cannot be told from input.
+//! reply. Aider ends every line it writes for the user or itself with two spaces (a
+//! markdown hard break), and the model's text has none: so in a reply, a `> ` quote or a
+//! `#### ` line (a heading, a `####` comment in code) without them stays the reply's.
 //!
 //! Tool calls: aider has none in its history, but two things it does are calls in all but
 //! name, and memory needs them as such to tell what a session changed and ran:
@@ -71,7 +71,6 @@ pub fn read(bytes: &[u8], bad: &mut BadLines) -> Sessions {
         ids: Vec::new(),
         block: None,
         text: Vec::new(),
-        in_fence: false,
         command: None,
     };
     for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
@@ -130,24 +129,21 @@ struct Reader {
     ids: Vec<String>,
     block: Option<Block>,
     text: Vec<String>,
-    in_fence: bool,
     command: Option<Command>,
 }
 
 impl Reader {
     fn line(&mut self, line: &str) -> Result<(), String> {
-        if self.block == Some(Block::Reply) && self.in_fence {
-            self.in_fence = !is_fence(line);
-            self.text.push(line.to_string());
-            return Ok(());
-        }
         if let Some(when) = line.strip_prefix(OPENING) {
             self.close_block();
             return self.open_session(line, when.trim());
         }
+        // Aider ends each line of its own (inputs, its output) with a markdown hard break;
+        // in a reply, a `> ` quote or a `#### ` heading or comment the model wrote has none.
+        let the_replys = self.block == Some(Block::Reply) && !line.ends_with("  ");
         if let Some(input) = line
             .strip_prefix("####")
-            .filter(|rest| rest.is_empty() || rest.starts_with(' '))
+            .filter(|rest| !the_replys && (rest.is_empty() || rest.starts_with(' ')))
         {
             if self.block != Some(Block::Input) {
                 self.close_block();
@@ -157,10 +153,7 @@ impl Reader {
                 .push(hard_break_dropped(input.strip_prefix(' ').unwrap_or(input)));
             return Ok(());
         }
-        // Aider ends each line of its own with a markdown hard break; a quote in the
-        // reply, written by the model, has none.
-        let quoted_in_reply = self.block == Some(Block::Reply) && !line.ends_with("  ");
-        if let Some(output) = line.strip_prefix('>').filter(|_| !quoted_in_reply) {
+        if let Some(output) = line.strip_prefix('>').filter(|_| !the_replys) {
             self.close_block();
             self.block = Some(Block::Output);
             self.text.push(hard_break_dropped(
@@ -185,9 +178,6 @@ impl Reader {
                 self.block = Some(Block::Reply);
                 self.text.push(line.to_string());
             }
-        }
-        if self.block == Some(Block::Reply) && is_fence(line) {
-            self.in_fence = true;
         }
         Ok(())
     }
@@ -219,7 +209,6 @@ impl Reader {
             self.text.clear();
             return;
         };
-        self.in_fence = false;
         let text = std::mem::take(&mut self.text).join("\n").trim().to_string();
         if text.is_empty() {
             return;
@@ -298,11 +287,6 @@ fn command_of(input: &str) -> Option<(&'static str, &str)> {
         return None;
     };
     Some((tool, rest.trim())).filter(|(_, command)| !command.is_empty())
-}
-
-fn is_fence(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with("```") || line.starts_with("~~~")
 }
 
 /// A line without the two trailing spaces aider writes as a markdown hard break.

@@ -147,7 +147,7 @@ fn a_malformed_history_is_refused_saying_what_is_wrong() {
     let error = read(text.as_bytes(), PATH).unwrap_err();
     assert_eq!(error.bad_lines.len(), 1, "{error}");
     let (line, reason) = &error.bad_lines[0];
-    assert_eq!(*line, 57);
+    assert_eq!(*line, 58);
     assert!(
         reason.starts_with("the session's start \"yesterday\" is no time"),
         "{reason}"
