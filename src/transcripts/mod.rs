@@ -3,8 +3,10 @@
 //! generic JSONL and chat exports ([`generic`]), Claude Code session files ([`claude`]),
 //! Codex CLI rollouts ([`codex`]), Gemini CLI sessions ([`gemini`]: a JSONL log, or one
 //! JSON document over many lines) and Aider's markdown chat history ([`aider`]); the last
-//! two are recognised before the file is read as lines of JSON.
-//! [`import`] walks paths and stores what it reads.
+//! two are recognised before the file is read as lines of JSON. OpenCode keeps a session in
+//! many files or in a database, so [`opencode`] reads from a path, not from bytes; what a
+//! file's place says and its content does not (the project of a Gemini CLI session or an
+//! Aider history) is added by [`placed`]. [`import`] walks paths and stores what it reads.
 //!
 //! Guarantees:
 //! - A file is read whole or not at all: any bad line (not JSON, not an object, a known
@@ -13,7 +15,8 @@
 //!   Records of kinds a format does not use (Claude Code's `file-history-snapshot`,
 //!   Codex's `token_count` events, …) are skipped and counted, never bad.
 //! - Reading the same bytes twice gives the same transcript, keys included; so do later
-//!   versions of a file that only grew (Claude Code's `uuid`s; elsewhere a hash of the line
+//!   versions of a file that only grew or was rewritten with more (Claude Code's `uuid`s,
+//!   Gemini CLI's and OpenCode's ids; elsewhere a hash of the line, or of Aider's block,
 //!   and which occurrence of it this is).
 //! - Session ids are made of `[A-Za-z0-9._-]`; titles are one line of at most 120
 //!   characters; times are RFC 3339 UTC.
