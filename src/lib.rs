@@ -23,7 +23,8 @@
 //!   for byte.
 //! - [`testrun`] — running the project's tests with pytest, reading their JUnit XML and
 //!   their tracebacks.
-//! - [`transcripts`] — reading Claude Code, Codex and generic JSONL transcripts into memory.
+//! - [`transcripts`] — reading Claude Code, Codex, Gemini CLI, OpenCode, Aider and generic
+//!   JSONL transcripts into memory.
 //! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching, and

@@ -112,16 +112,18 @@ enum Command {
         /// A path inside the tree, e.g. /tasks/_entry.md.
         path: String,
     },
-    /// Import transcripts into memory: Claude Code sessions, Codex rollouts, generic JSONL
+    /// Import transcripts into memory: Claude Code sessions, Codex rollouts, Gemini CLI
+    /// sessions, OpenCode's database or storage folder, Aider's chat history, generic JSONL
     /// (recognised from their content). Each file is imported whole or not at all;
     /// importing a file again adds nothing.
     #[command(after_help = "Examples:
   homespace import ~/.claude/projects/-home-me-app      # every session of one project
   homespace import ~/.codex/sessions/2025/09            # Codex rollouts of a month
+  homespace import ~/.local/share/opencode/opencode.db  # every OpenCode session
   homespace import --store /tmp/memory.db chat.jsonl
 
-A directory is searched for *.jsonl and *.json files. A refused file is listed with its bad
-lines on stderr, and the exit status is 1.
+A directory is searched for *.jsonl, *.json, .aider.chat.history.md and opencode.db files. A
+refused file is listed with its bad lines on stderr, and the exit status is 1.
 
 With --watch it goes on after the files there are read, importing new files and the lines
 appended to them as agents write them (a bad line is reported on stderr and the rest

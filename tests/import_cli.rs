@@ -116,7 +116,15 @@ fn a_refused_file_is_listed_with_its_bad_lines_and_the_exit_is_non_zero() {
 #[test]
 fn a_directory_is_searched_and_the_store_defaults_to_the_project() {
     let project = tempfile::tempdir().unwrap();
-    let output = import(&[Path::new("--project"), project.path(), &fixture("")]);
+    // The fixture files themselves: the folders beside them hold other agents' stores.
+    let folder = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(fixture("")).unwrap() {
+        let file = file.unwrap();
+        if file.file_type().unwrap().is_file() {
+            std::fs::copy(file.path(), folder.path().join(file.file_name())).unwrap();
+        }
+    }
+    let output = import(&[Path::new("--project"), project.path(), folder.path()]);
     assert_eq!(output.status.code(), Some(1), "bad.jsonl is in the folder");
     assert_eq!(
         summary_line(&output),

@@ -175,7 +175,7 @@ fn report(summary: &Summary) {
     }
     for path in &summary.not_transcripts {
         eprintln!(
-            "homespace: passed over {}: not a transcript (no line looks like Claude Code, Codex or generic JSONL)",
+            "homespace: passed over {}: not a transcript (nothing in it looks like a supported agent's session or generic JSONL)",
             path.display()
         );
     }

@@ -5,10 +5,13 @@
 //! refused file changes nothing and is listed with its bad lines, and the others are still
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
-//! file is read. Inside a directory only `*.jsonl` and `*.json` files are taken (recursively,
-//! in name order, hidden ones too, following symbolic links that stay inside it; a file
-//! reached twice is read once), and those whose content is no transcript format at all
-//! (another JSON file) are passed over and listed; a file named on its own is always read.
+//! file is read. Inside a directory only `*.jsonl`, `*.json`, `.aider.chat.history.md` and
+//! `opencode.db` files are taken (recursively, in name order, hidden ones too, following
+//! symbolic links that stay inside it; a file reached twice is read once), and those whose
+//! content is no transcript format at all (another JSON file) are passed over and listed;
+//! a file named on its own is always read. OpenCode is read by session, not by file
+//! ([`super::opencode`]): its database whole, a session file of its JSON storage with its
+//! messages and parts, whose folders a walk passes over.
 //!
 //! Hostile paths: only regular files are read (a device such as `/dev/zero`, a fifo or a
 //! socket is refused without being opened for long: opened without blocking, checked, then
@@ -25,7 +28,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::store::Store;
 use crate::store::memory::Loader;
 
-use super::{ReadError, Reading, format_of, read_counted};
+use super::{ReadError, Reading, aider, format_of, opencode, read_counted};
 
 /// What [`import_paths`] reports as it goes, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,15 +191,33 @@ enum Read {
     Transcript(Reading),
 }
 
+/// The reading of the file at `path`, read whole, with what its place says (a piece of
+/// OpenCode's storage reads as its session; `opencode.db-wal` as its database): what live
+/// import does with formats not read by line.
+pub(super) fn read_path(path: &Path) -> Result<Reading, ReadError> {
+    if opencode::reads(path) {
+        return opencode::read_path(path);
+    }
+    let bytes = read_bounded(path).map_err(ReadError::whole_file)?;
+    read_counted(&bytes, &path.to_string_lossy()).map(|reading| super::placed(reading, path))
+}
+
 /// Reads and parses `file`; touches no store, so it runs on the reading thread.
 fn read_file(file: &Found) -> Read {
+    // An OpenCode session is spread over many files, or is one of many in a database.
+    if opencode::reads(&file.path) {
+        return match opencode::read_path(&file.path) {
+            Ok(reading) => Read::Transcript(reading),
+            Err(error) => Read::Refused(error),
+        };
+    }
     let bytes = match read_bounded(&file.path) {
         Ok(bytes) => bytes,
         Err(why) => return Read::Refused(ReadError::whole_file(why)),
     };
     match read_counted(&bytes, &file.path.to_string_lossy()) {
         Ok(reading) if !file.named && reading.format.is_none() => Read::NotTranscript,
-        Ok(reading) => Read::Transcript(reading),
+        Ok(reading) => Read::Transcript(super::placed(reading, &file.path)),
         // Another JSON file in a directory reads as bad generic JSONL: what it is, is
         // asked only then.
         Err(_) if !file.named && format_of(&bytes).is_none() => Read::NotTranscript,
@@ -347,6 +368,11 @@ fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
             .follow_links(true)
             .sort_by_file_path(Path::cmp)
             .filter_entry(move |entry| {
+                if entry.file_type().is_some_and(|t| t.is_dir())
+                    && opencode::is_piece_folder(entry.path())
+                {
+                    return false;
+                }
                 if !entry.path_is_symlink() {
                     return true;
                 }
@@ -398,6 +424,9 @@ pub(super) fn is_transcript_name(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "json")
+    ) || matches!(
+        path.file_name().and_then(|n| n.to_str()),
+        Some(aider::FILE_NAME | opencode::DATABASE)
     )
 }
 

@@ -1,7 +1,12 @@
 //! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries, for
-//! the store to import. Three formats, recognised from content, never from the file name:
-//! generic JSONL ([`generic`]), Claude Code session files ([`claude`]) and Codex CLI
-//! rollouts ([`codex`]). [`import`] walks paths and stores what it reads.
+//! the store to import. Formats are recognised from content, never from the file name:
+//! generic JSONL and chat exports ([`generic`]), Claude Code session files ([`claude`]),
+//! Codex CLI rollouts ([`codex`]), Gemini CLI sessions ([`gemini`]: a JSONL log, or one
+//! JSON document over many lines) and Aider's markdown chat history ([`aider`]); the last
+//! two are recognised before the file is read as lines of JSON. OpenCode keeps a session in
+//! many files or in a database, so [`opencode`] reads from a path, not from bytes; what a
+//! file's place says and its content does not (the project of a Gemini CLI session or an
+//! Aider history) is added by [`placed`]. [`import`] walks paths and stores what it reads.
 //!
 //! Guarantees:
 //! - A file is read whole or not at all: any bad line (not JSON, not an object, a known
@@ -10,7 +15,8 @@
 //!   Records of kinds a format does not use (Claude Code's `file-history-snapshot`,
 //!   Codex's `token_count` events, …) are skipped and counted, never bad.
 //! - Reading the same bytes twice gives the same transcript, keys included; so do later
-//!   versions of a file that only grew (Claude Code's `uuid`s; elsewhere a hash of the line
+//!   versions of a file that only grew or was rewritten with more (Claude Code's `uuid`s,
+//!   Gemini CLI's and OpenCode's ids; elsewhere a hash of the line, or of Aider's block,
 //!   and which occurrence of it this is).
 //! - Session ids are made of `[A-Za-z0-9._-]`; titles are one line of at most 120
 //!   characters; times are RFC 3339 UTC.
@@ -23,12 +29,15 @@
 //! assert_eq!(transcript.sessions[0].0.title, "Fix the rounding bug");
 //! ```
 
+pub mod aider;
 pub mod claude;
 pub mod codex;
 pub mod follow;
+pub mod gemini;
 pub mod generic;
 pub mod import;
 mod lines;
+pub mod opencode;
 mod sessions;
 pub mod stream;
 mod text;
@@ -52,6 +61,21 @@ pub enum Format {
     ClaudeCode,
     /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
     Codex,
+    /// Gemini CLI's `~/.gemini/tmp/<project>/chats/session-*.jsonl` (or `.json`).
+    GeminiCli,
+    /// Aider's `.aider.chat.history.md` (markdown, not JSON).
+    Aider,
+    /// OpenCode's database or JSON storage: read from a path, not from one file's bytes
+    /// ([`opencode::read_path`]).
+    OpenCode,
+}
+
+impl Format {
+    /// Whether a file of this format can be read part by part as it grows
+    /// ([`stream::Stream`]); the others are read whole each time.
+    pub fn reads_by_line(self) -> bool {
+        matches!(self, Format::Jsonl | Format::ClaudeCode | Format::Codex)
+    }
 }
 
 /// Why a file was refused: its bad lines as (line number, reason), in line order, at most
@@ -114,9 +138,55 @@ pub struct Reading {
     pub ignored: usize,
 }
 
+impl Reading {
+    fn of(format: Format, sessions: sessions::Sessions, file_name: &str) -> Reading {
+        let ignored = sessions.ignored;
+        Reading {
+            format: Some(format),
+            transcript: sessions.finish(file_name),
+            ignored,
+        }
+    }
+}
+
+/// An entry without tags, as the readers of Gemini CLI, OpenCode and Aider make them.
+fn entry(
+    key: String,
+    ts: Option<time::Stamp>,
+    channel: crate::store::memory::record::Channel,
+    content: String,
+    meta: Value,
+) -> crate::store::memory::record::EntryRecord {
+    crate::store::memory::record::EntryRecord {
+        key,
+        ts,
+        channel,
+        content,
+        tags: Vec::new(),
+        meta,
+    }
+}
+
+/// `reading` of the file at `path`, with what the file's place says and its content does
+/// not: the project of a Gemini CLI session (the `.project_root` beside `chats/`) or of an
+/// Aider history (the folder it is in).
+pub fn placed(reading: Reading, path: &std::path::Path) -> Reading {
+    match reading.format {
+        Some(Format::GeminiCli) => gemini::placed(reading, path),
+        Some(Format::Aider) => aider::placed(reading, path),
+        _ => reading,
+    }
+}
+
 /// The format of `bytes`: the first record (in line order) that only one format writes
 /// decides. `None` when no line is such a record (empty files, other JSON, not JSON).
 pub fn format_of(bytes: &[u8]) -> Option<Format> {
+    if gemini::document(bytes).is_some() {
+        return Some(Format::GeminiCli);
+    }
+    if aider::is_history(bytes) {
+        return Some(Format::Aider);
+    }
     let mut ignore = lines::BadLines::default();
     lines::records(bytes, &mut ignore)
         .iter()
@@ -125,6 +195,9 @@ pub fn format_of(bytes: &[u8]) -> Option<Format> {
 
 fn format_of_record(o: &Map<String, Value>) -> Option<Format> {
     let has = |name: &str| o.contains_key(name);
+    if gemini::is_record(o) {
+        return Some(Format::GeminiCli);
+    }
     match o.get("type").and_then(Value::as_str) {
         Some(kind) if codex::LINE_TYPES.contains(&kind) && has("payload") => {
             return Some(Format::Codex);
@@ -152,8 +225,31 @@ pub fn read(bytes: &[u8], file_name: &str) -> Result<Transcript, ReadError> {
 
 /// [`read`], also saying the format and how many records were skipped.
 pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError> {
+    // A whole JSON document over many lines is no JSONL: it is recognised before lines are.
+    if let Some(document) = gemini::document(bytes) {
+        let sessions = gemini::read_document(&document.map_err(ReadError::whole_file)?, file_name)?;
+        return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
+    }
+    if aider::is_history(bytes) {
+        let mut bad = lines::BadLines::default();
+        let sessions = aider::read(bytes, &mut bad);
+        if !bad.is_empty() {
+            return Err(bad.into_error());
+        }
+        return Ok(Reading::of(Format::Aider, sessions, file_name));
+    }
     let mut stream = stream::Stream::new(file_name);
     let part = stream.read(bytes, Some(Format::Jsonl));
+    if !part.read && stream.format() == Some(Format::GeminiCli) {
+        // A message is written again as it changes: the file is read whole.
+        let mut bad = lines::BadLines::default();
+        let records = lines::records(bytes, &mut bad);
+        let sessions = gemini::read(&records, &mut bad, file_name);
+        if !bad.is_empty() {
+            return Err(bad.into_error());
+        }
+        return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
+    }
     if part.bad.count() > 0 {
         return Err(part.bad);
     }
@@ -166,3 +262,18 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
 
 #[cfg(test)]
 mod tests;
+
+/// Imports `paths` into a new store, then again: the files, sessions and entries the first
+/// import stored, once the second is seen to add nothing and to skip every entry.
+#[cfg(test)]
+fn imported_twice(paths: &[std::path::PathBuf]) -> (usize, usize, usize) {
+    let store = crate::store::Store::in_memory().unwrap();
+    let first = import_paths(&store, paths, &mut |_| {}).unwrap();
+    assert!(first.bad_files.is_empty(), "{:?}", first.bad_files);
+    let again = import_paths(&store, paths, &mut |_| {}).unwrap();
+    assert_eq!(
+        (again.sessions, again.entries, again.skipped),
+        (0, 0, first.entries)
+    );
+    (first.files, first.sessions, first.entries)
+}

@@ -86,7 +86,8 @@ impl Stream {
         self.format
     }
 
-    /// Reads `bytes`, the file's next complete lines. `undecided` is the format to read
+    /// Reads `bytes`, the file's next complete lines; a format read whole
+    /// ([`Format::reads_by_line`]) is only said (`read` false, [`Stream::format`] set). `undecided` is the format to read
     /// them as when none of their records decides one (an import reads such a file as
     /// generic JSONL so that its bad lines say what is wrong; a follower waits).
     pub fn read(&mut self, bytes: &[u8], undecided: Option<Format>) -> Part {
@@ -95,6 +96,11 @@ impl Stream {
         if self.reader.is_none() {
             let decided = lines.iter().find_map(|line| format_of_record(&line.object));
             match decided.or(undecided) {
+                // Read whole by its own reader: said, and nothing read here.
+                Some(format) if !format.reads_by_line() => {
+                    self.format = Some(format);
+                    return Part::unread();
+                }
                 Some(format) => {
                     self.format = decided;
                     self.reader = Some(reader_for(format, &self.file_name));
@@ -148,10 +154,14 @@ impl Part {
     }
 }
 
+/// The reader of a format that reads by line ([`Format::reads_by_line`]); generic JSONL
+/// for the others, which never come here.
 fn reader_for(format: Format, file_name: &str) -> Box<dyn LineReader> {
     match format {
         Format::ClaudeCode => Box::new(claude::Reader::new()),
         Format::Codex => Box::new(codex::Reader::new(file_name)),
-        Format::Jsonl => Box::new(generic::Reader::new(file_name)),
+        Format::Jsonl | Format::GeminiCli | Format::Aider | Format::OpenCode => {
+            Box::new(generic::Reader::new(file_name))
+        }
     }
 }

@@ -2,7 +2,7 @@
 # answered with a message; related.md and recall find the sessions most alike; search/
 # includes memory in its federated results.
 source "$(dirname "${BASH_SOURCE[0]}")/memory_lib.sh"
-"$HOMESPACE" import --store "$STORE" "$FIXTURES" > /dev/null 2>&1 || true  # bad.jsonl is refused
+"$HOMESPACE" import --store "$STORE" "$FIXTURES"/*.jsonl > /dev/null 2>&1 || true  # bad.jsonl is refused
 expect_eq "$(sessions_stored)" "3" "the fixtures are imported"
 claude=$(session_dir b3d94f0e-6a2c-4e15-8c7d-91f0a2e6c5b4)
 

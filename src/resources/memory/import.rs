@@ -80,7 +80,7 @@ impl Resource for Import {
         Ok(Entry {
             title: "memory/import — copy transcripts here to import them".into(),
             about: vec![
-                "Claude Code session files, Codex CLI rollout files and plain JSONL (ts, role or channel, content) are recognised from their content.".into(),
+                "Claude Code session files, Codex CLI rollout files, Gemini CLI sessions, Aider chat histories and plain JSONL (ts, role or channel, content) are recognised from their content.".into(),
                 "A file is imported whole or refused whole (every bad line listed in _errors.md); importing it again adds nothing.".into(),
             ],
             functions: vec![

@@ -154,7 +154,7 @@ pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
             Function::new(
                 format!("cp session.jsonl {}", links.dir(&["memory", "import"])),
                 "import a transcript",
-                "Claude Code, Codex or plain JSONL; once only",
+                "any agent's transcript or plain JSONL; once only",
             ),
             Function::new(
                 format!("mkdir {}", links.to("memory/sessions/<YYYY-MM-DD>/<name>")),

@@ -6,14 +6,22 @@
 //! - A line-based transcript (Claude Code, Codex, JSONL) is read on from where the last
 //!   read stopped, complete lines only (a line being written waits for its line end), so
 //!   an append costs what it added, not the file; the entries it read are stored at once.
+//! - A file of a format that is not read by line — Gemini CLI's log (a message is written
+//!   again as it changes) and session documents, Aider's markdown history, OpenCode's
+//!   database and storage — is read whole as `homespace import` reads it each time it
+//!   changed, at most every [`WHOLE_AGAIN`] (a later look is asked for, `deferred`), and
+//!   what the store holds already is skipped; a refusal is said once until it changes.
 //! - A bad line is reported once, when it is read, and the lines around it are stored: a
-//!   file being written is never refused whole as `homespace import` refuses a file.
+//!   line-based file being written is never refused whole as `homespace import` refuses a
+//!   file.
 //! - Nothing is stored twice: a file replaced or cut shorter is read again from its start,
 //!   and its entries already held are skipped by key, as on a restart, which reads every
 //!   file again and so imports only what is new.
 //! - A file of no transcript format (other JSON beside the transcripts) is passed over
-//!   until it is replaced; a Codex rollout run in another folder is passed over for good
-//!   when a place asks for rollouts of one project only.
+//!   until it is replaced. A place may ask for one project's sessions only (Codex's and
+//!   OpenCode's folders hold every project's): a session is stored only if its working
+//!   folder is the project or lies inside it, and a Codex rollout run elsewhere is passed
+//!   over for good from its first line.
 
 pub mod places;
 pub mod watch;
@@ -26,14 +34,16 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::Result;
 use crate::store::Store;
 use crate::store::memory::Imported;
 
-use super::import::{MAX_LINE, not_regular};
+use super::import::{MAX_LINE, not_regular, read_path};
 use super::stream::Stream;
-use super::{ReadError, codex};
+use super::{ReadError, aider, codex, gemini, opencode};
+use crate::store::memory::record::Transcript;
 
 /// What one look at a file found.
 #[derive(Debug, Default)]
@@ -48,6 +58,22 @@ pub struct Caught {
     /// Why the file is not followed though it could be read (not a transcript, another
     /// project's rollout), said once.
     pub passed_over: Option<String>,
+    /// A file read whole was read too recently: look again in [`WHOLE_AGAIN`].
+    pub deferred: bool,
+}
+
+/// The least time between two whole reads of one file (an OpenCode database written at
+/// every step of a session is read at most this often).
+pub const WHOLE_AGAIN: Duration = Duration::from_millis(500);
+
+/// A file of a format read whole each time it changes ([`Format::reads_by_line`]).
+#[derive(Default)]
+struct Whole {
+    /// Its size and change time when last read.
+    seen: Option<(u64, SystemTime)>,
+    read_at: Option<Instant>,
+    /// What was said of it last, so that a refusal is said once.
+    said: Option<String>,
 }
 
 /// How far a file was read.
@@ -65,6 +91,7 @@ struct Followed {
 pub struct Follower {
     store: Arc<Store>,
     files: HashMap<PathBuf, Followed>,
+    wholes: HashMap<PathBuf, Whole>,
     /// Files found unreadable and said so: said again only once read again.
     unreadable: HashSet<PathBuf>,
 }
@@ -74,14 +101,18 @@ impl Follower {
         Follower {
             store,
             files: HashMap::new(),
+            wholes: HashMap::new(),
             unreadable: HashSet::new(),
         }
     }
 
     /// Reads what `path` gained since the last look and stores it. `only_under`: the
-    /// folder a Codex rollout must have run in to be read (rollouts of every project share
-    /// one folder). A file that vanished is forgotten.
+    /// folder a session must have run in to be stored (Codex rollouts and OpenCode's
+    /// database hold every project's). A file that vanished is forgotten.
     pub fn look(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
+        if opencode::reads(path) || self.wholes.contains_key(path) {
+            return self.look_whole(path, only_under);
+        }
         let mut caught = Caught::default();
         let mut file = match open_regular(path) {
             Ok(Some(file)) => file,
@@ -129,6 +160,13 @@ impl Follower {
             return Ok(caught);
         }
         let bytes = read_from(&mut file, followed.read_to).map_err(|e| cannot_read(path, &e))?;
+        if followed.read_to == 0
+            && (aider::is_history(&bytes) || gemini::document(&bytes).is_some())
+        {
+            // Markdown, or one JSON document: read whole each time.
+            self.files.remove(path);
+            return self.look_whole(path, only_under);
+        }
         let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
             if bytes.len() > MAX_LINE {
                 followed.passed_over = true;
@@ -140,6 +178,11 @@ impl Follower {
             return Ok(caught);
         };
         let part = followed.stream.read(&bytes[..end], None);
+        if !part.read && followed.stream.format().is_some() {
+            // A format read whole (Gemini CLI's log, Aider's history).
+            self.files.remove(path);
+            return self.look_whole(path, only_under);
+        }
         if !part.read {
             // No record says which format this is: other JSON lines, not a transcript.
             followed.passed_over = true;
@@ -150,17 +193,73 @@ impl Follower {
         if part.bad.count() > 0 {
             caught.bad = Some(part.bad);
         }
-        if !part.transcript.sessions.is_empty() {
-            caught.imported = self
-                .store
-                .change_memory(|memory| memory.import(&part.transcript))?;
+        caught.imported = self.store_under(part.transcript, only_under)?;
+        Ok(caught)
+    }
+
+    /// Reads `path` whole (as `homespace import` does) if it changed since the last read,
+    /// and stores what is new: for formats not read by line.
+    fn look_whole(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
+        let mut caught = Caught::default();
+        let whole = self.wholes.entry(path.to_path_buf()).or_default();
+        let Ok(meta) = std::fs::metadata(path) else {
+            self.wholes.remove(path);
+            return Ok(caught);
+        };
+        let now = (
+            meta.len(),
+            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+        );
+        if whole.seen == Some(now) {
+            return Ok(caught);
+        }
+        if whole.read_at.is_some_and(|at| at.elapsed() < WHOLE_AGAIN) {
+            caught.deferred = true;
+            return Ok(caught);
+        }
+        whole.seen = Some(now);
+        whole.read_at = Some(Instant::now());
+        match read_path(path) {
+            Ok(reading) => {
+                whole.said = None;
+                caught.imported = self.store_under(reading.transcript, only_under)?;
+            }
+            Err(error) => {
+                let text = error.to_string();
+                if whole.said.as_ref() != Some(&text) {
+                    whole.said = Some(text);
+                    caught.bad = Some(error);
+                }
+            }
         }
         Ok(caught)
+    }
+
+    /// Stores the sessions of `transcript` that ran in `only_under` (all without one).
+    fn store_under(
+        &self,
+        mut transcript: Transcript,
+        only_under: Option<&Path>,
+    ) -> Result<Imported> {
+        if let Some(folder) = only_under {
+            transcript.sessions.retain(|(session, _)| {
+                session
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
+            });
+        }
+        if transcript.sessions.is_empty() {
+            return Ok(Imported::default());
+        }
+        self.store
+            .change_memory(|memory| memory.import(&transcript))
     }
 
     /// Forgets how far `path` was read (it was deleted or moved away).
     pub fn forget(&mut self, path: &Path) {
         self.files.remove(path);
+        self.wholes.remove(path);
         self.unreadable.remove(path);
     }
 }

@@ -1,9 +1,17 @@
 //! Where the agents working on a project write their transcripts, as places to follow:
-//! Claude Code's `~/.claude/projects/<the project's folder key>/` (the key is the project's
-//! path with every character but ASCII letters and digits made `-`; `CLAUDE_CONFIG_DIR`
-//! moves `~/.claude`), and Codex's `~/.codex/sessions/` (`CODEX_HOME` moves `~/.codex`),
-//! whose rollouts of every project share dated folders, so only those run in the project
-//! are read. A place that does not exist yet is followed from the moment it appears.
+//! - Claude Code's `~/.claude/projects/<the project's folder key>/` (the key is the
+//!   project's path with every character but ASCII letters and digits made `-`;
+//!   `CLAUDE_CONFIG_DIR` moves `~/.claude`);
+//! - Codex's `~/.codex/sessions/` (`CODEX_HOME` moves `~/.codex`), whose rollouts of every
+//!   project share dated folders, so only those run in the project are stored;
+//! - Gemini CLI's `~/.gemini/tmp/<sha-256 of the project's path>/chats/` (older) and
+//!   `~/.gemini/tmp/<the project's folder name>/chats/` (newer; only sessions whose
+//!   `.project_root` is the project);
+//! - Aider's `.aider.chat.history.md` in the project;
+//! - OpenCode's `~/.local/share/opencode/` (`XDG_DATA_HOME` moves `~/.local/share`), its
+//!   database holding every project's sessions, so only the project's are stored.
+//!
+//! A place that does not exist yet is followed from the moment it appears.
 
 use std::path::{Path, PathBuf};
 
@@ -66,13 +74,34 @@ fn defaults(
 ) -> Vec<Place> {
     let claude = env("CLAUDE_CONFIG_DIR").map_or_else(|| home.join(".claude"), PathBuf::from);
     let codex = env("CODEX_HOME").map_or_else(|| home.join(".codex"), PathBuf::from);
-    vec![
+    let data = env("XDG_DATA_HOME").map_or_else(|| home.join(".local/share"), PathBuf::from);
+    let gemini = home.join(".gemini/tmp");
+    let only_here = |path: PathBuf| Place {
+        path,
+        only_under: Some(project.to_path_buf()),
+    };
+    let mut places = vec![
         Place::all(claude.join("projects").join(claude_key(project))),
-        Place {
-            path: codex.join("sessions"),
-            only_under: Some(project.to_path_buf()),
-        },
-    ]
+        only_here(codex.join("sessions")),
+        // Older Gemini CLI: a folder named by the hash of the project's path; newer: by
+        // its name, with the path in `.project_root` (a name two projects may share).
+        Place::all(gemini.join(gemini_hash(project)).join("chats")),
+        Place::all(project.join(crate::transcripts::aider::FILE_NAME)),
+        only_here(data.join("opencode")),
+    ];
+    if let Some(name) = project.file_name() {
+        places.insert(3, only_here(gemini.join(name).join("chats")));
+    }
+    places
+}
+
+/// Gemini CLI's name for an older project folder: the SHA-256 of the project's path, in hex.
+pub fn gemini_hash(project: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(project.as_os_str().as_encoded_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 /// Claude Code's name for a project's folder: `/home/a/my.proj` → `-home-a-my-proj`.
@@ -98,6 +127,15 @@ mod tests {
         );
         assert_eq!(places[1].path, PathBuf::from("/home/a/.codex/sessions"));
         assert_eq!(places[1].only_under, Some(PathBuf::from("/work/my.proj_1")));
+        let paths: Vec<&Path> = places.iter().map(|p| p.path.as_path()).collect();
+        assert!(paths.contains(&Path::new("/work/my.proj_1/.aider.chat.history.md")));
+        assert!(paths.contains(&Path::new("/home/a/.gemini/tmp/my.proj_1/chats")));
+        assert!(paths.contains(&Path::new("/home/a/.local/share/opencode")));
+        // Pinned: what Gemini CLI computes for this path (sha256 of "/work/my.proj_1").
+        assert_eq!(
+            gemini_hash(Path::new("/work/my.proj_1")),
+            "9d7c117b18671dcf9a1e866c5d9409715c7f3460a94a8f5b5ebb47c408d92dca"
+        );
         let moved = |name: &str| (name == "CODEX_HOME").then(|| "/opt/codex".into());
         let places = defaults(Path::new("/p"), Path::new("/home/a"), &moved);
         assert_eq!(places[1].path, PathBuf::from("/opt/codex/sessions"));
@@ -119,6 +157,6 @@ mod tests {
             paths: vec![PathBuf::from("/logs")],
             with_defaults: true,
         };
-        assert_eq!(places(&both, project, home).len(), 3);
+        assert_eq!(places(&both, project, home).len(), 7);
     }
 }

@@ -247,3 +247,50 @@ fn a_folder_made_later_and_files_appended_there_are_followed() {
     assert_eq!(said.len(), 1, "the bad line is said once: {said:?}");
     assert!(said[0].contains("line 3"), "{said:?}");
 }
+
+/// Stores `text` read whole, as `homespace import` would: the entries a follower must reach.
+fn whole_entries(text: &str, name: &str) -> usize {
+    let store = Store::in_memory().unwrap();
+    let transcript = crate::transcripts::read(text.as_bytes(), name).unwrap();
+    store.change_memory(|m| m.import(&transcript)).unwrap();
+    entries(&store)
+}
+
+#[test]
+fn files_read_whole_are_read_again_as_they_grow_and_store_only_what_is_new() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
+    for (fixture, name) in [
+        (
+            "gemini/session-2025-11-05T16-40-8d1e4b27.jsonl",
+            "session-x.jsonl",
+        ),
+        ("aider/.aider.chat.history.md", ".aider.chat.history.md"),
+    ] {
+        let text = std::fs::read_to_string(fixtures.join(fixture)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        let mut follower = Follower::new(store());
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let half = lines.len() / 2;
+        append(&path, &lines[..half].concat());
+        follower.look(&path, None).unwrap();
+        let first = entries(&follower.store);
+        assert!(first > 0, "{fixture}: the first half stores entries");
+        append(&path, &lines[half..].concat());
+        let mut caught = follower.look(&path, None).unwrap();
+        while caught.deferred {
+            std::thread::sleep(WHOLE_AGAIN / 4);
+            caught = follower.look(&path, None).unwrap();
+        }
+        assert!(caught.bad.is_none(), "{fixture}: {:?}", caught.bad);
+        assert_eq!(
+            entries(&follower.store),
+            whole_entries(&text, name),
+            "{fixture}: read again, it stores what a whole import stores, once"
+        );
+        assert_eq!(
+            caught.imported.skipped, first,
+            "{fixture}: the first half is skipped"
+        );
+    }
+}

@@ -17,8 +17,9 @@ use std::time::Duration;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
 use super::places::Place;
-use super::{Caught, Follower};
+use super::{Caught, Follower, WHOLE_AGAIN};
 use crate::transcripts::import::is_transcript_name;
+use crate::transcripts::opencode;
 
 /// How long a burst of events is gathered before the files are read.
 pub const SETTLE: Duration = Duration::from_millis(5);
@@ -47,6 +48,8 @@ pub struct Watch {
     inotify: Option<Inotify>,
     /// Watched folders: under a place, or above a place that does not exist yet.
     folders: HashMap<WatchDescriptor, (PathBuf, Role)>,
+    /// Files read whole that changed again too soon: looked at again shortly.
+    deferred: BTreeSet<PathBuf>,
 }
 
 impl Watch {
@@ -56,6 +59,7 @@ impl Watch {
             places: Vec::new(),
             inotify: None,
             folders: HashMap::new(),
+            deferred: BTreeSet::new(),
         }
     }
 
@@ -77,7 +81,13 @@ impl Watch {
             let Some(inotify) = self.inotify.as_mut() else {
                 return;
             };
-            if !readable(inotify, RECHECK) {
+            let wait = match self.deferred.is_empty() {
+                true => RECHECK,
+                false => WHOLE_AGAIN / 2,
+            };
+            if !readable(inotify, wait) {
+                let again = std::mem::take(&mut self.deferred);
+                self.look_all(again.into_iter().collect(), report);
                 continue;
             }
             let mut burst = Burst::default();
@@ -113,7 +123,9 @@ impl Watch {
                 let files = self.add_tree(&folder);
                 self.look_all(files, report);
             }
-            self.look_all(burst.changed.into_iter().collect(), report);
+            let mut changed: Vec<PathBuf> = burst.changed.into_iter().collect();
+            changed.extend(std::mem::take(&mut self.deferred));
+            self.look_all(changed, report);
         }
     }
 
@@ -169,13 +181,27 @@ impl Watch {
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            if kind.is_dir() {
+            if kind.is_dir() && opencode::is_piece_folder(&entry.path()) {
+                // OpenCode's messages and parts: watched, not read one by one (each reads
+                // as its whole session, which its session file gives once).
+                self.watch_tree(&entry.path());
+            } else if kind.is_dir() {
                 files.extend(self.add_tree(&entry.path()));
-            } else if kind.is_file() && is_transcript_name(&entry.path()) {
+            } else if kind.is_file() && followed_name(&entry.path()) {
                 files.push(entry.path());
             }
         }
         files
+    }
+
+    /// Watches `folder` and every folder under it, reading nothing.
+    fn watch_tree(&mut self, folder: &Path) {
+        self.add_folder(folder, Role::Inside);
+        for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                self.watch_tree(&entry.path());
+            }
+        }
     }
 
     fn add_folder(&mut self, folder: &Path, role: Role) {
@@ -227,7 +253,7 @@ impl Watch {
                 self.follower.forget(&path);
                 continue;
             }
-            if self.place_of(&path).is_some() && is_transcript_name(&path) {
+            if self.place_of(&path).is_some() && followed_name(&path) {
                 burst.changed.insert(path);
             }
         }
@@ -245,10 +271,15 @@ impl Watch {
         for path in files {
             let only_under = self.place_of(&path).and_then(|p| p.only_under.clone());
             match self.follower.look(&path, only_under.as_deref()) {
-                Ok(caught) => report(Event::Looked {
-                    path: &path,
-                    caught: &caught,
-                }),
+                Ok(caught) => {
+                    if caught.deferred {
+                        self.deferred.insert(path.clone());
+                    }
+                    report(Event::Looked {
+                        path: &path,
+                        caught: &caught,
+                    });
+                }
                 Err(error) => report(Event::Failed {
                     path: &path,
                     error: &error,
@@ -274,6 +305,12 @@ struct Burst {
     new_folders: BTreeSet<PathBuf>,
     /// Start over: the queue overflowed, or a place appeared or went.
     everything: bool,
+}
+
+/// Whether a file is one to look at: a transcript's name, or a piece of OpenCode's
+/// storage (its database's log, a message or part file).
+fn followed_name(path: &Path) -> bool {
+    is_transcript_name(path) || opencode::reads(path)
 }
 
 /// Whether `inotify` has events within `timeout`.
