@@ -34,9 +34,9 @@ use serde_json::{Map, Value, json};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
+use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
 use super::sessions::Sessions;
-use super::stream::LineReader;
 use super::text;
 use super::time::{Stamp, stamp};
 

@@ -20,9 +20,9 @@ use serde_json::{Map, Value};
 
 use crate::store::memory::record::{Channel, EntryRecord};
 
+use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind};
 use super::sessions::Sessions;
-use super::stream::LineReader;
 use super::text;
 use super::time::stamp;
 

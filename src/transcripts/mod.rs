@@ -36,6 +36,7 @@ pub mod follow;
 pub mod gemini;
 pub mod generic;
 pub mod import;
+mod line_reader;
 mod lines;
 pub mod opencode;
 mod sessions;

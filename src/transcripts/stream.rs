@@ -11,40 +11,9 @@
 
 use crate::store::memory::record::Transcript;
 
-use super::lines::{BadLines, Line, records_from};
-use super::sessions::Sessions;
+use super::line_reader::LineReader;
+use super::lines::{BadLines, records_from};
 use super::{Format, ReadError, claude, codex, format_of_record, generic};
-
-/// A reader of one line-based format, carrying what it learnt from line to line.
-pub trait LineReader: Send {
-    /// Sees the next lines before they are read one by one: facts that lines refer to
-    /// across each other (a summary naming a message by uuid).
-    fn look_ahead(&mut self, _lines: &[Line<'_>]) {}
-
-    /// Reads one record; `Err` says why the line is bad.
-    fn line(&mut self, line: &Line<'_>) -> Result<(), String>;
-
-    /// The sessions read so far, with whatever needs every line read to be settled.
-    fn sessions(&mut self) -> &mut Sessions;
-
-    /// Reads `lines` (looked ahead at first), noting bad ones in `bad`.
-    fn read_all(&mut self, lines: &[Line<'_>], bad: &mut BadLines) {
-        self.look_ahead(lines);
-        for line in lines {
-            if let Err(reason) = self.line(line) {
-                bad.add(line.number, reason);
-            }
-        }
-    }
-
-    /// The sessions, once every line is read.
-    fn into_sessions(mut self) -> Sessions
-    where
-        Self: Sized,
-    {
-        std::mem::replace(self.sessions(), Sessions::new(""))
-    }
-}
 
 /// One file read part by part.
 pub struct Stream {
