@@ -130,7 +130,7 @@ fn a_session_being_written_shows_line_by_line_and_a_restart_adds_nothing_twice()
     wait_for(&mount, "every line", || counts(&mount).1 == whole);
     let entry = mount.read("memory/_entry.md");
     assert!(
-        entry.contains("Following as agents write: `")
+        entry.contains("Following transcripts as agents write: `")
             && entry.contains(&format!("{}`", folder.display())),
         "memory/_entry.md says what it follows:\n{entry}"
     );

@@ -36,9 +36,8 @@ pub struct Following {
 pub struct Status {
     /// Whether it runs (only a mount follows).
     pub running: bool,
-    /// The places followed, and how many transcript files they held at the start.
+    /// The places followed.
     pub places: Vec<PathBuf>,
-    pub files: usize,
     /// The latest look that stored something: when, how many entries, from which file.
     pub last: Option<(Time, usize, PathBuf)>,
 }
@@ -56,21 +55,33 @@ impl Status {
                     source/meta/settings.toml)."
                 .into();
         }
-        let places: Vec<String> = self
-            .places
-            .iter()
-            .map(|p| format!("`{}`", p.display()))
-            .collect();
-        let last = match &self.last {
-            Some((at, entries, _)) => format!("; last import {at}, {entries} entries"),
-            None => String::new(),
+        // The places that exist, by name; the others (agents not used here) counted.
+        let (here, waiting): (Vec<&PathBuf>, Vec<&PathBuf>) =
+            self.places.iter().partition(|p| p.exists());
+        let mut line = match here.len() {
+            0 => "Following transcripts as agents write: no agent's folder for this project \
+                  exists yet"
+                .to_string(),
+            _ => format!(
+                "Following transcripts as agents write: {}",
+                here.iter()
+                    .map(|p| format!("`{}`", p.display()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
-        format!(
-            "Following as agents write: {} ({} file{} at the start{last}).",
-            places.join(", "),
-            self.files,
-            if self.files == 1 { "" } else { "s" }
-        )
+        if !waiting.is_empty() {
+            line.push_str(&format!(
+                " ({} more place{} watched until made)",
+                waiting.len(),
+                if waiting.len() == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some((at, entries, _)) = &self.last {
+            line.push_str(&format!("; last import {at}, {entries} entries"));
+        }
+        line.push('.');
+        line
     }
 }
 
@@ -111,7 +122,6 @@ fn logged_at() -> TreePath {
 fn report(outside: &Outside, status: &Mutex<Status>, event: Event<'_>) {
     match event {
         Event::Started { folders, files } => {
-            lock(status).files = files;
             crate::log::line(&format!(
                 "memory: following {folders} transcript folder{} ({files} file{})",
                 if folders == 1 { "" } else { "s" },
