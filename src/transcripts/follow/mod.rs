@@ -16,7 +16,8 @@
 //!   file.
 //! - Nothing is stored twice: a file replaced or cut shorter is read again from its start,
 //!   and its entries already held are skipped by key, as on a restart, which reads every
-//!   file again and so imports only what is new.
+//!   file again and so imports only what is new. A look whose store failed (the database
+//!   away) is not lost: the file is read again from its start at the next look.
 //! - A file of no transcript format (other JSON beside the transcripts) is passed over
 //!   until it is replaced. A place may ask for one project's sessions only (Codex's and
 //!   OpenCode's folders hold every project's): a session is stored only if its working
@@ -193,7 +194,18 @@ impl Follower {
         if part.bad.count() > 0 {
             caught.bad = Some(part.bad);
         }
-        caught.imported = self.store_under(part.transcript, only_under)?;
+        caught.imported = match self.store_under(part.transcript, only_under) {
+            Ok(imported) => imported,
+            Err(error) => {
+                // Lines the store refuses (a NUL in a text) are said once and left behind;
+                // a store that failed otherwise (a database away) gets them again: the next
+                // look starts the file over, and the store skips what it holds.
+                if error.kind != crate::error::ErrorKind::Invalid {
+                    self.files.remove(path);
+                }
+                return Err(error);
+            }
+        };
         Ok(caught)
     }
 
@@ -222,7 +234,15 @@ impl Follower {
         match read_path(path) {
             Ok(reading) => {
                 whole.said = None;
-                caught.imported = self.store_under(reading.transcript, only_under)?;
+                let stored = self.store_under(reading.transcript, only_under);
+                if stored
+                    .as_ref()
+                    .is_err_and(|e| e.kind != crate::error::ErrorKind::Invalid)
+                {
+                    // Read again at the next look.
+                    self.wholes.remove(path);
+                }
+                caught.imported = stored?;
             }
             Err(error) => {
                 let text = error.to_string();

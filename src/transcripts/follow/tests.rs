@@ -294,3 +294,26 @@ fn files_read_whole_are_read_again_as_they_grow_and_store_only_what_is_new() {
         );
     }
 }
+
+#[test]
+fn lines_the_store_refuses_are_said_once_and_the_next_lines_still_come() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chat.jsonl");
+    let mut follower = Follower::new(store());
+    let line = |n: usize, text: &str| {
+        format!("{{\"ts\":\"2025-03-01T10:00:0{n}Z\",\"role\":\"user\",\"content\":\"{text}\"}}\n")
+    };
+    append(&path, &line(1, "first"));
+    follower.look(&path, None).unwrap();
+    // PostgreSQL's text cannot hold NUL, so no store takes it.
+    append(&path, &line(2, "a \\u0000 b"));
+    let refused = follower.look(&path, None).unwrap_err();
+    assert!(refused.message.contains("NUL"), "{}", refused.message);
+    append(&path, &line(3, "third"));
+    let caught = follower.look(&path, None).unwrap();
+    assert_eq!(
+        caught.imported.entries, 1,
+        "the refused line is not read again"
+    );
+    assert_eq!(entries(&follower.store), 2);
+}
