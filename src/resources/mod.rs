@@ -44,6 +44,7 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
             ctx.store.clone(),
             ctx.links.clone(),
             ctx.budget,
+            &ctx.project,
         )),
     ];
     let areas = all.clone();

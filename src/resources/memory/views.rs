@@ -8,7 +8,7 @@ use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
 pub use crate::resources::memory::names::{entry_name, session_dir};
 use crate::store::memory::record::Channel;
-use crate::store::memory::{EntryRow, SessionRow, Stats};
+use crate::store::memory::{SessionRow, Stats};
 
 /// The session files that are not entries.
 pub const SUMMARY: &str = "summary.md";
@@ -52,22 +52,17 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             "search this session",
             "ranked entries with snippets",
         ),
-        Function::new(
-            format!(
-                "sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}",
-                links.to(&format!("{dir}/{}", entry_name(row, 1)))
-            ),
-            "tag an entry",
-            "only tags may change",
-        ),
-        Function::new(
-            format!(
-                "echo '{}' > {}",
-                document::EXAMPLE,
-                links.to(&format!("{dir}/new.json"))
-            ),
-            "append an entry",
-            "the next seq; ts now",
+    ]
+}
+
+/// What a session directory takes besides reads: tags and appended entries. Lines of
+/// `Advanced`, shorter than rows of the functions table, so the digest keeps the room.
+fn session_changes() -> Vec<String> {
+    vec![
+        "Tag an entry: `sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/'` on its file; only tags may change.".into(),
+        format!(
+            "Append an entry: `echo '{}' > new.json` here; it takes the next seq and the time now.",
+            document::EXAMPLE
         ),
     ]
 }
@@ -242,15 +237,17 @@ pub fn day(day: &str, rows: &[SessionRow], links: &Links) -> Entry {
     }
 }
 
-/// `memory/sessions/<day>/<session>/_entry.md`.
+/// `memory/sessions/<day>/<session>/_entry.md`: opened by the lines of its digest
+/// (`opening`), then where and how it ran.
 pub fn session(
     row: &SessionRow,
+    opening: Vec<String>,
     channels: &[(Channel, usize)],
     tags: &[(String, usize)],
-    first: &[EntryRow],
     links: &Links,
 ) -> Entry {
     let mut about = vec![session_line(row)];
+    about.extend(opening);
     if let Some(cwd) = &row.record.cwd {
         about.push(format!("Ran in `{cwd}`."));
     }
@@ -289,37 +286,23 @@ pub fn session(
                 .trim())
         })
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("No summary yet: write {SUMMARY} (five sections)."));
+        .unwrap_or_else(|| {
+            format!("None written: {SUMMARY} shows the lines above, extracted; write it to replace them.")
+        });
+    let mut advanced = session_changes();
+    advanced.push(format!(
+        "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
+    ));
     Entry {
         title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
         about,
         functions: session_functions(row, links),
-        sections: vec![
-            Section {
-                heading: "Summary".into(),
-                items: vec![summary],
-                ..Section::default()
-            },
-            Section {
-                heading: format!("First entries (of {}; `ls` lists them all)", row.entries),
-                items: first
-                    .iter()
-                    .map(|e| {
-                        format!(
-                            "`{}` {} — {}",
-                            entry_name(row, e.seq),
-                            e.record.channel,
-                            cut(&e.record.content)
-                        )
-                    })
-                    .collect(),
-                empty: "No entries yet: append one as a new *.json file here.".into(),
-                ..Section::default()
-            },
-        ],
-        advanced: vec![format!(
-            "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
-        )],
+        sections: vec![Section {
+            heading: "Summary".into(),
+            items: vec![summary],
+            ..Section::default()
+        }],
+        advanced,
     }
 }
 
