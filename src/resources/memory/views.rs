@@ -14,15 +14,11 @@ use crate::store::memory::{SessionRow, Stats};
 pub const SUMMARY: &str = "summary.md";
 pub const RELATED: &str = "related.md";
 
-/// Rows of the functions table for a session directory.
+/// Rows of the functions table for a session directory: the reads that answer most. Its
+/// entries, tags and appends are told under Advanced, shorter, so the digest keeps the room.
 pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
     let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
     vec![
-        Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
-            "read an entry",
-            "its exact JSON: seq, ts, channel, content, tags, meta",
-        ),
         Function::new(
             format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
             "read the summary",
@@ -40,11 +36,6 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             "user and assistant turns in order, tools folded; pages link on",
         ),
         Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
-            "find sessions like this one",
-            "up to 5, with the terms they share",
-        ),
-        Function::new(
             format!(
                 "cat \"{}\"",
                 links.to(&format!("search/memory:session:{} <words>", row.record.id))
@@ -55,14 +46,18 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
     ]
 }
 
-/// What a session directory takes besides reads: tags and appended entries. Lines of
-/// `Advanced`, shorter than rows of the functions table, so the digest keeps the room.
-fn session_changes() -> Vec<String> {
+/// The Advanced lines of a session directory: its entries, what they take, `related.md`.
+fn session_advanced(row: &SessionRow) -> Vec<String> {
     vec![
-        "Tag an entry: `sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/'` on its file; only tags may change.".into(),
         format!(
-            "Append an entry: `echo '{}' > new.json` here; it takes the next seq and the time now.",
+            "`{}` … `{}` are its entries as exact JSON (seq, ts, channel, content, tags, meta); \
+             only their tags change (`sed -i` their `\"tags\"`); a new `*.json` appends one: `{}`.",
+            entry_name(row, 1),
+            entry_name(row, row.entries.max(1) as i64),
             document::EXAMPLE
+        ),
+        format!(
+            "`{RELATED}`: up to 5 sessions like this one, by the distinctive terms of its summary and last entries."
         ),
     ]
 }
@@ -72,6 +67,12 @@ const LINE_CHARS: usize = 100;
 
 /// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries — Fix the login form`.
 pub fn session_line(row: &SessionRow) -> String {
+    format!("{} — {}", session_facts(row), cut(&row.record.title))
+}
+
+/// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries`: where a session came from,
+/// when it ran and how long it is.
+fn session_facts(row: &SessionRow) -> String {
     let shown = |t: &Option<Time>| t.map(|t| t.to_string());
     let time = match (shown(&row.record.started), shown(&row.record.ended)) {
         (Some(start), Some(end)) if end.get(..10) == start.get(..10) && end != start => {
@@ -81,11 +82,10 @@ pub fn session_line(row: &SessionRow) -> String {
         (None, _) => row.day.clone(),
     };
     format!(
-        "{}, {time}, {} entr{} — {}",
+        "{}, {time}, {} entr{}",
         row.record.source,
         row.entries,
         if row.entries == 1 { "y" } else { "ies" },
-        cut(&row.record.title)
     )
 }
 
@@ -238,7 +238,8 @@ pub fn day(day: &str, rows: &[SessionRow], links: &Links) -> Entry {
 }
 
 /// `memory/sessions/<day>/<session>/_entry.md`: opened by the lines of its digest
-/// (`opening`), then where and how it ran.
+/// (`opening`), then where and how it ran. The title is not repeated under the heading:
+/// the digest has the room.
 pub fn session(
     row: &SessionRow,
     opening: Vec<String>,
@@ -246,13 +247,13 @@ pub fn session(
     tags: &[(String, usize)],
     links: &Links,
 ) -> Entry {
-    let mut about = vec![session_line(row)];
+    let mut about = vec![format!("{}.", session_facts(row))];
     about.extend(opening);
-    if let Some(cwd) = &row.record.cwd {
-        about.push(format!("Ran in `{cwd}`."));
-    }
-    if let Some(model) = &row.record.model {
-        about.push(format!("Model: {model}."));
+    match (&row.record.cwd, &row.record.model) {
+        (Some(cwd), Some(model)) => about.push(format!("Ran in `{cwd}`, model {model}.")),
+        (Some(cwd), None) => about.push(format!("Ran in `{cwd}`.")),
+        (None, Some(model)) => about.push(format!("Model: {model}.")),
+        (None, None) => {}
     }
     if let Some(previous) = &row.record.continuation_of {
         about.push(format!("Continues session {previous}."));
@@ -274,7 +275,8 @@ pub fn session(
                 .join(", ")
         ));
     }
-    let summary = row
+    // An extracted summary says no more than the lines above: only a written one is shown.
+    let written = row
         .summary
         .as_deref()
         .map(|s| {
@@ -285,24 +287,21 @@ pub fn session(
                 .join(" ")
                 .trim())
         })
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| {
-            format!("None written: {SUMMARY} shows the lines above, extracted; write it to replace them.")
-        });
-    let mut advanced = session_changes();
-    advanced.push(format!(
-        "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
-    ));
-    Entry {
-        title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
-        about,
-        functions: session_functions(row, links),
-        sections: vec![Section {
+        .filter(|s| !s.is_empty());
+    let sections = match written {
+        Some(summary) => vec![Section {
             heading: "Summary".into(),
             items: vec![summary],
             ..Section::default()
         }],
-        advanced,
+        None => Vec::new(),
+    };
+    Entry {
+        title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
+        about,
+        functions: session_functions(row, links),
+        sections,
+        advanced: session_advanced(row),
     }
 }
 

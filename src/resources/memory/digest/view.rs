@@ -22,11 +22,13 @@ pub struct Shown {
 
 impl Shown {
     /// From the most shown to the counts alone: a view over its budget takes the next.
-    pub const LIGHTER: [Shown; 6] = [
+    pub const LIGHTER: [Shown; 8] = [
         Shown::of(4, 2, 3, 110),
-        Shown::of(3, 1, 2, 90),
+        Shown::of(3, 1, 3, 90),
+        Shown::of(2, 1, 2, 90),
         Shown::of(2, 1, 2, 70),
-        Shown::of(2, 1, 1, 60),
+        Shown::of(2, 1, 1, 70),
+        Shown::of(1, 1, 1, 60),
         Shown::of(1, 0, 1, 50),
         Shown::of(0, 0, 0, 0),
     ];
@@ -95,9 +97,9 @@ pub fn opening(
         }
     ));
     for (label, list, noun) in [
-        ("Error", &digest.errors, "errors"),
-        ("Decided", &digest.decisions, "decisions"),
-        ("Pending", &digest.pending, "pending"),
+        ("Error", &digest.errors, ("error", "errors")),
+        ("Decided", &digest.decisions, ("decision", "decisions")),
+        ("Pending", &digest.pending, ("pending", "pending")),
     ] {
         let at_most = if label == "Error" {
             shown.errors
@@ -112,14 +114,17 @@ pub fn opening(
             ));
         }
         if list.len() > at_most {
-            more.push(format!("{} {noun}", list.len() - at_most));
+            more.push(counted(list.len() - at_most, noun));
         }
     }
     if !more.is_empty() || digest.files.len() > shown.files {
         if digest.files.len() > shown.files {
-            more.insert(0, format!("{} files", digest.files.len() - shown.files));
+            more.insert(
+                0,
+                counted(digest.files.len() - shown.files, ("file", "files")),
+            );
         }
-        lines.push(format!("+{} more: `cat {rest}`", more.join(", +")));
+        lines.push(format!("More ({}): `cat {rest}`", more.join(", ")));
     }
     lines
 }
@@ -224,4 +229,9 @@ fn file_link(file: &str, places: &SourcePlaces, links: &Links) -> String {
         Some(place) => format!("`{}`", links.to(&place)),
         None => format!("{file} (not under source/)"),
     }
+}
+
+/// `1 file`, `2 files`.
+fn counted(n: usize, (one, many): (&str, &str)) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
