@@ -18,8 +18,8 @@
 //! peak, and what is left after they are removed.
 //!
 //! The memory store section (`memory_store.rs`) measures the store alone, in-process, on
-//! both backends: import rates, and search and `related` over generated entries (the
-//! `--entries` of the sessions section).
+//! both backends: import rates, and search, `related` and a session's digest over generated
+//! entries (the `--entries` of the sessions section).
 //!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
@@ -39,6 +39,7 @@
 
 mod backends;
 mod memory;
+mod memory_digest;
 mod memory_store;
 mod search_baseline;
 mod sessions;
