@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::store::memory::EntryRow;
 use crate::store::memory::record::{Channel, EntryRecord};
-use crate::store::memory::touched::{files_changed, relative_to};
+use crate::store::memory::touched::{files_changed, fold, relative_to, tool_and_arguments};
 use crate::transcripts::is_injected;
 
 pub use places::SourcePlaces;
@@ -190,7 +190,7 @@ fn call_id(entry: &EntryRecord) -> Option<&str> {
         .find_map(|field| entry.meta.get(*field).and_then(Value::as_str))
 }
 
-/// Shell tools, compared without case, `_` and `-` (as `touched.rs` compares tools).
+/// Shell tools, folded as `touched::fold` folds a tool's name.
 const SHELL_TOOLS: [&str; 11] = [
     "bash",
     "shell",
@@ -207,29 +207,10 @@ const SHELL_TOOLS: [&str; 11] = [
 
 /// The command a shell tool call ran; `None` for every other entry.
 fn command_of(entry: &EntryRecord) -> Option<String> {
-    let (first_word, rest) = entry
-        .content
-        .split_once(char::is_whitespace)
-        .unwrap_or((entry.content.as_str(), ""));
-    let tool = entry
-        .meta
-        .get("tool")
-        .and_then(Value::as_str)
-        .unwrap_or(first_word);
-    let folded: String = tool
-        .chars()
-        .filter(|c| !matches!(c, '_' | '-' | '.'))
-        .flat_map(char::to_lowercase)
-        .collect();
-    if !SHELL_TOOLS.contains(&folded.as_str()) {
+    let (tool, arguments) = tool_and_arguments(entry);
+    if !SHELL_TOOLS.contains(&fold(tool).as_str()) {
         return None;
     }
-    // Readers write `<tool> <arguments>`; a chat export's line may hold the command alone.
-    let arguments = if first_word == tool {
-        rest
-    } else {
-        entry.content.as_str()
-    };
     let arguments = arguments.trim();
     let command = match serde_json::from_str::<Value>(arguments) {
         Ok(Value::Object(object)) => ["command", "cmd"]

@@ -19,15 +19,7 @@ fn fixture() -> (SessionRecord, Vec<EntryRow>) {
     let bytes = std::fs::read(path).unwrap();
     let mut transcript = crate::transcripts::read(&bytes, "claude-code-digest.jsonl").unwrap();
     let (record, entries) = transcript.sessions.remove(0);
-    let rows = entries
-        .into_iter()
-        .enumerate()
-        .map(|(i, record)| EntryRow {
-            seq: i as i64 + 1,
-            record,
-        })
-        .collect();
-    (record, rows)
+    (record, rows(entries))
 }
 
 fn texts(list: &[Noted]) -> Vec<&str> {
