@@ -49,8 +49,13 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
         source,
         Arc::new(tasks::Tasks::new(ctx.store.clone(), ctx.links.clone())),
         Arc::new(
-            memory::Memory::new(ctx.store.clone(), ctx.links.clone(), ctx.budget)
-                .following(following),
+            memory::Memory::new(
+                ctx.store.clone(),
+                ctx.links.clone(),
+                ctx.budget,
+                &ctx.project,
+            )
+            .following(following),
         ),
     ];
     let areas = all.clone();

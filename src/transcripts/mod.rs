@@ -44,6 +44,10 @@ pub mod stream;
 mod text;
 mod time;
 
+/// Whether a user turn is context a tool injected, not what anyone typed (the digest
+/// reads no such text).
+pub use text::is_injected;
+
 use std::fmt;
 
 use serde_json::{Map, Value};

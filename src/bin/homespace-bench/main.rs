@@ -18,10 +18,10 @@
 //! peak, and what is left after they are removed.
 //!
 //! The memory store section (`memory_store.rs`) measures the store alone, in-process, on
-//! both backends: import rates, and search and `related` over generated entries (the
-//! `--entries` of the sessions section). It opens with live import (`live_import.rs`):
-//! entries per second as a transcript grows, and the delay from an append to the mount
-//! showing it.
+//! both backends: import rates, and search, `related` and a session's digest over generated
+//! entries (the `--entries` of the sessions section). It opens with live import
+//! (`live_import.rs`): entries per second as a transcript grows, and the delay from an
+//! append to the mount showing it.
 //!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
@@ -42,6 +42,7 @@
 mod backends;
 mod live_import;
 mod memory;
+mod memory_digest;
 mod memory_store;
 mod search_baseline;
 mod sessions;

@@ -8,8 +8,9 @@
 //!    1,000), loaded 100 sessions at a time and compacted, then the p50 over 21 runs of
 //!    `search` for five and for ten hits, for words in one to every entry, phrases, filters
 //!    alone and with words, patterns, and words missing from every entry; and of `related`
-//!    for a session in the middle. On PostgreSQL also the plans it chose for the ranked
-//!    matches of common and rare words.
+//!    for a session in the middle; and a session's digest against reading its entries
+//!    (`memory_digest.rs`). On PostgreSQL also the plans it chose for the ranked matches of
+//!    common and rare words.
 //!
 //! Generated entries have words of known counts (`everyword` in every entry, `oneintwenty`
 //! in every 20th, and so on) and `w<n>` words skewed so a few are common and most rare; the
@@ -22,6 +23,7 @@ use homespace::store::Store;
 use homespace::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 
 use super::backends::{Backend, Backends};
+use super::memory_digest::digest_cost;
 
 /// Entries of one generated session in the search store.
 const PER_SESSION: u64 = 1_000;
@@ -218,7 +220,7 @@ fn search_timings(store: &Store, entries: u64) -> Result<(), String> {
         format!("related({middle})"),
         times[RUNS / 2]
     );
-    Ok(())
+    digest_cost(store, sessions)
 }
 
 /// The plans PostgreSQL chose for the ranked matches of common and rare words: the common

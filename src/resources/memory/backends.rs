@@ -140,7 +140,12 @@ fn memory_shows_the_same_on_both_backends() {
     let now = crate::model::time::rfc3339_of(std::time::SystemTime::now());
     for_each_backend(|store: Arc<Store>| {
         fill(&store, &now);
-        let memory = Memory::new(store, Links::new("/mnt/hs"), 4_000);
+        let memory = Memory::new(
+            store,
+            Links::new("/mnt/hs"),
+            4_000,
+            std::path::Path::new("/no-project"),
+        );
         let mut shown = vec![
             ("memory (summary)".to_string(), memory.summary().unwrap()),
             (

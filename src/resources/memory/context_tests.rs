@@ -54,7 +54,12 @@ fn decision(store: &Store) {
 }
 
 fn memory(store: Arc<Store>) -> Memory {
-    Memory::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS)
+    Memory::new(
+        store,
+        Links::new("/mnt/hs"),
+        budget::BUDGET_TOKENS,
+        std::path::Path::new("/no-project"),
+    )
 }
 
 #[test]
@@ -110,7 +115,12 @@ fn a_conversation_lists_every_turn_tools_folded_in_pages_that_link_on() {
             )],
         };
         store.change_memory(|m| m.import(&transcript)).unwrap();
-        let memory = Sessions::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS);
+        let memory = Sessions::new(
+            store,
+            Links::new("/mnt/hs"),
+            budget::BUDGET_TOKENS,
+            crate::resources::memory::digest::SourcePlaces::of(std::path::Path::new("/no-project")),
+        );
         let dir = ["2026-11-20", "long", "conversation"];
         let pages = memory.list(&dir).unwrap();
         assert_eq!(pages.len(), 75_usize.div_ceil(PER_PAGE));
@@ -161,7 +171,12 @@ fn a_session_without_entries_has_one_page_saying_so() {
     for_each_backend(|store| {
         let record = session("fresh", Some("2026-11-20T09:00:00Z"), "Fresh");
         store.change_memory(|m| m.create_session(&record)).unwrap();
-        let memory = Sessions::new(store, Links::new("/mnt/hs"), budget::BUDGET_TOKENS);
+        let memory = Sessions::new(
+            store,
+            Links::new("/mnt/hs"),
+            budget::BUDGET_TOKENS,
+            crate::resources::memory::digest::SourcePlaces::of(std::path::Path::new("/no-project")),
+        );
         let page = memory
             .read(&["2026-11-20", "fresh", "conversation", "1.md"])
             .unwrap();

@@ -5,6 +5,7 @@
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
 pub mod conversation;
+pub mod digest;
 pub mod document;
 pub mod follow;
 mod import;
@@ -53,12 +54,14 @@ pub struct Memory {
 }
 
 impl Memory {
-    pub fn new(store: Arc<Store>, links: Links, budget: usize) -> Self {
+    /// Memory of the project at `project`, whose files the sessions' digests link to.
+    pub fn new(store: Arc<Store>, links: Links, budget: usize, project: &std::path::Path) -> Self {
         let children: Vec<Arc<dyn Resource>> = vec![
             Arc::new(sessions::Sessions::new(
                 store.clone(),
                 links.clone(),
                 budget,
+                digest::SourcePlaces::of(project),
             )),
             Arc::new(tags::Tags::new(store.clone(), links.clone())),
             Arc::new(import::Import::new(store.clone(), links.clone())),

@@ -300,7 +300,12 @@ fn behaves_like_the_model(sessions: &Sessions, ops: &[Op]) -> Result<(), TestCas
 }
 
 fn sessions_on(store: Store) -> Sessions {
-    Sessions::new(Arc::new(store), Links::new("/mnt/hs"), 500)
+    Sessions::new(
+        Arc::new(store),
+        Links::new("/mnt/hs"),
+        500,
+        crate::resources::memory::digest::SourcePlaces::of(std::path::Path::new("/no-project")),
+    )
 }
 
 proptest! {

@@ -12,12 +12,15 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::{Time, is_day};
 use crate::model::{Child, Entry, Kind, Links, Node};
+use crate::render::entry;
 use crate::resources::memory::conversation::{self, CONVERSATION};
-use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name};
+use crate::resources::memory::digest::{Digest, SourcePlaces, view};
+use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name, session_dir};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
-use crate::store::memory::SessionRow;
+use crate::store::memory::record::Channel;
 use crate::store::memory::record::SessionRecord;
+use crate::store::memory::{EntryRow, SessionRow};
 use crate::tree::resource::Resource;
 
 /// Sessions listed in `related.md`.
@@ -28,6 +31,8 @@ pub struct Sessions {
     store: Arc<Store>,
     links: Links,
     budget: usize,
+    /// Where the files sessions changed show under `source/`.
+    places: SourcePlaces,
 }
 
 /// What a path under `memory/sessions/` is.
@@ -44,12 +49,56 @@ enum SessionPath<'p> {
 }
 
 impl Sessions {
-    pub fn new(store: Arc<Store>, links: Links, budget: usize) -> Self {
+    pub fn new(store: Arc<Store>, links: Links, budget: usize, places: SourcePlaces) -> Self {
         Sessions {
             store,
             links,
             budget,
+            places,
         }
+    }
+
+    /// The digest of session `row`: its entries read in one statement.
+    fn digest(&self, row: &SessionRow) -> Result<Digest> {
+        let entries: Vec<EntryRow> = self
+            .store
+            .memory(|m| m.entries(row.rowid, 0, row.entries))?;
+        Ok(Digest::of(&entries, row.record.cwd.as_deref()))
+    }
+
+    /// The session's entry view, its digest given as many lines as the budget leaves once
+    /// the rest of the view is in: fewer items of each list, then shorter ones, then the
+    /// counts alone.
+    fn session_entry(
+        &self,
+        row: &SessionRow,
+        digest: &Digest,
+        channels: &[(Channel, usize)],
+        tags: &[(String, usize)],
+    ) -> Entry {
+        let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
+        let rest = match row.summary {
+            None => self.links.to(&format!("{dir}/{SUMMARY}")),
+            Some(_) => format!("{}{CONVERSATION}/", session_dir(row, &self.links)),
+        };
+        let path = [
+            "memory",
+            "sessions",
+            row.day.as_str(),
+            row.record.id.as_str(),
+        ];
+        let mut fitted = None;
+        for shown in view::Shown::LIGHTER {
+            let opening = view::opening(digest, row, &self.places, &self.links, &rest, shown);
+            let entry = views::session(row, opening, channels, tags, &self.links);
+            let text = entry::render(&entry, &path, None, &self.links, usize::MAX / 8);
+            let fits = crate::render::budget::fits(&text, self.budget);
+            fitted = Some(entry);
+            if fits {
+                break;
+            }
+        }
+        fitted.unwrap_or_else(|| views::session(row, Vec::new(), channels, tags, &self.links))
     }
 
     fn place<'p>(&self, path: &[&'p str]) -> Result<SessionPath<'p>> {
@@ -210,11 +259,13 @@ impl Resource for Sessions {
                     .ok_or_else(|| self.missing(path))?;
                 document::render(seq, &entry.record)
             }
-            SessionPath::Summary(row) => Ok(row
-                .summary
-                .clone()
-                .unwrap_or_else(|| summary::template(&row.record.id))
-                .into_bytes()),
+            SessionPath::Summary(row) => match &row.summary {
+                Some(written) => Ok(written.clone().into_bytes()),
+                None => {
+                    let digest = self.digest(&row)?;
+                    Ok(view::extracted(&digest, &row, &self.places, &self.links).into_bytes())
+                }
+            },
             SessionPath::Related(row) => {
                 let related = self
                     .store
@@ -247,14 +298,11 @@ impl Resource for Sessions {
                 Ok(views::day(day, &rows, &self.links))
             }
             SessionPath::Session(row) => {
-                let (channels, tags, first) = self.store.memory(|c| {
-                    Ok((
-                        c.channel_counts(row.rowid)?,
-                        c.session_tags(row.rowid)?,
-                        c.entries(row.rowid, 0, 5)?,
-                    ))
-                })?;
-                Ok(views::session(&row, &channels, &tags, &first, &self.links))
+                let (channels, tags) = self
+                    .store
+                    .memory(|c| Ok((c.channel_counts(row.rowid)?, c.session_tags(row.rowid)?)))?;
+                let digest = self.digest(&row)?;
+                Ok(self.session_entry(&row, &digest, &channels, &tags))
             }
             SessionPath::Conversation(row) => Ok(views::conversation(&row, &self.links)),
             _ => Err(Error::new(
@@ -297,7 +345,7 @@ impl Resource for Sessions {
                 c.set_tags(row.rowid, seq, &tags)
             }),
             Ok(SessionPath::Summary(row)) => {
-                let text = summary::check(&at, content)?;
+                let text = view::unmarked(&summary::check(&at, content)?);
                 self.store.change_memory(|m| m.set_summary(row.rowid, Some(&text)))
             }
             Ok(SessionPath::Related(_) | SessionPath::Page(..))

@@ -8,21 +8,17 @@ use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
 pub use crate::resources::memory::names::{entry_name, session_dir};
 use crate::store::memory::record::Channel;
-use crate::store::memory::{EntryRow, SessionRow, Stats};
+use crate::store::memory::{SessionRow, Stats};
 
 /// The session files that are not entries.
 pub const SUMMARY: &str = "summary.md";
 pub const RELATED: &str = "related.md";
 
-/// Rows of the functions table for a session directory.
+/// Rows of the functions table for a session directory: the reads that answer most. Its
+/// entries, tags and appends are told under Advanced, shorter, so the digest keeps the room.
 pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
     let dir = format!("memory/sessions/{}/{}", row.day, row.record.id);
     vec![
-        Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{}", entry_name(row, 1)))),
-            "read an entry",
-            "its exact JSON: seq, ts, channel, content, tags, meta",
-        ),
         Function::new(
             format!("cat {}", links.to(&format!("{dir}/{SUMMARY}"))),
             "read the summary",
@@ -40,11 +36,6 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             "user and assistant turns in order, tools folded; pages link on",
         ),
         Function::new(
-            format!("cat {}", links.to(&format!("{dir}/{RELATED}"))),
-            "find sessions like this one",
-            "up to 5, with the terms they share",
-        ),
-        Function::new(
             format!(
                 "cat \"{}\"",
                 links.to(&format!("search/memory:session:{} <words>", row.record.id))
@@ -52,22 +43,21 @@ pub fn session_functions(row: &SessionRow, links: &Links) -> Vec<Function> {
             "search this session",
             "ranked entries with snippets",
         ),
-        Function::new(
-            format!(
-                "sed -i 's/\"tags\": \\[\\]/\"tags\": [\"important\"]/' {}",
-                links.to(&format!("{dir}/{}", entry_name(row, 1)))
-            ),
-            "tag an entry",
-            "only tags may change",
+    ]
+}
+
+/// The Advanced lines of a session directory: its entries, what they take, `related.md`.
+fn session_advanced(row: &SessionRow) -> Vec<String> {
+    vec![
+        format!(
+            "`{}` … `{}` are its entries as exact JSON (seq, ts, channel, content, tags, meta); \
+             only their tags change (`sed -i` their `\"tags\"`); a new `*.json` appends one: `{}`.",
+            entry_name(row, 1),
+            entry_name(row, row.entries.max(1) as i64),
+            document::EXAMPLE
         ),
-        Function::new(
-            format!(
-                "echo '{}' > {}",
-                document::EXAMPLE,
-                links.to(&format!("{dir}/new.json"))
-            ),
-            "append an entry",
-            "the next seq; ts now",
+        format!(
+            "`{RELATED}`: up to 5 sessions like this one, by the distinctive terms of its summary and last entries."
         ),
     ]
 }
@@ -77,6 +67,12 @@ const LINE_CHARS: usize = 100;
 
 /// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries — Fix the login form`.
 pub fn session_line(row: &SessionRow) -> String {
+    format!("{} — {}", session_facts(row), cut(&row.record.title))
+}
+
+/// `claude-code, 2026-11-20T10:00:00Z–11:42:10Z, 312 entries`: where a session came from,
+/// when it ran and how long it is.
+fn session_facts(row: &SessionRow) -> String {
     let shown = |t: &Option<Time>| t.map(|t| t.to_string());
     let time = match (shown(&row.record.started), shown(&row.record.ended)) {
         (Some(start), Some(end)) if end.get(..10) == start.get(..10) && end != start => {
@@ -86,11 +82,10 @@ pub fn session_line(row: &SessionRow) -> String {
         (None, _) => row.day.clone(),
     };
     format!(
-        "{}, {time}, {} entr{} — {}",
+        "{}, {time}, {} entr{}",
         row.record.source,
         row.entries,
         if row.entries == 1 { "y" } else { "ies" },
-        cut(&row.record.title)
     )
 }
 
@@ -242,20 +237,23 @@ pub fn day(day: &str, rows: &[SessionRow], links: &Links) -> Entry {
     }
 }
 
-/// `memory/sessions/<day>/<session>/_entry.md`.
+/// `memory/sessions/<day>/<session>/_entry.md`: opened by the lines of its digest
+/// (`opening`), then where and how it ran. The title is not repeated under the heading:
+/// the digest has the room.
 pub fn session(
     row: &SessionRow,
+    opening: Vec<String>,
     channels: &[(Channel, usize)],
     tags: &[(String, usize)],
-    first: &[EntryRow],
     links: &Links,
 ) -> Entry {
-    let mut about = vec![session_line(row)];
-    if let Some(cwd) = &row.record.cwd {
-        about.push(format!("Ran in `{cwd}`."));
-    }
-    if let Some(model) = &row.record.model {
-        about.push(format!("Model: {model}."));
+    let mut about = vec![format!("{}.", session_facts(row))];
+    about.extend(opening);
+    match (&row.record.cwd, &row.record.model) {
+        (Some(cwd), Some(model)) => about.push(format!("Ran in `{cwd}`, model {model}.")),
+        (Some(cwd), None) => about.push(format!("Ran in `{cwd}`.")),
+        (None, Some(model)) => about.push(format!("Model: {model}.")),
+        (None, None) => {}
     }
     if let Some(previous) = &row.record.continuation_of {
         about.push(format!("Continues session {previous}."));
@@ -277,7 +275,8 @@ pub fn session(
                 .join(", ")
         ));
     }
-    let summary = row
+    // An extracted summary says no more than the lines above: only a written one is shown.
+    let written = row
         .summary
         .as_deref()
         .map(|s| {
@@ -288,38 +287,21 @@ pub fn session(
                 .join(" ")
                 .trim())
         })
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| format!("No summary yet: write {SUMMARY} (five sections)."));
+        .filter(|s| !s.is_empty());
+    let sections = match written {
+        Some(summary) => vec![Section {
+            heading: "Summary".into(),
+            items: vec![summary],
+            ..Section::default()
+        }],
+        None => Vec::new(),
+    };
     Entry {
         title: format!("session {} — {}", row.record.id, cut(&row.record.title)),
         about,
         functions: session_functions(row, links),
-        sections: vec![
-            Section {
-                heading: "Summary".into(),
-                items: vec![summary],
-                ..Section::default()
-            },
-            Section {
-                heading: format!("First entries (of {}; `ls` lists them all)", row.entries),
-                items: first
-                    .iter()
-                    .map(|e| {
-                        format!(
-                            "`{}` {} — {}",
-                            entry_name(row, e.seq),
-                            e.record.channel,
-                            cut(&e.record.content)
-                        )
-                    })
-                    .collect(),
-                empty: "No entries yet: append one as a new *.json file here.".into(),
-                ..Section::default()
-            },
-        ],
-        advanced: vec![format!(
-            "`{RELATED}` ranks other sessions by the distinctive terms of this one's summary and last entries."
-        )],
+        sections,
+        advanced: session_advanced(row),
     }
 }
 

@@ -17,8 +17,7 @@ use serde_json::Value;
 
 use super::record::{Channel, EntryRecord};
 
-/// Tools that change the file their arguments name, compared without case and without
-/// `_`/`-` (so `write_file`, `WriteFile` and `write-file` are one).
+/// Tools that change the file their arguments name, as [`fold`] gives their names.
 const EDITING_TOOLS: [&str; 15] = [
     "edit",
     "multiedit",
@@ -62,15 +61,7 @@ pub fn files_changed(entry: &EntryRecord) -> Vec<String> {
     if entry.channel != Channel::ToolCall {
         return Vec::new();
     }
-    let (first_word, arguments) = entry
-        .content
-        .split_once(char::is_whitespace)
-        .unwrap_or((entry.content.as_str(), ""));
-    let tool = entry
-        .meta
-        .get("tool")
-        .and_then(Value::as_str)
-        .unwrap_or(first_word);
+    let (tool, arguments) = tool_and_arguments(entry);
     let mut found = Vec::new();
     let folded = fold(tool);
     if folded == "applypatch" || arguments.contains("*** Begin Patch") {
@@ -88,6 +79,35 @@ pub fn files_changed(entry: &EntryRecord) -> Vec<String> {
     unique
 }
 
+/// The tool a call names (its meta's `tool`, else the content's first word) and its
+/// arguments: what follows the tool's name, or the whole content when it does not open
+/// with the name (a chat export's line may hold the arguments alone).
+pub fn tool_and_arguments(entry: &EntryRecord) -> (&str, &str) {
+    let content = entry.content.as_str();
+    let (first_word, rest) = content
+        .split_once(char::is_whitespace)
+        .unwrap_or((content, ""));
+    let tool = entry
+        .meta
+        .get("tool")
+        .and_then(Value::as_str)
+        .unwrap_or(first_word);
+    if first_word == tool {
+        (tool, rest)
+    } else {
+        (tool, content)
+    }
+}
+
+/// A tool's name compared without case and without `_`, `-` or `.` (so `write_file`,
+/// `WriteFile` and `write-file` are one).
+pub fn fold(tool: &str) -> String {
+    tool.chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// `path` relative to `cwd` when it lies under it; else as it is.
 pub fn relative_to(path: &str, cwd: Option<&str>) -> String {
     let Some(cwd) = cwd
@@ -103,13 +123,6 @@ pub fn relative_to(path: &str, cwd: Option<&str>) -> String {
         Some(rest) if !rest.is_empty() => rest.to_string(),
         _ => path.to_string(),
     }
-}
-
-fn fold(tool: &str) -> String {
-    tool.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// The path an editing tool's JSON arguments name.
