@@ -12,13 +12,17 @@
 //! entries (`homespace-bench --only memory-store`), p50 for five hits on SQLite: a term in 5,000
 //! entries 5 ms, in 50,000 entries 7 ms, in every entry 37 ms.
 //!
+//! A `file:` keeps the entries of the sessions that changed the file (`files.rs`): the
+//! indexed paths ask the store's table of changed files in SQL, and a query of filters
+//! only scans those sessions alone rather than all of memory.
+//!
 //! Session titles and summaries match too (`seq: None` hits). Which tier of words comes
 //! first and where sessions go among entries is decided in `tiers.rs`; this file answers
 //! one parsed query.
 
 use std::collections::HashMap;
 
-use super::dialect::{Ranked, SearchSql, SessionText, WriteSql};
+use super::dialect::{FilesSql, Ranked, SearchSql, SessionText, WriteSql};
 use super::query::{COUNT_CAP, EXAMINE, Query, RANK};
 use super::record::Channel;
 use super::records::{Found, MemoryHit};
@@ -31,14 +35,22 @@ use crate::error::Result;
 /// The hits for `text`, best first, at most `limit`; how many match in all; and a note
 /// when the search was bounded (very common words, a cut scan) or found nothing to search
 /// for. A malformed query is an `Error::invalid` saying why. The order is `tiers.rs`'s.
-pub fn search<D: SearchSql + WriteSql>(index: &D, text: &str, limit: usize) -> Result<Found> {
+pub fn search<D: SearchSql + WriteSql + FilesSql>(
+    index: &D,
+    text: &str,
+    limit: usize,
+) -> Result<Found> {
     tiers::search(text, limit, |query, limit| {
         search_query(index, query, limit)
     })
 }
 
 /// The sessions and the entries matching one parsed query, at most `limit` of each.
-fn search_query<D: SearchSql + WriteSql>(index: &D, query: &Query, limit: usize) -> Result<Tiered> {
+fn search_query<D: SearchSql + WriteSql + FilesSql>(
+    index: &D,
+    query: &Query,
+    limit: usize,
+) -> Result<Tiered> {
     let nothing = |note: Option<String>| {
         Ok(Tiered {
             notes: note.into_iter().collect(),
@@ -50,6 +62,7 @@ fn search_query<D: SearchSql + WriteSql>(index: &D, query: &Query, limit: usize)
         && !query.entries_only()
         && !has_days(query)
         && query.session.is_none()
+        && query.file.is_none()
     {
         return nothing(Some("the query has no words to search for".into()));
     }
@@ -63,6 +76,22 @@ fn search_query<D: SearchSql + WriteSql>(index: &D, query: &Query, limit: usize)
         },
         None => Span::default(),
     };
+    // The sessions that changed the file, newest first: a scan reads only theirs.
+    let changers = match &query.file {
+        Some(file) => {
+            let (rows, _) = index.sessions_changing(file, usize::MAX)?;
+            let mut rowids: Vec<i64> = rows.iter().map(|(row, _)| row.rowid).collect();
+            rowids.sort_unstable_by(|a, b| b.cmp(a));
+            if let Some(low) = span.low {
+                rowids.retain(|&rowid| rowid == split_entry_id(low).0);
+            }
+            if rowids.is_empty() {
+                return nothing(Some(format!("no session changed {}", file.path)));
+            }
+            Some(rowids)
+        }
+        None => None,
+    };
     let expression = index.expression(query);
     let mut notes = Vec::new();
     let (session_hits, session_total) = if query.entries_only() {
@@ -72,7 +101,10 @@ fn search_query<D: SearchSql + WriteSql>(index: &D, query: &Query, limit: usize)
     };
     let (entry_hits, entry_total) = match &expression {
         Some(expression) => ranked_entries(index, query, expression, span, limit, &mut notes)?,
-        None => scanned_entries(index, query, span, limit, &mut notes)?,
+        None => match &changers {
+            Some(rowids) => changers_entries(index, query, rowids, limit, &mut notes)?,
+            None => scanned_entries(index, query, span, limit, &mut notes)?,
+        },
     };
     Ok(Tiered {
         sessions: session_hits,
@@ -116,6 +148,12 @@ pub(super) fn entry_conditions(
             " AND e.id IN (SELECT entry FROM entry_tags WHERE tag = {n})"
         ));
     }
+    if let Some(file) = &query.file {
+        let changed = file.condition("path", &mut bind);
+        sql.push_str(&format!(
+            " AND e.session IN (SELECT session FROM session_files WHERE {changed})"
+        ));
+    }
     for (since, op) in [(&query.since, ">="), (&query.until, "<=")] {
         if let Some(since) = since {
             let n = bind(since.clone());
@@ -137,6 +175,13 @@ pub(super) fn session_conditions(
     if let Some(name) = &query.session {
         let n = bind(name.clone());
         sql.push_str(&format!(" AND {id} = {n}"));
+    }
+    if let Some(file) = &query.file {
+        let changed = file.condition("f.path", &mut bind);
+        sql.push_str(&format!(
+            " AND {id} IN (SELECT c.id FROM session_files f JOIN sessions c \
+             ON c.rowid = f.session WHERE {changed})"
+        ));
     }
     for (since, op) in [(&query.since, ">="), (&query.until, "<=")] {
         if let Some(since) = since {
@@ -231,11 +276,12 @@ fn ranked_entries<D: SearchSql>(
     keep: usize,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<MemoryHit>, usize)> {
-    let (mut found, mut total, bound) = if query.entries_only() || has_days(query) {
-        filtered_matches(index, query, expression, span)?
-    } else {
-        recent_matches(index, query, expression, span)?
-    };
+    let (mut found, mut total, bound) =
+        if query.entries_only() || has_days(query) || query.file.is_some() {
+            filtered_matches(index, query, expression, span)?
+        } else {
+            recent_matches(index, query, expression, span)?
+        };
     let mut ranges = narrowed(
         &mut found,
         &mut total,
@@ -330,6 +376,40 @@ fn scanned_entries<D: SearchSql>(
     }
     let hits = index.entry_hits(query, &hits)?;
     Ok((hits, counted.unwrap_or(scanned)))
+}
+
+/// Entries for a query without words but with a `file:`: the entries of the sessions that
+/// changed the file (`rowids`, newest first), each session scanned in turn, newest first.
+/// A session holds few entries next to the store, so each is read whole and counted.
+fn changers_entries<D: SearchSql>(
+    index: &D,
+    query: &Query,
+    rowids: &[i64],
+    keep: usize,
+    notes: &mut Vec<String>,
+) -> Result<(Vec<MemoryHit>, usize)> {
+    let mut hits = Vec::new();
+    let mut total = 0;
+    for &rowid in rowids {
+        let want = keep.saturating_sub(hits.len());
+        let (
+            Scanned {
+                hits: found,
+                read,
+                cut,
+            },
+            passed,
+        ) = scan::entries(index, query, Span::session(rowid), want, true)?;
+        if let Some(reason) = cut {
+            notes.push(format!(
+                "the scan of a session {reason}: {} of its entries were searched",
+                thousands(read)
+            ));
+        }
+        hits.extend(found);
+        total += passed;
+    }
+    Ok((index.entry_hits(query, &hits)?, total))
 }
 
 /// How many entries a query of filters only selects, from the counters, when they can

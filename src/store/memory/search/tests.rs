@@ -4,7 +4,7 @@ use super::*;
 use crate::error::ErrorKind;
 use crate::store::Store;
 use crate::store::memory::Found;
-use crate::store::memory::record::{EntryRecord, Transcript};
+use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::testing::{at, entry, session, with_tags};
 use crate::store::testing::for_each_backend;
 
@@ -283,6 +283,80 @@ fn tool_filters_entries_calling_or_answering_a_tool() {
         );
         assert_eq!(names(store, "re:fail tool:bash"), ["tools/3"]);
         assert!(names(store, "tests tool:grep").is_empty());
+    });
+}
+
+#[test]
+fn file_filters_the_entries_of_sessions_that_changed_the_file() {
+    for_each_backend(|store| {
+        let store = &*store;
+        let edit = |key: &str, path: &str| {
+            let mut call = entry(
+                key,
+                Channel::ToolCall,
+                &format!(r#"Edit {{"file_path":"{path}"}}"#),
+            );
+            call.meta = serde_json::json!({"tool": "Edit"});
+            call
+        };
+        let in_proj = |id: &str, day: &str, title: &str| SessionRecord {
+            cwd: Some("/p".into()),
+            ..session(id, Some(day), title)
+        };
+        let transcript = Transcript {
+            sessions: vec![
+                (
+                    in_proj("money", "2026-11-12T09:00:00Z", "Round the money"),
+                    vec![
+                        entry("m1", Channel::User, "round half even please"),
+                        edit("m2", "/p/ledger/money.py"),
+                    ],
+                ),
+                (
+                    in_proj("tax", "2026-11-13T09:00:00Z", "Tax rounding"),
+                    vec![
+                        entry("x1", Channel::User, "round the tax too"),
+                        edit("x2", "/p/ledger/tax.py"),
+                    ],
+                ),
+                (
+                    in_proj("docs", "2026-11-14T09:00:00Z", "Docs on rounding"),
+                    vec![entry("o1", Channel::User, "document how we round")],
+                ),
+            ],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        let sorted = |query: &str| {
+            let mut found = names(store, query);
+            found.sort();
+            found
+        };
+        assert_eq!(sorted("please file:ledger/money.py"), ["money/1"]);
+        assert_eq!(sorted("rounding file:ledger/tax.py"), ["tax"], "titles too");
+        assert_eq!(sorted("round file:ledger/"), ["money", "money/1", "tax/1"]);
+        assert_eq!(
+            found(store, "file:ledger/money.py").1,
+            2,
+            "filters only: the session whole"
+        );
+        assert_eq!(sorted("file:ledger/ channel:user"), ["money/1", "tax/1"]);
+        assert_eq!(
+            sorted("file:/srv/other/ledger/tax.py"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            sorted("round file:ledger/ session:tax"),
+            ["tax/1"],
+            "with a session: only it"
+        );
+        let (hits, total, note) = found(store, "file:ledger/nothing.py");
+        assert_eq!((hits.len(), total), (0, 0));
+        assert_eq!(
+            note.as_deref(),
+            Some("no session changed ledger/nothing.py")
+        );
+        let refused = search(store, "file:a.py file:b.py", 5).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Invalid);
     });
 }
 
