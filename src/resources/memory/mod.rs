@@ -1,11 +1,12 @@
 //! `memory/`: the agent's past sessions — imported from transcripts or recorded live —
 //! browsable by day (`sessions/`, each session also as a paged `conversation/`), by tag
-//! (`tags/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
+//! (`tags/`), by the files they changed (`files/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
 //! turns around it), and recalled: `recall` and each session's `related.md` list
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
 pub mod conversation;
 pub mod document;
+mod files;
 mod import;
 mod names;
 pub mod sessions;
@@ -57,6 +58,7 @@ impl Memory {
                 budget,
             )),
             Arc::new(tags::Tags::new(store.clone(), links.clone())),
+            Arc::new(files::Files::new(store.clone(), links.clone())),
             Arc::new(import::Import::new(store.clone(), links.clone())),
         ];
         Memory {
