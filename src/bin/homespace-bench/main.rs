@@ -39,6 +39,7 @@
 
 mod backends;
 mod memory;
+mod memory_files;
 mod memory_store;
 mod search_baseline;
 mod sessions;
