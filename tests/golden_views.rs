@@ -119,22 +119,13 @@ impl Fixture {
 
     /// Two transcripts (plain JSONL and Codex), copied into `memory/import/` as an agent would.
     fn seed_memory(&self) {
-        let memory = self.space.resource_named("memory").unwrap();
-        let import = memory
-            .children()
-            .iter()
-            .find(|child| child.name() == "import")
-            .unwrap()
-            .clone();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
         for file in [
             "generic.jsonl",
             "rollout-2025-09-14T08-12-03-0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d.jsonl",
         ] {
             let bytes = std::fs::read(fixtures.join(file)).unwrap();
-            import
-                .write(&[file], &bytes, None)
-                .unwrap_or_else(|e| panic!("import {file}: {}", e.message));
+            import(&self.space, file, &bytes);
         }
     }
 
@@ -228,6 +219,20 @@ fn views(fixture: &Fixture) -> Vec<(String, String)> {
     fixture.fail_twice();
     views.push((golden_name("_errors.md"), fixture.render("_errors.md")));
     views
+}
+
+/// Imports transcript `bytes` as file `name`, copied into `memory/import/` as an agent would.
+fn import(space: &Space, name: &str, bytes: &[u8]) {
+    let memory = space.resource_named("memory").unwrap();
+    let import = memory
+        .children()
+        .iter()
+        .find(|child| child.name() == "import")
+        .unwrap()
+        .clone();
+    import
+        .write(&[name], bytes, None)
+        .unwrap_or_else(|e| panic!("import {name}: {}", e.message));
 }
 
 /// `source/ledger/_entry.md` -> `source.ledger._entry.md`; the root's views are `root.*`.
@@ -401,13 +406,6 @@ impl Codelinks {
         copy_dir(&example(), &project);
         let root = project.canonicalize().unwrap();
         let space = build(&Options::new(project), MOUNTPOINT).unwrap();
-        let memory = space.resource_named("memory").unwrap();
-        let import = memory
-            .children()
-            .iter()
-            .find(|child| child.name() == "import")
-            .unwrap()
-            .clone();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
         for file in [
             "transcripts/claude-code-session.jsonl",
@@ -415,10 +413,7 @@ impl Codelinks {
         ] {
             let text = std::fs::read_to_string(fixtures.join(file)).unwrap();
             let text = text.replace("/home/dev/ledger", &root.display().to_string());
-            let name = file.rsplit('/').next().unwrap();
-            import
-                .write(&[name], text.as_bytes(), None)
-                .unwrap_or_else(|e| panic!("import {file}: {}", e.message));
+            import(&space, file.rsplit('/').next().unwrap(), text.as_bytes());
         }
         Codelinks { dir, space }
     }

@@ -164,7 +164,7 @@ mod tests {
     //! Through [`crate::store::memory::MemoryRecords`], on both backends.
     use crate::store::Store;
     use crate::store::memory::record::{Channel, Transcript};
-    use crate::store::memory::testing::{entry, session};
+    use crate::store::memory::testing::{edit, entry, session};
     use crate::store::testing::for_each_backend;
 
     fn sample(store: &Store) {
@@ -238,15 +238,6 @@ mod tests {
     fn a_session_that_changed_the_same_file_outranks_one_that_only_talks_alike() {
         for_each_backend(|store| {
             sample(&store);
-            let edit = |key: &str, path: &str| {
-                let mut call = entry(
-                    key,
-                    Channel::ToolCall,
-                    &format!(r#"Edit {{"file_path":"{path}"}}"#),
-                );
-                call.meta = serde_json::json!({"tool": "Edit"});
-                call
-            };
             // "b" shares every word "c" does (the edit calls' too: "b" edited a file named
             // alike) and more; "c" changed the very file "a" changed, so it comes first.
             let (a, b, c) = (rowid(&store, "a"), rowid(&store, "b"), rowid(&store, "c"));

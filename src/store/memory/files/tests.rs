@@ -4,20 +4,11 @@
 use super::*;
 use crate::store::Store;
 use crate::store::memory::record::{Channel, SessionRecord, Transcript};
-use crate::store::memory::testing::{at, entry, session};
+use crate::store::memory::testing::{self, at, entry, session};
 use crate::store::testing::{for_each_backend, for_each_backend_from};
 
 fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
-    let mut call = at(
-        entry(
-            key,
-            Channel::ToolCall,
-            &format!(r#"Edit {{"file_path":"{path}"}}"#),
-        ),
-        ts,
-    );
-    call.meta = serde_json::json!({"tool": "Edit"});
-    call
+    at(testing::edit(key, path), ts)
 }
 
 fn in_folder(id: &str, started: &str, cwd: &str) -> SessionRecord {

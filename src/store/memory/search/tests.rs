@@ -5,7 +5,7 @@ use crate::error::ErrorKind;
 use crate::store::Store;
 use crate::store::memory::Found;
 use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
-use crate::store::memory::testing::{at, entry, session, with_tags};
+use crate::store::memory::testing::{at, edit, entry, session, with_tags};
 use crate::store::testing::for_each_backend;
 
 fn sample(store: &Store) {
@@ -290,15 +290,6 @@ fn tool_filters_entries_calling_or_answering_a_tool() {
 fn file_filters_the_entries_of_sessions_that_changed_the_file() {
     for_each_backend(|store| {
         let store = &*store;
-        let edit = |key: &str, path: &str| {
-            let mut call = entry(
-                key,
-                Channel::ToolCall,
-                &format!(r#"Edit {{"file_path":"{path}"}}"#),
-            );
-            call.meta = serde_json::json!({"tool": "Edit"});
-            call
-        };
         let in_proj = |id: &str, day: &str, title: &str| SessionRecord {
             cwd: Some("/p".into()),
             ..session(id, Some(day), title)
