@@ -100,7 +100,15 @@ fn search_query<D: SearchSql + WriteSql + FilesSql>(
         session_matches(index, query, expression.as_deref(), limit, &mut notes)?
     };
     let (entry_hits, entry_total) = match &expression {
-        Some(expression) => ranked_entries(index, query, expression, span, limit, &mut notes)?,
+        Some(expression) => ranked_entries(
+            index,
+            query,
+            expression,
+            span,
+            changers.as_deref(),
+            limit,
+            &mut notes,
+        )?,
         None => match &changers {
             Some(rowids) => changers_entries(index, query, rowids, limit, &mut notes)?,
             None => scanned_entries(index, query, span, limit, &mut notes)?,
@@ -262,6 +270,10 @@ fn session_hit(session: SessionText, snippet: String) -> MemoryHit {
     }
 }
 
+/// Sessions a `file:` selects that are searched one by one, each within its own range;
+/// past this many, the words' most recent matches over all memory are filtered instead.
+const CHANGERS_ONE_BY_ONE: usize = 64;
+
 /// Matches found by the index (newest first, ranked), how many match, and a note when not
 /// all of them were looked at.
 type Matches = (Vec<Ranked>, usize, Option<String>);
@@ -273,15 +285,19 @@ fn ranked_entries<D: SearchSql>(
     query: &Query,
     expression: &str,
     span: Span,
+    changers: Option<&[i64]>,
     keep: usize,
     notes: &mut Vec<String>,
 ) -> Result<(Vec<MemoryHit>, usize)> {
-    let (mut found, mut total, bound) =
-        if query.entries_only() || has_days(query) || query.file.is_some() {
+    let (mut found, mut total, bound) = match changers {
+        Some(rowids) if rowids.len() <= CHANGERS_ONE_BY_ONE => {
+            changers_matches(index, query, expression, rowids)?
+        }
+        _ if query.entries_only() || has_days(query) || query.file.is_some() => {
             filtered_matches(index, query, expression, span)?
-        } else {
-            recent_matches(index, query, expression, span)?
-        };
+        }
+        _ => recent_matches(index, query, expression, span)?,
+    };
     let mut ranges = narrowed(
         &mut found,
         &mut total,
@@ -349,6 +365,35 @@ fn filtered_matches<D: SearchSql>(
     let note = bounded.then(|| {
         format!(
             "the filters were checked on the {} most recent matches of the words only",
+            thousands(EXAMINE)
+        )
+    });
+    let total = found.len();
+    Ok((found, total, note))
+}
+
+/// Matches of `expression` within the sessions a `file:` selected (`rowids`, newest first),
+/// each session's range asked in turn: the sessions that changed a file are few and may be
+/// old, where the [`EXAMINE`] most recent matches of a common word over all memory never
+/// reach.
+fn changers_matches<D: SearchSql>(
+    index: &D,
+    query: &Query,
+    expression: &str,
+    rowids: &[i64],
+) -> Result<Matches> {
+    let mut found = Vec::new();
+    let mut bounded = false;
+    for &rowid in rowids {
+        let (mut matches, cut) =
+            index.filtered(expression, query, Span::session(rowid), EXAMINE)?;
+        bounded |= cut;
+        found.append(&mut matches);
+    }
+    let note = bounded.then(|| {
+        format!(
+            "the filters were checked on the {} most recent matches of the words in each \
+             session only",
             thousands(EXAMINE)
         )
     });

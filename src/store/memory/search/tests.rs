@@ -346,6 +346,20 @@ fn file_filters_the_entries_of_sessions_that_changed_the_file() {
             note.as_deref(),
             Some("no session changed ledger/nothing.py")
         );
+        // Behind more recent matches of the words than a filter examines, the sessions that
+        // changed the file are still searched.
+        let noise: Vec<EntryRecord> = (0..EXAMINE + 10)
+            .map(|i| entry(&format!("n{i}"), Channel::User, "round again"))
+            .collect();
+        let later = session("noise", Some("2026-11-30T09:00:00Z"), "Noise");
+        store
+            .change_memory(|m| {
+                m.import(&Transcript {
+                    sessions: vec![(later, noise)],
+                })
+            })
+            .unwrap();
+        assert_eq!(sorted("round file:ledger/money.py"), ["money", "money/1"]);
         let refused = search(store, "file:a.py file:b.py", 5).unwrap_err();
         assert_eq!(refused.kind, ErrorKind::Invalid);
     });
