@@ -27,6 +27,7 @@ const PAIRS: &[(&str, &str)] = &[
     ("oneintwenty file:src/mod7.py", "oneintwenty"),
     ("everyword file:src/mod7.py", "everyword"),
     ("everyword file:src/", "everyword"),
+    ("file:src/ channel:user", "channel:user"),
 ];
 
 /// The edit call generated entry `i` of session `session` is, with its meta; `None` for

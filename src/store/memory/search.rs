@@ -425,7 +425,8 @@ fn scanned_entries<D: SearchSql>(
 
 /// Entries for a query without words but with a `file:`: the entries of the sessions that
 /// changed the file (`rowids`, newest first), each session scanned in turn, newest first.
-/// A session holds few entries next to the store, so each is read whole and counted.
+/// A session holds few entries next to the store, so each is read whole and counted, until
+/// the hits are in: then sessions are counted from the counters where they can tell.
 fn changers_entries<D: SearchSql>(
     index: &D,
     query: &Query,
@@ -436,7 +437,15 @@ fn changers_entries<D: SearchSql>(
     let mut hits = Vec::new();
     let mut total = 0;
     for &rowid in rowids {
+        let span = Span::session(rowid);
         let want = keep.saturating_sub(hits.len());
+        // Once the hits are in, a session the counters can count is not read.
+        if want == 0
+            && let Some(n) = counted(index, query, span)?
+        {
+            total += n;
+            continue;
+        }
         let (
             Scanned {
                 hits: found,
@@ -444,7 +453,7 @@ fn changers_entries<D: SearchSql>(
                 cut,
             },
             passed,
-        ) = scan::entries(index, query, Span::session(rowid), want, true)?;
+        ) = scan::entries(index, query, span, want, true)?;
         if let Some(reason) = cut {
             notes.push(format!(
                 "the scan of a session {reason}: {} of its entries were searched",
