@@ -1,9 +1,10 @@
 //! What a backend of memory must answer — the SQL primitives, each a statement or a few
 //! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`). The import and merge
-//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`) and the
-//! related-session scoring (`related.rs`) are written once over them, and `backend.rs`
-//! makes every backend that answers them a `MemoryRecords`, so the backends cannot drift
-//! apart in what they decide, only in how they ask.
+//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`), the
+//! related-session scoring (`related.rs`) and the files sessions changed (`files.rs`) are
+//! written once over them, and `backend.rs` makes every backend that answers them a
+//! `MemoryRecords`, so the backends cannot drift apart in what they decide, only in how
+//! they ask.
 //!
 //! Ranks a backend hands back are normalised so that higher is always better (SQLite's
 //! `bm25()` is negated; PostgreSQL's `ts_rank_cd` already is).
