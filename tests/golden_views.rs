@@ -119,22 +119,13 @@ impl Fixture {
 
     /// Two transcripts (plain JSONL and Codex), copied into `memory/import/` as an agent would.
     fn seed_memory(&self) {
-        let memory = self.space.resource_named("memory").unwrap();
-        let import = memory
-            .children()
-            .iter()
-            .find(|child| child.name() == "import")
-            .unwrap()
-            .clone();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts");
         for file in [
             "generic.jsonl",
             "rollout-2025-09-14T08-12-03-0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d.jsonl",
         ] {
             let bytes = std::fs::read(fixtures.join(file)).unwrap();
-            import
-                .write(&[file], &bytes, None)
-                .unwrap_or_else(|e| panic!("import {file}: {}", e.message));
+            import(&self.space, file, &bytes);
         }
     }
 
@@ -228,6 +219,20 @@ fn views(fixture: &Fixture) -> Vec<(String, String)> {
     fixture.fail_twice();
     views.push((golden_name("_errors.md"), fixture.render("_errors.md")));
     views
+}
+
+/// Imports transcript `bytes` as file `name`, copied into `memory/import/` as an agent would.
+fn import(space: &Space, name: &str, bytes: &[u8]) {
+    let memory = space.resource_named("memory").unwrap();
+    let import = memory
+        .children()
+        .iter()
+        .find(|child| child.name() == "import")
+        .unwrap()
+        .clone();
+    import
+        .write(&[name], bytes, None)
+        .unwrap_or_else(|e| panic!("import {name}: {}", e.message));
 }
 
 /// `source/ledger/_entry.md` -> `source.ledger._entry.md`; the root's views are `root.*`.
@@ -376,14 +381,84 @@ impl Outline {
     }
 }
 
+/// A third mount, of `examples/ledger` with two Claude Code sessions imported that edited
+/// its files (`src/ledger/accounts.py`, `tests/test_rounding.py`): the code names the
+/// sessions that changed it, and `memory/files/` lists them. The transcripts ran in
+/// `/home/dev/ledger`; that folder is the mounted project's here, as if they ran in it.
+struct Codelinks {
+    dir: tempfile::TempDir,
+    space: Arc<Space>,
+}
+
+/// The views of [`Codelinks`] that are checked.
+const CODELINKS_VIEWS: &[&str] = &[
+    "source/ledger/accounts/_entry.md",
+    "source/ledger/accounts/Account/_entry.md",
+    "memory/files/_entry.md",
+    "memory/files/src/ledger/accounts.py/_entry.md",
+    "search/parse_amount",
+];
+
+impl Codelinks {
+    fn new() -> Codelinks {
+        let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+        let project = dir.path().join("ledger");
+        copy_dir(&example(), &project);
+        let root = project.canonicalize().unwrap();
+        let space = build(&Options::new(project), MOUNTPOINT).unwrap();
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        for file in [
+            "transcripts/claude-code-session.jsonl",
+            "codelinks/rounding.jsonl",
+        ] {
+            let text = std::fs::read_to_string(fixtures.join(file)).unwrap();
+            let text = text.replace("/home/dev/ledger", &root.display().to_string());
+            import(&space, file.rsplit('/').next().unwrap(), text.as_bytes());
+        }
+        Codelinks { dir, space }
+    }
+
+    /// The views of [`CODELINKS_VIEWS`], named `codelinks.<path>`, normalised.
+    fn views(&self) -> Vec<(String, String)> {
+        CODELINKS_VIEWS
+            .iter()
+            .map(|path| {
+                let components: Vec<String> = path.split('/').map(str::to_string).collect();
+                let bytes = self
+                    .space
+                    .render_path(&TreePath::from_names(&components))
+                    .unwrap_or_else(|e| panic!("render {path}: {}", e.message));
+                let text = normalise(&String::from_utf8(bytes).unwrap(), self.dir.path());
+                (format!("codelinks.{}", golden_name(path)), text)
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_module_names_the_sessions_that_edited_it() {
+    let codelinks = Codelinks::new();
+    let views = codelinks.views();
+    let module = &views[0].1;
+    for named in [
+        "**Changed in 2 past sessions**: 2025-11-05 \"Round half amounts to even in parse_amou…\"",
+        ", 2025-10-02 \"Fix negative amounts in credit account b…\"",
+        ": `/mnt/hs/memory/files/src/ledger/accounts.py/`",
+    ] {
+        assert!(module.contains(named), "[{named}] missing:\n{module}");
+    }
+}
+
 #[test]
 fn every_kind_of_view_matches_its_golden_file() {
     let fixture = Fixture::new();
     let outline = Outline::new();
+    let codelinks = Codelinks::new();
     let views: Vec<(String, String)> = views(&fixture)
         .into_iter()
         .map(|(name, text)| (name, normalise(&text, fixture.dir.path())))
         .chain(outline.views())
+        .chain(codelinks.views())
         .collect();
     if std::env::var_os("HOMESPACE_BLESS").is_some_and(|v| v == "1") {
         bless(&views);

@@ -52,6 +52,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (10, runs::CHECKOUTS),
     (11, postgres::CHANGES),
     (12, edits::PARTS),
+    (13, memory::PG_FILES_SCHEMA),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
@@ -117,9 +118,10 @@ impl Store {
 
     /// Connects to the PostgreSQL store at `url` and migrates its schema.
     pub fn connect(url: &str) -> Result<Store> {
-        Ok(Store {
+        Store {
             backend: Backend::Postgres(Box::new(postgres::Postgres::connect(url, PG_MIGRATIONS)?)),
-        })
+        }
+        .backfilled()
     }
 
     /// A private store in memory, for tests.
@@ -131,9 +133,18 @@ impl Store {
     fn with_connection(mut conn: Connection, on_disk: bool) -> Result<Store> {
         sqlite::configure(&conn, on_disk)?;
         sqlite::migrate(&mut conn)?;
-        Ok(Store {
+        Store {
             backend: Backend::Sqlite(Mutex::new(conn)),
-        })
+        }
+        .backfilled()
+    }
+
+    /// The store, with what its migrations left to the code done: the files sessions
+    /// changed, read off the entries stored before the store kept them (once; a store
+    /// that needs nothing pays one indexed read).
+    fn backfilled(self) -> Result<Store> {
+        self.change_memory(|m| m.fill_changed_files())?;
+        Ok(self)
     }
 
     /// Runs `read` on the connection. Reads never change anything.

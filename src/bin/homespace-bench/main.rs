@@ -43,6 +43,7 @@ mod backends;
 mod live_import;
 mod memory;
 mod memory_digest;
+mod memory_files;
 mod memory_store;
 mod search_baseline;
 mod sessions;

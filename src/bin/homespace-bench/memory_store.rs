@@ -11,6 +11,8 @@
 //!    for a session in the middle; and a session's digest against reading its entries
 //!    (`memory_digest.rs`). On PostgreSQL also the plans it chose for the ranked matches of
 //!    common and rare words.
+//! 3. The files sessions changed (`memory_files.rs`): the `file:` filter beside the same
+//!    queries without it, and the backfill of a store that held entries before them.
 //!
 //! Generated entries have words of known counts (`everyword` in every entry, `oneintwenty`
 //! in every 20th, and so on) and `w<n>` words skewed so a few are common and most rare; the
@@ -24,6 +26,7 @@ use homespace::store::memory::record::{Channel, EntryRecord, SessionRecord, Tran
 
 use super::backends::{Backend, Backends};
 use super::memory_digest::digest_cost;
+use super::memory_files;
 
 /// Entries of one generated session in the search store.
 const PER_SESSION: u64 = 1_000;
@@ -93,6 +96,7 @@ pub fn bench_memory_store(backends: &Backends, entries: u64) {
         let outcome = backends.new_store(backend, dir.path()).and_then(|made| {
             let store = made.open()?;
             search_timings(&store, entries)?;
+            memory_files::file_timings(&store, backend, &made.location)?;
             if backend == Backend::Postgres {
                 plans(&made.location)?;
             }
@@ -320,6 +324,16 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
         let entries = (n..n + per_session)
             .map(|i| {
                 let channel = channels[(i % 5) as usize];
+                if let Some((content, meta)) = memory_files::edit_call(i, n / per_session) {
+                    return EntryRecord {
+                        key: format!("k{i}"),
+                        ts: None,
+                        channel,
+                        content,
+                        tags: Vec::new(),
+                        meta,
+                    };
+                }
                 EntryRecord {
                     key: format!("k{i}"),
                     ts: Time::parse(&format!(

@@ -1,7 +1,7 @@
 //! Differential test: the same memory, stored the same way in SQLite and in PostgreSQL,
 //! shows the same under `memory/` — every listing, view and entry file of `sessions/` (with
 //! each conversation page) and `tags/`, the summary, the dashboard and the hits of a
-//! filtered search with their context — byte for byte. Only the views ranked by
+//! filtered search with their context, and `files/` — byte for byte. Only the views ranked by
 //! related sessions (`recall`, `related.md`) are left out: ranking need not match to the
 //! byte across backends (each has its own full-text engine), and their own tests cover
 //! them.
@@ -100,10 +100,25 @@ fn fill(store: &Store, now: &str) {
             .unwrap();
     }
     let s1 = store.memory(|m| m.session("s1")).unwrap().unwrap();
+    let s3 = store.memory(|m| m.session("s3")).unwrap().unwrap();
+    // Files changed by two sessions: memory/files/ and file: answer alike.
+    let edit = |key: &str, path: &str| EntryRecord {
+        meta: serde_json::json!({"tool": "Edit"}),
+        ..entry(
+            key,
+            Channel::ToolCall,
+            &format!(r#"Edit {{"file_path":"{path}"}}"#),
+            &[],
+        )
+    };
     store
         .change_memory(|m| {
             m.set_summary(s1.rowid, Some("# Summary\n\nCompleted Work: the login"))?;
-            m.set_tags(s1.rowid, 2, &["reviewed".to_string(), "Auth".to_string()])
+            m.set_tags(s1.rowid, 2, &["reviewed".to_string(), "Auth".to_string()])?;
+            m.append(s1.rowid, &edit("a5", "src/auth.py"))?;
+            m.append(s3.rowid, &edit("c13", "src/auth.py"))?;
+            m.append(s3.rowid, &edit("c14", "docs/steps.md"))
+                .map(|_| ())
         })
         .unwrap();
 }
@@ -161,6 +176,10 @@ fn memory_shows_the_same_on_both_backends() {
             (
                 "search channel:user".to_string(),
                 format!("{:#?}", memory.search("channel:user", 10)),
+            ),
+            (
+                "search file:src/".to_string(),
+                format!("{:#?}", memory.search("file:src/", 10)),
             ),
         ];
         for child in memory.children() {

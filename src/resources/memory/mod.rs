@@ -1,12 +1,13 @@
 //! `memory/`: the agent's past sessions — imported from transcripts or recorded live —
 //! browsable by day (`sessions/`, each session also as a paged `conversation/`), by tag
-//! (`tags/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
+//! (`tags/`), by the files they changed (`files/`), searchable with bm25 and snippets (`search/memory:<words>`; each hit with the
 //! turns around it), and recalled: `recall` and each session's `related.md` list
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
 pub mod conversation;
 pub mod digest;
 pub mod document;
+mod files;
 pub mod follow;
 mod import;
 mod names;
@@ -64,6 +65,7 @@ impl Memory {
                 digest::SourcePlaces::of(project),
             )),
             Arc::new(tags::Tags::new(store.clone(), links.clone())),
+            Arc::new(files::Files::new(store.clone(), links.clone())),
             Arc::new(import::Import::new(store.clone(), links.clone())),
         ];
         Memory {

@@ -4,6 +4,7 @@
 //! are cached by modification time and size), and nothing is parsed up front.
 
 mod change;
+mod changed_in;
 mod checkout;
 mod config;
 mod dashboard;
@@ -123,6 +124,8 @@ pub struct Source {
     /// This checkout's test runs, and the runner's state: a refused start, where finished
     /// runs are reported.
     runs: runner::TestRuns,
+    /// The mount's store, for what memory knows of the code: which sessions changed a file.
+    store: Arc<Store>,
 }
 
 impl Source {
@@ -183,7 +186,8 @@ impl Source {
             settings: Arc::clone(&settings),
             edits,
             project,
-            runs: runner::TestRuns::new(store, checkout),
+            runs: runner::TestRuns::new(Arc::clone(&store), checkout),
+            store,
             modules: Modules::default(),
             links,
             name,

@@ -12,7 +12,9 @@
 //! Python hits read `ledger.accounts:42: def debit(self, amount)` with the path of the
 //! symbol file that holds the line (only the hits shown are parsed); other files read
 //! `README.md:3: …` with their place in the tree — `source/config/<table>.toml` for
-//! pyproject.toml, package data and test data in place — or else their path on disk.
+//! pyproject.toml, package data and test data in place — or else their path on disk. The
+//! first hit in a file that past sessions changed says so (`— changed in 2 past sessions,
+//! latest 2026-11-20`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,7 +23,7 @@ use regex::bytes::{Regex, RegexBuilder};
 
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
-use crate::resources::source::Source;
+use crate::resources::source::{Source, changed_in};
 
 /// How much of a file is looked at to tell a binary file (a NUL byte) from text, as grep does.
 const SNIFF: usize = 8 << 10;
@@ -101,6 +103,18 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             false => text_hit(source, &files[f.file], f),
         })
         .collect();
+    // The first hit in a file says when past sessions changed it: a few words, once.
+    let mut noted = std::collections::HashSet::new();
+    for (hit, f) in hits.iter_mut().zip(&found) {
+        if !noted.insert(f.file) {
+            continue;
+        }
+        let file = &files[f.file];
+        let rel = file.strip_prefix(&source.project.root).unwrap_or(file);
+        if let Some(note) = changed_in::hit_note(&source.store, &rel.to_string_lossy()) {
+            hit.line = format!("{} — {note}", hit.line);
+        }
+    }
     // The definition of a name the query names (`def validate_name`) comes with its code,
     // when short: reading it is what the search was for.
     let asked = self::terms(query);

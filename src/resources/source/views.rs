@@ -1,6 +1,7 @@
 //! Entry views of `source/`: the project root (packages with one-line docstrings and
 //! counts), packages (modules with docstrings and sizes), modules and classes (symbol
-//! tables: name, kind, signature, first docstring line, size). Sizes are given before
+//! tables: name, kind, signature, first docstring line, size; and the past sessions that
+//! changed the file). Sizes are given before
 //! anyone reads a file, so an agent knows what a `cat` will cost.
 
 use std::path::Path;
@@ -9,6 +10,7 @@ use crate::error::Result;
 use crate::model::{Detail, Entry, Function, Lighter, Section};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note;
+use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
 use crate::resources::source::paths::Resolved;
@@ -46,7 +48,11 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
             ..
         } => {
             let file = disk.strip_prefix(&source.project.root).unwrap_or(disk);
-            let mut entry = members(module, dotted, *parent, &here, &file.display().to_string());
+            let file = file.display().to_string();
+            let mut entry = members(module, dotted, *parent, &here, &file);
+            if let Some(line) = changed_in::entry_line(&source.store, &source.links, &file) {
+                entry.about.push(line);
+            }
             if parent.is_none()
                 && let Some(failure) = source.known_import_failure(dotted)
             {

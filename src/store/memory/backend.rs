@@ -1,14 +1,16 @@
 //! A backend of memory made whole: whatever answers the dialect's primitives
-//! ([`WriteSql`], [`SearchSql`], [`RelatedSql`]) and the plain reads is a
+//! ([`WriteSql`], [`SearchSql`], [`RelatedSql`], [`FilesSql`]) and the plain reads is a
 //! [`MemoryRecords`], its import, search and related sessions decided by the one algorithm
 //! above the dialects (`write.rs`, `search.rs`, `related.rs`).
 
-use super::dialect::{RelatedSql, SearchSql, WriteSql};
+use super::dialect::{FilesSql, RelatedSql, SearchSql, WriteSql};
+use super::files::{ChangedFile, Changers, FileOrder, FilePattern};
 use super::record::{EntryRecord, SessionRecord};
 use super::records::{Found, Loader, MemoryReads, MemoryRecords, SessionRow};
 use crate::error::Result;
+use crate::model::time::Time;
 
-impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql> MemoryRecords for D {
+impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql + FilesSql> MemoryRecords for D {
     fn search(&self, query: &str, limit: usize) -> Result<Found> {
         super::search::search(self, query, limit)
     }
@@ -39,6 +41,22 @@ impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql> MemoryRecords for D {
 
     fn compact(&self) -> Result<()> {
         self.compact_indexes()
+    }
+
+    fn files_of(&self, session: i64) -> Result<Vec<(String, Option<Time>)>> {
+        FilesSql::files_of(self, session)
+    }
+
+    fn sessions_changing(&self, file: &str, limit: usize) -> Result<Changers> {
+        FilesSql::sessions_changing(self, &FilePattern::parse(file)?, limit)
+    }
+
+    fn changed_files(&self, order: FileOrder, limit: usize) -> Result<Vec<ChangedFile>> {
+        FilesSql::changed_files(self, order, limit)
+    }
+
+    fn fill_changed_files(&self) -> Result<Option<usize>> {
+        super::files::backfill(self)
     }
 
     fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {

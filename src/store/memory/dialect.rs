@@ -1,9 +1,10 @@
 //! What a backend of memory must answer — the SQL primitives, each a statement or a few
 //! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`). The import and merge
-//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`) and the
-//! related-session scoring (`related.rs`) are written once over them, and `backend.rs`
-//! makes every backend that answers them a `MemoryRecords`, so the backends cannot drift
-//! apart in what they decide, only in how they ask.
+//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`), the
+//! related-session scoring (`related.rs`) and the files sessions changed (`files.rs`) are
+//! written once over them, and `backend.rs` makes every backend that answers them a
+//! `MemoryRecords`, so the backends cannot drift apart in what they decide, only in how
+//! they ask.
 //!
 //! Ranks a backend hands back are normalised so that higher is always better (SQLite's
 //! `bm25()` is negated; PostgreSQL's `ts_rank_cd` already is).
@@ -11,6 +12,7 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
+use super::files::{ChangedFile, Changers, FileOrder, FilePattern};
 use super::query::Query;
 use super::record::{Channel, EntryRecord, SessionRecord};
 use super::records::{Loader, MemoryHit};
@@ -79,6 +81,30 @@ pub trait WriteSql {
     /// See [`MemoryRecords::bulk_load`]; the loader stores each transcript by
     /// `write::store_transcript`.
     fn load_in_bulk(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()>;
+    /// The folder session `rowid` ran in, when known.
+    fn session_cwd(&self, rowid: i64) -> Result<Option<String>>;
+    /// Notes that session `rowid` changed each of `files` (each once) at the time given,
+    /// keeping the later time where it is noted already (times compare by bytes).
+    fn note_files(&self, rowid: i64, files: &[(String, Option<Time>)]) -> Result<()>;
+}
+
+/// The rows of the files sessions changed (`files.rs` decides what goes in them).
+pub trait FilesSql {
+    /// Whether the files of the entries stored before the table existed are still to note.
+    fn backfill_pending(&self) -> Result<bool>;
+    /// Up to `limit` tool calls numbered above `after`, in number order (their content,
+    /// time and meta; no key).
+    fn tool_calls_after(&self, after: i64, limit: usize) -> Result<Vec<(i64, EntryRecord)>>;
+    /// Marks the backfill done.
+    fn backfill_done(&self) -> Result<()>;
+    /// The files session `session` changed, most recently changed first, then by path.
+    fn files_of(&self, session: i64) -> Result<Vec<(String, Option<Time>)>>;
+    /// Up to `limit` sessions that changed a file `pattern` matches, the most recent change
+    /// first (then the newest session), each with the time of its latest change of one; and
+    /// how many there are in all.
+    fn sessions_changing(&self, pattern: &FilePattern, limit: usize) -> Result<Changers>;
+    /// Up to `limit` of the files sessions changed, in `order` (then by path).
+    fn changed_files(&self, order: FileOrder, limit: usize) -> Result<Vec<ChangedFile>>;
 }
 
 /// A row a bounded scan reads ([`SearchSql::scan`]): what the filters need (empty when the

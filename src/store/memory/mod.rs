@@ -10,10 +10,12 @@
 //!   may be stored: `rules.rs`; a stored row read back: `stored.rs`);
 //! - search: `search.rs` over its query language `query.rs`, with the bounded scans of
 //!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
-//! - related sessions: `related.rs`, choosing words by `likeness.rs`.
+//! - related sessions: `related.rs`, choosing words by `likeness.rs`;
+//! - the files each session changed (read off its tool calls by `touched.rs`): `files.rs`.
 
 mod backend;
 mod dialect;
+pub mod files;
 mod likeness;
 mod postgres;
 mod query;
@@ -46,6 +48,9 @@ pub(crate) use sqlite::{BULK_SCHEMA, KEYS_SCHEMA, SCHEMA};
 
 /// Migrations 4 to 6 for PostgreSQL, in one step (5 and 6 tune SQLite's first version).
 pub(crate) use postgres::SCHEMA as PG_SCHEMA;
+
+/// Migration 13, the files sessions changed, for each backend.
+pub(crate) use {postgres::FILES_SCHEMA as PG_FILES_SCHEMA, sqlite::FILES_SCHEMA};
 
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;

@@ -7,7 +7,8 @@
 //! - `"a phrase"`: the words in that order, one term (never split into its words);
 //! - filters: `channel:tool_call` (several: any of them), `tool:bash` (the entries calling
 //!   that tool or holding its result; several: any of them), `tag:x` (several: all of them),
-//!   `session:<id>`, `since:2026-11-01`, `until:2026-11-20` (days, both included; or
+//!   `session:<id>`, `file:<path>` (the entries of the sessions that changed that file, or
+//!   with `file:ledger/` any file under that folder; see `files.rs`), `since:2026-11-01`, `until:2026-11-20` (days, both included; or
 //!   counted back from today in UTC: `since:7d`, `since:2w`, `until:1d`) and
 //!   `re:<regex>` (Rust regex syntax, size-limited); a filter's value may be quoted:
 //!   `re:"fn \w+"`.
@@ -19,6 +20,7 @@
 
 use regex::{Regex, RegexBuilder};
 
+use super::files::FilePattern;
 use super::record::Channel;
 use crate::error::{Error, Result};
 use crate::model::time::{Time, is_day};
@@ -41,7 +43,7 @@ const MAX_TERMS: usize = 16;
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
 /// The filters a query knows, as the messages list them.
-const FILTERS: &str = "channel:, tool:, tag:, session:, since:, until:, re:";
+const FILTERS: &str = "channel:, tool:, tag:, session:, file:, since:, until:, re:";
 
 /// One required term of a query: a word, or the phrase of several, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +77,8 @@ pub struct Query {
     /// Entries with every one of these tags.
     pub tags: Vec<String>,
     pub session: Option<String>,
+    /// Entries of the sessions that changed this file (or a file in this folder).
+    pub file: Option<FilePattern>,
     /// Days, `YYYY-MM-DD`, both included.
     pub since: Option<String>,
     pub until: Option<String>,
@@ -106,6 +110,7 @@ impl Query {
             tools: Vec::new(),
             tags: Vec::new(),
             session: None,
+            file: None,
             since: None,
             until: None,
             regex: None,
@@ -232,6 +237,19 @@ impl Query {
                 }
             }
             "session" => once(&mut self.session, "session", value)?,
+            "file" => {
+                let file = FilePattern::parse(&value)?;
+                match &self.file {
+                    Some(old) if *old != file => {
+                        return Err(Error::invalid(format!(
+                            "a query takes one file: filter (got file:{} and file:{value}); \
+                             a folder takes in every file under it: file:ledger/",
+                            old.path
+                        )));
+                    }
+                    _ => self.file = Some(file),
+                }
+            }
             "since" | "until" => {
                 let value = match relative_days(&value) {
                     Some(days) => now.day_before(days).ok_or_else(|| {

@@ -4,9 +4,11 @@
 //! over each backend's SQL in `dialect.rs`). A backend must pass the same tests; it need
 //! not rank or cut snippets to the byte alike.
 
+use super::files::{ChangedFile, Changers, FileOrder};
 use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use super::width;
 use crate::error::Result;
+use crate::model::time::Time;
 
 /// A stored session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +144,19 @@ pub trait MemoryRecords: MemoryReads {
     /// made as `write.rs` describes; importing an entry again adds
     /// nothing.
     fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()>;
+
+    /// The files session `session` changed, most recently changed first.
+    fn files_of(&self, session: i64) -> Result<Vec<(String, Option<Time>)>>;
+    /// Up to `limit` sessions that changed `file` (a project path, or a folder ending in
+    /// `/`: see [`super::files::FilePattern`]), most recent change first, each with the time of its
+    /// latest change; and how many there are in all. A path naming nothing is refused.
+    fn sessions_changing(&self, file: &str, limit: usize) -> Result<Changers>;
+    /// Up to `limit` of the files sessions changed, in `order`.
+    fn changed_files(&self, order: FileOrder, limit: usize) -> Result<Vec<ChangedFile>>;
+    /// Notes the files changed by the entries stored before the store kept them, once
+    /// (after the migration that asks for it); how many tool calls it read, or `None` when
+    /// there was nothing to do.
+    fn fill_changed_files(&self) -> Result<Option<usize>>;
 
     /// Stores one transcript, as a load of its own.
     fn import(&self, transcript: &Transcript) -> Result<Imported> {

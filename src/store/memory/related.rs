@@ -10,21 +10,35 @@
 //! 3. The words with the highest tf-idf weight are OR-ed and ranked: over session titles
 //!    and summaries, and over the [`WINDOW`] most recent matching entries, grouped by
 //!    session (each session's best [`BEST_ROWS`] entries count).
-//! 4. Each session found is listed with the words it shares. Ties go to the newer session,
-//!    so the answer is the same every time.
+//! 4. Sessions that changed a file this session changed (`files.rs`; its
+//!    [`SHARED_FILES`] most recently changed files) weigh more: each such file adds
+//!    [`FILE_WEIGHT`] times the best score any session got from words (or 1 when no
+//!    session shares a word), so a session that edited the same code ranks with the best
+//!    of those that only talk alike, above them once it shares a word too; among sessions
+//!    sharing files the words still decide.
+//! 5. Each session found is listed with the words it shares, then the files. Ties go to
+//!    the newer session, so the answer is the same every time.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::dialect::RelatedSql;
+use super::dialect::{FilesSql, RelatedSql};
+use super::files::FilePattern;
 use super::likeness::{BEST_ROWS, DF_CAP, RECENT_ENTRIES, WINDOW, Words, distinctive};
 use super::records::{MemoryReads, SessionRow};
 use super::split_entry_id;
 use crate::error::Result;
 
+/// What a file both sessions changed weighs, in units of the best score from words.
+pub const FILE_WEIGHT: f64 = 1.0;
+/// The files of a session that relate it to others: its most recently changed ones.
+const SHARED_FILES: usize = 20;
+/// Sessions read per shared file.
+const PER_FILE: usize = 50;
+
 /// Up to `limit` sessions most like session `session_rowid`, best first, each with the
-/// words it shares with it (most distinctive first). Empty when the session is gone or has
-/// no distinctive words.
-pub fn related<D: MemoryReads + RelatedSql>(
+/// words it shares with it (most distinctive first), then the files both changed. Empty
+/// when the session is gone or shares neither words nor files.
+pub fn related<D: MemoryReads + RelatedSql + FilesSql>(
     index: &D,
     session_rowid: i64,
     limit: usize,
@@ -33,17 +47,38 @@ pub fn related<D: MemoryReads + RelatedSql>(
         return Ok(Vec::new());
     };
     let terms = distinctive_terms(index, &me)?;
-    if terms.is_empty() || limit == 0 {
+    let files = shared_files(index, session_rowid)?;
+    if (terms.is_empty() && files.is_empty()) || limit == 0 {
         return Ok(Vec::new());
     }
-    let mut ranked: Vec<(i64, f64)> = scores(index, session_rowid, &terms)?.into_iter().collect();
+    let mut scores = match terms.is_empty() {
+        true => HashMap::new(),
+        false => scores(index, session_rowid, &terms)?,
+    };
+    let best = scores.values().copied().fold(0.0, f64::max);
+    let unit = if best > 0.0 { best } else { 1.0 };
+    for sessions in files.values() {
+        for session in sessions {
+            *scores.entry(*session).or_default() += FILE_WEIGHT * unit;
+        }
+    }
+    let mut ranked: Vec<(i64, f64)> = scores.into_iter().collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
     ranked.truncate(limit);
     let chosen: BTreeSet<i64> = ranked.iter().map(|&(s, _)| s).collect();
     let mut shared: HashMap<i64, Vec<String>> = HashMap::new();
-    for (term, session) in index.holding(&terms, &chosen, WINDOW)? {
+    let held = match terms.is_empty() {
+        true => Default::default(),
+        false => index.holding(&terms, &chosen, WINDOW)?,
+    };
+    for (term, session) in held {
         if let Some(term) = terms.get(term) {
             shared.entry(session).or_default().push(term.clone());
+        }
+    }
+    for (path, sessions) in &files {
+        for session in sessions.iter().filter(|s| chosen.contains(s)) {
+            shared.entry(*session).or_default().push(path.clone());
         }
     }
     let mut related = Vec::new();
@@ -54,6 +89,24 @@ pub fn related<D: MemoryReads + RelatedSql>(
         }
     }
     Ok(related)
+}
+
+/// The files session `me` changed (its most recent [`SHARED_FILES`]), each with the other
+/// sessions that changed it.
+fn shared_files<D: FilesSql>(index: &D, me: i64) -> Result<BTreeMap<String, Vec<i64>>> {
+    let mut shared = BTreeMap::new();
+    for (path, _) in index.files_of(me)?.into_iter().take(SHARED_FILES) {
+        let (rows, _) = index.sessions_changing(&FilePattern::parse(&path)?, PER_FILE)?;
+        let others: Vec<i64> = rows
+            .iter()
+            .map(|(row, _)| row.rowid)
+            .filter(|&rowid| rowid != me)
+            .collect();
+        if !others.is_empty() {
+            shared.insert(path, others);
+        }
+    }
+    Ok(shared)
 }
 
 /// The most distinctive words of session `me`, most distinctive first.
@@ -111,7 +164,7 @@ mod tests {
     //! Through [`crate::store::memory::MemoryRecords`], on both backends.
     use crate::store::Store;
     use crate::store::memory::record::{Channel, Transcript};
-    use crate::store::memory::testing::{entry, session};
+    use crate::store::memory::testing::{edit, entry, session};
     use crate::store::testing::for_each_backend;
 
     fn sample(store: &Store) {
@@ -178,6 +231,51 @@ mod tests {
                 related_ids(&store, "d").is_empty(),
                 "nothing shared, nothing related"
             );
+        });
+    }
+
+    #[test]
+    fn a_session_that_changed_the_same_file_outranks_one_that_only_talks_alike() {
+        for_each_backend(|store| {
+            sample(&store);
+            // "b" shares every word "c" does (the edit calls' too: "b" edited a file named
+            // alike) and more; "c" changed the very file "a" changed, so it comes first.
+            let (a, b, c) = (rowid(&store, "a"), rowid(&store, "b"), rowid(&store, "c"));
+            for (session, key, path) in [
+                (a, "a-edit", "deploy/billing.yaml"),
+                (b, "b-edit", "deploy/billing.yaml.old"),
+                (c, "c-edit", "deploy/billing.yaml"),
+            ] {
+                store
+                    .change_memory(|m| m.append(session, &edit(key, path)))
+                    .unwrap();
+            }
+            let found = related_ids(&store, "a");
+            let ids: Vec<&str> = found.iter().map(|(id, _)| id.as_str()).collect();
+            assert_eq!(ids, ["c", "b"]);
+            assert!(
+                found[1].1.len() > found[0].1.len() - 1,
+                "b shares more words"
+            );
+            assert_eq!(
+                found[0].1.last().map(String::as_str),
+                Some("deploy/billing.yaml"),
+                "the file is named after the words"
+            );
+            assert!(!found[1].1.iter().any(|t| t.contains('/')));
+            // A session sharing only the edit's words with b finds first those that changed its
+            // file.
+            let d = rowid(&store, "d");
+            store
+                .change_memory(|m| m.append(d, &edit("d-edit", "deploy/billing.yaml")))
+                .unwrap();
+            let from_d: Vec<String> = related_ids(&store, "d")
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect();
+            let mut first_two = from_d[..2].to_vec();
+            first_two.sort();
+            assert_eq!(first_two, ["a", "c"], "{from_d:?}");
         });
     }
 

@@ -79,7 +79,11 @@ pub(super) fn time_text(time: Option<Time>) -> Option<String> {
 
 /// Column `i` of `row`, a time as the store writes it (its text, as `Time` shows it), when
 /// there is one; a text that is no time is refused with `whose` message.
-fn time_of(row: &impl Row, i: usize, whose: impl Fn(&str) -> String) -> Result<Option<Time>> {
+pub(super) fn time_of(
+    row: &impl Row,
+    i: usize,
+    whose: impl Fn(&str) -> String,
+) -> Result<Option<Time>> {
     let text: Option<String> = row.value(i)?;
     text.map(|text| Time::parse(&text).map_err(|e| Error::internal(whose(&e.0))))
         .transpose()

@@ -37,6 +37,17 @@ pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
     }
 }
 
+/// A Claude Code `Edit` call of `path`: an entry that changes a file.
+pub(crate) fn edit(key: &str, path: &str) -> EntryRecord {
+    let mut call = entry(
+        key,
+        Channel::ToolCall,
+        &format!(r#"Edit {{"file_path":"{path}"}}"#),
+    );
+    call.meta = serde_json::json!({"tool": "Edit"});
+    call
+}
+
 pub(crate) fn at(mut entry: EntryRecord, ts: &str) -> EntryRecord {
     entry.ts = time(ts);
     entry

@@ -5,6 +5,9 @@
 //! bad entry of a file) leaves the store as it was; the full-text indexes, the tag index
 //! and the counters follow the rows by each backend's triggers.
 //!
+//! Every batch of entries written also notes the files its tool calls changed
+//! (`files.rs`), whichever way it came.
+//!
 //! Importing is idempotent: an entry is identified by its `key` within its session, and a
 //! key already stored is skipped, so importing a file twice, or a file that repeats the
 //! entries of a session it resumes, adds nothing twice.
@@ -248,7 +251,9 @@ fn insert_batch<D: WriteSql + ?Sized>(
             )));
         }
     }
-    rows.add_entries(rowid, last, held, batch)
+    let added = rows.add_entries(rowid, last, held, batch)?;
+    super::files::note(rows, rowid, batch)?;
+    Ok(added)
 }
 
 #[cfg(test)]

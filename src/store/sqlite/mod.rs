@@ -33,6 +33,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // data_version already tells of every writer.
     "",
     super::edits::PARTS,
+    super::memory::FILES_SCHEMA,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

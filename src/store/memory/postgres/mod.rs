@@ -1,9 +1,10 @@
 //! The PostgreSQL dialect of memory: the schema (`schema.sql`) and the statements that
 //! answer what `../dialect.rs` asks on a transaction of the store — reads (`read.rs`), row
-//! changes (`write.rs`), bulk loads (`load.rs`), the questions of search (`search.rs`) and
+//! changes (`write.rs`), bulk loads (`load.rs`), the files sessions changed (`files.rs`), the questions of search (`search.rs`) and
 //! of related sessions (`related.rs`). The tag index and every counter follow the rows by
 //! triggers, and the words of each row are generated columns indexed by GIN.
 
+mod files;
 mod load;
 mod read;
 mod related;
@@ -12,3 +13,6 @@ mod write;
 
 /// Migrations 4 to 6 for PostgreSQL, in one step (5 and 6 tune SQLite's first version).
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
+
+/// Migration 13: the files each session changed, filled once for stores holding entries.
+pub(crate) const FILES_SCHEMA: &str = include_str!("files.sql");

@@ -9,6 +9,7 @@
 use super::load;
 use super::read::column;
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
 use crate::store::memory::record::{EntryRecord, SessionRecord};
 use crate::store::memory::records::Loader;
@@ -225,6 +226,32 @@ impl WriteSql for Tx<'_> {
 
     fn load_in_bulk(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {
         load::bulk_load(self, load)
+    }
+
+    fn session_cwd(&self, rowid: i64) -> Result<Option<String>> {
+        let Ok(rowid) = i32::try_from(rowid) else {
+            return Ok(None);
+        };
+        match self.query_opt("SELECT cwd FROM sessions WHERE rowid = $1", &[&rowid])? {
+            Some(row) => column(&row, 0),
+            None => Ok(None),
+        }
+    }
+
+    fn note_files(&self, rowid: i64, files: &[(String, Option<Time>)]) -> Result<()> {
+        let rowid = to_rowid(rowid)?;
+        let paths: Vec<&str> = files.iter().map(|(path, _)| path.as_str()).collect();
+        let times: Vec<Option<String>> = files.iter().map(|(_, t)| time_text(*t)).collect();
+        self.execute(
+            "INSERT INTO session_files (session, path, changed)
+             SELECT $1, f.path, f.changed FROM unnest($2::TEXT[], $3::TEXT[]) AS f (path, changed)
+             ON CONFLICT (session, path) DO UPDATE SET changed = CASE
+                 WHEN excluded.changed IS NOT NULL AND (session_files.changed IS NULL
+                      OR excluded.changed COLLATE \"C\" > session_files.changed COLLATE \"C\")
+                 THEN excluded.changed ELSE session_files.changed END",
+            &[&rowid, &paths, &times],
+        )?;
+        Ok(())
     }
 }
 

@@ -4,8 +4,8 @@ use super::*;
 use crate::error::ErrorKind;
 use crate::store::Store;
 use crate::store::memory::Found;
-use crate::store::memory::record::{EntryRecord, Transcript};
-use crate::store::memory::testing::{at, entry, session, with_tags};
+use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
+use crate::store::memory::testing::{at, edit, entry, session, with_tags};
 use crate::store::testing::for_each_backend;
 
 fn sample(store: &Store) {
@@ -283,6 +283,85 @@ fn tool_filters_entries_calling_or_answering_a_tool() {
         );
         assert_eq!(names(store, "re:fail tool:bash"), ["tools/3"]);
         assert!(names(store, "tests tool:grep").is_empty());
+    });
+}
+
+#[test]
+fn file_filters_the_entries_of_sessions_that_changed_the_file() {
+    for_each_backend(|store| {
+        let store = &*store;
+        let in_proj = |id: &str, day: &str, title: &str| SessionRecord {
+            cwd: Some("/p".into()),
+            ..session(id, Some(day), title)
+        };
+        let transcript = Transcript {
+            sessions: vec![
+                (
+                    in_proj("money", "2026-11-12T09:00:00Z", "Round the money"),
+                    vec![
+                        entry("m1", Channel::User, "round half even please"),
+                        edit("m2", "/p/ledger/money.py"),
+                    ],
+                ),
+                (
+                    in_proj("tax", "2026-11-13T09:00:00Z", "Tax rounding"),
+                    vec![
+                        entry("x1", Channel::User, "round the tax too"),
+                        edit("x2", "/p/ledger/tax.py"),
+                    ],
+                ),
+                (
+                    in_proj("docs", "2026-11-14T09:00:00Z", "Docs on rounding"),
+                    vec![entry("o1", Channel::User, "document how we round")],
+                ),
+            ],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        let sorted = |query: &str| {
+            let mut found = names(store, query);
+            found.sort();
+            found
+        };
+        assert_eq!(sorted("please file:ledger/money.py"), ["money/1"]);
+        assert_eq!(sorted("rounding file:ledger/tax.py"), ["tax"], "titles too");
+        assert_eq!(sorted("round file:ledger/"), ["money", "money/1", "tax/1"]);
+        assert_eq!(
+            found(store, "file:ledger/money.py").1,
+            2,
+            "filters only: the session whole"
+        );
+        assert_eq!(sorted("file:ledger/ channel:user"), ["money/1", "tax/1"]);
+        assert_eq!(
+            sorted("file:/srv/other/ledger/tax.py"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            sorted("round file:ledger/ session:tax"),
+            ["tax/1"],
+            "with a session: only it"
+        );
+        let (hits, total, note) = found(store, "file:ledger/nothing.py");
+        assert_eq!((hits.len(), total), (0, 0));
+        assert_eq!(
+            note.as_deref(),
+            Some("no session changed ledger/nothing.py")
+        );
+        // Behind more recent matches of the words than a filter examines, the sessions that
+        // changed the file are still searched.
+        let noise: Vec<EntryRecord> = (0..EXAMINE + 10)
+            .map(|i| entry(&format!("n{i}"), Channel::User, "round again"))
+            .collect();
+        let later = session("noise", Some("2026-11-30T09:00:00Z"), "Noise");
+        store
+            .change_memory(|m| {
+                m.import(&Transcript {
+                    sessions: vec![(later, noise)],
+                })
+            })
+            .unwrap();
+        assert_eq!(sorted("round file:ledger/money.py"), ["money", "money/1"]);
+        let refused = search(store, "file:a.py file:b.py", 5).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::Invalid);
     });
 }
 

@@ -1,6 +1,6 @@
 //! The SQLite dialect of memory: the schema (`schema.sql`, tuned by `bulk.sql` and
 //! `keys.sql`) and the statements that answer what `../dialect.rs` asks — reads
-//! (`read.rs`), row changes (`write.rs`), bulk loads (`bulk.rs`), the questions of search
+//! (`read.rs`), row changes (`write.rs`), bulk loads (`bulk.rs`), the files sessions changed (`files.rs`), the questions of search
 //! (`search.rs`) and of related sessions (`related.rs`) — each saying why its SQL is
 //! shaped as it is. The FTS5 tables are external-content indexes, and they, the tag index
 //! and every counter follow the rows by triggers, so no write can leave them out of step;
@@ -8,6 +8,7 @@
 //! pass before committing.
 
 mod bulk;
+mod files;
 mod read;
 mod related;
 mod search;
@@ -24,3 +25,6 @@ pub(crate) const BULK_SCHEMA: &str = include_str!("bulk.sql");
 
 /// Migration 6: the key index is kept per session; only opening entries are found by key.
 pub(crate) const KEYS_SCHEMA: &str = include_str!("keys.sql");
+
+/// Migration 13: the files each session changed, filled once for stores holding entries.
+pub(crate) const FILES_SCHEMA: &str = include_str!("files.sql");

@@ -6,6 +6,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::bulk;
 use crate::error::{Error, Result};
+use crate::model::time::Time;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
 use crate::store::memory::record::SessionRecord;
 use crate::store::memory::records::Loader;
@@ -194,5 +195,27 @@ impl WriteSql for Connection {
 
     fn load_in_bulk(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {
         bulk::bulk_load(self, |bulk| load(bulk))
+    }
+
+    fn session_cwd(&self, rowid: i64) -> Result<Option<String>> {
+        Ok(self
+            .prepare_cached("SELECT cwd FROM sessions WHERE rowid = ?1")?
+            .query_row([rowid], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    fn note_files(&self, rowid: i64, files: &[(String, Option<Time>)]) -> Result<()> {
+        let mut statement = self.prepare_cached(
+            "INSERT INTO session_files (session, path, changed) VALUES (?1, ?2, ?3)
+             ON CONFLICT (session, path) DO UPDATE SET changed = CASE
+                 WHEN excluded.changed IS NOT NULL
+                      AND (changed IS NULL OR excluded.changed > changed)
+                 THEN excluded.changed ELSE changed END",
+        )?;
+        for (path, changed) in files {
+            statement.execute(params![rowid, path, time_text(*changed)])?;
+        }
+        Ok(())
     }
 }
