@@ -135,6 +135,12 @@ fn a_session_being_written_shows_line_by_line_and_a_restart_adds_nothing_twice()
         "memory/_entry.md says what it follows:\n{entry}"
     );
     assert!(entry.contains("; last import "), "{entry}");
+    // The session changed src/ledger/accounts.py: a search for it is a file name, `:` for `/`.
+    let found = mount.read("search/memory:file:src:ledger:accounts.py balance");
+    assert!(
+        found.contains("7c1e0f52-3b8e-4d7a-9f61-2a5c8e4b9d10"),
+        "file: with : for / finds the session that changed the file:\n{found}"
+    );
     wait_for(&mount, "the bad line in _errors.md", || {
         mount.read("_errors.md").contains("line 6")
     });

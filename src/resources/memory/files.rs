@@ -124,7 +124,7 @@ impl Files {
                 Function::new(
                     format!(
                         "cat \"{}\"",
-                        self.links.to("search/memory:file:<path> <words>")
+                        self.links.to("search/memory:file:<path, : for /> <words>")
                     ),
                     "search those sessions",
                     "hits from the sessions that changed it",
@@ -175,8 +175,10 @@ impl Files {
             functions: vec![Function::new(
                 format!(
                     "cat \"{}\"",
-                    self.links
-                        .to(&format!("search/memory:file:{pattern} <words>"))
+                    self.links.to(&format!(
+                        "search/memory:file:{} <words>",
+                        pattern.replace('/', ":")
+                    ))
                 ),
                 "search those sessions",
                 "hits with the turns around them",

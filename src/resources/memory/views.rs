@@ -144,7 +144,7 @@ pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
             Function::new(
                 format!("cat \"{}\"", links.to("search/memory:<words>")),
                 "search every entry",
-                "ranked hits with snippets; filters channel: tool: tag: session: file: (a path or folder/) since: until: (a day, or 7d back)",
+                "ranked hits with snippets; filters channel: tool: tag: session: file: (a path, : for /) since: until: (a day, or 7d back)",
             ),
             Function::new(
                 format!("cat {}", links.to("memory/files/<path>/_entry.md")),

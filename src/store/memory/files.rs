@@ -33,8 +33,11 @@ pub struct FilePattern {
 }
 
 impl FilePattern {
-    /// The pattern `text` names; refused when it names no file.
+    /// The pattern `text` names; refused when it names no file. `:` stands for `/`: a
+    /// search is a file name under `search/`, where `/` cannot be written
+    /// (`file:src:ledger:money.py`, a folder `file:src:ledger:`).
     pub fn parse(text: &str) -> Result<FilePattern> {
+        let text = &text.replace(':', "/");
         let folder = text.ends_with('/');
         let absolute = text.starts_with('/');
         let parts: Vec<&str> = text

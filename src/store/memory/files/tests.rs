@@ -183,3 +183,15 @@ fn patterns_match_in_code_as_in_sql() {
     assert!(folder.matches("ledger/a/b.py") && folder.matches("/srv/ledger/a.py"));
     assert!(!folder.matches("ledgers/a.py") && !folder.matches("ledger"));
 }
+
+#[test]
+fn a_colon_stands_for_a_slash_as_a_search_file_name_cannot_hold_one() {
+    assert_eq!(
+        FilePattern::parse("ledger:money.py").unwrap(),
+        FilePattern::parse("ledger/money.py").unwrap()
+    );
+    assert_eq!(
+        FilePattern::parse("src:ledger:").unwrap(),
+        FilePattern::parse("src/ledger/").unwrap()
+    );
+}
