@@ -75,7 +75,7 @@ pub fn file_timings(store: &Store, backend: Backend, location: &str) -> Result<(
         .map_err(|e| e.message)?
         .unwrap_or(0);
     let files = store
-        .memory(|m| m.changed_files(homespace::store::memory::files::FileOrder::Often, 1_000))
+        .memory(|m| m.changed_files(homespace::store::memory::changed::FileOrder::Often, 1_000))
         .map_err(|e| e.message)?
         .len();
     println!(

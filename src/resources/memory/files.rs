@@ -14,7 +14,7 @@ use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
 use crate::resources::memory::views::{cut_to, session_dir};
 use crate::store::Store;
 use crate::store::memory::SessionRow;
-use crate::store::memory::files::{ChangedFile, FileOrder};
+use crate::store::memory::changed::{ChangedFile, FileOrder};
 use crate::tree::resource::Resource;
 
 /// Files listed under each heading of `files/` (the view is pruned to the budget too).

@@ -3,9 +3,10 @@
 //! [`MemoryRecords`], its import, search and related sessions decided by the one algorithm
 //! above the dialects (`write.rs`, `search.rs`, `related.rs`).
 
+use super::changed::{ChangedFile, FileOrder, FilePattern};
 use super::dialect::{FilesSql, RelatedSql, SearchSql, WriteSql};
-use super::files::{ChangedFile, Changers, FileOrder, FilePattern};
 use super::record::{EntryRecord, SessionRecord};
+use super::records::Changers;
 use super::records::{Found, Loader, MemoryReads, MemoryRecords, SessionRow};
 use crate::error::Result;
 use crate::model::time::Time;

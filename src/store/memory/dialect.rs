@@ -12,9 +12,10 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use super::files::{ChangedFile, Changers, FileOrder, FilePattern};
+use super::changed::{ChangedFile, FileOrder, FilePattern};
 use super::query::Query;
 use super::record::{Channel, EntryRecord, SessionRecord};
+use super::records::Changers;
 use super::records::{Loader, MemoryHit};
 use super::span::Span;
 use crate::error::Result;

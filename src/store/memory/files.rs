@@ -2,8 +2,8 @@
 //! latest time an entry changed it. What counts as changing a file is `touched.rs`'s; here
 //! it is decided when rows are noted (every batch of entries written, by import, live
 //! recording or merge, goes through [`note`]), how a store that held entries before the
-//! table existed is filled once ([`backfill`]), and what a `file:` pattern matches
-//! ([`FilePattern`]).
+//! table existed is filled once ([`backfill`]); what a `file:` pattern matches is
+//! `changed.rs`'s.
 //!
 //! Paths are stored relative to the session's cwd when they lie under it, so a project
 //! path (`ledger/money.py`) finds the sessions that ran in the project; a session run in
@@ -13,107 +13,12 @@ use std::collections::BTreeMap;
 
 use super::dialect::{FilesSql, WriteSql};
 use super::record::EntryRecord;
-use super::records::SessionRow;
 use super::touched::{files_changed, relative_to};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::time::Time;
 
 /// Tool calls read per statement while backfilling.
 const BACKFILL_BATCH: usize = 2_000;
-
-/// A file (`ledger/money.py`) or a folder (`ledger/`, any file under it), as `file:` and
-/// `memory/files/` take it. A file matches a stored path equal to it or ending in
-/// `/<it>` (a session run in another checkout; so `money.py` alone finds every
-/// `…/money.py`); a folder matches stored paths starting with it or holding `/<it>`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FilePattern {
-    /// Without `./` or repeated slashes; a folder ends in `/`.
-    pub path: String,
-    pub folder: bool,
-}
-
-impl FilePattern {
-    /// The pattern `text` names; refused when it names no file. `:` stands for `/`: a
-    /// search is a file name under `search/`, where `/` cannot be written
-    /// (`file:src:ledger:money.py`, a folder `file:src:ledger:`).
-    pub fn parse(text: &str) -> Result<FilePattern> {
-        let text = &text.replace(':', "/");
-        let folder = text.ends_with('/');
-        let absolute = text.starts_with('/');
-        let parts: Vec<&str> = text
-            .split('/')
-            .filter(|p| !p.is_empty() && *p != ".")
-            .collect();
-        if parts.is_empty() {
-            return Err(Error::invalid(format!(
-                "file:{text} names no file: write a project path (file:ledger/money.py) or a \
-                 folder (file:ledger/)"
-            )));
-        }
-        let lead = if absolute { "/" } else { "" };
-        let trail = if folder { "/" } else { "" };
-        Ok(FilePattern {
-            path: format!("{lead}{}{trail}", parts.join("/")),
-            folder,
-        })
-    }
-
-    /// Whether stored path `path` is this file, or lies in this folder.
-    pub fn matches(&self, path: &str) -> bool {
-        let inner = format!("/{}", self.path.trim_start_matches('/'));
-        if self.folder {
-            path.starts_with(&self.path) || path.contains(&inner)
-        } else {
-            path == self.path || path.ends_with(&inner)
-        }
-    }
-
-    /// The SQL condition (both dialects take it) that column `path` matches, as
-    /// [`FilePattern::matches`] says; `bind` binds a value and gives its placeholder.
-    /// `replace(..) <> ..` says "contains" in words both dialects know.
-    pub fn condition(&self, path: &str, mut bind: impl FnMut(String) -> String) -> String {
-        let whole = bind(self.path.clone());
-        let inner = bind(format!("/{}", self.path.trim_start_matches('/')));
-        let (whole, inner) = (
-            format!("CAST({whole} AS TEXT)"),
-            format!("CAST({inner} AS TEXT)"),
-        );
-        if self.folder {
-            format!(
-                "(substr({path}, 1, length({whole})) = {whole} \
-                 OR replace({path}, {inner}, '') <> {path})"
-            )
-        } else {
-            format!(
-                "({path} = {whole} OR (length({path}) > length({inner}) \
-                 AND substr({path}, length({path}) - length({inner}) + 1) = {inner}))"
-            )
-        }
-    }
-}
-
-/// A file some session changed, as `memory/files/` lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangedFile {
-    pub path: String,
-    /// How many sessions changed it.
-    pub sessions: usize,
-    /// The latest time one did, when entries had times.
-    pub latest: Option<Time>,
-}
-
-/// The sessions that changed a file, each with the time of its latest change, and how
-/// many there are in all.
-pub type Changers = (Vec<(SessionRow, Option<Time>)>, usize);
-
-/// How [`ChangedFile`]s are listed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileOrder {
-    /// Changed most recently first.
-    Recent,
-    /// Changed by the most sessions first.
-    Often,
-}
 
 /// Notes the files the entries of `batch` change as changed by session `rowid`, relative
 /// to its cwd, each at the latest time the batch changes it. Entries a session already

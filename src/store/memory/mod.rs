@@ -11,9 +11,11 @@
 //! - search: `search.rs` over its query language `query.rs`, with the bounded scans of
 //!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
 //! - related sessions: `related.rs`, choosing words by `likeness.rs`;
-//! - the files each session changed (read off its tool calls by `touched.rs`): `files.rs`.
+//! - the files each session changed (read off its tool calls by `touched.rs`): `files.rs`,
+//!   with its plain data (patterns, changed files) in `changed.rs`.
 
 mod backend;
+pub mod changed;
 mod dialect;
 pub mod files;
 mod likeness;

@@ -20,7 +20,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::files::FilePattern;
+use super::changed::FilePattern;
 use super::record::Channel;
 use crate::error::{Error, Result};
 use crate::model::time::{Time, is_day};

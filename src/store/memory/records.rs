@@ -4,7 +4,7 @@
 //! over each backend's SQL in `dialect.rs`). A backend must pass the same tests; it need
 //! not rank or cut snippets to the byte alike.
 
-use super::files::{ChangedFile, Changers, FileOrder};
+use super::changed::{ChangedFile, FileOrder};
 use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use super::width;
 use crate::error::Result;
@@ -79,6 +79,10 @@ pub struct Imported {
 /// search was bounded or found nothing to search for.
 pub type Found = (Vec<MemoryHit>, usize, Option<String>);
 
+/// The sessions that changed a file, each with the time of its latest change, and how
+/// many there are in all.
+pub type Changers = (Vec<(SessionRow, Option<Time>)>, usize);
+
 /// The reads of memory a backend answers as they are, each one statement of its own (SQLite:
 /// `sqlite/read.rs`; PostgreSQL: `postgres/read.rs`). Reads never change anything.
 pub trait MemoryReads {
@@ -148,7 +152,7 @@ pub trait MemoryRecords: MemoryReads {
     /// The files session `session` changed, most recently changed first.
     fn files_of(&self, session: i64) -> Result<Vec<(String, Option<Time>)>>;
     /// Up to `limit` sessions that changed `file` (a project path, or a folder ending in
-    /// `/`: see [`super::files::FilePattern`]), most recent change first, each with the time of its
+    /// `/`: see [`super::changed::FilePattern`]), most recent change first, each with the time of its
     /// latest change; and how many there are in all. A path naming nothing is refused.
     fn sessions_changing(&self, file: &str, limit: usize) -> Result<Changers>;
     /// Up to `limit` of the files sessions changed, in `order`.

@@ -21,8 +21,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::changed::FilePattern;
 use super::dialect::{FilesSql, RelatedSql};
-use super::files::FilePattern;
 use super::likeness::{BEST_ROWS, DF_CAP, RECENT_ENTRIES, WINDOW, Words, distinctive};
 use super::records::{MemoryReads, SessionRow};
 use super::split_entry_id;

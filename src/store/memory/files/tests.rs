@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::store::Store;
+use crate::store::memory::changed::{FileOrder, FilePattern};
 use crate::store::memory::record::{Channel, SessionRecord, Transcript};
 use crate::store::memory::testing::{self, at, entry, session};
 use crate::store::testing::{for_each_backend, for_each_backend_from};

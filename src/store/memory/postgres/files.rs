@@ -8,10 +8,11 @@ use postgres::types::ToSql;
 use super::read::{SESSION_COLUMNS, column};
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::store::memory::changed::{ChangedFile, FileOrder, FilePattern};
 use crate::store::memory::count;
 use crate::store::memory::dialect::FilesSql;
-use crate::store::memory::files::{ChangedFile, Changers, FileOrder, FilePattern};
 use crate::store::memory::record::{Channel, EntryRecord};
+use crate::store::memory::records::Changers;
 use crate::store::memory::stored::{SESSION_WIDTH, session_at, time_of};
 use crate::store::postgres::Tx;
 

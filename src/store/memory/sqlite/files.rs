@@ -7,10 +7,11 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter, types::Value};
 use super::read::{SESSION_COLUMNS, sql_limit};
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::store::memory::changed::{ChangedFile, FileOrder, FilePattern};
 use crate::store::memory::count;
 use crate::store::memory::dialect::FilesSql;
-use crate::store::memory::files::{ChangedFile, Changers, FileOrder, FilePattern};
 use crate::store::memory::record::{Channel, EntryRecord};
+use crate::store::memory::records::Changers;
 use crate::store::memory::stored::{SESSION_WIDTH, session_at, time_of};
 use crate::store::row::sqlite_rows;
 
