@@ -369,8 +369,11 @@ impl Reader {
             }
             "function_call_output" | "custom_tool_call_output" => {
                 let call_id = required(item, "call_id")?;
-                let (content, failed) = output_text(item.get("output"))?;
+                let (content, failed, exit_code) = output_text(item.get("output"))?;
                 meta.insert("call_id".into(), json!(call_id));
+                if let Some(code) = exit_code {
+                    meta.insert("exit_code".into(), json!(code));
+                }
                 if let Some(name) = self.tools.get(call_id) {
                     meta.insert("tool".into(), json!(name));
                 }
@@ -478,21 +481,45 @@ impl Reader {
 
 /// A tool output's text and whether it says it failed: a string; an array of content
 /// parts; or `{"content", "success"}`.
-fn output_text(output: Option<&Value>) -> Result<(String, Option<bool>), String> {
+/// A tool output's text, whether it says it failed, and the exit code it gives: a
+/// string; an array of content parts; or `{"content", "success"}`. A string that is itself
+/// `{"output": …, "metadata": {"exit_code": …}}` (how Codex wraps a shell's output) gives
+/// the output as text and the exit code, not the wrapper.
+fn output_text(output: Option<&Value>) -> Result<(String, Option<bool>, Option<i64>), String> {
     match output {
-        None | Some(Value::Null) => Ok((String::new(), None)),
+        None | Some(Value::Null) => Ok((String::new(), None, None)),
         Some(Value::Object(o)) => {
             let content = o
                 .get("content")
                 .and_then(text::content_text)
                 .ok_or("`output` object without `content`")?;
             let failed = o.get("success").and_then(Value::as_bool).map(|ok| !ok);
-            Ok((content, failed))
+            Ok((content, failed, None))
         }
+        Some(Value::String(text)) => Ok(match unwrapped(text) {
+            Some((output, code)) => (output, code.map(|code| code != 0), code),
+            None => (text.clone(), None, None),
+        }),
         Some(value) => text::content_text(value)
-            .map(|content| (content, None))
+            .map(|content| (content, None, None))
             .ok_or_else(|| format!("`output` must be text, not a {}", kind(value))),
     }
+}
+
+/// The output and exit code of a shell result Codex wrote as JSON text.
+fn unwrapped(text: &str) -> Option<(String, Option<i64>)> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let Value::Object(o) = serde_json::from_str::<Value>(text).ok()? else {
+        return None;
+    };
+    let output = o.get("output")?.as_str()?.to_string();
+    let code = o
+        .get("metadata")
+        .and_then(|m| m.get("exit_code"))
+        .and_then(Value::as_i64);
+    Some((output, code))
 }
 
 #[cfg(test)]
@@ -566,6 +593,30 @@ mod tests {
         );
         assert_eq!(entries[3].meta["is_error"], true);
         assert_eq!(entries[3].meta["tool"], "shell");
+    }
+
+    #[test]
+    fn a_shell_result_wrapped_as_json_text_reads_as_its_output_and_exit_code() {
+        let text = [
+            r#"{"timestamp":"2025-09-14T08:12:03.517Z","type":"session_meta","payload":{"id":"s1","timestamp":"2025-09-14T08:12:03.498Z","cwd":"/p"}}"#,
+            r#"{"timestamp":"2025-09-14T08:12:04.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"pytest\"]}","call_id":"c1"}}"#,
+            r#"{"timestamp":"2025-09-14T08:12:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"1 failed, 3 passed\\n\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.4}}"}}"#,
+            r#"{"timestamp":"2025-09-14T08:12:06.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{not json but braces}"}}"#,
+        ]
+        .join("\n");
+        let (transcript, _) = read_text(&text).unwrap();
+        let entries = &transcript.sessions[0].1;
+        let result = &entries[2];
+        assert_eq!(
+            result.content, "1 failed, 3 passed\n",
+            "the wrapper is gone"
+        );
+        assert_eq!(result.meta["exit_code"], 1);
+        assert_eq!(result.meta["is_error"], true);
+        assert_eq!(
+            entries[3].content, "{not json but braces}",
+            "other text stays"
+        );
     }
 
     #[test]
