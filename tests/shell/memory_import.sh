@@ -24,6 +24,9 @@ first=$(ls "$codex" | grep -m1 '\.json$')
 expect_eq "$first" "0001.json" "entries are zero-padded"
 python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); assert set(e)=={"seq","ts","channel","content","tags","meta"}, e' "$codex/0001.json" \
   || fail "an entry has seq, ts, channel, content, tags, meta"
+result=$(grep -l '"tool_result"' "$codex"/0*.json | head -1)
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); assert not e["content"].lstrip().startswith("{"), e["content"][:80]; assert "exit_code" in e["meta"], e["meta"]' "$result" \
+  || fail "a Codex shell result reads as its output, its exit code in meta (not the JSON wrapper)"
 
 # The same file again adds nothing; a resumed Claude Code session joins the first.
 before=$(cat "$M/_entry.md" | sed -n 2,3p)
