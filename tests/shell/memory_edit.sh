@@ -37,6 +37,9 @@ expect_contains "$(newest_error)" '"channel" must be one of' "says what channels
 # A session of one's own.
 day=$(date -u +%Y-%m-%d)
 mkdir -p "$M/sessions/$day/my-work" || fail "mkdir of a new session"
+case "$(cat "$M/sessions/$day/my-work/_entry.md")" in
+  *"Entries by channel: ."*) fail "an empty session lists no channels, not an empty list" ;;
+esac
 echo '{"channel": "user", "content": "Start recording"}' > "$M/sessions/$day/my-work/e.json"
 expect_contains "$(cat "$M/sessions/$day/my-work/0001.json")" "Start recording" "its first entry"
 expect_contains "$(cat "$M/sessions/$day/_entry.md")" "my-work" "the day lists it"
@@ -49,6 +52,12 @@ done
 sed -i 's/^## Completed Work$/## Completed Work\nExported the journal as CSV./' summary.md
 cp summary.md "$S/summary.md" || fail "writing a valid summary"
 expect_contains "$(cat "$S/summary.md")" "Exported the journal as CSV." "the summary is stored"
+printf '# Summary\n\n## Completed Work\n- Switched to integer cents\n- Kept the old API\n\n## Pending Work\n\n## Key Decisions & Context\n\n## Tool Results\n\n## How It Went\n' > points.md
+cp points.md "$S/summary.md" || fail "writing a summary of points"
+entry=$(cat "$S/_entry.md")
+expect_contains "$entry" "Switched to integer cents; Kept the old API" "the session shows its summary's points"
+case "$entry" in *"- - "*) fail "a summary's list marks are not doubled: $entry" ;; esac
+cp summary.md "$S/summary.md" || fail "writing the summary back"
 sed -e 's/^## Tool Results$/## Results/' -e '/^## How It Went$/d' summary.md > bad-summary.md
 expect_fails "Invalid argument" "a summary missing sections" -- cp bad-summary.md "$S/summary.md"
 err=$(newest_error)

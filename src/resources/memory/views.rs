@@ -263,14 +263,16 @@ pub fn session(
     if let Some(previous) = &row.record.continuation_of {
         about.push(format!("Continues session {previous}."));
     }
-    about.push(format!(
-        "Entries by channel: {}.",
-        channels
-            .iter()
-            .map(|(c, n)| format!("{c} {n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
+    if !channels.is_empty() {
+        about.push(format!(
+            "Entries by channel: {}.",
+            channels
+                .iter()
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !tags.is_empty() {
         about.push(format!(
             "Tags: {}.",
@@ -285,12 +287,25 @@ pub fn session(
         .summary
         .as_deref()
         .map(|s| {
-            cut(s
+            // One line of the summary's own lines, without their list marks: the section
+            // draws its own.
+            let mut line = String::new();
+            for point in s
                 .lines()
                 .filter(|l| !l.starts_with('#'))
-                .collect::<Vec<_>>()
-                .join(" ")
-                .trim())
+                .map(|l| l.trim().trim_start_matches(['-', '*', '+']).trim())
+                .filter(|l| !l.is_empty())
+            {
+                if !line.is_empty() {
+                    line.push_str(if line.ends_with(['.', '!', '?', ':', ';']) {
+                        " "
+                    } else {
+                        "; "
+                    });
+                }
+                line.push_str(point);
+            }
+            cut(&line)
         })
         .filter(|s| !s.is_empty());
     let sections = match written {
