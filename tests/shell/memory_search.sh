@@ -24,8 +24,11 @@ expect_contains "$(cat "$HS/search/memory:session:0199441c-7a3e-7b21-9c4d-5e6f7a
 expect_absent "$(cat "$HS/search/memory:session:0199441c-7a3e-7b21-9c4d-5e6f7a8b9c0d currency")" "b3d94f0e" "and only that session"
 expect_contains "$(cat "$HS/search/memory:since:2025-11-01 export")" "pairing-2025-11-03" "since: keeps later sessions"
 expect_absent "$(cat "$HS/search/memory:until:2025-10-01 export")" "pairing-2025-11-03" "until: drops them"
-sed -i 's/"tags": \[\]/"tags": ["regression"]/' "$claude/0002.json"
+sed -i 's/"tags": \[\]/"tags": ["regression", "zephyr"]/' "$claude/0002.json"
 expect_contains "$(cat "$HS/search/memory:tag:regression balance")" "#2 user" "tag: filters"
+# A word found only in the tags shows what the entry said, not the tags' JSON.
+expect_contains "$(cat "$HS/search/memory:zephyr")" "#2 user" "a tag's word finds its entry"
+expect_absent "$(cat "$HS/search/memory:zephyr")" '**zephyr**' "the snippet is the entry's text, not its tags"
 expect_contains "$(cat "$HS/search/memory:re:def.(debit|credit)")" "tool_call" "re: searches with a regex"
 
 # Hostile queries get a message, never a failure.

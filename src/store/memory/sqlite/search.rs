@@ -331,7 +331,9 @@ fn entry_hit(
     let snippet = match (expr, found) {
         (Some(expr), None) => {
             let sql = format!(
-                "SELECT snippet(entries_fts, -1, '**', '**', '…', {SNIPPET_TOKENS})
+                // Column 0, the content: a hit on a tag shows what was said, never the
+                // tags' JSON.
+                "SELECT snippet(entries_fts, 0, '**', '**', '…', {SNIPPET_TOKENS})
                  FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid = ?2"
             );
             conn.prepare_cached(&sql)?
