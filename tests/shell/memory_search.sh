@@ -46,6 +46,21 @@ related=$(cat "$claude/related.md")
 expect_contains "$related" "# Sessions like b3d94f0e" "related.md"
 expect_contains "$related" "shares:" "with the terms they share"
 expect_contains "$related" "/memory/sessions/" "and their paths"
+# Two chats about different things that both ran shell commands share no subject: their
+# tool calls' own words (bash, command, grep) relate nothing.
+for topic in zanzibar quokka; do
+  for n in 1 2 3; do
+    printf '{"session": "tools-%s", "role": "user", "content": "Look into %s number %s"}\n' "$topic" "$topic" "$n"
+    printf '{"session": "tools-%s", "role": "assistant", "content": null, "tool_calls": [{"id": "c%s", "function": {"name": "bash", "arguments": "{\\"command\\": \\"grep -rn %s%s .\\"}"}}]}\n' "$topic" "$n" "$topic" "$n"
+  done > "tools-$topic.jsonl"
+  cp "tools-$topic.jsonl" "$M/import/" || fail "importing the $topic chat"
+done
+shares=$(cat "$(session_dir tools-zanzibar)/related.md" | grep "shares:" || true)
+for word in bash command grep; do
+  if printf '%s\n' "$shares" | grep -qw "$word"; then
+    fail "related.md relates sessions by what they worked on, not by tool words ($word): $shares"
+  fi
+done
 expect_contains "$(cat "$M/recall")" "# Sessions like" "recall, for the latest session"
 [ "$(tokens "$claude/related.md")" -le 500 ] || fail "related.md within the budget"
 
