@@ -88,6 +88,8 @@ enum Command {
         /// Where the daemon writes its log (default: beside the store, homespace.log).
         #[arg(long, value_name = "FILE")]
         log: Option<PathBuf>,
+        /// The folder to mount at: made if missing (said on stderr); an existing one
+        /// should be empty, since its files are hidden while mounted (said when not).
         mountpoint: PathBuf,
     },
     /// Unmount the tree at MOUNTPOINT (plain `umount` works too).
@@ -99,6 +101,7 @@ enum Command {
         /// lets go.
         #[arg(long)]
         lazy: bool,
+        /// The folder the tree is mounted at.
         mountpoint: PathBuf,
     },
     /// Print one file of the tree without mounting (a directory prints its _entry.md).
@@ -161,6 +164,9 @@ as a mount does:
         session: String,
     },
     /// Work on whole stores: copy one into another.
+    #[command(after_help = "Examples:
+  homespace store copy --from .homespace/store.db --to postgres://me@db.example/team
+  homespace store copy --from postgres://me@db.example/team --to /tmp/backup.db")]
     Store {
         #[command(subcommand)]
         command: StoreCommand,
@@ -170,11 +176,17 @@ as a mount does:
     #[command(after_help = "Examples:
   homespace status            # every mount
   homespace status /mnt/hs    # one mount; exit status 1 if it is not mounted")]
-    Status { mountpoint: Option<PathBuf> },
+    Status {
+        /// One mount's folder (default: every mount).
+        mountpoint: Option<PathBuf>,
+    },
     /// Print a short block to paste into an agent's instructions (AGENTS.md, CLAUDE.md):
     /// where the mount is and how to find one's way in it.
     #[command(after_help = "Example:\n  homespace prompt /mnt/hs >> AGENTS.md")]
-    Prompt { mountpoint: PathBuf },
+    Prompt {
+        /// The folder the tree is mounted at.
+        mountpoint: PathBuf,
+    },
     /// Print the shell completion script for bash, zsh or fish.
     #[command(after_help = "Examples:
   homespace completions bash > /etc/bash_completion.d/homespace

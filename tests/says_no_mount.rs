@@ -72,3 +72,64 @@ fn mounting_a_missing_project_fails_and_creates_nothing() {
         "nothing is created where the project should be"
     );
 }
+
+/// Runs `homespace mount` of the example at `mountpoint` and unmounts it; what it said on
+/// stderr.
+fn mount_saying(mountpoint: &std::path::Path) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    common::copy_dir(&common::example(), &project);
+    let out = std::process::Command::new(common::BIN)
+        .args(["mount", "--project"])
+        .arg(&project)
+        .arg(mountpoint)
+        .output()
+        .unwrap();
+    let _ = std::process::Command::new(common::BIN)
+        .arg("unmount")
+        .arg(mountpoint)
+        .status();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn mount_says_when_it_makes_the_mountpoint_or_hides_what_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("new").join("mnt");
+    let said = mount_saying(&missing);
+    assert!(said.contains("made the mountpoint"), "{said}");
+    let full = dir.path().join("full");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::write(full.join("notes.txt"), "mine").unwrap();
+    let said = mount_saying(&full);
+    assert!(
+        said.contains("is not empty: its 1 entry is hidden"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(full.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert_eq!(mount_saying(&empty), "", "an empty folder needs no word");
+}
+
+#[test]
+fn help_says_what_mountpoint_is_and_store_shows_examples() {
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(common::BIN)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mount = help(&["mount", "--help"]);
+    assert!(mount.contains("The folder to mount at"), "{mount}");
+    assert!(help(&["store", "--help"]).contains("Examples:"));
+}

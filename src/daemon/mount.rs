@@ -161,6 +161,20 @@ fn prepare(mountpoint: &Path) -> Result<(), String> {
     if !mountpoint.exists() {
         std::fs::create_dir_all(mountpoint)
             .map_err(|e| format!("cannot create the mountpoint {}: {e}", mountpoint.display()))?;
+        eprintln!("homespace: made the mountpoint {}", mountpoint.display());
+    } else if let Ok(entries) = std::fs::read_dir(mountpoint) {
+        // Mounting hides what the folder holds: said, not refused (a systemd unit's
+        // mountpoint may hold a placeholder).
+        let hidden = entries.count();
+        if hidden > 0 {
+            eprintln!(
+                "homespace: {} is not empty: its {hidden} entr{} hidden while the tree is \
+                 mounted there, and back after `homespace unmount {}`",
+                mountpoint.display(),
+                if hidden == 1 { "y is" } else { "ies are" },
+                mountpoint.display()
+            );
+        }
     }
     Ok(())
 }
