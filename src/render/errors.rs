@@ -120,28 +120,56 @@ fn fitting<'a>(
         .collect()
 }
 
-/// `text` within `max` characters. Its longest words (paths, quoted names) are cut in their
-/// middle first, as little as needed and to no fewer than [`MIN_WORD_CHARS`], so that what
-/// a message says about a very long name stays visible; only then is the line cut at its
-/// end with `…`. A line that fits is left whole: its paths can be pasted.
+/// `text` within `max` characters. Its longest words (quoted names, then paths) are cut in
+/// their middle first, as little as needed and to no fewer than [`MIN_WORD_CHARS`], so that
+/// what a message says about a very long name stays visible; paths only when cutting the
+/// other words was not enough (a path that can be pasted is worth more than the words
+/// around it); only then is the line cut at its end with `…`. A line that fits is left
+/// whole.
 fn fit_line(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_string();
     }
     let words: Vec<&str> = text.split(' ').collect();
+    let is_path = |word: &str| {
+        word.trim_matches(['`', '"', '\'', ':', ',', '(', ')'])
+            .starts_with('/')
+    };
+    let others_only = fitted(&words, max, &|word| !is_path(word));
+    if others_only.chars().count() <= max {
+        return others_only;
+    }
+    fitted(&words, max, &|_| true)
+}
+
+/// `words` joined, those `cut` allows cut in their middle to the largest cap at which the
+/// line fits in `max` (never below [`MIN_WORD_CHARS`]); cut at its end when even that is
+/// too long and every word may be cut.
+fn fitted(words: &[&str], max: usize, cut: &dyn Fn(&str) -> bool) -> String {
     let cut_to = |cap: usize| {
         words
             .iter()
-            .map(|word| cut_middle(word, cap))
+            .map(|word| match cut(word) {
+                true => cut_middle(word, cap),
+                false => word.to_string(),
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
     let fits = |cap: usize| cut_to(cap).chars().count() <= max;
-    let longest = words.iter().map(|w| w.chars().count()).max().unwrap_or(0);
+    let longest = words
+        .iter()
+        .filter(|w| cut(w))
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0);
     // The largest cap at which the line fits (the length only grows with the cap).
     let (mut low, mut high) = (MIN_WORD_CHARS, longest);
     if low > high || !fits(low) {
-        return cut_end(&cut_to(MIN_WORD_CHARS), max);
+        return match words.iter().all(|w| cut(w)) {
+            true => cut_end(&cut_to(MIN_WORD_CHARS), max),
+            false => cut_to(MIN_WORD_CHARS),
+        };
     }
     while low < high {
         let mid = (low + high).div_ceil(2);
@@ -266,6 +294,18 @@ mod tests {
         assert_eq!(cut_middle("abcdefghij", 7), "ab…ghij");
         assert_eq!(cut_end("abcdefghij", 4), "abc…");
         assert_eq!(cut_end("abc", 4), "abc");
+    }
+
+    #[test]
+    fn a_path_is_kept_whole_while_cutting_the_other_words_is_enough() {
+        let path = "/tmp/.tmpAbC123/mnt/source/config/tool.ruff.lint.isort.toml";
+        let name = "q".repeat(200);
+        let line =
+            format!("- 2026-11-26T06:00:00Z write {path}: \"{name}\" is not a setting of isort");
+        let cut = fit_line(&line, 200);
+        assert!(cut.chars().count() <= 200, "{cut}");
+        assert!(cut.contains(path), "the path can be pasted: {cut}");
+        assert!(cut.contains("is not a setting of isort"), "{cut}");
     }
 
     #[test]
