@@ -47,6 +47,7 @@ const KNOWN: [&str; 14] = [
 pub fn read(lines: &[Line<'_>], bad: &mut BadLines, file_name: &str) -> Sessions {
     let mut reader = Reader::new(file_name);
     reader.read_all(lines, bad);
+    reader.end(bad);
     reader.into_sessions()
 }
 
@@ -55,7 +56,20 @@ pub struct Reader {
     sessions: Sessions,
     keys: LineKeys,
     calls: Calls,
-    default_id: String,
+    /// The file's name as an id: the first part of the id of a session no line names.
+    stem: String,
+    /// That session's id, once its first user or assistant line decided it.
+    default_id: Option<String>,
+    /// The lines before it (system prompts, headers) that name no session: held until it
+    /// is decided, then read in their place.
+    held: Vec<Held>,
+}
+
+/// A line held back, as read.
+struct Held {
+    number: usize,
+    raw: String,
+    object: Map<String, Value>,
 }
 
 impl Reader {
@@ -64,25 +78,101 @@ impl Reader {
             sessions: Sessions::new("jsonl"),
             keys: LineKeys::default(),
             calls: Calls::new(),
-            default_id: text::id_from_file_name(file_name),
+            stem: text::id_from_file_name(file_name),
+            default_id: None,
+            held: Vec::new(),
+        }
+    }
+
+    /// Decides the id of the session no line names from `raw`, its first user or assistant
+    /// line (or its first line, when it has none), and reads the lines held until then.
+    fn decide(&mut self, raw: &str, bad: &mut BadLines) {
+        self.default_id = Some(format!("{}-{}", self.stem, &line_hash(raw)[..8]));
+        let default_id = self.default_id.clone().unwrap_or_default();
+        for held in std::mem::take(&mut self.held) {
+            let line = Line {
+                number: held.number,
+                raw: &held.raw,
+                object: held.object,
+            };
+            let read = read_line(
+                &line,
+                &mut self.sessions,
+                &mut self.keys,
+                &mut self.calls,
+                &default_id,
+            );
+            if let Err(reason) = read {
+                bad.add(line.number, reason);
+            }
         }
     }
 }
 
+/// Whether a line naming no session opens a chat rather than being one of its turns: a
+/// system or developer prompt, or a header. Many chats open with the same prompt, so it
+/// cannot tell one chat from another.
+fn is_preamble(object: &Map<String, Value>) -> bool {
+    let role = object.get("role").and_then(Value::as_str);
+    let channel = object.get("channel").and_then(Value::as_str);
+    matches!(role, Some("system" | "developer"))
+        || channel == Some("system")
+        || (role.is_none() && channel.is_none() && !object.contains_key("content"))
+}
+
 impl LineReader for Reader {
+    /// A session no line names is a chat of its own, told apart by its content: its id is
+    /// the file's name and a hash of its first user or assistant line, so two chats in
+    /// files of the same name (`a/transcript.jsonl`, `b/transcript.jsonl`) stay two.
+    fn read_all(&mut self, lines: &[Line<'_>], bad: &mut BadLines) {
+        for line in lines {
+            let names_session = ["session", "session_id"]
+                .iter()
+                .any(|name| line.object.get(*name).is_some_and(|v| !v.is_null()));
+            if self.default_id.is_none() && !names_session {
+                if is_preamble(&line.object) {
+                    self.held.push(Held {
+                        number: line.number,
+                        raw: line.raw.to_string(),
+                        object: line.object.clone(),
+                    });
+                    continue;
+                }
+                self.decide(line.raw, bad);
+            }
+            if let Err(reason) = self.line(line) {
+                bad.add(line.number, reason);
+            }
+        }
+    }
+
     fn line(&mut self, line: &Line<'_>) -> Result<(), String> {
+        let default_id = self.default_id.clone().unwrap_or_else(|| self.stem.clone());
         read_line(
             line,
             &mut self.sessions,
             &mut self.keys,
             &mut self.calls,
-            &self.default_id,
+            &default_id,
         )
+    }
+
+    /// A file of preamble only (nothing said yet) is read as it is once it is complete.
+    fn end(&mut self, bad: &mut BadLines) {
+        if let Some(first) = self.held.first().map(|held| held.raw.clone()) {
+            self.decide(&first, bad);
+        }
     }
 
     fn sessions(&mut self) -> &mut Sessions {
         &mut self.sessions
     }
+}
+
+/// A hex hash of a line, for ids: the same line always gives the same.
+fn line_hash(raw: &str) -> String {
+    let mut keys = LineKeys::default();
+    keys.key(raw)
 }
 
 /// The tools called so far, by call id: a result names its call, not its tool.
@@ -336,7 +426,9 @@ mod tests {
         ))
         .unwrap();
         let (session, entries) = &transcript.sessions[0];
-        assert_eq!(session.id, "day-one");
+        // The file's name and a hash of its first user line: two chats in files of one
+        // name stay two.
+        assert!(session.id.starts_with("day-one-"), "{}", session.id);
         assert_eq!(session.source, "jsonl");
         assert_eq!(session.title, "Add a test please");
         assert_eq!(session.started, time("2025-03-01T09:00:00Z"));

@@ -27,6 +27,10 @@ pub trait LineReader: Send {
         }
     }
 
+    /// The file is complete (an import, not a file still being written): reads what was
+    /// held back waiting for a later line.
+    fn end(&mut self, _bad: &mut BadLines) {}
+
     /// The sessions, once every line is read.
     fn into_sessions(mut self) -> Sessions
     where

@@ -101,6 +101,15 @@ impl ReadError {
         }
     }
 
+    /// This error and `other`'s bad lines together, in line order, at most [`MAX_LISTED`].
+    pub fn and(mut self, other: ReadError) -> ReadError {
+        self.bad_lines.extend(other.bad_lines);
+        self.bad_lines.sort_by_key(|(line, _)| *line);
+        self.more += other.more + self.bad_lines.len().saturating_sub(MAX_LISTED);
+        self.bad_lines.truncate(MAX_LISTED);
+        self
+    }
+
     /// How many lines are bad, listed or not.
     pub fn count(&self) -> usize {
         self.bad_lines.iter().filter(|(line, _)| *line > 0).count() + self.more
@@ -255,13 +264,16 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         }
         return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
     }
-    if part.bad.count() > 0 {
-        return Err(part.bad);
+    let rest = stream.finish();
+    if part.bad.count() + rest.bad.count() > 0 {
+        return Err(part.bad.and(rest.bad));
     }
+    let mut transcript = part.transcript;
+    transcript.sessions.extend(rest.transcript.sessions);
     Ok(Reading {
         format: stream.format(),
-        transcript: part.transcript,
-        ignored: part.ignored,
+        transcript,
+        ignored: part.ignored + rest.ignored,
     })
 }
 

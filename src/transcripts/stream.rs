@@ -103,6 +103,24 @@ impl Stream {
 }
 
 impl Stream {
+    /// The file is complete: what its reader held back for a later line (a chat of
+    /// preamble only) is read now.
+    pub fn finish(&mut self) -> Part {
+        let Some(reader) = self.reader.as_mut() else {
+            return Part::unread();
+        };
+        let mut bad = BadLines::default();
+        reader.end(&mut bad);
+        let sessions = reader.sessions();
+        let ignored = std::mem::take(&mut sessions.ignored);
+        Part {
+            transcript: sessions.take(&self.file_name),
+            ignored,
+            bad: bad.into_error(),
+            read: true,
+        }
+    }
+
     /// Moves the number of the next line past `bytes`.
     fn count_lines(&mut self, bytes: &[u8]) {
         self.next_line += bytes.iter().filter(|&&b| b == b'\n').count();

@@ -66,3 +66,18 @@ expect_contains "$out" "9000 entries" "all of it"
 # The dashboard shows the recent sessions.
 expect_contains "$(cat "$HS/_entry.md")" "Latest session: \`$HS/memory/sessions/" "the root dashboard"
 expect_contains "$(cat "$HS/_entry.md")" "memory/sessions/2025-" "with their paths"
+
+# Two chats in files of the same name, opening with the same system prompt, stay two
+# sessions: a session is known by its content, never by its file's name.
+mkdir -p chat-a chat-b
+for dir in chat-a chat-b; do
+  {
+    printf '{"role": "system", "content": "You are a careful coding agent."}\n'
+    printf '{"role": "user", "content": "Work on %s"}\n' "$dir"
+    printf '{"role": "assistant", "content": "Done with %s."}\n' "$dir"
+  } > "$dir/transcript.jsonl"
+done
+before=$(sessions_stored)
+cp chat-a/transcript.jsonl "$M/import/" || fail "importing the first chat"
+cp chat-b/transcript.jsonl "$M/import/" || fail "importing the second chat"
+expect_eq "$(sessions_stored)" "$((before + 2))" "two same-named chats are two sessions"
