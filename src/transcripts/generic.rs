@@ -4,8 +4,9 @@
 //! (`user`, `assistant`, `system`, `developer` → system, `tool` → tool_result) or
 //! `channel` (one of the seven channels; wins over `role`). Optional: `ts` or `timestamp`
 //! (RFC 3339 with an offset, or Unix seconds/milliseconds), `tags` (strings), `meta` (an
-//! object), `id` (the entry's key), `session` or `session_id` (else the file's name gives
-//! the session), and `title`, `cwd`, `model` for the session. Other fields are kept in the
+//! object), `id` (the entry's key), `session` or `session_id` (else the session is the
+//! file's name and a hash of its first user or assistant line: two chats in files of one
+//! name stay two), and `title`, `cwd`, `model` for the session. Other fields are kept in the
 //! entry's meta. A line with `title` but neither content nor role is a session header.
 //! Every other shape is a bad line.
 //!
