@@ -424,6 +424,7 @@ impl Resource for Source {
         let mut entry = views::entry(self, path, &place)?;
         if path == [TESTS] {
             entry.functions.insert(0, self.run_and_wait());
+            entry.about.push(self.how_tests_run());
         }
         Ok(entry)
     }

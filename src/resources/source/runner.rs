@@ -196,7 +196,7 @@ impl Source {
             At::Result(which) => {
                 let (run, text) = self.result_of(*which)?;
                 Ok(Node {
-                    size: Some(text.len() as u64),
+                    size: Some(with_final_newline(text.into_bytes()).len() as u64),
                     ..Node::view().owned(owner).waiting(run.status == "running")
                 })
             }
@@ -261,6 +261,10 @@ impl Source {
     }
 
     pub(super) fn runner_read(&self, at: &At) -> Result<Vec<u8>> {
+        self.runner_text(at).map(with_final_newline)
+    }
+
+    fn runner_text(&self, at: &At) -> Result<Vec<u8>> {
         match at {
             At::Run => Ok(Vec::new()),
             At::Output(which) => {
@@ -357,7 +361,7 @@ impl Source {
                     .collect();
                 let about = self.run_notes(&run)?;
                 Ok(Entry {
-                    title: format!("source/tests/runs/{} — {}", run.id, summary(&run)),
+                    title: format!("source/tests/runs/{} — {}", run.id, about.summary(&run)),
                     about: about
                         .into_iter()
                         .chain([
@@ -397,6 +401,8 @@ impl Source {
                         heading: "Failures and errors".into(),
                         items,
                         empty: "none".into(),
+                        // Their folder, not this one: it lists them all.
+                        more: Some(format!("ls {dir}failures/")),
                         ..Section::default()
                     }],
                     ..Entry::default()
@@ -419,6 +425,17 @@ impl Source {
             ),
             "run the tests and wait",
             "the result, each failure with its suspects",
+        )
+    }
+
+    /// How `source/tests/` runs its tests and where their results are, in one line.
+    pub(super) fn how_tests_run(&self) -> String {
+        format!(
+            "Run tests: `echo '<selector>' > {}` (nothing: every test; paths, ids, -k, -m, \
+             -x, --lf as pytest takes them); each run's results are in {}, the newest in \
+             latest/.",
+            self.links.to("source/tests/run"),
+            self.links.to("source/tests/runs/")
         )
     }
 
@@ -445,6 +462,7 @@ impl Source {
             .store
             .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
+        about.count_warnings(crate::testrun::summary::warnings(&output));
         if let Some(note) = output
             .lines()
             .next()
@@ -647,9 +665,42 @@ fn process_alive(pid: u32) -> bool {
     sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-/// A test id as a file name: `/` cannot be in one.
+/// A test id as a file name a shell takes as one word unquoted (`tests.test_a.test_x`):
+/// each run of other characters than letters, digits, `.`, `_` and `-` (parameters' spaces,
+/// quotes, brackets, a `/`) becomes one `_`, and then a hash of the whole id keeps two ids
+/// that read alike apart. The hash is the id's own, so a test's file has one name in
+/// every run.
 fn file_name(id: &str) -> String {
-    format!("{}.txt", id.replace('/', "∕"))
+    let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if id.chars().all(safe) && !id.is_empty() {
+        return format!("{id}.txt");
+    }
+    let mut name = String::new();
+    for c in id.chars() {
+        if safe(c) {
+            name.push(c);
+        } else if !name.ends_with('_') {
+            name.push('_');
+        }
+    }
+    let name = name.trim_end_matches('_');
+    format!("{name}-{:08x}.txt", fnv1a(id))
+}
+
+/// FNV-1a over `text`'s bytes: the same on every machine and release, unlike std's hasher.
+fn fnv1a(text: &str) -> u32 {
+    text.bytes().fold(0x811c_9dc5, |hash: u32, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// `text` ending with a newline, as every file of a run does (`cat` leaves the prompt
+/// after it, `tail` and `wc -l` count its last line).
+fn with_final_newline(mut text: Vec<u8>) -> Vec<u8> {
+    if text.last().is_some_and(|b| *b != b'\n') {
+        text.push(b'\n');
+    }
+    text
 }
 
 #[cfg(test)]
