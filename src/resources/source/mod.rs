@@ -24,6 +24,7 @@ mod outline;
 pub mod paths;
 pub mod project;
 mod pyproject_change;
+mod run_files;
 mod runner;
 pub mod search;
 pub mod settings;

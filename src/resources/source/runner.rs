@@ -2,8 +2,8 @@
 //! to start a run in the background; the write returns at once) and `runs/`, with `<n>/`
 //! and `latest/` per run: `result.md` (the outcome and each failure with its suspects; read
 //! while the run goes on, it waits for the end), `_entry.md` (status, counts, duration,
-//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test id>.txt`
-//! (see `failure.rs`).
+//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test>.txt`
+//! (see `failure.rs`; named as `run_files.rs` says).
 //!
 //! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
@@ -17,6 +17,7 @@ use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section, TreeP
 use crate::resources::source::Source;
 use crate::resources::source::failure::{RunNotes, first_line, summary};
 use crate::resources::source::paths::TESTS;
+use crate::resources::source::run_files::{file_name, with_final_newline};
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
@@ -663,44 +664,6 @@ fn process_alive(pid: u32) -> bool {
     // SAFETY: signal 0 only checks that the process exists and may be signalled.
     let sent = unsafe { libc::kill(pid, 0) };
     sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-/// A test id as a file name a shell takes as one word unquoted (`tests.test_a.test_x`):
-/// each run of other characters than letters, digits, `.`, `_` and `-` (parameters' spaces,
-/// quotes, brackets, a `/`) becomes one `_`, and then a hash of the whole id keeps two ids
-/// that read alike apart. The hash is the id's own, so a test's file has one name in
-/// every run.
-fn file_name(id: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.chars().all(safe) && !id.is_empty() {
-        return format!("{id}.txt");
-    }
-    let mut name = String::new();
-    for c in id.chars() {
-        if safe(c) {
-            name.push(c);
-        } else if !name.ends_with('_') {
-            name.push('_');
-        }
-    }
-    let name = name.trim_end_matches('_');
-    format!("{name}-{:08x}.txt", fnv1a(id))
-}
-
-/// FNV-1a over `text`'s bytes: the same on every machine and release, unlike std's hasher.
-fn fnv1a(text: &str) -> u32 {
-    text.bytes().fold(0x811c_9dc5, |hash: u32, byte| {
-        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
-    })
-}
-
-/// `text` ending with a newline, as every file of a run does (`cat` leaves the prompt
-/// after it, `tail` and `wc -l` count its last line).
-fn with_final_newline(mut text: Vec<u8>) -> Vec<u8> {
-    if text.last().is_some_and(|b| *b != b'\n') {
-        text.push(b'\n');
-    }
-    text
 }
 
 #[cfg(test)]
