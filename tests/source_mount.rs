@@ -125,6 +125,11 @@ fn tests_run_in_the_background_and_their_results_are_files() {
 }
 
 #[test]
+fn a_selector_is_split_as_a_shell_splits_it_and_the_command_line_reproduces_the_run() {
+    Mount::example().run_script("source_tests_run_shell.sh");
+}
+
+#[test]
 fn a_run_and_its_result_are_one_command_line_and_the_result_names_the_suspects() {
     Mount::example().run_script("source_tests_wait.sh");
 }

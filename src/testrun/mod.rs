@@ -4,9 +4,11 @@
 //! - running pytest with a timeout: `run.rs`;
 //! - reading its JUnit XML report: `junit.rs`;
 //! - what a selector written to `source/tests/run` may hold: `selector.rs`;
-//! - a failure's traceback read back into frames: `traceback.rs`.
+//! - a failure's traceback read back into frames: `traceback.rs`;
+//! - what only pytest's closing line says (its warnings): `summary.rs`.
 
 pub mod junit;
 pub mod run;
 pub mod selector;
+pub mod summary;
 pub mod traceback;

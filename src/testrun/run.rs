@@ -56,15 +56,50 @@ pub struct Outcome {
 }
 
 impl Job {
-    /// The command line, as shown to the user.
+    /// The command line as a shell would take it, its environment first
+    /// (`PYTHONPATH=src PYTHONDONTWRITEBYTECODE=1 .venv/bin/python -m pytest … -k 'a and
+    /// not b'`): pasted in the project folder, it runs what the run ran. Only the JUnit
+    /// report's temporary path is left out, as it is gone once the run is read.
     pub fn command_line(&self) -> String {
-        let mut words = vec![
-            self.python.display().to_string(),
-            "-m".into(),
-            "pytest".into(),
-        ];
-        words.extend(self.selector.iter().cloned());
+        let mut words: Vec<String> = self
+            .environment()
+            .into_iter()
+            .map(|(name, value)| format!("{name}={}", quoted(&value)))
+            .collect();
+        words.push(quoted(&self.python.to_string_lossy()));
+        words.extend(self.arguments().iter().map(|a| quoted(a)));
         words.join(" ")
+    }
+
+    /// The variables the run sets: the project's code first on `PYTHONPATH` (relative to
+    /// the project folder, where the run starts, as Python makes them absolute), then what
+    /// was there already.
+    fn environment(&self) -> Vec<(&'static str, String)> {
+        let mut paths: Vec<String> = self
+            .paths
+            .iter()
+            .map(|p| match p.strip_prefix(&self.root) {
+                Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Err(_) => p.to_string_lossy().into_owned(),
+            })
+            .collect();
+        if let Some(existing) = std::env::var_os("PYTHONPATH") {
+            paths.push(existing.to_string_lossy().into_owned());
+        }
+        vec![
+            ("PYTHONPATH", paths.join(":")),
+            ("PYTHONDONTWRITEBYTECODE", "1".to_string()),
+        ]
+    }
+
+    /// pytest's arguments but the report's path: the selector, then no cache left in the
+    /// project and no colour codes in the output kept.
+    fn arguments(&self) -> Vec<String> {
+        let mut words: Vec<String> = vec!["-m".into(), "pytest".into()];
+        words.extend(self.selector.iter().cloned());
+        words.extend(["-p", "no:cacheprovider", "--color", "no"].map(String::from));
+        words
     }
 
     /// Runs the job to its end (or its timeout) and reads what it gave.
@@ -94,20 +129,13 @@ impl Job {
                 writeln!(out, "{note}")?;
             }
             let err = out.try_clone()?;
-            let mut paths: Vec<PathBuf> = self.paths.clone();
-            if let Some(existing) = std::env::var_os("PYTHONPATH") {
-                paths.extend(std::env::split_paths(&existing));
-            }
-            let pythonpath = std::env::join_paths(paths).unwrap_or_default();
             use std::os::unix::process::CommandExt;
             let mut command = Command::new(&self.python);
             command
-                .args(["-m", "pytest", "-p", "no:cacheprovider", "--color=no"])
+                .args(self.arguments())
                 .arg(format!("--junitxml={}", junit_path.display()))
-                .args(&self.selector)
                 .current_dir(&self.root)
-                .env("PYTHONPATH", pythonpath)
-                .env("PYTHONDONTWRITEBYTECODE", "1")
+                .envs(self.environment())
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err)
@@ -165,6 +193,12 @@ impl Job {
         };
         outcome(status, report.unwrap_or_default(), output)
     }
+}
+
+/// `word` as a shell reads it back: quoted when it holds anything the shell treats apart.
+fn quoted(word: &str) -> String {
+    // Only a NUL cannot be quoted, and no argument can hold one.
+    shlex::try_quote(word).map_or_else(|_| word.replace('\0', ""), |q| q.into_owned())
 }
 
 fn read_report(path: &std::path::Path) -> Option<Report> {

@@ -35,15 +35,6 @@ def test_later():
 PY
 printf 'import time\n\n\ndef test_sleep():\n    time.sleep(60)\n' > "$PROJECT/tests/slow_cases.py"
 
-# wait_run N: waits until run N is no longer running (at most 120 s), polling its entry.
-wait_run() {
-  local i
-  for i in $(seq 1 600); do
-    case "$(head -2 "$T/runs/$1/_entry.md")" in *running*) sleep 0.2;; *) return 0;; esac
-  done
-  fail "run $1 still running after 120 s"
-}
-
 expect_contains "$(ls "$T")" "run" "source/tests/ has the runner"
 expect_contains "$(cat "$T/runs/_entry.md")" "none yet" "no run yet"
 expect_contains "$(cat "$S/_entry.md")" "no test run yet" "source/_entry.md says how to start one"

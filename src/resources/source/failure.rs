@@ -12,11 +12,21 @@ use crate::testrun::junit::Problem;
 use crate::testrun::traceback::{self, Frame, Traceback};
 
 /// What a run's views say before its failures, one note a line: the interpreter note its
-/// output opens with, why pytest could not run at all, a refused start newer than the run.
+/// output opens with, why pytest could not run at all, a refused start newer than the run;
+/// and the warnings pytest counted, which its report does not hold.
 #[derive(Debug, Default)]
-pub(super) struct RunNotes(Vec<String>);
+pub(super) struct RunNotes(Vec<String>, usize);
 
 impl RunNotes {
+    pub(super) fn count_warnings(&mut self, warnings: usize) {
+        self.1 = warnings;
+    }
+
+    /// [`summary`] of `run` with the warnings pytest counted.
+    pub(super) fn summary(&self, run: &runs::Run) -> String {
+        summary_with(run, self.1)
+    }
+
     pub(super) fn push(&mut self, note: String) {
         self.0.push(note);
     }
@@ -107,7 +117,7 @@ impl Source {
         about: &RunNotes,
     ) -> String {
         let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
-        let mut text = format!("run {} — {}\n", run.id, summary(run));
+        let mut text = format!("run {} — {}\n", run.id, about.summary(run));
         for line in &about.0 {
             text.push_str(line);
             text.push('\n');
@@ -366,6 +376,11 @@ pub(super) fn first_line(text: &str) -> &str {
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
 pub(super) fn summary(run: &runs::Run) -> String {
+    summary_with(run, 0)
+}
+
+/// [`summary`] with pytest's count of warnings (`passed: 12 passed, 3 warnings (3.2 s)`).
+fn summary_with(run: &runs::Run, warnings: usize) -> String {
     let mut counts = vec![format!("{} passed", run.passed)];
     for (n, what) in [
         (run.failed, "failed"),
@@ -375,6 +390,12 @@ pub(super) fn summary(run: &runs::Run) -> String {
         if n > 0 {
             counts.push(format!("{n} {what}"));
         }
+    }
+    if warnings > 0 {
+        counts.push(format!(
+            "{warnings} warning{}",
+            if warnings == 1 { "" } else { "s" }
+        ));
     }
     let took = run
         .seconds

@@ -24,6 +24,7 @@ mod outline;
 pub mod paths;
 pub mod project;
 mod pyproject_change;
+mod run_files;
 mod runner;
 pub mod search;
 pub mod settings;
@@ -424,6 +425,7 @@ impl Resource for Source {
         let mut entry = views::entry(self, path, &place)?;
         if path == [TESTS] {
             entry.functions.insert(0, self.run_and_wait());
+            entry.about.push(self.how_tests_run());
         }
         Ok(entry)
     }

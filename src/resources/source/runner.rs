@@ -2,8 +2,8 @@
 //! to start a run in the background; the write returns at once) and `runs/`, with `<n>/`
 //! and `latest/` per run: `result.md` (the outcome and each failure with its suspects; read
 //! while the run goes on, it waits for the end), `_entry.md` (status, counts, duration,
-//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test id>.txt`
-//! (see `failure.rs`).
+//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test>.txt`
+//! (see `failure.rs`; named as `run_files.rs` says).
 //!
 //! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
@@ -17,6 +17,7 @@ use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section, TreeP
 use crate::resources::source::Source;
 use crate::resources::source::failure::{RunNotes, first_line, summary};
 use crate::resources::source::paths::TESTS;
+use crate::resources::source::run_files::{file_name, with_final_newline};
 use crate::store::{self, runs};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Job;
@@ -196,7 +197,7 @@ impl Source {
             At::Result(which) => {
                 let (run, text) = self.result_of(*which)?;
                 Ok(Node {
-                    size: Some(text.len() as u64),
+                    size: Some(with_final_newline(text.into_bytes()).len() as u64),
                     ..Node::view().owned(owner).waiting(run.status == "running")
                 })
             }
@@ -261,6 +262,10 @@ impl Source {
     }
 
     pub(super) fn runner_read(&self, at: &At) -> Result<Vec<u8>> {
+        self.runner_text(at).map(with_final_newline)
+    }
+
+    fn runner_text(&self, at: &At) -> Result<Vec<u8>> {
         match at {
             At::Run => Ok(Vec::new()),
             At::Output(which) => {
@@ -357,7 +362,7 @@ impl Source {
                     .collect();
                 let about = self.run_notes(&run)?;
                 Ok(Entry {
-                    title: format!("source/tests/runs/{} — {}", run.id, summary(&run)),
+                    title: format!("source/tests/runs/{} — {}", run.id, about.summary(&run)),
                     about: about
                         .into_iter()
                         .chain([
@@ -397,6 +402,8 @@ impl Source {
                         heading: "Failures and errors".into(),
                         items,
                         empty: "none".into(),
+                        // Their folder, not this one: it lists them all.
+                        more: Some(format!("ls {dir}failures/")),
                         ..Section::default()
                     }],
                     ..Entry::default()
@@ -419,6 +426,17 @@ impl Source {
             ),
             "run the tests and wait",
             "the result, each failure with its suspects",
+        )
+    }
+
+    /// How `source/tests/` runs its tests and where their results are, in one line.
+    pub(super) fn how_tests_run(&self) -> String {
+        format!(
+            "Run tests: `echo '<selector>' > {}` (nothing: every test; paths, ids, -k, -m, \
+             -x, --lf as pytest takes them); each run's results are in {}, the newest in \
+             latest/.",
+            self.links.to("source/tests/run"),
+            self.links.to("source/tests/runs/")
         )
     }
 
@@ -445,6 +463,7 @@ impl Source {
             .store
             .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
+        about.count_warnings(crate::testrun::summary::warnings(&output));
         if let Some(note) = output
             .lines()
             .next()
@@ -645,11 +664,6 @@ fn process_alive(pid: u32) -> bool {
     // SAFETY: signal 0 only checks that the process exists and may be signalled.
     let sent = unsafe { libc::kill(pid, 0) };
     sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-/// A test id as a file name: `/` cannot be in one.
-fn file_name(id: &str) -> String {
-    format!("{}.txt", id.replace('/', "∕"))
 }
 
 #[cfg(test)]

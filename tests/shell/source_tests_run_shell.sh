@@ -1,0 +1,76 @@
+# A selector is split as a shell splits words: a -k expression in quotes with `and not`
+# selects what pytest would; an unclosed quote starts nothing and says why. The run's
+# Command: line, pasted into sh in the project folder, gives the same counts. Failure
+# files are named without spaces or quotes, every run file ends with a newline, pytest's
+# warnings are counted, and source/tests/_entry.md says how to run and where results go.
+source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
+
+T="$S/tests"
+cat > "$PROJECT/tests/test_shellwords.py" <<'PY'
+import warnings
+
+import pytest
+
+
+def test_canonicalize_name():
+    pass
+
+
+def test_canonicalize_name_invalid():
+    pass
+
+
+def test_other():
+    pass
+
+
+def test_warns():
+    warnings.warn("old", DeprecationWarning)
+
+
+@pytest.mark.parametrize("text", ["a b", "it's", 'say "hi"'])
+def test_odd(text):
+    assert text == "nothing"
+PY
+
+entry=$(cat "$T/_entry.md")
+expect_contains "$entry" "$T/run" "tests/_entry.md says how to run the tests"
+expect_contains "$entry" "> $T/run\`" "tests/_entry.md says how to run the tests"
+expect_contains "$entry" "results are in $T/runs/" "tests/_entry.md says where the results are"
+
+echo "tests/test_shellwords.py -k 'canonicalize_name and not invalid'" > "$T/run"
+wait_run 1
+expect_contains "$(head -2 "$T/runs/1/_entry.md")" "passed: 1 passed" "the quoted -k expression selected one test"
+command=$(sed -n 's/^Command: `\(.*\)`$/\1/p' "$T/runs/1/_entry.md")
+expect_contains "$command" "PYTHONPATH=" "the command names the PYTHONPATH the runner sets"
+expect_contains "$command" "'canonicalize_name and not invalid'" "the expression quoted as a shell needs"
+pasted=$(cd "$PROJECT" && sh -c "$command" 2>&1 || true)
+expect_contains "$(cat "$T/runs/1/output.txt")" "1 passed, 6 deselected" "the run selected one test"
+expect_contains "$pasted" "1 passed, 6 deselected" "the pasted command reproduces the run"
+
+printf "%s\n" "-k 'open" > unclosed.txt
+expect_fails "Invalid argument" "a selector with an unclosed quote" -- cp unclosed.txt "$T/run"
+expect_contains "$(newest_error)" "unclosed quote" "the refusal says why"
+expect_contains "$(cat "$T/runs/latest/result.md")" "unclosed quote" "the result says why nothing started"
+
+echo 'tests/test_shellwords.py' > "$T/run"
+wait_run 2
+head=$(head -2 "$T/runs/2/_entry.md")
+expect_contains "$head" "1 warning" "pytest's warnings are counted"
+expect_contains "$(head -1 "$T/runs/2/result.md")" "1 warning" "in result.md too"
+names=$(ls "$T/runs/2/failures" | filter -v '^_')
+expect_eq "$(echo "$names" | wc -l)" "3" "one failure file per failing test: $names"
+expect_absent "$names" " " "no space in failure file names"
+expect_absent "$names" "'" "no single quote in failure file names"
+expect_absent "$names" '"' "no double quote in failure file names"
+expect_eq "$(ls "$T/runs/2/failures" | filter -v '^_')" "$names" "the names are stable"
+for n in $names; do
+  expect_contains "$(cat "$T/runs/2/failures/$n")" "test_odd" "$n reads"
+done
+entry2=$(cat "$T/runs/2/_entry.md")
+for n in $names; do
+  expect_contains "$entry2" "$n" "the run's entry lists $n"
+done
+for f in "$T/runs/2/_entry.md" "$T/runs/2/result.md" "$T/runs/2/output.txt" "$T/runs/_entry.md" "$T/runs/2/failures/"*; do
+  expect_eq "$(tail -c1 "$f" | od -An -c | tr -d ' ')" '\n' "$f ends with a newline"
+done
