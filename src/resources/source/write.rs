@@ -86,7 +86,8 @@ impl Source {
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        if is_runner_name(path) {
+        if is_runner_name(path) || *name == "run" {
+            // `run` elsewhere would be a stray file in the project, never a run.
             return Err(self.runner_not_available(&shown));
         }
         match parent_place {
@@ -156,7 +157,7 @@ impl Source {
     /// Why `source/tests/run` or `runs` cannot be made: EPERM, the name is not the project's.
     fn runner_not_available(&self, shown: &str) -> Error {
         let tests = self.links.dir(&["source", TESTS]);
-        let module = match self.project.test_dirs.len() {
+        let module = match self.project.test_dirs().len() {
             0 | 1 => format!("{tests}<module>.py"),
             _ => format!("{tests}<folder>/<module>.py"),
         };
