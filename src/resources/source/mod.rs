@@ -24,6 +24,7 @@ mod outline;
 pub mod paths;
 pub mod project;
 mod pyproject_change;
+mod pytest_config;
 mod run_files;
 mod runner;
 pub mod search;
@@ -136,7 +137,7 @@ impl Source {
         let top = self.project.top_level();
         let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
-        let folders = self.project.test_dirs.len();
+        let folders = self.project.test_dirs().len();
         let last_run = self
             .last_run()
             .map(|run| format!("; last test run {run}"))
@@ -554,7 +555,7 @@ impl Source {
             }
             Resolved::TestsRoot => Ok(self
                 .project
-                .test_dirs
+                .test_dirs()
                 .iter()
                 .filter_map(|d| d.file_name())
                 .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))

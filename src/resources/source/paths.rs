@@ -157,10 +157,10 @@ impl Source {
                 if name == TESTS {
                     // Without a test folder of its own (tests kept inside the package),
                     // tests/ still holds the runner.
-                    return Ok(Some(match self.project.test_dirs.as_slice() {
+                    return Ok(Some(match self.project.test_dirs().as_slice() {
                         [only] => Resolved::Dir {
                             disk: only.clone(),
-                            dotted: dotted_of_dir(only),
+                            dotted: self.project.dotted_of_test_dir(only),
                         },
                         _ => Resolved::TestsRoot,
                     }));
@@ -170,16 +170,26 @@ impl Source {
                         return Ok(Some(next));
                     }
                 }
-                Ok(None)
+                // pytest names a test module by its folder (`testing.test_pm` for a
+                // `testing/` that is no package): that name leads to the test folder too.
+                Ok(self
+                    .project
+                    .test_dirs()
+                    .into_iter()
+                    .find(|d| d.parent() == Some(&self.project.root) && d.ends_with(name))
+                    .map(|disk| Resolved::Dir {
+                        dotted: self.project.dotted_of_test_dir(&disk),
+                        disk,
+                    }))
             }
             Resolved::TestsRoot => Ok(self
                 .project
-                .test_dirs
+                .test_dirs()
                 .iter()
                 .find(|d| d.file_name().is_some_and(|n| n == name))
                 .map(|d| Resolved::Dir {
                     disk: d.clone(),
-                    dotted: dotted_of_dir(d),
+                    dotted: self.project.dotted_of_test_dir(d),
                 })),
             Resolved::Dir { disk, dotted } => self.in_dir(disk, dotted, name, false),
             Resolved::Members {
@@ -327,12 +337,6 @@ pub fn split_dotted(name: &str) -> Vec<String> {
         last.push_str(suffix);
     }
     parts
-}
-
-fn dotted_of_dir(dir: &Path) -> String {
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ use std::time::SystemTime;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use crate::resources::source::pytest_config::{CONFIG_FILES, PytestConfig};
+
 /// Directory names never shown, whatever `.gitignore` says.
 const SKIPPED_DIRS: &[&str] = &[
     ".git",
@@ -57,8 +59,8 @@ pub struct Project {
     pub root: PathBuf,
     /// Where top-level packages and modules live: `src/` for a src layout, else the root.
     pub code_roots: Vec<PathBuf>,
-    /// The test folders (`tests/`, `test/`, pytest's `testpaths`), shown under `tests/`.
-    pub test_dirs: Vec<PathBuf>,
+    /// Where the tests are, as last found.
+    tests: Mutex<Option<TestLayout>>,
     ignore: Gitignore,
     /// More paths to leave out: `project.ignore` of `source/meta/settings.toml`.
     extra: std::sync::RwLock<Gitignore>,
@@ -68,6 +70,14 @@ pub struct Project {
 
 /// The top-level entries and the (folder, modification time) pairs they depend on.
 type TopLevel = (Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>);
+
+/// Where the tests are, and the (file or folder, modification time) pairs it depends on.
+#[derive(Debug, Clone)]
+struct TestLayout {
+    stamps: Vec<(PathBuf, Option<SystemTime>)>,
+    dirs: Vec<PathBuf>,
+    config: PytestConfig,
+}
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
@@ -91,8 +101,107 @@ impl Project {
             code_roots.push(src);
         }
         code_roots.push(root.to_path_buf());
-        let mut test_dirs: Vec<PathBuf> = pytest_testpaths(root)
-            .into_iter()
+        Project {
+            root: root.to_path_buf(),
+            code_roots,
+            tests: Mutex::new(None),
+            ignore,
+            extra: std::sync::RwLock::new(Gitignore::empty()),
+            top: Mutex::new(None),
+        }
+    }
+
+    /// The test folders, shown under `tests/`: pytest's `testpaths` wherever pytest reads
+    /// them, `tests/` and `test/`. Tests that pytest finds elsewhere (`toolz/tests/` inside
+    /// the package) stay with their package and run from `source/tests/run` all the same.
+    /// Found again when pytest's configuration, the project's top folder or a code root
+    /// changes, or when the watcher says a folder came or went ([`Project::forget_layout`]).
+    pub fn test_dirs(&self) -> Vec<PathBuf> {
+        self.test_layout().dirs
+    }
+
+    /// Whether pytest's discovery collects `file`: its name is one of `python_files` and
+    /// no folder on its way from the root is one of `norecursedirs`.
+    pub fn pytest_collects(&self, file: &Path) -> bool {
+        let config = self.test_layout().config;
+        let Ok(rel) = file.strip_prefix(&self.root) else {
+            return false;
+        };
+        let names: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        match names.split_last() {
+            Some((name, dirs)) => {
+                config.is_test_module(name) && !dirs.iter().any(|d| config.skips_dir(d))
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `name` is a test module's file name for pytest (`python_files`).
+    pub fn is_test_module(&self, name: &str) -> bool {
+        self.test_layout().config.is_test_module(name)
+    }
+
+    fn test_layout(&self) -> TestLayout {
+        let mut cached = crate::tree::lock(&self.tests);
+        if let Some(layout) = cached.as_ref()
+            && layout
+                .stamps
+                .iter()
+                .all(|(path, mtime)| modified(path) == *mtime)
+        {
+            return layout.clone();
+        }
+        let mut stamps: Vec<(PathBuf, Option<SystemTime>)> = CONFIG_FILES
+            .iter()
+            .map(|name| self.root.join(name))
+            .chain(self.code_roots.iter().cloned())
+            .map(|path| {
+                let mtime = modified(&path);
+                (path, mtime)
+            })
+            .collect();
+        stamps.push((self.root.clone(), modified(&self.root)));
+        let config = PytestConfig::read(&self.root);
+        let layout = TestLayout {
+            stamps,
+            dirs: self.find_test_dirs(&config),
+            config,
+        };
+        *cached = Some(layout.clone());
+        layout
+    }
+
+    /// The dotted name pytest gives test folder `dir` in its modules' names: its path from
+    /// the code root that holds it (`toolz.tests` for `toolz/tests/`, `testing` for a
+    /// `testing/` at the top).
+    pub fn dotted_of_test_dir(&self, dir: &Path) -> String {
+        let rel = self
+            .code_roots
+            .iter()
+            .filter_map(|r| dir.strip_prefix(r).ok())
+            .min_by_key(|p| p.components().count())
+            .unwrap_or(dir);
+        let names: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        names.join(".")
+    }
+
+    /// Find the test folders again at the next look: a folder was added or removed.
+    pub fn forget_layout(&self) {
+        *crate::tree::lock(&self.tests) = None;
+        *crate::tree::lock(&self.top) = None;
+    }
+
+    fn find_test_dirs(&self, config: &PytestConfig) -> Vec<PathBuf> {
+        let root = &self.root;
+        let mut test_dirs: Vec<PathBuf> = config
+            .testpaths
+            .iter()
             .map(|p| root.join(p))
             .filter(|p| p.is_dir())
             .collect();
@@ -102,18 +211,8 @@ impl Project {
                 test_dirs.push(dir);
             }
         }
-        let mut project = Project {
-            root: root.to_path_buf(),
-            code_roots,
-            test_dirs,
-            ignore,
-            extra: std::sync::RwLock::new(Gitignore::empty()),
-            top: Mutex::new(None),
-        };
-        project
-            .test_dirs
-            .retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
-        project
+        test_dirs.retain(|d| d.canonicalize().is_ok_and(|c| c.starts_with(root)));
+        test_dirs
     }
 
     /// Leave out what `patterns` (.gitignore lines) match, from now on, on top of
@@ -238,7 +337,7 @@ impl Project {
 
     /// Whether `dir` is one of the test folders (shown under `tests/`, not with the code).
     pub fn is_test_dir(&self, dir: &Path) -> bool {
-        self.test_dirs.iter().any(|t| t == dir)
+        self.test_dirs().iter().any(|t| t == dir)
     }
 
     /// The shown top-level entries: every code root's packages and modules, minus test
@@ -286,7 +385,7 @@ impl Project {
                 EntryKind::Data => {}
             }
         }
-        stack.extend(self.test_dirs.iter().cloned());
+        stack.extend(self.test_dirs());
         while let Some(dir) = stack.pop() {
             for entry in self.list_dir(&dir).unwrap_or_default() {
                 match entry.kind {
@@ -412,27 +511,6 @@ pub fn has_python(dir: &Path) -> bool {
     })
 }
 
-/// pytest's `testpaths` from pyproject.toml, if any.
-fn pytest_testpaths(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join("pyproject.toml")) else {
-        return Vec::new();
-    };
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return Vec::new();
-    };
-    doc.get("tool")
-        .and_then(|t| t.get("pytest"))
-        .and_then(|t| t.get("ini_options"))
-        .and_then(|t| t.get("testpaths"))
-        .and_then(|t| t.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,7 +552,7 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let project = Project::open(&root);
         assert_eq!(project.code_roots[0], root.join("src"));
-        assert_eq!(project.test_dirs, vec![root.join("tests")]);
+        assert_eq!(project.test_dirs(), vec![root.join("tests")]);
         let top: Vec<String> = project.top_level().into_iter().map(|e| e.name).collect();
         assert_eq!(
             top,

@@ -613,12 +613,12 @@ impl Source {
     pub(super) fn source_path_of(&self, module: &std::path::Path) -> Option<String> {
         if let Some(dir) = self
             .project
-            .test_dirs
+            .test_dirs()
             .iter()
             .find(|d| module.starts_with(d))
         {
             let rel = module.strip_prefix(dir).ok()?.with_extension("");
-            return Some(match self.project.test_dirs.len() {
+            return Some(match self.project.test_dirs().len() {
                 1 => format!("{TESTS}/{}", rel.display()),
                 _ => format!(
                     "{TESTS}/{}/{}",

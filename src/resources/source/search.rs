@@ -312,7 +312,7 @@ fn config_table(file: &Path, offset: usize) -> Option<String> {
 /// folder of the code, or in a test folder.
 fn shown_in_tree(source: &Source, file: &Path) -> Option<String> {
     let project = &source.project;
-    if project.test_dirs.iter().any(|t| file.starts_with(t)) {
+    if project.test_dirs().iter().any(|t| file.starts_with(t)) {
         return Some(tree_location(source, file).0);
     }
     let root = project.code_roots.iter().find(|r| file.starts_with(r))?;
@@ -357,9 +357,10 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
 /// Where a project file shows in the tree (`ledger/accounts.py`) and its dotted module name.
 pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
     let project = &source.project;
-    let test_dir = project.test_dirs.iter().find(|t| file.starts_with(t));
+    let test_dirs = project.test_dirs();
+    let test_dir = test_dirs.iter().find(|t| file.starts_with(t));
     let (prefix, base) = match test_dir {
-        Some(dir) if project.test_dirs.len() == 1 => ("tests/".to_string(), dir.as_path()),
+        Some(dir) if test_dirs.len() == 1 => ("tests/".to_string(), dir.as_path()),
         Some(dir) => (
             format!(
                 "tests/{}/",
@@ -388,11 +389,7 @@ pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
         dotted = package.to_string();
     }
     if test_dir.is_some() {
-        let name = base
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        dotted = format!("{name}.{dotted}");
+        dotted = format!("{}.{dotted}", project.dotted_of_test_dir(base));
     }
     (format!("{prefix}{rel}"), dotted)
 }

@@ -118,9 +118,8 @@ impl Source {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        self.project.test_dirs.iter().any(|d| file.starts_with(d))
-            || name.starts_with("test_")
-            || name.ends_with("_test.py")
+        self.project.test_dirs().iter().any(|d| file.starts_with(d))
+            || self.project.is_test_module(&name)
             || name == "conftest.py"
     }
 

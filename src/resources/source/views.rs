@@ -25,7 +25,7 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
     match place {
         Resolved::Root => Ok(root(source, &here)),
         Resolved::TestsRoot => Ok(Entry {
-            title: match source.project.test_dirs.len() {
+            title: match source.project.test_dirs().len() {
                 0 => format!(
                     "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
                     test_homes(source)
@@ -131,7 +131,8 @@ fn root(source: &Source, here: &str) -> Entry {
         rows,
         "No Python packages or modules found in the project.",
     )];
-    let tests = source.project.test_dirs.iter().map(|d| {
+    let test_dirs = source.project.test_dirs();
+    let tests = test_dirs.iter().map(|d| {
         d.strip_prefix(&source.project.root)
             .unwrap_or(d)
             .display()
@@ -140,9 +141,15 @@ fn root(source: &Source, here: &str) -> Entry {
     let mut subresources: Vec<String> = tests
         .map(|t| format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code"))
         .collect();
-    if subresources.is_empty() {
+    let homes = test_homes(source);
+    if subresources.is_empty() && homes.is_empty() {
         subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
     } else {
+        if subresources.is_empty() {
+            subresources.push(format!(
+                "`{here}tests/` — the test runner; pytest finds the tests{homes}"
+            ));
+        }
         let runs = source.links.to("source/tests/runs/");
         subresources.push(match source.last_run() {
             Some(run) => format!("`{runs}` — last test run {run}"),
@@ -612,7 +619,7 @@ fn members(module: &Module, dotted: &str, parent: Option<usize>, here: &str, fil
 fn test_homes(source: &Source) -> String {
     let mut homes: Vec<String> = Vec::new();
     for file in source.project.python_files() {
-        if !source.is_test_file(&file) {
+        if !source.project.pytest_collects(&file) {
             continue;
         }
         let Some(dir) = file

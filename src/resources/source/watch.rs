@@ -1,8 +1,9 @@
 //! Changes made to the project outside the mount (an editor saving, `git checkout`, a
 //! formatter): inotify watches every shown directory of the project, a burst of events is
 //! gathered for a moment ([`SETTLE`]) and reported once, as the tree paths the changed
-//! files show as. A file of the project's configuration (`pyproject.toml`, `.gitignore`, a
-//! requirements file) reaches all of `source/`; an overflowing event queue reaches
+//! files show as. A file of the project's configuration (`pyproject.toml`, pytest's `tox.ini`, `.gitignore`,
+//! a requirements file) reaches all of `source/` and has the test folders found again, as
+//! a folder that comes or goes does; an overflowing event queue reaches
 //! everything. Bound: a change shows at the first access after the watcher has read it,
 //! [`SETTLE`] after the event at most, plus the time to report it.
 
@@ -45,6 +46,7 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
         project,
         mounted_as,
         dirs: HashMap::new(),
+        relayout: false,
     };
     // Walking a large project to watch each folder takes a while: not on the mount's way.
     let spawned = std::thread::Builder::new()
@@ -69,6 +71,8 @@ struct Watcher {
     project: Arc<Project>,
     mounted_as: &'static str,
     dirs: HashMap<WatchDescriptor, PathBuf>,
+    /// A folder or a configuration file changed: the test folders are to be found again.
+    relayout: bool,
 }
 
 impl Watcher {
@@ -133,6 +137,9 @@ impl Watcher {
             for dir in new_dirs {
                 self.add_tree(&mut inotify, &dir);
             }
+            if std::mem::take(&mut self.relayout) {
+                self.project.forget_layout();
+            }
             if everything {
                 changes(vec![TreePath::root()]);
                 continue;
@@ -175,6 +182,12 @@ impl Watcher {
                 None => dir,
             };
             let is_dir = event.mask.contains(EventMask::ISDIR);
+            // Where tests are depends on pytest's configuration and on the folders.
+            self.relayout |= is_dir
+                || path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(is_configuration);
             if is_dir
                 && event
                     .mask
@@ -209,8 +222,9 @@ pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<TreeP
     for root in &project.code_roots {
         bases.push((source.clone(), root));
     }
-    let several = project.test_dirs.len() > 1;
-    for dir in &project.test_dirs {
+    let test_dirs = project.test_dirs();
+    let several = test_dirs.len() > 1;
+    for dir in &test_dirs {
         let mut base = source.join(super::paths::TESTS);
         if several && let Some(name) = dir.file_name() {
             base.push(&name.to_string_lossy());

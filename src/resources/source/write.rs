@@ -19,7 +19,10 @@ use crate::resources::source::edit::{
 use crate::resources::source::importers;
 use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
-use crate::resources::source::paths::{RESERVED, Resolved, TESTS, is_runner_name, locate};
+use crate::resources::source::paths::{
+    RESERVED, RUNNER_NAMES, Resolved, TESTS, is_runner_name, locate,
+};
+use crate::resources::source::project::EntryKind;
 
 impl Source {
     /// Route a write of `content` to `path` (see the module doc).
@@ -86,7 +89,7 @@ impl Source {
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        if is_runner_name(path) {
+        if is_runner_name(path) || self.mistaken_for_runner(path, parent_place) {
             return Err(self.runner_not_available(&shown));
         }
         match parent_place {
@@ -153,10 +156,33 @@ impl Source {
         }
     }
 
+    /// Whether `path` is the runner's name where a user would take it for the runner:
+    /// right under a top-level folder (`source/testing/run`) or beside test modules that
+    /// pytest finds outside the test folders (`source/toolz/tests/run`). It would be a
+    /// stray file in the project, never a run. Inside a test folder under `tests/`, the
+    /// names are the project's again.
+    fn mistaken_for_runner(&self, path: &[&str], parent_place: &Resolved) -> bool {
+        let Some(name) = path.last() else {
+            return false;
+        };
+        if !RUNNER_NAMES.contains(name) || path.first() == Some(&TESTS) {
+            return false;
+        }
+        let Resolved::Dir { disk, .. } = parent_place else {
+            return false;
+        };
+        path.len() == 2
+            || self.project.list_dir(disk).is_ok_and(|entries| {
+                entries
+                    .iter()
+                    .any(|e| e.kind == EntryKind::Module && self.project.pytest_collects(&e.path))
+            })
+    }
+
     /// Why `source/tests/run` or `runs` cannot be made: EPERM, the name is not the project's.
     fn runner_not_available(&self, shown: &str) -> Error {
         let tests = self.links.dir(&["source", TESTS]);
-        let module = match self.project.test_dirs.len() {
+        let module = match self.project.test_dirs().len() {
             0 | 1 => format!("{tests}<module>.py"),
             _ => format!("{tests}<folder>/<module>.py"),
         };

@@ -30,9 +30,9 @@ impl SourcePlaces {
         if project.kind_inside(&disk) != Some(false) || hidden_on_the_way(project, &disk) {
             return None;
         }
-        if let Some(dir) = project.test_dirs.iter().find(|d| disk.starts_with(d)) {
+        if let Some(dir) = project.test_dirs().iter().find(|d| disk.starts_with(d)) {
             let rel = disk.strip_prefix(dir).ok()?;
-            let folder = match project.test_dirs.len() {
+            let folder = match project.test_dirs().len() {
                 1 => String::new(),
                 _ => format!("{}/", dir.file_name()?.to_str()?),
             };

@@ -1,0 +1,173 @@
+//! Tests found where pytest finds them, on a real mount of small projects shaped like real
+//! ones (`tests/fixtures/pytest_layouts/`): pluggy's `tox.ini` `[pytest]` and its
+//! `testing/` folder that is no package, toolz's tests inside the package, setup.cfg's
+//! `[tool:pytest]`, pytest.ini; the layout found again when pytest's configuration changes,
+//! and a failure's file and the names it gives leading somewhere on the mount.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::Mount;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/pytest_layouts")
+        .join(name)
+}
+
+/// pytest's own closing counts (`1 failed, 2 passed`) of the project at `dir`.
+fn direct_pytest(dir: &Path, pythonpath: &str) -> String {
+    let out = Command::new("python3")
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .current_dir(dir)
+        .env("PYTHONPATH", dir.join(pythonpath))
+        // The fixture stays as committed.
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let last = text.lines().last().unwrap_or_default();
+    last.split(" in ").next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn tox_ini_testpaths_make_testing_the_test_folder_and_its_failures_lead_somewhere() {
+    let mount = Mount::of(&fixture("pluggy_like"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+ls "$S/tests/"
+echo ---
+cat "$S/_entry.md"
+echo ---
+echo > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md"
+echo ---
+ls "$S/tests/runs/1/failures/"
+echo ---
+cat "$S/testing.test_pluginmanager.test_pm.py"
+failure="$S/tests/runs/1/failures/testing.test_pluginmanager.test_pm.txt"
+test_file=$(sed -n 's/^test: \([^ ]*\).*/\1/p' "$failure")
+cat "$test_file"
+echo ---
+if (echo > "$S/testing/run") 2>/dev/null; then echo "stray run created"; fi
+cat "$HS/_errors.md"
+test ! -e "$PROJECT/testing/run" && echo "no stray run""#);
+    assert!(ok, "{out}");
+    let parts: Vec<&str> = out.split("---\n").collect();
+    assert!(parts[0].contains("test_pluginmanager"), "{out}");
+    assert!(parts[0].contains("run"), "{out}");
+    assert!(
+        !parts[1].contains("no test folder"),
+        "the source view names testing/: {}",
+        parts[1]
+    );
+    assert!(parts[1].contains("testing/"), "{}", parts[1]);
+    let direct = direct_pytest(&fixture("pluggy_like"), "src");
+    assert_eq!(direct, "1 failed, 2 passed");
+    assert!(
+        parts[2].contains("2 passed, 1 failed"),
+        "the mount counts what pytest counts ({direct}): {}",
+        parts[2]
+    );
+    assert!(
+        parts[3].contains("testing.test_pluginmanager.test_pm"),
+        "{}",
+        parts[3]
+    );
+    assert!(
+        parts[4].matches("def test_pm(pm):").count() == 2,
+        "pytest's dotted name of the test, and the failure's test: path, lead to it: {}",
+        parts[4]
+    );
+    assert!(parts[5].contains("source/tests/run"), "{}", parts[5]);
+    assert!(parts[5].contains("no stray run"), "{}", parts[5]);
+}
+
+#[test]
+fn tests_inside_the_package_are_found_without_testpaths_and_run() {
+    let mount = Mount::of(&fixture("toolz_like"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+cat "$S/_entry.md"
+echo ---
+ls "$S/tests/"
+echo ---
+echo > "$S/tests/run"
+head -1 "$S/tests/runs/latest/result.md"
+echo ---
+if (echo > "$S/toolz/tests/run") 2>/dev/null; then echo "stray run created"; fi
+cat "$HS/_errors.md"
+echo ---
+cat "$HS/search/source:first_of_range"
+echo ---
+cat "$S/toolz.tests.test_itertoolz.test_first_of_range.py""#);
+    assert!(ok, "{out}");
+    let parts: Vec<&str> = out.split("---\n").collect();
+    assert!(!parts[0].contains("no test folder"), "{}", parts[0]);
+    assert!(parts[1].contains("run"), "{}", parts[1]);
+    assert!(
+        parts[0].contains("pytest finds the tests (toolz/tests/)"),
+        "{}",
+        parts[0]
+    );
+    assert_eq!(direct_pytest(&fixture("toolz_like"), "."), "2 passed");
+    assert!(parts[2].contains("2 passed"), "{}", parts[2]);
+    assert!(parts[3].contains("source/tests/run"), "{}", parts[3]);
+    assert!(!mount.project.join("toolz/tests/run").exists());
+    assert!(
+        parts[4].contains("toolz.tests.test_itertoolz:"),
+        "a hit names the module as pytest does: {}",
+        parts[4]
+    );
+    assert!(
+        parts[5].contains("def test_first_of_range():"),
+        "and that name leads to the test: {}",
+        parts[5]
+    );
+}
+
+#[test]
+fn setup_cfg_and_pytest_ini_say_where_the_tests_are() {
+    let mount = Mount::of(&fixture("setup_cfg"), &[]);
+    let (ok, out) = mount.sh(r#"ls "$HS/source/tests/"; cat "$HS/source/_entry.md""#);
+    assert!(ok, "{out}");
+    assert!(out.contains("test_checked"), "{out}");
+    assert!(out.contains("checks/"), "{out}");
+    // pytest.ini wins over tox.ini: suite/ is the test folder, tests/ is not pytest's.
+    let mount = Mount::of(&fixture("pytest_ini"), &[]);
+    let (ok, out) = mount.sh(r#"ls "$HS/source/tests/"
+echo > "$HS/source/tests/run"
+head -1 "$HS/source/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    assert!(out.contains("suite"), "{out}");
+    assert_eq!(direct_pytest(&fixture("pytest_ini"), "."), "1 passed");
+    assert!(out.contains("1 passed"), "{out}");
+}
+
+#[test]
+fn testpaths_added_while_mounted_take_effect_without_a_remount() {
+    let mount = Mount::of(&fixture("setup_cfg"), &[]);
+    std::fs::remove_file(mount.project.join("setup.cfg")).unwrap();
+    std::fs::rename(mount.project.join("checks"), mount.project.join("spec")).unwrap();
+    std::fs::rename(
+        mount.project.join("spec/test_checked.py"),
+        mount.project.join("spec/check_checked.py"),
+    )
+    .unwrap();
+    let (ok, before) = mount.sh(r#"cat "$HS/source/_entry.md""#);
+    assert!(ok && before.contains("no test folder"), "{before}");
+    // An editor saving tox.ini beside the mount.
+    let (ok, out) = mount.sh(
+        r#"printf '[pytest]\ntestpaths = spec\npython_files = check_*.py\n' > "$PROJECT/tox.ini"
+sleep 0.2
+cat "$HS/source/_entry.md"
+echo ---
+ls "$HS/source/tests/"
+echo > "$HS/source/tests/run"
+head -1 "$HS/source/tests/runs/latest/result.md""#,
+    );
+    assert!(ok, "{out}");
+    assert!(!out.contains("no test folder"), "{out}");
+    assert!(out.contains("check_checked"), "{out}");
+    assert!(out.contains("1 passed"), "{out}");
+}
