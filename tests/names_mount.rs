@@ -1,0 +1,72 @@
+//! Names as real projects have them, on a real mount: dotted paths that reach what a
+//! package's `__init__.py` defines, the project's name and requirements from setup.cfg,
+//! which top-level folders are the project's packages, and module descriptions.
+
+mod common;
+
+use std::path::Path;
+
+use common::Mount;
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A project shaped like packaging 24.2: a function defined in a subpackage's
+/// `__init__.py`, and a class with methods in the top package's `__init__.py` (as
+/// cachetools keeps `LRUCache`).
+fn packaging_like() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[project]\nname = \"packaging\"\nversion = \"24.2\"\n",
+    );
+    write(
+        root,
+        "src/packaging/__init__.py",
+        "\"\"\"Core utilities.\"\"\"\n\n\nclass LRUCache:\n    def popitem(self):\n        return None\n",
+    );
+    write(root, "src/packaging/version.py", "VERSION = 1\n");
+    write(
+        root,
+        "src/packaging/licenses/__init__.py",
+        "\"\"\"SPDX license expressions.\"\"\"\n\n\ndef canonicalize_license_expression(raw):\n    return raw.lower()\n",
+    );
+    write(root, "src/packaging/licenses/_spdx.py", "LICENSES = {}\n");
+    dir
+}
+
+#[test]
+fn dotted_names_reach_what_a_packages_init_defines() {
+    let project = packaging_like();
+    let mount = Mount::of(project.path(), &[]);
+    assert_eq!(
+        mount.read("source/packaging.licenses.canonicalize_license_expression.py"),
+        "def canonicalize_license_expression(raw):\n    return raw.lower()\n"
+    );
+    assert_eq!(
+        mount.read("source/packaging.licenses.py"),
+        std::fs::read_to_string(project.path().join("src/packaging/licenses/__init__.py")).unwrap()
+    );
+    assert_eq!(
+        mount.read("source/packaging.LRUCache.popitem.py"),
+        "def popitem(self):\n    return None\n"
+    );
+    // The spellings that already worked still do.
+    assert_eq!(
+        mount.read("source/packaging.licenses.__init__.canonicalize_license_expression.py"),
+        mount.read("source/packaging.licenses.canonicalize_license_expression.py")
+    );
+    assert_eq!(mount.read("source/packaging.version.py"), "VERSION = 1\n");
+    // What the tree lists is unchanged: the package's definitions stay under __init__/.
+    let (ok, listed) = mount.sh("ls $HS/source/packaging/licenses/");
+    assert!(ok, "{listed}");
+    assert!(
+        !listed.contains("canonicalize_license_expression"),
+        "{listed}"
+    );
+}
