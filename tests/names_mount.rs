@@ -70,3 +70,34 @@ fn dotted_names_reach_what_a_packages_init_defines() {
         "{listed}"
     );
 }
+
+#[test]
+fn a_src_layout_lists_its_own_packages_and_shows_them_in_the_examples() {
+    let project = packaging_like();
+    let root = project.path();
+    write(root, "docs/conf.py", "project = 'packaging'\n");
+    write(root, "scripts/release.py", "def main():\n    pass\n");
+    write(root, "testing/benchmark.py", "def bench():\n    pass\n");
+    let mount = Mount::of(root, &[]);
+    let page = mount.read("source/_entry.md");
+    assert!(page.contains("`packaging/` | package"), "{page}");
+    for folder in ["docs/", "scripts/", "testing/"] {
+        assert!(!page.contains(&format!("`{folder}`")), "{folder}: {page}");
+    }
+    assert!(!page.contains("docs/conf"), "{page}");
+    assert!(page.contains("source/packaging/"), "{page}");
+}
+
+#[test]
+fn a_module_is_described_by_its_first_line_of_prose_not_a_directive() {
+    let project = packaging_like();
+    write(
+        project.path(),
+        "src/packaging/specifiers.py",
+        "\"\"\"\n.. testsetup::\n\n    from packaging.specifiers import Specifier\n\nHandling of version specifiers.\n\"\"\"\n",
+    );
+    let mount = Mount::of(project.path(), &[]);
+    let page = mount.read("source/packaging/_entry.md");
+    assert!(page.contains("Handling of version specifiers."), "{page}");
+    assert!(!page.contains("testsetup"), "{page}");
+}

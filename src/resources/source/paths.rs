@@ -16,7 +16,7 @@ use crate::model::names::ENTRY;
 use crate::resources::source::Source;
 use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
-use crate::resources::source::project::{EntryKind, has_python};
+use crate::resources::source::project::EntryKind;
 
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
@@ -271,7 +271,7 @@ impl Source {
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
                         && !self.project.code_roots.contains(&candidate)
-                        && has_python(&candidate));
+                        && self.project.is_package_at_top(dir, &candidate));
                 if shown {
                     return Ok(Some(Resolved::Dir {
                         disk: candidate,
