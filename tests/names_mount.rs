@@ -101,3 +101,75 @@ fn a_module_is_described_by_its_first_line_of_prose_not_a_directive() {
     assert!(page.contains("Handling of version specifiers."), "{page}");
     assert!(!page.contains("testsetup"), "{page}");
 }
+
+/// A project shaped like pluggy 1.5.0: its name and extras only in setup.cfg, a setup.py
+/// that passes no requirements, and no `[project]` table.
+fn setup_cfg_only() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pluggy-1.5.0");
+    write(
+        &root,
+        "setup.cfg",
+        "[metadata]\nname = pluggy\n\n[options]\npackages =\n\tpluggy\ninstall_requires =\n\tattrs>=22 # for classes\n\n[options.extras_require]\ndev =\n\tpre-commit\n\ttox\ntesting =\n\tpytest\n\tpytest-benchmark\n",
+    );
+    write(
+        &root,
+        "setup.py",
+        "from setuptools import setup\n\nsetup(use_scm_version=True)\n",
+    );
+    write(
+        &root,
+        "pyproject.toml",
+        "[build-system]\nrequires = [\"setuptools\"]\n",
+    );
+    write(&root, "src/pluggy/__init__.py", "\"\"\"Plugins.\"\"\"\n");
+    write(&root, "src/pluggy/_hooks.py", "def hookimpl():\n    pass\n");
+    dir
+}
+
+#[test]
+fn a_setup_cfg_project_is_named_and_its_requirements_shown_where_they_are() {
+    let project = setup_cfg_only();
+    let mount = Mount::of(&project.path().join("pluggy-1.5.0"), &[]);
+    let page = mount.read("source/_entry.md");
+    assert!(page.contains("# source — pluggy ("), "{page}");
+    let deps = mount.read("source/deps/_entry.md");
+    assert!(!deps.contains("setup.py"), "{deps}");
+    assert!(deps.contains("setup.cfg.extras_require.testing/"), "{deps}");
+    assert_eq!(
+        mount.read("source/deps/setup.cfg.extras_require.testing/pytest-benchmark"),
+        "pytest-benchmark\n"
+    );
+    assert_eq!(mount.read("source/deps/setup.cfg/attrs"), "attrs>=22\n");
+    assert_eq!(
+        mount.read("source/deps/setup.cfg.extras_require.dev/tox"),
+        "tox\n"
+    );
+    // Read-only, and it says so when written to.
+    let (ok, said) = mount.sh("echo tox > $HS/source/deps/setup.cfg.extras_require.dev/tox");
+    assert!(!ok, "{said}");
+}
+
+#[test]
+fn a_setup_py_that_names_the_project_plainly_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("toolz-1.0.0");
+    write(
+        &root,
+        "setup.py",
+        "from setuptools import setup\n\nsetup(\n    name='toolz',\n    packages=['toolz'],\n)\n",
+    );
+    write(
+        &root,
+        "toolz/__init__.py",
+        "\"\"\"List processing tools.\"\"\"\n",
+    );
+    write(
+        &root,
+        "toolz/itertoolz.py",
+        "def first(seq):\n    return next(iter(seq))\n",
+    );
+    let mount = Mount::of(&root, &[]);
+    let page = mount.read("source/_entry.md");
+    assert!(page.contains("# source — toolz ("), "{page}");
+}
