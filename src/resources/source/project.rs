@@ -242,20 +242,17 @@ impl Project {
     }
 
     /// Whether the folder `dir`, right in the code root `root`, is one of the project's
-    /// packages as setuptools and pytest would take it: under `src/` in a src layout
-    /// (beside it only a regular package, with an `__init__.py`), and in a flat layout any
-    /// folder holding Python except a folder without `__init__.py` of a name setuptools
-    /// leaves out of a flat layout (`docs/`, `scripts/`, `tools/`…).
+    /// packages as setuptools and pytest would take it: in a src layout, beside `src/` only
+    /// a regular package (with an `__init__.py`), since `docs/` or `scripts/` there hold
+    /// no package of the project; elsewhere any folder holding Python, a namespace package
+    /// of a flat layout included.
     pub fn is_package_at_top(&self, root: &Path, dir: &Path) -> bool {
-        if dir.join("__init__.py").is_file() {
-            return true;
-        }
         let beside_src = self.code_roots.len() > 1 && root == self.root;
-        let not_code = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| NOT_PACKAGES.contains(&n));
-        !beside_src && !not_code && has_python(dir)
+        if beside_src {
+            dir.join("__init__.py").is_file()
+        } else {
+            has_python(dir)
+        }
     }
 
     /// The shown top-level entries: every code root's packages and modules, minus test
@@ -408,40 +405,6 @@ impl DirKind {
         }
     }
 }
-
-/// Top-level folders that setuptools' flat-layout discovery never takes for packages
-/// unless they have an `__init__.py`: documents, scripts, examples and the like.
-const NOT_PACKAGES: &[&str] = &[
-    "bench",
-    "benchmark",
-    "benchmarks",
-    "bin",
-    "build",
-    "ci",
-    "dist",
-    "doc",
-    "docs",
-    "documentation",
-    "example",
-    "examples",
-    "exercise",
-    "exercises",
-    "manpages",
-    "news",
-    "newsfragments",
-    "changelog",
-    "requirements",
-    "scripts",
-    "site_scons",
-    "tasks",
-    "tools",
-    "util",
-    "utils",
-    "venv",
-    "env",
-    "htmlcov",
-    "fabfile",
-];
 
 /// Whether `dir` holds Python code (directly or one level down), so that a folder of
 /// documents or assets at the top of the project is not taken for a package.
