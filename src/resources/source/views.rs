@@ -342,14 +342,19 @@ fn main_package<'a>(source: &Source, top: &'a [DiskEntry]) -> Option<&'a DiskEnt
         })
 }
 
+/// A module of `dir` to show in examples: a public one (`version.py`) before a private
+/// one (`_elffile.py`), never `__init__.py`.
 fn first_module(source: &Source, dir: &Path) -> Option<String> {
-    source
+    let modules: Vec<String> = source
         .project
         .list_dir(dir)
         .ok()?
         .into_iter()
-        .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+        .filter(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
         .map(|e| e.name)
+        .collect();
+    let public = modules.iter().find(|m| !m.starts_with('_'));
+    public.or(modules.first()).cloned()
 }
 
 /// Whether everyone who may read the view of folder `dir` may read `file` too, judged by
