@@ -186,7 +186,8 @@ fn owner_only(access: &Access) -> Perm {
 }
 
 /// The name from pyproject.toml's `[project] name`, else setup.cfg's `[metadata] name`,
-/// else an sdist's PKG-INFO `Name:`, else the directory's name.
+/// else setup.py's `name=` when given as a plain string, else an sdist's PKG-INFO `Name:`,
+/// else the directory's name.
 pub fn project_name(project: &Path) -> String {
     let from_pyproject = std::fs::read_to_string(project.join("pyproject.toml"))
         .ok()
@@ -212,6 +213,10 @@ pub fn project_name(project: &Path) -> String {
                 .filter(|v| !v.is_empty())
         })
     };
+    let from_setup_py = || {
+        let text = std::fs::read_to_string(project.join("setup.py")).ok()?;
+        setup_py_name(&text)
+    };
     let from_pkg_info = || {
         let text = std::fs::read_to_string(project.join("PKG-INFO")).ok()?;
         text.lines()
@@ -221,6 +226,7 @@ pub fn project_name(project: &Path) -> String {
     };
     from_pyproject
         .or_else(from_setup_cfg)
+        .or_else(from_setup_py)
         .or_else(from_pkg_info)
         .unwrap_or_else(|| {
             project
@@ -228,6 +234,31 @@ pub fn project_name(project: &Path) -> String {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "project".into())
         })
+}
+
+/// The name a setup.py gives as a string literal (`name="toolz"`); a name computed by
+/// code (`name=NAME`) is not guessed at, since only running setup.py could tell it.
+fn setup_py_name(text: &str) -> Option<String> {
+    text.match_indices("name").find_map(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            return None;
+        }
+        let rest = text[at + 4..].trim_start().strip_prefix('=')?;
+        if rest.starts_with('=') {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        let value = &rest[1..];
+        let end = value.find(quote)?;
+        let name = &value[..end];
+        let plain = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        plain.then(|| name.to_string())
+    })
 }
 
 #[cfg(test)]
@@ -347,5 +378,16 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn a_setup_py_names_the_project_only_with_a_plain_string() {
+        assert_eq!(
+            setup_py_name("from setuptools import setup\nsetup(\n    name='toolz',\n)\n")
+                .as_deref(),
+            Some("toolz")
+        );
+        assert_eq!(setup_py_name("setup(name=NAME, package_name='x')"), None);
+        assert_eq!(setup_py_name("if name == 'x': pass"), None);
     }
 }

@@ -503,7 +503,7 @@ fn doc_span(body: &[Stmt]) -> Option<Range<usize>> {
         .then(|| statement.value.range().to_std_range())
 }
 
-/// The first non-blank line of a body's docstring, trimmed.
+/// The first line of prose of a body's docstring, trimmed.
 fn docstring(body: &[Stmt]) -> Option<String> {
     let Some(Stmt::Expr(statement)) = body.first() else {
         return None;
@@ -511,13 +511,41 @@ fn docstring(body: &[Stmt]) -> Option<String> {
     let Expr::StringLiteral(literal) = statement.value.as_ref() else {
         return None;
     };
-    literal
-        .value
-        .to_str()
-        .lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty())
-        .map(str::to_string)
+    first_prose_line(literal.value.to_str())
+}
+
+/// The first non-blank line of `doc` that is not a reST directive (`.. testsetup::`) nor
+/// the indented block under one: a description that reads `.. testsetup::` says nothing.
+fn first_prose_line(doc: &str) -> Option<String> {
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let mut lines = doc.lines();
+    // The first line starts right after the quotes, so it has no indentation of its own.
+    let first = lines.next().map(str::trim_start);
+    let rest: Vec<&str> = lines.collect();
+    let common = rest
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| indent(l))
+        .min()
+        .unwrap_or(0);
+    let mut directive: Option<usize> = None;
+    for line in first.into_iter().chain(
+        rest.iter()
+            .map(|l| l.get(common..).unwrap_or(l.trim_start())),
+    ) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        if directive.is_some_and(|at| indent(line) > at) {
+            continue;
+        }
+        if line.trim_start().starts_with(".. ") {
+            directive = Some(indent(line));
+            continue;
+        }
+        return Some(line.trim().to_string());
+    }
+    None
 }
 
 /// Spans of string tokens that contain a line break. An f-string or t-string is one span from
@@ -718,5 +746,20 @@ mod tests {
         assert!(parsed("x = 1\n") < 20);
         assert!(parsed(&format!("x = {}1\n", "-".repeat(5000))) > 5000);
         assert!(parsed("if a:\n if b:\n  if c:\n   pass\n") >= 8);
+    }
+
+    #[test]
+    fn a_description_skips_rest_directives_and_their_blocks() {
+        let version = "\n.. testsetup::\n\n    from packaging.version import parse\n";
+        assert_eq!(first_prose_line(version), None);
+        let described = "\n    .. note::\n        Internal.\n\n    Parse versions.\n    ";
+        assert_eq!(
+            first_prose_line(described).as_deref(),
+            Some("Parse versions.")
+        );
+        assert_eq!(
+            first_prose_line("The module.\n\n    More.").as_deref(),
+            Some("The module.")
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! container X with members has `X.py` (its exact source) and `X/` (its members) —
 //! packages hold modules, modules hold classes and functions, classes hold methods and
 //! nested classes. Dotted names resolve like the nested path (`ledger.accounts.Account.py`
-//! is `ledger/accounts/Account.py`) but are never listed.
+//! is `ledger/accounts/Account.py`) but are never listed; they also reach what Python finds
+//! that the nested path spells otherwise (`pkg.sub.py` is `pkg/sub/__init__.py`, and
+//! `pkg.sub.name.py` what that `__init__.py` defines).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use crate::model::names::ENTRY;
 use crate::resources::source::Source;
 use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
-use crate::resources::source::project::{EntryKind, has_python};
+use crate::resources::source::project::EntryKind;
 
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
@@ -115,9 +117,16 @@ impl Source {
             mut aliased,
             names: mut walked,
         } = from;
-        let mut queue: VecDeque<String> = names.iter().map(|c| c.to_string()).collect();
-        while let Some(name) = queue.pop_front() {
-            if let Some(next) = self.step(&place, &name)? {
+        // Each name, and whether it is one part of a dotted name.
+        let mut queue: VecDeque<(String, bool)> =
+            names.iter().map(|c| (c.to_string(), false)).collect();
+        while let Some((name, in_dotted)) = queue.pop_front() {
+            let next = match self.step(&place, &name)? {
+                Some(next) => Some(next),
+                None if in_dotted => self.step_as_python(&place, &name)?,
+                None => None,
+            };
+            if let Some(next) = next {
                 place = next;
                 walked.push(&name);
                 continue;
@@ -126,7 +135,7 @@ impl Source {
             if parts.len() > 1 {
                 aliased = true;
                 for part in parts.into_iter().rev() {
-                    queue.push_front(part);
+                    queue.push_front((part, true));
                 }
                 continue;
             }
@@ -224,6 +233,35 @@ impl Source {
         }
     }
 
+    /// What Python itself finds at `name` in a package where the tree has no such entry:
+    /// `sub.py` is subpackage `sub`'s `__init__.py` (`import pkg.sub` runs it), and a name
+    /// the package's `__init__.py` defines is that definition (`pkg.sub.name`). Only
+    /// dotted names step so, since the tree lists these under `__init__/`.
+    fn step_as_python(&self, place: &Resolved, name: &str) -> Result<Option<Resolved>> {
+        let Resolved::Dir { disk, dotted } = place else {
+            return Ok(None);
+        };
+        if let Some(stem) = name.strip_suffix(".py") {
+            let init = disk.join(stem).join("__init__.py");
+            if self.project.kind_inside(&init) == Some(false)
+                && !self.project.is_hidden(&init, false)
+            {
+                return Ok(Some(Resolved::ModuleFile {
+                    disk: init,
+                    dotted: if dotted.is_empty() {
+                        stem.to_string()
+                    } else {
+                        format!("{dotted}.{stem}")
+                    },
+                }));
+            }
+        }
+        match self.in_dir(disk, dotted, "__init__", false)? {
+            Some(init @ Resolved::Members { .. }) => self.step(&init, name),
+            _ => Ok(None),
+        }
+    }
+
     /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).
     fn in_dir(&self, dir: &Path, dotted: &str, name: &str, top: bool) -> Result<Option<Resolved>> {
         let candidate = dir.join(name);
@@ -243,7 +281,7 @@ impl Source {
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
                         && !self.project.code_roots.contains(&candidate)
-                        && has_python(&candidate));
+                        && self.project.is_package_at_top(dir, &candidate));
                 if shown {
                     return Ok(Some(Resolved::Dir {
                         disk: candidate,

@@ -340,6 +340,20 @@ impl Project {
         self.test_dirs().iter().any(|t| t == dir)
     }
 
+    /// Whether the folder `dir`, right in the code root `root`, is one of the project's
+    /// packages as setuptools and pytest would take it: in a src layout, beside `src/` only
+    /// a regular package (with an `__init__.py`), since `docs/` or `scripts/` there hold
+    /// no package of the project; elsewhere any folder holding Python, a namespace package
+    /// of a flat layout included.
+    pub fn is_package_at_top(&self, root: &Path, dir: &Path) -> bool {
+        let beside_src = self.code_roots.len() > 1 && root == self.root;
+        if beside_src {
+            dir.join("__init__.py").is_file()
+        } else {
+            has_python(dir)
+        }
+    }
+
     /// The shown top-level entries: every code root's packages and modules, minus test
     /// folders and the `src` folder itself (files like README.md or pyproject.toml are not
     /// code; pyproject's tables have their own place). Cached until the modification time
@@ -363,7 +377,7 @@ impl Project {
                 let skip = self.is_test_dir(&entry.path)
                     || (entry.kind == EntryKind::Dir && self.code_roots.contains(&entry.path))
                     || entry.kind == EntryKind::Data
-                    || (entry.kind == EntryKind::Dir && !has_python(&entry.path));
+                    || (entry.kind == EntryKind::Dir && !self.is_package_at_top(root, &entry.path));
                 if !skip {
                     seen.entry(entry.name.clone()).or_insert(entry);
                 }

@@ -73,7 +73,8 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
 fn root(source: &Source, here: &str) -> Entry {
     let top = source.project.top_level();
     let mut rows = Vec::new();
-    let mut example = None;
+    let mut example = main_package(source, &top)
+        .and_then(|dir| first_module(source, &dir.path).map(|m| format!("{}/{m}", dir.name)));
     for (n, entry) in top.iter().enumerate() {
         if n >= DETAILED {
             rows.push(ContentsRow::plain(&entry.name, entry.kind, &entry.path));
@@ -88,10 +89,6 @@ fn root(source: &Source, here: &str) -> Entry {
                     .ok()
                     .filter(|_| readable_by_its_readers(&init, &source.project.root))
                     .and_then(|m| m.index.docstring.clone());
-                if example.is_none() {
-                    example =
-                        first_module(source, &entry.path).map(|m| format!("{}/{m}", entry.name));
-                }
                 let about = match doc {
                     Some(doc) => format!("{doc} ({})", Contents::of(source, &entry.path)),
                     None => Contents::of(source, &entry.path).to_string(),
@@ -337,14 +334,34 @@ impl std::fmt::Display for Contents {
     }
 }
 
+/// The package the examples show: the one named as the project is (`my-lib` is `my_lib`),
+/// else the first regular package, else the first folder of Python — the project's own
+/// code rather than its documentation's configuration.
+fn main_package<'a>(source: &Source, top: &'a [DiskEntry]) -> Option<&'a DiskEntry> {
+    let named = source.name.to_lowercase().replace(['-', '.'], "_");
+    top.iter()
+        .filter(|e| e.kind == EntryKind::Dir && first_module(source, &e.path).is_some())
+        .min_by_key(|e| {
+            (
+                e.name.to_lowercase() != named,
+                DirKind::of(&e.path) != DirKind::Package,
+            )
+        })
+}
+
+/// A module of `dir` to show in examples: a public one (`version.py`) before a private
+/// one (`_elffile.py`), never `__init__.py`.
 fn first_module(source: &Source, dir: &Path) -> Option<String> {
-    source
+    let modules: Vec<String> = source
         .project
         .list_dir(dir)
         .ok()?
         .into_iter()
-        .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+        .filter(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
         .map(|e| e.name)
+        .collect();
+    let public = modules.iter().find(|m| !m.starts_with('_'));
+    public.or(modules.first()).cloned()
 }
 
 /// Whether everyone who may read the view of folder `dir` may read `file` too, judged by

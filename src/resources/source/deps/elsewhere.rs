@@ -1,8 +1,9 @@
 //! Dependencies declared outside `[project]`, shown read-only in `source/deps/` where they
 //! can be read without running anything: pip requirements files (`requirements*.txt`),
-//! `setup.cfg`'s `install_requires`, Poetry's tables. Each source is a directory named
+//! `setup.cfg`'s `install_requires` and extras, Poetry's tables. Each source is a directory named
 //! after where it is (`requirements-dev.txt/`, `tool.poetry.dependencies/`): a name with a
-//! dot, which no normalised package name has. setup.py is code: it is named, not read.
+//! dot, which no normalised package name has. setup.py is code: it is named, not read,
+//! and only when it passes `install_requires`.
 
 use std::path::Path;
 
@@ -79,9 +80,28 @@ pub(super) fn declared(root: &Path) -> Vec<Declared> {
     found
 }
 
-/// Whether the project has a setup.py, whose dependencies only running it can tell.
-pub(super) fn has_setup_py(root: &Path) -> bool {
-    root.join("setup.py").is_file()
+/// Every place [`declared`] finds, then each extra of setup.cfg's
+/// `[options.extras_require]` (`setup.cfg.extras_require.testing/`): what pip installs
+/// with `pip install '.[testing]'`.
+pub(super) fn places(root: &Path) -> Vec<Declared> {
+    let mut found = declared(root);
+    if let Ok(text) = std::fs::read_to_string(root.join("setup.cfg")) {
+        for (extra, lines) in setup_cfg_section(&text, "options.extras_require") {
+            found.push(of_lines(
+                &format!("setup.cfg.extras_require.{extra}"),
+                &format!("extra `{extra}` under `[options.extras_require]` of setup.cfg"),
+                lines.into_iter(),
+            ));
+        }
+    }
+    found
+}
+
+/// Whether the project's setup.py passes `install_requires`, whose value only running it
+/// can tell; a setup.py without it (pluggy's, which leaves everything to setup.cfg) is not
+/// where the project's requirements are.
+pub(super) fn setup_py_requires(root: &Path) -> bool {
+    std::fs::read_to_string(root.join("setup.py")).is_ok_and(|t| t.contains("install_requires"))
 }
 
 fn of_lines(name: &str, about: &str, lines: impl Iterator<Item = String>) -> Declared {
@@ -117,32 +137,42 @@ fn strip_comment(line: &str) -> &str {
 
 /// The lines of `install_requires` in setup.cfg's `[options]`, if it has any.
 fn install_requires(text: &str) -> Option<Vec<String>> {
-    let mut in_options = false;
+    setup_cfg_section(text, "options")
+        .into_iter()
+        .find_map(|(key, lines)| (key == "install_requires").then_some(lines))
+}
+
+/// Each key of setup.cfg's `[section]` with its value's lines: the first after `=`, then
+/// the indented continuation lines, comments left out.
+fn setup_cfg_section(text: &str, section: &str) -> Vec<(String, Vec<String>)> {
+    let header = format!("[{section}]");
+    let mut found = Vec::new();
+    let mut inside = false;
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
         let trimmed = line.trim();
         if trimmed.starts_with('[') {
-            in_options = trimmed == "[options]";
+            inside = trimmed == header;
             continue;
         }
         let Some((key, value)) = trimmed.split_once('=') else {
             continue;
         };
-        if !in_options || key.trim() != "install_requires" {
+        if !inside || line.starts_with([' ', '\t']) {
             continue;
         }
-        let mut found = vec![value.trim().to_string()];
+        let mut values = vec![strip_comment(value).trim().to_string()];
         while let Some(next) = lines.peek() {
             // Continuation lines are indented; blank ones may sit between them.
             if !next.starts_with([' ', '\t']) && !next.trim().is_empty() {
                 break;
             }
-            found.push(strip_comment(next).trim().to_string());
+            values.push(strip_comment(next).trim().to_string());
             lines.next();
         }
-        return Some(found);
+        found.push((key.trim().to_string(), values));
     }
-    None
+    found
 }
 
 /// Poetry's `[tool.poetry.dependencies]` and each `[tool.poetry.group.<g>.dependencies]`.

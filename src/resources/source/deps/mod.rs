@@ -128,7 +128,7 @@ impl DepsDir {
 
     /// The place outside `[project]` named `place`, if the project has it.
     fn declared(source: &Source, place: &str) -> Option<elsewhere::Declared> {
-        elsewhere::declared(&source.project.root)
+        elsewhere::places(&source.project.root)
             .into_iter()
             .find(|d| d.name == place)
     }
@@ -168,6 +168,14 @@ impl Resource for DepsDir {
         let main = manifest.list(&ListId::Main).map_or(0, |l| l.names().len());
         let count = |kind: ListKind| manifest.lists.iter().filter(|l| kind.holds(&l.id)).count();
         let (extras, groups) = (count(ListKind::Extras), count(ListKind::Groups));
+        let places = elsewhere::places(&self.source.get()?.project.root);
+        if main + extras + groups == 0 && !places.is_empty() {
+            let names: Vec<&str> = places.iter().map(|p| p.name.as_str()).collect();
+            return Ok(format!(
+                "dependencies kept outside pyproject.toml, read-only: {}",
+                names.join(", ")
+            ));
+        }
         Ok(format!(
             "dependencies of pyproject.toml: {main} required, {extras} extra{}, {groups} group{}",
             if extras == 1 { "" } else { "s" },
@@ -225,7 +233,7 @@ impl Resource for DepsDir {
                         children.push(Child::new(kind.dir(), Kind::Dir, format!("{n} {what}")));
                     }
                 }
-                for place in elsewhere::declared(&source.project.root) {
+                for place in elsewhere::places(&source.project.root) {
                     let about = format!(
                         "{}, read-only: {}",
                         place.about,

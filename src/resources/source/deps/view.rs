@@ -2,7 +2,7 @@
 //! or, when `[project]` does not list its dependencies, where they are instead (setup.py,
 //! setup.cfg, requirements files, Poetry's tables) and how to move them.
 
-use super::elsewhere::{Declared, declared, has_setup_py};
+use super::elsewhere::{Declared, places, setup_py_requires};
 use super::{
     DEPS, GROUPS, ListKind, OPTIONAL, Project, list_dir, others, packages, packages_count,
 };
@@ -219,7 +219,7 @@ fn elsewhere_entry(source: &Source, why: &str) -> Entry {
         sections: vec![Section {
             heading: "Where this project's dependencies are".into(),
             items: found,
-            empty: "no setup.py, setup.cfg, requirements file or Poetry table found: the project declares no dependencies".into(),
+            empty: "no requirements in setup.cfg, setup.py, a requirements file or a Poetry table: the project declares no dependencies".into(),
             ..Section::default()
         }],
         advanced: vec![format!(
@@ -233,14 +233,26 @@ fn elsewhere_entry(source: &Source, why: &str) -> Entry {
 /// The other places a project declares dependencies in, one line each.
 fn elsewhere(source: &Source) -> Vec<String> {
     let mut found = Vec::new();
-    if has_setup_py(&source.project.root) {
+    if setup_py_requires(&source.project.root) {
         found.push(
             "`setup.py` — `install_requires=[...]` in its setup() call: code, which homespace \
              does not run to read; edit it there"
                 .into(),
         );
     }
-    for place in declared(&source.project.root) {
+    let places = places(&source.project.root);
+    let root = &source.project.root;
+    if root.join("setup.cfg").is_file()
+        && !setup_py_requires(root)
+        && !places.iter().any(|p| p.name == "setup.cfg")
+    {
+        found.push(
+            "setup.cfg's `[options]` has no `install_requires`, nor does setup.py pass it: \
+             the project needs no other package to run"
+                .into(),
+        );
+    }
+    for place in places {
         found.push(format!(
             "`{}` — {}, {} (read-only)",
             dir_of_place(source, &place.name),
