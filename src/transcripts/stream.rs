@@ -91,14 +91,7 @@ impl Stream {
             return Part::unread();
         };
         reader.read_all(&lines, &mut bad);
-        let sessions = reader.sessions();
-        let ignored = std::mem::take(&mut sessions.ignored);
-        Part {
-            transcript: sessions.take(&self.file_name),
-            ignored,
-            bad: bad.into_error(),
-            read: true,
-        }
+        Part::taken(reader.as_mut(), &self.file_name, bad)
     }
 }
 
@@ -111,14 +104,7 @@ impl Stream {
         };
         let mut bad = BadLines::default();
         reader.end(&mut bad);
-        let sessions = reader.sessions();
-        let ignored = std::mem::take(&mut sessions.ignored);
-        Part {
-            transcript: sessions.take(&self.file_name),
-            ignored,
-            bad: bad.into_error(),
-            read: true,
-        }
+        Part::taken(reader.as_mut(), &self.file_name, bad)
     }
 
     /// Moves the number of the next line past `bytes`.
@@ -131,6 +117,18 @@ impl Stream {
 }
 
 impl Part {
+    /// What `reader` read since the last part was taken, with the lines found `bad`.
+    fn taken(reader: &mut dyn LineReader, file_name: &str, bad: BadLines) -> Part {
+        let sessions = reader.sessions();
+        let ignored = std::mem::take(&mut sessions.ignored);
+        Part {
+            transcript: sessions.take(file_name),
+            ignored,
+            bad: bad.into_error(),
+            read: true,
+        }
+    }
+
     fn unread() -> Part {
         Part {
             transcript: Transcript::default(),
