@@ -5,7 +5,7 @@
 //! - reading its JUnit XML report: `junit.rs`;
 //! - what a selector written to `source/tests/run` may hold: `selector.rs`;
 //! - a failure's traceback read back into frames: `traceback.rs`;
-//! - what only pytest's closing line says (its warnings): `summary.rs`.
+//! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`.
 
 pub mod junit;
 pub mod run;

@@ -1,24 +1,50 @@
-//! pytest's closing summary line read back for what its JUnit XML report leaves out: the
-//! number of warnings (`1 failed, 3 passed, 2 warnings in 0.12s`).
+//! pytest's closing summary line read back for what its JUnit XML report leaves out or
+//! counts differently (`1 failed, 3 passed, 1 xfailed, 2 warnings, 40 subtests passed in
+//! 0.12s`): the report files an expected failure (`xfailed`) under skipped and an
+//! unexpected pass (`xpassed`) under passed, and holds no warnings or subtests. Read so a
+//! run's counts on the mount are the counts pytest prints.
 
-/// The warnings pytest counted in `output`, from its last summary line; 0 when it gave
-/// none (or never got to its summary).
-pub fn warnings(output: &str) -> usize {
-    output
+/// What only pytest's closing line says.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Closing {
+    /// Expected failures, which the report counts as skipped.
+    pub xfailed: u64,
+    /// Unexpected passes, which the report counts as passed.
+    pub xpassed: u64,
+    /// Every other count the report does not hold, as pytest words it, in its order:
+    /// `2 warnings`, `40 subtests passed`, `3 deselected`.
+    pub others: Vec<String>,
+}
+
+/// The closing line's counts in `output`; none when pytest gave no closing line (it never
+/// got to its summary).
+pub fn closing(output: &str) -> Closing {
+    let mut closing = Closing::default();
+    let Some(line) = output
         .lines()
         .rev()
         .map(|line| line.trim().trim_matches('=').trim())
         .find(|line| is_summary(line))
-        .and_then(|line| {
-            line.split(", ").find_map(|part| {
-                let (count, word) = part.split_once(' ')?;
-                let word = word.split(' ').next()?;
-                matches!(word, "warning" | "warnings")
-                    .then(|| count.parse().ok())
-                    .flatten()
-            })
-        })
-        .unwrap_or(0)
+    else {
+        return closing;
+    };
+    let counts = line.rsplit_once(" in ").map_or(line, |(counts, _)| counts);
+    for part in counts.split(", ") {
+        let Some((count, what)) = part.split_once(' ') else {
+            continue;
+        };
+        let Ok(n) = count.parse::<u64>() else {
+            continue;
+        };
+        match what {
+            // The report holds these.
+            "passed" | "failed" | "skipped" | "error" | "errors" => {}
+            "xfailed" => closing.xfailed = n,
+            "xpassed" => closing.xpassed = n,
+            _ => closing.others.push(part.to_string()),
+        }
+    }
+    closing
 }
 
 /// `3 passed, 2 warnings in 0.12s`: counts, then the time pytest took.
@@ -31,15 +57,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_warnings_of_the_closing_summary_are_counted() {
+    fn what_the_report_leaves_out_is_read_from_the_closing_line() {
         let output = "tests/test_a.py .F\n\n=== warnings summary ===\ntests/test_a.py::test_x\n  DeprecationWarning: 3 warnings in here\n\n=============== 1 failed, 3 passed, 2 warnings in 0.12s ===============\n";
-        assert_eq!(warnings(output), 2);
-        assert_eq!(warnings("1 passed, 1 warning in 0.01s\n"), 1);
+        assert_eq!(closing(output).others, ["2 warnings"]);
         assert_eq!(
-            warnings("= 9 passed, 12 warnings in 62.31s (0:01:02) =\n"),
-            12
+            closing("1 passed, 1 warning in 0.01s\n").others,
+            ["1 warning"]
         );
-        assert_eq!(warnings("==== 4 passed in 1.00s ====\n"), 0);
-        assert_eq!(warnings("ERROR: file or directory not found: x\n"), 0);
+        let many = closing(
+            "= 9 passed, 4 skipped, 1 xfailed, 2 xpassed, 12 warnings, 2332 subtests passed in 62.31s (0:01:02) =\n",
+        );
+        assert_eq!((many.xfailed, many.xpassed), (1, 2));
+        assert_eq!(many.others, ["12 warnings", "2332 subtests passed"]);
+        assert_eq!(closing("==== 4 passed in 1.00s ====\n"), Closing::default());
+        assert_eq!(
+            closing("ERROR: file or directory not found: x\n"),
+            Closing::default()
+        );
     }
 }

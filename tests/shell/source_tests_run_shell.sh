@@ -2,7 +2,7 @@
 # selects what pytest would; an unclosed quote starts nothing and says why. The run's
 # Command: line, pasted into sh in the project folder, gives the same counts. Failure
 # files are named without spaces or quotes, every run file ends with a newline, pytest's
-# warnings are counted, and source/tests/_entry.md says how to run and where results go.
+# counts are pytest's (xfailed, xpassed and warnings apart), and source/tests/_entry.md says how to run and where results go.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 T="$S/tests"
@@ -28,6 +28,16 @@ def test_warns():
     warnings.warn("old", DeprecationWarning)
 
 
+@pytest.mark.xfail(reason="known")
+def test_expected_to_fail():
+    assert False
+
+
+@pytest.mark.xfail(reason="fixed since")
+def test_unexpectedly_passing():
+    pass
+
+
 @pytest.mark.parametrize("text", ["a b", "it's", 'say "hi"'])
 def test_odd(text):
     assert text == "nothing"
@@ -45,8 +55,8 @@ command=$(sed -n 's/^Command: `\(.*\)`$/\1/p' "$T/runs/1/_entry.md")
 expect_contains "$command" "PYTHONPATH=" "the command names the PYTHONPATH the runner sets"
 expect_contains "$command" "'canonicalize_name and not invalid'" "the expression quoted as a shell needs"
 pasted=$(cd "$PROJECT" && sh -c "$command" 2>&1 || true)
-expect_contains "$(cat "$T/runs/1/output.txt")" "1 passed, 6 deselected" "the run selected one test"
-expect_contains "$pasted" "1 passed, 6 deselected" "the pasted command reproduces the run"
+expect_contains "$(cat "$T/runs/1/output.txt")" "1 passed, 8 deselected" "the run selected one test"
+expect_contains "$pasted" "1 passed, 8 deselected" "the pasted command reproduces the run"
 
 printf "%s\n" "-k 'open" > unclosed.txt
 expect_fails "Invalid argument" "a selector with an unclosed quote" -- cp unclosed.txt "$T/run"
@@ -56,7 +66,7 @@ expect_contains "$(cat "$T/runs/latest/result.md")" "unclosed quote" "the result
 echo 'tests/test_shellwords.py' > "$T/run"
 wait_run 2
 head=$(head -2 "$T/runs/2/_entry.md")
-expect_contains "$head" "1 warning" "pytest's warnings are counted"
+expect_contains "$head" "4 passed, 3 failed, 1 xfailed, 1 xpassed, 1 warning" "counted as pytest counts: xfailed and xpassed apart, warnings"
 expect_contains "$(head -1 "$T/runs/2/result.md")" "1 warning" "in result.md too"
 names=$(ls "$T/runs/2/failures" | filter -v '^_')
 expect_eq "$(echo "$names" | wc -l)" "3" "one failure file per failing test: $names"

@@ -9,22 +9,23 @@ use crate::resources::source::Source;
 use crate::resources::source::suspects::Suspect;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
+use crate::testrun::summary::Closing;
 use crate::testrun::traceback::{self, Frame, Traceback};
 
 /// What a run's views say before its failures, one note a line: the interpreter note its
 /// output opens with, why pytest could not run at all, a refused start newer than the run;
-/// and the warnings pytest counted, which its report does not hold.
+/// and the counts only pytest's closing line holds.
 #[derive(Debug, Default)]
-pub(super) struct RunNotes(Vec<String>, usize);
+pub(super) struct RunNotes(Vec<String>, Closing);
 
 impl RunNotes {
-    pub(super) fn count_warnings(&mut self, warnings: usize) {
-        self.1 = warnings;
+    pub(super) fn count_from(&mut self, closing: Closing) {
+        self.1 = closing;
     }
 
-    /// [`summary`] of `run` with the warnings pytest counted.
+    /// [`summary`] of `run` counted as pytest counts it.
     pub(super) fn summary(&self, run: &runs::Run) -> String {
-        summary_with(run, self.1)
+        summary_with(run, &self.1)
     }
 
     pub(super) fn push(&mut self, note: String) {
@@ -376,27 +377,29 @@ pub(super) fn first_line(text: &str) -> &str {
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
 pub(super) fn summary(run: &runs::Run) -> String {
-    summary_with(run, 0)
+    summary_with(run, &Closing::default())
 }
 
-/// [`summary`] with pytest's count of warnings (`passed: 12 passed, 3 warnings (3.2 s)`).
-fn summary_with(run: &runs::Run, warnings: usize) -> String {
-    let mut counts = vec![format!("{} passed", run.passed)];
+/// [`summary`] with what pytest's closing line adds to its report: expected failures and
+/// unexpected passes taken out of skipped and passed, as pytest counts them, then its
+/// other counts (`passed: 12 passed, 1 xfailed, 3 warnings (3.2 s)`).
+fn summary_with(run: &runs::Run, closing: &Closing) -> String {
+    let mut counts = vec![format!(
+        "{} passed",
+        run.passed.saturating_sub(closing.xpassed)
+    )];
     for (n, what) in [
         (run.failed, "failed"),
         (run.errors, "errors"),
-        (run.skipped, "skipped"),
+        (run.skipped.saturating_sub(closing.xfailed), "skipped"),
+        (closing.xfailed, "xfailed"),
+        (closing.xpassed, "xpassed"),
     ] {
         if n > 0 {
             counts.push(format!("{n} {what}"));
         }
     }
-    if warnings > 0 {
-        counts.push(format!(
-            "{warnings} warning{}",
-            if warnings == 1 { "" } else { "s" }
-        ));
-    }
+    counts.extend(closing.others.iter().cloned());
     let took = run
         .seconds
         .map(|s| format!(" ({s:.1} s)"))

@@ -463,7 +463,7 @@ impl Source {
             .store
             .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
-        about.count_warnings(crate::testrun::summary::warnings(&output));
+        about.count_from(crate::testrun::summary::closing(&output));
         if let Some(note) = output
             .lines()
             .next()
