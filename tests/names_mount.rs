@@ -1,6 +1,7 @@
 //! Names as real projects have them, on a real mount: dotted paths that reach what a
-//! package's `__init__.py` defines, the project's name and requirements from setup.cfg,
-//! which top-level folders are the project's packages, and module descriptions.
+//! package's `__init__.py` defines or imports from its own modules, the project's name and
+//! requirements from setup.cfg, which top-level folders are the project's packages, and
+//! module descriptions.
 
 mod common;
 
@@ -172,4 +173,76 @@ fn a_setup_py_that_names_the_project_plainly_names_it() {
     let mount = Mount::of(&root, &[]);
     let page = mount.read("source/_entry.md");
     assert!(page.contains("# source — toolz ("), "{page}");
+}
+
+/// A project shaped like pluggy 1.5.0: its `__init__.py` defines nothing and re-exports
+/// its API from private modules, relatively (`from ._hooks import HookimplMarker`) and
+/// absolutely, as `__all__` lists it; one name is imported from a module that only
+/// imports it back.
+fn pluggy_like() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[project]\nname = \"pluggy\"\nversion = \"1.5.0\"\n",
+    );
+    write(
+        root,
+        "src/pluggy/__init__.py",
+        "__all__ = [\"HookimplMarker\", \"PluginManager\"]\n\n\
+         from ._hooks import HookimplMarker\n\
+         from pluggy._manager import PluginManager\n\
+         from ._cycle import Nowhere\n",
+    );
+    write(
+        root,
+        "src/pluggy/_hooks.py",
+        "class HookimplMarker:\n    \"\"\"Mark a function as a hook implementation.\"\"\"\n\n    \
+         def __call__(self, function):\n        return function\n",
+    );
+    write(
+        root,
+        "src/pluggy/_manager.py",
+        "class PluginManager:\n    pass\n",
+    );
+    write(root, "src/pluggy/_cycle.py", "from pluggy import Nowhere\n");
+    dir
+}
+
+#[test]
+fn dotted_names_reach_what_a_packages_init_imports_from_its_modules() {
+    let project = pluggy_like();
+    let mount = Mount::of(project.path(), &[]);
+    let defined = mount.read("source/pluggy/_hooks/HookimplMarker.py");
+    assert!(defined.starts_with("class HookimplMarker:"), "{defined}");
+    assert_eq!(mount.read("source/pluggy.HookimplMarker.py"), defined);
+    assert_eq!(
+        mount.read("source/pluggy.HookimplMarker.__call__.py"),
+        "def __call__(self, function):\n    return function\n"
+    );
+    assert_eq!(
+        mount.read("source/pluggy.PluginManager.py"),
+        "class PluginManager:\n    pass\n"
+    );
+    // A name imported from a module that imports it back is defined nowhere: one level is
+    // followed, and the lookup ends.
+    assert!(!mount.path("source/pluggy.Nowhere.py").exists());
+    // A write through the re-exported name lands where the class is defined.
+    let (ok, out) = mount.sh(
+        r#"sed 's/Mark a function/Marks a function/' "$HS/source/pluggy.HookimplMarker.py" > new.py
+        cat new.py > "$HS/source/pluggy.HookimplMarker.py""#,
+    );
+    assert!(ok, "{out}");
+    let hooks = std::fs::read_to_string(mount.project.join("src/pluggy/_hooks.py")).unwrap();
+    assert!(hooks.contains("Marks a function"), "{hooks}");
+    let init = std::fs::read_to_string(mount.project.join("src/pluggy/__init__.py")).unwrap();
+    assert!(!init.contains("class"), "{init}");
+    // Search shows the definition at its own path.
+    let (ok, found) = mount.sh(r#"cat "$HS/search/source:HookimplMarker""#);
+    assert!(ok, "{found}");
+    assert!(
+        found.contains("/source/pluggy/_hooks/HookimplMarker.py"),
+        "{found}"
+    );
 }

@@ -1,17 +1,25 @@
-//! `memory/tags/`: entries by tag, across sessions. `tags/<tag>/` is a view: its entry
-//! lists the tagged entries (newest first) with their paths, to read or retag.
+//! `memory/tags/`: entries by tag, across sessions. `tags/<tag>/` holds the newest tagged
+//! entries as read-only files named by session and entry (`<session>--<0001>.json`, the
+//! same bytes as the session's own file, where a retag is written); its entry lists them
+//! with their paths in their sessions, and says how to find the rest when a tag has more.
 
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
-use crate::resources::memory::document::valid_tag;
+use crate::resources::memory::document::{self, valid_tag};
 use crate::resources::memory::views::{cut, entry_name};
 use crate::store::Store;
+use crate::store::memory::{EntryRow, SessionRow};
 use crate::tree::resource::Resource;
 
-/// Tagged entries listed in a tag's entry view (the view is pruned to the budget too).
+/// Tagged entries listed in a tag's folder and its entry view (the view is pruned to the
+/// budget too): a tag on thousands of entries lists as fast as a small one.
 const LISTED: usize = 50;
+
+/// Between the session and the entry in a tagged file's name: a session's name may hold
+/// `-` but the entry's number never does, so the last one splits them.
+const BETWEEN: &str = "--";
 
 /// `memory/tags/`.
 pub struct Tags {
@@ -40,6 +48,59 @@ impl Tags {
             .find(|(t, _)| t == tag)
             .map_or(0, |(_, n)| n))
     }
+
+    /// The entry the file `name` of `tags/<tag>/` stands for, if it has that tag.
+    fn tagged_entry(&self, tag: &str, name: &str) -> Result<Option<(SessionRow, EntryRow)>> {
+        let Some((session, seq)) = name
+            .strip_suffix(".json")
+            .and_then(|stem| stem.rsplit_once(BETWEEN))
+        else {
+            return Ok(None);
+        };
+        let Ok(number) = seq.parse::<i64>() else {
+            return Ok(None);
+        };
+        self.store.memory(|m| {
+            let Some(row) = m.session(session)? else {
+                return Ok(None);
+            };
+            if seq.len() != row.width() {
+                return Ok(None);
+            }
+            Ok(m.entry(row.rowid, number)?
+                .filter(|entry| entry.record.tags.iter().any(|t| t == tag))
+                .map(|entry| (row, entry)))
+        })
+    }
+
+    /// When a tag has more entries than are listed: how many are, and where the rest are.
+    fn rest(&self, tag: &str, listed: usize, total: usize) -> Vec<String> {
+        if listed >= total {
+            return Vec::new();
+        }
+        vec![format!(
+            "This folder and the list below hold the newest {listed}; all {total}: `cat {}`",
+            self.links.to(&format!("search/memory:tag:{tag}"))
+        )]
+    }
+
+    fn tagged(&self, tag: &str, path: &[&str]) -> Result<(SessionRow, EntryRow)> {
+        match path {
+            [name] => self.tagged_entry(tag, name)?.ok_or_else(|| {
+                Error::not_found(format!(
+                    "{} does not exist: {} lists the entries tagged {tag}",
+                    self.links.to(&format!("memory/tags/{tag}/{name}")),
+                    self.links.to(&format!("memory/tags/{tag}/_entry.md"))
+                ))
+            }),
+            _ => Err(self.missing(&[&[tag], path].concat())),
+        }
+    }
+}
+
+/// The name of `entry` of session `row` in a tag's folder.
+fn tagged_name(row: &SessionRow, seq: i64) -> String {
+    format!("{}{BETWEEN}{}", row.record.id, entry_name(row, seq))
 }
 
 impl Resource for Tags {
@@ -60,6 +121,15 @@ impl Resource for Tags {
         match path {
             [] => Ok(Node::dir(false)),
             [tag] if valid_tag(tag) && self.count(tag)? > 0 => Ok(Node::dir(false)),
+            [tag, rest @ ..] if valid_tag(tag) => {
+                self.tagged(tag, rest)?;
+                // Another name of the session's file: a retag there changes it, and is
+                // announced there only.
+                Ok(Node {
+                    aliased: true,
+                    ..Node::document(false)
+                })
+            }
             _ => Err(self.missing(path)),
         }
     }
@@ -78,22 +148,38 @@ impl Resource for Tags {
                     )
                 })
                 .collect()),
-            [_] => {
+            [tag] => {
                 self.stat(path)?;
-                Ok(Vec::new())
+                let (rows, _) = self.store.memory(|m| m.tagged(tag, LISTED))?;
+                Ok(rows
+                    .iter()
+                    .map(|(session, entry)| {
+                        Child::new(
+                            tagged_name(session, entry.seq),
+                            Kind::Document,
+                            format!("{} — {}", entry.record.channel, cut(&entry.record.content)),
+                        )
+                    })
+                    .collect())
             }
             _ => Err(self.missing(path)),
         }
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        Err(Error::new(
-            ErrorKind::IsADirectory,
-            format!(
-                "{} is a directory: read its _entry.md",
-                self.links.to(&format!("memory/tags/{}", path.join("/")))
-            ),
-        ))
+        match path {
+            [tag, rest @ ..] if !rest.is_empty() && valid_tag(tag) => {
+                let (_, entry) = self.tagged(tag, rest)?;
+                document::render(entry.seq, &entry.record)
+            }
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                format!(
+                    "{} is a directory: read its _entry.md",
+                    self.links.to(&format!("memory/tags/{}", path.join("/")))
+                ),
+            )),
+        }
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
@@ -120,6 +206,7 @@ impl Resource for Tags {
                         "memory/tags/{tag} — {total} entr{}",
                         if total == 1 { "y" } else { "ies" }
                     ),
+                    about: self.rest(tag, rows.len(), total),
                     sections: vec![Section {
                         heading: "Entries, newest first".into(),
                         items: rows

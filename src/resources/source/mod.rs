@@ -25,6 +25,7 @@ pub mod paths;
 pub mod project;
 mod pyproject_change;
 mod pytest_config;
+mod reexports;
 mod run_files;
 mod runner;
 pub mod search;

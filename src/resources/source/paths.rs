@@ -3,8 +3,9 @@
 //! packages hold modules, modules hold classes and functions, classes hold methods and
 //! nested classes. Dotted names resolve like the nested path (`ledger.accounts.Account.py`
 //! is `ledger/accounts/Account.py`) but are never listed; they also reach what Python finds
-//! that the nested path spells otherwise (`pkg.sub.py` is `pkg/sub/__init__.py`, and
-//! `pkg.sub.name.py` what that `__init__.py` defines).
+//! that the nested path spells otherwise (`pkg.sub.py` is `pkg/sub/__init__.py`,
+//! `pkg.sub.name.py` what that `__init__.py` defines, or what it imports from another
+//! module of the project: that module's own file, so writes land where it is defined).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use crate::resources::source::Source;
 use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
 use crate::resources::source::project::EntryKind;
+use crate::resources::source::reexports;
 
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
@@ -257,9 +259,51 @@ impl Source {
             }
         }
         match self.in_dir(disk, dotted, "__init__", false)? {
-            Some(init @ Resolved::Members { .. }) => self.step(&init, name),
+            Some(init @ Resolved::Members { .. }) => match self.step(&init, name)? {
+                Some(defined) => Ok(Some(defined)),
+                None => self.reexported(&init, dotted, name),
+            },
             _ => Ok(None),
         }
+    }
+
+    /// `name` as package `package`'s `__init__.py` (`init`) imports it from another module
+    /// of the project (`from ._hooks import HookimplMarker`): the definition there, the
+    /// same place its own path leads, so a write lands in the module that defines it. One
+    /// level only: what that module imports in turn is not followed, so an import cycle
+    /// ends here.
+    fn reexported(&self, init: &Resolved, package: &str, name: &str) -> Result<Option<Resolved>> {
+        let Resolved::Members { module, .. } = init else {
+            return Ok(None);
+        };
+        let Some(text) = module.text.as_deref() else {
+            return Ok(None);
+        };
+        let (stem, suffix) = name
+            .strip_suffix(".py")
+            .map_or((name, ""), |stem| (stem, ".py"));
+        for (from, original) in reexports::origins(text, package, stem) {
+            let from: Vec<&str> = from.iter().map(String::as_str).collect();
+            // A module outside the project (or gone) defines nothing here.
+            let Ok(walked) = self.walk(&from) else {
+                continue;
+            };
+            let wanted = format!("{original}{suffix}");
+            let found = match &walked.place {
+                Resolved::Dir { disk, dotted } => match self.step(&walked.place, &wanted)? {
+                    Some(found) => Some(found),
+                    None => match self.in_dir(disk, dotted, "__init__", false)? {
+                        Some(init @ Resolved::Members { .. }) => self.step(&init, &wanted)?,
+                        _ => None,
+                    },
+                },
+                place => self.step(place, &wanted)?,
+            };
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
     }
 
     /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).

@@ -107,6 +107,24 @@ fn words_match_entries_and_sessions_with_snippets() {
 }
 
 #[test]
+fn a_hit_on_a_tag_shows_what_the_entry_said_not_the_tags_json() {
+    for_each_backend(|store| {
+        sample(&store);
+        let (hits, _, _) = search(&store, "auth", 10).unwrap();
+        assert_eq!(hits.len(), 1);
+        let snippet = &hits[0].snippet;
+        assert!(
+            snippet.contains("check_password compares bytes"),
+            "{snippet}"
+        );
+        assert!(
+            !snippet.contains('[') && !snippet.contains("\"auth\""),
+            "{snippet}"
+        );
+    });
+}
+
+#[test]
 fn several_words_rank_entries_by_how_many_match_instead_of_answering_nothing() {
     for_each_backend(|store| {
         sample(&store);
