@@ -13,7 +13,8 @@ fn walk(space: &Space, dir: Vec<String>, views: &mut Vec<(String, String)>) {
         let mut path = dir.clone();
         path.push(child.name.clone());
         match child.kind {
-            Kind::Dir => walk(space, path, views),
+            // A link leads to a module's members: their views are checked through it.
+            Kind::Dir | Kind::Link => walk(space, path, views),
             Kind::View => {
                 let text = String::from_utf8(space.content(&TreePath::from_names(&path)).unwrap())
                     .unwrap();

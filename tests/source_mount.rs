@@ -375,3 +375,8 @@ fn a_test_run_cut_short_by_a_killed_daemon_does_not_block_the_next() {
 fn search_ranks_words_reads_text_files_is_smart_case_and_pages() {
     Mount::example().run_script("search_words.sh");
 }
+
+#[test]
+fn a_modules_members_are_a_link_that_recursive_walkers_do_not_follow() {
+    Mount::example().run_script("source_links.sh");
+}

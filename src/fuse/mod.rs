@@ -229,7 +229,13 @@ impl Fs {
     fn attr(&self, attr: &Attr) -> FileAttr {
         let (kind, nlink) = match attr.kind {
             Kind::Dir => (FileType::Directory, 2),
-            _ => (FileType::RegularFile, 1),
+            Kind::Link => (FileType::Symlink, 1),
+            Kind::View | Kind::Document => (FileType::RegularFile, 1),
+        };
+        // A link's own modes mean nothing on Linux; `ls -l` shows them as a disk's.
+        let perm = match attr.kind {
+            Kind::Link => 0o777,
+            _ => attr.perm.mode as u16,
         };
         FileAttr {
             ino: INodeNo(attr.ino.0),
@@ -240,7 +246,7 @@ impl Fs {
             ctime: attr.mtime,
             crtime: attr.mtime,
             kind,
-            perm: attr.perm.mode as u16,
+            perm,
             nlink,
             uid: attr.perm.uid,
             gid: attr.perm.gid,
@@ -368,6 +374,13 @@ impl Filesystem for Fs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match guarded("lookup", || self.space.lookup(Ino(parent.0), utf8(name)?)) {
             Ok(attr) => self.entry(&attr, reply),
+            Err(e) => reply.error(self.unanswered(&e)),
+        }
+    }
+
+    fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
+        match guarded("readlink", || self.space.read_link(Ino(ino.0))) {
+            Ok(target) => reply.data(&target),
             Err(e) => reply.error(self.unanswered(&e)),
         }
     }
@@ -648,6 +661,7 @@ impl Filesystem for Fs {
                 for (next, entry) in entries {
                     let kind = match entry.kind {
                         Kind::Dir => FileType::Directory,
+                        Kind::Link => FileType::Symlink,
                         Kind::View | Kind::Document => FileType::RegularFile,
                     };
                     if reply.add(INodeNo(entry.ino.0), next, kind, &entry.name) {

@@ -98,7 +98,12 @@ impl Section {
             items: children
                 .iter()
                 .map(|c| {
-                    let slash = if c.kind == Kind::Dir { "/" } else { "" };
+                    // A link leads to a directory: named as one.
+                    let slash = if matches!(c.kind, Kind::Dir | Kind::Link) {
+                        "/"
+                    } else {
+                        ""
+                    };
                     if c.about.is_empty() {
                         format!("`{}{}`", c.name, slash)
                     } else {

@@ -39,6 +39,10 @@ pub enum Kind {
     View,
     /// Exact data; reading and writing back the same bytes changes nothing.
     Document,
+    /// A symbolic link: another name for a directory that recursive walkers (`grep -r`,
+    /// `ls -R`, `find`) do not enter. Its content (what `read` returns) is its target,
+    /// relative to the link's directory.
+    Link,
 }
 
 /// What the tree needs to know about one path.
@@ -104,6 +108,13 @@ impl Node {
             aliased: false,
             waits: false,
             dated: false,
+        }
+    }
+    /// A symbolic link (see [`Kind::Link`]), never written.
+    pub fn link() -> Self {
+        Node {
+            kind: Kind::Link,
+            ..Node::view()
         }
     }
     pub fn document(writable: bool) -> Self {

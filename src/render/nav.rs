@@ -131,7 +131,12 @@ fn walk(
             continue;
         }
         shown += 1;
-        let slash = if *kind == Kind::Dir { "/" } else { "" };
+        // A link leads to a directory (source/'s module members): shown as one.
+        let slash = if matches!(kind, Kind::Dir | Kind::Link) {
+            "/"
+        } else {
+            ""
+        };
         let mut path = at.to_vec();
         path.push(name.clone());
         let mark = if is_next && path.len() == here.len() {
@@ -140,8 +145,9 @@ fn walk(
             ""
         };
         out.push_str(&format!("{}{}{slash}{mark}\n", "  ".repeat(depth), name));
-        let expand =
-            *kind == Kind::Dir && (is_next || (below_here && levels_below + 1 < shape.depth));
+        // A link (to a module's members) is shown as the directory it leads to.
+        let expand = matches!(kind, Kind::Dir | Kind::Link)
+            && (is_next || (below_here && levels_below + 1 < shape.depth));
         if expand {
             walk(tree, listings, &path, here, depth + 1, shape, out)?;
         }

@@ -150,6 +150,21 @@ impl Inodes {
             .map(|(p, &ino)| (p.as_str(), ino))
     }
 
+    /// Every numbered path that starts with `prefix`, whole names or not (`source/pkg.`
+    /// holds `source/pkg.mod/x.py`).
+    pub fn starting_with<'a>(
+        &'a self,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a str, Ino)> + 'a {
+        self.by_path
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix),
+                std::ops::Bound::Unbounded,
+            ))
+            .take_while(move |(p, _)| p.starts_with(prefix))
+            .map(|(p, &ino)| (p.as_str(), ino))
+    }
+
     /// How many paths have numbers (reported by the benchmark as a memory figure).
     pub fn len(&self) -> usize {
         self.records.len()

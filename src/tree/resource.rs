@@ -139,6 +139,20 @@ pub trait Resource: Send + Sync {
         )))
     }
 
+    /// The path as listings spell it when `path` is a directory's own name that no listing
+    /// shows (source/'s `pkg.mod`, which the link `pkg/mod` leads to): breadcrumbs and
+    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed.
+    fn shown_as(&self, _path: &[&str]) -> Option<Vec<String>> {
+        None
+    }
+
+    /// Prefixes of tree paths (from the root) under which what is at and under `path` is
+    /// also reached by another name the kernel may keep (source/'s `pkg.mod/` for
+    /// `pkg/mod/`): a change at `path` reaches them too.
+    fn spellings(&self, _path: &[&str]) -> Vec<String> {
+        Vec::new()
+    }
+
     /// How `_nav.txt` is drawn, if this resourcespace's settings say (source/meta/).
     fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
         None

@@ -14,7 +14,12 @@ expect_fails "File exists" "mkdir of an existing status directory" -- mkdir "$T/
 expect_fails "Directory not empty" "rmdir a package" -- rmdir "$HS/source/ledger"
 expect_contains "$(cat "$HS/_errors.md")" "$HS/source/ledger/ is not empty: it holds" \
   "the package's refusal names what is inside"
-expect_fails "Directory not empty" "rmdir a module's members" -- rmdir "$HS/source/ledger/accounts"
+# A module's members are reached through a link (so `grep -r` does not read every symbol
+# twice): rmdir says it is none, and rm of the link says where the module is.
+expect_fails "Not a directory" "rmdir of the link to a module's members" -- rmdir "$HS/source/ledger/accounts"
+expect_fails "Operation not permitted" "rm of the link to a module's members" -- rm "$HS/source/ledger/accounts"
+expect_contains "$(cat "$HS/_errors.md")" "to delete the module, rm $HS/source/ledger/accounts.py" \
+  "the refusal says how to delete the module"
 expect_fails "Directory not empty" "rmdir a class's members" -- rmdir "$HS/source/ledger/accounts/Account"
 [ -f "$PROJECT/src/ledger/accounts.py" ] || fail "the module is still there"
 

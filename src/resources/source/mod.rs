@@ -17,6 +17,7 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
+mod links;
 mod member_path;
 mod meta;
 pub mod modules;
@@ -271,7 +272,7 @@ impl Source {
                     children.push(Child::new(&name, Kind::Document, source));
                     children.push(Child::new(
                         stem,
-                        Kind::Dir,
+                        Kind::Link,
                         "the module's classes and functions",
                     ));
                 }
@@ -361,6 +362,14 @@ impl Resource for Source {
         Some(self.settings().nav)
     }
 
+    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
+        links::shown_as(path)
+    }
+
+    fn spellings(&self, path: &[&str]) -> Vec<String> {
+        links::spellings(self.name(), path)
+    }
+
     fn summary(&self) -> Result<String> {
         Ok(self.state_line())
     }
@@ -375,14 +384,18 @@ impl Resource for Source {
         }
         let walked = match path.split_last() {
             None => self.walk(path)?,
-            Some((name, parent)) => {
-                let parent = self.walk(parent)?;
+            Some((name, parent_path)) => {
+                let parent = self.walk(parent_path)?;
                 if let Some(module) = self.module_of_members_dir(&parent.place, name) {
-                    // `ls -l` of a package stats every module's members directory: answering
-                    // without parsing the module keeps that a directory listing, not a parse.
-                    return Ok(Node::dir(true).owned(ownership(&module)));
+                    // The link to the module's dotted directory (see `links.rs`): no parse.
+                    return Ok(Node::link().owned(ownership(&module)));
                 }
-                self.walk_on(parent, &[name])?
+                if parent_path.is_empty() {
+                    // A top-level name may be a module's own directory (`.six`).
+                    self.walk(path)?
+                } else {
+                    self.walk_on(parent, &[name])?
+                }
             }
         };
         let node = match walked.place {
@@ -416,6 +429,9 @@ impl Resource for Source {
         if let Some(at) = self.runner_at(path) {
             return self.runner_read(&at);
         }
+        if let Some(target) = self.link_at(path)? {
+            return Ok(target.into_bytes());
+        }
         self.read_place(path)
     }
 
@@ -424,7 +440,13 @@ impl Resource for Source {
             return self.runner_entry(&at);
         }
         let place = self.resolve(path)?;
-        let mut entry = views::entry(self, path, &place)?;
+        // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
+        let shown = links::shown_as(path);
+        let shown: Vec<&str> = match &shown {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => path.to_vec(),
+        };
+        let mut entry = views::entry(self, &shown, &place)?;
         if path == [TESTS] {
             entry.functions.insert(0, self.run_and_wait());
             entry.about.push(self.how_tests_run());
@@ -449,6 +471,13 @@ impl Resource for Source {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
+        if let Some(target) = self.link_at(path)? {
+            let module = format!("source/{}.py", path.join("/"));
+            return Err(Error::not_permitted(format!(
+                "it is a link ({target}) to the module's symbols: to delete the module, rm {}",
+                self.links.to(&module)
+            )));
+        }
         // Only rmdir reaches here with a directory. None is removed here (they are the
         // project's packages and modules, or subresources), but a full one says so as
         // ENOTEMPTY, what `rm -r` and file managers expect.

@@ -108,6 +108,11 @@ impl Source {
             aliased: false,
             names: TreePath::parse("source"),
         };
+        if let [first, rest @ ..] = path
+            && let Some(members) = self.canonical_members(&root, first)?
+        {
+            return self.walk_on(members, rest);
+        }
         self.walk_on(root, path)
     }
 

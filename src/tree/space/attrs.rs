@@ -135,6 +135,19 @@ impl Space {
         lock(&self.inodes).observe(ino, print)
     }
 
+    /// The target of the symbolic link `ino`, relative to its directory.
+    pub fn read_link(&self, ino: Ino) -> Result<Vec<u8>> {
+        let path = self.path_of(ino)?;
+        let at = self.locate(&path)?;
+        if at.node.kind != Kind::Link {
+            return Err(Error::invalid(format!(
+                "{} is no symbolic link",
+                self.links.to(path.as_str())
+            )));
+        }
+        Ok(self.content_for_stat(&at)?.0.to_vec())
+    }
+
     /// Open directory `ino`: its listing is taken at the first [`Space::read_dir`] (none
     /// when the kernel kept the last one). Also says whether the kernel may keep the
     /// listing (every change to it is announced).

@@ -105,7 +105,7 @@ impl Space {
                 continue;
             };
             let target = parent.join(&child.name);
-            let suggestion = if child.kind == Kind::Dir {
+            let suggestion = if matches!(child.kind, Kind::Dir | Kind::Link) {
                 self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
                 self.links.to(target.as_str())

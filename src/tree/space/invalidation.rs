@@ -131,9 +131,52 @@ impl Space {
             .filter(|r| r.shows_everything())
             .map(|r| r.name())
             .collect();
-        let candidates = reached(&lock(&self.inodes), reach, &everywhere);
+        let (spelled, maps) = self.spellings(reach);
+        let mut candidates = reached(&lock(&self.inodes), reach, &everywhere);
+        {
+            let inodes = lock(&self.inodes);
+            for prefix in &spelled {
+                candidates.extend(inodes.starting_with(prefix).map(|(_, ino)| ino));
+            }
+            for prefix in &maps {
+                let maps = inodes
+                    .starting_with(prefix)
+                    .filter(|(path, _)| path.rsplit('/').next() == Some(NAV));
+                candidates.extend(maps.map(|(_, ino)| ino));
+            }
+        }
         let hit = self.kernel.held_among(candidates);
         self.kernel.drop_inodes(&hit);
+    }
+}
+
+impl Space {
+    /// The other spellings of the paths `reach` covers (see [`Resource::spellings`]), and
+    /// of the directories whose maps (`_nav.txt` beside or below them) it reaches.
+    ///
+    /// [`Resource::spellings`]: crate::tree::resource::Resource::spellings
+    fn spellings(&self, reach: &[Reach]) -> (Vec<String>, Vec<String>) {
+        let spellings_of = |path: &TreePath| {
+            let mut names = path.names();
+            match names.next().and_then(|name| self.resource(name)) {
+                Some(resource) => resource.spellings(&names.collect::<Vec<_>>()),
+                None => Vec::new(),
+            }
+        };
+        let (mut same, mut maps) = (Vec::new(), Vec::new());
+        for reach in reach {
+            match reach {
+                Reach::Under(path) => {
+                    same.extend(spellings_of(path));
+                    if let Some(dir) = path.parent() {
+                        maps.extend(spellings_of(&dir));
+                    }
+                }
+                Reach::Inside(path) => same.extend(spellings_of(path)),
+                Reach::Exactly(_) => {}
+            }
+        }
+        (same, maps)
     }
 }
 

@@ -27,7 +27,9 @@ impl Space {
             Route::Generated(_, dir) if dir.is_root() => Ok(Node::view()),
             Route::Generated(_, dir) => match self.stat(dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
-                node if node.kind == Kind::Dir => {
+                // Through a link (which the kernel resolves before asking, but `render`
+                // does not), the directory it leads to.
+                node if matches!(node.kind, Kind::Dir | Kind::Link) => {
                     Ok(Node::view().owned(node.ownership).aliased(node.aliased))
                 }
                 _ => Err(not_a_dir(&self.links, dir)),
@@ -134,7 +136,8 @@ impl Space {
                     .iter()
                     .find_map(|r| r.nav_shape())
                     .unwrap_or_default();
-                Ok(render::nav::render(self, &self.links, dir, self.budget, shape)?.into_bytes())
+                let dir = self.shown(dir);
+                Ok(render::nav::render(self, &self.links, &dir, self.budget, shape)?.into_bytes())
             }
             Route::Errors => {
                 self.examine_misses();
@@ -156,13 +159,14 @@ impl Space {
         let entry = match self.route(dir)? {
             Route::Root => render::dashboard::entry(&self.dashboard(), &self.links),
             Route::In(resource, rest) => match resource.stat(&rest)?.kind {
-                Kind::Dir => resource.entry(&rest)?,
+                Kind::Dir | Kind::Link => resource.entry(&rest)?,
                 _ => return Err(not_a_dir(&self.links, dir)),
             },
             _ => return Err(not_a_dir(&self.links, dir)),
         };
         let failure = self.errors.fresh_in(dir.as_str(), SystemTime::now());
-        let refs: Vec<&str> = dir.names().collect();
+        let shown = self.shown(dir);
+        let refs: Vec<&str> = shown.names().collect();
         let budget = if dir.is_root() {
             self.budget.min(render::dashboard::TOKENS)
         } else {
@@ -175,6 +179,21 @@ impl Space {
             &self.links,
             budget,
         ))
+    }
+
+    /// `dir` as listings spell it (see [`Resource::shown_as`]).
+    ///
+    /// [`Resource::shown_as`]: crate::tree::resource::Resource::shown_as
+    fn shown(&self, dir: &TreePath) -> TreePath {
+        match self.route(dir) {
+            Ok(Route::In(resource, rest)) => match resource.shown_as(&rest) {
+                Some(names) => TreePath::from_names(
+                    std::iter::once(resource.name()).chain(names.iter().map(String::as_str)),
+                ),
+                None => dir.clone(),
+            },
+            _ => dir.clone(),
+        }
     }
 
     /// What the root dashboard shows, gathered from the resourcespaces now.
@@ -202,7 +221,7 @@ impl Space {
     /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
     /// `homespace render` and by tests that check views without a mount.
     pub fn render_path(&self, path: &TreePath) -> Result<Vec<u8>> {
-        if self.stat(path)?.kind == Kind::Dir {
+        if matches!(self.stat(path)?.kind, Kind::Dir | Kind::Link) {
             return self.content(&path.join(ENTRY));
         }
         self.content(path)

@@ -1,0 +1,142 @@
+//! A module's members directory as its package lists it (`source/pkg/mod`) is a symbolic
+//! link to the module's dotted name (`../pkg.mod`), which is never listed. So `ls`, `cd`,
+//! `cat pkg/mod/Class.py` and a file manager go through it, while recursive walkers —
+//! `grep -r`, `ls -R`, `find`, `du`, `tar` — do not follow it: they see the project's own
+//! files once, at the disk's cost, instead of every symbol a second time beside its module
+//! (each hit printed twice, and every module parsed on the first `grep -r`).
+//!
+//! The dotted name is the directory's own name: paths under it are no aliases, so the
+//! kernel keeps them like any other. A module at the top of the project (`six.py`) has no
+//! dotted name other than its own: its directory is `.six`, hidden like a dotfile.
+
+use crate::error::Result;
+use crate::model::TreePath;
+use crate::resources::source::Source;
+use crate::resources::source::paths::{Resolved, Walked};
+
+impl Source {
+    /// The target of the link at `path`, when `path` is a module's members directory as
+    /// its package (or source/) lists it; `None` for everything else.
+    pub(crate) fn link_at(&self, path: &[&str]) -> Result<Option<String>> {
+        let Some((name, parent)) = path.split_last() else {
+            return Ok(None);
+        };
+        let parent = match self.walk(parent) {
+            Ok(walked) => walked.place,
+            Err(_) => return Ok(None),
+        };
+        Ok(self
+            .module_of_members_dir(&parent, name)
+            .map(|_| link_target(path)))
+    }
+
+    /// `first` walked from `source/` when it is a module's own dotted directory (`pkg.mod`,
+    /// `.six`): where its links lead, with paths under it that are no aliases.
+    pub(crate) fn canonical_members(&self, root: &Walked, first: &str) -> Result<Option<Walked>> {
+        let spelled = match first.strip_prefix('.') {
+            Some(top) if !top.contains('.') && !top.is_empty() => top,
+            Some(_) => return Ok(None),
+            None if first.contains('.') && !first.ends_with(".py") => first,
+            None => return Ok(None),
+        };
+        let Ok(mut walked) = self.walk_on(root.clone(), &[spelled]) else {
+            return Ok(None);
+        };
+        if !matches!(walked.place, Resolved::Members { parent: None, .. }) {
+            return Ok(None);
+        }
+        walked.aliased = false;
+        Ok(Some(walked))
+    }
+}
+
+/// `../../pkg.sub.mod` for the link `pkg/sub/mod`; `.six` for the link `six` at the top.
+pub(crate) fn link_target(path: &[&str]) -> String {
+    match path {
+        [top] => format!(".{top}"),
+        _ => format!("{}{}", "../".repeat(path.len() - 1), path.join(".")),
+    }
+}
+
+/// `path` as listings spell it when it starts with a module's own directory (`pkg.mod/x`
+/// is `pkg/mod/x`, `.six` is `six`); `None` when it is spelled so already.
+pub(crate) fn shown_as(path: &[&str]) -> Option<Vec<String>> {
+    let (first, rest) = path.split_first()?;
+    let mut shown: Vec<String> = match first.strip_prefix('.') {
+        Some(top) if !top.is_empty() && !top.contains('.') => vec![top.to_string()],
+        Some(_) => return None,
+        None if first.contains('.') && !first.ends_with(".py") => {
+            first.split('.').map(str::to_string).collect()
+        }
+        None => return None,
+    };
+    if shown.iter().any(String::is_empty) {
+        return None;
+    }
+    shown.extend(rest.iter().map(|n| n.to_string()));
+    Some(shown)
+}
+
+/// The other spellings of the paths from `source/` at and under `path`: the dotted
+/// directories of the modules at or under it (`pkg/mod/Class.py` is also
+/// `pkg.mod/Class.py`, and a package `pkg` holds every `pkg.*`), as prefixes of tree paths
+/// (see [`crate::tree::resource::Resource::spellings`]).
+pub(crate) fn spellings(mounted_as: &str, path: &[&str]) -> Vec<String> {
+    let mut names: Vec<&str> = path.to_vec();
+    if let Some(last) = names.last_mut() {
+        *last = last.strip_suffix(".py").unwrap_or(last);
+    }
+    let mut out = Vec::new();
+    if let [top] = names.as_slice() {
+        out.push(TreePath::from_names([mounted_as, &format!(".{top}")]).to_string());
+    }
+    for split in 1..=names.len() {
+        let dotted = names[..split].join(".");
+        let mut spelled = TreePath::from_names([mounted_as, &dotted]);
+        for name in &path[split..] {
+            spelled.push(name);
+        }
+        if split == names.len() {
+            // The modules of a package: `pkg.` is the start of every `pkg.mod`.
+            out.push(format!("{spelled}."));
+        }
+        if split > 1 {
+            out.push(spelled.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_climbs_to_source_and_names_the_module_dotted() {
+        assert_eq!(link_target(&["ledger", "accounts"]), "../ledger.accounts");
+        assert_eq!(link_target(&["pkg", "sub", "mod"]), "../../pkg.sub.mod");
+        assert_eq!(link_target(&["tests", "test_x"]), "../tests.test_x");
+        assert_eq!(link_target(&["six"]), ".six");
+    }
+
+    #[test]
+    fn a_change_is_also_spelled_with_the_dotted_directories() {
+        let spelled = spellings("source", &["pkg", "mod.py"]);
+        assert!(
+            spelled.contains(&"source/pkg.mod".to_string()),
+            "{spelled:?}"
+        );
+        assert!(
+            spelled.contains(&"source/pkg.mod.".to_string()),
+            "{spelled:?}"
+        );
+        let inner = spellings("source", &["pkg", "mod", "Class.py"]);
+        assert!(
+            inner.contains(&"source/pkg.mod/Class.py".to_string()),
+            "{inner:?}"
+        );
+        let package = spellings("source", &["pkg"]);
+        assert!(package.contains(&"source/pkg.".to_string()), "{package:?}");
+        assert!(package.contains(&"source/.pkg".to_string()), "{package:?}");
+    }
+}
