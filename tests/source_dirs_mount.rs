@@ -37,8 +37,8 @@ dev = ["ruff>=0.6", "mypy"]  # the linters
 line-length = 100
 "#;
 
-/// A flat-layout project with one package, `scratch/`, a folder of data in it, and the
-/// lists above.
+/// A flat-layout project with one package, `scratch/`, a folder of data in it, a
+/// namespace package `plugins/` (no `__init__.py`), and the lists above.
 fn scratch_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -46,6 +46,7 @@ fn scratch_project() -> tempfile::TempDir {
     write(root, "scratch/__init__.py", "\"\"\"Scratch work.\"\"\"\n");
     write(root, "scratch/notes.py", "def note():\n    return 1\n");
     write(root, "scratch/templates/page.html", "<p></p>\n");
+    write(root, "plugins/extra.py", "def hook():\n    pass\n");
     dir
 }
 
@@ -87,6 +88,8 @@ fn emptying_and_removing_an_extra_and_a_group_leaves_no_empty_table() {
             ""
         )
     );
+    let entry = mount.read("source/deps/groups/_entry.md");
+    assert!(entry.contains("rm -r"), "{entry}");
     let (ok, listed) = mount.sh("ls $HS/source/deps/groups/");
     assert!(ok, "{listed}");
     assert_eq!(listed, "_entry.md\n_nav.txt\n");
@@ -173,6 +176,11 @@ fn mkdir_says_where_folders_can_be_made_and_how_packages_are_named() {
     assert!(ok, "{said}");
     let made = mount.project.join("scratch/templates/partial-pages");
     assert!(made.is_dir() && std::fs::read_dir(&made).unwrap().next().is_none());
+    // In a namespace package, a namespace package: the folder alone.
+    let (ok, said) = mount.sh("mkdir $HS/source/plugins/more && ls $HS/source/plugins/");
+    assert!(ok && said.lines().any(|l| l == "more"), "{said}");
+    let made = mount.project.join("plugins/more");
+    assert!(made.is_dir() && !made.join("__init__.py").exists());
     // At the top, a package of the project.
     let (ok, said) = mount.sh("mkdir $HS/source/tools && ls $HS/source/");
     assert!(ok && said.lines().any(|l| l == "tools"), "{said}");
