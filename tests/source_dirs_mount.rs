@@ -58,6 +58,9 @@ fn pyproject(mount: &Mount) -> String {
 fn emptying_and_removing_an_extra_and_a_group_leaves_no_empty_table() {
     let project = scratch_project();
     let mount = Mount::of(project.path(), &[]);
+    let (ok, said) = mount.sh("rmdir $HS/source/deps/optional/test");
+    assert!(!ok && said.contains("Directory not empty"), "{said}");
+    assert_eq!(pyproject(&mount), PYPROJECT);
     let (ok, said) = mount
         .sh("rm $HS/source/deps/optional/test/pytest $HS/source/deps/optional/test/pytest-cov");
     assert!(ok, "{said}");
