@@ -207,7 +207,8 @@ impl Source {
 /// Whether `name` in the folder `disk` is its `__init__.py` holding nothing but blank
 /// lines: what a package made by mkdir holds, and an emptied one keeps.
 pub(crate) fn is_empty_init(disk: &Path, name: &str) -> bool {
-    /// Longer than this, it is no blank file anyone made.
+    /// A listing asks this of every package: a longer file is not read, as blank lines
+    /// beyond this many bytes are no `__init__.py` anyone made empty.
     const BLANK: u64 = 256;
     let init = disk.join(INIT);
     name == INIT

@@ -199,9 +199,13 @@ impl Space {
                 // the rmdir then be refused, they are still there, as they always are.
                 Ok(())
             }
-            Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
+            Route::Generated(..) => Err(Error::read_only(format!(
                 "{} is generated and cannot be removed: it is the view of its folder, which \
                  shows it as long as the folder is there",
+                self.links.to(path.as_str())
+            ))),
+            Route::Root | Route::Errors => Err(Error::read_only(format!(
+                "{} is generated and cannot be removed",
                 self.links.to(path.as_str())
             ))),
             Route::In(resource, rest) => {
