@@ -281,7 +281,9 @@ pub fn add_list(text: &str, id: &ListId) -> Result<String, String> {
     }
 }
 
-/// Removes the empty list `id` (an extra or a group): its line goes, its table stays.
+/// Removes the empty list `id` (an extra or a group): its line goes, with the comment lines
+/// directly above it, and when it was its table's last list the table goes too (see
+/// [`without_empty_table`]), as one would remove them by hand.
 pub fn remove_list(text: &str, id: &ListId) -> Result<String, String> {
     let manifest = Manifest::read(text)?;
     let list = found(&manifest, id)?;
@@ -312,9 +314,66 @@ pub fn remove_list(text: &str, id: &ListId) -> Result<String, String> {
              by hand"
         ));
     };
-    let start = text[..key_span.start].rfind('\n').map_or(0, |n| n + 1);
+    let start = comments_above(text, line_start(text, key_span.start));
     let end = line_end(text, list.array.span.end);
+    without_empty_table(&format!("{}{}", &text[..start], &text[end..]), id)
+}
+
+/// `text` without the table of `id`'s kind (`[project.optional-dependencies]`,
+/// `[dependency-groups]`) when no key is left in it: its header line goes, with the comment
+/// lines directly above it and those directly below it (up to a blank line: comments
+/// running into the next header are that table's), and one blank line that set it apart.
+/// Every other byte stays.
+fn without_empty_table(text: &str, id: &ListId) -> Result<String, String> {
+    let doc = Document::parse(text).map_err(|e| e.to_string())?;
+    let root = doc.as_table();
+    let table = match id {
+        ListId::Main => None,
+        ListId::Extra(_) => project_table(root)?.get("optional-dependencies"),
+        ListId::Group(_) => root.get("dependency-groups"),
+    };
+    let header = match table {
+        Some(Item::Table(table)) if table.is_empty() && !table.is_dotted() => table.span(),
+        _ => None,
+    };
+    let Some(header) = header else {
+        return Ok(text.to_string());
+    };
+    let mut start = comments_above(text, line_start(text, header.start));
+    let mut end = comments_below(text, line_end(text, header.end));
+    let blank = |line: &str| line.trim().is_empty();
+    if start > 0 && blank(&text[line_start(text, start - 1)..start]) {
+        start = line_start(text, start - 1);
+    } else if end < text.len() && blank(&text[end..line_end(text, end)]) {
+        end = line_end(text, end);
+    }
     Ok(format!("{}{}", &text[..start], &text[end..]))
+}
+
+/// The start of the comment lines directly above the line starting at `at` (`at` if none).
+fn comments_above(text: &str, mut at: usize) -> usize {
+    while at > 0 {
+        let above = line_start(text, at - 1);
+        if !text[above..at].trim_start().starts_with('#') {
+            break;
+        }
+        at = above;
+    }
+    at
+}
+
+/// The end of the comment lines from the line starting at `at` when a blank line or the
+/// end of the text follows them (`at` otherwise: they lead into what comes next).
+fn comments_below(text: &str, at: usize) -> usize {
+    let mut end = at;
+    while end < text.len() && text[end..line_end(text, end)].trim_start().starts_with('#') {
+        end = line_end(text, end);
+    }
+    if end == text.len() || text[end..line_end(text, end)].trim().is_empty() {
+        end
+    } else {
+        at
+    }
 }
 
 /// Makes `[project].dependencies` when `id` is it and `[project]` lacks it.
@@ -370,6 +429,11 @@ fn after_values(text: &str, table: &Table) -> usize {
         .or_else(|| table.span().map(|s| s.end))
         .unwrap_or(text.len());
     line_end(text, from)
+}
+
+/// The start of the line holding `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |n| n + 1)
 }
 
 /// The position after the newline that ends the line holding `at` (or the end).

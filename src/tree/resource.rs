@@ -113,6 +113,14 @@ pub trait Resource: Send + Sync {
         Err(read_only(path))
     }
 
+    /// Whether `rmdir` removes the directory at `path` once what is in it is gone (an extra
+    /// of `source/deps/`, a package of `source/`). `rm -r` of it unlinks its generated
+    /// `_entry.md` and `_nav.txt` first, which the tree then takes as part of removing it
+    /// rather than refusing the whole `rm -r`; elsewhere they stay refused.
+    fn removable(&self, _path: &[&str]) -> bool {
+        false
+    }
+
     /// Move `from` to `to` (both inside this resourcespace).
     fn rename(&self, from: &[&str], _to: &[&str]) -> Result<()> {
         Err(read_only(from))

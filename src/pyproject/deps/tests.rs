@@ -186,3 +186,64 @@ fn without_a_project_table_writing_says_how_to_make_one() {
     assert!(Manifest::read(poetry).unwrap().lists.is_empty());
     assert!(Manifest::read("[project\n").is_err());
 }
+
+#[test]
+fn the_last_list_removed_takes_its_table_and_nothing_else() {
+    let bare = "[project]\nname = \"x\"\nversion = \"1\"\n\n[tool.black]\nline-length = 88\n";
+    for id in [ListId::Extra("dev".into()), ListId::Group("test".into())] {
+        let added = add_list(bare, &id).unwrap();
+        assert_eq!(remove_list(&added, &id).unwrap(), bare, "{id}");
+    }
+
+    let mut text = PEP621.to_string();
+    for extra in ["dev", "docs"] {
+        let id = ListId::Extra(extra.into());
+        for name in names(&text, &id) {
+            text = remove(&text, &id, &name).unwrap();
+        }
+        text = remove_list(&text, &id).unwrap();
+    }
+    assert_eq!(
+        text,
+        PEP621.replace(
+            "[project.optional-dependencies]\ndev = [\"pytest>=8\", \"ruff\"]\ndocs = [\n  \"sphinx\",\n]\n\n",
+            ""
+        )
+    );
+    let mut text = PEP621.to_string();
+    for group in ["test", "lint"] {
+        let id = ListId::Group(group.into());
+        text = set(&text, &id, "pytest", &[]).unwrap();
+        text = set(&text, &id, "ruff", &[]).unwrap();
+        // What is no package (an include) is removed by hand, as the entry says.
+        text = text.replace("test = [{include-group = \"lint\"}]", "test = []");
+        text = remove_list(&text, &id).unwrap();
+    }
+    assert_eq!(
+        text,
+        PEP621.replace(
+            "[dependency-groups]\ntest = [\"pytest\", {include-group = \"lint\"}]\nlint = [\"ruff\"]\n\n",
+            ""
+        )
+    );
+}
+
+#[test]
+fn an_emptied_table_takes_its_own_comments_and_leaves_the_next_ones() {
+    let text = "[project]\nname = \"x\"\n\n# Optional features\n[project.optional-dependencies]\n# for developers\ndev = []\n\n# formatting\n[tool.black]\nline-length = 88\n";
+    assert_eq!(
+        remove_list(text, &ListId::Extra("dev".into())).unwrap(),
+        "[project]\nname = \"x\"\n\n# formatting\n[tool.black]\nline-length = 88\n"
+    );
+    let text = "[dependency-groups]\ndev = []\n# tools\n[tool.black]\n";
+    assert_eq!(
+        remove_list(text, &ListId::Group("dev".into())).unwrap(),
+        "# tools\n[tool.black]\n"
+    );
+    let kept = "[dependency-groups]\ndev = []\nlint = [\"ruff\"]\n";
+    assert_eq!(
+        remove_list(kept, &ListId::Group("dev".into())).unwrap(),
+        "[dependency-groups]\nlint = [\"ruff\"]\n",
+        "a table with a list left stays"
+    );
+}

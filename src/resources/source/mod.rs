@@ -13,6 +13,7 @@ pub mod disk;
 pub mod edit;
 mod edit_log;
 mod failure;
+mod folders;
 mod history;
 mod import_checker;
 mod import_judge;
@@ -270,11 +271,15 @@ impl Source {
                     let stem = name.trim_end_matches(".py").to_string();
                     let source = about(&|| format!("module source, {}", size()));
                     children.push(Child::new(&name, Kind::Document, source));
-                    children.push(Child::new(
-                        stem,
-                        Kind::Link,
-                        "the module's classes and functions",
-                    ));
+                    // An empty package's `__init__.py` has no members to show: a folder
+                    // of nothing, which would only stand in the way of `rm -r`.
+                    if !folders::is_empty_init(dir, &name) {
+                        children.push(Child::new(
+                            stem,
+                            Kind::Link,
+                            "the module's classes and functions",
+                        ));
+                    }
                 }
                 EntryKind::Data => {
                     let data = about(&|| format!("data, {}", size()));
@@ -478,23 +483,19 @@ impl Resource for Source {
                 self.links.to(&module)
             )));
         }
-        // Only rmdir reaches here with a directory. None is removed here (they are the
-        // project's packages and modules, or subresources), but a full one says so as
-        // ENOTEMPTY, what `rm -r` and file managers expect.
+        // Only rmdir reaches here with a directory.
         if self.stat(path)?.kind == Kind::Dir {
-            let members = self.names(path)?;
-            if !members.is_empty() {
-                let mut dir = vec!["source"];
-                dir.extend_from_slice(path);
-                return Err(crate::resources::not_empty(
-                    &self.links.dir(&dir),
-                    &members,
-                    "to delete code, rm its files (symbols, modules) one by one; directories \
-                     of source/ follow the project and are never removed themselves",
-                ));
-            }
+            return self.remove_dir(path);
         }
         self.remove_path(path)
+    }
+
+    fn removable(&self, path: &[&str]) -> bool {
+        self.removable_dir(path)
+    }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        self.make_dir(path)
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {

@@ -193,7 +193,18 @@ impl Space {
                 self.files.scratch().remove(&key);
                 Ok(())
             }
-            Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
+            Route::Generated(_, folder) if !dir && self.removable(&folder) => {
+                // `rm -r` unlinks every file of a folder before removing it: the folder's
+                // own views go with it, so their unlinking is that removal begun. Should
+                // the rmdir then be refused, they are still there, as they always are.
+                Ok(())
+            }
+            Route::Generated(..) => Err(Error::read_only(format!(
+                "{} is generated and cannot be removed: it is the view of its folder, which \
+                 shows it as long as the folder is there",
+                self.links.to(path.as_str())
+            ))),
+            Route::Root | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be removed",
                 self.links.to(path.as_str())
             ))),
@@ -223,6 +234,15 @@ impl Space {
         self.logged(if dir { "rmdir" } else { "rm" }, &path, removed)?;
         self.changed_at(&path);
         Ok(())
+    }
+
+    /// Whether `folder` is one that rmdir may remove once emptied (see
+    /// [`Resource::removable`]).
+    fn removable(&self, folder: &TreePath) -> bool {
+        match self.route(folder) {
+            Ok(Route::In(resource, rest)) => resource.removable(&rest),
+            _ => false,
+        }
     }
 
     /// Whether a new file at `path` is an editor's or tool's temp file, held in memory.

@@ -6,7 +6,7 @@
 //! like any edit). A refused change writes nothing.
 
 use super::{DEPS, editable, file_text, list_dir};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::pyproject::deps::{self, ListId, Manifest};
 use crate::pyproject::requirement::{self, Requirement};
 use crate::resources::source::Source;
@@ -89,7 +89,19 @@ pub(super) fn add_list(source: &Source, id: &ListId) -> Result<()> {
 
 /// Removes the empty extra or group `id` (`rmdir`).
 pub(super) fn remove_list(source: &Source, id: &ListId) -> Result<()> {
-    change(source, id, &format!("remove {id}"), |text, _| {
+    change(source, id, &format!("remove {id}"), |text, manifest| {
+        let left = manifest.list(id).map_or(0, |l| l.elements.len());
+        if left > 0 {
+            // ENOTEMPTY, what rmdir and `rm -r` say of a folder that still holds something.
+            return Err(Error::new(
+                ErrorKind::NotEmpty,
+                format!(
+                    "{id} is not empty: {left} element{} left; rm its packages first (what is \
+                     no package, an include-group, is removed in pyproject.toml by hand)",
+                    if left == 1 { "" } else { "s" }
+                ),
+            ));
+        }
         deps::remove_list(text, id).map_err(Error::invalid)
     })
 }

@@ -362,6 +362,16 @@ impl Resource for DepsDir {
         }
     }
 
+    fn removable(&self, path: &[&str]) -> bool {
+        let Some(At::List(id)) = at(path) else {
+            return false;
+        };
+        self.source
+            .get()
+            .and_then(|source| Self::manifest(&source))
+            .is_ok_and(|manifest| manifest.list(&id).is_some() && editable(&manifest, &id))
+    }
+
     fn mkdir(&self, path: &[&str]) -> Result<()> {
         match at(path) {
             Some(At::List(id)) => edit::add_list(&*self.source.get()?, &id),

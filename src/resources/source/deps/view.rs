@@ -98,7 +98,12 @@ pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry
             Function::new(
                 format!("rmdir {dir}/NAME"),
                 "remove an empty one",
-                "its line goes from pyproject.toml",
+                format!("its line goes from pyproject.toml, and {table} with the last one"),
+            ),
+            Function::new(
+                format!("rm -r {dir}/NAME"),
+                "remove one with all its packages",
+                "each package, then the list, as rm and rmdir would",
             ),
         ],
         sections: vec![Section {
