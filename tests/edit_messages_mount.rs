@@ -1,0 +1,66 @@
+//! Small things a new user trips on, on a real mount (issue 30, items 11 and 15): a comment
+//! appended with `echo >>` at the end of a function's symbol file, what a refused `mv`
+//! prints, and what a lookup of a symbol's dotted name without `.py` suggests.
+
+mod common;
+
+use common::Mount;
+
+/// The example's `ledger/accounts.py` on disk.
+fn accounts(mount: &Mount) -> String {
+    std::fs::read_to_string(mount.project.join("src/ledger/accounts.py")).unwrap()
+}
+
+#[test]
+fn a_comment_indented_at_the_end_of_a_function_is_kept_in_its_body() {
+    let mount = Mount::example();
+    let debit = "source/ledger/accounts/Account/debit.py";
+    let (ok, out) = mount.sh(&format!("echo '    # appended' >> $HS/{debit}"));
+    assert!(ok, "{out}");
+    let module = accounts(&mount);
+    assert!(
+        module.contains(
+            "        self._balance += amount if self.kind.is_debit_normal() else -amount\n        \
+             # appended\n\n    def credit("
+        ),
+        "the comment is the method's last line, indented as the method's body:\n{module}"
+    );
+    assert!(
+        mount.read(debit).ends_with("-amount\n    # appended\n"),
+        "read back, the symbol file shows it:\n{}",
+        mount.read(debit)
+    );
+
+    // A blank line, then a comment, then blank lines: the comment keeps its blank line, the
+    // blank lines after it are not kept (the gap before the next definition stays).
+    let parse = "source/ledger.accounts.parse_amount.py";
+    let (ok, out) = mount.sh(&format!("printf '\\n    # later\\n\\n\\n' >> $HS/{parse}"));
+    assert!(ok, "{out}");
+    let module = accounts(&mount);
+    assert!(
+        module.contains("\n\n    # later\n\n\nclass Account:"),
+        "{module}"
+    );
+    assert!(
+        mount.read(parse).ends_with("\n\n    # later\n"),
+        "{}",
+        mount.read(parse)
+    );
+}
+
+#[test]
+fn a_comment_at_column_0_after_a_function_is_refused_saying_to_indent_it() {
+    let mount = Mount::example();
+    let before = accounts(&mount);
+    let (ok, out) = mount
+        .sh("echo '# outside' | tee -a $HS/source/ledger/accounts/Account/debit.py > /dev/null");
+    assert!(!ok, "refused: {out}");
+    assert!(out.contains("Invalid argument"), "{out}");
+    assert_eq!(accounts(&mount), before, "the module is unchanged");
+    let errors = mount.read("_errors.md");
+    assert!(
+        errors.contains("this comment is after the definition at its indentation")
+            && errors.contains("indent it to keep it at the end of the body"),
+        "{errors}"
+    );
+}
