@@ -64,3 +64,68 @@ fn a_comment_at_column_0_after_a_function_is_refused_saying_to_indent_it() {
         "{errors}"
     );
 }
+
+/// Run `mv` with `from` and `to` (under the mountpoint); it must fail. Its stderr.
+fn refused_mv(mount: &Mount, from: &str, to: &str) -> String {
+    let (ok, out) = mount.sh(&format!("LC_ALL=C mv $HS/{from} $HS/{to}"));
+    assert!(!ok, "mv {from} {to} should be refused: {out}");
+    out
+}
+
+#[test]
+fn a_refused_mv_says_operation_not_permitted_and_errors_md_says_why() {
+    let mount = Mount::example();
+    let (ok, out) = mount.sh(r#"echo '{"title": "Ship"}' > $HS/tasks/open/ship.json"#);
+    assert!(ok, "{out}");
+    let refusals = [
+        // A module's folder, and a module's file: only definitions are renamed.
+        (
+            "source/ledger/accounts",
+            "source/ledger/konto",
+            "cannot be renamed here: mv renames classes, functions and methods",
+        ),
+        (
+            "source/ledger/report.py",
+            "source/ledger/summary.py",
+            "cannot be renamed here",
+        ),
+        // A class the package imports by name: the import check undoes the rename.
+        (
+            "source/ledger/accounts/Account.py",
+            "source/ledger/accounts/Konto.py",
+            "cannot import name 'Account'",
+        ),
+        // The test runner's file.
+        (
+            "source/tests/run",
+            "source/tests/go",
+            "is the test runner's and keeps its name",
+        ),
+        // Across resourcespaces.
+        (
+            "tasks/open/ship.json",
+            "memory/ship.json",
+            "are in different resourcespaces",
+        ),
+        // A task name that fails validation.
+        (
+            "tasks/open/ship.json",
+            "tasks/open/Ship_It.json",
+            "is not a task file name",
+        ),
+    ];
+    for (from, to, why) in refusals {
+        let out = refused_mv(&mount, from, to);
+        assert!(
+            out.contains("Operation not permitted") && !out.contains("subdirectory of itself"),
+            "mv {from} {to}: {out}"
+        );
+        let errors = mount.read("_errors.md");
+        assert!(
+            errors.contains(why),
+            "mv {from} {to}: [{why}] not in\n{errors}"
+        );
+    }
+    assert!(mount.path("source/ledger/accounts/Account.py").exists());
+    assert!(mount.path("tasks/open/ship.json").exists());
+}

@@ -468,6 +468,14 @@ impl Resource for Source {
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        if self.runner_at(from).is_some() {
+            return Err(Error::not_permitted(format!(
+                "{} is the test runner's and keeps its name; to run tests, write a selector \
+                 to {}",
+                self.links.to(&format!("source/{}", from.join("/"))),
+                self.links.to(&format!("source/{TESTS}/run"))
+            )));
+        }
         self.rename_path(from, to)
     }
 
