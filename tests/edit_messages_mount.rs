@@ -129,3 +129,38 @@ fn a_refused_mv_says_operation_not_permitted_and_errors_md_says_why() {
     assert!(mount.path("source/ledger/accounts/Account.py").exists());
     assert!(mount.path("tasks/open/ship.json").exists());
 }
+
+#[test]
+fn a_dotted_symbol_name_without_py_suggests_its_file() {
+    let mount = Mount::example();
+    for (missing, meant) in [
+        (
+            "source/ledger.accounts.Account.debit",
+            "source/ledger.accounts.Account.debit.py",
+        ),
+        (
+            "source/ledger/accounts/parse_amount",
+            "source/ledger/accounts/parse_amount.py",
+        ),
+    ] {
+        let (ok, out) = mount.sh(&format!("cat $HS/{missing}"));
+        assert!(!ok && out.contains("No such file or directory"), "{out}");
+        let errors = mount.read("_errors.md");
+        let at = mount.at.display();
+        assert!(
+            errors.contains(&format!(
+                "{at}/{missing} does not exist. Did you mean {at}/{meant}?"
+            )),
+            "{errors}"
+        );
+    }
+    // A typo still gets the closest spelling.
+    let (ok, _) = mount.sh("cat $HS/source/ledger/acounts.py");
+    assert!(!ok);
+    let errors = mount.read("_errors.md");
+    let closest = mount.path("source/ledger/accounts.py");
+    assert!(
+        errors.contains(&format!("Did you mean {}?", closest.display())),
+        "{errors}"
+    );
+}
