@@ -59,8 +59,8 @@ fn a_comment_at_column_0_after_a_function_is_refused_saying_to_indent_it() {
     assert_eq!(accounts(&mount), before, "the module is unchanged");
     let errors = mount.read("_errors.md");
     assert!(
-        errors.contains("this comment is after the definition at its indentation")
-            && errors.contains("indent it to keep it at the end of the body"),
+        errors.contains("a comment after the definition at its indentation would land")
+            && errors.contains("indent it to keep it in the body"),
         "{errors}"
     );
 }

@@ -192,9 +192,10 @@ fn stray_problem(text: &str, index: &ModuleIndex, line: usize) -> String {
     let after_all = index.symbols.iter().all(|s| s.first_line + s.lines <= line);
     if is_comment && after_all {
         return format!(
-            "line {line}: this comment is after the definition at its indentation, so it \
-             would land in the module after it, outside this file; indent it to keep it \
-             at the end of the body, or put it in the module file"
+            "line {line}: a comment after the definition at its indentation would land in \
+             the module outside the symbol: indent it to keep it in the body, or put it in the \
+             module file (a symbol file keeps the definition, its decorators, the comment \
+             lines directly above it and comments indented in its body)"
         );
     }
     format!(
@@ -658,7 +659,7 @@ mod tests {
         assert!(
             trailing
                 .message
-                .contains("indent it to keep it at the end of the body"),
+                .contains("indent it to keep it in the body"),
             "{}",
             trailing.message
         );
