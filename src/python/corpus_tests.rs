@@ -5,7 +5,8 @@
 //! For every file CPython's `ast` parses (via `corpus_reference.py`, run once per test):
 //! - we report no syntax problems;
 //! - our symbols (qualified names, `def` lines, order) are CPython's;
-//! - each symbol's text without its leading comment block is CPython's segment dedented by
+//! - each symbol's text without its leading comment block and the comments indented in its
+//!   body after the last statement is CPython's segment dedented by
 //!   the same rule (docstrings move with the code, other strings' lines keep their bytes),
 //!   the exact-dedent flags agree, and a text without such value lines is what
 //!   `textwrap.dedent` makes of the segment;
@@ -195,6 +196,15 @@ fn compare(
                 .find('\n')
                 .map_or(without_comments.len(), |at| at + 1);
             without_comments = &without_comments[cut..];
+        }
+        // CPython's segment ends at the body's last statement; the comments indented in the
+        // body after it are ours as they are the reader's.
+        for _ in 0..sym.trailing_comment_lines {
+            let body = without_comments
+                .strip_suffix('\n')
+                .unwrap_or(without_comments);
+            let cut = body.rfind('\n').map_or(0, |at| at + 1);
+            without_comments = &without_comments[..cut];
         }
         let expected = theirs[2].as_str().unwrap_or_default();
         if without_comments != expected {

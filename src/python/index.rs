@@ -32,7 +32,8 @@ pub struct Symbol {
     pub parent: Option<usize>,
     /// Whole lines: from the leading comment block directly above (no blank line between,
     /// same indentation), else the first decorator, else the `def`/`class` line; to the end
-    /// of the body's last line, including its line break if there is one.
+    /// of the body's last line, or of the last comment after it indented deeper than the
+    /// symbol (blank lines between them included), with its line break if there is one.
     pub range: Range<usize>,
     /// 1-based line of the `def`/`async`/`class` keyword.
     pub def_line: usize,
@@ -41,6 +42,9 @@ pub struct Symbol {
     pub first_line: usize,
     /// How many lines of the range are the leading comment block.
     pub comment_lines: usize,
+    /// How many lines of the range follow the body's last statement: comments indented
+    /// inside the body, and blank lines between them.
+    pub trailing_comment_lines: usize,
     /// The whitespace before the first decorator or the `def`/`class` keyword.
     pub indent: String,
     /// `(self, msg: str) -> bool`, `[T](x: T) -> T`, `(Base1, Base2)` or empty; one line.

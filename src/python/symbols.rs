@@ -6,7 +6,8 @@
 //! - every range starts at a line start and ends at a line end (after its line break, if
 //!   any), on char boundaries, so `source[range]` is whole lines;
 //! - ranges of siblings never overlap: a leading comment block is taken only from lines at
-//!   exactly the symbol's indentation, which no body can end with;
+//!   exactly the symbol's indentation, which no body can end with, and the comments after
+//!   a body only from lines indented deeper than the symbol, which no sibling starts with;
 //! - with syntax errors, `problems` is non-empty and `symbols` keeps only the top-level
 //!   definitions (with everything inside them) that end before the line of the first error.
 
@@ -24,6 +25,11 @@ pub fn index_module(source: &str) -> ModuleIndex {
     let in_string = table.lines_in_strings(&outline.multiline_strings);
     let in_value = table.lines_in_strings(&outline.value_strings);
     let reliable = reliable_prefix(&outline.definitions, &outline.problems, &table);
+    // Trailing comments never reach the line of the first error: the prefix ends before it.
+    let last_line = outline
+        .problems
+        .first()
+        .map_or(table.len(), |p| table.line_of(p.offset));
     let definitions = &outline.definitions[..reliable];
     let stems = file_stems(definitions);
     let mut symbols: Vec<Symbol> = Vec::with_capacity(reliable);
@@ -33,9 +39,14 @@ pub fn index_module(source: &str) -> ModuleIndex {
             .and_then(|parent| symbols.get(parent))
             .map_or_else(Vec::new, |parent| parent.qualname.clone());
         qualname.push(definition.name.clone());
-        symbols.push(symbol(
-            source, &table, &in_string, &in_value, definition, qualname, stem,
-        ));
+        let lines = Lines {
+            source,
+            table: &table,
+            in_string: &in_string,
+            in_value: &in_value,
+            last_line,
+        };
+        symbols.push(symbol(&lines, definition, qualname, stem));
     }
     ModuleIndex {
         docstring: outline.docstring,
@@ -99,15 +110,29 @@ fn reliable_prefix(definitions: &[Definition], problems: &[Problem], table: &Lin
         .unwrap_or(definitions.len())
 }
 
+/// A module's lines as the index reads them: which begin inside a string, which continue
+/// a value, and the line before which every line is reliable (no syntax error yet).
+struct Lines<'s> {
+    source: &'s str,
+    table: &'s LineTable,
+    in_string: &'s [bool],
+    in_value: &'s [bool],
+    last_line: usize,
+}
+
 fn symbol(
-    source: &str,
-    table: &LineTable,
-    in_string: &[bool],
-    in_value: &[bool],
+    module: &Lines<'_>,
     definition: &Definition,
     qualname: Vec<String>,
     file_stem: String,
 ) -> Symbol {
+    let Lines {
+        source,
+        table,
+        in_string,
+        in_value,
+        ..
+    } = *module;
     let first_line = table.line_of(definition.start);
     let head_start = table.line_start(first_line);
     // Only the whitespace right before the keyword: a byte-order mark may precede it.
@@ -118,7 +143,13 @@ fn symbol(
         .to_string();
     let comment_lines = comment_block(source, table, in_string, first_line, &indent);
     let start_line = first_line - comment_lines;
-    let range = table.line_start(start_line)..table.line_end_after(definition.end).max(head_start);
+    let body_end = table.line_end_after(definition.end).max(head_start);
+    let line_after_body = match body_end < source.len() {
+        true => table.line_of(body_end),
+        false => table.len(),
+    };
+    let after_comments = trailing_comments(module, line_after_body, &indent);
+    let range = table.line_start(start_line)..table.line_start(after_comments).max(body_end);
     let lines = if range.end > range.start {
         table.line_of(range.end - 1) + 1 - start_line
     } else {
@@ -142,6 +173,7 @@ fn symbol(
         def_line: table.line_of(definition.keyword) + 1,
         first_line: start_line + 1,
         comment_lines,
+        trailing_comment_lines: after_comments - line_after_body,
         indent,
         signature: definition.signature.clone(),
         doc: definition.doc.clone(),
@@ -174,6 +206,33 @@ fn comment_block(
         count += 1;
     }
     count
+}
+
+/// The line after the last comment from `line` on (the line after a body) indented
+/// deeper than the symbol's `indent`, across blank lines; `line` itself when there is none. Python's AST ends a body at its last statement, but a comment indented inside the
+/// body after it is the body's as its reader sees it (and as an editor appended it): the
+/// symbol file must show it, and a write must put it back there. Blank lines after the last
+/// such comment stay between the symbols.
+fn trailing_comments(lines: &Lines<'_>, line: usize, indent: &str) -> usize {
+    let mut end = line;
+    for next in line..lines.last_line.min(lines.table.len()) {
+        if lines.in_string.get(next).copied().unwrap_or(true) {
+            break;
+        }
+        let text = lines.source.get(lines.table.line_range(next)).unwrap_or("");
+        let code = text.trim_start_matches([' ', '\t', '\x0c']);
+        if code.trim().is_empty() {
+            continue;
+        }
+        let deeper = text
+            .strip_prefix(indent)
+            .is_some_and(|rest| rest.starts_with([' ', '\t', '\x0c']));
+        if !deeper || !code.starts_with('#') {
+            break;
+        }
+        end = next + 1;
+    }
+    end
 }
 
 /// `problems` with their byte offsets turned into 1-based lines and columns (in chars).
@@ -587,6 +646,46 @@ g def A.g line 7 (3 lines) inexact
             &text_of(source, "A.g"),
             "    def g(self):\n        return (1,\n2)\n",
         );
+    }
+
+    #[test]
+    fn comments_indented_in_a_body_after_its_last_statement_are_the_symbols() {
+        let source = "\
+class A:
+    def f(self):
+        return 1
+        # appended
+
+        # after a blank line
+
+    # A's, not f's
+    def g(self):
+        return 2
+            # deeper still
+# column 0: the module's
+
+
+def h():
+    pass
+    # last line, no break";
+        assert_text(
+            &outline(source),
+            "\
+A class A line 1 (11 lines)
+f def A.f line 2 (5 lines)
+g def A.g line 9 (4 lines)
+h def h line 15 (3 lines)
+",
+        );
+        assert_text(
+            &text_of(source, "A.f"),
+            "def f(self):\n    return 1\n    # appended\n\n    # after a blank line\n",
+        );
+        let index = index_module(source);
+        let f = &index.symbols[1];
+        assert_eq!(f.trailing_comment_lines, 3);
+        assert_eq!(index.symbols[2].comment_lines, 1, "g keeps its own comment");
+        assert_eq!(index.symbols[3].range.end, source.len());
     }
 
     #[test]

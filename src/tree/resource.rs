@@ -65,6 +65,13 @@ pub trait Resource: Send + Sync {
         Ok(Child::names(self.list(path)?))
     }
 
+    /// For a lookup of the missing `path`: the name beside it that was surely meant, when
+    /// the resource knows one better than the closest spelling among its siblings (the
+    /// tree's "Did you mean" otherwise).
+    fn meant(&self, _path: &[&str]) -> Option<String> {
+        None
+    }
+
     /// The bytes of the view or document at `path`.
     fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
 

@@ -1,6 +1,7 @@
-# A symbol file reads back what was written to it. A comment after the body would not be
-# part of the symbol when read back (Python's own ranges end at the last statement), so such
-# a write is refused with the reason, instead of reaching the module and seeming lost.
+# A symbol file reads back what was written to it. A comment after the body at the
+# definition's own indentation would not be part of the symbol when read back (one indented
+# in the body is: see edit_messages_mount.rs), so such a write is refused with the reason,
+# instead of reaching the module and seeming lost.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 C="$A/Account"

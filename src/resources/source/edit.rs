@@ -107,10 +107,7 @@ fn definitions_file<'c>(
         )),
     }
     if let Some(line) = stray_statement(text, &index) {
-        problems.push(format!(
-            "line {line}: only the definition may be here, with its decorators and the comment \
-             lines directly above it; put other statements and comments in the module file"
-        ));
+        problems.push(stray_problem(text, &index, line));
     }
     if problems.is_empty() {
         // Blank lines around the definitions are dropped: they would not read back either.
@@ -166,7 +163,8 @@ fn syntax_error(file: &str, problems: &[crate::python::SyntaxProblem]) -> Error 
 
 /// The first line (1-based) that is not blank and lies outside every top-level symbol —
 /// code, or a comment that would not be part of the symbol when read back (a comment
-/// belongs to a symbol only directly above it or inside it).
+/// belongs to a symbol only directly above it or inside it, which includes indented after
+/// its body's last statement).
 fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
     let mut offset = 0;
     for (number, line) in text.split_inclusive('\n').enumerate() {
@@ -181,6 +179,30 @@ fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
         }
     }
     None
+}
+
+/// Why line `line` (1-based) of a symbol file, outside every definition, cannot be kept. A
+/// comment after the definition at its indentation would land in the module outside the
+/// symbol and vanish from this file on the next read; indented, it is the body's.
+fn stray_problem(text: &str, index: &ModuleIndex, line: usize) -> String {
+    let is_comment = text
+        .lines()
+        .nth(line - 1)
+        .is_some_and(|l| l.trim_start().starts_with('#'));
+    let after_all = index.symbols.iter().all(|s| s.first_line + s.lines <= line);
+    if is_comment && after_all {
+        return format!(
+            "line {line}: a comment after the definition at its indentation would land in \
+             the module outside the symbol: indent it to keep it in the body, or put it in the \
+             module file (a symbol file keeps the definition, its decorators, the comment \
+             lines directly above it and comments indented in its body)"
+        );
+    }
+    format!(
+        "line {line}: only the definition may be here, with its decorators, the comment lines \
+         directly above it and comments indented in its body; put other statements and \
+         comments in the module file"
+    )
 }
 
 /// The line break `module` uses (its first one; `\n` when it has none).
@@ -634,6 +656,47 @@ mod tests {
             "a trailing comment would not read back: {}",
             trailing.message
         );
+        assert!(
+            trailing
+                .message
+                .contains("indent it to keep it in the body"),
+            "{}",
+            trailing.message
+        );
+    }
+
+    #[test]
+    fn a_comment_appended_in_a_methods_body_lands_after_its_last_line_and_reads_back() {
+        let index = index_module(MODULE);
+        let f = symbol(&index, &["A", "f"]);
+        let original = crate::python::symbol_text(MODULE, &f);
+        // As `echo '    # appended' >> f.py` leaves the file, then a blank line and another.
+        for (appended, in_module) in [
+            ("    # appended\n", "        # appended\n"),
+            (
+                "\n    # after a blank line\n\n\n",
+                "\n        # after a blank line\n",
+            ),
+        ] {
+            let file = format!("{original}{appended}");
+            let kept = check_symbol("f.py", file.as_bytes(), "f").unwrap();
+            let module = replace_symbol(MODULE, &f, kept);
+            assert_eq!(
+                module,
+                MODULE.replace(
+                    "        return 1\n",
+                    &format!("        return 1\n{in_module}")
+                ),
+                "trailing blank lines are dropped; the gap before g stays"
+            );
+            let again = index_module(&module);
+            let read = crate::python::symbol_text(&module, &symbol(&again, &["A", "f"]));
+            assert_eq!(
+                read,
+                format!("{original}{}", appended.trim_end_matches('\n')) + "\n"
+            );
+            assert_eq!(symbol(&again, &["A", "g"]).comment_lines, 0);
+        }
     }
 
     #[test]

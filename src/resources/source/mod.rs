@@ -430,6 +430,20 @@ impl Resource for Source {
         Ok(Child::names(children))
     }
 
+    /// A dotted name without `.py` (`packaging.version.Version.public`), or a module's or
+    /// symbol's name in its folder without it, means the file that name is once `.py` is
+    /// added, not the package whose name starts it.
+    fn meant(&self, path: &[&str]) -> Option<String> {
+        let (name, parent) = path.split_last()?;
+        let file = format!("{name}.py");
+        let mut with_py = parent.to_vec();
+        with_py.push(&file);
+        match self.resolve(&with_py).ok()? {
+            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
+            _ => None,
+        }
+    }
+
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         if let Some(at) = self.runner_at(path) {
             return self.runner_read(&at);
@@ -499,6 +513,14 @@ impl Resource for Source {
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        if self.runner_at(from).is_some() {
+            return Err(Error::not_permitted(format!(
+                "{} is the test runner's and keeps its name; to run tests, write a selector \
+                 to {}",
+                self.links.to(&format!("source/{}", from.join("/"))),
+                self.links.to(&format!("source/{TESTS}/run"))
+            )));
+        }
         self.rename_path(from, to)
     }
 

@@ -512,7 +512,8 @@ impl Source {
                 dotted,
                 inner,
                 ..
-            } => {
+            } if !inner.is_empty() => {
+                // (A module's own folder has no definition to rename: it is refused below.)
                 let what = format!("rename {dotted}.{} to {new_ident}", inner.qualname());
                 self.change_module(&disk, &dotted, &what, |module, text| {
                     let (index, _) = located(module, &inner, &disk)?;
@@ -521,12 +522,6 @@ impl Source {
                         return Err(Error::exists(format!("{new_ident} already exists there")));
                     }
                     edit::rename_symbol(text, &module.index.symbols[index], new_ident)
-                })
-                // EPERM for a rename the import check undid, as above: mv would print EINVAL
-                // as "cannot move to a subdirectory of itself".
-                .map_err(|e| match e.kind {
-                    ErrorKind::Invalid => Error::not_permitted(e.message),
-                    _ => e,
                 })
             }
             _ => Err(Error::not_permitted(format!(

@@ -356,7 +356,17 @@ impl Space {
                         self.links.to(to.as_str())
                     )));
                 }
-                resource.rename(&rest, &target_rest)
+                // A refused move of a document is EPERM, never EINVAL: coreutils `mv` prints
+                // EINVAL from rename(2) as "cannot move … to a subdirectory of itself",
+                // hiding the reason (which `_errors.md` gives). A temp file renamed over a
+                // document (sed -i, editors) keeps EINVAL above: that is a refused write,
+                // and its tools say "Invalid argument" as for any other.
+                resource
+                    .rename(&rest, &target_rest)
+                    .map_err(|e| match e.kind {
+                        ErrorKind::Invalid => Error::not_permitted(e.message),
+                        _ => e,
+                    })
             }
             Route::Root | Route::Generated(..) | Route::Errors => Err(Error::read_only(format!(
                 "{} is generated and cannot be moved",

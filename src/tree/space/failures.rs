@@ -91,21 +91,33 @@ impl Space {
             if after_failure {
                 continue;
             }
-            let children = listings
-                .entry(parent.clone())
-                .or_insert_with(|| self.list(&parent).unwrap_or_default());
-            let best = children
-                .iter()
-                .map(|c| (strsim::jaro_winkler(name, &c.name), c))
-                .filter(|(score, _)| *score >= 0.85)
-                .max_by(|a, b| a.0.total_cmp(&b.0));
-            // The name itself listed: it was made between the miss and this look (another
-            // mount's create arriving), so there was no typo.
-            let Some((_, child)) = best.filter(|(_, child)| child.name != *name) else {
+            let meant = self
+                .place_in_resource(&miss.path)
+                .ok()
+                .and_then(|(resource, rest)| resource.meant(&rest))
+                .and_then(|meant| {
+                    let kind = self.stat(&parent.join(&meant)).ok()?.kind;
+                    Some((meant, kind))
+                });
+            let closest = || {
+                let children = listings
+                    .entry(parent.clone())
+                    .or_insert_with(|| self.list(&parent).unwrap_or_default());
+                children
+                    .iter()
+                    .map(|c| (strsim::jaro_winkler(name, &c.name), c))
+                    .filter(|(score, _)| *score >= 0.85)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    // The name itself listed: it was made between the miss and this look
+                    // (another mount's create arriving), so there was no typo.
+                    .filter(|(_, child)| child.name != *name)
+                    .map(|(_, child)| (child.name.clone(), child.kind))
+            };
+            let Some((meant, kind)) = meant.or_else(closest) else {
                 continue;
             };
-            let target = parent.join(&child.name);
-            let suggestion = if matches!(child.kind, Kind::Dir | Kind::Link) {
+            let target = parent.join(&meant);
+            let suggestion = if matches!(kind, Kind::Dir | Kind::Link) {
                 self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
                 self.links.to(target.as_str())

@@ -104,6 +104,9 @@ impl Resource for Notes {
             .ok_or_else(|| Error::not_found("gone"))
     }
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        if !to.last().is_some_and(|name| name.ends_with(".txt")) {
+            return Err(Error::invalid("notes are called <name>.txt"));
+        }
         let mut files = lock(&self.files);
         let content = files
             .remove(from.join("/").as_str())
@@ -286,6 +289,20 @@ fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
         .unwrap_err();
     assert_eq!(error.errno(), libc::EINVAL);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+}
+
+#[test]
+fn a_refused_move_of_a_document_is_not_permitted_never_invalid() {
+    // mv prints EINVAL from rename(2) as "cannot move … to a subdirectory of itself".
+    let (space, notes) = space();
+    let notes_dir = dir(&space);
+    let error = space
+        .rename(notes_dir, "a.txt", notes_dir, "a.md", false, me())
+        .unwrap_err();
+    assert_eq!(error.errno(), libc::EPERM);
+    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
+    assert!(log.contains("notes are called <name>.txt"), "{log}");
 }
 
 #[test]
