@@ -43,3 +43,9 @@ expect_eq "$(cat "$S/toolbox/helper.py")" "$(printf 'def helper():\n    return 1
 
 expect_fails "Operation not permitted" "rm of a link" -- rm "$S/ledger/journal"
 expect_contains "$(cat "$HS/_errors.md")" "to delete the module, rm $S/ledger/journal.py" "the refusal says how"
+
+# Errors name the path as listed, not where the link leads.
+printf 'def parse_amount(:\n' > broken.py
+expect_fails "Invalid argument" "a broken symbol through the link" -- cp broken.py "$S/ledger/accounts/parse_amount.py"
+expect_contains "$(cat "$HS/_errors.md")" "$S/ledger/accounts/parse_amount.py" "the refusal names the listed path"
+expect_absent "$(cat "$HS/_errors.md")" "ledger.accounts/" "never the dotted folder"

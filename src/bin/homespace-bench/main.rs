@@ -23,11 +23,15 @@
 //! (`live_import.rs`): entries per second as a transcript grows, and the delay from an
 //! append to the mount showing it.
 //!
+//! The large-project section (`large.rs`): cold and warm `grep -rn`, `ls -lR`, a search and
+//! mount → first view on the stdlib (`--large DIR`; `--package`, `--word`), beside the plain tree.
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks] [--cached-only] [--entries N]
+//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks|large] [--cached-only] [--entries N]
+//! [--package NAME] [--word WORD]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -40,6 +44,7 @@
 //! The scratch server is stopped, and every database on it dropped, before it exits.
 
 mod backends;
+mod large;
 mod live_import;
 mod memory;
 mod memory_digest;
@@ -89,11 +94,11 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" => (false, false, false, false, false),
+        "memory-store" | "live-import" | "large" => (false, false, false, false, false),
         other => {
             eprintln!(
                 "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
-                 live-import, sessions or walks, not {other:?}"
+                 live-import, sessions, walks or large, not {other:?}"
             );
             std::process::exit(2);
         }
@@ -133,6 +138,12 @@ fn main() {
             "def register",
             uncached,
         );
+    }
+    if all || only == "large" {
+        let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
+        let package = value("--package").unwrap_or_else(|| "email".into());
+        let word = value("--word").unwrap_or_else(|| "urlopen".into());
+        large::bench_large(&large, &package, &word);
     }
     if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before

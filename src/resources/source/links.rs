@@ -30,6 +30,28 @@ impl Source {
             .map(|_| link_target(path)))
     }
 
+    /// `path` as listings spell it when it starts with a module's own directory (`pkg.mod/x`
+    /// is `pkg/mod/x`, `.six` is `six`); `None` when it is spelled so already, or starts
+    /// with another dotted name (`pkg.mod.f.py` stays as written).
+    pub(crate) fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
+        let (first, rest) = path.split_first()?;
+        let root = self.walk(&[]).ok()?;
+        self.canonical_members(&root, first).ok()??;
+        let mut shown: Vec<String> = match first.strip_prefix('.') {
+            Some(top) => vec![top.to_string()],
+            None => first.split('.').map(str::to_string).collect(),
+        };
+        shown.extend(rest.iter().map(|n| n.to_string()));
+        Some(shown)
+    }
+
+    /// `path` as listed (see [`Source::shown_as`]), or as it is: what a write's messages
+    /// name, so that they speak of the path the writer used, not where its link led.
+    pub(crate) fn listed(&self, path: &[&str]) -> Vec<String> {
+        self.shown_as(path)
+            .unwrap_or_else(|| path.iter().map(|n| n.to_string()).collect())
+    }
+
     /// `first` walked from `source/` when it is a module's own dotted directory (`pkg.mod`,
     /// `.six`): where its links lead, with paths under it that are no aliases.
     pub(crate) fn canonical_members(&self, root: &Walked, first: &str) -> Result<Option<Walked>> {
@@ -56,25 +78,6 @@ pub(crate) fn link_target(path: &[&str]) -> String {
         [top] => format!(".{top}"),
         _ => format!("{}{}", "../".repeat(path.len() - 1), path.join(".")),
     }
-}
-
-/// `path` as listings spell it when it starts with a module's own directory (`pkg.mod/x`
-/// is `pkg/mod/x`, `.six` is `six`); `None` when it is spelled so already.
-pub(crate) fn shown_as(path: &[&str]) -> Option<Vec<String>> {
-    let (first, rest) = path.split_first()?;
-    let mut shown: Vec<String> = match first.strip_prefix('.') {
-        Some(top) if !top.is_empty() && !top.contains('.') => vec![top.to_string()],
-        Some(_) => return None,
-        None if first.contains('.') && !first.ends_with(".py") => {
-            first.split('.').map(str::to_string).collect()
-        }
-        None => return None,
-    };
-    if shown.iter().any(String::is_empty) {
-        return None;
-    }
-    shown.extend(rest.iter().map(|n| n.to_string()));
-    Some(shown)
 }
 
 /// The other spellings of the paths from `source/` at and under `path`: the dotted

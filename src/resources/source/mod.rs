@@ -291,6 +291,11 @@ impl Source {
     }
 }
 
+/// The names of a path held as owned strings, borrowed.
+fn names(path: &[String]) -> Vec<&str> {
+    path.iter().map(String::as_str).collect()
+}
+
 /// `3.1 KiB`, `812 B`.
 pub(crate) fn bytes(size: u64) -> String {
     if size < 1024 {
@@ -368,7 +373,7 @@ impl Resource for Source {
     }
 
     fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        links::shown_as(path)
+        Source::shown_as(self, path)
     }
 
     fn spellings(&self, path: &[&str]) -> Vec<String> {
@@ -460,7 +465,7 @@ impl Resource for Source {
         }
         let place = self.resolve(path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
-        let shown = links::shown_as(path);
+        let shown = Source::shown_as(self, path);
         let shown: Vec<&str> = match &shown {
             Some(names) => names.iter().map(String::as_str).collect(),
             None => path.to_vec(),
@@ -483,13 +488,17 @@ impl Resource for Source {
                 ))),
             };
         }
-        self.write_path(path, content, base)
+        let listed = self.listed(path);
+        self.write_path(&names(&listed), content, base)
     }
     fn can_create(&self, path: &[&str]) -> Result<()> {
-        self.creatable(path)
+        let listed = self.listed(path);
+        self.creatable(&names(&listed))
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
+        let listed = self.listed(path);
+        let path = &names(&listed)[..];
         if let Some(target) = self.link_at(path)? {
             let module = format!("source/{}.py", path.join("/"));
             return Err(Error::not_permitted(format!(
@@ -521,7 +530,8 @@ impl Resource for Source {
                 self.links.to(&format!("source/{TESTS}/run"))
             )));
         }
-        self.rename_path(from, to)
+        let (from, to) = (self.listed(from), self.listed(to));
+        self.rename_path(&names(&from), &names(&to))
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {

@@ -78,7 +78,7 @@ impl Space {
             }
             // A tool's look around its own failed operation on the same path (mv looks the
             // target up before renaming) is no typo, and must not hide the real failure.
-            let shown = self.links.to(miss.path.as_str());
+            let shown = self.links.to(self.shown(&miss.path).as_str());
             let after_failure = failures.iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
@@ -116,7 +116,8 @@ impl Space {
             let Some((meant, kind)) = meant.or_else(closest) else {
                 continue;
             };
-            let target = parent.join(&meant);
+            // Named as listed: `ledger/accounts/x`, not where its link leads.
+            let target = self.shown(&parent).join(&meant);
             let suggestion = if matches!(kind, Kind::Dir | Kind::Link) {
                 self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
@@ -150,7 +151,7 @@ impl Space {
         self.errors.record(Failure {
             at: now,
             op: op.to_string(),
-            path: self.links.to(path.as_str()),
+            path: self.links.to(self.shown(path).as_str()),
             dir: dir.clone(),
             message: error.message.clone(),
             repeats: 0,

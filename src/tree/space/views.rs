@@ -184,7 +184,7 @@ impl Space {
     /// `dir` as listings spell it (see [`Resource::shown_as`]).
     ///
     /// [`Resource::shown_as`]: crate::tree::resource::Resource::shown_as
-    fn shown(&self, dir: &TreePath) -> TreePath {
+    pub(super) fn shown(&self, dir: &TreePath) -> TreePath {
         match self.route(dir) {
             Ok(Route::In(resource, rest)) => match resource.shown_as(&rest) {
                 Some(names) => TreePath::from_names(
