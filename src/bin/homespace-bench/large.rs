@@ -39,6 +39,9 @@ pub fn bench_large(project: &Path, package: &str, word: &str) {
     let at = first.at.clone();
     let source = at.join("source");
     let files = search_baseline::searched_files(project);
+    // The plain side reads what source/ shows: the project's top-level entries that
+    // source/ lists (its test folder under its own name), nothing it hides.
+    let shown = shown_at_top(project, &source);
     let ops = [
         Op {
             name: format!("grep -rn {word} <package {package}>"),
@@ -48,17 +51,15 @@ pub fn bench_large(project: &Path, package: &str, word: &str) {
         Op {
             name: format!("grep -rn {word} source/ (all)"),
             mount: grep(word, std::slice::from_ref(&source)),
-            plain: grep(word, &[project.to_path_buf()]),
+            plain: grep(word, &shown),
         },
         Op {
             name: "ls -lR source/".into(),
             mount: vec!["ls".into(), "-lR".into(), path(&source)],
-            plain: vec![
-                "ls".into(),
-                "-lR".into(),
-                "--ignore=__pycache__".into(),
-                path(project),
-            ],
+            plain: vec!["ls".into(), "-lR".into(), "--ignore=__pycache__".into()]
+                .into_iter()
+                .chain(shown.iter().map(|p| path(p)))
+                .collect(),
         },
         Op {
             name: format!("search/source:{word} vs rg -n"),
@@ -119,6 +120,33 @@ pub fn bench_large(project: &Path, package: &str, word: &str) {
         ms(cold_view),
         ms(first_view)
     );
+}
+
+/// The project's top-level files and folders that `source/` shows; its test folder too,
+/// which source/ shows as `tests/`. Hidden ones (virtualenvs, site-packages, build output)
+/// are left out, as the mount leaves them out.
+fn shown_at_top(project: &Path, source: &Path) -> Vec<PathBuf> {
+    let mut shown: Vec<PathBuf> = std::fs::read_dir(project)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| {
+                    std::fs::symlink_metadata(source.join(name)).is_ok()
+                        || (["test", "tests", "testing"].contains(&name.as_str())
+                            && source.join("tests").is_dir())
+                })
+                .map(|name| project.join(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    shown.sort();
+    let hidden = std::fs::read_dir(project).map_or(0, |e| e.count()) - shown.len();
+    println!(
+        "  the plain side reads the {} top-level entries source/ shows ({hidden} hidden)",
+        shown.len()
+    );
+    shown
 }
 
 /// A mount, and the time from `homespace mount` to its dashboard read.
