@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -77,7 +77,14 @@ struct TestLayout {
     stamps: Vec<(PathBuf, Option<SystemTime>)>,
     dirs: Vec<PathBuf>,
     config: PytestConfig,
+    /// When the stamps were last compared with the disk.
+    checked: Instant,
 }
+
+/// How long the test layout is taken as it is without a look at its files: every request
+/// walks from source/'s top, which asks for the layout, and a look is ~6 stats. The
+/// watcher forgets the layout at once when a folder comes or goes.
+const LAYOUT_FRESH: Duration = Duration::from_millis(100);
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
@@ -146,13 +153,18 @@ impl Project {
 
     fn test_layout(&self) -> TestLayout {
         let mut cached = crate::tree::lock(&self.tests);
-        if let Some(layout) = cached.as_ref()
-            && layout
+        if let Some(layout) = cached.as_mut() {
+            if layout.checked.elapsed() < LAYOUT_FRESH {
+                return layout.clone();
+            }
+            if layout
                 .stamps
                 .iter()
                 .all(|(path, mtime)| modified(path) == *mtime)
-        {
-            return layout.clone();
+            {
+                layout.checked = Instant::now();
+                return layout.clone();
+            }
         }
         let mut stamps: Vec<(PathBuf, Option<SystemTime>)> = CONFIG_FILES
             .iter()
@@ -169,6 +181,7 @@ impl Project {
             stamps,
             dirs: self.find_test_dirs(&config),
             config,
+            checked: Instant::now(),
         };
         *cached = Some(layout.clone());
         layout
