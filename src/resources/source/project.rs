@@ -360,11 +360,10 @@ impl Project {
     /// of a flat layout included.
     pub fn is_package_at_top(&self, root: &Path, dir: &Path) -> bool {
         let beside_src = self.code_roots.len() > 1 && root == self.root;
-        if beside_src {
-            dir.join("__init__.py").is_file()
-        } else {
-            has_python(dir)
-        }
+        // A regular package answers with one stat; only the others need their folder read
+        // (every request under source/ walks its first name through here).
+        let regular = dir.join("__init__.py").is_file();
+        regular || (!beside_src && has_python(dir))
     }
 
     /// The shown top-level entries: every code root's packages and modules, minus test
