@@ -23,11 +23,15 @@
 //! (`live_import.rs`): entries per second as a transcript grows, and the delay from an
 //! append to the mount showing it.
 //!
+//! The parse index section (`parse_index.rs`) mounts the large project read-only twice
+//! over one store: how long background indexing takes cold and from the parse index, what
+//! it parsed and loaded, and a `cat` of a module while it runs beside one after.
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks] [--cached-only] [--entries N]
+//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks|parse-index] [--cached-only] [--entries N]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -45,6 +49,7 @@ mod memory;
 mod memory_digest;
 mod memory_files;
 mod memory_store;
+mod parse_index;
 mod search_baseline;
 mod sessions;
 mod source;
@@ -89,11 +94,11 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" => (false, false, false, false, false),
+        "memory-store" | "live-import" | "parse-index" => (false, false, false, false, false),
         other => {
             eprintln!(
                 "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
-                 live-import, sessions or walks, not {other:?}"
+                 live-import, sessions, walks or parse-index, not {other:?}"
             );
             std::process::exit(2);
         }
@@ -133,6 +138,9 @@ fn main() {
             "def register",
             uncached,
         );
+    }
+    if all || only == "parse-index" {
+        parse_index::bench_parse_index(&value("--large").map(PathBuf::from).unwrap_or_else(stdlib));
     }
     if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before

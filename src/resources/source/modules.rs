@@ -100,17 +100,6 @@ impl Module {
     }
 }
 
-/// What warming a module up found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Warmed {
-    /// Its index was already in memory for this version of the file.
-    Kept,
-    /// Parsed, or loaded from the parse index.
-    Indexed,
-    /// Not UTF-8: there is nothing to parse.
-    Unreadable,
-}
-
 /// How the indexes of this mount were obtained so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Counts {
@@ -176,20 +165,20 @@ impl Modules {
 
     /// Make sure the index of the module at `path` is in memory, without keeping its text:
     /// what warming up does ahead of requests.
-    pub fn warm(&self, path: &Path) -> Result<Warmed> {
+    /// A module that is not UTF-8 has nothing to index.
+    pub fn warm(&self, path: &Path) -> Result<()> {
         let identity = Identity::of(&stat(path)?);
         if lock(&self.indexes)
             .get(path)
             .is_some_and(|(seen, _)| *seen == identity)
         {
-            return Ok(Warmed::Kept);
+            return Ok(());
         }
         let (bytes, read_at) = read(path)?;
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return Ok(Warmed::Unreadable);
-        };
-        self.index_of(path, &identity, text, read_at);
-        Ok(Warmed::Indexed)
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            self.index_of(path, &identity, text, read_at);
+        }
+        Ok(())
     }
 
     /// How many modules were parsed, and how many loaded from the parse index, so far.
@@ -295,9 +284,10 @@ mod tests {
         std::fs::write(&calc, "def add(a, b):\n    return a + b\n").unwrap();
         std::fs::write(&other, "class A:\n    pass\n").unwrap();
         let first = Modules::new(ParseIndex::new(index.clone()));
-        assert_eq!(first.warm(&calc).unwrap(), Warmed::Indexed);
-        assert_eq!(first.warm(&calc).unwrap(), Warmed::Kept);
+        first.warm(&calc).unwrap();
+        first.warm(&calc).unwrap();
         first.warm(&other).unwrap();
+        // Warmed twice, parsed once.
         assert_eq!(
             first.counts(),
             Counts {

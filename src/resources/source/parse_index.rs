@@ -16,6 +16,7 @@
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -75,6 +76,9 @@ pub struct ParseIndex {
     /// Where it is kept; none: every module is parsed.
     file: OnceLock<PathBuf>,
     db: OnceLock<Option<Mutex<Connection>>>,
+    /// Whether a failure was logged already: one line says it, not one per module (two
+    /// mounts of one project warming up at once may keep each other busy).
+    failed: AtomicBool,
 }
 
 /// A row as stored.
@@ -178,7 +182,12 @@ impl ParseIndex {
         match query(&lock(db)) {
             Ok(value) => Some(value),
             Err(e) => {
-                crate::log::line(&format!("the parse index failed: {e}"));
+                if !self.failed.swap(true, Ordering::Relaxed) {
+                    crate::log::line(&format!(
+                        "the parse index failed: {e}; the modules it misses are parsed \
+                         (said once)"
+                    ));
+                }
                 None
             }
         }
