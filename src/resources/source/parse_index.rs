@@ -112,30 +112,18 @@ impl ParseIndex {
         bytes: &[u8],
         read_at: SystemTime,
     ) -> Option<ModuleIndex> {
-        let row = self.with(|db| row(db, path))??;
+        let mut row = self.with(|db| row(db, path))??;
         if row.identity.size != identity.size {
             return None;
         }
-        let exact = row.identity == *identity && !row.racy;
-        if !exact {
+        if row.identity != *identity || row.racy {
             if row.hash != hash(bytes) {
                 return None;
             }
             // The same content under a new stamp: trust the stamp from now on, if it can be.
-            self.with(|db| {
-                db.execute(
-                    "UPDATE parses SET size = ?2, mtime_ns = ?3, ino = ?4, ctime_ns = ?5, racy = ?6
-                     WHERE path = ?1",
-                    params![
-                        path.as_os_str().as_bytes(),
-                        identity.size as i64,
-                        identity.mtime_ns,
-                        identity.ino as i64,
-                        identity.ctime_ns,
-                        identity.racy(read_at)
-                    ],
-                )
-            });
+            row.identity = *identity;
+            row.racy = identity.racy(read_at);
+            self.with(|db| write(db, path, &row));
         }
         serde_json::from_str(&row.parse).ok()
     }
@@ -153,23 +141,13 @@ impl ParseIndex {
         let Ok(parse) = serde_json::to_string(index) else {
             return;
         };
-        self.with(|db| {
-            db.execute(
-                "INSERT OR REPLACE INTO parses
-                 (path, size, mtime_ns, ino, ctime_ns, racy, hash, parse)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                params![
-                    path.as_os_str().as_bytes(),
-                    identity.size as i64,
-                    identity.mtime_ns,
-                    identity.ino as i64,
-                    identity.ctime_ns,
-                    identity.racy(read_at),
-                    hash(bytes),
-                    parse
-                ],
-            )
-        });
+        let row = Row {
+            identity: *identity,
+            racy: identity.racy(read_at),
+            hash: hash(bytes),
+            parse,
+        };
+        self.with(|db| write(db, path, &row));
     }
 
     /// Run `query` on the open index; `None` when there is none or the query failed
@@ -213,6 +191,23 @@ fn row(db: &Connection, path: &Path) -> rusqlite::Result<Option<Row>> {
         },
     )
     .optional()
+}
+
+fn write(db: &Connection, path: &Path, row: &Row) -> rusqlite::Result<usize> {
+    db.execute(
+        "INSERT OR REPLACE INTO parses (path, size, mtime_ns, ino, ctime_ns, racy, hash, parse)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            path.as_os_str().as_bytes(),
+            row.identity.size as i64,
+            row.identity.mtime_ns,
+            row.identity.ino as i64,
+            row.identity.ctime_ns,
+            row.racy,
+            row.hash,
+            row.parse
+        ],
+    )
 }
 
 /// The content hash that decides when the stamp cannot.
