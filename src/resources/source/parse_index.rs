@@ -14,7 +14,7 @@
 //! says), or when any of them differs, the content's hash decides.
 
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -217,6 +217,13 @@ fn hash(bytes: &[u8]) -> Vec<u8> {
 
 /// Open (or make) the index in `file`, emptied if another format wrote it.
 fn open(file: &Path) -> Option<Connection> {
+    // The owner's alone, as the store is: it holds the project's signatures and docstrings,
+    // wherever the store was put (SQLite gives its journal the same modes).
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(file);
     let opened = Connection::open(file).and_then(|db| {
         // A cache: a commit need not reach the disk before the next one (WAL keeps what
         // was committed across a killed daemon; a lost tail only costs parses).
@@ -313,6 +320,25 @@ mod tests {
         // Rewritten in the same tick with the same size: every stamp alike, not the bytes.
         let same_size = "def add(a, b):\n    return a - b\n";
         assert_eq!(kept.lookup(path, &fresh, same_size.as_bytes(), now), None);
+    }
+
+    #[test]
+    fn the_index_is_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("parses.db");
+        let kept = ParseIndex::new(file.clone());
+        let old = identity(SOURCE.len() as u64, 1_000_000_000, 7);
+        let path = Path::new("/project/calc.py");
+        kept.keep(
+            path,
+            &old,
+            SOURCE.as_bytes(),
+            SystemTime::now(),
+            &index_module(SOURCE),
+        );
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 
     #[test]
