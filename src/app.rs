@@ -67,6 +67,21 @@ impl Options {
         }
     }
 
+    /// Where parses are kept across mounts: beside a SQLite store, named after it
+    /// (`store.db` → `store.parses.db`), so that two stores in one folder keep two; for a
+    /// database, in the mount's local directory, as they are this machine's alone.
+    pub fn parse_index(&self) -> PathBuf {
+        match self.store() {
+            Location::File(path) => {
+                let stem = path.file_stem().unwrap_or(path.as_os_str());
+                let mut name = stem.to_os_string();
+                name.push(".parses.db");
+                path.with_file_name(name)
+            }
+            Location::Postgres(_) => self.local_dir().join("parses.db"),
+        }
+    }
+
     /// Whether the store is the project's own `<project>/.homespace/store.db`, however
     /// it was named (the mount's daemon is always given the store's absolute path).
     pub fn store_is_default(&self) -> bool {
@@ -138,6 +153,7 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
         links: links.clone(),
         store: Arc::clone(&store),
         budget: options.budget,
+        parse_index: Some(options.parse_index()),
     });
     let info = ProjectInfo {
         name,

@@ -127,6 +127,8 @@ pub fn serve(
     } else {
         crate::log::line("cache: off (--no-cache): every access asks the daemon");
     }
+    // After the kernel is attached: the dashboards it keeps must hear that indexing ended.
+    space.warm();
     let mut unmounter = session.unmount_callable();
     let mut signals = signal_hook::iterator::Signals::new([
         signal_hook::consts::SIGINT,

@@ -3,12 +3,16 @@
 //! indentation) and the rest of the crate gets through `crate::python`.
 //!
 //! The bottom layer of `python/`: data only, importing nothing of its neighbours, so that
-//! every other file may use it without tying a knot.
+//! every other file may use it without tying a knot. Serializable, as the parse index keeps
+//! it across mounts (`resources/source/parse_index.rs`, whose format version goes up with
+//! any change here or to what `index_module` puts in it).
 
 use std::ops::Range;
 
+use serde::{Deserialize, Serialize};
+
 /// What a symbol is. Methods are functions whose parent is a class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SymbolKind {
     Class,
     Function,
@@ -16,7 +20,7 @@ pub enum SymbolKind {
 }
 
 /// A class, function or method of a module.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbol {
     /// Names from the module down, e.g. `["Account", "balance"]`.
     pub qualname: Vec<String>,
@@ -63,7 +67,7 @@ pub struct Symbol {
 }
 
 /// A syntax error, located for humans.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyntaxProblem {
     /// 1-based line.
     pub line: usize,
@@ -74,7 +78,7 @@ pub struct SyntaxProblem {
 }
 
 /// The symbols of one module and what is known about the module itself.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ModuleIndex {
     /// First line of the module docstring.
     pub docstring: Option<String>,

@@ -27,6 +27,8 @@ pub struct Context {
     pub store: Arc<Store>,
     /// The token budget of views.
     pub budget: usize,
+    /// Where parses are kept across mounts (see `source/parse_index.rs`); none: not kept.
+    pub parse_index: Option<PathBuf>,
 }
 
 /// Every resourcespace, in the order the root lists them. Search covers all the others.
@@ -38,6 +40,9 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
         ctx.store.clone(),
         ctx.budget,
     );
+    if let Some(file) = &ctx.parse_index {
+        source.keep_parses_in(file.clone());
+    }
     // Memory follows what source/meta/settings.toml says, for as long as source/ is there.
     let settings = Arc::downgrade(&source);
     let following = memory::follow::Following {

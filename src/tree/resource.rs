@@ -209,6 +209,10 @@ pub trait Resource: Send + Sync {
     /// following the agents' transcripts), reporting to `outside`. Called once, when the
     /// tree is mounted writable, whatever the kernel keeps.
     fn start(&self, _outside: Outside) {}
+
+    /// Start the work that makes later requests faster (indexing the project ahead of
+    /// them), reporting to `outside`. Called once, when the tree is mounted, read-only too.
+    fn warm(&self, _outside: Outside) {}
 }
 
 /// Where a resourcespace reports changes made outside the tree: paths from the root of

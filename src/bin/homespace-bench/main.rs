@@ -26,12 +26,16 @@
 //! The large-project section (`large.rs`): cold and warm `grep -rn`, `ls -lR`, a search and
 //! mount → first view on the stdlib (`--large DIR`; `--package`, `--word`), beside the plain tree.
 //!
+//! The parse index section (`parse_index.rs`) mounts the large project read-only twice
+//! over one store: how long background indexing takes cold and from the parse index, what
+//! it parsed and loaded, and a `cat` of a module while it runs beside one after.
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks|large] [--cached-only] [--entries N]
-//! [--package NAME] [--word WORD]
+//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks|large|parse-index]
+//! [--cached-only] [--entries N] [--package NAME] [--word WORD]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -50,6 +54,7 @@ mod memory;
 mod memory_digest;
 mod memory_files;
 mod memory_store;
+mod parse_index;
 mod search_baseline;
 mod sessions;
 mod source;
@@ -94,11 +99,13 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" | "large" => (false, false, false, false, false),
+        "memory-store" | "live-import" | "large" | "parse-index" => {
+            (false, false, false, false, false)
+        }
         other => {
             eprintln!(
                 "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
-                 live-import, sessions, walks or large, not {other:?}"
+                 live-import, sessions, walks, large or parse-index, not {other:?}"
             );
             std::process::exit(2);
         }
@@ -144,6 +151,9 @@ fn main() {
         let package = value("--package").unwrap_or_else(|| "email".into());
         let word = value("--word").unwrap_or_else(|| "urlopen".into());
         large::bench_large(&large, &package, &word);
+    }
+    if all || only == "parse-index" {
+        parse_index::bench_parse_index(&value("--large").map(PathBuf::from).unwrap_or_else(stdlib));
     }
     if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before

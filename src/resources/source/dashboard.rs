@@ -40,8 +40,11 @@ impl Source {
             [one] => format!("{one}.<module>.<Class>.<method>"),
             _ => "<package>.<module>.<function>".to_string(),
         };
+        let mut state = vec![tests];
+        // While it runs, a first listing of symbols may still wait for its module's parse.
+        state.extend(self.indexing.progress().map(|p| format!("Source: {p}")));
         RootPart {
-            state: vec![tests],
+            state,
             verbs: vec![
                 Verb::new(
                     "run the tests and wait",

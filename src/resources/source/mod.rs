@@ -1,7 +1,8 @@
 //! `source/`: the Python project by module path. Packages are directories, modules are
 //! `m.py` (exact source) beside `m/` (their symbols), classes are `C.py` beside `C/`
 //! (their members). The files on disk are the truth: every access reads them afresh (parses
-//! are cached by modification time and size), and nothing is parsed up front.
+//! are kept by the file's identity, across mounts too), and a mount indexes every module in
+//! the background (`warm_up.rs`) so that the first requests find the parses ready.
 
 mod change;
 mod changed_in;
@@ -23,6 +24,7 @@ mod member_path;
 mod meta;
 pub mod modules;
 mod outline;
+mod parse_index;
 pub mod paths;
 pub mod project;
 mod pyproject_change;
@@ -36,6 +38,7 @@ mod settings_file;
 mod suspects;
 mod take_back;
 mod views;
+mod warm_up;
 mod watch;
 mod write;
 
@@ -110,7 +113,10 @@ impl Parent {
 /// The source resourcespace of one project.
 pub struct Source {
     project: Arc<Project>,
-    modules: Modules,
+    /// Shared with the warm-up thread, which fills it ahead of requests.
+    modules: Arc<Modules>,
+    /// How far warming up is.
+    indexing: Arc<warm_up::Indexing>,
     links: Links,
     name: String,
     locks: FileLocks,
@@ -193,7 +199,8 @@ impl Source {
             project,
             runs: runner::TestRuns::new(Arc::clone(&store), checkout),
             store,
-            modules: Modules::default(),
+            modules: Arc::default(),
+            indexing: Arc::default(),
             links,
             name,
             locks: FileLocks::default(),
@@ -203,6 +210,11 @@ impl Source {
         });
         settings.apply(&settings.current());
         source
+    }
+
+    /// Keep parses across mounts in `file` (before the first module is read).
+    pub fn keep_parses_in(&self, file: std::path::PathBuf) {
+        self.modules.keep_parses_in(file);
     }
 
     /// The Python version edits must compile on: the project's `requires-python` minimum,
@@ -388,6 +400,10 @@ impl Resource for Source {
         Ok(self.dashboard_part())
     }
 
+    fn warm(&self, outside: crate::tree::resource::Outside) {
+        self.warm_up(outside);
+    }
+
     fn stat(&self, path: &[&str]) -> Result<Node> {
         if let Some(at) = self.runner_at(path) {
             return self.runner_stat(&at);
@@ -474,6 +490,13 @@ impl Resource for Source {
         if path == [TESTS] {
             entry.functions.insert(0, self.run_and_wait());
             entry.about.push(self.how_tests_run());
+        }
+        if path.is_empty()
+            && let Some(progress) = self.indexing.progress()
+        {
+            entry
+                .about
+                .push(format!("Source: {progress} in the background."));
         }
         Ok(entry)
     }

@@ -103,6 +103,22 @@ impl Space {
 
     /// Start each resourcespace's own work ([`crate::tree::resource::Resource::start`]).
     pub fn start(self: &Arc<Self>) {
+        let outside = self.outside();
+        for resource in &self.resources {
+            resource.start(outside.clone());
+        }
+    }
+
+    /// Start each resourcespace's warm-up ([`crate::tree::resource::Resource::warm`]).
+    pub fn warm(self: &Arc<Self>) {
+        let outside = self.outside();
+        for resource in &self.resources {
+            resource.warm(outside.clone());
+        }
+    }
+
+    /// Where a resourcespace's own work reports: this tree, as long as it is there.
+    fn outside(self: &Arc<Self>) -> Outside {
         let weak = Arc::downgrade(self);
         let changes: Changes = Arc::new(move |paths| {
             if let Some(space) = weak.upgrade() {
@@ -110,16 +126,13 @@ impl Space {
             }
         });
         let weak = Arc::downgrade(self);
-        let outside = Outside {
+        Outside {
             changes,
             failed: Arc::new(move |op, path, error| {
                 if let Some(space) = weak.upgrade() {
                     space.record(op, path, error);
                 }
             }),
-        };
-        for resource in &self.resources {
-            resource.start(outside.clone());
         }
     }
 

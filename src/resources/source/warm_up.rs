@@ -1,0 +1,160 @@
+//! Warming up: after mounting, every module of the project is indexed in a background
+//! thread at the lowest priority, so that the first listing of symbols, view or search
+//! finds its parses ready — loaded from the parse index where the file did not change. The
+//! dashboards say how far it is while it runs, and nothing once it is done.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Instant;
+
+use crate::model::TreePath;
+use crate::render::thousands;
+use crate::resources::source::Source;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::project::Project;
+use crate::tree::resource::Outside;
+
+/// How many times the dashboards are told that indexing moved on, over a whole run.
+const UPDATES: usize = 20;
+
+/// How far indexing is.
+#[derive(Debug, Default)]
+pub(super) struct Indexing {
+    running: AtomicBool,
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl Indexing {
+    /// `indexing 1,234 of 3,456 modules`, while it runs.
+    pub(super) fn progress(&self) -> Option<String> {
+        self.running.load(Ordering::Relaxed).then(|| {
+            format!(
+                "indexing {} of {} modules",
+                thousands(self.done.load(Ordering::Relaxed) as u64),
+                thousands(self.total.load(Ordering::Relaxed) as u64)
+            )
+        })
+    }
+}
+
+impl Source {
+    /// Index every module in the background, reporting progress to `outside`.
+    pub(super) fn warm_up(&self, outside: Outside) {
+        let project = Arc::clone(&self.project);
+        let modules = Arc::clone(&self.modules);
+        let indexing = Arc::clone(&self.indexing);
+        indexing.running.store(true, Ordering::Relaxed);
+        let spawned = std::thread::Builder::new()
+            .name("index modules".into())
+            .spawn(move || {
+                lowest_priority();
+                index_all(&project, &modules, &indexing, &outside);
+            });
+        if let Err(e) = spawned {
+            self.indexing.running.store(false, Ordering::Relaxed);
+            crate::log::line(&format!("cannot index the modules in the background: {e}"));
+        }
+    }
+}
+
+fn index_all(project: &Project, modules: &Modules, indexing: &Indexing, outside: &Outside) {
+    let started = Instant::now();
+    let files = project.python_files();
+    indexing.total.store(files.len(), Ordering::Relaxed);
+    let dashboards = || {
+        (outside.changes)(vec![
+            TreePath::parse("_entry.md"),
+            TreePath::parse("source/_entry.md"),
+        ])
+    };
+    dashboards();
+    let step = (files.len() / UPDATES).max(1);
+    for (n, file) in files.iter().enumerate() {
+        // A module removed meanwhile is simply not there to index.
+        let _ = modules.warm(file);
+        indexing.done.store(n + 1, Ordering::Relaxed);
+        if (n + 1) % step == 0 {
+            dashboards();
+        }
+        // Requests come first: they may be waiting for the CPU this thread has.
+        std::thread::yield_now();
+    }
+    indexing.running.store(false, Ordering::Relaxed);
+    dashboards();
+    let counts = modules.counts();
+    crate::log::line(&format!(
+        "indexed {} modules: {} parsed, {} from the parse index ({:.1} s)",
+        files.len(),
+        counts.parsed,
+        counts.loaded,
+        started.elapsed().as_secs_f64()
+    ));
+}
+
+/// Run this thread at the lowest CPU and I/O priority, so that requests are served first.
+/// Not the idle scheduling class: a thread that holds a module lock while it never gets the
+/// CPU would make the request waiting on that lock wait as well.
+fn lowest_priority() {
+    // SAFETY: plain system calls on the calling thread, with no pointers.
+    unsafe {
+        let thread = libc::gettid() as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, 19);
+        // ioprio_set(IOPRIO_WHO_PROCESS, this thread, best effort class, lowest level).
+        const IOPRIO_WHO_PROCESS: libc::c_int = 1;
+        const BEST_EFFORT_LOWEST: libc::c_int = (2 << 13) | 7;
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            thread,
+            BEST_EFFORT_LOWEST,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Links;
+    use crate::store::Store;
+    use crate::tree::resource::Resource;
+
+    #[test]
+    fn the_dashboards_say_how_far_indexing_is_while_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a + b\n",
+        )
+        .unwrap();
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = Source::new(dir.path(), "demo".into(), Links::new("/mnt/hs"), store, 500);
+        source.indexing.running.store(true, Ordering::Relaxed);
+        source.indexing.done.store(1234, Ordering::Relaxed);
+        source.indexing.total.store(3456, Ordering::Relaxed);
+        let root = source.root_part().unwrap();
+        assert!(
+            root.state
+                .contains(&"Source: indexing 1,234 of 3,456 modules".to_string())
+        );
+        let entry = source.entry(&[]).unwrap();
+        let said = "Source: indexing 1,234 of 3,456 modules in the background.";
+        assert!(
+            entry.about.iter().any(|line| line == said),
+            "{:?}",
+            entry.about
+        );
+
+        source.indexing.running.store(false, Ordering::Relaxed);
+        assert!(
+            !source
+                .root_part()
+                .unwrap()
+                .state
+                .iter()
+                .any(|l| l.contains("indexing"))
+        );
+        let entry = source.entry(&[]).unwrap();
+        assert!(!entry.about.iter().any(|line| line.contains("indexing")));
+    }
+}
