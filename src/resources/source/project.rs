@@ -4,8 +4,9 @@
 //! `.homespace`; never follows a symlink that leads outside the project. Nothing is read
 //! up front beyond the layout: directories are listed when asked.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -66,7 +67,18 @@ pub struct Project {
     extra: std::sync::RwLock<Gitignore>,
     /// The top-level entries and the folder modification times they were computed at.
     top: Mutex<Option<TopLevel>>,
+    /// Folders listed, each with its modification time when listed: a listing holds until
+    /// an entry comes, goes or is renamed (which moves the folder's time). Every
+    /// `_nav.txt` lists the folders on its way from the top, so the same few are asked
+    /// for again and again.
+    listed: Mutex<HashMap<PathBuf, Listed>>,
 }
+
+/// A folder's shown entries and the folder's modification time when they were read.
+type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>);
+
+/// Folders whose listings are kept at once; past it the keeping starts afresh.
+const LISTED_MOST: usize = 4096;
 
 /// The top-level entries and the (folder, modification time) pairs they depend on.
 type TopLevel = (Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>);
@@ -115,6 +127,7 @@ impl Project {
             ignore,
             extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
+            listed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -208,6 +221,7 @@ impl Project {
     pub fn forget_layout(&self) {
         *crate::tree::lock(&self.tests) = None;
         *crate::tree::lock(&self.top) = None;
+        crate::tree::lock(&self.listed).clear();
     }
 
     fn find_test_dirs(&self, config: &PytestConfig) -> Vec<PathBuf> {
@@ -235,10 +249,11 @@ impl Project {
         if let Ok(mut slot) = self.extra.write() {
             *slot = extra;
         }
-        // The top-level entries were computed with the old patterns.
+        // The top-level entries and listings were computed with the old patterns.
         if let Ok(mut top) = self.top.lock() {
             *top = None;
         }
+        crate::tree::lock(&self.listed).clear();
         Ok(())
     }
 
@@ -277,6 +292,24 @@ impl Project {
     /// The shown entries of directory `dir`, sorted by name (directories and files mixed,
     /// as `ls` does). Symlinks are followed only when they stay inside the project.
     pub fn list_dir(&self, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
+        let mtime = modified(dir);
+        if let Some((seen, entries)) = crate::tree::lock(&self.listed).get(dir)
+            && mtime.is_some()
+            && *seen == mtime
+        {
+            return Ok(entries.as_ref().clone());
+        }
+        let entries = Arc::new(self.read_dir_shown(dir)?);
+        let mut listed = crate::tree::lock(&self.listed);
+        if listed.len() >= LISTED_MOST {
+            listed.clear();
+        }
+        listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries)));
+        Ok(entries.as_ref().clone())
+    }
+
+    /// [`Project::list_dir`] read from the disk.
+    fn read_dir_shown(&self, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
         let mut entries = Vec::new();
         for item in std::fs::read_dir(dir)? {
             let Ok(item) = item else { continue };

@@ -36,7 +36,17 @@ impl Space {
     /// Things at `paths` and under each (the root: everything) changed outside the tree's
     /// own requests: forget what is kept of them.
     pub fn touched(&self, paths: Vec<TreePath>) {
-        self.forget(&paths.into_iter().map(Reach::Under).collect::<Vec<_>>());
+        let reach: Vec<Reach> = paths
+            .into_iter()
+            .map(|path| match path.name() {
+                // A generated view never comes or goes, and holds nothing: a change of what
+                // it shows (the warm-up's progress) reaches that view only, not every map
+                // beside it.
+                Some(ENTRY | NAV) => Reach::Exactly(path),
+                _ => Reach::Under(path),
+            })
+            .collect();
+        self.forget(&reach);
     }
 
     /// A change was just made through the tree at `path`: forget it and what its resource
