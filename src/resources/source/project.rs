@@ -66,6 +66,8 @@ pub struct Project {
     extra: std::sync::RwLock<Gitignore>,
     /// The top-level entries and the folder modification times they were computed at.
     top: Mutex<Option<TopLevel>>,
+    /// How many times `extra` was set: what was listed before is to be listed again.
+    ignore_generation: std::sync::atomic::AtomicU64,
 }
 
 /// The top-level entries and the (folder, modification time) pairs they depend on.
@@ -108,6 +110,7 @@ impl Project {
             ignore,
             extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
+            ignore_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -222,11 +225,19 @@ impl Project {
         if let Ok(mut slot) = self.extra.write() {
             *slot = extra;
         }
+        self.ignore_generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // The top-level entries were computed with the old patterns.
         if let Ok(mut top) = self.top.lock() {
             *top = None;
         }
         Ok(())
+    }
+
+    /// Changes each time the ignore settings do (see [`Project::set_extra_ignore`]).
+    pub fn ignore_generation(&self) -> u64 {
+        self.ignore_generation
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether `path` (inside the project) is hidden from the tree.
