@@ -23,11 +23,15 @@
 //! (`live_import.rs`): entries per second as a transcript grows, and the delay from an
 //! append to the mount showing it.
 //!
+//! The search section (`search_pace.rs`, `--only search`) times `search/source:` beside
+//! `rg -n` over the same files of the stdlib, or of `--project DIR`, cold and warm.
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks] [--cached-only] [--entries N]
+//! [--only all|source|search|tasks|memory|memory-store|live-import|sessions|walks] [--project DIR]
+//! [--cached-only] [--entries N]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -46,6 +50,7 @@ mod memory_digest;
 mod memory_files;
 mod memory_store;
 mod search_baseline;
+mod search_pace;
 mod sessions;
 mod source;
 mod symbol_index;
@@ -89,11 +94,11 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" => (false, false, false, false, false),
+        "memory-store" | "live-import" | "search" => (false, false, false, false, false),
         other => {
             eprintln!(
-                "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
-                 live-import, sessions or walks, not {other:?}"
+                "homespace-bench: --only takes all, source, search, tasks, memory, \
+                 memory-store, live-import, sessions or walks, not {other:?}"
             );
             std::process::exit(2);
         }
@@ -133,6 +138,10 @@ fn main() {
             "def register",
             uncached,
         );
+    }
+    if all || only == "search" {
+        let project = value("--project").map(PathBuf::from).unwrap_or_else(stdlib);
+        search_pace::bench_search(&project, runs.min(20));
     }
     if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before
