@@ -18,6 +18,7 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
+mod last_scan;
 mod links;
 mod member_path;
 mod meta;

@@ -20,7 +20,7 @@ pub const READERS: usize = 8;
 const LINE_CHARS: usize = 160;
 
 /// One matching line.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Found {
     pub file: usize,
     pub line: usize,

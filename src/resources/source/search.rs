@@ -24,6 +24,7 @@ use regex::bytes::RegexBuilder;
 
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
+use crate::resources::source::last_scan::Scanned;
 use crate::resources::source::scan::{self, Found, Pattern};
 use crate::resources::source::{Source, changed_in};
 
@@ -32,9 +33,12 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
     let listed = source.searched.files(&source.project);
     let (files, python) = (&listed.paths, listed.python);
-    let (mut found, total) = scan::scan(&pattern, files, python, limit);
-    found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
-    found.truncate(limit);
+    let Scanned { found, total } = source.searched.last.get(query, limit, &listed, || {
+        let (mut found, total) = scan::scan(&pattern, files, python, limit);
+        found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
+        found.truncate(limit);
+        Scanned { found, total }
+    });
     let terms = pattern.each.len();
     let note = (terms > 1 && found.first().is_some_and(|f| f.terms < terms))
         .then(|| format!("no line holds all {terms} terms: lines holding most of them come first"));

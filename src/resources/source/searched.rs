@@ -18,7 +18,7 @@ use crate::resources::source::project::{DiskEntry, EntryKind, Project};
 use crate::tree::lock;
 
 /// How recent a folder's change may be for its time not to tell a later one.
-const RACY: Duration = Duration::from_secs(2);
+pub const RACY: Duration = Duration::from_secs(2);
 
 /// The files a search reads: the `.py` files first, in path order, then the others.
 #[derive(Debug, PartialEq, Eq)]
@@ -38,10 +38,11 @@ struct Listing {
     files: Arc<Files>,
 }
 
-/// The kept list of one project's searched files.
+/// The kept list of one project's searched files, and the last query's matching lines.
 #[derive(Default)]
 pub struct Searched {
     kept: Mutex<Option<Listing>>,
+    pub last: crate::resources::source::last_scan::LastScan,
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {
