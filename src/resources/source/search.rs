@@ -1,7 +1,8 @@
 //! Search in the project's files: every `.py` file of the code and the tests, then the
 //! project's other text files (pyproject.toml, README, docs, configs, package data; binary
 //! files and files past `project::LARGEST_TEXT` are skipped), listed once and kept
-//! (`searched.rs`) and read on every core (`scan.rs`).
+//! (`searched.rs`), read several at a time (`scan.rs`); the last query's matches are kept
+//! for the several renders of one `cat` (`last_scan.rs`).
 //!
 //! A query is words and `"quoted phrases"`, each taken literally and smart-case like
 //! ripgrep: a query all in lower case matches any case, one upper-case letter makes it exact.
