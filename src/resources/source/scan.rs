@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use regex::bytes::Regex;
+use regex::bytes::{Regex, RegexSet};
 
 use crate::resources::source::project::LARGEST_TEXT;
 
@@ -34,8 +34,9 @@ pub struct Found {
 /// What a query looks for: any of its terms, and each term to count how many a line holds.
 pub struct Pattern {
     pub any: Regex,
-    /// One per term; empty for a `re:` query (a line holds it or not).
-    pub each: Vec<Regex>,
+    /// Every term, to tell in one pass which a line holds; empty for a `re:` query (a line
+    /// holds it or not) and for one term.
+    pub each: RegexSet,
 }
 
 impl Pattern {
@@ -43,7 +44,7 @@ impl Pattern {
         if self.each.is_empty() {
             return 1;
         }
-        self.each.iter().filter(|t| t.is_match(line)).count()
+        self.each.matches(line).iter().count()
     }
 }
 

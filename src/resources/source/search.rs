@@ -21,7 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use regex::bytes::RegexBuilder;
+use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
@@ -169,7 +169,7 @@ fn compile(query: &str) -> Result<Pattern> {
     if let Some(pattern) = query.strip_prefix("re:") {
         return Ok(Pattern {
             any: build(pattern, false)?,
-            each: Vec::new(),
+            each: RegexSet::empty(),
         });
     }
     let smart_case = !query.chars().any(char::is_uppercase);
@@ -184,11 +184,14 @@ fn compile(query: &str) -> Result<Pattern> {
         terms.push(regex::escape(query));
     }
     let each = match terms.len() {
-        1 => Vec::new(),
-        _ => terms
-            .iter()
-            .map(|t| build(t, smart_case))
-            .collect::<Result<_>>()?,
+        1 => RegexSet::empty(),
+        _ => RegexSetBuilder::new(&terms)
+            .case_insensitive(smart_case)
+            .multi_line(true)
+            .size_limit(1 << 20)
+            .dfa_size_limit(8 << 20)
+            .build()
+            .map_err(|e| Error::invalid(format!("the terms {terms:?} are too many: {e}")))?,
     };
     Ok(Pattern {
         any: build(&terms.join("|"), smart_case)?,
