@@ -30,12 +30,15 @@
 //! over one store: how long background indexing takes cold and from the parse index, what
 //! it parsed and loaded, and a `cat` of a module while it runs beside one after.
 //!
+//! The search section (`search_pace.rs`, `--only search`) times `search/source:` beside
+//! `rg -n` over the same files of the stdlib, or of `--project DIR`, cold and warm.
+//!
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|tasks|memory|memory-store|live-import|sessions|walks|large|parse-index]
-//! [--cached-only] [--entries N] [--package NAME] [--word WORD]
+//! [--only all|source|search|tasks|memory|memory-store|live-import|sessions|walks|large|parse-index]
+//! [--project DIR] [--cached-only] [--entries N] [--package NAME] [--word WORD]
 //! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
@@ -56,6 +59,7 @@ mod memory_files;
 mod memory_store;
 mod parse_index;
 mod search_baseline;
+mod search_pace;
 mod sessions;
 mod source;
 mod symbol_index;
@@ -99,12 +103,12 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" | "large" | "parse-index" => {
+        "memory-store" | "live-import" | "large" | "parse-index" | "search" => {
             (false, false, false, false, false)
         }
         other => {
             eprintln!(
-                "homespace-bench: --only takes all, source, tasks, memory, memory-store, \
+                "homespace-bench: --only takes all, source, search, tasks, memory, memory-store, \
                  live-import, sessions, walks, large or parse-index, not {other:?}"
             );
             std::process::exit(2);
@@ -154,6 +158,10 @@ fn main() {
     }
     if all || only == "parse-index" {
         parse_index::bench_parse_index(&value("--large").map(PathBuf::from).unwrap_or_else(stdlib));
+    }
+    if all || only == "search" {
+        let project = value("--project").map(PathBuf::from).unwrap_or_else(stdlib);
+        search_pace::bench_search(&project, runs.min(20));
     }
     if tasks || sessions || live_import {
         // One scratch server for both sections, stopped when `backends` is dropped, before

@@ -19,6 +19,7 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
+mod last_scan;
 mod links;
 mod member_path;
 mod meta;
@@ -32,7 +33,9 @@ mod pytest_config;
 mod reexports;
 mod run_files;
 mod runner;
+mod scan;
 pub mod search;
+mod searched;
 pub mod settings;
 mod settings_file;
 mod suspects;
@@ -137,6 +140,8 @@ pub struct Source {
     runs: runner::TestRuns,
     /// The mount's store, for what memory knows of the code: which sessions changed a file.
     store: Arc<Store>,
+    /// The files `search/source:` reads, kept between searches.
+    searched: searched::Searched,
 }
 
 impl Source {
@@ -207,6 +212,7 @@ impl Source {
             imports: ImportJudge::default(),
             budget,
             target: std::sync::OnceLock::new(),
+            searched: searched::Searched::default(),
         });
         settings.apply(&settings.current());
         source

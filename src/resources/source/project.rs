@@ -72,6 +72,8 @@ pub struct Project {
     /// `_nav.txt` lists the folders on its way from the top, so the same few are asked
     /// for again and again.
     listed: Mutex<HashMap<PathBuf, Listed>>,
+    /// How many times `extra` was set: what was listed before is to be listed again.
+    ignore_generation: std::sync::atomic::AtomicU64,
 }
 
 /// A folder's shown entries and the folder's modification time when they were read.
@@ -128,6 +130,7 @@ impl Project {
             extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
             listed: Mutex::new(HashMap::new()),
+            ignore_generation: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -249,12 +252,20 @@ impl Project {
         if let Ok(mut slot) = self.extra.write() {
             *slot = extra;
         }
+        self.ignore_generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // The top-level entries and listings were computed with the old patterns.
         if let Ok(mut top) = self.top.lock() {
             *top = None;
         }
         crate::tree::lock(&self.listed).clear();
         Ok(())
+    }
+
+    /// Changes each time the ignore settings do (see [`Project::set_extra_ignore`]).
+    pub fn ignore_generation(&self) -> u64 {
+        self.ignore_generation
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether `path` (inside the project) is hidden from the tree.

@@ -1,6 +1,8 @@
 //! Search in the project's files: every `.py` file of the code and the tests, then the
 //! project's other text files (pyproject.toml, README, docs, configs, package data; binary
-//! files and files past `project::LARGEST_TEXT` are skipped), scanned on two threads.
+//! files and files past `project::LARGEST_TEXT` are skipped), listed once and kept
+//! (`searched.rs`), read several at a time (`scan.rs`); the last query's matches are kept
+//! for the several renders of one `cat` (`last_scan.rs`).
 //!
 //! A query is words and `"quoted phrases"`, each taken literally and smart-case like
 //! ripgrep: a query all in lower case matches any case, one upper-case letter makes it exact.
@@ -10,83 +12,34 @@
 //! whole query one regular expression.
 //!
 //! Python hits read `ledger.accounts:42: def debit(self, amount)` with the path of the
-//! symbol file that holds the line (only the hits shown are parsed); other files read
+//! symbol file that holds the line (every matching line is counted, but only the modules
+//! of the hits kept are parsed, on every core); other files read
 //! `README.md:3: …` with their place in the tree — `source/config/<table>.toml` for
 //! pyproject.toml, package data and test data in place — or else their path on disk. The
 //! first hit in a file that past sessions changed says so (`— changed in 2 past sessions,
 //! latest 2026-11-20`).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use regex::bytes::{Regex, RegexBuilder};
+use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
+use crate::resources::source::last_scan::Scanned;
+use crate::resources::source::scan::{self, Found, Pattern};
 use crate::resources::source::{Source, changed_in};
-
-/// How much of a file is looked at to tell a binary file (a NUL byte) from text, as grep does.
-const SNIFF: usize = 8 << 10;
-
-/// One matching line.
-#[derive(Debug)]
-struct Found {
-    file: usize,
-    line: usize,
-    offset: usize,
-    text: String,
-    definition: bool,
-    /// How many of the query's terms the line holds.
-    terms: usize,
-}
-
-/// What a query looks for: any of its terms, and each term to count how many a line holds.
-struct Pattern {
-    any: Regex,
-    /// One per term; empty for a `re:` query (a line holds it or not).
-    each: Vec<Regex>,
-}
-
-impl Pattern {
-    fn terms_in(&self, line: &[u8]) -> usize {
-        if self.each.is_empty() {
-            return 1;
-        }
-        self.each.iter().filter(|t| t.is_match(line)).count()
-    }
-}
 
 /// Search `query` in `source`; at most `limit` hits, `total` counts every matching line.
 pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
-    let mut files = source.project.python_files();
-    let python = files.len();
-    files.extend(source.project.text_files());
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 4);
-    let chunk = files.len().div_ceil(threads).max(1);
-    let (mut found, total) = std::thread::scope(|scope| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .enumerate()
-            .map(|(n, part)| {
-                let pattern = &pattern;
-                scope.spawn(move || scan(pattern, part, n * chunk, limit))
-            })
-            .collect();
-        let mut found: Vec<Found> = Vec::new();
-        let mut total = 0;
-        for worker in workers {
-            let (hits, count) = worker.join().unwrap_or_default();
-            found.extend(hits);
-            total += count;
-        }
-        (found, total)
+    let listed = source.searched.files(&source.project);
+    let (files, python) = (&listed.paths, listed.python);
+    let Scanned { found, total } = source.searched.last.get(query, limit, &listed, || {
+        let (mut found, total) = scan::scan(&pattern, files, python, limit);
+        found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
+        found.truncate(limit);
+        Scanned { found, total }
     });
-    found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
-    found.truncate(limit);
     let terms = pattern.each.len();
     let note = (terms > 1 && found.first().is_some_and(|f| f.terms < terms))
         .then(|| format!("no line holds all {terms} terms: lines holding most of them come first"));
@@ -96,6 +49,13 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             "lines with every term first; lines with some of them on the pages after".to_string()
         })
     });
+    name_modules(
+        source,
+        found
+            .iter()
+            .filter(|f| f.file < python)
+            .map(|f| &files[f.file]),
+    );
     let mut hits: Vec<Hit> = found
         .iter()
         .map(|f| match f.file < python {
@@ -143,6 +103,38 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     })
 }
 
+/// Parse the modules of `files` (the Python files of the hits kept), on every core, so
+/// that naming each hit's symbol finds its module parsed.
+fn name_modules<'f>(source: &Source, files: impl Iterator<Item = &'f PathBuf>) {
+    let mut distinct: Vec<&PathBuf> = Vec::new();
+    for file in files {
+        if !distinct.contains(&file) {
+            distinct.push(file);
+        }
+    }
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8)
+        .min(distinct.len());
+    if cores < 2 {
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..cores {
+            scope.spawn(|| {
+                while let Some(file) =
+                    distinct.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    // A module that cannot be parsed is named by its path alone, later.
+                    let _ = source.modules.get(file);
+                }
+            });
+        }
+    });
+}
+
 /// The terms of `query`: whitespace-separated words and `"quoted phrases"` (an unclosed
 /// quote runs to the end).
 fn terms(query: &str) -> Vec<&str> {
@@ -177,7 +169,7 @@ fn compile(query: &str) -> Result<Pattern> {
     if let Some(pattern) = query.strip_prefix("re:") {
         return Ok(Pattern {
             any: build(pattern, false)?,
-            each: Vec::new(),
+            each: RegexSet::empty(),
         });
     }
     let smart_case = !query.chars().any(char::is_uppercase);
@@ -192,86 +184,19 @@ fn compile(query: &str) -> Result<Pattern> {
         terms.push(regex::escape(query));
     }
     let each = match terms.len() {
-        1 => Vec::new(),
-        _ => terms
-            .iter()
-            .map(|t| build(t, smart_case))
-            .collect::<Result<_>>()?,
+        1 => RegexSet::empty(),
+        _ => RegexSetBuilder::new(&terms)
+            .case_insensitive(smart_case)
+            .multi_line(true)
+            .size_limit(1 << 20)
+            .dfa_size_limit(8 << 20)
+            .build()
+            .map_err(|e| Error::invalid(format!("the terms {terms:?} are too many: {e}")))?,
     };
     Ok(Pattern {
         any: build(&terms.join("|"), smart_case)?,
         each,
     })
-}
-
-/// The first `limit` matching lines of `files` for each number of terms held, definitions
-/// and others apart (in order: all a ranking can show), and how many lines matched in all.
-/// Memory stays bounded whatever the query (`re:^` matches every line of the project).
-fn scan(pattern: &Pattern, files: &[PathBuf], first: usize, limit: usize) -> (Vec<Found>, usize) {
-    let mut found = Vec::new();
-    let mut kept: HashMap<(usize, bool), usize> = HashMap::new();
-    let mut total = 0;
-    for (n, path) in files.iter().enumerate() {
-        let Ok(bytes) = std::fs::read(path) else {
-            continue;
-        };
-        if bytes[..bytes.len().min(SNIFF)].contains(&0) {
-            continue;
-        }
-        let mut line = 1;
-        let mut counted_to = 0;
-        let mut last_line = 0;
-        for m in pattern.any.find_iter(&bytes) {
-            line += bytes[counted_to..m.start()]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            counted_to = m.start();
-            if line == last_line {
-                continue;
-            }
-            last_line = line;
-            let start = bytes[..m.start()]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1);
-            let end = bytes[m.start()..]
-                .iter()
-                .position(|&b| b == b'\n')
-                .map_or(bytes.len(), |p| m.start() + p);
-            let text = String::from_utf8_lossy(&bytes[start..end])
-                .trim()
-                .to_string();
-            let definition = ["def ", "class ", "async def "]
-                .iter()
-                .any(|k| text.starts_with(k));
-            total += 1;
-            let terms = pattern.terms_in(&bytes[start..end]);
-            let count = kept.entry((terms, definition)).or_default();
-            if *count >= limit {
-                continue;
-            }
-            *count += 1;
-            found.push(Found {
-                file: first + n,
-                line,
-                offset: start,
-                text: cut(&text, 160),
-                definition,
-                terms,
-            });
-        }
-    }
-    (found, total)
-}
-
-fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(max).collect();
-    out.push('…');
-    out
 }
 
 /// The hit for a line of a file that is not Python: its path in the project, and where to
