@@ -26,7 +26,7 @@ const COLD_RUNS: usize = 5;
 
 /// The files a search of `project` reads, in its order: the `.py` files, then the other
 /// text files (the settings of a fresh store: no `project.ignore` beyond .gitignore).
-fn searched_files(project: &Path) -> Vec<PathBuf> {
+pub(crate) fn searched_files(project: &Path) -> Vec<PathBuf> {
     let root = project
         .canonicalize()
         .expect("the project directory exists");
