@@ -142,6 +142,8 @@ pub struct Source {
     store: Arc<Store>,
     /// The files `search/source:` reads, kept between searches.
     searched: searched::Searched,
+    /// The last query's matching lines, for the several renders of one `cat`.
+    last_scan: last_scan::LastScan,
 }
 
 impl Source {
@@ -213,6 +215,7 @@ impl Source {
             budget,
             target: std::sync::OnceLock::new(),
             searched: searched::Searched::default(),
+            last_scan: last_scan::LastScan::default(),
         });
         settings.apply(&settings.current());
         source

@@ -34,7 +34,7 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
     let listed = source.searched.files(&source.project);
     let (files, python) = (&listed.paths, listed.python);
-    let Scanned { found, total } = source.searched.last.get(query, limit, &listed, || {
+    let Scanned { found, total } = source.last_scan.get(query, limit, &listed, || {
         let (mut found, total) = scan::scan(&pattern, files, python, limit);
         found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
         found.truncate(limit);

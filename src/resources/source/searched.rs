@@ -38,11 +38,10 @@ struct Listing {
     files: Arc<Files>,
 }
 
-/// The kept list of one project's searched files, and the last query's matching lines.
+/// The kept list of one project's searched files.
 #[derive(Default)]
 pub struct Searched {
     kept: Mutex<Option<Listing>>,
-    pub last: crate::resources::source::last_scan::LastScan,
 }
 
 fn modified(path: &Path) -> Option<SystemTime> {
