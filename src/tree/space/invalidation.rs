@@ -72,7 +72,19 @@ impl Space {
     /// its directory's listing and views show, and every map on the way down to it: as if
     /// the path had just appeared.
     pub(crate) fn noted_open(&self, path: &TreePath) {
-        self.forget(&[Reach::Under(path.clone())]);
+        // What the read changed: its folder's listing (the recent queries) and the views
+        // that show it — never the file being read, whose every later chunk would be
+        // rendered again (a read-only mount's reads each stand for an open).
+        let Some(dir) = path.parent() else {
+            return;
+        };
+        let mut reach = vec![Reach::Exactly(dir.clone())];
+        for above in std::iter::once(dir.as_str()).chain(dir.ancestors()) {
+            for view in [ENTRY, NAV] {
+                reach.push(Reach::Exactly(TreePath::parse(above).join(view)));
+            }
+        }
+        self.forget(&reach);
     }
 
     /// A failure in directory `dir` was logged: the error log, the dashboard and the
