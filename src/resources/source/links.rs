@@ -21,6 +21,11 @@ impl Source {
         let Some((name, parent)) = path.split_last() else {
             return Ok(None);
         };
+        // A link's name is a module's, without a dot: every read of a `.py` file asks
+        // here first, and must not pay a walk of its folder for it.
+        if name.is_empty() || name.contains('.') {
+            return Ok(None);
+        }
         let parent = match self.walk(parent) {
             Ok(walked) => walked.place,
             Err(_) => return Ok(None),
