@@ -24,24 +24,46 @@ const NORECURSEDIRS: &[&str] = &[
 ];
 
 /// Where pytest looks for tests in one project.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PytestConfig {
     /// `testpaths`, as written (relative to the project root).
     pub testpaths: Vec<String>,
     /// `python_files`: the globs a test module's file name matches.
-    pub python_files: Vec<String>,
+    python_files: Globs,
     /// `norecursedirs`: the globs of folder names pytest does not enter.
-    pub norecursedirs: Vec<String>,
+    norecursedirs: Globs,
+}
+
+/// Shell-style globs compiled once: a view of the source root asks of every module of the
+/// project whether pytest collects it, and compiling a glob costs more than a stat.
+#[derive(Debug, Clone)]
+struct Globs(globset::GlobSet);
+
+impl Globs {
+    /// `globs`, leaving out any that is not a valid glob (pytest's fnmatch would match
+    /// nothing with it either).
+    fn new(globs: &[String]) -> Globs {
+        let mut set = globset::GlobSetBuilder::new();
+        for glob in globs {
+            if let Ok(glob) = globset::Glob::new(glob) {
+                set.add(glob);
+            }
+        }
+        Globs(set.build().unwrap_or_else(|_| globset::GlobSet::empty()))
+    }
+
+    /// Whether `name` matches one of them.
+    fn matches(&self, name: &str) -> bool {
+        self.0.is_match(name)
+    }
 }
 
 impl PytestConfig {
     /// The configuration of the project at `root`; pytest's defaults where no file says.
     pub fn read(root: &Path) -> PytestConfig {
-        let mut config = PytestConfig {
-            testpaths: Vec::new(),
-            python_files: owned(PYTHON_FILES),
-            norecursedirs: owned(NORECURSEDIRS),
-        };
+        let mut testpaths = Vec::new();
+        let mut python_files = owned(PYTHON_FILES);
+        let mut norecursedirs = owned(NORECURSEDIRS);
         for name in CONFIG_FILES {
             let Ok(text) = std::fs::read_to_string(root.join(name)) else {
                 continue;
@@ -56,37 +78,34 @@ impl PytestConfig {
             let Some(options) = options else { continue };
             for (key, words) in options {
                 match key.as_str() {
-                    "testpaths" => config.testpaths = words,
-                    "python_files" => config.python_files = words,
-                    "norecursedirs" => config.norecursedirs = words,
+                    "testpaths" => testpaths = words,
+                    "python_files" => python_files = words,
+                    "norecursedirs" => norecursedirs = words,
                     _ => {}
                 }
             }
             break;
         }
-        config
+        PytestConfig {
+            testpaths,
+            python_files: Globs::new(&python_files),
+            norecursedirs: Globs::new(&norecursedirs),
+        }
     }
 
     /// Whether `name` is a test module's file name for pytest.
     pub fn is_test_module(&self, name: &str) -> bool {
-        name.ends_with(".py") && matches_any(&self.python_files, name)
+        name.ends_with(".py") && self.python_files.matches(name)
     }
 
     /// Whether pytest leaves folder `name` out of its discovery.
     pub fn skips_dir(&self, name: &str) -> bool {
-        matches_any(&self.norecursedirs, name)
+        self.norecursedirs.matches(name)
     }
 }
 
 fn owned(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| w.to_string()).collect()
-}
-
-/// Whether `name` matches one of the shell-style `globs` (as pytest's fnmatch does).
-fn matches_any(globs: &[String], name: &str) -> bool {
-    globs
-        .iter()
-        .any(|glob| globset::Glob::new(glob).is_ok_and(|g| g.compile_matcher().is_match(name)))
 }
 
 /// The options that decide where tests are, as (key, words).
