@@ -256,11 +256,10 @@ impl Source {
             _ => return None,
         };
         dirs.iter().find_map(|dir| {
-            let module = dir.join(format!("{name}.py"));
-            (self.project.kind_inside(&dir.join(name)).is_none()
-                && self.project.kind_inside(&module) == Some(false)
-                && !self.project.is_hidden(&module, false))
-            .then_some(module)
+            let module = format!("{name}.py");
+            (self.project.shown_kind(dir, name).is_none()
+                && self.project.shown_kind(dir, &module) == Some(EntryKind::Module))
+            .then(|| dir.join(module))
         })
     }
 
@@ -390,7 +389,7 @@ impl Resource for Source {
     }
 
     fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
-        Some(self.settings().nav)
+        Some(self.view_settings().nav)
     }
 
     fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {

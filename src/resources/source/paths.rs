@@ -323,10 +323,8 @@ impl Source {
                 format!("{dotted}.{stem}")
             }
         };
-        if let Some(is_dir) = self.project.kind_inside(&candidate)
-            && !self.project.is_hidden(&candidate, is_dir)
-        {
-            if is_dir {
+        match self.project.shown_kind(dir, name) {
+            Some(EntryKind::Dir) => {
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
                         && !self.project.code_roots.contains(&candidate)
@@ -337,19 +335,22 @@ impl Source {
                         dotted: child_dotted(name),
                     }));
                 }
-            } else if let Some(stem) = name.strip_suffix(".py") {
+            }
+            Some(EntryKind::Module) => {
+                let stem = name.strip_suffix(".py").unwrap_or(name);
                 return Ok(Some(Resolved::ModuleFile {
                     disk: candidate,
                     dotted: child_dotted(stem),
                 }));
-            } else if !top {
+            }
+            Some(EntryKind::Data) if !top => {
                 return Ok(Some(Resolved::DataFile { disk: candidate }));
             }
+            Some(EntryKind::Data) | None => {}
         }
-        let module_file = dir.join(format!("{name}.py"));
-        if self.project.kind_inside(&module_file) == Some(false)
-            && !self.project.is_hidden(&module_file, false)
-        {
+        let module_name = format!("{name}.py");
+        if self.project.shown_kind(dir, &module_name) == Some(EntryKind::Module) {
+            let module_file = dir.join(module_name);
             let module = self.modules.get(&module_file)?;
             return Ok(Some(Resolved::Members {
                 disk: module_file,

@@ -61,7 +61,7 @@ pub struct Project {
     /// Where top-level packages and modules live: `src/` for a src layout, else the root.
     pub code_roots: Vec<PathBuf>,
     /// Where the tests are, as last found.
-    tests: Mutex<Option<TestLayout>>,
+    tests: Mutex<Option<(Arc<TestLayout>, Instant)>>,
     ignore: Gitignore,
     /// More paths to leave out: `project.ignore` of `source/meta/settings.toml`.
     extra: std::sync::RwLock<Gitignore>,
@@ -82,17 +82,19 @@ type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>);
 /// Folders whose listings are kept at once; past it the keeping starts afresh.
 const LISTED_MOST: usize = 4096;
 
+/// How long after its folder last changed a listing is kept: longer than the coarsest
+/// clock tick a file system stamps times with.
+const LISTING_SETTLED: Duration = Duration::from_millis(50);
+
 /// The top-level entries and the (folder, modification time) pairs they depend on.
 type TopLevel = (Vec<(PathBuf, Option<SystemTime>)>, Vec<DiskEntry>);
 
 /// Where the tests are, and the (file or folder, modification time) pairs it depends on.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct TestLayout {
     stamps: Vec<(PathBuf, Option<SystemTime>)>,
     dirs: Vec<PathBuf>,
     config: PytestConfig,
-    /// When the stamps were last compared with the disk.
-    checked: Instant,
 }
 
 /// How long the test layout is taken as it is without a look at its files: every request
@@ -140,13 +142,14 @@ impl Project {
     /// Found again when pytest's configuration, the project's top folder or a code root
     /// changes, or when the watcher says a folder came or went ([`Project::forget_layout`]).
     pub fn test_dirs(&self) -> Vec<PathBuf> {
-        self.test_layout().dirs
+        self.test_layout().dirs.clone()
     }
 
     /// Whether pytest's discovery collects `file`: its name is one of `python_files` and
     /// no folder on its way from the root is one of `norecursedirs`.
     pub fn pytest_collects(&self, file: &Path) -> bool {
-        let config = self.test_layout().config;
+        let layout = self.test_layout();
+        let config = &layout.config;
         let Ok(rel) = file.strip_prefix(&self.root) else {
             return false;
         };
@@ -167,19 +170,21 @@ impl Project {
         self.test_layout().config.is_test_module(name)
     }
 
-    fn test_layout(&self) -> TestLayout {
+    /// The test layout, shared: `checked` in the cache is when its stamps were last
+    /// compared with the disk.
+    fn test_layout(&self) -> Arc<TestLayout> {
         let mut cached = crate::tree::lock(&self.tests);
-        if let Some(layout) = cached.as_mut() {
-            if layout.checked.elapsed() < LAYOUT_FRESH {
-                return layout.clone();
+        if let Some((layout, checked)) = cached.as_mut() {
+            if checked.elapsed() < LAYOUT_FRESH {
+                return Arc::clone(layout);
             }
             if layout
                 .stamps
                 .iter()
                 .all(|(path, mtime)| modified(path) == *mtime)
             {
-                layout.checked = Instant::now();
-                return layout.clone();
+                *checked = Instant::now();
+                return Arc::clone(layout);
             }
         }
         let mut stamps: Vec<(PathBuf, Option<SystemTime>)> = CONFIG_FILES
@@ -193,13 +198,12 @@ impl Project {
             .collect();
         stamps.push((self.root.clone(), modified(&self.root)));
         let config = PytestConfig::read(&self.root);
-        let layout = TestLayout {
+        let layout = Arc::new(TestLayout {
             stamps,
             dirs: self.find_test_dirs(&config),
             config,
-            checked: Instant::now(),
-        };
-        *cached = Some(layout.clone());
+        });
+        *cached = Some((Arc::clone(&layout), Instant::now()));
         layout
     }
 
@@ -303,20 +307,43 @@ impl Project {
     /// The shown entries of directory `dir`, sorted by name (directories and files mixed,
     /// as `ls` does). Symlinks are followed only when they stay inside the project.
     pub fn list_dir(&self, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
+        self.listing(dir).map(|entries| entries.as_ref().clone())
+    }
+
+    /// What shows as `name` in directory `dir`: its kind, or `None` when nothing does
+    /// (absent, hidden, outside the project). From the folder's kept listing: resolving a
+    /// path then costs one stat per folder on the way, not a look at each entry.
+    pub fn shown_kind(&self, dir: &Path, name: &str) -> Option<EntryKind> {
+        let entries = self.listing(dir).ok()?;
+        let at = entries
+            .binary_search_by(|e| e.name.as_str().cmp(name))
+            .ok()?;
+        Some(entries[at].kind)
+    }
+
+    /// [`Project::list_dir`], shared. A listing read while its folder's time was still
+    /// moving is not kept: an entry made in the same clock tick would leave the time as
+    /// it was and the listing would miss it.
+    fn listing(&self, dir: &Path) -> std::io::Result<Arc<Vec<DiskEntry>>> {
         let mtime = modified(dir);
         if let Some((seen, entries)) = crate::tree::lock(&self.listed).get(dir)
             && mtime.is_some()
             && *seen == mtime
         {
-            return Ok(entries.as_ref().clone());
+            return Ok(Arc::clone(entries));
         }
         let entries = Arc::new(self.read_dir_shown(dir)?);
-        let mut listed = crate::tree::lock(&self.listed);
-        if listed.len() >= LISTED_MOST {
-            listed.clear();
+        let settled = mtime
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age > LISTING_SETTLED);
+        if settled {
+            let mut listed = crate::tree::lock(&self.listed);
+            if listed.len() >= LISTED_MOST {
+                listed.clear();
+            }
+            listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries)));
         }
-        listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries)));
-        Ok(entries.as_ref().clone())
+        Ok(entries)
     }
 
     /// [`Project::list_dir`] read from the disk.
@@ -680,5 +707,35 @@ mod tests {
         let names = names_in(&project, &root.join("src/pkg"));
         assert!(!names.contains(&"escape".to_string()));
         assert!(names.contains(&"alias.py".to_string()), "links inside stay");
+    }
+
+    #[test]
+    fn an_entry_made_just_after_a_listing_is_found_by_the_next_look() {
+        let dir = fixture();
+        let root = dir.path().canonicalize().unwrap();
+        let project = Project::open(&root);
+        let pkg = root.join("src/pkg");
+        assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
+        assert_eq!(project.shown_kind(&pkg, "gen.py"), None, "ignored");
+        assert_eq!(project.shown_kind(&pkg, "data"), Some(EntryKind::Dir));
+        // Made within the same clock tick as the listing could leave the folder's time
+        // as it was: the listing of a folder that just changed is not kept.
+        std::fs::write(pkg.join("new.py"), "").unwrap();
+        assert_eq!(project.shown_kind(&pkg, "new.py"), Some(EntryKind::Module));
+        std::fs::write(pkg.join("newer.py"), "").unwrap();
+        assert_eq!(
+            project.shown_kind(&pkg, "newer.py"),
+            Some(EntryKind::Module)
+        );
+        std::fs::remove_file(pkg.join("newer.py")).unwrap();
+        assert_eq!(project.shown_kind(&pkg, "newer.py"), None);
+        // Settled, then changed: the folder's new time lists it again.
+        std::thread::sleep(LISTING_SETTLED * 2);
+        assert_eq!(project.shown_kind(&pkg, "later.py"), None);
+        std::fs::write(pkg.join("later.py"), "").unwrap();
+        assert_eq!(
+            project.shown_kind(&pkg, "later.py"),
+            Some(EntryKind::Module)
+        );
     }
 }
