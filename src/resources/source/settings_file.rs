@@ -5,8 +5,8 @@
 //! the owner's alone.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use std::io::Write;
 
@@ -31,7 +31,25 @@ pub(crate) struct SettingsFile {
     store: Arc<Store>,
     /// Whose settings of the store are this checkout's (see [`super::checkout::key`]).
     checkout: String,
+    /// What views last read (see [`SettingsFile::for_views`]).
+    shown: Mutex<Option<Shown>>,
 }
+
+/// The settings as views last read them, and what they were read from.
+struct Shown {
+    /// The file's identity then; `None` when there was none and the store was read.
+    file: Option<FileStamp>,
+    read_at: Instant,
+    settings: Settings,
+}
+
+/// A file's size, modification time and inode: what changes when it is written or
+/// replaced (settings are replaced whole, by rename).
+type FileStamp = (u64, Option<std::time::SystemTime>, u64);
+
+/// How long views take the store's settings (kept there before settings moved to the
+/// checkout) as last read: only another user of a shared store changes them.
+const STORE_SHOWN_FOR: Duration = Duration::from_secs(1);
 
 impl SettingsFile {
     pub(crate) fn new(project: Arc<Project>, store: Arc<Store>, checkout: String) -> Self {
@@ -39,6 +57,7 @@ impl SettingsFile {
             project,
             store,
             checkout,
+            shown: Mutex::new(None),
         }
     }
 
@@ -107,6 +126,31 @@ impl SettingsFile {
         }
     }
 
+    /// The settings in force as views show them (navigation's shape, whether the import
+    /// check is on): each of the hundreds of views a recursive `ls -l` renders asks, so
+    /// they are read again only when the file changes (or, from the store, after
+    /// [`STORE_SHOWN_FOR`]). What runs something always reads them afresh ([`Self::current`]).
+    pub(crate) fn for_views(&self) -> Settings {
+        let file = std::fs::metadata(self.path()).ok().map(|meta| {
+            use std::os::unix::fs::MetadataExt;
+            (meta.len(), meta.modified().ok(), meta.ino())
+        });
+        let mut shown = crate::tree::lock(&self.shown);
+        if let Some(kept) = shown.as_ref()
+            && kept.file == file
+            && (file.is_some() || kept.read_at.elapsed() < STORE_SHOWN_FOR)
+        {
+            return kept.settings.clone();
+        }
+        let settings = self.current();
+        *shown = Some(Shown {
+            file,
+            read_at: Instant::now(),
+            settings: settings.clone(),
+        });
+        settings
+    }
+
     /// Validate and keep new settings; they apply to the next edit. Only the mount's
     /// owner may: they choose the interpreter that runs after the owner's edits. Written
     /// atomically, readable by the owner alone; settings that run something are refused
@@ -152,6 +196,7 @@ impl SettingsFile {
             .map_err(|e| failed("write", e))?;
         temp.persist(&file)
             .map_err(|e| failed("replace", e.error))?;
+        *crate::tree::lock(&self.shown) = None;
         self.apply(&settings);
         Ok(())
     }
@@ -167,6 +212,11 @@ impl Source {
     /// The settings in force (see [`SettingsFile::current`]).
     pub(crate) fn settings(&self) -> Settings {
         self.settings.current()
+    }
+
+    /// The settings as views show them (see [`SettingsFile::for_views`]).
+    pub(crate) fn view_settings(&self) -> Settings {
+        self.settings.for_views()
     }
 
     /// Which transcript folders memory follows (`[memory] watch`).
@@ -251,6 +301,28 @@ mod tests {
             assert_eq!(settings.nav.depth, 3, "what runs nothing is still read");
             assert!(!source.settings.text().unwrap().contains("evil"));
         });
+    }
+
+    #[test]
+    fn views_see_the_settings_file_change_however_it_is_written() {
+        let (_dir, root, source) = source();
+        let _owner = Admission::enter(true);
+        assert_eq!(source.view_settings().nav.depth, 2);
+        source
+            .settings
+            .write(DEFAULT.replace("depth = 2", "depth = 4").as_bytes())
+            .unwrap();
+        assert_eq!(
+            source.view_settings().nav.depth,
+            4,
+            "written through the mount"
+        );
+        // The owner edits the file in place, outside the mount.
+        let file = root.join(".homespace/settings.toml");
+        std::fs::write(&file, DEFAULT.replace("depth = 2", "depth = 3")).unwrap();
+        assert_eq!(source.view_settings().nav.depth, 3, "edited outside");
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(source.view_settings().nav.depth, 2, "removed: the defaults");
     }
 
     #[test]

@@ -169,7 +169,7 @@ fn root(source: &Source, here: &str) -> Entry {
         "`{here}history/` — {edits} routed edit{} as diffs, with undo",
         plural(edits)
     ));
-    let check = if source.settings().import_check {
+    let check = if source.view_settings().import_check {
         "on"
     } else {
         "off"
@@ -510,7 +510,7 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
                 format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
                 "create a module",
                 match (
-                    source.settings().expose_new_modules,
+                    source.view_settings().expose_new_modules,
                     disk.join("__init__.py").is_file(),
                 ) {
                     (true, true) => {
