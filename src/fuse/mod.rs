@@ -363,6 +363,12 @@ impl Filesystem for Fs {
             // modification time a refreshed `stat` shows (a minute at most) drops them.
             let _ = config.add_capabilities(InitFlags::FUSE_AUTO_INVAL_DATA);
         }
+        if self.kept {
+            // A link's target is fixed by its path (`mod -> ../pkg.mod`), so the kernel may
+            // keep it like a page: `ls -l` of a package then asks once per link, not each
+            // time; dropping the inode (a change invalidates it) drops the target with it.
+            let _ = config.add_capabilities(InitFlags::FUSE_CACHE_SYMLINKS);
+        }
         // Readers of exact project files are handed the file itself (Linux 6.9+; needs the
         // right to register backing files, which root has).
         if self.kept && !self.unopened {
