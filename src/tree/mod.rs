@@ -15,6 +15,7 @@ pub mod resource;
 
 mod holders;
 mod listings;
+mod nav_listings;
 mod open_files;
 mod rendered;
 mod space;

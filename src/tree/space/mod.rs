@@ -82,6 +82,8 @@ pub struct Space {
     kernel: KernelCache,
     /// Content just rendered for `stat`, for the `open` that usually follows.
     rendered: LeftForOpen,
+    /// The listings `_nav.txt` views are drawn from, while nothing changes.
+    nav_listings: crate::tree::nav_listings::NavListings,
     /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
     changes: crate::tree::gate::Gate,
     /// Who may change what (see [`crate::tree::access`]).
@@ -116,6 +118,7 @@ impl Space {
             errors: ErrorLog::default(),
             kernel: KernelCache::new(CacheMode::Kept),
             rendered: LeftForOpen::default(),
+            nav_listings: Default::default(),
             changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
             access: Access::this_process(),
             store_perm: Perm {

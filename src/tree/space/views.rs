@@ -9,6 +9,7 @@ use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::model::{Child, Kind, Node, RootPart, TreePath};
 use crate::render;
 use crate::tree::Space;
+use crate::tree::kernel_cache::CacheMode;
 use crate::tree::space::route::{Generated, Route};
 use crate::tree::space::{is_a_dir, not_a_dir};
 
@@ -229,7 +230,19 @@ impl Space {
 }
 
 impl render::nav::Listing for Space {
+    /// Kept while nothing changes when the kernel keeps what it is given: every change
+    /// is then announced, and ends the keeping.
     fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>> {
-        Space::names(self, dir)
+        if self.kernel.mode() != CacheMode::Kept {
+            return Space::names(self, dir);
+        }
+        let generation = self.kernel.generation();
+        let names = self.nav_listings.get_or(
+            dir,
+            generation,
+            || Space::names(self, dir),
+            || self.kernel.generation(),
+        )?;
+        Ok(names.as_ref().clone())
     }
 }
