@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 use fuser::{
     Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
     InitFlags, KernelConfig, LockOwner, MountOption, OpenFlags, RenameFlags, ReplyAttr,
-    ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs,
-    ReplyWrite, Request, Session, SessionACL, TimeOrNow, WriteFlags,
+    ReplyCreate, ReplyData, ReplyDirectory, ReplyDirectoryPlus, ReplyEmpty, ReplyEntry, ReplyOpen,
+    ReplyStatfs, ReplyWrite, Request, Session, SessionACL, TimeOrNow, WriteFlags,
 };
 
 use crate::error::{Error, ErrorKind, Result};
@@ -363,6 +363,9 @@ impl Filesystem for Fs {
             // modification time a refreshed `stat` shows (a minute at most) drops them.
             let _ = config.add_capabilities(InitFlags::FUSE_AUTO_INVAL_DATA);
         }
+        // Listings carry attributes where the kernel thinks that helps (see readdirplus).
+        let _ = config
+            .add_capabilities(InitFlags::FUSE_DO_READDIRPLUS | InitFlags::FUSE_READDIRPLUS_AUTO);
         if self.kept {
             // A link's target is fixed by its path (`mod -> ../pkg.mod`), so the kernel may
             // keep it like a page: `ls -l` of a package then asks once per link, not each
@@ -680,6 +683,63 @@ impl Filesystem for Fs {
             }
             Err(e) => reply.error(self.unanswered(&e)),
         }
+    }
+
+    /// A listing with each entry's attributes: a recursive `ls -l` or `grep -r` then needs
+    /// no lookup round trip per name. The kernel asks for it where that helps (the first
+    /// listing of a folder, or one whose names are being looked up).
+    fn readdirplus(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectoryPlus,
+    ) {
+        let parent = Ino(ino.0);
+        let listed = guarded("readdirplus", || {
+            let entries = match fh.0 {
+                0 => self.space.read_dir_unopened(parent, offset)?,
+                fh => self.space.read_dir(Fh(fh), offset)?,
+            };
+            let here = self.space.getattr(parent)?;
+            Ok((entries, here))
+        });
+        let (entries, here) = match listed {
+            Ok(listed) => listed,
+            Err(e) => return reply.error(self.unanswered(&e)),
+        };
+        for (next, entry) in entries {
+            // The kernel takes nothing of `.` and `..` but their names: it has both.
+            let dots = entry.name == "." || entry.name == "..";
+            let attr = match dots {
+                true => here.clone(),
+                // A name gone since the listing was taken is left out, as a lookup of it
+                // would answer that it is not there.
+                false => match guarded("readdirplus", || {
+                    self.space.listed_attr(parent, &entry.name)
+                }) {
+                    Ok(attr) => attr,
+                    Err(_) => continue,
+                },
+            };
+            let full = reply.add(
+                INodeNo(if dots { entry.ino.0 } else { attr.ino.0 }),
+                next,
+                &entry.name,
+                &self.ttl(&attr),
+                &self.attr(&attr),
+                Generation(0),
+            );
+            if full {
+                break;
+            }
+            if !dots {
+                // Each entry the kernel takes counts as a lookup, to be forgotten later.
+                self.space.kernel().looked_up(attr.ino, !attr.cacheable);
+            }
+        }
+        reply.ok();
     }
 
     fn releasedir(

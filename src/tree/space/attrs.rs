@@ -27,6 +27,13 @@ impl Space {
         }
     }
 
+    /// The attributes of `name` in directory `parent`, for a listing that carries them
+    /// (`readdirplus`): as [`Space::lookup`], without looking for what a vanished name
+    /// might have meant.
+    pub fn listed_attr(&self, parent: Ino, name: &str) -> Result<Attr> {
+        self.attr_of(&self.path_of(parent)?.join(name))
+    }
+
     /// The attributes of `ino`.
     pub fn getattr(&self, ino: Ino) -> Result<Attr> {
         self.getattr_by(ino, 0)
