@@ -67,6 +67,10 @@ pub struct Node {
     /// Its content depends on today's date (a search with `since:7d`): no change announces
     /// midnight, so the kernel must not keep it.
     pub dated: bool,
+    /// The project file whose bytes this document is, exactly (a module's source, a
+    /// package's data file), under its own name: a reader may be handed that file itself,
+    /// and a read-only mount reads it by range.
+    pub file: Option<std::path::PathBuf>,
 }
 
 impl Node {
@@ -96,6 +100,7 @@ impl Node {
             aliased: false,
             waits: false,
             dated: false,
+            file: None,
         }
     }
     pub fn view() -> Self {
@@ -108,6 +113,7 @@ impl Node {
             aliased: false,
             waits: false,
             dated: false,
+            file: None,
         }
     }
     /// A symbolic link (see [`Kind::Link`]), never written.
@@ -127,6 +133,7 @@ impl Node {
             aliased: false,
             waits: false,
             dated: false,
+            file: None,
         }
     }
 }

@@ -75,12 +75,6 @@ pub trait Resource: Send + Sync {
     /// The bytes of the view or document at `path`.
     fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
 
-    /// The project file whose bytes the file at `path` is, exactly (a module's source, a
-    /// package's data file): a reader may be handed that file itself (passthrough).
-    fn exact_file(&self, _path: &[&str]) -> Option<std::path::PathBuf> {
-        None
-    }
-
     /// When the content of the file at `path` is not final yet (its `stat` says `waits`):
     /// how an open waits for it. Asked at every open of such a file, so it must be cheap.
     fn pending(&self, _path: &[&str]) -> Option<crate::tree::pending::Pending> {

@@ -369,15 +369,6 @@ impl Resource for Source {
         self.runner_at(path).and_then(|at| self.runner_pending(&at))
     }
 
-    fn exact_file(&self, path: &[&str]) -> Option<std::path::PathBuf> {
-        match self.resolve_aliased(path) {
-            Ok((Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk }, false)) => {
-                Some(disk)
-            }
-            _ => None,
-        }
-    }
-
     fn watch(&self, changes: Changes) {
         if self.runs.report_to(Arc::clone(&changes)) {
             watch::start(Arc::clone(&self.project), self.name(), changes);
@@ -439,9 +430,11 @@ impl Resource for Source {
             Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
                 Node::dir(true).owned(ownership(&disk))
             }
-            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => {
-                Self::file_node(&disk)?
-            }
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => Node {
+                // Under another name the path is not the file's: see `aliased`.
+                file: (!walked.aliased).then(|| disk.clone()),
+                ..Self::file_node(&disk)?
+            },
             Resolved::Symbol { module, disk, .. } => Node {
                 mtime: Some(module.mtime),
                 ..Node::document(true).owned(ownership(&disk))

@@ -120,10 +120,12 @@ impl Space {
                 let keep = self.kernel.opened(ino, print);
                 paging = Paging::Cached { keep };
                 if content.len() >= PASSTHROUGH_FROM
-                    && let Route::In(resource, rest) = &at.route
-                    && let Some(file) = resource.exact_file(rest)
+                    && let Some(file) = &at.node.file
                 {
-                    paging = Paging::Passthrough { file, keep };
+                    paging = Paging::Passthrough {
+                        file: file.clone(),
+                        keep,
+                    };
                 }
             }
         }
@@ -202,7 +204,7 @@ impl Space {
             return Err(is_a_dir(&self.links, &path));
         }
         if let Route::In(resource, rest) = &at.route
-            && let Some(file) = resource.exact_file(rest)
+            && let Some(file) = &at.node.file
         {
             // Only the range asked for: a recursive grep reads every file of the project
             // once, and a whole copy (kept, fingerprinted) of each cost it 4x the disk's
@@ -210,7 +212,7 @@ impl Space {
             if offset == 0 {
                 resource.opened(rest);
             }
-            return read_range(&file, offset, size);
+            return read_range(file, offset, size);
         }
         let (content, print) = self.content_for_open(&at)?;
         if offset == 0 {
@@ -571,7 +573,14 @@ fn read_range(file: &std::path::Path, offset: u64, size: u32) -> Result<Vec<u8>>
     let cannot =
         |e: std::io::Error| Error::not_found(format!("{} cannot be read: {e}", file.display()));
     let opened = std::fs::File::open(file).map_err(cannot)?;
-    let mut buffer = vec![0; size as usize];
+    // The kernel asks for a whole readahead window (128 KiB and more) of files mostly far
+    // smaller: a buffer of what is left, not a zeroed window mapped and unmapped per read.
+    let left = opened
+        .metadata()
+        .map_err(cannot)?
+        .len()
+        .saturating_sub(offset);
+    let mut buffer = vec![0; left.min(u64::from(size)) as usize];
     let mut filled = 0;
     while filled < buffer.len() {
         match opened.read_at(&mut buffer[filled..], offset + filled as u64) {
