@@ -87,4 +87,23 @@ pub struct ModuleIndex {
     pub problems: Vec<SyntaxProblem>,
     /// Lines in the module.
     pub lines: usize,
+    /// How large the text is as views tell it, so that a folder's `_entry.md` describes
+    /// its modules from their indexes without reading them.
+    pub size: TextSize,
+}
+
+/// A text's lines (as `str::lines` counts them: a lone `\r` breaks none) and characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TextSize {
+    pub lines: usize,
+    pub chars: usize,
+}
+
+impl TextSize {
+    pub fn of(text: &str) -> TextSize {
+        TextSize {
+            lines: text.lines().count(),
+            chars: text.chars().count(),
+        }
+    }
 }

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::indent::dedent_line;
-use super::index::{ModuleIndex, Symbol, SyntaxProblem};
+use super::index::{ModuleIndex, Symbol, SyntaxProblem, TextSize};
 use super::lines::LineTable;
 use super::parse::{self, Definition, Problem};
 
@@ -53,6 +53,7 @@ pub fn index_module(source: &str) -> ModuleIndex {
         symbols,
         problems: locate(source, &table, &outline.problems),
         lines: table.len(),
+        size: TextSize::of(source),
     }
 }
 

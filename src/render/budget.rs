@@ -53,7 +53,12 @@ pub const CHARS_PER_TOKEN: usize = 4;
 
 /// Estimated tokens of `text`: ceil(chars / 4), chars being Unicode scalar values.
 pub fn tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(CHARS_PER_TOKEN)
+    tokens_of_chars(text.chars().count())
+}
+
+/// [`tokens`] of a text of `chars` characters.
+pub fn tokens_of_chars(chars: usize) -> usize {
+    chars.div_ceil(CHARS_PER_TOKEN)
 }
 
 /// Whether `text` fits in `budget` tokens.

@@ -12,8 +12,13 @@ pub use crate::model::count::thousands;
 
 /// A size as views show it before anyone reads the file: `24 lines, ~180 tokens`.
 pub fn size_note(text: &str) -> String {
-    let lines = text.lines().count();
-    let tokens = budget::tokens(text);
+    size_note_of(text.lines().count(), text.chars().count())
+}
+
+/// [`size_note`] of a text of `lines` lines (as `str::lines` counts them) and `chars`
+/// characters.
+pub fn size_note_of(lines: usize, chars: usize) -> String {
+    let tokens = budget::tokens_of_chars(chars);
     format!(
         "{lines} line{}, ~{tokens} tokens",
         if lines == 1 { "" } else { "s" }

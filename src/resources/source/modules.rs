@@ -163,15 +163,37 @@ impl Modules {
         Ok(module)
     }
 
+    /// The index of the module at `path`, read and parsed only when not at hand; `None`
+    /// when the module is not UTF-8 (nothing to index: [`Modules::get`] says why).
+    pub fn index(&self, path: &Path) -> Result<Option<Arc<ModuleIndex>>> {
+        let identity = Identity::of(&stat(path)?);
+        if let Some(index) = self.index_at_hand(path, &identity) {
+            return Ok(Some(index));
+        }
+        let module = self.get(path)?;
+        Ok(module.text.as_ref().map(|_| Arc::clone(&module.index)))
+    }
+
+    /// The index of `path` as `identity` without reading the module: in memory, or in the
+    /// parse index under a stamp that vouches for it.
+    fn index_at_hand(&self, path: &Path, identity: &Identity) -> Option<Arc<ModuleIndex>> {
+        if let Some((seen, index)) = lock(&self.indexes).get(path)
+            && seen == identity
+        {
+            return Some(Arc::clone(index));
+        }
+        let index = Arc::new(self.kept.by_stamp(path, identity)?);
+        self.loaded.fetch_add(1, Ordering::Relaxed);
+        lock(&self.indexes).insert(path.to_path_buf(), (*identity, Arc::clone(&index)));
+        Some(index)
+    }
+
     /// Make sure the index of the module at `path` is in memory, without keeping its text:
     /// what warming up does ahead of requests.
     /// A module that is not UTF-8 has nothing to index.
     pub fn warm(&self, path: &Path) -> Result<()> {
         let identity = Identity::of(&stat(path)?);
-        if lock(&self.indexes)
-            .get(path)
-            .is_some_and(|(seen, _)| *seen == identity)
-        {
+        if self.index_at_hand(path, &identity).is_some() {
             return Ok(());
         }
         let (bytes, read_at) = read(path)?;

@@ -29,7 +29,7 @@ use crate::tree::lock;
 /// What rows of this format hold. Goes up whenever [`ModuleIndex`] or what
 /// `index_module` puts in it changes, so that an index written by another homespace is
 /// dropped, never misread.
-const FORMAT: &str = "1";
+const FORMAT: &str = "3";
 
 /// How close to the moment it was read a file's mtime may be before that mtime cannot tell
 /// two versions apart: whole seconds on some filesystems (two on FAT), and a write in the
@@ -86,7 +86,9 @@ struct Row {
     identity: Identity,
     racy: bool,
     hash: Vec<u8>,
-    parse: String,
+    /// The [`ModuleIndex`], in postcard's compact encoding: a third of JSON's size and
+    /// several times faster to decode, and a remount decodes every module's.
+    parse: Vec<u8>,
 }
 
 impl ParseIndex {
@@ -125,7 +127,18 @@ impl ParseIndex {
             row.racy = identity.racy(read_at);
             self.with(|db| write(db, path, &row));
         }
-        serde_json::from_str(&row.parse).ok()
+        postcard::from_bytes(&row.parse).ok()
+    }
+
+    /// The index kept for `path` when its stamp alone vouches for it: the same identity,
+    /// recorded when the file was already older than a timestamp's granularity. Costs no
+    /// read of the module; `None` sends the caller to [`ParseIndex::lookup`].
+    pub fn by_stamp(&self, path: &Path, identity: &Identity) -> Option<ModuleIndex> {
+        let row = self.with(|db| row(db, path))??;
+        if row.identity != *identity || row.racy {
+            return None;
+        }
+        postcard::from_bytes(&row.parse).ok()
     }
 
     /// Keep `index`, parsed from `bytes` of `path` (read at `read_at`, when it was
@@ -138,7 +151,7 @@ impl ParseIndex {
         read_at: SystemTime,
         index: &ModuleIndex,
     ) {
-        let Ok(parse) = serde_json::to_string(index) else {
+        let Ok(parse) = postcard::to_allocvec(index) else {
             return;
         };
         let row = Row {
@@ -240,7 +253,7 @@ fn open(file: &Path) -> Option<Connection> {
                  ctime_ns INTEGER NOT NULL,
                  racy INTEGER NOT NULL,
                  hash BLOB NOT NULL,
-                 parse TEXT NOT NULL
+                 parse BLOB NOT NULL
              );",
         )?;
         let format: Option<String> = db

@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::error::Result;
 use crate::model::{Detail, Entry, Function, Lighter, Section};
 use crate::python::{ModuleIndex, SymbolKind};
-use crate::render::size_note;
+use crate::render::size_note_of;
 use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
@@ -100,11 +100,7 @@ fn root(source: &Source, here: &str) -> Entry {
             }
             EntryKind::Module => {
                 let about = match readable_by_its_readers(&entry.path, &source.project.root) {
-                    true => source
-                        .modules
-                        .get(&entry.path)
-                        .map(|m| module_about(&m))
-                        .unwrap_or_default(),
+                    true => about_module_at(source, &entry.path).unwrap_or_default(),
                     false => private_about(&entry.path),
                 };
                 rows.push(ContentsRow {
@@ -392,17 +388,21 @@ fn private_about(file: &Path) -> String {
 
 /// `Accounts: named buckets… (2 classes, 9 functions, 96 lines, ~800 tokens)`.
 fn module_about(module: &Module) -> String {
-    let Some(text) = module.text.as_deref() else {
-        return module.unreadable.clone().unwrap_or_default();
-    };
-    let (classes, functions, methods) = counts(&module.index);
-    let doc = module
-        .index
+    match module.text {
+        Some(_) => index_about(&module.index),
+        None => module.unreadable.clone().unwrap_or_default(),
+    }
+}
+
+/// [`module_about`] of a module that is text, from its index alone.
+fn index_about(index: &ModuleIndex) -> String {
+    let (classes, functions, methods) = counts(index);
+    let doc = index
         .docstring
         .clone()
         .map(|d| format!("{d} "))
         .unwrap_or_default();
-    let broken = if module.index.problems.is_empty() {
+    let broken = if index.problems.is_empty() {
         ""
     } else {
         ", has syntax errors"
@@ -415,8 +415,17 @@ fn module_about(module: &Module) -> String {
         "{doc}({classes} class{}, {functions} function{}{methods}, {}{broken})",
         if classes == 1 { "" } else { "es" },
         plural(functions),
-        size_note(text)
+        size_note_of(index.size.lines, index.size.chars)
     )
+}
+
+/// [`module_about`] of the module at `path`: from its index when that is at hand, without
+/// reading the module (a folder's `_entry.md` describes every module in it).
+fn about_module_at(source: &Source, path: &Path) -> Result<String> {
+    match source.modules.index(path)? {
+        Some(index) => Ok(index_about(&index)),
+        None => source.modules.get(path).map(|m| module_about(&m)),
+    }
 }
 
 /// Classes (nested ones too), functions of the module, and methods (functions in a
@@ -458,11 +467,7 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => {
                 private_about(&entry.path)
             }
-            EntryKind::Module => source
-                .modules
-                .get(&entry.path)
-                .map(|m| module_about(&m))
-                .unwrap_or_else(|e| e.message),
+            EntryKind::Module => about_module_at(source, &entry.path).unwrap_or_else(|e| e.message),
             EntryKind::Data => {
                 let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
                 bytes(size)
