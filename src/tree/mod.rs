@@ -5,6 +5,7 @@
 //! those to and from the kernel.
 
 pub mod access;
+pub mod activity;
 pub mod body;
 pub mod errlog;
 pub mod gate;
@@ -32,6 +33,7 @@ use crate::error::{Error, Result};
 /// Run one request, turning a panic into a failed request (logged): a bug or bad input in
 /// one request fails that request, never the mount.
 pub fn guarded<T>(op: &str, call: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _serving = activity::serving();
     match catch_unwind(AssertUnwindSafe(call)) {
         Ok(result) => result,
         Err(panic) => {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::model::TreePath;
 use crate::render::thousands;
@@ -16,6 +16,13 @@ use crate::tree::resource::Outside;
 
 /// How many times the dashboards are told that indexing moved on, over a whole run.
 const UPDATES: usize = 20;
+
+/// How long no request must have been served before the next module is indexed.
+const QUIET: Duration = Duration::from_millis(10);
+
+/// The longest indexing waits for quiet before each module: under a steady stream of
+/// requests it goes on, slowly.
+const LONGEST_ASIDE: Duration = Duration::from_millis(100);
 
 /// How far indexing is.
 #[derive(Debug, Default)]
@@ -77,8 +84,8 @@ fn index_all(project: &Project, modules: &Modules, indexing: &Indexing, outside:
         if (n + 1) % step == 0 {
             dashboards();
         }
-        // Requests come first: they may be waiting for the CPU this thread has.
-        std::thread::yield_now();
+        // Requests come first: while they come, they index what they need themselves.
+        crate::tree::activity::step_aside(QUIET, LONGEST_ASIDE);
     }
     indexing.running.store(false, Ordering::Relaxed);
     dashboards();
