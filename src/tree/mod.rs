@@ -14,6 +14,7 @@ pub mod kernel_cache;
 pub mod pending;
 pub mod resource;
 
+mod exact_files;
 mod holders;
 mod listings;
 mod nav_listings;

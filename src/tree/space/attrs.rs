@@ -49,8 +49,12 @@ impl Space {
     }
 
     pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
+        let generation = self.kernel.generation();
         let at = self.locate(path)?;
         let (ino, node) = (at.ino, &at.node);
+        if let Some(file) = node.file.as_ref().filter(|_| at.cacheable) {
+            self.exact_files.found(ino, file, generation);
+        }
         let (size, mtime) = match (node.kind, node.size, node.mtime) {
             (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),
             (_, Some(size), Some(mtime)) => (size, mtime),

@@ -84,6 +84,8 @@ pub struct Space {
     rendered: LeftForOpen,
     /// The listings `_nav.txt` views are drawn from, while nothing changes.
     nav_listings: crate::tree::nav_listings::NavListings,
+    /// The project files inodes exactly are, while nothing changes.
+    exact_files: crate::tree::exact_files::ExactFiles,
     /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
     changes: crate::tree::gate::Gate,
     /// Who may change what (see [`crate::tree::access`]).
@@ -119,6 +121,7 @@ impl Space {
             kernel: KernelCache::new(CacheMode::Kept),
             rendered: LeftForOpen::default(),
             nav_listings: Default::default(),
+            exact_files: Default::default(),
             changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
             access: Access::this_process(),
             store_perm: Perm {
