@@ -1,8 +1,9 @@
 //! PostgreSQL: the store teams share (many mounts, many machines, one database). One connection per mount behind a mutex,
 //! as SQLite's. When the database cannot be reached, requests fail at once with
 //! [`ErrorKind::Unavailable`] naming the store, and the next request connects again: an
-//! outage needs no remount. Every read runs in one read-only transaction (a consistent snapshot), every
-//! change in one transaction that first takes the store's advisory lock, so changes from
+//! outage needs no remount. Reads run outside transactions, statement by statement as
+//! SQLite's do (a read of one statement is one round trip), and every statement is
+//! prepared once per connection; every change runs in one transaction that first takes the store's advisory lock, so changes from
 //! every mount and machine follow one another as SQLite's single writer does. The schema is
 //! migrated on connect, under the same lock, by the numbered migrations the store hands
 //! over ([`Migration`]). [`scratch`]
@@ -22,12 +23,13 @@ pub mod scratch;
 /// Migration 11: the database announces every change to what mounts show.
 pub(crate) const CHANGES: &str = include_str!("changes.sql");
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, NoTls, Row, Statement};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::store::location::without_password;
@@ -48,6 +50,28 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// was saved (a restart takes a second or two).
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How many statements a connection keeps prepared: past this many the cache starts
+/// again (the statements are a fixed set, so this is only a bound against a caller that
+/// would put values in the text).
+const PREPARED_LIMIT: usize = 512;
+
+/// A connection and the statements prepared on it: a statement is parsed and planned by
+/// the server once per connection, not once per request (a round trip each time).
+struct Connection {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Connection {
+    fn open(config: &postgres::Config, shown: &str) -> Result<Connection> {
+        let client = config.connect(NoTls).map_err(|e| unreachable(shown, &e))?;
+        Ok(Connection {
+            client,
+            prepared: HashMap::new(),
+        })
+    }
+}
+
 /// How a transaction ended.
 enum Ended<T> {
     /// Committed, rolled back, or failed before `COMMIT` was sent: known.
@@ -60,7 +84,7 @@ enum Ended<T> {
 /// A PostgreSQL store.
 pub struct Postgres {
     /// `None` after the connection was lost: the next request connects again.
-    client: Mutex<Option<Client>>,
+    client: Mutex<Option<Connection>>,
     config: postgres::Config,
     /// The URL without its password, for messages.
     shown: String,
@@ -96,13 +120,33 @@ impl Postgres {
         Ok(store)
     }
 
-    /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
+    /// Runs `read` outside any transaction, as SQLite's reads run: each statement sees the
+    /// store as it was committed when that statement began, as one moment, and a read of one
+    /// statement costs one round trip (no `BEGIN` and `COMMIT` around it). Reads change
+    /// nothing, so a connection found dead at the first statement (the database went away
+    /// since the last request) is replaced once and the statement sent again.
     pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        match self.in_transaction(true, read) {
-            Ended::Known(outcome) => outcome,
-            // Everything was read; ending a read-only transaction changes nothing.
-            Ended::CommitLost(value, _) => Ok(value),
+        let mut slot = self.lock();
+        let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
+        if fresh {
+            *slot = Some(Connection::open(&self.config, &self.shown)?);
         }
+        let Some(connection) = slot.as_mut() else {
+            return Err(Error::internal("no connection to the store"));
+        };
+        let Connection { client, prepared } = connection;
+        let tx = Tx {
+            client: RefCell::new(client),
+            prepared: RefCell::new(prepared),
+            shown: &self.shown,
+            replace: (!fresh).then_some(&self.config),
+            answered: Cell::new(false),
+        };
+        let outcome = read(&tx);
+        if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
+            *slot = None;
+        }
+        outcome
     }
 
     /// Runs `change` in one transaction holding the store's write lock: committed if it
@@ -110,16 +154,16 @@ impl Postgres {
     /// answer was lost is settled (see the module's documentation).
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let xid = RefCell::new(None);
-        let ended = self.in_transaction(false, |tx| {
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-            // The triggers of changes.sql announce what this changes with this token, heard
-            // by every other mount when (and only if) it commits.
-            // The transaction's id is known before COMMIT, so that a commit whose answer is
-            // lost can be looked up.
+        let ended = self.in_transaction(|tx| {
+            // In one round trip: the lock; the token the triggers of changes.sql announce
+            // what this changes with, heard by every other mount when (and only if) it
+            // commits; and the transaction's id, known before COMMIT, so that a commit whose
+            // answer is lost can be looked up.
             let id: String = tx
                 .query_one(
-                    "SELECT pg_current_xact_id()::text, set_config('homespace.writer', $1, true)",
-                    &[&self.own.as_str()],
+                    "SELECT pg_current_xact_id()::text, set_config('homespace.writer', $2, true)
+                     FROM (SELECT pg_advisory_xact_lock($1)) AS locked",
+                    &[&WRITE_LOCK, &self.own.as_str()],
                 )?
                 .get(0);
             *xid.borrow_mut() = Some(id);
@@ -144,7 +188,10 @@ impl Postgres {
                     .ok()?;
                 let status: Option<String> = row.get(0);
                 // A connection that answers serves the next request too.
-                *self.lock() = Some(client);
+                *self.lock() = Some(Connection {
+                    client,
+                    prepared: HashMap::new(),
+                });
                 status
             });
             match status.as_deref() {
@@ -178,38 +225,30 @@ impl Postgres {
     /// connection found dead when the transaction begins (the database went away since the
     /// last request) is replaced once: nothing was sent on it, so nothing runs twice. One
     /// lost later is dropped, and the next request connects again.
-    fn in_transaction<T>(
-        &self,
-        read_only: bool,
-        work: impl FnOnce(&Tx<'_>) -> Result<T>,
-    ) -> Ended<T> {
+    fn in_transaction<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Ended<T> {
         let mut slot = self.lock();
         let mut fresh = false;
-        let client = loop {
-            if slot.as_ref().is_none_or(Client::is_closed) {
-                let client = match self.config.connect(NoTls) {
-                    Ok(client) => client,
-                    Err(e) => return Ended::Known(Err(unreachable(&self.shown, &e))),
-                };
-                *slot = Some(client);
+        let connection = loop {
+            if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
+                match Connection::open(&self.config, &self.shown) {
+                    Ok(connection) => *slot = Some(connection),
+                    Err(e) => return Ended::Known(Err(e)),
+                }
                 fresh = true;
             }
-            let Some(client) = slot.as_mut() else {
+            let Some(connection) = slot.as_mut() else {
                 return Ended::Known(Err(Error::internal("no connection to the store")));
             };
-            let begin = if read_only {
-                "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-            } else {
-                "BEGIN"
-            };
-            match client.batch_execute(begin) {
-                Ok(_) => break client,
+            match connection.client.batch_execute("BEGIN") {
+                Ok(_) => break connection,
                 Err(e) if !fresh && is_lost(&e) => *slot = None,
                 Err(e) => return Ended::Known(Err(failure(&self.shown, &e))),
             }
         };
-        let ended = run(client, &self.shown, work);
-        if slot.as_ref().is_some_and(Client::is_closed) || matches!(ended, Ended::CommitLost(..)) {
+        let ended = run(connection, &self.shown, work);
+        if slot.as_ref().is_some_and(|c| c.client.is_closed())
+            || matches!(ended, Ended::CommitLost(..))
+        {
             *slot = None;
         }
         ended
@@ -269,7 +308,7 @@ impl Postgres {
 
     /// The connection slot. A request that panicked left its transaction open on the
     /// connection: drop that connection (the server rolls the transaction back).
-    fn lock(&self) -> MutexGuard<'_, Option<Client>> {
+    fn lock(&self) -> MutexGuard<'_, Option<Connection>> {
         self.client.lock().unwrap_or_else(|poisoned| {
             self.client.clear_poison();
             let mut slot = poisoned.into_inner();
@@ -279,12 +318,20 @@ impl Postgres {
     }
 }
 
-/// Run `work` in the transaction begun on `client`: `COMMIT` when it returns `Ok`,
+/// Run `work` in the transaction begun on `connection`: `COMMIT` when it returns `Ok`,
 /// `ROLLBACK` when it returns `Err`.
-fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Ended<T> {
+fn run<T>(
+    connection: &mut Connection,
+    shown: &str,
+    work: impl FnOnce(&Tx<'_>) -> Result<T>,
+) -> Ended<T> {
+    let Connection { client, prepared } = connection;
     let tx = Tx {
         client: RefCell::new(client),
+        prepared: RefCell::new(prepared),
         shown,
+        replace: None,
+        answered: Cell::new(true),
     };
     let outcome = work(&tx);
     let client = tx.client.into_inner();
@@ -302,19 +349,22 @@ fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result
     }
 }
 
-/// One transaction of a [`Postgres`] store, as the backends' record types use it.
+/// A transaction of a [`Postgres`] store, or a read's statements outside one, as the
+/// backends' record types use it.
 pub struct Tx<'c> {
     client: RefCell<&'c mut Client>,
+    prepared: RefCell<&'c mut HashMap<String, Statement>>,
     shown: &'c str,
+    /// A read on a connection kept from an earlier request: how to replace it when it
+    /// turns out dead at the first statement.
+    replace: Option<&'c postgres::Config>,
+    /// Whether the server answered a statement of this request yet.
+    answered: Cell<bool>,
 }
 
 impl Tx<'_> {
     pub fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        let mut client = self.client.borrow_mut();
-        let statement = client.prepare(sql).map_err(|e| failure(self.shown, &e))?;
-        client
-            .query(&statement, params)
-            .map_err(|e| failure(self.shown, &e))
+        self.send(sql, |client, statement| client.query(statement, params))
     }
 
     pub fn query_opt(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Option<Row>> {
@@ -328,10 +378,61 @@ impl Tx<'_> {
 
     /// Run one statement; the number of rows it changed.
     pub fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
-        self.client
-            .borrow_mut()
-            .execute(sql, params)
-            .map_err(|e| failure(self.shown, &e))
+        self.send(sql, |client, statement| client.execute(statement, params))
+    }
+
+    /// Runs `sql`, prepared once per connection, with `send`. A read whose kept connection
+    /// is found dead before the server answered anything gets a new one, once.
+    fn send<T>(
+        &self,
+        sql: &str,
+        send: impl Fn(&mut Client, &Statement) -> std::result::Result<T, postgres::Error>,
+    ) -> Result<T> {
+        loop {
+            match self.prepared_and_sent(sql, &send) {
+                Ok(value) => {
+                    self.answered.set(true);
+                    return Ok(value);
+                }
+                Err(e) => {
+                    let retry = !self.answered.replace(true) && is_lost(&e);
+                    match self.replace.filter(|_| retry) {
+                        Some(config) => {
+                            let fresh = Connection::open(config, self.shown)?;
+                            **self.client.borrow_mut() = fresh.client;
+                            self.prepared.borrow_mut().clear();
+                        }
+                        None => {
+                            // A statement the server refused may be one prepared before the
+                            // schema changed under it: prepare again next time.
+                            self.prepared.borrow_mut().clear();
+                            return Err(failure(self.shown, &e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn prepared_and_sent<T>(
+        &self,
+        sql: &str,
+        send: &impl Fn(&mut Client, &Statement) -> std::result::Result<T, postgres::Error>,
+    ) -> std::result::Result<T, postgres::Error> {
+        let mut client = self.client.borrow_mut();
+        let mut prepared = self.prepared.borrow_mut();
+        let statement = match prepared.get(sql) {
+            Some(statement) => statement.clone(),
+            None => {
+                let statement = client.prepare(sql)?;
+                if prepared.len() >= PREPARED_LIMIT {
+                    prepared.clear();
+                }
+                prepared.insert(sql.to_string(), statement.clone());
+                statement
+            }
+        };
+        send(&mut client, &statement)
     }
 
     /// Runs `work` in a savepoint of the transaction: what it did is kept when it returns
