@@ -72,6 +72,9 @@ impl Connection {
     }
 }
 
+/// How a database whose character type keeps every word cuts `Été 東京`.
+const WORDS_CUT_RIGHT: &str = "'été':1 '東京':2";
+
 /// How a transaction ended.
 enum Ended<T> {
     /// Committed, rolled back, or failed before `COMMIT` was sent: known.
@@ -116,8 +119,43 @@ impl Postgres {
             own: listen::token(),
             changes: OnceLock::new(),
         };
+        store.refuse_a_locale_that_drops_words()?;
         store.migrate(migrations)?;
         Ok(store)
+    }
+
+    /// Refuses a database whose character type would make search miss words outside
+    /// ASCII: the `simple` text search configuration cuts and lowercases by the database's
+    /// `LC_CTYPE` and encoding, and in the C locale it keeps `Été` as `Été` (never found by
+    /// `été`), in `SQL_ASCII` it drops `été` and `東京` altogether. Asked of the server
+    /// itself, so whatever makes it cut differently is caught, not only the names known here.
+    fn refuse_a_locale_that_drops_words(&self) -> Result<()> {
+        let row = self.read(|tx| {
+            tx.query_one(
+                "SELECT to_tsvector('simple', 'Été 東京')::text, datctype,
+                        pg_encoding_to_char(encoding)
+                 FROM pg_database WHERE datname = current_database()",
+                &[],
+            )
+        })?;
+        let text = |at: usize| -> Result<String> {
+            row.try_get(at)
+                .map_err(|e| Error::internal(format!("reading {}'s locale: {e}", self.shown)))
+        };
+        let (words, ctype, encoding) = (text(0)?, text(1)?, text(2)?);
+        if words == WORDS_CUT_RIGHT {
+            return Ok(());
+        }
+        let database = self.config.get_dbname().unwrap_or("NAME");
+        Err(Error::invalid(format!(
+            "the PostgreSQL store at {} cannot be searched in every language: its database \
+             has the character type {ctype:?} and the encoding {encoding}, in which PostgreSQL \
+             cuts 'Été 東京' into {words} rather than {WORDS_CUT_RIGHT}, so words outside ASCII \
+             would be missed (a capital kept, or a word dropped). Make a database in UTF-8 with a UTF-8 character type \
+             and use it: createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8 \
+             {database}_utf8 (or --lc-ctype=en_US.UTF-8, any UTF-8 locale the server has)",
+            self.shown
+        )))
     }
 
     /// Runs `read` outside any transaction, as SQLite's reads run: each statement sees the
@@ -701,6 +739,40 @@ mod tests {
             heard_while_streaming,
             "no change was heard while they kept coming"
         );
+    }
+
+    /// A database made in the C locale (or without UTF-8) would keep `Été` unfound by
+    /// `été`, or drop `été` and `東京`: it is refused at connect, with how to make one that
+    /// works, and nothing is created in it.
+    #[test]
+    fn a_database_whose_locale_drops_words_is_refused_with_how_to_make_one() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let admin = server.database("postgres").unwrap();
+        let mut client = postgres::Client::connect(&admin, NoTls).unwrap();
+        for (name, encoding) in [("c_locale", "UTF8"), ("ascii", "SQL_ASCII")] {
+            client
+                .batch_execute(&format!(
+                    "CREATE DATABASE {name} TEMPLATE template0 ENCODING '{encoding}' \
+                     LC_COLLATE 'C' LC_CTYPE 'C'"
+                ))
+                .unwrap();
+            let url = admin.replace("/postgres", &format!("/{name}"));
+            let refused = Postgres::connect(&url, TABLES).unwrap_err();
+            assert_eq!(refused.kind, ErrorKind::Invalid, "{refused}");
+            assert!(refused.message.contains("createdb"), "{refused}");
+            assert!(refused.message.contains("\"C\""), "{refused}");
+            let mut there = postgres::Client::connect(&url, NoTls).unwrap();
+            let made = there
+                .query_one(
+                    "SELECT to_regclass('homespace_migrations') IS NOT NULL",
+                    &[],
+                )
+                .unwrap();
+            assert!(!made.get::<_, bool>(0), "nothing is made in {name}");
+        }
+        // The scratch server's own databases are made in C.UTF-8, which keeps every word.
+        let url = server.database("utf8").unwrap();
+        Postgres::connect(&url, TABLES).unwrap();
     }
 
     #[test]
