@@ -1,12 +1,12 @@
 //! What related-session scoring asks of PostgreSQL's `words` tsvector columns
 //! ([`RelatedSql`]); `../related.rs` weighs the answers.
 //!
-//! Document frequencies, counted up to the cap (entries and sessions), come from one
-//! statement of one branch per word: each branch is planned for its own word (a custom
-//! plan sees the values), and the lookups cost one round trip. A word PostgreSQL's
-//! statistics put well above the cap is too common without being counted
-//! (`search/estimate.rs`): counting it would visit thousands of rows. Ranks are
-//! `ts_rank_cd` with the column weights of search (`search.rs`).
+//! Document frequencies come from PostgreSQL's statistics where they know the word
+//! (`search/estimate.rs`): one well above the cap is too common, one below is taken at its
+//! estimate, as counting either would visit thousands of rows. Only words rarer than every
+//! one the statistics keep are counted up to the cap (entries and sessions), in one
+//! statement of one branch per word. Ranks are `ts_rank_cd` with the column weights of
+//! search (`search.rs`).
 
 use std::collections::BTreeSet;
 
