@@ -29,10 +29,11 @@
 //!
 //! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
 //! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
-//! entries 11 ms, in 5,000 26 ms, in 50,000 29 ms (estimated, not counted), in every entry
-//! 11 ms; but two words together in 20,000 entries 240 ms and a phrase in 50,000 440 ms
-//! (walked to and counted), a word in 5% of the entries with a channel filter 240 ms (its
-//! 10,000 most recent matches walked to).
+//! entries 24 ms, in 5,000 63 ms, in 50,000 37 ms (estimated, not counted), in every entry
+//! 9 ms, a phrase in 50,000 80 ms (estimated by the planner; 440 ms when it was counted);
+//! but two words together in 20,000 entries 250 ms (below the planner's bound, counted),
+//! and a word in 5% of the entries with a channel filter 380 ms (its 10,000 most recent
+//! matches walked to).
 
 mod estimate;
 mod scan;
