@@ -270,6 +270,9 @@ fn an_outage_fails_store_requests_clearly_and_service_comes_back() {
         "a store read must fail while the database is down: {said}"
     );
     assert!(said.contains("Resource temporarily unavailable"), "{said}");
+    // The failed read is logged on what was read, not on the mount's root.
+    let errors = read(&a.path("_errors.md"));
+    assert!(errors.contains("tasks/open"), "{errors}");
     let (ok, said) = a.sh("echo '{\"title\": \"During\"}' | tee $HS/tasks/open/during.json");
     assert!(
         !ok && said.contains("Resource temporarily unavailable"),

@@ -20,7 +20,7 @@ use fuser::{
 };
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::{Fh, Ino, Kind};
+use crate::model::{Fh, Ino, Kind, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::kernel_cache::{CacheMode, Notifier};
 use crate::tree::pending::{self, Pending, Waited};
@@ -218,12 +218,19 @@ impl Notifier for KernelNotifier {
 }
 
 impl Fs {
-    /// The errno for a read-type request that failed. Such failures are answers (a name
-    /// that is not there), not logged — except a store that cannot be reached, which the
-    /// user must hear of in `_errors.md` and the log whatever they were reading.
-    fn unanswered(&self, error: &Error) -> Errno {
+    /// The errno for a read-type request that failed on inode `at` (on `name` in it, for a
+    /// lookup). Such failures are answers (a name that is not there), not logged — except a
+    /// store that cannot be reached, which the user must hear of in `_errors.md` and the log
+    /// whatever they were reading, with the file they were reading.
+    fn unanswered(&self, at: Ino, name: Option<&OsStr>, error: &Error) -> Errno {
         if error.kind == ErrorKind::Unavailable {
-            self.space.record_unavailable(error);
+            // An inode forgotten meanwhile names nothing: the mount's root stands for it.
+            let dir = self.space.path_of(at).unwrap_or_else(|_| TreePath::root());
+            let read = match name.and_then(OsStr::to_str) {
+                Some(name) => dir.join(name),
+                None => dir,
+            };
+            self.space.record_unavailable(&read, error);
         }
         errno(error)
     }
@@ -385,14 +392,14 @@ impl Filesystem for Fs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match guarded("lookup", || self.space.lookup(Ino(parent.0), utf8(name)?)) {
             Ok(attr) => self.entry(&attr, reply),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(parent.0), Some(name), &e)),
         }
     }
 
     fn readlink(&self, _req: &Request, ino: INodeNo, reply: ReplyData) {
         match guarded("readlink", || self.space.read_link(Ino(ino.0))) {
             Ok(target) => reply.data(&target),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -405,7 +412,7 @@ impl Filesystem for Fs {
             (self.space).getattr_via(Ino(ino.0), fh.map(|f| Fh(f.0)), req.pid())
         }) {
             Ok(attr) => reply.attr(&self.ttl(&attr), &self.attr(&attr)),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -534,7 +541,7 @@ impl Filesystem for Fs {
                 self.passthrough.open(Ino(ino.0), fh, &file, cached, reply)
             }
             Ok(Opened::Now(fh, paging)) => reply.opened(FileHandle(fh.0), fopen_flags(&paging)),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -552,7 +559,7 @@ impl Filesystem for Fs {
         if !self.unopened {
             match guarded("read", || self.space.read(Fh(fh.0), offset, size)) {
                 Ok(data) => reply.data(&data),
-                Err(e) => reply.error(self.unanswered(&e)),
+                Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
             }
             return;
         }
@@ -563,7 +570,7 @@ impl Filesystem for Fs {
             self.space.read_unopened(Ino(ino.0), offset, size)
         }) {
             Ok(data) => reply.data(&data),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -651,7 +658,7 @@ impl Filesystem for Fs {
                 FopenFlags::FOPEN_CACHE_DIR | FopenFlags::FOPEN_KEEP_CACHE,
             ),
             Ok((fh, false)) => reply.opened(FileHandle(fh.0), FopenFlags::empty()),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -681,7 +688,7 @@ impl Filesystem for Fs {
                 }
                 reply.ok();
             }
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 
@@ -762,7 +769,7 @@ impl Filesystem for Fs {
         let write = mask.contains(fuser::AccessFlags::W_OK);
         match guarded("access", || self.space.access(Ino(ino.0), write)) {
             Ok(()) => reply.ok(),
-            Err(e) => reply.error(self.unanswered(&e)),
+            Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
     }
 

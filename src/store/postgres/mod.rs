@@ -1,8 +1,9 @@
 //! PostgreSQL: the store teams share (many mounts, many machines, one database). One connection per mount behind a mutex,
 //! as SQLite's. When the database cannot be reached, requests fail at once with
 //! [`ErrorKind::Unavailable`] naming the store, and the next request connects again: an
-//! outage needs no remount. Every read runs in one read-only transaction (a consistent snapshot), every
-//! change in one transaction that first takes the store's advisory lock, so changes from
+//! outage needs no remount. Reads run outside transactions, statement by statement as
+//! SQLite's do (a read of one statement is one round trip), and every statement is
+//! prepared once per connection; every change runs in one transaction that first takes the store's advisory lock, so changes from
 //! every mount and machine follow one another as SQLite's single writer does. The schema is
 //! migrated on connect, under the same lock, by the numbered migrations the store hands
 //! over ([`Migration`]). [`scratch`]
@@ -22,12 +23,13 @@ pub mod scratch;
 /// Migration 11: the database announces every change to what mounts show.
 pub(crate) const CHANGES: &str = include_str!("changes.sql");
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
-use postgres::{Client, NoTls, Row};
+use postgres::{Client, NoTls, Row, Statement};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::store::location::without_password;
@@ -48,6 +50,31 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// was saved (a restart takes a second or two).
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How many statements a connection keeps prepared: past this many the cache starts
+/// again (the statements are a fixed set, so this is only a bound against a caller that
+/// would put values in the text).
+const PREPARED_LIMIT: usize = 512;
+
+/// A connection and the statements prepared on it: a statement is parsed and planned by
+/// the server once per connection, not once per request (a round trip each time).
+struct Connection {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Connection {
+    fn open(config: &postgres::Config, shown: &str) -> Result<Connection> {
+        let client = config.connect(NoTls).map_err(|e| unreachable(shown, &e))?;
+        Ok(Connection {
+            client,
+            prepared: HashMap::new(),
+        })
+    }
+}
+
+/// How a database whose character type keeps every word cuts `Été 東京`.
+const WORDS_CUT_RIGHT: &str = "'été':1 '東京':2";
+
 /// How a transaction ended.
 enum Ended<T> {
     /// Committed, rolled back, or failed before `COMMIT` was sent: known.
@@ -60,7 +87,7 @@ enum Ended<T> {
 /// A PostgreSQL store.
 pub struct Postgres {
     /// `None` after the connection was lost: the next request connects again.
-    client: Mutex<Option<Client>>,
+    client: Mutex<Option<Connection>>,
     config: postgres::Config,
     /// The URL without its password, for messages.
     shown: String,
@@ -92,17 +119,72 @@ impl Postgres {
             own: listen::token(),
             changes: OnceLock::new(),
         };
+        store.refuse_a_locale_that_drops_words()?;
         store.migrate(migrations)?;
         Ok(store)
     }
 
-    /// Runs `read` in one read-only transaction: what it sees is one moment of the store.
-    pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
-        match self.in_transaction(true, read) {
-            Ended::Known(outcome) => outcome,
-            // Everything was read; ending a read-only transaction changes nothing.
-            Ended::CommitLost(value, _) => Ok(value),
+    /// Refuses a database whose character type would make search miss words outside
+    /// ASCII: the `simple` text search configuration cuts and lowercases by the database's
+    /// `LC_CTYPE` and encoding, and in the C locale it keeps `Été` as `Été` (never found by
+    /// `été`), in `SQL_ASCII` it drops `été` and `東京` altogether. Asked of the server
+    /// itself, so whatever makes it cut differently is caught, not only the names known here.
+    fn refuse_a_locale_that_drops_words(&self) -> Result<()> {
+        let row = self.read(|tx| {
+            tx.query_one(
+                "SELECT to_tsvector('simple', 'Été 東京')::text, datctype,
+                        pg_encoding_to_char(encoding)
+                 FROM pg_database WHERE datname = current_database()",
+                &[],
+            )
+        })?;
+        let text = |at: usize| -> Result<String> {
+            row.try_get(at)
+                .map_err(|e| Error::internal(format!("reading {}'s locale: {e}", self.shown)))
+        };
+        let (words, ctype, encoding) = (text(0)?, text(1)?, text(2)?);
+        if words == WORDS_CUT_RIGHT {
+            return Ok(());
         }
+        let database = self.config.get_dbname().unwrap_or("NAME");
+        Err(Error::invalid(format!(
+            "the PostgreSQL store at {} cannot be searched in every language: its database \
+             has the character type {ctype:?} and the encoding {encoding}, in which PostgreSQL \
+             cuts 'Été 東京' into {words} rather than {WORDS_CUT_RIGHT}, so words outside ASCII \
+             would be missed (a capital kept, or a word dropped). Make a database in UTF-8 with a UTF-8 character type \
+             and use it: createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8 \
+             {database}_utf8 (or --lc-ctype=en_US.UTF-8, any UTF-8 locale the server has)",
+            self.shown
+        )))
+    }
+
+    /// Runs `read` outside any transaction, as SQLite's reads run: each statement sees the
+    /// store as it was committed when that statement began, as one moment, and a read of one
+    /// statement costs one round trip (no `BEGIN` and `COMMIT` around it). Reads change
+    /// nothing, so a connection found dead at the first statement (the database went away
+    /// since the last request) is replaced once and the statement sent again.
+    pub fn read<T>(&self, read: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let mut slot = self.lock();
+        let fresh = slot.as_ref().is_none_or(|c| c.client.is_closed());
+        if fresh {
+            *slot = Some(Connection::open(&self.config, &self.shown)?);
+        }
+        let Some(connection) = slot.as_mut() else {
+            return Err(Error::internal("no connection to the store"));
+        };
+        let Connection { client, prepared } = connection;
+        let tx = Tx {
+            client: RefCell::new(client),
+            prepared: RefCell::new(prepared),
+            shown: &self.shown,
+            replace: (!fresh).then_some(&self.config),
+            answered: Cell::new(false),
+        };
+        let outcome = read(&tx);
+        if slot.as_ref().is_some_and(|c| c.client.is_closed()) {
+            *slot = None;
+        }
+        outcome
     }
 
     /// Runs `change` in one transaction holding the store's write lock: committed if it
@@ -110,16 +192,16 @@ impl Postgres {
     /// answer was lost is settled (see the module's documentation).
     pub fn write<T>(&self, change: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let xid = RefCell::new(None);
-        let ended = self.in_transaction(false, |tx| {
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&WRITE_LOCK])?;
-            // The triggers of changes.sql announce what this changes with this token, heard
-            // by every other mount when (and only if) it commits.
-            // The transaction's id is known before COMMIT, so that a commit whose answer is
-            // lost can be looked up.
+        let ended = self.in_transaction(|tx| {
+            // In one round trip: the lock; the token the triggers of changes.sql announce
+            // what this changes with, heard by every other mount when (and only if) it
+            // commits; and the transaction's id, known before COMMIT, so that a commit whose
+            // answer is lost can be looked up.
             let id: String = tx
                 .query_one(
-                    "SELECT pg_current_xact_id()::text, set_config('homespace.writer', $1, true)",
-                    &[&self.own.as_str()],
+                    "SELECT pg_current_xact_id()::text, set_config('homespace.writer', $2, true)
+                     FROM (SELECT pg_advisory_xact_lock($1)) AS locked",
+                    &[&WRITE_LOCK, &self.own.as_str()],
                 )?
                 .get(0);
             *xid.borrow_mut() = Some(id);
@@ -144,7 +226,10 @@ impl Postgres {
                     .ok()?;
                 let status: Option<String> = row.get(0);
                 // A connection that answers serves the next request too.
-                *self.lock() = Some(client);
+                *self.lock() = Some(Connection {
+                    client,
+                    prepared: HashMap::new(),
+                });
                 status
             });
             match status.as_deref() {
@@ -178,38 +263,30 @@ impl Postgres {
     /// connection found dead when the transaction begins (the database went away since the
     /// last request) is replaced once: nothing was sent on it, so nothing runs twice. One
     /// lost later is dropped, and the next request connects again.
-    fn in_transaction<T>(
-        &self,
-        read_only: bool,
-        work: impl FnOnce(&Tx<'_>) -> Result<T>,
-    ) -> Ended<T> {
+    fn in_transaction<T>(&self, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Ended<T> {
         let mut slot = self.lock();
         let mut fresh = false;
-        let client = loop {
-            if slot.as_ref().is_none_or(Client::is_closed) {
-                let client = match self.config.connect(NoTls) {
-                    Ok(client) => client,
-                    Err(e) => return Ended::Known(Err(unreachable(&self.shown, &e))),
-                };
-                *slot = Some(client);
+        let connection = loop {
+            if slot.as_ref().is_none_or(|c| c.client.is_closed()) {
+                match Connection::open(&self.config, &self.shown) {
+                    Ok(connection) => *slot = Some(connection),
+                    Err(e) => return Ended::Known(Err(e)),
+                }
                 fresh = true;
             }
-            let Some(client) = slot.as_mut() else {
+            let Some(connection) = slot.as_mut() else {
                 return Ended::Known(Err(Error::internal("no connection to the store")));
             };
-            let begin = if read_only {
-                "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-            } else {
-                "BEGIN"
-            };
-            match client.batch_execute(begin) {
-                Ok(_) => break client,
+            match connection.client.batch_execute("BEGIN") {
+                Ok(_) => break connection,
                 Err(e) if !fresh && is_lost(&e) => *slot = None,
                 Err(e) => return Ended::Known(Err(failure(&self.shown, &e))),
             }
         };
-        let ended = run(client, &self.shown, work);
-        if slot.as_ref().is_some_and(Client::is_closed) || matches!(ended, Ended::CommitLost(..)) {
+        let ended = run(connection, &self.shown, work);
+        if slot.as_ref().is_some_and(|c| c.client.is_closed())
+            || matches!(ended, Ended::CommitLost(..))
+        {
             *slot = None;
         }
         ended
@@ -269,7 +346,7 @@ impl Postgres {
 
     /// The connection slot. A request that panicked left its transaction open on the
     /// connection: drop that connection (the server rolls the transaction back).
-    fn lock(&self) -> MutexGuard<'_, Option<Client>> {
+    fn lock(&self) -> MutexGuard<'_, Option<Connection>> {
         self.client.lock().unwrap_or_else(|poisoned| {
             self.client.clear_poison();
             let mut slot = poisoned.into_inner();
@@ -279,12 +356,20 @@ impl Postgres {
     }
 }
 
-/// Run `work` in the transaction begun on `client`: `COMMIT` when it returns `Ok`,
+/// Run `work` in the transaction begun on `connection`: `COMMIT` when it returns `Ok`,
 /// `ROLLBACK` when it returns `Err`.
-fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result<T>) -> Ended<T> {
+fn run<T>(
+    connection: &mut Connection,
+    shown: &str,
+    work: impl FnOnce(&Tx<'_>) -> Result<T>,
+) -> Ended<T> {
+    let Connection { client, prepared } = connection;
     let tx = Tx {
         client: RefCell::new(client),
+        prepared: RefCell::new(prepared),
         shown,
+        replace: None,
+        answered: Cell::new(true),
     };
     let outcome = work(&tx);
     let client = tx.client.into_inner();
@@ -302,19 +387,22 @@ fn run<T>(client: &mut Client, shown: &str, work: impl FnOnce(&Tx<'_>) -> Result
     }
 }
 
-/// One transaction of a [`Postgres`] store, as the backends' record types use it.
+/// A transaction of a [`Postgres`] store, or a read's statements outside one, as the
+/// backends' record types use it.
 pub struct Tx<'c> {
     client: RefCell<&'c mut Client>,
+    prepared: RefCell<&'c mut HashMap<String, Statement>>,
     shown: &'c str,
+    /// A read on a connection kept from an earlier request: how to replace it when it
+    /// turns out dead at the first statement.
+    replace: Option<&'c postgres::Config>,
+    /// Whether the server answered a statement of this request yet.
+    answered: Cell<bool>,
 }
 
 impl Tx<'_> {
     pub fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>> {
-        let mut client = self.client.borrow_mut();
-        let statement = client.prepare(sql).map_err(|e| failure(self.shown, &e))?;
-        client
-            .query(&statement, params)
-            .map_err(|e| failure(self.shown, &e))
+        self.send(sql, |client, statement| client.query(statement, params))
     }
 
     pub fn query_opt(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Option<Row>> {
@@ -328,10 +416,61 @@ impl Tx<'_> {
 
     /// Run one statement; the number of rows it changed.
     pub fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64> {
-        self.client
-            .borrow_mut()
-            .execute(sql, params)
-            .map_err(|e| failure(self.shown, &e))
+        self.send(sql, |client, statement| client.execute(statement, params))
+    }
+
+    /// Runs `sql`, prepared once per connection, with `send`. A read whose kept connection
+    /// is found dead before the server answered anything gets a new one, once.
+    fn send<T>(
+        &self,
+        sql: &str,
+        send: impl Fn(&mut Client, &Statement) -> std::result::Result<T, postgres::Error>,
+    ) -> Result<T> {
+        loop {
+            match self.prepared_and_sent(sql, &send) {
+                Ok(value) => {
+                    self.answered.set(true);
+                    return Ok(value);
+                }
+                Err(e) => {
+                    let retry = !self.answered.replace(true) && is_lost(&e);
+                    match self.replace.filter(|_| retry) {
+                        Some(config) => {
+                            let fresh = Connection::open(config, self.shown)?;
+                            **self.client.borrow_mut() = fresh.client;
+                            self.prepared.borrow_mut().clear();
+                        }
+                        None => {
+                            // A statement the server refused may be one prepared before the
+                            // schema changed under it: prepare again next time.
+                            self.prepared.borrow_mut().clear();
+                            return Err(failure(self.shown, &e));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn prepared_and_sent<T>(
+        &self,
+        sql: &str,
+        send: &impl Fn(&mut Client, &Statement) -> std::result::Result<T, postgres::Error>,
+    ) -> std::result::Result<T, postgres::Error> {
+        let mut client = self.client.borrow_mut();
+        let mut prepared = self.prepared.borrow_mut();
+        let statement = match prepared.get(sql) {
+            Some(statement) => statement.clone(),
+            None => {
+                let statement = client.prepare(sql)?;
+                if prepared.len() >= PREPARED_LIMIT {
+                    prepared.clear();
+                }
+                prepared.insert(sql.to_string(), statement.clone());
+                statement
+            }
+        };
+        send(&mut client, &statement)
     }
 
     /// Runs `work` in a savepoint of the transaction: what it did is kept when it returns
@@ -600,6 +739,40 @@ mod tests {
             heard_while_streaming,
             "no change was heard while they kept coming"
         );
+    }
+
+    /// A database made in the C locale (or without UTF-8) would keep `Été` unfound by
+    /// `été`, or drop `été` and `東京`: it is refused at connect, with how to make one that
+    /// works, and nothing is created in it.
+    #[test]
+    fn a_database_whose_locale_drops_words_is_refused_with_how_to_make_one() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let admin = server.database("postgres").unwrap();
+        let mut client = postgres::Client::connect(&admin, NoTls).unwrap();
+        for (name, encoding) in [("c_locale", "UTF8"), ("ascii", "SQL_ASCII")] {
+            client
+                .batch_execute(&format!(
+                    "CREATE DATABASE {name} TEMPLATE template0 ENCODING '{encoding}' \
+                     LC_COLLATE 'C' LC_CTYPE 'C'"
+                ))
+                .unwrap();
+            let url = admin.replace("/postgres", &format!("/{name}"));
+            let refused = Postgres::connect(&url, TABLES).unwrap_err();
+            assert_eq!(refused.kind, ErrorKind::Invalid, "{refused}");
+            assert!(refused.message.contains("createdb"), "{refused}");
+            assert!(refused.message.contains("\"C\""), "{refused}");
+            let mut there = postgres::Client::connect(&url, NoTls).unwrap();
+            let made = there
+                .query_one(
+                    "SELECT to_regclass('homespace_migrations') IS NOT NULL",
+                    &[],
+                )
+                .unwrap();
+            assert!(!made.get::<_, bool>(0), "nothing is made in {name}");
+        }
+        // The scratch server's own databases are made in C.UTF-8, which keeps every word.
+        let url = server.database("utf8").unwrap();
+        Postgres::connect(&url, TABLES).unwrap();
     }
 
     #[test]

@@ -160,10 +160,10 @@ impl Space {
         self.failed_in(&dir);
     }
 
-    /// Log that a read failed because the store cannot be reached (its message names the
-    /// store and what to expect); repeats of it are folded as any repeated failure.
-    pub(crate) fn record_unavailable(&self, error: &Error) {
-        self.record("read", &TreePath::root(), error);
+    /// Log that a read of `path` failed because the store cannot be reached (its message
+    /// names the store and what to expect); repeats of it are folded as any repeated failure.
+    pub(crate) fn record_unavailable(&self, path: &TreePath, error: &Error) {
+        self.record("read", path, error);
     }
 
     /// Run `op` on `path`, logging a failure.

@@ -1,15 +1,16 @@
 //! What related-session scoring asks of PostgreSQL's `words` tsvector columns
 //! ([`RelatedSql`]); `../related.rs` weighs the answers.
 //!
-//! Document frequencies, counted up to the cap (entries and sessions), come from one
-//! statement of one branch per word: each branch is planned for its own word (a custom
-//! plan sees the values), and the lookups cost one round trip. A word PostgreSQL's
-//! statistics put well above the cap is too common without being counted
-//! (`search/estimate.rs`): counting it would visit thousands of rows. Ranks are
-//! `ts_rank_cd` with the column weights of search (`search.rs`).
+//! Document frequencies come from PostgreSQL's statistics where they know the word
+//! (`search/estimate.rs`): one well above the cap is too common, one below is taken at its
+//! estimate, as counting either would visit thousands of rows. Only words rarer than every
+//! one the statistics keep are counted up to the cap (entries and sessions), in one
+//! statement of one branch per word. Ranks are `ts_rank_cd` with the column weights of
+//! search (`search.rs`).
 
 use std::collections::BTreeSet;
 
+use super::read::column;
 use super::search::frequencies;
 use crate::error::Result;
 use crate::store::memory::count;
@@ -61,17 +62,26 @@ impl RelatedSql for Tx<'_> {
             .collect())
     }
 
-    /// Every match first, then the most recent: each word is in fewer than the cap's
-    /// entries, so there are at most a dozen caps of matches, read from the GIN index.
-    /// Asked for the most recent directly, the planner walks the primary key backwards
-    /// expecting the OR of the words to be common, and for words this rare reads the whole
-    /// table.
+    /// The most recent matches, found one of two ways. Where the statistics put the words
+    /// together in a large share of the entries, the primary key is walked backwards, each
+    /// row tested, until the window is full (about `window / share` rows). Else every match
+    /// is read from the GIN index first, then the most recent kept: for words this rare, the
+    /// walk would read most of the table, and the planner, unsure of words rarer than every
+    /// one its statistics keep, may choose it anyway.
     fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>> {
-        let sql = format!(
-            "WITH m AS MATERIALIZED (SELECT id FROM entries WHERE words @@ to_tsquery('simple', $1))
-             SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
-             FROM (SELECT id FROM m ORDER BY id DESC LIMIT {window}) r JOIN entries e ON e.id = r.id"
-        );
+        let sql = if dense(self, terms, window)? {
+            format!(
+                "SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
+                 FROM entries e WHERE e.words @@ to_tsquery('simple', $1)
+                 ORDER BY e.id DESC LIMIT {window}"
+            )
+        } else {
+            format!(
+                "WITH m AS MATERIALIZED (SELECT id FROM entries WHERE words @@ to_tsquery('simple', $1))
+                 SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
+                 FROM (SELECT id FROM m ORDER BY id DESC LIMIT {window}) r JOIN entries e ON e.id = r.id"
+            )
+        };
         let rows = self.query(&sql, &[&any(terms)])?;
         Ok(rows
             .iter()
@@ -112,6 +122,19 @@ impl RelatedSql for Tx<'_> {
     }
 }
 
+/// Whether `terms` together are in so large a share of the entries, by the statistics,
+/// that walking them newest first fills `window` sooner than reading every match: the walk
+/// visits about `window / share` rows, reading visits `share * rows`, even at a share of
+/// `sqrt(window / rows)` (the shares are added, an overestimate where words meet).
+fn dense(tx: &Tx<'_>, terms: &[String], window: usize) -> Result<bool> {
+    let words: Vec<&str> = terms.iter().map(String::as_str).collect();
+    let Some(known) = frequencies(tx, &words)? else {
+        return Ok(false);
+    };
+    let share: f64 = known.shares.iter().flatten().sum();
+    Ok(known.rows > 0.0 && share >= (window as f64 / known.rows).sqrt())
+}
+
 /// Any of `terms`, as a tsquery.
 fn any(terms: &[String]) -> String {
     any_of(terms, lexeme, " | ")
@@ -129,12 +152,29 @@ fn frequencies_of(tx: &Tx<'_>, me: i64, words: &[&str], cap: usize) -> Result<Ve
     let mut found = vec![(0, 0); words.len()];
     // Words the statistics put well above the cap are too common, uncounted: counting a
     // common word's first cap entries walks many rows (a margin for the sample's error).
+    // Those they know below it are taken at their estimate, all of them outside this
+    // session (a word among the statistics' most common is in a few hundred entries at
+    // least, rarely all one session's): counting one the planner expects often reads the
+    // table in order up to the cap, all of it when the word is in fewer entries, and
+    // counting this session's alone costs a plan and a visit per match. Only words rarer
+    // than every one they know are counted, from the index.
     let common = frequencies(tx, words)?;
-    let mut counted = Vec::new();
+    let (mut counted, mut estimated) = (Vec::new(), Vec::new());
     for (i, slot) in found.iter_mut().enumerate() {
         match common.as_ref().and_then(|f| f.entries(i)) {
             Some(n) if n >= 1.5 * cap as f64 => *slot = (cap, cap),
-            _ => counted.push(i),
+            Some(n) => estimated.push((i, (n.round() as usize).min(cap))),
+            None => counted.push(i),
+        }
+    }
+    if !estimated.is_empty() {
+        let asked: Vec<&str> = estimated.iter().map(|&(i, _)| words[i]).collect();
+        let held = held_by_sessions(tx, me, &asked)?;
+        for ((i, entries), (sessions, own_session)) in estimated.into_iter().zip(held) {
+            found[i] = (
+                entries + sessions,
+                entries + sessions.saturating_sub(own_session),
+            );
         }
     }
     if counted.is_empty() {
@@ -173,6 +213,28 @@ fn frequencies_of(tx: &Tx<'_>, me: i64, words: &[&str], cap: usize) -> Result<Ve
         }
     }
     Ok(found)
+}
+
+/// For each of `words` (lexemes as stored): how many sessions' titles and summaries hold
+/// it, and whether `me`'s own do (0 or 1). One statement: `ts_stat` reads the sessions'
+/// words once (a few thousand short texts), where asking the index word by word plans and
+/// visits a branch per word.
+fn held_by_sessions(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, usize)>> {
+    // A number only: ts_stat takes the statement it reads as text.
+    let own_session = format!("SELECT words FROM sessions WHERE rowid = {me}");
+    let rows = tx.query(
+        "WITH sessions AS (SELECT word, ndoc FROM ts_stat('SELECT words FROM sessions')),
+              mine AS (SELECT word, ndoc FROM ts_stat($1))
+         SELECT coalesce(s.ndoc, 0)::BIGINT, coalesce(mine.ndoc, 0)::BIGINT
+         FROM unnest($2::TEXT[]) WITH ORDINALITY AS w(word, i)
+         LEFT JOIN sessions s ON s.word = w.word
+         LEFT JOIN mine ON mine.word = w.word
+         ORDER BY w.i",
+        &[&own_session, &words],
+    )?;
+    rows.iter()
+        .map(|row| Ok((count(column(row, 0)?), count(column(row, 1)?))))
+        .collect()
 }
 
 #[cfg(test)]

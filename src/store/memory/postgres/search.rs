@@ -15,7 +15,9 @@
 //! The most recent matches are found with `ORDER BY id DESC LIMIT` (the planner walks the
 //! primary key backwards for a common word and reads the GIN index for a rare one); a lone
 //! word the statistics know as common is not counted: its count is their estimate
-//! (`search/estimate.rs`, [`ESTIMATED`]). `re:` is Rust's regex on bounded batches
+//! (`search/estimate.rs`, [`ESTIMATED`]), and neither are several words, a phrase or a
+//! prefix the planner expects in more than twice as many entries (`estimate::PLANNED`):
+//! their count is the planner's estimate. Fewer are counted, and said as SQLite says them. `re:` is Rust's regex on bounded batches
 //! (`search/scan.rs`). Snippets are cut in Rust (`snippet.rs` says why not `ts_headline`).
 //!
 //! Where PostgreSQL is slower than FTS5: a GIN index holds neither order nor counts, so the
@@ -27,10 +29,11 @@
 //!
 //! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
 //! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
-//! entries 11 ms, in 5,000 26 ms, in 50,000 29 ms (estimated, not counted), in every entry
-//! 11 ms; but two words together in 20,000 entries 240 ms and a phrase in 50,000 440 ms
-//! (walked to and counted), a word in 5% of the entries with a channel filter 240 ms (its
-//! 10,000 most recent matches walked to).
+//! entries 24 ms, in 5,000 63 ms, in 50,000 37 ms (estimated, not counted), in every entry
+//! 9 ms, a phrase in 50,000 80 ms (estimated by the planner; 440 ms when it was counted);
+//! but two words together in 20,000 entries 250 ms (below the planner's bound, counted),
+//! and a word in 5% of the entries with a channel filter 380 ms (its 10,000 most recent
+//! matches walked to).
 
 mod estimate;
 mod scan;
@@ -122,8 +125,16 @@ impl SearchSql for Tx<'_> {
         Ok(count(self.query_one(&sql, &values.refs())?.get(0)))
     }
 
+    /// A lone word by the statistics of its frequency; any other query by the planner's
+    /// estimate, when that is far past what counting can afford.
     fn estimated_matches(&self, query: &Query, span: Span) -> Result<Option<usize>> {
-        common_word(self, &query.phrases, span)
+        if lone_word(&query.phrases, span).is_some() {
+            return common_word(self, &query.phrases, span);
+        }
+        match self.expression(query) {
+            Some(expr) => estimate::planned(self, &expr, span),
+            None => Ok(None),
+        }
     }
 
     /// One statement: the `examine` most recent matches (numbers only), how many there
@@ -363,19 +374,24 @@ impl Values {
 /// be skipped. Only a lone word over the whole store: the statistics know single words of
 /// the whole table, not phrases, prefixes, several words together or one session.
 fn common_word(tx: &Tx<'_>, phrases: &[Phrase], span: Span) -> Result<Option<usize>> {
-    let [phrase] = phrases else {
+    let Some(word) = lone_word(phrases, span) else {
         return Ok(None);
     };
-    let [word] = phrase.words.as_slice() else {
-        return Ok(None);
-    };
-    if phrase.prefix || span.low.is_some() || span.high.is_some() {
-        return Ok(None);
-    }
     let known = frequencies(tx, &[word.as_str()])?.and_then(|f| f.entries(0));
     Ok(known
         .filter(|&n| n >= ESTIMATED as f64)
         .map(|n| n.round() as usize))
+}
+
+/// The query's one word over the whole store, when it is that.
+fn lone_word(phrases: &[Phrase], span: Span) -> Option<&String> {
+    let [phrase] = phrases else {
+        return None;
+    };
+    let [word] = phrase.words.as_slice() else {
+        return None;
+    };
+    (!phrase.prefix && span.low.is_none() && span.high.is_none()).then_some(word)
 }
 
 #[cfg(test)]
@@ -421,6 +437,41 @@ mod tests {
             assert_eq!(total, n, "{query}");
             assert!(note.unwrap().starts_with("21,000 matches"), "{query}");
         }
+    }
+
+    /// A phrase in more entries than counting can afford is estimated by the planner and
+    /// said to be "about" so many; one in fewer is counted, and said as SQLite says it.
+    #[test]
+    fn a_common_phrase_is_estimated_and_a_rarer_one_counted() {
+        let server = ScratchServer::start().unwrap();
+        let store = Store::connect(&server.database("planned").unwrap()).unwrap();
+        let n = estimate::PLANNED + 2_000;
+        let entries = (0..n)
+            .map(|i| {
+                let rare = if i % 10 == 0 { " rare pair" } else { "" };
+                let text = format!("common phrase {i}{rare}");
+                entry(&format!("k{i}"), Channel::User, &text)
+            })
+            .collect();
+        let transcript = Transcript {
+            sessions: vec![(session("big", None, "big"), entries)],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        store.change_memory(|m| m.compact()).unwrap();
+        let (hits, total, note) = store.memory(|m| m.search("\"common phrase\"", 5)).unwrap();
+        let note = note.unwrap();
+        assert_eq!(hits.len(), 5);
+        assert!(
+            note.starts_with("about ") && note.contains("by PostgreSQL's statistics"),
+            "{note}"
+        );
+        assert!(total.abs_diff(n) < n / 10, "{total} is about {n}");
+        let (_, total, note) = store.memory(|m| m.search("\"rare pair\"", 5)).unwrap();
+        assert_eq!(total, n / 10);
+        assert_eq!(
+            note.as_deref(),
+            Some("4,200 matches: ranked the 2,000 most recent by relevance")
+        );
     }
 
     fn built(text: &str) -> Option<String> {

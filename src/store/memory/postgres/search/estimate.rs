@@ -1,5 +1,6 @@
-//! How many entries hold a word, as PostgreSQL's statistics estimate it, so that counting
-//! can be skipped where the answer is already known to be "too many".
+//! How many entries hold a word, as PostgreSQL's statistics estimate it, or match a query,
+//! as its planner estimates it, so that counting can be skipped where the answer is already
+//! known to be "too many".
 //!
 //! Counting matches costs a visit to each matching row (a GIN index holds no counts and no
 //! order): a word in half of a million entries takes 100 ms or more to count up to
@@ -8,8 +9,17 @@
 //! the most common lexemes of `entries.words` (`pg_stats.most_common_elems`, sampled from
 //! 30,000 rows): a word estimated far above a bound is above it.
 
-use crate::error::Result;
+use super::{ESTIMATED, Values};
+use crate::error::{Error, Result};
+use crate::store::memory::span::Span;
 use crate::store::postgres::Tx;
+
+/// Past this many matches by the planner's estimate, several words, a phrase, a prefix or a
+/// word within one session are not counted: counting visits every match (a phrase in 50,000
+/// entries of a million, 380 ms), where the planner's estimate costs a plan. Twice the lone
+/// word's bound, as the planner's estimate for several words (each word's frequency, taken
+/// as independent) is coarser than the statistics' frequency of one.
+pub(in crate::store::memory::postgres) const PLANNED: usize = 2 * ESTIMATED;
 
 /// What the statistics say about some words.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,4 +64,42 @@ pub(in crate::store::memory::postgres) fn frequencies(
             shares: row.get(1),
         })
     }))
+}
+
+/// How many entries match the tsquery `expr` within `span`, as PostgreSQL's planner
+/// estimates it (`EXPLAIN`: from the statistics of the words and of the span's numbers),
+/// when it is [`PLANNED`] or more; `None` below, and when the table was never analyzed.
+pub(in crate::store::memory::postgres) fn planned(
+    tx: &Tx<'_>,
+    expr: &str,
+    span: Span,
+) -> Result<Option<usize>> {
+    // Without statistics of the words, the planner's figure is a fixed share of the rows.
+    let analyzed = tx.query_one(
+        "SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema()
+                        AND tablename = 'entries' AND attname = 'words')",
+        &[],
+    )?;
+    if !analyzed.try_get::<_, bool>(0).unwrap_or(false) {
+        return Ok(None);
+    }
+    let mut values = Values::default();
+    let q = values.push(expr.to_string());
+    let within = span.sql("id", |v| values.push(v));
+    let sql =
+        format!("EXPLAIN SELECT 1 FROM entries WHERE words @@ to_tsquery('simple', {q}){within}");
+    let plan = tx.query(&sql, &values.refs())?;
+    let lines = plan
+        .iter()
+        .map(|row| row.try_get::<_, String>(0))
+        .collect::<Result<Vec<String>, _>>()
+        .map_err(|e| Error::internal(format!("reading a plan of memory search: {e}")))?;
+    // The scan's estimate is on the first line that names the table (the top one).
+    let rows = lines
+        .iter()
+        .find(|line| line.contains(" on entries"))
+        .and_then(|line| line.split_once(" rows="))
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok());
+    Ok(rows.filter(|&n| n >= PLANNED))
 }
