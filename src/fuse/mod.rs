@@ -714,7 +714,7 @@ impl Filesystem for Fs {
         });
         let (entries, here) = match listed {
             Ok(listed) => listed,
-            Err(e) => return reply.error(self.unanswered(&e)),
+            Err(e) => return reply.error(self.unanswered(parent, None, &e)),
         };
         for (next, entry) in entries {
             // The kernel takes nothing of `.` and `..` but their names: it has both.
