@@ -380,7 +380,7 @@ impl Resource for Source {
     }
 
     fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
-        Some(self.view_settings().nav)
+        Some(self.kept_settings().nav)
     }
 
     fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {

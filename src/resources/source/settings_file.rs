@@ -31,7 +31,7 @@ pub(crate) struct SettingsFile {
     store: Arc<Store>,
     /// Whose settings of the store are this checkout's (see [`super::checkout::key`]).
     checkout: String,
-    /// What views last read (see [`SettingsFile::for_views`]).
+    /// What views last read (see [`SettingsFile::kept`]).
     shown: Mutex<Option<Shown>>,
 }
 
@@ -126,11 +126,12 @@ impl SettingsFile {
         }
     }
 
-    /// The settings in force as views show them (navigation's shape, whether the import
-    /// check is on): each of the hundreds of views a recursive `ls -l` renders asks, so
-    /// they are read again only when the file changes (or, from the store, after
-    /// [`STORE_SHOWN_FOR`]). What runs something always reads them afresh ([`Self::current`]).
-    pub(crate) fn for_views(&self) -> Settings {
+    /// The settings in force for what reads them often and runs nothing (views: the
+    /// navigation's shape, whether the import check is on; memory's following): each of
+    /// the hundreds of views a recursive `ls -l` renders asks, so they are read again only
+    /// when the file changes (or, from the store, after [`STORE_SHOWN_FOR`]). What runs
+    /// something always reads them afresh ([`Self::current`]).
+    pub(crate) fn kept(&self) -> Settings {
         let file = std::fs::metadata(self.path()).ok().map(|meta| {
             use std::os::unix::fs::MetadataExt;
             (meta.len(), meta.modified().ok(), meta.ino())
@@ -214,14 +215,14 @@ impl Source {
         self.settings.current()
     }
 
-    /// The settings as views show them (see [`SettingsFile::for_views`]).
-    pub(crate) fn view_settings(&self) -> Settings {
-        self.settings.for_views()
+    /// The settings for what reads them often and runs nothing (see [`SettingsFile::kept`]).
+    pub(crate) fn kept_settings(&self) -> Settings {
+        self.settings.kept()
     }
 
     /// Which transcript folders memory follows (`[memory] watch`).
     pub fn memory_watch(&self) -> Watching {
-        self.settings().memory_watch
+        self.kept_settings().memory_watch
     }
 
     /// The Python interpreter the settings choose, else the project's own: what the
@@ -307,22 +308,22 @@ mod tests {
     fn views_see_the_settings_file_change_however_it_is_written() {
         let (_dir, root, source) = source();
         let _owner = Admission::enter(true);
-        assert_eq!(source.view_settings().nav.depth, 2);
+        assert_eq!(source.kept_settings().nav.depth, 2);
         source
             .settings
             .write(DEFAULT.replace("depth = 2", "depth = 4").as_bytes())
             .unwrap();
         assert_eq!(
-            source.view_settings().nav.depth,
+            source.kept_settings().nav.depth,
             4,
             "written through the mount"
         );
         // The owner edits the file in place, outside the mount.
         let file = root.join(".homespace/settings.toml");
         std::fs::write(&file, DEFAULT.replace("depth = 2", "depth = 3")).unwrap();
-        assert_eq!(source.view_settings().nav.depth, 3, "edited outside");
+        assert_eq!(source.kept_settings().nav.depth, 3, "edited outside");
         std::fs::remove_file(&file).unwrap();
-        assert_eq!(source.view_settings().nav.depth, 2, "removed: the defaults");
+        assert_eq!(source.kept_settings().nav.depth, 2, "removed: the defaults");
     }
 
     #[test]

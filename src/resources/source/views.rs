@@ -165,7 +165,7 @@ fn root(source: &Source, here: &str) -> Entry {
         "`{here}history/` — {edits} routed edit{} as diffs, with undo",
         plural(edits)
     ));
-    let check = if source.view_settings().import_check {
+    let check = if source.kept_settings().import_check {
         "on"
     } else {
         "off"
@@ -515,7 +515,7 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
                 format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
                 "create a module",
                 match (
-                    source.view_settings().expose_new_modules,
+                    source.kept_settings().expose_new_modules,
                     disk.join("__init__.py").is_file(),
                 ) {
                     (true, true) => {
