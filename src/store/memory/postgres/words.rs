@@ -39,9 +39,19 @@ const TAG_WEIGHT: u16 = 1 << 14;
 /// binary `COPY` hands to the column as it is.
 pub(super) type Words = Vec<u8>;
 
-/// The words of each of `entries` (its content, and its tags as JSON), in order.
-pub(super) fn words_of(tx: &Tx<'_>, entries: &[(&str, &str)]) -> Result<Vec<Words>> {
-    let mut words: Vec<Option<Words>> = match ascii_is_lowered(tx)? {
+/// Whether the database's `simple` configuration lowers ASCII letters to ASCII letters, as
+/// here (a Turkish locale lowers `I` to a dotless `ı`): only then are ASCII words cut here.
+pub(super) const ASCII_LOWERED: &str = "to_tsvector('simple', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')::TEXT
+    = '''abcdefghijklmnopqrstuvwxyz'':1'";
+
+/// The words of each of `entries` (its content, and its tags as JSON), in order; plain
+/// entries are cut here when `ascii_here` (the database said [`ASCII_LOWERED`]).
+pub(super) fn words_of(
+    tx: &Tx<'_>,
+    entries: &[(&str, &str)],
+    ascii_here: bool,
+) -> Result<Vec<Words>> {
+    let mut words: Vec<Option<Words>> = match ascii_here {
         true => entries
             .iter()
             .map(|(content, tags)| cut_here(content, tags))
@@ -75,17 +85,6 @@ pub(super) fn words_of(tx: &Tx<'_>, entries: &[(&str, &str)]) -> Result<Vec<Word
         .into_iter()
         .map(|w| w.ok_or_else(|| Error::internal("an entry's words were not cut")))
         .collect()
-}
-
-/// Whether the database's `simple` configuration lowers ASCII letters to ASCII letters (a
-/// Turkish locale lowers `I` to a dotless `ı`): only then are ASCII words cut here.
-fn ascii_is_lowered(tx: &Tx<'_>) -> Result<bool> {
-    let row = tx.query_one(
-        "SELECT to_tsvector('simple', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')::TEXT",
-        &[],
-    )?;
-    let lowered: String = column(&row, 0)?;
-    Ok(lowered == "'abcdefghijklmnopqrstuvwxyz':1")
 }
 
 /// The SQL of an entry's words from `content` and `tags`, SQL text values holding their
@@ -209,7 +208,10 @@ mod tests {
         ];
         let (here, theirs) = store
             .read(|tx| {
-                let here = words_of(tx, &entries)?;
+                let lowered: bool =
+                    column(&tx.query_one(&format!("SELECT {ASCII_LOWERED}"), &[])?, 0)?;
+                assert!(lowered, "a C.UTF-8 database lowers ASCII as homespace does");
+                let here = words_of(tx, &entries, lowered)?;
                 let theirs: Vec<Vec<u8>> = entries
                     .iter()
                     .map(|(content, tags)| {

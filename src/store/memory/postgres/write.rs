@@ -12,7 +12,7 @@ use postgres::types::Type;
 
 use super::load;
 use super::read::column;
-use super::words::{indexed_text, words_of, words_sql};
+use super::words::{ASCII_LOWERED, indexed_text, words_of, words_sql};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
@@ -173,8 +173,8 @@ impl WriteSql for Tx<'_> {
             .zip(&columns.tags)
             .map(|(e, tags)| (e.content.as_str(), tags.as_str()))
             .collect();
-        let words = words_of(self, &texts)?;
-        gather_words_in_bulk(self)?;
+        let ascii_here = before_batch(self, fresh.len() >= BULK)?;
+        let words = words_of(self, &texts, ascii_here)?;
         let rows: Vec<CopyRow<'_>> = (0..fresh.len())
             .map(|i| -> CopyRow<'_> {
                 vec![
@@ -321,18 +321,24 @@ fn to_rowid(rowid: i64) -> Result<i32> {
         .map_err(|_| Error::internal(format!("{rowid} is not a memory session's number")))
 }
 
-/// Lets a load's new words reach the GIN index in large batches: an insert moves the
-/// index's pending list (4 MiB by default) into the index in steps of `work_mem` (4 MiB by
-/// default), and the fewer, larger steps cost a third less per entry. The pending list keeps
-/// its size, so a search reads no more of it than before. For this transaction only, and
-/// never lowered.
-fn gather_words_in_bulk(tx: &Tx<'_>) -> Result<()> {
-    tx.query(
-        "SELECT set_config('work_mem', '64MB', true)
-         WHERE pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('64MB')",
-        &[],
+/// Entries of a batch that make it part of a bulk load (a live mount adds a few at a time).
+const BULK: usize = 100;
+
+/// Before a batch, in one round trip: whether ASCII words may be cut here
+/// ([`ASCII_LOWERED`]), and for a `bulk` batch, `work_mem` raised to 64 MiB for the rest of
+/// the transaction (never lowered). An insert moves the GIN index's pending list (4 MiB by
+/// default) into the index in steps of `work_mem` (4 MiB by default): fewer, larger steps
+/// cost a third less per entry, and the pending list a search reads keeps its size.
+fn before_batch(tx: &Tx<'_>, bulk: bool) -> Result<bool> {
+    let row = tx.query_one(
+        &format!(
+            "SELECT {ASCII_LOWERED},
+                    CASE WHEN $1 AND pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('64MB')
+                    THEN set_config('work_mem', '64MB', true) END"
+        ),
+        &[&bulk],
     )?;
-    Ok(())
+    column(&row, 0)
 }
 
 /// The values of a batch's entries that are not the entries' own strings, by column.
