@@ -110,6 +110,7 @@ pub(super) fn indexed_text(text: &str) -> String {
 fn cut_here(content: &str, tags: &str) -> Option<Words> {
     let mut lexemes: HashMap<String, Vec<u16>> = HashMap::new();
     let mut position: u16 = 0;
+    let mut lowered = String::new();
     // Tags follow the content: `||` puts the second vector's positions after the first's.
     for (text, weight) in [(content, 0), (tags, TAG_WEIGHT)] {
         let mut chars = 0usize;
@@ -122,7 +123,14 @@ fn cut_here(content: &str, tags: &str) -> Option<Words> {
             if chars > INDEXED_CHARS || position > LAST_POSITION {
                 return None;
             }
-            let positions = lexemes.entry(word.to_ascii_lowercase()).or_default();
+            lowered.clear();
+            lowered.push_str(word);
+            lowered.make_ascii_lowercase();
+            // Most words repeat: a new lexeme alone is allocated.
+            let positions = match lexemes.get_mut(lowered.as_str()) {
+                Some(positions) => positions,
+                None => lexemes.entry(lowered.clone()).or_default(),
+            };
             if positions.len() == POSITIONS_KEPT {
                 return None;
             }
