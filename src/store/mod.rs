@@ -53,6 +53,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (11, postgres::CHANGES),
     (12, edits::PARTS),
     (13, memory::PG_FILES_SCHEMA),
+    (14, memory::PG_WORDS_SCHEMA),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

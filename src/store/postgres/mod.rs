@@ -17,8 +17,11 @@
 //! an error that says it is not known. So a retry after "try again" never makes a
 //! duplicate.
 
+mod copy;
 mod listen;
 pub mod scratch;
+
+pub use copy::CopyRow;
 
 /// Migration 11: the database announces every change to what mounts show.
 pub(crate) const CHANGES: &str = include_str!("changes.sql");

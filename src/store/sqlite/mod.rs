@@ -34,6 +34,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     "",
     super::edits::PARTS,
     super::memory::FILES_SCHEMA,
+    // 14: PostgreSQL's entries' words written by homespace (memory/postgres/words.sql);
+    // FTS5 cuts its own.
+    "",
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -5,9 +5,9 @@
 //! abort the whole transaction.
 //!
 //! Unlike SQLite's `bulk.rs` there is nothing to switch off and catch up on at the end: the
-//! words of every entry are a generated column (indexed as it is inserted) and the
-//! counters are kept by per-statement triggers, and `write.rs` inserts thousands of entries
-//! per statement, so a load updates each counter once per batch.
+//! words of every entry are indexed as it is added and the counters are kept by
+//! per-statement triggers, and `write.rs` copies thousands of entries per statement, so a
+//! load updates each counter once per batch.
 
 use crate::error::Result;
 use crate::store::memory::record::Transcript;

@@ -1,9 +1,10 @@
 -- Migrations 4 to 6 of the store, PostgreSQL: memory — sessions, their entries, the tag
 -- index, counters and the full-text indexes, the same tables as SQLite's schema.sql (with
 -- bulk.sql and keys.sql, which PostgreSQL needs in one step). The rows are the one source
--- of truth: each row's words are a generated tsvector column under a GIN index (nothing to
--- keep in step by hand), and the tag index and every counter follow the rows by triggers
--- inside the writing transaction.
+-- of truth: each row's words are a tsvector column under a GIN index, and the tag index and
+-- every counter follow the rows by triggers inside the writing transaction. The entries'
+-- words are generated here, as they were first; migration 14 (words.sql) has homespace
+-- write them instead.
 --
 -- The entries' triggers are per statement, over the statement's transition tables: a bulk
 -- load inserts thousands of entries per statement, and one counter update per statement

@@ -1,22 +1,27 @@
 //! The rows PostgreSQL writes for memory's changes ([`WriteSql`]); which to write, and when,
 //! is `../write.rs`'s. The tag index and every counter follow the rows by the triggers of
-//! `schema.sql`, and the words of each row are generated columns, so nothing here keeps an
-//! index by hand.
+//! `schema.sql`; an entry's words are cut here (`words.rs`) and written with it.
 //!
-//! Entries are inserted many per statement (arrays unnested into rows), so the schema's
-//! per-statement triggers update each counter once per batch, not once per entry.
+//! Entries are added by one binary `COPY` per batch, so the schema's per-statement triggers
+//! update each counter once per batch, not once per entry, and the server neither parses nor
+//! plans each entry.
+
+use std::collections::HashSet;
+
+use postgres::types::Type;
 
 use super::load;
 use super::read::column;
+use super::words::{ASCII_LOWERED, indexed_text, words_of, words_sql};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
 use crate::store::memory::record::{EntryRecord, SessionRecord};
 use crate::store::memory::records::Loader;
 use crate::store::memory::rules::tags_json;
-use crate::store::memory::session_range;
 use crate::store::memory::stored::time_text;
-use crate::store::postgres::Tx;
+use crate::store::memory::{entry_id, session_range};
+use crate::store::postgres::{CopyRow, Tx};
 
 impl WriteSql for Tx<'_> {
     /// Enough that the per-statement triggers and the round trip cost little per entry.
@@ -134,34 +139,76 @@ impl WriteSql for Tx<'_> {
         column(&row, 0)
     }
 
-    /// One statement over the batch as one array per column.
+    /// One binary `COPY` of the batch, with each entry's words cut here (`words.rs`); the
+    /// keys the session holds are asked first, when it may hold any.
     fn add_entries(&self, rowid: i64, last: i64, held: bool, batch: Batch<'_>) -> Result<usize> {
-        let mut columns = Columns::with_capacity(batch.len());
-        for entry in batch {
-            columns.push(entry)?;
+        let session = to_rowid(rowid)?;
+        let known: HashSet<String> = match held {
+            true => {
+                let keys: Vec<&str> = batch.iter().map(|e| e.key.as_str()).collect();
+                self.query(
+                    "SELECT key FROM entries WHERE session = $1 AND key = ANY($2)",
+                    &[&session, &keys],
+                )?
+                .iter()
+                .map(|row| column(row, 0))
+                .collect::<Result<_>>()?
+            }
+            false => HashSet::new(),
+        };
+        let fresh: Vec<&EntryRecord> = batch
+            .iter()
+            .copied()
+            .filter(|e| !known.contains(&e.key))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(0);
         }
-        let added = self.execute(
-            "INSERT INTO entries (id, session, seq, key, ts, channel, tags, meta, content)
-             SELECT ($1::BIGINT << 32) + $2::BIGINT + n, $1::BIGINT, $2::BIGINT + n,
-                    key, ts, channel, tags, meta, content
-             FROM (
-                SELECT row_number() OVER (ORDER BY u.place) AS n, u.*
-                FROM unnest($3::TEXT[], $4::TEXT[], $5::TEXT[], $6::TEXT[], $7::TEXT[], $8::TEXT[])
-                    WITH ORDINALITY AS u (key, ts, channel, tags, meta, content, place)
-                WHERE NOT $9 OR NOT EXISTS (
-                    SELECT 1 FROM entries e WHERE e.session = $1::BIGINT AND e.key = u.key)
-             ) fresh",
+        let mut columns = Columns::with_capacity(fresh.len());
+        for (n, entry) in (1..).zip(&fresh) {
+            columns.push(rowid, last + n, entry)?;
+        }
+        let texts: Vec<(&str, &str)> = fresh
+            .iter()
+            .zip(&columns.tags)
+            .map(|(e, tags)| (e.content.as_str(), tags.as_str()))
+            .collect();
+        let ascii_here = before_batch(self, fresh.len() >= BULK)?;
+        let words = words_of(self, &texts, ascii_here)?;
+        let rows: Vec<CopyRow<'_>> = (0..fresh.len())
+            .map(|i| -> CopyRow<'_> {
+                vec![
+                    &columns.ids[i],
+                    &session,
+                    &columns.seqs[i],
+                    &fresh[i].key,
+                    &columns.times[i],
+                    &columns.channels[i],
+                    &columns.tags[i],
+                    &columns.metas[i],
+                    &fresh[i].content,
+                    &words[i],
+                ]
+            })
+            .collect();
+        let added = self.copy_in(
+            "COPY entries (id, session, seq, key, ts, channel, tags, meta, content, words)
+             FROM STDIN (FORMAT binary)",
+            // The words are a tsvector's own binary form: a binary COPY names no types, and
+            // the column reads the bytes as its type.
             &[
-                &rowid,
-                &last,
-                &columns.keys,
-                &columns.times,
-                &columns.channels,
-                &columns.tags,
-                &columns.metas,
-                &columns.contents,
-                &held,
+                Type::INT8,
+                Type::INT4,
+                Type::INT8,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::TEXT,
+                Type::BYTEA,
             ],
+            &rows,
         )?;
         usize::try_from(added).map_err(|_| Error::internal("more entries added than given"))
     }
@@ -177,10 +224,22 @@ impl WriteSql for Tx<'_> {
         Ok(usize::try_from(changed).unwrap_or(usize::MAX))
     }
 
+    /// The words follow the tags (they are the entry's words with its content's).
     fn write_tags(&self, id: i64, tags: &str) -> Result<usize> {
-        let changed = self.execute(
-            "UPDATE entries SET tags = $2 WHERE id = $1 AND tags IS DISTINCT FROM $2",
+        let Some(row) = self.query_opt(
+            "SELECT content FROM entries WHERE id = $1 AND tags IS DISTINCT FROM $2",
             &[&id, &tags],
+        )?
+        else {
+            return Ok(0);
+        };
+        let content: String = column(&row, 0)?;
+        let changed = self.execute(
+            &format!(
+                "UPDATE entries SET tags = $2, words = {} WHERE id = $1",
+                words_sql("$3", "$4")
+            ),
+            &[&id, &tags, &indexed_text(&content), &indexed_text(tags)],
         )?;
         Ok(usize::try_from(changed).unwrap_or(usize::MAX))
     }
@@ -262,40 +321,60 @@ fn to_rowid(rowid: i64) -> Result<i32> {
         .map_err(|_| Error::internal(format!("{rowid} is not a memory session's number")))
 }
 
-/// A batch of entries as one array per column, as [`insert_batch`] binds them.
-struct Columns<'e> {
-    keys: Vec<&'e str>,
+/// Entries of a batch that make it part of a bulk load (a live mount adds a few at a time).
+const BULK: usize = 100;
+
+/// Before a batch, in one round trip: whether ASCII words may be cut here
+/// ([`ASCII_LOWERED`]), and for a `bulk` batch, `work_mem` raised to 64 MiB for the rest of
+/// the transaction (never lowered). An insert moves the GIN index's pending list (4 MiB by
+/// default) into the index in steps of `work_mem` (4 MiB by default): fewer, larger steps
+/// cost a third less per entry, and the pending list a search reads keeps its size.
+fn before_batch(tx: &Tx<'_>, bulk: bool) -> Result<bool> {
+    let row = tx.query_one(
+        &format!(
+            "SELECT {ASCII_LOWERED},
+                    CASE WHEN $1 AND pg_size_bytes(current_setting('work_mem')) < pg_size_bytes('64MB')
+                    THEN set_config('work_mem', '64MB', true) END"
+        ),
+        &[&bulk],
+    )?;
+    column(&row, 0)
+}
+
+/// The values of a batch's entries that are not the entries' own strings, by column.
+struct Columns {
+    ids: Vec<i64>,
+    seqs: Vec<i64>,
     times: Vec<Option<String>>,
     channels: Vec<&'static str>,
     tags: Vec<String>,
     metas: Vec<String>,
-    contents: Vec<&'e str>,
 }
 
-impl<'e> Columns<'e> {
-    fn with_capacity(n: usize) -> Columns<'e> {
+impl Columns {
+    fn with_capacity(n: usize) -> Columns {
         Columns {
-            keys: Vec::with_capacity(n),
+            ids: Vec::with_capacity(n),
+            seqs: Vec::with_capacity(n),
             times: Vec::with_capacity(n),
             channels: Vec::with_capacity(n),
             tags: Vec::with_capacity(n),
             metas: Vec::with_capacity(n),
-            contents: Vec::with_capacity(n),
         }
     }
 
-    /// Adds `entry` (checked by `../write.rs`).
-    fn push(&mut self, entry: &'e EntryRecord) -> Result<()> {
+    /// Adds `entry` (checked by `../write.rs`) as seq `seq` of session `rowid`.
+    fn push(&mut self, rowid: i64, seq: i64, entry: &EntryRecord) -> Result<()> {
         let meta = match &entry.meta {
             serde_json::Value::Null => "{}".to_string(),
             meta => meta.to_string(),
         };
-        self.keys.push(&entry.key);
+        self.ids.push(entry_id(rowid, seq));
+        self.seqs.push(seq);
         self.times.push(time_text(entry.ts));
         self.channels.push(entry.channel.as_str());
         self.tags.push(tags_json(&entry.tags)?);
         self.metas.push(meta);
-        self.contents.push(&entry.content);
         Ok(())
     }
 }
