@@ -4,6 +4,7 @@
 //! shrinks until the view fits the budget, so the marked line always survives.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::error::Result;
 use crate::model::names::{ENTRY, NAV};
@@ -12,8 +13,8 @@ use crate::render::budget;
 
 /// What the navigation view needs of a tree: the names and kinds in a directory.
 pub trait Listing {
-    /// The members of directory `dir`, as `ls` shows them.
-    fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>>;
+    /// The members of directory `dir`, as `ls` shows them (shared: a tree may keep them).
+    fn names(&self, dir: &TreePath) -> Result<Arc<Vec<(String, Kind)>>>;
 }
 
 /// How the view is drawn: `source/meta/settings.toml`'s `[nav]`.
@@ -70,22 +71,24 @@ pub fn render(
     Ok(budget::prune(&last, budget, &more))
 }
 
-/// Directory listings (names and kinds, generated files left out), each taken once.
+/// Directory listings (names and kinds), each taken once.
 #[derive(Default)]
-struct Listings(HashMap<Vec<String>, Vec<(String, Kind)>>);
+struct Listings(HashMap<Vec<String>, Arc<Vec<(String, Kind)>>>);
 
 impl Listings {
-    fn of(&mut self, tree: &dyn Listing, dir: &[String]) -> Result<&[(String, Kind)]> {
-        if !self.0.contains_key(dir) {
-            let members = tree
-                .names(&TreePath::from_names(dir))?
-                .into_iter()
-                .filter(|(name, _)| name != ENTRY && name != NAV)
-                .collect();
-            self.0.insert(dir.to_vec(), members);
+    fn of(&mut self, tree: &dyn Listing, dir: &[String]) -> Result<Arc<Vec<(String, Kind)>>> {
+        if let Some(members) = self.0.get(dir) {
+            return Ok(Arc::clone(members));
         }
-        Ok(self.0.get(dir).map(Vec::as_slice).unwrap_or_default())
+        let members = tree.names(&TreePath::from_names(dir))?;
+        self.0.insert(dir.to_vec(), Arc::clone(&members));
+        Ok(members)
     }
+}
+
+/// Whether `name` is one of the views every directory has, which the view does not list.
+fn generated(name: &str) -> bool {
+    name == ENTRY || name == NAV
 }
 
 fn view(
@@ -119,13 +122,14 @@ fn walk(
     out: &mut String,
 ) -> Result<()> {
     let threshold = shape.collapse;
-    let members = listings.of(tree, at)?.to_vec();
+    let listed = listings.of(tree, at)?;
+    let members: Vec<&(String, Kind)> = listed.iter().filter(|(n, _)| !generated(n)).collect();
     let on_path = here.get(at.len()).filter(|_| here.starts_with(at));
     let below_here = at.len() >= here.len() && at.starts_with(here);
     let levels_below = at.len().saturating_sub(here.len());
     let mut shown = 0;
     let total = members.len();
-    for (name, kind) in &members {
+    for (name, kind) in members {
         let is_next = on_path.is_some_and(|n| n == name);
         if shown >= threshold && !is_next {
             continue;

@@ -232,17 +232,16 @@ impl Space {
 impl render::nav::Listing for Space {
     /// Kept while nothing changes when the kernel keeps what it is given: every change
     /// is then announced, and ends the keeping.
-    fn names(&self, dir: &TreePath) -> Result<Vec<(String, Kind)>> {
+    fn names(&self, dir: &TreePath) -> Result<std::sync::Arc<Vec<(String, Kind)>>> {
         if self.kernel.mode() != CacheMode::Kept {
-            return Space::names(self, dir);
+            return Space::names(self, dir).map(std::sync::Arc::new);
         }
         let generation = self.kernel.generation();
-        let names = self.nav_listings.get_or(
+        self.nav_listings.get_or(
             dir,
             generation,
             || Space::names(self, dir),
             || self.kernel.generation(),
-        )?;
-        Ok(names.as_ref().clone())
+        )
     }
 }
