@@ -54,6 +54,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (12, edits::PARTS),
     (13, memory::PG_FILES_SCHEMA),
     (14, memory::PG_WORDS_SCHEMA),
+    (15, tasks::PG_OUTSTANDING),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

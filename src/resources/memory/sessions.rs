@@ -131,6 +131,27 @@ impl Sessions {
         }
     }
 
+    /// The entry file `file` of session `id` of `day`, numbered `seq`: the session and the
+    /// entry asked for at once (one round trip to a remote store), then `file` checked
+    /// against the session as [`Sessions::place`] checks it.
+    fn read_entry(
+        &self,
+        path: &[&str],
+        (day, id): (&str, &str),
+        file: &str,
+        seq: i64,
+    ) -> Result<Vec<u8>> {
+        let (row, entry) = self
+            .store
+            .memory(|m| m.session_entry(id, seq))?
+            .filter(|(row, _)| row.day == day)
+            .ok_or_else(|| self.missing(path))?;
+        let entry = entry
+            .filter(|_| entry_seq(file, &row) == Some(seq))
+            .ok_or_else(|| self.missing(path))?;
+        document::render(seq, &entry.record)
+    }
+
     fn missing(&self, path: &[&str]) -> Error {
         Error::not_found(format!(
             "{} does not exist: {} lists the days with sessions",
@@ -145,11 +166,16 @@ fn shown(path: &[&str]) -> String {
     format!("memory/sessions/{}", path.join("/"))
 }
 
+/// The number `file` would be the entry file of, in some session.
+fn entry_number(file: &str) -> Option<i64> {
+    file.strip_suffix(".json")?.parse().ok()
+}
+
 /// The entry `file` names in `row`, if it is one of its entry files (exactly as listed).
 fn entry_seq(file: &str, row: &SessionRow) -> Option<i64> {
-    let digits = file.strip_suffix(".json")?;
-    let seq: i64 = digits.parse().ok()?;
-    (seq >= 1 && seq <= row.entries as i64 && digits.len() == row.width()).then_some(seq)
+    let seq = entry_number(file)?;
+    let width = file.len() - ".json".len();
+    (seq >= 1 && seq <= row.entries as i64 && width == row.width()).then_some(seq)
 }
 
 impl Resource for Sessions {
@@ -251,14 +277,13 @@ impl Resource for Sessions {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        if let [day, id, file] = path
+            && is_day(day)
+            && let Some(seq) = entry_number(file)
+        {
+            return self.read_entry(path, (day, id), file, seq);
+        }
         match self.place(path)? {
-            SessionPath::Entry(row, seq) => {
-                let entry = self
-                    .store
-                    .memory(|m| m.entry(row.rowid, seq))?
-                    .ok_or_else(|| self.missing(path))?;
-                document::render(seq, &entry.record)
-            }
             SessionPath::Summary(row) => match &row.summary {
                 Some(written) => Ok(written.clone().into_bytes()),
                 None => {

@@ -100,6 +100,15 @@ pub trait MemoryReads {
     fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>>;
     /// Entry `seq` of session `session`.
     fn entry(&self, session: i64, seq: i64) -> Result<Option<EntryRow>>;
+    /// The session whose directory is named `id`, with its entry `seq` if it has one: what
+    /// reading an entry's file needs. A backend a round trip away answers both at once.
+    fn session_entry(&self, id: &str, seq: i64) -> Result<Option<(SessionRow, Option<EntryRow>)>> {
+        let Some(row) = self.session(id)? else {
+            return Ok(None);
+        };
+        let entry = self.entry(row.rowid, seq)?;
+        Ok(Some((row, entry)))
+    }
     /// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
     /// without entries are left out.
     fn channel_counts(&self, session: i64) -> Result<Vec<(Channel, usize)>>;

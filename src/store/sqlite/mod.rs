@@ -37,6 +37,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 14: PostgreSQL's entries' words written by homespace (memory/postgres/words.sql);
     // FTS5 cuts its own.
     "",
+    // 15: PostgreSQL's index of the outstanding tasks in listing order
+    // (tasks/outstanding.pg.sql); SQLite sorts them in-process as fast as it would walk one.
+    "",
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

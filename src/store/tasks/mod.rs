@@ -21,6 +21,8 @@ use crate::store::row::{Row, size};
 pub(crate) const SCHEMA: &str = include_str!("schema.sql");
 /// The same migration for PostgreSQL.
 pub(crate) const PG_SCHEMA: &str = include_str!("schema.pg.sql");
+/// Migration 15, PostgreSQL only: the outstanding tasks kept in listing order.
+pub(crate) const PG_OUTSTANDING: &str = include_str!("outstanding.pg.sql");
 
 /// Where a task lives; its directory under `tasks/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -118,6 +118,27 @@ impl MemoryReads for Tx<'_> {
             .transpose()
     }
 
+    /// The session named `id` and its entry `seq`, in one statement: reading an entry's
+    /// file is one round trip, not one for the session and another for the entry.
+    fn session_entry(&self, id: &str, seq: i64) -> Result<Option<(SessionRow, Option<EntryRow>)>> {
+        if !(1..=MAX_SEQ).contains(&seq) {
+            return Ok(self.session(id)?.map(|row| (row, None)));
+        }
+        // The entry's number as entry_id makes it, from the session's rowid.
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS} FROM sessions s
+         LEFT JOIN entries e ON e.id = (s.rowid::BIGINT << 32) + $2
+         WHERE s.id = $1"
+        );
+        let Some(found) = self.query_opt(&sql, &[&id, &seq])? else {
+            return Ok(None);
+        };
+        let session = session_at(&found, 0)?;
+        let seq: Option<i64> = column(&found, SESSION_WIDTH)?;
+        let entry = seq.map(|_| entry_at(&found, SESSION_WIDTH)).transpose()?;
+        Ok(Some((session, entry)))
+    }
+
     /// How many entries of `session` each channel has, in [`Channel::ALL`] order; channels
     /// without entries are left out (a forgotten count stays at 0 until its session goes).
     fn channel_counts(&self, session: i64) -> Result<Vec<(Channel, usize)>> {

@@ -312,6 +312,27 @@ mod tests {
         });
     }
 
+    /// What reading an entry's file asks for: its session, and the entry if there is one.
+    #[test]
+    fn an_entry_comes_with_its_session() {
+        for_each_backend(|store| {
+            sample(&store);
+            store
+                .memory(|m| {
+                    let b = m.session("b")?.unwrap();
+                    let (session, two) = m.session_entry("b", 2)?.unwrap();
+                    assert_eq!(session, b);
+                    assert_eq!(two, m.entry(b.rowid, 2)?);
+                    for missing in [0, 4, -1, i64::MAX] {
+                        assert_eq!(m.session_entry("b", missing)?, Some((b.clone(), None)));
+                    }
+                    assert_eq!(m.session_entry("zzz", 1)?, None);
+                    Ok(())
+                })
+                .unwrap();
+        });
+    }
+
     #[test]
     fn channels_tags_and_stats_come_from_counters() {
         for_each_backend(|store| {
