@@ -252,8 +252,10 @@ fn tick(space: Weak<Space>, version: Option<StoreVersion>) {
 /// it reaches, not what the kernel holds.
 fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<Ino> {
     let mut out: Vec<Ino> = Vec::new();
-    for name in everywhere {
-        out.extend(inodes.under(name).map(|(_, ino)| ino));
+    if reach.iter().any(searched) {
+        for name in everywhere {
+            out.extend(inodes.under(name).map(|(_, ino)| ino));
+        }
     }
     for reach in reach {
         match reach {
@@ -281,6 +283,14 @@ fn reached(inodes: &Inodes, reach: &[Reach], everywhere: &[&str]) -> Vec<Ino> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Whether `reach` changes what searches find: one path alone is what is shown of other
+/// things (a view, the warm-up's progress in a dashboard, the error log, a folder's
+/// listing of recent searches), never what a search reads. A search read marks itself
+/// recent that way, and would otherwise be dropped, and rendered again, at every read.
+fn searched(reach: &Reach) -> bool {
+    !matches!(reach, Reach::Exactly(_))
 }
 
 #[cfg(test)]
@@ -367,9 +377,15 @@ mod tests {
                 Reach::Exactly(split("_errors.md")),
                 Reach::Exactly(split("source/pkg/_entry.md")),
             ],
+            vec![
+                Reach::Exactly(split("source/_entry.md")),
+                Reach::Exactly(split("_entry.md")),
+            ],
         ];
         for reach in reaches_all {
             let got = reached(&inodes, &reach, &["search"]);
+            // What a search finds changed, unless only what is shown of it did.
+            let content = reach.iter().any(searched);
             let mut want: Vec<Ino> = paths
                 .iter()
                 .filter(|path| {
@@ -378,13 +394,39 @@ mod tests {
                     } else {
                         path.split('/').collect()
                     };
-                    parts.first() == Some(&"search") || reach.iter().any(|r| reaches(r, &parts))
+                    (content && parts.first() == Some(&"search"))
+                        || reach.iter().any(|r| reaches(r, &parts))
                 })
                 .map(|path| inodes.get(path).unwrap())
                 .collect();
             want.sort_unstable();
             assert_eq!(got, want, "{reach:?}");
         }
+    }
+
+    #[test]
+    fn the_warm_ups_progress_in_a_dashboard_leaves_searches_kept() {
+        let mut inodes = Inodes::new();
+        let search = inodes.ino_of("search/source:urlopen");
+        let dashboard = inodes.ino_of("source/_entry.md");
+        let progress = [Reach::Exactly(TreePath::parse("source/_entry.md"))];
+        let got = reached(&inodes, &progress, &["search"]);
+        assert_eq!(got, vec![dashboard]);
+        let edit = [Reach::Under(TreePath::parse("source/pkg/mod.py"))];
+        assert!(reached(&inodes, &edit, &["search"]).contains(&search));
+    }
+
+    #[test]
+    fn reading_a_search_marks_it_recent_and_leaves_it_kept() {
+        let mut inodes = Inodes::new();
+        let read = inodes.ino_of("search/source:urlopen");
+        let listing = inodes.ino_of("search");
+        let recent = [
+            Reach::Exactly(TreePath::parse("search")),
+            Reach::Exactly(TreePath::parse("search/_entry.md")),
+        ];
+        let got = reached(&inodes, &recent, &["search"]);
+        assert!(got.contains(&listing) && !got.contains(&read), "{got:?}");
     }
 
     fn under(path: &str) -> Reach {
