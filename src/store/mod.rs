@@ -167,8 +167,9 @@ impl Store {
         Ok(value)
     }
 
-    /// Runs `read` on the store's records, whichever backend holds them, in one
-    /// consistent view. Reads never change anything.
+    /// Runs `read` on the store's records, whichever backend holds them. Each statement
+    /// sees the store as committed when it began (a read of several statements may see a
+    /// change land between them, on either backend). Reads never change anything.
     pub fn records<T>(&self, read: impl FnOnce(&dyn Records) -> Result<T>) -> Result<T> {
         match &self.backend {
             Backend::Sqlite(_) => self.read(|conn| read(conn)),
