@@ -596,8 +596,12 @@ pub fn has_python(dir: &Path) -> bool {
     };
     entries.flatten().any(|e| {
         let path = e.path();
+        // The entry's own type costs no stat; only a symlink needs a look at its target.
+        let is_dir = e
+            .file_type()
+            .is_ok_and(|t| t.is_dir() || (t.is_symlink() && path.is_dir()));
         path.extension().is_some_and(|x| x == "py")
-            || (path.is_dir()
+            || (is_dir
                 && std::fs::read_dir(&path)
                     .map(|mut inner| {
                         inner.any(|f| {
