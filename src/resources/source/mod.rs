@@ -255,11 +255,10 @@ impl Source {
             Resolved::Root if !paths::RESERVED.contains(&name) => self.project.code_roots.clone(),
             _ => return None,
         };
+        let module = format!("{name}.py");
         dirs.iter().find_map(|dir| {
-            let module = format!("{name}.py");
-            (self.project.shown_kind(dir, name).is_none()
-                && self.project.shown_kind(dir, &module) == Some(EntryKind::Module))
-            .then(|| dir.join(module))
+            let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
+            (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
         })
     }
 

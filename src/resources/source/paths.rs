@@ -323,7 +323,9 @@ impl Source {
                 format!("{dotted}.{stem}")
             }
         };
-        match self.project.shown_kind(dir, name) {
+        let module_name = format!("{name}.py");
+        let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module_name]);
+        match shown {
             Some(EntryKind::Dir) => {
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
@@ -348,8 +350,7 @@ impl Source {
             }
             Some(EntryKind::Data) | None => {}
         }
-        let module_name = format!("{name}.py");
-        if self.project.shown_kind(dir, &module_name) == Some(EntryKind::Module) {
+        if module_kind == Some(EntryKind::Module) {
             let module_file = dir.join(module_name);
             let module = self.modules.get(&module_file)?;
             return Ok(Some(Resolved::Members {

@@ -314,11 +314,20 @@ impl Project {
     /// (absent, hidden, outside the project). From the folder's kept listing: resolving a
     /// path then costs one stat per folder on the way, not a look at each entry.
     pub fn shown_kind(&self, dir: &Path, name: &str) -> Option<EntryKind> {
-        let entries = self.listing(dir).ok()?;
-        let at = entries
-            .binary_search_by(|e| e.name.as_str().cmp(name))
-            .ok()?;
-        Some(entries[at].kind)
+        kind_in(&self.listing(dir).ok()?, name)
+    }
+
+    /// What shows as each of `names` in directory `dir` (see [`Project::shown_kind`]),
+    /// from one look at the folder.
+    pub fn shown_kinds<const N: usize>(
+        &self,
+        dir: &Path,
+        names: [&str; N],
+    ) -> [Option<EntryKind>; N] {
+        match self.listing(dir) {
+            Ok(entries) => names.map(|name| kind_in(&entries, name)),
+            Err(_) => [None; N],
+        }
     }
 
     /// [`Project::list_dir`], shared. A listing read while its folder's time was still
@@ -586,6 +595,14 @@ impl DirKind {
             DirKind::Folder => "folder",
         }
     }
+}
+
+/// The kind of `name` among `entries` (sorted by name), if it is there.
+fn kind_in(entries: &[DiskEntry], name: &str) -> Option<EntryKind> {
+    let at = entries
+        .binary_search_by(|e| e.name.as_str().cmp(name))
+        .ok()?;
+    Some(entries[at].kind)
 }
 
 /// Whether `dir` holds Python code (directly or one level down), so that a folder of
