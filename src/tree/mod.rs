@@ -14,13 +14,12 @@ pub mod kernel_cache;
 pub mod pending;
 pub mod resource;
 
-mod exact_files;
 mod holders;
 mod listings;
-mod nav_listings;
 mod open_files;
 mod rendered;
 mod space;
+mod unchanged;
 
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;

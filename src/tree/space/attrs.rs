@@ -53,7 +53,7 @@ impl Space {
         let at = self.locate(path)?;
         let (ino, node) = (at.ino, &at.node);
         if let Some(file) = node.file.as_ref().filter(|_| at.cacheable) {
-            self.exact_files.found(ino, file, generation);
+            self.exact_files.keep(ino, file.clone(), generation);
         }
         let (size, mtime) = match (node.kind, node.size, node.mtime) {
             (Kind::Dir, _, mtime) => (0, mtime.unwrap_or_else(|| self.observed(ino, b""))),

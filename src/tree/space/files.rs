@@ -198,7 +198,7 @@ impl Space {
     /// file itself, else what the daemon keeps of it or rendered now. A read from the
     /// start stands for the open a read-write mount sees.
     pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
-        if let Some(file) = self.exact_files.of(ino, self.kernel.generation()) {
+        if let Some(file) = self.exact_files.get(&ino, self.kernel.generation()) {
             return read_range(&file, offset, size);
         }
         let path = self.path_of(ino)?;

@@ -25,6 +25,7 @@ use crate::tree::lock;
 use crate::tree::open_files::{MAX_DOCUMENT, MAX_SCRATCH_FILES, OpenFiles};
 use crate::tree::rendered::LeftForOpen;
 use crate::tree::resource::Resource;
+use crate::tree::unchanged::KeptUnchanged;
 
 mod attrs;
 mod changes;
@@ -82,10 +83,15 @@ pub struct Space {
     kernel: KernelCache,
     /// Content just rendered for `stat`, for the `open` that usually follows.
     rendered: LeftForOpen,
-    /// The listings `_nav.txt` views are drawn from, while nothing changes.
-    nav_listings: crate::tree::nav_listings::NavListings,
-    /// The project files inodes exactly are, while nothing changes.
-    exact_files: crate::tree::exact_files::ExactFiles,
+    /// The listings `_nav.txt` views are drawn from, while nothing changes: every
+    /// `_nav.txt` lists the folders on its way from the top with their siblings, so a
+    /// recursive `ls -l` (which renders each for its size) would list `source/`'s top once
+    /// per folder below it.
+    nav_listings: KeptUnchanged<TreePath, Arc<Vec<(String, Kind)>>>,
+    /// The project files inodes exactly are (`Node::file`), as their last stat found them
+    /// while nothing changes: a read-only mount's kernel reads by inode without opening,
+    /// and the read then goes straight to the file instead of finding the path again.
+    exact_files: KeptUnchanged<Ino, std::path::PathBuf>,
     /// Changes in flight, fewer than the request threads (see [`crate::tree::gate`]).
     changes: crate::tree::gate::Gate,
     /// Who may change what (see [`crate::tree::access`]).
@@ -120,8 +126,8 @@ impl Space {
             errors: ErrorLog::default(),
             kernel: KernelCache::new(CacheMode::Kept),
             rendered: LeftForOpen::default(),
-            nav_listings: Default::default(),
-            exact_files: Default::default(),
+            nav_listings: KeptUnchanged::new(1024),
+            exact_files: KeptUnchanged::new(1 << 16),
             changes: crate::tree::gate::Gate::new(CHANGES_AT_ONCE),
             access: Access::this_process(),
             store_perm: Perm {

@@ -237,11 +237,12 @@ impl render::nav::Listing for Space {
             return Space::names(self, dir).map(std::sync::Arc::new);
         }
         let generation = self.kernel.generation();
-        self.nav_listings.get_or(
-            dir,
-            generation,
-            || Space::names(self, dir),
-            || self.kernel.generation(),
-        )
+        if let Some(names) = self.nav_listings.get(dir, generation) {
+            return Ok(names);
+        }
+        let names = std::sync::Arc::new(Space::names(self, dir)?);
+        self.nav_listings
+            .keep(dir.clone(), std::sync::Arc::clone(&names), generation);
+        Ok(names)
     }
 }
