@@ -704,6 +704,9 @@ impl Filesystem for Fs {
         mut reply: ReplyDirectoryPlus,
     ) {
         let parent = Ino(ino.0);
+        // Every entry's attributes are resolved from the top: one look at each folder on
+        // the way serves them all.
+        let _glance = crate::tree::glance::glance();
         let listed = guarded("readdirplus", || {
             let entries = match fh.0 {
                 0 => self.space.read_dir_unopened(parent, offset)?,

@@ -9,6 +9,7 @@ pub mod activity;
 pub mod body;
 pub mod errlog;
 pub mod gate;
+pub mod glance;
 pub mod inodes;
 pub mod kernel_cache;
 pub mod pending;

@@ -76,8 +76,9 @@ pub struct Project {
     ignore_generation: std::sync::atomic::AtomicU64,
 }
 
-/// A folder's shown entries and the folder's modification time when they were read.
-type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>);
+/// A folder's shown entries, the folder's modification time when they were read, and the
+/// glance (see [`crate::tree::glance`]) that last found that time unchanged.
+type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>, u64);
 
 /// Folders whose listings are kept at once; past it the keeping starts afresh.
 const LISTED_MOST: usize = 4096;
@@ -334,11 +335,19 @@ impl Project {
     /// moving is not kept: an entry made in the same clock tick would leave the time as
     /// it was and the listing would miss it.
     fn listing(&self, dir: &Path) -> std::io::Result<Arc<Vec<DiskEntry>>> {
+        let glance = crate::tree::glance::current();
+        if let Some(id) = glance
+            && let Some((_, entries, looked)) = crate::tree::lock(&self.listed).get(dir)
+            && *looked == id
+        {
+            return Ok(Arc::clone(entries));
+        }
         let mtime = modified(dir);
-        if let Some((seen, entries)) = crate::tree::lock(&self.listed).get(dir)
+        if let Some((seen, entries, looked)) = crate::tree::lock(&self.listed).get_mut(dir)
             && mtime.is_some()
             && *seen == mtime
         {
+            *looked = glance.unwrap_or(0);
             return Ok(Arc::clone(entries));
         }
         let entries = Arc::new(self.read_dir_shown(dir)?);
@@ -350,7 +359,8 @@ impl Project {
             if listed.len() >= LISTED_MOST {
                 listed.clear();
             }
-            listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries)));
+            let looked = glance.unwrap_or(0);
+            listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries), looked));
         }
         Ok(entries)
     }
@@ -440,9 +450,10 @@ impl Project {
     /// of a flat layout included.
     pub fn is_package_at_top(&self, root: &Path, dir: &Path) -> bool {
         let beside_src = self.code_roots.len() > 1 && root == self.root;
-        // A regular package answers with one stat; only the others need their folder read
-        // (every request under source/ walks its first name through here).
-        let regular = dir.join("__init__.py").is_file();
+        // A regular package answers from its kept listing (a stat, or nothing within a
+        // glance); only the others need their folder searched for Python (every request
+        // under source/ walks its first name through here).
+        let regular = self.shown_kind(dir, "__init__.py").is_some();
         regular || (!beside_src && has_python(dir))
     }
 
@@ -757,6 +768,29 @@ mod tests {
         assert_eq!(
             project.shown_kind(&pkg, "later.py"),
             Some(EntryKind::Module)
+        );
+    }
+
+    #[test]
+    fn within_a_glance_a_folder_is_looked_at_once_and_after_it_again() {
+        let dir = fixture();
+        let root = dir.path().canonicalize().unwrap();
+        let project = Project::open(&root);
+        let pkg = root.join("src/pkg");
+        std::thread::sleep(LISTING_SETTLED * 2);
+        let glance = crate::tree::glance::glance();
+        assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
+        std::fs::write(pkg.join("during.py"), "").unwrap();
+        assert_eq!(
+            project.shown_kind(&pkg, "during.py"),
+            None,
+            "a glance answers as of its first look"
+        );
+        drop(glance);
+        assert_eq!(
+            project.shown_kind(&pkg, "during.py"),
+            Some(EntryKind::Module),
+            "the next request looks again"
         );
     }
 }

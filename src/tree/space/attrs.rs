@@ -148,6 +148,8 @@ impl Space {
 
     /// The target of the symbolic link `ino`, relative to its directory.
     pub fn read_link(&self, ino: Ino) -> Result<Vec<u8>> {
+        // The link is resolved twice (its kind, then its target): one look serves both.
+        let _glance = crate::tree::glance::glance();
         let path = self.path_of(ino)?;
         let at = self.locate(&path)?;
         if at.node.kind != Kind::Link {

@@ -1,0 +1,82 @@
+//! One look at the disk per folder within a request that only reads. A listing with
+//! attributes (`readdirplus`) resolves each of its entries from `source/`'s top, and every
+//! step of that way asks whether the folder changed (a stat): the same few folders, once
+//! per entry. Within a [`Glance`], what a first look found holds for the rest of it: the
+//! request answers as of its start, which is all a request that changes nothing can
+//! promise anyway. A request that writes must not open one: it would not see its own
+//! change.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Glances opened so far: each gets a number of its own, never 0.
+static OPENED: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The glance this thread is in, 0 for none.
+    static CURRENT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// A glance, until dropped.
+pub struct Glance {
+    /// Whether this guard opened the glance (a nested one keeps the outer one's).
+    opened: bool,
+}
+
+/// Open a glance on this thread, or stay in the one it is in.
+pub fn glance() -> Glance {
+    let opened = CURRENT.with(|current| {
+        if current.get() != 0 {
+            return false;
+        }
+        current.set(OPENED.fetch_add(1, Ordering::Relaxed) + 1);
+        true
+    });
+    Glance { opened }
+}
+
+/// The glance this thread is in, if any: a look taken in it is good for all of it.
+pub fn current() -> Option<u64> {
+    let id = CURRENT.with(Cell::get);
+    (id != 0).then_some(id)
+}
+
+impl Drop for Glance {
+    fn drop(&mut self) {
+        if self.opened {
+            CURRENT.with(|current| current.set(0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_glance_lasts_until_its_guard_is_dropped_and_the_next_is_another() {
+        assert_eq!(current(), None);
+        let first = glance();
+        let id = current().expect("in a glance");
+        {
+            let _nested = glance();
+            assert_eq!(current(), Some(id), "a nested glance keeps the outer one");
+        }
+        assert_eq!(
+            current(),
+            Some(id),
+            "the outer glance outlives the nested one"
+        );
+        drop(first);
+        assert_eq!(current(), None);
+        let _second = glance();
+        assert_ne!(current(), Some(id), "a new glance looks again");
+    }
+
+    #[test]
+    fn a_glance_belongs_to_its_thread() {
+        let _here = glance();
+        let there = std::thread::spawn(current).join().unwrap();
+        assert_eq!(there, None);
+    }
+}
