@@ -1,7 +1,8 @@
 //! The parse index on a real mount: a remount parses only the modules that changed on disk
 //! since the last one, as the daemon's log line after warm-up counts — a changed module, one
 //! rewritten with the same size and mtime, and one replaced by another file of the same size
-//! and mtime (`touch -r`) — and serves their new symbols.
+//! and mtime (`touch -r`) — and serves their new symbols. Once parses are kept, a recursive
+//! listing reads no module: every view it sizes is drawn from the kept parses.
 
 mod common;
 
@@ -110,4 +111,57 @@ fn the_dashboards_say_nothing_of_indexing_once_it_is_done() {
         let text = mount.read(view);
         assert!(!text.contains("indexing"), "{view}:\n{text}");
     }
+}
+
+#[test]
+fn a_recursive_listing_after_a_remount_reads_no_module() {
+    use inotify::{Inotify, WatchMask};
+    let made = tempfile::tempdir().unwrap();
+    project(made.path(), 3);
+    std::fs::write(
+        made.path().join("pkg0/__init__.py"),
+        "\"\"\"The first.\"\"\"\n",
+    )
+    .unwrap();
+    let mut mount = Mount::of(made.path(), &["--read-only"]);
+    indexed(&mount, 1);
+    mount.kill_daemon();
+    mount.restart(&["--read-only"]);
+    let (_, parsed, _) = indexed(&mount, 2);
+    assert_eq!(parsed, 0, "{}", mount.log_text());
+
+    let mut inotify = Inotify::init().unwrap();
+    for p in 0..3 {
+        let package = mount.project.join(format!("pkg{p}"));
+        inotify.watches().add(&package, WatchMask::OPEN).unwrap();
+    }
+    let (ok, listing) = mount.sh("ls -lR $HS/source");
+    assert!(ok, "{listing}");
+    // The views were sized, and so drawn: each package's, with its modules' members.
+    assert!(
+        listing.contains("_nav.txt") && listing.contains("mod4"),
+        "{listing}"
+    );
+    let (ok, nav) = mount.sh("cat $HS/source/pkg0/_nav.txt $HS/source/pkg0/_entry.md");
+    assert!(
+        ok && nav.contains("Box0") && nav.contains("The first."),
+        "{nav}"
+    );
+
+    let mut buffer = [0; 4096];
+    let mut opened = Vec::new();
+    while let Ok(events) = inotify.read_events(&mut buffer) {
+        let mut any = false;
+        for event in events {
+            any = true;
+            if let Some(name) = event.name {
+                opened.push(name.to_string_lossy().into_owned());
+            }
+        }
+        if !any {
+            break;
+        }
+    }
+    let modules: Vec<&String> = opened.iter().filter(|n| n.ends_with(".py")).collect();
+    assert!(modules.is_empty(), "modules read: {modules:?}");
 }

@@ -4,9 +4,13 @@
 //! per entry. Within a [`Glance`], what a first look found holds for the rest of it: the
 //! request answers as of its start, which is all a request that changes nothing can
 //! promise anyway. A request that writes must not open one: it would not see its own
-//! change.
+//! change. The same holds for a file's attributes ([`metadata`]): a module's link, its file
+//! and its folder's view each ask for them.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Glances opened so far: each gets a number of its own, never 0.
@@ -15,6 +19,8 @@ static OPENED: AtomicU64 = AtomicU64::new(0);
 thread_local! {
     /// The glance this thread is in, 0 for none.
     static CURRENT: Cell<u64> = const { Cell::new(0) };
+    /// The attributes looked up in this thread's glance.
+    static LOOKED: RefCell<HashMap<PathBuf, Metadata>> = RefCell::new(HashMap::new());
 }
 
 /// A glance, until dropped.
@@ -41,10 +47,24 @@ pub fn current() -> Option<u64> {
     (id != 0).then_some(id)
 }
 
+/// `std::fs::metadata(path)`, looked up once per glance.
+pub fn metadata(path: &Path) -> std::io::Result<Metadata> {
+    if current().is_none() {
+        return std::fs::metadata(path);
+    }
+    if let Some(meta) = LOOKED.with(|looked| looked.borrow().get(path).cloned()) {
+        return Ok(meta);
+    }
+    let meta = std::fs::metadata(path)?;
+    LOOKED.with(|looked| looked.borrow_mut().insert(path.to_path_buf(), meta.clone()));
+    Ok(meta)
+}
+
 impl Drop for Glance {
     fn drop(&mut self) {
         if self.opened {
             CURRENT.with(|current| current.set(0));
+            LOOKED.with(|looked| looked.borrow_mut().clear());
         }
     }
 }
@@ -71,6 +91,29 @@ mod tests {
         assert_eq!(current(), None);
         let _second = glance();
         assert_ne!(current(), Some(id), "a new glance looks again");
+    }
+
+    #[test]
+    fn a_files_attributes_are_looked_up_once_per_glance() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.py");
+        std::fs::write(&file, "x").unwrap();
+        let glance = glance();
+        assert_eq!(metadata(&file).unwrap().len(), 1);
+        std::fs::write(&file, "longer").unwrap();
+        assert_eq!(metadata(&file).unwrap().len(), 1, "as of the first look");
+        drop(glance);
+        assert_eq!(
+            metadata(&file).unwrap().len(),
+            6,
+            "outside a glance, as it is"
+        );
+        let _next = super::glance();
+        assert_eq!(
+            metadata(&file).unwrap().len(),
+            6,
+            "the next glance looks again"
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ impl Source {
             }
             Resolved::Root => (self.code_root(), String::new(), DirKind::Package),
             Resolved::Dir { disk, dotted } => {
-                let kind = DirKind::of(&disk);
+                let kind = self.project.dir_kind(&disk);
                 (disk, dotted, kind)
             }
             Resolved::Members { .. } | Resolved::Symbol { .. } => {
@@ -131,7 +131,7 @@ impl Source {
             .names(path)?
             .into_iter()
             .filter(|(name, _)| match &place {
-                Resolved::Dir { disk, .. } => !is_empty_init(disk, name),
+                Resolved::Dir { disk, .. } => !self.is_empty_init(disk, name),
                 _ => true,
             })
             .collect();
@@ -204,16 +204,34 @@ impl Source {
     }
 }
 
-/// Whether `name` in the folder `disk` is its `__init__.py` holding nothing but blank
-/// lines: what a package made by mkdir holds, and an emptied one keeps.
-pub(crate) fn is_empty_init(disk: &Path, name: &str) -> bool {
-    /// A listing asks this of every package: a longer file is not read, as blank lines
-    /// beyond this many bytes are no `__init__.py` anyone made empty.
-    const BLANK: u64 = 256;
-    let init = disk.join(INIT);
-    name == INIT
-        && std::fs::metadata(&init).is_ok_and(|meta| meta.len() <= BLANK)
-        && std::fs::read(&init).is_ok_and(|text| text.trim_ascii().is_empty())
+impl Source {
+    /// Whether `name` in the folder `disk` is its `__init__.py` holding nothing but blank
+    /// lines: what a package made by mkdir holds, and an emptied one keeps.
+    pub(crate) fn is_empty_init(&self, disk: &Path, name: &str) -> bool {
+        /// A listing asks this of every package: a longer file is not read, as blank lines
+        /// beyond this many bytes are no `__init__.py` anyone made empty.
+        const BLANK: u64 = 256;
+        if name != INIT {
+            return false;
+        }
+        let init = disk.join(INIT);
+        let Ok(meta) = crate::tree::glance::metadata(&init) else {
+            return false;
+        };
+        match meta.len() {
+            0 => return true,
+            len if len > BLANK => return false,
+            _ => {}
+        }
+        // A kept parse that found a docstring or a definition answers without a read: a
+        // recursive listing of a package reads none of its modules.
+        if let Ok(Some(index)) = self.modules.index(&init)
+            && (index.docstring.is_some() || !index.symbols.is_empty())
+        {
+            return false;
+        }
+        std::fs::read(&init).is_ok_and(|text| text.trim_ascii().is_empty())
+    }
 }
 
 /// What `disk` holds besides its `__init__.py` and Python's `__pycache__/`: files the tree

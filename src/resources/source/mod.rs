@@ -53,7 +53,7 @@ use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
-use crate::python::{SymbolKind, Version, symbol_text};
+use crate::python::{ModuleIndex, SymbolKind, Version, symbol_text};
 use crate::store::Store;
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
@@ -65,7 +65,7 @@ use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
 use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
-use project::{DirKind, EntryKind, Project};
+use project::{EntryKind, Project};
 use settings_file::SettingsFile;
 
 /// How a subresource of `source/` that changes project files (deps/, config/, history/'s
@@ -263,7 +263,7 @@ impl Source {
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
-        let meta = std::fs::metadata(disk)
+        let meta = crate::tree::glance::metadata(disk)
             .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
         Ok(Node {
             size: Some(meta.len()),
@@ -283,7 +283,7 @@ impl Source {
             let size = || bytes(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
             match kind {
                 EntryKind::Dir => {
-                    let label = about(&|| DirKind::of(&path).label().to_string());
+                    let label = about(&|| self.project.dir_kind(&path).label().to_string());
                     children.push(Child::new(name, Kind::Dir, label));
                 }
                 EntryKind::Module => {
@@ -292,7 +292,7 @@ impl Source {
                     children.push(Child::new(&name, Kind::Document, source));
                     // An empty package's `__init__.py` has no members to show: a folder
                     // of nothing, which would only stand in the way of `rm -r`.
-                    if !folders::is_empty_init(dir, &name) {
+                    if !self.is_empty_init(dir, &name) {
                         children.push(Child::new(
                             stem,
                             Kind::Link,
@@ -629,6 +629,9 @@ impl Source {
     }
 
     fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
+        if let Some(children) = self.module_members(path)? {
+            return Ok(children);
+        }
         match self.resolve(path)? {
             Resolved::Root => {
                 let mut children = self.disk_children(&self.project.root, true, described);
@@ -647,29 +650,7 @@ impl Source {
                 .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
                 .collect()),
             Resolved::Dir { disk, .. } => Ok(self.disk_children(&disk, false, described)),
-            Resolved::Members { module, parent, .. } => {
-                let symbols = &module.index.symbols;
-                let mut children = Vec::new();
-                for (index, symbol) in symbols
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.parent == parent)
-                {
-                    children.push(Child::new(
-                        format!("{}.py", symbol.file_stem),
-                        Kind::Document,
-                        format!(
-                            "{}, {} lines",
-                            kind_name(symbol.kind, symbol.parent.is_some()),
-                            symbol.lines
-                        ),
-                    ));
-                    if symbols.iter().any(|s| s.parent == Some(index)) {
-                        children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
-                    }
-                }
-                Ok(children)
-            }
+            Resolved::Members { module, parent, .. } => Ok(member_children(&module.index, parent)),
             Resolved::ModuleFile { .. } | Resolved::Symbol { .. } | Resolved::DataFile { .. } => {
                 Err(Error::new(
                     crate::error::ErrorKind::NotADirectory,
@@ -678,6 +659,56 @@ impl Source {
             }
         }
     }
+}
+
+impl Source {
+    /// The members of a module's own directory (`pkg/mod/`, as its folder lists it) from
+    /// the module's index alone: `_nav.txt` lists those of every module it shows, and
+    /// resolving them would read each module. `None` for any other path.
+    fn module_members(&self, path: &[&str]) -> Result<Option<Vec<Child>>> {
+        let Some((name, parent)) = path.split_last() else {
+            return Ok(None);
+        };
+        if name.contains('.') {
+            return Ok(None);
+        }
+        let Ok(parent) = self.walk(parent) else {
+            return Ok(None);
+        };
+        let Some(module) = self.module_of_members_dir(&parent.place, name) else {
+            return Ok(None);
+        };
+        Ok(self
+            .modules
+            .index(&module)?
+            .map(|index| member_children(&index, None)))
+    }
+}
+
+/// The members of a module's class `parent` (the module's own, with `None`): each symbol's
+/// file, and a directory for each that has members of its own.
+fn member_children(index: &ModuleIndex, parent: Option<usize>) -> Vec<Child> {
+    let symbols = &index.symbols;
+    let mut children = Vec::new();
+    for (at, symbol) in symbols
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.parent == parent)
+    {
+        children.push(Child::new(
+            format!("{}.py", symbol.file_stem),
+            Kind::Document,
+            format!(
+                "{}, {} lines",
+                kind_name(symbol.kind, symbol.parent.is_some()),
+                symbol.lines
+            ),
+        ));
+        if symbols.iter().any(|s| s.parent == Some(at)) {
+            children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
+        }
+    }
+    children
 }
 
 impl Source {
@@ -691,7 +722,7 @@ impl Source {
 /// The owner and modes of the project file or directory at `disk`. One that cannot be
 /// read shows as the mount owner's alone: never more open than the file itself.
 fn ownership(disk: &Path) -> Ownership {
-    std::fs::metadata(disk)
+    crate::tree::glance::metadata(disk)
         .map(|meta| Ownership::of(&meta))
         .unwrap_or(Ownership::OwnerOnly)
 }

@@ -189,18 +189,18 @@ impl Modules {
     }
 
     /// Make sure the index of the module at `path` is in memory, without keeping its text:
-    /// what warming up does ahead of requests.
-    /// A module that is not UTF-8 has nothing to index.
-    pub fn warm(&self, path: &Path) -> Result<()> {
+    /// what warming up does ahead of requests. Whether the module had to be read (its
+    /// index was not at hand). A module that is not UTF-8 has nothing to index.
+    pub fn warm(&self, path: &Path) -> Result<bool> {
         let identity = Identity::of(&stat(path)?);
         if self.index_at_hand(path, &identity).is_some() {
-            return Ok(());
+            return Ok(false);
         }
         let (bytes, read_at) = read(path)?;
         if let Ok(text) = std::str::from_utf8(&bytes) {
             self.index_of(path, &identity, text, read_at);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// How many modules were parsed, and how many loaded from the parse index, so far.
@@ -245,7 +245,7 @@ impl Modules {
 }
 
 fn stat(path: &Path) -> Result<std::fs::Metadata> {
-    std::fs::metadata(path)
+    crate::tree::glance::metadata(path)
         .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", path.display())))
 }
 

@@ -186,23 +186,23 @@ impl ParseIndex {
 }
 
 fn row(db: &Connection, path: &Path) -> rusqlite::Result<Option<Row>> {
-    db.query_row(
+    // Asked once per module on every remount: prepared once per connection.
+    db.prepare_cached(
         "SELECT size, mtime_ns, ino, ctime_ns, racy, hash, parse FROM parses WHERE path = ?1",
-        [path.as_os_str().as_bytes()],
-        |row| {
-            Ok(Row {
-                identity: Identity {
-                    size: row.get::<_, i64>(0)? as u64,
-                    mtime_ns: row.get(1)?,
-                    ino: row.get::<_, i64>(2)? as u64,
-                    ctime_ns: row.get(3)?,
-                },
-                racy: row.get(4)?,
-                hash: row.get(5)?,
-                parse: row.get(6)?,
-            })
-        },
-    )
+    )?
+    .query_row([path.as_os_str().as_bytes()], |row| {
+        Ok(Row {
+            identity: Identity {
+                size: row.get::<_, i64>(0)? as u64,
+                mtime_ns: row.get(1)?,
+                ino: row.get::<_, i64>(2)? as u64,
+                ctime_ns: row.get(3)?,
+            },
+            racy: row.get(4)?,
+            hash: row.get(5)?,
+            parse: row.get(6)?,
+        })
+    })
     .optional()
 }
 

@@ -454,7 +454,32 @@ impl Project {
         // glance); only the others need their folder searched for Python (every request
         // under source/ walks its first name through here).
         let regular = self.shown_kind(dir, "__init__.py").is_some();
-        regular || (!beside_src && has_python(dir))
+        regular || (!beside_src && self.holds_python(dir))
+    }
+
+    /// Whether `dir` shows Python code, directly or one folder down (see [`has_python`]),
+    /// from kept listings: every folder's view labels the folders in it so.
+    pub fn holds_python(&self, dir: &Path) -> bool {
+        let Ok(entries) = self.listing(dir) else {
+            return false;
+        };
+        let module = |entries: &[DiskEntry]| entries.iter().any(|e| e.kind == EntryKind::Module);
+        module(&entries)
+            || entries
+                .iter()
+                .filter(|e| e.kind == EntryKind::Dir)
+                .any(|e| self.listing(&e.path).is_ok_and(|inner| module(&inner)))
+    }
+
+    /// What folder `dir` is: a package, a namespace package or a plain folder.
+    pub fn dir_kind(&self, dir: &Path) -> DirKind {
+        if self.shown_kind(dir, "__init__.py").is_some() {
+            DirKind::Package
+        } else if self.holds_python(dir) {
+            DirKind::Namespace
+        } else {
+            DirKind::Folder
+        }
     }
 
     /// The shown top-level entries: every code root's packages and modules, minus test
@@ -589,16 +614,6 @@ pub enum DirKind {
 }
 
 impl DirKind {
-    pub fn of(dir: &Path) -> DirKind {
-        if dir.join("__init__.py").is_file() {
-            DirKind::Package
-        } else if has_python(dir) {
-            DirKind::Namespace
-        } else {
-            DirKind::Folder
-        }
-    }
-
     pub fn label(self) -> &'static str {
         match self {
             DirKind::Package => "package",

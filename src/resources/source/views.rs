@@ -77,25 +77,26 @@ fn root(source: &Source, here: &str) -> Entry {
         .and_then(|dir| first_module(source, &dir.path).map(|m| format!("{}/{m}", dir.name)));
     for (n, entry) in top.iter().enumerate() {
         if n >= DETAILED {
-            rows.push(ContentsRow::plain(&entry.name, entry.kind, &entry.path));
+            rows.push(ContentsRow::plain(
+                source,
+                &entry.name,
+                entry.kind,
+                &entry.path,
+            ));
             continue;
         }
         match entry.kind {
             EntryKind::Dir => {
                 let init = entry.path.join("__init__.py");
-                let doc = source
-                    .modules
-                    .get(&init)
-                    .ok()
-                    .filter(|_| readable_by_its_readers(&init, &source.project.root))
-                    .and_then(|m| m.index.docstring.clone());
+                let doc = docstring(source, &init)
+                    .filter(|_| readable_by_its_readers(&init, &source.project.root));
                 let about = match doc {
                     Some(doc) => format!("{doc} ({})", Contents::of(source, &entry.path)),
                     None => Contents::of(source, &entry.path).to_string(),
                 };
                 rows.push(ContentsRow {
                     about,
-                    ..ContentsRow::plain(&entry.name, entry.kind, &entry.path)
+                    ..ContentsRow::plain(source, &entry.name, entry.kind, &entry.path)
                 });
             }
             EntryKind::Module => {
@@ -105,7 +106,7 @@ fn root(source: &Source, here: &str) -> Entry {
                 };
                 rows.push(ContentsRow {
                     about,
-                    ..ContentsRow::plain(&entry.name, entry.kind, &entry.path)
+                    ..ContentsRow::plain(source, &entry.name, entry.kind, &entry.path)
                 });
                 example.get_or_insert_with(|| entry.name.clone());
             }
@@ -216,10 +217,10 @@ struct ContentsRow {
 
 impl ContentsRow {
     /// The row of `name` with its kind and nothing about it.
-    fn plain(name: &str, kind: EntryKind, path: &Path) -> ContentsRow {
+    fn plain(source: &Source, name: &str, kind: EntryKind, path: &Path) -> ContentsRow {
         let (name, kind, python) = match kind {
             EntryKind::Dir => {
-                let dir = DirKind::of(path);
+                let dir = source.project.dir_kind(path);
                 (format!("`{name}/`"), dir.label(), dir != DirKind::Folder)
             }
             EntryKind::Module => (format!("`{name}`"), "module", true),
@@ -289,10 +290,10 @@ struct Contents {
 
 impl Contents {
     fn of(source: &Source, dir: &Path) -> Contents {
-        Self::among(&source.project.list_dir(dir).unwrap_or_default())
+        Self::among(source, &source.project.list_dir(dir).unwrap_or_default())
     }
 
-    fn among(entries: &[DiskEntry]) -> Contents {
+    fn among(source: &Source, entries: &[DiskEntry]) -> Contents {
         let mut contents = Contents {
             modules: 0,
             packages: 0,
@@ -301,7 +302,7 @@ impl Contents {
         for entry in entries {
             match entry.kind {
                 EntryKind::Module => contents.modules += 1,
-                EntryKind::Dir if DirKind::of(&entry.path) == DirKind::Folder => {
+                EntryKind::Dir if source.project.dir_kind(&entry.path) == DirKind::Folder => {
                     contents.folders += 1;
                 }
                 EntryKind::Dir => contents.packages += 1,
@@ -340,7 +341,7 @@ fn main_package<'a>(source: &Source, top: &'a [DiskEntry]) -> Option<&'a DiskEnt
         .min_by_key(|e| {
             (
                 e.name.to_lowercase() != named,
-                DirKind::of(&e.path) != DirKind::Package,
+                source.project.dir_kind(&e.path) != DirKind::Package,
             )
         })
 }
@@ -367,7 +368,8 @@ fn first_module(source: &Source, dir: &Path) -> Option<String> {
 /// those who may read the file). Unsure cases count as not readable.
 fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let (Ok(file), Ok(dir)) = (std::fs::metadata(file), std::fs::metadata(dir)) else {
+    let metadata = crate::tree::glance::metadata;
+    let (Ok(file), Ok(dir)) = (metadata(file), metadata(dir)) else {
         return false;
     };
     let (f, d) = (file.mode(), dir.mode());
@@ -421,6 +423,13 @@ fn index_about(index: &ModuleIndex) -> String {
 
 /// [`module_about`] of the module at `path`: from its index when that is at hand, without
 /// reading the module (a folder's `_entry.md` describes every module in it).
+/// The first line of the docstring of the module at `path`, from its index: a folder's
+/// view reads none of the modules it describes once their parses are kept.
+fn docstring(source: &Source, path: &Path) -> Option<String> {
+    let index = source.modules.index(path).ok()??;
+    index.docstring.clone()
+}
+
 fn about_module_at(source: &Source, path: &Path) -> Result<String> {
     match source.modules.index(path)? {
         Some(index) => Ok(index_about(&index)),
@@ -450,14 +459,10 @@ fn counts(index: &ModuleIndex) -> (usize, usize, usize) {
 fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
     let entries = source.project.list_dir(disk).unwrap_or_default();
     let init = disk.join("__init__.py");
-    let doc = source
-        .modules
-        .get(&init)
-        .ok()
-        .and_then(|m| m.index.docstring.clone());
+    let doc = docstring(source, &init);
     let mut rows = Vec::new();
     for (n, entry) in entries.iter().enumerate() {
-        let plain = ContentsRow::plain(&entry.name, entry.kind, &entry.path);
+        let plain = ContentsRow::plain(source, &entry.name, entry.kind, &entry.path);
         if n >= DETAILED {
             rows.push(plain);
             continue;
@@ -491,9 +496,9 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
     Entry {
         title: format!(
             "{name} — {} {}({})",
-            DirKind::of(disk).label(),
+            source.project.dir_kind(disk).label(),
             doc.map(|d| format!("{d} ")).unwrap_or_default(),
-            Contents::among(&entries)
+            Contents::among(source, &entries)
         ),
         functions: vec![
             Function::new(

@@ -79,13 +79,17 @@ fn index_all(project: &Project, modules: &Modules, indexing: &Indexing, outside:
     let step = (files.len() / UPDATES).max(1);
     for (n, file) in files.iter().enumerate() {
         // A module removed meanwhile is simply not there to index.
-        let _ = modules.warm(file);
+        let read = modules.warm(file).unwrap_or(false);
         indexing.done.store(n + 1, Ordering::Relaxed);
         if (n + 1) % step == 0 {
             dashboards();
         }
         // Requests come first: while they come, they index what they need themselves.
-        crate::tree::activity::step_aside(QUIET, LONGEST_ASIDE);
+        // Loading a kept parse is a fraction of a millisecond at the lowest priority, and
+        // spares each request that would load it itself.
+        if read {
+            crate::tree::activity::step_aside(QUIET, LONGEST_ASIDE);
+        }
     }
     indexing.running.store(false, Ordering::Relaxed);
     dashboards();
