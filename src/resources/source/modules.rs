@@ -188,6 +188,40 @@ impl Modules {
         Some(index)
     }
 
+    /// Load the kept parses of those of `files` that did not change since, in one pass over
+    /// the parse index; the files left to [`Modules::warm`] are returned, in order.
+    pub fn load_kept(&self, files: &[PathBuf]) -> Vec<PathBuf> {
+        let mut stamped: HashMap<PathBuf, crate::resources::source::parse_index::Stamped> = self
+            .kept
+            .stamped()
+            .into_iter()
+            .map(|kept| (kept.path.clone(), kept))
+            .collect();
+        let mut rest = Vec::new();
+        for file in files {
+            let mut load = || {
+                let kept = stamped.remove(file)?;
+                let identity = Identity::of(&stat(file).ok()?);
+                if identity != kept.identity {
+                    return None;
+                }
+                if let Some((seen, _)) = lock(&self.indexes).get(file)
+                    && *seen == identity
+                {
+                    return Some(());
+                }
+                let index = Arc::new(kept.index()?);
+                self.loaded.fetch_add(1, Ordering::Relaxed);
+                lock(&self.indexes).insert(file.clone(), (identity, index));
+                Some(())
+            };
+            if load().is_none() {
+                rest.push(file.clone());
+            }
+        }
+        rest
+    }
+
     /// Make sure the index of the module at `path` is in memory, without keeping its text:
     /// what warming up does ahead of requests. Whether the module had to be read (its
     /// index was not at hand). A module that is not UTF-8 has nothing to index.
@@ -334,6 +368,41 @@ mod tests {
                 loaded: 1
             }
         );
+    }
+
+    #[test]
+    fn a_remount_loads_the_unchanged_in_one_pass_and_leaves_the_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("parses.db");
+        let files: Vec<PathBuf> = ["a.py", "b.py", "c.py"]
+            .iter()
+            .map(|name| dir.path().join(name))
+            .collect();
+        // Older than a stamp's tick, so that the stamp alone vouches for their parses.
+        let long_ago = SystemTime::now() - std::time::Duration::from_secs(60);
+        for file in &files {
+            std::fs::write(file, "def f():\n    pass\n").unwrap();
+            let opened = std::fs::File::options().write(true).open(file).unwrap();
+            opened.set_modified(long_ago).unwrap();
+        }
+        let first = Modules::new(ParseIndex::new(index.clone()));
+        for file in &files {
+            first.warm(file).unwrap();
+        }
+        std::fs::write(&files[1], "def g():\n    pass\n").unwrap();
+
+        let second = Modules::new(ParseIndex::new(index));
+        assert_eq!(second.load_kept(&files), vec![files[1].clone()]);
+        assert_eq!(
+            second.counts(),
+            Counts {
+                parsed: 0,
+                loaded: 2
+            }
+        );
+        let loaded = second.index(&files[0]).unwrap().unwrap();
+        assert_eq!(loaded.symbols[0].file_stem, "f");
+        assert_eq!(second.counts().loaded, 2, "served from memory since");
     }
 
     #[test]

@@ -81,6 +81,21 @@ pub struct ParseIndex {
     failed: AtomicBool,
 }
 
+/// A parse kept under a stamp that vouches for it, as [`ParseIndex::stamped`] reads it.
+pub struct Stamped {
+    pub path: PathBuf,
+    /// The file's identity when it was parsed: the parse holds while the file still is it.
+    pub identity: Identity,
+    parse: Vec<u8>,
+}
+
+impl Stamped {
+    /// The parse, decoded.
+    pub fn index(&self) -> Option<ModuleIndex> {
+        postcard::from_bytes(&self.parse).ok()
+    }
+}
+
 /// A row as stored.
 struct Row {
     identity: Identity,
@@ -139,6 +154,49 @@ impl ParseIndex {
             return None;
         }
         postcard::from_bytes(&row.parse).ok()
+    }
+
+    /// Every parse whose stamp alone vouches for it (see [`ParseIndex::by_stamp`]), with the
+    /// identity it was kept under, still encoded ([`Stamped::index`] decodes): what warming
+    /// up loads in one pass over the index instead of a query per module. Read on a
+    /// connection of its own, so that requests asking meanwhile do not wait for it.
+    pub fn stamped(&self) -> Vec<Stamped> {
+        let Some(file) = self.file.get() else {
+            return Vec::new();
+        };
+        // Made (and its format checked) by the shared connection first.
+        if self.with(|_| Ok(())).is_none() {
+            return Vec::new();
+        }
+        let read = Connection::open_with_flags(file, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|db| {
+                let mut rows = db.prepare(
+                    "SELECT path, size, mtime_ns, ino, ctime_ns, parse FROM parses WHERE racy = 0",
+                )?;
+                rows.query_map([], |row| {
+                    Ok(Stamped {
+                        path: PathBuf::from(std::ffi::OsStr::from_bytes(
+                            &row.get::<_, Vec<u8>>(0)?,
+                        )),
+                        identity: Identity {
+                            size: row.get::<_, i64>(1)? as u64,
+                            mtime_ns: row.get(2)?,
+                            ino: row.get::<_, i64>(3)? as u64,
+                            ctime_ns: row.get(4)?,
+                        },
+                        parse: row.get(5)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<Stamped>>>()
+            });
+        read.unwrap_or_else(|e| {
+            if !self.failed.swap(true, Ordering::Relaxed) {
+                crate::log::line(&format!(
+                    "the parse index failed: {e}; the modules it misses are parsed (said once)"
+                ));
+            }
+            Vec::new()
+        })
     }
 
     /// Keep `index`, parsed from `bytes` of `path` (read at `read_at`, when it was
@@ -319,6 +377,37 @@ mod tests {
         assert_eq!(kept.lookup(path, &moved, other.as_bytes(), now), None);
         // The same bytes behind it are still the same parse.
         assert!(kept.lookup(path, &moved, SOURCE.as_bytes(), now).is_some());
+    }
+
+    #[test]
+    fn the_parses_a_stamp_vouches_for_are_read_in_one_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = ParseIndex::new(dir.path().join("parses.db"));
+        let now = SystemTime::now();
+        let old = identity(SOURCE.len() as u64, 1_000_000_000, 7);
+        kept.keep(
+            Path::new("/p/old.py"),
+            &old,
+            SOURCE.as_bytes(),
+            now,
+            &index_module(SOURCE),
+        );
+        let fresh_ns = now.duration_since(UNIX_EPOCH).unwrap().as_nanos() as i64;
+        let fresh = identity(SOURCE.len() as u64, fresh_ns, 8);
+        kept.keep(
+            Path::new("/p/racy.py"),
+            &fresh,
+            SOURCE.as_bytes(),
+            now,
+            &index_module(SOURCE),
+        );
+
+        let kept = ParseIndex::new(dir.path().join("parses.db"));
+        let stamped = kept.stamped();
+        assert_eq!(stamped.len(), 1, "a racy parse needs its content checked");
+        assert_eq!(stamped[0].path, Path::new("/p/old.py"));
+        assert_eq!(stamped[0].identity, old);
+        assert_eq!(stamped[0].index(), Some(index_module(SOURCE)));
     }
 
     #[test]

@@ -76,17 +76,22 @@ fn index_all(project: &Project, modules: &Modules, indexing: &Indexing, outside:
         ])
     };
     dashboards();
+    // Parses kept for files that did not change come in one pass, on the CPU requests
+    // leave idle; only what is left to read and parse steps aside for them.
+    let rest = modules.load_kept(&files);
+    let kept = files.len() - rest.len();
+    indexing.done.store(kept, Ordering::Relaxed);
     let step = (files.len() / UPDATES).max(1);
-    for (n, file) in files.iter().enumerate() {
+    for (n, file) in rest.iter().enumerate() {
+        let n = kept + n;
         // A module removed meanwhile is simply not there to index.
         let read = modules.warm(file).unwrap_or(false);
         indexing.done.store(n + 1, Ordering::Relaxed);
-        if (n + 1) % step == 0 {
+        if (n + 1).is_multiple_of(step) {
             dashboards();
         }
-        // Requests come first: while they come, they index what they need themselves.
-        // Loading a kept parse is a fraction of a millisecond at the lowest priority, and
-        // spares each request that would load it itself.
+        // Requests come first: while they come, they index what they need themselves
+        // (one may have done this one meanwhile).
         if read {
             crate::tree::activity::step_aside(QUIET, LONGEST_ASIDE);
         }
