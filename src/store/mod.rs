@@ -55,6 +55,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (13, memory::PG_FILES_SCHEMA),
     (14, memory::PG_WORDS_SCHEMA),
     (15, tasks::PG_OUTSTANDING),
+    (16, memory::PG_COMPRESSION_SCHEMA),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).
@@ -277,6 +278,54 @@ impl From<rusqlite::Error> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Migration 16: on a server built with LZ4 (the scratch server is Debian's), memory's
+    /// long columns compress with it; a store made before keeps its rows and reads them.
+    #[test]
+    fn memory_columns_compress_with_lz4_where_the_server_has_it() {
+        let server = postgres::scratch::ScratchServer::start().unwrap();
+        let url = server.database("homespace").unwrap();
+        let old: Vec<_> = PG_MIGRATIONS
+            .iter()
+            .copied()
+            .filter(|(n, _)| *n < 16)
+            .collect();
+        postgres::Postgres::connect(&url, &old).unwrap();
+        let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+        let has_lz4: bool = client
+            .query_one(
+                "SELECT 'lz4' = ANY (enumvals) FROM pg_settings
+                 WHERE name = 'default_toast_compression'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        let compression = |client: &mut ::postgres::Client| -> Vec<String> {
+            client
+                .query(
+                    "SELECT a.attrelid::regclass::text || '.' || a.attname || '=' || a.attcompression::text
+                     FROM pg_attribute a
+                     WHERE (a.attrelid, a.attname) IN (('entries'::regclass, 'content'),
+                         ('entries'::regclass, 'meta'), ('entries'::regclass, 'words'),
+                         ('sessions'::regclass, 'words'))
+                     ORDER BY 1",
+                    &[],
+                )
+                .unwrap()
+                .iter()
+                .map(|r| r.get(0))
+                .collect()
+        };
+        assert!(
+            compression(&mut client).iter().all(|c| c.ends_with('=')),
+            "pglz before"
+        );
+        Store::connect(&url).unwrap();
+        let after = compression(&mut client);
+        assert_eq!(after.len(), 4, "{after:?}");
+        let expected = if has_lz4 { "=l" } else { "=" };
+        assert!(after.iter().all(|c| c.ends_with(expected)), "{after:?}");
+    }
 
     #[test]
     fn a_failed_write_changes_nothing() {

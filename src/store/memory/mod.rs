@@ -56,6 +56,7 @@ pub(crate) use {postgres::FILES_SCHEMA as PG_FILES_SCHEMA, sqlite::FILES_SCHEMA}
 
 /// Migration 14 for PostgreSQL: entries' words written by homespace (SQLite's FTS5 cuts its
 /// own).
+pub(crate) use postgres::COMPRESSION_SCHEMA as PG_COMPRESSION_SCHEMA;
 pub(crate) use postgres::WORDS_SCHEMA as PG_WORDS_SCHEMA;
 
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).

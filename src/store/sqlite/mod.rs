@@ -40,6 +40,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 15: PostgreSQL's index of the outstanding tasks in listing order
     // (tasks/outstanding.pg.sql); SQLite sorts them in-process as fast as it would walk one.
     "",
+    // 16: PostgreSQL's memory columns compressed with LZ4 (memory/postgres/compression.sql);
+    // SQLite does not compress.
+    "",
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

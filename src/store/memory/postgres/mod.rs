@@ -20,3 +20,5 @@ pub(crate) const FILES_SCHEMA: &str = include_str!("files.sql");
 
 /// Migration 14: an entry's words are written by homespace, no longer generated.
 pub(crate) const WORDS_SCHEMA: &str = include_str!("words.sql");
+/// Migration 16: memory's long columns compressed with LZ4 where the server has it.
+pub(crate) const COMPRESSION_SCHEMA: &str = include_str!("compression.sql");
