@@ -808,4 +808,29 @@ mod tests {
             "the next request looks again"
         );
     }
+
+    #[test]
+    fn a_folders_kind_is_told_by_what_it_shows() {
+        let dir = fixture();
+        let root = dir.path().canonicalize().unwrap();
+        for (path, text) in [
+            ("src/pkg/ns/deeper/m.py", ""),
+            ("src/pkg/hidden/gen.py", "x = 1\n"),
+        ] {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        }
+        let project = Project::open(&root);
+        let pkg = root.join("src/pkg");
+        assert_eq!(project.dir_kind(&pkg), DirKind::Package);
+        assert_eq!(
+            project.dir_kind(&pkg.join("ns")),
+            DirKind::Namespace,
+            "Python one folder down"
+        );
+        assert_eq!(project.dir_kind(&pkg.join("data")), DirKind::Folder);
+        // Its only module is ignored (gen.py): nothing of it shows, so no package either.
+        assert_eq!(project.dir_kind(&pkg.join("hidden")), DirKind::Folder);
+    }
 }
