@@ -495,6 +495,34 @@ impl Tx<'_> {
         }
     }
 
+    /// Runs `select`, whose values its caller wrote into it (it takes no parameters), with
+    /// the planner's plain index scans off for it alone, and returns its rows as text. For
+    /// a statement whose best plan combines two indexes (a bitmap of the words' GIN index
+    /// and a range of the primary key), which the planner passes over for a scan of the
+    /// key that tests every row's words: it takes those tests for cheap, and they are not.
+    /// The three statements are one implicit transaction, so a failure undoes the setting
+    /// with the rest.
+    pub fn select_by_bitmaps(&self, select: &str) -> Result<Vec<Vec<Option<String>>>> {
+        let sql = format!("SET enable_indexscan = off; {select}; RESET enable_indexscan");
+        let messages = self
+            .client
+            .borrow_mut()
+            .simple_query(&sql)
+            .map_err(|e| failure(self.shown, &e))?;
+        self.answered.set(true);
+        Ok(messages
+            .iter()
+            .filter_map(|message| match message {
+                postgres::SimpleQueryMessage::Row(row) => Some(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(str::to_string))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// Run several statements without parameters (a migration).
     fn batch(&self, sql: &str) -> Result<()> {
         self.client

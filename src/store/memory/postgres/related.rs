@@ -62,31 +62,39 @@ impl RelatedSql for Tx<'_> {
             .collect())
     }
 
-    /// The most recent matches, found one of two ways. Where the statistics put the words
-    /// together in a large share of the entries, the primary key is walked backwards, each
-    /// row tested, until the window is full (about `window / share` rows). Else every match
-    /// is read from the GIN index first, then the most recent kept: for words this rare, the
-    /// walk would read most of the table, and the planner, unsure of words rarer than every
-    /// one its statistics keep, may choose it anyway.
+    /// The most recent matches, found one of three ways. Where the statistics put the
+    /// words together in a large share of the entries, the primary key is walked
+    /// backwards, each row tested, until the window is full (about `window / share` rows).
+    /// Where they put them in a smaller share, the newest sessions that hold about twice
+    /// the entries the window needs at that share are searched alone ([`newest_matches`]).
+    /// Else, and when those hold too few, every match is read from the GIN index first,
+    /// then the most recent kept: for words this rare, the walk would read most of the
+    /// table, and the planner, unsure of words rarer than every one its statistics keep,
+    /// may choose it anyway.
     fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>> {
-        let sql = if dense(self, terms, window)? {
-            format!(
-                "SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
-                 FROM entries e WHERE e.words @@ to_tsquery('simple', $1)
+        let rank =
+            format!("ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})");
+        let sql = match share(self, terms)? {
+            Some((share, rows)) if share >= (window as f64 / rows).sqrt() => format!(
+                "SELECT e.id, {rank} FROM entries e WHERE e.words @@ to_tsquery('simple', $1)
                  ORDER BY e.id DESC LIMIT {window}"
-            )
-        } else {
-            format!(
-                "WITH m AS MATERIALIZED (SELECT id FROM entries WHERE words @@ to_tsquery('simple', $1))
-                 SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})
-                 FROM (SELECT id FROM m ORDER BY id DESC LIMIT {window}) r JOIN entries e ON e.id = r.id"
-            )
+            ),
+            Some((share, rows)) if share > 0.0 && 2.0 * window as f64 / share < rows => {
+                let needed = (2.0 * window as f64 / share).ceil() as u64;
+                let newest = newest_matches(self, terms, window, needed)?;
+                if newest.len() == window {
+                    let sql = format!(
+                        "SELECT e.id, {rank} FROM entries e WHERE e.id = ANY($2::BIGINT[])"
+                    );
+                    let rows = self.query(&sql, &[&any(terms), &newest])?;
+                    return Ok(ranked(&rows));
+                }
+                every_match(&rank, window)
+            }
+            _ => every_match(&rank, window),
         };
         let rows = self.query(&sql, &[&any(terms)])?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get::<_, i64>(0), f64::from(r.get::<_, f32>(1))))
-            .collect())
+        Ok(ranked(&rows))
     }
 
     /// One statement of a branch per term.
@@ -122,17 +130,60 @@ impl RelatedSql for Tx<'_> {
     }
 }
 
-/// Whether `terms` together are in so large a share of the entries, by the statistics,
-/// that walking them newest first fills `window` sooner than reading every match: the walk
-/// visits about `window / share` rows, reading visits `share * rows`, even at a share of
-/// `sqrt(window / rows)` (the shares are added, an overestimate where words meet).
-fn dense(tx: &Tx<'_>, terms: &[String], window: usize) -> Result<bool> {
+/// The share of the entries that `terms` together are in by the statistics, and how many
+/// entries there are; `None` where the statistics know nothing yet. Walking the matches
+/// newest first visits about `window / share` rows, reading every match `share * rows`:
+/// even at a share of `sqrt(window / rows)` (the shares are added, an overestimate where
+/// words meet).
+fn share(tx: &Tx<'_>, terms: &[String]) -> Result<Option<(f64, f64)>> {
     let words: Vec<&str> = terms.iter().map(String::as_str).collect();
     let Some(known) = frequencies(tx, &words)? else {
-        return Ok(false);
+        return Ok(None);
     };
     let share: f64 = known.shares.iter().flatten().sum();
-    Ok(known.rows > 0.0 && share >= (window as f64 / known.rows).sqrt())
+    Ok((known.rows > 0.0).then_some((share, known.rows)))
+}
+
+/// Every match read from the GIN index, then the most recent `window` kept, ranked by
+/// `rank`.
+fn every_match(rank: &str, window: usize) -> String {
+    format!(
+        "WITH m AS MATERIALIZED (SELECT id FROM entries WHERE words @@ to_tsquery('simple', $1))
+         SELECT e.id, {rank}
+         FROM (SELECT id FROM m ORDER BY id DESC LIMIT {window}) r JOIN entries e ON e.id = r.id"
+    )
+}
+
+/// The newest `window` matches of `terms` among the entries of the newest sessions that
+/// hold `needed` entries (fewer when those sessions hold fewer matches): the GIN index's
+/// matches and the primary key's range of those sessions combined before any row is
+/// read, so that only matches in the range are (a plan the planner must be told to take,
+/// see [`Tx::select_by_bitmaps`]).
+fn newest_matches(tx: &Tx<'_>, terms: &[String], window: usize, needed: u64) -> Result<Vec<i64>> {
+    // The lexemes hold letters and digits and the quotes `lexeme` puts around them: no
+    // dollar sign ends the quoted text early.
+    let query = any(terms);
+    let rows = tx.select_by_bitmaps(&format!(
+        "SELECT id FROM entries
+         WHERE words @@ to_tsquery('simple', $q${query}$q$)
+           AND id >= (SELECT coalesce(min(rowid), 0)::BIGINT << 32
+                      FROM (SELECT rowid, entry_count,
+                                   sum(entry_count) OVER (ORDER BY rowid DESC) AS upto
+                            FROM sessions) s
+                      WHERE upto - entry_count < {needed})
+         ORDER BY id DESC LIMIT {window}"
+    ))?;
+    Ok(rows
+        .iter()
+        .filter_map(|row| row.first()?.as_deref()?.parse().ok())
+        .collect())
+}
+
+/// Rows of (entry id, rank) as ranks.
+fn ranked(rows: &[postgres::Row]) -> Vec<Ranked> {
+    rows.iter()
+        .map(|r| (r.get::<_, i64>(0), f64::from(r.get::<_, f32>(1))))
+        .collect()
 }
 
 /// Any of `terms`, as a tsquery.
@@ -240,6 +291,72 @@ fn held_by_sessions(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word in one entry of sixteen, among 4,000 entries the statistics know: the
+    /// newest sessions alone are searched for a window of 50, and what they give is exactly
+    /// the 50 newest matches of the whole store, each ranked.
+    #[test]
+    fn the_newest_matches_of_a_middling_word_come_from_the_newest_sessions_alone() {
+        use crate::store::memory::record::{Channel, Transcript};
+        use crate::store::memory::testing::{entry, session};
+        let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
+        let url = server.database("homespace").unwrap();
+        let store = crate::store::Store::connect(&url).unwrap();
+        let sessions = (0..40)
+            .map(|s| {
+                let entries = (0..100)
+                    .map(|e| {
+                        let text = match (s * 100 + e) % 16 {
+                            0 => format!("the marker of entry {e}"),
+                            _ => format!("plain words of entry {e}"),
+                        };
+                        entry(&format!("k{s}-{e}"), Channel::User, &text)
+                    })
+                    .collect();
+                (
+                    session(&format!("s{s}"), Some("2026-11-20T09:00:00Z"), "t"),
+                    entries,
+                )
+            })
+            .collect();
+        store
+            .change_memory(|m| m.import(&Transcript { sessions }))
+            .unwrap();
+        let mut client = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+        client.batch_execute("ANALYZE entries, sessions").unwrap();
+        let expected: Vec<i64> = client
+            .query(
+                "SELECT id FROM entries WHERE words @@ to_tsquery('simple', 'marker')
+                 ORDER BY id DESC LIMIT 50",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+
+        let pg =
+            crate::store::postgres::Postgres::connect(&url, crate::store::PG_MIGRATIONS).unwrap();
+        let terms = ["marker".to_string()];
+        let (share, rows) = pg.read(|tx| share(tx, &terms)).unwrap().unwrap();
+        assert!(
+            share < (50.0 / rows).sqrt() && 2.0 * 50.0 / share < rows,
+            "the middle way: a share of {share} of {rows}"
+        );
+        let needed = (2.0 * 50.0 / share).ceil() as u64;
+        let newest = pg
+            .read(|tx| newest_matches(tx, &terms, 50, needed))
+            .unwrap();
+        assert_eq!(newest, expected);
+        let mut scored = pg.read(|tx| tx.entry_scores(&terms, 50)).unwrap();
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let ids: Vec<i64> = scored.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, expected);
+        assert!(scored.iter().all(|(_, rank)| *rank > 0.0), "{scored:?}");
+        // A window larger than the newest sessions hold reads every match.
+        let all = pg.read(|tx| tx.entry_scores(&terms, 400)).unwrap();
+        assert_eq!(all.len(), 250);
+    }
 
     #[test]
     fn lexemes_are_quoted_words() {
