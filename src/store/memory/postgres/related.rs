@@ -66,8 +66,8 @@ impl RelatedSql for Tx<'_> {
     /// words together in a large share of the entries, the primary key is walked
     /// backwards, each row tested, until the window is full (about `window / share` rows).
     /// Else the newest sessions that hold about twice the entries the window needs at that
-    /// share (an eighth of all entries at most, then half) are searched alone
-    /// ([`newest_matches`]).
+    /// share (an eighth of all entries where that share could not fill it) are searched
+    /// alone ([`newest_matches`]).
     /// When those hold too few, or nothing was analyzed yet, every match is read from the
     /// GIN index first, then the most recent kept: for words this rare, the walk would
     /// read most of the table, and the planner, unsure of words rarer than every one its
@@ -82,25 +82,17 @@ impl RelatedSql for Tx<'_> {
             ),
             Some((share, rows)) => {
                 // The statistics know the commonest words only: rarer ones add nothing to
-                // `share`, so the newest eighth of the entries is searched first at most,
-                // then the newest half.
-                let wanted = match share > 0.0 {
-                    true => 2.0 * window as f64 / share,
-                    false => rows,
-                };
-                for part in [8.0, 2.0] {
-                    let needed = wanted.min(rows / part).ceil() as u64;
-                    let newest = newest_matches(self, terms, window, needed)?;
-                    if newest.len() == window {
-                        let sql = format!(
-                            "SELECT e.id, {rank} FROM entries e WHERE e.id = ANY($2::BIGINT[])"
-                        );
-                        let rows = self.query(&sql, &[&any(terms), &newest])?;
-                        return Ok(ranked(&rows));
-                    }
-                    if wanted <= rows / part {
-                        break;
-                    }
+                // `share`. Where they put too few in the entries to fill the window from
+                // any part of them, the newest eighth is tried, once.
+                let wanted = 2.0 * window as f64 / share;
+                let needed = if wanted < rows { wanted } else { rows / 8.0 };
+                let newest = newest_matches(self, terms, window, needed.ceil() as u64)?;
+                if newest.len() == window {
+                    let sql = format!(
+                        "SELECT e.id, {rank} FROM entries e WHERE e.id = ANY($2::BIGINT[])"
+                    );
+                    let rows = self.query(&sql, &[&any(terms), &newest])?;
+                    return Ok(ranked(&rows));
                 }
                 every_match(&rank, window)
             }
@@ -356,7 +348,7 @@ mod tests {
             share < (20.0 / rows).sqrt() && 2.0 * 20.0 / share < rows,
             "the middle way: a share of {share} of {rows}"
         );
-        let needed = (2.0 * 20.0 / share).min(rows / 8.0).ceil() as u64;
+        let needed = (2.0 * 20.0 / share).ceil() as u64;
         let newest = pg
             .read(|tx| newest_matches(tx, &terms, 20, needed))
             .unwrap();
@@ -366,7 +358,7 @@ mod tests {
         let ids: Vec<i64> = scored.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, expected);
         assert!(scored.iter().all(|(_, rank)| *rank > 0.0), "{scored:?}");
-        // A window the newest eighth does not fill reads every match, and keeps the newest.
+        // A larger window takes more of the newest sessions, and still the newest matches.
         let fifty: BTreeSet<i64> = pg
             .read(|tx| tx.entry_scores(&terms, 50))
             .unwrap()
@@ -384,7 +376,8 @@ mod tests {
             .map(|r| r.get(0))
             .collect();
         assert_eq!(fifty, newest_fifty);
-        // A window larger than the newest sessions hold reads every match.
+        // A window no part of the entries fills at that share: the newest eighth is tried,
+        // then every match is read.
         let all = pg.read(|tx| tx.entry_scores(&terms, 400)).unwrap();
         assert_eq!(all.len(), 250);
     }
