@@ -65,13 +65,12 @@ impl RelatedSql for Tx<'_> {
     /// The most recent matches, found one of three ways. Where the statistics put the
     /// words together in a large share of the entries, the primary key is walked
     /// backwards, each row tested, until the window is full (about `window / share` rows).
-    /// Else the newest sessions that hold about twice the entries the window needs at that
-    /// share (an eighth of all entries where that share could not fill it) are searched
-    /// alone ([`newest_matches`]).
-    /// When those hold too few, or nothing was analyzed yet, every match is read from the
-    /// GIN index first, then the most recent kept: for words this rare, the walk would
-    /// read most of the table, and the planner, unsure of words rarer than every one its
-    /// statistics keep, may choose it anyway.
+    /// Where they put them in a smaller share, the newest sessions that hold about twice
+    /// the entries the window needs at that share are searched alone ([`newest_matches`]).
+    /// Else, and when those hold too few, every match is read from the GIN index first,
+    /// then the most recent kept: for words this rare, the walk would read most of the
+    /// table, and the planner, unsure of words rarer than every one its statistics keep,
+    /// may choose it anyway.
     fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>> {
         let rank =
             format!("ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})");
@@ -80,13 +79,9 @@ impl RelatedSql for Tx<'_> {
                 "SELECT e.id, {rank} FROM entries e WHERE e.words @@ to_tsquery('simple', $1)
                  ORDER BY e.id DESC LIMIT {window}"
             ),
-            Some((share, rows)) => {
-                // The statistics know the commonest words only: rarer ones add nothing to
-                // `share`. Where they put too few in the entries to fill the window from
-                // any part of them, the newest eighth is tried, once.
-                let wanted = 2.0 * window as f64 / share;
-                let needed = if wanted < rows { wanted } else { rows / 8.0 };
-                let newest = newest_matches(self, terms, window, needed.ceil() as u64)?;
+            Some((share, rows)) if share > 0.0 && 2.0 * window as f64 / share < rows => {
+                let needed = (2.0 * window as f64 / share).ceil() as u64;
+                let newest = newest_matches(self, terms, window, needed)?;
                 if newest.len() == window {
                     let sql = format!(
                         "SELECT e.id, {rank} FROM entries e WHERE e.id = ANY($2::BIGINT[])"
@@ -298,8 +293,8 @@ mod tests {
     use super::*;
 
     /// A word in one entry of sixteen, among 4,000 entries the statistics know: the
-    /// newest sessions alone are searched for a window of 20, and what they give is exactly
-    /// the 20 newest matches of the whole store, each ranked.
+    /// newest sessions alone are searched for a window of 50, and what they give is exactly
+    /// the 50 newest matches of the whole store, each ranked.
     #[test]
     fn the_newest_matches_of_a_middling_word_come_from_the_newest_sessions_alone() {
         use crate::store::memory::record::{Channel, Transcript};
@@ -332,7 +327,7 @@ mod tests {
         let expected: Vec<i64> = client
             .query(
                 "SELECT id FROM entries WHERE words @@ to_tsquery('simple', 'marker')
-                 ORDER BY id DESC LIMIT 20",
+                 ORDER BY id DESC LIMIT 50",
                 &[],
             )
             .unwrap()
@@ -345,39 +340,20 @@ mod tests {
         let terms = ["marker".to_string()];
         let (share, rows) = pg.read(|tx| share(tx, &terms)).unwrap().unwrap();
         assert!(
-            share < (20.0 / rows).sqrt() && 2.0 * 20.0 / share < rows,
+            share < (50.0 / rows).sqrt() && 2.0 * 50.0 / share < rows,
             "the middle way: a share of {share} of {rows}"
         );
-        let needed = (2.0 * 20.0 / share).ceil() as u64;
+        let needed = (2.0 * 50.0 / share).ceil() as u64;
         let newest = pg
-            .read(|tx| newest_matches(tx, &terms, 20, needed))
+            .read(|tx| newest_matches(tx, &terms, 50, needed))
             .unwrap();
         assert_eq!(newest, expected);
-        let mut scored = pg.read(|tx| tx.entry_scores(&terms, 20)).unwrap();
+        let mut scored = pg.read(|tx| tx.entry_scores(&terms, 50)).unwrap();
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         let ids: Vec<i64> = scored.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, expected);
         assert!(scored.iter().all(|(_, rank)| *rank > 0.0), "{scored:?}");
-        // A larger window takes more of the newest sessions, and still the newest matches.
-        let fifty: BTreeSet<i64> = pg
-            .read(|tx| tx.entry_scores(&terms, 50))
-            .unwrap()
-            .iter()
-            .map(|(id, _)| *id)
-            .collect();
-        let newest_fifty: BTreeSet<i64> = client
-            .query(
-                "SELECT id FROM entries WHERE words @@ to_tsquery('simple', 'marker')
-                 ORDER BY id DESC LIMIT 50",
-                &[],
-            )
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        assert_eq!(fifty, newest_fifty);
-        // A window no part of the entries fills at that share: the newest eighth is tried,
-        // then every match is read.
+        // A window larger than the newest sessions hold reads every match.
         let all = pg.read(|tx| tx.entry_scores(&terms, 400)).unwrap();
         assert_eq!(all.len(), 250);
     }
