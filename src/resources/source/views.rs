@@ -421,8 +421,6 @@ fn index_about(index: &ModuleIndex) -> String {
     )
 }
 
-/// [`module_about`] of the module at `path`: from its index when that is at hand, without
-/// reading the module (a folder's `_entry.md` describes every module in it).
 /// The first line of the docstring of the module at `path`, from its index: a folder's
 /// view reads none of the modules it describes once their parses are kept.
 fn docstring(source: &Source, path: &Path) -> Option<String> {
@@ -430,6 +428,8 @@ fn docstring(source: &Source, path: &Path) -> Option<String> {
     index.docstring.clone()
 }
 
+/// [`module_about`] of the module at `path`: from its index when that is at hand, without
+/// reading the module (a folder's `_entry.md` describes every module in it).
 fn about_module_at(source: &Source, path: &Path) -> Result<String> {
     match source.modules.index(path)? {
         Some(index) => Ok(index_about(&index)),
