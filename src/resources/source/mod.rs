@@ -64,7 +64,7 @@ use history::HistoryDir;
 use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
-use paths::{HISTORY, META, Resolved, TESTS, is_runner_name};
+use paths::{HISTORY, META, Resolved, TESTS, Walked, is_runner_name};
 use project::{EntryKind, Project};
 use settings_file::SettingsFile;
 
@@ -406,21 +406,10 @@ impl Resource for Source {
         if let Some(at) = self.runner_at(path) {
             return self.runner_stat(&at);
         }
-        let walked = match path.split_last() {
-            None => self.walk(path)?,
-            Some((name, parent_path)) => {
-                let parent = self.walk(parent_path)?;
-                if let Some(module) = self.module_of_members_dir(&parent.place, name) {
-                    // The link to the module's dotted directory (see `links.rs`): no parse.
-                    return Ok(Node::link().owned(ownership(&module)));
-                }
-                if parent_path.is_empty() {
-                    // A top-level name may be a module's own directory (`.six`).
-                    self.walk(path)?
-                } else {
-                    self.walk_on(parent, &[name])?
-                }
-            }
+        let walked = match self.named(path)? {
+            // The link to the module's dotted directory (see `links.rs`): no parse.
+            Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
+            Named::Walked(walked) => walked,
         };
         let node = match walked.place {
             // Writable so that creating the test runner's names there is answered by
@@ -629,10 +618,16 @@ impl Source {
     }
 
     fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        if let Some(children) = self.module_members(path)? {
-            return Ok(children);
-        }
-        match self.resolve(path)? {
+        let walked = match self.named(path)? {
+            // From the module's index alone: `_nav.txt` lists the members of every module
+            // it shows, and resolving them would read each module.
+            Named::ModuleDir(module) => {
+                let index = self.modules.index(&module)?;
+                return Ok(index.map_or_else(Vec::new, |index| member_children(&index, None)));
+            }
+            Named::Walked(walked) => walked,
+        };
+        match walked.place {
             Resolved::Root => {
                 let mut children = self.disk_children(&self.project.root, true, described);
                 children.push(Child::new(
@@ -661,27 +656,33 @@ impl Source {
     }
 }
 
+/// What a path under `source/` names as its folder lists it.
+enum Named {
+    /// A module's own directory (`pkg/mod` beside `pkg/mod.py`): a link in the listing, to
+    /// the module at this file.
+    ModuleDir(std::path::PathBuf),
+    /// Anything else, walked.
+    Walked(Walked),
+}
+
 impl Source {
-    /// The members of a module's own directory (`pkg/mod/`, as its folder lists it) from
-    /// the module's index alone: `_nav.txt` lists those of every module it shows, and
-    /// resolving them would read each module. `None` for any other path.
-    fn module_members(&self, path: &[&str]) -> Result<Option<Vec<Child>>> {
-        let Some((name, parent)) = path.split_last() else {
-            return Ok(None);
+    /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
+    /// both answers.
+    fn named(&self, path: &[&str]) -> Result<Named> {
+        let Some((name, parent_path)) = path.split_last() else {
+            return self.walk(path).map(Named::Walked);
         };
-        if name.contains('.') {
-            return Ok(None);
+        let parent = self.walk(parent_path)?;
+        if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+            return Ok(Named::ModuleDir(module));
         }
-        let Ok(parent) = self.walk(parent) else {
-            return Ok(None);
+        let walked = if parent_path.is_empty() {
+            // A top-level name may be a module's own directory (`.six`).
+            self.walk(path)?
+        } else {
+            self.walk_on(parent, &[name])?
         };
-        let Some(module) = self.module_of_members_dir(&parent.place, name) else {
-            return Ok(None);
-        };
-        Ok(self
-            .modules
-            .index(&module)?
-            .map(|index| member_children(&index, None)))
+        Ok(Named::Walked(walked))
     }
 }
 
