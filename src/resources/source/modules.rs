@@ -182,10 +182,20 @@ impl Modules {
         {
             return Some(Arc::clone(index));
         }
-        let index = Arc::new(self.kept.by_stamp(path, identity)?);
+        Some(self.loaded_from_index(path, *identity, self.kept.by_stamp(path, identity)?))
+    }
+
+    /// Keep `index`, loaded from the parse index for `path` as `identity`, and count it.
+    fn loaded_from_index(
+        &self,
+        path: &Path,
+        identity: Identity,
+        index: ModuleIndex,
+    ) -> Arc<ModuleIndex> {
+        let index = Arc::new(index);
         self.loaded.fetch_add(1, Ordering::Relaxed);
-        lock(&self.indexes).insert(path.to_path_buf(), (*identity, Arc::clone(&index)));
-        Some(index)
+        lock(&self.indexes).insert(path.to_path_buf(), (identity, Arc::clone(&index)));
+        index
     }
 
     /// Load the kept parses of those of `files` that did not change since, in one pass over
@@ -210,9 +220,7 @@ impl Modules {
                 {
                     return Some(());
                 }
-                let index = Arc::new(kept.index()?);
-                self.loaded.fetch_add(1, Ordering::Relaxed);
-                lock(&self.indexes).insert(file.clone(), (identity, index));
+                self.loaded_from_index(file, identity, kept.index()?);
                 Some(())
             };
             if load().is_none() {

@@ -178,23 +178,14 @@ impl ParseIndex {
                         path: PathBuf::from(std::ffi::OsStr::from_bytes(
                             &row.get::<_, Vec<u8>>(0)?,
                         )),
-                        identity: Identity {
-                            size: row.get::<_, i64>(1)? as u64,
-                            mtime_ns: row.get(2)?,
-                            ino: row.get::<_, i64>(3)? as u64,
-                            ctime_ns: row.get(4)?,
-                        },
+                        identity: identity_at(row, 1)?,
                         parse: row.get(5)?,
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<Stamped>>>()
             });
         read.unwrap_or_else(|e| {
-            if !self.failed.swap(true, Ordering::Relaxed) {
-                crate::log::line(&format!(
-                    "the parse index failed: {e}; the modules it misses are parsed (said once)"
-                ));
-            }
+            self.failed(&e);
             Vec::new()
         })
     }
@@ -231,14 +222,18 @@ impl ParseIndex {
         match query(&lock(db)) {
             Ok(value) => Some(value),
             Err(e) => {
-                if !self.failed.swap(true, Ordering::Relaxed) {
-                    crate::log::line(&format!(
-                        "the parse index failed: {e}; the modules it misses are parsed \
-                         (said once)"
-                    ));
-                }
+                self.failed(&e);
                 None
             }
+        }
+    }
+
+    /// Log `e`, the first failure only.
+    fn failed(&self, e: &rusqlite::Error) {
+        if !self.failed.swap(true, Ordering::Relaxed) {
+            crate::log::line(&format!(
+                "the parse index failed: {e}; the modules it misses are parsed (said once)"
+            ));
         }
     }
 }
@@ -250,18 +245,23 @@ fn row(db: &Connection, path: &Path) -> rusqlite::Result<Option<Row>> {
     )?
     .query_row([path.as_os_str().as_bytes()], |row| {
         Ok(Row {
-            identity: Identity {
-                size: row.get::<_, i64>(0)? as u64,
-                mtime_ns: row.get(1)?,
-                ino: row.get::<_, i64>(2)? as u64,
-                ctime_ns: row.get(3)?,
-            },
+            identity: identity_at(row, 0)?,
             racy: row.get(4)?,
             hash: row.get(5)?,
             parse: row.get(6)?,
         })
     })
     .optional()
+}
+
+/// The identity in columns `first` to `first + 3` of `row`: size, mtime, inode, ctime.
+fn identity_at(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Identity> {
+    Ok(Identity {
+        size: row.get::<_, i64>(first)? as u64,
+        mtime_ns: row.get(first + 1)?,
+        ino: row.get::<_, i64>(first + 2)? as u64,
+        ctime_ns: row.get(first + 3)?,
+    })
 }
 
 fn write(db: &Connection, path: &Path, row: &Row) -> rusqlite::Result<usize> {
