@@ -43,6 +43,21 @@ pub type Hit = (i64, Option<Range<usize>>);
 /// Which sessions hold which words: (the word's index, the session).
 pub type Held = BTreeSet<(usize, i64)>;
 
+/// About how many of the documents some terms are in: the sum of each term's document
+/// frequency (an overestimate where terms meet in one document), of `documents` in all.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub matches: usize,
+    pub documents: usize,
+}
+
+impl Spread {
+    /// The share of the documents the terms are in, at most all of them.
+    pub fn share(self) -> f64 {
+        (self.matches as f64 / self.documents.max(1) as f64).min(1.0)
+    }
+}
+
 /// The changes a backend makes to rows; the rules deciding which are in `write.rs`.
 pub trait WriteSql {
     /// Entries one insert takes at most, and bytes of text (the batch ends early past it).
@@ -194,8 +209,9 @@ pub trait RelatedSql {
     fn frequencies(&self, me: i64, words: &[&str], cap: usize) -> Result<Vec<(usize, usize)>>;
     /// Sessions whose title or summary hold any of `terms`, ranked.
     fn session_scores(&self, terms: &[String]) -> Result<Vec<Ranked>>;
-    /// The `window` most recent entries holding any of `terms`, ranked.
-    fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>>;
+    /// The `window` most recent entries holding any of `terms`, ranked; `spread` says
+    /// about how many entries hold them, for a backend that chooses how to find them.
+    fn entry_scores(&self, terms: &[String], spread: Spread, window: usize) -> Result<Vec<Ranked>>;
     /// Which sessions `among` hold which of `terms` in a title, a summary or one of the
     /// term's `n` most recent entries.
     fn holding(&self, terms: &[String], among: &BTreeSet<i64>, n: usize) -> Result<Held>;

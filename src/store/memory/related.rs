@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::changed::FilePattern;
-use super::dialect::{FilesSql, RelatedSql};
+use super::dialect::{FilesSql, RelatedSql, Spread};
 use super::likeness::{BEST_ROWS, DF_CAP, RECENT_ENTRIES, WINDOW, Words, distinctive};
 use super::records::{MemoryReads, SessionRow};
 use super::split_entry_id;
@@ -46,14 +46,14 @@ pub fn related<D: MemoryReads + RelatedSql + FilesSql>(
     let Some(me) = index.session_by_rowid(session_rowid)? else {
         return Ok(Vec::new());
     };
-    let terms = distinctive_terms(index, &me)?;
+    let (terms, spread) = distinctive_terms(index, &me)?;
     let files = shared_files(index, session_rowid)?;
     if (terms.is_empty() && files.is_empty()) || limit == 0 {
         return Ok(Vec::new());
     }
     let mut scores = match terms.is_empty() {
         true => HashMap::new(),
-        false => scores(index, session_rowid, &terms)?,
+        false => scores(index, session_rowid, &terms, spread)?,
     };
     let best = scores.values().copied().fold(0.0, f64::max);
     let unit = if best > 0.0 { best } else { 1.0 };
@@ -109,8 +109,9 @@ fn shared_files<D: FilesSql>(index: &D, me: i64) -> Result<BTreeMap<String, Vec<
     Ok(shared)
 }
 
-/// The most distinctive words of session `me`, most distinctive first.
-fn distinctive_terms<D: RelatedSql>(index: &D, me: &SessionRow) -> Result<Vec<String>> {
+/// The most distinctive words of session `me`, most distinctive first, and how widely
+/// they are spread (from the frequencies that chose them).
+fn distinctive_terms<D: RelatedSql>(index: &D, me: &SessionRow) -> Result<(Vec<String>, Spread)> {
     let mut words = Words::default();
     words.add(&me.record.title);
     words.add(me.summary.as_deref().unwrap_or(""));
@@ -118,17 +119,25 @@ fn distinctive_terms<D: RelatedSql>(index: &D, me: &SessionRow) -> Result<Vec<St
         words.add(&text);
     }
     let candidates = words.candidates();
-    if candidates.is_empty() {
-        return Ok(Vec::new());
-    }
     let documents = index.documents()?;
+    let mut spread = Spread {
+        matches: 0,
+        documents,
+    };
+    if candidates.is_empty() {
+        return Ok((Vec::new(), spread));
+    }
     let terms: Vec<&str> = candidates.iter().map(|(w, _)| w.as_str()).collect();
     let frequencies = index.frequencies(me.rowid, &terms, DF_CAP)?;
-    let counted = candidates
+    let counted: Vec<(String, usize, usize, usize)> = candidates
         .into_iter()
         .zip(frequencies)
-        .map(|((term, tf), (df, elsewhere))| (term, tf, df, elsewhere));
-    Ok(distinctive(counted, documents))
+        .map(|((term, tf), (df, elsewhere))| (term, tf, df, elsewhere))
+        .collect();
+    let df: HashMap<&str, usize> = counted.iter().map(|c| (c.0.as_str(), c.2)).collect();
+    let terms = distinctive(counted.iter().cloned(), documents);
+    spread.matches = terms.iter().filter_map(|t| df.get(t.as_str())).sum();
+    Ok((terms, spread))
 }
 
 /// Any of `terms`, each as `word` writes it, joined by `or`: the OR of an index's query.
@@ -138,7 +147,12 @@ pub(super) fn any_of(terms: &[String], word: fn(&str) -> String, or: &str) -> St
 
 /// Scores (higher is better) of the sessions matching any of `terms`, except `me`: a
 /// session's own rank plus those of its best [`BEST_ROWS`] recent entries.
-fn scores<D: RelatedSql>(index: &D, me: i64, terms: &[String]) -> Result<HashMap<i64, f64>> {
+fn scores<D: RelatedSql>(
+    index: &D,
+    me: i64,
+    terms: &[String],
+    spread: Spread,
+) -> Result<HashMap<i64, f64>> {
     let mut scores: HashMap<i64, f64> = HashMap::new();
     for (session, score) in index.session_scores(terms)? {
         if session != me {
@@ -146,7 +160,7 @@ fn scores<D: RelatedSql>(index: &D, me: i64, terms: &[String]) -> Result<HashMap
         }
     }
     let mut by_session: HashMap<i64, Vec<f64>> = HashMap::new();
-    for (id, score) in index.entry_scores(terms, WINDOW)? {
+    for (id, score) in index.entry_scores(terms, spread, WINDOW)? {
         let (session, _) = split_entry_id(id);
         if session != me {
             by_session.entry(session).or_default().push(score);
@@ -162,7 +176,9 @@ fn scores<D: RelatedSql>(index: &D, me: i64, terms: &[String]) -> Result<HashMap
 #[cfg(test)]
 mod tests {
     //! Through [`crate::store::memory::MemoryRecords`], on both backends.
+    use super::*;
     use crate::store::Store;
+    use crate::store::memory::dialect::{Held, Ranked};
     use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{edit, entry, session};
     use crate::store::testing::for_each_backend;
@@ -213,6 +229,65 @@ mod tests {
             .into_iter()
             .map(|(row, terms)| (row.record.id, terms))
             .collect()
+    }
+
+    /// A store that answers the questions of choosing terms from fixed frequencies.
+    struct Frequencies(Vec<(&'static str, usize)>);
+
+    impl RelatedSql for Frequencies {
+        fn recent_texts(&self, _: i64, _: usize) -> Result<Vec<String>> {
+            Ok(vec![
+                self.0.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(" "),
+            ])
+        }
+        fn documents(&self) -> Result<usize> {
+            Ok(10_000)
+        }
+        fn frequencies(&self, _: i64, words: &[&str], _: usize) -> Result<Vec<(usize, usize)>> {
+            Ok(words
+                .iter()
+                .map(|w| {
+                    let df = self.0.iter().find(|(f, _)| f == w).map_or(0, |f| f.1);
+                    (df, df)
+                })
+                .collect())
+        }
+        fn session_scores(&self, _: &[String]) -> Result<Vec<Ranked>> {
+            Ok(Vec::new())
+        }
+        fn entry_scores(&self, _: &[String], _: Spread, _: usize) -> Result<Vec<Ranked>> {
+            Ok(Vec::new())
+        }
+        fn holding(&self, _: &[String], _: &BTreeSet<i64>, _: usize) -> Result<Held> {
+            Ok(Held::new())
+        }
+    }
+
+    /// How widely the chosen terms are spread is what their frequencies add up to, of the
+    /// store's documents: a word too common to be chosen adds nothing.
+    #[test]
+    fn the_spread_of_the_chosen_terms_is_their_frequencies_added() {
+        let store = Frequencies(vec![("ledger", 40), ("rounding", 300), ("kubernetes", 5)]);
+        let common = Frequencies(vec![("ledger", 40), ("everywhere", DF_CAP)]);
+        let me = SessionRow {
+            rowid: 1,
+            record: session("a", None, "t"),
+            day: "2026-11-20".into(),
+            entries: 1,
+            summary: None,
+        };
+        let (terms, spread) = distinctive_terms(&store, &me).unwrap();
+        assert_eq!(terms.len(), 3, "{terms:?}");
+        assert_eq!(
+            spread,
+            Spread {
+                matches: 345,
+                documents: 10_000
+            }
+        );
+        let (terms, spread) = distinctive_terms(&common, &me).unwrap();
+        assert_eq!(terms, ["ledger"]);
+        assert_eq!(spread.matches, 40);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::read::column;
 use super::search::frequencies;
 use crate::error::Result;
 use crate::store::memory::count;
-use crate::store::memory::dialect::{Held, Ranked, RelatedSql};
+use crate::store::memory::dialect::{Held, Ranked, RelatedSql, Spread};
 use crate::store::memory::likeness::TEXT_CHARS;
 use crate::store::memory::related::any_of;
 use crate::store::memory::session_range;
@@ -62,24 +62,25 @@ impl RelatedSql for Tx<'_> {
             .collect())
     }
 
-    /// The most recent matches, found one of three ways. Where the statistics put the
-    /// words together in a large share of the entries, the primary key is walked
-    /// backwards, each row tested, until the window is full (about `window / share` rows).
-    /// Where they put them in a smaller share, the newest sessions that hold about twice
-    /// the entries the window needs at that share are searched alone ([`newest_matches`]).
-    /// Else, and when those hold too few, every match is read from the GIN index first,
-    /// then the most recent kept: for words this rare, the walk would read most of the
-    /// table, and the planner, unsure of words rarer than every one its statistics keep,
-    /// may choose it anyway.
-    fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>> {
+    /// The most recent matches, found one of three ways, by the share of the entries the
+    /// words are in together (`spread`: the frequencies that chose them, counted or the
+    /// statistics' estimates). Where it is large, the primary key is walked backwards,
+    /// each row tested, until the window is full (about `window / share` rows). Where it
+    /// is smaller, the newest sessions that hold about twice the entries the window needs
+    /// at that share are searched alone ([`newest_matches`]). Else, and when those hold
+    /// too few, every match is read from the GIN index first, then the most recent kept:
+    /// for words this rare, the walk would read most of the table, and the planner,
+    /// unsure of words rarer than every one its statistics keep, may choose it anyway.
+    fn entry_scores(&self, terms: &[String], spread: Spread, window: usize) -> Result<Vec<Ranked>> {
         let rank =
             format!("ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', $1), {NORMALIZATION})");
-        let sql = match share(self, terms)? {
-            Some((share, rows)) if share >= (window as f64 / rows).sqrt() => format!(
+        let (share, rows) = (spread.share(), spread.documents as f64);
+        let sql = match share {
+            share if share >= (window as f64 / rows).sqrt() => format!(
                 "SELECT e.id, {rank} FROM entries e WHERE e.words @@ to_tsquery('simple', $1)
                  ORDER BY e.id DESC LIMIT {window}"
             ),
-            Some((share, rows)) if share > 0.0 && 2.0 * window as f64 / share < rows => {
+            share if share > 0.0 && 2.0 * window as f64 / share < rows => {
                 let needed = (2.0 * window as f64 / share).ceil() as u64;
                 let newest = newest_matches(self, terms, window, needed)?;
                 if newest.len() == window {
@@ -128,20 +129,6 @@ impl RelatedSql for Tx<'_> {
         }
         Ok(held)
     }
-}
-
-/// The share of the entries that `terms` together are in by the statistics, and how many
-/// entries there are; `None` where the statistics know nothing yet. Walking the matches
-/// newest first visits about `window / share` rows, reading every match `share * rows`:
-/// even at a share of `sqrt(window / rows)` (the shares are added, an overestimate where
-/// words meet).
-fn share(tx: &Tx<'_>, terms: &[String]) -> Result<Option<(f64, f64)>> {
-    let words: Vec<&str> = terms.iter().map(String::as_str).collect();
-    let Some(known) = frequencies(tx, &words)? else {
-        return Ok(None);
-    };
-    let share: f64 = known.shares.iter().flatten().sum();
-    Ok((known.rows > 0.0).then_some((share, known.rows)))
 }
 
 /// Every match read from the GIN index, then the most recent `window` kept, ranked by
@@ -292,9 +279,9 @@ fn held_by_sessions(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, 
 mod tests {
     use super::*;
 
-    /// A word in one entry of sixteen, among 4,000 entries the statistics know: the
-    /// newest sessions alone are searched for a window of 50, and what they give is exactly
-    /// the 50 newest matches of the whole store, each ranked.
+    /// A word in one entry of sixteen, among 4,000 entries: the newest sessions alone are
+    /// searched for a window of 50, and what they give is exactly the 50 newest matches of
+    /// the whole store, each ranked.
     #[test]
     fn the_newest_matches_of_a_middling_word_come_from_the_newest_sessions_alone() {
         use crate::store::memory::record::{Channel, Transcript};
@@ -338,7 +325,11 @@ mod tests {
         let pg =
             crate::store::postgres::Postgres::connect(&url, crate::store::PG_MIGRATIONS).unwrap();
         let terms = ["marker".to_string()];
-        let (share, rows) = pg.read(|tx| share(tx, &terms)).unwrap().unwrap();
+        let spread = Spread {
+            matches: 250,
+            documents: 4_040,
+        };
+        let (share, rows) = (spread.share(), spread.documents as f64);
         assert!(
             share < (50.0 / rows).sqrt() && 2.0 * 50.0 / share < rows,
             "the middle way: a share of {share} of {rows}"
@@ -348,13 +339,13 @@ mod tests {
             .read(|tx| newest_matches(tx, &terms, 50, needed))
             .unwrap();
         assert_eq!(newest, expected);
-        let mut scored = pg.read(|tx| tx.entry_scores(&terms, 50)).unwrap();
+        let mut scored = pg.read(|tx| tx.entry_scores(&terms, spread, 50)).unwrap();
         scored.sort_by_key(|s| std::cmp::Reverse(s.0));
         let ids: Vec<i64> = scored.iter().map(|(id, _)| *id).collect();
         assert_eq!(ids, expected);
         assert!(scored.iter().all(|(_, rank)| *rank > 0.0), "{scored:?}");
         // A window larger than the newest sessions hold reads every match.
-        let all = pg.read(|tx| tx.entry_scores(&terms, 400)).unwrap();
+        let all = pg.read(|tx| tx.entry_scores(&terms, spread, 400)).unwrap();
         assert_eq!(all.len(), 250);
     }
 

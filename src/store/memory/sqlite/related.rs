@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use rusqlite::{Connection, params};
 
 use crate::error::Result;
-use crate::store::memory::dialect::{Held, Ranked, RelatedSql};
+use crate::store::memory::dialect::{Held, Ranked, RelatedSql, Spread};
 use crate::store::memory::likeness::TEXT_CHARS;
 use crate::store::memory::related::any_of;
 use crate::store::memory::{count, session_range, split_entry_id};
@@ -73,7 +73,8 @@ impl RelatedSql for Connection {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    fn entry_scores(&self, terms: &[String], window: usize) -> Result<Vec<Ranked>> {
+    /// FTS5 walks its lists newest first: how widely the terms are spread changes nothing.
+    fn entry_scores(&self, terms: &[String], _: Spread, window: usize) -> Result<Vec<Ranked>> {
         let sql = format!(
             "SELECT rowid, bm25(entries_fts, 1.0, 2.0) FROM entries_fts WHERE entries_fts MATCH ?1
              ORDER BY rowid DESC LIMIT {window}"
