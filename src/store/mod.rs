@@ -56,6 +56,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (14, memory::PG_WORDS_SCHEMA),
     (15, tasks::PG_OUTSTANDING),
     (16, memory::PG_COMPRESSION_SCHEMA),
+    (17, memory::PG_STATISTICS_SCHEMA),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

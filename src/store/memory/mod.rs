@@ -56,8 +56,12 @@ pub(crate) use {postgres::FILES_SCHEMA as PG_FILES_SCHEMA, sqlite::FILES_SCHEMA}
 
 /// Migration 14 for PostgreSQL: entries' words written by homespace (SQLite's FTS5 cuts its
 /// own).
-pub(crate) use postgres::COMPRESSION_SCHEMA as PG_COMPRESSION_SCHEMA;
 pub(crate) use postgres::WORDS_SCHEMA as PG_WORDS_SCHEMA;
+/// Migrations 16 and 17 for PostgreSQL: memory's columns compressed with LZ4, and the
+/// planner's statistics of the entries' words (SQLite's FTS5 needs neither).
+pub(crate) use postgres::{
+    COMPRESSION_SCHEMA as PG_COMPRESSION_SCHEMA, STATISTICS_SCHEMA as PG_STATISTICS_SCHEMA,
+};
 
 /// The largest seq a session can hold (an entry number keeps it in 32 bits).
 const MAX_SEQ: i64 = 0xFFFF_FFFF;

@@ -43,6 +43,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 16: PostgreSQL's memory columns compressed with LZ4 (memory/postgres/compression.sql);
     // SQLite does not compress.
     "",
+    // 17: the planner's statistics of PostgreSQL's entries' words
+    // (memory/postgres/statistics.sql); FTS5 counts a word's entries from its own index.
+    "",
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

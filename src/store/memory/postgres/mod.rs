@@ -22,3 +22,5 @@ pub(crate) const FILES_SCHEMA: &str = include_str!("files.sql");
 pub(crate) const WORDS_SCHEMA: &str = include_str!("words.sql");
 /// Migration 16: memory's long columns compressed with LZ4 where the server has it.
 pub(crate) const COMPRESSION_SCHEMA: &str = include_str!("compression.sql");
+/// Migration 17: the planner keeps ten times as many of the entries' words' frequencies.
+pub(crate) const STATISTICS_SCHEMA: &str = include_str!("statistics.sql");
