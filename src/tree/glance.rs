@@ -5,13 +5,18 @@
 //! request answers as of its start, which is all a request that changes nothing can
 //! promise anyway. A request that writes must not open one: it would not see its own
 //! change. The same holds for a file's attributes ([`metadata`]): a module's link, its file
-//! and its folder's view each ask for them.
+//! and its folder's view each ask for them; and for what a resource works out once for all
+//! the entries of a listing ([`Memo`]): a session's digest, the tasks of a folder.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::error::Result;
+use crate::tree::lock;
 
 /// Glances opened so far: each gets a number of its own, never 0.
 static OPENED: AtomicU64 = AtomicU64::new(0);
@@ -58,6 +63,39 @@ pub fn metadata(path: &Path) -> std::io::Result<Metadata> {
     let meta = std::fs::metadata(path)?;
     LOOKED.with(|looked| looked.borrow_mut().insert(path.to_path_buf(), meta.clone()));
     Ok(meta)
+}
+
+/// The last value a resource worked out within a glance, by key: the first entry of a
+/// listing that needs it makes it, the others in the same glance share it. Outside a
+/// glance every call makes its own.
+pub struct Memo<K, V> {
+    last: Mutex<Option<(u64, K, Arc<V>)>>,
+}
+
+impl<K: PartialEq, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo {
+            last: Mutex::new(None),
+        }
+    }
+}
+
+impl<K: PartialEq, V> Memo<K, V> {
+    /// The value for `key` made in this glance, or `make`'s (kept for the rest of it).
+    pub fn get(&self, key: K, make: impl FnOnce() -> Result<V>) -> Result<Arc<V>> {
+        let Some(id) = current() else {
+            return make().map(Arc::new);
+        };
+        if let Some((made_in, kept, value)) = lock(&self.last).as_ref()
+            && *made_in == id
+            && *kept == key
+        {
+            return Ok(Arc::clone(value));
+        }
+        let value = Arc::new(make()?);
+        *lock(&self.last) = Some((id, key, Arc::clone(&value)));
+        Ok(value)
+    }
 }
 
 impl Drop for Glance {
@@ -113,6 +151,33 @@ mod tests {
             metadata(&file).unwrap().len(),
             6,
             "the next glance looks again"
+        );
+    }
+
+    #[test]
+    fn a_memo_is_made_once_per_glance_and_key() {
+        let memo: Memo<&str, usize> = Memo::default();
+        let made = Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            Ok(made.get())
+        };
+        assert_eq!(*memo.get("a", make).unwrap(), 1);
+        assert_eq!(
+            *memo.get("a", make).unwrap(),
+            2,
+            "outside a glance, made each time"
+        );
+        let glance = glance();
+        assert_eq!(*memo.get("a", make).unwrap(), 3);
+        assert_eq!(*memo.get("a", make).unwrap(), 3, "kept within the glance");
+        assert_eq!(*memo.get("b", make).unwrap(), 4, "another key is made anew");
+        drop(glance);
+        let _next = super::glance();
+        assert_eq!(
+            *memo.get("b", make).unwrap(),
+            5,
+            "the next glance makes it again"
         );
     }
 

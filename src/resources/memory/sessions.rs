@@ -7,7 +7,7 @@
 //! session (how an agent records its own, live); a new `*.json` in a session appends an
 //! entry; only an entry's `tags` may change; nothing is deleted through the mount.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::{Time, is_day};
@@ -21,7 +21,7 @@ use crate::store::Store;
 use crate::store::memory::record::Channel;
 use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
-use crate::tree::lock;
+use crate::tree::glance::Memo;
 use crate::tree::resource::Resource;
 
 /// Sessions listed in `related.md`.
@@ -34,15 +34,11 @@ pub struct Sessions {
     budget: usize,
     /// Where the files sessions changed show under `source/`.
     places: SourcePlaces,
-    /// The last digest made, with the glance it was made in (see [`crate::tree::glance`]),
-    /// the session and its number of entries: a listing of a session sizes both its
-    /// `_entry.md` and its `summary.md`, each drawn from a digest of every entry.
-    last_digest: Mutex<Option<LastDigest>>,
+    /// The last digest made, by session and its number of entries, kept for the glance it
+    /// was made in: a listing of a session sizes both its `_entry.md` and its
+    /// `summary.md`, each drawn from a digest of every entry.
+    digests: Memo<(i64, usize), Digest>,
 }
-
-/// A digest, with the glance it was made in, its session's number and how many entries
-/// it had.
-type LastDigest = (u64, i64, usize, Arc<Digest>);
 
 /// What a path under `memory/sessions/` is.
 enum SessionPath<'p> {
@@ -64,27 +60,18 @@ impl Sessions {
             links,
             budget,
             places,
-            last_digest: Mutex::new(None),
+            digests: Memo::default(),
         }
     }
 
     /// The digest of session `row`: its entries read in one statement, once per glance.
     fn digest(&self, row: &SessionRow) -> Result<Arc<Digest>> {
-        let glance = crate::tree::glance::current();
-        if let Some(id) = glance
-            && let Some((made_in, rowid, entries, digest)) = lock(&self.last_digest).as_ref()
-            && (*made_in, *rowid, *entries) == (id, row.rowid, row.entries)
-        {
-            return Ok(Arc::clone(digest));
-        }
-        let entries: Vec<EntryRow> = self
-            .store
-            .memory(|m| m.entries(row.rowid, 0, row.entries))?;
-        let digest = Arc::new(Digest::of(&entries, row.record.cwd.as_deref()));
-        if let Some(id) = glance {
-            *lock(&self.last_digest) = Some((id, row.rowid, row.entries, Arc::clone(&digest)));
-        }
-        Ok(digest)
+        self.digests.get((row.rowid, row.entries), || {
+            let entries: Vec<EntryRow> = self
+                .store
+                .memory(|m| m.entries(row.rowid, 0, row.entries))?;
+            Ok(Digest::of(&entries, row.record.cwd.as_deref()))
+        })
     }
 
     /// The session's entry view, its digest given as many lines as the budget leaves once

@@ -27,6 +27,7 @@ mod tests;
 #[cfg(test)]
 mod writers_tests;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -37,6 +38,7 @@ use crate::model::time::Time;
 use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
 use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
+use crate::tree::glance::Memo;
 use crate::tree::resource::Resource;
 use problems::Problems;
 
@@ -50,6 +52,10 @@ pub struct Tasks {
     store: Arc<Store>,
     links: Links,
     clock: Clock,
+    /// The tasks of the folder being listed, by name, read once per glance: a listing with
+    /// attributes stats and reads each task it shows, a statement each (on PostgreSQL a
+    /// round trip each, two per task).
+    listed: Memo<String, HashMap<String, Task>>,
 }
 
 /// What a path under `tasks/` names. File names are kept raw: whether they are valid task
@@ -72,6 +78,19 @@ enum Folder<'p> {
     Status(Status),
     Ready,
     Tag(&'p str),
+}
+
+impl<'p> Folder<'p> {
+    /// The folder as a listing shows it, named, with the filter of its tasks; `None` for
+    /// `tasks/` itself, which lists no task.
+    fn listed(self) -> Option<(String, Filter<'p>)> {
+        match self {
+            Folder::Root => None,
+            Folder::Status(status) => Some((status.as_str().to_string(), Filter::Status(status))),
+            Folder::Ready => Some(("ready".to_string(), Filter::Ready)),
+            Folder::Tag(tag) => Some((format!("tags/{tag}"), Filter::Tag(tag))),
+        }
+    }
 }
 
 /// Where `path` is, or `None` when nothing can be there.
@@ -124,6 +143,7 @@ impl Tasks {
             store,
             links,
             clock,
+            listed: Memo::default(),
         }
     }
 
@@ -134,7 +154,8 @@ impl Tasks {
     /// The task whose file is `name` as seen in `folder`, or not found — saying where the
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
     /// One lookup by name answers both for a status directory, the common case (every
-    /// new task's file is looked up before it exists).
+    /// new task's file is looked up before it exists). Within a glance (a listing) the
+    /// folder's tasks are read once, for all its entries.
     fn find(
         &self,
         conn: &dyn TaskRecords,
@@ -145,6 +166,17 @@ impl Tasks {
         let Some(slug) = name.strip_suffix(".json") else {
             return Err(self.not_found(path));
         };
+        if crate::tree::glance::current().is_some()
+            && let Some((key, filter)) = folder.listed()
+        {
+            let listed = self.listed.get(key, || {
+                let tasks = conn.list(filter, None)?;
+                Ok(tasks.into_iter().map(|t| (t.slug.clone(), t)).collect())
+            })?;
+            if let Some(task) = listed.get(slug) {
+                return Ok(task.clone());
+            }
+        }
         let found = match folder {
             Folder::Root | Folder::Status(_) => conn.get(slug)?,
             Folder::Ready => conn.get_in(Filter::Ready, slug)?,

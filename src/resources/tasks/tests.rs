@@ -257,6 +257,50 @@ Advanced:
     });
 }
 
+/// Within a glance (a listing with attributes) the tasks of a folder are read from the
+/// store once, for all its entries: a change another mount makes meanwhile shows in the
+/// next glance, and in any request outside one.
+#[test]
+fn a_listing_reads_the_tasks_of_its_folder_once() {
+    for_each_backend(|store| {
+        let tasks = sample_on(Arc::clone(&store));
+        let other_mount = fixture_on(store);
+        let size = |path: &[&str]| tasks.stat(path).unwrap().size.unwrap();
+        let deploy = size(&["open", "deploy.json"]);
+        let glance = crate::tree::glance::glance();
+        size(&["open", "fix-login.json"]);
+        put(
+            &other_mount,
+            &["open", "deploy.json"],
+            r#"{"title": "Deploy the new build to every machine", "priority": 0}"#,
+        );
+        assert_eq!(
+            size(&["open", "deploy.json"]),
+            deploy,
+            "as the listing's first look found it"
+        );
+        assert_eq!(
+            text(tasks.read(&["open", "deploy.json"]).unwrap()).len() as u64,
+            deploy,
+            "read as stat said"
+        );
+        drop(glance);
+        assert!(
+            size(&["open", "deploy.json"]) > deploy,
+            "outside a glance, as it is"
+        );
+        let _next = crate::tree::glance::glance();
+        assert!(
+            size(&["open", "deploy.json"]) > deploy,
+            "the next glance looks again"
+        );
+        assert!(
+            tasks.stat(&["open", "schema.json"]).is_err(),
+            "a task elsewhere is still not here"
+        );
+    });
+}
+
 #[test]
 fn ready_and_tags_follow_the_tasks() {
     for_each_backend(|store| {
