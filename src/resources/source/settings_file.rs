@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use std::io::Write;
 
@@ -39,17 +39,14 @@ pub(crate) struct SettingsFile {
 struct Shown {
     /// The file's identity then; `None` when there was none and the store was read.
     file: Option<FileStamp>,
-    read_at: Instant,
+    /// The store's count of other writers' changes then ([`Store::data_version`]).
+    store_version: Option<i64>,
     settings: Settings,
 }
 
 /// A file's size, modification time and inode: what changes when it is written or
 /// replaced (settings are replaced whole, by rename).
 type FileStamp = (u64, Option<std::time::SystemTime>, u64);
-
-/// How long views take the store's settings (kept there before settings moved to the
-/// checkout) as last read: only another user of a shared store changes them.
-const STORE_SHOWN_FOR: Duration = Duration::from_secs(1);
 
 impl SettingsFile {
     pub(crate) fn new(project: Arc<Project>, store: Arc<Store>, checkout: String) -> Self {
@@ -129,24 +126,34 @@ impl SettingsFile {
     /// The settings in force for what reads them often and runs nothing (views: the
     /// navigation's shape, whether the import check is on; memory's following): each of
     /// the hundreds of views a recursive `ls -l` renders asks, so they are read again only
-    /// when the file changes (or, from the store, after [`STORE_SHOWN_FOR`]). What runs
-    /// something always reads them afresh ([`Self::current`]).
+    /// when the file changes, or, where the store's are shown (kept there before settings
+    /// moved to the checkout), when another writer changed the store: asking the store
+    /// each time would be a round trip per view on PostgreSQL. What runs something always
+    /// reads them afresh ([`Self::current`]).
     pub(crate) fn kept(&self) -> Settings {
         let file = std::fs::metadata(self.path()).ok().map(|meta| {
             use std::os::unix::fs::MetadataExt;
             (meta.len(), meta.modified().ok(), meta.ino())
         });
+        // Only asked when the store's are shown: the file's stamp decides otherwise.
+        let store_version = || self.store.data_version().ok();
         let mut shown = crate::tree::lock(&self.shown);
         if let Some(kept) = shown.as_ref()
             && kept.file == file
-            && (file.is_some() || kept.read_at.elapsed() < STORE_SHOWN_FOR)
+            && (file.is_some()
+                || (kept.store_version.is_some() && kept.store_version == store_version()))
         {
             return kept.settings.clone();
         }
+        let store_version = if file.is_none() {
+            store_version()
+        } else {
+            None
+        };
         let settings = self.current();
         *shown = Some(Shown {
             file,
-            read_at: Instant::now(),
+            store_version,
             settings: settings.clone(),
         });
         settings
@@ -324,6 +331,40 @@ mod tests {
         assert_eq!(source.kept_settings().nav.depth, 3, "edited outside");
         std::fs::remove_file(&file).unwrap();
         assert_eq!(source.kept_settings().nav.depth, 2, "removed: the defaults");
+    }
+
+    /// Without a settings file, views show the store's (kept there before settings moved
+    /// to the checkout) as last read until another writer changes the store: at once
+    /// then, and never by asking the store each time.
+    #[test]
+    fn views_see_the_stores_settings_change_when_another_writer_changes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("store.db");
+        let (_dir, _root, source) = source_over(Arc::new(Store::open(&file).unwrap()));
+        let ours = &source.settings.store;
+        let another = Store::open(&file).unwrap();
+        let put = |store: &Store, depth: &str| {
+            let text = DEFAULT.replace("depth = 2", depth);
+            store
+                .change_records(|db| {
+                    db.settings()
+                        .put(&source.settings.checkout, "source", &text)
+                })
+                .unwrap();
+        };
+        assert_eq!(source.kept_settings().nav.depth, 2, "the defaults");
+        put(&another, "depth = 3");
+        assert_eq!(
+            source.kept_settings().nav.depth,
+            3,
+            "another writer's, at once"
+        );
+        // Nothing of homespace writes them there any more; were this connection to, the
+        // views would not look again: they do not ask the store while it is unchanged.
+        put(ours, "depth = 4");
+        assert_eq!(source.kept_settings().nav.depth, 3, "not asked again");
+        put(&another, "depth = 5");
+        assert_eq!(source.kept_settings().nav.depth, 5);
     }
 
     #[test]
