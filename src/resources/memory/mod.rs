@@ -21,6 +21,8 @@ mod backends;
 #[cfg(test)]
 mod context_tests;
 #[cfg(test)]
+mod listing_tests;
+#[cfg(test)]
 mod reftest;
 
 use std::sync::Arc;

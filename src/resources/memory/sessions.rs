@@ -21,7 +21,7 @@ use crate::store::Store;
 use crate::store::memory::record::Channel;
 use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
-use crate::tree::glance::Memo;
+use crate::tree::glance::{self, Memo};
 use crate::tree::resource::Resource;
 
 /// Sessions listed in `related.md`.
@@ -38,7 +38,16 @@ pub struct Sessions {
     /// was made in: a listing of a session sizes both its `_entry.md` and its
     /// `summary.md`, each drawn from a digest of every entry.
     digests: Memo<(i64, usize), Digest>,
+    /// The session last named within a glance, and a run of its entries: a listing of a
+    /// session stats and reads each entry it shows, which was two statements per entry
+    /// (a round trip each on PostgreSQL).
+    named: Memo<String, Option<SessionRow>>,
+    entries: Memo<(i64, i64), Vec<EntryRow>>,
 }
+
+/// Entries read at once for a listing within a glance: about what one listing with
+/// attributes shows of a folder.
+const LISTED_ENTRIES: usize = 256;
 
 /// What a path under `memory/sessions/` is.
 enum SessionPath<'p> {
@@ -61,6 +70,8 @@ impl Sessions {
             budget,
             places,
             digests: Memo::default(),
+            named: Memo::default(),
+            entries: Memo::default(),
         }
     }
 
@@ -115,8 +126,7 @@ impl Sessions {
             [day] if is_day(day) => Ok(SessionPath::Day(day)),
             [day, id, rest @ ..] if is_day(day) => {
                 let row = self
-                    .store
-                    .memory(|m| m.session(id))?
+                    .session_named(id)?
                     .filter(|row| row.day == *day)
                     .ok_or_else(|| self.missing(path))?;
                 match rest {
@@ -139,9 +149,21 @@ impl Sessions {
         }
     }
 
+    /// The session named `id`; within a glance, as the glance first found it.
+    fn session_named(&self, id: &str) -> Result<Option<SessionRow>> {
+        if glance::current().is_none() {
+            return self.store.memory(|m| m.session(id));
+        }
+        let row = self
+            .named
+            .get(id.to_string(), || self.store.memory(|m| m.session(id)))?;
+        Ok(row.as_ref().clone())
+    }
+
     /// The entry file `file` of session `id` of `day`, numbered `seq`: the session and the
     /// entry asked for at once (one round trip to a remote store), then `file` checked
-    /// against the session as [`Sessions::place`] checks it.
+    /// against the session as [`Sessions::place`] checks it. Within a glance (a listing),
+    /// the entries around it are read with it, for the listing's next entries.
     fn read_entry(
         &self,
         path: &[&str],
@@ -149,6 +171,22 @@ impl Sessions {
         file: &str,
         seq: i64,
     ) -> Result<Vec<u8>> {
+        if glance::current().is_some() {
+            let row = self
+                .session_named(id)?
+                .filter(|row| row.day == day && entry_seq(file, row) == Some(seq))
+                .ok_or_else(|| self.missing(path))?;
+            let after = (seq - 1) / LISTED_ENTRIES as i64 * LISTED_ENTRIES as i64;
+            let run = self.entries.get((row.rowid, after), || {
+                self.store
+                    .memory(|m| m.entries(row.rowid, after, LISTED_ENTRIES))
+            })?;
+            let entry = run
+                .iter()
+                .find(|e| e.seq == seq)
+                .ok_or_else(|| self.missing(path))?;
+            return document::render(seq, &entry.record);
+        }
         let (row, entry) = self
             .store
             .memory(|m| m.session_entry(id, seq))?
