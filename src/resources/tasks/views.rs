@@ -1,8 +1,9 @@
 //! The generated side of `tasks/`: the entry views of its directories, the lines that
 //! describe one task in listings and on the root dashboard, and the one-line summary.
 //!
-//! Each view asks SQLite for counts and for the first [`ENTRY_ITEMS`] tasks in order (never
-//! all tasks), so reading `_entry.md` costs the same with 10 tasks or 10,000. When there are
+//! Each view asks the store for counts and for the first [`ENTRY_ITEMS`] tasks in order
+//! (never all tasks; one statement on PostgreSQL, where each is a round trip), so reading
+//! `_entry.md` costs the same with 10 tasks or 10,000. When there are
 //! more, the section heading says how many and where the rest are; headings survive pruning.
 
 use crate::error::Result;
@@ -165,16 +166,14 @@ fn no_tasks_yet(links: &Links) -> String {
     )
 }
 
-/// A section of the first `limit` of the `total` tasks that `filter` selects, by priority.
+/// A section of `shown`, the first of the `total` tasks that `filter` selects, by priority.
 fn task_section(
-    conn: &dyn TaskRecords,
     links: &Links,
     heading: &str,
     filter: Filter<'_>,
-    (total, limit): (usize, usize),
+    (shown, total): (Vec<Task>, usize),
     empty: String,
 ) -> Result<Section> {
-    let shown = conn.list(filter, Some(limit))?;
     let rest = match filter {
         Filter::Outstanding => "`ls` a status directory for all",
         _ => "`ls` for all",
@@ -195,14 +194,13 @@ fn task_section(
 
 /// `tasks/_entry.md`: counts, what can be done, outstanding work by priority, directories.
 pub fn root_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
-    let counts = conn.counts()?;
+    let (counts, shown) = conn.counts_and_list(Filter::Outstanding, ROOT_ITEMS)?;
     let at = |rel: &str| links.to(&format!("tasks/{rel}"));
     let outstanding = task_section(
-        conn,
         links,
         "Outstanding by priority",
         Filter::Outstanding,
-        (counts.outstanding(), ROOT_ITEMS),
+        (shown, counts.outstanding()),
         if counts.total() == 0 {
             no_tasks_yet(links)
         } else {
@@ -297,7 +295,7 @@ fn advanced(links: &Links, dir: &[&str]) -> Vec<String> {
 
 /// `tasks/open/_entry.md` and the other status directories.
 pub fn status_entry(conn: &dyn TaskRecords, links: &Links, status: Status) -> Result<Entry> {
-    let counts = conn.counts()?;
+    let (counts, shown) = conn.counts_and_list(Filter::Status(status), ENTRY_ITEMS)?;
     let n = counts.of(status);
     let here = |name: &str| format!("{}{name}", links.dir(&["tasks", status.as_str()]));
     let what = match status {
@@ -364,11 +362,10 @@ pub fn status_entry(conn: &dyn TaskRecords, links: &Links, status: Status) -> Re
             ),
         ],
         sections: vec![task_section(
-            conn,
             links,
             "Tasks by priority",
             Filter::Status(status),
-            (n, ENTRY_ITEMS),
+            (shown, n),
             empty,
         )?],
         advanced: advanced(links, &[status.as_str()]),
@@ -381,7 +378,7 @@ fn plural(n: usize) -> &'static str {
 
 /// `tasks/ready/_entry.md`: what can be started now.
 pub fn ready_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
-    let counts = conn.counts()?;
+    let (counts, shown) = conn.counts_and_list(Filter::Ready, ENTRY_ITEMS)?;
     let empty = match counts.open {
         0 => "nothing ready: there are no open tasks".to_string(),
         1 => "nothing ready: the one open task waits for dependencies not yet done".to_string(),
@@ -411,11 +408,10 @@ pub fn ready_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
             ),
         ],
         sections: vec![task_section(
-            conn,
             links,
             "Ready by priority",
             Filter::Ready,
-            (counts.ready, ENTRY_ITEMS),
+            (shown, counts.ready),
             empty,
         )?],
         advanced: advanced(links, &["ready"]),
@@ -479,11 +475,10 @@ pub fn tag_entry(conn: &dyn TaskRecords, links: &Links, tag: &str) -> Result<Ent
             "its exact JSON",
         )],
         sections: vec![task_section(
-            conn,
             links,
             "Tasks by priority",
             Filter::Tag(tag),
-            (total, ENTRY_ITEMS),
+            (conn.list(Filter::Tag(tag), Some(ENTRY_ITEMS))?, total),
             format!("no tasks tagged {tag}"),
         )?],
         advanced: advanced(links, &["tags", tag]),

@@ -150,6 +150,15 @@ pub trait TaskRows {
     fn count(&self, filter: Filter<'_>) -> Result<usize>;
     /// The counters kept with the rows, by name: a status's name, or [`READY`].
     fn counters(&self) -> Result<Vec<(String, i64)>>;
+    /// The counters and the first `limit` tasks `filter` selects: what a view of tasks
+    /// shows. A backend where each statement is a round trip reads both in one.
+    fn counters_and_list(
+        &self,
+        filter: Filter<'_>,
+        limit: usize,
+    ) -> Result<(Vec<(String, i64)>, Vec<Task>)> {
+        Ok((self.counters()?, self.list(filter, Some(limit))?))
+    }
     /// Every tag in use with its number of tasks, by name.
     fn tags(&self) -> Result<Vec<(String, usize)>>;
     /// Which of `names` are tasks (a set, in any order).
@@ -201,16 +210,13 @@ pub(crate) const READY: &str = "ready";
 pub trait TaskRecords: TaskRows {
     /// Tasks per status and the number ready, read from counters kept with the rows.
     fn counts(&self) -> Result<Counts> {
-        let mut counts = Counts::default();
-        for (name, n) in self.counters()? {
-            let n = size(n);
-            match Status::parse(&name) {
-                Some(status) => counts.set(status, n),
-                None if name == READY => counts.ready = n,
-                None => {}
-            }
-        }
-        Ok(counts)
+        Ok(counts_of(self.counters()?))
+    }
+
+    /// [`TaskRecords::counts`], and the first `limit` tasks `filter` selects.
+    fn counts_and_list(&self, filter: Filter<'_>, limit: usize) -> Result<(Counts, Vec<Task>)> {
+        let (counters, tasks) = self.counters_and_list(filter, limit)?;
+        Ok((counts_of(counters), tasks))
     }
 
     /// The tasks matching `query`: those with every term first, then those with some (each
@@ -291,6 +297,20 @@ fn condition(filter: Filter<'_>, tag: &str) -> String {
         Filter::Ready => format!("t.status = '{}' AND t.waiting = 0", Status::Open.as_str()),
         Filter::Tag(_) => format!("t.id IN (SELECT task FROM task_tags WHERE tag = {tag})"),
     }
+}
+
+/// The counts the counters kept with the rows say.
+fn counts_of(counters: Vec<(String, i64)>) -> Counts {
+    let mut counts = Counts::default();
+    for (name, n) in counters {
+        let n = size(n);
+        match Status::parse(&name) {
+            Some(status) => counts.set(status, n),
+            None if name == READY => counts.ready = n,
+            None => {}
+        }
+    }
+    counts
 }
 
 /// A whole task's row: id, slug, title, status, priority, description, created, updated,
@@ -418,6 +438,47 @@ mod tests {
                     Ok(())
                 })
                 .unwrap();
+        });
+    }
+
+    /// What a view reads at once is what it would read in two statements: on an empty
+    /// store, and for filters that select some, all and none of the tasks.
+    #[test]
+    fn counters_and_a_list_read_at_once_are_those_read_apart() {
+        for_each_backend(|store| {
+            let store = &*store;
+            let filters = [
+                Filter::Outstanding,
+                Filter::Status(Status::Open),
+                Filter::Status(Status::InProgress),
+                Filter::Ready,
+                Filter::Tag("ui"),
+            ];
+            let same = |store: &Store| {
+                for filter in filters {
+                    let (together, apart) = store
+                        .tasks(|c| {
+                            Ok((
+                                c.counters_and_list(filter, 2)?,
+                                (c.counters()?, c.list(filter, Some(2))?),
+                            ))
+                        })
+                        .unwrap();
+                    let sorted = |mut v: Vec<(String, i64)>| {
+                        v.sort();
+                        v
+                    };
+                    assert_eq!(sorted(together.0), sorted(apart.0), "{filter:?}");
+                    assert_eq!(together.1, apart.1, "{filter:?}");
+                }
+            };
+            same(store);
+            sample(store);
+            same(store);
+            let open = store.tasks(|c| c.counts_and_list(Filter::Status(Status::Open), 1));
+            let (counts, shown) = open.unwrap();
+            assert_eq!(shown.len(), 1, "at most the limit");
+            assert!(counts.open > 1, "{counts:?}");
         });
     }
 

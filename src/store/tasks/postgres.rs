@@ -116,6 +116,34 @@ impl TaskRows for Tx<'_> {
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
+    /// One statement: the tasks' columns, then the counters' names and values as arrays
+    /// on every row (one row of no task where the filter selects none).
+    fn counters_and_list(
+        &self,
+        filter: Filter<'_>,
+        limit: usize,
+    ) -> Result<(Vec<(String, i64)>, Vec<Task>)> {
+        let sql = format!(
+            "SELECT t.*, c.names, c.ns
+             FROM (SELECT array_agg(name) AS names, array_agg(n::bigint) AS ns FROM task_counts) c
+             LEFT JOIN LATERAL (SELECT {COLUMNS} FROM tasks t WHERE {} {ORDER} LIMIT {limit}) t
+             ON true",
+            condition(filter, "$1")
+        );
+        let rows = self.query(&sql, &arguments(&filter))?;
+        let Some(first) = rows.first() else {
+            return Err(Error::internal("the task counters' row is missing"));
+        };
+        let names: Vec<String> = first.try_get(10).unwrap_or_default();
+        let values: Vec<i64> = first.try_get(11).unwrap_or_default();
+        let tasks = rows
+            .iter()
+            .filter(|r| matches!(r.try_get::<_, Option<i64>>(0), Ok(Some(_))))
+            .map(task_of)
+            .collect::<Result<_>>()?;
+        Ok((names.into_iter().zip(values).collect(), tasks))
+    }
+
     fn tags(&self) -> Result<Vec<(String, usize)>> {
         let rows = self.query(
             "SELECT tag, count(*) FROM task_tags GROUP BY tag ORDER BY tag COLLATE \"C\"",
