@@ -149,14 +149,10 @@ pub trait TaskRows {
     /// How many tasks `filter` selects.
     fn count(&self, filter: Filter<'_>) -> Result<usize>;
     /// The counters kept with the rows, by name: a status's name, or [`READY`].
-    fn counters(&self) -> Result<Vec<(String, i64)>>;
+    fn counters(&self) -> Result<Counters>;
     /// The counters and the first `limit` tasks `filter` selects: what a view of tasks
     /// shows. A backend where each statement is a round trip reads both in one.
-    fn counters_and_list(
-        &self,
-        filter: Filter<'_>,
-        limit: usize,
-    ) -> Result<(Vec<(String, i64)>, Vec<Task>)> {
+    fn counters_and_list(&self, filter: Filter<'_>, limit: usize) -> Result<(Counters, Vec<Task>)> {
         Ok((self.counters()?, self.list(filter, Some(limit))?))
     }
     /// Every tag in use with its number of tasks, by name.
@@ -200,6 +196,9 @@ pub trait TaskRows {
     /// Removes task `id` and its index entry; fails while other tasks depend on it.
     fn remove(&self, id: i64) -> Result<()>;
 }
+
+/// The counters kept with the rows, by name, with their values.
+pub type Counters = Vec<(String, i64)>;
 
 /// The counter of the tasks that are ready, beside one per status.
 pub(crate) const READY: &str = "ready";
@@ -300,7 +299,7 @@ fn condition(filter: Filter<'_>, tag: &str) -> String {
 }
 
 /// The counts the counters kept with the rows say.
-fn counts_of(counters: Vec<(String, i64)>) -> Counts {
+fn counts_of(counters: Counters) -> Counts {
     let mut counts = Counts::default();
     for (name, n) in counters {
         let n = size(n);

@@ -6,7 +6,7 @@
 
 use postgres::types::ToSql;
 
-use super::{Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
+use super::{Counters, Fields, Filter, Status, Task, TaskRows, condition, dependent_of, task_of};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::fts::{self, Tier};
@@ -118,11 +118,7 @@ impl TaskRows for Tx<'_> {
 
     /// One statement: the tasks' columns, then the counters' names and values as arrays
     /// on every row (one row of no task where the filter selects none).
-    fn counters_and_list(
-        &self,
-        filter: Filter<'_>,
-        limit: usize,
-    ) -> Result<(Vec<(String, i64)>, Vec<Task>)> {
+    fn counters_and_list(&self, filter: Filter<'_>, limit: usize) -> Result<(Counters, Vec<Task>)> {
         let sql = format!(
             "SELECT t.*, c.names, c.ns
              FROM (SELECT array_agg(name) AS names, array_agg(n::bigint) AS ns FROM task_counts) c
