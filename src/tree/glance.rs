@@ -8,15 +8,16 @@
 //! and its folder's view each ask for them; and for what a resource works out once for all
 //! the entries of a listing ([`Memo`]): a session's digest, the tasks of a folder.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fs::Metadata;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
-use crate::tree::lock;
 
 /// Glances opened so far: each gets a number of its own, never 0.
 static OPENED: AtomicU64 = AtomicU64::new(0);
@@ -26,7 +27,12 @@ thread_local! {
     static CURRENT: Cell<u64> = const { Cell::new(0) };
     /// The attributes looked up in this thread's glance.
     static LOOKED: RefCell<HashMap<PathBuf, Metadata>> = RefCell::new(HashMap::new());
+    /// What each [`Memo`] made in this thread's glance, by the memo's number, with its key.
+    static MADE: RefCell<HashMap<u64, Box<dyn Any>>> = RefCell::new(HashMap::new());
 }
+
+/// Memos made so far: each gets a number of its own.
+static MEMOS: AtomicU64 = AtomicU64::new(0);
 
 /// A glance, until dropped.
 pub struct Glance {
@@ -67,33 +73,40 @@ pub fn metadata(path: &Path) -> std::io::Result<Metadata> {
 
 /// The last value a resource worked out within a glance, by key: the first entry of a
 /// listing that needs it makes it, the others in the same glance share it. Outside a
-/// glance every call makes its own.
+/// glance every call makes its own. Values are kept by the glance's thread and dropped
+/// with the glance, so a listing's rows never outlive the request that read them.
 pub struct Memo<K, V> {
-    last: Mutex<Option<(u64, K, Arc<V>)>>,
+    number: u64,
+    kept: PhantomData<fn() -> (K, V)>,
 }
 
-impl<K: PartialEq, V> Default for Memo<K, V> {
+impl<K: PartialEq + 'static, V: 'static> Default for Memo<K, V> {
     fn default() -> Self {
         Memo {
-            last: Mutex::new(None),
+            number: MEMOS.fetch_add(1, Ordering::Relaxed),
+            kept: PhantomData,
         }
     }
 }
 
-impl<K: PartialEq, V> Memo<K, V> {
+impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
     /// The value for `key` made in this glance, or `make`'s (kept for the rest of it).
     pub fn get(&self, key: K, make: impl FnOnce() -> Result<V>) -> Result<Arc<V>> {
-        let Some(id) = current() else {
+        if current().is_none() {
             return make().map(Arc::new);
-        };
-        if let Some((made_in, kept, value)) = lock(&self.last).as_ref()
-            && *made_in == id
-            && *kept == key
-        {
-            return Ok(Arc::clone(value));
         }
+        let kept = MADE.with(|made| {
+            let made = made.borrow();
+            let (kept, value) = made.get(&self.number)?.downcast_ref::<(K, Arc<V>)>()?;
+            (*kept == key).then(|| Arc::clone(value))
+        });
+        if let Some(value) = kept {
+            return Ok(value);
+        }
+        // Not borrowed while making: making may ask other memos.
         let value = Arc::new(make()?);
-        *lock(&self.last) = Some((id, key, Arc::clone(&value)));
+        let entry: Box<dyn Any> = Box::new((key, Arc::clone(&value)));
+        MADE.with(|made| made.borrow_mut().insert(self.number, entry));
         Ok(value)
     }
 }
@@ -103,6 +116,7 @@ impl Drop for Glance {
         if self.opened {
             CURRENT.with(|current| current.set(0));
             LOOKED.with(|looked| looked.borrow_mut().clear());
+            MADE.with(|made| made.borrow_mut().clear());
         }
     }
 }
@@ -171,12 +185,17 @@ mod tests {
         let glance = glance();
         assert_eq!(*memo.get("a", make).unwrap(), 3);
         assert_eq!(*memo.get("a", make).unwrap(), 3, "kept within the glance");
-        assert_eq!(*memo.get("b", make).unwrap(), 4, "another key is made anew");
+        let other: Memo<&str, usize> = Memo::default();
+        assert_eq!(*other.get("a", make).unwrap(), 4, "each memo keeps its own");
+        let b = memo.get("b", make).unwrap();
+        assert_eq!(*b, 5, "another key is made anew");
+        assert_eq!(Arc::strong_count(&b), 2, "kept by the glance");
         drop(glance);
+        assert_eq!(Arc::strong_count(&b), 1, "dropped with the glance");
         let _next = super::glance();
         assert_eq!(
             *memo.get("b", make).unwrap(),
-            5,
+            6,
             "the next glance makes it again"
         );
     }
