@@ -92,13 +92,24 @@ impl<K: PartialEq + 'static, V: 'static> Default for Memo<K, V> {
 impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
     /// The value for `key` made in this glance, or `make`'s (kept for the rest of it).
     pub fn get(&self, key: K, make: impl FnOnce() -> Result<V>) -> Result<Arc<V>> {
+        self.get_where(key, |_| true, make)
+    }
+
+    /// [`Memo::get`], where the value kept serves only if `serves` says so (a run of rows
+    /// holding the one asked for); else `make`'s replaces it.
+    pub fn get_where(
+        &self,
+        key: K,
+        serves: impl Fn(&V) -> bool,
+        make: impl FnOnce() -> Result<V>,
+    ) -> Result<Arc<V>> {
         if current().is_none() {
             return make().map(Arc::new);
         }
         let kept = MADE.with(|made| {
             let made = made.borrow();
             let (kept, value) = made.get(&self.number)?.downcast_ref::<(K, Arc<V>)>()?;
-            (*kept == key).then(|| Arc::clone(value))
+            (*kept == key && serves(value)).then(|| Arc::clone(value))
         });
         if let Some(value) = kept {
             return Ok(value);
@@ -185,17 +196,24 @@ mod tests {
         let glance = glance();
         assert_eq!(*memo.get("a", make).unwrap(), 3);
         assert_eq!(*memo.get("a", make).unwrap(), 3, "kept within the glance");
+        let serves = |v: &usize| *v > 3;
+        assert_eq!(
+            *memo.get_where("a", serves, make).unwrap(),
+            4,
+            "made anew: 3 does not serve"
+        );
+        assert_eq!(*memo.get_where("a", serves, make).unwrap(), 4, "4 serves");
         let other: Memo<&str, usize> = Memo::default();
-        assert_eq!(*other.get("a", make).unwrap(), 4, "each memo keeps its own");
+        assert_eq!(*other.get("a", make).unwrap(), 5, "each memo keeps its own");
         let b = memo.get("b", make).unwrap();
-        assert_eq!(*b, 5, "another key is made anew");
+        assert_eq!(*b, 6, "another key is made anew");
         assert_eq!(Arc::strong_count(&b), 2, "kept by the glance");
         drop(glance);
         assert_eq!(Arc::strong_count(&b), 1, "dropped with the glance");
         let _next = super::glance();
         assert_eq!(
             *memo.get("b", make).unwrap(),
-            6,
+            7,
             "the next glance makes it again"
         );
     }

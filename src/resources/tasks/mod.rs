@@ -44,6 +44,10 @@ use problems::Problems;
 
 pub use validate::MAX_BYTES;
 
+/// Tasks read at once for a listing within a glance: about what one listing with
+/// attributes shows of a folder.
+const LISTED_TASKS: usize = 256;
+
 /// The source of "now" for `created` and `updated`; tests pass a fixed or stepping one.
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
@@ -52,9 +56,9 @@ pub struct Tasks {
     store: Arc<Store>,
     links: Links,
     clock: Clock,
-    /// The tasks of the folder being listed, by name, read once per glance: a listing with
-    /// attributes stats and reads each task it shows, a statement each (on PostgreSQL a
-    /// round trip each, two per task).
+    /// A run of the tasks of the folder being listed, by name, read once per glance from the
+    /// first one asked for: a listing with attributes stats and reads each task it shows,
+    /// a statement each (on PostgreSQL a round trip each, two per task).
     listed: Memo<String, HashMap<String, Task>>,
 }
 
@@ -154,8 +158,8 @@ impl Tasks {
     /// The task whose file is `name` as seen in `folder`, or not found — saying where the
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
     /// One lookup by name answers both for a status directory, the common case (every
-    /// new task's file is looked up before it exists). Within a glance (a listing) the
-    /// folder's tasks are read once, for all its entries.
+    /// new task's file is looked up before it exists). Within a glance (a listing) a run of
+    /// the folder's tasks is read once, for the entries that follow.
     fn find(
         &self,
         conn: &dyn TaskRecords,
@@ -169,10 +173,14 @@ impl Tasks {
         if crate::tree::glance::current().is_some()
             && let Some((key, filter)) = folder.listed()
         {
-            let listed = self.listed.get(key, || {
-                let tasks = conn.list(filter, None)?;
-                Ok(tasks.into_iter().map(|t| (t.slug.clone(), t)).collect())
-            })?;
+            let listed = self.listed.get_where(
+                key,
+                |run| run.contains_key(slug),
+                || {
+                    let tasks = conn.list_from(filter, slug, LISTED_TASKS)?;
+                    Ok(tasks.into_iter().map(|t| (t.slug.clone(), t)).collect())
+                },
+            )?;
             if let Some(task) = listed.get(slug) {
                 return Ok(task.clone());
             }

@@ -257,41 +257,43 @@ Advanced:
     });
 }
 
-/// Within a glance (a listing with attributes) the tasks of a folder are read from the
-/// store once, for all its entries: a change another mount makes meanwhile shows in the
-/// next glance, and in any request outside one.
+/// Within a glance (a listing with attributes, which looks at its entries in listing
+/// order) a run of a folder's tasks is read from the store once, from the first one looked
+/// at: a change another mount makes meanwhile shows in the next glance, and in any request
+/// outside one.
 #[test]
 fn a_listing_reads_the_tasks_of_its_folder_once() {
     for_each_backend(|store| {
         let tasks = sample_on(Arc::clone(&store));
         let other_mount = fixture_on(store);
         let size = |path: &[&str]| tasks.stat(path).unwrap().size.unwrap();
-        let deploy = size(&["open", "deploy.json"]);
+        let login = size(&["open", "fix-login.json"]);
         let glance = crate::tree::glance::glance();
-        size(&["open", "fix-login.json"]);
+        // deploy.json (P0) comes first in the listing, fix-login.json (P1) next.
+        size(&["open", "deploy.json"]);
         put(
             &other_mount,
-            &["open", "deploy.json"],
-            r#"{"title": "Deploy the new build to every machine", "priority": 0}"#,
+            &["open", "fix-login.json"],
+            r#"{"title": "Fix the login form and its error messages", "priority": 1, "tags": ["ui", "auth"], "depends_on": ["schema"]}"#,
         );
         assert_eq!(
-            size(&["open", "deploy.json"]),
-            deploy,
+            size(&["open", "fix-login.json"]),
+            login,
             "as the listing's first look found it"
         );
         assert_eq!(
-            text(tasks.read(&["open", "deploy.json"]).unwrap()).len() as u64,
-            deploy,
+            text(tasks.read(&["open", "fix-login.json"]).unwrap()).len() as u64,
+            login,
             "read as stat said"
         );
         drop(glance);
         assert!(
-            size(&["open", "deploy.json"]) > deploy,
+            size(&["open", "fix-login.json"]) > login,
             "outside a glance, as it is"
         );
         let _next = crate::tree::glance::glance();
         assert!(
-            size(&["open", "deploy.json"]) > deploy,
+            size(&["open", "fix-login.json"]) > login,
             "the next glance looks again"
         );
         assert!(

@@ -144,6 +144,16 @@ pub trait TaskRows {
     fn get_in(&self, filter: Filter<'_>, slug: &str) -> Result<Option<Task>>;
     /// The tasks `filter` selects, by priority then name; at most `limit` of them.
     fn list(&self, filter: Filter<'_>, limit: Option<usize>) -> Result<Vec<Task>>;
+    /// The tasks `filter` selects in listing order from the one named `slug` on (none when
+    /// `filter` does not select it), at most `limit`: the next entries of a listing.
+    fn list_from(&self, filter: Filter<'_>, slug: &str, limit: usize) -> Result<Vec<Task>> {
+        let tasks = self.list(filter, None)?;
+        Ok(tasks
+            .into_iter()
+            .skip_while(|t| t.slug != slug)
+            .take(limit)
+            .collect())
+    }
     /// The names of the tasks `filter` selects, by priority then name (for `ls`).
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>>;
     /// How many tasks `filter` selects.
@@ -478,6 +488,49 @@ mod tests {
             let (counts, shown) = open.unwrap();
             assert_eq!(shown.len(), 1, "at most the limit");
             assert!(counts.open > 1, "{counts:?}");
+        });
+    }
+
+    /// A listing's next entries: the tasks a filter selects from one on, as the whole list
+    /// has them; none from a task the filter does not select, or from no task.
+    #[test]
+    fn a_list_from_a_task_is_the_whole_list_from_it() {
+        for_each_backend(|store| {
+            let store = &*store;
+            sample(store);
+            for filter in [
+                Filter::Outstanding,
+                Filter::Status(Status::Open),
+                Filter::Tag("ui"),
+            ] {
+                let all = store.tasks(|c| c.list(filter, None)).unwrap();
+                for (i, task) in all.iter().enumerate() {
+                    for limit in [1, 2, 10] {
+                        let from = store
+                            .tasks(|c| c.list_from(filter, &task.slug, limit))
+                            .unwrap();
+                        let expected: Vec<Task> = all.iter().skip(i).take(limit).cloned().collect();
+                        assert_eq!(from, expected, "{filter:?} from {} ({limit})", task.slug);
+                    }
+                }
+            }
+            let done = store
+                .tasks(|c| c.list(Filter::Status(Status::Done), None))
+                .unwrap();
+            let elsewhere = &done[0].slug;
+            let open = Filter::Status(Status::Open);
+            assert!(
+                store
+                    .tasks(|c| c.list_from(open, elsewhere, 5))
+                    .unwrap()
+                    .is_empty()
+            );
+            assert!(
+                store
+                    .tasks(|c| c.list_from(open, "nothing", 5))
+                    .unwrap()
+                    .is_empty()
+            );
         });
     }
 

@@ -94,6 +94,31 @@ impl TaskRows for Tx<'_> {
             .collect()
     }
 
+    /// From the task's own place in the order on: a listing of thousands reads what it
+    /// shows, not all of them.
+    fn list_from(&self, filter: Filter<'_>, slug: &str, limit: usize) -> Result<Vec<Task>> {
+        let mut values = arguments(&filter);
+        let at = format!("${}", values.len() + 1);
+        values.push(&slug);
+        let sql = format!(
+            "SELECT {COLUMNS} FROM tasks t
+             WHERE {} AND (t.priority, t.slug COLLATE \"C\")
+                 >= (SELECT s.priority, s.slug COLLATE \"C\" FROM tasks s WHERE s.slug = {at})
+             {ORDER} LIMIT {limit}",
+            condition(filter, "$1")
+        );
+        let found: Vec<Task> = self
+            .query(&sql, &values)?
+            .iter()
+            .map(task_of)
+            .collect::<Result<_>>()?;
+        // Not selected by `filter`, the task starts no run of it.
+        Ok(match found.first() {
+            Some(first) if first.slug == slug => found,
+            _ => Vec::new(),
+        })
+    }
+
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>> {
         let sql = format!(
             "SELECT t.slug FROM tasks t WHERE {} {ORDER}",
