@@ -109,9 +109,10 @@ impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
         let kept = MADE.with(|made| {
             let made = made.borrow();
             let (kept, value) = made.get(&self.number)?.downcast_ref::<(K, Arc<V>)>()?;
-            (*kept == key && serves(value)).then(|| Arc::clone(value))
+            (*kept == key).then(|| Arc::clone(value))
         });
-        if let Some(value) = kept {
+        // Asked with nothing borrowed: `serves` may ask other memos.
+        if let Some(value) = kept.filter(|value| serves(value)) {
             return Ok(value);
         }
         // Not borrowed while making: making may ask other memos.

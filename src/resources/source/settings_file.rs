@@ -96,8 +96,13 @@ impl SettingsFile {
     /// The settings in force. Those that run something apply only while the file holding
     /// them is the owner's alone; else they are set aside and the settings view says why.
     pub(crate) fn current(&self) -> Settings {
-        let parsed = self
-            .text()
+        self.in_force(self.text())
+    }
+
+    /// The settings `text` (as [`Self::text`] read them) puts in force; the defaults when
+    /// it could not be read or parsed.
+    fn in_force(&self, text: Result<String>) -> Settings {
+        let parsed = text
             .and_then(|text| settings::parse(&text))
             .or_else(|_| settings::parse(DEFAULT))
             .unwrap_or(Settings {
@@ -150,7 +155,10 @@ impl SettingsFile {
         } else {
             None
         };
-        let settings = self.current();
+        let text = self.text();
+        // Defaults shown for a read that failed are not kept: the next view asks again.
+        let store_version = store_version.filter(|_| text.is_ok());
+        let settings = self.in_force(text);
         *shown = Some(Shown {
             file,
             store_version,
@@ -331,6 +339,58 @@ mod tests {
         assert_eq!(source.kept_settings().nav.depth, 3, "edited outside");
         std::fs::remove_file(&file).unwrap();
         assert_eq!(source.kept_settings().nav.depth, 2, "removed: the defaults");
+    }
+
+    /// Defaults a view showed because the store's settings could not be read are not kept:
+    /// once they can be read again the next view shows them, though no writer changed the
+    /// store since (renaming a table announces nothing).
+    #[test]
+    fn settings_the_store_failed_to_give_are_asked_for_again() {
+        let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
+        let url = server.database("homespace").unwrap();
+        let (_dir, _root, source) = source_over(Arc::new(Store::connect(&url).unwrap()));
+        let another = Store::connect(&url).unwrap();
+        let mut admin = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+        let depth = || source.kept_settings().nav.depth;
+        let soon = |want: usize| {
+            (0..200).any(|_| {
+                let seen = depth() == want;
+                if !seen {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                seen
+            })
+        };
+        let text = DEFAULT.replace("depth = 2", "depth = 3");
+        another
+            .change_records(|db| {
+                db.settings()
+                    .put(&source.settings.checkout, "source", &text)
+            })
+            .unwrap();
+        assert!(soon(3), "another writer's settings are heard of");
+        admin
+            .batch_execute("ALTER TABLE settings RENAME TO settings_away")
+            .unwrap();
+        // Any change by another writer makes views ask again, and the read now fails.
+        another
+            .change_tasks(|tx| {
+                let task = crate::store::tasks::Fields {
+                    title: "t".into(),
+                    status: crate::store::tasks::Status::Open,
+                    priority: 2,
+                    tags: Vec::new(),
+                    depends_on: Vec::new(),
+                    description: String::new(),
+                };
+                tx.insert("t", &task, crate::model::time::Time::from_unix(0))
+            })
+            .unwrap();
+        assert!(soon(2), "the defaults, while the settings cannot be read");
+        admin
+            .batch_execute("ALTER TABLE settings_away RENAME TO settings")
+            .unwrap();
+        assert_eq!(depth(), 3, "asked again at once");
     }
 
     /// Without a settings file, views show the store's (kept there before settings moved

@@ -492,12 +492,23 @@ mod tests {
     }
 
     /// A listing's next entries: the tasks a filter selects from one on, as the whole list
-    /// has them; none from a task the filter does not select, or from no task.
+    /// has them (ties of priority in name order, byte by byte); none from a task the filter
+    /// does not select, or from no task.
     #[test]
     fn a_list_from_a_task_is_the_whole_list_from_it() {
         for_each_backend(|store| {
             let store = &*store;
             sample(store);
+            store
+                .change_tasks(|tx| {
+                    // A locale's order would put "ab" before "a-c"; bytes put it after.
+                    for slug in ["b", "ab", "a-c", "a-b"] {
+                        let task = fields(slug, Status::Open, 1, &["ui"], &[]);
+                        tx.insert(slug, &task, Time::from_unix(0))?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
             for filter in [
                 Filter::Outstanding,
                 Filter::Status(Status::Open),

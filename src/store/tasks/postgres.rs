@@ -155,8 +155,16 @@ impl TaskRows for Tx<'_> {
         let Some(first) = rows.first() else {
             return Err(Error::internal("the task counters' row is missing"));
         };
-        let names: Vec<String> = first.try_get(10).unwrap_or_default();
-        let values: Vec<i64> = first.try_get(11).unwrap_or_default();
+        // Arrays of no counter are NULL; any other failure to read them is an error.
+        let counters = |e: postgres::Error| Error::internal(format!("the task counters: {e}"));
+        let names: Vec<String> = first
+            .try_get::<_, Option<Vec<String>>>(10)
+            .map_err(counters)?
+            .unwrap_or_default();
+        let values: Vec<i64> = first
+            .try_get::<_, Option<Vec<i64>>>(11)
+            .map_err(counters)?
+            .unwrap_or_default();
         let tasks = rows
             .iter()
             .filter(|r| matches!(r.try_get::<_, Option<i64>>(0), Ok(Some(_))))

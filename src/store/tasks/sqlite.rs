@@ -91,6 +91,27 @@ impl TaskRows for Connection {
         filtered(self, &sql, filter, |r| task_of(r))
     }
 
+    /// From the task's own place in the order on, as PostgreSQL does: a listing with
+    /// attributes asks for a run per batch of its entries.
+    fn list_from(&self, filter: Filter<'_>, slug: &str, n: usize) -> Result<Vec<Task>> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM tasks t
+             WHERE {} AND (t.priority, t.slug)
+                 >= (SELECT s.priority, s.slug FROM tasks s WHERE s.slug = ?2)
+             ORDER BY t.priority, t.slug LIMIT {}",
+            condition(filter, "?1"),
+            limit(n)
+        );
+        let mut statement = self.prepare_cached(&sql)?;
+        let rows = statement.query(params![argument(filter), slug])?;
+        let found: Vec<Task> = sqlite_rows(rows, task_of)?;
+        // Not selected by `filter`, the task starts no run of it.
+        Ok(match found.first() {
+            Some(first) if first.slug == slug => found,
+            _ => Vec::new(),
+        })
+    }
+
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>> {
         let sql = format!(
             "SELECT t.slug FROM tasks t WHERE {} ORDER BY t.priority, t.slug",

@@ -278,6 +278,7 @@ fn held_by_sessions(tx: &Tx<'_>, me: i64, words: &[&str]) -> Result<Vec<(usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::memory::likeness::DF_CAP;
 
     /// A word in one entry of sixteen, among 4,000 entries: the newest sessions alone are
     /// searched for a window of 50, and what they give is exactly the 50 newest matches of
@@ -325,10 +326,17 @@ mod tests {
         let pg =
             crate::store::postgres::Postgres::connect(&url, crate::store::PG_MIGRATIONS).unwrap();
         let terms = ["marker".to_string()];
-        let spread = Spread {
-            matches: 250,
-            documents: 4_040,
-        };
+        // As related sessions weigh it: the word's frequency, of the documents.
+        let spread = pg
+            .read(|tx| {
+                let frequencies = tx.frequencies(1, &["marker"], DF_CAP)?;
+                Ok(Spread {
+                    matches: frequencies[0].0,
+                    documents: tx.documents()?,
+                })
+            })
+            .unwrap();
+        assert_eq!(spread.matches, 250, "one entry in sixteen of 4,000");
         let (share, rows) = (spread.share(), spread.documents as f64);
         assert!(
             share < (50.0 / rows).sqrt() && 2.0 * 50.0 / share < rows,
