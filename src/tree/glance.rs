@@ -31,6 +31,10 @@ thread_local! {
     static MADE: RefCell<HashMap<u64, Box<dyn Any>>> = RefCell::new(HashMap::new());
 }
 
+/// Rows a resource reads at once for the entries of a listing within a glance: about
+/// what one listing with attributes shows of a folder.
+pub const RUN: usize = 256;
+
 /// Memos made so far: each gets a number of its own.
 static MEMOS: AtomicU64 = AtomicU64::new(0);
 

@@ -45,10 +45,6 @@ pub struct Sessions {
     entries: Memo<(i64, i64), Vec<EntryRow>>,
 }
 
-/// Entries read at once for a listing within a glance: about what one listing with
-/// attributes shows of a folder.
-const LISTED_ENTRIES: usize = 256;
-
 /// What a path under `memory/sessions/` is.
 enum SessionPath<'p> {
     Root,
@@ -176,10 +172,10 @@ impl Sessions {
                 .session_named(id)?
                 .filter(|row| row.day == day && entry_seq(file, row) == Some(seq))
                 .ok_or_else(|| self.missing(path))?;
-            let after = (seq - 1) / LISTED_ENTRIES as i64 * LISTED_ENTRIES as i64;
+            let after = (seq - 1) / glance::RUN as i64 * glance::RUN as i64;
             let run = self.entries.get((row.rowid, after), || {
                 self.store
-                    .memory(|m| m.entries(row.rowid, after, LISTED_ENTRIES))
+                    .memory(|m| m.entries(row.rowid, after, glance::RUN))
             })?;
             let entry = run
                 .iter()

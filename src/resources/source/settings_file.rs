@@ -150,6 +150,8 @@ impl SettingsFile {
         {
             return kept.settings.clone();
         }
+        // Read before the text: a change landing in between makes the next view ask again,
+        // where read after it would tag the old text as current.
         let store_version = if file.is_none() {
             store_version()
         } else {

@@ -44,10 +44,6 @@ use problems::Problems;
 
 pub use validate::MAX_BYTES;
 
-/// Tasks read at once for a listing within a glance: about what one listing with
-/// attributes shows of a folder.
-const LISTED_TASKS: usize = 256;
-
 /// The source of "now" for `created` and `updated`; tests pass a fixed or stepping one.
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
@@ -56,7 +52,8 @@ pub struct Tasks {
     store: Arc<Store>,
     links: Links,
     clock: Clock,
-    /// A run of the tasks of the folder being listed, by name, read once per glance from the
+    /// A run of the tasks of the folder being listed ([`crate::tree::glance::RUN`] of
+    /// them), by name, read once per glance from the
     /// first one asked for: a listing with attributes stats and reads each task it shows,
     /// a statement each (on PostgreSQL a round trip each, two per task).
     listed: Memo<String, HashMap<String, Task>>,
@@ -177,7 +174,7 @@ impl Tasks {
                 key,
                 |run| run.contains_key(slug),
                 || {
-                    let tasks = conn.list_from(filter, slug, LISTED_TASKS)?;
+                    let tasks = conn.list_from(filter, slug, crate::tree::glance::RUN)?;
                     Ok(tasks.into_iter().map(|t| (t.slug.clone(), t)).collect())
                 },
             )?;
