@@ -146,14 +146,20 @@ head -1 "$HS/source/tests/runs/latest/result.md""#);
 
 #[test]
 fn testpaths_added_while_mounted_take_effect_without_a_remount() {
-    let mount = Mount::of(&fixture("setup_cfg"), &[]);
-    std::fs::remove_file(mount.project.join("setup.cfg")).unwrap();
-    std::fs::rename(mount.project.join("checks"), mount.project.join("spec")).unwrap();
+    // A project whose tests pytest would not find, made before mounting: the layout a
+    // mount has just looked at is taken as it is for a moment (LAYOUT_FRESH), and only the
+    // change made while mounted is this test's.
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    common::copy_dir(&fixture("setup_cfg"), &project);
+    std::fs::remove_file(project.join("setup.cfg")).unwrap();
+    std::fs::rename(project.join("checks"), project.join("spec")).unwrap();
     std::fs::rename(
-        mount.project.join("spec/test_checked.py"),
-        mount.project.join("spec/check_checked.py"),
+        project.join("spec/test_checked.py"),
+        project.join("spec/check_checked.py"),
     )
     .unwrap();
+    let mount = Mount::at(dir, project, &[]);
     let (ok, before) = mount.sh(r#"cat "$HS/source/_entry.md""#);
     assert!(ok && before.contains("no test folder"), "{before}");
     // An editor saving tox.ini beside the mount.
