@@ -706,7 +706,7 @@ impl Filesystem for Fs {
         let parent = Ino(ino.0);
         // Every entry's attributes are resolved from the top: one look at each folder on
         // the way serves them all.
-        let _glance = crate::tree::glance::glance();
+        let _glance = crate::tree::glance::listing();
         let listed = guarded("readdirplus", || {
             let entries = match fh.0 {
                 0 => self.space.read_dir_unopened(parent, offset)?,

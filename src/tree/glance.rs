@@ -25,6 +25,8 @@ static OPENED: AtomicU64 = AtomicU64::new(0);
 thread_local! {
     /// The glance this thread is in, 0 for none.
     static CURRENT: Cell<u64> = const { Cell::new(0) };
+    /// Whether that glance serves a listing ([`listing`]).
+    static LISTING: Cell<bool> = const { Cell::new(false) };
     /// The attributes looked up in this thread's glance.
     static LOOKED: RefCell<HashMap<PathBuf, Metadata>> = RefCell::new(HashMap::new());
     /// What each [`Memo`] made in this thread's glance, by the memo's number, with its key.
@@ -54,6 +56,23 @@ pub fn glance() -> Glance {
         true
     });
     Glance { opened }
+}
+
+/// Open a glance for a listing with attributes on this thread (or stay in the one it is
+/// in): each entry listed is looked up in it, so a resource reads the rows of the next
+/// entries with the first one's ([`in_listing`], [`RUN`]).
+pub fn listing() -> Glance {
+    let glance = glance();
+    if glance.opened {
+        LISTING.with(|listing| listing.set(true));
+    }
+    glance
+}
+
+/// Whether this thread is in a glance that serves a listing: elsewhere a lookup asks for
+/// one entry, and reading a run of them would cost more than it saves.
+pub fn in_listing() -> bool {
+    current().is_some() && LISTING.with(Cell::get)
 }
 
 /// The glance this thread is in, if any: a look taken in it is good for all of it.
@@ -99,6 +118,16 @@ impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
         self.get_where(key, |_| true, make)
     }
 
+    /// The value for `key` made in this glance, if one was: never makes one.
+    pub fn peek(&self, key: &K) -> Option<Arc<V>> {
+        current()?;
+        MADE.with(|made| {
+            let made = made.borrow();
+            let (kept, value) = made.get(&self.number)?.downcast_ref::<(K, Arc<V>)>()?;
+            (kept == key).then(|| Arc::clone(value))
+        })
+    }
+
     /// [`Memo::get`], where the value kept serves only if `serves` says so (a run of rows
     /// holding the one asked for); else `make`'s replaces it.
     pub fn get_where(
@@ -110,11 +139,7 @@ impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
         if current().is_none() {
             return make().map(Arc::new);
         }
-        let kept = MADE.with(|made| {
-            let made = made.borrow();
-            let (kept, value) = made.get(&self.number)?.downcast_ref::<(K, Arc<V>)>()?;
-            (*kept == key).then(|| Arc::clone(value))
-        });
+        let kept = self.peek(&key);
         // Asked with nothing borrowed: `serves` may ask other memos.
         if let Some(value) = kept.filter(|value| serves(value)) {
             return Ok(value);
@@ -131,6 +156,7 @@ impl Drop for Glance {
     fn drop(&mut self) {
         if self.opened {
             CURRENT.with(|current| current.set(0));
+            LISTING.with(|listing| listing.set(false));
             LOOKED.with(|looked| looked.borrow_mut().clear());
             MADE.with(|made| made.borrow_mut().clear());
         }
@@ -212,8 +238,16 @@ mod tests {
         assert_eq!(*other.get("a", make).unwrap(), 5, "each memo keeps its own");
         let b = memo.get("b", make).unwrap();
         assert_eq!(*b, 6, "another key is made anew");
+        assert_eq!(
+            memo.peek(&"b").as_deref(),
+            Some(&6),
+            "peeked: what was made"
+        );
+        assert_eq!(memo.peek(&"a"), None, "the key kept is b's");
+        assert_eq!(made.get(), 6, "peeking makes nothing");
         assert_eq!(Arc::strong_count(&b), 2, "kept by the glance");
         drop(glance);
+        assert_eq!(memo.peek(&"b"), None, "nothing outside a glance");
         assert_eq!(Arc::strong_count(&b), 1, "dropped with the glance");
         let _next = super::glance();
         assert_eq!(
@@ -221,6 +255,25 @@ mod tests {
             7,
             "the next glance makes it again"
         );
+    }
+
+    #[test]
+    fn a_listing_is_a_glance_that_says_so_until_it_ends() {
+        {
+            let _plain = glance();
+            assert!(!in_listing(), "a plain glance serves no listing");
+            let _nested = listing();
+            assert!(
+                !in_listing(),
+                "a nested listing keeps the outer glance's kind"
+            );
+        }
+        let listed = listing();
+        assert!(current().is_some() && in_listing());
+        drop(listed);
+        assert!(!in_listing(), "ended with its glance");
+        let _next = glance();
+        assert!(!in_listing(), "the next glance is plain");
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! `memory/sessions/` within a glance (a listing with attributes, see `tree/glance.rs`): a
-//! session and a run of its entries are read from the store once for all the entries the
-//! listing shows, as they were at its first look.
+//! `memory/sessions/` within a glance (see `tree/glance.rs`). In a listing with
+//! attributes, a session and a run of its entries are read from the store once for all
+//! the entries the listing shows, as they were at its first look; in a lookup, the one
+//! entry asked for is read with its session once for the stat and the read that sizes it.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use crate::model::Links;
 use crate::store::memory::record::{Channel, Transcript};
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
-use crate::tree::glance::glance;
+use crate::tree::glance::{glance, listing};
 use crate::tree::resource::Resource;
 
 #[test]
@@ -49,20 +50,86 @@ fn a_listing_reads_a_sessions_entries_once() {
         let read = |n: usize| memory.read(&[dir[0], dir[1], file(n)]).unwrap();
         let second = read(1);
 
-        let listing = glance();
+        let listed = listing();
         read(0);
         // Another mount tags the second entry meanwhile.
         store
             .change_memory(|m| m.set_tags(rowid, 2, &["seen".into()]))
             .unwrap();
         assert_eq!(read(1), second, "as the listing first found it");
-        drop(listing);
+        drop(listed);
         assert_ne!(read(1), second, "outside a glance, as it is");
-        let _next = glance();
+        let _next = listing();
         assert_ne!(read(1), second, "the next glance looks again");
         assert!(
             memory.read(&[dir[0], dir[1], "9.json"]).is_err(),
             "no entry beyond the session's"
+        );
+    });
+}
+
+#[test]
+fn a_lookup_reads_the_entry_it_asks_for_once_and_no_other() {
+    for_each_backend(|store| {
+        let entries = ["first", "second"]
+            .iter()
+            .map(|text| entry(text, Channel::User, text))
+            .collect();
+        let sessions = vec![(session("s1", Some("2026-11-20T09:00:00Z"), "t"), entries)];
+        store
+            .change_memory(|m| m.import(&Transcript { sessions }))
+            .unwrap();
+        let rowid = store.memory(|m| m.session("s1")).unwrap().unwrap().rowid;
+        let memory = Sessions::new(
+            Arc::clone(&store),
+            Links::new("/mnt/hs"),
+            500,
+            SourcePlaces::of(Path::new("/no-project")),
+        );
+        let names: Vec<String> = (memory.names(&["2026-11-20", "s1"]).unwrap().into_iter())
+            .map(|n| n.0)
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        let path = |n: usize| ["2026-11-20", "s1", names[n].as_str()];
+        let (first, second) = (
+            memory.read(&path(0)).unwrap(),
+            memory.read(&path(1)).unwrap(),
+        );
+
+        let lookup = glance();
+        assert!(memory.stat(&path(0)).is_ok());
+        // Another mount tags both entries between the lookup's stat and its read.
+        store
+            .change_memory(|m| {
+                m.set_tags(rowid, 1, &["seen".into()])?;
+                m.set_tags(rowid, 2, &["seen".into()])
+            })
+            .unwrap();
+        assert_eq!(
+            memory.read(&path(0)).unwrap(),
+            first,
+            "read as its stat found it"
+        );
+        assert_ne!(
+            memory.read(&path(1)).unwrap(),
+            second,
+            "no other entry kept from the first one's read"
+        );
+        assert!(
+            memory
+                .stat(&["2026-11-20", "s1", &names[1].replace('2', "3")])
+                .is_err(),
+            "no entry beyond the session's"
+        );
+        assert!(
+            memory.stat(&["2026-11-21", "s1", &names[0]]).is_err(),
+            "nor on another day"
+        );
+        drop(lookup);
+        assert_ne!(
+            memory.read(&path(0)).unwrap(),
+            first,
+            "outside a glance, as it is"
         );
     });
 }

@@ -43,7 +43,13 @@ pub struct Sessions {
     /// (a round trip each on PostgreSQL).
     named: Memo<String, Option<SessionRow>>,
     entries: Memo<(i64, i64), Vec<EntryRow>>,
+    /// One entry file and its session, by session name and number, read at once: a
+    /// lookup (`cat`) stats the file, then reads it to size it.
+    lone: Memo<(String, i64), Option<SessionEntry>>,
 }
+
+/// An entry and its session.
+type SessionEntry = (SessionRow, EntryRow);
 
 /// What a path under `memory/sessions/` is.
 enum SessionPath<'p> {
@@ -68,6 +74,7 @@ impl Sessions {
             digests: Memo::default(),
             named: Memo::default(),
             entries: Memo::default(),
+            lone: Memo::default(),
         }
     }
 
@@ -156,10 +163,9 @@ impl Sessions {
         Ok(row.as_ref().clone())
     }
 
-    /// The entry file `file` of session `id` of `day`, numbered `seq`: the session and the
-    /// entry asked for at once (one round trip to a remote store), then `file` checked
-    /// against the session as [`Sessions::place`] checks it. Within a glance (a listing),
-    /// the entries around it are read with it, for the listing's next entries.
+    /// The entry file `file` of session `id` of `day`, numbered `seq`, rendered: within a
+    /// listing (`glance::in_listing`), from a run of the entries around it; else on its
+    /// own ([`Sessions::lone_entry`]).
     fn read_entry(
         &self,
         path: &[&str],
@@ -167,31 +173,46 @@ impl Sessions {
         file: &str,
         seq: i64,
     ) -> Result<Vec<u8>> {
-        if glance::current().is_some() {
-            let row = self
-                .session_named(id)?
-                .filter(|row| row.day == day && entry_seq(file, row) == Some(seq))
-                .ok_or_else(|| self.missing(path))?;
-            let after = (seq - 1) / glance::RUN as i64 * glance::RUN as i64;
-            let run = self.entries.get((row.rowid, after), || {
-                self.store
-                    .memory(|m| m.entries(row.rowid, after, glance::RUN))
-            })?;
-            let entry = run
-                .iter()
-                .find(|e| e.seq == seq)
-                .ok_or_else(|| self.missing(path))?;
+        if !glance::in_listing() {
+            let found = self.lone_entry(path, (day, id), file, seq)?;
+            let (_, entry) = found.as_ref().as_ref().ok_or_else(|| self.missing(path))?;
             return document::render(seq, &entry.record);
         }
-        let (row, entry) = self
-            .store
-            .memory(|m| m.session_entry(id, seq))?
-            .filter(|(row, _)| row.day == day)
+        let row = self
+            .session_named(id)?
+            .filter(|row| row.day == day && entry_seq(file, row) == Some(seq))
             .ok_or_else(|| self.missing(path))?;
-        let entry = entry
-            .filter(|_| entry_seq(file, &row) == Some(seq))
+        let after = (seq - 1) / glance::RUN as i64 * glance::RUN as i64;
+        let run = self.entries.get((row.rowid, after), || {
+            self.store
+                .memory(|m| m.entries(row.rowid, after, glance::RUN))
+        })?;
+        let entry = run
+            .iter()
+            .find(|e| e.seq == seq)
             .ok_or_else(|| self.missing(path))?;
         document::render(seq, &entry.record)
+    }
+
+    /// The entry file `file` of session `id` of `day`, numbered `seq`, with its session:
+    /// both asked for at once (one round trip to a remote store), once per glance, so the
+    /// stat and the read of a lookup share them; then `file` checked against the session
+    /// as [`Sessions::place`] checks it.
+    fn lone_entry(
+        &self,
+        path: &[&str],
+        (day, id): (&str, &str),
+        file: &str,
+        seq: i64,
+    ) -> Result<Arc<Option<SessionEntry>>> {
+        let found = self.lone.get((id.to_string(), seq), || {
+            let found = self.store.memory(|m| m.session_entry(id, seq))?;
+            Ok(found.and_then(|(row, entry)| Some((row, entry?))))
+        })?;
+        match found.as_ref() {
+            Some((row, _)) if row.day == day && entry_seq(file, row) == Some(seq) => Ok(found),
+            _ => Err(self.missing(path)),
+        }
     }
 
     fn missing(&self, path: &[&str]) -> Error {
@@ -235,6 +256,14 @@ impl Resource for Sessions {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
+        if let [day, id, file] = path
+            && is_day(day)
+            && let Some(seq) = entry_number(file)
+            && !glance::in_listing()
+        {
+            self.lone_entry(path, (day, id), file, seq)?;
+            return Ok(Node::document(true));
+        }
         match self.place(path)? {
             // Every day exists, empty until a session starts on it: `mkdir -p` of a new
             // session under today works.

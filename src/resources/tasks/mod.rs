@@ -167,7 +167,7 @@ impl Tasks {
         let Some(slug) = name.strip_suffix(".json") else {
             return Err(self.not_found(path));
         };
-        if crate::tree::glance::current().is_some()
+        if crate::tree::glance::in_listing()
             && let Some((key, filter)) = folder.listed()
         {
             let listed = self.listed.get_where(

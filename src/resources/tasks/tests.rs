@@ -268,7 +268,7 @@ fn a_listing_reads_the_tasks_of_its_folder_once() {
         let other_mount = fixture_on(store);
         let size = |path: &[&str]| tasks.stat(path).unwrap().size.unwrap();
         let login = size(&["open", "fix-login.json"]);
-        let glance = crate::tree::glance::glance();
+        let glance = crate::tree::glance::listing();
         // deploy.json (P0) comes first in the listing, fix-login.json (P1) next.
         size(&["open", "deploy.json"]);
         put(
@@ -291,11 +291,26 @@ fn a_listing_reads_the_tasks_of_its_folder_once() {
             size(&["open", "fix-login.json"]) > login,
             "outside a glance, as it is"
         );
-        let _next = crate::tree::glance::glance();
+        let next = crate::tree::glance::listing();
         assert!(
             size(&["open", "fix-login.json"]) > login,
             "the next glance looks again"
         );
+        drop(next);
+        // A lookup's glance (a file's stat and its size) reads the one task it asks for.
+        let lookup = crate::tree::glance::glance();
+        let now = size(&["open", "fix-login.json"]);
+        size(&["open", "deploy.json"]);
+        put(
+            &other_mount,
+            &["open", "fix-login.json"],
+            r#"{"title": "Fix the login form", "priority": 1, "tags": ["ui", "auth"], "depends_on": ["schema"]}"#,
+        );
+        assert!(
+            size(&["open", "fix-login.json"]) < now,
+            "no run of the folder kept by a glance that lists nothing"
+        );
+        drop(lookup);
         assert!(
             tasks.stat(&["open", "schema.json"]).is_err(),
             "a task elsewhere is still not here"

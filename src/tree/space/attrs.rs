@@ -49,6 +49,9 @@ impl Space {
     }
 
     pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
+        // A file's attributes are its node's and, for a generated file, its content's
+        // size: one look serves both (a memory entry and its session are then read once).
+        let _glance = crate::tree::glance::glance();
         let generation = self.kernel.generation();
         let at = self.locate(path)?;
         let (ino, node) = (at.ino, &at.node);
