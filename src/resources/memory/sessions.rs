@@ -14,7 +14,7 @@ use crate::model::time::{Time, is_day};
 use crate::model::{Child, Entry, Kind, Links, Node};
 use crate::render::entry;
 use crate::resources::memory::conversation::{self, CONVERSATION};
-use crate::resources::memory::digest::{Digest, SourcePlaces, view};
+use crate::resources::memory::digest::{Digest, Reading, SourcePlaces, view};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name, session_dir};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
@@ -78,13 +78,18 @@ impl Sessions {
         }
     }
 
-    /// The digest of session `row`: its entries read in one statement, once per glance.
+    /// The digest of session `row`: its entries read in one statement, each as it arrives,
+    /// once per glance.
     fn digest(&self, row: &SessionRow) -> Result<Arc<Digest>> {
         self.digests.get((row.rowid, row.entries), || {
-            let entries: Vec<EntryRow> = self
-                .store
-                .memory(|m| m.entries(row.rowid, 0, row.entries))?;
-            Ok(Digest::of(&entries, row.record.cwd.as_deref()))
+            let mut reading = Reading::new(row.record.cwd.as_deref());
+            self.store.memory(|m| {
+                m.each_entry(row.rowid, 0, row.entries, &mut |entry| {
+                    reading.read(&entry);
+                    Ok(())
+                })
+            })?;
+            Ok(reading.done())
         })
     }
 

@@ -97,7 +97,24 @@ pub trait MemoryReads {
     /// The `limit` most recent sessions, newest first (by day, then start).
     fn recent_sessions(&self, limit: usize) -> Result<Vec<SessionRow>>;
     /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order.
-    fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>>;
+    fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+        let mut entries = Vec::new();
+        self.each_entry(session, after_seq, limit, &mut |entry| {
+            entries.push(entry);
+            Ok(())
+        })?;
+        Ok(entries)
+    }
+    /// [`MemoryReads::entries`], each handed to `each` as it is read, until `each` fails:
+    /// a session's 20,000 entries are worked on while a remote store is still sending
+    /// them, and never all held at once.
+    fn each_entry(
+        &self,
+        session: i64,
+        after_seq: i64,
+        limit: usize,
+        each: &mut dyn FnMut(EntryRow) -> Result<()>,
+    ) -> Result<()>;
     /// Entry `seq` of session `session`.
     fn entry(&self, session: i64, seq: i64) -> Result<Option<EntryRow>>;
     /// The session whose directory is named `id`, with its entry `seq` if it has one: what

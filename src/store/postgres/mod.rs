@@ -31,6 +31,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 use postgres::{Client, NoTls, Row, Statement};
 
@@ -415,6 +416,33 @@ impl Tx<'_> {
     pub fn query_one(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Row> {
         self.query_opt(sql, params)?
             .ok_or_else(|| Error::internal(format!("{sql} returned no row")))
+    }
+
+    /// Runs `sql` and hands each row to `each` as it arrives, until `each` fails: a large
+    /// answer is worked on while the rest of it is still on its way, and never held whole.
+    /// A kept connection found dead is replaced as for any statement, never once a row was
+    /// handed over (it would be handed over again).
+    pub fn for_each_row(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+        each: &mut dyn FnMut(&Row) -> Result<()>,
+    ) -> Result<()> {
+        let each = RefCell::new(each);
+        let refused = RefCell::new(None);
+        self.send(sql, |client, statement| {
+            let mut rows = client.query_raw(statement, params.iter().map(|p| *p as &dyn ToSql))?;
+            while let Some(row) = rows.next()? {
+                self.answered.set(true);
+                if let Err(e) = (each.borrow_mut())(&row) {
+                    // Dropped unread, the rest of the answer is passed over.
+                    *refused.borrow_mut() = Some(e);
+                    break;
+                }
+            }
+            Ok(())
+        })?;
+        refused.into_inner().map_or(Ok(()), Err)
     }
 
     /// Run one statement; the number of rows it changed.

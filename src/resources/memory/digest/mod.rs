@@ -69,57 +69,11 @@ pub struct Digest {
 impl Digest {
     /// The digest of a session's `entries` (in seq order), which ran in `cwd`.
     pub fn of(entries: &[EntryRow], cwd: Option<&str>) -> Digest {
-        let mut digest = Digest::default();
-        let mut calls = Calls::default();
+        let mut reading = Reading::new(cwd);
         for row in entries {
-            let entry = &row.record;
-            for file in files_changed(entry) {
-                let file = relative_to(&file, cwd);
-                if !digest.files.contains(&file) {
-                    digest.files.push(file);
-                }
-            }
-            match entry.channel {
-                Channel::ToolCall => {
-                    if let Some(text) = command_of(entry) {
-                        calls.called(entry, digest.commands.len());
-                        digest.commands.push(Command {
-                            seq: row.seq,
-                            text: one_line(&text),
-                            failed: false,
-                        });
-                    } else {
-                        calls.called(entry, usize::MAX);
-                    }
-                }
-                Channel::ToolResult if failed(entry) => {
-                    if let Some(command) = calls
-                        .answered(entry)
-                        .and_then(|i| digest.commands.get_mut(i))
-                    {
-                        command.failed = true;
-                    }
-                    if let Some(line) = error_line(&result_text(entry)) {
-                        digest.note_error(row.seq, line);
-                    }
-                }
-                Channel::ToolResult => {
-                    calls.answered(entry);
-                }
-                Channel::System
-                    if entry.meta.get("level").and_then(Value::as_str) == Some("error") =>
-                {
-                    if let Some(line) = error_line(&entry.content) {
-                        digest.note_error(row.seq, line);
-                    }
-                }
-                Channel::User | Channel::Assistant if !is_injected(&entry.content) => {
-                    digest.read_prose(row.seq, &entry.content);
-                }
-                _ => {}
-            }
+            reading.read(row);
         }
-        digest
+        reading.done()
     }
 
     /// Whether the entries gave nothing to show.
@@ -152,6 +106,79 @@ impl Digest {
                 });
             }
         }
+    }
+}
+
+/// A digest being read off a session's entries, one at a time in seq order: a long
+/// session's entries need not all be held at once.
+pub struct Reading<'c> {
+    digest: Digest,
+    calls: Calls,
+    cwd: Option<&'c str>,
+}
+
+impl<'c> Reading<'c> {
+    /// The reading of a session that ran in `cwd`.
+    pub fn new(cwd: Option<&'c str>) -> Reading<'c> {
+        Reading {
+            digest: Digest::default(),
+            calls: Calls::default(),
+            cwd,
+        }
+    }
+
+    /// Reads the session's next entry.
+    pub fn read(&mut self, row: &EntryRow) {
+        let entry = &row.record;
+        for file in files_changed(entry) {
+            let file = relative_to(&file, self.cwd);
+            if !self.digest.files.contains(&file) {
+                self.digest.files.push(file);
+            }
+        }
+        match entry.channel {
+            Channel::ToolCall => {
+                if let Some(text) = command_of(entry) {
+                    self.calls.called(entry, self.digest.commands.len());
+                    self.digest.commands.push(Command {
+                        seq: row.seq,
+                        text: one_line(&text),
+                        failed: false,
+                    });
+                } else {
+                    self.calls.called(entry, usize::MAX);
+                }
+            }
+            Channel::ToolResult if failed(entry) => {
+                if let Some(command) = self
+                    .calls
+                    .answered(entry)
+                    .and_then(|i| self.digest.commands.get_mut(i))
+                {
+                    command.failed = true;
+                }
+                if let Some(line) = error_line(&result_text(entry)) {
+                    self.digest.note_error(row.seq, line);
+                }
+            }
+            Channel::ToolResult => {
+                self.calls.answered(entry);
+            }
+            Channel::System if entry.meta.get("level").and_then(Value::as_str) == Some("error") => {
+                if let Some(line) = error_line(&entry.content) {
+                    self.digest.note_error(row.seq, line);
+                }
+            }
+            Channel::User | Channel::Assistant if !is_injected(&entry.content) => {
+                self.digest.read_prose(row.seq, &entry.content);
+            }
+            _ => {}
+        }
+    }
+
+    /// The digest of the entries read.
+    pub fn done(self) -> Digest {
+        self.digest
     }
 }
 

@@ -96,15 +96,22 @@ impl MemoryReads for Tx<'_> {
 
     /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order:
     /// a range of entry numbers.
-    fn entries(&self, session: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+    fn each_entry(
+        &self,
+        session: i64,
+        after_seq: i64,
+        limit: usize,
+        each: &mut dyn FnMut(EntryRow) -> Result<()>,
+    ) -> Result<()> {
         let (_, last) = session_range(session);
         let first = entry_id(session, after_seq.clamp(0, MAX_SEQ)) + 1;
         let sql = format!(
             "SELECT {ENTRY_COLUMNS} FROM entries e WHERE e.id BETWEEN $1 AND $2
          ORDER BY e.id LIMIT $3"
         );
-        let rows = self.query(&sql, &[&first, &last, &limit_of(limit)])?;
-        rows.iter().map(|r| entry_at(r, 0)).collect()
+        self.for_each_row(&sql, &[&first, &last, &limit_of(limit)], &mut |row| {
+            each(entry_at(row, 0)?)
+        })
     }
 
     /// Entry `seq` of session `session`.

@@ -76,7 +76,13 @@ impl MemoryReads for Connection {
 
     /// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
     /// order (page through a session with the last seq seen).
-    fn entries(&self, session_rowid: i64, after_seq: i64, limit: usize) -> Result<Vec<EntryRow>> {
+    fn each_entry(
+        &self,
+        session_rowid: i64,
+        after_seq: i64,
+        limit: usize,
+        each: &mut dyn FnMut(EntryRow) -> Result<()>,
+    ) -> Result<()> {
         let (_, last) = session_range(session_rowid);
         let first = entry_id(session_rowid, after_seq.clamp(0, MAX_SEQ)) + 1;
         let sql = format!(
@@ -84,7 +90,11 @@ impl MemoryReads for Connection {
             sql_limit(limit)
         );
         let mut statement = self.prepare_cached(&sql)?;
-        sqlite_rows(statement.query(params![first, last])?, |r| entry_at(r, 0))
+        let mut rows = statement.query(params![first, last])?;
+        while let Some(row) = rows.next()? {
+            each(entry_at(row, 0)?)?;
+        }
+        Ok(())
     }
 
     /// Entry `seq` of session `session_rowid`.
@@ -183,6 +193,7 @@ mod tests {
     use std::time::SystemTime;
 
     use super::*;
+    use crate::error::Error;
     use crate::model::time::rfc3339_of;
     use crate::store::Store;
     use crate::store::memory::record::Transcript;
@@ -309,6 +320,31 @@ mod tests {
                     Ok(())
                 })
                 .unwrap();
+        });
+    }
+
+    /// A reader of a session's entries one by one (a digest) stops at its first failure,
+    /// which is the read's; the rest of the answer is passed over and the store reads on.
+    #[test]
+    fn entries_read_one_by_one_stop_at_the_readers_failure() {
+        for_each_backend(|store| {
+            sample(&store);
+            let b = store.memory(|m| m.session("b")).unwrap().unwrap();
+            let mut seen = Vec::new();
+            let stopped = store.memory(|m| {
+                m.each_entry(b.rowid, 0, 10, &mut |entry| {
+                    seen.push(entry.seq);
+                    match entry.seq {
+                        2 => Err(Error::invalid("enough")),
+                        _ => Ok(()),
+                    }
+                })
+            });
+            assert_eq!(stopped.unwrap_err().message, "enough");
+            assert_eq!(seen, [1, 2], "nothing handed over after the failure");
+            let again = store.memory(|m| m.entries(b.rowid, 0, 10)).unwrap();
+            assert_eq!(again.len(), 3, "the next read is answered whole");
+            assert_eq!(again[2].record.content, "three");
         });
     }
 
