@@ -119,7 +119,7 @@ impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
     }
 
     /// The value for `key` made in this glance, if one was: never makes one.
-    pub fn peek(&self, key: &K) -> Option<Arc<V>> {
+    fn peek(&self, key: &K) -> Option<Arc<V>> {
         current()?;
         MADE.with(|made| {
             let made = made.borrow();

@@ -83,6 +83,9 @@ impl Space {
         caller: Caller,
         may_wait: bool,
     ) -> Result<Opened> {
+        // Where the file is and what it holds are looked up together (a memory entry and
+        // its session are read once); an open changes nothing, its writes come at release.
+        let glance = crate::tree::glance::glance();
         let path = self.path_of(ino)?;
         let at = self.locate_for_open(&path, ino)?;
         let node = &at.node;
@@ -107,6 +110,7 @@ impl Space {
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
         let (existing, print) = self.content_for_open(&at)?;
+        drop(glance);
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.to_vec());
         let content = if flags.truncate {
             Arc::new(Vec::new())

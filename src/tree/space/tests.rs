@@ -3,6 +3,7 @@
 //! friends. Checks validation at close, temp files in memory, renames, and panics.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -10,6 +11,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Fh, Ino, Kind, Node, TreePath};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
+use crate::tree::glance::Memo;
 use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
@@ -602,4 +604,88 @@ fn an_open_file_reports_what_it_holds_and_others_see_the_path() {
     assert_eq!(through_handle.size, 26, "the handle's own buffer");
     assert_eq!(by_path.size, 6, "the saved note, \"first\\n\"");
     space.release(fh);
+}
+
+/// `rows/`: files a store holds, each looked at once per glance (a round trip each to a
+/// remote store), counting the looks.
+#[derive(Default)]
+struct Rows {
+    looks: AtomicUsize,
+    looked: Memo<String, Vec<u8>>,
+}
+
+impl Rows {
+    fn look(&self, name: &str) -> Result<Arc<Vec<u8>>> {
+        self.looked.get(name.to_string(), || {
+            self.looks.fetch_add(1, Ordering::SeqCst);
+            Ok(format!("row {name}\n").into_bytes())
+        })
+    }
+}
+
+impl Resource for Rows {
+    fn name(&self) -> &'static str {
+        "rows"
+    }
+    fn summary(&self) -> Result<String> {
+        Ok("rows".into())
+    }
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        match path {
+            [] => Ok(Node::dir(false)),
+            // Never kept by the kernel: every open asks again.
+            [name] => self.look(name).map(|_| Node::document(false).dated(true)),
+            _ => Err(Error::not_found("no such row")),
+        }
+    }
+    fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+        Ok(vec![Child::new("r1", Kind::Document, "a row")])
+    }
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        Ok(self.look(&path.join("/"))?.to_vec())
+    }
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        Ok(Entry {
+            title: "rows".into(),
+            sections: vec![Section::children("Rows", &self.list(path)?, "none")],
+            ..Entry::default()
+        })
+    }
+}
+
+/// A `cat` of a file the kernel may not keep (a row that changes with the clock, or any
+/// file with `--no-cache`): the lookup stats it and reads it to size it, the open that
+/// follows takes what the lookup read, a later open finds it and reads it again. Each
+/// looks at the row once: one round trip to a remote store, not two.
+#[test]
+fn a_lookup_and_an_open_each_look_at_a_file_once() {
+    let rows = Arc::new(Rows::default());
+    let project = ProjectInfo {
+        name: "demo".into(),
+        path: "/demo".into(),
+        store: None,
+    };
+    let space = Space::new(
+        Links::new("/mnt/hs"),
+        500,
+        project,
+        vec![rows.clone() as Arc<dyn Resource>],
+    );
+    let dir = space.lookup(ROOT, "rows").unwrap().ino;
+    let looks = || rows.looks.load(Ordering::SeqCst);
+    let ino = space.lookup(dir, "r1").unwrap().ino;
+    assert_eq!(looks(), 1, "the lookup's stat and size share one look");
+    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    assert_eq!(looks(), 1, "the open just after takes what the lookup read");
+    space.release(fh);
+    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    assert_eq!(
+        looks(),
+        2,
+        "a later open's place and content share one look"
+    );
+    assert_eq!(space.read(fh, 0, 100).unwrap(), b"row r1\n");
+    space.release(fh);
+    assert_eq!(space.getattr(ino).unwrap().size, 7);
+    assert_eq!(looks(), 3, "a stat looks once");
 }
