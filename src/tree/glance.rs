@@ -3,10 +3,13 @@
 //! step of that way asks whether the folder changed (a stat): the same few folders, once
 //! per entry. Within a [`Glance`], what a first look found holds for the rest of it: the
 //! request answers as of its start, which is all a request that changes nothing can
-//! promise anyway. A request that writes must not open one: it would not see its own
+//! promise anyway. A glance must never span a write: the request would not see its own
 //! change. The same holds for a file's attributes ([`metadata`]): a module's link, its file
-//! and its folder's view each ask for them; and for what a resource works out once for all
-//! the entries of a listing ([`Memo`]): a session's digest, the tasks of a folder.
+//! and its folder's view each ask for them; and for what a resource works out once for a
+//! request ([`Memo`]): a session's digest, the tasks of a folder a listing shows, the
+//! entry a lookup stats and then reads to size. Listings (`readdirplus`) open a glance of
+//! their own kind ([`listing`]); a file's attributes (lookup, getattr) and an open are each
+//! worked out in a plain one.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -94,8 +97,9 @@ pub fn metadata(path: &Path) -> std::io::Result<Metadata> {
     Ok(meta)
 }
 
-/// The last value a resource worked out within a glance, by key: the first entry of a
-/// listing that needs it makes it, the others in the same glance share it. Outside a
+/// The last value a resource worked out within a glance, by key: the first call that
+/// needs it makes it (the first entry of a listing, a lookup's stat), the others in the
+/// same glance share it (the listing's next entries, the read that sizes the file). Outside a
 /// glance every call makes its own. Values are kept by the glance's thread and dropped
 /// with the glance, so a listing's rows never outlive the request that read them.
 pub struct Memo<K, V> {
@@ -270,6 +274,12 @@ mod tests {
         }
         let listed = listing();
         assert!(current().is_some() && in_listing());
+        {
+            // Each entry's attributes are worked out in a glance of their own.
+            let _attributes = glance();
+            assert!(in_listing(), "a glance within a listing is the listing's");
+        }
+        assert!(in_listing(), "the listing goes on after it");
         drop(listed);
         assert!(!in_listing(), "ended with its glance");
         let _next = glance();

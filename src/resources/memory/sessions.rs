@@ -236,7 +236,12 @@ fn shown(path: &[&str]) -> String {
 
 /// The number `file` would be the entry file of, in some session.
 fn entry_number(file: &str) -> Option<i64> {
-    file.strip_suffix(".json")?.parse().ok()
+    let digits = file.strip_suffix(".json")?;
+    // Digits only: `+001.json` would parse as entry 1, an unlisted alias of `001.json`.
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// The entry `file` names in `row`, if it is one of its entry files (exactly as listed).
@@ -544,4 +549,20 @@ pub fn valid_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         && id != "."
         && id != ".."
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entry_number;
+
+    #[test]
+    fn an_entry_file_is_named_by_digits_alone() {
+        assert_eq!(entry_number("0042.json"), Some(42));
+        assert_eq!(entry_number("7.json"), Some(7));
+        for name in [
+            "+42.json", "-1.json", " 1.json", ".json", "1e2.json", "42.md",
+        ] {
+            assert_eq!(entry_number(name), None, "{name}");
+        }
+    }
 }

@@ -53,7 +53,7 @@ pub struct Tasks {
     links: Links,
     clock: Clock,
     /// A run of the tasks of the folder being listed ([`crate::tree::glance::RUN`] of
-    /// them), by name, read once per glance from the
+    /// them), by name, read once per listing's glance from the
     /// first one asked for: a listing with attributes stats and reads each task it shows,
     /// a statement each (on PostgreSQL a round trip each, two per task).
     listed: Memo<String, HashMap<String, Task>>,
@@ -155,8 +155,9 @@ impl Tasks {
     /// The task whose file is `name` as seen in `folder`, or not found — saying where the
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
     /// One lookup by name answers both for a status directory, the common case (every
-    /// new task's file is looked up before it exists). Within a glance (a listing) a run of
-    /// the folder's tasks is read once, for the entries that follow.
+    /// new task's file is looked up before it exists). Within a listing's glance
+    /// (`glance::in_listing`) a run of the folder's tasks is read once, for the entries
+    /// that follow.
     fn find(
         &self,
         conn: &dyn TaskRecords,

@@ -107,7 +107,8 @@ pub trait MemoryReads {
     }
     /// [`MemoryReads::entries`], each handed to `each` as it is read, until `each` fails:
     /// a session's 20,000 entries are worked on while a remote store is still sending
-    /// them, and never all held at once.
+    /// them, and never all held at once. `each` must not read the store itself: on
+    /// PostgreSQL the connection is busy with this read until it ends.
     fn each_entry(
         &self,
         session: i64,

@@ -421,7 +421,8 @@ impl Tx<'_> {
     /// Runs `sql` and hands each row to `each` as it arrives, until `each` fails: a large
     /// answer is worked on while the rest of it is still on its way, and never held whole.
     /// A kept connection found dead is replaced as for any statement, never once a row was
-    /// handed over (it would be handed over again).
+    /// handed over (it would be handed over again). `each` must not use this `Tx`: the
+    /// connection is busy with the answer until it ends.
     pub fn for_each_row(
         &self,
         sql: &str,
@@ -680,6 +681,61 @@ mod tests {
         }
         eprintln!("{saved} saved, {refused} refused (EAGAIN), {unknown} not known");
         assert!(saved > 0 && refused > 0, "the outages came between writes");
+    }
+
+    /// A read handed its rows as they arrive never hands one over twice: a connection lost
+    /// after the first row fails the read (it is not tried again from the start), while a
+    /// kept connection found dead before any row is replaced and the read answered whole.
+    #[test]
+    fn a_streamed_read_lost_midway_fails_and_hands_no_row_over_twice() {
+        let server = scratch::ScratchServer::start().unwrap();
+        let url = server.database("stream").unwrap();
+        let store = Postgres::connect(&url, TABLES).unwrap();
+        let backend = |store: &Postgres| -> i32 {
+            let row = store.read(|tx| tx.query_one("SELECT pg_backend_pid()", &[]));
+            row.unwrap().get(0)
+        };
+        let mut admin = postgres::Client::connect(&url, NoTls).unwrap();
+        let mut end = |pid: i32| {
+            admin
+                .execute("SELECT pg_terminate_backend($1)", &[&pid])
+                .unwrap();
+        };
+        let serving = backend(&store);
+        let mut seen: Vec<i32> = Vec::new();
+        let lost = store.read(|tx| {
+            tx.for_each_row(
+                "SELECT n FROM generate_series(1, 5000000) n",
+                &[],
+                &mut |row| {
+                    seen.push(row.get(0));
+                    if seen.len() == 1 {
+                        end(serving);
+                    }
+                    Ok(())
+                },
+            )
+        });
+        assert!(lost.is_err(), "{} rows, then {lost:?}", seen.len());
+        assert!(seen.len() < 5_000_000, "the rest never came");
+        assert!(
+            seen.iter().zip(1..).all(|(n, expected)| *n == expected),
+            "each row once, in order"
+        );
+        end(backend(&store));
+        let mut counted = 0;
+        store
+            .read(|tx| {
+                tx.for_each_row("SELECT n FROM generate_series(1, 1000) n", &[], &mut |_| {
+                    counted += 1;
+                    Ok(())
+                })
+            })
+            .unwrap();
+        assert_eq!(
+            counted, 1000,
+            "a dead kept connection replaced, the read whole"
+        );
     }
 
     #[test]

@@ -94,8 +94,8 @@ impl MemoryReads for Tx<'_> {
         sessions_from(&self.query(&sql, &[&limit_of(limit)])?)
     }
 
-    /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order:
-    /// a range of entry numbers.
+    /// Up to `limit` entries of session `session` with a seq above `after_seq`, in seq order
+    /// (a range of entry numbers), each handed to `each` as its row arrives.
     fn each_entry(
         &self,
         session: i64,

@@ -75,7 +75,8 @@ impl MemoryReads for Connection {
     }
 
     /// Up to `limit` entries of session `session_rowid` with a seq above `after_seq`, in seq
-    /// order (page through a session with the last seq seen).
+    /// order (page through a session with the last seq seen), each handed to `each` as it
+    /// is read.
     fn each_entry(
         &self,
         session_rowid: i64,
