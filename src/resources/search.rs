@@ -163,7 +163,7 @@ impl Search {
                 }
             };
             total += hits.total;
-            blocks.push_str(&format!("\n## {} — {} hits\n", area.name(), hits.total));
+            blocks.push_str(&format!("\n## {} — {}\n", area.name(), hits_of(hits.total)));
             if let Some(note) = &hits.note {
                 blocks.push_str(&format!("({note})\n"));
             }
@@ -190,7 +190,11 @@ impl Search {
                 ));
             }
         }
-        let mut out = format!("# Search: {title} — {total} hits{}\n", page_label(page));
+        let mut out = format!(
+            "# Search: {title} — {}{}\n",
+            hits_of(total),
+            page_label(page)
+        );
         out.push_str(&blocks);
         if more && page < LAST_PAGE {
             out.push_str(&format!(
@@ -226,11 +230,11 @@ impl Search {
         };
         let shown = pages.get(page - 1).cloned().unwrap_or_default();
         out.push_str(&format!(
-            "# Search: {title} — {} hits{}\n",
-            hits.total,
+            "# Search: {title} — {}{}\n",
+            hits_of(hits.total),
             page_label(page)
         ));
-        out.push_str(&format!("\n## {} — {} hits\n", area.name(), hits.total));
+        out.push_str(&format!("\n## {} — {}\n", area.name(), hits_of(hits.total)));
         if let Some(note) = &hits.note {
             out.push_str(&format!("({note})\n"));
         }
@@ -437,6 +441,11 @@ impl Resource for Search {
             ..Entry::default()
         })
     }
+}
+
+/// `n hits`, or `1 hit`.
+fn hits_of(n: usize) -> String {
+    format!("{n} hit{}", if n == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]

@@ -52,4 +52,4 @@ expect_contains "$(cat "$HS/search/tasks:tag:bug")" "(no task has a tag; a task 
 # Everything at once: no area says 0 where a word is found.
 out=$(cat "$HS/search/rounding mode money")
 expect_absent "$out" "## source — 0 hits" "source ranks what it finds"
-expect_contains "$out" "## tasks — 1 hits" "so do tasks"
+expect_contains "$out" "## tasks — 1 hit" "so do tasks"

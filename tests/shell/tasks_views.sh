@@ -76,7 +76,7 @@ expect_contains "$(cat "$HS/search/tasks:nothing-like-this")" "0 hits" "no hits"
 expect_contains "$(cat "$HS/search/tasks:login\" OR \"x")" "Search:" "a query with quotes"
 expect_contains "$(cat "$HS/search/tasks:NEAR(login")" "Search:" "a query with FTS5 syntax"
 # The search of everything has a tasks section.
-expect_contains "$(cat "$HS/search/changelog")" "## tasks — 1 hits" "search/<q> includes tasks"
+expect_contains "$(cat "$HS/search/changelog")" "## tasks — 1 hit" "search/<q> includes tasks"
 # A deleted task leaves the search.
 rm "$T/open/changelog.json" || fail "rm"
 expect_contains "$(cat "$HS/search/tasks:version")" "0 hits" "a deleted task is not found"

@@ -291,8 +291,9 @@ impl Resource for Memory {
         }
         for (hit, repeats) in hits.iter_mut().zip(repeats) {
             if repeats > 0 {
+                let more = if repeats == 1 { "hit" } else { "hits" };
                 hit.line
-                    .push_str(&format!(" (same text in {repeats} more hits)"));
+                    .push_str(&format!(" (same text in {repeats} more {more})"));
             }
         }
         Ok(Hits {

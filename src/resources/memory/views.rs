@@ -371,7 +371,8 @@ pub fn related_from(
 ) -> String {
     let mut out = format!("{crumb}\n# Sessions like {}\n", row.record.id);
     out.push_str(
-        "Ranked by bm25 of the most distinctive terms of its summary and last entries.\n\n",
+        "Ranked by how well they match the most distinctive words of its summary and last \
+         entries, and by the files both changed.\n\n",
     );
     if related.is_empty() {
         out.push_str("No other session shares its distinctive terms.\n");
