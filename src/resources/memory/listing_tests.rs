@@ -9,45 +9,43 @@ use std::sync::Arc;
 use super::digest::SourcePlaces;
 use super::sessions::Sessions;
 use crate::model::Links;
+use crate::store::Store;
 use crate::store::memory::record::{Channel, Transcript};
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
 use crate::tree::glance::{glance, listing};
 use crate::tree::resource::Resource;
 
+/// `memory/sessions/` over `store`, holding session s1 of 2026-11-20 with an entry of each
+/// of `texts`: the resource, the session's number and its entry files' names in order.
+fn sessions_holding(store: &Arc<Store>, texts: &[&str]) -> (Sessions, i64, Vec<String>) {
+    let entries = (texts.iter())
+        .map(|text| entry(text, Channel::User, text))
+        .collect();
+    let sessions = vec![(session("s1", Some("2026-11-20T09:00:00Z"), "t"), entries)];
+    store
+        .change_memory(|m| m.import(&Transcript { sessions }))
+        .unwrap();
+    let rowid = store.memory(|m| m.session("s1")).unwrap().unwrap().rowid;
+    let memory = Sessions::new(
+        Arc::clone(store),
+        Links::new("/mnt/hs"),
+        500,
+        SourcePlaces::of(Path::new("/no-project")),
+    );
+    let names = (memory.names(&["2026-11-20", "s1"]).unwrap().into_iter())
+        .map(|n| n.0)
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    (memory, rowid, names)
+}
+
 #[test]
 fn a_listing_reads_a_sessions_entries_once() {
     for_each_backend(|store| {
-        let entries = ["first", "second", "third"]
-            .iter()
-            .map(|text| entry(text, Channel::User, text))
-            .collect();
-        let sessions = vec![(session("s1", Some("2026-11-20T09:00:00Z"), "t"), entries)];
-        store
-            .change_memory(|m| m.import(&Transcript { sessions }))
-            .unwrap();
-        let rowid = store.memory(|m| m.session("s1")).unwrap().unwrap().rowid;
-        let memory = Sessions::new(
-            Arc::clone(&store),
-            Links::new("/mnt/hs"),
-            500,
-            SourcePlaces::of(Path::new("/no-project")),
-        );
+        let (memory, rowid, names) = sessions_holding(&store, &["first", "second", "third"]);
         let dir = ["2026-11-20", "s1"];
-        let names: Vec<String> = memory
-            .names(&dir)
-            .unwrap()
-            .into_iter()
-            .map(|n| n.0)
-            .collect();
-        let file = |n: usize| {
-            names
-                .iter()
-                .filter(|n| n.ends_with(".json"))
-                .nth(n)
-                .unwrap()
-        };
-        let read = |n: usize| memory.read(&[dir[0], dir[1], file(n)]).unwrap();
+        let read = |n: usize| memory.read(&[dir[0], dir[1], &names[n]]).unwrap();
         let second = read(1);
 
         let listed = listing();
@@ -71,25 +69,7 @@ fn a_listing_reads_a_sessions_entries_once() {
 #[test]
 fn a_lookup_reads_the_entry_it_asks_for_once_and_no_other() {
     for_each_backend(|store| {
-        let entries = ["first", "second"]
-            .iter()
-            .map(|text| entry(text, Channel::User, text))
-            .collect();
-        let sessions = vec![(session("s1", Some("2026-11-20T09:00:00Z"), "t"), entries)];
-        store
-            .change_memory(|m| m.import(&Transcript { sessions }))
-            .unwrap();
-        let rowid = store.memory(|m| m.session("s1")).unwrap().unwrap().rowid;
-        let memory = Sessions::new(
-            Arc::clone(&store),
-            Links::new("/mnt/hs"),
-            500,
-            SourcePlaces::of(Path::new("/no-project")),
-        );
-        let names: Vec<String> = (memory.names(&["2026-11-20", "s1"]).unwrap().into_iter())
-            .map(|n| n.0)
-            .filter(|n| n.ends_with(".json"))
-            .collect();
+        let (memory, rowid, names) = sessions_holding(&store, &["first", "second"]);
         let path = |n: usize| ["2026-11-20", "s1", names[n].as_str()];
         let first = memory.read(&path(0)).unwrap();
 

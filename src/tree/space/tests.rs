@@ -121,18 +121,17 @@ impl Resource for Notes {
 fn space() -> (Space, Arc<Notes>) {
     let notes = Arc::new(Notes::default());
     notes.write(&["a.txt"], b"first\n", None).unwrap();
+    (space_of(notes.clone()), notes)
+}
+
+/// A space of project `demo` whose one resource is `resource`.
+fn space_of(resource: Arc<dyn Resource>) -> Space {
     let project = ProjectInfo {
         name: "demo".into(),
         path: "/demo".into(),
         store: None,
     };
-    let space = Space::new(
-        Links::new("/mnt/hs"),
-        500,
-        project,
-        vec![notes.clone() as Arc<dyn Resource>],
-    );
-    (space, notes)
+    Space::new(Links::new("/mnt/hs"), 500, project, vec![resource])
 }
 
 const WRITE: OpenFlags = OpenFlags {
@@ -660,17 +659,7 @@ impl Resource for Rows {
 #[test]
 fn a_lookup_and_an_open_each_look_at_a_file_once() {
     let rows = Arc::new(Rows::default());
-    let project = ProjectInfo {
-        name: "demo".into(),
-        path: "/demo".into(),
-        store: None,
-    };
-    let space = Space::new(
-        Links::new("/mnt/hs"),
-        500,
-        project,
-        vec![rows.clone() as Arc<dyn Resource>],
-    );
+    let space = space_of(rows.clone());
     let dir = space.lookup(ROOT, "rows").unwrap().ino;
     let looks = || rows.looks.load(Ordering::SeqCst);
     let ino = space.lookup(dir, "r1").unwrap().ino;
