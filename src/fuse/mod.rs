@@ -116,7 +116,10 @@ pub fn serve(
     }
     if kept {
         let notifier = session.notifier();
-        space.kernel().attach(Box::new(KernelNotifier(notifier)));
+        space
+            .kernel()
+            .attach(Box::new(KernelNotifier(notifier)))
+            .map_err(|e| format!("cannot start the thread that invalidates: {e}"))?;
         crate::log::line("cache: kept by the kernel, invalidated on every change");
         if serving.read_only {
             crate::log::line(
@@ -207,13 +210,28 @@ struct Fs {
 /// The session's notifier, as the tree asks for it.
 struct KernelNotifier(fuser::Notifier);
 
-impl Notifier for KernelNotifier {
-    fn inode(&self, ino: Ino) {
+impl KernelNotifier {
+    /// `offset` -1 drops the attributes alone; 0 (with length 0) the pages too.
+    fn invalidate(&self, ino: Ino, offset: i64) {
         // ENOENT (the kernel holds nothing of it) is no failure; others are only logged:
         // the TTL bounds how long a missed invalidation can show.
-        if let Err(e) = self.0.inval_inode(INodeNo(ino.0), 0, 0) {
-            crate::log::line(&format!("invalidating inode {ino} failed: {e}"));
+        match self.0.inval_inode(INodeNo(ino.0), offset, 0) {
+            Err(e) if e.raw_os_error() != Some(libc::ENOENT) => {
+                crate::log::line(&format!("invalidating inode {ino} failed: {e}"));
+            }
+            _ => {}
         }
+    }
+}
+
+impl Notifier for KernelNotifier {
+    fn attributes(&self, ino: Ino) {
+        // A negative offset: the kernel touches no page (see `tree::invalidator`).
+        self.invalidate(ino, -1);
+    }
+
+    fn inode(&self, ino: Ino) {
+        self.invalidate(ino, 0);
     }
 }
 
@@ -556,6 +574,9 @@ impl Filesystem for Fs {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        // The kernel holds the pages being read until the reply: a change this read
+        // brings about (a search becoming recent) must not wait for them to be dropped.
+        let _held = self.space.kernel().holding_pages();
         if !self.unopened {
             match guarded("read", || self.space.read(Fh(fh.0), offset, size)) {
                 Ok(data) => reply.data(&data),
@@ -563,9 +584,6 @@ impl Filesystem for Fs {
             }
             return;
         }
-        // The kernel holds the pages being read until the reply: a change this read
-        // brings about (a search becoming recent) may invalidate them only after it.
-        let _held = self.space.kernel().holding_pages();
         match guarded("read", || {
             self.space.read_unopened(Ino(ino.0), offset, size)
         }) {

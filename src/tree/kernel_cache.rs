@@ -1,25 +1,20 @@
 //! What the kernel keeps of the tree, and telling it what to forget. The FUSE adapter
 //! reports which inodes the kernel holds (lookups and forgets) and hands over a
 //! [`Notifier`]; the tree says what changed (`invalidation.rs`), and this drops the content
-//! it rendered for those inodes and tells the kernel to drop their attributes, pages and
-//! listings. The content kept here is what lets an `open` of an unchanged view cost no
-//! rendering; a generation counter keeps a rendering that raced a change from being kept.
+//! it rendered for those inodes and has the kernel drop their attributes, pages and
+//! listings (pages and listings from a thread of their own: `invalidator.rs`). The content
+//! kept here is what lets an `open` of an unchanged view cost no rendering; a generation
+//! counter keeps a rendering that raced a change from being kept.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::model::Ino;
 use crate::tree::inodes::{Print, ROOT};
+use crate::tree::invalidator::Invalidator;
+pub use crate::tree::invalidator::Notifier;
 use crate::tree::lock;
-
-/// How the tree tells the kernel to drop what it keeps (the FUSE session's notifier).
-pub trait Notifier: Send + Sync {
-    /// Drop the attributes, pages and listing the kernel keeps of `ino`. A name the
-    /// kernel looked up needs no invalidation: names keep their numbers (renames move
-    /// them), and a number whose path is gone answers "no such file".
-    fn inode(&self, ino: Ino);
-}
 
 /// Whether the kernel may keep what the mount serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +70,7 @@ impl State {
 /// What the kernel and the daemon keep, per inode.
 pub struct KernelCache {
     mode: CacheMode,
-    notifier: OnceLock<Box<dyn Notifier>>,
+    invalidator: OnceLock<Invalidator>,
     state: Mutex<State>,
 }
 
@@ -92,7 +87,7 @@ impl KernelCache {
         );
         KernelCache {
             mode,
-            notifier: OnceLock::new(),
+            invalidator: OnceLock::new(),
             state: Mutex::new(state),
         }
     }
@@ -102,8 +97,10 @@ impl KernelCache {
     }
 
     /// Start telling the kernel what to drop (once, when the session starts).
-    pub fn attach(&self, notifier: Box<dyn Notifier>) {
-        let _ = self.notifier.set(notifier);
+    pub fn attach(&self, notifier: Box<dyn Notifier>) -> std::io::Result<()> {
+        let invalidator = Invalidator::start(notifier)?;
+        let _ = self.invalidator.set(invalidator);
+        Ok(())
     }
 
     /// The kernel was handed `ino` (a lookup, create or mkdir reply); `volatile` when its
@@ -165,7 +162,8 @@ impl KernelCache {
 
     /// An open of `ino` serves content with fingerprint `now`: whether the kernel may keep
     /// the pages it holds (filled from the previous open). When they hold something else
-    /// (a change that raced a read), the kernel is also told to drop the attributes.
+    /// (a change that raced a read), the kernel is also told to drop the attributes; the
+    /// pages it drops itself, as the open does not keep them.
     pub fn opened(&self, ino: Ino, now: Print) -> bool {
         let before = {
             let mut state = lock(&self.state);
@@ -174,8 +172,8 @@ impl KernelCache {
         };
         match before {
             Some(before) if before != now => {
-                if let Some(notifier) = self.notifier.get() {
-                    notifier.inode(ino);
+                if let Some(invalidator) = self.invalidator.get() {
+                    invalidator.drop_attributes(ino);
                 }
                 false
             }
@@ -204,7 +202,9 @@ impl KernelCache {
     }
 
     /// Forget the content of `inos` and tell the kernel to drop them. Call with no lock
-    /// of the tree held: the kernel may wait for a request that needs one.
+    /// of the tree held: the kernel may wait for a request that needs one. Returns once
+    /// the kernel dropped them, or after [`crate::tree::invalidator::WAIT`] (at once while
+    /// this thread holds the kernel's pages, see [`KernelCache::holding_pages`]).
     pub fn drop_inodes(&self, inos: &[Ino]) {
         {
             let mut state = lock(&self.state);
@@ -217,53 +217,32 @@ impl KernelCache {
             }
             state.bytes -= freed;
         }
-        let deferred = DEFERRED.with_borrow_mut(|deferred| match deferred {
-            Some(later) => {
-                later.extend_from_slice(inos);
-                true
-            }
-            None => false,
-        });
-        if !deferred {
-            self.notify(inos);
+        if let Some(invalidator) = self.invalidator.get() {
+            invalidator.drop_inodes(inos, !HOLDING_PAGES.get());
         }
     }
 
-    /// Hold back, on this thread, the kernel's invalidations until the returned guard is
-    /// dropped. For a request the kernel serves while it holds the pages it asked for (a
-    /// read into its page cache): invalidating those pages before the reply would wait
-    /// for the reply forever. The content kept here is dropped at once all the same.
-    pub fn holding_pages(&self) -> PagesHeld<'_> {
-        DEFERRED.with_borrow_mut(|deferred| *deferred = Some(Vec::new()));
-        PagesHeld { cache: self }
-    }
-
-    fn notify(&self, inos: &[Ino]) {
-        if let Some(notifier) = self.notifier.get() {
-            for &ino in inos {
-                notifier.inode(ino);
-            }
-        }
+    /// Say, for this thread, that the kernel holds pages until the returned guard is
+    /// dropped (a read into its page cache, answered after the guard): invalidations this
+    /// request causes must not wait to be sent, since the pages they drop are its own.
+    pub fn holding_pages(&self) -> PagesHeld {
+        HOLDING_PAGES.set(true);
+        PagesHeld(())
     }
 }
 
 thread_local! {
-    /// Invalidations held back on this thread (see [`KernelCache::holding_pages`]).
-    static DEFERRED: RefCell<Option<Vec<Ino>>> = const { RefCell::new(None) };
+    /// This thread answers a read the kernel holds pages for (see
+    /// [`KernelCache::holding_pages`]).
+    static HOLDING_PAGES: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Invalidations held back while a request holds the kernel's pages; dropping it (after
-/// the reply) sends them.
-pub struct PagesHeld<'a> {
-    cache: &'a KernelCache,
-}
+/// This thread's request holds the kernel's pages while it lives.
+pub struct PagesHeld(());
 
-impl Drop for PagesHeld<'_> {
+impl Drop for PagesHeld {
     fn drop(&mut self) {
-        let mut inos = DEFERRED.with_borrow_mut(Option::take).unwrap_or_default();
-        inos.sort_unstable();
-        inos.dedup();
-        self.cache.notify(&inos);
+        HOLDING_PAGES.set(false);
     }
 }
 
@@ -336,42 +315,59 @@ mod tests {
     }
 
     #[derive(Default)]
-    struct Told(Mutex<Vec<Ino>>);
+    struct Told(Mutex<Vec<(&'static str, Ino)>>);
 
     impl Notifier for Arc<Told> {
+        fn attributes(&self, ino: Ino) {
+            lock(&self.0).push(("attributes", ino));
+        }
         fn inode(&self, ino: Ino) {
-            lock(&self.0).push(ino);
+            lock(&self.0).push(("inode", ino));
         }
     }
 
     #[test]
-    fn invalidations_wait_while_a_request_holds_the_kernels_pages() {
+    fn a_change_drops_the_content_at_once_and_has_the_kernel_drop_the_rest() {
         let cache = KernelCache::new(CacheMode::Kept);
         let told = Arc::new(Told::default());
-        cache.attach(Box::new(Arc::clone(&told)));
+        cache.attach(Box::new(Arc::clone(&told))).unwrap();
         cache.keep(
             Ino(7),
             cache.generation(),
             &Arc::new(b"x".to_vec()),
             print(b"x"),
         );
-        let held = cache.holding_pages();
-        cache.drop_inodes(&[Ino(7), Ino(8)]);
-        cache.drop_inodes(&[Ino(7)]);
-        assert!(lock(&told.0).is_empty(), "nothing told before the reply");
-        assert_eq!(
-            cache.content(Ino(7)),
-            None,
-            "the content is dropped at once"
-        );
-        drop(held);
-        assert_eq!(*lock(&told.0), vec![Ino(7), Ino(8)]);
-        cache.drop_inodes(&[Ino(9)]);
-        assert_eq!(
-            *lock(&told.0),
-            vec![Ino(7), Ino(8), Ino(9)],
-            "told at once again"
-        );
+        {
+            let _held = cache.holding_pages();
+            cache.drop_inodes(&[Ino(7), Ino(8)]);
+            assert_eq!(
+                cache.content(Ino(7)),
+                None,
+                "the content is dropped at once"
+            );
+            let told = lock(&told.0).clone();
+            assert_eq!(
+                told[..2],
+                [("attributes", Ino(7)), ("attributes", Ino(8))],
+                "attributes are dropped before the reply"
+            );
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while lock(&told.0).len() < 4 {
+            assert!(std::time::Instant::now() < deadline, "pages never dropped");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(lock(&told.0)[2..], [("inode", Ino(7)), ("inode", Ino(8))]);
+    }
+
+    #[test]
+    fn an_open_of_changed_content_drops_only_the_attributes() {
+        let cache = KernelCache::new(CacheMode::Kept);
+        let told = Arc::new(Told::default());
+        cache.attach(Box::new(Arc::clone(&told))).unwrap();
+        assert!(cache.opened(Ino(3), print(b"a")));
+        assert!(!cache.opened(Ino(3), print(b"b")));
+        assert_eq!(*lock(&told.0), vec![("attributes", Ino(3))]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod errlog;
 pub mod gate;
 pub mod glance;
 pub mod inodes;
+pub mod invalidator;
 pub mod kernel_cache;
 pub mod pending;
 pub mod resource;
