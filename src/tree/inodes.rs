@@ -87,12 +87,16 @@ impl Inodes {
     }
 
     /// `from` was renamed to `to`: its number (and those of everything under it) move
-    /// with it, as the kernel moves its names; whatever `to` was numbered before names
+    /// with it, as the kernel moves its names. What `to` was numbered before keeps naming
+    /// `to` for whoever looked it up just before (`sed -i` renames over a file that other
+    /// readers are opening: they read the old content or the new one, never "no such
+    /// file"), but a lookup of `to` gets `from`'s number; what was under `to` names
     /// nothing any more. A later lookup of `from` gets a new number.
     pub fn moved(&mut self, from: &str, to: &str) {
         let replaced: Vec<String> = self.under(to).map(|(p, _)| p.to_string()).collect();
         for path in replaced {
             if let Some(ino) = self.by_path.remove(&path)
+                && path != to
                 && let Some(record) = index(ino).and_then(|i| self.records.get_mut(i))
             {
                 record.gone = true;
@@ -196,14 +200,17 @@ mod tests {
         let dir = inodes.ino_of("tasks/open");
         let task = inodes.ino_of("tasks/open/a.json");
         let replaced = inodes.ino_of("tasks/done/b.json");
+        let inside = inodes.ino_of("tasks/done/b.json/x");
         inodes.moved("tasks/open/a.json", "tasks/done/b.json");
         assert_eq!(inodes.path_of(task), Some("tasks/done/b.json"));
         assert_eq!(inodes.ino_of("tasks/done/b.json"), task);
         assert_eq!(
             inodes.path_of(replaced),
-            None,
-            "the replaced file's number is gone"
+            Some("tasks/done/b.json"),
+            "the replaced file's number still names its place, for a reader who looked \
+             it up before the rename"
         );
+        assert_eq!(inodes.path_of(inside), None, "what was under it is gone");
         assert_ne!(inodes.ino_of("tasks/open/a.json"), task);
         inodes.moved("tasks/open", "tasks/later");
         assert_eq!(inodes.path_of(dir), Some("tasks/later"));
