@@ -63,6 +63,11 @@ fn eight_writers_editing_eight_methods_at_once_all_land() {
 }
 
 #[test]
+fn readers_of_a_module_and_a_symbol_never_see_them_vanish_during_edits() {
+    Mount::example().run_script("source_edit_readers.sh");
+}
+
+#[test]
 fn killing_the_daemon_mid_edit_leaves_every_file_old_or_new() {
     crash_while_editing(12);
 }
@@ -369,6 +374,41 @@ fn a_test_run_cut_short_by_a_killed_daemon_does_not_block_the_next() {
         "the cut-short run is closed as an error: {out}"
     );
     assert!(out.contains("stopped before it ended"), "{out}");
+}
+
+#[test]
+fn a_test_run_cut_short_by_a_killed_daemon_is_closed_at_the_next_mount() {
+    let mut mount = Mount::example();
+    // Named for this test alone, so that the pytest the killed daemon leaves behind can be
+    // ended here and nowhere else.
+    let slow = format!("slow_cases_{}.py", std::process::id());
+    std::fs::write(
+        mount.project.join("tests").join(&slow),
+        "import time\n\n\ndef test_sleep():\n    time.sleep(60)\n",
+    )
+    .unwrap();
+    let (ok, out) = mount.sh(&format!(
+        r#"printf 'tests/{slow}\n' > req.txt && cp req.txt "$HS/source/tests/run" && head -2 "$HS/source/tests/runs/1/_entry.md""#
+    ));
+    assert!(ok && out.contains("running"), "{out}");
+    mount.kill_daemon();
+    mount.restart(&[]);
+    // The read answers at once (a bound, not a speed claim: before, it waited for a run
+    // nobody carried out until it was killed).
+    let (ok, out) = mount.sh(
+        r#"timeout 20 cat "$HS/source/tests/runs/latest/result.md"; echo "exit $?"; head -2 "$HS/source/tests/runs/_entry.md""#,
+    );
+    let _ = std::process::Command::new("pkill")
+        .args(["-f", &slow])
+        .status();
+    assert!(ok, "{out}");
+    assert!(out.contains("exit 0"), "result.md answers: {out}");
+    assert!(out.contains("stopped before it ended"), "{out}");
+    let runs = out.split("exit 0").nth(1).unwrap_or_default();
+    assert!(
+        !runs.contains("running"),
+        "runs/ no longer says running: {out}"
+    );
 }
 
 #[test]

@@ -51,12 +51,38 @@ pub(super) struct TestRuns {
 
 impl TestRuns {
     pub(super) fn new(store: Arc<store::Store>, checkout: String) -> Self {
-        TestRuns {
+        let runs = TestRuns {
             store,
             checkout,
             refused: Mutex::default(),
             changes: OnceLock::new(),
+        };
+        // A run whose daemon was killed mid-run (or whose machine went down) would say
+        // "running" for ever, and a read of its result would wait for it: closed now.
+        if let Err(e) = runs.close_abandoned() {
+            crate::log::line(&format!(
+                "cannot close the test runs left running by a stopped mount: {}",
+                e.message
+            ));
         }
+        runs
+    }
+
+    /// Close, as stopped before they ended, this checkout's runs stored as running whose
+    /// daemon is gone; whether any was.
+    fn close_abandoned(&self) -> Result<bool> {
+        let here = lock(&RUNS_HERE);
+        let now = Time::now();
+        self.store.change_records(|db| {
+            let mut closed = false;
+            for (run, pid) in db.runs().running(&self.checkout)? {
+                if !carried_out(&here, run, pid) {
+                    db.runs().abandon(run, now)?;
+                    closed = true;
+                }
+            }
+            Ok(closed)
+        })
     }
 
     /// Report finished runs to `changes` from now on; `false` when they already were
@@ -488,7 +514,12 @@ impl Source {
         let At::Result(which) = at else {
             return None;
         };
-        let run = self.run_of(*which).ok()?;
+        let mut run = self.run_of(*which).ok()?;
+        // The mount carrying the run out may have died since it began (another daemon
+        // sharing the store): its run is closed, and the read answers at once.
+        if run.status == "running" && self.runs.close_abandoned().unwrap_or(false) {
+            run = self.run_of(*which).ok()?;
+        }
         if run.status != "running" {
             return None;
         }
@@ -557,13 +588,7 @@ impl Source {
         // on another thread sees it as carried out here.
         let mut here = lock(&RUNS_HERE);
         let id = self.runs.store.change_records(|db| {
-            let alive = |run: i64, pid: u32| {
-                if pid == std::process::id() {
-                    here.contains(&run)
-                } else {
-                    process_alive(pid)
-                }
-            };
+            let alive = |run: i64, pid: u32| carried_out(&here, run, pid);
             db.runs().begin(
                 &self.runs.checkout,
                 &job.command_line(),
@@ -656,14 +681,26 @@ impl Source {
     }
 }
 
-/// Whether process `pid` is alive (signal 0 checks without sending anything).
-fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
+/// Whether run `run`, stored as running in daemon `pid` of this host, is still being
+/// carried out: by this process (`here` holds what it carries out), or by a homespace
+/// daemon that is alive. A process of another program with the number of a daemon that
+/// died (numbers are reused) carries out no run.
+fn carried_out(here: &BTreeSet<i64>, run: i64, pid: u32) -> bool {
+    if pid == std::process::id() {
+        return here.contains(&run);
+    }
+    let Ok(number) = i32::try_from(pid) else {
         return false;
     };
     // SAFETY: signal 0 only checks that the process exists and may be signalled.
-    let sent = unsafe { libc::kill(pid, 0) };
-    sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    let sent = unsafe { libc::kill(number, 0) };
+    let alive = sent == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    alive
+        && match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+            Ok(name) => name.trim_end().starts_with("homespace"),
+            // No /proc to ask (or the process just ended): alive says it all.
+            Err(_) => true,
+        }
 }
 
 #[cfg(test)]
