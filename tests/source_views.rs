@@ -487,6 +487,61 @@ fn the_plain_name_of_an_overloaded_function_reads_and_writes_its_implementation(
         "{outline}"
     );
 
+    // A stub stays a stub and the implementation stays the implementation: either turned
+    // would rename the files beside it, so the write is refused and the module kept.
+    let source = space.resource_named("source").unwrap();
+    let turned = source
+        .write(
+            &["jinja", "environment", "convert@2.py"],
+            b"def convert(value: int) -> int:\n    return value\n",
+            None,
+        )
+        .expect_err("a stub written without @overload is refused");
+    assert!(
+        turned.message.contains("`@overload` stub of `convert`")
+            && turned.message.contains("`convert.py`"),
+        "{}",
+        turned.message
+    );
+    let turned = source
+        .write(
+            &["jinja", "environment", "Environment", "compile.py"],
+            b"@overload\ndef compile(self, source: str) -> str: ...\n",
+            None,
+        )
+        .expect_err("the implementation written as a stub is refused");
+    assert!(
+        turned
+            .message
+            .contains("implementation of the overloaded `compile`"),
+        "{}",
+        turned.message
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("jinja/environment.py")).unwrap(),
+        OVERLOADED,
+        "the refused writes changed nothing"
+    );
+    // Rewriting a stub as a stub is an edit like any other.
+    source
+        .write(
+            &["jinja", "environment", "convert@2.py"],
+            b"@typing_extensions.overload\ndef convert(value: int) -> float: ...\n",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("write convert@2.py: {}", e.message));
+    assert_eq!(
+        render(&space, "source/jinja/environment/convert@2.py"),
+        "@typing_extensions.overload\ndef convert(value: int) -> float: ...\n"
+    );
+    source
+        .write(
+            &["jinja", "environment", "convert@2.py"],
+            b"@typing_extensions.overload\ndef convert(value: int) -> int: ...\n",
+            None,
+        )
+        .unwrap_or_else(|e| panic!("write convert@2.py back: {}", e.message));
+
     // Writing the plain name replaces the implementation and leaves the stubs as they were,
     // through the dotted path as through the folder.
     let source = space.resource_named("source").unwrap();

@@ -381,6 +381,9 @@ impl Source {
                 {
                     return Err(conflict(shown));
                 }
+                if let Some(refusal) = overload_turned(module, index, text, shown) {
+                    return Err(refusal);
+                }
                 Ok(edit::replace_symbol(module_text, symbol, text))
             },
         )
@@ -539,6 +542,38 @@ fn located(module: &Module, inner: &MemberPath, file: &Path) -> Result<(usize, b
             file_name(file)
         ))
     })
+}
+
+/// Why `text`, written over definition `index` of an overloaded name, is refused: it turns
+/// a stub into an implementation (no `@overload`) or the implementation into a stub. The
+/// plain name's file is the implementation and the stubs are `name@N.py`, so either would
+/// rename the files beside it, and the one written would read back as another.
+fn overload_turned(module: &Module, index: usize, text: &str, shown: &str) -> Option<Error> {
+    let symbol = &module.index.symbols[index];
+    let name = symbol.qualname.last()?;
+    let written = crate::python::index_module(text)
+        .symbols
+        .into_iter()
+        .find(|s| s.parent.is_none())?;
+    let overloaded = module.index.symbols.iter().enumerate().any(|(other, s)| {
+        other != index && s.parent == symbol.parent && s.qualname.last() == Some(name)
+    });
+    if written.overload == symbol.overload || !overloaded {
+        return None;
+    }
+    Some(Error::invalid(if symbol.overload {
+        format!(
+            "{shown} was not saved: it is an `@overload` stub of `{name}`, and without \
+             `@overload` it would become the implementation, renaming the files beside it. \
+             Keep the decorator; the implementation, the code that runs, is `{name}.py`"
+        )
+    } else {
+        format!(
+            "{shown} was not saved: it is the implementation of the overloaded `{name}`, and \
+             with `@overload` it would become a stub, renaming the files beside it. Keep it \
+             without the decorator; the stubs are `{name}@2.py` and on"
+        )
+    }))
 }
 
 /// Whether a member called `name` already exists under `parent`.
