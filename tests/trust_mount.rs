@@ -9,11 +9,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::planted::{assert_never_ran, chmod, owners_edit_and_run, plant};
 use common::{Mount, OtherUser, example, succeed};
-
-fn chmod(path: &Path, mode: u32) {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
 
 /// The example project in a folder others may enter, its project folder writable by
 /// everyone when `open` (a shared checkout), mounted by root.
@@ -26,48 +23,6 @@ fn mount(open: bool) -> Mount {
         succeed(Command::new("chmod").args(["-R", "a+rwX"]).arg(&project));
     }
     Mount::at(dir, project, &[])
-}
-
-/// `user`'s own folder in the mount's temp dir, and in it an executable `evil.sh` that
-/// leaves `ran` beside it and then behaves as python3, so nothing else looks amiss.
-fn plant(mount: &Mount, user: &OtherUser) -> (PathBuf, PathBuf) {
-    let home = mount.dir.path().join(&user.name);
-    std::fs::create_dir(&home).unwrap();
-    std::os::unix::fs::chown(&home, Some(user.uid), None).unwrap();
-    let evil = home.join("evil.sh");
-    let mark = home.join("ran");
-    let (ok, out) = mount.sh_as(
-        user,
-        &format!(
-            "printf '#!/bin/sh\\ntouch {}\\nexec python3 \"$@\"\\n' > {evil}; chmod 755 {evil}",
-            mark.display(),
-            evil = evil.display()
-        ),
-    );
-    assert!(ok, "{out}");
-    (evil, mark)
-}
-
-/// The owner's common loop: an edit (import-checked) and a test run read to its end.
-fn owners_edit_and_run(mount: &Mount) -> String {
-    let (ok, out) = mount.sh("printf 'def hs_probe():\\n    return 1\\n' > probe.py \
-         && cp probe.py \"$HS/source/ledger/report/hs_probe.py\" \
-         && echo tests/test_journal.py > \"$HS/source/tests/run\" \
-         && for i in $(seq 1200); do \
-              grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
-              sleep 0.1; \
-            done \
-         && cat \"$HS/source/tests/runs/latest/_entry.md\"");
-    assert!(ok, "{out}\n--- daemon log ---\n{}", mount.log_text());
-    out
-}
-
-fn assert_never_ran(mark: &Path, mount: &Mount) {
-    assert!(
-        !mark.exists(),
-        "the other user's program ran as the owner\n--- daemon log ---\n{}",
-        mount.log_text()
-    );
 }
 
 #[test]
