@@ -7,7 +7,55 @@
 
 mod common;
 
-use common::Mount;
+use std::path::PathBuf;
+
+use common::planted::{assert_never_ran, chmod, owners_edit_and_run, user_folder};
+use common::{Mount, OtherUser, example};
+
+/// A temp dir others may enter, with the example project at `<dir>/<path>` (its folders
+/// the owner's, 0755), and `<dir>/shared`, sticky and writable by everyone.
+fn placed(path: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    chmod(dir.path(), 0o755);
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    chmod(&shared, 0o1777);
+    let project = dir.path().join(path);
+    common::copy_dir(&example(), &project);
+    (dir, project)
+}
+
+#[test]
+fn a_pytest_configuration_another_user_puts_above_the_project_is_never_read() {
+    let user = OtherUser::new("ini");
+    let (dir, project) = placed("shared/project");
+    // A project whose pyproject.toml has no pytest table: pytest would look further up.
+    let pyproject = project.join("pyproject.toml");
+    let text = std::fs::read_to_string(&pyproject).unwrap();
+    let table = text.find("[tool.pytest.ini_options]").unwrap();
+    let rest = text[table..].find("\n\n").unwrap() + table;
+    std::fs::write(&pyproject, format!("{}{}", &text[..table], &text[rest..])).unwrap();
+    let mount = Mount::at(dir, project, &[]);
+    let mark = user_folder(&mount, &user).join("ran");
+    let shared = mount.dir.path().join("shared");
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "printf '[pytest]\\n' > {shared}/pytest.ini \
+             && printf 'open(%s, \"w\").close()\\n' \"'{mark}'\" > {shared}/conftest.py",
+            shared = shared.display(),
+            mark = mark.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    let result = owners_edit_and_run(&mount);
+    assert_never_ran(&mark, &mount);
+    assert!(result.contains("passed"), "{result}");
+    assert!(
+        result.contains("--confcutdir=."),
+        "the command says so: {result}"
+    );
+}
 
 #[test]
 fn arguments_from_a_file_never_reach_pytest() {
