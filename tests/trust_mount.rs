@@ -190,3 +190,50 @@ fn what_the_owner_keeps_is_private_by_default() {
         assert!(!ok, "another user read {private} of a private store");
     }
 }
+
+#[test]
+fn settings_another_user_writes_in_an_open_settings_folder_are_set_aside_whole() {
+    let user = OtherUser::new("quiet");
+    let mount = mount(false);
+    let folder = mount.project.join(".homespace");
+    std::fs::create_dir_all(&folder).unwrap();
+    chmod(&folder, 0o777);
+    let private = mount.dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    chmod(&private, 0o700);
+    // Settings that run nothing: the import check off, a private folder followed.
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "printf '[import_check]\\nenabled = false\\n\\n[memory]\\nwatch = [\"{}\"]\\n' \
+             > \"$PROJECT/.homespace/settings.toml\"",
+            private.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    // An edit that breaks the module's import: the check, still on, undoes it.
+    let (ok, out) = mount.sh("cat \"$HS/source/ledger/report.py\" > report.py \
+         && echo 'import no_such_module_hs' >> report.py \
+         && cp report.py \"$HS/source/ledger/report.py\"");
+    assert!(
+        !ok,
+        "the broken edit was kept: another user's settings turned the import check off: {out}"
+    );
+    let module = std::fs::read_to_string(mount.project.join("src/ledger/report.py")).unwrap();
+    assert!(!module.contains("no_such_module_hs"), "{module}");
+    let view = mount.read("source/meta/_entry.md");
+    assert!(
+        view.contains("**Not in force:** none of the settings in"),
+        "{view}"
+    );
+    assert!(
+        view.contains(&format!("owned by uid {}", user.uid)),
+        "{view}"
+    );
+    assert!(view.contains("import check on"), "{view}");
+    let shown = mount.read("source/meta/settings.toml");
+    assert!(
+        shown.starts_with("# Not in force: none of the settings in"),
+        "{shown}"
+    );
+}
