@@ -191,6 +191,19 @@ fn what_the_owner_keeps_is_private_by_default() {
     }
 }
 
+/// Whether `seen` comes true before a deadline far beyond any fair wait (a bound on
+/// waiting, not a speed claim: the kernel's own cache would show the old text 60 s).
+fn soon(mut seen: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if seen() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    seen()
+}
+
 #[test]
 fn settings_another_user_writes_in_an_open_settings_folder_are_set_aside_whole() {
     let user = OtherUser::new("quiet");
@@ -235,5 +248,56 @@ fn settings_another_user_writes_in_an_open_settings_folder_are_set_aside_whole()
     assert!(
         shown.starts_with("# Not in force: none of the settings in"),
         "{shown}"
+    );
+}
+
+#[test]
+fn a_settings_change_outside_the_mount_shows_at_once() {
+    let mount = mount(false);
+    let (ok, out) = mount.sh(
+        "sed 's/depth = 2/depth = 3/' \"$HS/source/meta/settings.toml\" > s.toml \
+         && cp s.toml \"$HS/source/meta/settings.toml\"",
+    );
+    assert!(ok, "{out}");
+    assert!(
+        mount
+            .read("source/meta/settings.toml")
+            .contains("depth = 3")
+    );
+    assert!(
+        mount
+            .read("source/meta/_entry.md")
+            .contains("`nav.depth` = 3")
+    );
+    // The owner edits the file outside the mount, in place.
+    let file = mount.project.join(".homespace/settings.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("depth = 3", "depth = 4")).unwrap();
+    assert!(
+        soon(|| mount
+            .read("source/meta/settings.toml")
+            .contains("depth = 4")),
+        "{}",
+        mount.read("source/meta/settings.toml")
+    );
+    assert!(
+        mount
+            .read("source/meta/_entry.md")
+            .contains("`nav.depth` = 4")
+    );
+    // Then opens it to everyone: the mount says it is not in force.
+    chmod(&file, 0o666);
+    assert!(
+        soon(|| mount
+            .read("source/meta/settings.toml")
+            .starts_with("# Not in force:")),
+        "{}",
+        mount.read("source/meta/settings.toml")
+    );
+    let view = mount.read("source/meta/_entry.md");
+    assert!(view.contains("**Not in force:**"), "{view}");
+    assert!(
+        view.contains("settings.toml is writable by everyone"),
+        "{view}"
     );
 }

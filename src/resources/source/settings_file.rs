@@ -67,7 +67,8 @@ struct Shown {
 
 /// A file's size, modification time and inode: what changes when it is written or
 /// replaced (settings are replaced whole, by rename); with the owner and mode of the file
-/// and of its folder, on which whether it applies depends.
+/// and of its folder, on which whether it applies depends. A change of the folders above
+/// is heard by the project's watcher, which has them read again ([`SettingsFile::forget`]).
 type FileStamp = (u64, Option<std::time::SystemTime>, u64, [(u32, u32); 2]);
 
 impl SettingsFile {
@@ -200,6 +201,13 @@ impl SettingsFile {
             settings: settings.clone(),
         });
         settings
+    }
+
+    /// Read the settings again at the next view, and apply what takes effect outside the
+    /// next edit: the file, or a folder above it, changed outside the mount.
+    pub(crate) fn forget(&self) {
+        *crate::tree::lock(&self.shown) = None;
+        self.apply(&self.current());
     }
 
     /// Validate and keep new settings; they apply to the next edit. Only the mount's
