@@ -6,7 +6,10 @@
 //!
 //! One difference from ssh, which stops at the user's home: the walk goes to `/`, and a
 //! world-writable folder with the sticky bit (`/tmp`) is accepted on the way, since there
-//! others can add names but not replace or rename the owner's.
+//! others can add names but not replace or rename the owner's. That is why a symbolic
+//! link on the way must be the owner's or root's too: in such a folder another user may
+//! rename their own link, so one of theirs could lead somewhere else a moment after the
+//! check (issue 42: a `.venv` link swapped by `renameat2(RENAME_EXCHANGE)`).
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -30,7 +33,8 @@ pub(crate) fn owner_alone_as(path: &Path, owner: u32) -> Result<(), String> {
     let path = absolute(path)?;
     check_chain(&path, owner)?;
     // A symlink anywhere on the way leads elsewhere: what it leads to must pass too. The
-    // link itself is safe where its folder is, which the chain above checked.
+    // link itself cannot change: it is the owner's or root's, in a folder the chain above
+    // checked.
     let real = fs::canonicalize(&path)
         .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
     if real != path {
@@ -46,7 +50,17 @@ fn check_chain(path: &Path, owner: u32) -> Result<(), String> {
             .map_err(|e| format!("{} cannot be examined: {e}", at.display()))?;
         let kind = meta.file_type();
         if kind.is_symlink() {
-            // Links always show mode 0777; their target is checked on its own.
+            // Links always show mode 0777 and their target is checked on its own; but
+            // their owner may rename them, even in a sticky folder.
+            if meta.uid() != owner && meta.uid() != 0 {
+                return Err(format!(
+                    "{} is a symbolic link owned by {}, not by {} (the mount's owner) or \
+                     root: they may point it elsewhere between the check and the run",
+                    at.display(),
+                    user(meta.uid()),
+                    user(owner)
+                ));
+            }
             continue;
         }
         if kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device() {
@@ -54,9 +68,10 @@ fn check_chain(path: &Path, owner: u32) -> Result<(), String> {
         }
         if meta.uid() != owner && meta.uid() != 0 {
             return Err(format!(
-                "{} is owned by uid {}, not by uid {owner} (the mount's owner) or root",
+                "{} is owned by {}, not by {} (the mount's owner) or root",
                 at.display(),
-                meta.uid()
+                user(meta.uid()),
+                user(owner)
             ));
         }
         let mode = meta.mode() & 0o7777;
@@ -76,6 +91,40 @@ fn check_chain(path: &Path, owner: u32) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `uid 1001 (alice)`: a user as a message names them, by number and by name when the
+/// system knows one.
+pub(crate) fn user(uid: u32) -> String {
+    match user_name(uid) {
+        Some(name) => format!("uid {uid} ({name})"),
+        None => format!("uid {uid}"),
+    }
+}
+
+fn user_name(uid: u32) -> Option<String> {
+    let mut buffer = vec![0 as libc::c_char; 4096];
+    // SAFETY: an all-zero passwd is a valid value (null pointers, zero ids) to be filled.
+    let mut entry: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to a live local of the size given; getpwuid_r writes the
+    // strings into `buffer` and points `entry`'s fields into it, and `found` at `entry`.
+    let failed = unsafe {
+        libc::getpwuid_r(
+            uid,
+            &mut entry,
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if failed != 0 || found.is_null() || entry.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name points into `buffer`, NUL-terminated by getpwuid_r, and `buffer`
+    // outlives this borrow.
+    let name = unsafe { std::ffi::CStr::from_ptr(entry.pw_name) };
+    Some(name.to_string_lossy().into_owned())
 }
 
 /// Makes `dir` (and any missing folder above it) readable and writable by the owner alone
@@ -198,6 +247,32 @@ mod tests {
         let why = owner_alone(&link).unwrap_err();
         assert!(why.contains("open is writable by everyone"), "{why}");
         drop(file);
+    }
+
+    #[test]
+    fn a_link_of_another_user_is_refused_even_where_it_leads_is_fine() {
+        let (dir, file) = place();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(file.parent().unwrap(), &link).unwrap();
+        let through = link.join("settings.toml");
+        assert_eq!(owner_alone(&through), Ok(()));
+        if owner() != 0 {
+            eprintln!("only root can give a link away: not checked as another user");
+            return;
+        }
+        std::os::unix::fs::lchown(&link, Some(4242), None).unwrap();
+        let why = owner_alone(&through).unwrap_err();
+        assert!(
+            why.contains("link is a symbolic link owned by uid"),
+            "{why}"
+        );
+        assert!(why.contains("point it elsewhere"), "{why}");
+    }
+
+    #[test]
+    fn a_user_is_named_by_number_and_name() {
+        assert_eq!(user(0), "uid 0 (root)");
+        assert_eq!(user(4_000_000_000), "uid 4000000000");
     }
 
     #[test]

@@ -9,11 +9,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::planted::{assert_never_ran, chmod, owners_edit_and_run, plant};
 use common::{Mount, OtherUser, example, succeed};
-
-fn chmod(path: &Path, mode: u32) {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
-}
 
 /// The example project in a folder others may enter, its project folder writable by
 /// everyone when `open` (a shared checkout), mounted by root.
@@ -26,48 +23,6 @@ fn mount(open: bool) -> Mount {
         succeed(Command::new("chmod").args(["-R", "a+rwX"]).arg(&project));
     }
     Mount::at(dir, project, &[])
-}
-
-/// `user`'s own folder in the mount's temp dir, and in it an executable `evil.sh` that
-/// leaves `ran` beside it and then behaves as python3, so nothing else looks amiss.
-fn plant(mount: &Mount, user: &OtherUser) -> (PathBuf, PathBuf) {
-    let home = mount.dir.path().join(&user.name);
-    std::fs::create_dir(&home).unwrap();
-    std::os::unix::fs::chown(&home, Some(user.uid), None).unwrap();
-    let evil = home.join("evil.sh");
-    let mark = home.join("ran");
-    let (ok, out) = mount.sh_as(
-        user,
-        &format!(
-            "printf '#!/bin/sh\\ntouch {}\\nexec python3 \"$@\"\\n' > {evil}; chmod 755 {evil}",
-            mark.display(),
-            evil = evil.display()
-        ),
-    );
-    assert!(ok, "{out}");
-    (evil, mark)
-}
-
-/// The owner's common loop: an edit (import-checked) and a test run read to its end.
-fn owners_edit_and_run(mount: &Mount) -> String {
-    let (ok, out) = mount.sh("printf 'def hs_probe():\\n    return 1\\n' > probe.py \
-         && cp probe.py \"$HS/source/ledger/report/hs_probe.py\" \
-         && echo tests/test_journal.py > \"$HS/source/tests/run\" \
-         && for i in $(seq 1200); do \
-              grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
-              sleep 0.1; \
-            done \
-         && cat \"$HS/source/tests/runs/latest/_entry.md\"");
-    assert!(ok, "{out}\n--- daemon log ---\n{}", mount.log_text());
-    out
-}
-
-fn assert_never_ran(mark: &Path, mount: &Mount) {
-    assert!(
-        !mark.exists(),
-        "the other user's program ran as the owner\n--- daemon log ---\n{}",
-        mount.log_text()
-    );
 }
 
 #[test]
@@ -234,4 +189,115 @@ fn what_the_owner_keeps_is_private_by_default() {
         let (ok, _) = mount.sh_as(&user, &format!("cat \"$HS/{private}\" > /dev/null"));
         assert!(!ok, "another user read {private} of a private store");
     }
+}
+
+/// Whether `seen` comes true before a deadline far beyond any fair wait (a bound on
+/// waiting, not a speed claim: the kernel's own cache would show the old text 60 s).
+fn soon(mut seen: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if seen() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    seen()
+}
+
+#[test]
+fn settings_another_user_writes_in_an_open_settings_folder_are_set_aside_whole() {
+    let user = OtherUser::new("quiet");
+    let mount = mount(false);
+    let folder = mount.project.join(".homespace");
+    std::fs::create_dir_all(&folder).unwrap();
+    chmod(&folder, 0o777);
+    let private = mount.dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    chmod(&private, 0o700);
+    // Settings that run nothing: the import check off, a private folder followed.
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "printf '[import_check]\\nenabled = false\\n\\n[memory]\\nwatch = [\"{}\"]\\n' \
+             > \"$PROJECT/.homespace/settings.toml\"",
+            private.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    // An edit that breaks the module's import: the check, still on, undoes it.
+    let (ok, out) = mount.sh("cat \"$HS/source/ledger/report.py\" > report.py \
+         && echo 'import no_such_module_hs' >> report.py \
+         && cp report.py \"$HS/source/ledger/report.py\"");
+    assert!(
+        !ok,
+        "the broken edit was kept: another user's settings turned the import check off: {out}"
+    );
+    let module = std::fs::read_to_string(mount.project.join("src/ledger/report.py")).unwrap();
+    assert!(!module.contains("no_such_module_hs"), "{module}");
+    let view = mount.read("source/meta/_entry.md");
+    assert!(
+        view.contains("**Not in force:** none of the settings in"),
+        "{view}"
+    );
+    assert!(
+        view.contains(&format!("owned by uid {}", user.uid)),
+        "{view}"
+    );
+    assert!(view.contains("import check on"), "{view}");
+    let shown = mount.read("source/meta/settings.toml");
+    assert!(
+        shown.starts_with("# Not in force: none of the settings in"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_settings_change_outside_the_mount_shows_at_once() {
+    let mount = mount(false);
+    let (ok, out) = mount.sh(
+        "sed 's/depth = 2/depth = 3/' \"$HS/source/meta/settings.toml\" > s.toml \
+         && cp s.toml \"$HS/source/meta/settings.toml\"",
+    );
+    assert!(ok, "{out}");
+    assert!(
+        mount
+            .read("source/meta/settings.toml")
+            .contains("depth = 3")
+    );
+    assert!(
+        mount
+            .read("source/meta/_entry.md")
+            .contains("`nav.depth` = 3")
+    );
+    // The owner edits the file outside the mount, in place.
+    let file = mount.project.join(".homespace/settings.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("depth = 3", "depth = 4")).unwrap();
+    assert!(
+        soon(|| mount
+            .read("source/meta/settings.toml")
+            .contains("depth = 4")),
+        "{}",
+        mount.read("source/meta/settings.toml")
+    );
+    assert!(
+        mount
+            .read("source/meta/_entry.md")
+            .contains("`nav.depth` = 4")
+    );
+    // Then opens it to everyone: the mount says it is not in force.
+    chmod(&file, 0o666);
+    assert!(
+        soon(|| mount
+            .read("source/meta/settings.toml")
+            .starts_with("# Not in force:")),
+        "{}",
+        mount.read("source/meta/settings.toml")
+    );
+    let view = mount.read("source/meta/_entry.md");
+    assert!(view.contains("**Not in force:**"), "{view}");
+    assert!(
+        view.contains("settings.toml is writable by everyone"),
+        "{view}"
+    );
 }

@@ -3,6 +3,12 @@
 //! is the owner's alone ([`crate::trust`]). A `.venv` another user could have planted or
 //! changed is passed over (and the log says why): running it would run their program as
 //! the mount's owner.
+//!
+//! What runs is pinned, not looked up again by name: the interpreter is resolved once to
+//! the path it is run by — its folder made real (no link left on the way), a pyenv shim
+//! replaced by the version's interpreter (`pyenv.rs`) — and that path is what is checked,
+//! with its venv's `pyvenv.cfg` and the `home` it names (`venv.rs`). A link another user
+//! swaps after the check changes nothing of what runs.
 
 use std::env;
 use std::fs;
@@ -15,6 +21,8 @@ use crate::trust::owner_alone;
 /// `.venv` is not used must be told why, or the tests fail for reasons they cannot see).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interpreter {
+    /// What is run: no link on the way but, perhaps, the interpreter's own file (a venv's
+    /// `bin/python`, which Python needs by that name to find its venv).
     pub path: PathBuf,
     pub passed_over: Vec<String>,
 }
@@ -24,8 +32,8 @@ pub struct Interpreter {
 /// passes the check. The error says why there is none.
 pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String> {
     if let Some(chosen) = chosen {
-        return usable(chosen).map(|()| Interpreter {
-            path: chosen.to_path_buf(),
+        return pinned(chosen, project).map(|path| Interpreter {
+            path,
             passed_over: Vec::new(),
         });
     }
@@ -36,7 +44,6 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
         // A relative entry means "wherever the daemon happens to be": never trusted.
         .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join("python3"));
-    // Not canonicalized: a venv's python is a symlink, and Python finds its venv by it.
     let candidates = [".venv", "venv"]
         .iter()
         .map(|venv| project.join(venv).join("bin/python"))
@@ -46,15 +53,12 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
         if !executable(&candidate) {
             continue;
         }
-        match usable(&candidate) {
-            Ok(()) => {
+        match pinned(&candidate, project) {
+            Ok(path) => {
                 for why in &passed_over {
                     crate::log::line(&format!("interpreter passed over: {why}"));
                 }
-                return Ok(Interpreter {
-                    path: candidate,
-                    passed_over,
-                });
+                return Ok(Interpreter { path, passed_over });
             }
             Err(why) => passed_over.push(why),
         }
@@ -72,23 +76,52 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
     }
 }
 
-/// Whether `python` exists, is executable and is the owner's alone, with its virtualenv's
-/// `pyvenv.cfg` (which says where its packages come from) when it has one.
-fn usable(python: &Path) -> Result<(), String> {
+/// The path `python` is run by, or why it must not run: it exists, is executable and, as
+/// named and as resolved, is the owner's alone (no link of another user's on the way),
+/// with its virtualenv's `pyvenv.cfg` and that file's `home` when it has one.
+fn pinned(python: &Path, project: &Path) -> Result<PathBuf, String> {
     if !executable(python) {
         return Err(format!("{} is not an executable file", python.display()));
     }
     let refused = |why: String| format!("{} is not run: {why}", python.display());
     owner_alone(python).map_err(refused)?;
-    let config = python
-        .parent()
-        .and_then(Path::parent)
-        .map(|venv| venv.join("pyvenv.cfg"))
-        .filter(|config| config.exists());
+    let resolved = match super::pyenv::shim(python) {
+        Some(shim) => {
+            let version = env::var("PYENV_VERSION").ok();
+            shim.resolve(project, version.as_deref()).map_err(refused)?
+        }
+        None => python.to_path_buf(),
+    };
+    let real = real_folder(&resolved).map_err(refused)?;
+    owner_alone(&real).map_err(refused)?;
+    // Where Python looks for its venv's configuration: beside the interpreter, or one up.
+    let config = real
+        .ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join("pyvenv.cfg"))
+        .find(|config| fs::symlink_metadata(config).is_ok());
     if let Some(config) = config {
-        owner_alone(&config).map_err(refused)?;
+        super::venv::check(&config, &real).map_err(refused)?;
     }
-    Ok(())
+    Ok(real)
+}
+
+/// `python` with its folder resolved through every link, its own name kept: a venv's
+/// `bin/python` is a link Python must be started by to find its venv, and it is checked
+/// where it stands, in a folder no one else may change.
+fn real_folder(python: &Path) -> Result<PathBuf, String> {
+    let (Some(folder), Some(name)) = (python.parent(), python.file_name()) else {
+        return Err(format!("{} names no file", python.display()));
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    fs::canonicalize(folder)
+        .map(|real| real.join(name))
+        .map_err(|e| format!("{} cannot be resolved: {e}", folder.display()))
 }
 
 fn executable(path: &Path) -> bool {
@@ -118,7 +151,43 @@ mod tests {
     fn the_projects_own_venv_is_used() {
         let (dir, python) = project_with_venv();
         let found = find(dir.path(), None).unwrap();
-        assert_eq!((found.path, found.passed_over), (python, vec![]));
+        assert_eq!((found.path, found.passed_over), (real(&python), vec![]));
+    }
+
+    /// `path` as it is run: its folder made real (the temp dir may be behind a link).
+    fn real(path: &Path) -> PathBuf {
+        real_folder(path).unwrap()
+    }
+
+    #[test]
+    fn a_venv_reached_through_a_link_runs_by_its_real_path() {
+        let (dir, python) = project_with_venv();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let venv = elsewhere.path().join("venv");
+        fs::rename(dir.path().join(".venv"), &venv).unwrap();
+        std::os::unix::fs::symlink(&venv, dir.path().join(".venv")).unwrap();
+        let found = find(dir.path(), None).unwrap();
+        assert_eq!(found.path, real(&venv.join("bin/python")));
+        assert_ne!(found.path, python, "not by the link's name");
+        // Swapping the link afterwards changes nothing of the path that runs.
+        fs::remove_file(dir.path().join(".venv")).unwrap();
+        assert!(found.path.exists());
+    }
+
+    #[test]
+    fn a_venv_whose_home_others_may_write_is_passed_over() {
+        let (dir, python) = project_with_venv();
+        let home = dir.path().join("open/bin");
+        fs::create_dir_all(&home).unwrap();
+        chmod(&dir.path().join("open"), 0o777);
+        fs::write(
+            dir.path().join(".venv/pyvenv.cfg"),
+            format!("home = {}\n", home.display()),
+        )
+        .unwrap();
+        let why = find(dir.path(), Some(&python)).unwrap_err();
+        assert!(why.contains("says home = "), "{why}");
+        assert!(why.contains("open is writable by everyone"), "{why}");
     }
 
     #[test]
@@ -139,7 +208,7 @@ mod tests {
     #[test]
     fn a_chosen_interpreter_must_pass_and_is_never_replaced() {
         let (dir, python) = project_with_venv();
-        assert_eq!(find(dir.path(), Some(&python)).unwrap().path, python);
+        assert_eq!(find(dir.path(), Some(&python)).unwrap().path, real(&python));
         chmod(&python, 0o757);
         let why = find(dir.path(), Some(&python)).unwrap_err();
         assert!(

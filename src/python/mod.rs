@@ -3,7 +3,9 @@
 //!
 //! ```text
 //! validate.rs validate / target_version: would it compile on the project's Python?
-//! interpreter.rs find: the project's interpreter, if the owner's alone (crate::trust)
+//! interpreter.rs find: the project's interpreter, if the owner's alone (crate::trust),
+//!             pinned to the path it runs by; pyenv.rs a pyenv shim resolved to the
+//!             version's interpreter, venv.rs a venv's pyvenv.cfg and its home checked
 //! symbols.rs  index_module, check_syntax: which symbols, where, and the syntax problems
 //! indent.rs   symbol_text / reindent: a symbol's lines as a standalone file and back
 //! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
@@ -38,8 +40,10 @@ mod index;
 pub mod interpreter;
 mod lines;
 mod parse;
+mod pyenv;
 mod symbols;
 mod validate;
+mod venv;
 
 pub use dotted::Dotted;
 pub use indent::{reindent, symbol_text};

@@ -17,6 +17,10 @@ pub struct Job {
     pub root: PathBuf,
     /// Put first on `PYTHONPATH`: where the project's packages live (`src/`, the root).
     pub paths: Vec<PathBuf>,
+    /// The project's own pytest configuration file (see
+    /// [`crate::resources::source::pytest_config::config_file`]); `None`: it has none, and
+    /// pytest is given none.
+    pub config: Option<PathBuf>,
     /// Test selectors as the user wrote them (`tests/test_calc.py::test_add`, `-k div`).
     pub selector: Vec<String>,
     pub timeout: Duration,
@@ -93,11 +97,33 @@ impl Job {
         ]
     }
 
-    /// pytest's arguments but the report's path: the selector, then no cache left in the
-    /// project and no colour codes in the output kept.
+    /// pytest's arguments but the report's path: the selector, then pytest kept inside the
+    /// project (its rootdir, its own configuration file or none, no conftest.py read above
+    /// it; after the selector and the settings' arguments, so that they cannot be undone),
+    /// no cache left in the project and no colour codes in the output kept.
+    ///
+    /// Without the first three, pytest looks for its configuration in the folders above
+    /// the project too: in a shared folder, another user's `pytest.ini` there becomes the
+    /// run's, and their `conftest.py` beside it runs as the owner (issue 42). `/dev/null`
+    /// is pytest's way to say "no configuration" (it has no section to read).
     fn arguments(&self) -> Vec<String> {
+        let config = match &self.config {
+            Some(file) => match file.strip_prefix(&self.root) {
+                Ok(rel) => rel.to_string_lossy().into_owned(),
+                Err(_) => file.to_string_lossy().into_owned(),
+            },
+            None => "/dev/null".to_string(),
+        };
+        // Relative to the run's folder, the project: pytest expands `$VAR` in --rootdir,
+        // and a project's absolute path may hold a `$`.
         let mut words: Vec<String> = vec!["-m".into(), "pytest".into()];
         words.extend(self.selector.iter().cloned());
+        words.extend([
+            "--rootdir=.".into(),
+            "-c".into(),
+            config,
+            "--confcutdir=.".into(),
+        ]);
         words.extend(["-p", "no:cacheprovider", "--color", "no"].map(String::from));
         words
     }
@@ -240,6 +266,7 @@ mod tests {
             python: PathBuf::from("python3"),
             root: dir.path().to_path_buf(),
             paths: vec![dir.path().join("src")],
+            config: None,
             selector: selector.iter().map(|s| s.to_string()).collect(),
             timeout,
             note: None,
@@ -276,6 +303,43 @@ mod tests {
             !dir.path().join(".pytest_cache").exists(),
             "no cache left in the project"
         );
+    }
+
+    #[test]
+    fn nothing_above_the_project_is_read() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(
+            outer.path().join("pytest.ini"),
+            "[pytest]\naddopts = -p no_such_plugin_above\n",
+        )
+        .unwrap();
+        std::fs::write(
+            outer.path().join("conftest.py"),
+            "raise SystemExit('the conftest above the project ran')\n",
+        )
+        .unwrap();
+        let root = outer.path().join("project");
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/test_a.py"), "def test_a():\n    pass\n").unwrap();
+        let job = Job {
+            python: PathBuf::from("python3"),
+            root: root.clone(),
+            paths: vec![],
+            config: None,
+            selector: vec![],
+            timeout: Duration::from_secs(120),
+            note: None,
+        };
+        let outcome = job.run();
+        assert_eq!(outcome.status, Status::Passed, "{}", outcome.output);
+        assert!(
+            outcome
+                .output
+                .contains(&format!("rootdir: {}", root.display())),
+            "{}",
+            outcome.output
+        );
+        assert!(!outcome.output.contains("pytest.ini"), "{}", outcome.output);
     }
 
     #[test]

@@ -6,6 +6,11 @@
 //!
 //! The text is split as a shell splits words, so `-k "parse and not slow"` is one
 //! expression.
+//!
+//! No word may start with `@`, wherever it stands (as a value of `-k` too): pytest's
+//! parser is argparse with `@` as its fromfile prefix, so `@ARGS` is replaced by the
+//! words of the file `ARGS`, unchecked. [`fromfile`] is that rule, which the settings'
+//! `tests.args` follow as well.
 
 /// Options that take a value, given as the next word or joined (`-kEXPR`, `--maxfail=2`).
 const WITH_VALUE: &[&str] = &["-k", "-m", "--maxfail"];
@@ -31,9 +36,12 @@ pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, -x, --maxfail N, -q
 pub fn parse(selector: &str) -> Result<Vec<String>, String> {
     let words = shlex::split(selector)
         .ok_or_else(|| "the selector has an unclosed quote or a trailing backslash".to_string())?;
-    let mut refused = Vec::new();
+    let mut refused: Vec<String> = words.iter().filter_map(|w| fromfile(w)).collect();
     let mut words_iter = words.iter().peekable();
     while let Some(word) = words_iter.next() {
+        if word.starts_with('@') {
+            continue;
+        }
         if !word.starts_with('-') {
             continue;
         }
@@ -42,6 +50,8 @@ pub fn parse(selector: &str) -> Result<Vec<String>, String> {
         }
         if WITH_VALUE.contains(&word.as_str()) {
             match words_iter.next() {
+                // Refused above, as any word starting with `@` is.
+                Some(value) if value.starts_with('@') => continue,
                 Some(value) if word != "--maxfail" || is_count(value) => continue,
                 Some(value) => refused.push(format!("`--maxfail {value}` (a number is needed)")),
                 None => refused.push(format!("`{word}` without its value")),
@@ -68,6 +78,18 @@ pub fn parse(selector: &str) -> Result<Vec<String>, String> {
             if refused.len() == 1 { "is" } else { "are" }
         ))
     }
+}
+
+/// Why `word` is refused as an argument of pytest, if it starts with `@`: argparse (which
+/// pytest's parser is, with `@` as its fromfile prefix) replaces it with the words of that
+/// file, which no check here sees: `@ARGS` holding `--basetemp=<folder>` empties the folder.
+pub fn fromfile(word: &str) -> Option<String> {
+    let file = word.strip_prefix('@')?;
+    Some(format!(
+        "`{word}` (pytest would read more arguments from the file {file:?}, unchecked: \
+         arguments from files are refused; a test file whose name starts with @ is \
+         ./{word})"
+    ))
 }
 
 /// `-xq`, `-vv`: short flags run together.
@@ -149,5 +171,29 @@ mod tests {
         let why = parse("--co --pdb -x").unwrap_err();
         assert!(why.starts_with("`--co`, `--pdb` are not"), "{why}");
         assert!(parse("-k 'open").unwrap_err().contains("unclosed quote"));
+    }
+
+    #[test]
+    fn arguments_from_a_file_are_refused_wherever_they_stand() {
+        for bad in [
+            "@ARGS",
+            "tests/ @args.txt",
+            "-k @ARGS",
+            "-m @x",
+            "--maxfail @n",
+        ] {
+            let why = parse(bad).unwrap_err();
+            assert!(
+                why.contains("read more arguments from the file"),
+                "{bad}: {why}"
+            );
+            assert!(
+                why.contains("arguments from files are refused"),
+                "{bad}: {why}"
+            );
+        }
+        // Not at the start of a word, `@` is only a character of it.
+        assert!(parse("tests/test_a.py::test_x[a@b] -kfoo@bar").is_ok());
+        assert!(parse("./@weird_test.py").is_ok());
     }
 }

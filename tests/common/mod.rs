@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod planted;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -115,6 +117,21 @@ impl Mount {
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         Self::over_env(dir, copy, store, args, env)
+    }
+
+    /// Mount `project` (already in place inside `dir`) with `env` set for the daemon.
+    pub fn at_with_env(
+        dir: tempfile::TempDir,
+        project: PathBuf,
+        args: &[&str],
+        env: &[(&str, PathBuf)],
+    ) -> Mount {
+        let store = dir.path().join("store.db");
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        Self::over_env(dir, project, store, args, env)
     }
 
     fn over(dir: tempfile::TempDir, project: PathBuf, store: PathBuf, args: &[&str]) -> Mount {

@@ -67,7 +67,7 @@ impl Resource for MetaDir {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match path {
-            [SETTINGS] => Ok(self.settings.text()?.into_bytes()),
+            [SETTINGS] => Ok(self.settings.shown_text()?.into_bytes()),
             [] => Err(Error::new(
                 ErrorKind::IsADirectory,
                 format!("source/{META} is a directory: read its _entry.md"),
@@ -97,7 +97,7 @@ fn entry(kept: &SettingsFile, links: &Links) -> Entry {
     // Said first: the owner expects these settings to apply, and they do not.
     let set_aside = settings.set_aside.iter().map(|why| {
         format!(
-            "**Not in force:** {why}. They apply again once no one but you can change the file."
+            "**Not in force:** {why}. The file applies again once no one but you can change it."
         )
     });
     Entry {
@@ -165,7 +165,7 @@ fn entry(kept: &SettingsFile, links: &Links) -> Entry {
             ..Section::default()
         }],
         advanced: vec![format!(
-            "Kept in `{}`, yours alone (never in the store): `import_check.python` and `tests.args` choose what runs as you, so they apply only while that file and its folders are writable by no one else.",
+            "Kept in `{}`, yours alone (never in the store): `import_check.python` and `tests.args` choose what runs as you, so the file applies only while it and its folders are writable by no one else — all of it, or none.",
             kept.path().display()
         )],
         ..Entry::default()

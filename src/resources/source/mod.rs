@@ -370,7 +370,13 @@ impl Resource for Source {
 
     fn watch(&self, changes: Changes) {
         if self.runs.report_to(Arc::clone(&changes)) {
-            watch::start(Arc::clone(&self.project), self.name(), changes);
+            let settings = Arc::clone(&self.settings);
+            watch::start(
+                Arc::clone(&self.project),
+                self.name(),
+                changes,
+                Box::new(move || settings.forget()),
+            );
         }
     }
 

@@ -3,11 +3,66 @@
 //! `[tool.pytest.ini_options]`, `tox.ini`'s `[pytest]`, `setup.cfg`'s `[tool:pytest]`; the
 //! first file that has the section is the only one read. Only the options that decide
 //! where tests are: `testpaths`, `python_files` and `norecursedirs`.
+//!
+//! [`config_file`] is which file a run hands pytest with `-c`: pytest's own choice, made
+//! within the project only (pytest would look above it too, and take a `pytest.ini`
+//! another user left in a shared folder).
 
 use std::path::Path;
 
 /// The files pytest may read its configuration from, in the order it looks at them.
 pub const CONFIG_FILES: &[&str] = &["pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
+
+/// The files pytest 9 takes its configuration from, in the order it looks at them, each
+/// with whether it counts only when it has pytest's section (`pytest.ini` counts even
+/// empty).
+const RUN_CONFIG_FILES: &[(&str, bool)] = &[
+    ("pytest.toml", false),
+    (".pytest.toml", false),
+    ("pytest.ini", false),
+    (".pytest.ini", false),
+    ("pyproject.toml", true),
+    ("tox.ini", true),
+    ("setup.cfg", true),
+];
+
+/// The configuration file pytest would take in the project folder `root` alone: the first
+/// of [`RUN_CONFIG_FILES`] that counts, else `pyproject.toml` if there is one (pytest 8.1+
+/// settles on it then); `None` when the project has none.
+pub fn config_file(root: &Path) -> Option<std::path::PathBuf> {
+    let mut pyproject = None;
+    for (name, needs_section) in RUN_CONFIG_FILES {
+        let file = root.join(name);
+        if !file.is_file() {
+            continue;
+        }
+        if !needs_section {
+            return Some(file);
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        let counts = match *name {
+            "pyproject.toml" => {
+                pyproject = Some(file.clone());
+                has_tool_pytest(&text)
+            }
+            "tox.ini" => ini_section(&text, "pytest").is_some(),
+            _ => ini_section(&text, "tool:pytest").is_some(),
+        };
+        if counts {
+            return Some(file);
+        }
+    }
+    pyproject
+}
+
+/// Whether a pyproject.toml has `[tool.pytest]` (pytest 9's own table) or
+/// `[tool.pytest.ini_options]`.
+fn has_tool_pytest(text: &str) -> bool {
+    text.parse::<toml_edit::DocumentMut>()
+        .ok()
+        .and_then(|doc| doc.get("tool")?.get("pytest").map(|_| ()))
+        .is_some()
+}
 
 /// pytest's defaults for the options read here.
 const PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
@@ -229,6 +284,41 @@ mod tests {
             ("tox.ini", "[pytest]\ntestpaths = testing\n"),
         ]);
         assert_eq!(PytestConfig::read(dir.path()).testpaths, ["t"]);
+    }
+
+    #[test]
+    fn a_run_takes_the_file_pytest_would_take_in_the_project() {
+        let chosen = |files: &[(&str, &str)]| {
+            let dir = project(files);
+            config_file(dir.path()).map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        };
+        assert_eq!(chosen(&[]), None);
+        assert_eq!(
+            chosen(&[("pyproject.toml", "[project]\nname = \"x\"\n")]).as_deref(),
+            Some("pyproject.toml"),
+            "without its table, when nothing else is"
+        );
+        assert_eq!(
+            chosen(&[
+                ("pyproject.toml", "[project]\nname = \"x\"\n"),
+                ("tox.ini", "[tox]\n"),
+                ("setup.cfg", "[tool:pytest]\n"),
+            ])
+            .as_deref(),
+            Some("setup.cfg")
+        );
+        assert_eq!(
+            chosen(&[
+                ("pyproject.toml", "[tool.pytest]\nminversion = \"9.0\"\n"),
+                ("setup.cfg", "[tool:pytest]\n"),
+            ])
+            .as_deref(),
+            Some("pyproject.toml")
+        );
+        assert_eq!(
+            chosen(&[("pytest.ini", ""), ("pytest.toml", "")]).as_deref(),
+            Some("pytest.toml")
+        );
     }
 
     #[test]

@@ -579,6 +579,7 @@ impl Source {
             python: python.path,
             note,
             root: self.project.root.clone(),
+            config: super::pytest_config::config_file(&self.project.root),
             paths: self.project.code_roots.clone(),
             selector: args,
             timeout: settings.test_timeout,

@@ -228,6 +228,12 @@ pub fn parse(text: &str) -> Result<Settings> {
     let test_args = strings("tests", "args", "pytest arguments").unwrap_or_default();
     let ignore =
         IgnoreLines::new(strings("project", "ignore", ".gitignore lines").unwrap_or_default());
+    problems.extend(
+        test_args
+            .iter()
+            .filter_map(|word| crate::testrun::selector::fromfile(word))
+            .map(|why| format!("tests.args: {why}")),
+    );
     if let Err(bad) = ignore.matcher(Path::new("/")) {
         problems.push(format!(
             "project.ignore has patterns that are not valid: {bad}"
@@ -376,6 +382,18 @@ mod tests {
             "comments kept: {kept}"
         );
         assert_eq!(without_what_runs(DEFAULT), DEFAULT);
+    }
+
+    #[test]
+    fn test_arguments_from_a_file_are_refused() {
+        let error = parse("[tests]\nargs = [\"--tb=short\", \"@more\"]\n").unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("tests.args: `@more` (pytest would read more arguments"),
+            "{}",
+            error.message
+        );
     }
 
     #[test]

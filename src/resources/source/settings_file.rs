@@ -1,8 +1,10 @@
 //! Where the settings of source/ are kept and how they are read and written: the
 //! checkout's `.homespace/settings.toml`, the owner's alone (what they say, and how that is
-//! validated, is `settings.rs`). Settings that choose what runs (the interpreter of the
-//! import check and the test runner, pytest's arguments) apply only while that file is
-//! the owner's alone.
+//! validated, is `settings.rs`). The file applies only while it is the owner's alone,
+//! every setting of it: not only those that choose what runs (the interpreter of the
+//! import check and the test runner, pytest's arguments) but those that run nothing too —
+//! another user's `[memory] watch` would import the owner's private folders, their
+//! `import_check.enabled = false` would let broken edits through (issue 42).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -23,6 +25,25 @@ use crate::trust;
 
 /// The settings file's name in the checkout's `.homespace/`.
 const SETTINGS_FILE: &str = "settings.toml";
+
+/// How `source/meta/settings.toml` begins when the file is set aside.
+const NOT_IN_FORCE: &str = "# Not in force: ";
+
+/// The settings before anyone wrote them.
+fn defaults() -> Settings {
+    settings::parse(DEFAULT).unwrap_or(Settings {
+        import_check: true,
+        python: None,
+        import_timeout: Duration::from_secs(10),
+        nav: Default::default(),
+        ignore: Default::default(),
+        test_args: Vec::new(),
+        test_timeout: Duration::from_secs(600),
+        expose_new_modules: true,
+        memory_watch: Watching::Default,
+        set_aside: None,
+    })
+}
 
 /// The settings of one checkout's source/: the file that holds them, and the records of
 /// the store they were read from before they moved there.
@@ -45,8 +66,10 @@ struct Shown {
 }
 
 /// A file's size, modification time and inode: what changes when it is written or
-/// replaced (settings are replaced whole, by rename).
-type FileStamp = (u64, Option<std::time::SystemTime>, u64);
+/// replaced (settings are replaced whole, by rename); with the owner and mode of the file
+/// and of its folder, on which whether it applies depends. A change of the folders above
+/// is heard by the project's watcher, which has them read again ([`SettingsFile::forget`]).
+type FileStamp = (u64, Option<std::time::SystemTime>, u64, [(u32, u32); 2]);
 
 impl SettingsFile {
     pub(crate) fn new(project: Arc<Project>, store: Arc<Store>, checkout: String) -> Self {
@@ -100,32 +123,33 @@ impl SettingsFile {
     }
 
     /// The settings `text` (as [`Self::text`] read them) puts in force; the defaults when
-    /// it could not be read or parsed.
+    /// it could not be read or parsed, or when it was read from a file others could have
+    /// written (then saying why).
     fn in_force(&self, text: Result<String>) -> Settings {
-        let parsed = text
-            .and_then(|text| settings::parse(&text))
-            .or_else(|_| settings::parse(DEFAULT))
-            .unwrap_or(Settings {
-                import_check: false,
-                python: None,
-                import_timeout: Duration::from_secs(10),
-                nav: Default::default(),
-                ignore: Default::default(),
-                test_args: Vec::new(),
-                test_timeout: Duration::from_secs(600),
-                expose_new_modules: true,
-                memory_watch: Watching::Default,
-                set_aside: None,
-            });
-        if !parsed.runs_something() {
-            return parsed;
+        let file = self.path();
+        // Read from the file, it applies only while no one else can change it; else from
+        // the store, where what runs was blanked already ([`settings::without_what_runs`]).
+        if std::fs::symlink_metadata(&file).is_ok()
+            && let Err(why) = trust::owner_alone(&file)
+        {
+            return defaults().set_aside(format!(
+                "none of the settings in {} apply, the defaults do: {why}",
+                file.display()
+            ));
         }
-        match trust::owner_alone(&self.path()) {
-            Ok(()) => parsed,
-            Err(why) => parsed.set_aside(format!(
-                "import_check.python and tests.args are not used: {why}"
-            )),
-        }
+        text.and_then(|text| settings::parse(&text))
+            .unwrap_or_else(|_| defaults())
+    }
+
+    /// The text `source/meta/settings.toml` shows: the settings' text, led by why it is not
+    /// in force when it is not (a comment, so that the text copied back stays valid; a
+    /// write drops it again).
+    pub(crate) fn shown_text(&self) -> Result<String> {
+        let text = self.text()?;
+        Ok(match self.current().set_aside {
+            Some(why) => format!("{NOT_IN_FORCE}{why}.\n{text}"),
+            None => text,
+        })
     }
 
     /// The settings in force for what reads them often and runs nothing (views: the
@@ -138,7 +162,17 @@ impl SettingsFile {
     pub(crate) fn kept(&self) -> Settings {
         let file = std::fs::metadata(self.path()).ok().map(|meta| {
             use std::os::unix::fs::MetadataExt;
-            (meta.len(), meta.modified().ok(), meta.ino())
+            let folder = self
+                .path()
+                .parent()
+                .and_then(|dir| std::fs::symlink_metadata(dir).ok())
+                .map_or((0, 0), |dir| (dir.uid(), dir.mode()));
+            (
+                meta.len(),
+                meta.modified().ok(),
+                meta.ino(),
+                [(meta.uid(), meta.mode()), folder],
+            )
         });
         // Only asked when the store's are shown: the file's stamp decides otherwise.
         let store_version = || self.store.data_version().ok();
@@ -169,6 +203,13 @@ impl SettingsFile {
         settings
     }
 
+    /// Read the settings again at the next view, and apply what takes effect outside the
+    /// next edit: the file, or a folder above it, changed outside the mount.
+    pub(crate) fn forget(&self) {
+        *crate::tree::lock(&self.shown) = None;
+        self.apply(&self.current());
+    }
+
     /// Validate and keep new settings; they apply to the next edit. Only the mount's
     /// owner may: they choose the interpreter that runs after the owner's edits. Written
     /// atomically, readable by the owner alone; settings that run something are refused
@@ -183,6 +224,12 @@ impl SettingsFile {
         }
         let text = std::str::from_utf8(content)
             .map_err(|_| Error::invalid("settings.toml was not saved: it is not UTF-8"))?;
+        // What a read showed first when the file was set aside is not part of it.
+        let mut text = text;
+        while text.starts_with(NOT_IN_FORCE) {
+            text = text.split_once('\n').map_or("", |(_, rest)| rest);
+        }
+        let content = text.as_bytes();
         let settings = settings::parse(text)?;
         let file = self.path();
         let dir = file.parent().unwrap_or(&self.project.root);
@@ -193,15 +240,13 @@ impl SettingsFile {
             ))
         };
         trust::private_dir(dir, true).map_err(|e| failed("make the folder of", e))?;
-        if settings.runs_something()
-            && let Err(why) = trust::owner_alone(dir)
-        {
+        if let Err(why) = trust::owner_alone(dir) {
             return Err(Error::new(
                 ErrorKind::PermissionDenied,
                 format!(
-                    "settings.toml was not saved: import_check.python and tests.args choose what \
-                     runs as the mount's owner, so they are kept only where no one else can \
-                     change them, and {why}"
+                    "settings.toml was not saved: settings apply only from a file no one else \
+                     can change (import_check.python and tests.args choose what runs as the \
+                     mount's owner, the others what it reads and checks), and {why}"
                 ),
             ));
         }
@@ -468,8 +513,9 @@ mod tests {
             refused.message
         );
         assert!(!root.join(".homespace/settings.toml").exists());
-        // Settings that run nothing are fine there.
-        source.settings.write(DEFAULT.as_bytes()).unwrap();
+        // Nor settings that run nothing: they would not apply from there.
+        let refused = source.settings.write(DEFAULT.as_bytes()).unwrap_err();
+        assert_eq!(refused.kind, ErrorKind::PermissionDenied);
 
         // Written by the owner, then opened to others: set aside, and said why.
         chmod(&root, 0o755);
@@ -487,5 +533,40 @@ mod tests {
             why.contains("settings.toml is writable by everyone"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_settings_file_others_could_write_is_set_aside_whole_and_says_so() {
+        let (_dir, root, source) = source();
+        let _owner = Admission::enter(true);
+        let quiet = DEFAULT
+            .replace("enabled = true", "enabled = false")
+            .replace("watch = \"default\"", "watch = [\"/home/me/private\"]")
+            .replace("depth = 2", "depth = 4");
+        source.settings.write(quiet.as_bytes()).unwrap();
+        assert!(
+            !source.settings().import_check,
+            "the owner's own file applies"
+        );
+        chmod(&root.join(".homespace"), 0o777);
+        for settings in [source.settings(), source.kept_settings()] {
+            assert!(settings.import_check, "the default: the check stays on");
+            assert_eq!(settings.memory_watch, Watching::Default);
+            assert_eq!(settings.nav.depth, 2);
+            let why = settings.set_aside.unwrap();
+            assert!(why.contains("none of the settings in"), "{why}");
+            assert!(why.contains(".homespace is writable by everyone"), "{why}");
+        }
+        let shown = source.settings.shown_text().unwrap();
+        assert!(
+            shown.starts_with("# Not in force: none of the settings"),
+            "{shown}"
+        );
+        assert!(shown.ends_with(&quiet), "the file's text follows: {shown}");
+        // Copied back by the owner once it is theirs alone again, the lead is dropped.
+        chmod(&root.join(".homespace"), 0o700);
+        source.settings.write(shown.as_bytes()).unwrap();
+        let file = std::fs::read_to_string(root.join(".homespace/settings.toml")).unwrap();
+        assert_eq!(file, quiet);
     }
 }

@@ -6,6 +6,11 @@
 //! a folder that comes or goes does; an overflowing event queue reaches
 //! everything. Bound: a change shows at the first access after the watcher has read it,
 //! [`SETTLE`] after the event at most, plus the time to report it.
+//!
+//! The settings file, `.homespace/settings.toml`, is watched too, though `.homespace/` is
+//! not shown: a change to it, or to the modes of its folder, is read again at once
+//! (`settings_changed`) and reaches all of `source/` — its settings shape the views, and
+//! `source/meta/` says whether the file is in force.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,9 +34,18 @@ fn is_configuration(name: &str) -> bool {
     ) || (name.starts_with("requirements") && name.ends_with(".txt"))
 }
 
+/// The folder of the settings file, in the project.
+const SETTINGS_DIR: &str = ".homespace";
+
 /// Start watching `project` (a thread of its own), reporting to `changes` under the tree
-/// name `mounted_as` (`source`).
-pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) {
+/// name `mounted_as` (`source`); `settings_changed` is called first when the settings
+/// file changed.
+pub fn start(
+    project: Arc<Project>,
+    mounted_as: &'static str,
+    changes: Changes,
+    settings_changed: Box<dyn Fn() + Send>,
+) {
     let mut inotify = match Inotify::init() {
         Ok(inotify) => inotify,
         Err(e) => {
@@ -47,6 +61,9 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
         mounted_as,
         dirs: HashMap::new(),
         relayout: false,
+        settings_dir: None,
+        settings: false,
+        settings_changed,
     };
     // Walking a large project to watch each folder takes a while: not on the mount's way.
     let spawned = std::thread::Builder::new()
@@ -54,6 +71,7 @@ pub fn start(project: Arc<Project>, mounted_as: &'static str, changes: Changes) 
         .spawn(move || {
             let root = watcher.project.root.clone();
             watcher.add_tree(&mut inotify, &root);
+            watcher.add_settings_dir(&mut inotify);
             crate::log::line(&format!(
                 "watching {} folders of the project for outside edits",
                 watcher.dirs.len()
@@ -73,6 +91,11 @@ struct Watcher {
     dirs: HashMap<WatchDescriptor, PathBuf>,
     /// A folder or a configuration file changed: the test folders are to be found again.
     relayout: bool,
+    /// The watch of `.homespace/`, while it exists.
+    settings_dir: Option<WatchDescriptor>,
+    /// The settings file or its folder changed: they are to be read again.
+    settings: bool,
+    settings_changed: Box<dyn Fn() + Send>,
 }
 
 impl Watcher {
@@ -87,6 +110,24 @@ impl Watcher {
             | WatchMask::DELETE_SELF
             | WatchMask::MOVE_SELF
             | WatchMask::ONLYDIR
+    }
+
+    /// Watch `.homespace/`, if it is there (hidden, so [`Self::add_tree`] passes it by).
+    fn add_settings_dir(&mut self, inotify: &mut Inotify) {
+        let dir = self.project.root.join(SETTINGS_DIR);
+        if !dir.is_dir() {
+            return;
+        }
+        // Without MODIFY: the store and the log beside the settings are written all the
+        // time, and kept open; an edit of the settings ends with CLOSE_WRITE or a rename.
+        let mask = Self::mask() & !WatchMask::MODIFY;
+        match inotify.watches().add(&dir, mask) {
+            Ok(wd) => self.settings_dir = Some(wd),
+            Err(e) => crate::log::line(&format!(
+                "cannot watch {} for outside edits of the settings: {e}",
+                dir.display()
+            )),
+        }
     }
 
     /// Watch `dir` and every shown directory under it.
@@ -135,10 +176,17 @@ impl Watcher {
                 self.gather(events, &mut changed, &mut everything, &mut new_dirs);
             }
             for dir in new_dirs {
+                if dir == self.project.root.join(SETTINGS_DIR) {
+                    self.add_settings_dir(&mut inotify);
+                }
                 self.add_tree(&mut inotify, &dir);
             }
             if std::mem::take(&mut self.relayout) {
                 self.project.forget_layout();
+            }
+            if std::mem::take(&mut self.settings) {
+                (self.settings_changed)();
+                changes(vec![TreePath::parse(self.mounted_as)]);
             }
             if everything {
                 changes(vec![TreePath::root()]);
@@ -168,6 +216,16 @@ impl Watcher {
         for event in events {
             if event.mask.contains(EventMask::Q_OVERFLOW) {
                 *everything = true;
+                self.settings = true;
+                continue;
+            }
+            if Some(&event.wd) == self.settings_dir.as_ref() {
+                if event.mask.contains(EventMask::IGNORED) {
+                    self.settings_dir = None;
+                }
+                // The file itself or the folder (its modes, its removal); editors' temp
+                // files beside it change nothing.
+                self.settings |= event.name.is_none_or(|name| name == "settings.toml");
                 continue;
             }
             let Some(dir) = self.dirs.get(&event.wd).cloned() else {
@@ -182,6 +240,11 @@ impl Watcher {
                 None => dir,
             };
             let is_dir = event.mask.contains(EventMask::ISDIR);
+            // `.homespace/` itself came, went or changed modes; or the project folder did,
+            // on which whether the settings apply depends too.
+            if path == self.project.root.join(SETTINGS_DIR) || path == self.project.root {
+                self.settings = true;
+            }
             // Where tests are depends on pytest's configuration and on the folders.
             self.relayout |= is_dir
                 || path

@@ -1,0 +1,151 @@
+//! What a virtualenv's `pyvenv.cfg` makes its interpreter load, checked before it runs.
+//! Its `home =` names the Python installation the venv was made from: the standard
+//! library (`os.py`, `encodings`, imported before any line of the project) is found from
+//! there, above all for a `--copies` venv, whose interpreter is a copy that knows no other
+//! place. A venv of the owner's whose `home` is a folder another user may write would run
+//! their `os.py` as the owner on every import check, so `home`, the interpreter it holds
+//! and the standard library found from it must be the owner's alone ([`crate::trust`]),
+//! as the venv's own files are.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::trust::owner_alone;
+
+/// Why the venv whose configuration is `config` (a `pyvenv.cfg`) must not run `python`
+/// (its interpreter, as it will be run), or `Ok` when the file and what its `home` names
+/// are the owner's alone. A `pyvenv.cfg` without `home` sends Python nowhere else.
+pub(super) fn check(config: &Path, python: &Path) -> Result<(), String> {
+    owner_alone(config)?;
+    let text = fs::read_to_string(config)
+        .map_err(|e| format!("{} cannot be read: {e}", config.display()))?;
+    let Some(home) = value(&text, "home") else {
+        return Ok(());
+    };
+    let home = PathBuf::from(home);
+    let refused = |why: String| {
+        format!(
+            "its {} says home = {}, and {why}",
+            config.display(),
+            home.display()
+        )
+    };
+    if !home.is_absolute() {
+        // Python would take it from wherever the interpreter was started.
+        return Err(refused("that is not an absolute path".into()));
+    }
+    owner_alone(&home).map_err(refused)?;
+    if let Some(base) = python.file_name().map(|name| home.join(name))
+        && base.exists()
+    {
+        owner_alone(&base).map_err(refused)?;
+    }
+    if let Some(stdlib) = standard_library(&home, &text) {
+        for landmark in ["os.py", "encodings/__init__.py"] {
+            let file = stdlib.join(landmark);
+            if file.exists() {
+                owner_alone(&file).map_err(refused)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The value of `key` in a `pyvenv.cfg`, read as Python reads it: `key = value` lines,
+/// the key compared without case, the first `=` splitting.
+fn value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.lines().find_map(|line| {
+        let (name, value) = line.split_once('=')?;
+        name.trim().eq_ignore_ascii_case(key).then(|| value.trim())
+    })
+}
+
+/// Where Python finds its standard library from `home`: the first `lib/pythonX.Y` holding
+/// `os.py` in `home` or a folder above it (Python's own search, by its landmark), for the
+/// version the venv says it was made with (`version` or `version_info`).
+fn standard_library(home: &Path, text: &str) -> Option<PathBuf> {
+    let version = value(text, "version_info").or_else(|| value(text, "version"))?;
+    let mut numbers = version.split('.');
+    let (major, minor) = (numbers.next()?, numbers.next()?);
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if !digits(major) || !digits(minor) {
+        return None;
+    }
+    let stdlib = format!("lib/python{major}.{minor}");
+    home.ancestors()
+        .map(|dir| dir.join(&stdlib))
+        .find(|lib| lib.join("os.py").is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn chmod(path: &Path, mode: u32) {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    /// An installation (`inst/bin/python3`, `inst/lib/python3.11/os.py`) and a venv made
+    /// from it, all 0755/0644 in a temp dir of the owner's.
+    fn venv() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let inst = dir.path().join("inst");
+        fs::create_dir_all(inst.join("bin")).unwrap();
+        fs::create_dir_all(inst.join("lib/python3.11/encodings")).unwrap();
+        fs::write(inst.join("bin/python3"), "").unwrap();
+        fs::write(inst.join("lib/python3.11/os.py"), "").unwrap();
+        fs::write(inst.join("lib/python3.11/encodings/__init__.py"), "").unwrap();
+        let venv = dir.path().join("venv");
+        fs::create_dir_all(venv.join("bin")).unwrap();
+        fs::write(venv.join("bin/python3"), "").unwrap();
+        let config = venv.join("pyvenv.cfg");
+        fs::write(
+            &config,
+            format!("Home = {}\nversion = 3.11.7\n", inst.join("bin").display()),
+        )
+        .unwrap();
+        let python = venv.join("bin/python3");
+        (dir, config, python)
+    }
+
+    #[test]
+    fn a_venv_of_a_home_of_the_owners_passes() {
+        let (_dir, config, python) = venv();
+        assert_eq!(check(&config, &python), Ok(()));
+    }
+
+    #[test]
+    fn a_home_others_may_write_is_refused_and_named() {
+        for writable in [
+            "inst/bin",
+            "inst",
+            "inst/bin/python3",
+            "inst/lib/python3.11",
+        ] {
+            let (dir, config, python) = venv();
+            chmod(&dir.path().join(writable), 0o777);
+            let why = check(&config, &python).unwrap_err();
+            assert!(why.contains("says home = "), "{writable}: {why}");
+            assert!(
+                why.contains(&format!("{writable} is writable by everyone")),
+                "{writable}: {why}"
+            );
+        }
+        let (dir, config, python) = venv();
+        chmod(&dir.path().join("inst/lib/python3.11/encodings"), 0o777);
+        let why = check(&config, &python).unwrap_err();
+        assert!(why.contains("encodings is writable by everyone"), "{why}");
+    }
+
+    #[test]
+    fn a_relative_home_is_refused_and_no_home_sends_python_nowhere() {
+        let (_dir, config, python) = venv();
+        fs::write(&config, "home = bin\n").unwrap();
+        let why = check(&config, &python).unwrap_err();
+        assert!(why.contains("not an absolute path"), "{why}");
+        fs::write(&config, "include-system-site-packages = false\n").unwrap();
+        assert_eq!(check(&config, &python), Ok(()));
+    }
+}
