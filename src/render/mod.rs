@@ -6,6 +6,7 @@ pub mod dashboard;
 pub mod entry;
 pub mod errors;
 pub mod fit;
+pub mod inert;
 pub mod nav;
 
 pub use crate::model::count::thousands;

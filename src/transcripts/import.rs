@@ -14,12 +14,15 @@
 //! messages and parts, whose folders a walk passes over.
 //!
 //! Hostile paths: only regular files are read (a device such as `/dev/zero`, a fifo or a
-//! socket is refused without being opened for long: opened without blocking, checked, then
-//! read); a link in a directory that leads out of it (`up -> ..`, or to a file elsewhere) is
+//! socket is refused without being opened; a fifo swapped in before the open does not
+//! block it, and the open file is checked again); a file found in a directory is read only
+//! if it is the importing user's own and no one else may write it, as live import reads
+//! transcripts ([`super::follow::trusted`]); a link in a directory that leads out of it (`up -> ..`, or to a file elsewhere) is
 //! not followed and is listed — an import never reads outside the folders it was given,
 //! whoever may write them; a line longer than [`MAX_LINE`] refuses its file.
 
 use std::collections::HashSet;
+use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -28,6 +31,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::store::Store;
 use crate::store::memory::Loader;
 
+use super::follow::trusted::Owner;
 use super::{ReadError, Reading, aider, format_of, opencode, read_counted};
 
 /// What [`import_paths`] reports as it goes, for a progress display.
@@ -107,10 +111,11 @@ pub fn import_paths(
     std::thread::scope(|scope| {
         let (sender, reads) = mpsc::sync_channel(READ_AHEAD);
         let files = &found;
+        let owner = Owner::this_process();
         scope.spawn(move || {
             for file in files {
                 // The storing side hung up: it stopped at a failure.
-                if sender.send(read_file(file)).is_err() {
+                if sender.send(read_file(file, &owner)).is_err() {
                     break;
                 }
             }
@@ -191,19 +196,17 @@ enum Read {
     Transcript(Reading),
 }
 
-/// The reading of the file at `path`, read whole, with what its place says (a piece of
-/// OpenCode's storage reads as its session; `opencode.db-wal` as its database): what live
-/// import does with formats not read by line.
-pub(super) fn read_path(path: &Path) -> Result<Reading, ReadError> {
-    if opencode::reads(path) {
-        return opencode::read_path(path);
-    }
-    let bytes = read_bounded(path).map_err(ReadError::whole_file)?;
+/// The reading of the open regular file `file` (of metadata `meta`) at `path`, read
+/// whole, with what its place says: what live import does with formats not read by line.
+pub(super) fn read_open(file: File, meta: &Metadata, path: &Path) -> Result<Reading, ReadError> {
+    let bytes = read_bounded(file, meta).map_err(ReadError::whole_file)?;
     read_counted(&bytes, &path.to_string_lossy()).map(|reading| super::placed(reading, path))
 }
 
-/// Reads and parses `file`; touches no store, so it runs on the reading thread.
-fn read_file(file: &Found) -> Read {
+/// Reads and parses `file`; touches no store, so it runs on the reading thread. A file
+/// found in a directory is read only if it is `owner`'s own, as live import reads it
+/// ([`super::follow::trusted`]); a file named on its own is read whoever owns it (the user chose it).
+fn read_file(file: &Found, owner: &Owner) -> Read {
     // An OpenCode session is spread over many files, or is one of many in a database.
     if opencode::reads(&file.path) {
         return match opencode::read_path(&file.path) {
@@ -211,7 +214,9 @@ fn read_file(file: &Found) -> Read {
             Err(error) => Read::Refused(error),
         };
     }
-    let bytes = match read_bounded(&file.path) {
+    let bytes = match open_regular(&file.path, (!file.named).then_some(owner))
+        .and_then(|(opened, meta)| read_bounded(opened, &meta))
+    {
         Ok(bytes) => bytes,
         Err(why) => return Read::Refused(ReadError::whole_file(why)),
     };
@@ -225,15 +230,22 @@ fn read_file(file: &Found) -> Read {
     }
 }
 
-/// The bytes of the regular file at `path`, or why not: opened without blocking (a fifo put
-/// in its place would otherwise hang the import), checked to be a regular file, read with
-/// no line longer than [`MAX_LINE`].
-fn read_bounded(path: &Path) -> std::result::Result<Vec<u8>, String> {
-    use std::io::BufRead;
+/// The regular file at `path` opened for reading, or why not. A name that is no regular
+/// file (a device, a fifo, a socket, also behind a link) is refused before any open; the
+/// open does not block (a fifo put in its place would otherwise hang the import) and is
+/// checked again on its descriptor, with `owner`'s rules when given.
+fn open_regular(
+    path: &Path,
+    owner: Option<&Owner>,
+) -> std::result::Result<(File, Metadata), String> {
     use std::os::unix::fs::OpenOptionsExt;
+    let named = std::fs::metadata(path).map_err(|e| format!("cannot read the file: {e}"))?;
+    if !named.is_file() {
+        return Err(not_regular(&named));
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| format!("cannot read the file: {e}"))?;
     let meta = file
@@ -242,6 +254,18 @@ fn read_bounded(path: &Path) -> std::result::Result<Vec<u8>, String> {
     if !meta.is_file() {
         return Err(not_regular(&meta));
     }
+    if let Some(owner) = owner {
+        owner
+            .check(&meta)
+            .map_err(|why| format!("not read: {why}"))?;
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of the open regular `file`, or why not: read with no line longer than
+/// [`MAX_LINE`] (refused at the first such line, having held no more than it).
+fn read_bounded(file: File, meta: &Metadata) -> std::result::Result<Vec<u8>, String> {
+    use std::io::BufRead;
     let mut reader = std::io::BufReader::new(file);
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     let mut line = 1;
@@ -570,5 +594,41 @@ mod tests {
             import_paths(&store, &[good, dir.path().join("gone")], &mut |_| {}).unwrap_err();
         assert_eq!(error.kind, ErrorKind::NotFound);
         assert!(error.message.contains("gone") && error.message.contains("nothing was imported"));
+    }
+
+    #[test]
+    fn in_a_folder_only_the_importers_own_files_no_one_else_may_write_are_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let mine = dir.path().join("mine.jsonl");
+        let open_to_all = dir.path().join("open.jsonl");
+        let theirs = dir.path().join("theirs.jsonl");
+        for path in [&mine, &open_to_all, &theirs] {
+            std::fs::write(path, CHAT.replace("rounding", &path.to_string_lossy())).unwrap();
+        }
+        std::fs::set_permissions(&open_to_all, std::fs::Permissions::from_mode(0o666)).unwrap();
+        // As root (as the daemon often runs), a file given away is another user's.
+        let root = Owner::this_process().uid == 0;
+        if root {
+            std::os::unix::fs::chown(&theirs, Some(4242), None).unwrap();
+        }
+        let store = Store::in_memory().unwrap();
+        let (summary, _) = run(&store, &[dir.path().to_path_buf()]);
+        let refused: Vec<String> = summary
+            .bad_files
+            .iter()
+            .map(|(path, error)| format!("{}: {error}", path.display()))
+            .collect();
+        assert_eq!(summary.files, if root { 1 } else { 2 }, "{refused:?}");
+        assert!(
+            refused[0].contains("open.jsonl: not read: others may write it"),
+            "{refused:?}"
+        );
+        if root {
+            assert!(refused[1].contains("theirs.jsonl: not read: it is owned by uid 4242"));
+        }
+        // Named on its own, a file is read whoever owns it: the user chose it.
+        let (named, _) = run(&Store::in_memory().unwrap(), &[theirs]);
+        assert_eq!(named.files, 1);
     }
 }

@@ -107,6 +107,12 @@ impl Stream {
         Part::taken(reader.as_mut(), &self.file_name, bad)
     }
 
+    /// Passes over the next line without reading it (too long to hold): its number.
+    pub fn skip_line(&mut self) -> usize {
+        self.next_line += 1;
+        self.next_line - 1
+    }
+
     /// Moves the number of the next line past `bytes`.
     fn count_lines(&mut self, bytes: &[u8]) {
         self.next_line += bytes.iter().filter(|&&b| b == b'\n').count();

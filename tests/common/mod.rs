@@ -220,6 +220,14 @@ impl Mount {
         line.split_whitespace().nth(1).unwrap().parse().unwrap()
     }
 
+    /// The daemon's peak resident memory so far in KiB (VmHWM).
+    pub fn daemon_peak_rss_kib(&self) -> u64 {
+        let pid = self.daemon_pid().expect("the daemon runs");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
     /// The daemon's log so far.
     pub fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()

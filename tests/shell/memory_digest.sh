@@ -9,9 +9,9 @@ entry=$(cat "$S/_entry.md")
 expect_contains "$entry" "Files changed (2): \`$HS/source/ledger/accounts.py\`, \`$HS/source/tests/test_accounts.py\`." "the files it edited, linked"
 cat "$HS/source/ledger/accounts.py" > /dev/null || fail "the link leads to the file"
 expect_contains "$entry" "Commands: 3 run, 1 failed" "its commands and failures"
-expect_contains "$entry" "Error: E AssertionError: assert Decimal('-5.00') == Decimal('5.00')" "the error it hit"
-expect_contains "$entry" "Decided: We decided last week that amounts stay Decimal, never float." "a decision"
-expect_contains "$entry" "Pending: The CSV export of negative amounts is still pending" "pending work"
+expect_contains "$entry" "Error (output): \"E AssertionError: assert Decimal('-5.00') == Decimal('5.00')\"" "the error it hit, quoted"
+expect_contains "$entry" "Decided (said): \"We decided last week that amounts stay Decimal, never float.\"" "a decision, quoted"
+expect_contains "$entry" "Pending (said): \"The CSV export of negative amounts is still pending" "pending work, quoted"
 expect_absent "$entry" "matplotlib" "the decoy is context, not a decision"
 head -4 "$S/_entry.md" | grep -q "^Files changed" || fail "the digest opens the view"
 [ "$(tokens "$S/_entry.md")" -le 500 ] || fail "_entry.md within the budget"
@@ -19,8 +19,8 @@ head -4 "$S/_entry.md" | grep -q "^Files changed" || fail "the digest opens the 
 summary=$(cat "$S/summary.md")
 expect_contains "$summary" "> Extracted from this session's entries" "marked as extracted"
 expect_contains "$summary" "- \`python -m pytest -q tests/test_accounts.py\` — failed" "the failed command"
-expect_contains "$summary" "- Agreed, and we rejected storing amounts as integer cents." "a rejection"
-expect_contains "$summary" "- Next step: add a regression test for the CSV import." "a next step"
+expect_contains "$summary" "- said: \"Agreed, and we rejected storing amounts as integer cents.\"" "a rejection, quoted"
+expect_contains "$summary" "- said: \"Next step: add a regression test for the CSV import.\"" "a next step, quoted"
 
 # Edited in place and written back, it is a written summary: the mark goes, the text stays.
 cp "$S/summary.md" summary.md

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::model::Links;
 use crate::render::budget;
-use crate::render::one_line as cut_to;
+use crate::render::inert::line as cut_to;
 use crate::resources::memory::names::{entry_name, session_dir};
 use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow};
@@ -224,7 +224,8 @@ fn fold_tools(lines: Vec<String>) -> Vec<String> {
         match (tool(&line), out.last_mut()) {
             (Some(text), Some(last)) if tool(last).is_some() => {
                 last.push_str(&format!("; {text}"));
-                *last = cut_to(last, TURN_CHARS + 10);
+                // Its parts are inert already: only cut.
+                *last = crate::render::one_line(last, TURN_CHARS + 10);
             }
             _ => out.push(line),
         }

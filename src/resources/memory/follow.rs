@@ -2,8 +2,10 @@
 //! on the project are followed ([`crate::transcripts::follow`]) — the places
 //! `source/meta/settings.toml`'s `[memory] watch` names, asked again as it changes — and
 //! what they add shows in `memory/` without any command. A bad line or a file that cannot
-//! be read is logged once in `_errors.md` (and `memory/_entry.md` for a few minutes);
-//! files passed over (other JSON, another project's rollouts) only in the daemon log.
+//! be read is logged once in `_errors.md` (and `memory/_entry.md` for a few minutes); a
+//! file set aside (not the owner's own regular file: a link, a fifo, another user's) is
+//! logged so too, and `memory/_entry.md` counts those set aside and names the latest; files
+//! passed over (other JSON, another project's rollouts) only in the daemon log.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -40,7 +42,13 @@ pub struct Status {
     pub places: Vec<PathBuf>,
     /// The latest look that stored something: when, how many entries, from which file.
     pub last: Option<(Time, usize, PathBuf)>,
+    /// Files set aside (not the owner's own regular files, or unreadable), the latest
+    /// last, at most [`SET_ASIDE_KEPT`]; one read again leaves the list.
+    pub set_aside: Vec<PathBuf>,
 }
+
+/// Files set aside that [`Status`] keeps by name (the count says more).
+const SET_ASIDE_KEPT: usize = 20;
 
 impl Status {
     /// One line for `memory/_entry.md`.
@@ -79,6 +87,15 @@ impl Status {
         }
         if let Some((at, entries, _)) = &self.last {
             line.push_str(&format!("; last import {at}, {entries} entries"));
+        }
+        if let Some(latest) = self.set_aside.last() {
+            let n = self.set_aside.len();
+            line.push_str(&format!(
+                "; {n}{} file{} set aside, not read (the latest: {}) — why in _errors.md",
+                if n == SET_ASIDE_KEPT { "+" } else { "" },
+                if n == 1 { "" } else { "s" },
+                shown(latest)
+            ));
         }
         line.push('.');
         line
@@ -129,9 +146,20 @@ fn report(outside: &Outside, status: &Mutex<Status>, event: Event<'_>) {
             ));
         }
         Event::Looked { path, caught } => {
+            let mut status = lock(status);
             if caught.imported.entries > 0 {
-                lock(status).last = Some((Time::now(), caught.imported.entries, path.into()));
+                status.last = Some((Time::now(), caught.imported.entries, path.into()));
             }
+            if caught.unreadable.is_some() {
+                status.set_aside.retain(|p| p != path);
+                if status.set_aside.len() == SET_ASIDE_KEPT {
+                    status.set_aside.remove(0);
+                }
+                status.set_aside.push(path.into());
+            } else if caught.imported.entries > 0 || caught.imported.skipped > 0 {
+                status.set_aside.retain(|p| p != path);
+            }
+            drop(status);
             looked(outside, path, caught);
         }
         Event::Failed { path, error } => (outside.failed)(
@@ -139,7 +167,7 @@ fn report(outside: &Outside, status: &Mutex<Status>, event: Event<'_>) {
             &logged_at(),
             &Error::new(
                 error.kind,
-                format!("following {}: {}", path.display(), error.message),
+                format!("following {}: {}", shown(path), error.message),
             ),
         ),
         Event::Stopped { why } => {
@@ -155,7 +183,7 @@ fn looked(outside: &Outside, path: &Path, caught: &Caught) {
             "memory: {} new entr{} from {}",
             imported.entries,
             if imported.entries == 1 { "y" } else { "ies" },
-            path.display()
+            shown(path)
         ));
         (outside.changes)(vec![TreePath::parse("memory")]);
     }
@@ -165,7 +193,7 @@ fn looked(outside: &Outside, path: &Path, caught: &Caught) {
             &logged_at(),
             &Error::invalid(format!(
                 "{}: {bad}; the other lines were imported, and a bad line is not read again",
-                path.display()
+                shown(path)
             )),
         );
     }
@@ -173,10 +201,16 @@ fn looked(outside: &Outside, path: &Path, caught: &Caught) {
         (outside.failed)(
             "import",
             &logged_at(),
-            &Error::invalid(format!("{} is not imported: {why}", path.display())),
+            &Error::invalid(format!("{} is set aside, not imported: {why}", shown(path))),
         );
     }
     if let Some(why) = &caught.passed_over {
-        crate::log::line(&format!("memory: passed over {}: {why}", path.display()));
+        crate::log::line(&format!("memory: passed over {}: {why}", shown(path)));
     }
+}
+
+/// A followed file's path as views and the log show it: its name is whatever was written
+/// in the folder, so it is inert like a transcript's text.
+fn shown(path: &Path) -> String {
+    format!("`{}`", crate::render::inert::code(&path.to_string_lossy()))
 }

@@ -40,6 +40,9 @@ const PER_PAGE: usize = 3;
 const REPEATS_FETCHED: usize = 3;
 /// The recall view at the top of `memory/`.
 const RECALL: &str = "recall";
+/// Characters of a search hit's snippet at most (the store's snippets are shorter: this
+/// only bounds what escaping may add).
+const SNIPPET_CHARS: usize = 400;
 const RECENT_HERE: usize = 5;
 /// Sessions `recall` lists.
 const RECALLED: usize = 5;
@@ -231,8 +234,9 @@ impl Resource for Memory {
         let mut windows: Vec<(String, i64)> = Vec::new();
         for hit in found {
             let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
-            // One hit, one line: a snippet may span lines of the entry.
-            let snippet = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+            // One hit, one line: a snippet may span lines of the entry; its text is the
+            // transcript's, made inert.
+            let snippet = crate::render::inert::line(&hit.snippet, SNIPPET_CHARS);
             // Compared by their letters and digits: a snippet cut elsewhere, with other
             // marks, is still the same text.
             let text: String = snippet

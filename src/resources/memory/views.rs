@@ -3,7 +3,7 @@
 
 use crate::model::time::Time;
 use crate::model::{Entry, Function, Links, Section};
-use crate::render::budget;
+use crate::render::{budget, inert};
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
 pub use crate::resources::memory::names::{entry_name, session_dir};
@@ -89,14 +89,15 @@ fn session_facts(row: &SessionRow) -> String {
     )
 }
 
-/// A text cut to one line of [`LINE_CHARS`].
+/// A transcript's text (a title, an entry) as one inert line of [`LINE_CHARS`].
 pub fn cut(text: &str) -> String {
     cut_to(text, LINE_CHARS)
 }
 
-/// A text cut to one line of at most `chars` characters.
+/// A transcript's text as one inert line ([`crate::render::inert`]) of at most `chars`
+/// characters.
 pub fn cut_to(text: &str, chars: usize) -> String {
-    crate::render::one_line(text, chars)
+    crate::render::inert::line(text, chars)
 }
 
 /// `memory/_entry.md`.
@@ -254,7 +255,10 @@ pub fn session(
 ) -> Entry {
     let mut about = vec![format!("{}.", session_facts(row))];
     about.extend(opening);
-    match (&row.record.cwd, &row.record.model) {
+    // Both are the transcript's word: inert like its text.
+    let cwd = row.record.cwd.as_deref().map(inert::code);
+    let model = row.record.model.as_deref().map(|m| cut_to(m, 60));
+    match (cwd, model) {
         (Some(cwd), Some(model)) => about.push(format!("Ran in `{cwd}`, model {model}.")),
         (Some(cwd), None) => about.push(format!("Ran in `{cwd}`.")),
         (None, Some(model)) => about.push(format!("Model: {model}.")),

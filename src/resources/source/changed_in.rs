@@ -69,10 +69,8 @@ fn title(row: &SessionRow) -> String {
     if title.is_empty() {
         return "(untitled)".into();
     }
-    match title.char_indices().nth(TITLE) {
-        Some((at, _)) => format!("{}…", &title[..at]),
-        None => title.to_string(),
-    }
+    // A transcript's text: inert, as memory shows it.
+    crate::render::inert::line(title, TITLE + 1)
 }
 
 fn plural(n: usize) -> &'static str {

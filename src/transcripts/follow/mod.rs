@@ -23,14 +23,24 @@
 //!   OpenCode's folders hold every project's): a session is stored only if its working
 //!   folder is the project or lies inside it, and a Codex rollout run elsewhere is passed
 //!   over for good from its first line.
+//! - Only the owner's own regular files are read ([`trusted`]): a link, a device, a fifo,
+//!   another user's file or one others may write is set aside without being read (a link
+//!   or a device without being opened), and why is said once, until it changes.
+//! - Memory is bounded whatever a file's size: a line-based file is read in pieces of at
+//!   most [`pieces::BATCH`] bytes of lines, each stored before the next is read, and a line
+//!   longer than [`MAX_LINE`] is passed over as it streams by (reported as a bad line; the
+//!   lines after it are read); a file read whole is read only up to [`MAX_WHOLE`].
 
+mod pieces;
 pub mod places;
+pub mod trusted;
 pub mod watch;
 
 #[cfg(test)]
 mod tests;
 
 use std::collections::{HashMap, HashSet};
+use std::fs::{File, Metadata};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -41,10 +51,12 @@ use crate::error::Result;
 use crate::store::Store;
 use crate::store::memory::Imported;
 
-use super::import::{MAX_LINE, not_regular, read_path};
+use super::import::{MAX_LINE, read_open};
 use super::stream::Stream;
 use super::{ReadError, aider, codex, gemini, opencode};
 use crate::store::memory::record::Transcript;
+use pieces::{Piece, Pieces};
+use trusted::Owner;
 
 /// What one look at a file found.
 #[derive(Debug, Default)]
@@ -53,8 +65,8 @@ pub struct Caught {
     pub imported: Imported,
     /// Lines read this time that are bad (each reported only this once).
     pub bad: Option<ReadError>,
-    /// Why the file cannot be read (not a regular file, no permission, a line too long),
-    /// said once.
+    /// Why the file is set aside (not the owner's own regular file: a link, a device, a
+    /// fifo, another user's, writable by others) or cannot be read, said once.
     pub unreadable: Option<String>,
     /// Why the file is not followed though it could be read (not a transcript, another
     /// project's rollout), said once.
@@ -62,6 +74,10 @@ pub struct Caught {
     /// A file read whole was read too recently: look again in [`WHOLE_AGAIN`].
     pub deferred: bool,
 }
+
+/// The largest file of a format read whole ([`Format::reads_by_line`] false) that is
+/// read: each read holds it all.
+pub const MAX_WHOLE: u64 = 256 << 20;
 
 /// The least time between two whole reads of one file (an OpenCode database written at
 /// every step of a session is read at most this often).
@@ -81,8 +97,10 @@ struct Whole {
 struct Followed {
     /// Device and inode: a file replaced under the same name is read from its start.
     identity: (u64, u64),
-    /// Bytes read, up to the end of the last complete line.
+    /// Bytes read, up to the end of the last complete line (or into a long line).
     read_to: u64,
+    /// Inside a line past the limit: read on to its end without keeping it.
+    skipping: bool,
     stream: Stream,
     /// Not a transcript, or not this project's: not read again until replaced.
     passed_over: bool,
@@ -93,8 +111,12 @@ pub struct Follower {
     store: Arc<Store>,
     files: HashMap<PathBuf, Followed>,
     wholes: HashMap<PathBuf, Whole>,
-    /// Files found unreadable and said so: said again only once read again.
+    /// Files found unreadable or set aside and said so: said again only once read again.
     unreadable: HashSet<PathBuf>,
+    /// Whose files are read ([`trusted`]).
+    owner: Owner,
+    /// The longest line read; a longer one is passed over.
+    limit: usize,
 }
 
 impl Follower {
@@ -104,32 +126,31 @@ impl Follower {
             files: HashMap::new(),
             wholes: HashMap::new(),
             unreadable: HashSet::new(),
+            owner: Owner::this_process(),
+            limit: MAX_LINE,
         }
+    }
+
+    /// The same follower with lines of at most `limit` bytes (tests: a long line without
+    /// writing 64 MiB).
+    #[cfg(test)]
+    fn with_limit(mut self, limit: usize) -> Follower {
+        self.limit = limit;
+        self
     }
 
     /// Reads what `path` gained since the last look and stores it. `only_under`: the
     /// folder a session must have run in to be stored (Codex rollouts and OpenCode's
-    /// database hold every project's). A file that vanished is forgotten.
+    /// database hold every project's). A file that vanished is forgotten; one that is not
+    /// the owner's own regular file ([`trusted`]) is set aside, said once.
     pub fn look(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
         if opencode::reads(path) || self.wholes.contains_key(path) {
             return self.look_whole(path, only_under);
         }
         let mut caught = Caught::default();
-        let mut file = match open_regular(path) {
-            Ok(Some(file)) => file,
-            Ok(None) => {
-                self.files.remove(path);
-                return Ok(caught);
-            }
-            Err(why) => {
-                if self.unreadable.insert(path.to_path_buf()) {
-                    caught.unreadable = Some(why);
-                }
-                return Ok(caught);
-            }
+        let Some((mut file, meta)) = self.open(path, &mut caught) else {
+            return Ok(caught);
         };
-        self.unreadable.remove(path);
-        let meta = file.metadata().map_err(|e| cannot_read(path, &e))?;
         let identity = (meta.dev(), meta.ino());
         let known = self
             .files
@@ -141,6 +162,7 @@ impl Follower {
                 Followed {
                     identity,
                     read_to: 0,
+                    skipping: false,
                     stream: Stream::new(&path.to_string_lossy()),
                     passed_over: false,
                 },
@@ -160,64 +182,108 @@ impl Follower {
             caught.passed_over = Some(elsewhere);
             return Ok(caught);
         }
-        let bytes = read_from(&mut file, followed.read_to).map_err(|e| cannot_read(path, &e))?;
-        if followed.read_to == 0
-            && (aider::is_history(&bytes) || gemini::document(&bytes).is_some())
-        {
-            // Markdown, or one JSON document: read whole each time.
-            self.files.remove(path);
-            return self.look_whole(path, only_under);
-        }
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
-            if bytes.len() > MAX_LINE {
-                followed.passed_over = true;
-                caught.unreadable = Some(format!(
-                    "a line is longer than {} MiB: no transcript line is that long",
-                    MAX_LINE >> 20
-                ));
-            }
-            return Ok(caught);
-        };
-        let part = followed.stream.read(&bytes[..end], None);
-        if !part.read && followed.stream.format().is_some() {
-            // A format read whole (Gemini CLI's log, Aider's history).
-            self.files.remove(path);
-            return self.look_whole(path, only_under);
-        }
-        if !part.read {
-            // No record says which format this is: other JSON lines, not a transcript.
-            followed.passed_over = true;
-            caught.passed_over = Some("it is no transcript format homespace reads".into());
-            return Ok(caught);
-        }
-        followed.read_to += end as u64;
-        if part.bad.count() > 0 {
-            caught.bad = Some(part.bad);
-        }
-        caught.imported = match self.store_under(part.transcript, only_under) {
-            Ok(imported) => imported,
-            Err(error) => {
-                // Lines the store refuses (a NUL in a text) are said once and left behind;
-                // a store that failed otherwise (a database away) gets them again: the next
-                // look starts the file over, and the store skips what it holds.
-                if error.kind != crate::error::ErrorKind::Invalid {
-                    self.files.remove(path);
+        file.seek(SeekFrom::Start(followed.read_to))
+            .map_err(|e| cannot_read(path, &e))?;
+        let mut pieces = Pieces::new(file, self.limit, followed.skipping);
+        loop {
+            let Some(followed) = self.files.get_mut(path) else {
+                return Ok(caught);
+            };
+            let bytes = match pieces.next_piece().map_err(|e| cannot_read(path, &e))? {
+                Piece::End => return Ok(caught),
+                Piece::Long { bytes, starts, .. } => {
+                    if starts {
+                        let number = followed.stream.skip_line();
+                        let long = ReadError {
+                            bad_lines: vec![(number, too_long(self.limit))],
+                            more: 0,
+                        };
+                        caught.bad = Some(match caught.bad.take() {
+                            Some(bad) => bad.and(long),
+                            None => long,
+                        });
+                    }
+                    followed.read_to += bytes;
+                    followed.skipping = pieces.skipping();
+                    continue;
                 }
-                return Err(error);
+                Piece::Lines(bytes) => bytes,
+            };
+            if followed.read_to == 0
+                && (aider::is_history(&bytes) || gemini::document(&bytes).is_some())
+            {
+                // Markdown, or one JSON document: read whole each time.
+                self.files.remove(path);
+                return self.look_whole(path, only_under);
             }
-        };
-        Ok(caught)
+            let part = followed.stream.read(&bytes, None);
+            if !part.read && followed.stream.format().is_some() {
+                // A format read whole (Gemini CLI's log, Aider's history).
+                self.files.remove(path);
+                return self.look_whole(path, only_under);
+            }
+            if !part.read {
+                // No record says which format this is: other JSON lines, not a transcript.
+                followed.passed_over = true;
+                caught.passed_over = Some("it is no transcript format homespace reads".into());
+                return Ok(caught);
+            }
+            followed.read_to += bytes.len() as u64;
+            if part.bad.count() > 0 {
+                caught.bad = Some(match caught.bad.take() {
+                    Some(bad) => bad.and(part.bad),
+                    None => part.bad,
+                });
+            }
+            match store_under(&self.store, part.transcript, only_under) {
+                Ok(imported) => {
+                    caught.imported.sessions += imported.sessions;
+                    caught.imported.entries += imported.entries;
+                    caught.imported.skipped += imported.skipped;
+                }
+                Err(error) => {
+                    // Lines the store refuses (a NUL in a text) are said once and left
+                    // behind; a store that failed otherwise (a database away) gets them
+                    // again: the next look starts the file over, and the store skips what
+                    // it holds.
+                    if error.kind != crate::error::ErrorKind::Invalid {
+                        self.files.remove(path);
+                    }
+                    return Err(error);
+                }
+            }
+        }
+    }
+
+    /// `path` opened if it is the owner's own regular file ([`trusted::open`]); `None`
+    /// when it is gone (forgotten) or set aside (said in `caught` once, until it changes).
+    fn open(&mut self, path: &Path, caught: &mut Caught) -> Option<(File, Metadata)> {
+        match trusted::open(path, &self.owner) {
+            Ok(Some(opened)) => {
+                self.unreadable.remove(path);
+                Some(opened)
+            }
+            Ok(None) => {
+                self.forget(path);
+                None
+            }
+            Err(why) => {
+                if self.unreadable.insert(path.to_path_buf()) {
+                    caught.unreadable = Some(why);
+                }
+                None
+            }
+        }
     }
 
     /// Reads `path` whole (as `homespace import` does) if it changed since the last read,
     /// and stores what is new: for formats not read by line.
     fn look_whole(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
         let mut caught = Caught::default();
-        let whole = self.wholes.entry(path.to_path_buf()).or_default();
-        let Ok(meta) = std::fs::metadata(path) else {
-            self.wholes.remove(path);
+        let Some((file, meta)) = self.open(path, &mut caught) else {
             return Ok(caught);
         };
+        let whole = self.wholes.entry(path.to_path_buf()).or_default();
         let now = (
             meta.len(),
             meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
@@ -231,10 +297,21 @@ impl Follower {
         }
         whole.seen = Some(now);
         whole.read_at = Some(Instant::now());
-        match read_path(path) {
+        let reading = match opencode::reads(path) {
+            // A database or a storage folder: read by SQLite or file by file, not held.
+            true => opencode::read_path(path),
+            false if meta.len() > MAX_WHOLE => Err(ReadError::whole_file(format!(
+                "it is {} MiB, and a file of its format is read whole each time it changes: \
+                 past {} MiB it is not read (no session is that long)",
+                meta.len() >> 20,
+                MAX_WHOLE >> 20
+            ))),
+            false => read_open(file, &meta, path),
+        };
+        match reading {
             Ok(reading) => {
                 whole.said = None;
-                let stored = self.store_under(reading.transcript, only_under);
+                let stored = store_under(&self.store, reading.transcript, only_under);
                 if stored
                     .as_ref()
                     .is_err_and(|e| e.kind != crate::error::ErrorKind::Invalid)
@@ -255,27 +332,6 @@ impl Follower {
         Ok(caught)
     }
 
-    /// Stores the sessions of `transcript` that ran in `only_under` (all without one).
-    fn store_under(
-        &self,
-        mut transcript: Transcript,
-        only_under: Option<&Path>,
-    ) -> Result<Imported> {
-        if let Some(folder) = only_under {
-            transcript.sessions.retain(|(session, _)| {
-                session
-                    .cwd
-                    .as_deref()
-                    .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
-            });
-        }
-        if transcript.sessions.is_empty() {
-            return Ok(Imported::default());
-        }
-        self.store
-            .change_memory(|memory| memory.import(&transcript))
-    }
-
     /// Forgets how far `path` was read (it was deleted or moved away).
     pub fn forget(&mut self, path: &Path) {
         self.files.remove(path);
@@ -284,39 +340,37 @@ impl Follower {
     }
 }
 
-/// The file at `path` opened for reading if it is a regular file; `None` when it is gone;
-/// why not otherwise. Opened without blocking: a fifo in its place must not hang the
-/// follower.
-fn open_regular(path: &Path) -> std::result::Result<Option<std::fs::File>, String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read it: {e}")),
-    };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("it is {}", not_regular(&meta)));
+/// Stores the sessions of `transcript` that ran in `only_under` (all without one).
+fn store_under(
+    store: &Store,
+    mut transcript: Transcript,
+    only_under: Option<&Path>,
+) -> Result<Imported> {
+    if let Some(folder) = only_under {
+        transcript.sessions.retain(|(session, _)| {
+            session
+                .cwd
+                .as_deref()
+                .is_some_and(|cwd| Path::new(cwd).starts_with(folder))
+        });
     }
-    Ok(Some(file))
+    if transcript.sessions.is_empty() {
+        return Ok(Imported::default());
+    }
+    store.change_memory(|memory| memory.import(&transcript))
+}
+
+/// Why a line past `limit` bytes is passed over.
+fn too_long(limit: usize) -> String {
+    format!(
+        "longer than {} MiB: passed over without being read whole (no transcript line is \
+         that long); the lines after it are read",
+        limit >> 20
+    )
 }
 
 fn cannot_read(path: &Path, e: &std::io::Error) -> crate::error::Error {
     crate::error::Error::internal(format!("cannot read {}: {e}", path.display()))
-}
-
-/// The bytes of `file` from `offset` to its end.
-fn read_from(file: &mut std::fs::File, offset: u64) -> std::io::Result<Vec<u8>> {
-    file.seek(SeekFrom::Start(offset))?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// Why the rollout in `file` is not this project's: its first line, a `session_meta`,

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::places::Place;
+use super::trusted::Owner;
 use super::watch::{Event, Watch};
 use super::*;
 
@@ -315,5 +316,93 @@ fn lines_the_store_refuses_are_said_once_and_the_next_lines_still_come() {
         caught.imported.entries, 1,
         "the refused line is not read again"
     );
+    assert_eq!(entries(&follower.store), 2);
+}
+
+/// A generic JSONL line of a user's text, at second `n`.
+fn chat_line(n: usize, text: &str) -> String {
+    format!("{{\"ts\":\"2025-03-01T10:00:0{n}Z\",\"role\":\"user\",\"content\":\"{text}\"}}\n")
+}
+
+#[test]
+fn a_link_made_in_a_followed_folder_is_set_aside_unopened_and_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let private = dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    let secret = private.join("secret.jsonl");
+    std::fs::write(&secret, chat_line(1, "the owner's secret")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let followed = dir.path().join("followed");
+    std::fs::create_dir(&followed).unwrap();
+    let mut follower = Follower::new(store());
+    for (name, target) in [
+        ("evil.jsonl", secret.as_path()),
+        ("tty.jsonl", Path::new("/dev/ptmx")),
+    ] {
+        let link = followed.join(name);
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        let caught = follower.look(&link, None).unwrap();
+        let why = caught.unreadable.expect("set aside, and said");
+        assert!(why.contains("symbolic link"), "{why}");
+        let again = follower.look(&link, None).unwrap();
+        assert!(again.unreadable.is_none(), "said once");
+    }
+    assert_eq!(entries(&follower.store), 0);
+}
+
+#[test]
+fn a_fifo_is_set_aside_without_hanging() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("chat.jsonl");
+    let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    // No writer ever comes: an open that blocked would hang this test.
+    let caught = Follower::new(store()).look(&fifo, None).unwrap();
+    assert!(caught.unreadable.unwrap().contains("a fifo"));
+}
+
+#[test]
+fn another_users_file_is_set_aside_until_it_is_the_owners() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("theirs.jsonl");
+    std::fs::write(&path, chat_line(1, "planted")).unwrap();
+    let mut follower = Follower::new(store());
+    let owner = follower.owner;
+    follower.owner = Owner {
+        uid: owner.uid + 1,
+        gid: owner.gid,
+    };
+    let caught = follower.look(&path, None).unwrap();
+    let why = caught.unreadable.expect("set aside, and said");
+    assert!(why.contains("owned by uid"), "{why}");
+    assert_eq!(entries(&follower.store), 0);
+    // The owner's after all (as after a chown): read at the next look.
+    follower.owner = owner;
+    let caught = follower.look(&path, None).unwrap();
+    assert_eq!(caught.imported.entries, 1);
+}
+
+#[test]
+fn a_line_past_the_limit_is_passed_over_and_the_lines_after_it_are_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("chat.jsonl");
+    let limit = 1 << 20;
+    let mut follower = Follower::new(store()).with_limit(limit);
+    append(&path, &chat_line(1, "before"));
+    // A long line still being written: passed over as far as it goes, said once.
+    append(&path, &"x".repeat(limit + 10));
+    let caught = follower.look(&path, None).unwrap();
+    assert_eq!(caught.imported.entries, 1);
+    let bad = caught.bad.expect("the long line is said");
+    assert_eq!(bad.bad_lines[0].0, 2, "{bad}");
+    assert!(bad.to_string().contains("passed over"), "{bad}");
+    append(&path, &"x".repeat(limit));
+    append(&path, &format!("\n{}", chat_line(3, "after")));
+    let caught = follower.look(&path, None).unwrap();
+    assert!(caught.bad.is_none(), "said once: {:?}", caught.bad);
+    assert_eq!(caught.imported.entries, 1, "the line after it is stored");
     assert_eq!(entries(&follower.store), 2);
 }

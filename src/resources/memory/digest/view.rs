@@ -4,6 +4,7 @@
 //! extracted, and written so that `summary::check` takes it back as it is.
 
 use crate::model::Links;
+use crate::render::inert;
 use crate::resources::memory::names::entry_name;
 use crate::resources::memory::summary::{self, SECTIONS};
 use crate::store::memory::SessionRow;
@@ -46,6 +47,9 @@ impl Shown {
 /// are listed whole.
 const COMMANDS_LISTED: usize = 20;
 const ERRORS_LISTED: usize = 10;
+/// Characters of a quoted sentence or error in the extracted summary (the digest keeps
+/// 160; escapes and quotes may add some).
+const QUOTED_CHARS: usize = 200;
 
 /// The line that marks a summary as extracted, not written.
 pub const EXTRACTED: &str = "> Extracted from this session's entries by homespace: nobody wrote \
@@ -96,20 +100,32 @@ pub fn opening(
             false => format!(" ({})", failed.join(", ")),
         }
     ));
-    for (label, list, noun) in [
-        ("Error", &digest.errors, ("error", "errors")),
-        ("Decided", &digest.decisions, ("decision", "decisions")),
-        ("Pending", &digest.pending, ("pending", "pending")),
+    // Quoted, and said whose words they are: a sentence a transcript holds is what someone
+    // (or something planted) said, never homespace's own statement.
+    for (label, list, at_most, noun) in [
+        (
+            "Error (output)",
+            &digest.errors,
+            shown.errors,
+            ("error", "errors"),
+        ),
+        (
+            "Decided (said)",
+            &digest.decisions,
+            shown.sentences,
+            ("decision", "decisions"),
+        ),
+        (
+            "Pending (said)",
+            &digest.pending,
+            shown.sentences,
+            ("pending", "pending"),
+        ),
     ] {
-        let at_most = if label == "Error" {
-            shown.errors
-        } else {
-            shown.sentences
-        };
         for noted in list.iter().take(at_most) {
             lines.push(format!(
                 "{label}: {} — `{}`",
-                crate::render::one_line(&noted.text, shown.chars),
+                inert::quoted(&noted.text, shown.chars),
                 entry_name(row, noted.seq)
             ));
         }
@@ -163,7 +179,7 @@ pub fn extracted(
     completed.extend(digest.commands.iter().take(COMMANDS_LISTED).map(|c| {
         format!(
             "- `{}`{} ({})",
-            c.text.replace('`', "'"),
+            inert::code(&c.text),
             if c.failed { " — failed" } else { "" },
             entry_name(row, c.seq)
         )
@@ -178,9 +194,27 @@ pub fn extracted(
             ))
         ));
     }
-    pending.extend(listed(&digest.pending, row, usize::MAX, "None stated."));
-    decisions.extend(listed(&digest.decisions, row, usize::MAX, "None stated."));
-    results.extend(listed(&digest.errors, row, ERRORS_LISTED, "No errors."));
+    pending.extend(listed(
+        &digest.pending,
+        "said",
+        row,
+        usize::MAX,
+        "None stated.",
+    ));
+    decisions.extend(listed(
+        &digest.decisions,
+        "said",
+        row,
+        usize::MAX,
+        "None stated.",
+    ));
+    results.extend(listed(
+        &digest.errors,
+        "output",
+        row,
+        ERRORS_LISTED,
+        "No errors.",
+    ));
     let mut text = summary::template(&row.record.id);
     // The template's title line, then the mark, then the sections filled in.
     let title_end = text.find('\n').map_or(text.len(), |i| i + 1);
@@ -207,11 +241,25 @@ pub fn unmarked(text: &str) -> String {
         .replace(EXTRACTED, "")
 }
 
-fn listed(list: &[Noted], row: &SessionRow, at_most: usize, none: &str) -> Vec<String> {
+/// The items of `list` quoted, each with whose words they are (`said`, `output`) and
+/// its entry.
+fn listed(
+    list: &[Noted],
+    whose: &str,
+    row: &SessionRow,
+    at_most: usize,
+    none: &str,
+) -> Vec<String> {
     let mut lines: Vec<String> = list
         .iter()
         .take(at_most)
-        .map(|n| format!("- {} ({})", n.text, entry_name(row, n.seq)))
+        .map(|n| {
+            format!(
+                "- {whose}: {} ({})",
+                inert::quoted(&n.text, QUOTED_CHARS),
+                entry_name(row, n.seq)
+            )
+        })
         .collect();
     if list.len() > at_most {
         lines.push(format!("- +{} more", list.len() - at_most));
@@ -227,7 +275,7 @@ fn listed(list: &[Noted], row: &SessionRow, at_most: usize, none: &str) -> Vec<S
 fn file_link(file: &str, places: &SourcePlaces, links: &Links) -> String {
     match places.place(file) {
         Some(place) => format!("`{}`", links.to(&place)),
-        None => format!("{file} (not under source/)"),
+        None => format!("{} (not under source/)", inert::line(file, QUOTED_CHARS)),
     }
 }
 

@@ -1,0 +1,174 @@
+//! Which transcript files are read at all: the owner's own regular files. Another local
+//! user who can write into a followed folder must not get their text into the owner's
+//! memory, nor make the daemon (often root) open what they point at.
+//!
+//! Guarantees of [`open`]: a name that is a symbolic link, a device, a fifo or a socket is
+//! never opened (it is looked at with `lstat` first, and opened with `O_NOFOLLOW`, so a
+//! link swapped in between fails too, and `O_NONBLOCK`, so a fifo swapped in cannot hang
+//! the reader); what was opened is checked on the open descriptor (`fstat`, no race): a
+//! regular file, owned by the owner, writable by no one else. The owner is the user the
+//! daemon runs as, as `crate::trust` decides for what may run (a mount made with
+//! `setuid=USER` runs as USER). A group-writable file passes only when its group is the
+//! owner's primary group: with user private groups (Debian's umask 002) every file the
+//! owner writes is group-writable, by a group that holds the owner alone.
+
+use std::fs::{File, Metadata};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+use crate::transcripts::import::not_regular;
+
+/// Whose files are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Owner {
+    /// The user this process runs as.
+    pub fn this_process() -> Owner {
+        // SAFETY: geteuid and getegid have no preconditions and cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        Owner { uid, gid }
+    }
+
+    /// Why the file described by `meta` (of the open descriptor) is not the owner's own
+    /// regular file, or `Ok`.
+    pub fn check(&self, meta: &Metadata) -> Result<(), String> {
+        if !meta.is_file() {
+            return Err(format!("it is {}", not_regular(meta)));
+        }
+        if meta.uid() != self.uid {
+            return Err(format!(
+                "it is owned by uid {}, not by uid {} (the mount's owner): only the owner's \
+                 own transcripts are imported",
+                meta.uid(),
+                self.uid
+            ));
+        }
+        let mode = meta.mode() & 0o777;
+        let group_of_others = mode & 0o020 != 0 && meta.gid() != self.gid;
+        if mode & 0o002 != 0 || group_of_others {
+            return Err(format!(
+                "others may write it (mode {mode:o}): only transcripts no one else can \
+                 change are imported; `chmod go-w` makes it the owner's alone"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The file at `path` opened for reading with its metadata, if it is the owner's own
+/// regular file; `None` when it is gone; why not otherwise (see the module's guarantees).
+pub fn open(path: &Path, owner: &Owner) -> Result<Option<(File, Metadata)>, String> {
+    let named = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read it: {e}")),
+    };
+    if named.file_type().is_symlink() {
+        return Err(LINK.into());
+    }
+    if !named.is_file() {
+        return Err(format!("it is {}", not_regular(&named)));
+    }
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // Replaced by a link since the look above.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(LINK.into()),
+        Err(e) => return Err(format!("cannot read it: {e}")),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    owner.check(&meta)?;
+    Ok(Some((file, meta)))
+}
+
+/// Why a link is not read.
+const LINK: &str = "it is a symbolic link: transcripts are read only as the owner's own \
+                    files, never through a link (it could lead to any file the daemon may \
+                    read)";
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn me() -> Owner {
+        Owner::this_process()
+    }
+
+    #[test]
+    fn the_owners_own_file_opens_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{}\n").unwrap();
+        assert!(open(&path, &me()).unwrap().is_some());
+        assert!(
+            open(&dir.path().join("gone.jsonl"), &me())
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn links_devices_and_fifos_are_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret.jsonl");
+        std::fs::write(&secret, "{}\n").unwrap();
+        let link = dir.path().join("evil.jsonl");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        assert!(open(&link, &me()).unwrap_err().contains("symbolic link"));
+        let device = dir.path().join("tty.jsonl");
+        std::os::unix::fs::symlink("/dev/ptmx", &device).unwrap();
+        assert!(open(&device, &me()).unwrap_err().contains("symbolic link"));
+        let fifo = dir.path().join("fifo.jsonl");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        assert!(open(&fifo, &me()).unwrap_err().contains("a fifo"));
+        assert!(
+            open(Path::new("/dev/null"), &me())
+                .unwrap_err()
+                .contains("a device")
+        );
+    }
+
+    #[test]
+    fn files_of_others_or_that_others_may_write_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, "{}\n").unwrap();
+        let other = Owner {
+            uid: me().uid + 1,
+            gid: me().gid,
+        };
+        assert!(open(&path, &other).unwrap_err().contains("owned by uid"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o646)).unwrap();
+        assert!(
+            open(&path, &me())
+                .unwrap_err()
+                .contains("others may write it")
+        );
+        // Group-writable by the owner's own group passes; by another group it does not.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o664)).unwrap();
+        assert!(open(&path, &me()).unwrap().is_some());
+        let other_group = Owner {
+            uid: me().uid,
+            gid: me().gid + 1,
+        };
+        assert!(
+            open(&path, &other_group)
+                .unwrap_err()
+                .contains("others may write it")
+        );
+    }
+}
