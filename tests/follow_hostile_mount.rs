@@ -19,17 +19,7 @@ use common::{Mount, OtherUser};
 fn following(folder: &Path) -> Mount {
     let home = tempfile::tempdir().unwrap().keep();
     let mount = Mount::with_env(&common::example(), &[], &[("HOME", home)]);
-    let settings = mount.path("source/meta/settings.toml");
-    let text = std::fs::read_to_string(&settings).unwrap();
-    assert!(text.contains("watch = \"default\""), "{text}");
-    std::fs::write(
-        &settings,
-        text.replace(
-            "watch = \"default\"",
-            &format!("watch = [{:?}]", folder.to_string_lossy()),
-        ),
-    )
-    .unwrap();
+    mount.follow_only(folder);
     wait_for(&mount, "following the shared folder", || {
         mount.log_text().contains("following 1 transcript folder")
     });

@@ -192,17 +192,7 @@ fn the_setting_names_the_folders_followed_and_off_follows_none() {
     let (mount, home) = mount(&[]);
     let logs = home.join("logs");
     std::fs::create_dir_all(&logs).unwrap();
-    let settings = mount.path("source/meta/settings.toml");
-    let text = std::fs::read_to_string(&settings).unwrap();
-    assert!(text.contains("watch = \"default\""), "{text}");
-    std::fs::write(
-        &settings,
-        text.replace(
-            "watch = \"default\"",
-            &format!("watch = [{:?}]", logs.to_string_lossy()),
-        ),
-    )
-    .unwrap();
+    mount.follow_only(&logs);
     std::fs::copy(format!("{FIXTURES}/generic.jsonl"), logs.join("chat.jsonl")).unwrap();
     wait_for(&mount, "the folder named in the settings", || {
         counts(&mount).0 == 1

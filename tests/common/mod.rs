@@ -288,6 +288,22 @@ impl Mount {
         );
     }
 
+    /// Follow the transcripts in `folder` alone: the settings' `[memory] watch`, written
+    /// through the mount, replaces the default folders.
+    pub fn follow_only(&self, folder: &Path) {
+        let settings = self.path("source/meta/settings.toml");
+        let text = std::fs::read_to_string(&settings).unwrap();
+        assert!(text.contains("watch = \"default\""), "{text}");
+        std::fs::write(
+            &settings,
+            text.replace(
+                "watch = \"default\"",
+                &format!("watch = [{:?}]", folder.to_string_lossy()),
+            ),
+        )
+        .unwrap();
+    }
+
     /// Kill the daemon without unmounting (leaves a stale mount behind, as a crash would).
     pub fn kill_daemon(&mut self) {
         if let Some(mut daemon) = self.daemon.take() {
