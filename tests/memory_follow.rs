@@ -193,6 +193,7 @@ fn the_setting_names_the_folders_followed_and_off_follows_none() {
     let logs = home.join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     mount.follow_only(&logs);
+    let settings = mount.path("source/meta/settings.toml");
     std::fs::copy(format!("{FIXTURES}/generic.jsonl"), logs.join("chat.jsonl")).unwrap();
     wait_for(&mount, "the folder named in the settings", || {
         counts(&mount).0 == 1
