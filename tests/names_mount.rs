@@ -246,3 +246,72 @@ fn dotted_names_reach_what_a_packages_init_imports_from_its_modules() {
         "{found}"
     );
 }
+
+/// A flat project whose top level has modules `history.py` and `meta.py` and a package
+/// `deps/` with a module inside: names source/ keeps for its own folders.
+fn named_as_sources_own() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "pyproject.toml",
+        "[project]\nname = \"clash\"\nversion = \"1\"\ndependencies = [\"requests>=2\"]\n",
+    );
+    write(root, "history.py", "def record(event):\n    return event\n");
+    write(
+        root,
+        "meta.py",
+        "VERSION = 1\n\n\ndef version():\n    return VERSION\n",
+    );
+    write(root, "deps/__init__.py", "");
+    write(root, "deps/x.py", "def resolve(name):\n    return name\n");
+    dir
+}
+
+#[test]
+fn the_projects_history_meta_and_deps_are_listed_once_and_edited_through_their_dotted_names() {
+    let project = named_as_sources_own();
+    let mount = Mount::of(project.path(), &[]);
+    let (ok, listed) = mount.sh("ls -A $HS/source/");
+    assert!(ok, "{listed}");
+    let listed: Vec<&str> = listed.lines().collect();
+    let mut once = listed.clone();
+    once.dedup();
+    assert_eq!(once, listed, "every name once");
+    for name in [".deps", "deps", "history", "history.py", "meta", "meta.py"] {
+        assert!(listed.contains(&name), "{name} in {listed:?}");
+    }
+
+    let (ok, out) = mount.sh("cd $HS/source
+         ls history/ | grep -qx undo
+         cat deps/requests
+         cat .history/record.py
+         sed -i 's/return event/return [event]/' .history/record.py
+         sed -i 's/VERSION = 1/VERSION = 2/' meta.py
+         sed -i 's/return VERSION/return str(VERSION)/' .meta/version.py
+         sed -i 's/return name/return name.lower()/' .deps/x/resolve.py
+         sed -i '1i import os' .deps/x.py
+         cat .deps/x.py");
+    assert!(ok, "{out}");
+    assert!(out.contains("requests>=2"), "{out}");
+    assert!(
+        out.starts_with("requests>=2\ndef record(event):\n"),
+        "{out}"
+    );
+    let on_disk = |rel: &str| std::fs::read_to_string(mount.project.join(rel)).unwrap();
+    assert_eq!(
+        on_disk("history.py"),
+        "def record(event):\n    return [event]\n"
+    );
+    assert_eq!(
+        on_disk("meta.py"),
+        "VERSION = 2\n\n\ndef version():\n    return str(VERSION)\n"
+    );
+    let x = "import os\ndef resolve(name):\n    return name.lower()\n";
+    assert_eq!(on_disk("deps/x.py"), x);
+    assert!(out.ends_with(x), "{out}");
+    assert_eq!(
+        mount.read("source/deps.x.resolve.py"),
+        "def resolve(name):\n    return name.lower()\n"
+    );
+}

@@ -637,3 +637,84 @@ fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     let second = render(&space, "search/source:def target page:2");
     assert!(second.contains("helper_"), "{second}");
 }
+
+/// A flat project whose top level has a module `history.py`, `meta.py` and a package
+/// `deps/`: names source/ keeps for its own folders.
+const NAMED_AS_SOURCES_OWN: &[(&str, &[u8])] = &[
+    (
+        "pyproject.toml",
+        b"[project]\nname = \"clash\"\nversion = \"1\"\ndependencies = [\"requests>=2\"]\n",
+    ),
+    (
+        "history.py",
+        b"\"\"\"Events.\"\"\"\n\n\ndef record(event):\n    return event\n",
+    ),
+    ("meta.py", b"def version():\n    return 1\n"),
+    ("deps/__init__.py", b"\"\"\"Dependency helpers.\"\"\"\n"),
+    ("deps/x.py", b"def resolve(name):\n    return name\n"),
+];
+
+#[test]
+fn modules_named_as_sources_own_folders_are_listed_once_and_the_entry_says_where() {
+    let (_dir, space) = project(NAMED_AS_SOURCES_OWN);
+    let listed = names(&space, "source");
+    for name in [
+        "history",
+        "meta",
+        "deps",
+        "config",
+        "tests",
+        "history.py",
+        "meta.py",
+    ] {
+        let times = listed.iter().filter(|n| *n == name).count();
+        assert_eq!(times, 1, "{name} in {listed:?}");
+    }
+    assert!(listed.contains(&".deps".to_string()), "{listed:?}");
+    // The plain names stay source/'s own folders.
+    assert!(render(&space, "source/history/_entry.md").contains("routed edits"));
+    assert!(render(&space, "source/deps/requests").contains("requests>=2"));
+
+    let entry = render(&space, "source/_entry.md");
+    for place in [
+        "`history.py`'s symbols at `/mnt/hs/source/.history/`",
+        "`meta.py`'s symbols at `/mnt/hs/source/.meta/`",
+        "package `deps` at `/mnt/hs/source/.deps/`",
+        "| `.deps/` | package |",
+    ] {
+        assert!(entry.contains(place), "{place}: {entry}");
+    }
+
+    // The project's own, by the spellings the views name.
+    let module = render(&space, "source/.history/_entry.md");
+    assert!(module.starts_with("home > source > .history\n"), "{module}");
+    assert!(
+        module.contains("`cat /mnt/hs/source/.history/record.py`"),
+        "{module}"
+    );
+    assert!(!module.contains("source/history/record.py"), "{module}");
+    let record = "def record(event):\n    return event\n";
+    assert_eq!(render(&space, "source/.history/record.py"), record);
+    assert_eq!(render(&space, "source/history.record.py"), record);
+    assert_eq!(
+        render(&space, "source/history.py"),
+        "\"\"\"Events.\"\"\"\n\n\ndef record(event):\n    return event\n"
+    );
+    assert_eq!(
+        render(&space, "source/.meta/version.py"),
+        "def version():\n    return 1\n"
+    );
+    let resolve = "def resolve(name):\n    return name\n";
+    assert_eq!(render(&space, "source/.deps/x.py"), resolve);
+    assert_eq!(render(&space, "source/.deps/x/resolve.py"), resolve);
+    assert_eq!(render(&space, "source/deps.x.resolve.py"), resolve);
+    let package = render(&space, "source/.deps/_entry.md");
+    assert!(
+        package.contains("`cat /mnt/hs/source/.deps/x.py`"),
+        "{package}"
+    );
+    assert!(
+        render(&space, "search/source:resolve").contains("/mnt/hs/source/.deps/x/resolve.py"),
+        "a search hit names the spelling that reaches the symbol"
+    );
+}

@@ -4,7 +4,8 @@
 S="$HS/source"
 listed() { ls -A "$1"; }
 
-# Modules named like source/'s own folders would be unreachable.
+# New modules named like source/'s own folders are refused: their symbols would be only at
+# the unlisted dotted directory (source/.history/).
 for reserved in deps history meta tests config; do
   printf 'x = 1\n' > mod.py
   expect_fails "Operation not permitted" "a module $reserved.py at the top" -- cp mod.py "$S/$reserved.py"

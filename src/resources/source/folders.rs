@@ -38,7 +38,7 @@ impl Source {
             Resolved::Root if RESERVED.contains(name) => {
                 return Err(Error::not_permitted(format!(
                     "{shown} was not made: source/{name}/ is homespace's own, so a package \
-                     {name} at the top would be unreachable here; name it otherwise"
+                     {name} at the top would be listed as source/.{name}/; name it otherwise"
                 )));
             }
             Resolved::Root => (self.code_root(), String::new(), DirKind::Package),

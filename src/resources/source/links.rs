@@ -12,7 +12,7 @@
 use crate::error::Result;
 use crate::model::TreePath;
 use crate::resources::source::Source;
-use crate::resources::source::paths::{Resolved, Walked};
+use crate::resources::source::paths::{self, Resolved, Walked};
 
 impl Source {
     /// The target of the link at `path`, when `path` is a module's members directory as
@@ -43,8 +43,17 @@ impl Source {
         let root = self.walk(&[]).ok()?;
         self.canonical_members(&root, first).ok()??;
         let mut shown: Vec<String> = match first.strip_prefix('.') {
+            // `.history` is no other name of a listed `history`: that is source/'s own.
+            Some(_) if paths::project_name_of(first).is_some() => return None,
             Some(top) => vec![top.to_string()],
-            None => first.split('.').map(str::to_string).collect(),
+            None => {
+                let names: Vec<&str> = first.split('.').collect();
+                // `deps.x` is listed as `.deps/x` when source/ keeps `deps` for itself.
+                paths::spelled_at_top(&names.join("/"))
+                    .split('/')
+                    .map(str::to_string)
+                    .collect()
+            }
         };
         shown.extend(rest.iter().map(|n| n.to_string()));
         Some(shown)
@@ -77,11 +86,17 @@ impl Source {
     }
 }
 
-/// `../../pkg.sub.mod` for the link `pkg/sub/mod`; `.six` for the link `six` at the top.
+/// `../../pkg.sub.mod` for the link `pkg/sub/mod`; `.six` for the link `six` at the top;
+/// `../deps.x` for the link `.deps/x` in the project's package `deps` (spelled `.deps`
+/// beside source/'s own `deps/`).
 pub(crate) fn link_target(path: &[&str]) -> String {
     match path {
         [top] => format!(".{top}"),
-        _ => format!("{}{}", "../".repeat(path.len() - 1), path.join(".")),
+        [first, rest @ ..] => {
+            let first = paths::project_name_of(first).unwrap_or(first);
+            format!("{}{first}.{}", "../".repeat(path.len() - 1), rest.join("."))
+        }
+        [] => String::new(),
     }
 }
 
@@ -97,6 +112,17 @@ pub(crate) fn spellings(mounted_as: &str, path: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     if let [top] = names.as_slice() {
         out.push(TreePath::from_names([mounted_as, &format!(".{top}")]).to_string());
+    }
+    // The project's package `deps` is `.deps/` beside source/'s own `deps/`.
+    if let [first, rest @ ..] = path
+        && !rest.is_empty()
+        && paths::package_spelled_with_dot(first)
+    {
+        let mut spelled = TreePath::from_names([mounted_as, &format!(".{first}")]);
+        for name in rest {
+            spelled.push(name);
+        }
+        out.push(spelled.to_string());
     }
     for split in 1..=names.len() {
         let dotted = names[..split].join(".");
@@ -125,6 +151,7 @@ mod tests {
         assert_eq!(link_target(&["pkg", "sub", "mod"]), "../../pkg.sub.mod");
         assert_eq!(link_target(&["tests", "test_x"]), "../tests.test_x");
         assert_eq!(link_target(&["six"]), ".six");
+        assert_eq!(link_target(&[".deps", "x"]), "../deps.x");
     }
 
     #[test]
@@ -143,6 +170,8 @@ mod tests {
             inner.contains(&"source/pkg.mod/Class.py".to_string()),
             "{inner:?}"
         );
+        let own = spellings("source", &["deps", "x", "f.py"]);
+        assert!(own.contains(&"source/.deps/x/f.py".to_string()), "{own:?}");
         let package = spellings("source", &["pkg"]);
         assert!(package.contains(&"source/pkg.".to_string()), "{package:?}");
         assert!(package.contains(&"source/.pkg".to_string()), "{package:?}");

@@ -25,6 +25,7 @@ mod member_path;
 mod meta;
 pub mod modules;
 mod outline;
+mod own_names;
 mod parse_index;
 pub mod paths;
 pub mod project;
@@ -284,6 +285,11 @@ impl Source {
             match kind {
                 EntryKind::Dir => {
                     let label = about(&|| self.project.dir_kind(&path).label().to_string());
+                    // Listed, not only reachable: `find` and `grep -r` see its files.
+                    let name = match top {
+                        true => paths::spelled_at_top(&name),
+                        false => name,
+                    };
                     children.push(Child::new(name, Kind::Dir, label));
                 }
                 EntryKind::Module => {
@@ -291,8 +297,11 @@ impl Source {
                     let source = about(&|| format!("module source, {}", size()));
                     children.push(Child::new(&name, Kind::Document, source));
                     // An empty package's `__init__.py` has no members to show: a folder
-                    // of nothing, which would only stand in the way of `rm -r`.
-                    if !self.is_empty_init(dir, &name) {
+                    // of nothing, which would only stand in the way of `rm -r`. A module
+                    // named as one of source/'s own folders has no link of its name: its
+                    // members are `.history/`, unlisted like any module's own directory.
+                    let taken = top && paths::RESERVED.contains(&stem.as_str());
+                    if !taken && !self.is_empty_init(dir, &name) {
                         children.push(Child::new(
                             stem,
                             Kind::Link,

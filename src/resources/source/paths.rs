@@ -75,8 +75,42 @@ pub const META: &str = "meta";
 pub const HISTORY: &str = "history";
 
 /// The names directly under `source/` that are homespace's own resourcespaces, never the
-/// project's: a top-level module or package of such a name is hidden by them.
+/// project's: a top-level module or package of such a name is spelled otherwise there
+/// (see [`spelled_at_top`]).
 pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
+
+/// The reserved names whose folder stands where a top-level package of the project of
+/// that name would be listed. Not `tests`: the project's top-level `tests/` is the test
+/// folder `source/tests/` shows.
+const TAKEN_FROM_PACKAGES: &[&str] = &[HISTORY, META, "deps", "config"];
+
+/// How the tree spells `rel`, a path from a code root with `/` between names (`deps/x.py`,
+/// or `history` for a module's members): a top-level package, or a top-level module's
+/// members directory, named as one of source/'s own folders (`deps`, `history`, …) is
+/// spelled with a dot in front (`.deps/x.py`, `.history`) — the name a top-level module's
+/// members already have (`.six`) — so that neither hides the other. A module file keeps
+/// its name (`history.py`): nothing of source/'s is called so.
+pub fn spelled_at_top(rel: &str) -> String {
+    match rel.split_once('/') {
+        Some((first, rest)) if TAKEN_FROM_PACKAGES.contains(&first) => format!(".{first}/{rest}"),
+        None if RESERVED.contains(&rel) => format!(".{rel}"),
+        _ => rel.to_string(),
+    }
+}
+
+/// The project's top-level name that `spelled` (`.deps`, `.history`) spells when source/
+/// keeps that name for a folder of its own; `None` for any other name.
+pub fn project_name_of(spelled: &str) -> Option<&str> {
+    spelled
+        .strip_prefix('.')
+        .filter(|name| RESERVED.contains(name))
+}
+
+/// Whether a top-level package of the project named `name` is listed as `.name` (see
+/// [`spelled_at_top`]).
+pub fn package_spelled_with_dot(name: &str) -> bool {
+    TAKEN_FROM_PACKAGES.contains(&name)
+}
 
 /// A path walked under `source/`: where it leads, whether a dotted name was expanded on
 /// the way (the path is then another name of what it leads to), and the names walked. A
@@ -181,8 +215,11 @@ impl Source {
                         _ => Resolved::TestsRoot,
                     }));
                 }
+                // The project's own `deps/` or `history.py`'s members, whose plain names are
+                // source/'s folders (see `spelled_at_top`), are `.deps` and `.history`.
+                let on_disk = project_name_of(name).unwrap_or(name);
                 for root in &self.project.code_roots {
-                    if let Some(next) = self.in_dir(root, "", name, true)? {
+                    if let Some(next) = self.in_dir(root, "", on_disk, true)? {
                         return Ok(Some(next));
                     }
                 }
@@ -464,5 +501,19 @@ mod tests {
         assert_eq!(split_dotted("ai.py"), ["ai.py"]);
         assert_eq!(split_dotted(".hidden.py"), [".hidden.py"]);
         assert_eq!(split_dotted("a..b"), ["a..b"]);
+    }
+
+    #[test]
+    fn the_projects_names_that_source_keeps_for_itself_are_spelled_with_a_dot() {
+        assert_eq!(spelled_at_top("deps/x.py"), ".deps/x.py");
+        assert_eq!(spelled_at_top("deps"), ".deps");
+        assert_eq!(spelled_at_top("history"), ".history");
+        assert_eq!(spelled_at_top("tests"), ".tests");
+        assert_eq!(spelled_at_top("history.py"), "history.py");
+        assert_eq!(spelled_at_top("ledger/accounts.py"), "ledger/accounts.py");
+        assert_eq!(spelled_at_top(".deps/x"), ".deps/x");
+        assert_eq!(project_name_of(".meta"), Some("meta"));
+        assert_eq!(project_name_of(".six"), None);
+        assert_eq!(project_name_of("meta"), None);
     }
 }

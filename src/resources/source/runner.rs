@@ -659,7 +659,8 @@ impl Source {
             .iter()
             .filter_map(|r| module.strip_prefix(r).ok())
             .min_by_key(|p| p.components().count())?;
-        Some(rel.with_extension("").display().to_string())
+        let rel = rel.with_extension("").display().to_string();
+        Some(super::paths::spelled_at_top(&rel))
     }
 
     /// The symbol file of test `id` (`tests.test_calc.TestOps.test_div[2-0]` is

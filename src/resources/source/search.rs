@@ -26,6 +26,7 @@ use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
 use crate::resources::source::last_scan::Scanned;
+use crate::resources::source::paths::spelled_at_top;
 use crate::resources::source::scan::{self, Found, Pattern};
 use crate::resources::source::{Source, changed_in};
 
@@ -265,11 +266,18 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
                 index = parent;
             }
             stems.reverse();
-            path = format!(
-                "source/{}/{}",
-                tree_dir.trim_end_matches(".py"),
-                stems.join("/")
-            );
+            let module = tree_dir.trim_end_matches(".py");
+            // `history.py`'s members are `.history/` (see `spelled_at_top`).
+            let members = match source
+                .project
+                .test_dirs()
+                .iter()
+                .any(|t| file.starts_with(t))
+            {
+                true => module.to_string(),
+                false => spelled_at_top(module),
+            };
+            path = format!("source/{members}/{}", stems.join("/"));
         }
     }
     Hit {
@@ -316,7 +324,11 @@ pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
     if test_dir.is_some() {
         dotted = format!("{}.{dotted}", project.dotted_of_test_dir(base));
     }
-    (format!("{prefix}{rel}"), dotted)
+    let shown = match test_dir {
+        Some(_) => format!("{prefix}{rel}"),
+        None => spelled_at_top(&rel),
+    };
+    (shown, dotted)
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ use crate::render::size_note_of;
 use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
-use crate::resources::source::paths::Resolved;
+use crate::resources::source::own_names;
+use crate::resources::source::paths::{Resolved, spelled_at_top};
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
 use crate::resources::source::{Source, bytes, plural};
 
@@ -73,8 +74,9 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
 fn root(source: &Source, here: &str) -> Entry {
     let top = source.project.top_level();
     let mut rows = Vec::new();
-    let mut example = main_package(source, &top)
-        .and_then(|dir| first_module(source, &dir.path).map(|m| format!("{}/{m}", dir.name)));
+    let mut example = main_package(source, &top).and_then(|dir| {
+        first_module(source, &dir.path).map(|m| format!("{}/{m}", spelled_at_top(&dir.name)))
+    });
     for (n, entry) in top.iter().enumerate() {
         if n >= DETAILED {
             rows.push(ContentsRow::plain(
@@ -114,7 +116,9 @@ fn root(source: &Source, here: &str) -> Entry {
         }
     }
     let example = example.unwrap_or_else(|| "<module>.py".into());
-    let stem = example.trim_end_matches(".py");
+    // `history.py`'s members are `.history/`, and its dotted names `history.<Symbol>.py`.
+    let stem = spelled_at_top(example.trim_end_matches(".py"));
+    let dotted = stem.trim_start_matches('.').replace('/', ".");
     let layout = if source.project.code_roots.len() > 1 {
         "src layout: packages under src/"
     } else {
@@ -178,7 +182,7 @@ fn root(source: &Source, here: &str) -> Entry {
         empty: String::new(),
         ..Section::default()
     });
-    Entry {
+    let mut entry = Entry {
         title: format!("source — {} ({layout})", source.name),
         about: vec![
             "Every module `m.py` has `m/` with its classes and functions; every class `C.py` has `C/` with its methods. Files are exact source.".into(),
@@ -187,7 +191,7 @@ fn root(source: &Source, here: &str) -> Entry {
             Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
             Function::new(format!("ls {here}{stem}/"), "list a module's symbols", "one file per class and function"),
             Function::new(format!("cat {here}{}/_entry.md", stem), "see a module's outline", "symbols with signatures and sizes"),
-            Function::new(format!("cat {here}{}.<Symbol>.py", stem.replace('/', ".")), "read by dotted path", "that symbol's exact source"),
+            Function::new(format!("cat {here}{dotted}.<Symbol>.py"), "read by dotted path", "that symbol's exact source"),
             Function::new(format!("cp fixed.py {here}{stem}/<Symbol>.py"), "replace one symbol", "the module rewritten; refused with line:column if invalid"),
             Function::new(format!("cat {}", source.links.to("source/history/_entry.md")), "see what was edited", "every edit as a diff, with undo"),
             Function::new(format!("cat \"{}\"", source.links.to("search/source:<query>")), "search the code", "`module:line: text` with symbol paths"),
@@ -197,7 +201,9 @@ fn root(source: &Source, here: &str) -> Entry {
             format!("`homespace render --project {} /source/<path>` prints any of these files without mounting.", source.project.root.display()),
             "Dotted names work in every directory here but are not listed by `ls`.".into(),
         ],
-    }
+    };
+    entry.about.extend(own_names::note(here, &top));
+    entry
 }
 
 /// Rows described in full (docstring, counts, sizes: a parse each); the rest, which the
@@ -221,6 +227,13 @@ impl ContentsRow {
         let (name, kind, python) = match kind {
             EntryKind::Dir => {
                 let dir = source.project.dir_kind(path);
+                let name = match path
+                    .parent()
+                    .is_some_and(|p| source.project.code_roots.iter().any(|r| r == p))
+                {
+                    true => spelled_at_top(name),
+                    false => name.to_string(),
+                };
                 (format!("`{name}/`"), dir.label(), dir != DirKind::Folder)
             }
             EntryKind::Module => (format!("`{name}`"), "module", true),

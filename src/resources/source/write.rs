@@ -128,7 +128,7 @@ impl Source {
 
     /// Whether a new module `ident` may be made in `place` (a package or the top of
     /// source/): not under a name source/ keeps for itself at the top (`deps`, `history`,
-    /// …: the module would be unreachable), nor beside a folder of the same name (Python
+    /// …: its members would be only at the unlisted `.history/`), nor beside a folder of the same name (Python
     /// imports the package and never the module).
     fn module_name_free(&self, place: &Resolved, ident: &str, shown: &str) -> Result<()> {
         let dirs = match place {
@@ -136,8 +136,8 @@ impl Source {
                 if RESERVED.contains(&ident) {
                     return Err(Error::not_permitted(format!(
                         "{shown} was not created: source/{ident}/ is homespace's own, so a \
-                         module {ident} at the top would be unreachable here; name the module \
-                         otherwise, or make it inside a package"
+                         module {ident} at the top would have its symbols only at the unlisted \
+                         source/.{ident}/; name the module otherwise, or make it inside a package"
                     )));
                 }
                 self.project.code_roots.clone()
