@@ -164,6 +164,21 @@ fn a_view_others_read_never_quotes_the_traceback_of_a_private_module() {
 }
 
 #[test]
+fn a_dotted_name_answers_others_exactly_as_its_nested_path() {
+    let user = OtherUser::new("dotted");
+    let mount = mount_with_private_parts();
+    run_as(&mount, &user, "access_others_dotted.sh");
+    // The owner reaches all of it under every name.
+    let (ok, out) = mount.sh(
+        "S=\"$HS/source\"; for p in ledger.vault.Secret.py ledger/vault/Secret.py \
+           ledger.private.hidden.py ledger/private/hidden.py ledger.private.hidden.found.py; do \
+           stat \"$S/$p\" >/dev/null && cat \"$S/$p\" >/dev/null || exit 1; done \
+         && ls \"$S/ledger.private.hidden\" >/dev/null",
+    );
+    assert!(ok, "{out}");
+}
+
+#[test]
 fn allow_other_write_needs_allow_other() {
     let out = Command::new(common::BIN)
         .args(["mount", "--allow-other-write", "/tmp/nowhere"])
