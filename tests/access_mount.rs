@@ -127,6 +127,57 @@ fn with_allow_other_write_changes_land_but_never_run_code() {
     );
 }
 
+/// The example with `ledger/vault.py` kept at 600 (class `Secret`) and `ledger/private/`
+/// at 700 (module `hidden.py`, function `found`), mounted with `--allow-other`.
+fn mount_with_private_parts() -> Mount {
+    let mut mount = mount(&["--allow-other"], false);
+    let ledger = mount.project.join("src/ledger");
+    let vault = ledger.join("vault.py");
+    std::fs::write(&vault, "class Secret:\n    kept = 1\n").unwrap();
+    std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let private = ledger.join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::write(private.join("__init__.py"), "").unwrap();
+    std::fs::write(private.join("hidden.py"), "def found():\n    return 1\n").unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    mount.restart(&["--allow-other"]);
+    mount
+}
+
+#[test]
+fn a_view_others_read_never_quotes_the_traceback_of_a_private_module() {
+    let user = OtherUser::new("banner");
+    let mount = mount_with_private_parts();
+    // An edit of the owner's that the import check refuses: its traceback quotes the
+    // failing line of the 600 module. (The shell does not hear of it: a redirection's
+    // close is not checked.)
+    mount.sh(
+        "printf 'class Secret:\\n    kept = 1\\nraise KeyError(\"PLANTED-7f3a\")\\n' \
+         > \"$HS/source/ledger/vault.py\"",
+    );
+    let log = mount.log_text();
+    assert!(
+        log.contains("so the edit was undone") && log.contains("PLANTED-7f3a"),
+        "the refusal quotes the failing line:\n{log}"
+    );
+    run_as(&mount, &user, "access_others_banner.sh");
+}
+
+#[test]
+fn a_dotted_name_answers_others_exactly_as_its_nested_path() {
+    let user = OtherUser::new("dotted");
+    let mount = mount_with_private_parts();
+    run_as(&mount, &user, "access_others_dotted.sh");
+    // The owner reaches all of it under every name.
+    let (ok, out) = mount.sh(
+        "S=\"$HS/source\"; for p in ledger.vault.Secret.py ledger/vault/Secret.py \
+           ledger.private.hidden.py ledger/private/hidden.py ledger.private.hidden.found.py; do \
+           stat \"$S/$p\" >/dev/null && cat \"$S/$p\" >/dev/null || exit 1; done \
+         && ls \"$S/ledger.private.hidden\" >/dev/null",
+    );
+    assert!(ok, "{out}");
+}
+
 #[test]
 fn allow_other_write_needs_allow_other() {
     let out = Command::new(common::BIN)

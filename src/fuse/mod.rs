@@ -407,8 +407,10 @@ impl Filesystem for Fs {
         Ok(())
     }
 
-    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        match guarded("lookup", || self.space.lookup(Ino(parent.0), utf8(name)?)) {
+    fn lookup(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        match guarded("lookup", || {
+            (self.space).lookup_by(Ino(parent.0), utf8(name)?, caller(req))
+        }) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(self.unanswered(Ino(parent.0), Some(name), &e)),
         }

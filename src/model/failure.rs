@@ -2,6 +2,8 @@
 
 use std::time::SystemTime;
 
+use crate::tree::access::Perm;
+
 /// One failed operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Failure {
@@ -18,4 +20,8 @@ pub struct Failure {
     pub repeats: u32,
     /// When it first happened.
     pub first: SystemTime,
+    /// The modes of what the message may quote (the file the failure is about, the files a
+    /// traceback in it names, and the folders above them, as the right to read them): a
+    /// view shows the message only if everyone who may read the view may read all of them.
+    pub quotes: Vec<Perm>,
 }

@@ -221,6 +221,7 @@ mod tests {
             message,
             repeats: 0,
             first: SystemTime::UNIX_EPOCH,
+            quotes: Vec::new(),
         }
     }
 

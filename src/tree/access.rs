@@ -67,6 +67,44 @@ impl Perm {
             ..self
         }
     }
+
+    /// A folder's right to pass through it, as the right to read: a text quoted from a
+    /// file below it reaches only those who may read the file and pass every folder above.
+    pub fn passing_as_reading(self) -> Perm {
+        Perm {
+            mode: (self.mode & 0o111) << 2,
+            ..self
+        }
+    }
+
+    /// Whether everyone who may read a file of modes `view` may also read one of these
+    /// modes: whether a view may quote such a file. Each class `view` lets read must be
+    /// let read here as a class it surely falls in (the same owner, the same group, or
+    /// everyone), since whether one user is in another's group is not known here.
+    pub fn readable_by_readers_of(self, view: Perm) -> bool {
+        let f = self.mode;
+        let everyone = f & 0o004 != 0;
+        let group = everyone || (f & 0o040 != 0 && self.gid == view.gid);
+        let owner = group || (f & 0o400 != 0 && self.uid == view.uid);
+        (view.mode & 0o004 == 0 || everyone)
+            && (view.mode & 0o040 == 0 || group)
+            && (view.mode & 0o400 == 0 || owner)
+    }
+
+    /// Whether `caller` may pass through a folder of these modes, as the kernel decides
+    /// from the owner's, the group's or everyone's bits. Only the caller's own group is
+    /// known here (not the groups it is also a member of): a group member by a further
+    /// group is judged as everyone, never let further than the kernel would let it.
+    pub fn lets_pass(self, caller: Caller) -> bool {
+        let bit = if caller.uid == self.uid {
+            0o100
+        } else if caller.gid == self.gid {
+            0o010
+        } else {
+            0o001
+        };
+        caller.uid == 0 || self.mode & bit != 0
+    }
 }
 
 /// What the mount lets users other than its owner do.
@@ -222,5 +260,55 @@ mod tests {
         assert_eq!(file.as_dir().mode, 0o750);
         assert_eq!(file.as_dir().read_only().mode, 0o550);
         assert_eq!(file.as_dir().as_file().mode, 0o640);
+    }
+
+    fn perm(uid: u32, gid: u32, mode: u32) -> Perm {
+        Perm { uid, gid, mode }
+    }
+
+    #[test]
+    fn a_view_quotes_only_what_all_its_readers_may_read() {
+        let view = perm(1000, 1000, 0o444);
+        assert!(perm(1000, 1000, 0o644).readable_by_readers_of(view));
+        assert!(!perm(1000, 1000, 0o600).readable_by_readers_of(view));
+        assert!(!perm(1000, 1000, 0o640).readable_by_readers_of(view));
+        // The owner's alone: the owner's files, never another user's private one.
+        let private = perm(1000, 1000, 0o400);
+        assert!(perm(1000, 1000, 0o600).readable_by_readers_of(private));
+        assert!(!perm(0, 0, 0o600).readable_by_readers_of(private));
+        // A group's: its files readable by the group, not those of another group.
+        let group = perm(1000, 50, 0o440);
+        assert!(perm(1000, 50, 0o640).readable_by_readers_of(group));
+        assert!(!perm(1000, 51, 0o640).readable_by_readers_of(group));
+    }
+
+    #[test]
+    fn a_folder_passes_whom_its_execute_bits_let_through() {
+        let folder = perm(1000, 1000, 0o700);
+        assert!(folder.lets_pass(OWNER));
+        assert!(!folder.lets_pass(OTHER));
+        assert!(perm(1000, 1000, 0o711).lets_pass(OTHER));
+        let root = Caller {
+            uid: 0,
+            gid: 0,
+            pid: 3,
+        };
+        assert!(
+            perm(1000, 1000, 0o000).lets_pass(root),
+            "root passes anywhere"
+        );
+        let grouped = Caller { gid: 1000, ..OTHER };
+        assert!(perm(1000, 1000, 0o750).lets_pass(grouped));
+        assert!(
+            !perm(1000, 1000, 0o705).lets_pass(grouped),
+            "the group's bits, not everyone's"
+        );
+        // Passing a folder, as reading: only those it lets through read below it.
+        assert_eq!(perm(1000, 1000, 0o711).passing_as_reading().mode, 0o444);
+        assert!(
+            !folder
+                .passing_as_reading()
+                .readable_by_readers_of(perm(1000, 1000, 0o444))
+        );
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
 
 use crate::model::{Failure, TreePath};
+use crate::tree::access::Perm;
 use crate::tree::lock;
 
 /// How many failures are kept.
@@ -37,6 +38,19 @@ impl Failure {
             self.path = quoted;
         }
         self.message = escape_controls(&self.message.replace("\r\n", "\n"), &['\n']);
+        self
+    }
+
+    /// This failure as a view of modes `view` may show it: its message only when everyone
+    /// who may read the view may read all the message may quote; else what failed and
+    /// where, without the message (a refused edit of a private module quotes its lines).
+    fn shown_in(mut self, view: Perm) -> Failure {
+        if !self.quotes.iter().all(|q| q.readable_by_readers_of(view)) {
+            self.message = "the message is not shown here: it quotes a file more private \
+                            than this view. The program that made the change was told it in \
+                            full, and so was the daemon log"
+                .to_string();
+        }
         self
     }
 
@@ -179,13 +193,22 @@ impl ErrorLog {
         lock(&self.failures).iter().cloned().collect()
     }
 
-    /// The newest failure in directory `dir` within the last few minutes.
-    pub fn fresh_in(&self, dir: &str, now: SystemTime) -> Option<Failure> {
+    /// All kept failures, newest first, as a view of modes `view` may show them (see
+    /// [`Failure::quotes`]).
+    pub fn shown_in(&self, view: Perm) -> Vec<Failure> {
+        let failures = self.newest_first();
+        failures.into_iter().map(|f| f.shown_in(view)).collect()
+    }
+
+    /// The newest failure in directory `dir` within the last few minutes, as the
+    /// directory's view (of modes `view`) may show it.
+    pub fn fresh_in(&self, dir: &str, now: SystemTime, view: Perm) -> Option<Failure> {
         lock(&self.failures)
             .iter()
             .take_while(|f| now.duration_since(f.at).map(|d| d <= FRESH).unwrap_or(true))
             .find(|f| f.dir == dir)
             .cloned()
+            .map(|f| f.shown_in(view))
     }
 }
 
@@ -251,6 +274,7 @@ mod tests {
             message: format!("bad in {dir}"),
             repeats: 0,
             first: at,
+            quotes: Vec::new(),
         }
     }
 
@@ -305,15 +329,51 @@ mod tests {
         log.record(failure("tasks/open", now - Duration::from_secs(600)));
         log.record(failure("tasks/done", now));
         assert_eq!(
-            log.fresh_in("tasks/done", now).map(|f| f.dir),
+            log.fresh_in("tasks/done", now, OPEN).map(|f| f.dir),
             Some("tasks/done".into())
         );
         assert_eq!(
-            log.fresh_in("tasks/open", now),
+            log.fresh_in("tasks/open", now, OPEN),
             None,
             "older than five minutes"
         );
         assert_eq!(log.newest_first()[0].dir, "tasks/done");
+    }
+
+    const OPEN: Perm = Perm {
+        uid: 1000,
+        gid: 1000,
+        mode: 0o444,
+    };
+
+    #[test]
+    fn a_view_others_may_read_never_quotes_a_more_private_file() {
+        let log = ErrorLog::default();
+        let now = SystemTime::now();
+        log.record(Failure {
+            message: "importing ledger.vault failed:\n    raise KeyError('PLANTED')".into(),
+            quotes: vec![Perm {
+                mode: 0o600,
+                ..OPEN
+            }],
+            ..failure("source/ledger", now)
+        });
+        let shown = log.fresh_in("source/ledger", now, OPEN).unwrap();
+        assert!(!shown.message.contains("PLANTED"), "{}", shown.message);
+        assert!(shown.message.contains("more private than this view"));
+        assert_eq!(
+            shown.path, "/source/ledger/x",
+            "what failed and where still show"
+        );
+        assert!(!log.shown_in(OPEN)[0].message.contains("PLANTED"));
+        // The owner's own view (the store's modes by default) quotes it in full.
+        let private = Perm {
+            mode: 0o400,
+            ..OPEN
+        };
+        assert!(log.shown_in(private)[0].message.contains("PLANTED"));
+        let in_own = log.fresh_in("source/ledger", now, private).unwrap();
+        assert!(in_own.message.contains("PLANTED"));
     }
 
     #[test]
@@ -340,6 +400,7 @@ mod tests {
             ),
             repeats: 0,
             first: SystemTime::now(),
+            quotes: Vec::new(),
         });
         let failure = &log.newest_first()[0];
         assert_eq!(failure.path, "$'/hs/tasks/open/a\\nb.json'");

@@ -155,6 +155,15 @@ pub trait Resource: Send + Sync {
         None
     }
 
+    /// The folders `path` passes on its own way when it is another name of a place the
+    /// tree also reaches by a nested path (source/'s `pkg.mod.f.py` passes `pkg/` and the
+    /// members folder `mod/`): the kernel checked only the folders of the name it walked,
+    /// so a caller must be let through these too, as through the nested path. Empty for a
+    /// path the kernel walked as it is.
+    fn crossed(&self, _path: &[&str]) -> Vec<crate::model::Ownership> {
+        Vec::new()
+    }
+
     /// Prefixes of tree paths (from the root) under which what is at and under `path` is
     /// also reached by another name the kernel may keep (source/'s `pkg.mod/` for
     /// `pkg/mod/`): a change at `path` reaches them too.

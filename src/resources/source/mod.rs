@@ -8,6 +8,7 @@ mod change;
 mod changed_in;
 mod checkout;
 mod config;
+mod crossed;
 mod dashboard;
 mod deps;
 pub mod disk;
@@ -399,6 +400,10 @@ impl Resource for Source {
 
     fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
         Source::shown_as(self, path)
+    }
+
+    fn crossed(&self, path: &[&str]) -> Vec<Ownership> {
+        Source::crossed(self, path)
     }
 
     fn spellings(&self, path: &[&str]) -> Vec<String> {

@@ -7,11 +7,12 @@ use std::time::SystemTime;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Fh, Ino, Kind, Node, TreePath};
 use crate::tree::Space;
+use crate::tree::access::{Caller, Perm};
 use crate::tree::inodes::{Print, print};
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::listings::DirEntry;
 use crate::tree::lock;
-use crate::tree::space::route::Located;
+use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
 impl Space {
@@ -24,6 +25,54 @@ impl Space {
         match self.attr_of(&path) {
             Err(e) if e.kind == ErrorKind::NotFound => Err(self.suggest(&path, e)),
             other => other,
+        }
+    }
+
+    /// [`Space::lookup`] for `caller`: a name reached otherwise than by its nested path
+    /// (source/'s `pkg.mod.Sym.py`) answers as the nested path would, refused where a
+    /// folder on it does not let the caller through (see [`Resource::crossed`]). The owner
+    /// and root pass as everywhere.
+    ///
+    /// [`Resource::crossed`]: crate::tree::resource::Resource::crossed
+    pub fn lookup_by(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
+        let dir = self.path_of(parent)?;
+        check_name(name)?;
+        let path = dir.join(name);
+        let crossed = self.crossed(&path);
+        let others = caller.uid != self.access.owner && caller.uid != 0;
+        if let Some(closed) = crossed.iter().find(|f| others && !f.lets_pass(caller)) {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                format!(
+                    "{} cannot be reached by uid {}: a folder on its way (mode {:o}) does not \
+                     let it through, as its nested path would not",
+                    self.links.to(path.as_str()),
+                    caller.uid,
+                    closed.mode
+                ),
+            ));
+        }
+        let mut attr = self.lookup(parent, name)?;
+        // The kernel keeps a name for anyone once someone looked it up: a name some
+        // caller must be refused is asked for again at each use.
+        if crossed.iter().any(|f| f.mode & 0o011 != 0o011) {
+            attr.cacheable = false;
+        }
+        Ok(attr)
+    }
+
+    /// The folders `path` passes on its own way besides those the kernel walked, as the
+    /// modes they show (see [`Resource::crossed`]).
+    ///
+    /// [`Resource::crossed`]: crate::tree::resource::Resource::crossed
+    fn crossed(&self, path: &TreePath) -> Vec<Perm> {
+        match self.route(path) {
+            Ok(Route::In(resource, rest)) => resource
+                .crossed(&rest)
+                .into_iter()
+                .map(|folder| self.perm_of(&Node::dir(false).owned(folder)))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -38,6 +38,7 @@ impl Space {
                     message: coalesced.message,
                     repeats: 0,
                     first: now,
+                    quotes: Vec::new(),
                 });
                 self.failed_in("");
                 admitted
@@ -131,6 +132,7 @@ impl Space {
                 message: format!("{shown} does not exist. Did you mean {suggestion}?"),
                 repeats: 0,
                 first: miss.at,
+                quotes: Vec::new(),
             });
             self.failed_in(parent.as_str());
         }
@@ -156,6 +158,7 @@ impl Space {
             message: error.message.clone(),
             repeats: 0,
             first: now,
+            quotes: self.quoted(path, &error.message),
         });
         self.failed_in(&dir);
     }

@@ -4,7 +4,8 @@
 //! and the owner and modes a path shows; the requests are in the files beside it: where a
 //! path leads (`route.rs`), what it holds (`views.rs`), its attributes and listings
 //! (`attrs.rs`), open files (`files.rs`), changes (`changes.rs`, `modes.rs`), what a change
-//! reaches (`invalidation.rs`) and failures (`failures.rs`). Nothing here knows about FUSE.
+//! reaches (`invalidation.rs`), failures (`failures.rs`) and what their messages may quote
+//! (`quoted.rs`). Nothing here knows about FUSE.
 
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -33,6 +34,7 @@ mod failures;
 mod files;
 mod invalidation;
 mod modes;
+mod quoted;
 mod route;
 #[cfg(test)]
 mod tests;
@@ -179,15 +181,7 @@ impl Space {
 
     /// The owner and modes `stat` shows for `node`.
     pub(crate) fn perm_of(&self, node: &Node) -> Perm {
-        let base = match node.ownership {
-            Ownership::Store => self.store_perm,
-            Ownership::File { uid, gid, mode } => Perm { uid, gid, mode },
-            Ownership::OwnerOnly => Perm {
-                uid: self.access.owner,
-                gid: self.access.group,
-                mode: 0o600,
-            },
-        };
+        let base = self.perm_of_ownership(node.ownership);
         let shaped = if node.kind == Kind::Dir {
             base.as_dir()
         } else {
@@ -197,6 +191,19 @@ impl Space {
             shaped
         } else {
             shaped.read_only()
+        }
+    }
+
+    /// The owner and modes of `ownership`, before the shape of a node is given to them.
+    fn perm_of_ownership(&self, ownership: Ownership) -> Perm {
+        match ownership {
+            Ownership::Store => self.store_perm,
+            Ownership::File { uid, gid, mode } => Perm { uid, gid, mode },
+            Ownership::OwnerOnly => Perm {
+                uid: self.access.owner,
+                gid: self.access.group,
+                mode: 0o600,
+            },
         }
     }
 

@@ -142,7 +142,7 @@ impl Space {
             }
             Route::Errors => {
                 self.examine_misses();
-                let failures = self.errors.newest_first();
+                let failures = self.errors.shown_in(self.perm_of(&Node::view()));
                 Ok(render::errors::render(&failures, self.budget).into_bytes())
             }
             Route::Scratch(key) => self
@@ -165,7 +165,9 @@ impl Space {
             },
             _ => return Err(not_a_dir(&self.links, dir)),
         };
-        let failure = self.errors.fresh_in(dir.as_str(), SystemTime::now());
+        // The view's own modes decide what of a failure it may quote.
+        let view = self.stat_at(&Route::Generated(Generated::Entry, dir.clone()))?;
+        let failure = (self.errors).fresh_in(dir.as_str(), SystemTime::now(), self.perm_of(&view));
         let shown = self.shown(dir);
         let refs: Vec<&str> = shown.names().collect();
         let budget = if dir.is_root() {
@@ -214,7 +216,7 @@ impl Space {
             project_path: self.project.path.clone(),
             store: self.project.store.clone(),
             parts,
-            failures: self.errors.newest_first(),
+            failures: self.errors.shown_in(self.perm_of(&Node::view())),
             read_only: self.access.read_only,
         }
     }
