@@ -164,6 +164,38 @@ fn a_view_others_read_never_quotes_the_traceback_of_a_private_module() {
 }
 
 #[test]
+fn a_modules_view_never_quotes_the_failure_of_a_more_private_module_it_imports() {
+    let user = OtherUser::new("kept");
+    let mut mount = mount(&["--allow-other"], false);
+    let ledger = mount.project.join("src/ledger");
+    let vault = ledger.join("vault.py");
+    std::fs::write(&vault, "raise KeyError('PLANTED-k2')\n").unwrap();
+    std::fs::set_permissions(&vault, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(
+        ledger.join("teller.py"),
+        "from ledger import vault\n\n\ndef pay():\n    return 1\n",
+    )
+    .unwrap();
+    mount.restart(&["--allow-other"]);
+    // The owner's edit of the public module is kept: its import failed before as after.
+    let (ok, out) = mount.sh(
+        "sed -i 's/return 1/return 2/' \"$HS/source/ledger/teller/pay.py\" \
+         && cat \"$HS/source/ledger/teller/_entry.md\"",
+    );
+    assert!(ok, "{out}\n{}", mount.log_text());
+    assert!(
+        out.contains("**Import fails**"),
+        "the module's view says it fails: {out}"
+    );
+    let (ok, seen) = mount.sh_as(&user, "cat \"$HS/source/ledger/teller/_entry.md\"");
+    assert!(ok, "{seen}");
+    assert!(
+        seen.contains("**Import fails**") && !seen.contains("PLANTED-k2"),
+        "another user reads the failure's place, not the private module's text: {seen}"
+    );
+}
+
+#[test]
 fn a_dotted_name_answers_others_exactly_as_its_nested_path() {
     let user = OtherUser::new("dotted");
     let mount = mount_with_private_parts();
@@ -176,6 +208,16 @@ fn a_dotted_name_answers_others_exactly_as_its_nested_path() {
          && ls \"$S/ledger.private.hidden\" >/dev/null",
     );
     assert!(ok, "{out}");
+    // Right after the owner's lookup, the kernel has not kept the name for the other user.
+    let (ok, out) = mount.sh(&format!(
+        "S=\"$HS/source\"; ls \"$S/ledger.private.hidden\" >/dev/null && stat \"$S/ledger.private.hidden\" >/dev/null \
+         && ! runuser -u {} -- stat \"$S/ledger.private.hidden\"",
+        user.name
+    ));
+    assert!(
+        ok && out.contains("Permission denied"),
+        "the owner's lookup of a dotted folder past a 700 folder served another user: {out}"
+    );
 }
 
 #[test]

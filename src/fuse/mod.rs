@@ -284,7 +284,9 @@ impl Fs {
     }
 
     fn ttl(&self, attr: &Attr) -> Duration {
-        if self.kept && attr.cacheable {
+        if attr.per_caller {
+            Duration::ZERO
+        } else if self.kept && attr.cacheable {
             KEPT_TTL
         } else if attr.kind == Kind::Dir {
             DIR_TTL

@@ -41,7 +41,7 @@ pub(crate) struct ImportJudge {
     checker: Mutex<Option<(PathBuf, Duration, Arc<ImportChecker>)>>,
     /// Modules whose import failed before and after an edit, with the failure: shown in
     /// their views (never learnt by reading: importing runs the project's code).
-    failures: Mutex<HashMap<String, String>>,
+    failures: Mutex<HashMap<String, KnownFailure>>,
 }
 
 impl ImportJudge {
@@ -77,7 +77,11 @@ impl ImportJudge {
                  the edit is kept",
                 now.last_line()
             ));
-            lock(&self.failures).insert(dotted.to_string(), now.last_line().to_string());
+            let failure = KnownFailure {
+                line: now.last_line().to_string(),
+                files: crate::tree::named_files(&now.0),
+            };
+            lock(&self.failures).insert(dotted.to_string(), failure);
             return None;
         }
         let since = match before {
@@ -91,9 +95,17 @@ impl ImportJudge {
     }
 
     /// The failure `dotted` had before and after the last edit that saw one, if any.
-    fn known_failure(&self, dotted: &str) -> Option<String> {
+    fn known_failure(&self, dotted: &str) -> Option<KnownFailure> {
         lock(&self.failures).get(dotted).cloned()
     }
+}
+
+/// An import failure a module kept through an edit: its exception line, and the files its
+/// traceback passed through (the line may quote what one of them raised).
+#[derive(Debug, Clone)]
+pub(crate) struct KnownFailure {
+    pub line: String,
+    pub files: Vec<PathBuf>,
 }
 
 /// Why an edit is refused: the import's failure after it (`now`), and how it failed
@@ -162,7 +174,7 @@ impl Source {
 
     /// The import failure `dotted` had before and after the last edit that saw one, if any:
     /// its edits are kept while they change nothing of it.
-    pub(crate) fn known_import_failure(&self, dotted: &str) -> Option<String> {
+    pub(crate) fn known_import_failure(&self, dotted: &str) -> Option<KnownFailure> {
         self.imports.known_failure(dotted)
     }
 }

@@ -57,6 +57,18 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
             if parent.is_none()
                 && let Some(failure) = source.known_import_failure(dotted)
             {
+                // The view is as private as the module; the exception may come from a more
+                // private module it imports, whose text it must not quote.
+                let quotable = failure
+                    .files
+                    .iter()
+                    .all(|quoted| readable_by_its_readers(quoted, disk));
+                let failure = match quotable {
+                    true => failure.line,
+                    false => "raised in a module more private than this one (the daemon's \
+                              log has it)"
+                        .to_string(),
+                };
                 entry.about.insert(
                     0,
                     format!(
@@ -385,11 +397,12 @@ fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
     let (Ok(file), Ok(dir)) = (metadata(file), metadata(dir)) else {
         return false;
     };
-    let (f, d) = (file.mode(), dir.mode());
-    let everyone = f & 0o004 != 0;
-    let group = everyone || (f & 0o040 != 0 && file.gid() == dir.gid());
-    let owner = group || (f & 0o400 != 0 && file.uid() == dir.uid());
-    (d & 0o004 == 0 || everyone) && (d & 0o040 == 0 || group) && (d & 0o400 == 0 || owner)
+    let perm = |m: &std::fs::Metadata| crate::tree::access::Perm {
+        uid: m.uid(),
+        gid: m.gid(),
+        mode: m.mode() & 0o777,
+    };
+    perm(&file).readable_by_readers_of(perm(&dir))
 }
 
 /// What a folder's view says of a module more private than the folder.

@@ -57,6 +57,7 @@ impl Space {
         // caller must be refused is asked for again at each use.
         if crossed.iter().any(|f| f.mode & 0o011 != 0o011) {
             attr.cacheable = false;
+            attr.per_caller = true;
         }
         Ok(attr)
     }
@@ -127,6 +128,7 @@ impl Space {
             writable: node.writable,
             perm: self.perm_of(node),
             cacheable: at.cacheable,
+            per_caller: false,
         })
     }
 

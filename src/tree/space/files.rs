@@ -468,6 +468,7 @@ impl Space {
                     writable: true,
                     perm: handle.perm,
                     cacheable: false,
+                    per_caller: false,
                 };
                 return Ok(attr);
             }
@@ -537,6 +538,7 @@ impl Space {
             writable,
             perm,
             cacheable: false,
+            per_caller: false,
         })
     }
 }

@@ -42,6 +42,7 @@ mod views;
 
 pub use files::{Opened, Paging};
 pub use invalidation::StoreVersion;
+pub(crate) use quoted::named_files;
 
 /// What the root dashboard says about the project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +68,10 @@ pub struct Attr {
     /// them is announced (not so for a temp file, an open file or a path reached through
     /// another name).
     pub cacheable: bool,
+    /// Reached past a folder some callers may not pass (a dotted name whose nested path
+    /// crosses one): the kernel may not keep even the name for a moment, or another user
+    /// would reuse the owner's lookup.
+    pub per_caller: bool,
 }
 
 /// The mounted tree.

@@ -52,7 +52,7 @@ impl Space {
 
 /// The files a Python traceback in `message` names (`  File "/p/vault.py", line 3, in
 /// <module>`), whose lines it may quote.
-fn named_files(message: &str) -> Vec<PathBuf> {
+pub(crate) fn named_files(message: &str) -> Vec<PathBuf> {
     message
         .lines()
         .filter_map(|line| line.trim_start().strip_prefix("File \""))
