@@ -6,7 +6,7 @@
 //! another user's `[memory] watch` would import the owner's private folders, their
 //! `import_check.enabled = false` would let broken edits through (issue 42).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -71,6 +71,60 @@ struct Shown {
 /// is heard by the project's watcher, which has them read again ([`SettingsFile::forget`]).
 type FileStamp = (u64, Option<std::time::SystemTime>, u64, [(u32, u32); 2]);
 
+/// The most a settings file may hold: far beyond any real one; a bigger file is no
+/// settings file, and is not read whole into memory.
+const LARGEST: u64 = 1 << 20;
+
+/// The checkout's settings file `file`, read, and whether it applies (`Err` says why not),
+/// or `None` when there is none. Judged by the very file read: its own owner and modes
+/// (fstat of the open file), the folders above it as [`trust::owner_alone`] judges them,
+/// and the name still leading to that file afterwards. So a file another user swaps in,
+/// or deletes, between a check and the read is never taken for the owner's: the text read
+/// is the text judged.
+fn read_judged(file: &Path) -> Result<Option<(String, std::result::Result<(), String>)>> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let cannot = |e: std::io::Error| {
+        Error::internal(format!("cannot read the settings {}: {e}", file.display()))
+    };
+    let mut opened = match std::fs::File::open(file) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(cannot(e)),
+    };
+    let read = opened.metadata().map_err(cannot)?;
+    let mut bytes = Vec::new();
+    Read::by_ref(&mut opened)
+        .take(LARGEST + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let owner = unsafe { libc::geteuid() };
+    // The name judged as any trusted file is (its messages say what to change), then the
+    // file read as itself: the same owner and modes, and still the file the name leads to.
+    let verdict = trust::owner_alone(file).and_then(|()| {
+        let now = std::fs::metadata(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        if !read.is_file() {
+            Err(format!("{} is not a regular file", file.display()))
+        } else if bytes.len() as u64 > LARGEST {
+            Err(format!("{} is larger than 1 MiB", file.display()))
+        } else if (read.uid() != owner && read.uid() != 0) || read.mode() & 0o022 != 0 {
+            Err(format!(
+                "{} was {}'s, mode {:o}, when it was read",
+                file.display(),
+                trust::user(read.uid()),
+                read.mode() & 0o7777
+            ))
+        } else if (now.dev(), now.ino()) != (read.dev(), read.ino()) {
+            Err(format!("{} was replaced while it was read", file.display()))
+        } else {
+            Ok(())
+        }
+    });
+    Ok(Some((text, verdict)))
+}
+
 impl SettingsFile {
     pub(crate) fn new(project: Arc<Project>, store: Arc<Store>, checkout: String) -> Self {
         SettingsFile {
@@ -98,47 +152,42 @@ impl SettingsFile {
     /// checkout wrote to the store before settings moved out of it, without the settings
     /// that run something ([`settings::without_what_runs`]); else the defaults.
     pub(crate) fn text(&self) -> Result<String> {
+        self.read().map(|(text, _)| text)
+    }
+
+    /// [`Self::text`], with why it may not apply: `Some` when it was read from a file
+    /// others could have written (judged by the very file read, see [`read_judged`]).
+    fn read(&self) -> Result<(String, Option<String>)> {
         let file = self.path();
-        match std::fs::read_to_string(&file) {
-            Ok(text) => return Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(Error::internal(format!(
-                    "cannot read the settings {}: {e}",
-                    file.display()
-                )));
-            }
+        if let Some((text, verdict)) = read_judged(&file)? {
+            return Ok((text, verdict.err()));
         }
-        Ok(self
+        let stored = self
             .store
             .records(|db| db.settings().get(&self.checkout, "source"))?
             .map(|stored| settings::without_what_runs(&stored))
-            .unwrap_or_else(|| DEFAULT.to_string()))
+            .unwrap_or_else(|| DEFAULT.to_string());
+        Ok((stored, None))
     }
 
     /// The settings in force. Those that run something apply only while the file holding
     /// them is the owner's alone; else they are set aside and the settings view says why.
     pub(crate) fn current(&self) -> Settings {
-        self.in_force(self.text())
+        self.in_force(self.read())
     }
 
-    /// The settings `text` (as [`Self::text`] read them) puts in force; the defaults when
+    /// The settings `read` (as [`Self::read`] read them) puts in force; the defaults when
     /// it could not be read or parsed, or when it was read from a file others could have
     /// written (then saying why).
-    fn in_force(&self, text: Result<String>) -> Settings {
-        let file = self.path();
-        // Read from the file, it applies only while no one else can change it; else from
-        // the store, where what runs was blanked already ([`settings::without_what_runs`]).
-        if std::fs::symlink_metadata(&file).is_ok()
-            && let Err(why) = trust::owner_alone(&file)
-        {
-            return defaults().set_aside(format!(
+    fn in_force(&self, read: Result<(String, Option<String>)>) -> Settings {
+        match read {
+            Ok((_, Some(why))) => defaults().set_aside(format!(
                 "none of the settings in {} apply, the defaults do: {why}",
-                file.display()
-            ));
+                self.path().display()
+            )),
+            Ok((text, None)) => settings::parse(&text).unwrap_or_else(|_| defaults()),
+            Err(_) => defaults(),
         }
-        text.and_then(|text| settings::parse(&text))
-            .unwrap_or_else(|_| defaults())
     }
 
     /// The text `source/meta/settings.toml` shows: the settings' text, led by why it is not
@@ -191,10 +240,10 @@ impl SettingsFile {
         } else {
             None
         };
-        let text = self.text();
+        let read = self.read();
         // Defaults shown for a read that failed are not kept: the next view asks again.
-        let store_version = store_version.filter(|_| text.is_ok());
-        let settings = self.in_force(text);
+        let store_version = store_version.filter(|_| read.is_ok());
+        let settings = self.in_force(read);
         *shown = Some(Shown {
             file,
             store_version,
@@ -568,5 +617,27 @@ mod tests {
         source.settings.write(shown.as_bytes()).unwrap();
         let file = std::fs::read_to_string(root.join(".homespace/settings.toml")).unwrap();
         assert_eq!(file, quiet);
+    }
+
+    #[test]
+    fn a_file_of_another_users_removed_after_the_read_never_applies() {
+        let (_dir, root, source) = source();
+        let _owner = Admission::enter(true);
+        // Another user's file in a shared (sticky) settings folder, where they may create
+        // and delete their own files: it turns the import check off.
+        let folder = root.join(".homespace");
+        std::fs::create_dir_all(&folder).unwrap();
+        chmod(&folder, 0o1777);
+        let file = folder.join("settings.toml");
+        std::fs::write(&file, DEFAULT.replace("enabled = true", "enabled = false")).unwrap();
+        std::os::unix::fs::chown(&file, Some(65534), Some(65534)).unwrap();
+        let read = source.settings.read();
+        // Deleted between the read and the decision, as a racing attacker does: the
+        // verdict came with the text read, so the text still does not apply.
+        std::fs::remove_file(&file).unwrap();
+        let settings = source.settings.in_force(read);
+        assert!(settings.import_check, "another user's text set aside");
+        let why = settings.set_aside.unwrap();
+        assert!(why.contains("settings.toml"), "{why}");
     }
 }
