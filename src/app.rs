@@ -25,6 +25,8 @@ pub struct Options {
     pub store: Option<Location>,
     /// The token budget of views.
     pub budget: usize,
+    /// `--allow-other`: users other than the owner reach the mount.
+    pub others_read: bool,
     /// `--allow-other-write`: users other than the owner may change what the modes let
     /// them (their changes never run the project's code).
     pub others_write: bool,
@@ -41,6 +43,7 @@ impl Options {
             project,
             store: None,
             budget: BUDGET_TOKENS,
+            others_read: false,
             others_write: false,
             cache: CacheMode::Kept,
             read_only: false,
@@ -161,6 +164,7 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
         store: (!options.store_is_default()).then(|| location.shown()),
     };
     let access = Access {
+        others_read: options.others_read,
         others_write: options.others_write,
         read_only: options.read_only,
         ..Access::this_process()

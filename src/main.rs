@@ -228,6 +228,7 @@ fn options(args: &ProjectArgs) -> Options {
         project: args.project.clone(),
         store: args.store.as_deref().map(Location::parse),
         budget: args.budget as usize,
+        others_read: false,
         others_write: false,
         cache: CacheMode::Kept,
         read_only: false,
@@ -249,6 +250,7 @@ fn main() -> ExitCode {
         } => {
             let request = MountRequest {
                 options: Options {
+                    others_read: allow_other || allow_other_write,
                     others_write: allow_other_write,
                     cache: if no_cache {
                         CacheMode::Off

@@ -114,6 +114,10 @@ pub struct Access {
     pub owner: u32,
     /// The owner's group (shown for the mount's own data).
     pub group: u32,
+    /// `--allow-other`: other users reach the mount, reading what the modes `stat` shows
+    /// let them; so a view they may read never quotes what those modes hide from them.
+    /// Without it the kernel lets no one but the owner in.
+    pub others_read: bool,
     /// `--allow-other-write`: others may change what the modes let them change (and their
     /// changes never run the project's code).
     pub others_write: bool,
@@ -129,6 +133,7 @@ impl Access {
         Access {
             owner: me.uid,
             group: me.gid,
+            others_read: false,
             others_write: false,
             read_only: false,
         }
@@ -209,6 +214,7 @@ mod tests {
         Access {
             owner: 1000,
             group: 1000,
+            others_read: true,
             others_write,
             read_only: false,
         }

@@ -59,10 +59,12 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
             {
                 // The view is as private as the module; the exception may come from a more
                 // private module it imports, whose text it must not quote.
-                let quotable = failure
-                    .files
-                    .iter()
-                    .all(|quoted| readable_by_its_readers(quoted, disk));
+                // A traceback cut to its last lines may name no file: unsure, not quoted.
+                let quotable = !failure.files.is_empty()
+                    && failure
+                        .files
+                        .iter()
+                        .all(|quoted| readable_by_its_readers(quoted, disk));
                 let failure = match quotable {
                     true => failure.line,
                     false => "raised in a module more private than this one (the daemon's \

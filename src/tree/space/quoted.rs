@@ -31,7 +31,14 @@ impl Space {
             });
         }
         let project = Path::new(&self.project.path);
-        for file in named_files(message) {
+        let named = named_files(message);
+        // A traceback, or an import check's failure, that names no file (the checker
+        // keeps only a traceback's last lines) may quote any module: unsure, so shown only
+        // in views no one else reads.
+        if named.is_empty() && (message.contains("Traceback") || message.contains("importing ")) {
+            quotes.push(UNKNOWN);
+        }
+        for file in named {
             let Ok(meta) = std::fs::metadata(&file) else {
                 continue;
             };
@@ -49,6 +56,13 @@ impl Space {
         quotes
     }
 }
+
+/// The modes of a file no reader is known to be allowed: what an unsure quote counts as.
+const UNKNOWN: Perm = Perm {
+    uid: u32::MAX,
+    gid: u32::MAX,
+    mode: 0,
+};
 
 /// The files a Python traceback in `message` names (`  File "/p/vault.py", line 3, in
 /// <module>`), whose lines it may quote.
@@ -83,5 +97,26 @@ mod tests {
             ]
         );
         assert!(named_files("write refused: File \"x\" is odd").is_empty());
+    }
+
+    #[test]
+    fn a_traceback_cut_before_its_files_is_quoted_nowhere_others_read() {
+        let space = crate::tree::space::tests::plain_space();
+        let cut = "importing ledger.vault failed after the edit, so the edit was undone:\n\
+                   raise KeyError('PLANTED')\nKeyError: 'PLANTED'";
+        let public = Perm {
+            uid: 0,
+            gid: 0,
+            mode: 0o644,
+        };
+        let quoted = space.quoted(&TreePath::root(), cut);
+        assert!(
+            quoted
+                .iter()
+                .any(|perm| !perm.readable_by_readers_of(public)),
+            "{quoted:?}"
+        );
+        let plain = space.quoted(&TreePath::root(), "task 3 was not saved: no title");
+        assert!(plain.iter().all(|perm| perm.readable_by_readers_of(public)));
     }
 }

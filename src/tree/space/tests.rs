@@ -124,6 +124,11 @@ fn space() -> (Space, Arc<Notes>) {
     (space_of(notes.clone()), notes)
 }
 
+/// A space of project `demo` with one resource of notes: for the tests of its parts.
+pub(super) fn plain_space() -> Space {
+    space().0
+}
+
 /// A space of project `demo` whose one resource is `resource`.
 fn space_of(resource: Arc<dyn Resource>) -> Space {
     let project = ProjectInfo {

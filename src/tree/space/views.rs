@@ -9,6 +9,7 @@ use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::model::{Child, Kind, Node, RootPart, TreePath};
 use crate::render;
 use crate::tree::Space;
+use crate::tree::access::Perm;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::space::route::{Generated, Route};
 use crate::tree::space::{is_a_dir, not_a_dir};
@@ -142,7 +143,9 @@ impl Space {
             }
             Route::Errors => {
                 self.examine_misses();
-                let failures = self.errors.shown_in(self.perm_of(&Node::view()));
+                let failures = self
+                    .errors
+                    .shown_in(self.quoting_for(self.perm_of(&Node::view())));
                 Ok(render::errors::render(&failures, self.budget).into_bytes())
             }
             Route::Scratch(key) => self
@@ -152,6 +155,15 @@ impl Space {
                 .map(|f| f.content.to_vec())
                 .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(key))))?,
             Route::In(resource, rest) => resource.read(rest),
+        }
+    }
+
+    /// The modes a view of modes `view` quotes failures by: its own where other users reach
+    /// the mount (`--allow-other`); else none, since no one but the owner can read it.
+    fn quoting_for(&self, view: Perm) -> Perm {
+        match self.access.others_read {
+            true => view,
+            false => Perm { mode: 0, ..view },
         }
     }
 
@@ -167,7 +179,11 @@ impl Space {
         };
         // The view's own modes decide what of a failure it may quote.
         let view = self.stat_at(&Route::Generated(Generated::Entry, dir.clone()))?;
-        let failure = (self.errors).fresh_in(dir.as_str(), SystemTime::now(), self.perm_of(&view));
+        let failure = (self.errors).fresh_in(
+            dir.as_str(),
+            SystemTime::now(),
+            self.quoting_for(self.perm_of(&view)),
+        );
         let shown = self.shown(dir);
         let refs: Vec<&str> = shown.names().collect();
         let budget = if dir.is_root() {
@@ -216,7 +232,9 @@ impl Space {
             project_path: self.project.path.clone(),
             store: self.project.store.clone(),
             parts,
-            failures: self.errors.shown_in(self.perm_of(&Node::view())),
+            failures: self
+                .errors
+                .shown_in(self.quoting_for(self.perm_of(&Node::view()))),
             read_only: self.access.read_only,
         }
     }
