@@ -226,3 +226,58 @@ fn a_sparse_file_of_gibs_with_one_endless_line_leaves_memory_bounded_and_later_l
         "the mount still answers"
     );
 }
+
+#[test]
+fn a_watched_folder_moved_away_and_replaced_by_a_link_is_not_read_through() {
+    let folder = shared_folder();
+    let mount = following(folder.path());
+    // The owner's private transcript, in a folder of the owner's alone.
+    let private = mount.dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::write(private.join("secret.jsonl"), chat("owners-secret")).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Another user's folder in the followed one, watched once the owner's file in it is
+    // imported.
+    let other = OtherUser::new("fm");
+    let sub = folder.path().join("sub");
+    as_user(&other, &["mkdir", "-m", "777", &sub.to_string_lossy()], "");
+    std::fs::write(sub.join("probe.jsonl"), chat("probe-session")).unwrap();
+    wait_for(&mount, "the file in the other user's folder", || {
+        mount.read("memory/_entry.md").contains("1 session,")
+    });
+    // They move it out of the followed folder (its watch keeps the name `sub`), put a
+    // link to the owner's private folder in its place, and write in the moved folder.
+    let away = shared_folder();
+    let moved = away.path().join("moved");
+    as_user(
+        &other,
+        &["mv", &sub.to_string_lossy(), &moved.to_string_lossy()],
+        "",
+    );
+    as_user(
+        &other,
+        &[
+            "ln",
+            "-s",
+            &private.to_string_lossy(),
+            &sub.to_string_lossy(),
+        ],
+        "",
+    );
+    as_user(
+        &other,
+        &["tee", &moved.join("secret.jsonl").to_string_lossy()],
+        "{}\n",
+    );
+    let errors = set_aside(&mount, "sub/secret.jsonl");
+    assert!(
+        errors.contains("the folder sub is a symbolic link"),
+        "{errors}"
+    );
+    owners_own_still_imported(&mount, folder.path(), "owners-session");
+    let memory = mount.read("memory/_entry.md");
+    assert!(
+        !memory.contains("owners-secret") && memory.contains("2 sessions,"),
+        "the private transcript was read through the link:\n{memory}"
+    );
+}
