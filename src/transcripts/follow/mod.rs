@@ -28,7 +28,10 @@
 //!   or a device without being opened), and why is said once, until it changes. A file
 //!   is read only from the very folder it is in below the place followed: the folders
 //!   between are opened one by one, never through a link ([`folder`]), so a watched
-//!   folder moved away and replaced by a link is not read through.
+//!   folder moved away and replaced by a link is not read through. Every piece of an
+//!   OpenCode session (each message and part) is held to the same rule, and one that
+//!   fails is set aside and said while the rest of the session is read; its database is
+//!   read only if it, its log and its folder are the owner's alone.
 //! - Memory is bounded whatever a file's size: a line-based file is read in pieces of at
 //!   most [`pieces::BATCH`] bytes of lines, each stored before the next is read, and a line
 //!   longer than [`MAX_LINE`] is passed over as it streams by (reported as a bad line; the
@@ -320,9 +323,15 @@ impl Follower {
         }
         whole.seen = Some(now);
         whole.read_at = Some(Instant::now());
+        // Pieces of an OpenCode session that are not the owner's own: set aside unread,
+        // said once (until what is set aside changes), and the rest of the session read.
+        let mut aside = None;
         let reading = match opencode::reads(path) {
             // A database or a storage folder: read by SQLite or file by file, not held.
-            true => opencode::read_path(path),
+            true => opencode::read_below(Some(root), path, Some(&self.owner)).map(|(read, set)| {
+                aside = set;
+                read
+            }),
             false if meta.len() > MAX_WHOLE => Err(ReadError::whole_file(format!(
                 "it is {} MiB, and a file of its format is read whole each time it changes: \
                  past {} MiB it is not read (no session is that long)",
@@ -333,7 +342,11 @@ impl Follower {
         };
         match reading {
             Ok(reading) => {
-                whole.said = None;
+                let said = aside.as_ref().map(ToString::to_string);
+                if whole.said != said {
+                    caught.bad = aside;
+                }
+                whole.said = said;
                 let stored = store_under(&self.store, reading.transcript, only_under);
                 if stored
                     .as_ref()
