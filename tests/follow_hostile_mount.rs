@@ -226,3 +226,167 @@ fn a_sparse_file_of_gibs_with_one_endless_line_leaves_memory_bounded_and_later_l
         "the mount still answers"
     );
 }
+
+/// Writes `value` as the JSON file `rel` under `storage`, making its folders.
+fn json_at(storage: &Path, rel: &str, value: &str) {
+    let path = storage.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, value).unwrap();
+}
+
+/// A text part of OpenCode's storage: `id` of message `msg_1` of session `ses_own`.
+fn text_part(id: &str, text: &str) -> String {
+    format!(
+        r#"{{"id":"{id}","sessionID":"ses_own","messageID":"msg_1","type":"text","text":"{text}"}}"#
+    )
+}
+
+#[test]
+fn another_users_part_in_an_opencode_storage_is_set_aside_and_the_session_read_without_it() {
+    let folder = shared_folder();
+    let mount = following(folder.path());
+    // The owner's OpenCode storage (pre-1.2), one session of one user message; its part
+    // folder is one another user may write in.
+    let storage = folder.path().join("storage");
+    json_at(&storage, "project/p.json", r#"{"id":"p"}"#);
+    json_at(
+        &storage,
+        "message/ses_own/msg_1.json",
+        r#"{"id":"msg_1","role":"user","time":{"created":1763632931020}}"#,
+    );
+    json_at(
+        &storage,
+        "part/msg_1/prt_1.json",
+        &text_part("prt_1", "owners first words"),
+    );
+    std::fs::set_permissions(
+        storage.join("part/msg_1"),
+        std::fs::Permissions::from_mode(0o1777),
+    )
+    .unwrap();
+    json_at(
+        &storage,
+        "session/p/ses_own.json",
+        r#"{"id":"ses_own","directory":"/home/dev","title":"Owners session","time":{"created":1763632931020}}"#,
+    );
+    wait_for(&mount, "the owner's session", || {
+        mount.read("memory/_entry.md").contains("1 session, 1 entr")
+    });
+    let other = OtherUser::new("fo");
+    let theirs = storage.join("part/msg_1/prt_2.json");
+    as_user(
+        &other,
+        &["tee", &theirs.to_string_lossy()],
+        &text_part("prt_2", "planted words"),
+    );
+    set_aside(&mount, "prt_2.json");
+    // The owner's next part reads the session again: with theirs set aside, said why.
+    json_at(
+        &storage,
+        "part/msg_1/prt_3.json",
+        &text_part("prt_3", "owners later words"),
+    );
+    wait_for(&mount, "the owner's later part", || {
+        mount
+            .read("memory/_entry.md")
+            .contains("1 session, 2 entries")
+    });
+    let errors = set_aside(&mount, "prt_3.json");
+    assert!(
+        errors.contains("part/msg_1/prt_2.json: it is owned by uid"),
+        "{errors}"
+    );
+    let memory = mount.read("memory/_entry.md");
+    assert!(
+        memory.contains("1 session, 2 entries"),
+        "another user's part became an entry:\n{memory}"
+    );
+}
+
+#[test]
+fn an_opencode_database_that_is_a_link_is_not_opened() {
+    // The owner's own folder, followed; a database of the owner's elsewhere, private.
+    let folder = tempfile::tempdir().unwrap();
+    let mount = following(folder.path());
+    let private = tempfile::tempdir().unwrap();
+    let secret = private.path().join("secret.db");
+    let sql = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts/opencode/opencode.sql"),
+    )
+    .unwrap();
+    rusqlite::Connection::open(&secret)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    std::os::unix::fs::symlink(&secret, folder.path().join("opencode.db")).unwrap();
+    set_aside(&mount, "opencode.db");
+    // Its log, a regular file of the owner's, changes: the database beside it is read.
+    std::fs::write(folder.path().join("opencode.db-wal"), "").unwrap();
+    let errors = set_aside(&mount, "opencode.db-wal");
+    assert!(
+        errors.contains("opencode.db: it is a symbolic link"),
+        "{errors}"
+    );
+    owners_own_still_imported(&mount, folder.path(), "owners-session");
+    let memory = mount.read("memory/_entry.md");
+    assert!(
+        memory.contains("1 session,"),
+        "the linked database was read:\n{memory}"
+    );
+}
+
+#[test]
+fn a_watched_folder_moved_away_and_replaced_by_a_link_is_not_read_through() {
+    let folder = shared_folder();
+    let mount = following(folder.path());
+    // The owner's private transcript, in a folder of the owner's alone.
+    let private = mount.dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    std::fs::write(private.join("secret.jsonl"), chat("owners-secret")).unwrap();
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Another user's folder in the followed one, watched once the owner's file in it is
+    // imported.
+    let other = OtherUser::new("fm");
+    let sub = folder.path().join("sub");
+    as_user(&other, &["mkdir", "-m", "777", &sub.to_string_lossy()], "");
+    std::fs::write(sub.join("probe.jsonl"), chat("probe-session")).unwrap();
+    wait_for(&mount, "the file in the other user's folder", || {
+        mount.read("memory/_entry.md").contains("1 session,")
+    });
+    // They move it out of the followed folder (its watch keeps the name `sub`), put a
+    // link to the owner's private folder in its place, and write in the moved folder.
+    let away = shared_folder();
+    let moved = away.path().join("moved");
+    as_user(
+        &other,
+        &["mv", &sub.to_string_lossy(), &moved.to_string_lossy()],
+        "",
+    );
+    as_user(
+        &other,
+        &[
+            "ln",
+            "-s",
+            &private.to_string_lossy(),
+            &sub.to_string_lossy(),
+        ],
+        "",
+    );
+    as_user(
+        &other,
+        &["tee", &moved.join("secret.jsonl").to_string_lossy()],
+        "{}\n",
+    );
+    let errors = set_aside(&mount, "sub/secret.jsonl");
+    assert!(
+        errors.contains("the folder sub is a symbolic link"),
+        "{errors}"
+    );
+    owners_own_still_imported(&mount, folder.path(), "owners-session");
+    let memory = mount.read("memory/_entry.md");
+    assert!(
+        !memory.contains("owners-secret") && memory.contains("2 sessions,"),
+        "the private transcript was read through the link:\n{memory}"
+    );
+}

@@ -209,7 +209,9 @@ pub(super) fn read_open(file: File, meta: &Metadata, path: &Path) -> Result<Read
 fn read_file(file: &Found, owner: &Owner) -> Read {
     // An OpenCode session is spread over many files, or is one of many in a database.
     if opencode::reads(&file.path) {
-        return match opencode::read_path(&file.path) {
+        // Its pieces are read as the file is: the owner's own when found in a directory.
+        let read = opencode::read_below(None, &file.path, (!file.named).then_some(owner));
+        return match read.and_then(opencode::all_read) {
             Ok(reading) => Read::Transcript(reading),
             Err(error) => Read::Refused(error),
         };

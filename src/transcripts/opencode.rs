@@ -32,9 +32,12 @@ use serde_json::{Map, Value, json};
 
 use crate::store::memory::record::Channel;
 
+use super::follow::folder::Folder;
+use super::follow::trusted::Owner;
 use super::sessions::Sessions;
 use super::time::{Stamp, stamp};
 use super::{Format, MAX_LISTED, ReadError, Reading};
+use files::{json_files, open_folder, piece, trusted_database};
 
 pub const SOURCE: &str = "opencode";
 
@@ -87,11 +90,17 @@ fn session_of(path: &Path) -> Option<(&Path, PathBuf)> {
     let session = match kind {
         "session" => return Some((storage, path.to_path_buf())),
         "message" => folder.file_name()?.to_str()?.to_string(),
-        _ => json_file(path)
-            .ok()?
-            .get("sessionID")?
-            .as_str()?
-            .to_string(),
+        // Only to know which session to read; read as a piece is, never through a link.
+        _ => piece(
+            &Folder::root(folder).ok()??,
+            Path::new(path.file_name()?),
+            None,
+        )
+        .ok()?
+        .ok()?
+        .get("sessionID")?
+        .as_str()?
+        .to_string(),
     };
     // An id names a file in a folder of the storage, never a path elsewhere.
     if session.is_empty()
@@ -109,10 +118,38 @@ fn session_of(path: &Path) -> Option<(&Path, PathBuf)> {
     Some((storage, file))
 }
 
-/// Reads the database or the session at `path` (see [`reads`]).
+/// Reads the database or the session at `path` (see [`reads`]), as `homespace import`
+/// does: whoever owns its files, but never through a link.
 pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
+    read_below(None, path, None).and_then(all_read)
+}
+
+/// The reading of [`read_below`] if no piece was set aside, else the refusal listing them
+/// (`homespace import` reads a store whole or says why not).
+pub fn all_read((reading, set_aside): (Reading, Option<ReadError>)) -> Result<Reading, ReadError> {
+    match set_aside {
+        Some(error) => Err(error),
+        None => Ok(reading),
+    }
+}
+
+/// Reads the database or the session at `path` (see [`reads`]). With `root`, a folder
+/// `path` lies below, every folder between them is opened one by one, never through a
+/// link ([`Folder::below`]); with `owner`, every file read (each message and part, the
+/// database and its log) must be the owner's own ([`Owner::check`]), and the database's
+/// folder one no one else may write: a piece that is not is said, and the session (or the
+/// database) is not read. Returns what was read, and the pieces of a session set aside
+/// (each with why): the session is read without them.
+pub fn read_below(
+    root: Option<&Path>,
+    path: &Path,
+    owner: Option<&Owner>,
+) -> Result<(Reading, Option<ReadError>), ReadError> {
     let (sessions, named) = match session_of(path) {
-        Some((storage, file)) => (vec![from_storage(storage, &file)?], file),
+        Some((storage, file)) => {
+            let folder = open_folder(root, storage, None)?;
+            (vec![from_storage(&folder, storage, &file, owner)?], file)
+        }
         None => {
             let database = match path.to_str().and_then(|p| p.strip_suffix("-wal")) {
                 Some(database) if path.file_name().is_some_and(|n| n == DATABASE_LOG) => {
@@ -120,7 +157,7 @@ pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
                 }
                 _ => path.to_path_buf(),
             };
-            (from_database(&database)?, database)
+            (from_database(root, &database, owner)?, database)
         }
     };
     let mut reader = Reader::new();
@@ -129,17 +166,25 @@ pub fn read_path(path: &Path) -> Result<Reading, ReadError> {
     }
     none_of(reader.problems)?;
     let ignored = reader.sessions.ignored;
-    Ok(Reading {
+    let set_aside = sessions.into_iter().flat_map(|s| s.set_aside).map(|piece| {
+        format!("{piece} (set aside unread: only the owner's own regular files are read)")
+    });
+    let set_aside = none_of(set_aside.collect()).err();
+    let reading = Reading {
         format: Some(Format::OpenCode),
         transcript: reader.sessions.finish(&named.to_string_lossy()),
         ignored,
-    })
+    };
+    Ok((reading, set_aside))
 }
 
 /// A session as read from either store, before it is made entries.
 struct Raw {
     info: Map<String, Value>,
     messages: Vec<RawMessage>,
+    /// Pieces not read, and why: not the owner's own regular files (a link, another
+    /// user's). The rest of the session is read without them.
+    set_aside: Vec<String>,
 }
 
 struct RawMessage {
@@ -150,94 +195,68 @@ struct RawMessage {
     parts: Vec<(String, Map<String, Value>)>,
 }
 
-fn from_storage(storage: &Path, session_file: &Path) -> Result<Raw, ReadError> {
-    let info = json_file(session_file).map_err(ReadError::whole_file)?;
+fn from_storage(
+    storage: &Folder,
+    storage_path: &Path,
+    session_file: &Path,
+    owner: Option<&Owner>,
+) -> Result<Raw, ReadError> {
+    let session_rel = session_file
+        .strip_prefix(storage_path)
+        .unwrap_or(session_file);
+    let info = piece(storage, session_rel, owner)
+        .and_then(|read| read)
+        .map_err(|why| ReadError::whole_file(format!("{}: {why}", session_rel.display())))?;
     let id = info
         .get("id")
         .and_then(Value::as_str)
         .ok_or_else(|| ReadError::whole_file("the session has no `id`"))?
         .to_string();
     let mut problems = Vec::new();
+    let mut set_aside = Vec::new();
     let mut messages = Vec::new();
-    for message_file in json_files(&storage.join("message").join(&id), &mut problems) {
-        let place = relative(storage, &message_file);
-        let info = match json_file(&message_file) {
-            Ok(info) => info,
-            Err(why) => {
+    for message_file in json_files(storage, &Path::new("message").join(&id), &mut problems) {
+        let place = message_file.display().to_string();
+        let info = match piece(storage, &message_file, owner) {
+            Ok(Ok(info)) => info,
+            Ok(Err(why)) => {
                 problems.push(format!("{place}: {why}"));
+                continue;
+            }
+            Err(why) => {
+                set_aside.push(format!("{place}: {why}"));
                 continue;
             }
         };
         let message_id = info.get("id").and_then(Value::as_str).unwrap_or_default();
         let mut parts = Vec::new();
-        for part_file in json_files(&storage.join("part").join(message_id), &mut problems) {
-            let part_place = relative(storage, &part_file);
-            match json_file(&part_file) {
-                Ok(part) => parts.push((part_place, part)),
-                Err(why) => problems.push(format!("{part_place}: {why}")),
+        let part_folder = Path::new("part").join(message_id);
+        for part_file in json_files(storage, &part_folder, &mut problems) {
+            let part_place = part_file.display().to_string();
+            match piece(storage, &part_file, owner) {
+                Ok(Ok(part)) => parts.push((part_place, part)),
+                Ok(Err(why)) => problems.push(format!("{part_place}: {why}")),
+                Err(why) => set_aside.push(format!("{part_place}: {why}")),
             }
         }
         messages.push(RawMessage { place, info, parts });
     }
     none_of(problems)?;
-    Ok(Raw { info, messages })
+    Ok(Raw {
+        info,
+        messages,
+        set_aside,
+    })
 }
 
-/// The `*.json` files in `dir`, by name (OpenCode's ids sort by time); none when it does not
-/// exist (a session without messages yet).
-fn json_files(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    // Links are not followed: an import reads nothing outside the folders it was given.
-    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-        return Vec::new();
-    }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-        Err(e) => {
-            problems.push(format!("{}: cannot list the folder: {e}", dir.display()));
-            return Vec::new();
-        }
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().and_then(|e| e.to_str()) == Some("json"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn relative(storage: &Path, path: &Path) -> String {
-    path.strip_prefix(storage)
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
-/// The JSON object in the regular file at `path`, or why not.
-fn json_file(path: &Path) -> Result<Map<String, Value>, String> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| format!("cannot read the file: {e}"))?;
-    if !meta.is_file() || meta.len() > MAX_PIECE {
-        return Err("not a regular file of at most 64 MiB".to_string());
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read the file: {e}"))?;
-    match serde_json::from_slice(&bytes) {
-        Ok(Value::Object(o)) => Ok(o),
-        Ok(_) => Err("not a JSON object".to_string()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
-}
-
-fn from_database(path: &Path) -> Result<Vec<Raw>, ReadError> {
+fn from_database(
+    root: Option<&Path>,
+    path: &Path,
+    owner: Option<&Owner>,
+) -> Result<Vec<Raw>, ReadError> {
     use rusqlite::{Connection, OpenFlags};
     let refuse = |e: rusqlite::Error| ReadError::whole_file(format!("the OpenCode database: {e}"));
-    // Opening a fifo put in its place would hang the import.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Err(ReadError::whole_file(
-            "the OpenCode database is not a regular file",
-        ));
-    }
+    trusted_database(root, path, owner)?;
     let db = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -272,6 +291,7 @@ fn from_database(path: &Path) -> Result<Vec<Raw>, ReadError> {
                 Ok(Raw {
                     info: info.as_object().cloned().unwrap_or_default(),
                     messages: Vec::new(),
+                    set_aside: Vec::new(),
                 })
             })?
             .collect()
@@ -527,6 +547,9 @@ fn time_at(times: Option<&Value>, field: &str) -> Result<Option<Stamp>, String> 
             .map_err(|e| format!("`time.{field}`: {e}")),
     }
 }
+
+#[path = "opencode_files.rs"]
+mod files;
 
 #[cfg(test)]
 #[path = "opencode_tests.rs"]

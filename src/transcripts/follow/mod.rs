@@ -25,12 +25,19 @@
 //!   over for good from its first line.
 //! - Only the owner's own regular files are read ([`trusted`]): a link, a device, a fifo,
 //!   another user's file or one others may write is set aside without being read (a link
-//!   or a device without being opened), and why is said once, until it changes.
+//!   or a device without being opened), and why is said once, until it changes. A file
+//!   is read only from the very folder it is in below the place followed: the folders
+//!   between are opened one by one, never through a link ([`folder`]), so a watched
+//!   folder moved away and replaced by a link is not read through. Every piece of an
+//!   OpenCode session (each message and part) is held to the same rule, and one that
+//!   fails is set aside and said while the rest of the session is read; its database is
+//!   read only if it, its log and its folder are the owner's alone.
 //! - Memory is bounded whatever a file's size: a line-based file is read in pieces of at
 //!   most [`pieces::BATCH`] bytes of lines, each stored before the next is read, and a line
 //!   longer than [`MAX_LINE`] is passed over as it streams by (reported as a bad line; the
 //!   lines after it are read); a file read whole is read only up to [`MAX_WHOLE`].
 
+pub mod folder;
 mod pieces;
 pub mod places;
 pub mod trusted;
@@ -144,11 +151,25 @@ impl Follower {
     /// database hold every project's). A file that vanished is forgotten; one that is not
     /// the owner's own regular file ([`trusted`]) is set aside, said once.
     pub fn look(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
+        let root = path.parent().unwrap_or(Path::new("/"));
+        self.look_below(root, path, only_under)
+    }
+
+    /// As [`Follower::look`], for `path` lying below the followed folder `root`: the
+    /// folders between them are opened one by one, never through a link
+    /// ([`trusted::open_below`]), so a watched folder renamed away and replaced by a link
+    /// is not read through.
+    pub fn look_below(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        only_under: Option<&Path>,
+    ) -> Result<Caught> {
         if opencode::reads(path) || self.wholes.contains_key(path) {
-            return self.look_whole(path, only_under);
+            return self.look_whole(root, path, only_under);
         }
         let mut caught = Caught::default();
-        let Some((mut file, meta)) = self.open(path, &mut caught) else {
+        let Some((mut file, meta)) = self.open(root, path, &mut caught) else {
             return Ok(caught);
         };
         let identity = (meta.dev(), meta.ino());
@@ -214,13 +235,13 @@ impl Follower {
             {
                 // Markdown, or one JSON document: read whole each time.
                 self.files.remove(path);
-                return self.look_whole(path, only_under);
+                return self.look_whole(root, path, only_under);
             }
             let part = followed.stream.read(&bytes, None);
             if !part.read && followed.stream.format().is_some() {
                 // A format read whole (Gemini CLI's log, Aider's history).
                 self.files.remove(path);
-                return self.look_whole(path, only_under);
+                return self.look_whole(root, path, only_under);
             }
             if !part.read {
                 // No record says which format this is: other JSON lines, not a transcript.
@@ -257,8 +278,8 @@ impl Follower {
 
     /// `path` opened if it is the owner's own regular file ([`trusted::open`]); `None`
     /// when it is gone (forgotten) or set aside (said in `caught` once, until it changes).
-    fn open(&mut self, path: &Path, caught: &mut Caught) -> Option<(File, Metadata)> {
-        match trusted::open(path, &self.owner) {
+    fn open(&mut self, root: &Path, path: &Path, caught: &mut Caught) -> Option<(File, Metadata)> {
+        match trusted::open_below(root, path, &self.owner) {
             Ok(Some(opened)) => {
                 self.unreadable.remove(path);
                 Some(opened)
@@ -278,9 +299,14 @@ impl Follower {
 
     /// Reads `path` whole (as `homespace import` does) if it changed since the last read,
     /// and stores what is new: for formats not read by line.
-    fn look_whole(&mut self, path: &Path, only_under: Option<&Path>) -> Result<Caught> {
+    fn look_whole(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        only_under: Option<&Path>,
+    ) -> Result<Caught> {
         let mut caught = Caught::default();
-        let Some((file, meta)) = self.open(path, &mut caught) else {
+        let Some((file, meta)) = self.open(root, path, &mut caught) else {
             return Ok(caught);
         };
         let whole = self.wholes.entry(path.to_path_buf()).or_default();
@@ -297,9 +323,15 @@ impl Follower {
         }
         whole.seen = Some(now);
         whole.read_at = Some(Instant::now());
+        // Pieces of an OpenCode session that are not the owner's own: set aside unread,
+        // said once (until what is set aside changes), and the rest of the session read.
+        let mut aside = None;
         let reading = match opencode::reads(path) {
             // A database or a storage folder: read by SQLite or file by file, not held.
-            true => opencode::read_path(path),
+            true => opencode::read_below(Some(root), path, Some(&self.owner)).map(|(read, set)| {
+                aside = set;
+                read
+            }),
             false if meta.len() > MAX_WHOLE => Err(ReadError::whole_file(format!(
                 "it is {} MiB, and a file of its format is read whole each time it changes: \
                  past {} MiB it is not read (no session is that long)",
@@ -310,7 +342,11 @@ impl Follower {
         };
         match reading {
             Ok(reading) => {
-                whole.said = None;
+                let said = aside.as_ref().map(ToString::to_string);
+                if whole.said != said {
+                    caught.bad = aside;
+                }
+                whole.said = said;
                 let stored = store_under(&self.store, reading.transcript, only_under);
                 if stored
                     .as_ref()

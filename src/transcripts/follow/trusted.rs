@@ -2,20 +2,23 @@
 //! user who can write into a followed folder must not get their text into the owner's
 //! memory, nor make the daemon (often root) open what they point at.
 //!
-//! Guarantees of [`open`]: a name that is a symbolic link, a device, a fifo or a socket is
-//! never opened (it is looked at with `lstat` first, and opened with `O_NOFOLLOW`, so a
-//! link swapped in between fails too, and `O_NONBLOCK`, so a fifo swapped in cannot hang
-//! the reader); what was opened is checked on the open descriptor (`fstat`, no race): a
-//! regular file, owned by the owner, writable by no one else. The owner is the user the
-//! daemon runs as, as `crate::trust` decides for what may run (a mount made with
-//! `setuid=USER` runs as USER). A group-writable file passes only when its group is the
-//! owner's primary group: with user private groups (Debian's umask 002) every file the
-//! owner writes is group-writable, by a group that holds the owner alone.
+//! Guarantees of [`open`]: a name that is a symbolic link, a device, a fifo or a socket
+//! is never opened (it is looked at with `O_PATH|O_NOFOLLOW` first, and opened with
+//! `O_NOFOLLOW`, so a link swapped in between fails too, and `O_NONBLOCK`, so a fifo
+//! swapped in cannot hang the reader); the folders between a followed folder and the file
+//! are never passed through a link ([`open_below`], [`super::folder`]); what was opened
+//! is checked on the open descriptor (`fstat`, no race): a regular file, owned by the
+//! owner, writable by no one else. The owner is the user the daemon runs as, as
+//! `crate::trust` decides for what may run (a mount made with `setuid=USER` runs as
+//! USER). A group-writable file passes only when its group is the owner's primary group:
+//! with user private groups (Debian's umask 002) every file the owner writes is
+//! group-writable, by a group that holds the owner alone.
 
 use std::fs::{File, Metadata};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+use super::folder::Folder;
 use crate::transcripts::import::not_regular;
 
 /// Whose files are read.
@@ -62,39 +65,30 @@ impl Owner {
 /// The file at `path` opened for reading with its metadata, if it is the owner's own
 /// regular file; `None` when it is gone; why not otherwise (see the module's guarantees).
 pub fn open(path: &Path, owner: &Owner) -> Result<Option<(File, Metadata)>, String> {
-    let named = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read it: {e}")),
+    let Some(root) = path.parent() else {
+        return Err("it is no file in a folder".into());
     };
-    if named.file_type().is_symlink() {
-        return Err(LINK.into());
-    }
-    if !named.is_file() {
-        return Err(format!("it is {}", not_regular(&named)));
-    }
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        // Replaced by a link since the look above.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(LINK.into()),
-        Err(e) => return Err(format!("cannot read it: {e}")),
-    };
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read it: {e}"))?;
-    owner.check(&meta)?;
-    Ok(Some((file, meta)))
+    open_below(root, path, owner)
 }
 
-/// Why a link is not read.
-const LINK: &str = "it is a symbolic link: transcripts are read only as the owner's own \
-                    files, never through a link (it could lead to any file the daemon may \
-                    read)";
+/// As [`open`], for a file lying below the followed folder `root`: each folder between
+/// them is opened from the one above it, never through a link ([`Folder::below`]), so the
+/// file is read from the very folder the path named when it was watched, not from
+/// wherever a link put in its place leads.
+pub fn open_below(
+    root: &Path,
+    path: &Path,
+    owner: &Owner,
+) -> Result<Option<(File, Metadata)>, String> {
+    let (Ok(rel), Some(name)) = (path.strip_prefix(root), path.file_name()) else {
+        return Err(format!("it does not lie below {}", root.display()));
+    };
+    let folders = rel.parent().unwrap_or(Path::new(""));
+    match Folder::below(root, folders)? {
+        Some(folder) => folder.file(name, Some(owner)),
+        None => Ok(None),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -269,8 +269,17 @@ impl Watch {
     /// Looks at each of `files`, reporting what each gave.
     fn look_all(&mut self, files: Vec<PathBuf>, report: &mut dyn FnMut(Event<'_>)) {
         for path in files {
-            let only_under = self.place_of(&path).and_then(|p| p.only_under.clone());
-            match self.follower.look(&path, only_under.as_deref()) {
+            let place = self.place_of(&path);
+            let only_under = place.and_then(|p| p.only_under.clone());
+            // Read from below the place, never through a link put in one of its folders.
+            let root = match place {
+                Some(place) if place.path.is_dir() => place.path.clone(),
+                _ => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            };
+            match self
+                .follower
+                .look_below(&root, &path, only_under.as_deref())
+            {
                 Ok(caught) => {
                     if caught.deferred {
                         self.deferred.insert(path.clone());
