@@ -433,3 +433,42 @@ fn arguments_from_a_file_never_reach_pytest() {
         );
     }
 }
+
+#[test]
+fn a_test_path_outside_the_project_is_never_imported() {
+    let mount = Mount::example();
+    // A test file beside the project, as one in a shared folder would be: importing it
+    // leaves a mark.
+    let elsewhere = mount.dir.path().join("elsewhere");
+    let mark = elsewhere.join("ran");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("test_theirs.py"),
+        format!(
+            "open({:?}, 'w').close()\ndef test_x():\n    pass\n",
+            mark.display().to_string()
+        ),
+    )
+    .unwrap();
+    let absolute = elsewhere.join("test_theirs.py").display().to_string();
+    // The view shortens long paths: each round's refusal is counted by the file's name.
+    let refusal = "test_theirs.py` (a test path outside the project";
+    for selector in ["../elsewhere/test_theirs.py", absolute.as_str()] {
+        let before = mount.read("_errors.md").matches(refusal).count();
+        let (ok, out) = mount.sh(&format!(
+            "echo '{selector}' > \"$HS/source/tests/run\" || true; \
+             for i in $(seq 1200); do \
+               [ -e \"$HS/source/tests/runs/latest/_entry.md\" ] || break; \
+               grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
+               sleep 0.1; \
+             done"
+        ));
+        assert!(ok, "{out}");
+        assert!(!mark.exists(), "{selector}: pytest imported the file");
+        let errors = mount.read("_errors.md");
+        assert!(
+            errors.matches(refusal).count() > before,
+            "{selector}: {errors}"
+        );
+    }
+}
