@@ -26,9 +26,14 @@ pub(super) fn resolve(path: &Path, owner: u32) -> Result<PathBuf, String> {
     let mut rest: VecDeque<OsString> = names(path);
     let mut real = PathBuf::from("/");
     let mut links = 0;
+    // A folder or file refused does not stop the walk: the deepest one refused is named,
+    // as ssh's StrictModes does — above all the file itself, when it is another user's.
+    let mut refused = None;
     let root = fs::symlink_metadata(&real)
         .map_err(|e| format!("{} cannot be examined: {e}", real.display()))?;
-    check_entry(&real, &root, owner, !rest.is_empty())?;
+    if let Err(why) = check_entry(&real, &root, owner, !rest.is_empty()) {
+        refused = Some(why);
+    }
     while let Some(name) = rest.pop_front() {
         if name == ".." {
             // `real` has no link in it, so its parent is the one the kernel goes to.
@@ -36,10 +41,16 @@ pub(super) fn resolve(path: &Path, owner: u32) -> Result<PathBuf, String> {
             continue;
         }
         let at = real.join(&name);
-        let meta = fs::symlink_metadata(&at)
-            .map_err(|e| format!("{} cannot be examined: {e}", at.display()))?;
+        let meta = match fs::symlink_metadata(&at) {
+            Ok(meta) => meta,
+            Err(e) => {
+                return Err(refused.unwrap_or(format!("{} cannot be examined: {e}", at.display())));
+            }
+        };
         if !meta.file_type().is_symlink() {
-            check_entry(&at, &meta, owner, !rest.is_empty())?;
+            if let Err(why) = check_entry(&at, &meta, owner, !rest.is_empty()) {
+                refused = Some(why);
+            }
             real = at;
             continue;
         }
@@ -71,7 +82,10 @@ pub(super) fn resolve(path: &Path, owner: u32) -> Result<PathBuf, String> {
             rest.push_front(name);
         }
     }
-    Ok(real)
+    match refused {
+        Some(why) => Err(why),
+        None => Ok(real),
+    }
 }
 
 /// The names of `path` to walk, in order: `/` and `.` dropped, `..` kept.
@@ -152,6 +166,15 @@ mod tests {
         chmod(&base.join("inst/bin"), 0o777);
         let why = resolve(&python, me()).unwrap_err();
         assert!(why.contains("inst/bin is writable by everyone"), "{why}");
+    }
+
+    #[test]
+    fn the_deepest_of_several_refused_is_named() {
+        let (_dir, base, python) = chain();
+        chmod(&base.join("inst"), 0o777);
+        chmod(&base.join("inst/bin/python3"), 0o666);
+        let why = resolve(&python, me()).unwrap_err();
+        assert!(why.contains("python3 is writable by everyone"), "{why}");
     }
 
     #[test]
