@@ -15,9 +15,12 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+mod walk;
+
 /// Why `path` is not the owner's alone, or `Ok` when it is: `path` (made absolute) and
 /// each folder above it exist, are owned by the owner or root, and are writable by no
-/// one else. A symlink on the way is followed and its target checked the same way.
+/// one else. A symlink on the way, or in a symlink's target, is followed and must be the
+/// owner's or root's; what it leads to is checked the same way.
 pub(crate) fn owner_alone(path: &Path) -> Result<(), String> {
     owner_alone_as(path, owner())
 }
@@ -30,65 +33,58 @@ fn owner() -> u32 {
 
 /// [`owner_alone`] for the user `owner`.
 pub(crate) fn owner_alone_as(path: &Path, owner: u32) -> Result<(), String> {
-    let path = absolute(path)?;
-    check_chain(&path, owner)?;
-    // A symlink anywhere on the way leads elsewhere: what it leads to must pass too. The
-    // link itself cannot change: it is the owner's or root's, in a folder the chain above
-    // checked.
-    let real = fs::canonicalize(&path)
-        .map_err(|e| format!("{} cannot be resolved: {e}", path.display()))?;
-    if real != path {
-        check_chain(&real, owner)?;
-    }
-    Ok(())
+    real_alone_as(path, owner).map(|_| ())
 }
 
-/// Checks `path` and each of its ancestors, as named (symlinks not followed).
-fn check_chain(path: &Path, owner: u32) -> Result<(), String> {
-    for (depth, at) in path.ancestors().enumerate() {
-        let meta = fs::symlink_metadata(at)
-            .map_err(|e| format!("{} cannot be examined: {e}", at.display()))?;
-        let kind = meta.file_type();
-        if kind.is_symlink() {
-            // Links always show mode 0777 and their target is checked on its own; but
-            // their owner may rename them, even in a sticky folder.
-            if meta.uid() != owner && meta.uid() != 0 {
-                return Err(format!(
-                    "{} is a symbolic link owned by {}, not by {} (the mount's owner) or \
-                     root: they may point it elsewhere between the check and the run",
-                    at.display(),
-                    user(meta.uid()),
-                    user(owner)
-                ));
-            }
-            continue;
-        }
-        if kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device() {
-            return Err(format!("{} is not a regular file", at.display()));
-        }
-        if meta.uid() != owner && meta.uid() != 0 {
-            return Err(format!(
-                "{} is owned by {}, not by {} (the mount's owner) or root",
-                at.display(),
-                user(meta.uid()),
-                user(owner)
-            ));
-        }
-        let mode = meta.mode() & 0o7777;
-        let sticky_folder = kind.is_dir() && mode & 0o1000 != 0 && depth > 0;
-        if mode & 0o022 != 0 && !sticky_folder {
-            let who = if mode & 0o002 != 0 {
-                "everyone".to_string()
-            } else {
-                format!("group {}", meta.gid())
-            };
-            return Err(format!(
-                "{} is writable by {who} (mode {:o}); `chmod go-w {}` makes it the owner's alone",
-                at.display(),
-                mode,
-                at.display()
-            ));
-        }
+/// Where `path` leads with no link left in it, when it is the owner's alone (as
+/// [`owner_alone`] checks): what may then be run in its place, by a path no link of
+/// anyone's can lead elsewhere.
+pub(crate) fn real_alone(path: &Path) -> Result<PathBuf, String> {
+    real_alone_as(path, owner())
+}
+
+fn real_alone_as(path: &Path, owner: u32) -> Result<PathBuf, String> {
+    // Each link is checked as it is met, in the path or in any link's target: resolving
+    // the whole path first and checking where it ends would miss a link on the way.
+    walk::resolve(&absolute(path)?, owner)
+}
+
+/// Why the file or folder `at` (not a link; `meta` its metadata) is not the owner's alone:
+/// owned by someone else, writable by others, or not a file or folder at all. A sticky
+/// folder others may write is accepted when `passed_through` (others may add names there,
+/// but not replace or rename the owner's), never as the file itself.
+fn check_entry(
+    at: &Path,
+    meta: &fs::Metadata,
+    owner: u32,
+    passed_through: bool,
+) -> Result<(), String> {
+    let kind = meta.file_type();
+    if kind.is_fifo() || kind.is_socket() || kind.is_block_device() || kind.is_char_device() {
+        return Err(format!("{} is not a regular file", at.display()));
+    }
+    if meta.uid() != owner && meta.uid() != 0 {
+        return Err(format!(
+            "{} is owned by {}, not by {} (the mount's owner) or root",
+            at.display(),
+            user(meta.uid()),
+            user(owner)
+        ));
+    }
+    let mode = meta.mode() & 0o7777;
+    let sticky_folder = kind.is_dir() && mode & 0o1000 != 0 && passed_through;
+    if mode & 0o022 != 0 && !sticky_folder {
+        let who = if mode & 0o002 != 0 {
+            "everyone".to_string()
+        } else {
+            format!("group {}", meta.gid())
+        };
+        return Err(format!(
+            "{} is writable by {who} (mode {:o}); `chmod go-w {}` makes it the owner's alone",
+            at.display(),
+            mode,
+            at.display()
+        ));
     }
     Ok(())
 }

@@ -63,6 +63,9 @@ impl Drop for Theirs {
 
 #[test]
 fn a_venv_link_another_user_swaps_after_the_check_never_runs_their_program() {
+    // Here the `.venv` link is theirs and refused outright, so a run by the unresolved
+    // name would pass this test too: the next test covers an owner's link whose target
+    // chain they change between check and run.
     let user = OtherUser::new("race");
     let (dir, project) = placed("project");
     // The project folder is a shared scratch folder: sticky, anyone may add names.
@@ -117,6 +120,84 @@ fn a_venv_link_another_user_swaps_after_the_check_never_runs_their_program() {
     assert!(
         log.contains(&format!(
             ".venv is a symbolic link owned by uid {} ({})",
+            user.uid, user.name
+        )),
+        "the refusal names the link and whose it is:\n{log}"
+    );
+}
+
+#[test]
+fn a_link_another_user_swaps_inside_the_owners_venv_link_never_runs_their_program() {
+    // Unlike the test above, every link the project names is the owner's: `.venv/bin/python`
+    // leads to `<dir>/shared/py311/bin/python3`, and only `py311`, met while following that
+    // link's target, is another user's. Checked by where the owner's link ends up, the check
+    // may see the good installation and the run, going through `py311` again, theirs.
+    let user = OtherUser::new("deep");
+    let (dir, project) = placed("project");
+    let good = dir.path().join("good");
+    std::fs::create_dir_all(good.join("bin")).unwrap();
+    let python = real_python();
+    std::os::unix::fs::symlink(&python, good.join("bin/python3")).unwrap();
+    let shared = dir.path().join("shared");
+    let venv = project.join(".venv");
+    std::fs::create_dir_all(venv.join("bin")).unwrap();
+    std::os::unix::fs::symlink(shared.join("py311/bin/python3"), venv.join("bin/python")).unwrap();
+    std::fs::write(
+        venv.join("pyvenv.cfg"),
+        format!(
+            "home = {}\ninclude-system-site-packages = true\n",
+            python.parent().unwrap().display()
+        ),
+    )
+    .unwrap();
+    let mount = Mount::at(dir, project, &[]);
+    let (evil, mark) = plant(&mount, &user);
+    let theirs = user_folder(&mount, &user).join("py");
+    let (ok, out) = mount.sh_as(
+        &user,
+        &format!(
+            "mkdir -p {theirs}/bin && cp {evil} {theirs}/bin/python3 \
+             && ln -s {good} {shared}/py311 && ln -s {theirs} {shared}/py311-swap",
+            theirs = theirs.display(),
+            evil = evil.display(),
+            good = good.display(),
+            shared = shared.display()
+        ),
+    );
+    assert!(ok, "{out}");
+    // They exchange their two links (their own, so the sticky bit lets them) as fast as
+    // they can.
+    let swapping = "import ctypes, time\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         end = time.time() + 120\n\
+         while time.time() < end:\n\
+         \x20   for _ in range(1000):\n\
+         \x20       libc.renameat2(-100, b'py311', -100, b'py311-swap', 2)\n";
+    let _swapper = Theirs(
+        Command::new("setpriv")
+            .arg(format!("--reuid={}", user.uid))
+            .arg(format!("--regid={}", user.uid))
+            .args(["--clear-groups", "/usr/bin/python3", "-c", swapping])
+            .current_dir(&shared)
+            .spawn()
+            .unwrap(),
+    );
+    let (ok, out) = mount.sh(&format!(
+        "for i in $(seq 30); do \
+           printf 'def hs_probe():\\n    return %s\\n' $i > probe.py; \
+           cp probe.py \"$HS/source/ledger/report/hs_probe.py\"; \
+           [ -e {} ] && break; \
+         done; true",
+        mark.display()
+    ));
+    assert!(ok, "{out}");
+    let result = owners_edit_and_run(&mount);
+    assert_never_ran(&mark, &mount);
+    assert!(result.contains("passed"), "{result}");
+    let log = mount.log_text();
+    assert!(
+        log.contains(&format!(
+            "shared/py311 is a symbolic link owned by uid {} ({})",
             user.uid, user.name
         )),
         "the refusal names the link and whose it is:\n{log}"
@@ -314,7 +395,21 @@ fn arguments_from_a_file_never_reach_pytest() {
         format!("--basetemp={}\n", kept.display()),
     )
     .unwrap();
-    for selector in ["@ARGS", "-k @ARGS"] {
+    // The same again, after a test path: old code passed such a word on as a test path.
+    // (Another name: `_errors.md` keeps one entry for a message repeated at once.)
+    std::fs::copy(mount.project.join("ARGS"), mount.project.join("MORE")).unwrap();
+    // A plain keyword expression: `-k @KEYS` is a selection pytest would really run (as
+    // `-k journal`) if the word reached it, so only the refusal tells the two apart.
+    std::fs::write(mount.project.join("KEYS"), "journal\n").unwrap();
+    for (selector, file) in [
+        ("-k @KEYS", "KEYS"),
+        ("@ARGS", "ARGS"),
+        ("tests/test_journal.py @MORE", "MORE"),
+    ] {
+        // `_errors.md` keeps earlier refusals: this round's must be a new entry.
+        let refusal =
+            format!("`@{file}` (pytest would read more arguments from the file \"{file}\"");
+        let before = mount.read("_errors.md").matches(&refusal).count();
         let (ok, out) = mount.sh(&format!(
             "echo '{selector}' > \"$HS/source/tests/run\" || true; \
              for i in $(seq 1200); do \
@@ -330,7 +425,46 @@ fn arguments_from_a_file_never_reach_pytest() {
         );
         let errors = mount.read("_errors.md");
         assert!(
-            errors.contains("`@ARGS` (pytest would read more arguments from the file \"ARGS\""),
+            errors.matches(&refusal).count() > before,
+            "{selector}: no new refusal in _errors.md:\n{errors}"
+        );
+    }
+}
+
+#[test]
+fn a_test_path_outside_the_project_is_never_imported() {
+    let mount = Mount::example();
+    // A test file beside the project, as one in a shared folder would be: importing it
+    // leaves a mark.
+    let elsewhere = mount.dir.path().join("elsewhere");
+    let mark = elsewhere.join("ran");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(
+        elsewhere.join("test_theirs.py"),
+        format!(
+            "open({:?}, 'w').close()\ndef test_x():\n    pass\n",
+            mark.display().to_string()
+        ),
+    )
+    .unwrap();
+    let absolute = elsewhere.join("test_theirs.py").display().to_string();
+    // The view shortens long paths: each round's refusal is counted by the file's name.
+    let refusal = "test_theirs.py` (a test path outside the project";
+    for selector in ["../elsewhere/test_theirs.py", absolute.as_str()] {
+        let before = mount.read("_errors.md").matches(refusal).count();
+        let (ok, out) = mount.sh(&format!(
+            "echo '{selector}' > \"$HS/source/tests/run\" || true; \
+             for i in $(seq 1200); do \
+               [ -e \"$HS/source/tests/runs/latest/_entry.md\" ] || break; \
+               grep -q 'still running' \"$HS/source/tests/runs/latest/_entry.md\" || break; \
+               sleep 0.1; \
+             done"
+        ));
+        assert!(ok, "{out}");
+        assert!(!mark.exists(), "{selector}: pytest imported the file");
+        let errors = mount.read("_errors.md");
+        assert!(
+            errors.matches(refusal).count() > before,
             "{selector}: {errors}"
         );
     }

@@ -15,7 +15,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::trust::owner_alone;
+use crate::trust::{owner_alone, real_alone};
 
 /// An interpreter that may be run, and why those before it were passed over (a user whose
 /// `.venv` is not used must be told why, or the tests fail for reasons they cannot see).
@@ -77,8 +77,9 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
 }
 
 /// The path `python` is run by, or why it must not run: it exists, is executable and, as
-/// named and as resolved, is the owner's alone (no link of another user's on the way),
-/// with its virtualenv's `pyvenv.cfg` and that file's `home` when it has one.
+/// named and as resolved, is the owner's alone (no link of another user's on the way, nor
+/// in any link's target), with its virtualenv's `pyvenv.cfg` and that file's `home` when it
+/// has one.
 fn pinned(python: &Path, project: &Path) -> Result<PathBuf, String> {
     if !executable(python) {
         return Err(format!("{} is not an executable file", python.display()));
@@ -92,24 +93,42 @@ fn pinned(python: &Path, project: &Path) -> Result<PathBuf, String> {
         }
         None => python.to_path_buf(),
     };
-    let real = real_folder(&resolved).map_err(refused)?;
-    owner_alone(&real).map_err(refused)?;
-    // Where Python looks for its venv's configuration: beside the interpreter, or one up.
-    let config = real
+    // Every link met on the way to the real file was checked as it was met: the owner's or
+    // root's, in folders no one else may change. So neither the real path nor `kept` (the
+    // same walk, but for its last link) can lead elsewhere after the check.
+    let real = real_alone(&resolved).map_err(refused)?;
+    let kept = real_folder(&resolved).map_err(refused)?;
+    match venv_config(&kept) {
+        // A venv's `bin/python` is a link to its base interpreter: Python finds its venv
+        // (`pyvenv.cfg`) only beside, or one above, the name it is started by, so that
+        // name is kept — started by its real path, it would run without its venv.
+        Some(config) => {
+            super::venv::check(&config, &kept).map_err(refused)?;
+            Ok(kept)
+        }
+        // Not a venv by its name: run by its real path, no link left to go through.
+        None => {
+            if let Some(config) = venv_config(&real) {
+                super::venv::check(&config, &real).map_err(refused)?;
+            }
+            Ok(real)
+        }
+    }
+}
+
+/// The `pyvenv.cfg` Python started as `python` reads: beside it, or one folder up.
+fn venv_config(python: &Path) -> Option<PathBuf> {
+    python
         .ancestors()
         .skip(1)
         .take(2)
         .map(|dir| dir.join("pyvenv.cfg"))
-        .find(|config| fs::symlink_metadata(config).is_ok());
-    if let Some(config) = config {
-        super::venv::check(&config, &real).map_err(refused)?;
-    }
-    Ok(real)
+        .find(|config| fs::symlink_metadata(config).is_ok())
 }
 
-/// `python` with its folder resolved through every link, its own name kept: a venv's
-/// `bin/python` is a link Python must be started by to find its venv, and it is checked
-/// where it stands, in a folder no one else may change.
+/// `python` with its folder resolved through every link (each checked, [`real_alone`]),
+/// its own name kept: a venv's `bin/python` is a link Python must be started by to find
+/// its venv.
 fn real_folder(python: &Path) -> Result<PathBuf, String> {
     let (Some(folder), Some(name)) = (python.parent(), python.file_name()) else {
         return Err(format!("{} names no file", python.display()));
@@ -119,9 +138,7 @@ fn real_folder(python: &Path) -> Result<PathBuf, String> {
     } else {
         folder
     };
-    fs::canonicalize(folder)
-        .map(|real| real.join(name))
-        .map_err(|e| format!("{} cannot be resolved: {e}", folder.display()))
+    real_alone(folder).map(|real| real.join(name))
 }
 
 fn executable(path: &Path) -> bool {

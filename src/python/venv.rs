@@ -40,7 +40,7 @@ pub(super) fn check(config: &Path, python: &Path) -> Result<(), String> {
     {
         owner_alone(&base).map_err(refused)?;
     }
-    if let Some(stdlib) = standard_library(&home, &text) {
+    for stdlib in standard_libraries(&home) {
         for landmark in ["os.py", "encodings/__init__.py"] {
             let file = stdlib.join(landmark);
             if file.exists() {
@@ -60,21 +60,26 @@ fn value<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     })
 }
 
-/// Where Python finds its standard library from `home`: the first `lib/pythonX.Y` holding
-/// `os.py` in `home` or a folder above it (Python's own search, by its landmark), for the
-/// version the venv says it was made with (`version` or `version_info`).
-fn standard_library(home: &Path, text: &str) -> Option<PathBuf> {
-    let version = value(text, "version_info").or_else(|| value(text, "version"))?;
-    let mut numbers = version.split('.');
-    let (major, minor) = (numbers.next()?, numbers.next()?);
-    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
-    if !digits(major) || !digits(minor) {
-        return None;
-    }
-    let stdlib = format!("lib/python{major}.{minor}");
+/// Every standard library Python may load from `home`: each `lib/python3.N` holding
+/// `os.py` (Python's landmark) in `home` or a folder above it.
+///
+/// All of them, whatever `version` or `version_info` the `pyvenv.cfg` says: those are
+/// written by the tool that made the venv and read by no Python — the interpreter looks
+/// for the version it was built as, and the file may say another or nothing at all. A
+/// `pyvenv.cfg` without a version is still a venv Python runs, so refusing it would refuse
+/// venvs that are fine; checking every candidate checks the one Python will load.
+fn standard_libraries(home: &Path) -> Vec<PathBuf> {
+    let python3 = |name: &str| {
+        name.strip_prefix("python3.")
+            .is_some_and(|minor| !minor.is_empty() && minor.chars().all(|c| c.is_ascii_digit()))
+    };
     home.ancestors()
-        .map(|dir| dir.join(&stdlib))
-        .find(|lib| lib.join("os.py").is_file())
+        .filter_map(|dir| fs::read_dir(dir.join("lib")).ok())
+        .flat_map(|entries| entries.filter_map(Result::ok))
+        .filter(|entry| entry.file_name().to_str().is_some_and(python3))
+        .map(|entry| entry.path())
+        .filter(|lib| lib.join("os.py").is_file())
+        .collect()
 }
 
 #[cfg(test)]
@@ -137,6 +142,22 @@ mod tests {
         chmod(&dir.path().join("inst/lib/python3.11/encodings"), 0o777);
         let why = check(&config, &python).unwrap_err();
         assert!(why.contains("encodings is writable by everyone"), "{why}");
+    }
+
+    #[test]
+    fn the_standard_library_is_checked_whatever_version_the_file_says_or_without_one() {
+        for text in ["", "version = 3.99.0\n", "version_info = 3.12.1.final.0\n"] {
+            let (dir, config, python) = venv();
+            let home = dir.path().join("inst/bin");
+            fs::write(&config, format!("home = {}\n{text}", home.display())).unwrap();
+            assert_eq!(check(&config, &python), Ok(()), "{text:?}");
+            chmod(&dir.path().join("inst/lib/python3.11"), 0o777);
+            let why = check(&config, &python).unwrap_err();
+            assert!(
+                why.contains("python3.11 is writable by everyone"),
+                "{text:?}: {why}"
+            );
+        }
     }
 
     #[test]

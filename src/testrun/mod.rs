@@ -3,10 +3,12 @@
 //!
 //! - running pytest with a timeout: `run.rs`;
 //! - reading its JUnit XML report: `junit.rs`;
-//! - what a selector written to `source/tests/run` may hold: `selector.rs`;
+//! - what a selector written to `source/tests/run` may hold: `selector.rs`, its test
+//!   paths kept inside the project by `inside.rs`;
 //! - a failure's traceback read back into frames: `traceback.rs`;
 //! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`.
 
+mod inside;
 pub mod junit;
 pub mod run;
 pub mod selector;

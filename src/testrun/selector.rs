@@ -11,6 +11,11 @@
 //! parser is argparse with `@` as its fromfile prefix, so `@ARGS` is replaced by the
 //! words of the file `ARGS`, unchecked. [`fromfile`] is that rule, which the settings'
 //! `tests.args` follow as well.
+//!
+//! A test path must stay in the project (`inside.rs`): pytest imports test files wherever
+//! they are.
+
+use std::path::Path;
 
 /// Options that take a value, given as the next word or joined (`-kEXPR`, `--maxfail=2`).
 const WITH_VALUE: &[&str] = &["-k", "-m", "--maxfail"];
@@ -32,8 +37,9 @@ const FLAGS: &[&str] = &[
 /// The allowed options, as a message lists them.
 pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, -x, --maxfail N, -q, -v";
 
-/// The words of `selector` for pytest, or why it is refused (every refused word named).
-pub fn parse(selector: &str) -> Result<Vec<String>, String> {
+/// The words of `selector` for pytest, run in the project at `root`, or why it is refused
+/// (every refused word named).
+pub fn parse(selector: &str, root: &Path) -> Result<Vec<String>, String> {
     let words = shlex::split(selector)
         .ok_or_else(|| "the selector has an unclosed quote or a trailing backslash".to_string())?;
     let mut refused: Vec<String> = words.iter().filter_map(|w| fromfile(w)).collect();
@@ -43,6 +49,7 @@ pub fn parse(selector: &str) -> Result<Vec<String>, String> {
             continue;
         }
         if !word.starts_with('-') {
+            refused.extend(super::inside::outside(word, root));
             continue;
         }
         if FLAGS.contains(&word.as_str()) || short_flags(word) {
@@ -106,6 +113,11 @@ fn is_count(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::parse`] for a project that does not exist: every relative path is in it.
+    fn parse(selector: &str) -> Result<Vec<String>, String> {
+        super::parse(selector, Path::new("/nonexistent/project"))
+    }
 
     #[test]
     fn test_ids_and_selection_options_pass_as_words() {
@@ -195,5 +207,20 @@ mod tests {
         // Not at the start of a word, `@` is only a character of it.
         assert!(parse("tests/test_a.py::test_x[a@b] -kfoo@bar").is_ok());
         assert!(parse("./@weird_test.py").is_ok());
+    }
+
+    #[test]
+    fn a_test_path_outside_the_project_is_refused_but_not_an_expression() {
+        let root = Path::new("/nonexistent/project");
+        for bad in [
+            "../x/test_a.py",
+            "/tmp/shared/x",
+            "tests/../../../x -k slow",
+        ] {
+            let why = super::parse(bad, root).unwrap_err();
+            assert!(why.contains("outside the project"), "{bad}: {why}");
+        }
+        // The value of `-k` is an expression, not a path.
+        assert!(super::parse("tests -k ../../x", root).is_ok());
     }
 }

@@ -551,7 +551,7 @@ impl Source {
         }
         let selector = std::str::from_utf8(selector)
             .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
-        let words = selector::parse(selector).map_err(|why| {
+        let words = selector::parse(selector, &self.project.root).map_err(|why| {
             Error::invalid(format!(
                 "source/tests/run: no run was started: {why}. Other pytest options are the \
                  owner's to set, in tests.args of {}",

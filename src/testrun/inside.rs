@@ -1,0 +1,108 @@
+//! Whether a test path of a selector stays in the project. pytest imports the test files
+//! it is given wherever they are (`/tmp/shared/test_x.py`, `../../x`), and their folders'
+//! `conftest.py` too below `--confcutdir`: a file there, which others may write, would
+//! run as the owner. So a path is followed as the kernel would — `..` and links — and
+//! must end inside the project's root.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Why the selector word `word` (a test path or id, `path::name[params]`) is refused, if
+/// its path leads outside `root`.
+pub fn outside(word: &str, root: &Path) -> Option<String> {
+    let path = word.split("::").next().unwrap_or(word);
+    let root = real(root, Path::new(""));
+    let leads = real(&root, Path::new(path));
+    if leads.starts_with(&root) {
+        return None;
+    }
+    Some(format!(
+        "`{word}` (a test path outside the project: it leads to {}, and pytest would import \
+         the test files and conftest.py there, which this mount does not vouch for; name \
+         tests inside the project, by a path relative to its root such as tests/test_x.py)",
+        leads.display()
+    ))
+}
+
+/// `path` (relative to `base` unless absolute) as the kernel would resolve it: each part
+/// that exists with its links followed, `..` going up from there; what does not exist yet
+/// is kept as written, since it may be made later.
+fn real(base: &Path, path: &Path) -> PathBuf {
+    let mut at = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        base.to_path_buf()
+    };
+    if let Ok(resolved) = at.canonicalize() {
+        at = resolved;
+    }
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => {
+                at.push(name);
+                if let Ok(resolved) = at.canonicalize() {
+                    at = resolved;
+                }
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project with `tests/test_a.py`, and `elsewhere/test_b.py` beside it.
+    fn project() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/test_a.py"), "").unwrap();
+        std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+        std::fs::write(dir.path().join("elsewhere/test_b.py"), "").unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn paths_and_ids_in_the_project_pass() {
+        let (_dir, root) = project();
+        for fine in [
+            "tests/test_a.py",
+            "tests/test_a.py::test_x[../../etc]",
+            "./tests/../tests/test_a.py",
+            "tests/not_yet.py",
+            "tests",
+        ] {
+            assert_eq!(outside(fine, &root), None, "{fine}");
+        }
+        let absolute = root.join("tests/test_a.py");
+        assert_eq!(outside(&absolute.display().to_string(), &root), None);
+    }
+
+    #[test]
+    fn paths_leading_out_are_refused_and_say_what_to_write() {
+        let (dir, root) = project();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), root.join("tests/out")).unwrap();
+        for bad in [
+            "../elsewhere/test_b.py",
+            "tests/../../elsewhere/test_b.py::test_x",
+            "/tmp/shared/test_x.py",
+            "tests/out/test_b.py",
+            "tests/out/../../project/../elsewhere",
+            "..",
+        ] {
+            let why = outside(bad, &root).unwrap_or_else(|| panic!("{bad} passed"));
+            assert!(
+                why.contains("a test path outside the project"),
+                "{bad}: {why}"
+            );
+            assert!(why.contains("relative to its root"), "{bad}: {why}");
+        }
+        let why = outside("tests/out/test_b.py", &root).unwrap();
+        assert!(why.contains("elsewhere/test_b.py"), "says where: {why}");
+    }
+}
