@@ -61,6 +61,41 @@ impl Drop for Theirs {
     }
 }
 
+/// `user` exchanging their links `a` and `b` in `dir` (`renameat2(RENAME_EXCHANGE)`) as
+/// fast as they can for two minutes, until the returned process is dropped.
+fn swapping(user: &OtherUser, dir: &Path, a: &str, b: &str) -> Theirs {
+    let swapping = format!(
+        "import ctypes, time\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         end = time.time() + 120\n\
+         while time.time() < end:\n\
+         \x20   for _ in range(1000):\n\
+         \x20       libc.renameat2(-100, b'{a}', -100, b'{b}', 2)\n"
+    );
+    Theirs(
+        Command::new("setpriv")
+            .arg(format!("--reuid={}", user.uid))
+            .arg(format!("--regid={}", user.uid))
+            .args(["--clear-groups", "/usr/bin/python3", "-c", &swapping])
+            .current_dir(dir)
+            .spawn()
+            .unwrap(),
+    )
+}
+
+/// The owner's edits, each import-checked (a new interpreter starts whenever the one found
+/// changes), 30 of them or until `mark` appears.
+fn edit_until_marked(mount: &Mount, mark: &Path) -> (bool, String) {
+    mount.sh(&format!(
+        "for i in $(seq 30); do \
+           printf 'def hs_probe():\\n    return %s\\n' $i > probe.py; \
+           cp probe.py \"$HS/source/ledger/report/hs_probe.py\"; \
+           [ -e {} ] && break; \
+         done; true",
+        mark.display()
+    ))
+}
+
 #[test]
 fn a_venv_link_another_user_swaps_after_the_check_never_runs_their_program() {
     // Here the `.venv` link is theirs and refused outright, so a run by the unresolved
@@ -89,31 +124,8 @@ fn a_venv_link_another_user_swaps_after_the_check_never_runs_their_program() {
     assert!(ok, "{out}");
     // They exchange their two links as fast as they can: the check may see the owner's
     // venv and the run, a moment later, theirs.
-    let swapping = "import ctypes, time\n\
-         libc = ctypes.CDLL(None, use_errno=True)\n\
-         end = time.time() + 120\n\
-         while time.time() < end:\n\
-         \x20   for _ in range(1000):\n\
-         \x20       libc.renameat2(-100, b'.venv', -100, b'.venv-swap', 2)\n";
-    let _swapper = Theirs(
-        Command::new("setpriv")
-            .arg(format!("--reuid={}", user.uid))
-            .arg(format!("--regid={}", user.uid))
-            .args(["--clear-groups", "/usr/bin/python3", "-c", swapping])
-            .current_dir(&project)
-            .spawn()
-            .unwrap(),
-    );
-    // The owner's edits, each import-checked (a new interpreter starts whenever the one
-    // found changes).
-    let (ok, out) = mount.sh(&format!(
-        "for i in $(seq 30); do \
-           printf 'def hs_probe():\\n    return %s\\n' $i > probe.py; \
-           cp probe.py \"$HS/source/ledger/report/hs_probe.py\"; \
-           [ -e {} ] && break; \
-         done; true",
-        mark.display()
-    ));
+    let _swapper = swapping(&user, &project, ".venv", ".venv-swap");
+    let (ok, out) = edit_until_marked(&mount, &mark);
     assert!(ok, "{out}");
     assert_never_ran(&mark, &mount);
     let log = mount.log_text();
@@ -167,29 +179,8 @@ fn a_link_another_user_swaps_inside_the_owners_venv_link_never_runs_their_progra
     assert!(ok, "{out}");
     // They exchange their two links (their own, so the sticky bit lets them) as fast as
     // they can.
-    let swapping = "import ctypes, time\n\
-         libc = ctypes.CDLL(None, use_errno=True)\n\
-         end = time.time() + 120\n\
-         while time.time() < end:\n\
-         \x20   for _ in range(1000):\n\
-         \x20       libc.renameat2(-100, b'py311', -100, b'py311-swap', 2)\n";
-    let _swapper = Theirs(
-        Command::new("setpriv")
-            .arg(format!("--reuid={}", user.uid))
-            .arg(format!("--regid={}", user.uid))
-            .args(["--clear-groups", "/usr/bin/python3", "-c", swapping])
-            .current_dir(&shared)
-            .spawn()
-            .unwrap(),
-    );
-    let (ok, out) = mount.sh(&format!(
-        "for i in $(seq 30); do \
-           printf 'def hs_probe():\\n    return %s\\n' $i > probe.py; \
-           cp probe.py \"$HS/source/ledger/report/hs_probe.py\"; \
-           [ -e {} ] && break; \
-         done; true",
-        mark.display()
-    ));
+    let _swapper = swapping(&user, &shared, "py311", "py311-swap");
+    let (ok, out) = edit_until_marked(&mount, &mark);
     assert!(ok, "{out}");
     let result = owners_edit_and_run(&mount);
     assert_never_ran(&mark, &mount);

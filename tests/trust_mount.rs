@@ -280,10 +280,13 @@ fn a_settings_change_outside_the_mount_shows_at_once() {
         "{}",
         mount.read("source/meta/settings.toml")
     );
+    // The file is read afresh at each open; the view follows once the watcher heard of it.
     assert!(
-        mount
+        soon(|| mount
             .read("source/meta/_entry.md")
-            .contains("`nav.depth` = 4")
+            .contains("`nav.depth` = 4")),
+        "{}",
+        mount.read("source/meta/_entry.md")
     );
     // Then opens it to everyone: the mount says it is not in force.
     chmod(&file, 0o666);
@@ -294,8 +297,14 @@ fn a_settings_change_outside_the_mount_shows_at_once() {
         "{}",
         mount.read("source/meta/settings.toml")
     );
+    assert!(
+        soon(|| mount
+            .read("source/meta/_entry.md")
+            .contains("**Not in force:**")),
+        "{}",
+        mount.read("source/meta/_entry.md")
+    );
     let view = mount.read("source/meta/_entry.md");
-    assert!(view.contains("**Not in force:**"), "{view}");
     assert!(
         view.contains("settings.toml is writable by everyone"),
         "{view}"
