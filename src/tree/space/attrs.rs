@@ -35,6 +35,11 @@ impl Space {
     ///
     /// [`Resource::crossed`]: crate::tree::resource::Resource::crossed
     pub fn lookup_by(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
+        // Without --allow-other the kernel lets no one but the owner in: nothing to judge,
+        // and every lookup of a `.py` name would walk its nested path for nothing.
+        if !self.access.others_read {
+            return self.lookup(parent, name);
+        }
         let dir = self.path_of(parent)?;
         check_name(name)?;
         let path = dir.join(name);
