@@ -72,6 +72,15 @@ impl TestRuns {
     /// daemon is gone; whether any was.
     fn close_abandoned(&self) -> Result<bool> {
         let here = lock(&RUNS_HERE);
+        // Read first: the usual answer is "none", and a write transaction at every mount
+        // and every wait for a result would take the store's write lock for nothing.
+        let running = self.store.records(|db| db.runs().running(&self.checkout))?;
+        if running
+            .iter()
+            .all(|&(run, pid)| carried_out(&here, run, pid))
+        {
+            return Ok(false);
+        }
         let now = Time::now();
         self.store.change_records(|db| {
             let mut closed = false;
