@@ -18,6 +18,40 @@ pub enum ModeChange {
     NotKept,
 }
 
+/// Where a resourcespace inside another one sits (see [`Resource::children`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mount {
+    /// A directory of its own, named by its [`Resource::name`], in the outer one's top
+    /// directory, listed after the outer one's own members (`source/history/`).
+    Folder,
+    /// Its top-level `names`, among the members of the outer one's folder `at`, which
+    /// stays the outer one's and lists them after its own (the test runner's `run` and
+    /// `runs/` in `source/tests/`). Its own path `[]` is that folder, never asked for.
+    Among {
+        at: &'static [&'static str],
+        names: &'static [&'static str],
+    },
+}
+
+impl Mount {
+    /// How many of the names of `path` (inside the outer resourcespace) lead to the inner
+    /// one named `name`, when `path` is inside it: the rest is its path there.
+    pub fn enters(self, name: &str, path: &[&str]) -> Option<usize> {
+        match self {
+            Mount::Folder => (path.first() == Some(&name)).then_some(1),
+            Mount::Among { at, names } => {
+                let first = path.get(at.len())?;
+                (path.starts_with(at) && names.contains(first)).then_some(at.len())
+            }
+        }
+    }
+
+    /// Whether `path` (inside the outer resourcespace) is the inner one's or under it.
+    pub fn holds(self, name: &str, path: &[&str]) -> bool {
+        self.enters(name, path).is_some()
+    }
+}
+
 /// Hits of an area a search of every area shows, unless the area says fewer.
 pub const GLANCE_HITS: usize = 5;
 
@@ -32,12 +66,16 @@ pub trait Resource: Send + Sync {
     /// The directory name under the root: `tasks`.
     fn name(&self) -> &'static str;
 
-    /// The resourcespaces inside this one (`source/history/`), each a directory under its
-    /// own [`Resource::name`] in this one's top directory. A path whose first name is one
-    /// of them is answered by it, with the path relative to it; this one's top directory
-    /// lists them after its own members.
+    /// The resourcespaces inside this one (`source/history/`, `source/tests/run`), each
+    /// where its [`Resource::mount`] says. A path that leads into one of them is answered
+    /// by it, with the path relative to it.
     fn children(&self) -> &[Arc<dyn Resource>] {
         &[]
+    }
+
+    /// Where this resourcespace sits when it is inside another one.
+    fn mount(&self) -> Mount {
+        Mount::Folder
     }
 
     /// One line for listings and `_nav.txt`: what this is and its live state. Every
@@ -125,6 +163,12 @@ pub trait Resource: Send + Sync {
     /// Move `from` to `to` (both inside this resourcespace).
     fn rename(&self, from: &[&str], _to: &[&str]) -> Result<()> {
         Err(read_only(from))
+    }
+
+    /// Why `path` cannot move out of this resourcespace into another one, when this one
+    /// knows better than "different resourcespaces" (the test runner's names keep theirs).
+    fn moving_out(&self, _path: &[&str]) -> Option<Error> {
+        None
     }
 
     /// Change the permission bits and/or owner of the file at `path` (only what is given

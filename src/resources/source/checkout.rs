@@ -43,11 +43,11 @@ mod tests {
     use crate::model::time::Time;
     use crate::resources::source::Source;
     use crate::resources::source::change::ProjectChange;
-    use crate::resources::source::runner::At;
     use crate::resources::source::settings::DEFAULT;
     use crate::store::Store;
     use crate::store::testing::for_each_backend;
     use crate::tree::access::Admission;
+    use crate::tree::resource::Resource;
 
     #[test]
     fn a_checkout_is_its_host_and_directory() {
@@ -152,12 +152,13 @@ mod tests {
                 })
                 .unwrap();
             assert!(
-                a.last_run()
+                a.runner
+                    .last_run()
                     .is_some_and(|line| line.starts_with(&run.to_string()))
             );
-            assert_eq!(b.last_run(), None);
-            assert!(b.runner_list(&At::Runs).unwrap().is_empty());
-            let missing = b.runner_stat(&At::RunDir(Some(run))).unwrap_err();
+            assert_eq!(b.runner.last_run(), None);
+            assert!(b.runner.list(&["runs"]).unwrap().is_empty());
+            let missing = b.runner.stat(&["runs", &run.to_string()]).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
             store
                 .change_records(|db| {

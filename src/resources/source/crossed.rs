@@ -67,11 +67,11 @@ impl Source {
             .ancestors()
             .skip(1)
             .take_while(|folder| !top(folder))
-            .map(super::ownership)
+            .map(super::disk::ownership)
             .collect();
         folders.reverse();
         if itself {
-            folders.push(super::ownership(disk));
+            folders.push(super::disk::ownership(disk));
         }
         folders
     }

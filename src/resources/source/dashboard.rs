@@ -7,13 +7,13 @@ use crate::model::names::ERRORS;
 use crate::model::{RootPart, Verb};
 use crate::render::thousands;
 use crate::resources::source::Source;
-use crate::resources::source::failure::summary;
 use crate::resources::source::project::EntryKind;
+use crate::resources::source::runner::run_summary as summary;
 
 impl Source {
     pub(super) fn dashboard_part(&self) -> RootPart {
         let result = self.links.to("source/tests/runs/latest/result.md");
-        let tests = match self.newest_run() {
+        let tests = match self.runner.newest_run() {
             None => "Tests: not run here yet.".to_string(),
             Some(run) if run.status == "running" => {
                 format!(
@@ -27,7 +27,7 @@ impl Source {
             .project
             .python_files()
             .into_iter()
-            .partition(|file| self.is_test_file(file));
+            .partition(|file| self.project.is_test_file(file));
         // A real package name makes the dotted path recognisable at a glance.
         let packages: Vec<String> = self
             .project

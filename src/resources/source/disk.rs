@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
+use crate::model::Ownership;
 use crate::tree::lock;
 
 /// Per-file locks for the project's files.
@@ -162,6 +163,14 @@ pub fn set_perm(path: &Path, mode: Option<u32>, uid: Option<u32>, gid: Option<u3
 pub fn remove(path: &Path) -> Result<()> {
     std::fs::remove_file(path)
         .map_err(|e| Error::internal(format!("could not remove {}: {e}", path.display())))
+}
+
+/// The owner and modes of the project file or directory at `disk`. One that cannot be
+/// read shows as the mount owner's alone: never more open than the file itself.
+pub(crate) fn ownership(disk: &Path) -> Ownership {
+    crate::tree::glance::metadata(disk)
+        .map(|meta| Ownership::of(&meta))
+        .unwrap_or(Ownership::OwnerOnly)
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ impl EditLog {
     /// been private).
     pub(crate) fn ownership(&self, id: i64) -> Ownership {
         match self.edit(id) {
-            Ok(edit) => super::ownership(&self.root.join(&edit.path)),
+            Ok(edit) => super::disk::ownership(&self.root.join(&edit.path)),
             Err(_) => Ownership::OwnerOnly,
         }
     }

@@ -14,7 +14,7 @@ use crate::model::Kind;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 use crate::resources::source::edit::is_identifier;
-use crate::resources::source::paths::{RESERVED, Resolved, TESTS, is_runner_name};
+use crate::resources::source::paths::{RESERVED, Resolved};
 use crate::resources::source::project::DirKind;
 use crate::tree::resource::Resource;
 
@@ -27,13 +27,6 @@ impl Source {
         let Some((name, parent)) = path.split_last() else {
             return Err(Error::exists(format!("{shown} already exists")));
         };
-        if is_runner_name(path) || self.runner_at(parent).is_some() {
-            return Err(Error::not_permitted(format!(
-                "{shown} was not made: `run` and `runs` belong to the test runner of {}; \
-                 they never become project folders",
-                self.links.dir(&["source", TESTS])
-            )));
-        }
         let (dir, dotted, kind) = match self.resolve(parent)? {
             Resolved::Root if RESERVED.contains(name) => {
                 return Err(Error::not_permitted(format!(

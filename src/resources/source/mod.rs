@@ -14,7 +14,6 @@ mod deps;
 pub mod disk;
 pub mod edit;
 mod edit_log;
-mod failure;
 mod folders;
 mod history;
 mod import_checker;
@@ -33,14 +32,12 @@ pub mod project;
 mod pyproject_change;
 mod pytest_config;
 mod reexports;
-mod run_files;
-mod runner;
+pub(crate) mod runner;
 mod scan;
 pub mod search;
 mod searched;
 pub mod settings;
 mod settings_file;
-mod suspects;
 mod take_back;
 mod views;
 mod warm_up;
@@ -61,13 +58,15 @@ use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::FileLocks;
+use disk::ownership;
 use edit_log::EditLog;
 use history::HistoryDir;
 use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
-use paths::{HISTORY, META, Resolved, TESTS, Walked, is_runner_name};
+use paths::{HISTORY, META, Resolved, TESTS, Walked};
 use project::{EntryKind, Project};
+use runner::Runner;
 use settings_file::SettingsFile;
 
 /// How a subresource of `source/` that changes project files (deps/, config/, history/'s
@@ -131,15 +130,14 @@ pub struct Source {
     edits: Arc<EditLog>,
     /// Where the settings are kept (shared with meta/, which shows and takes them).
     settings: Arc<SettingsFile>,
-    budget: usize,
     /// The Python version edits must compile on, found at the first edit (finding it may
     /// run the project's interpreter, which must not delay the mount).
     target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
-    /// This checkout's test runs, and the runner's state: a refused start, where finished
-    /// runs are reported.
-    runs: runner::TestRuns,
+    /// The test runner, also among `children` (its names in `tests/`): the tests' entry
+    /// view and the dashboard tell of its runs.
+    runner: Arc<Runner>,
     /// The mount's store, for what memory knows of the code: which sessions changed a file.
     store: Arc<Store>,
     /// The files `search/source:` reads, kept between searches.
@@ -157,6 +155,7 @@ impl Source {
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
         let folders = self.project.test_dirs().len();
         let last_run = self
+            .runner
             .last_run()
             .map(|run| format!("; last test run {run}"))
             .unwrap_or_default();
@@ -196,28 +195,40 @@ impl Source {
         // The children that change project files answer with the source they belong to
         // (every change goes through it); they hold it weakly, as it holds them. meta/
         // needs the settings alone, history/ the edit log but for undo.
-        let source = Arc::new_cyclic(|source| Source {
-            children: vec![
-                Arc::new(DepsDir::new(Parent(source.clone()))),
-                Arc::new(ConfigDir::new(Parent(source.clone()))),
-                Arc::new(HistoryDir::new(Arc::clone(&edits), Parent(source.clone()))),
-                Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
-            ],
-            settings: Arc::clone(&settings),
-            edits,
-            project,
-            runs: runner::TestRuns::new(Arc::clone(&store), checkout),
-            store,
-            modules: Arc::default(),
-            indexing: Arc::default(),
-            links,
-            name,
-            locks: FileLocks::default(),
-            imports: ImportJudge::default(),
-            budget,
-            target: std::sync::OnceLock::new(),
-            searched: searched::Searched::default(),
-            last_scan: last_scan::LastScan::default(),
+        let modules: Arc<Modules> = Arc::default();
+        let source = Arc::new_cyclic(|source| {
+            let runner = Arc::new(Runner::new(
+                Parent(source.clone()),
+                Arc::clone(&project),
+                Arc::clone(&modules),
+                Arc::clone(&settings),
+                links.clone(),
+                budget,
+                runner::TestRuns::new(Arc::clone(&store), checkout),
+            ));
+            Source {
+                children: vec![
+                    Arc::new(DepsDir::new(Parent(source.clone()))),
+                    Arc::new(ConfigDir::new(Parent(source.clone()))),
+                    Arc::new(HistoryDir::new(Arc::clone(&edits), Parent(source.clone()))),
+                    Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
+                    Arc::clone(&runner) as Arc<dyn Resource>,
+                ],
+                settings: Arc::clone(&settings),
+                edits,
+                project,
+                runner,
+                store,
+                modules,
+                indexing: Arc::default(),
+                links,
+                name,
+                locks: FileLocks::default(),
+                imports: ImportJudge::default(),
+                target: std::sync::OnceLock::new(),
+                searched: searched::Searched::default(),
+                last_scan: last_scan::LastScan::default(),
+            }
         });
         settings.apply(&settings.current());
         source
@@ -348,7 +359,7 @@ impl Resource for Source {
             [] => None,
             [first, ..] if *first == META => Some(vec![TreePath::root()]),
             [first, ..] if self.children.iter().any(|c| c.name() == *first) => None,
-            [.., _] if is_runner_name(path) => {
+            _ if self.runner.mount().holds(self.runner.name(), path) => {
                 Some(vec![TreePath::from_names([self.name(), TESTS])])
             }
             [dir @ .., _] => {
@@ -374,12 +385,8 @@ impl Resource for Source {
         }
     }
 
-    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
-        self.runner_at(path).and_then(|at| self.runner_pending(&at))
-    }
-
     fn watch(&self, changes: Changes) {
-        if self.runs.report_to(Arc::clone(&changes)) {
+        if self.runner.report_to(Arc::clone(&changes)) {
             let settings = Arc::clone(&self.settings);
             watch::start(
                 Arc::clone(&self.project),
@@ -423,9 +430,6 @@ impl Resource for Source {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        if let Some(at) = self.runner_at(path) {
-            return self.runner_stat(&at);
-        }
         let walked = match self.named(path)? {
             // The link to the module's dotted directory (see `links.rs`): no parse.
             Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
@@ -475,9 +479,6 @@ impl Resource for Source {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        if let Some(at) = self.runner_at(path) {
-            return self.runner_read(&at);
-        }
         if let Some(target) = self.link_at(path)? {
             return Ok(target.into_bytes());
         }
@@ -485,9 +486,6 @@ impl Resource for Source {
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
-        if let Some(at) = self.runner_at(path) {
-            return self.runner_entry(&at);
-        }
         let place = self.resolve(path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
         let shown = Source::shown_as(self, path);
@@ -497,8 +495,8 @@ impl Resource for Source {
         };
         let mut entry = views::entry(self, &shown, &place)?;
         if path == [TESTS] {
-            entry.functions.insert(0, self.run_and_wait());
-            entry.about.push(self.how_tests_run());
+            entry.functions.insert(0, self.runner.run_and_wait());
+            entry.about.push(self.runner.how_tests_run());
         }
         if path.is_empty()
             && let Some(progress) = self.indexing.progress()
@@ -511,15 +509,6 @@ impl Resource for Source {
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
-        if let Some(at) = self.runner_at(path) {
-            return match at {
-                runner::At::Run => self.start_run(content).map(|_| ()),
-                _ => Err(Error::read_only(format!(
-                    "source/{} is a result of the test runner: it changes only by runs",
-                    path.join("/")
-                ))),
-            };
-        }
         let listed = self.listed(path);
         self.write_path(&names(&listed), content, base)
     }
@@ -554,14 +543,6 @@ impl Resource for Source {
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
-        if self.runner_at(from).is_some() {
-            return Err(Error::not_permitted(format!(
-                "{} is the test runner's and keeps its name; to run tests, write a selector \
-                 to {}",
-                self.links.to(&format!("source/{}", from.join("/"))),
-                self.links.to(&format!("source/{TESTS}/run"))
-            )));
-        }
         let (from, to) = (self.listed(from), self.listed(to));
         self.rename_path(&names(&from), &names(&to))
     }
@@ -620,21 +601,9 @@ impl Source {
         }
     }
 
-    /// The runner's place for `path`: every project has one, wherever it keeps its tests.
-    fn runner_at(&self, path: &[&str]) -> Option<runner::At> {
-        runner::at(path)
-    }
-
     /// What `list` (`described`) and `names` show of `path`.
     fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        if let Some(at) = self.runner_at(path) {
-            return self.runner_list(&at);
-        }
-        let mut children = self.members(path, described)?;
-        if path == [TESTS] {
-            children.extend(runner::members());
-        }
-        Ok(children)
+        self.members(path, described)
     }
 
     fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
@@ -673,6 +642,19 @@ impl Source {
                 ))
             }
         }
+    }
+}
+
+/// The longest symbol whose code a test's result and a search show beside its name.
+const SHORT: usize = 30;
+
+impl Source {
+    /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
+    pub(crate) fn short_symbol(&self, file: &str) -> Option<String> {
+        let path: Vec<&str> = file.split('/').collect();
+        let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        (text.lines().count() <= SHORT).then_some(text)
     }
 }
 
@@ -738,14 +720,6 @@ impl Source {
     pub(crate) fn root_ownership(&self) -> Ownership {
         ownership(&self.project.root)
     }
-}
-
-/// The owner and modes of the project file or directory at `disk`. One that cannot be
-/// read shows as the mount owner's alone: never more open than the file itself.
-fn ownership(disk: &Path) -> Ownership {
-    crate::tree::glance::metadata(disk)
-        .map(|meta| Ownership::of(&meta))
-        .unwrap_or(Ownership::OwnerOnly)
 }
 
 /// `class`, `function`, `method`, `async function`, `async method`.

@@ -28,11 +28,6 @@ pub const TESTS: &str = "tests";
 /// file in the project's test folder, and would be shadowed once the runner exists.
 pub const RUNNER_NAMES: &[&str] = &["run", "runs"];
 
-/// Whether `path` (under `source/`) is one of the test runner's names in `source/tests/`.
-pub fn is_runner_name(path: &[&str]) -> bool {
-    matches!(path, [first, name] if *first == TESTS && RUNNER_NAMES.contains(name))
-}
-
 /// What a path under `source/` is.
 #[derive(Debug, Clone)]
 pub enum Resolved {
@@ -468,16 +463,6 @@ pub fn split_dotted(name: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_runner_names_right_under_tests_are_reserved() {
-        assert!(is_runner_name(&["tests", "run"]));
-        assert!(is_runner_name(&["tests", "runs"]));
-        assert!(!is_runner_name(&["tests", "run.py"]));
-        assert!(!is_runner_name(&["tests", "unit", "run"]));
-        assert!(!is_runner_name(&["ledger", "run"]));
-        assert!(!is_runner_name(&["run"]));
-    }
 
     #[test]
     fn every_folder_source_keeps_for_itself_is_reserved() {

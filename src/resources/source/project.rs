@@ -166,6 +166,17 @@ impl Project {
         }
     }
 
+    /// Whether `file` holds tests rather than the code under test.
+    pub(crate) fn is_test_file(&self, file: &Path) -> bool {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        self.test_dirs().iter().any(|d| file.starts_with(d))
+            || self.is_test_module(&name)
+            || name == "conftest.py"
+    }
+
     /// Whether `name` is a test module's file name for pytest (`python_files`).
     pub fn is_test_module(&self, name: &str) -> bool {
         self.test_layout().config.is_test_module(name)

@@ -145,7 +145,7 @@ impl SettingsFile {
     /// What is not a project file (source/meta/ and its settings) shows what the
     /// project's root directory allows.
     pub(crate) fn ownership(&self) -> Ownership {
-        super::ownership(&self.project.root)
+        super::disk::ownership(&self.project.root)
     }
 
     /// The text of `source/meta/settings.toml`: the checkout's file; else what this

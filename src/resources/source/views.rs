@@ -163,7 +163,7 @@ fn root(source: &Source, here: &str) -> Entry {
             ));
         }
         let runs = source.links.to("source/tests/runs/");
-        subresources.push(match source.last_run() {
+        subresources.push(match source.runner.last_run() {
             Some(run) => format!("`{runs}` — last test run {run}"),
             None => format!(
                 "`{runs}` — no test run yet: `echo > {}` runs them",

@@ -19,9 +19,7 @@ use crate::resources::source::edit::{
 use crate::resources::source::importers;
 use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
-use crate::resources::source::paths::{
-    RESERVED, RUNNER_NAMES, Resolved, TESTS, is_runner_name, locate,
-};
+use crate::resources::source::paths::{RESERVED, RUNNER_NAMES, Resolved, TESTS, locate};
 use crate::resources::source::project::EntryKind;
 
 impl Source {
@@ -89,7 +87,7 @@ impl Source {
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        if is_runner_name(path) || self.mistaken_for_runner(path, parent_place) {
+        if self.mistaken_for_runner(path, parent_place) {
             return Err(self.runner_not_available(&shown));
         }
         match parent_place {

@@ -350,11 +350,13 @@ impl Space {
                 }
                 let (target, target_rest) = self.place_in_resource(to)?;
                 if !Arc::ptr_eq(&target, &resource) {
-                    return Err(Error::not_permitted(format!(
-                        "{} and {} are in different resourcespaces; copy the content instead",
-                        self.links.to(from.as_str()),
-                        self.links.to(to.as_str())
-                    )));
+                    return Err(resource.moving_out(&rest).unwrap_or_else(|| {
+                        Error::not_permitted(format!(
+                            "{} and {} are in different resourcespaces; copy the content instead",
+                            self.links.to(from.as_str()),
+                            self.links.to(to.as_str())
+                        ))
+                    }));
                 }
                 // A refused move of a document is EPERM, never EINVAL: coreutils `mv` prints
                 // EINVAL from rename(2) as "cannot move … to a subdirectory of itself",

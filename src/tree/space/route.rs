@@ -118,19 +118,21 @@ impl Space {
 }
 
 /// The innermost resourcespace answering for the names `rest` inside `resource`, and the
-/// path inside it: `source` + `history/3.diff` is `history` + `3.diff`.
+/// path inside it: `source` + `history/3.diff` is `history` + `3.diff`, `source` +
+/// `tests/runs/1` the test runner + `runs/1`.
 pub(crate) fn descend<'a>(
     mut resource: Arc<dyn Resource>,
     rest: impl Iterator<Item = &'a str>,
 ) -> (Arc<dyn Resource>, Vec<&'a str>) {
-    let mut rest = rest.peekable();
-    while let Some(child) = rest
-        .peek()
-        .and_then(|first| resource.children().iter().find(|c| c.name() == *first))
-        .cloned()
+    let mut rest: Vec<&'a str> = rest.collect();
+    while let Some((child, skip)) = resource
+        .children()
+        .iter()
+        .find_map(|c| Some((c, c.mount().enters(c.name(), &rest)?)))
     {
+        let child = Arc::clone(child);
+        rest.drain(..skip);
         resource = child;
-        rest.next();
     }
-    (resource, rest.collect())
+    (resource, rest)
 }

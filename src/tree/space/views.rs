@@ -11,6 +11,7 @@ use crate::render;
 use crate::tree::Space;
 use crate::tree::access::Perm;
 use crate::tree::kernel_cache::CacheMode;
+use crate::tree::resource::Mount;
 use crate::tree::space::route::{Generated, Route};
 use crate::tree::space::{is_a_dir, not_a_dir};
 
@@ -72,10 +73,16 @@ impl Space {
             }
             Route::In(resource, rest) => {
                 children.extend(resource.list(&rest)?);
-                if rest.is_empty() {
-                    for child in resource.children() {
-                        let about = child.summary().unwrap_or_else(|e| e.message);
-                        children.push(Child::new(child.name(), Kind::Dir, about));
+                for child in resource.children() {
+                    match child.mount() {
+                        Mount::Folder if rest.is_empty() => {
+                            let about = child.summary().unwrap_or_else(|e| e.message);
+                            children.push(Child::new(child.name(), Kind::Dir, about));
+                        }
+                        Mount::Among { at, .. } if at == rest.as_slice() => {
+                            children.extend(child.list(&[])?);
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -99,9 +106,16 @@ impl Space {
                     (NAV.to_string(), Kind::View),
                 ];
                 names.extend(resource.names(&rest)?);
-                if rest.is_empty() {
-                    let inner = resource.children().iter();
-                    names.extend(inner.map(|c| (c.name().to_string(), Kind::Dir)));
+                for child in resource.children() {
+                    match child.mount() {
+                        Mount::Folder if rest.is_empty() => {
+                            names.push((child.name().to_string(), Kind::Dir));
+                        }
+                        Mount::Among { at, .. } if at == rest.as_slice() => {
+                            names.extend(child.names(&[])?);
+                        }
+                        _ => {}
+                    }
                 }
                 names.extend(self.scratch_names(path));
                 Ok(names)

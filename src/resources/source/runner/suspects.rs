@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::python::{Dotted, Import, LineCalls, Symbol, imports, line_calls};
-use crate::resources::source::Source;
+use crate::resources::source::runner::Runner;
 use crate::testrun::traceback::Frame;
 
 /// Suspects named per failure: more would bury the likely ones.
@@ -62,7 +62,7 @@ struct Found {
     stems: Vec<String>,
 }
 
-impl Source {
+impl Runner {
     /// The suspects of a failure whose traceback has `frames` (outermost first).
     pub(crate) fn suspects(&self, frames: &[Frame]) -> Vec<Suspect> {
         let mut found: Vec<Suspect> = Vec::new();
@@ -82,13 +82,16 @@ impl Source {
             .collect();
         let code: Vec<&(PathBuf, usize)> = located
             .iter()
-            .filter(|(p, _)| !self.is_test_file(p))
+            .filter(|(p, _)| !self.project.is_test_file(p))
             .collect();
         for (n, (file, line)) in code.iter().rev().enumerate() {
             let why = if n == 0 { Why::Raised } else { Why::Passed };
             add(self.enclosing(file, *line, why), &mut found);
         }
-        if let Some((test, line)) = located.iter().rev().find(|(p, _)| self.is_test_file(p))
+        if let Some((test, line)) = located
+            .iter()
+            .rev()
+            .find(|(p, _)| self.project.is_test_file(p))
             && let Ok(module) = self.modules.get(test)
             && let Ok(text) = module.text()
         {
@@ -110,17 +113,6 @@ impl Source {
         }
         found.truncate(MOST);
         found
-    }
-
-    /// Whether `file` holds tests rather than the code under test.
-    pub(crate) fn is_test_file(&self, file: &Path) -> bool {
-        let name = file
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        self.project.test_dirs().iter().any(|d| file.starts_with(d))
-            || self.project.is_test_module(&name)
-            || name == "conftest.py"
     }
 
     /// The innermost symbol of `file` holding 1-based `line`.

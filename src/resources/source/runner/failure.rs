@@ -5,8 +5,8 @@
 //! few lines around it, and pytest's explanation, the assertion's diff among it, once).
 //! Shorter than pytest's own traceback, and every place in it a path to open or edit.
 
-use crate::resources::source::Source;
-use crate::resources::source::suspects::Suspect;
+use crate::resources::source::runner::Runner;
+use crate::resources::source::runner::suspects::Suspect;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
 use crate::testrun::summary::Closing;
@@ -16,24 +16,24 @@ use crate::testrun::traceback::{self, Frame, Traceback};
 /// output opens with, why pytest could not run at all, a refused start newer than the run;
 /// and the counts only pytest's closing line holds.
 #[derive(Debug, Default)]
-pub(super) struct RunNotes(Vec<String>, Closing);
+pub(crate) struct RunNotes(Vec<String>, Closing);
 
 impl RunNotes {
-    pub(super) fn count_from(&mut self, closing: Closing) {
+    pub(crate) fn count_from(&mut self, closing: Closing) {
         self.1 = closing;
     }
 
     /// [`summary`] of `run` counted as pytest counts it.
-    pub(super) fn summary(&self, run: &runs::Run) -> String {
+    pub(crate) fn summary(&self, run: &runs::Run) -> String {
         summary_with(run, &self.1)
     }
 
-    pub(super) fn push(&mut self, note: String) {
+    pub(crate) fn push(&mut self, note: String) {
         self.0.push(note);
     }
 
     /// `note` before the others: what happened last is read first.
-    pub(super) fn lead_with(&mut self, note: String) {
+    pub(crate) fn lead_with(&mut self, note: String) {
         self.0.insert(0, note);
     }
 }
@@ -66,14 +66,12 @@ const SAME_CHARS: usize = 50;
 const LINE_CHARS: usize = 120;
 /// Characters of a `where` line's value kept in `result.md`.
 const VALUE_CHARS: usize = 24;
-/// The longest suspect whose code `result.md` shows.
-const SHORT: usize = 30;
 /// Explanation (`E`) lines of a failure in `result.md`: the failure file has them all.
 const EXPLAINED: usize = 6;
 
-impl Source {
+impl Runner {
     /// A failure as its file shows it.
-    pub(super) fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
+    pub(crate) fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
         let tb = traceback::read(&problem.traceback);
         let message = first_line(&problem.message);
         let mut text = format!("{} — {} in run {}\n", problem.id, problem.kind, run.id);
@@ -86,7 +84,7 @@ impl Source {
         let outermost = tb
             .frames
             .first()
-            .filter(|f| self.is_test_file(&self.project.root.join(&f.file)));
+            .filter(|f| self.project.is_test_file(&self.project.root.join(&f.file)));
         if let Some(file) = self.test_symbol_file(&problem.id) {
             let place = outermost
                 .map(|f| format!(" ({}:{})", f.file, f.line))
@@ -111,7 +109,7 @@ impl Source {
     }
 
     /// `result.md`: the run's outcome, its failures with their suspects.
-    pub(super) fn result_view(
+    pub(crate) fn result_view(
         &self,
         run: &runs::Run,
         problems: &[Problem],
@@ -183,7 +181,7 @@ impl Source {
                 .frames
                 .iter()
                 .rev()
-                .find(|f| self.is_test_file(&self.project.root.join(&f.file)));
+                .find(|f| self.project.is_test_file(&self.project.root.join(&f.file)));
             if let Some(frame) = test_frame
                 && let Some(line) = frame.code.iter().find(|l| l.starts_with('>'))
             {
@@ -204,7 +202,11 @@ impl Source {
             text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
             // The first suspect's code, when short: what the agent would read next.
             if let Some(first) = suspects.first()
-                && let Some(code) = self.short_symbol(&first.file)
+                && let Some(code) = self
+                    .source
+                    .get()
+                    .ok()
+                    .and_then(|s| s.short_symbol(&first.file))
             {
                 text.push_str(&format!("\n{}, as it is now:\n{code}", first.dotted));
             }
@@ -225,14 +227,6 @@ impl Source {
             text.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
         }
         crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
-    }
-
-    /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
-    pub(super) fn short_symbol(&self, file: &str) -> Option<String> {
-        let path: Vec<&str> = file.split('/').collect();
-        let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        (text.lines().count() <= SHORT).then_some(text)
     }
 
     /// `prefix<symbol file> (<module>:<lines>, <why>)`, a line each.
@@ -368,7 +362,7 @@ fn short_id(id: &str) -> &str {
     }
 }
 
-pub(super) fn first_line(text: &str) -> &str {
+pub(crate) fn first_line(text: &str) -> &str {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -376,7 +370,7 @@ pub(super) fn first_line(text: &str) -> &str {
 }
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
-pub(super) fn summary(run: &runs::Run) -> String {
+pub(crate) fn summary(run: &runs::Run) -> String {
     summary_with(run, &Closing::default())
 }
 

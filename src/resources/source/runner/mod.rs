@@ -1,0 +1,255 @@
+//! The test runner's names in `source/tests/`: `run` (write a pytest selector, or nothing,
+//! to start a run in the background; the write returns at once) and `runs/`, with `<n>/`
+//! and `latest/` per run: `result.md` (the outcome and each failure with its suspects; read
+//! while the run goes on, it waits for the end), `_entry.md` (status, counts, duration,
+//! command, failures), `output.txt` (all pytest printed, exact) and `failures/<test>.txt`
+//! (see `failure.rs`; named as `run_files.rs` says).
+//!
+//! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
+//! one runs at a time, on a thread of its own, so the mount never waits for one.
+
+mod at;
+mod failure;
+mod places;
+mod run_files;
+mod start;
+mod suspects;
+mod test_runs;
+mod views;
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::model::links::Links;
+use crate::model::{Child, Entry, Function, Kind, Node};
+use crate::resources::source::Parent;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::paths::{RUNNER_NAMES, TESTS};
+use crate::resources::source::project::Project;
+use crate::resources::source::settings_file::SettingsFile;
+use crate::store::runs;
+use crate::testrun::junit::Problem;
+use crate::tree::resource::{Changes, Mount, Resource};
+use at::At;
+use failure::summary;
+pub(crate) use test_runs::TestRuns;
+
+pub(crate) use failure::summary as run_summary;
+
+/// Where the runner sits in `source/`: every project has one, wherever it keeps its tests.
+const MOUNT: Mount = Mount::Among {
+    at: &[TESTS],
+    names: RUNNER_NAMES,
+};
+
+/// The test runner of one checkout: its names in `source/tests/`, the runs it keeps and
+/// starts, and what their views say.
+pub(crate) struct Runner {
+    /// The source it is part of, which reads the suspects' symbol files.
+    source: Parent,
+    project: Arc<Project>,
+    /// The project's parses, which suspects are looked up in.
+    modules: Arc<Modules>,
+    /// The settings that choose the interpreter, pytest's arguments and the timeout.
+    settings: Arc<SettingsFile>,
+    links: Links,
+    budget: usize,
+    runs: TestRuns,
+}
+
+impl Runner {
+    pub(crate) fn new(
+        source: Parent,
+        project: Arc<Project>,
+        modules: Arc<Modules>,
+        settings: Arc<SettingsFile>,
+        links: Links,
+        budget: usize,
+        runs: TestRuns,
+    ) -> Self {
+        Runner {
+            source,
+            project,
+            modules,
+            settings,
+            links,
+            budget,
+            runs,
+        }
+    }
+
+    /// Report finished runs to `changes` from now on; `false` when they already were
+    /// reported somewhere (the mount watches once).
+    pub(crate) fn report_to(&self, changes: Changes) -> bool {
+        self.runs.report_to(changes)
+    }
+
+    /// The newest run, if any ran (and the store answers).
+    pub(crate) fn newest_run(&self) -> Option<runs::Run> {
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, None))
+            .ok()
+            .flatten()
+    }
+
+    /// The newest run in one line (`2: failed: 3 passed, 1 failed (2.1 s)`), if any ran.
+    pub(crate) fn last_run(&self) -> Option<String> {
+        let run = self.newest_run()?;
+        Some(format!("{} — {}", run.id, summary(&run)))
+    }
+
+    fn run_of(&self, which: Option<i64>) -> Result<runs::Run> {
+        self.runs
+            .store
+            .records(|db| db.runs().get(&self.runs.checkout, which))?
+            .ok_or_else(|| {
+                Error::not_found(match which {
+                    Some(n) => format!(
+                        "there is no test run {n}; {} lists them",
+                        self.links.to("source/tests/runs/")
+                    ),
+                    None => format!(
+                        "no test has run yet: start one with `echo > {}`",
+                        self.links.to("source/tests/run")
+                    ),
+                })
+            })
+    }
+
+    fn problems_of(&self, which: Option<i64>) -> Result<(runs::Run, Vec<Problem>)> {
+        let run = self.run_of(which)?;
+        let problems = self
+            .runs
+            .store
+            .records(|db| db.runs().problems(&self.runs.checkout, run.id))?;
+        Ok((run, problems))
+    }
+
+    /// The functions-table row that runs every test and prints the result when it ends.
+    pub(crate) fn run_and_wait(&self) -> Function {
+        Function::new(
+            format!(
+                "echo > {}; cat {}",
+                self.links.to("source/tests/run"),
+                self.links.to("source/tests/runs/latest/result.md")
+            ),
+            "run the tests and wait",
+            "the result, each failure with its suspects",
+        )
+    }
+
+    /// How `source/tests/` runs its tests and where their results are, in one line.
+    pub(crate) fn how_tests_run(&self) -> String {
+        format!(
+            "Run tests: `echo '<selector>' > {}` (nothing: every test; paths, ids, -k, -m, \
+             -x, --lf as pytest takes them); each run's results are in {}, the newest in \
+             latest/.",
+            self.links.to("source/tests/run"),
+            self.links.to("source/tests/runs/")
+        )
+    }
+}
+
+/// The path `path` (from `source/tests/`) names, or where to look instead.
+fn place(path: &[&str]) -> Result<At> {
+    at::at(path).ok_or_else(|| {
+        Error::not_found(format!(
+            "source/tests/{} is not the test runner's: runs are numbered (latest/ is the \
+             newest) and hold result.md, output.txt and failures/",
+            path.join("/")
+        ))
+    })
+}
+
+impl Resource for Runner {
+    fn name(&self) -> &'static str {
+        "runner"
+    }
+
+    fn mount(&self) -> Mount {
+        MOUNT
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok(self.last_run().map_or_else(
+            || "no test has run yet".into(),
+            |run| format!("last test run {run}"),
+        ))
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        self.runner_stat(&place(path)?)
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        match path {
+            [] => Ok(at::members()),
+            _ => self.runner_list(&place(path)?),
+        }
+    }
+
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        Ok(Child::names(self.list(path)?))
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        self.runner_read(&place(path)?)
+    }
+
+    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
+        self.runner_pending(&at::at(path)?)
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        self.runner_entry(&place(path)?)
+    }
+
+    fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+        match place(path)? {
+            At::Run => self.start_run(content).map(|_| ()),
+            _ => Err(Error::read_only(format!(
+                "source/tests/{} is a result of the test runner: it changes only by runs",
+                path.join("/")
+            ))),
+        }
+    }
+
+    fn rename(&self, from: &[&str], _to: &[&str]) -> Result<()> {
+        Err(self.keeps_its_name(from))
+    }
+
+    fn moving_out(&self, path: &[&str]) -> Option<Error> {
+        Some(self.keeps_its_name(path))
+    }
+}
+
+impl Runner {
+    /// Why the runner's `path` cannot be moved.
+    fn keeps_its_name(&self, path: &[&str]) -> Error {
+        Error::not_permitted(format!(
+            "{} is the test runner's and keeps its name; to run tests, write a selector \
+             to {}",
+            self.links.to(&format!("source/tests/{}", path.join("/"))),
+            self.links.to("source/tests/run")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_runner_names_right_under_tests_are_the_runners() {
+        let held = |path: &[&str]| MOUNT.holds("runner", path);
+        assert!(held(&["tests", "run"]));
+        assert!(held(&["tests", "runs"]));
+        assert!(held(&["tests", "runs", "1", "result.md"]));
+        assert!(!held(&["tests", "run.py"]));
+        assert!(!held(&["tests", "unit", "run"]));
+        assert!(!held(&["ledger", "run"]));
+        assert!(!held(&["run"]));
+        assert!(!held(&["tests"]));
+    }
+}

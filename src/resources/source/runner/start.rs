@@ -1,0 +1,222 @@
+//! Starting a run (a write to `source/tests/run`) on a thread of its own, and how a read of
+//! a running run's `result.md` waits for its end.
+
+use std::sync::Arc;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::TreePath;
+use crate::model::time::Time;
+use crate::resources::source::paths::TESTS;
+use crate::resources::source::pytest_config::config_file;
+use crate::resources::source::runner::Runner;
+use crate::resources::source::runner::at::At;
+use crate::resources::source::runner::test_runs::{RUNS_HERE, carried_out};
+use crate::store;
+use crate::testrun::run::Job;
+use crate::testrun::selector;
+use crate::tree::{access, lock};
+
+impl Runner {
+    /// How a read of a running run's `result.md` waits: until the store says the run is
+    /// over, at most its timeout and a margin for storing the results.
+    pub(crate) fn runner_pending(&self, at: &At) -> Option<crate::tree::pending::Pending> {
+        let At::Result(which) = at else {
+            return None;
+        };
+        let mut run = self.run_of(*which).ok()?;
+        // The mount carrying the run out may have died since it began (another daemon
+        // sharing the store): its run is closed, and the read answers at once.
+        if run.status == "running" && self.runs.close_abandoned().unwrap_or(false) {
+            run = self.run_of(*which).ok()?;
+        }
+        if run.status != "running" {
+            return None;
+        }
+        let (store, checkout, id) = (self.runs.store.clone(), self.runs.checkout.clone(), run.id);
+        let limit = self.settings.current().test_timeout + std::time::Duration::from_secs(30);
+        Some(crate::tree::pending::Pending::new(limit, move || {
+            store
+                .records(|db| db.runs().get(&checkout, Some(id)))
+                .ok()
+                .flatten()
+                .is_none_or(|run| run.status != "running")
+        }))
+    }
+
+    /// Starts a run of `selector` (pytest arguments; empty: every test) in the background;
+    /// a refusal is kept for the newest run's result to tell.
+    pub(crate) fn start_run(&self, selector: &[u8]) -> Result<i64> {
+        let started = self.begin_run(selector);
+        self.runs.started(&started);
+        started
+    }
+
+    fn begin_run(&self, selector: &[u8]) -> Result<i64> {
+        if !access::may_run_project_code() {
+            return Err(Error::new(
+                ErrorKind::PermissionDenied,
+                "source/tests/run: only the mount's owner may run the tests, since they run the project's code as the owner",
+            ));
+        }
+        let selector = std::str::from_utf8(selector)
+            .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
+        let words = selector::parse(selector, &self.project.root).map_err(|why| {
+            Error::invalid(format!(
+                "source/tests/run: no run was started: {why}. Other pytest options are the \
+                 owner's to set, in tests.args of {}",
+                self.links.to("source/meta/settings.toml")
+            ))
+        })?;
+        let settings = self.settings.current();
+        let python = crate::python::interpreter::find(
+            &self.project.root,
+            settings.python.as_deref(),
+        )
+        .map_err(|why| {
+            Error::not_found(format!(
+                "source/tests/run: no run was started: {why}. Set import_check.python in {}",
+                self.links.to("source/meta/settings.toml")
+            ))
+        })?;
+        let mut args = settings.test_args.clone();
+        args.extend(words);
+        // Said first in the run's output and view: the tests may fail for it.
+        let note = (!python.passed_over.is_empty()).then(|| {
+            format!(
+                "homespace: ran {} because {}",
+                python.path.display(),
+                python.passed_over.join("; ")
+            )
+        });
+        let job = Job {
+            python: python.path,
+            note,
+            root: self.project.root.clone(),
+            config: config_file(&self.project.root),
+            paths: self.project.code_roots.clone(),
+            selector: args,
+            timeout: settings.test_timeout,
+        };
+        let now = Time::now();
+        // Held until the new run is among them, so that a run starting at the same time
+        // on another thread sees it as carried out here.
+        let mut here = lock(&RUNS_HERE);
+        let id = self.runs.store.change_records(|db| {
+            let alive = |run: i64, pid: u32| carried_out(&here, run, pid);
+            db.runs().begin(
+                &self.runs.checkout,
+                &job.command_line(),
+                now,
+                std::process::id(),
+                &alive,
+            )
+        })?;
+        here.insert(id);
+        drop(here);
+        let over = move || {
+            lock(&RUNS_HERE).remove(&id);
+        };
+        let store: Arc<store::Store> = self.runs.store.clone();
+        let changes = self.runs.reporter();
+        let tests = TreePath::from_names(["source", TESTS]);
+        std::thread::Builder::new()
+            .name(format!("test run {id}"))
+            .spawn(move || {
+                let outcome = job.run();
+                let ended = Time::now();
+                if let Err(e) = store.change_records(|db| db.runs().finish(id, ended, &outcome)) {
+                    crate::log::line(&format!(
+                        "test run {id}: cannot store its results: {}; the next run closes \
+                         it as an error",
+                        e.message
+                    ));
+                }
+                over();
+                // runs/, the test files' results, the dashboard's last run.
+                if let Some(changes) = changes {
+                    changes(vec![tests]);
+                }
+                crate::tree::pending::wake();
+            })
+            .map_err(|e| {
+                over();
+                Error::internal(format!(
+                    "cannot start test run {id}: {e}; the next run closes it as an error"
+                ))
+            })?;
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    use crate::model::links::Links;
+    use crate::resources::source::Source;
+    use crate::store::Store;
+    use crate::tree::access::Admission;
+
+    #[test]
+    fn a_run_this_process_left_running_does_not_block_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[project]\nrequires-python = \">=3.10\"\n",
+        )
+        .unwrap();
+        std::fs::create_dir(root.join("tests")).unwrap();
+        std::fs::write(root.join("tests/test_a.py"), "def test_a():\n    pass\n").unwrap();
+        if crate::python::interpreter::find(&root, None).is_err() {
+            eprintln!("no python3: no test can run here");
+            return;
+        }
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = Source::new(
+            &root,
+            "app".into(),
+            Links::new("/mnt/hs"),
+            store.clone(),
+            500,
+        );
+        // Stored as running in this very process, which is not carrying it out: its
+        // results could not be stored when it ended.
+        let stuck = store
+            .change_records(|db| {
+                db.runs().start(
+                    &source.runner.runs.checkout,
+                    "pytest",
+                    Time::from_unix(0),
+                    std::process::id(),
+                )
+            })
+            .unwrap();
+        let _owner = Admission::enter(true);
+        let next = source.runner.start_run(b"").unwrap();
+        let status = |run| {
+            store
+                .records(|db| db.runs().get(&source.runner.runs.checkout, Some(run)))
+                .unwrap()
+                .unwrap()
+                .status
+        };
+        assert_eq!(status(stuck), "error");
+        // While the new one is carried out here, it is in the way of another.
+        let busy = source.runner.start_run(b"").map(|_| ());
+        // A bound on waiting, not a speed claim: a run that never ends must not hang.
+        let started = Instant::now();
+        while status(next) == "running" {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "run {next} ended"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Err(e) = busy {
+            assert_eq!(e.kind, ErrorKind::Busy, "{}", e.message);
+        }
+    }
+}

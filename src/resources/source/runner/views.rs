@@ -1,0 +1,294 @@
+//! What the runner's paths show: the runs listed, a run's folder with its entry view, its
+//! `result.md`, `output.txt` and failure files.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
+use crate::resources::source::disk::ownership;
+use crate::resources::source::runner::Runner;
+use crate::resources::source::runner::at::At;
+use crate::resources::source::runner::failure::{RunNotes, first_line, summary};
+use crate::resources::source::runner::run_files::{file_name, with_final_newline};
+use crate::store::runs;
+
+/// Runs listed by `ls runs/` (older ones are reachable by number).
+const LISTED: usize = 100;
+
+impl Runner {
+    pub(crate) fn runner_stat(&self, at: &At) -> Result<Node> {
+        // The owner's alone, as search results are: a run's output and tracebacks quote
+        // whatever files the tests touched, whatever their modes.
+        let owner = Ownership::OwnerOnly;
+        match at {
+            At::Run => Ok(Node {
+                size: Some(0),
+                ..Node::document(true).owned(ownership(&self.project.root))
+            }),
+            At::Runs => Ok(Node::dir(false).owned(owner)),
+            At::RunDir(which) | At::Failures(which) => {
+                self.run_of(*which)?;
+                Ok(Node::dir(false).owned(owner))
+            }
+            At::Result(which) => {
+                let (run, text) = self.result_of(*which)?;
+                Ok(Node {
+                    size: Some(with_final_newline(text.into_bytes()).len() as u64),
+                    ..Node::view().owned(owner).waiting(run.status == "running")
+                })
+            }
+            At::Output(_) | At::Failure(..) => Ok(Node {
+                size: Some(self.runner_read(at)?.len() as u64),
+                ..Node::view().owned(owner)
+            }),
+        }
+    }
+
+    pub(crate) fn runner_list(&self, at: &At) -> Result<Vec<Child>> {
+        match at {
+            At::Runs => {
+                let runs = self
+                    .runs
+                    .store
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?;
+                let mut children = Vec::new();
+                if !runs.is_empty() {
+                    children.push(Child::new("latest", Kind::Dir, "the newest run"));
+                }
+                children.extend(
+                    runs.iter()
+                        .map(|run| Child::new(run.id.to_string(), Kind::Dir, summary(run))),
+                );
+                Ok(children)
+            }
+            At::RunDir(which) => {
+                let (_, problems) = self.problems_of(*which)?;
+                Ok(vec![
+                    Child::new(
+                        "result.md",
+                        Kind::View,
+                        "the outcome, failures and suspects; waits while the run goes on",
+                    ),
+                    Child::new("output.txt", Kind::View, "everything pytest printed"),
+                    Child::new(
+                        "failures",
+                        Kind::Dir,
+                        format!("{} failing or erroring tests", problems.len()),
+                    ),
+                ])
+            }
+            At::Failures(which) => {
+                let (_, problems) = self.problems_of(*which)?;
+                Ok(problems
+                    .iter()
+                    .map(|p| {
+                        Child::new(
+                            file_name(&p.id),
+                            Kind::View,
+                            format!("{}: {}", p.kind, first_line(&p.message)),
+                        )
+                    })
+                    .collect())
+            }
+            At::Run | At::Output(_) | At::Result(_) | At::Failure(..) => Err(Error::new(
+                ErrorKind::NotADirectory,
+                "source/tests/run, result.md, output.txt and failures/*.txt are files",
+            )),
+        }
+    }
+
+    pub(crate) fn runner_read(&self, at: &At) -> Result<Vec<u8>> {
+        self.runner_text(at).map(with_final_newline)
+    }
+
+    fn runner_text(&self, at: &At) -> Result<Vec<u8>> {
+        match at {
+            At::Run => Ok(Vec::new()),
+            At::Output(which) => {
+                let run = self.run_of(*which)?;
+                Ok(self
+                    .runs
+                    .store
+                    .records(|db| db.runs().output(&self.runs.checkout, run.id))?
+                    .unwrap_or_default()
+                    .into_bytes())
+            }
+            At::Result(which) => Ok(self.result_of(*which)?.1.into_bytes()),
+            At::Failure(which, name) => {
+                let (run, problems) = self.problems_of(*which)?;
+                let problem = problems
+                    .iter()
+                    .find(|p| file_name(&p.id) == format!("{name}.txt"))
+                    .ok_or_else(|| {
+                        Error::not_found(format!("run {} has no failure {name}", run.id))
+                    })?;
+                Ok(self.failure_view(&run, problem).into_bytes())
+            }
+            _ => Err(Error::new(
+                ErrorKind::IsADirectory,
+                "a directory of the test runner: read its _entry.md",
+            )),
+        }
+    }
+
+    pub(crate) fn runner_entry(&self, at: &At) -> Result<Entry> {
+        let run_file = self.links.to("source/tests/run");
+        match at {
+            At::Runs => {
+                let items: Vec<String> = self
+                    .runs
+                    .store
+                    .records(|db| db.runs().newest(&self.runs.checkout, LISTED))?
+                    .iter()
+                    .map(|run| {
+                        format!(
+                            "`{}` — {}",
+                            self.links.to(&format!("source/tests/runs/{}/", run.id)),
+                            summary(run)
+                        )
+                    })
+                    .collect();
+                Ok(Entry {
+                    title: format!("source/tests/runs — {} test runs", items.len()),
+                    functions: vec![
+                        Function::new(
+                            format!(
+                                "echo > {run_file}; cat {}",
+                                self.links.to("source/tests/runs/latest/result.md")
+                            ),
+                            "run every test and wait",
+                            "the result, with suspects",
+                        ),
+                        Function::new(
+                            format!("echo 'tests/test_x.py -k div' > {run_file}"),
+                            "run some tests",
+                            "the selector goes to pytest",
+                        ),
+                        Function::new(
+                            format!(
+                                "cat {}",
+                                self.links.to("source/tests/runs/latest/result.md")
+                            ),
+                            "see the newest run",
+                            "its result; waits while it runs",
+                        ),
+                    ],
+                    sections: vec![Section {
+                        heading: "Runs, newest first".into(),
+                        items,
+                        empty: "none yet".into(),
+                        ..Section::default()
+                    }],
+                    ..Entry::default()
+                })
+            }
+            At::RunDir(which) | At::Failures(which) => {
+                let (run, problems) = self.problems_of(*which)?;
+                let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
+                let items = problems
+                    .iter()
+                    .map(|p| {
+                        format!(
+                            "`{dir}failures/{}` — {}: {}",
+                            file_name(&p.id),
+                            p.kind,
+                            first_line(&p.message)
+                        )
+                    })
+                    .collect();
+                let about = self.run_notes(&run)?;
+                Ok(Entry {
+                    title: format!("source/tests/runs/{} — {}", run.id, about.summary(&run)),
+                    about: about
+                        .into_iter()
+                        .chain([
+                            format!("Command: `{}`", run.command),
+                            format!(
+                                "Started {}{}",
+                                run.started,
+                                run.seconds
+                                    .map(|s| format!(", took {s:.1} s"))
+                                    .unwrap_or_else(|| ", still running".into())
+                            ),
+                        ])
+                        .collect(),
+                    functions: vec![
+                        Function::new(
+                            format!("cat {dir}result.md"),
+                            "read the result (waits while running)",
+                            "failures with the suspect symbols' files",
+                        ),
+                        Function::new(
+                            format!("cat {dir}output.txt"),
+                            "read all pytest printed",
+                            "the exact output",
+                        ),
+                        Function::new(
+                            format!("cat {dir}failures/<test>.txt"),
+                            "read one failure",
+                            "its failing lines, explanation and suspects",
+                        ),
+                        Function::new(
+                            format!("echo > {run_file}"),
+                            "run the tests again",
+                            "a new run",
+                        ),
+                    ],
+                    sections: vec![Section {
+                        heading: "Failures and errors".into(),
+                        items,
+                        empty: "none".into(),
+                        // Their folder, not this one: it lists them all.
+                        more: Some(format!("ls {dir}failures/")),
+                        ..Section::default()
+                    }],
+                    ..Entry::default()
+                })
+            }
+            _ => Err(Error::new(
+                ErrorKind::NotADirectory,
+                "a file of the test runner",
+            )),
+        }
+    }
+
+    /// Run `which` with its `result.md`, led by a refused start newer than the run when it
+    /// is the newest.
+    fn result_of(&self, which: Option<i64>) -> Result<(runs::Run, String)> {
+        let (run, problems) = self.problems_of(which)?;
+        let mut about = self.run_notes(&run)?;
+        if which.is_none()
+            && let Some(refused) = self.runs.refused_since(run.started)
+        {
+            about.lead_with(refused);
+        }
+        let text = self.result_view(&run, &problems, &about);
+        Ok((run, text))
+    }
+
+    /// What a run's views say before its failures: the interpreter note its output opens
+    /// with, and why pytest could not run at all.
+    fn run_notes(&self, run: &runs::Run) -> Result<RunNotes> {
+        let mut about = RunNotes::default();
+        let output = self
+            .runs
+            .store
+            .records(|db| db.runs().output(&self.runs.checkout, run.id))?
+            .unwrap_or_default();
+        about.count_from(crate::testrun::summary::closing(&output));
+        if let Some(note) = output
+            .lines()
+            .next()
+            .filter(|l| l.starts_with("homespace: "))
+        {
+            about.push(note.to_string());
+        }
+        if run.status == "error" {
+            let last = output
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            about.push(format!("pytest could not run the tests: {}", last.trim()));
+        }
+        Ok(about)
+    }
+}
