@@ -14,7 +14,7 @@ use crate::model::Kind;
 use crate::resources::source::Source;
 use crate::resources::source::change::ProjectChange;
 use crate::resources::source::edit::is_identifier;
-use crate::resources::source::paths::{RESERVED, Resolved};
+use crate::resources::source::places::paths::{RESERVED, Resolved};
 use crate::resources::source::project::DirKind;
 use crate::tree::resource::Resource;
 
@@ -27,7 +27,7 @@ impl Source {
         let Some((name, parent)) = path.split_last() else {
             return Err(Error::exists(format!("{shown} already exists")));
         };
-        let (dir, dotted, kind) = match self.resolve(parent)? {
+        let (dir, dotted, kind) = match self.places.resolve(parent)? {
             Resolved::Root if RESERVED.contains(name) => {
                 return Err(Error::not_permitted(format!(
                     "{shown} was not made: source/{name}/ is homespace's own, so a package \
@@ -119,7 +119,7 @@ impl Source {
     /// directory of the tree says why it stays.
     pub(crate) fn remove_dir(&self, path: &[&str]) -> Result<()> {
         let shown = self.links.dir(&[&["source"], path].concat());
-        let place = self.resolve(path)?;
+        let place = self.places.resolve(path)?;
         let members: Vec<(String, Kind)> = self
             .names(path)?
             .into_iter()
@@ -177,7 +177,7 @@ impl Source {
     /// Whether `rmdir` may remove the directory at `path` once it is emptied: a folder of
     /// the project that the layout does not rest on.
     pub(crate) fn removable_dir(&self, path: &[&str]) -> bool {
-        matches!(self.resolve(path), Ok(Resolved::Dir { disk, .. }) if self.is_removable_folder(&disk))
+        matches!(self.places.resolve(path), Ok(Resolved::Dir { disk, .. }) if self.is_removable_folder(&disk))
     }
 
     fn is_removable_folder(&self, disk: &Path) -> bool {

@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
 use crate::resources::source::Parent;
 use crate::resources::source::edit_log::EditLog;
-use crate::resources::source::paths::HISTORY;
+use crate::resources::source::places::paths::HISTORY;
 use crate::tree::resource::Resource;
 
 /// Diffs listed by `ls` (the newest; older ones are reachable by number).

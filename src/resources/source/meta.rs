@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
-use crate::resources::source::paths::META;
+use crate::resources::source::places::paths::META;
 use crate::resources::source::settings_file::SettingsFile;
 use crate::tree::resource::Resource;
 

@@ -8,7 +8,6 @@ mod change;
 mod changed_in;
 mod checkout;
 mod config;
-mod crossed;
 mod dashboard;
 mod deps;
 pub mod disk;
@@ -20,18 +19,15 @@ mod import_checker;
 mod import_judge;
 mod importers;
 mod last_scan;
-mod links;
-mod member_path;
 mod meta;
 pub mod modules;
 mod outline;
 mod own_names;
 mod parse_index;
-pub mod paths;
+pub(crate) mod places;
 pub mod project;
 mod pyproject_change;
 mod pytest_config;
-mod reexports;
 pub(crate) mod runner;
 mod scan;
 pub mod search;
@@ -64,7 +60,9 @@ use history::HistoryDir;
 use import_judge::ImportJudge;
 use meta::MetaDir;
 use modules::Modules;
-use paths::{HISTORY, META, Resolved, TESTS, Walked};
+use places::Places;
+use places::paths::{self, HISTORY, META, Resolved, TESTS};
+use places::{Named, links};
 use project::{EntryKind, Project};
 use runner::Runner;
 use settings_file::SettingsFile;
@@ -121,6 +119,8 @@ pub struct Source {
     modules: Arc<Modules>,
     /// How far warming up is.
     indexing: Arc<warm_up::Indexing>,
+    /// Where paths lead in the project.
+    places: Places,
     links: Links,
     name: String,
     locks: FileLocks,
@@ -216,9 +216,10 @@ impl Source {
                 ],
                 settings: Arc::clone(&settings),
                 edits,
-                project,
+                project: Arc::clone(&project),
                 runner,
                 store,
+                places: Places::new(Arc::clone(&project), Arc::clone(&modules), links.clone()),
                 modules,
                 indexing: Arc::default(),
                 links,
@@ -257,24 +258,6 @@ impl Source {
         disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
-    /// The module file `m.py` when `name` in `parent` is its members directory `m/` in a
-    /// package (or at the top), decided from the directory alone.
-    fn module_of_members_dir(&self, parent: &Resolved, name: &str) -> Option<std::path::PathBuf> {
-        if name.contains('.') || name.is_empty() {
-            return None;
-        }
-        let dirs: Vec<std::path::PathBuf> = match parent {
-            Resolved::Dir { disk, .. } => vec![disk.clone()],
-            Resolved::Root if !paths::RESERVED.contains(&name) => self.project.code_roots.clone(),
-            _ => return None,
-        };
-        let module = format!("{name}.py");
-        dirs.iter().find_map(|dir| {
-            let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
-            (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
-        })
-    }
-
     fn file_node(disk: &Path) -> Result<Node> {
         let meta = crate::tree::glance::metadata(disk)
             .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
@@ -291,7 +274,7 @@ impl Source {
     /// a folder of hundreds lists that folder again each time.
     fn disk_children(&self, dir: &Path, top: bool, described: bool) -> Vec<Child> {
         let mut children = Vec::new();
-        for (name, kind, path) in self.dir_members(dir, top) {
+        for (name, kind, path) in self.places.dir_members(dir, top) {
             let about = |text: &dyn Fn() -> String| if described { text() } else { String::new() };
             let size = || bytes(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
             match kind {
@@ -363,7 +346,7 @@ impl Resource for Source {
                 Some(vec![TreePath::from_names([self.name(), TESTS])])
             }
             [dir @ .., _] => {
-                let mut reach = match self.resolve(path) {
+                let mut reach = match self.places.resolve(path) {
                     Ok(
                         Resolved::ModuleFile { disk, .. }
                         | Resolved::Members { disk, .. }
@@ -406,11 +389,11 @@ impl Resource for Source {
     }
 
     fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        Source::shown_as(self, path)
+        self.places.shown_as(path)
     }
 
     fn crossed(&self, path: &[&str]) -> Vec<Ownership> {
-        Source::crossed(self, path)
+        self.places.crossed(path)
     }
 
     fn spellings(&self, path: &[&str]) -> Vec<String> {
@@ -430,7 +413,7 @@ impl Resource for Source {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let walked = match self.named(path)? {
+        let walked = match self.places.named(path)? {
             // The link to the module's dotted directory (see `links.rs`): no parse.
             Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
             Named::Walked(walked) => walked,
@@ -472,23 +455,23 @@ impl Resource for Source {
         let file = format!("{name}.py");
         let mut with_py = parent.to_vec();
         with_py.push(&file);
-        match self.resolve(&with_py).ok()? {
+        match self.places.resolve(&with_py).ok()? {
             Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
             _ => None,
         }
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        if let Some(target) = self.link_at(path)? {
+        if let Some(target) = self.places.link_at(path)? {
             return Ok(target.into_bytes());
         }
         self.read_place(path)
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let place = self.resolve(path)?;
+        let place = self.places.resolve(path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
-        let shown = Source::shown_as(self, path);
+        let shown = self.places.shown_as(path);
         let shown: Vec<&str> = match &shown {
             Some(names) => names.iter().map(String::as_str).collect(),
             None => path.to_vec(),
@@ -509,18 +492,18 @@ impl Resource for Source {
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
-        let listed = self.listed(path);
+        let listed = self.places.listed(path);
         self.write_path(&names(&listed), content, base)
     }
     fn can_create(&self, path: &[&str]) -> Result<()> {
-        let listed = self.listed(path);
+        let listed = self.places.listed(path);
         self.creatable(&names(&listed))
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
-        let listed = self.listed(path);
+        let listed = self.places.listed(path);
         let path = &names(&listed)[..];
-        if let Some(target) = self.link_at(path)? {
+        if let Some(target) = self.places.link_at(path)? {
             let module = format!("source/{}.py", path.join("/"));
             return Err(Error::not_permitted(format!(
                 "it is a link ({target}) to the module's symbols: to delete the module, rm {}",
@@ -543,7 +526,7 @@ impl Resource for Source {
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
-        let (from, to) = (self.listed(from), self.listed(to));
+        let (from, to) = (self.places.listed(from), self.places.listed(to));
         self.rename_path(&names(&from), &names(&to))
     }
 
@@ -558,7 +541,7 @@ impl Resource for Source {
         uid: Option<u32>,
         gid: Option<u32>,
     ) -> Result<ModeChange> {
-        match self.resolve(path)? {
+        match self.places.resolve(path)? {
             Resolved::ModuleFile { disk, .. }
             | Resolved::DataFile { disk }
             | Resolved::Dir { disk, .. } => {
@@ -579,7 +562,7 @@ impl Resource for Source {
 
 impl Source {
     fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.resolve(path)? {
+        match self.places.resolve(path)? {
             Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(&disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
             Resolved::Symbol { module, symbol, .. } => {
@@ -607,7 +590,7 @@ impl Source {
     }
 
     fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        let walked = match self.named(path)? {
+        let walked = match self.places.named(path)? {
             // From the module's index alone: `_nav.txt` lists the members of every module
             // it shows, and resolving them would read each module.
             Named::ModuleDir(module) => {
@@ -655,36 +638,6 @@ impl Source {
         let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
         let text = String::from_utf8(bytes).ok()?;
         (text.lines().count() <= SHORT).then_some(text)
-    }
-}
-
-/// What a path under `source/` names as its folder lists it.
-enum Named {
-    /// A module's own directory (`pkg/mod` beside `pkg/mod.py`): a link in the listing, to
-    /// the module at this file.
-    ModuleDir(std::path::PathBuf),
-    /// Anything else, walked.
-    Walked(Walked),
-}
-
-impl Source {
-    /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
-    /// both answers.
-    fn named(&self, path: &[&str]) -> Result<Named> {
-        let Some((name, parent_path)) = path.split_last() else {
-            return self.walk(path).map(Named::Walked);
-        };
-        let parent = self.walk(parent_path)?;
-        if let Some(module) = self.module_of_members_dir(&parent.place, name) {
-            return Ok(Named::ModuleDir(module));
-        }
-        let walked = if parent_path.is_empty() {
-            // A top-level name may be a module's own directory (`.six`).
-            self.walk(path)?
-        } else {
-            self.walk_on(parent, &[name])?
-        };
-        Ok(Named::Walked(walked))
     }
 }
 

@@ -5,7 +5,7 @@
 //! (`.history/`, `.deps/`; see [`spelled_at_top`]), so each name is listed once and nothing
 //! of the project is out of reach.
 
-use crate::resources::source::paths::{RESERVED, spelled_at_top};
+use crate::resources::source::places::paths::{RESERVED, spelled_at_top};
 use crate::resources::source::project::{DiskEntry, EntryKind};
 
 /// The line of source/'s entry (at `here`, e.g. `/mnt/hs/source/`) that says where the

@@ -26,7 +26,7 @@ use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
 use crate::resources::source::last_scan::Scanned;
-use crate::resources::source::paths::spelled_at_top;
+use crate::resources::source::places::paths::spelled_at_top;
 use crate::resources::source::scan::{self, Found, Pattern};
 use crate::resources::source::{Source, changed_in};
 

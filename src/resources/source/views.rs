@@ -14,7 +14,7 @@ use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
 use crate::resources::source::own_names;
-use crate::resources::source::paths::{Resolved, spelled_at_top};
+use crate::resources::source::places::paths::{Resolved, spelled_at_top};
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
 use crate::resources::source::{Source, bytes, plural};
 

@@ -288,7 +288,7 @@ pub fn tree_paths(project: &Project, mounted_as: &str, file: &Path) -> Vec<TreeP
     let test_dirs = project.test_dirs();
     let several = test_dirs.len() > 1;
     for dir in &test_dirs {
-        let mut base = source.join(super::paths::TESTS);
+        let mut base = source.join(super::places::paths::TESTS);
         if several && let Some(name) = dir.file_name() {
             base.push(&name.to_string_lossy());
         }

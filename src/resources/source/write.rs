@@ -17,9 +17,9 @@ use crate::resources::source::edit::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::importers;
-use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
-use crate::resources::source::paths::{RESERVED, RUNNER_NAMES, Resolved, TESTS, locate};
+use crate::resources::source::places::member_path::MemberPath;
+use crate::resources::source::places::paths::{RESERVED, RUNNER_NAMES, Resolved, TESTS, locate};
 use crate::resources::source::project::EntryKind;
 
 impl Source {
@@ -38,8 +38,9 @@ impl Source {
             ));
         };
         // The parent is walked once: a new file is created from where it leads.
-        let parent = self.walk(parent)?;
+        let parent = self.places.walk(parent)?;
         match self
+            .places
             .walk_on(parent.clone(), &[name])
             .map(|walked| walked.place)
         {
@@ -78,7 +79,7 @@ impl Source {
         let (_, parent) = path
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
-        self.creatable_in(path, &self.resolve(parent)?)
+        self.creatable_in(path, &self.places.resolve(parent)?)
     }
 
     /// Whether `path` may be created, its parent leading to `parent_place`.
@@ -428,7 +429,7 @@ impl Source {
     /// `rm`: a symbol from its module, or a module or data file from the project.
     pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
         let shown = self.links.to(&format!("source/{}", path.join("/")));
-        match self.resolve(path)? {
+        match self.places.resolve(path)? {
             Resolved::Symbol {
                 disk,
                 dotted,
@@ -501,7 +502,7 @@ impl Source {
                 "{new_name} is not a Python name: mv renames classes, functions and methods"
             )));
         }
-        match self.resolve(from)? {
+        match self.places.resolve(from)? {
             Resolved::Symbol {
                 disk,
                 dotted,

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::resources::source::paths::TESTS;
+use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::project::{Project, has_python};
 
 /// The mounted project's layout, read once per mount (as `source/` reads it).

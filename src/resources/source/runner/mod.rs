@@ -24,7 +24,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node};
 use crate::resources::source::Parent;
 use crate::resources::source::modules::Modules;
-use crate::resources::source::paths::{RUNNER_NAMES, TESTS};
+use crate::resources::source::places::paths::{RUNNER_NAMES, TESTS};
 use crate::resources::source::project::Project;
 use crate::resources::source::settings_file::SettingsFile;
 use crate::store::runs;

@@ -1,7 +1,7 @@
 //! Where the runner's views point in `source/`: a project module's path there, a test's
 //! symbol file.
 
-use crate::resources::source::paths::{TESTS, spelled_at_top};
+use crate::resources::source::places::paths::{TESTS, spelled_at_top};
 use crate::resources::source::runner::Runner;
 
 impl Runner {

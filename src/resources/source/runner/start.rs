@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::TreePath;
 use crate::model::time::Time;
-use crate::resources::source::paths::TESTS;
+use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::pytest_config::config_file;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;

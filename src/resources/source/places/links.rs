@@ -11,10 +11,10 @@
 
 use crate::error::Result;
 use crate::model::TreePath;
-use crate::resources::source::Source;
-use crate::resources::source::paths::{self, Resolved, Walked};
+use crate::resources::source::places::Places;
+use crate::resources::source::places::paths::{self, Resolved, Walked};
 
-impl Source {
+impl Places {
     /// The target of the link at `path`, when `path` is a module's members directory as
     /// its package (or source/) lists it; `None` for everything else.
     pub(crate) fn link_at(&self, path: &[&str]) -> Result<Option<String>> {
@@ -59,7 +59,7 @@ impl Source {
         Some(shown)
     }
 
-    /// `path` as listed (see [`Source::shown_as`]), or as it is: what a write's messages
+    /// `path` as listed (see [`Places::shown_as`]), or as it is: what a write's messages
     /// name, so that they speak of the path the writer used, not where its link led.
     pub(crate) fn listed(&self, path: &[&str]) -> Vec<String> {
         self.shown_as(path)

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::TreePath;
 use crate::model::names::ENTRY;
-use crate::resources::source::Source;
-use crate::resources::source::member_path::MemberPath;
 use crate::resources::source::modules::Module;
+use crate::resources::source::places::Places;
+use crate::resources::source::places::member_path::MemberPath;
+use crate::resources::source::places::reexports;
 use crate::resources::source::project::EntryKind;
-use crate::resources::source::reexports;
 
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
@@ -110,7 +110,7 @@ pub fn package_spelled_with_dot(name: &str) -> bool {
 /// A path walked under `source/`: where it leads, whether a dotted name was expanded on
 /// the way (the path is then another name of what it leads to), and the names walked. A
 /// request that needs both a path's parent and the path walks the parent once and steps on
-/// from it ([`Source::walk_on`]).
+/// from it ([`Places::walk_on`]).
 #[derive(Debug, Clone)]
 pub struct Walked {
     pub place: Resolved,
@@ -118,7 +118,7 @@ pub struct Walked {
     names: TreePath,
 }
 
-impl Source {
+impl Places {
     /// Where `path` leads, expanding dotted names that do not exist as written.
     pub fn resolve(&self, path: &[&str]) -> Result<Resolved> {
         self.resolve_aliased(path).map(|(place, _)| place)

@@ -7,10 +7,10 @@
 //! leads.
 
 use crate::model::Ownership;
-use crate::resources::source::Source;
-use crate::resources::source::paths::{Resolved, split_dotted};
+use crate::resources::source::places::Places;
+use crate::resources::source::places::paths::{Resolved, split_dotted};
 
-impl Source {
+impl Places {
     /// The folders `path` passes when it is spelled otherwise than its nested path, from
     /// the top down: those the nested path passes to reach the folder holding its last
     /// name (whether that name is there or not: the kernel refuses at the first folder it
@@ -67,11 +67,11 @@ impl Source {
             .ancestors()
             .skip(1)
             .take_while(|folder| !top(folder))
-            .map(super::disk::ownership)
+            .map(crate::resources::source::disk::ownership)
             .collect();
         folders.reverse();
         if itself {
-            folders.push(super::disk::ownership(disk));
+            folders.push(crate::resources::source::disk::ownership(disk));
         }
         folders
     }

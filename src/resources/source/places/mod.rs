@@ -1,0 +1,89 @@
+//! Where a path under `source/` leads in the project: the walk of nested and dotted names
+//! (`paths.rs`), the links from a package to its modules' members (`links.rs`), the names
+//! a package re-exports (`reexports.rs`), and the folders a dotted name passes
+//! (`crossed.rs`). Every request under `source/` starts here; nothing here changes
+//! anything.
+
+pub(crate) mod crossed;
+pub(crate) mod links;
+pub(crate) mod member_path;
+pub(crate) mod paths;
+mod reexports;
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::model::links::Links;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::project::{EntryKind, Project};
+use paths::{RESERVED, Resolved, Walked};
+
+/// The places of one project under `source/`.
+pub(crate) struct Places {
+    project: Arc<Project>,
+    /// The parses that member paths walk into.
+    modules: Arc<Modules>,
+    links: Links,
+}
+
+impl Places {
+    pub(crate) fn new(project: Arc<Project>, modules: Arc<Modules>, links: Links) -> Self {
+        Places {
+            project,
+            modules,
+            links,
+        }
+    }
+
+    /// The module file `m.py` when `name` in `parent` is its members directory `m/` in a
+    /// package (or at the top), decided from the directory alone.
+    pub(crate) fn module_of_members_dir(
+        &self,
+        parent: &Resolved,
+        name: &str,
+    ) -> Option<std::path::PathBuf> {
+        if name.contains('.') || name.is_empty() {
+            return None;
+        }
+        let dirs: Vec<std::path::PathBuf> = match parent {
+            Resolved::Dir { disk, .. } => vec![disk.clone()],
+            Resolved::Root if !RESERVED.contains(&name) => self.project.code_roots.clone(),
+            _ => return None,
+        };
+        let module = format!("{name}.py");
+        dirs.iter().find_map(|dir| {
+            let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
+            (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
+        })
+    }
+}
+
+/// What a path under `source/` names as its folder lists it.
+pub(crate) enum Named {
+    /// A module's own directory (`pkg/mod` beside `pkg/mod.py`): a link in the listing, to
+    /// the module at this file.
+    ModuleDir(std::path::PathBuf),
+    /// Anything else, walked.
+    Walked(Walked),
+}
+
+impl Places {
+    /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
+    /// both answers.
+    pub(crate) fn named(&self, path: &[&str]) -> Result<Named> {
+        let Some((name, parent_path)) = path.split_last() else {
+            return self.walk(path).map(Named::Walked);
+        };
+        let parent = self.walk(parent_path)?;
+        if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+            return Ok(Named::ModuleDir(module));
+        }
+        let walked = if parent_path.is_empty() {
+            // A top-level name may be a module's own directory (`.six`).
+            self.walk(path)?
+        } else {
+            self.walk_on(parent, &[name])?
+        };
+        Ok(Named::Walked(walked))
+    }
+}
