@@ -18,7 +18,6 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
-mod last_scan;
 mod meta;
 pub mod modules;
 mod outline;
@@ -29,9 +28,7 @@ pub mod project;
 mod pyproject_change;
 mod pytest_config;
 pub(crate) mod runner;
-mod scan;
-pub mod search;
-mod searched;
+mod search;
 pub mod settings;
 mod settings_file;
 mod take_back;
@@ -48,7 +45,7 @@ use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
-use crate::python::{ModuleIndex, SymbolKind, Version, symbol_text};
+use crate::python::{ModuleIndex, SymbolKind, Version};
 use crate::store::Store;
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
@@ -120,7 +117,7 @@ pub struct Source {
     /// How far warming up is.
     indexing: Arc<warm_up::Indexing>,
     /// Where paths lead in the project.
-    places: Places,
+    places: Arc<Places>,
     links: Links,
     name: String,
     locks: FileLocks,
@@ -140,10 +137,8 @@ pub struct Source {
     runner: Arc<Runner>,
     /// The mount's store, for what memory knows of the code: which sessions changed a file.
     store: Arc<Store>,
-    /// The files `search/source:` reads, kept between searches.
-    searched: searched::Searched,
-    /// The last query's matching lines, for the several renders of one `cat`.
-    last_scan: last_scan::LastScan,
+    /// What `search/source:` asks.
+    searcher: search::Searcher,
 }
 
 impl Source {
@@ -196,9 +191,14 @@ impl Source {
         // (every change goes through it); they hold it weakly, as it holds them. meta/
         // needs the settings alone, history/ the edit log but for undo.
         let modules: Arc<Modules> = Arc::default();
+        let places = Arc::new(Places::new(
+            Arc::clone(&project),
+            Arc::clone(&modules),
+            links.clone(),
+        ));
         let source = Arc::new_cyclic(|source| {
             let runner = Arc::new(Runner::new(
-                Parent(source.clone()),
+                Arc::clone(&places),
                 Arc::clone(&project),
                 Arc::clone(&modules),
                 Arc::clone(&settings),
@@ -206,7 +206,15 @@ impl Source {
                 budget,
                 runner::TestRuns::new(Arc::clone(&store), checkout),
             ));
+            let searcher = search::Searcher::new(
+                Arc::clone(&places),
+                Arc::clone(&project),
+                Arc::clone(&modules),
+                links.clone(),
+                Arc::clone(&store),
+            );
             Source {
+                searcher,
                 children: vec![
                     Arc::new(DepsDir::new(Parent(source.clone()))),
                     Arc::new(ConfigDir::new(Parent(source.clone()))),
@@ -219,7 +227,7 @@ impl Source {
                 project: Arc::clone(&project),
                 runner,
                 store,
-                places: Places::new(Arc::clone(&project), Arc::clone(&modules), links.clone()),
+                places,
                 modules,
                 indexing: Arc::default(),
                 links,
@@ -227,8 +235,6 @@ impl Source {
                 locks: FileLocks::default(),
                 imports: ImportJudge::default(),
                 target: std::sync::OnceLock::new(),
-                searched: searched::Searched::default(),
-                last_scan: last_scan::LastScan::default(),
             }
         });
         settings.apply(&settings.current());
@@ -465,7 +471,7 @@ impl Resource for Source {
         if let Some(target) = self.places.link_at(path)? {
             return Ok(target.into_bytes());
         }
-        self.read_place(path)
+        self.places.read_place(path)
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
@@ -531,7 +537,7 @@ impl Resource for Source {
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        search::search(self, query, limit)
+        self.searcher.search(query, limit)
     }
 
     fn set_perm(
@@ -561,29 +567,6 @@ impl Resource for Source {
 }
 
 impl Source {
-    fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.places.resolve(path)? {
-            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(&disk)
-                .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
-            Resolved::Symbol { module, symbol, .. } => {
-                let text = module.text()?;
-                let symbol = module
-                    .index
-                    .symbols
-                    .get(symbol)
-                    .ok_or_else(|| Error::not_found("the symbol is gone"))?;
-                Ok(symbol_text(text, symbol).into_bytes())
-            }
-            _ => Err(Error::new(
-                crate::error::ErrorKind::IsADirectory,
-                format!(
-                    "source/{} is a directory: read its _entry.md",
-                    path.join("/")
-                ),
-            )),
-        }
-    }
-
     /// What `list` (`described`) and `names` show of `path`.
     fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
         self.members(path, described)
@@ -625,19 +608,6 @@ impl Source {
                 ))
             }
         }
-    }
-}
-
-/// The longest symbol whose code a test's result and a search show beside its name.
-const SHORT: usize = 30;
-
-impl Source {
-    /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
-    pub(crate) fn short_symbol(&self, file: &str) -> Option<String> {
-        let path: Vec<&str> = file.split('/').collect();
-        let bytes = crate::tree::resource::Resource::read(self, &path).ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        (text.lines().count() <= SHORT).then_some(text)
     }
 }
 

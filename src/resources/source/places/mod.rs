@@ -12,11 +12,15 @@ mod reexports;
 
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::links::Links;
+use crate::python::symbol_text;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::project::{EntryKind, Project};
 use paths::{RESERVED, Resolved, Walked};
+
+/// The longest symbol whose code a test's result and a search show beside its name.
+const SHORT: usize = 30;
 
 /// The places of one project under `source/`.
 pub(crate) struct Places {
@@ -55,6 +59,37 @@ impl Places {
             let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
             (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
         })
+    }
+
+    pub(crate) fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
+        match self.resolve(path)? {
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(&disk)
+                .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
+            Resolved::Symbol { module, symbol, .. } => {
+                let text = module.text()?;
+                let symbol = module
+                    .index
+                    .symbols
+                    .get(symbol)
+                    .ok_or_else(|| Error::not_found("the symbol is gone"))?;
+                Ok(symbol_text(text, symbol).into_bytes())
+            }
+            _ => Err(Error::new(
+                crate::error::ErrorKind::IsADirectory,
+                format!(
+                    "source/{} is a directory: read its _entry.md",
+                    path.join("/")
+                ),
+            )),
+        }
+    }
+
+    /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
+    pub(crate) fn short_symbol(&self, file: &str) -> Option<String> {
+        let path: Vec<&str> = file.split('/').collect();
+        let bytes = self.read_place(&path).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        (text.lines().count() <= SHORT).then_some(text)
     }
 }
 

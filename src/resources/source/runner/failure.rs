@@ -202,11 +202,7 @@ impl Runner {
             text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
             // The first suspect's code, when short: what the agent would read next.
             if let Some(first) = suspects.first()
-                && let Some(code) = self
-                    .source
-                    .get()
-                    .ok()
-                    .and_then(|s| s.short_symbol(&first.file))
+                && let Some(code) = self.places.short_symbol(&first.file)
             {
                 text.push_str(&format!("\n{}, as it is now:\n{code}", first.dotted));
             }

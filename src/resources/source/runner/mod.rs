@@ -22,8 +22,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node};
-use crate::resources::source::Parent;
 use crate::resources::source::modules::Modules;
+use crate::resources::source::places::Places;
 use crate::resources::source::places::paths::{RUNNER_NAMES, TESTS};
 use crate::resources::source::project::Project;
 use crate::resources::source::settings_file::SettingsFile;
@@ -45,8 +45,8 @@ const MOUNT: Mount = Mount::Among {
 /// The test runner of one checkout: its names in `source/tests/`, the runs it keeps and
 /// starts, and what their views say.
 pub(crate) struct Runner {
-    /// The source it is part of, which reads the suspects' symbol files.
-    source: Parent,
+    /// Where `source/` paths lead: the suspects' symbol files are read there.
+    places: Arc<Places>,
     project: Arc<Project>,
     /// The project's parses, which suspects are looked up in.
     modules: Arc<Modules>,
@@ -59,7 +59,7 @@ pub(crate) struct Runner {
 
 impl Runner {
     pub(crate) fn new(
-        source: Parent,
+        places: Arc<Places>,
         project: Arc<Project>,
         modules: Arc<Modules>,
         settings: Arc<SettingsFile>,
@@ -68,7 +68,7 @@ impl Runner {
         runs: TestRuns,
     ) -> Self {
         Runner {
-            source,
+            places,
             project,
             modules,
             settings,

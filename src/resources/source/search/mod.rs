@@ -19,23 +19,76 @@
 //! first hit in a file that past sessions changed says so (`— changed in 2 past sessions,
 //! latest 2026-11-20`).
 
+mod last_scan;
+mod scan;
+mod searched;
+
 use std::path::{Path, PathBuf};
 
 use regex::bytes::{RegexBuilder, RegexSet, RegexSetBuilder};
 
 use crate::error::{Error, Result};
 use crate::model::{Hit, Hits};
-use crate::resources::source::last_scan::Scanned;
 use crate::resources::source::places::paths::spelled_at_top;
-use crate::resources::source::scan::{self, Found, Pattern};
-use crate::resources::source::{Source, changed_in};
+use last_scan::Scanned;
+use scan::{Found, Pattern};
+use std::sync::Arc;
 
-/// Search `query` in `source`; at most `limit` hits, `total` counts every matching line.
-pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
+use crate::model::links::Links;
+use crate::resources::source::changed_in;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::places::Places;
+use crate::resources::source::project::Project;
+use crate::store::Store;
+use last_scan::LastScan;
+use searched::Searched;
+
+/// What searches the files of one project, and what it keeps between searches.
+pub(crate) struct Searcher {
+    places: Arc<Places>,
+    project: Arc<Project>,
+    /// The parses that name a Python hit's symbol file.
+    modules: Arc<Modules>,
+    links: Links,
+    /// What memory knows of the files: which sessions changed one.
+    store: Arc<Store>,
+    /// The files searched, kept between searches.
+    searched: Searched,
+    /// The last query's matching lines, for the several renders of one `cat`.
+    last_scan: LastScan,
+}
+
+impl Searcher {
+    pub(crate) fn new(
+        places: Arc<Places>,
+        project: Arc<Project>,
+        modules: Arc<Modules>,
+        links: Links,
+        store: Arc<Store>,
+    ) -> Self {
+        Searcher {
+            places,
+            project,
+            modules,
+            links,
+            store,
+            searched: Searched::default(),
+            last_scan: LastScan::default(),
+        }
+    }
+
+    /// Search `query`; at most `limit` hits, `total` counts every matching line.
+    pub(crate) fn search(&self, query: &str, limit: usize) -> Result<Hits> {
+        search(self, query, limit)
+    }
+}
+
+/// Search `query` with `searcher`; at most `limit` hits, `total` counts every matching line.
+fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
-    let listed = source.searched.files(&source.project);
+    let listed = searcher.searched.files(&searcher.project);
     let (files, python) = (&listed.paths, listed.python);
-    let Scanned { found, total } = source.last_scan.get(query, limit, &listed, || {
+    let Scanned { found, total } = searcher.last_scan.get(query, limit, &listed, || {
         let (mut found, total) = scan::scan(&pattern, files, python, limit);
         found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
         found.truncate(limit);
@@ -51,7 +104,7 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         })
     });
     name_modules(
-        source,
+        searcher,
         found
             .iter()
             .filter(|f| f.file < python)
@@ -60,8 +113,8 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
     let mut hits: Vec<Hit> = found
         .iter()
         .map(|f| match f.file < python {
-            true => hit(source, &files[f.file], f),
-            false => text_hit(source, &files[f.file], f),
+            true => hit(searcher, &files[f.file], f),
+            false => text_hit(searcher, &files[f.file], f),
         })
         .collect();
     // The first hit in a file says when past sessions changed it: a few words, once.
@@ -71,8 +124,8 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
             continue;
         }
         let file = &files[f.file];
-        let rel = file.strip_prefix(&source.project.root).unwrap_or(file);
-        if let Some(note) = changed_in::hit_note(&source.store, &rel.to_string_lossy()) {
+        let rel = file.strip_prefix(&searcher.project.root).unwrap_or(file);
+        if let Some(note) = changed_in::hit_note(&searcher.store, &rel.to_string_lossy()) {
             hit.line = format!("{} — {note}", hit.line);
         }
     }
@@ -85,13 +138,13 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
         let stem = stem.split('@').next().unwrap_or(stem);
         asked.contains(&stem)
     };
-    let prefix = source.links.to("source/");
+    let prefix = searcher.links.to("source/");
     if let Some((hit, _)) = hits
         .iter_mut()
         .zip(&found)
         .find(|(hit, f)| f.definition && f.file < python && named(hit))
         && let Some(file) = hit.path.strip_prefix(&prefix)
-        && let Some(code) = source.short_symbol(file)
+        && let Some(code) = searcher.places.short_symbol(file)
     {
         hit.after = code.lines().map(str::to_string).collect();
     }
@@ -106,7 +159,7 @@ pub fn search(source: &Source, query: &str, limit: usize) -> Result<Hits> {
 
 /// Parse the modules of `files` (the Python files of the hits kept), on every core, so
 /// that naming each hit's symbol finds its module parsed.
-fn name_modules<'f>(source: &Source, files: impl Iterator<Item = &'f PathBuf>) {
+fn name_modules<'f>(searcher: &Searcher, files: impl Iterator<Item = &'f PathBuf>) {
     let mut distinct: Vec<&PathBuf> = Vec::new();
     for file in files {
         if !distinct.contains(&file) {
@@ -129,7 +182,7 @@ fn name_modules<'f>(source: &Source, files: impl Iterator<Item = &'f PathBuf>) {
                     distinct.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
                     // A module that cannot be parsed is named by its path alone, later.
-                    let _ = source.modules.get(file);
+                    let _ = searcher.modules.get(file);
                 }
             });
         }
@@ -203,8 +256,8 @@ fn compile(query: &str) -> Result<Pattern> {
 /// The hit for a line of a file that is not Python: its path in the project, and where to
 /// read it — the table's file under `source/config/` for pyproject.toml, the file's place
 /// under `source/` for package and test data, else its path on disk.
-fn text_hit(source: &Source, file: &Path, found: &Found) -> Hit {
-    let project = &source.project;
+fn text_hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
+    let project = &searcher.project;
     let rel = file
         .strip_prefix(&project.root)
         .unwrap_or(file)
@@ -213,9 +266,9 @@ fn text_hit(source: &Source, file: &Path, found: &Found) -> Hit {
     let line = format!("{rel}:{}: {}", found.line, found.text);
     let path = if rel == "pyproject.toml" {
         config_table(file, found.offset)
-            .map(|table| source.links.to(&format!("source/config/{table}.toml")))
+            .map(|table| searcher.links.to(&format!("source/config/{table}.toml")))
     } else {
-        shown_in_tree(source, file).map(|tree| source.links.to(&format!("source/{tree}")))
+        shown_in_tree(searcher, file).map(|tree| searcher.links.to(&format!("source/{tree}")))
     };
     Hit {
         path: path.unwrap_or_else(|| file.to_string_lossy().into_owned()),
@@ -236,24 +289,24 @@ fn config_table(file: &Path, offset: usize) -> Option<String> {
 
 /// Where a file that is not Python shows under `source/`, if it does: inside a package
 /// folder of the code, or in a test folder.
-fn shown_in_tree(source: &Source, file: &Path) -> Option<String> {
-    let project = &source.project;
+fn shown_in_tree(searcher: &Searcher, file: &Path) -> Option<String> {
+    let project = &searcher.project;
     if project.test_dirs().iter().any(|t| file.starts_with(t)) {
-        return Some(tree_location(source, file).0);
+        return Some(tree_location(searcher, file).0);
     }
     let root = project.code_roots.iter().find(|r| file.starts_with(r))?;
     let top = file.strip_prefix(root).ok()?.components().next()?;
     let package = root.join(top);
     let shown = project.top_level().iter().any(|e| e.path == package)
         && file.parent() != Some(root.as_path());
-    shown.then(|| tree_location(source, file).0)
+    shown.then(|| tree_location(searcher, file).0)
 }
 
 /// The hit for one matching line: module path, line, and the innermost symbol file.
-fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
-    let (tree_dir, dotted) = tree_location(source, file);
+fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
+    let (tree_dir, dotted) = tree_location(searcher, file);
     let mut path = format!("source/{tree_dir}");
-    if let Ok(module) = source.modules.get(file) {
+    if let Ok(module) = searcher.modules.get(file) {
         let symbols = &module.index.symbols;
         let inner = symbols
             .iter()
@@ -268,7 +321,7 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
             stems.reverse();
             let module = tree_dir.trim_end_matches(".py");
             // `history.py`'s members are `.history/` (see `spelled_at_top`).
-            let members = match source
+            let members = match searcher
                 .project
                 .test_dirs()
                 .iter()
@@ -281,15 +334,15 @@ fn hit(source: &Source, file: &Path, found: &Found) -> Hit {
         }
     }
     Hit {
-        path: source.links.to(&path),
+        path: searcher.links.to(&path),
         line: format!("{dotted}:{}: {}", found.line, found.text),
         ..Hit::default()
     }
 }
 
 /// Where a project file shows in the tree (`ledger/accounts.py`) and its dotted module name.
-pub fn tree_location(source: &Source, file: &Path) -> (String, String) {
-    let project = &source.project;
+pub fn tree_location(searcher: &Searcher, file: &Path) -> (String, String) {
+    let project = &searcher.project;
     let test_dirs = project.test_dirs();
     let test_dir = test_dirs.iter().find(|t| file.starts_with(t));
     let (prefix, base) = match test_dir {

@@ -160,7 +160,7 @@ type Listed = HashMap<PathBuf, (Option<SystemTime>, Vec<DiskEntry>)>;
 fn list_tree(project: &Project, from: PathBuf) -> Listed {
     let listers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .max(crate::resources::source::scan::READERS);
+        .max(crate::resources::source::search::scan::READERS);
     // The folders found and not yet taken, and how many cores are listing one.
     let work = Mutex::new((vec![from], 0usize));
     let changed = Condvar::new();

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::resources::source::scan::Found;
-use crate::resources::source::searched::{Files, RACY};
+use crate::resources::source::search::scan::Found;
+use crate::resources::source::search::searched::{Files, RACY};
 use crate::tree::lock;
 
 /// The matching lines of one query.
