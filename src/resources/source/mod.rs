@@ -18,7 +18,6 @@ mod history;
 mod import_checker;
 mod import_judge;
 mod importers;
-mod meta;
 pub mod modules;
 mod outline;
 mod own_names;
@@ -30,7 +29,6 @@ mod pytest_config;
 pub(crate) mod runner;
 mod search;
 pub mod settings;
-mod settings_file;
 mod take_back;
 mod views;
 mod warm_up;
@@ -45,8 +43,10 @@ use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
+use crate::python::interpreter;
 use crate::python::{ModuleIndex, SymbolKind, Version};
 use crate::store::Store;
+use crate::transcripts::follow::places::Watching;
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
@@ -55,14 +55,15 @@ use disk::ownership;
 use edit_log::EditLog;
 use history::HistoryDir;
 use import_judge::ImportJudge;
-use meta::MetaDir;
 use modules::Modules;
 use places::Places;
 use places::paths::{self, HISTORY, META, Resolved, TESTS};
 use places::{Named, links};
 use project::{EntryKind, Project};
 use runner::Runner;
-use settings_file::SettingsFile;
+use settings::Settings;
+use settings::file::SettingsFile;
+use settings::meta::MetaDir;
 
 /// How a subresource of `source/` that changes project files (deps/, config/, history/'s
 /// undo) reaches the source it lives in, which makes every such change: weakly, as the
@@ -642,6 +643,33 @@ impl Source {
     /// the project's root directory allows.
     pub(crate) fn root_ownership(&self) -> Ownership {
         ownership(&self.project.root)
+    }
+}
+
+impl Source {
+    /// The settings in force (see [`SettingsFile::current`]).
+    pub(crate) fn settings(&self) -> Settings {
+        self.settings.current()
+    }
+
+    /// The settings for what reads them often and runs nothing (see [`SettingsFile::kept`]).
+    pub(crate) fn kept_settings(&self) -> Settings {
+        self.settings.kept()
+    }
+
+    /// Which transcript folders memory follows (`[memory] watch`).
+    pub fn memory_watch(&self) -> Watching {
+        self.kept_settings().memory_watch
+    }
+
+    /// The Python interpreter the settings choose, else the project's own: what the
+    /// import check and the test runner run. Each only if the owner's alone; the error
+    /// says why there is none.
+    pub(crate) fn interpreter(
+        &self,
+        settings: &Settings,
+    ) -> std::result::Result<interpreter::Interpreter, String> {
+        interpreter::find(&self.project.root, settings.python.as_deref())
     }
 }
 

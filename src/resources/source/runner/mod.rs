@@ -26,7 +26,7 @@ use crate::resources::source::modules::Modules;
 use crate::resources::source::places::Places;
 use crate::resources::source::places::paths::{RUNNER_NAMES, TESTS};
 use crate::resources::source::project::Project;
-use crate::resources::source::settings_file::SettingsFile;
+use crate::resources::source::settings::file::SettingsFile;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
 use crate::tree::resource::{Changes, Mount, Resource};

@@ -4,6 +4,9 @@
 //! (see `settings_file.rs`): two of its settings say what the daemon runs ([`Settings::runs_something`]),
 //! and only a file the owner alone controls may say that — never the shared store.
 
+pub(crate) mod file;
+pub(crate) mod meta;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::resources::source::places::paths::META;
-use crate::resources::source::settings_file::SettingsFile;
+use crate::resources::source::settings::file::SettingsFile;
 use crate::tree::resource::Resource;
 
 /// The settings document's name.

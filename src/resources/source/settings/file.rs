@@ -14,8 +14,6 @@ use std::io::Write;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Ownership;
-use crate::python::interpreter;
-use crate::resources::source::Source;
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::{self, DEFAULT, Settings};
 use crate::store::Store;
@@ -50,7 +48,7 @@ fn defaults() -> Settings {
 pub(crate) struct SettingsFile {
     project: Arc<Project>,
     store: Arc<Store>,
-    /// Whose settings of the store are this checkout's (see [`super::checkout::key`]).
+    /// Whose settings of the store are this checkout's (see [`crate::resources::source::checkout::key`]).
     checkout: String,
     /// What views last read (see [`SettingsFile::kept`]).
     shown: Mutex<Option<Shown>>,
@@ -145,7 +143,7 @@ impl SettingsFile {
     /// What is not a project file (source/meta/ and its settings) shows what the
     /// project's root directory allows.
     pub(crate) fn ownership(&self) -> Ownership {
-        super::disk::ownership(&self.project.root)
+        crate::resources::source::disk::ownership(&self.project.root)
     }
 
     /// The text of `source/meta/settings.toml`: the checkout's file; else what this
@@ -320,33 +318,6 @@ impl SettingsFile {
     }
 }
 
-impl Source {
-    /// The settings in force (see [`SettingsFile::current`]).
-    pub(crate) fn settings(&self) -> Settings {
-        self.settings.current()
-    }
-
-    /// The settings for what reads them often and runs nothing (see [`SettingsFile::kept`]).
-    pub(crate) fn kept_settings(&self) -> Settings {
-        self.settings.kept()
-    }
-
-    /// Which transcript folders memory follows (`[memory] watch`).
-    pub fn memory_watch(&self) -> Watching {
-        self.kept_settings().memory_watch
-    }
-
-    /// The Python interpreter the settings choose, else the project's own: what the
-    /// import check and the test runner run. Each only if the owner's alone; the error
-    /// says why there is none.
-    pub(crate) fn interpreter(
-        &self,
-        settings: &Settings,
-    ) -> std::result::Result<interpreter::Interpreter, String> {
-        interpreter::find(&self.project.root, settings.python.as_deref())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
@@ -354,6 +325,7 @@ mod tests {
 
     use super::*;
     use crate::model::links::Links;
+    use crate::resources::source::Source;
     use crate::store::Store;
     use crate::store::testing::for_each_backend;
     use crate::tree::access::Admission;
