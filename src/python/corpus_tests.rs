@@ -241,7 +241,7 @@ fn compare(
         }
         // The write path as a whole: the symbol file written back as read leaves the
         // module byte for byte (line endings and indentation units included).
-        if crate::resources::source::edit::replace_symbol(source, sym, &text) != source {
+        if crate::resources::source::edit::text::replace_symbol(source, sym, &text) != source {
             let name = sym.qualname.join(".");
             tally.mismatch(
                 path,

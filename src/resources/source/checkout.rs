@@ -42,7 +42,7 @@ mod tests {
     use crate::model::links::Links;
     use crate::model::time::Time;
     use crate::resources::source::Source;
-    use crate::resources::source::change::ProjectChange;
+    use crate::resources::source::edit::change::ProjectChange;
     use crate::resources::source::settings::DEFAULT;
     use crate::store::Store;
     use crate::store::testing::for_each_backend;
@@ -83,15 +83,15 @@ mod tests {
     /// Edit `app.py` of `source` as a write through the mount does; the edit's number.
     fn edit(source: &Source, root: &Path, text: &str) -> i64 {
         let file = root.join("app.py");
-        let mut change = ProjectChange::begin(source, &[&file]).unwrap();
+        let mut change = ProjectChange::begin(&source.editor, &[&file]).unwrap();
         change.write(&file, text, "replace module app").unwrap();
         change.commit().unwrap();
-        let (rows, _) = source.edits.newest(1).unwrap();
+        let (rows, _) = source.editor.edits().newest(1).unwrap();
         rows[0].0
     }
 
     fn title(source: &Source) -> String {
-        source.edits.entry().unwrap().title
+        source.editor.edits().entry().unwrap().title
     }
 
     #[test]
@@ -106,19 +106,25 @@ mod tests {
             let b_edit = edit(&b, &b_root, "X = 3\n");
             assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
             assert!(title(&b).contains("1 routed edit of"), "{}", title(&b));
-            assert!(a.edits.exists(a_edit) && !a.edits.exists(b_edit));
-            assert!(b.edits.exists(b_edit) && !b.edits.exists(a_edit));
-            let missing = b.edits.diff_view(a_edit).unwrap_err();
+            assert!(a.editor.edits().exists(a_edit) && !a.editor.edits().exists(b_edit));
+            assert!(b.editor.edits().exists(b_edit) && !b.editor.edits().exists(a_edit));
+            let missing = b.editor.edits().diff_view(a_edit).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
-            let refused = a.undo(b_edit.to_string().as_bytes()).unwrap_err();
+            let refused = a.editor.undo(b_edit.to_string().as_bytes()).unwrap_err();
             assert_eq!(refused.kind, ErrorKind::NotFound, "{}", refused.message);
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),
                 "X = 3\n"
             );
             // Its own edit, numbered past the other's, still shows and undoes.
-            assert!(b.edits.diff_view(b_edit).unwrap().contains("+X = 3"));
-            b.undo(b_edit.to_string().as_bytes()).unwrap();
+            assert!(
+                b.editor
+                    .edits()
+                    .diff_view(b_edit)
+                    .unwrap()
+                    .contains("+X = 3")
+            );
+            b.editor.undo(b_edit.to_string().as_bytes()).unwrap();
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),
                 "X = 1\n"

@@ -4,12 +4,14 @@
 //! table in place (or adds it at the end), `rm` removes it; every other byte of
 //! pyproject.toml stays, and each change is an edit in `source/history/`.
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::pyproject::config::{self, TableAt};
-use crate::resources::source::change::conflict;
-use crate::resources::source::pyproject_change::{Pyproject, broken, change_pyproject};
-use crate::resources::source::{Parent, Source};
+use crate::resources::source::edit::change::conflict;
+use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
+use crate::resources::source::edit::{self, Editor};
 use crate::tree::resource::Resource;
 
 /// The directory name under `source/`.
@@ -17,30 +19,30 @@ pub const CONFIG: &str = "config";
 
 /// `source/config/`.
 pub struct ConfigDir {
-    source: Parent,
+    editor: Arc<Editor>,
 }
 
 /// pyproject.toml as it is now: its text and tables.
 type Tables = Pyproject<(String, Vec<TableAt>)>;
 
 impl ConfigDir {
-    pub fn new(source: Parent) -> Self {
-        ConfigDir { source }
+    pub fn new(editor: Arc<Editor>) -> Self {
+        ConfigDir { editor }
     }
 
-    fn tables(source: &Source) -> Result<Tables> {
-        Pyproject::read(source, |text| {
+    fn tables(editor: &Editor) -> Result<Tables> {
+        Pyproject::read(editor, |text| {
             let tables = config::tables(&text)?;
             Ok((text, tables))
         })
     }
 
     /// The text of the table a file `name` shows, if there is one.
-    fn table_text(source: &Source, name: &str) -> Result<Option<String>> {
+    fn table_text(editor: &Editor, name: &str) -> Result<Option<String>> {
         let Some(table) = name.strip_suffix(".toml") else {
             return Ok(None);
         };
-        Ok(match Self::tables(source)? {
+        Ok(match Self::tables(editor)? {
             Pyproject::Read((text, tables)) => tables
                 .into_iter()
                 .find(|t| t.name == table)
@@ -54,7 +56,7 @@ impl ConfigDir {
     }
 
     fn missing(&self, path: &[&str]) -> Error {
-        self.source
+        self.editor
             .missing(CONFIG, path, "lists the tables of pyproject.toml")
     }
 }
@@ -65,7 +67,7 @@ impl Resource for ConfigDir {
     }
 
     fn summary(&self) -> Result<String> {
-        Ok(match Self::tables(&*self.source.get()?)? {
+        Ok(match Self::tables(&self.editor)? {
             Pyproject::Read((_, tables)) => {
                 format!("pyproject.toml, {} tables, one file each", tables.len())
             }
@@ -75,11 +77,11 @@ impl Resource for ConfigDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let source = self.source.get()?;
-        let owner = source.root_ownership();
+        let editor = &*self.editor;
+        let owner = editor.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(owner)),
-            [name] => match Self::table_text(&source, name)? {
+            [name] => match Self::table_text(editor, name)? {
                 Some(text) => Ok(Node {
                     size: Some(text.len() as u64),
                     ..Node::document(true).owned(owner)
@@ -92,9 +94,9 @@ impl Resource for ConfigDir {
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
-            return Err(Parent::not_a_dir(CONFIG, path));
+            return Err(edit::not_a_dir(CONFIG, path));
         }
-        Ok(match Self::tables(&*self.source.get()?)? {
+        Ok(match Self::tables(&self.editor)? {
             Pyproject::Read((text, tables)) => tables
                 .iter()
                 .filter(|t| config::nameable(&t.name))
@@ -113,27 +115,27 @@ impl Resource for ConfigDir {
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         match path {
-            [name] => Self::table_text(&*self.source.get()?, name)?
+            [name] => Self::table_text(&self.editor, name)?
                 .map(String::into_bytes)
                 .ok_or_else(|| self.missing(path)),
-            _ => Err(Parent::is_a_dir(CONFIG, path)),
+            _ => Err(edit::is_a_dir(CONFIG, path)),
         }
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         if !path.is_empty() {
-            return Err(Parent::not_a_dir(CONFIG, path));
+            return Err(edit::not_a_dir(CONFIG, path));
         }
-        let source = self.source.get()?;
-        Ok(entry(&source, &Self::tables(&source)?))
+        let editor = &*self.editor;
+        Ok(entry(editor, &Self::tables(editor)?))
     }
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
-        let source = self.source.get()?;
+        let editor = &*self.editor;
         let (shown, table) = table_of(path)?;
         let content = std::str::from_utf8(content)
             .map_err(|_| Error::invalid(format!("{shown} was not saved: it is not UTF-8 text")))?;
-        change_pyproject(&source, &format!("config: write [{table}]"), |text| {
+        change_pyproject(editor, &format!("config: write [{table}]"), |text| {
             let text = text.unwrap_or("");
             let tables = config::tables(text).map_err(broken)?;
             if let Some(base) = base {
@@ -158,9 +160,9 @@ impl Resource for ConfigDir {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
-        let source = self.source.get()?;
+        let editor = &*self.editor;
         let (shown, table) = table_of(path)?;
-        change_pyproject(&source, &format!("config: remove [{table}]"), |text| {
+        change_pyproject(editor, &format!("config: remove [{table}]"), |text| {
             let text = text.ok_or_else(|| Error::not_found(format!("{shown} does not exist")))?;
             config::remove(text, table).map_err(Error::not_found)
         })
@@ -183,8 +185,8 @@ fn table_of<'p>(path: &[&'p str]) -> Result<(String, &'p str)> {
     }
 }
 
-fn entry(source: &Source, tables: &Tables) -> Entry {
-    let dir = source.links.to(&format!("source/{CONFIG}/"));
+fn entry(editor: &Editor, tables: &Tables) -> Entry {
+    let dir = editor.links().to(&format!("source/{CONFIG}/"));
     let (title, items) = match tables {
         Pyproject::Read((text, tables)) => (
             format!(
@@ -254,7 +256,7 @@ fn entry(source: &Source, tables: &Tables) -> Entry {
         }],
         advanced: vec![format!(
             "Dependencies are easier in {} (one file per package, PEP 508 checked).",
-            source.links.to("source/deps/")
+            editor.links().to("source/deps/")
         )],
     }
 }

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
-use crate::resources::source::Parent;
-use crate::resources::source::edit_log::EditLog;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::edit_log::EditLog;
 use crate::resources::source::places::paths::HISTORY;
 use crate::tree::resource::Resource;
 
@@ -19,12 +19,12 @@ const LISTED: usize = 1000;
 pub struct HistoryDir {
     edits: Arc<EditLog>,
     /// The source undo changes the project through.
-    source: Parent,
+    editor: Arc<Editor>,
 }
 
 impl HistoryDir {
-    pub fn new(edits: Arc<EditLog>, source: Parent) -> Self {
-        HistoryDir { edits, source }
+    pub fn new(edits: Arc<EditLog>, editor: Arc<Editor>) -> Self {
+        HistoryDir { edits, editor }
     }
 
     fn shown(path: &[&str]) -> String {
@@ -59,7 +59,7 @@ impl Resource for HistoryDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let root = self.source.get()?.root_ownership();
+        let root = self.editor.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [name] => match place(&self.edits, name) {
@@ -113,16 +113,16 @@ impl Resource for HistoryDir {
     }
 
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
-        let source = self.source.get()?;
+        let editor = &*self.editor;
         match path {
             [name] if matches!(place(&self.edits, name), Some(HistoryName::Undo)) => {
-                source.undo(content)
+                editor.undo(content)
             }
             _ => Err(Error::read_only(format!(
                 "{} cannot be written: the history changes only by edits; write an edit's \
                  number to {}",
                 Self::shown(path),
-                source.links.to(&format!("source/{HISTORY}/undo"))
+                editor.links().to(&format!("source/{HISTORY}/undo"))
             ))),
         }
     }
@@ -130,6 +130,6 @@ impl Resource for HistoryDir {
 
 impl HistoryDir {
     fn missing(&self, path: &[&str]) -> Error {
-        self.source.missing(HISTORY, path, "lists the edits")
+        self.editor.missing(HISTORY, path, "lists the edits")
     }
 }

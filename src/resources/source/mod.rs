@@ -4,36 +4,27 @@
 //! are kept by the file's identity, across mounts too), and a mount indexes every module in
 //! the background (`warm_up.rs`) so that the first requests find the parses ready.
 
-mod change;
 mod changed_in;
 mod checkout;
 mod config;
 mod dashboard;
 mod deps;
 pub mod disk;
-pub mod edit;
-mod edit_log;
-mod folders;
+pub(crate) mod edit;
 mod history;
-mod import_checker;
-mod import_judge;
-mod importers;
 pub mod modules;
 mod outline;
 mod own_names;
 mod parse_index;
 pub(crate) mod places;
 pub mod project;
-mod pyproject_change;
 mod pytest_config;
 pub(crate) mod runner;
 mod search;
 pub mod settings;
-mod take_back;
 mod views;
 mod warm_up;
 mod watch;
-mod write;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -43,18 +34,16 @@ use crate::model::Entry;
 use crate::model::Ownership;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
-use crate::python::interpreter;
-use crate::python::{ModuleIndex, SymbolKind, Version};
+use crate::python::{ModuleIndex, SymbolKind};
 use crate::store::Store;
 use crate::transcripts::follow::places::Watching;
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
-use disk::FileLocks;
 use disk::ownership;
-use edit_log::EditLog;
+use edit::Editor;
+use edit::edit_log::EditLog;
 use history::HistoryDir;
-use import_judge::ImportJudge;
 use modules::Modules;
 use places::Places;
 use places::paths::{self, HISTORY, META, Resolved, TESTS};
@@ -64,51 +53,6 @@ use runner::Runner;
 use settings::Settings;
 use settings::file::SettingsFile;
 use settings::meta::MetaDir;
-
-/// How a subresource of `source/` that changes project files (deps/, config/, history/'s
-/// undo) reaches the source it lives in, which makes every such change: weakly, as the
-/// source holds it.
-pub(crate) struct Parent(std::sync::Weak<Source>);
-
-impl Parent {
-    pub(crate) fn get(&self) -> Result<Arc<Source>> {
-        self.0
-            .upgrade()
-            .ok_or_else(|| Error::internal("source/ is being taken down"))
-    }
-
-    /// `source/<dir>/<path>` was read as a file.
-    pub(crate) fn is_a_dir(dir: &str, path: &[&str]) -> Error {
-        Error::new(
-            crate::error::ErrorKind::IsADirectory,
-            format!(
-                "source/{dir}/{} is a directory: read its _entry.md",
-                path.join("/")
-            ),
-        )
-    }
-
-    /// `source/<dir>/<path>` was listed as a directory.
-    pub(crate) fn not_a_dir(dir: &str, path: &[&str]) -> Error {
-        Error::new(
-            crate::error::ErrorKind::NotADirectory,
-            format!("source/{dir}/{} is a file", path.join("/")),
-        )
-    }
-
-    /// `source/<dir>/<path>` does not exist: the error points at `dir`'s entry view, which
-    /// `lists` what there is.
-    pub(crate) fn missing(&self, dir: &str, path: &[&str], lists: &str) -> Error {
-        let entry = self
-            .get()
-            .map(|s| s.links.to(&format!("source/{dir}/_entry.md")))
-            .unwrap_or_default();
-        Error::not_found(format!(
-            "source/{dir}/{} does not exist: {entry} {lists}",
-            path.join("/")
-        ))
-    }
-}
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -121,16 +65,10 @@ pub struct Source {
     places: Arc<Places>,
     links: Links,
     name: String,
-    locks: FileLocks,
-    /// The import checks that judge routed edits.
-    imports: ImportJudge,
-    /// The routed edits of this checkout (shared with history/, which shows them).
-    edits: Arc<EditLog>,
+    /// What changes the project's files (shared with deps/, config/ and history/).
+    editor: Arc<Editor>,
     /// Where the settings are kept (shared with meta/, which shows and takes them).
     settings: Arc<SettingsFile>,
-    /// The Python version edits must compile on, found at the first edit (finding it may
-    /// run the project's interpreter, which must not delay the mount).
-    target: std::sync::OnceLock<Version>,
     /// The resourcespaces inside source/: deps/, config/, history/ and meta/.
     children: Vec<Arc<dyn Resource>>,
     /// The test runner, also among `children` (its names in `tests/`): the tests' entry
@@ -173,7 +111,6 @@ impl Source {
         store: Arc<Store>,
         budget: usize,
     ) -> Arc<Self> {
-        disk::sweep(&Self::scratch_dir(root));
         let project = Arc::new(Project::open(root));
         let checkout = checkout::key(root);
         let settings = Arc::new(SettingsFile::new(
@@ -188,55 +125,58 @@ impl Source {
             links.clone(),
             budget,
         ));
-        // The children that change project files answer with the source they belong to
-        // (every change goes through it); they hold it weakly, as it holds them. meta/
-        // needs the settings alone, history/ the edit log but for undo.
         let modules: Arc<Modules> = Arc::default();
         let places = Arc::new(Places::new(
             Arc::clone(&project),
             Arc::clone(&modules),
             links.clone(),
         ));
-        let source = Arc::new_cyclic(|source| {
-            let runner = Arc::new(Runner::new(
-                Arc::clone(&places),
-                Arc::clone(&project),
-                Arc::clone(&modules),
-                Arc::clone(&settings),
-                links.clone(),
-                budget,
-                runner::TestRuns::new(Arc::clone(&store), checkout),
-            ));
-            let searcher = search::Searcher::new(
-                Arc::clone(&places),
-                Arc::clone(&project),
-                Arc::clone(&modules),
-                links.clone(),
-                Arc::clone(&store),
-            );
-            Source {
-                searcher,
-                children: vec![
-                    Arc::new(DepsDir::new(Parent(source.clone()))),
-                    Arc::new(ConfigDir::new(Parent(source.clone()))),
-                    Arc::new(HistoryDir::new(Arc::clone(&edits), Parent(source.clone()))),
-                    Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
-                    Arc::clone(&runner) as Arc<dyn Resource>,
-                ],
-                settings: Arc::clone(&settings),
-                edits,
-                project: Arc::clone(&project),
-                runner,
-                store,
-                places,
-                modules,
-                indexing: Arc::default(),
-                links,
-                name,
-                locks: FileLocks::default(),
-                imports: ImportJudge::default(),
-                target: std::sync::OnceLock::new(),
-            }
+        // deps/, config/ and history/'s undo change project files: through the editor,
+        // as every change is. meta/ needs the settings alone.
+        let editor = Arc::new(Editor::new(
+            Arc::clone(&project),
+            Arc::clone(&places),
+            Arc::clone(&modules),
+            links.clone(),
+            name.clone(),
+            Arc::clone(&edits),
+            Arc::clone(&settings),
+        ));
+        let runner = Arc::new(Runner::new(
+            Arc::clone(&places),
+            Arc::clone(&project),
+            Arc::clone(&modules),
+            Arc::clone(&settings),
+            links.clone(),
+            budget,
+            runner::TestRuns::new(Arc::clone(&store), checkout),
+        ));
+        let searcher = search::Searcher::new(
+            Arc::clone(&places),
+            Arc::clone(&project),
+            Arc::clone(&modules),
+            links.clone(),
+            Arc::clone(&store),
+        );
+        let source = Arc::new(Source {
+            searcher,
+            children: vec![
+                Arc::new(DepsDir::new(Arc::clone(&editor))),
+                Arc::new(ConfigDir::new(Arc::clone(&editor))),
+                Arc::new(HistoryDir::new(edits, Arc::clone(&editor))),
+                Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
+                Arc::clone(&runner) as Arc<dyn Resource>,
+            ],
+            settings: Arc::clone(&settings),
+            editor,
+            project,
+            runner,
+            store,
+            places,
+            modules,
+            indexing: Arc::default(),
+            links,
+            name,
         });
         settings.apply(&settings.current());
         source
@@ -245,24 +185,6 @@ impl Source {
     /// Keep parses across mounts in `file` (before the first module is read).
     pub fn keep_parses_in(&self, file: std::path::PathBuf) {
         self.modules.keep_parses_in(file);
-    }
-
-    /// The Python version edits must compile on: the project's `requires-python` minimum,
-    /// else its interpreter's version (see [`crate::python::target_version`]).
-    pub fn target_version(&self) -> Version {
-        *self
-            .target
-            .get_or_init(|| crate::python::target_version(&self.project.root))
-    }
-
-    /// Where project files are written before being renamed into place.
-    fn scratch_dir(root: &Path) -> std::path::PathBuf {
-        root.join(".homespace").join("tmp")
-    }
-
-    /// Replace (or create) the project file `path` with `content`, atomically.
-    pub(crate) fn write_file(&self, path: &Path, content: &[u8]) -> Result<()> {
-        disk::write_atomic(path, content, &Self::scratch_dir(&self.project.root))
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
@@ -303,7 +225,7 @@ impl Source {
                     // named as one of source/'s own folders has no link of its name: its
                     // members are `.history/`, unlisted like any module's own directory.
                     let taken = top && paths::RESERVED.contains(&stem.as_str());
-                    if !taken && !self.is_empty_init(dir, &name) {
+                    if !taken && !self.editor.is_empty_init(dir, &name) {
                         children.push(Child::new(
                             stem,
                             Kind::Link,
@@ -428,7 +350,9 @@ impl Resource for Source {
         let node = match walked.place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
-            Resolved::TestsRoot | Resolved::Root => Node::dir(true).owned(self.root_ownership()),
+            Resolved::TestsRoot | Resolved::Root => {
+                Node::dir(true).owned(ownership(&self.project.root))
+            }
             Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
                 Node::dir(true).owned(ownership(&disk))
             }
@@ -500,11 +424,11 @@ impl Resource for Source {
 
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let listed = self.places.listed(path);
-        self.write_path(&names(&listed), content, base)
+        self.editor.write_path(&names(&listed), content, base)
     }
     fn can_create(&self, path: &[&str]) -> Result<()> {
         let listed = self.places.listed(path);
-        self.creatable(&names(&listed))
+        self.editor.creatable(&names(&listed))
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
@@ -519,22 +443,22 @@ impl Resource for Source {
         }
         // Only rmdir reaches here with a directory.
         if self.stat(path)?.kind == Kind::Dir {
-            return self.remove_dir(path);
+            return self.editor.remove_dir(path, self.names(path)?);
         }
-        self.remove_path(path)
+        self.editor.remove_path(path)
     }
 
     fn removable(&self, path: &[&str]) -> bool {
-        self.removable_dir(path)
+        self.editor.removable_dir(path)
     }
 
     fn mkdir(&self, path: &[&str]) -> Result<()> {
-        self.make_dir(path)
+        self.editor.make_dir(path)
     }
 
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
         let (from, to) = (self.places.listed(from), self.places.listed(to));
-        self.rename_path(&names(&from), &names(&to))
+        self.editor.rename_path(&names(&from), &names(&to))
     }
 
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
@@ -639,19 +563,6 @@ fn member_children(index: &ModuleIndex, parent: Option<usize>) -> Vec<Child> {
 }
 
 impl Source {
-    /// What is not a project file (source/ itself, its history and settings) shows what
-    /// the project's root directory allows.
-    pub(crate) fn root_ownership(&self) -> Ownership {
-        ownership(&self.project.root)
-    }
-}
-
-impl Source {
-    /// The settings in force (see [`SettingsFile::current`]).
-    pub(crate) fn settings(&self) -> Settings {
-        self.settings.current()
-    }
-
     /// The settings for what reads them often and runs nothing (see [`SettingsFile::kept`]).
     pub(crate) fn kept_settings(&self) -> Settings {
         self.settings.kept()
@@ -660,16 +571,6 @@ impl Source {
     /// Which transcript folders memory follows (`[memory] watch`).
     pub fn memory_watch(&self) -> Watching {
         self.kept_settings().memory_watch
-    }
-
-    /// The Python interpreter the settings choose, else the project's own: what the
-    /// import check and the test runner run. Each only if the owner's alone; the error
-    /// says why there is none.
-    pub(crate) fn interpreter(
-        &self,
-        settings: &Settings,
-    ) -> std::result::Result<interpreter::Interpreter, String> {
-        interpreter::find(&self.project.root, settings.python.as_deref())
     }
 }
 

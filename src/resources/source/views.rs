@@ -55,7 +55,7 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
                 entry.about.push(line);
             }
             if parent.is_none()
-                && let Some(failure) = source.known_import_failure(dotted)
+                && let Some(failure) = source.editor.known_import_failure(dotted)
             {
                 // The view is as private as the module; the exception may come from a more
                 // private module it imports, whose text it must not quote.
@@ -179,7 +179,12 @@ fn root(source: &Source, here: &str) -> Entry {
             subresources.push(format!("`{here}{name}/` — {summary}"));
         }
     }
-    let edits = source.edits.newest(0).map(|(_, total)| total).unwrap_or(0);
+    let edits = source
+        .editor
+        .edits()
+        .newest(0)
+        .map(|(_, total)| total)
+        .unwrap_or(0);
     subresources.push(format!(
         "`{here}history/` — {edits} routed edit{} as diffs, with undo",
         plural(edits)

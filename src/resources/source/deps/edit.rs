@@ -9,13 +9,13 @@ use super::{DEPS, editable, file_text, list_dir};
 use crate::error::{Error, ErrorKind, Result};
 use crate::pyproject::deps::{self, ListId, Manifest};
 use crate::pyproject::requirement::{self, Requirement};
-use crate::resources::source::Source;
-use crate::resources::source::change::conflict;
-use crate::resources::source::pyproject_change::{Pyproject, broken, change_pyproject};
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::change::conflict;
+use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
 
 /// Sets package `name`'s requirements in list `id` to the lines of `content`.
 pub(super) fn write(
-    source: &Source,
+    editor: &Editor,
     id: &ListId,
     name: &str,
     content: &[u8],
@@ -24,7 +24,7 @@ pub(super) fn write(
     let shown = shown(id, name);
     let requirements = parse_file(content, name, &shown)?;
     change(
-        source,
+        editor,
         id,
         &format!("set {name} in {id}"),
         |text, manifest| {
@@ -40,23 +40,25 @@ pub(super) fn write(
 }
 
 /// Whether a file for package `name` may be made in list `id`.
-pub(super) fn can_create(source: &Source, id: &ListId, name: &str) -> Result<()> {
+pub(super) fn can_create(editor: &Editor, id: &ListId, name: &str) -> Result<()> {
     check_name(name, &shown(id, name))?;
-    let manifest = read(source)?;
+    let manifest = read(editor)?;
     writable(&manifest, id)?;
     if *id != ListId::Main && manifest.list(id).is_none() {
         return Err(Error::not_found(format!(
             "{id} does not exist: make it first with mkdir {}",
-            source.links.to(&format!("source/{DEPS}/{}", list_dir(id)))
+            editor
+                .links()
+                .to(&format!("source/{DEPS}/{}", list_dir(id)))
         )));
     }
     Ok(())
 }
 
 /// Removes every requirement of package `name` from list `id`.
-pub(super) fn remove(source: &Source, id: &ListId, name: &str) -> Result<()> {
+pub(super) fn remove(editor: &Editor, id: &ListId, name: &str) -> Result<()> {
     change(
-        source,
+        editor,
         id,
         &format!("remove {name} from {id}"),
         |text, manifest| {
@@ -75,11 +77,11 @@ pub(super) fn remove(source: &Source, id: &ListId, name: &str) -> Result<()> {
 }
 
 /// Makes the empty extra or group `id` (`mkdir`).
-pub(super) fn add_list(source: &Source, id: &ListId) -> Result<()> {
+pub(super) fn add_list(editor: &Editor, id: &ListId) -> Result<()> {
     if let ListId::Extra(name) | ListId::Group(name) = id {
         check_list_name(name)?;
     }
-    change(source, id, &format!("add {id}"), |text, manifest| {
+    change(editor, id, &format!("add {id}"), |text, manifest| {
         if manifest.list(id).is_some() {
             return Err(Error::exists(format!("{id} exists already")));
         }
@@ -88,8 +90,8 @@ pub(super) fn add_list(source: &Source, id: &ListId) -> Result<()> {
 }
 
 /// Removes the empty extra or group `id` (`rmdir`).
-pub(super) fn remove_list(source: &Source, id: &ListId) -> Result<()> {
-    change(source, id, &format!("remove {id}"), |text, manifest| {
+pub(super) fn remove_list(editor: &Editor, id: &ListId) -> Result<()> {
+    change(editor, id, &format!("remove {id}"), |text, manifest| {
         let left = manifest.list(id).map_or(0, |l| l.elements.len());
         if left > 0 {
             // ENOTEMPTY, what rmdir and `rm -r` say of a folder that still holds something.
@@ -109,12 +111,12 @@ pub(super) fn remove_list(source: &Source, id: &ListId) -> Result<()> {
 /// Changes pyproject.toml by `edit` (from its text and lists to the new text), described
 /// in the history as `what`, if list `id` may be changed at all.
 fn change(
-    source: &Source,
+    editor: &Editor,
     id: &ListId,
     what: &str,
     edit: impl FnOnce(&str, &Manifest) -> Result<String>,
 ) -> Result<()> {
-    change_pyproject(source, &format!("deps: {what}"), |text| {
+    change_pyproject(editor, &format!("deps: {what}"), |text| {
         let text = text.ok_or_else(no_pyproject)?;
         let manifest = Manifest::read(text).map_err(broken)?;
         writable(&manifest, id)?;
@@ -186,8 +188,8 @@ fn check_list_name(name: &str) -> Result<()> {
         .map_err(|why| Error::invalid(format!("{name:?} cannot name an extra or group: {why}")))
 }
 
-fn read(source: &Source) -> Result<Manifest> {
-    match Pyproject::read(source, |text| Manifest::read(&text))? {
+fn read(editor: &Editor) -> Result<Manifest> {
+    match Pyproject::read(editor, |text| Manifest::read(&text))? {
         Pyproject::Read(manifest) => Ok(manifest),
         Pyproject::Missing => Err(no_pyproject()),
         Pyproject::Broken(why) => Err(broken(why)),

@@ -13,11 +13,13 @@ mod edit;
 mod elsewhere;
 mod view;
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Kind, Node};
 use crate::pyproject::deps::{Element, List, ListId, Manifest};
-use crate::resources::source::pyproject_change::Pyproject;
-use crate::resources::source::{Parent, Source};
+use crate::resources::source::edit::pyproject_change::Pyproject;
+use crate::resources::source::edit::{Editor, is_a_dir, not_a_dir};
 use crate::tree::resource::Resource;
 
 /// The directory name under `source/`.
@@ -28,7 +30,7 @@ const GROUPS: &str = "groups";
 
 /// `source/deps/`.
 pub struct DepsDir {
-    source: Parent,
+    editor: Arc<Editor>,
 }
 
 /// What a path under `source/deps/` names.
@@ -111,24 +113,24 @@ fn list_dir(id: &ListId) -> String {
 type Project = Pyproject<Manifest>;
 
 impl DepsDir {
-    pub fn new(source: Parent) -> Self {
-        DepsDir { source }
+    pub fn new(editor: Arc<Editor>) -> Self {
+        DepsDir { editor }
     }
 
-    fn project(source: &Source) -> Result<Project> {
-        Pyproject::read(source, |text| Manifest::read(&text))
+    fn project(editor: &Editor) -> Result<Project> {
+        Pyproject::read(editor, |text| Manifest::read(&text))
     }
 
-    fn manifest(source: &Source) -> Result<Manifest> {
-        match Self::project(source)? {
+    fn manifest(editor: &Editor) -> Result<Manifest> {
+        match Self::project(editor)? {
             Pyproject::Read(manifest) => Ok(manifest),
             Pyproject::Missing | Pyproject::Broken(_) => Ok(Manifest::default()),
         }
     }
 
     /// The place outside `[project]` named `place`, if the project has it.
-    fn declared(source: &Source, place: &str) -> Option<elsewhere::Declared> {
-        elsewhere::places(&source.project.root)
+    fn declared(editor: &Editor, place: &str) -> Option<elsewhere::Declared> {
+        elsewhere::places(&editor.project().root)
             .into_iter()
             .find(|d| d.name == place)
     }
@@ -138,7 +140,7 @@ impl DepsDir {
     }
 
     fn missing(&self, path: &[&str]) -> Error {
-        self.source
+        self.editor
             .missing(DEPS, path, "lists the dependencies and where they are")
     }
 }
@@ -164,11 +166,11 @@ impl Resource for DepsDir {
     }
 
     fn summary(&self) -> Result<String> {
-        let manifest = Self::manifest(&*self.source.get()?)?;
+        let manifest = Self::manifest(&self.editor)?;
         let main = manifest.list(&ListId::Main).map_or(0, |l| l.names().len());
         let count = |kind: ListKind| manifest.lists.iter().filter(|l| kind.holds(&l.id)).count();
         let (extras, groups) = (count(ListKind::Extras), count(ListKind::Groups));
-        let places = elsewhere::places(&self.source.get()?.project.root);
+        let places = elsewhere::places(&self.editor.project().root);
         if main + extras + groups == 0 && !places.is_empty() {
             let names: Vec<&str> = places.iter().map(|p| p.name.as_str()).collect();
             return Ok(format!(
@@ -184,9 +186,9 @@ impl Resource for DepsDir {
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
-        let source = self.source.get()?;
-        let owner = source.root_ownership();
-        let manifest = Self::manifest(&source)?;
+        let editor = &*self.editor;
+        let owner = editor.root_ownership();
+        let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => Ok(Node::dir(editable(&manifest, &ListId::Main)).owned(owner)),
             At::Lists(kind) => Ok(Node::dir(editable(&manifest, &kind.id(""))).owned(owner)),
@@ -201,12 +203,12 @@ impl Resource for DepsDir {
                 }),
                 None => Err(self.missing(path)),
             },
-            At::Declared(place) => match Self::declared(&source, &place) {
+            At::Declared(place) => match Self::declared(editor, &place) {
                 Some(_) => Ok(Node::dir(false).owned(owner)),
                 None => Err(self.missing(path)),
             },
             At::DeclaredPackage(place, name) => {
-                match Self::declared(&source, &place).and_then(|d| d.text(&name)) {
+                match Self::declared(editor, &place).and_then(|d| d.text(&name)) {
                     Some(text) => Ok(Node {
                         size: Some(text.len() as u64),
                         ..Node::document(false).owned(owner)
@@ -218,8 +220,8 @@ impl Resource for DepsDir {
     }
 
     fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        let source = self.source.get()?;
-        let manifest = Self::manifest(&source)?;
+        let editor = &*self.editor;
+        let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => {
                 let mut children = packages(manifest.list(&ListId::Main));
@@ -233,7 +235,7 @@ impl Resource for DepsDir {
                         children.push(Child::new(kind.dir(), Kind::Dir, format!("{n} {what}")));
                     }
                 }
-                for place in elsewhere::places(&source.project.root) {
+                for place in elsewhere::places(&editor.project().root) {
                     let about = format!(
                         "{}, read-only: {}",
                         place.about,
@@ -259,7 +261,7 @@ impl Resource for DepsDir {
                 Some(list) => Ok(packages(Some(list))),
                 None => Err(self.missing(path)),
             },
-            At::Declared(place) => match Self::declared(&source, &place) {
+            At::Declared(place) => match Self::declared(editor, &place) {
                 Some(place) => Ok(place
                     .names()
                     .into_iter()
@@ -277,15 +279,15 @@ impl Resource for DepsDir {
                     .collect()),
                 None => Err(self.missing(path)),
             },
-            At::Package(..) | At::DeclaredPackage(..) => Err(Parent::not_a_dir(DEPS, path)),
+            At::Package(..) | At::DeclaredPackage(..) => Err(not_a_dir(DEPS, path)),
         }
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        let source = self.source.get()?;
-        let manifest = Self::manifest(&source)?;
+        let editor = &*self.editor;
+        let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
-            At::DeclaredPackage(place, name) => Self::declared(&source, &place)
+            At::DeclaredPackage(place, name) => Self::declared(editor, &place)
                 .and_then(|d| d.text(&name))
                 .map(String::into_bytes)
                 .ok_or_else(|| self.missing(path)),
@@ -294,27 +296,27 @@ impl Resource for DepsDir {
                 .and_then(|l| file_text(l, &name))
                 .map(String::into_bytes)
                 .ok_or_else(|| self.missing(path)),
-            _ => Err(Parent::is_a_dir(DEPS, path)),
+            _ => Err(is_a_dir(DEPS, path)),
         }
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let source = self.source.get()?;
-        let project = Self::project(&source)?;
+        let editor = &*self.editor;
+        let project = Self::project(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
-            At::Top => Ok(view::top(&source, &project)),
-            At::Lists(kind) => Ok(view::lists(&source, &project, kind)),
+            At::Top => Ok(view::top(editor, &project)),
+            At::Lists(kind) => Ok(view::lists(editor, &project, kind)),
             At::List(id) => match &project {
                 Pyproject::Read(manifest) if manifest.list(&id).is_some() => {
-                    Ok(view::list(&source, manifest, &id))
+                    Ok(view::list(editor, manifest, &id))
                 }
                 _ => Err(self.missing(path)),
             },
-            At::Declared(place) => match Self::declared(&source, &place) {
-                Some(place) => Ok(view::declared_entry(&source, &place)),
+            At::Declared(place) => match Self::declared(editor, &place) {
+                Some(place) => Ok(view::declared_entry(editor, &place)),
                 None => Err(self.missing(path)),
             },
-            At::Package(..) | At::DeclaredPackage(..) => Err(Parent::not_a_dir(DEPS, path)),
+            At::Package(..) | At::DeclaredPackage(..) => Err(not_a_dir(DEPS, path)),
         }
     }
 
@@ -323,9 +325,7 @@ impl Resource for DepsDir {
             Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
                 Err(declared_read_only(&place))
             }
-            Some(At::Package(id, name)) => {
-                edit::write(&*self.source.get()?, &id, &name, content, base)
-            }
+            Some(At::Package(id, name)) => edit::write(&self.editor, &id, &name, content, base),
             _ => Err(Error::read_only(format!(
                 "{} cannot be written: write a package's file (source/{DEPS}/<package>)",
                 Self::shown(path)
@@ -338,7 +338,7 @@ impl Resource for DepsDir {
             Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
                 Err(declared_read_only(&place))
             }
-            Some(At::Package(id, name)) => edit::can_create(&*self.source.get()?, &id, &name),
+            Some(At::Package(id, name)) => edit::can_create(&self.editor, &id, &name),
             _ => Err(Error::not_permitted(format!(
                 "cannot create {}: files here are packages (source/{DEPS}/<package>, \
                  {OPTIONAL}/<extra>/<package>, {GROUPS}/<group>/<package>)",
@@ -348,13 +348,13 @@ impl Resource for DepsDir {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
-        let source = self.source.get()?;
+        let editor = &*self.editor;
         match at(path) {
             Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {
                 Err(declared_read_only(&place))
             }
-            Some(At::Package(id, name)) => edit::remove(&source, &id, &name),
-            Some(At::List(id)) => edit::remove_list(&source, &id),
+            Some(At::Package(id, name)) => edit::remove(editor, &id, &name),
+            Some(At::List(id)) => edit::remove_list(editor, &id),
             _ => Err(Error::not_permitted(format!(
                 "{} cannot be removed: remove a package's file, or an empty extra or group",
                 Self::shown(path)
@@ -366,15 +366,13 @@ impl Resource for DepsDir {
         let Some(At::List(id)) = at(path) else {
             return false;
         };
-        self.source
-            .get()
-            .and_then(|source| Self::manifest(&source))
+        Self::manifest(&self.editor)
             .is_ok_and(|manifest| manifest.list(&id).is_some() && editable(&manifest, &id))
     }
 
     fn mkdir(&self, path: &[&str]) -> Result<()> {
         match at(path) {
-            Some(At::List(id)) => edit::add_list(&*self.source.get()?, &id),
+            Some(At::List(id)) => edit::add_list(&self.editor, &id),
             _ => Err(Error::not_permitted(format!(
                 "cannot make {}: make an extra in {OPTIONAL}/ or a group in {GROUPS}/",
                 Self::shown(path)

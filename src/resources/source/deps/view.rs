@@ -8,15 +8,15 @@ use super::{
 };
 use crate::model::{Entry, Function, Section};
 use crate::pyproject::deps::{ListId, Manifest};
-use crate::resources::source::Source;
-use crate::resources::source::pyproject_change::Pyproject;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::pyproject_change::Pyproject;
 
 /// `source/deps/_entry.md`.
-pub(super) fn top(source: &Source, project: &Project) -> Entry {
+pub(super) fn top(editor: &Editor, project: &Project) -> Entry {
     let manifest = match project {
         Pyproject::Read(manifest) => manifest,
         Pyproject::Missing => {
-            return elsewhere_entry(source, "the project has no pyproject.toml");
+            return elsewhere_entry(editor, "the project has no pyproject.toml");
         }
         Pyproject::Broken(why) => {
             return Entry {
@@ -32,25 +32,25 @@ pub(super) fn top(source: &Source, project: &Project) -> Entry {
         }
     };
     if !manifest.project {
-        return elsewhere_entry(source, "pyproject.toml has no [project] table");
+        return elsewhere_entry(editor, "pyproject.toml has no [project] table");
     }
     if manifest.is_dynamic(&ListId::Main) {
         let mut entry = elsewhere_entry(
-            source,
+            editor,
             "pyproject.toml declares its dependencies dynamic: another tool provides them",
         );
-        entry.sections.insert(0, lists_section(source, manifest));
+        entry.sections.insert(0, lists_section(editor, manifest));
         return entry;
     }
     let main = manifest.list(&ListId::Main);
     let count = main.map_or(0, |l| l.names().len());
-    let mut entry = list_entry(source, manifest, &ListId::Main);
+    let mut entry = list_entry(editor, manifest, &ListId::Main);
     entry.title = format!(
         "source/{DEPS} — {} required by [project].dependencies",
         packages_count(count)
     );
-    entry.sections.push(lists_section(source, manifest));
-    let outside = elsewhere(source);
+    entry.sections.push(lists_section(editor, manifest));
+    let outside = elsewhere(editor);
     if !outside.is_empty() {
         entry.sections.push(Section {
             heading: "Also declared outside [project]".into(),
@@ -62,12 +62,12 @@ pub(super) fn top(source: &Source, project: &Project) -> Entry {
 }
 
 /// `source/deps/optional/_entry.md` and `groups/_entry.md`.
-pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry {
+pub(super) fn lists(editor: &Editor, project: &Project, kind: ListKind) -> Entry {
     let (what, table) = match kind {
         ListKind::Extras => ("extras", "[project.optional-dependencies]"),
         ListKind::Groups => ("dependency groups (PEP 735)", "[dependency-groups]"),
     };
-    let dir = source.links.to(&format!("source/{DEPS}/{}", kind.dir()));
+    let dir = editor.links().to(&format!("source/{DEPS}/{}", kind.dir()));
     let items = match project {
         Pyproject::Read(manifest) => manifest
             .lists
@@ -76,7 +76,7 @@ pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry
             .map(|l| {
                 format!(
                     "`{}` — {}",
-                    dir_of(source, &l.id),
+                    dir_of(editor, &l.id),
                     packages_count(l.names().len())
                 )
             })
@@ -117,8 +117,8 @@ pub(super) fn lists(source: &Source, project: &Project, kind: ListKind) -> Entry
 }
 
 /// `source/deps/optional/<extra>/_entry.md` and `groups/<group>/_entry.md`.
-pub(super) fn list(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
-    let mut entry = list_entry(source, manifest, id);
+pub(super) fn list(editor: &Editor, manifest: &Manifest, id: &ListId) -> Entry {
+    let mut entry = list_entry(editor, manifest, id);
     let count = manifest.list(id).map_or(0, |l| l.names().len());
     entry.title = format!(
         "source/{DEPS}/{} — {} in {id}",
@@ -129,8 +129,8 @@ pub(super) fn list(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
 }
 
 /// The packages of list `id` and how to change them.
-fn list_entry(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
-    let dir = dir_of(source, id);
+fn list_entry(editor: &Editor, manifest: &Manifest, id: &ListId) -> Entry {
+    let dir = dir_of(editor, id);
     let list = manifest.list(id);
     let rows = packages(list)
         .into_iter()
@@ -156,7 +156,7 @@ fn list_entry(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
             "One file per package, named by its normalised name (PEP 503), holding its PEP 508 \
              requirement; several lines when it is required under different markers. Changes \
              are made in pyproject.toml, touching only their own bytes, and are listed in {}.",
-            source.links.to("source/history/")
+            editor.links().to("source/history/")
         )],
         functions: vec![
             Function::new(
@@ -181,7 +181,7 @@ fn list_entry(source: &Source, manifest: &Manifest, id: &ListId) -> Entry {
 }
 
 /// The extras and groups, as one block of the top entry.
-fn lists_section(source: &Source, manifest: &Manifest) -> Section {
+fn lists_section(editor: &Editor, manifest: &Manifest) -> Section {
     let items = manifest
         .lists
         .iter()
@@ -189,7 +189,7 @@ fn lists_section(source: &Source, manifest: &Manifest) -> Section {
         .map(|l| {
             format!(
                 "`{}` — {}",
-                dir_of(source, &l.id),
+                dir_of(editor, &l.id),
                 packages_count(l.names().len())
             )
         })
@@ -199,20 +199,22 @@ fn lists_section(source: &Source, manifest: &Manifest) -> Section {
         items,
         empty: format!(
             "none: mkdir {} or {} to add one",
-            source.links.to(&format!("source/{DEPS}/{OPTIONAL}/NAME")),
-            source.links.to(&format!("source/{DEPS}/{GROUPS}/NAME"))
+            editor.links().to(&format!("source/{DEPS}/{OPTIONAL}/NAME")),
+            editor.links().to(&format!("source/{DEPS}/{GROUPS}/NAME"))
         ),
         ..Section::default()
     }
 }
 
-fn dir_of(source: &Source, id: &ListId) -> String {
-    source.links.to(&format!("source/{DEPS}/{}", list_dir(id)))
+fn dir_of(editor: &Editor, id: &ListId) -> String {
+    editor
+        .links()
+        .to(&format!("source/{DEPS}/{}", list_dir(id)))
 }
 
 /// The entry of a project whose dependencies `[project]` does not list: where they are.
-fn elsewhere_entry(source: &Source, why: &str) -> Entry {
-    let found = elsewhere(source);
+fn elsewhere_entry(editor: &Editor, why: &str) -> Entry {
+    let found = elsewhere(editor);
     Entry {
         title: format!("source/{DEPS} — {why}"),
         about: vec![
@@ -229,24 +231,24 @@ fn elsewhere_entry(source: &Source, why: &str) -> Entry {
         }],
         advanced: vec![format!(
             "To manage them here, add to pyproject.toml:\n  [project]\n  name = \"{}\"\n  version = \"0.1.0\"\n  dependencies = []",
-            source.name
+            editor.name()
         )],
         ..Entry::default()
     }
 }
 
 /// The other places a project declares dependencies in, one line each.
-fn elsewhere(source: &Source) -> Vec<String> {
+fn elsewhere(editor: &Editor) -> Vec<String> {
     let mut found = Vec::new();
-    if setup_py_requires(&source.project.root) {
+    if setup_py_requires(&editor.project().root) {
         found.push(
             "`setup.py` — `install_requires=[...]` in its setup() call: code, which homespace \
              does not run to read; edit it there"
                 .into(),
         );
     }
-    let places = places(&source.project.root);
-    let root = &source.project.root;
+    let places = places(&editor.project().root);
+    let root = &editor.project().root;
     if root.join("setup.cfg").is_file()
         && !setup_py_requires(root)
         && !places.iter().any(|p| p.name == "setup.cfg")
@@ -260,7 +262,7 @@ fn elsewhere(source: &Source) -> Vec<String> {
     for place in places {
         found.push(format!(
             "`{}` — {}, {} (read-only)",
-            dir_of_place(source, &place.name),
+            dir_of_place(editor, &place.name),
             place.about,
             packages_count(place.names().len())
         ));
@@ -268,12 +270,12 @@ fn elsewhere(source: &Source) -> Vec<String> {
     found
 }
 
-fn dir_of_place(source: &Source, place: &str) -> String {
-    source.links.to(&format!("source/{DEPS}/{place}/"))
+fn dir_of_place(editor: &Editor, place: &str) -> String {
+    editor.links().to(&format!("source/{DEPS}/{place}/"))
 }
 
 /// `source/deps/<place>/_entry.md` for a place outside `[project]`.
-pub(super) fn declared_entry(source: &Source, place: &Declared) -> Entry {
+pub(super) fn declared_entry(editor: &Editor, place: &Declared) -> Entry {
     let rows = place
         .names()
         .into_iter()
@@ -295,7 +297,7 @@ pub(super) fn declared_entry(source: &Source, place: &Declared) -> Entry {
             ..Section::default()
         });
     }
-    let dir = dir_of_place(source, &place.name);
+    let dir = dir_of_place(editor, &place.name);
     Entry {
         title: format!(
             "source/{DEPS}/{} — {}, read-only",
@@ -306,7 +308,7 @@ pub(super) fn declared_entry(source: &Source, place: &Declared) -> Entry {
             "{}: one file per package with the line that declares it. Read-only: homespace \
              changes only the lists of [project] in pyproject.toml ({}).",
             place.about,
-            source.links.to(&format!("source/{DEPS}/"))
+            editor.links().to(&format!("source/{DEPS}/"))
         )],
         functions: vec![Function::new(
             format!("cat {dir}PACKAGE"),

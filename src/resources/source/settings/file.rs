@@ -379,7 +379,7 @@ mod tests {
                         .put(&source.settings.checkout, "source", &planted)
                 })
                 .unwrap();
-            let settings = source.settings();
+            let settings = source.settings.current();
             assert_eq!(settings.python, None);
             assert!(settings.test_args.is_empty());
             assert_eq!(settings.nav.depth, 3, "what runs nothing is still read");
@@ -506,7 +506,7 @@ mod tests {
         assert_eq!(source.settings.text().unwrap(), mine);
         assert_eq!(mode(&file), 0o600);
         assert_eq!(mode(&root.join(".homespace")), 0o700);
-        assert_eq!(source.settings().nav.depth, 4);
+        assert_eq!(source.settings.current().nav.depth, 4);
         let stored = source
             .settings
             .store
@@ -542,11 +542,11 @@ mod tests {
         chmod(&root, 0o755);
         source.settings.write(evil().as_bytes()).unwrap();
         assert_eq!(
-            source.settings().python,
+            source.settings.current().python,
             Some(PathBuf::from("/tmp/evil.sh"))
         );
         chmod(&root.join(".homespace/settings.toml"), 0o666);
-        let settings = source.settings();
+        let settings = source.settings.current();
         assert_eq!(settings.python, None);
         assert!(settings.test_args.is_empty());
         let why = settings.set_aside.unwrap();
@@ -566,11 +566,11 @@ mod tests {
             .replace("depth = 2", "depth = 4");
         source.settings.write(quiet.as_bytes()).unwrap();
         assert!(
-            !source.settings().import_check,
+            !source.settings.current().import_check,
             "the owner's own file applies"
         );
         chmod(&root.join(".homespace"), 0o777);
-        for settings in [source.settings(), source.kept_settings()] {
+        for settings in [source.settings.current(), source.kept_settings()] {
             assert!(settings.import_check, "the default: the check stays on");
             assert_eq!(settings.memory_watch, Watching::Default);
             assert_eq!(settings.nav.depth, 2);

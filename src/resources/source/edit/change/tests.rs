@@ -9,11 +9,13 @@ use std::time::Duration;
 
 use super::*;
 use crate::model::links::Links;
+use crate::resources::source::Source;
+use crate::resources::source::edit::Editor;
 use crate::store::Store;
 use crate::tree::access::Admission;
 
-/// A project at a temp dir holding `files`, and its source tree.
-fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) {
+/// A project at a temp dir holding `files`, and the editor of its source tree.
+fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Editor>) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     // Declared, so that finding the target version runs no interpreter.
@@ -29,11 +31,11 @@ fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Source>) 
     }
     let store = Arc::new(Store::in_memory().unwrap());
     let source = Source::new(&root, "demo".into(), Links::new("/mnt/hs"), store, 500);
-    (dir, root, source)
+    (dir, root, Arc::clone(&source.editor))
 }
 
 /// The history, oldest first, as (path, what, before, after).
-fn history(source: &Source) -> Vec<(String, String, Option<String>, Option<String>)> {
+fn history(source: &Editor) -> Vec<(String, String, Option<String>, Option<String>)> {
     let (rows, _) = source.edits.newest(1000).unwrap();
     let text = |b: Option<Vec<u8>>| b.map(|b| String::from_utf8(b).unwrap());
     // Every file's edit: each change's first, then the others of the change.

@@ -11,18 +11,18 @@ use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::python::{check_syntax, symbol_text};
-use crate::resources::source::Source;
-use crate::resources::source::change::{ProjectChange, conflict};
-use crate::resources::source::edit::{
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::change::{ProjectChange, conflict};
+use crate::resources::source::edit::importers;
+use crate::resources::source::edit::text::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
-use crate::resources::source::importers;
 use crate::resources::source::modules::Module;
 use crate::resources::source::places::member_path::MemberPath;
 use crate::resources::source::places::paths::{RESERVED, RUNNER_NAMES, Resolved, TESTS, locate};
 use crate::resources::source::project::EntryKind;
 
-impl Source {
+impl Editor {
     /// Route a write of `content` to `path` (see the module doc).
     pub(crate) fn write_path(
         &self,
@@ -246,7 +246,7 @@ impl Source {
                                 if taken.len() == 1 { "it" } else { "them" }
                             )));
                         }
-                        Ok(edit::append_symbol(
+                        Ok(text::append_symbol(
                             module_text,
                             &module.index,
                             parent_index,
@@ -302,7 +302,7 @@ impl Source {
         };
         let init = file.with_file_name("__init__.py");
         let exposes = stem != "__init__"
-            && self.settings().expose_new_modules
+            && self.settings.current().expose_new_modules
             && init.is_file()
             && !self.project.is_test_dir(file.parent().unwrap_or(file));
         let touched: &[&Path] = if exposes { &[file, &init] } else { &[file] };
@@ -313,7 +313,7 @@ impl Source {
         change.write(file, text, format!("create module {dotted}"))?;
         if exposes {
             let before = String::from_utf8_lossy(change.existing(&init)?);
-            let after = edit::expose_module(&before, stem);
+            let after = text::expose_module(&before, stem);
             change.write(&init, after, format!("expose {dotted} in {package}"))?;
         }
         change.import_check(dotted);
@@ -383,7 +383,7 @@ impl Source {
                 if let Some(refusal) = overload_turned(module, index, text, shown) {
                     return Err(refusal);
                 }
-                Ok(edit::replace_symbol(module_text, symbol, text))
+                Ok(text::replace_symbol(module_text, symbol, text))
             },
         )
     }
@@ -439,7 +439,7 @@ impl Source {
                 let what = format!("delete {dotted}.{}", inner.qualname());
                 self.change_module(&disk, &dotted, &what, |module, text| {
                     let (index, _) = located(module, &inner, &disk)?;
-                    Ok(edit::remove_symbol(text, &module.index.symbols[index]))
+                    Ok(text::remove_symbol(text, &module.index.symbols[index]))
                 })
             }
             Resolved::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
@@ -471,7 +471,7 @@ impl Source {
         change.delete(file, format!("delete module {dotted}"))?;
         if unexposes
             && let Some(after) =
-                edit::unexpose_module(&String::from_utf8_lossy(change.existing(&init)?), &stem)
+                text::unexpose_module(&String::from_utf8_lossy(change.existing(&init)?), &stem)
         {
             let what = format!("stop importing {stem} in {}", package.unwrap_or_default());
             change.write(&init, after, what)?;
@@ -523,7 +523,7 @@ impl Source {
                     if edit_conflict_name(module, parent, new_ident) {
                         return Err(Error::exists(format!("{new_ident} already exists there")));
                     }
-                    edit::rename_symbol(text, &module.index.symbols[index], new_ident)
+                    text::rename_symbol(text, &module.index.symbols[index], new_ident)
                 })
             }
             _ => Err(Error::not_permitted(format!(

@@ -11,16 +11,15 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
-use crate::resources::source::Source;
-use crate::resources::source::change::ProjectChange;
-use crate::resources::source::edit::is_identifier;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::change::ProjectChange;
+use crate::resources::source::edit::text::is_identifier;
 use crate::resources::source::places::paths::{RESERVED, Resolved};
 use crate::resources::source::project::DirKind;
-use crate::tree::resource::Resource;
 
 const INIT: &str = "__init__.py";
 
-impl Source {
+impl Editor {
     /// `mkdir source/<path>` (see the module doc).
     pub(crate) fn make_dir(&self, path: &[&str]) -> Result<()> {
         let shown = self.links.dir(&[&["source"], path].concat());
@@ -117,11 +116,10 @@ impl Source {
     /// `rmdir source/<path>`: a folder of the project that holds nothing but an empty
     /// `__init__.py` (refused as not empty otherwise, naming what it holds); any other
     /// directory of the tree says why it stays.
-    pub(crate) fn remove_dir(&self, path: &[&str]) -> Result<()> {
+    pub(crate) fn remove_dir(&self, path: &[&str], listed: Vec<(String, Kind)>) -> Result<()> {
         let shown = self.links.dir(&[&["source"], path].concat());
         let place = self.places.resolve(path)?;
-        let members: Vec<(String, Kind)> = self
-            .names(path)?
+        let members: Vec<(String, Kind)> = listed
             .into_iter()
             .filter(|(name, _)| match &place {
                 Resolved::Dir { disk, .. } => !self.is_empty_init(disk, name),
@@ -197,7 +195,7 @@ impl Source {
     }
 }
 
-impl Source {
+impl Editor {
     /// Whether `name` in the folder `disk` is its `__init__.py` holding nothing but blank
     /// lines: what a package made by mkdir holds, and an emptied one keeps.
     pub(crate) fn is_empty_init(&self, disk: &Path, name: &str) -> bool {

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::resources::source::Source;
-use crate::resources::source::change::ProjectChange;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::change::ProjectChange;
 
 /// Why pyproject.toml cannot be read as text.
 const NOT_UTF8: &str = "pyproject.toml is not UTF-8 text, which TOML must be";
@@ -20,13 +20,13 @@ pub(crate) fn broken(why: String) -> Error {
 }
 
 /// Where the project's pyproject.toml is (or would be).
-pub(crate) fn pyproject(source: &Source) -> PathBuf {
-    source.project.root.join("pyproject.toml")
+pub(crate) fn pyproject(editor: &Editor) -> PathBuf {
+    editor.project().root.join("pyproject.toml")
 }
 
 /// What pyproject.toml holds now; `None` when there is no such file.
-fn read_pyproject(source: &Source) -> Result<Option<String>> {
-    match std::fs::read(pyproject(source)) {
+fn read_pyproject(editor: &Editor) -> Result<Option<String>> {
+    match std::fs::read(pyproject(editor)) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| Error::invalid(NOT_UTF8)),
@@ -47,10 +47,10 @@ pub(crate) enum Pyproject<T> {
 impl<T> Pyproject<T> {
     /// Reads pyproject.toml now and parses it with `parse`.
     pub(crate) fn read(
-        source: &Source,
+        editor: &Editor,
         parse: impl FnOnce(String) -> std::result::Result<T, String>,
     ) -> Result<Self> {
-        Ok(match read_pyproject(source)? {
+        Ok(match read_pyproject(editor)? {
             None => Pyproject::Missing,
             Some(text) => match parse(text) {
                 Ok(parsed) => Pyproject::Read(parsed),
@@ -64,12 +64,12 @@ impl<T> Pyproject<T> {
 /// described in the history as `what`. An edit giving the same text writes nothing. What
 /// is written must read back as TOML: a splice is checked, not trusted.
 pub(crate) fn change_pyproject(
-    source: &Source,
+    editor: &Editor,
     what: &str,
     edit: impl FnOnce(Option<&str>) -> Result<String>,
 ) -> Result<()> {
-    let path = pyproject(source);
-    let mut change = ProjectChange::begin(source, &[&path])?;
+    let path = pyproject(editor);
+    let mut change = ProjectChange::begin(editor, &[&path])?;
     let old = match change.old(&path)? {
         Some(bytes) => Some(
             std::str::from_utf8(bytes)

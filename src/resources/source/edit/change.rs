@@ -29,13 +29,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::resources::source::Source;
 use crate::resources::source::disk::{self, FileGuard};
-use crate::resources::source::import_judge::Imported;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::import_judge::Imported;
 
 /// A change of some of the project's files, begun (locked and read) and not yet applied.
 pub(crate) struct ProjectChange<'s> {
-    source: &'s Source,
+    source: &'s Editor,
     /// The files touched, each once, in the order given to `begin`.
     files: Vec<Touched>,
     /// Modules to import after writing, in order.
@@ -63,7 +63,7 @@ struct Plan {
 
 impl<'s> ProjectChange<'s> {
     /// Lock `paths` and read what they hold. A path named twice is touched once.
-    pub(crate) fn begin(source: &'s Source, paths: &[&Path]) -> Result<Self> {
+    pub(crate) fn begin(source: &'s Editor, paths: &[&Path]) -> Result<Self> {
         let locks = source.locks.lock_all(paths);
         let mut files: Vec<Touched> = Vec::with_capacity(paths.len());
         for path in paths {

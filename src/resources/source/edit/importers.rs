@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::python::{ModuleIndex, index_module};
-use crate::resources::source::Source;
+use crate::resources::source::edit::Editor;
 
 /// At most this many modules are checked after one edit, the first in path order: the
 /// check must stay a matter of milliseconds.
@@ -29,7 +29,7 @@ pub(crate) fn removed_names(before: &ModuleIndex, after: &str) -> BTreeSet<Strin
     top(before).difference(&kept).cloned().collect()
 }
 
-impl Source {
+impl Editor {
     /// The dotted names of the modules that may import one of `names` from module
     /// `dotted` (at `file`), besides it.
     pub(crate) fn importers_of(

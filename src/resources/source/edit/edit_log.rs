@@ -14,9 +14,9 @@ use crate::model::links::Links;
 use crate::model::time::Time;
 use crate::model::{Entry, Function, Ownership, Section};
 use crate::render::budget;
-use crate::resources::source::Source;
-use crate::resources::source::change::ProjectChange;
-use crate::resources::source::take_back::take_back;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::change::ProjectChange;
+use crate::resources::source::edit::take_back::take_back;
 use crate::store::Store;
 use crate::store::edits::{Edit, EditLine};
 
@@ -27,7 +27,7 @@ const LISTED: usize = 30;
 /// needs (where the project is, how links read, the size a view may have).
 pub(crate) struct EditLog {
     store: Arc<Store>,
-    /// Whose edits of the store are this checkout's (see [`super::checkout::key`]).
+    /// Whose edits of the store are this checkout's (see [`crate::resources::source::checkout::key`]).
     checkout: String,
     root: PathBuf,
     links: Links,
@@ -64,7 +64,7 @@ impl EditLog {
     /// been private).
     pub(crate) fn ownership(&self, id: i64) -> Ownership {
         match self.edit(id) {
-            Ok(edit) => super::disk::ownership(&self.root.join(&edit.path)),
+            Ok(edit) => crate::resources::source::disk::ownership(&self.root.join(&edit.path)),
             Err(_) => Ownership::OwnerOnly,
         }
     }
@@ -201,7 +201,7 @@ impl EditLog {
     }
 }
 
-impl Source {
+impl Editor {
     /// `echo <n> > source/history/undo`.
     pub(crate) fn undo(&self, content: &[u8]) -> Result<()> {
         let text = String::from_utf8_lossy(content);

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::resources::source::Source;
-use crate::resources::source::import_checker::{ImportChecker, ImportFailure};
+use crate::resources::source::edit::Editor;
+use crate::resources::source::edit::import_checker::{ImportChecker, ImportFailure};
 use crate::tree::{access, lock};
 
 /// An import's outcome: `Ok`, or how it failed.
@@ -115,7 +115,7 @@ struct Refusal {
     since: String,
 }
 
-impl Source {
+impl Editor {
     /// Import `dotted` now, if the settings say so and the change being carried out is the
     /// owner's: `Ok`, or the traceback's last lines; `None` when no check runs.
     pub(crate) fn import_outcome(&self, dotted: &str) -> Option<Imported> {
@@ -127,11 +127,14 @@ impl Source {
             ));
             return None;
         }
-        let settings = self.settings();
+        let settings = self.settings.current();
         if !settings.import_check {
             return None;
         }
-        let python = match self.interpreter(&settings) {
+        let python = match crate::python::interpreter::find(
+            &self.project.root,
+            settings.python.as_deref(),
+        ) {
             Ok(found) => found.path,
             Err(why) => {
                 crate::log::line(&format!("import check of {dotted} skipped: {why}"));
