@@ -76,7 +76,7 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn store_equals_a_postgres_url_mounts_and_its_password_is_never_shown() {
     install_helper();
-    let server = homespace::store::postgres::scratch::ScratchServer::start().unwrap();
+    let server = homespace_testkit::postgres::ScratchServer::start().unwrap();
     // The scratch server trusts local connections: the password travels but is not needed.
     let plain = server.database("fstab").unwrap();
     let (user, host) = plain.split_once('@').unwrap();

@@ -18,7 +18,9 @@ use common::{Mount, OtherUser};
 /// agent's folder is followed).
 fn following(folder: &Path) -> Mount {
     let home = tempfile::tempdir().unwrap().keep();
-    let mount = Mount::with_env(&common::example(), &[], &[("HOME", home)]);
+    let mount = common::Setup::copy_of(&common::example())
+        .env(&[("HOME", home)])
+        .mount();
     mount.follow_only(folder);
     wait_for(&mount, "following the shared folder", || {
         mount.log_text().contains("following 1 transcript folder")

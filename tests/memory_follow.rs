@@ -23,7 +23,13 @@ fn mount(args: &[&str]) -> (Mount, PathBuf) {
         ("CLAUDE_CONFIG_DIR", home.join(".claude")),
         ("CODEX_HOME", home.join(".codex")),
     ];
-    (Mount::with_env(&common::example(), args, &env), home)
+    (
+        common::Setup::copy_of(&common::example())
+            .args(args)
+            .env(&env)
+            .mount(),
+        home,
+    )
 }
 
 /// Claude Code's folder for the mounted project.

@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{Mount, example, succeed};
-use homespace::store::postgres::scratch::ScratchServer;
+use homespace_testkit::postgres::ScratchServer;
 
 const BIN: &str = env!("CARGO_BIN_EXE_homespace");
 

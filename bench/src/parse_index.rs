@@ -9,6 +9,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use homespace_testkit::timing::ms;
+
 use super::{daemon_rss, median, mount_args};
 
 /// How many modules the `cat`s read.
@@ -106,7 +108,6 @@ fn cats(at: &Path, modules: &[std::path::PathBuf]) -> Option<Vec<Duration>> {
 }
 
 fn print_cats(during: &[Duration], after: &[Duration]) {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (during, after) = (median(during.to_vec()), median(after.to_vec()));
     println!(
         "  first cat of a module, median over {CATS}: {:.2} ms while indexing, {:.2} ms after ({:.2}x)",

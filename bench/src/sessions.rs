@@ -43,6 +43,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use homespace_testkit::timing::fmt_ms;
+
 use super::backends::{self, BOTH, Backends, mib, ratio};
 use super::{homespace_bin, median};
 use measure::{BackendFigures, Figure, Plains, Shared};
@@ -634,18 +636,6 @@ fn heading(text: &str) -> (String, Option<String>) {
 /// Sessions a `related.md` or `recall` lists.
 fn listed(text: &str) -> usize {
     text.lines().filter(|l| l.starts_with("- `")).count()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn fmt_ms(d: Duration) -> String {
-    if d < Duration::from_millis(1) {
-        format!("{:.0} µs", d.as_secs_f64() * 1e6)
-    } else {
-        format!("{:.1} ms", ms(d))
-    }
 }
 
 // ---------------------------------------------------------------------------------------
