@@ -4,11 +4,15 @@
 //! in `Drop` — on success, failure or panic — by that mountpoint and device alone. A killed
 //! test leaves at worst a stale mount (its daemon dies with it), which the next mount at
 //! that place replaces.
+//!
+//! Each daemon runs with a test clock ([`TEST_CLOCK_VARIABLE`]) that a script steps with
+//! `clock_forward` (tests/shell/lib.sh) instead of sleeping past a second.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use homespace::model::clock::TEST_CLOCK_VARIABLE;
 use homespace_testkit::mount::{self as mountpoint, MountPoint};
 use homespace_testkit::poll::poll_true;
 
@@ -69,9 +73,12 @@ impl Setup {
     }
 
     /// Mount it, and wait until the mount answers.
-    pub fn mount(self) -> Mount {
+    pub fn mount(mut self) -> Mount {
         let at = self.dir.path().join("mnt");
         std::fs::create_dir_all(&at).unwrap();
+        let clock = self.dir.path().join("clock");
+        self.env
+            .push((TEST_CLOCK_VARIABLE.to_string(), clock.clone()));
         let log = self.dir.path().join("daemon.log");
         std::fs::File::create(&log).unwrap();
         let mut mount = Mount {
@@ -81,6 +88,7 @@ impl Setup {
             at,
             store: self.store,
             log,
+            clock,
             daemon: None,
             args: self.args,
             env: self.env,
@@ -97,6 +105,8 @@ pub struct Mount {
     pub at: PathBuf,
     pub store: PathBuf,
     pub log: PathBuf,
+    /// The test clock's file (see the module's doc).
+    pub clock: PathBuf,
     point: MountPoint,
     daemon: Option<Child>,
     /// The `mount` arguments of the last start.
@@ -211,10 +221,11 @@ impl Mount {
     }
 
     /// Run `script` with bash in the mount's environment: `$HS` the mountpoint, `$PROJECT`
-    /// the project copy, `$STORE` the store's file, `$HOMESPACE` the binary, and the helpers
-    /// of `tests/shell/lib.sh`. Strict mode (`set -euo pipefail`): a command that fails
-    /// where nobody checks it ends the script as a failure, so a script never passes by
-    /// stumbling past a broken step. Returns (success, output).
+    /// the project copy, `$STORE` the store's file, `$HOMESPACE` the binary, `$CLOCK` the
+    /// test clock's file, and the helpers of `tests/shell/lib.sh`. Strict mode (`set -euo
+    /// pipefail`): a command that fails where nobody checks it ends the script as a
+    /// failure, so a script never passes by stumbling past a broken step. Returns
+    /// (success, output).
     pub fn sh(&self, script: &str) -> (bool, String) {
         let mut bash = Command::new("bash");
         bash.current_dir(self.dir.path());
@@ -241,6 +252,7 @@ impl Mount {
             .env("PROJECT", &self.project)
             .env("STORE", &self.store)
             .env("HOMESPACE", BIN)
+            .env("CLOCK", &self.clock)
             .stdin(Stdio::null())
             .output()
             .unwrap();

@@ -57,6 +57,15 @@ expect_unlisted() {
 # newest_error: the newest failure in /_errors.md — its first line and its problem lines.
 newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
 
+# clock_forward SECONDS: step the daemon's clock SECONDS ahead (its test clock, the file
+# $CLOCK): what must happen a second later (times are stored to the second) without
+# sleeping past one.
+clock_forward() {
+  local now=0
+  if [ -s "$CLOCK" ]; then now=$(cat "$CLOCK"); fi
+  echo $(( now + $1 )) > "$CLOCK"
+}
+
 # expect_absent TEXT NEEDLE WHAT
 expect_absent() { case "$1" in *"$2"*) fail "$3: [$2] should not be in:
 $1";; esac; }
