@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Mount;
 
@@ -78,16 +78,8 @@ fn counts(mount: &Mount) -> (usize, usize) {
     (numbers[0], entries)
 }
 
-fn wait_for(mount: &Mount, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "waited too long for {what}; daemon log:\n{}",
-            mount.log_text()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+fn wait_for(mount: &Mount, what: &str, done: impl FnMut() -> bool) {
+    mount.wait_for(what, Duration::from_secs(20), done);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use common::planted::{assert_never_ran, chmod, owners_edit_and_run, plant};
 use common::{Mount, OtherUser, example, succeed};
@@ -196,15 +197,8 @@ fn what_the_owner_keeps_is_private_by_default() {
 
 /// Whether `seen` comes true before a deadline far beyond any fair wait (a bound on
 /// waiting, not a speed claim: the kernel's own cache would show the old text 60 s).
-fn soon(mut seen: impl FnMut() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::time::Instant::now() < deadline {
-        if seen() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    seen()
+fn soon(seen: impl FnMut() -> bool) -> bool {
+    homespace_testkit::poll::poll_true(Duration::from_secs(20), Duration::from_millis(50), seen)
 }
 
 #[test]

@@ -27,6 +27,16 @@ pub fn succeed(command: &mut Command) -> std::process::Output {
     out
 }
 
+/// Whether a command succeeded, and all it said (its stdout, then its stderr).
+pub fn said(out: &std::process::Output) -> (bool, String) {
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
 /// The example project of the repository.
 pub fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger")

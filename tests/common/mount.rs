@@ -16,7 +16,7 @@ use homespace::model::clock::TEST_CLOCK_VARIABLE;
 use homespace_testkit::mount::{self as mountpoint, MountPoint};
 use homespace_testkit::poll::poll_true;
 
-use super::{BIN, OtherUser, copy_dir, example};
+use super::{BIN, OtherUser, copy_dir, example, said};
 
 /// How long a daemon may take to answer its first request.
 const MOUNT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -220,6 +220,17 @@ impl Mount {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// Wait until `done` holds (a bound on waiting, not a speed claim); fails the test
+    /// with `what` and the daemon's log after `limit`.
+    pub fn wait_for(&self, what: &str, limit: Duration, done: impl FnMut() -> bool) {
+        let came = poll_true(limit, Duration::from_millis(10), done);
+        assert!(
+            came,
+            "waited too long for {what}; daemon log:\n{}",
+            self.log_text()
+        );
+    }
+
     /// Run `script` with bash in the mount's environment: `$HS` the mountpoint, `$PROJECT`
     /// the project copy, `$STORE` the store's file, `$HOMESPACE` the binary, `$CLOCK` the
     /// test clock's file, and the helpers of `tests/shell/lib.sh`. Strict mode (`set -euo
@@ -256,12 +267,7 @@ impl Mount {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        said(&out)
     }
 
     /// Run the shell test file `tests/shell/<name>` and fail with its output if it fails.
