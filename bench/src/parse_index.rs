@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use homespace_testkit::poll::poll_until;
 use homespace_testkit::timing::ms;
 
 use super::{daemon_rss, median, mount_args};
@@ -119,17 +120,14 @@ fn print_cats(during: &[Duration], after: &[Duration]) {
 
 /// The `round`-th indexing line of the daemon log at `log`, waited for.
 fn indexed_line(log: &Path, round: usize, started: Instant) -> Option<String> {
-    while started.elapsed() < PATIENCE {
+    let left = PATIENCE.saturating_sub(started.elapsed());
+    poll_until(left, Duration::from_millis(50), || {
         let text = std::fs::read_to_string(log).unwrap_or_default();
         let line = text
             .lines()
             .filter(|l| l.contains(" indexed ") && l.contains("from the parse index"))
-            .nth(round - 1);
-        if let Some(line) = line {
-            let at = line.find("indexed").unwrap_or(0);
-            return Some(line[at..].to_string());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
+            .nth(round - 1)?;
+        let at = line.find("indexed").unwrap_or(0);
+        Some(line[at..].to_string())
+    })
 }
