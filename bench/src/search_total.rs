@@ -1,12 +1,17 @@
 //! The matching lines a search view says it counted, read from its heading (`# Search:
 //! <query> — N hits`, `— 1 hit`, `— 1,234 hits, page 2`): the one scraper of that heading,
-//! for the search and the source sections.
+//! for every section that reads a search.
+
+/// What the heading of `view` says after its last ` — ` (`1,234 hits`), as shown.
+pub fn heading_count(view: &str) -> Option<&str> {
+    let heading = view.lines().find(|l| l.starts_with("# Search:"))?;
+    heading.rsplit_once(" — ").map(|(_, tail)| tail)
+}
 
 /// The count in the heading of `view`; `None` when there is no heading or it holds no count
 /// (an error in place of hits).
 pub fn mount_total(view: &str) -> Option<usize> {
-    let heading = view.lines().find(|l| l.starts_with("# Search:"))?;
-    let (_, tail) = heading.rsplit_once(" — ")?;
+    let tail = heading_count(view)?;
     let mut words = tail.split([' ', ',']).filter(|w| !w.is_empty());
     // The number may have thousands separators, which split it into several words.
     let mut digits = String::new();
@@ -38,6 +43,7 @@ mod tests {
         assert_eq!(mount_total(&heading("1,234 hits, page 2")), Some(1234));
         // A query holding the separator: the count is after the last one.
         assert_eq!(mount_total("# Search: source:a — b — 3 hits\n"), Some(3));
+        assert_eq!(heading_count(&heading("1 hit")), Some("1 hit"));
     }
 
     #[test]

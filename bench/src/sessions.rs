@@ -46,6 +46,7 @@ use std::time::{Duration, Instant};
 use homespace_testkit::timing::fmt_ms;
 
 use super::backends::{self, BOTH, Backends, mib, ratio};
+use super::search_total::heading_count;
 use super::{homespace_bin, median};
 use measure::{BackendFigures, Figure, Plains, Shared};
 
@@ -618,12 +619,7 @@ fn grep(dir: &Path, word: &str) -> (Duration, u64) {
 
 /// From a search result: `N hits` of its heading and the memory area's note, if any.
 fn heading(text: &str) -> (String, Option<String>) {
-    let hits = text
-        .lines()
-        .nth(1)
-        .and_then(|l| l.rsplit(" — ").next())
-        .unwrap_or("no heading")
-        .to_string();
+    let hits = heading_count(text).unwrap_or("no heading").to_string();
     let note = text
         .lines()
         .skip_while(|l| !l.starts_with("## memory"))
