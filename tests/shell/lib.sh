@@ -1,7 +1,8 @@
 # Helpers for the shell tests: each prints what was expected and what came instead.
 # Scripts run with $HS (the mountpoint), $PROJECT (the mounted project copy), $STORE (the
-# store's file) and $HOMESPACE (the binary), under `set -euo pipefail`: a command that fails
-# where the script does not check it ends the script, as a failure.
+# store's file), $HOMESPACE (the binary) and $CLOCK (the daemon's test clock, stepped with
+# clock_forward), under `set -euo pipefail`: a command that fails where the script does not
+# check it ends the script, as a failure.
 #
 # So an assertion puts its check in the condition of `||` or `if` (`[ -f x ] || fail ...`,
 # `expect_missing`, `expect_fails`), never `check && fail ...` or a bare `! command`: bash
