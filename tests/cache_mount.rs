@@ -7,6 +7,9 @@ mod common;
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
+
+use homespace_testkit::poll::poll_true;
 
 use common::{BIN, Mount};
 
@@ -87,11 +90,11 @@ fn a_read_only_mount_refuses_changes_and_its_kernel_answers_opens() {
     )
     .unwrap();
     let seen = mount.path("tasks/open/seen.json");
-    let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&seen).is_ok_and(|t| t.contains("Seen from")) {
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    assert!(poll_true(
+        Duration::from_secs(5),
+        Duration::from_millis(10),
+        || { std::fs::read_to_string(&seen).is_ok_and(|t| t.contains("Seen from")) }
+    ));
     let log = mount.log_text();
     assert!(
         log.contains("read-only: the kernel refuses changes"),
@@ -125,18 +128,16 @@ fn a_large_project_file_is_read_from_the_file_itself_and_follows_edits_on_disk()
     let temp = on_disk.with_extension("tmp");
     std::fs::write(&temp, &second).unwrap();
     std::fs::rename(&temp, &on_disk).unwrap();
-    let started = std::time::Instant::now();
-    loop {
+    let mut last = (0, 0);
+    let showed = poll_true(Duration::from_secs(5), Duration::from_millis(10), || {
         let now = std::fs::read(&shown).unwrap();
         let size = std::fs::metadata(&shown).unwrap().len();
-        if now == second && size == second.len() as u64 {
-            break;
-        }
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(5),
-            "the edit on disk never showed: {} bytes read, stat says {size}",
-            now.len()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+        last = (now.len(), size);
+        now == second && size == second.len() as u64
+    });
+    let (read, size) = last;
+    assert!(
+        showed,
+        "the edit on disk never showed: {read} bytes read, stat says {size}"
+    );
 }

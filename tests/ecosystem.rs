@@ -8,7 +8,7 @@ mod common;
 use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{BIN, Mount, succeed};
 
@@ -76,7 +76,7 @@ fn text(bytes: &[u8]) -> String {
 #[test]
 fn store_equals_a_postgres_url_mounts_and_its_password_is_never_shown() {
     install_helper();
-    let server = homespace::store::postgres::scratch::ScratchServer::start().unwrap();
+    let server = homespace_testkit::postgres::ScratchServer::start().unwrap();
     // The scratch server trusts local connections: the password travels but is not needed.
     let plain = server.database("fstab").unwrap();
     let (user, host) = plain.split_once('@').unwrap();
@@ -333,13 +333,14 @@ fn the_daemon_tells_systemd_when_it_is_ready_and_when_it_stops() {
     // SAFETY: signalling the child we started has no memory effects.
     unsafe { libc::kill(daemon.id() as i32, libc::SIGTERM) };
     let stopping = socket.recv(&mut buffer).map(|n| text(&buffer[..n]));
-    let started = Instant::now();
-    while daemon.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = daemon.kill();
-            panic!("SIGTERM did not end the daemon");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let ended = homespace_testkit::poll::poll_true(
+        Duration::from_secs(20),
+        Duration::from_millis(20),
+        || daemon.try_wait().unwrap().is_some(),
+    );
+    if !ended {
+        let _ = daemon.kill();
+        panic!("SIGTERM did not end the daemon");
     }
     let ready = ready.expect("READY=1 arrives");
     assert!(ready.contains("READY=1"), "{ready}");

@@ -10,7 +10,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Mount, OtherUser};
 
@@ -18,7 +18,9 @@ use common::{Mount, OtherUser};
 /// agent's folder is followed).
 fn following(folder: &Path) -> Mount {
     let home = tempfile::tempdir().unwrap().keep();
-    let mount = Mount::with_env(&common::example(), &[], &[("HOME", home)]);
+    let mount = common::Setup::copy_of(&common::example())
+        .env(&[("HOME", home)])
+        .mount();
     mount.follow_only(folder);
     wait_for(&mount, "following the shared folder", || {
         mount.log_text().contains("following 1 transcript folder")
@@ -69,16 +71,8 @@ fn as_user(user: &OtherUser, args: &[&str], input: &str) {
     assert!(child.wait().unwrap().success(), "{args:?} as {}", user.name);
 }
 
-fn wait_for(mount: &Mount, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "waited too long for {what}; daemon log:\n{}",
-            mount.log_text()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_for(mount: &Mount, what: &str, done: impl FnMut() -> bool) {
+    mount.wait_for(what, Duration::from_secs(30), done);
 }
 
 /// Waits until `_errors.md` says `file` was set aside, and returns what it says.

@@ -11,12 +11,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use homespace::app::{Options, build};
 use homespace::model::TreePath;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::{OpenFlags, Space};
+use homespace_testkit::copy::copy_dir;
+use homespace_testkit::poll::poll_true;
 use regex::Regex;
 
 /// Where links point, as in the README's tour.
@@ -83,7 +86,7 @@ impl Fixture {
         // every machine, so pruning to the budget cuts the same items everywhere.
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let project = dir.path().join("ledger");
-        copy_dir(&example(), &project);
+        copy_dir(&example(), &project).expect("copy the project");
         // The project's own store, as most mounts have: the dashboard names no --store.
         let options = Options::new(project);
         let space = build(&options, MOUNTPOINT).unwrap();
@@ -153,18 +156,16 @@ impl Fixture {
             .flush(fh)
             .unwrap_or_else(|e| panic!("start a run: {}", e.message));
         space.release(fh);
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while self
-            .render("source/tests/runs/1/_entry.md")
-            .contains("— running since")
-        {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "run 1 never ended:\n{}",
-                self.render("source/tests/runs/1/_entry.md")
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        let ended = poll_true(Duration::from_secs(20), Duration::from_millis(50), || {
+            !self
+                .render("source/tests/runs/1/_entry.md")
+                .contains("— running since")
+        });
+        assert!(
+            ended,
+            "run 1 never ended:\n{}",
+            self.render("source/tests/runs/1/_entry.md")
+        );
     }
 
     /// Two refused operations, made as a mount makes them, so that the error log has
@@ -271,23 +272,6 @@ fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger")
 }
 
-/// Copy `from` into `to`, without Python's caches.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_name() == "__pycache__" || entry.file_name() == ".homespace" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// `None` if `actual` is the golden file `name`, else a readable report: a line diff, then
 /// both texts whole.
 fn compare(name: &str, actual: &str) -> Option<String> {
@@ -355,7 +339,7 @@ impl Outline {
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let project = dir.path().join("plugbox");
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/outline");
-        copy_dir(&fixture, &project);
+        copy_dir(&fixture, &project).expect("copy the project");
         let space = build(&Options::new(project), MOUNTPOINT).unwrap();
         Outline { dir, space }
     }
@@ -403,7 +387,7 @@ impl Codelinks {
     fn new() -> Codelinks {
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let project = dir.path().join("ledger");
-        copy_dir(&example(), &project);
+        copy_dir(&example(), &project).expect("copy the project");
         let root = project.canonicalize().unwrap();
         let space = build(&Options::new(project), MOUNTPOINT).unwrap();
         let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");

@@ -208,16 +208,17 @@ fn watch_imports_files_and_lines_written_after_it_started_until_stopped() {
     let _running = Killed(child);
     let read = |path: &Path| std::fs::read_to_string(path).unwrap_or_default();
     let wait_for = |what: &str, path: &Path, needle: &str| {
-        let start = std::time::Instant::now();
-        while !read(path).contains(needle) {
-            assert!(
-                start.elapsed() < std::time::Duration::from_secs(20),
-                "waited too long for {what}: {}{}",
-                read(&out),
-                read(&err)
-            );
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
+        let came = homespace_testkit::poll::poll_true(
+            std::time::Duration::from_secs(20),
+            std::time::Duration::from_millis(10),
+            || read(path).contains(needle),
+        );
+        assert!(
+            came,
+            "waited too long for {what}: {}{}",
+            read(&out),
+            read(&err)
+        );
     };
     wait_for("it to start", &err, "Ctrl-C stops");
     let chat = logs.join("chat.jsonl");

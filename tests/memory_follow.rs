@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::Mount;
 
@@ -23,7 +23,13 @@ fn mount(args: &[&str]) -> (Mount, PathBuf) {
         ("CLAUDE_CONFIG_DIR", home.join(".claude")),
         ("CODEX_HOME", home.join(".codex")),
     ];
-    (Mount::with_env(&common::example(), args, &env), home)
+    (
+        common::Setup::copy_of(&common::example())
+            .args(args)
+            .env(&env)
+            .mount(),
+        home,
+    )
 }
 
 /// Claude Code's folder for the mounted project.
@@ -72,16 +78,8 @@ fn counts(mount: &Mount) -> (usize, usize) {
     (numbers[0], entries)
 }
 
-fn wait_for(mount: &Mount, what: &str, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "waited too long for {what}; daemon log:\n{}",
-            mount.log_text()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+fn wait_for(mount: &Mount, what: &str, done: impl FnMut() -> bool) {
+    mount.wait_for(what, Duration::from_secs(20), done);
 }
 
 #[test]

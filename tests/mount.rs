@@ -126,11 +126,12 @@ fn background_mount_returns_when_it_answers_and_sigterm_unmounts() {
     let pid = homespace::daemon::mount::daemon_pid(&at).expect("the daemon runs");
     // SAFETY: sending a signal to a process id we just found has no memory effects.
     unsafe { libc::kill(pid, libc::SIGTERM) };
-    let started = std::time::Instant::now();
-    while homespace::daemon::mount::is_mounted(&at) {
-        assert!(started.elapsed().as_secs() < 10, "SIGTERM did not unmount");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let unmounted = homespace_testkit::poll::poll_true(
+        std::time::Duration::from_secs(10),
+        std::time::Duration::from_millis(20),
+        || !homespace::daemon::mount::is_mounted(&at),
+    );
+    assert!(unmounted, "SIGTERM did not unmount");
     drop(guard);
 }
 

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::Mount;
+use homespace_testkit::poll::poll_until;
 
 /// How long one command may take before it counts as hung. Far beyond any honest answer
 /// on a loaded machine; a locked-up mount never answers at all. Once one command hung, no
@@ -81,27 +82,24 @@ fn run(argv: &[String]) -> Outcome {
         Ok(child) => child,
         Err(e) => return Outcome::Failed(format!("{argv:?}: {e}")),
     };
-    let deadline = Instant::now() + HUNG_AFTER;
-    loop {
+    let ended = poll_until(HUNG_AFTER, Duration::from_millis(2), || {
         match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Outcome::Done,
+            Ok(Some(status)) if status.success() => Some(Outcome::Done),
             Ok(Some(_)) => {
                 let mut why = String::new();
                 if let Some(mut stderr) = child.stderr.take() {
                     let _ = stderr.read_to_string(&mut why);
                 }
-                return Outcome::Failed(format!("{argv:?}: {}", why.trim()));
+                Some(Outcome::Failed(format!("{argv:?}: {}", why.trim())))
             }
-            Ok(None) if Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            Ok(None) => {
-                let _ = child.kill();
-                return Outcome::Hung;
-            }
-            Err(e) => return Outcome::Failed(format!("{argv:?}: {e}")),
+            Ok(None) => None,
+            Err(e) => Some(Outcome::Failed(format!("{argv:?}: {e}"))),
         }
-    }
+    });
+    ended.unwrap_or_else(|| {
+        let _ = child.kill();
+        Outcome::Hung
+    })
 }
 
 /// Until disarmed, aborts the FUSE connection of the mount whose device is `dev` when

@@ -7,35 +7,34 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use homespace_testkit::poll::poll_until;
 
 use common::Mount;
 
 /// The counts of the `round`-th warm-up of the daemon log: (modules, parsed, loaded).
 fn indexed(mount: &Mount, round: usize) -> (usize, usize, usize) {
-    let started = Instant::now();
-    loop {
-        let log = mount.log_text();
-        let lines: Vec<&str> = log
-            .lines()
+    let warm_up = |log: &str| {
+        log.lines()
             .filter(|l| l.contains(" indexed ") && l.contains("from the parse index"))
-            .collect();
-        if let Some(line) = lines.get(round - 1) {
-            // "<time> indexed N modules: M parsed, K from the parse index (…)"
-            let counts: Vec<usize> = line[line.find(" indexed ").unwrap_or(0)..]
-                .split(|c: char| !c.is_ascii_digit())
-                .filter_map(|n| n.parse().ok())
-                .take(3)
-                .collect();
-            assert_eq!(counts.len(), 3, "{line}");
-            return (counts[0], counts[1], counts[2]);
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "no warm-up line {round} in the log:\n{log}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+            .nth(round - 1)
+            .map(str::to_string)
+    };
+    let line = poll_until(Duration::from_secs(60), Duration::from_millis(20), || {
+        warm_up(&mount.log_text())
+    });
+    let log = mount.log_text();
+    assert!(line.is_some(), "no warm-up line {round} in the log:\n{log}");
+    let line = line.unwrap_or_default();
+    // "<time> indexed N modules: M parsed, K from the parse index (…)"
+    let counts: Vec<usize> = line[line.find(" indexed ").unwrap_or(0)..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .take(3)
+        .collect();
+    assert_eq!(counts.len(), 3, "{line}");
+    (counts[0], counts[1], counts[2])
 }
 
 /// A project of `packages` packages of five modules each.

@@ -317,15 +317,12 @@ fn a_python_version_another_user_puts_above_the_project_chooses_nothing() {
         root.join("shims").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mount = Mount::at_with_env(
-        dir,
-        project,
-        &[],
-        &[
+    let mount = common::Setup::at(dir, project)
+        .env(&[
             ("PATH", PathBuf::from(path)),
             ("PYENV_VERSION", PathBuf::new()),
-        ],
-    );
+        ])
+        .mount();
     let (ok, out) = mount.sh_as(
         &user,
         &format!(

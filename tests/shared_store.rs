@@ -21,7 +21,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{Mount, example, succeed};
-use homespace::store::postgres::scratch::ScratchServer;
+use homespace_testkit::poll::poll_true;
+use homespace_testkit::postgres::ScratchServer;
 
 const BIN: &str = env!("CARGO_BIN_EXE_homespace");
 
@@ -35,13 +36,10 @@ fn server() -> ScratchServer {
 /// Waits until `done` holds, failing with `what` after [`SHOWS_WITHIN`]; how long it took.
 fn wait_until(what: &str, done: impl Fn() -> bool) -> Duration {
     let started = Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < SHOWS_WITHIN,
-            "{what}: not within {SHOWS_WITHIN:?}"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    assert!(
+        poll_true(SHOWS_WITHIN, Duration::from_millis(2), done),
+        "{what}: not within {SHOWS_WITHIN:?}"
+    );
     let took = started.elapsed();
     eprintln!("{what}: {took:?}");
     took
@@ -331,12 +329,7 @@ fn store_copy_goes_to_postgres_and_back_keeping_everything() {
             .args(["store", "copy", "--from", from, "--to", to])
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.success(), text)
+        common::said(&out)
     };
     let (ok, there) = copied(file.to_str().unwrap(), &url);
     assert!(ok, "{there}");

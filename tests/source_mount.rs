@@ -296,15 +296,16 @@ fn crash_while_editing(rounds: usize) -> (Mount, u64) {
             .unwrap();
         // The kill comes after at least one edit of this round landed, however slow the
         // machine (a bound on waiting, not a speed claim), then at a random moment.
-        let started = std::time::Instant::now();
-        while diffs(&mount) == before {
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "{context}: no edit landed in 2 minutes\n{}",
-                mount.log_text()
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        let landed = homespace_testkit::poll::poll_true(
+            Duration::from_secs(120),
+            Duration::from_millis(5),
+            || diffs(&mount) != before,
+        );
+        assert!(
+            landed,
+            "{context}: no edit landed in 2 minutes\n{}",
+            mount.log_text()
+        );
         std::thread::sleep(Duration::from_millis(random.next() % 700));
         mount.kill_daemon();
         // SAFETY: kill(2) of the process group of the edit loop this test started.

@@ -6,8 +6,9 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use common::planted::{assert_never_ran, chmod, owners_edit_and_run, plant};
 use common::{Mount, OtherUser, example, succeed};
@@ -63,14 +64,14 @@ fn settings_another_user_writes_to_the_store_never_run() {
 #[test]
 fn settings_another_user_writes_to_a_shared_database_never_run() {
     let user = OtherUser::new("pg");
-    let server = homespace::store::postgres::scratch::ScratchServer::start()
+    let server = homespace_testkit::postgres::ScratchServer::start()
         .expect("a scratch PostgreSQL server (is postgresql installed?)");
     let url = server.database("team").unwrap();
     let dir = tempfile::tempdir().unwrap();
     chmod(dir.path(), 0o755);
     let project = dir.path().join("project");
     common::copy_dir(&example(), &project);
-    let mount = Mount::over_store(dir, project, PathBuf::from(&url), &[]);
+    let mount = common::Setup::at(dir, project).store(&url).mount();
     let (evil, mark) = plant(&mount, &user);
     let settings = format!(
         "[import_check]\npython = \"{}\"\n\n[tests]\nargs = [\"-p\", \"evil\"]\n",
@@ -158,7 +159,10 @@ fn what_the_owner_keeps_is_private_by_default() {
     chmod(&project, 0o755);
     // The default store: `<project>/.homespace/store.db`, made by the mount.
     let store = project.join(".homespace/store.db");
-    let mount = Mount::over_store(dir, project.clone(), store.clone(), &["--allow-other"]);
+    let mount = common::Setup::at(dir, project.clone())
+        .store(store.clone())
+        .args(&["--allow-other"])
+        .mount();
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&project.join(".homespace")), 0o700);
     assert_eq!(mode(&store), 0o600);
@@ -193,15 +197,8 @@ fn what_the_owner_keeps_is_private_by_default() {
 
 /// Whether `seen` comes true before a deadline far beyond any fair wait (a bound on
 /// waiting, not a speed claim: the kernel's own cache would show the old text 60 s).
-fn soon(mut seen: impl FnMut() -> bool) -> bool {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::time::Instant::now() < deadline {
-        if seen() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    seen()
+fn soon(seen: impl FnMut() -> bool) -> bool {
+    homespace_testkit::poll::poll_true(Duration::from_secs(20), Duration::from_millis(50), seen)
 }
 
 #[test]

@@ -3,11 +3,12 @@
 //! hits, the entry view model ([`Entry`]), each resourcespace's share of the root
 //! ([`RootPart`]), a recorded [`Failure`], how views link to places
 //! ([`Links`]), the names the tree reserves ([`names`]), times as they are kept and shown
-//! ([`time`]), counts as people read them ([`count`]), a place in the tree
+//! ([`time`]) and the clock they are taken from ([`clock`]), counts as people read them ([`count`]), a place in the tree
 //! ([`TreePath`]) and the numbers the kernel names paths and open files by ([`Ino`],
 //! [`Fh`]). It imports none of them, so
 //! each can import it without a circle.
 
+pub mod clock;
 pub mod count;
 pub mod entry;
 pub mod failure;

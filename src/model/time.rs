@@ -55,9 +55,9 @@ impl Time {
         )
     }
 
-    /// The clock's time now, to the second.
+    /// The clock's time now, to the second (a test may step it: [`super::clock`]).
     pub fn now() -> Time {
-        Time::of(SystemTime::now())
+        Time::of(super::clock::Clock::now())
     }
 
     /// `secs` and `nanos` after the Unix epoch, written with `digits` digits of a second

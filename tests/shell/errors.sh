@@ -22,6 +22,6 @@ expect_contains "$first" "> Last error here" "the root entry starts with the fre
 # The same failure again a moment later (an agent retrying, perhaps with `echo >`, which
 # hides the refusal) is counted and shown at its latest time, not folded into the first.
 expect_fails "Read-only file system" "a write to a view" -- sh -c "echo a > '$HS/source/_nav.txt'"
-sleep 1.5
+clock_forward 2  # a second later: not a tool echoing one call (the daemon's test clock)
 expect_fails "Read-only file system" "the same write again" -- sh -c "echo a > '$HS/source/_nav.txt'"
 expect_contains "$(cat "$HS/_errors.md")" "$HS/source/_nav.txt (×2, first at" "the repeat is counted"

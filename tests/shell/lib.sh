@@ -1,7 +1,8 @@
 # Helpers for the shell tests: each prints what was expected and what came instead.
 # Scripts run with $HS (the mountpoint), $PROJECT (the mounted project copy), $STORE (the
-# store's file) and $HOMESPACE (the binary), under `set -euo pipefail`: a command that fails
-# where the script does not check it ends the script, as a failure.
+# store's file), $HOMESPACE (the binary) and $CLOCK (the daemon's test clock, stepped with
+# clock_forward), under `set -euo pipefail`: a command that fails where the script does not
+# check it ends the script, as a failure.
 #
 # So an assertion puts its check in the condition of `||` or `if` (`[ -f x ] || fail ...`,
 # `expect_missing`, `expect_fails`), never `check && fail ...` or a bare `! command`: bash
@@ -20,26 +21,50 @@ expect_eq() { [ "$1" = "$2" ] || fail "$3: expected [$2], got [$1]"; }
 expect_contains() { case "$1" in *"$2"*) ;; *) fail "$3: [$2] not in:
 $1";; esac; }
 
+# poll_until SECONDS PAUSE COMMAND...: run COMMAND every PAUSE seconds until it succeeds or
+# SECONDS have passed; the status says which. The one wait of these scripts for a change
+# made elsewhere (shown through the mount after milliseconds, seconds on a loaded
+# machine), so none sleeps a fixed time and hopes.
+poll_until() {
+  local limit=$1 pause=$2
+  shift 2
+  # Microseconds since the epoch (whatever the locale's decimal point).
+  local deadline=$(( ${EPOCHREALTIME//[!0-9]/} + limit * 1000000 ))
+  until "$@"; do
+    (( ${EPOCHREALTIME//[!0-9]/} < deadline )) || return 1
+    sleep "$pause"
+  done
+}
+
+# shows FILE NEEDLE: FILE can be read and holds NEEDLE (a condition for poll_until).
+shows() { case "$(cat "$1" 2> /dev/null)" in *"$2"*) return 0 ;; esac; return 1; }
+
+# unlisted DIR NAME: DIR's listing does not hold NAME (a condition for poll_until).
+unlisted() { case "$(ls "$1")" in *"$2"*) return 1 ;; esac; }
+
 # expect_seen FILE NEEDLE WHAT: after a change made outside the mount (a project file
 # edited on disk, the store changed by another process), FILE shows NEEDLE once the mount's
 # watcher has seen the change (milliseconds; given up to 5 s on a loaded machine).
 expect_seen() {
-  local i
-  for i in $(seq 500); do
-    case "$(cat "$1" 2> /dev/null)" in *"$2"*) return 0 ;; esac
-    sleep 0.01
-  done
-  fail "$3: [$2] not in:
+  poll_until 5 0.01 shows "$1" "$2" || fail "$3: [$2] not in:
 $(cat "$1")"
 }
 
 # expect_unlisted DIR NAME WHAT: likewise, DIR's listing no longer holds NAME.
 expect_unlisted() {
-  local i
-  for i in $(seq 500); do
-    case "$(ls "$1")" in *"$2"*) sleep 0.01 ;; *) return 0 ;; esac
-  done
-  fail "$3: $2 is still listed in $1"
+  poll_until 5 0.01 unlisted "$1" "$2" || fail "$3: $2 is still listed in $1"
+}
+
+# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
+newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
+
+# clock_forward SECONDS: step the daemon's clock SECONDS ahead (its test clock, the file
+# $CLOCK): what must happen a second later (times are stored to the second) without
+# sleeping past one.
+clock_forward() {
+  local now=0
+  if [ -s "$CLOCK" ]; then now=$(cat "$CLOCK"); fi
+  echo $(( now + $1 )) > "$CLOCK"
 }
 
 # expect_absent TEXT NEEDLE WHAT

@@ -64,10 +64,8 @@ out=$("$HOMESPACE" import --store "$STORE" "$big" 2>&1) || fail "the CLI imports
 expect_contains "$out" "9000 entries" "all of it"
 # The CLI is another process: the mount sees its import at its next look at the store
 # (every 20 ms), before which the counts below would be the old ones.
-for _ in $(seq 500); do
-  [ "$(sed -n 2p "$M/_entry.md")" != "$entries_before" ] && break
-  sleep 0.01
-done
+entries_changed() { [ "$(sed -n 2p "$M/_entry.md")" != "$entries_before" ]; }
+poll_until 5 0.01 entries_changed || true
 
 # The dashboard shows the recent sessions.
 expect_contains "$(cat "$HS/_entry.md")" "Latest session: \`$HS/memory/sessions/" "the root dashboard"

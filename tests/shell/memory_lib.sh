@@ -3,9 +3,6 @@
 M="$HS/memory"
 FIXTURES="$(cd "$(dirname "${BASH_SOURCE[0]}")/../fixtures/transcripts" && pwd)"
 
-# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
-newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
-
 # session_dir ID: the directory of session ID under memory/sessions/<day>/.
 session_dir() {
   local dir

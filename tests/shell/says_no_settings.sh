@@ -1,7 +1,6 @@
 # source/meta/settings.toml refuses a known table given a plain value (it used to be stored
 # and silently ignored) and an unknown top-level key, listing every problem of the write.
 SET="$HS/source/meta/settings.toml"
-newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
 before=$(cat "$SET")
 
 printf 'import_check = "maybe"\nfoo = 1\n' > settings.toml

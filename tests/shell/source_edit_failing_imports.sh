@@ -35,7 +35,7 @@ expect_fails "Invalid argument" "breaking a module that imported" -- \
 # Repro 4 of issue 25: a rename that breaks another module is refused, naming it. A module
 # that imports report.totals (the package's __init__ does not).
 printf 'from .report import totals\n\nUSED = totals\n' > "$PROJECT/src/ledger/uses_totals.py"
-for i in $(seq 500); do [ -e "$S/ledger/uses_totals.py" ] && break; sleep 0.01; done
+poll_until 5 0.01 test -e "$S/ledger/uses_totals.py" || true
 [ -e "$S/ledger/uses_totals.py" ] || fail "the importer shows in the mount"
 report_sum=$(checksum "$PROJECT/src/ledger/report.py")
 expect_fails "Operation not permitted" "renaming a function another module imports" -- \

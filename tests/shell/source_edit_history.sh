@@ -79,7 +79,7 @@ expect_file patched.py v1.py "5.diff is the undo's diff"
 # line, and the outside change stays.
 sed -i 's/amount = abs(parse_amount(amount))/amount = abs(parse_amount(amount)) or 0/' "$ACC"
 cp "$ACC" outside.py
-for i in $(seq 500); do grep -q ' or 0' "$C/debit.py" && break; sleep 0.01; done
+poll_until 5 0.01 grep -q ' or 0' "$C/debit.py" || true
 expect_eq "$(undo_with_python 1)" 22 "undo over a change of the edit's own lines fails with EINVAL"
 expect_file "$ACC" outside.py "the outside change stays"
 expect_contains "$(newest_error)" "edit 1 cannot be undone" "the refusal is reported"

@@ -27,7 +27,7 @@ cp again.py "$S/ledger/accounts/Account/usage.py" || fail "writing back what was
 # into a CRLF module leaves one style; a method added to a tab-indented class is tabs.
 printf 'class Win:\r\n    def f(self):\r\n        return 1\r\n' > "$PROJECT/src/ledger/crlf_mod.py"
 printf 'class Tabs:\n\tdef f(self):\n\t\treturn 1\n' > "$PROJECT/src/ledger/tab_mod.py"
-for i in $(seq 500); do [ -e "$S/ledger/tab_mod/Tabs/f.py" ] && [ -e "$S/ledger/crlf_mod/Win/f.py" ] && break; sleep 0.01; done
+poll_until 5 0.01 test -e "$S/ledger/tab_mod/Tabs/f.py" -a -e "$S/ledger/crlf_mod/Win/f.py" || true
 printf 'def f(self):\n    return 2\n' > f.py
 cp f.py "$S/ledger/crlf_mod/Win/f.py" || fail "replacing a method of a CRLF module"
 printf 'def g(self):\n    """Two.\n\n    Lines."""\n    return 2\n' > g.py

@@ -6,17 +6,11 @@ S="$HS/source"
 A="$S/ledger/accounts"
 ACC="$PROJECT/src/ledger/accounts.py"
 
-# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
-newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
-
 # wait_run N: waits until run N is no longer running (at most 120 s), polling its entry.
-wait_run() {
-  local i
-  for i in $(seq 1 600); do
-    case "$(head -2 "$S/tests/runs/$1/_entry.md")" in *running*) sleep 0.2;; *) return 0;; esac
-  done
-  fail "run $1 still running after 120 s"
-}
+wait_run() { poll_until 120 0.2 run_ended "$1" || fail "run $1 still running after 120 s"; }
+
+# run_ended N: run N's entry no longer says it is running (a condition for poll_until).
+run_ended() { case "$(head -2 "$S/tests/runs/$1/_entry.md")" in *running*) return 1 ;; esac; }
 
 # checksum FILE
 checksum() { sha256sum < "$1" | cut -d' ' -f1; }

@@ -113,7 +113,8 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 sys.stdout.write(open(sys.argv[1]).read())' "$T/runs/latest/result.md" > interrupted.txt 2>&1 &
 reader=$!
 # Until it waits in its open (syscall 257, openat) of the result.
-for _ in $(seq 1 200); do case "$(cat "/proc/$reader/syscall" 2>/dev/null)" in 257\ *) break;; esac; sleep 0.05; done
+in_open() { case "$(cat "/proc/$1/syscall" 2>/dev/null)" in 257\ *) return 0;; esac; return 1; }
+poll_until 10 0.05 in_open "$reader" || true
 kill -INT "$reader"
 status=0; wait "$reader" || status=$?
 [ "$status" -ne 0 ] || fail "an interrupted reader should not succeed"

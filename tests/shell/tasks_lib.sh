@@ -2,9 +2,6 @@
 
 T="$HS/tasks"
 
-# newest_error: the newest failure in /_errors.md — its first line and its problem lines.
-newest_error() { awk '/^- /{n++} n==1' "$HS/_errors.md"; }
-
 # snapshot: every stored task, as its path and exact content (the store, seen through the
 # mount). Two equal snapshots mean nothing changed, `updated` times included.
 snapshot() {
@@ -38,15 +35,15 @@ EOF
       ;;
   esac
   # Another process changed the store: shown once the mount's store watcher saw it.
-  local left i
-  for i in $(seq 500); do
-    left=$(snapshot | filter '"(created|updated)"' | filter -v "\"$LONG_AGO\"")
-    [ -z "$left" ] && return 0
-    sleep 0.01
-  done
-  fail "backdate: the mount still shows other times:
-$left"
+  poll_until 5 0.01 backdated || fail "backdate: the mount still shows other times:
+$(newer_times)"
 }
+
+# newer_times: the `created` and `updated` lines of stored tasks that are not $LONG_AGO.
+newer_times() { snapshot | filter '"(created|updated)"' | filter -v "\"$LONG_AGO\""; }
+
+# backdated: every stored task shows $LONG_AGO (a condition for poll_until).
+backdated() { [ -z "$(newer_times)" ]; }
 
 # field FILE NAME: the value of a one-line field of a task file ("id": 3, -> 3).
 field() { sed -n "s/^  \"$2\": \(.*\)$/\1/p" "$1" | sed 's/,$//'; }

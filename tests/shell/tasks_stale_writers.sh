@@ -32,7 +32,7 @@ expect_contains "$(cat "$HS/_errors.md")" "changed by another writer after you o
 # change is kept. Without "updated" a write is a plain overwrite.
 echo '{"title": "Release", "priority": 2}' > "$HS/tasks/open/release.json"
 cat "$HS/tasks/open/release.json" > r.json
-sleep 1.1  # the store keeps times to the second: the other writer's change must be later
+clock_forward 2  # the store keeps times to the second: the other writer's change must be later
 sed -i 's/"priority": 2/"priority": 0/' "$HS/tasks/open/release.json"
 sed -i 's/"Release"/"Release 1.0"/' r.json
 expect_fails "Device or resource busy" "a stale copy written with cp" -- cp r.json "$HS/tasks/open/release.json"

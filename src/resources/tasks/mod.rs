@@ -135,7 +135,7 @@ impl Tasks {
     }
 
     pub fn new(store: Arc<Store>, links: Links) -> Self {
-        Self::with_clock(store, links, Arc::new(SystemTime::now))
+        Self::with_clock(store, links, Arc::new(crate::model::clock::Clock::now))
     }
 
     /// Like [`Tasks::new`] with `clock` as the source of `created`/`updated` times.

@@ -3,9 +3,9 @@
 //! missing names turned into "Did you mean" once the log is read.
 
 use std::collections::HashMap;
-use std::time::SystemTime;
 
 use crate::error::{Error, Result};
+use crate::model::clock::Clock as SystemTime;
 use crate::model::names;
 use crate::model::{Child, Failure, Kind, TreePath};
 use crate::tree::Space;

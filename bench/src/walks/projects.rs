@@ -55,7 +55,7 @@ pub fn example() -> Project {
     };
     Project {
         title: "example project (examples/ledger)".to_string(),
-        dir: Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger"),
+        dir: super::super::example_project(),
         walks: vec![
             Box::new(Fix {
                 file: "src/ledger/journal.py",

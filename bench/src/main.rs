@@ -60,6 +60,7 @@ mod memory_store;
 mod parse_index;
 mod search_baseline;
 mod search_pace;
+mod search_total;
 mod sessions;
 mod source;
 mod symbol_index;
@@ -67,11 +68,14 @@ mod tasks;
 mod walks;
 
 use std::ffi::OsStr;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use homespace_testkit::copy::copy_dir;
+use homespace_testkit::mount::{self as mountpoint, MountPoint};
+use homespace_testkit::poll::poll_true;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -131,7 +135,7 @@ fn main() {
         eprintln!("homespace-bench: --project-only takes example or all");
         std::process::exit(2);
     };
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ledger");
+    let example = example_project();
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
     if source {
         let large = value("--large").map(PathBuf::from).unwrap_or_else(stdlib);
@@ -199,30 +203,19 @@ fn main() {
     }
 }
 
+/// The example project of the repository (this crate sits in its `bench/`).
+fn example_project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/ledger")
+}
+
 /// A copy of the project `from` in a new temp dir (its files and folders, without a
 /// `.homespace/` left by an earlier mount): the dir, and the project in it.
 fn copy_project(from: &Path) -> Result<(tempfile::TempDir, PathBuf), String> {
-    fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(to)?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            let name = entry.file_name();
-            if name == ".homespace" || name == "__pycache__" {
-                continue;
-            }
-            if entry.file_type()?.is_dir() {
-                copy(&entry.path(), &to.join(&name))?;
-            } else {
-                std::fs::copy(entry.path(), to.join(&name))?;
-            }
-        }
-        Ok(())
-    }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     // Inside, under the original's name: views name the project by its folder.
     let name = from.file_name().unwrap_or(OsStr::new("project"));
     let project = dir.path().join(name);
-    copy(from, &project).map_err(|e| e.to_string())?;
+    copy_dir(from, &project).map_err(|e| e.to_string())?;
     Ok((dir, project))
 }
 
@@ -248,8 +241,8 @@ const DAEMON_EXIT: Duration = Duration::from_secs(10);
 /// A mounted project, unmounted on drop (see [`Mounted::unmount`]).
 struct Mounted {
     at: PathBuf,
-    /// The device of the FUSE mount, which the mountpoint no longer has once it is gone.
-    dev: u64,
+    /// The FUSE mount, known by its device, which the mountpoint no longer has once gone.
+    point: MountPoint,
     /// The daemon serving the mount, if it was found.
     daemon: Option<i32>,
     /// The directory holding the mountpoint and the store. `None` once kept: deleting it
@@ -284,27 +277,10 @@ impl Mounted {
     /// Unmount: normally, else lazily, each checked by the mountpoint's device; then wait
     /// for the daemon to exit. What fails is said, and a daemon left serving is ended.
     fn unmount(&self) -> Result<(), String> {
-        let mut tried = Vec::new();
-        for (how, lazy) in [("normal", false), ("lazy", true)] {
-            match homespace::daemon::mount::unmount(&self.at, lazy) {
-                Ok(()) if self.gone() => return self.daemon_exits(),
-                Ok(()) => tried.push(format!(
-                    "{how}: said it worked, but the FUSE mount is still there"
-                )),
-                Err(why) => tried.push(format!("{how}: {why}")),
-            }
+        match self.point.unmount(&homespace_bin()) {
+            Ok(()) => self.daemon_exits(),
+            Err(why) => Err(format!("{why}{}", self.end_daemon())),
         }
-        Err(format!(
-            "could not unmount ({}){}",
-            tried.join("; "),
-            self.end_daemon()
-        ))
-    }
-
-    /// Whether the mountpoint is back on the file system below it (a stale mount cannot
-    /// even be stat'ed).
-    fn gone(&self) -> bool {
-        std::fs::metadata(&self.at).is_ok_and(|m| m.dev() != self.dev)
     }
 
     /// Wait for the daemon to exit now that its mount is gone; end it if it does not.
@@ -312,18 +288,16 @@ impl Mounted {
         let Some(pid) = self.daemon else {
             return Ok(());
         };
-        let started = Instant::now();
-        while serves(pid, &self.at) {
-            if started.elapsed() > DAEMON_EXIT {
-                return Err(format!(
-                    "unmounted, but the daemon still runs after {} s{}",
-                    DAEMON_EXIT.as_secs(),
-                    self.end_daemon()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if poll_true(DAEMON_EXIT, Duration::from_millis(20), || {
+            !serves(pid, &self.at)
+        }) {
+            return Ok(());
         }
-        Ok(())
+        Err(format!(
+            "unmounted, but the daemon still runs after {} s{}",
+            DAEMON_EXIT.as_secs(),
+            self.end_daemon()
+        ))
     }
 
     /// End the daemon, if it is known and still the one serving this mountpoint; says
@@ -335,11 +309,9 @@ impl Mounted {
         // SAFETY: kill(2) takes no pointers; `serves` just checked that `pid` is the daemon
         // of this mount, not a process that took its number since.
         unsafe { libc::kill(pid, libc::SIGTERM) };
-        let started = Instant::now();
-        while serves(pid, &self.at) && started.elapsed() < Duration::from_secs(2) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        if !serves(pid, &self.at) {
+        if poll_true(Duration::from_secs(2), Duration::from_millis(20), || {
+            !serves(pid, &self.at)
+        }) {
             return format!("; daemon {pid} ended (SIGTERM)");
         }
         // SAFETY: as above.
@@ -426,7 +398,7 @@ fn mount_at(
     at: PathBuf,
     dir: tempfile::TempDir,
 ) -> (Mounted, Duration) {
-    let before = std::fs::metadata(&at).expect("stat").dev();
+    let before = mountpoint::device(&at).expect("stat the mountpoint");
     let started = Instant::now();
     let status = Command::new(homespace_bin())
         .args(["mount", "--project"])
@@ -440,21 +412,20 @@ fn mount_at(
     assert!(status.success(), "mount failed");
     // `homespace mount` returns once the mount answers; this only guards against a mount
     // that vanished right after, which must end the run rather than hang it.
-    while std::fs::metadata(&at).map(|m| m.dev()).unwrap_or(before) == before {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the mount at {} did not appear within 30 s",
-            at.display()
-        );
-        std::thread::sleep(Duration::from_micros(100));
-    }
+    let point = mountpoint::wait_mounted(
+        &at,
+        before,
+        Duration::from_secs(30),
+        Duration::from_micros(100),
+        || Ok(()),
+    )
+    .unwrap_or_else(|why| panic!("{why}"));
     let _ = std::fs::read_dir(at.join("source")).map(|d| d.count());
     let first = started.elapsed();
-    let dev = std::fs::metadata(&at).expect("stat the mount").dev();
     let daemon = homespace::daemon::mount::daemon_pid(&at);
     let mounted = Mounted {
         at,
-        dev,
+        point,
         daemon,
         dir: Some(dir),
     };
@@ -508,9 +479,7 @@ fn daemon_rss(at: &Path) -> Option<u64> {
 /// `VmHWM:` — the peak resident memory).
 fn daemon_status(at: &Path, field: &str) -> Option<u64> {
     let pid = homespace::daemon::mount::daemon_pid(at)?;
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    homespace_testkit::daemon::status_kib(u32::try_from(pid).ok()?, field)
 }
 
 #[cfg(test)]
@@ -531,14 +500,10 @@ mod tests {
             .spawn()
             .unwrap();
         let pid = child.id() as i32;
-        let started = Instant::now();
-        while !serves(pid, at) {
-            assert!(
-                started.elapsed() < Duration::from_secs(5),
-                "sh did not start"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let started = poll_true(Duration::from_secs(5), Duration::from_millis(10), || {
+            serves(pid, at)
+        });
+        assert!(started, "sh did not start");
         child
     }
 
@@ -549,12 +514,12 @@ mod tests {
         let at = holder.join("mnt");
         std::fs::create_dir(&at).unwrap();
         // Not mounted, and "still on the mount's device": both unmounts fail.
-        let dev = std::fs::metadata(&at).unwrap().dev();
+        let dev = mountpoint::device(&at).unwrap();
         let mut daemon = fake_daemon(&at);
         let pid = daemon.id() as i32;
         drop(Mounted {
             at: at.clone(),
-            dev,
+            point: MountPoint::on(at.clone(), dev),
             daemon: Some(pid),
             dir: Some(dir),
         });

@@ -43,7 +43,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use homespace_testkit::timing::fmt_ms;
+
 use super::backends::{self, BOTH, Backends, mib, ratio};
+use super::search_total::heading_count;
 use super::{homespace_bin, median};
 use measure::{BackendFigures, Figure, Plains, Shared};
 
@@ -616,12 +619,7 @@ fn grep(dir: &Path, word: &str) -> (Duration, u64) {
 
 /// From a search result: `N hits` of its heading and the memory area's note, if any.
 fn heading(text: &str) -> (String, Option<String>) {
-    let hits = text
-        .lines()
-        .nth(1)
-        .and_then(|l| l.rsplit(" — ").next())
-        .unwrap_or("no heading")
-        .to_string();
+    let hits = heading_count(text).unwrap_or("no heading").to_string();
     let note = text
         .lines()
         .skip_while(|l| !l.starts_with("## memory"))
@@ -634,18 +632,6 @@ fn heading(text: &str) -> (String, Option<String>) {
 /// Sessions a `related.md` or `recall` lists.
 fn listed(text: &str) -> usize {
     text.lines().filter(|l| l.starts_with("- `")).count()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn fmt_ms(d: Duration) -> String {
-    if d < Duration::from_millis(1) {
-        format!("{:.0} µs", d.as_secs_f64() * 1e6)
-    } else {
-        format!("{:.1} ms", ms(d))
-    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use homespace_testkit::timing::{can_drop_caches, drop_caches, ms};
+
 use super::{Mounted, median, mount_args, search_pace};
 
 /// Repeats of each warm figure.
@@ -223,25 +225,8 @@ fn run(command: &[String]) -> Duration {
     started.elapsed()
 }
 
-fn can_drop_caches() -> bool {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open("/proc/sys/vm/drop_caches")
-        .is_ok()
-}
-
-/// Drop the page cache, dentries and inodes (written data first).
-fn drop_caches() {
-    let _ = Command::new("sync").status();
-    let _ = std::fs::write("/proc/sys/vm/drop_caches", "3\n");
-}
-
 fn path(p: &Path) -> String {
     p.as_os_str().to_string_lossy().into_owned()
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
 }
 
 fn ratio(mount: Duration, plain: Duration) -> f64 {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use homespace::store::Store;
 use homespace::store::location::Location;
-use homespace::store::postgres::scratch::ScratchServer;
+use homespace_testkit::postgres::ScratchServer;
 
 /// A kind of store.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 
 use homespace::resources::source::project::Project;
 
+use homespace_testkit::timing::{drop_caches, fmt_ms};
+
+use super::search_total::mount_total;
 use super::{Mounted, median, mount_args, read_all};
 
 /// The queries timed: a rare word, a common one, two words.
@@ -57,35 +60,17 @@ fn run_rg(query: &str, files: &[PathBuf]) -> Option<Output> {
     rg(query, files).output().ok()
 }
 
-/// Empty the page cache (root only): what a cold run starts from.
-fn drop_caches() -> bool {
-    let synced = Command::new("sync").status().is_ok_and(|s| s.success());
-    synced && std::fs::write("/proc/sys/vm/drop_caches", "3").is_ok()
-}
-
-/// The matching lines the mount counted (`# Search: … — N hits`).
-fn mount_total(view: &str) -> Option<usize> {
-    view.lines()
-        .find(|l| l.starts_with("# Search:"))
-        .and_then(|l| l.rsplit(" — ").next())
-        .and_then(|n| n.trim_end_matches(" hits").replace(',', "").parse().ok())
-}
-
 fn timed(op: impl FnOnce()) -> Duration {
     let started = Instant::now();
     op();
     started.elapsed()
 }
 
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1e3)
-}
-
 fn line(name: &str, mount: Duration, rg: Duration) {
     println!(
         "  {name:<40} {:>10} {:>10} {:>7.2}x",
-        ms(mount),
-        ms(rg),
+        fmt_ms(mount),
+        fmt_ms(rg),
         mount.as_secs_f64() / rg.as_secs_f64().max(1e-9)
     );
 }

@@ -13,6 +13,7 @@ use homespace::render::thousands;
 use homespace::resources::search::SCOPED;
 use homespace::resources::source::project::Project;
 
+use super::search_total::mount_total;
 use super::{read_all, row, time};
 
 /// Above this many bytes of paths the baselines get their files through `xargs` (a command
@@ -147,11 +148,7 @@ fn measure(baseline: &Baseline, files: &[PathBuf], list: &Path, runs: usize) -> 
 /// only those shown) and the hits it shows (`- ` lines, at most [`SCOPED`], then cut to the
 /// view's budget).
 fn mount_counts(view: &str) -> (Option<usize>, usize) {
-    let total = view
-        .lines()
-        .find(|l| l.starts_with("# Search:"))
-        .and_then(|l| l.rsplit(" — ").next())
-        .and_then(|n| n.trim_end_matches(" hits").replace(',', "").parse().ok());
+    let total = mount_total(view);
     let shown = view.lines().filter(|l| l.starts_with("- ")).count();
     (total, shown)
 }

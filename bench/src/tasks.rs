@@ -10,6 +10,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::backends::{self, Backend, Backends, BenchStore, first_difference};
+use super::search_total::heading_count;
 use super::{daemon_rss, ls, mount_in, read_all, time};
 
 /// Words the seeded tasks are made of.
@@ -101,13 +102,8 @@ fn write_plain(
 
 /// `N hits` from the heading of a search result.
 fn hit_count(result: &Path) -> String {
-    std::fs::read_to_string(result)
-        .unwrap_or_default()
-        .lines()
-        .nth(1)
-        .and_then(|l| l.rsplit(" — ").next())
-        .unwrap_or("?")
-        .to_string()
+    let view = std::fs::read_to_string(result).unwrap_or_default();
+    heading_count(&view).unwrap_or("?").to_string()
 }
 
 /// Medians of one store size on one backend's mount.

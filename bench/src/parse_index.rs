@@ -9,6 +9,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use homespace_testkit::poll::poll_until;
+use homespace_testkit::timing::ms;
+
 use super::{daemon_rss, median, mount_args};
 
 /// How many modules the `cat`s read.
@@ -106,7 +109,6 @@ fn cats(at: &Path, modules: &[std::path::PathBuf]) -> Option<Vec<Duration>> {
 }
 
 fn print_cats(during: &[Duration], after: &[Duration]) {
-    let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let (during, after) = (median(during.to_vec()), median(after.to_vec()));
     println!(
         "  first cat of a module, median over {CATS}: {:.2} ms while indexing, {:.2} ms after ({:.2}x)",
@@ -118,17 +120,14 @@ fn print_cats(during: &[Duration], after: &[Duration]) {
 
 /// The `round`-th indexing line of the daemon log at `log`, waited for.
 fn indexed_line(log: &Path, round: usize, started: Instant) -> Option<String> {
-    while started.elapsed() < PATIENCE {
+    let left = PATIENCE.saturating_sub(started.elapsed());
+    poll_until(left, Duration::from_millis(50), || {
         let text = std::fs::read_to_string(log).unwrap_or_default();
         let line = text
             .lines()
             .filter(|l| l.contains(" indexed ") && l.contains("from the parse index"))
-            .nth(round - 1);
-        if let Some(line) = line {
-            let at = line.find("indexed").unwrap_or(0);
-            return Some(line[at..].to_string());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    None
+            .nth(round - 1)?;
+        let at = line.find("indexed").unwrap_or(0);
+        Some(line[at..].to_string())
+    })
 }
