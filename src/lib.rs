@@ -24,7 +24,8 @@
 //! - [`testrun`] — running the project's tests with pytest, reading their JUnit XML and
 //!   their tracebacks.
 //! - [`transcripts`] — reading Claude Code, Codex, Gemini CLI, OpenCode, Aider and generic
-//!   JSONL transcripts into memory.
+//!   JSONL transcripts into the transcript model ([`model::transcript`]); stores nothing.
+//! - [`memory`] — importing transcript files into the store and following them live.
 //! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching, and
@@ -39,6 +40,7 @@ pub mod daemon;
 pub mod error;
 pub mod fuse;
 pub mod log;
+pub mod memory;
 pub mod model;
 pub mod pyproject;
 pub mod python;

@@ -18,6 +18,7 @@ pub mod node;
 pub mod path;
 pub mod root;
 pub mod time;
+pub mod transcript;
 
 pub use entry::{Detail, Entry, Function, Lighter, Section};
 pub use failure::Failure;

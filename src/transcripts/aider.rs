@@ -32,7 +32,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::store::memory::record::Channel;
+use crate::model::transcript::Channel;
 
 use super::Reading;
 use super::lines::{BadLines, LineKeys};

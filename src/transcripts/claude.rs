@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
@@ -407,7 +407,7 @@ impl<'a> Record<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::transcripts::lines::records;
 
     fn read_text(text: &str) -> Result<(Transcript, usize), Vec<(usize, String)>> {

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
@@ -525,7 +525,7 @@ fn unwrapped(text: &str) -> Option<(String, Option<i64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 

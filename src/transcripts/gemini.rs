@@ -34,7 +34,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, kind, str_of};
 use super::sessions::Sessions;

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind};
@@ -399,7 +399,7 @@ fn scalar(value: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 

@@ -1,12 +1,15 @@
-//! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries, for
-//! the store to import. Formats are recognised from content, never from the file name:
+//! Transcript readers: one file's bytes → a [`Transcript`] of sessions and entries (the
+//! model of `crate::model::transcript`); they read, and never store. Formats are recognised from content, never from the file name:
 //! generic JSONL and chat exports ([`generic`]), Claude Code session files ([`claude`]),
 //! Codex CLI rollouts ([`codex`]), Gemini CLI sessions ([`gemini`]: a JSONL log, or one
 //! JSON document over many lines) and Aider's markdown chat history ([`aider`]); the last
 //! two are recognised before the file is read as lines of JSON. OpenCode keeps a session in
 //! many files or in a database, so [`opencode`] reads from a path, not from bytes; what a
 //! file's place says and its content does not (the project of a Gemini CLI session or an
-//! Aider history) is added by [`placed`]. [`import`] walks paths and stores what it reads.
+//! Aider history) is added by [`placed`]. From disk: [`walk`] says which files a set of
+//! paths names, [`file`] reads one, and only the owner's own regular files are opened
+//! ([`trusted`]); [`places`] says where a project's agents write theirs. Storing what is
+//! read is `crate::memory`'s.
 //!
 //! Guarantees:
 //! - A file is read whole or not at all: any bad line (not JSON, not an object, a known
@@ -32,17 +35,19 @@
 pub mod aider;
 pub mod claude;
 pub mod codex;
-pub mod follow;
+pub mod file;
 pub mod gemini;
 pub mod generic;
-pub mod import;
 mod line_reader;
 mod lines;
 pub mod opencode;
+pub mod places;
 mod sessions;
 pub mod stream;
 mod text;
 mod time;
+pub mod trusted;
+pub mod walk;
 
 /// Whether a user turn is context a tool injected, not what anyone typed (the digest
 /// reads no such text).
@@ -52,9 +57,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
 
-pub use import::{Progress, Summary, import_paths};
 pub use lines::MAX_LISTED;
 
 /// The transcript formats this module reads.
@@ -167,11 +171,11 @@ impl Reading {
 fn entry(
     key: String,
     ts: Option<time::Stamp>,
-    channel: crate::store::memory::record::Channel,
+    channel: crate::model::transcript::Channel,
     content: String,
     meta: Value,
-) -> crate::store::memory::record::EntryRecord {
-    crate::store::memory::record::EntryRecord {
+) -> crate::model::transcript::EntryRecord {
+    crate::model::transcript::EntryRecord {
         key,
         ts,
         channel,
@@ -279,18 +283,3 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
 
 #[cfg(test)]
 mod tests;
-
-/// Imports `paths` into a new store, then again: the files, sessions and entries the first
-/// import stored, once the second is seen to add nothing and to skip every entry.
-#[cfg(test)]
-fn imported_twice(paths: &[std::path::PathBuf]) -> (usize, usize, usize) {
-    let store = crate::store::Store::in_memory().unwrap();
-    let first = import_paths(&store, paths, &mut |_| {}).unwrap();
-    assert!(first.bad_files.is_empty(), "{:?}", first.bad_files);
-    let again = import_paths(&store, paths, &mut |_| {}).unwrap();
-    assert_eq!(
-        (again.sessions, again.entries, again.skipped),
-        (0, 0, first.entries)
-    );
-    (first.files, first.sessions, first.entries)
-}

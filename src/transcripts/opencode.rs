@@ -30,12 +30,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::Channel;
+use crate::model::transcript::Channel;
 
-use super::follow::folder::Folder;
-use super::follow::trusted::Owner;
 use super::sessions::Sessions;
 use super::time::{Stamp, stamp};
+use super::trusted::Owner;
+use super::trusted::folder::Folder;
 use super::{Format, MAX_LISTED, ReadError, Reading};
 use files::{json_files, open_folder, piece, trusted_database};
 

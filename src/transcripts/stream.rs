@@ -9,7 +9,7 @@
 //! format is decided by the first record that only one format writes; until one does,
 //! nothing is read (a follower offers the same lines again with the next part).
 
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, records_from};

@@ -21,8 +21,8 @@
 use std::time::Instant;
 
 use homespace::model::time::Time;
+use homespace::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use homespace::store::Store;
-use homespace::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 
 use super::backends::{Backend, Backends};
 use super::memory_digest::digest_cost;

@@ -10,10 +10,10 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::model::{Kind, Links};
 use crate::resources::memory::Memory;
 use crate::store::Store;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::store::testing::for_each_backend;
 use crate::tree::resource::Resource;
 

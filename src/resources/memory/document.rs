@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::resources::json;
-use crate::store::memory::record::{Channel, EntryRecord};
 
 /// A small valid new entry, shown when a write is empty.
 pub const EXAMPLE: &str = r#"{"channel": "user", "content": "what happened"}"#;

@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::{Time, is_day};
+use crate::model::transcript::Channel;
+use crate::model::transcript::SessionRecord;
 use crate::model::{Child, Entry, Kind, Links, Node};
 use crate::render::entry;
 use crate::resources::memory::conversation::{self, CONVERSATION};
@@ -18,8 +20,6 @@ use crate::resources::memory::digest::{Digest, Reading, SourcePlaces, view};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name, session_dir};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
-use crate::store::memory::record::Channel;
-use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
 use crate::tree::glance::{self, Memo};
 use crate::tree::resource::Resource;

@@ -21,7 +21,6 @@ pub mod files;
 mod likeness;
 mod postgres;
 mod query;
-pub mod record;
 mod records;
 mod related;
 mod rules;

@@ -6,9 +6,9 @@
 use std::cmp::Ordering;
 
 use super::dialect::Times;
-use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::{EntryRecord, SessionRecord};
 
 /// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
 /// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).
@@ -129,7 +129,7 @@ mod tests {
             .map(|text| EntryRecord {
                 key: text.to_string(),
                 ts: Time::parse(text).ok(),
-                channel: super::super::record::Channel::User,
+                channel: crate::model::transcript::Channel::User,
                 content: String::new(),
                 tags: Vec::new(),
                 meta: serde_json::Value::Null,

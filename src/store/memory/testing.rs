@@ -2,8 +2,8 @@
 //! [`super::MemoryRecords`]: a recount of every counter against the rows
 //! ([`assert_consistent`]) and plain SQL both backends take.
 
-use super::record::{Channel, EntryRecord, SessionRecord};
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 use crate::store::{Backend, Store};
 
 /// The time written `text`, as a record holds it.

@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 /// Tools that change the file their arguments name, as [`fold`] gives their names.
 const EDITING_TOOLS: [&str; 15] = [

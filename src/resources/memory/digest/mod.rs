@@ -28,8 +28,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::store::memory::EntryRow;
-use crate::store::memory::record::{Channel, EntryRecord};
 use crate::store::memory::touched::{files_changed, fold, relative_to, tool_and_arguments};
 use crate::transcripts::is_injected;
 

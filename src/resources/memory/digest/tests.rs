@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::*;
 use crate::model::Links;
+use crate::model::transcript::SessionRecord;
 use crate::resources::memory::summary;
-use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
 
 fn fixture() -> (SessionRecord, Vec<EntryRow>) {

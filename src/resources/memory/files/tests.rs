@@ -1,7 +1,7 @@
 //! `memory/files/` over a store with sessions that edited files.
 
 use super::*;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 
 fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
     EntryRecord {

@@ -8,7 +8,7 @@ use postgres::Row;
 use postgres::types::FromSql;
 
 use crate::error::{Error, Result};
-use crate::store::memory::record::Channel;
+use crate::model::transcript::Channel;
 use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
 use crate::store::memory::stored::{SESSION_WIDTH, channel_of, entry_at, session_at};
 use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};

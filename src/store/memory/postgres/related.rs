@@ -285,7 +285,7 @@ mod tests {
     /// the whole store, each ranked.
     #[test]
     fn the_newest_matches_of_a_middling_word_come_from_the_newest_sessions_alone() {
-        use crate::store::memory::record::{Channel, Transcript};
+        use crate::model::transcript::{Channel, Transcript};
         use crate::store::memory::testing::{entry, session};
         let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
         let url = server.database("homespace").unwrap();

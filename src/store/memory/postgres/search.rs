@@ -46,10 +46,10 @@ use std::collections::HashMap;
 use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
+use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
 use crate::store::memory::dialect::{Filtered, Hit, Ranked, SearchSql, SessionText, Visit};
 use crate::store::memory::query::{Phrase, Query, RANK};
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::{excerpt, thousands};
 use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
@@ -397,8 +397,8 @@ fn lone_word(phrases: &[Phrase], span: Span) -> Option<&String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::transcript::Transcript;
     use crate::store::Store;
-    use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::{entry, session};
     use crate::store::postgres::scratch::ScratchServer;
 

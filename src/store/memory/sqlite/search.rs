@@ -11,11 +11,11 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::error::Result;
+use crate::model::transcript::Channel;
 use crate::store::memory::dialect::{
     Filtered, Hit, Ranked, ScanRow, SearchSql, SessionText, Visit,
 };
 use crate::store::memory::query::Query;
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::excerpt;
 use crate::store::memory::search::{entry_conditions, has_days, session_conditions};

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::error::ErrorKind;
+use crate::model::transcript::Channel;
 use crate::store::Store;
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::testing::{
     assert_consistent, at, entry, execute, pairs, session, time, with_tags,

@@ -1,6 +1,6 @@
-//! What a session and its entries are, as importers produce them and the store keeps them:
-//! plain data, shared by the transcript readers (`crate::transcripts`), the store
-//! (`store::memory`) and the `memory/` resourcespace.
+//! The transcript model: what a session and its entries are, as the readers
+//! (`crate::transcripts`) make them from a tool's files and the store (`store::memory`)
+//! keeps them. Plain data, shared by readers, store and the `memory/` resourcespace.
 
 use std::fmt;
 
