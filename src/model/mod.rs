@@ -17,6 +17,7 @@ pub mod names;
 pub mod node;
 pub mod path;
 pub mod root;
+pub mod session_id;
 pub mod time;
 pub mod transcript;
 
@@ -27,3 +28,4 @@ pub use links::Links;
 pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
 pub use path::TreePath;
 pub use root::{RootPart, Verb};
+pub use session_id::SessionId;

@@ -59,8 +59,9 @@ impl fmt::Display for Channel {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionRecord {
     /// The session's id: the tool's own (Claude Code's `sessionId`, Codex's session id),
-    /// else one derived from the file. Becomes the directory name, so it is made of
-    /// `[A-Za-z0-9._-]` only (importers replace anything else with `-`).
+    /// else one derived from the file. Becomes the directory name, so the store takes
+    /// only what [`super::SessionId::parse`] takes (readers make theirs with
+    /// [`super::SessionId::derived`]).
     pub id: String,
     /// The tool it came from: `claude-code`, `codex`, `jsonl`, `homespace` (recorded live).
     pub source: String,

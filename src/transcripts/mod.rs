@@ -21,8 +21,8 @@
 //!   versions of a file that only grew or was rewritten with more (Claude Code's `uuid`s,
 //!   Gemini CLI's and OpenCode's ids; elsewhere a hash of the line, or of Aider's block,
 //!   and which occurrence of it this is).
-//! - Session ids are made of `[A-Za-z0-9._-]`; titles are one line of at most 120
-//!   characters; times are RFC 3339 UTC.
+//! - Session ids are made by `crate::model::SessionId::derived`, so the store takes
+//!   them; titles are one line of at most 120 characters; times are RFC 3339 UTC.
 //!
 //! ```
 //! use homespace::transcripts::{self, Format};
