@@ -10,8 +10,8 @@ use crate::model::time::Time;
 use crate::model::transcript::SessionRecord;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
 use crate::store::memory::records::Loader;
-use crate::store::memory::session_range;
 use crate::store::memory::stored::time_text;
+use crate::store::memory::{entry_id_sql, session_range};
 
 impl WriteSql for Connection {
     /// Every statement that writes opens a savepoint, and FTS5 flushes its pending terms to
@@ -138,9 +138,9 @@ impl WriteSql for Connection {
             .collect();
         let rows = serde_json::Value::Array(rows).to_string();
         let added = self
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "INSERT INTO entries (id, session, seq, key, ts, channel, tags, meta, content)
-                 SELECT (?1 << 32) + ?2 + n, ?1, ?2 + n, key, ts, channel, tags, meta, content
+                 SELECT {}, ?1, ?2 + n, key, ts, channel, tags, meta, content
                  FROM (
                     SELECT row_number() OVER (ORDER BY j.key) AS n,
                            j.value ->> 0 AS key, j.value ->> 1 AS ts, j.value ->> 2 AS channel,
@@ -149,7 +149,8 @@ impl WriteSql for Connection {
                     WHERE NOT ?4 OR NOT EXISTS (
                         SELECT 1 FROM entries e WHERE e.key = j.value ->> 0 AND e.session = ?1)
                  )",
-            )?
+                entry_id_sql("?1", "?2 + n")
+            ))?
             .execute(params![rowid, last, rows, held])?;
         Ok(added)
     }
