@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::Meta;
 use crate::model::time::Time;
 
 /// Who or what an entry is from. The seven channels `memory/_entry.md` documents.
@@ -98,9 +99,8 @@ pub struct EntryRecord {
     pub channel: Channel,
     pub content: String,
     pub tags: Vec<String>,
-    /// Anything else worth keeping from the source (tool name, call id, sidechain, ...):
-    /// a JSON object.
-    pub meta: serde_json::Value,
+    /// Anything else worth keeping from the source (tool name, call id, sidechain, ...).
+    pub meta: Meta,
 }
 
 /// One file's worth of memory: sessions with their entries, in file order.

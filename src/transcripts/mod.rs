@@ -173,7 +173,7 @@ fn entry(
     ts: Option<time::Stamp>,
     channel: crate::model::transcript::Channel,
     content: String,
-    meta: Value,
+    meta: crate::model::Meta,
 ) -> crate::model::transcript::EntryRecord {
     crate::model::transcript::EntryRecord {
         key,

@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::model::Meta;
 use crate::model::transcript::Channel;
 
 use super::sessions::Sessions;
@@ -438,7 +439,12 @@ impl Reader {
                 created,
                 Channel::System,
                 content.trim_end_matches([' ', ':']).to_string(),
-                json!({"is_error": true, "error": name}),
+                {
+                    let mut meta = Meta::default();
+                    meta.set_is_error(true);
+                    meta.insert("error", name);
+                    meta
+                },
             );
             self.sessions.push(session, entry);
         }
@@ -474,11 +480,10 @@ impl Reader {
                 if channel == Channel::User {
                     self.sessions.session(session).saw_user_text(text);
                 }
-                let meta = if synthetic {
-                    json!({"synthetic": true})
-                } else {
-                    json!({})
-                };
+                let mut meta = Meta::default();
+                if synthetic {
+                    meta.insert("synthetic", true);
+                }
                 let at = time_at(part.get("time"), "start")?;
                 self.sessions.push(
                     session,
@@ -504,7 +509,7 @@ impl Reader {
                     time_at(state.get("time"), "start")?,
                     time_at(state.get("time"), "end")?,
                 );
-                let meta = json!({"tool": tool, "call_id": call_id});
+                let meta = Meta::call(tool, call_id);
                 let call = format!("{tool} {input}");
                 self.sessions.push(
                     session,
@@ -518,7 +523,8 @@ impl Reader {
                     .iter()
                     .find_map(|field| str_of(state, field).filter(|t| !t.trim().is_empty()))
                     .unwrap_or(status);
-                let meta = json!({"tool": tool, "call_id": call_id, "is_error": failed});
+                let mut meta = Meta::call(tool, call_id);
+                meta.set_is_error(failed);
                 let result = entry(
                     format!("{id}.result"),
                     end.or(start),

@@ -218,7 +218,7 @@ mod tests {
             channel: Channel::User,
             content: "x".to_string(),
             tags: Vec::new(),
-            meta: json!({}),
+            meta: json!({}).try_into().unwrap(),
         }
     }
 

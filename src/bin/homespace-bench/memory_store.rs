@@ -331,7 +331,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
                         channel,
                         content,
                         tags: Vec::new(),
-                        meta,
+                        meta: meta.try_into().unwrap_or_default(),
                     };
                 }
                 EntryRecord {
@@ -348,7 +348,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
                         true => vec!["sampled".into()],
                         false => Vec::new(),
                     },
-                    meta: serde_json::json!({}),
+                    meta: homespace::model::Meta::default(),
                 }
             })
             .collect();

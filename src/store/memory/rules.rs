@@ -125,7 +125,7 @@ mod tests {
                 channel: crate::model::transcript::Channel::User,
                 content: String::new(),
                 tags: Vec::new(),
-                meta: serde_json::Value::Null,
+                meta: crate::model::Meta::default(),
             })
             .collect();
         let (first, last) = span(&record, &entries);

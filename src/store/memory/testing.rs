@@ -33,7 +33,7 @@ pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
         channel,
         content: content.into(),
         tags: Vec::new(),
-        meta: serde_json::json!({}),
+        meta: crate::model::Meta::default(),
     }
 }
 
@@ -44,7 +44,7 @@ pub(crate) fn edit(key: &str, path: &str) -> EntryRecord {
         Channel::ToolCall,
         &format!(r#"Edit {{"file_path":"{path}"}}"#),
     );
-    call.meta = serde_json::json!({"tool": "Edit"});
+    call.meta = serde_json::json!({"tool": "Edit"}).try_into().unwrap();
     call
 }
 

@@ -240,17 +240,6 @@ fn insert_batch<D: WriteSql + ?Sized>(
     for entry in batch {
         check_entry(entry)?;
     }
-    for entry in batch {
-        if !matches!(
-            entry.meta,
-            serde_json::Value::Null | serde_json::Value::Object(_)
-        ) {
-            return Err(Error::invalid(format!(
-                "an entry's meta must be a JSON object, not {}",
-                entry.meta
-            )));
-        }
-    }
     let added = rows.add_entries(rowid, last, held, batch)?;
     super::files::note(rows, rowid, batch)?;
     Ok(added)

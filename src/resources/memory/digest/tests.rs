@@ -133,7 +133,7 @@ fn entry(channel: Channel, content: &str, meta: serde_json::Value) -> EntryRecor
         channel,
         content: content.into(),
         tags: Vec::new(),
-        meta,
+        meta: meta.try_into().unwrap(),
     }
 }
 

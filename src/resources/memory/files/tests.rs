@@ -10,7 +10,7 @@ fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
         channel: Channel::ToolCall,
         content: format!(r#"Edit {{"file_path":"{path}"}}"#),
         tags: Vec::new(),
-        meta: serde_json::json!({"tool": "Edit"}),
+        meta: serde_json::json!({"tool": "Edit"}).try_into().unwrap(),
     }
 }
 

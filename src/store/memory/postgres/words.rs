@@ -286,7 +286,7 @@ mod tests {
                         channel: Channel::User,
                         content: "money, rounded right".into(),
                         tags: Vec::new(),
-                        meta: serde_json::json!({}),
+                        meta: crate::model::Meta::default(),
                     }],
                 )],
             };

@@ -369,10 +369,7 @@ impl Columns {
 
     /// Adds `entry` (checked by `../write.rs`) as seq `seq` of session `rowid`.
     fn push(&mut self, rowid: i64, seq: i64, entry: &EntryRecord) -> Result<()> {
-        let meta = match &entry.meta {
-            serde_json::Value::Null => "{}".to_string(),
-            meta => meta.to_string(),
-        };
+        let meta = entry.meta.to_string();
         self.ids.push(entry_id(rowid, seq));
         self.seqs.push(seq);
         self.times.push(time_text(entry.ts));

@@ -263,7 +263,7 @@ fn tool_filters_entries_calling_or_answering_a_tool() {
     for_each_backend(|store| {
         let store = &*store;
         let with_tool = |mut entry: EntryRecord, tool: &str| {
-            entry.meta = serde_json::json!({ "tool": tool });
+            entry.meta = serde_json::json!({ "tool": tool }).try_into().unwrap();
             entry
         };
         let transcript = Transcript {

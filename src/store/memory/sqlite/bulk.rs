@@ -225,8 +225,7 @@ mod tests {
                 session("dropped", None, "Fourth"),
                 vec![entry("d1", Channel::User, "delta never stored")],
             );
-            let mut bad = entry("a3", Channel::User, "delta too");
-            bad.meta = serde_json::json!("not an object");
+            let bad = entry("a3", Channel::User, "delta\0too");
             refused.sessions.push((old.clone(), vec![bad]));
             let mut outcomes = Vec::new();
             store

@@ -122,16 +122,12 @@ impl WriteSql for Connection {
         let rows: Vec<serde_json::Value> = batch
             .iter()
             .map(|e| {
-                let meta = match &e.meta {
-                    serde_json::Value::Null => serde_json::json!({}),
-                    meta => meta.clone(),
-                };
                 serde_json::json!([
                     e.key,
                     time_text(e.ts),
                     e.channel.as_str(),
                     e.tags,
-                    meta,
+                    e.meta,
                     e.content
                 ])
             })
