@@ -5,8 +5,9 @@
 //! line; `bin/homespace-bench/`, the benchmark):
 //! - [`model`] — the vocabulary shared by the tree, the views and the resources: kinds of
 //!   paths, directory members, the entry view model, each resourcespace's share of the
-//!   root, failures, links, reserved names, tree paths, inode and handle numbers. Imports
-//!   none of them.
+//!   root, failures, links, reserved names, tree paths, inode and handle numbers, and
+//!   memory's transcript model (sessions, entries, their meta, session ids). Imports none
+//!   of them.
 //! - [`error`] — the one error type: its kind (mapped to an errno) and a message saying what
 //!   failed, why, and where to go instead.
 //! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
