@@ -35,8 +35,8 @@ use serde_json::{Value, json};
 use crate::model::Meta;
 use crate::model::transcript::Channel;
 
-use super::Reading;
 use super::lines::{BadLines, LineKeys};
+use super::reading::{self, Reading};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
@@ -223,7 +223,7 @@ impl Reader {
             .keys
             .key(&format!("{}\n{kind}\n{text}", session.opening));
         let (id, at) = (session.id.clone(), session.at);
-        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
+        let entry = |key, channel, content, meta| reading::entry(key, at, channel, content, meta);
         match block {
             Block::Input => {
                 let command = command_of(&text);

@@ -38,10 +38,10 @@ use crate::model::Meta;
 use crate::model::transcript::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, kind, str_of};
+use super::reading::{self, ReadError, Reading};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
-use super::{ReadError, Reading};
 
 pub const SOURCE: &str = "gemini-cli";
 
@@ -290,7 +290,7 @@ impl Reader {
             Some(value) => text::content_text(value)
                 .ok_or("`content` must be a string or an array of parts")?,
         };
-        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
+        let entry = |key, channel, content, meta| reading::entry(key, at, channel, content, meta);
         match kind_of {
             "user" => {
                 self.sessions.session(&self.session).saw_user_text(&content);
@@ -355,7 +355,7 @@ impl Reader {
         let at = time_of(call, "timestamp")?.or(at);
         let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
         let status = str_of(call, "status");
-        self.push(super::entry(
+        self.push(reading::entry(
             format!("{message}#call:{call_id}"),
             at,
             Channel::ToolCall,
@@ -376,7 +376,7 @@ impl Reader {
         let mut meta = Meta::call(name, call_id);
         meta.insert("status", status);
         meta.set_is_error(status == Some("error"));
-        self.push(super::entry(
+        self.push(reading::entry(
             format!("{message}#result:{call_id}"),
             at,
             Channel::ToolResult,

@@ -42,6 +42,8 @@ mod line_reader;
 mod lines;
 pub mod opencode;
 pub mod places;
+mod reading;
+mod recognise;
 mod sessions;
 pub mod stream;
 mod text;
@@ -53,135 +55,18 @@ pub mod walk;
 /// reads no such text).
 pub use text::is_injected;
 
-use std::fmt;
-
-use serde_json::{Map, Value};
-
 use crate::model::transcript::Transcript;
 
-pub use lines::MAX_LISTED;
+pub use reading::{Format, MAX_LISTED, ReadError, Reading};
+pub use recognise::format_of;
 
-/// The transcript formats this module reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// One entry per line: `ts`, `role` or `channel`, `content`.
-    Jsonl,
-    /// Claude Code's `~/.claude/projects/<project>/<session>.jsonl`.
-    ClaudeCode,
-    /// Codex CLI's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
-    Codex,
-    /// Gemini CLI's `~/.gemini/tmp/<project>/chats/session-*.jsonl` (or `.json`).
-    GeminiCli,
-    /// Aider's `.aider.chat.history.md` (markdown, not JSON).
-    Aider,
-    /// OpenCode's database or JSON storage: read from a path, not from one file's bytes
-    /// ([`opencode::read_path`]).
-    OpenCode,
-}
-
-impl Format {
-    /// Whether a file of this format can be read part by part as it grows
-    /// ([`stream::Stream`]); the others are read whole each time.
-    pub fn reads_by_line(self) -> bool {
-        matches!(self, Format::Jsonl | Format::ClaudeCode | Format::Codex)
-    }
-}
-
-/// Why a file was refused: its bad lines as (line number, reason), in line order, at most
-/// [`MAX_LISTED`]; `more` counts the bad lines not listed. Line 0 stands for the file as a
-/// whole (it could not be read, or the store refused it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadError {
-    pub bad_lines: Vec<(usize, String)>,
-    pub more: usize,
-}
-
-impl ReadError {
-    /// A problem with the whole file rather than with one of its lines.
-    pub fn whole_file(reason: impl Into<String>) -> ReadError {
-        ReadError {
-            bad_lines: vec![(0, reason.into())],
-            more: 0,
-        }
-    }
-
-    /// This error and `other`'s bad lines together, in line order, at most [`MAX_LISTED`].
-    pub fn and(mut self, other: ReadError) -> ReadError {
-        self.bad_lines.extend(other.bad_lines);
-        self.bad_lines.sort_by_key(|(line, _)| *line);
-        self.more += other.more + self.bad_lines.len().saturating_sub(MAX_LISTED);
-        self.bad_lines.truncate(MAX_LISTED);
-        self
-    }
-
-    /// How many lines are bad, listed or not.
-    pub fn count(&self) -> usize {
-        self.bad_lines.iter().filter(|(line, _)| *line > 0).count() + self.more
-    }
-}
-
-impl fmt::Display for ReadError {
-    /// `3 bad lines: line 2: invalid JSON: …; line 5: no `content`; …`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.count();
-        if count > 0 {
-            write!(f, "{count} bad line{}: ", if count == 1 { "" } else { "s" })?;
-        }
-        for (i, (line, reason)) in self.bad_lines.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
-            }
-            if *line == 0 {
-                f.write_str(reason)?;
-            } else {
-                write!(f, "line {line}: {reason}")?;
-            }
-        }
-        if self.more > 0 {
-            write!(f, "; and {} more", self.more)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ReadError {}
-
-/// What reading a file gave: its format, the transcript, and how many records were
-/// skipped (kinds the format does not use, repeated keys, records with no text).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reading {
-    /// `None` when no record looked like any format; the file was read as generic JSONL.
-    pub format: Option<Format>,
-    pub transcript: Transcript,
-    pub ignored: usize,
-}
-
-impl Reading {
-    fn of(format: Format, sessions: sessions::Sessions, file_name: &str) -> Reading {
-        let ignored = sessions.ignored;
-        Reading {
-            format: Some(format),
-            transcript: sessions.finish(file_name),
-            ignored,
-        }
-    }
-}
-
-/// An entry without tags, as the readers of Gemini CLI, OpenCode and Aider make them.
-fn entry(
-    key: String,
-    ts: Option<time::Stamp>,
-    channel: crate::model::transcript::Channel,
-    content: String,
-    meta: crate::model::Meta,
-) -> crate::model::transcript::EntryRecord {
-    crate::model::transcript::EntryRecord {
-        key,
-        ts,
-        channel,
-        content,
-        tags: Vec::new(),
-        meta,
+/// What reading a file of `format` gave, once its `sessions` are read.
+fn reading_of(format: Format, sessions: sessions::Sessions, file_name: &str) -> Reading {
+    let ignored = sessions.ignored;
+    Reading {
+        format: Some(format),
+        transcript: sessions.finish(file_name),
+        ignored,
     }
 }
 
@@ -193,44 +78,6 @@ pub fn placed(reading: Reading, path: &std::path::Path) -> Reading {
         Some(Format::GeminiCli) => gemini::placed(reading, path),
         Some(Format::Aider) => aider::placed(reading, path),
         _ => reading,
-    }
-}
-
-/// The format of `bytes`: the first record (in line order) that only one format writes
-/// decides. `None` when no line is such a record (empty files, other JSON, not JSON).
-pub fn format_of(bytes: &[u8]) -> Option<Format> {
-    if gemini::document(bytes).is_some() {
-        return Some(Format::GeminiCli);
-    }
-    if aider::is_history(bytes) {
-        return Some(Format::Aider);
-    }
-    let mut ignore = lines::BadLines::default();
-    lines::records(bytes, &mut ignore)
-        .iter()
-        .find_map(|line| format_of_record(&line.object))
-}
-
-fn format_of_record(o: &Map<String, Value>) -> Option<Format> {
-    let has = |name: &str| o.contains_key(name);
-    if gemini::is_record(o) {
-        return Some(Format::GeminiCli);
-    }
-    match o.get("type").and_then(Value::as_str) {
-        Some(kind) if codex::LINE_TYPES.contains(&kind) && has("payload") => {
-            return Some(Format::Codex);
-        }
-        Some(_) if has("sessionId") || has("leafUuid") || has("messageId") && has("snapshot") => {
-            return Some(Format::ClaudeCode);
-        }
-        _ => {}
-    }
-    if codex::is_old_meta(o) || has("record_type") {
-        Some(Format::Codex)
-    } else if has("content") && (has("role") || has("channel")) {
-        Some(Format::Jsonl)
-    } else {
-        None
     }
 }
 
@@ -246,7 +93,7 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
     // A whole JSON document over many lines is no JSONL: it is recognised before lines are.
     if let Some(document) = gemini::document(bytes) {
         let sessions = gemini::read_document(&document.map_err(ReadError::whole_file)?, file_name)?;
-        return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
+        return Ok(reading_of(Format::GeminiCli, sessions, file_name));
     }
     if aider::is_history(bytes) {
         let mut bad = lines::BadLines::default();
@@ -254,7 +101,7 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         if !bad.is_empty() {
             return Err(bad.into_error());
         }
-        return Ok(Reading::of(Format::Aider, sessions, file_name));
+        return Ok(reading_of(Format::Aider, sessions, file_name));
     }
     let mut stream = stream::Stream::new(file_name);
     let part = stream.read(bytes, Some(Format::Jsonl));
@@ -266,7 +113,7 @@ pub fn read_counted(bytes: &[u8], file_name: &str) -> Result<Reading, ReadError>
         if !bad.is_empty() {
             return Err(bad.into_error());
         }
-        return Ok(Reading::of(Format::GeminiCli, sessions, file_name));
+        return Ok(reading_of(Format::GeminiCli, sessions, file_name));
     }
     let rest = stream.finish();
     if part.bad.count() + rest.bad.count() > 0 {

@@ -33,11 +33,11 @@ use serde_json::{Map, Value, json};
 use crate::model::Meta;
 use crate::model::transcript::Channel;
 
+use super::reading::{self, Format, MAX_LISTED, ReadError, Reading};
 use super::sessions::Sessions;
 use super::time::{Stamp, stamp};
 use super::trusted::Owner;
 use super::trusted::folder::Folder;
-use super::{Format, MAX_LISTED, ReadError, Reading};
 use files::{json_files, open_folder, piece, trusted_database};
 
 pub const SOURCE: &str = "opencode";
@@ -434,7 +434,7 @@ impl Reader {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             let content = format!("{name}: {text}");
-            let entry = super::entry(
+            let entry = reading::entry(
                 format!("{id}.error"),
                 created,
                 Channel::System,
@@ -461,7 +461,7 @@ impl Reader {
         let id = str_of(part, "id").ok_or("no `id`")?;
         let kind = str_of(part, "type").ok_or("no `type`")?;
         let entry = |key, ts: Option<Stamp>, channel, content, meta| {
-            super::entry(key, ts.or(created), channel, content, meta)
+            reading::entry(key, ts.or(created), channel, content, meta)
         };
         match kind {
             "text" | "reasoning" => {

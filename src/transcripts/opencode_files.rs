@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{DATABASE, MAX_PIECE};
-use crate::transcripts::ReadError;
+use crate::transcripts::reading::ReadError;
 use crate::transcripts::trusted::Owner;
 use crate::transcripts::trusted::folder::Folder;
 

@@ -13,7 +13,9 @@ use crate::model::transcript::Transcript;
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, records_from};
-use super::{Format, ReadError, claude, codex, format_of_record, generic};
+use super::reading::{Format, ReadError};
+use super::recognise::format_of_record;
+use super::{claude, codex, generic};
 
 /// One file read part by part.
 pub struct Stream {

@@ -11,8 +11,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::reading::ReadError;
 use super::trusted::not_regular;
-use super::{ReadError, aider, opencode};
+use super::{aider, opencode};
 use crate::error::{Error, Result};
 
 /// One file to import, and whether it was named on its own (then it is read whatever it
