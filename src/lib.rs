@@ -5,8 +5,9 @@
 //! line; `bin/homespace-bench/`, the benchmark):
 //! - [`model`] — the vocabulary shared by the tree, the views and the resources: kinds of
 //!   paths, directory members, the entry view model, each resourcespace's share of the
-//!   root, failures, links, reserved names, tree paths, inode and handle numbers. Imports
-//!   none of them.
+//!   root, failures, links, reserved names, tree paths, inode and handle numbers, and
+//!   memory's transcript model (sessions, entries, their meta, session ids). Imports none
+//!   of them.
 //! - [`error`] — the one error type: its kind (mapped to an errno) and a message saying what
 //!   failed, why, and where to go instead.
 //! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
@@ -24,7 +25,8 @@
 //! - [`testrun`] — running the project's tests with pytest, reading their JUnit XML and
 //!   their tracebacks.
 //! - [`transcripts`] — reading Claude Code, Codex, Gemini CLI, OpenCode, Aider and generic
-//!   JSONL transcripts into memory.
+//!   JSONL transcripts into the transcript model ([`model::transcript`]); stores nothing.
+//! - [`memory`] — importing transcript files into the store and following them live.
 //! - [`trust`] — whether a file is the mount owner's alone, before it may say what runs.
 //! - [`app`] — building a `Space` from the command line's options.
 //! - [`fuse`] — the only module that speaks FUSE: the session, its requests, detaching, and
@@ -39,6 +41,7 @@ pub mod daemon;
 pub mod error;
 pub mod fuse;
 pub mod log;
+pub mod memory;
 pub mod model;
 pub mod pyproject;
 pub mod python;

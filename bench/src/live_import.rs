@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use homespace::transcripts::follow::Follower;
+use homespace::memory::follow::Follower;
 use homespace_testkit::poll::poll_true;
 
 use super::backends::Backends;
@@ -89,12 +89,8 @@ pub fn bench_live_import(backends: &Backends) {
             let whole = backends.new_store(backend, dir.path()).and_then(|made| {
                 let store = made.open()?;
                 let start = Instant::now();
-                homespace::transcripts::import_paths(
-                    &store,
-                    std::slice::from_ref(&file),
-                    &mut |_| {},
-                )
-                .map_err(|e| e.message)?;
+                homespace::memory::import_paths(&store, std::slice::from_ref(&file), &mut |_| {})
+                    .map_err(|e| e.message)?;
                 Ok(start.elapsed())
             });
             let rate = |took: Duration| lines as f64 / took.as_secs_f64().max(1e-9);

@@ -21,8 +21,8 @@
 use std::time::Instant;
 
 use homespace::model::time::Time;
+use homespace::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use homespace::store::Store;
-use homespace::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 
 use super::backends::{Backend, Backends};
 use super::memory_digest::digest_cost;
@@ -331,7 +331,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
                         channel,
                         content,
                         tags: Vec::new(),
-                        meta,
+                        meta: meta.try_into().unwrap_or_default(),
                     };
                 }
                 EntryRecord {
@@ -348,7 +348,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
                         true => vec!["sampled".into()],
                         false => Vec::new(),
                     },
-                    meta: serde_json::json!({}),
+                    meta: homespace::model::Meta::default(),
                 }
             })
             .collect();

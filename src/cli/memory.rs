@@ -9,12 +9,13 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use homespace::app::Options;
+use homespace::memory::follow::Follower;
+use homespace::memory::follow::watch::{Event, Watch};
+use homespace::memory::{Progress, Summary, import_paths};
 use homespace::model::count::thousands;
 use homespace::store::location::Location;
-use homespace::transcripts::follow::Follower;
-use homespace::transcripts::follow::places::{Watching, places};
-use homespace::transcripts::follow::watch::{Event, Watch};
-use homespace::transcripts::{self, Progress, ReadError, Summary};
+use homespace::transcripts::ReadError;
+use homespace::transcripts::places::{Watching, places};
 
 pub fn forget(project: &Path, store: Option<Location>, session: &str) -> Result<(), String> {
     let options = Options {
@@ -62,7 +63,7 @@ pub fn import(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Res
             .unwrap_or_else(|_| ProgressStyle::default_bar());
         ProgressBar::new(0).with_style(style)
     });
-    let summary = transcripts::import_paths(&store, paths, &mut |progress| {
+    let summary = import_paths(&store, paths, &mut |progress| {
         let Some(bar) = &bar else { return };
         match progress {
             Progress::Found { files } => bar.set_length(files as u64),

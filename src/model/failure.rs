@@ -2,7 +2,7 @@
 
 use std::time::SystemTime;
 
-use crate::tree::access::Perm;
+use super::Perm;
 
 /// One failed operation.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,9 +14,9 @@
 use std::collections::HashSet;
 
 use crate::error::{Error, Result};
+use crate::model::transcript::Transcript;
 use crate::store::Store;
 use crate::store::edits::EditRecords;
-use crate::store::memory::record::Transcript;
 use crate::store::memory::{MemoryRecords, SessionRow};
 use crate::store::records::Records;
 use crate::store::runs::RunRecords;
@@ -310,7 +310,7 @@ fn copy_settings(from: &Store, to: &dyn SettingRecords) -> Result<()> {
 mod tests {
     use super::*;
     use crate::model::time::Time;
-    use crate::store::memory::record::{Channel, Transcript};
+    use crate::model::transcript::{Channel, Transcript};
     use crate::store::memory::testing::{at, entry, session, with_tags};
     use crate::store::postgres::scratch::ScratchServer;
     use crate::store::tasks::Fields;

@@ -32,10 +32,11 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::store::memory::record::Channel;
+use crate::model::Meta;
+use crate::model::transcript::Channel;
 
-use super::Reading;
 use super::lines::{BadLines, LineKeys};
+use super::reading::{self, Reading};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
@@ -222,7 +223,7 @@ impl Reader {
             .keys
             .key(&format!("{}\n{kind}\n{text}", session.opening));
         let (id, at) = (session.id.clone(), session.at);
-        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
+        let entry = |key, channel, content, meta| reading::entry(key, at, channel, content, meta);
         match block {
             Block::Input => {
                 let command = command_of(&text);
@@ -231,11 +232,11 @@ impl Reader {
                 }
                 self.sessions.push(
                     &id,
-                    entry(key.clone(), Channel::User, text.clone(), json!({})),
+                    entry(key.clone(), Channel::User, text.clone(), Meta::default()),
                 );
                 self.command = command.map(|(tool, command)| {
                     let call = format!("{tool} {}", json!({ "command": command }));
-                    let meta = json!({"tool": tool, "call_id": key});
+                    let meta = Meta::call(tool, key.as_str());
                     self.sessions.push(
                         &id,
                         entry(format!("{key}.call"), Channel::ToolCall, call, meta),
@@ -251,17 +252,21 @@ impl Reader {
                     let model = model.split(" with ").next().unwrap_or(model).trim();
                     self.sessions.session(&id).saw_context(None, Some(model));
                 }
-                let mut meta = json!({"tool": "aider", "is_error": false});
+                let mut meta = Meta::default();
+                meta.set_tool("aider");
+                meta.set_is_error(false);
                 if let Some(path) = text.strip_prefix("Applied edit to ") {
                     let call = format!("edit {}", json!({ "file_path": path.trim() }));
-                    let call_meta = json!({"tool": "edit", "call_id": key});
+                    let call_meta = Meta::call("edit", key.as_str());
                     self.sessions.push(
                         &id,
                         entry(format!("{key}.call"), Channel::ToolCall, call, call_meta),
                     );
-                    meta = json!({"tool": "edit", "call_id": key, "is_error": false});
+                    meta = Meta::call("edit", key.as_str());
+                    meta.set_is_error(false);
                 } else if let Some(command) = &self.command {
-                    meta = json!({"tool": command.tool, "call_id": command.call_id, "is_error": false});
+                    meta = Meta::call(command.tool, command.call_id.as_str());
+                    meta.set_is_error(false);
                 }
                 self.sessions
                     .push(&id, entry(key, Channel::ToolResult, text, meta));
@@ -269,7 +274,7 @@ impl Reader {
             Block::Reply => {
                 self.command = None;
                 self.sessions
-                    .push(&id, entry(key, Channel::Assistant, text, json!({})));
+                    .push(&id, entry(key, Channel::Assistant, text, Meta::default()));
             }
         }
     }

@@ -2,17 +2,13 @@
 //! sessions, edits, a `/run`, and a quote inside the assistant's reply.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::store::memory::testing::time;
 use crate::store::memory::touched::files_changed;
-use crate::transcripts::{Format, format_of, imported_twice, placed, read, read_counted};
+use crate::transcripts::{Format, format_of, placed, read, read_counted};
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/transcripts/aider"
-);
 const HISTORY: &[u8] =
     include_bytes!("../../tests/fixtures/transcripts/aider/.aider.chat.history.md");
 const PATH: &str = "/home/dev/ledger/.aider.chat.history.md";
@@ -134,11 +130,6 @@ fn keys_hold_while_the_history_grows() {
         assert!(!earlier.is_empty());
         assert!(earlier.is_subset(&all), "cut at line {cut}");
     }
-}
-
-#[test]
-fn importing_the_project_folder_takes_the_history_once() {
-    assert_eq!(imported_twice(&[PathBuf::from(DIR)]), (1, 2, 30));
 }
 
 #[test]

@@ -24,7 +24,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::Meta;
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
@@ -71,7 +72,7 @@ impl FileFacts {
 }
 
 /// What one message or block makes: an entry's channel, content and meta.
-type Piece = (Channel, String, Map<String, Value>);
+type Piece = (Channel, String, Meta);
 
 /// State carried from line to line, and from one part of a growing file to the next.
 pub struct Reader {
@@ -173,13 +174,13 @@ impl Reader {
         };
         let mut base = record.meta.clone();
         if let Some(model) = model {
-            base.insert("model".into(), json!(model));
+            base.insert("model", model);
         }
         if is_meta {
-            base.insert("isMeta".into(), json!(true));
+            base.insert("isMeta", true);
         }
         if compact {
-            base.insert("isCompactSummary".into(), json!(true));
+            base.insert("isCompactSummary", true);
         }
         let mut found: Vec<(String, Piece)> = Vec::new();
         match message.get("content") {
@@ -231,7 +232,7 @@ impl Reader {
         &mut self,
         block: &Value,
         speaker: Channel,
-        base: &Map<String, Value>,
+        base: &Meta,
     ) -> Result<Option<Piece>, String> {
         let Value::Object(block) = block else {
             return Err(format!(
@@ -247,9 +248,9 @@ impl Reader {
             Some("tool_use") => {
                 let name = required(block, "name")?;
                 let input = block.get("input").cloned().unwrap_or_else(|| json!({}));
-                meta.insert("tool".into(), json!(name));
+                meta.set_tool(name);
                 if let Some(id) = str_of(block, "id") {
-                    meta.insert("tool_use_id".into(), json!(id));
+                    meta.set_tool_use_id(id);
                     self.tools.insert(id.to_string(), name.to_string());
                 }
                 (Channel::ToolCall, format!("{name} {input}"))
@@ -265,13 +266,13 @@ impl Reader {
                     })?,
                 };
                 if let Some(id) = str_of(block, "tool_use_id") {
-                    meta.insert("tool_use_id".into(), json!(id));
+                    meta.set_tool_use_id(id);
                     if let Some(name) = self.tools.get(id) {
-                        meta.insert("tool".into(), json!(name));
+                        meta.set_tool(name);
                     }
                 }
                 let is_error = block.get("is_error").and_then(Value::as_bool);
-                meta.insert("is_error".into(), json!(is_error.unwrap_or(false)));
+                meta.set_is_error(is_error.unwrap_or(false));
                 (Channel::ToolResult, content)
             }
             Some(_) => return Ok(None),
@@ -298,9 +299,9 @@ impl Reader {
             return Ok(());
         }
         let mut meta = record.meta.clone();
-        for name in ["subtype", "level"] {
+        for name in ["subtype", Meta::LEVEL] {
             if let Some(value) = str_of(o, name) {
-                meta.insert(name.into(), json!(value));
+                meta.insert(name, value);
             }
         }
         let entry = record.entry(record.uuid.to_string(), Channel::System, content, meta);
@@ -328,7 +329,11 @@ impl Reader {
             channel: Channel::Summary,
             content: summary.to_string(),
             tags: Vec::new(),
-            meta: json!({ "leafUuid": leaf }),
+            meta: {
+                let mut meta = Meta::default();
+                meta.insert("leafUuid", leaf);
+                meta
+            },
         };
         self.sessions.push(session, entry);
         Ok(())
@@ -342,7 +347,7 @@ struct Record<'a> {
     cwd: Option<&'a str>,
     time: Option<Stamp>,
     sidechain: bool,
-    meta: Map<String, Value>,
+    meta: Meta,
 }
 
 impl<'a> Record<'a> {
@@ -363,14 +368,14 @@ impl<'a> Record<'a> {
                 ));
             }
         };
-        let mut meta = Map::new();
-        meta.insert("uuid".into(), json!(uuid));
+        let mut meta = Meta::default();
+        meta.insert("uuid", uuid);
         if let Some(parent) = str_of(o, "parentUuid") {
-            meta.insert("parentUuid".into(), json!(parent));
+            meta.insert("parentUuid", parent);
         }
-        meta.insert("isSidechain".into(), json!(sidechain));
+        meta.insert("isSidechain", sidechain);
         if let Some(agent) = str_of(o, "agentId") {
-            meta.insert("agentId".into(), json!(agent));
+            meta.insert("agentId", agent);
         }
         Ok(Record {
             uuid,
@@ -382,13 +387,7 @@ impl<'a> Record<'a> {
         })
     }
 
-    fn entry(
-        &self,
-        key: String,
-        channel: Channel,
-        content: String,
-        meta: Map<String, Value>,
-    ) -> EntryRecord {
+    fn entry(&self, key: String, channel: Channel, content: String, meta: Meta) -> EntryRecord {
         EntryRecord {
             key,
             ts: self.time,
@@ -399,7 +398,7 @@ impl<'a> Record<'a> {
             } else {
                 Vec::new()
             },
-            meta: Value::Object(meta),
+            meta,
         }
     }
 }
@@ -407,7 +406,7 @@ impl<'a> Record<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::transcripts::lines::records;
 
     fn read_text(text: &str) -> Result<(Transcript, usize), Vec<(usize, String)>> {

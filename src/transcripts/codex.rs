@@ -30,9 +30,10 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::Meta;
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind, required, str_of};
@@ -207,7 +208,7 @@ impl Reader {
             }
             _ => {
                 let message = str_of(payload, "message").ok_or("`compacted` without `message`")?;
-                self.push(line.raw, time, Channel::Summary, message, Map::new());
+                self.push(line.raw, time, Channel::Summary, message, Meta::default());
                 Ok(())
             }
         }
@@ -228,8 +229,8 @@ impl Reader {
             Some(value) => Some(stamp(value)?),
         };
         let cwd = str_of(payload, "cwd");
-        let mut meta = Map::new();
-        meta.insert("session_meta".into(), json!(id));
+        let mut meta = Meta::default();
+        meta.insert("session_meta", id);
         for name in [
             "originator",
             "cli_version",
@@ -239,7 +240,7 @@ impl Reader {
             "instructions",
         ] {
             if let Some(value) = payload.get(name).filter(|v| !v.is_null()) {
-                meta.insert(name.into(), value.clone());
+                meta.insert(name, value.clone());
             }
         }
         if text::session_id(id) == text::session_id(&self.session_id()) {
@@ -279,7 +280,7 @@ impl Reader {
             Some(Value::String(kind)) => kind.as_str(),
             _ => return Err("response item without a string `type`".to_string()),
         };
-        let mut meta = Map::new();
+        let mut meta = Meta::default();
         let (channel, content) = match kind_of_item {
             "message" => {
                 let role = required(item, "role")?;
@@ -288,12 +289,12 @@ impl Reader {
                     .and_then(text::content_text)
                     .ok_or("message without `content` parts")?;
                 if let Some(phase) = str_of(item, "phase") {
-                    meta.insert("phase".into(), json!(phase));
+                    meta.insert("phase", phase);
                 }
                 let channel = match role {
                     "assistant" => Channel::Assistant,
                     "user" if text::is_injected(&content) => {
-                        meta.insert("injected".into(), json!(true));
+                        meta.insert("injected", true);
                         Channel::System
                     }
                     "user" => Channel::User,
@@ -301,7 +302,7 @@ impl Reader {
                     other => return Err(format!("message with unknown role {other:?}")),
                 };
                 if channel != Channel::User && channel != Channel::Assistant {
-                    meta.insert("role".into(), json!(role));
+                    meta.insert("role", role);
                 }
                 (channel, content)
             }
@@ -336,8 +337,8 @@ impl Reader {
                     Some(other) => other.to_string(),
                 };
                 self.tools.insert(call_id.to_string(), name.to_string());
-                meta.insert("tool".into(), json!(name));
-                meta.insert("call_id".into(), json!(call_id));
+                meta.set_tool(name);
+                meta.set_call_id(call_id);
                 (Channel::ToolCall, format!("{name} {arguments}"))
             }
             "local_shell_call" => {
@@ -349,9 +350,9 @@ impl Reader {
                 let words: Vec<&str> = command.iter().filter_map(Value::as_str).collect();
                 if let Some(call_id) = str_of(item, "call_id") {
                     self.tools.insert(call_id.to_string(), "local_shell".into());
-                    meta.insert("call_id".into(), json!(call_id));
+                    meta.set_call_id(call_id);
                 }
-                meta.insert("tool".into(), json!("local_shell"));
+                meta.set_tool("local_shell");
                 (
                     Channel::ToolCall,
                     format!("local_shell {}", words.join(" ")),
@@ -364,21 +365,21 @@ impl Reader {
                     .find_map(|name| action.get(name).and_then(Value::as_str))
                     .unwrap_or_default()
                     .to_string();
-                meta.insert("tool".into(), json!("web_search"));
+                meta.set_tool("web_search");
                 (Channel::ToolCall, format!("web_search {what}"))
             }
             "function_call_output" | "custom_tool_call_output" => {
                 let call_id = required(item, "call_id")?;
                 let (content, failed, exit_code) = output_text(item.get("output"))?;
-                meta.insert("call_id".into(), json!(call_id));
+                meta.set_call_id(call_id);
                 if let Some(code) = exit_code {
-                    meta.insert("exit_code".into(), json!(code));
+                    meta.set_exit_code(code);
                 }
                 if let Some(name) = self.tools.get(call_id) {
-                    meta.insert("tool".into(), json!(name));
+                    meta.set_tool(name);
                 }
                 if let Some(failed) = failed {
-                    meta.insert("is_error".into(), json!(failed));
+                    meta.set_is_error(failed);
                 }
                 (Channel::ToolResult, content)
             }
@@ -411,16 +412,16 @@ impl Reader {
             "turn_aborted" => {
                 let reason = str_of(payload, "reason").unwrap_or("no reason given");
                 let content = format!("turn aborted: {reason}");
-                let meta = Map::from_iter([("event".to_string(), json!(kind_of_event))]);
+                let mut meta = Meta::default();
+                meta.insert("event", kind_of_event);
                 self.push(raw, time, Channel::System, &content, meta);
                 return Ok(());
             }
             "error" => {
                 let message = required(payload, "message")?;
-                let meta = Map::from_iter([
-                    ("event".to_string(), json!(kind_of_event)),
-                    ("level".to_string(), json!("error")),
-                ]);
+                let mut meta = Meta::default();
+                meta.insert("event", kind_of_event);
+                meta.insert(Meta::LEVEL, "error");
                 self.push(raw, time, Channel::System, message, meta);
                 return Ok(());
             }
@@ -444,7 +445,8 @@ impl Reader {
         if channel == Channel::User {
             self.draft().saw_user_text(content);
         }
-        let meta = Map::from_iter([("event".to_string(), json!(kind_of_event))]);
+        let mut meta = Meta::default();
+        meta.insert("event", kind_of_event);
         self.push(raw, time, channel, content, meta);
         Ok(())
     }
@@ -460,7 +462,7 @@ impl Reader {
         time: Option<Stamp>,
         channel: Channel,
         content: &str,
-        meta: Map<String, Value>,
+        meta: Meta,
     ) {
         if content.trim().is_empty() {
             self.sessions.ignored += 1;
@@ -472,7 +474,7 @@ impl Reader {
             channel,
             content: content.to_string(),
             tags: Vec::new(),
-            meta: Value::Object(meta),
+            meta,
         };
         let id = self.session_id();
         self.sessions.push(&id, entry);
@@ -525,7 +527,7 @@ fn unwrapped(text: &str) -> Option<(String, Option<i64>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 

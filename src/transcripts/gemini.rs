@@ -34,13 +34,14 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::Meta;
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::lines::{BadLines, Line, kind, str_of};
+use super::reading::{self, ReadError, Reading};
 use super::sessions::Sessions;
 use super::text;
 use super::time::{Stamp, stamp};
-use super::{ReadError, Reading};
 
 pub const SOURCE: &str = "gemini-cli";
 
@@ -289,14 +290,15 @@ impl Reader {
             Some(value) => text::content_text(value)
                 .ok_or("`content` must be a string or an array of parts")?,
         };
-        let entry = |key, channel, content, meta| super::entry(key, at, channel, content, meta);
+        let entry = |key, channel, content, meta| reading::entry(key, at, channel, content, meta);
         match kind_of {
             "user" => {
                 self.sessions.session(&self.session).saw_user_text(&content);
-                self.push(entry(id.into(), Channel::User, content, json!({})));
+                self.push(entry(id.into(), Channel::User, content, Meta::default()));
             }
             "info" | "warning" | "error" => {
-                let meta = json!({"level": kind_of});
+                let mut meta = Meta::default();
+                meta.insert(Meta::LEVEL, kind_of);
                 self.push(entry(id.into(), Channel::System, content, meta));
             }
             "gemini" => {
@@ -312,12 +314,15 @@ impl Reader {
                         format!("{id}#thought{}", n + 1),
                         Channel::Thinking,
                         text,
-                        json!({}),
+                        Meta::default(),
                     );
                     e.ts = ts;
                     self.push(e);
                 }
-                let meta = model.map_or(json!({}), |model| json!({"model": model}));
+                let mut meta = Meta::default();
+                if let Some(model) = model {
+                    meta.insert("model", model);
+                }
                 self.push(entry(id.into(), Channel::Assistant, content, meta));
                 let calls = match m.get("toolCalls") {
                     None | Some(Value::Null) => &Vec::new(),
@@ -350,12 +355,12 @@ impl Reader {
         let at = time_of(call, "timestamp")?.or(at);
         let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
         let status = str_of(call, "status");
-        self.push(super::entry(
+        self.push(reading::entry(
             format!("{message}#call:{call_id}"),
             at,
             Channel::ToolCall,
             format!("{name} {args}"),
-            json!({"tool": name, "call_id": call_id}),
+            Meta::call(name, call_id),
         ));
         let result = call.get("result").filter(|r| !r.is_null());
         let finished = matches!(status, Some("success" | "error" | "cancelled"));
@@ -368,9 +373,10 @@ impl Reader {
             .or_else(|| str_of(call, "resultDisplay").map(str::to_string))
             .or_else(|| status.map(str::to_string))
             .unwrap_or_default();
-        let meta = json!({"tool": name, "call_id": call_id, "status": status,
-            "is_error": status == Some("error")});
-        self.push(super::entry(
+        let mut meta = Meta::call(name, call_id);
+        meta.insert("status", status);
+        meta.set_is_error(status == Some("error"));
+        self.push(reading::entry(
             format!("{message}#result:{call_id}"),
             at,
             Channel::ToolResult,

@@ -3,19 +3,14 @@
 //! with its result).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::store::memory::testing::time;
 use crate::store::memory::touched::files_changed;
-use crate::transcripts::{Format, format_of, imported_twice, read, read_counted};
+use crate::transcripts::{Format, format_of, read, read_counted};
 
 use super::placed;
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/transcripts/gemini"
-);
 const DOCUMENT_NAME: &str = "session-2025-10-20T09-14-3f2a9c1e.json";
 const LOG_NAME: &str = "session-2025-11-05T16-40-8d1e4b27.jsonl";
 const DOCUMENT: &[u8] = include_bytes!(
@@ -171,11 +166,6 @@ fn keys_hold_while_the_log_grows_and_the_document_is_rewritten() {
     document["messages"].as_array_mut().unwrap().pop();
     let shorter = serde_json::to_vec_pretty(&document).unwrap();
     assert!(keys(&shorter, DOCUMENT_NAME).is_subset(&keys(DOCUMENT, DOCUMENT_NAME)));
-}
-
-#[test]
-fn importing_twice_adds_nothing() {
-    assert_eq!(imported_twice(&[PathBuf::from(DIR)]), (2, 2, 17));
 }
 
 #[test]

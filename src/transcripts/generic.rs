@@ -19,7 +19,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::Meta;
+use crate::model::transcript::{Channel, EntryRecord};
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, Line, LineKeys, kind};
@@ -228,10 +229,8 @@ fn read_line(
         .get("tool_call_id")
         .and_then(Value::as_str)
         .and_then(|id| calls.get(id))
-        && let Value::Object(meta) = &mut meta
     {
-        meta.entry("tool")
-            .or_insert_with(|| Value::from(tool.as_str()));
+        meta.default_tool(tool);
     }
     let key = match object.get("id") {
         None | Some(Value::Null) => keys.key(line.raw),
@@ -253,10 +252,10 @@ fn read_line(
             if let Some(id) = &call.id {
                 calls.insert(id.clone(), call.name.clone());
             }
-            let mut meta = Map::new();
-            meta.insert("tool".into(), Value::from(call.name.as_str()));
+            let mut meta = Meta::default();
+            meta.set_tool(call.name.as_str());
             if let Some(id) = call.id {
-                meta.insert("call_id".into(), Value::from(id));
+                meta.set_call_id(id);
             }
             EntryRecord {
                 key: format!("{key}.call{}", n + 1),
@@ -266,7 +265,7 @@ fn read_line(
                     .trim_end()
                     .to_string(),
                 tags: tags.clone(),
-                meta: Value::Object(meta),
+                meta,
             }
         })
         .collect();
@@ -370,21 +369,21 @@ fn tags_of(object: &Map<String, Value>) -> Result<Vec<String>, String> {
 
 /// `meta` (an object), plus every field this reader does not consume, plus `role` when it
 /// says more than the channel (`tool`, `developer`).
-fn meta_of(object: &Map<String, Value>) -> Result<Value, String> {
+fn meta_of(object: &Map<String, Value>) -> Result<Meta, String> {
     let mut meta = match object.get("meta") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(meta)) => meta.clone(),
+        None | Some(Value::Null) => Meta::default(),
+        Some(Value::Object(meta)) => Meta::from(meta.clone()),
         Some(other) => return Err(format!("`meta` must be an object, not a {}", kind(other))),
     };
     for (name, value) in object {
         if !KNOWN.contains(&name.as_str()) {
-            meta.entry(name.clone()).or_insert_with(|| value.clone());
+            meta.insert_new(name.as_str(), value.clone());
         }
     }
     if let Some(role @ ("tool" | "developer")) = object.get("role").and_then(Value::as_str) {
-        meta.entry("role").or_insert_with(|| Value::from(role));
+        meta.insert_new("role", role);
     }
-    Ok(Value::Object(meta))
+    Ok(meta)
 }
 
 /// A string, or a number as its text.
@@ -399,7 +398,7 @@ fn scalar(value: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Transcript;
+    use crate::model::transcript::Transcript;
     use crate::store::memory::testing::time;
     use crate::transcripts::lines::records;
 

@@ -10,10 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
-use super::ReadError;
-
-/// How many bad lines a [`ReadError`] lists; the rest are only counted.
-pub const MAX_LISTED: usize = 20;
+use super::reading::{MAX_LISTED, ReadError};
 
 /// One record of a transcript: a line that holds a JSON object.
 #[derive(Debug)]

@@ -30,13 +30,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::store::memory::record::Channel;
+use crate::model::Meta;
+use crate::model::transcript::Channel;
 
-use super::follow::folder::Folder;
-use super::follow::trusted::Owner;
+use super::reading::{self, Format, MAX_LISTED, ReadError, Reading};
 use super::sessions::Sessions;
 use super::time::{Stamp, stamp};
-use super::{Format, MAX_LISTED, ReadError, Reading};
+use super::trusted::Owner;
+use super::trusted::folder::Folder;
 use files::{json_files, open_folder, piece, trusted_database};
 
 pub const SOURCE: &str = "opencode";
@@ -433,12 +434,17 @@ impl Reader {
                 .and_then(Value::as_str)
                 .unwrap_or_default();
             let content = format!("{name}: {text}");
-            let entry = super::entry(
+            let entry = reading::entry(
                 format!("{id}.error"),
                 created,
                 Channel::System,
                 content.trim_end_matches([' ', ':']).to_string(),
-                json!({"is_error": true, "error": name}),
+                {
+                    let mut meta = Meta::default();
+                    meta.set_is_error(true);
+                    meta.insert("error", name);
+                    meta
+                },
             );
             self.sessions.push(session, entry);
         }
@@ -455,7 +461,7 @@ impl Reader {
         let id = str_of(part, "id").ok_or("no `id`")?;
         let kind = str_of(part, "type").ok_or("no `type`")?;
         let entry = |key, ts: Option<Stamp>, channel, content, meta| {
-            super::entry(key, ts.or(created), channel, content, meta)
+            reading::entry(key, ts.or(created), channel, content, meta)
         };
         match kind {
             "text" | "reasoning" => {
@@ -474,11 +480,10 @@ impl Reader {
                 if channel == Channel::User {
                     self.sessions.session(session).saw_user_text(text);
                 }
-                let meta = if synthetic {
-                    json!({"synthetic": true})
-                } else {
-                    json!({})
-                };
+                let mut meta = Meta::default();
+                if synthetic {
+                    meta.insert("synthetic", true);
+                }
                 let at = time_at(part.get("time"), "start")?;
                 self.sessions.push(
                     session,
@@ -504,7 +509,7 @@ impl Reader {
                     time_at(state.get("time"), "start")?,
                     time_at(state.get("time"), "end")?,
                 );
-                let meta = json!({"tool": tool, "call_id": call_id});
+                let meta = Meta::call(tool, call_id);
                 let call = format!("{tool} {input}");
                 self.sessions.push(
                     session,
@@ -518,7 +523,8 @@ impl Reader {
                     .iter()
                     .find_map(|field| str_of(state, field).filter(|t| !t.trim().is_empty()))
                     .unwrap_or(status);
-                let meta = json!({"tool": tool, "call_id": call_id, "is_error": failed});
+                let mut meta = Meta::call(tool, call_id);
+                meta.set_is_error(failed);
                 let result = entry(
                     format!("{id}.result"),
                     end.or(start),

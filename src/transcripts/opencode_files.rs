@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::{DATABASE, MAX_PIECE};
-use crate::transcripts::ReadError;
-use crate::transcripts::follow::folder::Folder;
-use crate::transcripts::follow::trusted::Owner;
+use crate::transcripts::reading::ReadError;
+use crate::transcripts::trusted::Owner;
+use crate::transcripts::trusted::folder::Folder;
 
 /// The folder `at`, opened below `root` when it lies there (else by its name). With
 /// `renamers`, each folder below `root` must be one whose names only the owner (or root)

@@ -4,11 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::Store;
-use crate::store::memory::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::store::memory::testing::time;
 use crate::store::memory::touched::files_changed;
-use crate::transcripts::{Format, import_paths};
+use crate::transcripts::Format;
 
 use super::{read_path, reads};
 
@@ -169,36 +168,6 @@ fn the_database_is_read_whole() {
     let (second, entries) = &sessions[1];
     assert_eq!(second.title, "Explain the ledger's rounding");
     assert_eq!(channels(entries), [User, Assistant]);
-}
-
-#[test]
-fn importing_twice_adds_nothing_and_a_grown_database_adds_only_what_is_new() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = database(dir.path());
-    let store = Store::in_memory().unwrap();
-    let paths = [storage(), dir.path().to_path_buf()];
-    let first = import_paths(&store, &paths, &mut |_| {}).unwrap();
-    assert!(first.bad_files.is_empty(), "{:?}", first.bad_files);
-    assert!(
-        first.not_transcripts.is_empty(),
-        "messages and parts are not walked: {:?}",
-        first.not_transcripts
-    );
-    assert_eq!((first.files, first.sessions, first.entries), (2, 3, 25));
-    let again = import_paths(&store, &paths, &mut |_| {}).unwrap();
-    assert_eq!((again.sessions, again.entries, again.skipped), (0, 0, 25));
-
-    let part = r#"{"type":"text","text":"Tests added.","time":{"start":1763632995020}}"#;
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute(
-            "INSERT INTO part VALUES ('prt_b0d5e3d10004Zz', 'msg_b0d5e3d10001Cv9Bn0Mq1We2Rt', \
-             'ses_4f2a9c31bffeR2d8Gh5Jk0Lm3N', 1, 1, ?1)",
-            [part],
-        )
-        .unwrap();
-    let grown = import_paths(&store, &[db], &mut |_| {}).unwrap();
-    assert_eq!((grown.sessions, grown.entries, grown.skipped), (0, 1, 11));
 }
 
 #[test]

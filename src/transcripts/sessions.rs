@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
+use crate::model::transcript::{EntryRecord, SessionRecord, Transcript};
 
 use super::text;
 use super::time::Stamp;
@@ -207,7 +207,7 @@ impl Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::Channel;
+    use crate::model::transcript::Channel;
     use crate::store::memory::testing::time;
     use serde_json::json;
 
@@ -218,7 +218,7 @@ mod tests {
             channel: Channel::User,
             content: "x".to_string(),
             tags: Vec::new(),
-            meta: json!({}),
+            meta: json!({}).try_into().unwrap(),
         }
     }
 

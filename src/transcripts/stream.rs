@@ -9,11 +9,13 @@
 //! format is decided by the first record that only one format writes; until one does,
 //! nothing is read (a follower offers the same lines again with the next part).
 
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
 
 use super::line_reader::LineReader;
 use super::lines::{BadLines, records_from};
-use super::{Format, ReadError, claude, codex, format_of_record, generic};
+use super::reading::{Format, ReadError};
+use super::recognise::format_of_record;
+use super::{claude, codex, generic};
 
 /// One file read part by part.
 pub struct Stream {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use serde_json::json;
 
 use super::*;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 use crate::store::memory::testing::time;
 
 const CLAUDE: &[u8] = include_bytes!("../../tests/fixtures/transcripts/claude-code-session.jsonl");

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::model::SessionId;
+
 /// The longest title, in characters.
 pub const TITLE_CHARS: usize = 120;
 
@@ -19,25 +21,9 @@ pub fn title(text: &str) -> String {
     cut
 }
 
-/// A session id fit to be a directory name: every character outside `[A-Za-z0-9._-]`
-/// becomes `-`, at most 128 characters, and never empty, `.` or `..`.
+/// A session id made from a tool's id or a file's name, as [`SessionId::derived`] makes it.
 pub fn session_id(raw: &str) -> String {
-    let id: String = raw
-        .chars()
-        .take(128)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if id.is_empty() || id.chars().all(|c| c == '.') {
-        format!("session{id}")
-    } else {
-        id
-    }
+    SessionId::derived(raw).into_string()
 }
 
 /// The session id a file's name gives when its content names none: the name without its

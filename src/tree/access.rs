@@ -32,14 +32,7 @@ impl Caller {
     }
 }
 
-/// The owner and permission bits a path shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Perm {
-    pub uid: u32,
-    pub gid: u32,
-    /// Permission bits (`0o644`), without the file type.
-    pub mode: u32,
-}
+pub use crate::model::Perm;
 
 impl Perm {
     /// The permission bits of a directory holding what `self` describes: every class that

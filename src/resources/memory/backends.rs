@@ -10,10 +10,10 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::model::{Kind, Links};
 use crate::resources::memory::Memory;
 use crate::store::Store;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::store::testing::for_each_backend;
 use crate::tree::resource::Resource;
 
@@ -35,7 +35,9 @@ fn entry(key: &str, channel: Channel, content: &str, tags: &[&str]) -> EntryReco
         channel,
         content: content.into(),
         tags: tags.iter().map(|t| t.to_string()).collect(),
-        meta: serde_json::json!({"tool": "Bash", "n": 1}),
+        meta: serde_json::json!({"tool": "Bash", "n": 1})
+            .try_into()
+            .unwrap(),
     }
 }
 
@@ -103,7 +105,7 @@ fn fill(store: &Store, now: &str) {
     let s3 = store.memory(|m| m.session("s3")).unwrap().unwrap();
     // Files changed by two sessions: memory/files/ and file: answer alike.
     let edit = |key: &str, path: &str| EntryRecord {
-        meta: serde_json::json!({"tool": "Edit"}),
+        meta: serde_json::json!({"tool": "Edit"}).try_into().unwrap(),
         ..entry(
             key,
             Channel::ToolCall,

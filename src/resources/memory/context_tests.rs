@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use crate::model::Links;
+use crate::model::transcript::{Channel, Transcript};
 use crate::render::budget;
 use crate::resources::memory::Memory;
 use crate::resources::memory::conversation::PER_PAGE;
 use crate::resources::memory::sessions::Sessions;
 use crate::store::Store;
-use crate::store::memory::record::{Channel, Transcript};
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
 use crate::tree::resource::Resource;

@@ -12,10 +12,10 @@
 use serde_json::Value;
 
 use crate::model::Links;
+use crate::model::transcript::Channel;
 use crate::render::budget;
 use crate::render::inert::line as cut_to;
 use crate::resources::memory::names::{entry_name, session_dir};
-use crate::store::memory::record::Channel;
 use crate::store::memory::{EntryRow, SessionRow};
 
 /// The directory of a session's conversation pages.

@@ -9,9 +9,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::model::Meta;
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::resources::json;
-use crate::store::memory::record::{Channel, EntryRecord};
 
 /// A small valid new entry, shown when a write is empty.
 pub const EXAMPLE: &str = r#"{"channel": "user", "content": "what happened"}"#;
@@ -26,7 +27,7 @@ struct EntryFile<'a> {
     channel: &'a str,
     content: &'a str,
     tags: &'a [String],
-    meta: &'a Value,
+    meta: &'a Meta,
 }
 
 /// The exact content of entry `seq` of a session.
@@ -135,14 +136,14 @@ pub fn new_entry(
         },
     };
     let meta = match object.get("meta") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
-        Some(Value::Object(meta)) => Value::Object(meta.clone()),
+        None | Some(Value::Null) => Meta::default(),
+        Some(Value::Object(meta)) => Meta::from(meta.clone()),
         Some(other) => {
             problems.push(format!(
                 "\"meta\" must be an object, got {}",
                 json::shown(other)
             ));
-            Value::Object(Map::new())
+            Meta::default()
         }
     };
     let tags = tags(object.get("tags"), &mut problems);
@@ -232,7 +233,7 @@ mod tests {
             channel: Channel::ToolCall,
             content: "ls -la".into(),
             tags: vec!["shell".into()],
-            meta: serde_json::json!({"tool": "Bash"}),
+            meta: serde_json::json!({"tool": "Bash"}).try_into().unwrap(),
         }
     }
 

@@ -1,5 +1,5 @@
 //! Memory keeping itself: while the tree is mounted, the transcripts of the agents working
-//! on the project are followed ([`crate::transcripts::follow`]) — the places
+//! on the project are followed ([`crate::memory::follow`]) — the places
 //! `source/meta/settings.toml`'s `[memory] watch` names, asked again as it changes — and
 //! what they add shows in `memory/` without any command. A bad line or a file that cannot
 //! be read is logged once in `_errors.md` (and `memory/_entry.md` for a few minutes); a
@@ -11,12 +11,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::Error;
+use crate::memory::follow::watch::{Event, Watch};
+use crate::memory::follow::{Caught, Follower};
 use crate::model::TreePath;
 use crate::model::time::Time;
 use crate::store::Store;
-use crate::transcripts::follow::places::{Watching, places};
-use crate::transcripts::follow::watch::{Event, Watch};
-use crate::transcripts::follow::{Caught, Follower};
+use crate::transcripts::places::{Watching, places};
 use crate::tree::lock;
 use crate::tree::resource::Outside;
 

@@ -11,15 +11,15 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::time::{Time, is_day};
-use crate::model::{Child, Entry, Kind, Links, Node};
+use crate::model::transcript::Channel;
+use crate::model::transcript::SessionRecord;
+use crate::model::{Child, Entry, Kind, Links, Node, SessionId};
 use crate::render::entry;
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::digest::{Digest, Reading, SourcePlaces, view};
 use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name, session_dir};
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
-use crate::store::memory::record::Channel;
-use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
 use crate::tree::glance::{self, Memo};
 use crate::tree::resource::Resource;
@@ -498,11 +498,8 @@ impl Resource for Sessions {
                 self.links.to(&shown(&[day]))
             )));
         }
-        if !valid_session_id(id) {
-            return Err(Error::invalid(format!(
-                "{id:?} cannot name a session: use 1–80 letters, digits, '-', '_' or '.'"
-            )));
-        }
+        // The store's rule, checked before anything is asked of the store.
+        SessionId::parse(id)?;
         if self.store.memory(|m| m.session(id))?.is_some() {
             return Err(Error::exists(format!(
                 "a session named {id} exists already"
@@ -539,16 +536,6 @@ fn today_or(day: &str) -> Time {
         return now;
     }
     Time::parse(&format!("{day}T00:00:00Z")).unwrap_or(now)
-}
-
-/// Whether `id` can name a session (and so a directory).
-pub fn valid_session_id(id: &str) -> bool {
-    (1..=80).contains(&id.len())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        && id != "."
-        && id != ".."
 }
 
 #[cfg(test)]

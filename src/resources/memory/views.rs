@@ -2,12 +2,12 @@
 //! describes a session wherever it is listed, `related.md` and `recall`.
 
 use crate::model::time::Time;
+use crate::model::transcript::Channel;
 use crate::model::{Entry, Function, Links, Section};
 use crate::render::{budget, inert};
 use crate::resources::memory::conversation::{self, CONVERSATION};
 use crate::resources::memory::document;
 pub use crate::resources::memory::names::{entry_name, session_dir};
-use crate::store::memory::record::Channel;
 use crate::store::memory::{SessionRow, Stats};
 
 /// The session files that are not entries.

@@ -36,7 +36,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::store::Store;
-use crate::transcripts::follow::places::Watching;
+use crate::transcripts::places::Watching;
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;

@@ -5,11 +5,11 @@
 
 use super::changed::{ChangedFile, FileOrder, FilePattern};
 use super::dialect::{FilesSql, RelatedSql, SearchSql, WriteSql};
-use super::record::{EntryRecord, SessionRecord};
 use super::records::Changers;
 use super::records::{Found, Loader, MemoryReads, MemoryRecords, SessionRow};
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::model::transcript::{EntryRecord, SessionRecord};
 
 impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql + FilesSql> MemoryRecords for D {
     fn search(&self, query: &str, limit: usize) -> Result<Found> {

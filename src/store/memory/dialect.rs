@@ -14,12 +14,12 @@ use std::ops::Range;
 
 use super::changed::{ChangedFile, FileOrder, FilePattern};
 use super::query::Query;
-use super::record::{Channel, EntryRecord, SessionRecord};
 use super::records::Changers;
 use super::records::{Loader, MemoryHit};
 use super::span::Span;
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 
 /// An entry or session number with its rank (higher is better).
 pub type Ranked = (i64, f64);

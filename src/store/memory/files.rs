@@ -12,10 +12,10 @@
 use std::collections::BTreeMap;
 
 use super::dialect::{FilesSql, WriteSql};
-use super::record::EntryRecord;
 use super::touched::{files_changed, relative_to};
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::model::transcript::EntryRecord;
 
 /// Tool calls read per statement while backfilling.
 const BACKFILL_BATCH: usize = 2_000;

@@ -1,7 +1,7 @@
 //! Memory in the store: sessions and their entries, with full-text indexes over entry
 //! content and tags and over session titles and summaries, kept in the same transactions.
-//! An entry's number is `(session << 32) + seq` ([`entry_id`]): a session's entries are one
-//! range of numbers.
+//! An entry's number keeps its session and seq, a session's entries one range of numbers
+//! (`entry_number.rs`).
 //!
 //! Every backend is reached through [`MemoryRecords`] (`records.rs`), built once in
 //! `dialect.rs` over the SQL each backend answers — SQLite in `sqlite/`, PostgreSQL in
@@ -17,11 +17,11 @@
 mod backend;
 pub mod changed;
 mod dialect;
+mod entry_number;
 pub mod files;
 mod likeness;
 mod postgres;
 mod query;
-pub mod record;
 mod records;
 mod related;
 mod rules;
@@ -37,6 +37,9 @@ mod write;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub(crate) use entry_number::{
+    MAX_SEQ, entry_id, entry_id_sql, session_of_sql, session_range, split_entry_id,
+};
 pub use query::counts_back_from_today;
 pub use records::{
     EntryRow, Found, Imported, Loader, MemoryHit, MemoryReads, MemoryRecords, SessionRow, Stats,
@@ -63,24 +66,6 @@ pub(crate) use postgres::{
     COMPRESSION_SCHEMA as PG_COMPRESSION_SCHEMA, STATISTICS_SCHEMA as PG_STATISTICS_SCHEMA,
 };
 
-/// The largest seq a session can hold (an entry number keeps it in 32 bits).
-const MAX_SEQ: i64 = 0xFFFF_FFFF;
-
-/// The stored number of entry `seq` of session `session` (a session's rowid).
-pub(crate) fn entry_id(session: i64, seq: i64) -> i64 {
-    (session << 32) + seq
-}
-
-/// The session and seq of an entry number.
-pub(crate) fn split_entry_id(id: i64) -> (i64, i64) {
-    (id >> 32, id & MAX_SEQ)
-}
-
-/// The numbers every entry of `session` lies between (inclusive).
-pub(crate) fn session_range(session: i64) -> (i64, i64) {
-    (entry_id(session, 1), entry_id(session, MAX_SEQ))
-}
-
 /// A stored count as a `usize` (counts are never negative; the schemas check).
 pub(crate) fn count(n: i64) -> usize {
     usize::try_from(n).unwrap_or(0)
@@ -97,11 +82,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn entry_numbers_keep_session_and_seq() {
-        let (lo, hi) = session_range(7);
-        assert!(lo <= entry_id(7, 1) && entry_id(7, MAX_SEQ) <= hi);
-        assert!(hi < entry_id(8, 1));
-        assert_eq!(split_entry_id(entry_id(123_456, 42)), (123_456, 42));
+    fn entry_files_are_padded_to_four_digits_at_least() {
         assert_eq!(width(0), 4);
         assert_eq!(width(9_999), 4);
         assert_eq!(width(10_000), 5);

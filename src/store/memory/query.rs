@@ -21,9 +21,9 @@
 use regex::{Regex, RegexBuilder};
 
 use super::changed::FilePattern;
-use super::record::Channel;
 use crate::error::{Error, Result};
 use crate::model::time::{Time, is_day};
+use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
 
 /// The bounds of a search, the same on every backend so each says the same of what it

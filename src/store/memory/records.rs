@@ -5,10 +5,10 @@
 //! not rank or cut snippets to the byte alike.
 
 use super::changed::{ChangedFile, FileOrder};
-use super::record::{Channel, EntryRecord, SessionRecord, Transcript};
 use super::width;
 use crate::error::Result;
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 
 /// A stored session.
 #[derive(Debug, Clone, PartialEq, Eq)]

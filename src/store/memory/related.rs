@@ -177,9 +177,9 @@ fn scores<D: RelatedSql>(
 mod tests {
     //! Through [`crate::store::memory::MemoryRecords`], on both backends.
     use super::*;
+    use crate::model::transcript::{Channel, Transcript};
     use crate::store::Store;
     use crate::store::memory::dialect::{Held, Ranked};
-    use crate::store::memory::record::{Channel, Transcript};
     use crate::store::memory::testing::{edit, entry, session};
     use crate::store::testing::for_each_backend;
 

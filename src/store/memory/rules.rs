@@ -6,21 +6,14 @@
 use std::cmp::Ordering;
 
 use super::dialect::Times;
-use super::record::{EntryRecord, SessionRecord};
 use crate::error::{Error, Result};
+use crate::model::SessionId;
 use crate::model::time::Time;
+use crate::model::transcript::{EntryRecord, SessionRecord};
 
-/// A session id names a directory: `[A-Za-z0-9._-]`, at most 200 bytes, not starting with
-/// `.` (hidden from `ls`, or `..`) or `-` (read as an option by every shell tool).
+/// A session id names a directory: the one rule of [`SessionId`].
 pub(super) fn check_id(id: &str) -> Result<()> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    if id.is_empty() || id.len() > 200 || id.starts_with(['.', '-']) || !id.chars().all(allowed) {
-        return Err(Error::invalid(format!(
-            "{id:?} cannot name a memory session: use 1 to 200 of A-Z a-z 0-9 . _ -, \
-             starting with a letter, a digit or _"
-        )));
-    }
-    Ok(())
+    SessionId::parse(id).map(|_| ())
 }
 
 /// Text every store can keep. PostgreSQL's text cannot hold the character NUL, so no store
@@ -129,10 +122,10 @@ mod tests {
             .map(|text| EntryRecord {
                 key: text.to_string(),
                 ts: Time::parse(text).ok(),
-                channel: super::super::record::Channel::User,
+                channel: crate::model::transcript::Channel::User,
                 content: String::new(),
                 tags: Vec::new(),
-                meta: serde_json::Value::Null,
+                meta: crate::model::Meta::default(),
             })
             .collect();
         let (first, last) = span(&record, &entries);

@@ -27,13 +27,13 @@ use std::collections::HashMap;
 
 use super::dialect::{FilesSql, Ranked, SearchSql, SessionText, WriteSql};
 use super::query::{COUNT_CAP, EXAMINE, Query, RANK};
-use super::record::Channel;
 use super::records::{Found, MemoryHit};
 use super::scan::{self, Scanned, excerpt, narrowed, thousands};
 use super::span::Span;
 use super::tiers::{self, Tiered};
 use super::{split_entry_id, width};
 use crate::error::Result;
+use crate::model::transcript::Channel;
 
 /// The hits for `text`, best first, at most `limit`; how many match in all; and a note
 /// when the search was bounded (very common words, a cut scan) or found nothing to search

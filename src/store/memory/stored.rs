@@ -4,10 +4,10 @@
 //! time is stored as the text [`Time`] shows, and read back from it.
 
 use super::count;
-use super::record::{Channel, EntryRecord, SessionRecord};
 use super::records::{EntryRow, SessionRow};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 use crate::store::row::Row;
 
 /// How many columns a session's row has.
@@ -96,7 +96,7 @@ fn corrupt(name: &str, value: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use crate::store::memory::record::{Channel, Transcript};
+    use crate::model::transcript::{Channel, Transcript};
     use crate::store::memory::testing::{at, entry, execute, session, time};
     use crate::store::testing::for_each_backend;
 

@@ -2,8 +2,8 @@
 //! [`super::MemoryRecords`]: a recount of every counter against the rows
 //! ([`assert_consistent`]) and plain SQL both backends take.
 
-use super::record::{Channel, EntryRecord, SessionRecord};
 use crate::model::time::Time;
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 use crate::store::{Backend, Store};
 
 /// The time written `text`, as a record holds it.
@@ -33,7 +33,7 @@ pub(crate) fn entry(key: &str, channel: Channel, content: &str) -> EntryRecord {
         channel,
         content: content.into(),
         tags: Vec::new(),
-        meta: serde_json::json!({}),
+        meta: crate::model::Meta::default(),
     }
 }
 
@@ -44,7 +44,7 @@ pub(crate) fn edit(key: &str, path: &str) -> EntryRecord {
         Channel::ToolCall,
         &format!(r#"Edit {{"file_path":"{path}"}}"#),
     );
-    call.meta = serde_json::json!({"tool": "Edit"});
+    call.meta = serde_json::json!({"tool": "Edit"}).try_into().unwrap();
     call
 }
 

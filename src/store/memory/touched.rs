@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::record::{Channel, EntryRecord};
+use crate::model::transcript::{Channel, EntryRecord};
 
 /// Tools that change the file their arguments name, as [`fold`] gives their names.
 const EDITING_TOOLS: [&str; 15] = [
@@ -87,11 +87,7 @@ pub fn tool_and_arguments(entry: &EntryRecord) -> (&str, &str) {
     let (first_word, rest) = content
         .split_once(char::is_whitespace)
         .unwrap_or((content, ""));
-    let tool = entry
-        .meta
-        .get("tool")
-        .and_then(Value::as_str)
-        .unwrap_or(first_word);
+    let tool = entry.meta.tool().unwrap_or(first_word);
     if first_word == tool {
         (tool, rest)
     } else {
@@ -184,6 +180,7 @@ fn tidy(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Meta;
     use serde_json::json;
 
     fn call(content: &str, tool: Option<&str>) -> EntryRecord {
@@ -193,7 +190,11 @@ mod tests {
             channel: Channel::ToolCall,
             content: content.into(),
             tags: Vec::new(),
-            meta: tool.map_or_else(|| json!({}), |t| json!({"tool": t})),
+            meta: tool.map_or_else(Meta::default, |t| {
+                let mut meta = Meta::default();
+                meta.set_tool(t);
+                meta
+            }),
         }
     }
 

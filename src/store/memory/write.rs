@@ -15,12 +15,12 @@
 use std::collections::HashSet;
 
 use super::dialect::WriteSql;
-use super::record::{EntryRecord, SessionRecord, Transcript};
 use super::records::Imported;
 use super::rules::{check_entry, check_id, check_session, check_text, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::{EntryRecord, SessionRecord, Transcript};
 
 /// Stores `transcript`, session by session, telling `touched` each session it appends to
 /// and the last seq that session had before (a bulk load may index what lies above it).
@@ -239,17 +239,6 @@ fn insert_batch<D: WriteSql + ?Sized>(
     }
     for entry in batch {
         check_entry(entry)?;
-    }
-    for entry in batch {
-        if !matches!(
-            entry.meta,
-            serde_json::Value::Null | serde_json::Value::Object(_)
-        ) {
-            return Err(Error::invalid(format!(
-                "an entry's meta must be a JSON object, not {}",
-                entry.meta
-            )));
-        }
     }
     let added = rows.add_entries(rowid, last, held, batch)?;
     super::files::note(rows, rowid, batch)?;

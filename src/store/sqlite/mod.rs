@@ -149,12 +149,13 @@ mod tests {
             conn.execute_batch(migration).unwrap();
         }
         conn.pragma_update(None, "user_version", 5).unwrap();
-        conn.execute_batch(
+        conn.execute_batch(&format!(
             "INSERT INTO sessions (rowid, id, source, day) VALUES (1, 'old', 'generic', '2026-01-01');
              WITH RECURSIVE n(seq) AS (SELECT 1 UNION ALL SELECT seq + 1 FROM n WHERE seq < 40)
              INSERT INTO entries (id, session, seq, channel, key, content)
-             SELECT (1 << 32) + seq, 1, seq, 'user', 'k' || seq, 'text' FROM n;",
-        )
+             SELECT {}, 1, seq, 'user', 'k' || seq, 'text' FROM n;",
+            crate::store::memory::entry_id_sql("1", "seq")
+        ))
         .unwrap();
         migrate(&mut conn).unwrap();
         let plan: String = conn
@@ -176,8 +177,8 @@ mod tests {
         assert_eq!(opening, 32, "the existing entries are in the new index");
         let again = conn.execute(
             "INSERT INTO entries (id, session, seq, channel, key, content)
-             VALUES ((1 << 32) + 41, 1, 41, 'user', 'k7', 'again')",
-            [],
+             VALUES (?1, 1, 41, 'user', 'k7', 'again')",
+            [crate::store::memory::entry_id(1, 41)],
         );
         assert!(
             again.is_err_and(|e| e.to_string().contains("UNIQUE")),

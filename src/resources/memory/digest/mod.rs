@@ -28,8 +28,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
+use crate::model::transcript::{Channel, EntryRecord};
 use crate::store::memory::EntryRow;
-use crate::store::memory::record::{Channel, EntryRecord};
 use crate::store::memory::touched::{files_changed, fold, relative_to, tool_and_arguments};
 use crate::transcripts::is_injected;
 
@@ -164,7 +164,7 @@ impl<'c> Reading<'c> {
             Channel::ToolResult => {
                 self.calls.answered(entry);
             }
-            Channel::System if entry.meta.get("level").and_then(Value::as_str) == Some("error") => {
+            Channel::System if entry.meta.level() == Some("error") => {
                 if let Some(line) = error_line(&entry.content) {
                     self.digest.note_error(row.seq, line);
                 }
@@ -212,9 +212,7 @@ impl Calls {
 }
 
 fn call_id(entry: &EntryRecord) -> Option<&str> {
-    ["tool_use_id", "call_id"]
-        .iter()
-        .find_map(|field| entry.meta.get(*field).and_then(Value::as_str))
+    entry.meta.call_id()
 }
 
 /// Shell tools, folded as `touched::fold` folds a tool's name.
@@ -274,16 +272,13 @@ fn command_text(value: &Value) -> Option<String> {
 
 /// Whether a tool result says it failed (see the module's rule).
 fn failed(entry: &EntryRecord) -> bool {
-    if entry.meta.get("is_error").and_then(Value::as_bool) == Some(true) {
+    if entry.meta.is_error() == Some(true) {
+        return true;
+    }
+    if entry.meta.exit_codes().any(|code| code != 0) {
         return true;
     }
     let nonzero = |v: &Value| v.as_i64().is_some_and(|code| code != 0);
-    if ["exit_code", "exitCode"]
-        .iter()
-        .any(|field| entry.meta.get(*field).is_some_and(nonzero))
-    {
-        return true;
-    }
     if let Ok(Value::Object(output)) = serde_json::from_str::<Value>(entry.content.trim())
         && let Some(code) = output
             .get("metadata")

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::*;
 use crate::model::Links;
+use crate::model::transcript::SessionRecord;
 use crate::resources::memory::summary;
-use crate::store::memory::record::SessionRecord;
 use crate::store::memory::{EntryRow, SessionRow};
 
 fn fixture() -> (SessionRecord, Vec<EntryRow>) {
@@ -133,7 +133,7 @@ fn entry(channel: Channel, content: &str, meta: serde_json::Value) -> EntryRecor
         channel,
         content: content.into(),
         tags: Vec::new(),
-        meta,
+        meta: meta.try_into().unwrap(),
     }
 }
 

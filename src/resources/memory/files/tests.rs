@@ -1,7 +1,7 @@
 //! `memory/files/` over a store with sessions that edited files.
 
 use super::*;
-use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
+use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 
 fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
     EntryRecord {
@@ -10,7 +10,7 @@ fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
         channel: Channel::ToolCall,
         content: format!(r#"Edit {{"file_path":"{path}"}}"#),
         tags: Vec::new(),
-        meta: serde_json::json!({"tool": "Edit"}),
+        meta: serde_json::json!({"tool": "Edit"}).try_into().unwrap(),
     }
 }
 

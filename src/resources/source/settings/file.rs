@@ -17,7 +17,7 @@ use crate::model::Ownership;
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::{self, DEFAULT, Settings};
 use crate::store::Store;
-use crate::transcripts::follow::places::Watching;
+use crate::transcripts::places::Watching;
 use crate::tree::access;
 use crate::trust;
 

@@ -15,7 +15,7 @@ use toml_edit::{DocumentMut, Item, Value};
 use crate::error::{Error, Result};
 use crate::render::nav::NavShape;
 use crate::resources::source::project::IgnoreLines;
-use crate::transcripts::follow::places::Watching;
+use crate::transcripts::places::Watching;
 
 /// The settings text before anyone wrote it.
 pub const DEFAULT: &str = r#"# Settings of source/ for this project. Write this file to change them; they apply at once.

@@ -2,9 +2,9 @@
 //! session, by file or folder and grouped by file, filled once for an older store.
 
 use super::*;
+use crate::model::transcript::{Channel, SessionRecord, Transcript};
 use crate::store::Store;
 use crate::store::memory::changed::{FileOrder, FilePattern};
-use crate::store::memory::record::{Channel, SessionRecord, Transcript};
 use crate::store::memory::testing::{self, at, entry, session};
 use crate::store::testing::{for_each_backend, for_each_backend_from};
 

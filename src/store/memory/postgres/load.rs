@@ -10,7 +10,7 @@
 //! load updates each counter once per batch.
 
 use crate::error::Result;
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
 use crate::store::memory::records::{Imported, Loader};
 use crate::store::memory::write::store_transcript;
 use crate::store::postgres::Tx;

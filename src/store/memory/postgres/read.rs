@@ -8,10 +8,10 @@ use postgres::Row;
 use postgres::types::FromSql;
 
 use crate::error::{Error, Result};
-use crate::store::memory::record::Channel;
+use crate::model::transcript::Channel;
 use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
 use crate::store::memory::stored::{SESSION_WIDTH, channel_of, entry_at, session_at};
-use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
+use crate::store::memory::{MAX_SEQ, count, entry_id, entry_id_sql, session_range};
 use crate::store::postgres::Tx;
 
 /// The columns of a [`SessionRow`], in the order `stored.rs` reads them.
@@ -131,11 +131,11 @@ impl MemoryReads for Tx<'_> {
         if !(1..=MAX_SEQ).contains(&seq) {
             return Ok(self.session(id)?.map(|row| (row, None)));
         }
-        // The entry's number as entry_id makes it, from the session's rowid.
         let sql = format!(
             "SELECT {SESSION_COLUMNS}, {ENTRY_COLUMNS} FROM sessions s
-         LEFT JOIN entries e ON e.id = (s.rowid::BIGINT << 32) + $2
-         WHERE s.id = $1"
+         LEFT JOIN entries e ON e.id = {}
+         WHERE s.id = $1",
+            entry_id_sql("s.rowid::BIGINT", "$2")
         );
         let Some(found) = self.query_opt(&sql, &[&id, &seq])? else {
             return Ok(None);

@@ -17,7 +17,7 @@ use crate::store::memory::count;
 use crate::store::memory::dialect::{Held, Ranked, RelatedSql, Spread};
 use crate::store::memory::likeness::TEXT_CHARS;
 use crate::store::memory::related::any_of;
-use crate::store::memory::session_range;
+use crate::store::memory::{entry_id_sql, session_of_sql, session_range};
 use crate::store::postgres::Tx;
 
 /// `ts_rank_cd` weights and normalization, as search ranks (`search.rs`).
@@ -106,12 +106,13 @@ impl RelatedSql for Tx<'_> {
         let branches: Vec<String> = (0..lexemes.len())
             .map(|i| {
                 let q = format!("to_tsquery('simple', ${})", i + 2);
+                let session = session_of_sql("id");
                 format!(
                     "SELECT {i}, rowid::BIGINT FROM sessions WHERE words @@ {q} AND rowid::BIGINT = ANY($1::BIGINT[])
                      UNION ALL
-                     SELECT {i}, id >> 32 FROM (SELECT id FROM entries WHERE words @@ {q}
+                     SELECT {i}, {session} FROM (SELECT id FROM entries WHERE words @@ {q}
                                                 ORDER BY id DESC LIMIT {n}) m
-                     WHERE (id >> 32) = ANY($1::BIGINT[])"
+                     WHERE {session} = ANY($1::BIGINT[])"
                 )
             })
             .collect();
@@ -150,10 +151,12 @@ fn newest_matches(tx: &Tx<'_>, terms: &[String], window: usize, needed: u64) -> 
     // The lexemes hold letters and digits and the quotes `lexeme` puts around them: no
     // dollar sign ends the quoted text early.
     let query = any(terms);
+    // Entry 0 of the oldest of those sessions: below its first entry.
+    let first = entry_id_sql("coalesce(min(rowid), 0)::BIGINT", "0");
     let rows = tx.select_by_bitmaps(&format!(
         "SELECT id FROM entries
          WHERE words @@ to_tsquery('simple', $q${query}$q$)
-           AND id >= (SELECT coalesce(min(rowid), 0)::BIGINT << 32
+           AND id >= (SELECT {first}
                       FROM (SELECT rowid, entry_count,
                                    sum(entry_count) OVER (ORDER BY rowid DESC) AS upto
                             FROM sessions) s
@@ -285,7 +288,7 @@ mod tests {
     /// the whole store, each ranked.
     #[test]
     fn the_newest_matches_of_a_middling_word_come_from_the_newest_sessions_alone() {
-        use crate::store::memory::record::{Channel, Transcript};
+        use crate::model::transcript::{Channel, Transcript};
         use crate::store::memory::testing::{entry, session};
         let server = crate::store::postgres::scratch::ScratchServer::start().unwrap();
         let url = server.database("homespace").unwrap();

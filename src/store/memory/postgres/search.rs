@@ -46,16 +46,22 @@ use std::collections::HashMap;
 use postgres::types::ToSql;
 
 use crate::error::{Error, Result};
+use crate::model::Meta;
+use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
 use crate::store::memory::dialect::{Filtered, Hit, Ranked, SearchSql, SessionText, Visit};
 use crate::store::memory::query::{Phrase, Query, RANK};
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::{excerpt, thousands};
 use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::span::Span;
 use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
+
+/// The tool an entry's meta names, in SQL.
+fn meta_tool() -> String {
+    format!("(e.meta::json ->> '{}')", Meta::TOOL)
+}
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
@@ -147,7 +153,7 @@ impl SearchSql for Tx<'_> {
         let conditions = entry_conditions(
             query,
             "coalesce(left(e.ts, 10), s.day) COLLATE \"C\"",
-            "(e.meta::json ->> 'tool')",
+            &meta_tool(),
             |v| values.push(v),
         );
         // The session's day is needed only for entries without a time of their own.
@@ -397,8 +403,8 @@ fn lone_word(phrases: &[Phrase], span: Span) -> Option<&String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::transcript::Transcript;
     use crate::store::Store;
-    use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::{entry, session};
     use crate::store::postgres::scratch::ScratchServer;
 

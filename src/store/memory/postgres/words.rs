@@ -190,7 +190,7 @@ fn read_as_number(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::{Channel, EntryRecord, SessionRecord, Transcript};
+    use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
     use crate::store::postgres::Postgres;
     use crate::store::postgres::scratch::ScratchServer;
     use crate::store::testing::for_each_backend_from;
@@ -286,7 +286,7 @@ mod tests {
                         channel: Channel::User,
                         content: "money, rounded right".into(),
                         tags: Vec::new(),
-                        meta: serde_json::json!({}),
+                        meta: crate::model::Meta::default(),
                     }],
                 )],
             };

@@ -15,8 +15,8 @@ use super::read::column;
 use super::words::{ASCII_LOWERED, indexed_text, words_of, words_sql};
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::{EntryRecord, SessionRecord};
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
-use crate::store::memory::record::{EntryRecord, SessionRecord};
 use crate::store::memory::records::Loader;
 use crate::store::memory::rules::tags_json;
 use crate::store::memory::stored::time_text;
@@ -369,10 +369,7 @@ impl Columns {
 
     /// Adds `entry` (checked by `../write.rs`) as seq `seq` of session `rowid`.
     fn push(&mut self, rowid: i64, seq: i64, entry: &EntryRecord) -> Result<()> {
-        let meta = match &entry.meta {
-            serde_json::Value::Null => "{}".to_string(),
-            meta => meta.to_string(),
-        };
+        let meta = entry.meta.to_string();
         self.ids.push(entry_id(rowid, seq));
         self.seqs.push(seq);
         self.times.push(time_text(entry.ts));

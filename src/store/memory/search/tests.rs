@@ -2,9 +2,9 @@
 //! order, bound and refuse as these say, though ranks and snippets may differ.
 use super::*;
 use crate::error::ErrorKind;
+use crate::model::transcript::{EntryRecord, SessionRecord, Transcript};
 use crate::store::Store;
 use crate::store::memory::Found;
-use crate::store::memory::record::{EntryRecord, SessionRecord, Transcript};
 use crate::store::memory::testing::{at, edit, entry, session, with_tags};
 use crate::store::testing::for_each_backend;
 
@@ -263,7 +263,7 @@ fn tool_filters_entries_calling_or_answering_a_tool() {
     for_each_backend(|store| {
         let store = &*store;
         let with_tool = |mut entry: EntryRecord, tool: &str| {
-            entry.meta = serde_json::json!({ "tool": tool });
+            entry.meta = serde_json::json!({ "tool": tool }).try_into().unwrap();
             entry
         };
         let transcript = Transcript {

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, params};
 
 use crate::error::{Error, Result};
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
 use crate::store::memory::records::{Imported, Loader};
 use crate::store::memory::write::store_transcript;
 use crate::store::memory::{entry_id, session_range};
@@ -172,8 +172,8 @@ fn tune(conn: &Connection, bulk: bool) -> Result<()> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
     use crate::store::Store;
-    use crate::store::memory::record::{Channel, EntryRecord, SessionRecord};
     use crate::store::memory::testing::{assert_consistent, entry, session, with_tags};
     use crate::store::memory::{MemoryReads, SessionRow, append, import, search};
     use crate::store::testing::for_each_backend;
@@ -225,8 +225,7 @@ mod tests {
                 session("dropped", None, "Fourth"),
                 vec![entry("d1", Channel::User, "delta never stored")],
             );
-            let mut bad = entry("a3", Channel::User, "delta too");
-            bad.meta = serde_json::json!("not an object");
+            let bad = entry("a3", Channel::User, "delta\0too");
             refused.sessions.push((old.clone(), vec![bad]));
             let mut outcomes = Vec::new();
             store

@@ -6,7 +6,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Result;
-use crate::store::memory::record::Channel;
+use crate::model::transcript::Channel;
 use crate::store::memory::records::{EntryRow, MemoryReads, SessionRow, Stats};
 use crate::store::memory::stored::{SESSION_WIDTH, channel_of, entry_at, session_at};
 use crate::store::memory::{MAX_SEQ, count, entry_id, session_range};
@@ -196,8 +196,8 @@ mod tests {
     use super::*;
     use crate::error::Error;
     use crate::model::time::rfc3339_of;
+    use crate::model::transcript::Transcript;
     use crate::store::Store;
-    use crate::store::memory::record::Transcript;
     use crate::store::memory::testing::{self as t, assert_consistent, at, time, with_tags};
     use crate::store::testing::for_each_backend;
 

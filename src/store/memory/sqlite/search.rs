@@ -11,11 +11,12 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
 use crate::error::Result;
+use crate::model::Meta;
+use crate::model::transcript::Channel;
 use crate::store::memory::dialect::{
     Filtered, Hit, Ranked, ScanRow, SearchSql, SessionText, Visit,
 };
 use crate::store::memory::query::Query;
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::excerpt;
 use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
@@ -30,6 +31,11 @@ const ENTRY_WEIGHTS: &str = "1.0, 2.0";
 const SESSION_WEIGHTS: &str = "2.0, 1.0";
 
 /// A binder of values to `?n` placeholders, for statements whose text varies.
+/// The tool an entry's meta names, in SQL.
+fn meta_tool() -> String {
+    format!("json_extract(e.meta, '$.{}')", Meta::TOOL)
+}
+
 fn binder(values: &mut Vec<Value>) -> impl FnMut(Value) -> String + '_ {
     |value| {
         values.push(value);
@@ -106,7 +112,7 @@ impl SearchSql for Connection {
         let conditions = entry_conditions(
             query,
             "coalesce(substr(e.ts, 1, 10), s.day)",
-            "json_extract(e.meta, '$.tool')",
+            &meta_tool(),
             |v| bind(v.into()),
         );
         // The session's day is needed only for entries without a time of their own.
@@ -142,9 +148,9 @@ impl SearchSql for Connection {
             "NULL"
         };
         let tool = if query.tools.is_empty() {
-            "NULL"
+            "NULL".to_string()
         } else {
-            "json_extract(e.meta, '$.tool')"
+            meta_tool()
         };
         let sql = match query.tags.first() {
             Some(_) => format!(

@@ -7,11 +7,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::bulk;
 use crate::error::{Error, Result};
 use crate::model::time::Time;
+use crate::model::transcript::SessionRecord;
 use crate::store::memory::dialect::{Batch, Times, WriteSql};
-use crate::store::memory::record::SessionRecord;
 use crate::store::memory::records::Loader;
-use crate::store::memory::session_range;
 use crate::store::memory::stored::time_text;
+use crate::store::memory::{entry_id_sql, session_range};
 
 impl WriteSql for Connection {
     /// Every statement that writes opens a savepoint, and FTS5 flushes its pending terms to
@@ -122,25 +122,21 @@ impl WriteSql for Connection {
         let rows: Vec<serde_json::Value> = batch
             .iter()
             .map(|e| {
-                let meta = match &e.meta {
-                    serde_json::Value::Null => serde_json::json!({}),
-                    meta => meta.clone(),
-                };
                 serde_json::json!([
                     e.key,
                     time_text(e.ts),
                     e.channel.as_str(),
                     e.tags,
-                    meta,
+                    e.meta,
                     e.content
                 ])
             })
             .collect();
         let rows = serde_json::Value::Array(rows).to_string();
         let added = self
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "INSERT INTO entries (id, session, seq, key, ts, channel, tags, meta, content)
-                 SELECT (?1 << 32) + ?2 + n, ?1, ?2 + n, key, ts, channel, tags, meta, content
+                 SELECT {}, ?1, ?2 + n, key, ts, channel, tags, meta, content
                  FROM (
                     SELECT row_number() OVER (ORDER BY j.key) AS n,
                            j.value ->> 0 AS key, j.value ->> 1 AS ts, j.value ->> 2 AS channel,
@@ -149,7 +145,8 @@ impl WriteSql for Connection {
                     WHERE NOT ?4 OR NOT EXISTS (
                         SELECT 1 FROM entries e WHERE e.key = j.value ->> 0 AND e.session = ?1)
                  )",
-            )?
+                entry_id_sql("?1", "?2 + n")
+            ))?
             .execute(params![rowid, last, rows, held])?;
         Ok(added)
     }

@@ -3,8 +3,8 @@
 
 use super::*;
 use crate::error::ErrorKind;
+use crate::model::transcript::Channel;
 use crate::store::Store;
-use crate::store::memory::record::Channel;
 use crate::store::memory::records::SessionRow;
 use crate::store::memory::testing::{
     assert_consistent, at, entry, execute, pairs, session, time, with_tags,
@@ -312,10 +312,11 @@ fn a_session_without_times_lands_on_the_import_day() {
 fn a_bad_entry_rolls_the_whole_file_back() {
     for_each_backend(|store| {
         let mut bad = first();
-        bad.sessions[0].1[2].meta = serde_json::json!([1, 2]);
+        // Meta that is no JSON object cannot be made (`Meta` is one): a NUL spoils it.
+        bad.sessions[0].1[2].content = "x\0y".into();
         let err = import(&store, &bad).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Invalid);
-        assert!(err.message.contains("JSON object"), "{}", err.message);
+        assert!(err.message.contains("NUL"), "{}", err.message);
         assert_eq!(store.memory(|m| m.stats()).unwrap().sessions, 0);
         let bad_id = transcript(vec![(session("../x", None, ""), vec![])]);
         let err = import(&store, &bad_id).unwrap_err();
@@ -334,7 +335,7 @@ fn a_nul_in_text_is_refused_plainly_by_every_store() {
     for_each_backend(|store| {
         let mut file = first();
         file.sessions[0].1[1].content = "a\0b".into();
-        file.sessions[0].1[2].meta = serde_json::json!({"output": "x\0y"});
+        file.sessions[0].1[2].meta = serde_json::json!({"output": "x\0y"}).try_into().unwrap();
         let err = import(&store, &file).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Invalid);
         assert!(
@@ -507,7 +508,7 @@ fn a_batch_is_bounded_by_entries_and_by_bytes() {
         channel: Channel::User,
         content: "x".repeat(size),
         tags: Vec::new(),
-        meta: serde_json::json!({}),
+        meta: crate::model::Meta::default(),
     };
     let small = entry(10);
     let big = entry(BATCH_BYTES / 3);

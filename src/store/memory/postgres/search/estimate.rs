@@ -108,7 +108,7 @@ pub(in crate::store::memory::postgres) fn planned(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::memory::record::{Channel, Transcript};
+    use crate::model::transcript::{Channel, Transcript};
     use crate::store::memory::testing::{entry, session};
     use crate::store::postgres::Postgres;
     use crate::store::postgres::scratch::ScratchServer;

@@ -38,16 +38,13 @@ pub(super) fn entries(
 ) -> Result<()> {
     let (low, mut high) = span.bounds();
     let days = query.since.is_some() || query.until.is_some();
+    let tool = super::meta_tool();
     let columns = [
         ("e.channel", !query.channels.is_empty(), "NULL::TEXT"),
         ("e.ts", days, "NULL::TEXT"),
         ("e.tags", !query.tags.is_empty(), "NULL::TEXT"),
         ("e.session", days, "NULL::INTEGER"),
-        (
-            "(e.meta::json ->> 'tool')",
-            !query.tools.is_empty(),
-            "NULL::TEXT",
-        ),
+        (tool.as_str(), !query.tools.is_empty(), "NULL::TEXT"),
     ]
     .map(|(column, needed, none)| if needed { column } else { none })
     .join(", ");

@@ -6,7 +6,7 @@
 //! is never opened (it is looked at with `O_PATH|O_NOFOLLOW` first, and opened with
 //! `O_NOFOLLOW`, so a link swapped in between fails too, and `O_NONBLOCK`, so a fifo
 //! swapped in cannot hang the reader); the folders between a followed folder and the file
-//! are never passed through a link ([`open_below`], [`super::folder`]); what was opened
+//! are never passed through a link ([`open_below`], [`folder`]); what was opened
 //! is checked on the open descriptor (`fstat`, no race): a regular file, owned by the
 //! owner, writable by no one else. The owner is the user the daemon runs as, as
 //! `crate::trust` decides for what may run (a mount made with `setuid=USER` runs as
@@ -14,53 +14,14 @@
 //! with user private groups (Debian's umask 002) every file the owner writes is
 //! group-writable, by a group that holds the owner alone.
 
+pub mod folder;
+mod owner;
+
 use std::fs::{File, Metadata};
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
-use super::folder::Folder;
-use crate::transcripts::import::not_regular;
-
-/// Whose files are read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Owner {
-    pub uid: u32,
-    pub gid: u32,
-}
-
-impl Owner {
-    /// The user this process runs as.
-    pub fn this_process() -> Owner {
-        // SAFETY: geteuid and getegid have no preconditions and cannot fail.
-        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
-        Owner { uid, gid }
-    }
-
-    /// Why the file described by `meta` (of the open descriptor) is not the owner's own
-    /// regular file, or `Ok`.
-    pub fn check(&self, meta: &Metadata) -> Result<(), String> {
-        if !meta.is_file() {
-            return Err(format!("it is {}", not_regular(meta)));
-        }
-        if meta.uid() != self.uid {
-            return Err(format!(
-                "it is owned by uid {}, not by uid {} (the mount's owner): only the owner's \
-                 own transcripts are imported",
-                meta.uid(),
-                self.uid
-            ));
-        }
-        let mode = meta.mode() & 0o777;
-        let group_of_others = mode & 0o020 != 0 && meta.gid() != self.gid;
-        if mode & 0o002 != 0 || group_of_others {
-            return Err(format!(
-                "others may write it (mode {mode:o}): only transcripts no one else can \
-                 change are imported; `chmod go-w` makes it the owner's alone"
-            ));
-        }
-        Ok(())
-    }
-}
+use folder::Folder;
+pub use owner::{Owner, not_regular};
 
 /// The file at `path` opened for reading with its metadata, if it is the owner's own
 /// regular file; `None` when it is gone; why not otherwise (see the module's guarantees).

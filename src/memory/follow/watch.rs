@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-use super::places::Place;
 use super::{Caught, Follower, WHOLE_AGAIN};
-use crate::transcripts::import::is_transcript_name;
 use crate::transcripts::opencode;
+use crate::transcripts::places::Place;
+use crate::transcripts::walk::is_transcript_name;
 
 /// How long a burst of events is gathered before the files are read.
 pub const SETTLE: Duration = Duration::from_millis(5);

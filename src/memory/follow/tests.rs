@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::places::Place;
-use super::trusted::Owner;
 use super::watch::{Event, Watch};
 use super::*;
+use crate::transcripts::places::Place;
+use crate::transcripts::trusted::Owner;
 
 const CLAUDE: &str = include_str!("../../../tests/fixtures/transcripts/claude-code-session.jsonl");
 const CODEX: &str = include_str!(

@@ -1,6 +1,6 @@
 //! Live import: following transcript files as agents write them, and storing what each
 //! change added. [`Follower`] knows how far it read each file; [`watch`] wakes it with
-//! inotify; [`places`] says which folders a project's agents write to.
+//! inotify; `crate::transcripts::places` says which folders a project's agents write to.
 //!
 //! Guarantees:
 //! - A line-based transcript (Claude Code, Codex, JSONL) is read on from where the last
@@ -37,10 +37,7 @@
 //!   longer than [`MAX_LINE`] is passed over as it streams by (reported as a bad line; the
 //!   lines after it are read); a file read whole is read only up to [`MAX_WHOLE`].
 
-pub mod folder;
 mod pieces;
-pub mod places;
-pub mod trusted;
 pub mod watch;
 
 #[cfg(test)]
@@ -58,12 +55,12 @@ use crate::error::Result;
 use crate::store::Store;
 use crate::store::memory::Imported;
 
-use super::import::{MAX_LINE, read_open};
-use super::stream::Stream;
-use super::{ReadError, aider, codex, gemini, opencode};
-use crate::store::memory::record::Transcript;
+use crate::model::transcript::Transcript;
+use crate::transcripts::file::{MAX_LINE, read_open};
+use crate::transcripts::stream::Stream;
+use crate::transcripts::trusted::{self, Owner};
+use crate::transcripts::{ReadError, aider, codex, gemini, opencode};
 use pieces::{Piece, Pieces};
-use trusted::Owner;
 
 /// What one look at a file found.
 #[derive(Debug, Default)]

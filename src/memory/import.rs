@@ -1,38 +1,25 @@
-//! Importing transcript files into the store: walk the given paths, read each file, store
-//! it.
+//! Importing transcript files into the store: walk the given paths
+//! ([`transcripts::walk`]), read each file ([`transcripts::file`]), store it.
 //!
 //! Guarantees: a file is stored whole or not at all (each in a savepoint of its own); a
 //! refused file changes nothing and is listed with its bad lines, and the others are still
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
-//! file is read. Inside a directory only `*.jsonl`, `*.json`, `.aider.chat.history.md` and
-//! `opencode.db` files are taken (recursively, in name order, hidden ones too, following
-//! symbolic links that stay inside it; a file reached twice is read once), and those whose
-//! content is no transcript format at all (another JSON file) are passed over and listed;
-//! a file named on its own is always read. OpenCode is read by session, not by file
-//! ([`super::opencode`]): its database whole, a session file of its JSON storage with its
-//! messages and parts, whose folders a walk passes over.
-//!
-//! Hostile paths: only regular files are read (a device such as `/dev/zero`, a fifo or a
-//! socket is refused without being opened; a fifo swapped in before the open does not
-//! block it, and the open file is checked again); a file found in a directory is read only
-//! if it is the importing user's own and no one else may write it, as live import reads
-//! transcripts ([`super::follow::trusted`]); a link in a directory that leads out of it (`up -> ..`, or to a file elsewhere) is
-//! not followed and is listed — an import never reads outside the folders it was given,
-//! whoever may write them; a line longer than [`MAX_LINE`] refuses its file.
+//! file is read. Which files are read, and which are refused unread (hostile paths, other
+//! users' files, overlong lines), the readers decide: see [`transcripts::walk`] and
+//! [`transcripts::file`].
 
-use std::collections::HashSet;
-use std::fs::{File, Metadata};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::store::Store;
 use crate::store::memory::Loader;
-
-use super::follow::trusted::Owner;
-use super::{ReadError, Reading, aider, format_of, opencode, read_counted};
+use crate::transcripts::ReadError;
+use crate::transcripts::file::{Read, read_file};
+use crate::transcripts::trusted::Owner;
+use crate::transcripts::walk::{Found, Walked, walk};
 
 /// What [`import_paths`] reports as it goes, for a progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,13 +57,6 @@ pub struct Summary {
     pub seconds: f64,
 }
 
-/// One file to import, and whether it was named on its own (then it is read whatever it
-/// holds) or found in a directory.
-struct Found {
-    path: PathBuf,
-    named: bool,
-}
-
 /// Entries stored per transaction: files are committed together, each in a savepoint of its
 /// own, so that a directory of many small files does not commit (and rewrite the pages of
 /// the keys' index, which random keys spread everywhere) once per file. A killed import
@@ -86,10 +66,6 @@ const BATCH_ENTRIES: usize = 50_000;
 /// An import adding at least 1/`COMPACT_SHARE` of the store's entries merges the full-text
 /// index afterwards.
 const COMPACT_SHARE: usize = 10;
-
-/// The longest line a transcript may hold: a turn with a large tool result is a few MiB;
-/// past this a "line" is no turn of a conversation (a device, a dump).
-pub const MAX_LINE: usize = 64 << 20;
 
 /// Files read ahead of the one being stored. Reading (parsing JSON, making keys) is a
 /// sixth of an import's work and needs no store, so a second thread does it while this one
@@ -105,8 +81,18 @@ pub fn import_paths(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Summary> {
     let started = Instant::now();
-    let mut summary = Summary::default();
-    let found = walk(paths, &mut summary)?;
+    let Walked {
+        found,
+        bad_files,
+        loops,
+        outside,
+    } = walk(paths)?;
+    let mut summary = Summary {
+        bad_files,
+        loops,
+        outside,
+        ..Summary::default()
+    };
     progress(Progress::Found { files: found.len() });
     std::thread::scope(|scope| {
         let (sender, reads) = mpsc::sync_channel(READ_AHEAD);
@@ -187,134 +173,6 @@ fn store_all(
     Ok(())
 }
 
-/// What reading one file gave, before anything of it is stored.
-enum Read {
-    /// Refused: unreadable, or bad lines.
-    Refused(ReadError),
-    /// Found in a directory, and no transcript format: passed over.
-    NotTranscript,
-    Transcript(Reading),
-}
-
-/// The reading of the open regular file `file` (of metadata `meta`) at `path`, read
-/// whole, with what its place says: what live import does with formats not read by line.
-pub(super) fn read_open(file: File, meta: &Metadata, path: &Path) -> Result<Reading, ReadError> {
-    let bytes = read_bounded(file, meta).map_err(ReadError::whole_file)?;
-    read_counted(&bytes, &path.to_string_lossy()).map(|reading| super::placed(reading, path))
-}
-
-/// Reads and parses `file`; touches no store, so it runs on the reading thread. A file
-/// found in a directory is read only if it is `owner`'s own, as live import reads it
-/// ([`super::follow::trusted`]); a file named on its own is read whoever owns it (the user chose it).
-fn read_file(file: &Found, owner: &Owner) -> Read {
-    // An OpenCode session is spread over many files, or is one of many in a database.
-    if opencode::reads(&file.path) {
-        // Its pieces are read as the file is: the owner's own when found in a directory.
-        let read = opencode::read_below(None, &file.path, (!file.named).then_some(owner));
-        return match read.and_then(opencode::all_read) {
-            Ok(reading) => Read::Transcript(reading),
-            Err(error) => Read::Refused(error),
-        };
-    }
-    let bytes = match open_regular(&file.path, (!file.named).then_some(owner))
-        .and_then(|(opened, meta)| read_bounded(opened, &meta))
-    {
-        Ok(bytes) => bytes,
-        Err(why) => return Read::Refused(ReadError::whole_file(why)),
-    };
-    match read_counted(&bytes, &file.path.to_string_lossy()) {
-        Ok(reading) if !file.named && reading.format.is_none() => Read::NotTranscript,
-        Ok(reading) => Read::Transcript(super::placed(reading, &file.path)),
-        // Another JSON file in a directory reads as bad generic JSONL: what it is, is
-        // asked only then.
-        Err(_) if !file.named && format_of(&bytes).is_none() => Read::NotTranscript,
-        Err(error) => Read::Refused(error),
-    }
-}
-
-/// The regular file at `path` opened for reading, or why not. A name that is no regular
-/// file (a device, a fifo, a socket, also behind a link) is refused before any open; the
-/// open does not block (a fifo put in its place would otherwise hang the import) and is
-/// checked again on its descriptor, with `owner`'s rules when given.
-fn open_regular(
-    path: &Path,
-    owner: Option<&Owner>,
-) -> std::result::Result<(File, Metadata), String> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let named = std::fs::metadata(path).map_err(|e| format!("cannot read the file: {e}"))?;
-    if !named.is_file() {
-        return Err(not_regular(&named));
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read the file: {e}"))?;
-    if !meta.is_file() {
-        return Err(not_regular(&meta));
-    }
-    if let Some(owner) = owner {
-        owner
-            .check(&meta)
-            .map_err(|why| format!("not read: {why}"))?;
-    }
-    Ok((file, meta))
-}
-
-/// The bytes of the open regular `file`, or why not: read with no line longer than
-/// [`MAX_LINE`] (refused at the first such line, having held no more than it).
-fn read_bounded(file: File, meta: &Metadata) -> std::result::Result<Vec<u8>, String> {
-    use std::io::BufRead;
-    let mut reader = std::io::BufReader::new(file);
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    let mut line = 1;
-    loop {
-        let start = bytes.len();
-        // At most one byte past the bound is read into a line that is too long.
-        let limit = u64::try_from(MAX_LINE).unwrap_or(u64::MAX) + 1;
-        let read = std::io::Read::take(&mut reader, limit)
-            .read_until(b'\n', &mut bytes)
-            .map_err(|e| format!("cannot read the file: {e}"))?;
-        if read == 0 {
-            return Ok(bytes);
-        }
-        let body = bytes[start..]
-            .strip_suffix(b"\n")
-            .unwrap_or(&bytes[start..]);
-        if body.len() > MAX_LINE {
-            return Err(format!(
-                "line {line} is longer than {} MiB: no transcript line is that long",
-                MAX_LINE >> 20
-            ));
-        }
-        reader
-            .fill_buf()
-            .map_err(|e| format!("cannot read the file: {e}"))?;
-        line += 1;
-    }
-}
-
-/// Why a path that is no regular file is not read.
-pub(super) fn not_regular(meta: &std::fs::Metadata) -> String {
-    use std::os::unix::fs::FileTypeExt;
-    let kind = meta.file_type();
-    let what = if kind.is_dir() {
-        "a directory"
-    } else if kind.is_fifo() {
-        "a fifo"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_char_device() || kind.is_block_device() {
-        "a device"
-    } else {
-        "not a regular file"
-    };
-    format!("{what}, not a transcript file: only regular files are read")
-}
-
 /// Stores what was read of `file` within the open load: a file the store refuses leaves
 /// nothing behind (the loader keeps each transcript in a savepoint of its own).
 fn store_file(
@@ -354,111 +212,12 @@ fn store_file(
     Ok(())
 }
 
-/// The files at `paths`, in order, each once. Directories that cannot be walked into are
-/// listed as bad files in `summary`, and so are named paths that are neither a regular
-/// file nor a directory; links leading out of a directory are listed and not followed.
-fn walk(paths: &[PathBuf], summary: &mut Summary) -> Result<Vec<Found>> {
-    let mut found = Vec::new();
-    let mut seen = HashSet::new();
-    let mut add = |path: PathBuf, named: bool, found: &mut Vec<Found>| {
-        let identity = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if seen.insert(identity) {
-            found.push(Found { path, named });
-        }
-    };
-    for path in paths {
-        let metadata = std::fs::metadata(path).map_err(|e| {
-            Error::not_found(format!(
-                "cannot import {}: {e}; nothing was imported",
-                path.display()
-            ))
-        })?;
-        if metadata.is_file() {
-            add(path.clone(), true, &mut found);
-            continue;
-        }
-        if !metadata.is_dir() {
-            summary
-                .bad_files
-                .push((path.clone(), ReadError::whole_file(not_regular(&metadata))));
-            continue;
-        }
-        let root = path.canonicalize().unwrap_or_else(|_| path.clone());
-        let outside = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let passed = std::sync::Arc::clone(&outside);
-        // Links are followed where they stay inside the folder (a folder of links to its
-        // own files); one leading out of it, or back above it, is passed over: what the
-        // folder's writer links to is not theirs to have read.
-        let walker = ignore::WalkBuilder::new(path)
-            .standard_filters(false)
-            .follow_links(true)
-            .sort_by_file_path(Path::cmp)
-            .filter_entry(move |entry| {
-                if entry.file_type().is_some_and(|t| t.is_dir())
-                    && opencode::is_piece_folder(entry.path())
-                {
-                    return false;
-                }
-                if !entry.path_is_symlink() {
-                    return true;
-                }
-                match entry.path().canonicalize() {
-                    Ok(target) if target.starts_with(&root) => true,
-                    Ok(target) => {
-                        crate::tree::lock(&passed).push((entry.path().to_path_buf(), target));
-                        false
-                    }
-                    // A dangling link: nothing to read, nothing to say.
-                    Err(_) => false,
-                }
-            })
-            .build();
-        for item in walker {
-            match item {
-                Ok(item) if item.file_type().is_some_and(|t| t.is_file()) => {
-                    if is_transcript_name(item.path()) {
-                        add(item.into_path(), false, &mut found);
-                    }
-                }
-                Ok(_) => {}
-                Err(e) => match loop_of(&e) {
-                    Some((link, ancestor)) => summary.loops.push((link, ancestor)),
-                    None => summary.bad_files.push((
-                        path.clone(),
-                        ReadError::whole_file(format!("cannot walk the directory: {e}")),
-                    )),
-                },
-            }
-        }
-        summary.outside.append(&mut crate::tree::lock(&outside));
-    }
-    Ok(found)
-}
-
-/// The link and the directory it leads back to, when `error` is a loop.
-fn loop_of(error: &ignore::Error) -> Option<(PathBuf, PathBuf)> {
-    match error {
-        ignore::Error::Loop { ancestor, child } => Some((child.clone(), ancestor.clone())),
-        ignore::Error::WithPath { err, .. }
-        | ignore::Error::WithDepth { err, .. }
-        | ignore::Error::WithLineNumber { err, .. } => loop_of(err),
-        _ => None,
-    }
-}
-
-pub(super) fn is_transcript_name(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("jsonl" | "json")
-    ) || matches!(
-        path.file_name().and_then(|n| n.to_str()),
-        Some(aider::FILE_NAME | opencode::DATABASE)
-    )
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+    use crate::transcripts::file::MAX_LINE;
 
     const CHAT: &str = concat!(
         r#"{"ts":"2025-03-01T10:00:00Z","role":"user","content":"Fix the rounding bug"}"#,

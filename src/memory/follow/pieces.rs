@@ -3,7 +3,7 @@
 //! streams by, never held whole.
 //!
 //! Bound: a piece holds at most [`BATCH`] bytes plus one line of at most the limit
-//! ([`super::super::import::MAX_LINE`] when following), and passing over a line of any
+//! (`crate::transcripts::file::MAX_LINE` when following), and passing over a line of any
 //! length holds nothing but the reader's buffer — so a file of any size, a sparse one of
 //! many GiB included, is read in that much memory.
 

@@ -16,8 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path};
 
-use super::trusted::Owner;
-use crate::transcripts::import::not_regular;
+use super::owner::{Owner, not_regular};
 
 /// Why a link is not read.
 pub const LINK: &str = "it is a symbolic link: transcripts are read only as the owner's own \

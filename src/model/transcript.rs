@@ -1,9 +1,10 @@
-//! What a session and its entries are, as importers produce them and the store keeps them:
-//! plain data, shared by the transcript readers (`crate::transcripts`), the store
-//! (`store::memory`) and the `memory/` resourcespace.
+//! The transcript model: what a session and its entries are, as the readers
+//! (`crate::transcripts`) make them from a tool's files and the store (`store::memory`)
+//! keeps them. Plain data, shared by readers, store and the `memory/` resourcespace.
 
 use std::fmt;
 
+use super::Meta;
 use crate::model::time::Time;
 
 /// Who or what an entry is from. The seven channels `memory/_entry.md` documents.
@@ -59,8 +60,9 @@ impl fmt::Display for Channel {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SessionRecord {
     /// The session's id: the tool's own (Claude Code's `sessionId`, Codex's session id),
-    /// else one derived from the file. Becomes the directory name, so it is made of
-    /// `[A-Za-z0-9._-]` only (importers replace anything else with `-`).
+    /// else one derived from the file. Becomes the directory name, so the store takes
+    /// only what [`super::SessionId::parse`] takes (readers make theirs with
+    /// [`super::SessionId::derived`]).
     pub id: String,
     /// The tool it came from: `claude-code`, `codex`, `jsonl`, `homespace` (recorded live).
     pub source: String,
@@ -97,9 +99,8 @@ pub struct EntryRecord {
     pub channel: Channel,
     pub content: String,
     pub tags: Vec<String>,
-    /// Anything else worth keeping from the source (tool name, call id, sidechain, ...):
-    /// a JSON object.
-    pub meta: serde_json::Value,
+    /// Anything else worth keeping from the source (tool name, call id, sidechain, ...).
+    pub meta: Meta,
 }
 
 /// One file's worth of memory: sessions with their entries, in file order.
