@@ -2,6 +2,8 @@
 //! mountpoint so an agent can paste them into `cat` or `ls` from any working directory;
 //! `homespace render` uses `/` as the mountpoint.
 
+use crate::model::TreePath;
+
 /// Turns paths relative to the root of the tree into absolute paths under the mountpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Links {
@@ -29,6 +31,16 @@ impl Links {
             return self.to("");
         }
         self.to(&format!("{}/", components.join("/")))
+    }
+
+    /// The absolute path of the file at `path`.
+    pub fn file(&self, path: &TreePath) -> String {
+        self.to(path.as_str())
+    }
+
+    /// The absolute path of the directory at `path`, with a trailing slash.
+    pub fn folder(&self, path: &TreePath) -> String {
+        self.to(&path.dir_prefix())
     }
 
     /// The mountpoint itself as users see it (`/` when rendering).
@@ -60,5 +72,9 @@ mod tests {
         let render = Links::new("/");
         assert_eq!(render.dir(&["tasks"]), "/tasks/");
         assert_eq!(render.mountpoint(), "/");
+        let runs = TreePath::parse("source/tests/runs");
+        assert_eq!(at.file(&runs), "/mnt/hs/source/tests/runs");
+        assert_eq!(at.folder(&runs), "/mnt/hs/source/tests/runs/");
+        assert_eq!(render.folder(&TreePath::root()), "/");
     }
 }

@@ -12,6 +12,7 @@ use crate::pyproject::config::{self, TableAt};
 use crate::resources::source::edit::change::conflict;
 use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
 use crate::resources::source::edit::{self, Editor};
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::tree::resource::Resource;
 
 /// The directory name under `source/`.
@@ -52,7 +53,7 @@ impl ConfigDir {
     }
 
     fn shown(path: &[&str]) -> String {
-        format!("source/{CONFIG}/{}", path.join("/"))
+        tree_path_of([CONFIG].iter().chain(path)).to_string()
     }
 
     fn missing(&self, path: &[&str]) -> Error {
@@ -186,7 +187,7 @@ fn table_of<'p>(path: &[&'p str]) -> Result<(String, &'p str)> {
 }
 
 fn entry(editor: &Editor, tables: &Tables) -> Entry {
-    let dir = editor.links().to(&format!("source/{CONFIG}/"));
+    let dir = editor.links().folder(&tree_path_of([CONFIG]));
     let (title, items) = match tables {
         Pyproject::Read((text, tables)) => (
             format!(
@@ -207,7 +208,7 @@ fn entry(editor: &Editor, tables: &Tables) -> Entry {
                 .collect(),
         ),
         Pyproject::Missing => (
-            format!("source/{CONFIG} — no pyproject.toml yet"),
+            format!("{} — no pyproject.toml yet", tree_path_of([CONFIG])),
             Vec::new(),
         ),
         Pyproject::Broken(why) => (

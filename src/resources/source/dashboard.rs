@@ -7,6 +7,7 @@ use crate::model::names::ERRORS;
 use crate::model::{RootPart, Verb};
 use crate::render::thousands;
 use crate::resources::source::Source;
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::project::EntryKind;
 use crate::resources::source::runner::run_summary as summary;
 
@@ -53,7 +54,10 @@ impl Source {
                 .changing(),
                 Verb::new(
                     "read a symbol",
-                    format!("cat {}", self.links.to(&format!("source/{dotted}.py"))),
+                    format!(
+                        "cat {}",
+                        self.links.file(&tree_path(format!("{dotted}.py")))
+                    ),
                 ),
                 Verb::new(
                     "edit: sed -i or cp onto its file; why a write was refused",

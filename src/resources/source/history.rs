@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Kind, Node};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::edit_log::EditLog;
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::HISTORY;
 use crate::tree::resource::Resource;
 
@@ -28,7 +29,7 @@ impl HistoryDir {
     }
 
     fn shown(path: &[&str]) -> String {
-        format!("source/{HISTORY}/{}", path.join("/"))
+        tree_path_of([HISTORY].iter().chain(path)).to_string()
     }
 }
 
@@ -122,7 +123,7 @@ impl Resource for HistoryDir {
                 "{} cannot be written: the history changes only by edits; write an edit's \
                  number to {}",
                 Self::shown(path),
-                editor.links().to(&format!("source/{HISTORY}/undo"))
+                editor.links().file(&tree_path_of([HISTORY, "undo"]))
             ))),
         }
     }

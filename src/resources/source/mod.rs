@@ -46,6 +46,7 @@ use edit::edit_log::EditLog;
 use history::HistoryDir;
 use modules::Modules;
 use places::Places;
+use places::in_tree::{tree_path, tree_path_of};
 use places::paths::{self, HISTORY, META, Resolved, TESTS};
 use places::{Named, links};
 use project::{EntryKind, Project};
@@ -435,10 +436,10 @@ impl Resource for Source {
         let listed = self.places.listed(path);
         let path = &names(&listed)[..];
         if let Some(target) = self.places.link_at(path)? {
-            let module = format!("source/{}.py", path.join("/"));
+            let module = tree_path(format!("{}.py", path.join("/")));
             return Err(Error::not_permitted(format!(
                 "it is a link ({target}) to the module's symbols: to delete the module, rm {}",
-                self.links.to(&module)
+                self.links.file(&module)
             )));
         }
         // Only rmdir reaches here with a directory.
@@ -529,7 +530,7 @@ impl Source {
             Resolved::ModuleFile { .. } | Resolved::Symbol { .. } | Resolved::DataFile { .. } => {
                 Err(Error::new(
                     crate::error::ErrorKind::NotADirectory,
-                    format!("source/{} is a file", path.join("/")),
+                    format!("{} is a file", tree_path_of(path)),
                 ))
             }
         }

@@ -14,7 +14,8 @@ use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
 use crate::resources::source::own_names;
-use crate::resources::source::places::paths::{Resolved, spelled_at_top};
+use crate::resources::source::places::in_tree::tree_path_of;
+use crate::resources::source::places::paths::{Resolved, TESTS, spelled_at_top};
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
 use crate::resources::source::{Source, bytes, plural};
 
@@ -31,7 +32,7 @@ pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<
                     "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
                     test_homes(source)
                 ),
-                n => format!("source/tests — {n} test folders"),
+                n => format!("{} — {n} test folders", tree_path_of([TESTS])),
             },
             sections: vec![Section::children(
                 "Test folders",

@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::project::{Project, has_python};
 
@@ -36,7 +37,7 @@ impl SourcePlaces {
                 1 => String::new(),
                 _ => format!("{}/", dir.file_name()?.to_str()?),
             };
-            return Some(format!("source/{TESTS}/{folder}{}", rel.to_str()?));
+            return Some(tree_path(format!("{TESTS}/{folder}{}", rel.to_str()?)).to_string());
         }
         let rel = project
             .code_roots
@@ -50,8 +51,9 @@ impl SourcePlaces {
             && disk.parent().is_some_and(has_python)
             && top_folder_shown(project, rel);
         (is_module && top_folder_shown(project, rel) || in_package)
-            .then(|| format!("source/{}", rel.to_str().unwrap_or_default()))
-            .filter(|place| place.len() > "source/".len())
+            .then(|| tree_path(rel.to_str().unwrap_or_default()))
+            .filter(|place| place.depth() > 1)
+            .map(|place| place.to_string())
     }
 }
 

@@ -12,6 +12,7 @@ use crate::pyproject::requirement::{self, Requirement};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::conflict;
 use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
+use crate::resources::source::places::in_tree::tree_path;
 
 /// Sets package `name`'s requirements in list `id` to the lines of `content`.
 pub(super) fn write(
@@ -49,7 +50,7 @@ pub(super) fn can_create(editor: &Editor, id: &ListId, name: &str) -> Result<()>
             "{id} does not exist: make it first with mkdir {}",
             editor
                 .links()
-                .to(&format!("source/{DEPS}/{}", list_dir(id)))
+                .folder(&tree_path(format!("{DEPS}/{}", list_dir(id))))
         )));
     }
     Ok(())
@@ -218,5 +219,5 @@ fn no_pyproject() -> Error {
 }
 
 fn shown(id: &ListId, name: &str) -> String {
-    format!("source/{DEPS}/{}{name}", list_dir(id))
+    tree_path(format!("{DEPS}/{}{name}", list_dir(id))).to_string()
 }

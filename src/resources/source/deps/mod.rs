@@ -20,6 +20,7 @@ use crate::model::{Child, Entry, Kind, Node};
 use crate::pyproject::deps::{Element, List, ListId, Manifest};
 use crate::resources::source::edit::pyproject_change::Pyproject;
 use crate::resources::source::edit::{Editor, is_a_dir, not_a_dir};
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::tree::resource::Resource;
 
 /// The directory name under `source/`.
@@ -136,7 +137,7 @@ impl DepsDir {
     }
 
     fn shown(path: &[&str]) -> String {
-        format!("source/{DEPS}/{}", path.join("/"))
+        tree_path_of([DEPS].iter().chain(path)).to_string()
     }
 
     fn missing(&self, path: &[&str]) -> Error {

@@ -10,6 +10,7 @@ use crate::model::{Entry, Function, Section};
 use crate::pyproject::deps::{ListId, Manifest};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::pyproject_change::Pyproject;
+use crate::resources::source::places::in_tree::{tree_path, tree_path_of};
 
 /// `source/deps/_entry.md`.
 pub(super) fn top(editor: &Editor, project: &Project) -> Entry {
@@ -20,7 +21,7 @@ pub(super) fn top(editor: &Editor, project: &Project) -> Entry {
         }
         Pyproject::Broken(why) => {
             return Entry {
-                title: format!("source/{DEPS} — pyproject.toml does not parse"),
+                title: format!("{} — pyproject.toml does not parse", tree_path(DEPS)),
                 about: vec![
                     "pyproject.toml is not valid TOML, so no dependency can be read or changed \
                      here until it is fixed:"
@@ -67,7 +68,7 @@ pub(super) fn lists(editor: &Editor, project: &Project, kind: ListKind) -> Entry
         ListKind::Extras => ("extras", "[project.optional-dependencies]"),
         ListKind::Groups => ("dependency groups (PEP 735)", "[dependency-groups]"),
     };
-    let dir = editor.links().to(&format!("source/{DEPS}/{}", kind.dir()));
+    let dir = editor.links().file(&tree_path_of([DEPS, kind.dir()]));
     let items = match project {
         Pyproject::Read(manifest) => manifest
             .lists
@@ -199,8 +200,8 @@ fn lists_section(editor: &Editor, manifest: &Manifest) -> Section {
         items,
         empty: format!(
             "none: mkdir {} or {} to add one",
-            editor.links().to(&format!("source/{DEPS}/{OPTIONAL}/NAME")),
-            editor.links().to(&format!("source/{DEPS}/{GROUPS}/NAME"))
+            editor.links().file(&tree_path_of([DEPS, OPTIONAL, "NAME"])),
+            editor.links().file(&tree_path_of([DEPS, GROUPS, "NAME"]))
         ),
         ..Section::default()
     }
@@ -209,14 +210,14 @@ fn lists_section(editor: &Editor, manifest: &Manifest) -> Section {
 fn dir_of(editor: &Editor, id: &ListId) -> String {
     editor
         .links()
-        .to(&format!("source/{DEPS}/{}", list_dir(id)))
+        .folder(&tree_path(format!("{DEPS}/{}", list_dir(id))))
 }
 
 /// The entry of a project whose dependencies `[project]` does not list: where they are.
 fn elsewhere_entry(editor: &Editor, why: &str) -> Entry {
     let found = elsewhere(editor);
     Entry {
-        title: format!("source/{DEPS} — {why}"),
+        title: format!("{} — {why}", tree_path(DEPS)),
         about: vec![
             "Dependencies are read and changed here when pyproject.toml lists them in \
              [project] (PEP 621). This project keeps them elsewhere, so nothing here can be \
@@ -271,7 +272,7 @@ fn elsewhere(editor: &Editor) -> Vec<String> {
 }
 
 fn dir_of_place(editor: &Editor, place: &str) -> String {
-    editor.links().to(&format!("source/{DEPS}/{place}/"))
+    editor.links().folder(&tree_path(format!("{DEPS}/{place}")))
 }
 
 /// `source/deps/<place>/_entry.md` for a place outside `[project]`.
@@ -308,7 +309,7 @@ pub(super) fn declared_entry(editor: &Editor, place: &Declared) -> Entry {
             "{}: one file per package with the line that declares it. Read-only: homespace \
              changes only the lists of [project] in pyproject.toml ({}).",
             place.about,
-            editor.links().to(&format!("source/{DEPS}/"))
+            editor.links().folder(&tree_path(DEPS))
         )],
         functions: vec![Function::new(
             format!("cat {dir}PACKAGE"),

@@ -21,10 +21,12 @@ use std::sync::{Arc, OnceLock};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Ownership;
 use crate::model::links::Links;
+use crate::model::names::ENTRY;
 use crate::python::Version;
 use crate::resources::source::disk::{self, FileLocks, ownership};
 use crate::resources::source::modules::Modules;
 use crate::resources::source::places::Places;
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
 use edit_log::EditLog;
@@ -117,10 +119,10 @@ impl Editor {
     /// `source/<dir>/<path>` does not exist: the error points at `dir`'s entry view, which
     /// `lists` what there is.
     pub(crate) fn missing(&self, dir: &str, path: &[&str], lists: &str) -> Error {
-        let entry = self.links.to(&format!("source/{dir}/_entry.md"));
+        let entry = self.links.file(&tree_path_of([dir, ENTRY]));
         Error::not_found(format!(
-            "source/{dir}/{} does not exist: {entry} {lists}",
-            path.join("/")
+            "{} does not exist: {entry} {lists}",
+            tree_path_of(std::iter::once(&dir).chain(path))
         ))
     }
 }
@@ -135,8 +137,8 @@ pub(crate) fn is_a_dir(dir: &str, path: &[&str]) -> Error {
     Error::new(
         ErrorKind::IsADirectory,
         format!(
-            "source/{dir}/{} is a directory: read its _entry.md",
-            path.join("/")
+            "{} is a directory: read its _entry.md",
+            tree_path_of(std::iter::once(&dir).chain(path))
         ),
     )
 }
@@ -145,6 +147,9 @@ pub(crate) fn is_a_dir(dir: &str, path: &[&str]) -> Error {
 pub(crate) fn not_a_dir(dir: &str, path: &[&str]) -> Error {
     Error::new(
         ErrorKind::NotADirectory,
-        format!("source/{dir}/{} is a file", path.join("/")),
+        format!(
+            "{} is a file",
+            tree_path_of(std::iter::once(&dir).chain(path))
+        ),
     )
 }

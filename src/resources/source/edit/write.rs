@@ -18,6 +18,7 @@ use crate::resources::source::edit::text::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
 use crate::resources::source::modules::Module;
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::member_path::MemberPath;
 use crate::resources::source::places::paths::{RESERVED, RUNNER_NAMES, Resolved, TESTS, locate};
 use crate::resources::source::project::EntryKind;
@@ -30,7 +31,7 @@ impl Editor {
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
-        let shown = self.links.to(&format!("source/{}", path.join("/")));
+        let shown = self.links.file(&tree_path_of(path));
         let Some((name, parent)) = path.split_last() else {
             return Err(Error::new(
                 ErrorKind::IsADirectory,
@@ -87,7 +88,7 @@ impl Editor {
         let (name, parent) = path
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
-        let shown = self.links.to(&format!("source/{}", path.join("/")));
+        let shown = self.links.file(&tree_path_of(path));
         if self.mistaken_for_runner(path, parent_place) {
             return Err(self.runner_not_available(&shown));
         }
@@ -205,7 +206,7 @@ impl Editor {
             return Err(missing);
         };
         self.creatable_in(path, &parent)?;
-        let shown = self.links.to(&format!("source/{}", path.join("/")));
+        let shown = self.links.file(&tree_path_of(path));
         match parent {
             Resolved::Members {
                 disk,
@@ -428,7 +429,7 @@ impl Editor {
 
     /// `rm`: a symbol from its module, or a module or data file from the project.
     pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
-        let shown = self.links.to(&format!("source/{}", path.join("/")));
+        let shown = self.links.file(&tree_path_of(path));
         match self.places.resolve(path)? {
             Resolved::Symbol {
                 disk,
@@ -484,7 +485,7 @@ impl Editor {
 
     /// `mv a.py b.py` inside one container renames the definition of `a` to `b`.
     pub(crate) fn rename_path(&self, from: &[&str], to: &[&str]) -> Result<()> {
-        let shown = self.links.to(&format!("source/{}", from.join("/")));
+        let shown = self.links.file(&tree_path_of(from));
         let (Some((new_name, to_parent)), Some((_, from_parent))) =
             (to.split_last(), from.split_last())
         else {

@@ -5,6 +5,7 @@
 //! anything.
 
 pub(crate) mod crossed;
+pub(crate) mod in_tree;
 pub(crate) mod links;
 pub(crate) mod member_path;
 pub(crate) mod paths;

@@ -5,6 +5,7 @@
 //! few lines around it, and pytest's explanation, the assertion's diff among it, once).
 //! Shorter than pytest's own traceback, and every place in it a path to open or edit.
 
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::suspects::Suspect;
 use crate::store::runs;
@@ -103,7 +104,7 @@ impl Runner {
         let more = format!(
             "cat {}",
             self.links
-                .to(&format!("source/tests/runs/{}/output.txt", run.id))
+                .file(&tree_path(format!("tests/runs/{}/output.txt", run.id)))
         );
         crate::render::budget::prune(&text, self.budget, &more)
     }
@@ -115,7 +116,9 @@ impl Runner {
         problems: &[Problem],
         about: &RunNotes,
     ) -> String {
-        let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
+        let dir = self
+            .links
+            .folder(&tree_path(format!("tests/runs/{}", run.id)));
         let mut text = format!("run {} — {}\n", run.id, about.summary(run));
         for line in &about.0 {
             text.push_str(line);
@@ -158,7 +161,7 @@ impl Runner {
                             "- {}: {} — suspect: {}",
                             short_id(&problem.id),
                             crate::render::one_line(message, MESSAGE_CHARS),
-                            self.links.to(&format!("source/{}", s.file))
+                            self.links.file(&tree_path(&s.file))
                         ),
                         None => format!(
                             "- {}: {}",
@@ -232,7 +235,7 @@ impl Runner {
             .map(|s| {
                 format!(
                     "{prefix}{} ({}, {})\n",
-                    self.links.to(&format!("source/{}", s.file)),
+                    self.links.file(&tree_path(&s.file)),
                     s.lines,
                     s.why.label()
                 )

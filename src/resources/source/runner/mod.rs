@@ -24,6 +24,7 @@ use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node};
 use crate::resources::source::modules::Modules;
 use crate::resources::source::places::Places;
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::{RUNNER_NAMES, TESTS};
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
@@ -230,7 +231,7 @@ impl Runner {
         Error::not_permitted(format!(
             "{} is the test runner's and keeps its name; to run tests, write a selector \
              to {}",
-            self.links.to(&format!("source/tests/{}", path.join("/"))),
+            self.links.file(&tree_path_of([TESTS].iter().chain(path))),
             self.links.to("source/tests/run")
         ))
     }

@@ -1,6 +1,7 @@
 //! Where the runner's views point in `source/`: a project module's path there, a test's
 //! symbol file.
 
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::places::paths::{TESTS, spelled_at_top};
 use crate::resources::source::runner::Runner;
 
@@ -49,7 +50,7 @@ impl Runner {
         let shown = self.source_path_of(&module)?;
         Some(
             self.links
-                .to(&format!("source/{shown}/{}.py", inner.join("/"))),
+                .file(&tree_path(format!("{shown}/{}.py", inner.join("/")))),
         )
     }
 }

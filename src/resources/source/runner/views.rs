@@ -4,6 +4,7 @@
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Function, Kind, Node, Ownership, Section};
 use crate::resources::source::disk::ownership;
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;
 use crate::resources::source::runner::failure::{RunNotes, first_line, summary};
@@ -141,13 +142,14 @@ impl Runner {
                     .map(|run| {
                         format!(
                             "`{}` — {}",
-                            self.links.to(&format!("source/tests/runs/{}/", run.id)),
+                            self.links
+                                .folder(&tree_path(format!("tests/runs/{}", run.id))),
                             summary(run)
                         )
                     })
                     .collect();
                 Ok(Entry {
-                    title: format!("source/tests/runs — {} test runs", items.len()),
+                    title: format!("{} — {} test runs", tree_path("tests/runs"), items.len()),
                     functions: vec![
                         Function::new(
                             format!(
@@ -182,7 +184,9 @@ impl Runner {
             }
             At::RunDir(which) | At::Failures(which) => {
                 let (run, problems) = self.problems_of(*which)?;
-                let dir = self.links.to(&format!("source/tests/runs/{}/", run.id));
+                let dir = self
+                    .links
+                    .folder(&tree_path(format!("tests/runs/{}", run.id)));
                 let items = problems
                     .iter()
                     .map(|p| {
@@ -196,7 +200,11 @@ impl Runner {
                     .collect();
                 let about = self.run_notes(&run)?;
                 Ok(Entry {
-                    title: format!("source/tests/runs/{} — {}", run.id, about.summary(&run)),
+                    title: format!(
+                        "{} — {}",
+                        tree_path(format!("tests/runs/{}", run.id)),
+                        about.summary(&run)
+                    ),
                     about: about
                         .into_iter()
                         .chain([

@@ -38,6 +38,7 @@ use crate::model::links::Links;
 use crate::resources::source::changed_in;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::places::Places;
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::project::Project;
 use crate::store::Store;
 use last_scan::LastScan;
@@ -265,10 +266,13 @@ fn text_hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
         .into_owned();
     let line = format!("{rel}:{}: {}", found.line, found.text);
     let path = if rel == "pyproject.toml" {
-        config_table(file, found.offset)
-            .map(|table| searcher.links.to(&format!("source/config/{table}.toml")))
+        config_table(file, found.offset).map(|table| {
+            searcher
+                .links
+                .file(&tree_path(format!("config/{table}.toml")))
+        })
     } else {
-        shown_in_tree(searcher, file).map(|tree| searcher.links.to(&format!("source/{tree}")))
+        shown_in_tree(searcher, file).map(|tree| searcher.links.file(&tree_path(tree)))
     };
     Hit {
         path: path.unwrap_or_else(|| file.to_string_lossy().into_owned()),
@@ -305,7 +309,7 @@ fn shown_in_tree(searcher: &Searcher, file: &Path) -> Option<String> {
 /// The hit for one matching line: module path, line, and the innermost symbol file.
 fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
     let (tree_dir, dotted) = tree_location(searcher, file);
-    let mut path = format!("source/{tree_dir}");
+    let mut path = tree_path(&tree_dir);
     if let Ok(module) = searcher.modules.get(file) {
         let symbols = &module.index.symbols;
         let inner = symbols
@@ -330,11 +334,11 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
                 true => module.to_string(),
                 false => spelled_at_top(module),
             };
-            path = format!("source/{members}/{}", stems.join("/"));
+            path = tree_path(format!("{members}/{}", stems.join("/")));
         }
     }
     Hit {
-        path: searcher.links.to(&path),
+        path: searcher.links.file(&path),
         line: format!("{dotted}:{}: {}", found.line, found.text),
         ..Hit::default()
     }

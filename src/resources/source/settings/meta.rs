@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::links::Links;
 use crate::model::{Child, Entry, Function, Kind, Node, Section};
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::META;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::tree::resource::Resource;
@@ -60,7 +61,7 @@ impl Resource for MetaDir {
             )]),
             _ => Err(Error::new(
                 ErrorKind::NotADirectory,
-                format!("source/{META}/{} is a file", path.join("/")),
+                format!("{} is a file", tree_path_of([META].iter().chain(path))),
             )),
         }
     }
@@ -70,7 +71,10 @@ impl Resource for MetaDir {
             [SETTINGS] => Ok(self.settings.shown_text()?.into_bytes()),
             [] => Err(Error::new(
                 ErrorKind::IsADirectory,
-                format!("source/{META} is a directory: read its _entry.md"),
+                format!(
+                    "{} is a directory: read its _entry.md",
+                    tree_path_of([META])
+                ),
             )),
             _ => Err(Self::missing(path)),
         }
