@@ -25,6 +25,17 @@ fn differential(seed: u64, steps: u32, read_only: bool) {
             cached.beside(&["--read-only", "--no-cache"]),
         )
     });
+    // Each daemon indexes the project in the background at its own pace and says how far
+    // in source/_entry.md: the comparison starts once none of them is indexing.
+    let mut mounts = vec![&cached, &fresh];
+    if let Some((kept, fresh)) = &unwritable {
+        mounts.extend([kept, fresh]);
+    }
+    for mount in mounts {
+        mount.wait_for("the background indexing", Duration::from_secs(120), || {
+            !mount.read("source/_entry.md").contains("in the background")
+        });
+    }
     let driver =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/cache_differential.py");
     let mut command = Command::new("python3");
