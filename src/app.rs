@@ -175,7 +175,8 @@ pub fn build_with_store(options: &Options, mountpoint: &str) -> Result<(Arc<Spac
         // A database's rows have no modes: only the owner reads them through the mount.
         None => owner_only(&access),
     };
-    let space = Space::new(links, options.budget, info, resources)
+    let space = Space::new(links, options.budget, info, resources.all)
+        .with_nav(resources.nav)
         .with_access(access, perm)
         .with_cache(options.cache)
         .with_spill_dir(spill);

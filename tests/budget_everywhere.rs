@@ -7,6 +7,7 @@ use homespace::model::{Kind, TreePath};
 use homespace::render::budget::tokens;
 use homespace::store::location::Location;
 use homespace::tree::Space;
+use homespace::tree::resource::ResourceExt;
 
 fn walk(space: &Space, dir: Vec<String>, views: &mut Vec<(String, String)>) {
     for child in space.list(&TreePath::from_names(&dir)).unwrap() {

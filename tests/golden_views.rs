@@ -17,6 +17,7 @@ use homespace::app::{Options, build};
 use homespace::model::TreePath;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
+use homespace::tree::resource::ResourceExt;
 use homespace::tree::{OpenFlags, Space};
 use homespace_testkit::copy::copy_dir;
 use homespace_testkit::poll::poll_true;

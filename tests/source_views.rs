@@ -8,6 +8,7 @@ use homespace::app::{Options, build};
 use homespace::model::TreePath;
 use homespace::store::location::Location;
 use homespace::tree::Space;
+use homespace::tree::resource::ResourceExt;
 
 fn project(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Arc<Space>) {
     let dir = tempfile::tempdir().unwrap();

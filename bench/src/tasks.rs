@@ -58,7 +58,7 @@ fn seed_tasks(
 ) -> Result<(Duration, homespace::resources::tasks::Tasks), String> {
     use homespace::model::links::Links;
     use homespace::resources::tasks::Tasks;
-    use homespace::tree::resource::Resource;
+    use homespace::tree::resource::Edit;
 
     let started = Instant::now();
     let tasks = Tasks::new(std::sync::Arc::new(store.open()?), Links::new("/"));

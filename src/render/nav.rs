@@ -17,6 +17,10 @@ pub trait Listing {
     fn names(&self, dir: &TreePath) -> Result<Arc<Vec<(String, Kind)>>>;
 }
 
+/// Where the tree asks how `_nav.txt` is drawn now (source/'s settings, handed in by the
+/// app: the tree knows no setting of any resourcespace).
+pub type NavSetting = std::sync::Arc<dyn Fn() -> NavShape + Send + Sync>;
+
 /// How the view is drawn: `source/meta/settings.toml`'s `[nav]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NavShape {

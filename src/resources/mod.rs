@@ -14,6 +14,7 @@ use std::sync::Arc;
 use crate::error::{Error, ErrorKind};
 use crate::model::Kind;
 use crate::model::Links;
+use crate::render::nav::NavSetting;
 use crate::store::Store;
 use crate::tree::resource::Resource;
 
@@ -31,8 +32,16 @@ pub struct Context {
     pub parse_index: Option<PathBuf>,
 }
 
-/// Every resourcespace, in the order the root lists them. Search covers all the others.
-pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
+/// Every resourcespace, in the order the root lists them, and how `_nav.txt` is drawn.
+pub struct Resources {
+    pub all: Vec<Arc<dyn Resource>>,
+    /// What source/meta/settings.toml says of `_nav.txt`, asked at each draw.
+    pub nav: NavSetting,
+}
+
+/// Every resourcespace, in the order the root lists them (search covers all the others),
+/// and the nav setting of source/, which the tree draws every `_nav.txt` by.
+pub fn all(ctx: &Context) -> Resources {
     let source = source::Source::new(
         &ctx.project,
         ctx.name.clone(),
@@ -45,6 +54,13 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
     }
     // Memory follows what source/meta/settings.toml says, for as long as source/ is there.
     let settings = Arc::downgrade(&source);
+    let nav_of = Arc::downgrade(&source);
+    let nav: NavSetting = Arc::new(move || {
+        nav_of
+            .upgrade()
+            .map(|source| source.kept_settings().nav)
+            .unwrap_or_default()
+    });
     let following = memory::follow::Following {
         project: ctx.project.clone(),
         setting: Arc::new(move || settings.upgrade().map(|source| source.memory_watch())),
@@ -69,7 +85,7 @@ pub fn all(ctx: &Context) -> Vec<Arc<dyn Resource>> {
         ctx.links.clone(),
         ctx.budget,
     )));
-    all
+    Resources { all, nav }
 }
 
 /// How many members a "not empty" message names before it counts the rest.

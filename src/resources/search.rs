@@ -17,6 +17,8 @@ use crate::model::{Entry, Function, Hit, RootPart, Section, Verb};
 use crate::render::budget;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
+use crate::tree::resource::ResourceExt;
+use crate::tree::resource::{Capabilities, Live};
 
 /// The most hits a page of a scoped search shows; fewer when they fill the budget first.
 pub const SCOPED: usize = 20;
@@ -321,10 +323,6 @@ impl Resource for Search {
         "search"
     }
 
-    fn shows_everything(&self) -> bool {
-        true
-    }
-
     fn root_part(&self) -> Result<RootPart> {
         Ok(RootPart {
             verbs: vec![Verb::new(
@@ -382,16 +380,6 @@ impl Resource for Search {
         Ok(self.results(query)?.into_bytes())
     }
 
-    fn opened(&self, path: &[&str]) {
-        // Only a real read makes a query recent: `stat` and `ls -l` compute the view too.
-        if let [query] = path {
-            let mut recent = lock(&self.recent);
-            recent.retain(|q| q != query);
-            recent.push_front(query.to_string());
-            recent.truncate(RECENT);
-        }
-    }
-
     fn entry(&self, _path: &[&str]) -> Result<Entry> {
         let names: Vec<String> = self
             .areas
@@ -441,6 +429,29 @@ impl Resource for Search {
             ..Entry::default()
         })
     }
+
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            live: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Live for Search {
+    fn shows_everything(&self) -> bool {
+        true
+    }
+
+    fn opened(&self, path: &[&str]) {
+        // Only a real read makes a query recent: `stat` and `ls -l` compute the view too.
+        if let [query] = path {
+            let mut recent = lock(&self.recent);
+            recent.retain(|q| q != query);
+            recent.push_front(query.to_string());
+            recent.truncate(RECENT);
+        }
+    }
 }
 
 /// `n hits`, or `1 hit`.
@@ -487,6 +498,15 @@ mod tests {
         fn entry(&self, _path: &[&str]) -> Result<crate::model::Entry> {
             Ok(crate::model::Entry::default())
         }
+        fn capabilities(&self) -> crate::tree::resource::Capabilities<'_> {
+            crate::tree::resource::Capabilities {
+                search: Some(self),
+                ..Default::default()
+            }
+        }
+    }
+
+    impl crate::tree::resource::Search for Folded {
         fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
             Ok(Hits {
                 hits: vec![Hit::new(

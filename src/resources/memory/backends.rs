@@ -16,6 +16,7 @@ use crate::resources::memory::Memory;
 use crate::store::Store;
 use crate::store::testing::for_each_backend;
 use crate::tree::resource::Resource;
+use crate::tree::resource::Search;
 
 fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {

@@ -15,6 +15,7 @@ use crate::store::Store;
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
 use crate::tree::resource::Resource;
+use crate::tree::resource::Search;
 
 /// A decision whose reason is given in the next entry, among tool calls and results.
 fn decision(store: &Store) {

@@ -12,6 +12,7 @@ use crate::model::{Child, Entry, Function, Links, Node, Section};
 use crate::store::Store;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// Imports remembered for the entry view.
 const KEPT: usize = 20;
@@ -38,10 +39,6 @@ impl Import {
 }
 
 impl Resource for Import {
-    fn too_big_hint(&self) -> Option<&'static str> {
-        Some("a transcript of any size imports with `homespace import FILE`")
-    }
-
     fn name(&self) -> &'static str {
         "import"
     }
@@ -103,6 +100,19 @@ impl Resource for Import {
             }],
             ..Entry::default()
         })
+    }
+
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for Import {
+    fn too_big_hint(&self) -> Option<&'static str> {
+        Some("a transcript of any size imports with `homespace import FILE`")
     }
 
     fn can_create(&self, path: &[&str]) -> Result<()> {

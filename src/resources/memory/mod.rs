@@ -31,6 +31,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::tree::lock;
+use crate::tree::resource::{Capabilities, Live, Search};
 use crate::tree::resource::{Outside, Resource};
 
 /// Hits on a page of `search/memory:…`: each comes with the turns around it, and an agent
@@ -115,12 +116,6 @@ impl Resource for Memory {
 
     fn children(&self) -> &[Arc<dyn Resource>] {
         &self.children
-    }
-
-    fn start(&self, outside: Outside) {
-        if let Some(following) = &self.following {
-            follow::start(self.store.clone(), following.clone(), outside);
-        }
     }
 
     fn summary(&self) -> Result<String> {
@@ -209,6 +204,16 @@ impl Resource for Memory {
         Ok(entry)
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            search: Some(self),
+            live: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Search for Memory {
     fn glance_hits(&self) -> usize {
         GLANCE
     }
@@ -308,5 +313,13 @@ impl Resource for Memory {
             all_read: !cut,
             ..Hits::default()
         })
+    }
+}
+
+impl Live for Memory {
+    fn start(&self, outside: Outside) {
+        if let Some(following) = &self.following {
+            follow::start(self.store.clone(), following.clone(), outside);
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::model::Links;
 use crate::resources::memory::sessions::Sessions;
 use crate::resources::memory::summary;
 use crate::store::Store;
+use crate::tree::resource::Edit;
 use crate::tree::resource::Resource;
 
 const DAY: &str = "2026-11-20";

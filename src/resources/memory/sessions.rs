@@ -23,6 +23,7 @@ use crate::store::Store;
 use crate::store::memory::{EntryRow, SessionRow};
 use crate::tree::glance::{self, Memo};
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// Sessions listed in `related.md`.
 const RELATED_SESSIONS: usize = 5;
@@ -418,6 +419,15 @@ impl Resource for Sessions {
         }
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for Sessions {
     fn can_create(&self, path: &[&str]) -> Result<()> {
         match path {
             [day, _, name] if is_day(day) && name.ends_with(".json") => {

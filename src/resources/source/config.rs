@@ -14,6 +14,7 @@ use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change
 use crate::resources::source::edit::{self, Editor};
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// The directory name under `source/`.
 pub const CONFIG: &str = "config";
@@ -131,6 +132,15 @@ impl Resource for ConfigDir {
         Ok(entry(editor, &Self::tables(editor)?))
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for ConfigDir {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let editor = &*self.editor;
         let (shown, table) = table_of(path)?;

@@ -12,6 +12,7 @@ use crate::resources::source::edit::edit_log::EditLog;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::HISTORY;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// Diffs listed by `ls` (the newest; older ones are reachable by number).
 const LISTED: usize = 1000;
@@ -113,6 +114,15 @@ impl Resource for HistoryDir {
         self.edits.entry()
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for HistoryDir {
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let editor = &*self.editor;
         match path {

@@ -37,6 +37,7 @@ use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::store::Store;
 use crate::transcripts::places::Watching;
+use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
 use crate::tree::resource::{Changes, ModeChange, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
@@ -263,6 +264,197 @@ impl Resource for Source {
         "source"
     }
 
+    fn children(&self) -> &[Arc<dyn Resource>] {
+        &self.children
+    }
+
+    fn summary(&self) -> Result<String> {
+        Ok(self.state_line())
+    }
+
+    fn root_part(&self) -> Result<crate::model::RootPart> {
+        Ok(self.dashboard_part())
+    }
+
+    fn stat(&self, path: &[&str]) -> Result<Node> {
+        let walked = match self.places.named(path)? {
+            // The link to the module's dotted directory (see `links.rs`): no parse.
+            Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
+            Named::Walked(walked) => walked,
+        };
+        let node = match walked.place {
+            // Writable so that creating the test runner's names there is answered by
+            // `creatable` (why, and where test modules go), not by a bare read-only error.
+            Resolved::TestsRoot | Resolved::Root => {
+                Node::dir(true).owned(ownership(&self.project.root))
+            }
+            Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
+                Node::dir(true).owned(ownership(&disk))
+            }
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => Node {
+                // Under another name the path is not the file's: see `aliased`.
+                file: (!walked.aliased).then(|| disk.clone()),
+                ..Self::file_node(&disk)?
+            },
+            Resolved::Symbol { module, disk, .. } => Node {
+                mtime: Some(module.mtime),
+                ..Node::document(true).owned(ownership(&disk))
+            },
+        };
+        Ok(node.aliased(walked.aliased))
+    }
+
+    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+        self.listing(path, true)
+    }
+
+    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        let children = self.listing(path, false)?;
+        Ok(Child::names(children))
+    }
+
+    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+        if let Some(target) = self.places.link_at(path)? {
+            return Ok(target.into_bytes());
+        }
+        self.places.read_place(path)
+    }
+
+    fn entry(&self, path: &[&str]) -> Result<Entry> {
+        let place = self.places.resolve(path)?;
+        // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
+        let shown = self.places.shown_as(path);
+        let shown: Vec<&str> = match &shown {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => path.to_vec(),
+        };
+        let mut entry = views::entry(self, &shown, &place)?;
+        if path == [TESTS] {
+            entry.functions.insert(0, self.runner.run_and_wait());
+            entry.about.push(self.runner.how_tests_run());
+        }
+        if path.is_empty()
+            && let Some(progress) = self.indexing.progress()
+        {
+            entry
+                .about
+                .push(format!("Source: {progress} in the background."));
+        }
+        Ok(entry)
+    }
+
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            search: Some(self),
+            aliases: Some(self),
+            live: Some(self),
+        }
+    }
+}
+
+impl Edit for Source {
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
+        let listed = self.places.listed(path);
+        self.editor.write_path(&names(&listed), content, base)
+    }
+
+    fn can_create(&self, path: &[&str]) -> Result<()> {
+        let listed = self.places.listed(path);
+        self.editor.creatable(&names(&listed))
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        let listed = self.places.listed(path);
+        let path = &names(&listed)[..];
+        if let Some(target) = self.places.link_at(path)? {
+            let module = tree_path(format!("{}.py", path.join("/")));
+            return Err(Error::not_permitted(format!(
+                "it is a link ({target}) to the module's symbols: to delete the module, rm {}",
+                self.links.file(&module)
+            )));
+        }
+        // Only rmdir reaches here with a directory.
+        if self.stat(path)?.kind == Kind::Dir {
+            return self.editor.remove_dir(path, self.names(path)?);
+        }
+        self.editor.remove_path(path)
+    }
+
+    fn removable(&self, path: &[&str]) -> bool {
+        self.editor.removable_dir(path)
+    }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        self.editor.make_dir(path)
+    }
+
+    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        let (from, to) = (self.places.listed(from), self.places.listed(to));
+        self.editor.rename_path(&names(&from), &names(&to))
+    }
+
+    fn set_perm(
+        &self,
+        path: &[&str],
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
+    ) -> Result<ModeChange> {
+        match self.places.resolve(path)? {
+            Resolved::ModuleFile { disk, .. }
+            | Resolved::DataFile { disk }
+            | Resolved::Dir { disk, .. } => {
+                disk::set_perm(&disk, mode, uid, gid).map(|()| ModeChange::Done)
+            }
+            Resolved::Symbol { disk, .. } | Resolved::Members { disk, .. } => {
+                Err(Error::not_permitted(format!(
+                    "source/{} shows the modes of its module {}: change those with chmod or \
+                     chown of the module's .py file",
+                    path.join("/"),
+                    disk.display()
+                )))
+            }
+            _ => Ok(ModeChange::NotKept),
+        }
+    }
+}
+
+impl Search for Source {
+    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
+        self.searcher.search(query, limit)
+    }
+}
+
+impl Aliases for Source {
+    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
+        self.places.shown_as(path)
+    }
+
+    fn crossed(&self, path: &[&str]) -> Vec<Ownership> {
+        self.places.crossed(path)
+    }
+
+    fn spellings(&self, path: &[&str]) -> Vec<String> {
+        links::spellings(self.name(), path)
+    }
+
+    /// A dotted name without `.py` (`packaging.version.Version.public`), or a module's or
+    /// symbol's name in its folder without it, means the file that name is once `.py` is
+    /// added, not the package whose name starts it.
+    fn meant(&self, path: &[&str]) -> Option<String> {
+        let (name, parent) = path.split_last()?;
+        let file = format!("{name}.py");
+        let mut with_py = parent.to_vec();
+        with_py.push(&file);
+        match self.places.resolve(&with_py).ok()? {
+            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
+            _ => None,
+        }
+    }
+}
+
+impl Live for Source {
     /// A write through the mount reaches its module's whole package (creating a module
     /// also imports it in `__init__.py`) and the edit history; settings reach every view;
     /// deps/, config/ and an undo in history/ rewrite project files: all of source/.
@@ -310,185 +502,8 @@ impl Resource for Source {
         }
     }
 
-    fn children(&self) -> &[Arc<dyn Resource>] {
-        &self.children
-    }
-
-    fn nav_shape(&self) -> Option<crate::render::nav::NavShape> {
-        Some(self.kept_settings().nav)
-    }
-
-    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        self.places.shown_as(path)
-    }
-
-    fn crossed(&self, path: &[&str]) -> Vec<Ownership> {
-        self.places.crossed(path)
-    }
-
-    fn spellings(&self, path: &[&str]) -> Vec<String> {
-        links::spellings(self.name(), path)
-    }
-
-    fn summary(&self) -> Result<String> {
-        Ok(self.state_line())
-    }
-
-    fn root_part(&self) -> Result<crate::model::RootPart> {
-        Ok(self.dashboard_part())
-    }
-
     fn warm(&self, outside: crate::tree::resource::Outside) {
         self.warm_up(outside);
-    }
-
-    fn stat(&self, path: &[&str]) -> Result<Node> {
-        let walked = match self.places.named(path)? {
-            // The link to the module's dotted directory (see `links.rs`): no parse.
-            Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
-            Named::Walked(walked) => walked,
-        };
-        let node = match walked.place {
-            // Writable so that creating the test runner's names there is answered by
-            // `creatable` (why, and where test modules go), not by a bare read-only error.
-            Resolved::TestsRoot | Resolved::Root => {
-                Node::dir(true).owned(ownership(&self.project.root))
-            }
-            Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
-                Node::dir(true).owned(ownership(&disk))
-            }
-            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => Node {
-                // Under another name the path is not the file's: see `aliased`.
-                file: (!walked.aliased).then(|| disk.clone()),
-                ..Self::file_node(&disk)?
-            },
-            Resolved::Symbol { module, disk, .. } => Node {
-                mtime: Some(module.mtime),
-                ..Node::document(true).owned(ownership(&disk))
-            },
-        };
-        Ok(node.aliased(walked.aliased))
-    }
-
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.listing(path, true)
-    }
-
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        let children = self.listing(path, false)?;
-        Ok(Child::names(children))
-    }
-
-    /// A dotted name without `.py` (`packaging.version.Version.public`), or a module's or
-    /// symbol's name in its folder without it, means the file that name is once `.py` is
-    /// added, not the package whose name starts it.
-    fn meant(&self, path: &[&str]) -> Option<String> {
-        let (name, parent) = path.split_last()?;
-        let file = format!("{name}.py");
-        let mut with_py = parent.to_vec();
-        with_py.push(&file);
-        match self.places.resolve(&with_py).ok()? {
-            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
-            _ => None,
-        }
-    }
-
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        if let Some(target) = self.places.link_at(path)? {
-            return Ok(target.into_bytes());
-        }
-        self.places.read_place(path)
-    }
-
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let place = self.places.resolve(path)?;
-        // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
-        let shown = self.places.shown_as(path);
-        let shown: Vec<&str> = match &shown {
-            Some(names) => names.iter().map(String::as_str).collect(),
-            None => path.to_vec(),
-        };
-        let mut entry = views::entry(self, &shown, &place)?;
-        if path == [TESTS] {
-            entry.functions.insert(0, self.runner.run_and_wait());
-            entry.about.push(self.runner.how_tests_run());
-        }
-        if path.is_empty()
-            && let Some(progress) = self.indexing.progress()
-        {
-            entry
-                .about
-                .push(format!("Source: {progress} in the background."));
-        }
-        Ok(entry)
-    }
-
-    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
-        let listed = self.places.listed(path);
-        self.editor.write_path(&names(&listed), content, base)
-    }
-    fn can_create(&self, path: &[&str]) -> Result<()> {
-        let listed = self.places.listed(path);
-        self.editor.creatable(&names(&listed))
-    }
-
-    fn remove(&self, path: &[&str]) -> Result<()> {
-        let listed = self.places.listed(path);
-        let path = &names(&listed)[..];
-        if let Some(target) = self.places.link_at(path)? {
-            let module = tree_path(format!("{}.py", path.join("/")));
-            return Err(Error::not_permitted(format!(
-                "it is a link ({target}) to the module's symbols: to delete the module, rm {}",
-                self.links.file(&module)
-            )));
-        }
-        // Only rmdir reaches here with a directory.
-        if self.stat(path)?.kind == Kind::Dir {
-            return self.editor.remove_dir(path, self.names(path)?);
-        }
-        self.editor.remove_path(path)
-    }
-
-    fn removable(&self, path: &[&str]) -> bool {
-        self.editor.removable_dir(path)
-    }
-
-    fn mkdir(&self, path: &[&str]) -> Result<()> {
-        self.editor.make_dir(path)
-    }
-
-    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
-        let (from, to) = (self.places.listed(from), self.places.listed(to));
-        self.editor.rename_path(&names(&from), &names(&to))
-    }
-
-    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        self.searcher.search(query, limit)
-    }
-
-    fn set_perm(
-        &self,
-        path: &[&str],
-        mode: Option<u32>,
-        uid: Option<u32>,
-        gid: Option<u32>,
-    ) -> Result<ModeChange> {
-        match self.places.resolve(path)? {
-            Resolved::ModuleFile { disk, .. }
-            | Resolved::DataFile { disk }
-            | Resolved::Dir { disk, .. } => {
-                disk::set_perm(&disk, mode, uid, gid).map(|()| ModeChange::Done)
-            }
-            Resolved::Symbol { disk, .. } | Resolved::Members { disk, .. } => {
-                Err(Error::not_permitted(format!(
-                    "source/{} shows the modes of its module {}: change those with chmod or \
-                     chown of the module's .py file",
-                    path.join("/"),
-                    disk.display()
-                )))
-            }
-            _ => Ok(ModeChange::NotKept),
-        }
     }
 }
 

@@ -40,6 +40,7 @@ use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
 use crate::tree::glance::Memo;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit, Search};
 use problems::Problems;
 
 pub use validate::MAX_BYTES;
@@ -510,6 +511,16 @@ impl Resource for Tasks {
         })
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            search: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for Tasks {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "write")?;
         if let Some(problem) = validate::file_name_problem(name) {
@@ -665,7 +676,9 @@ impl Resource for Tasks {
             ))),
         }
     }
+}
 
+impl Search for Tasks {
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         let (found, total, note) = self.store.tasks(|c| search::search(c, query, limit))?;
         Ok(Hits {

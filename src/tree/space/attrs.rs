@@ -12,6 +12,7 @@ use crate::tree::inodes::{Print, print};
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::listings::DirEntry;
 use crate::tree::lock;
+use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 

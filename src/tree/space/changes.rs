@@ -15,6 +15,7 @@ use crate::tree::access::Caller;
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::resource::Resource;
+use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 use crate::tree::{Space, lock};

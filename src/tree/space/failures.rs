@@ -10,6 +10,7 @@ use crate::model::names;
 use crate::model::{Child, Failure, Kind, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
+use crate::tree::resource::ResourceExt;
 
 impl Space {
     /// Admit a change by `caller` to `path`, or refuse it (logged) when only the owner may

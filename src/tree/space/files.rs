@@ -18,6 +18,7 @@ use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
 use crate::tree::pending::Pending;
+use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, is_a_dir};
 

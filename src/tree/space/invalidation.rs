@@ -17,6 +17,7 @@ use crate::tree::Space;
 use crate::tree::inodes::Inodes;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::lock;
+use crate::tree::resource::ResourceExt;
 use crate::tree::resource::{Changes, Outside};
 
 /// What one change reaches.

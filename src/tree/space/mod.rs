@@ -16,6 +16,7 @@ use crate::model::links::Links;
 use crate::model::names::{self, ENTRY};
 use crate::model::{Ino, TreePath};
 use crate::model::{Kind, Node};
+use crate::render::nav::{NavSetting, NavShape};
 use crate::tree::access::{Access, Perm};
 use crate::tree::body::Spill;
 use crate::tree::errlog::ErrorLog;
@@ -105,6 +106,8 @@ pub struct Space {
     access: Access,
     /// The owner and modes of the mount's own data: the store file's.
     store_perm: Perm,
+    /// How `_nav.txt` is drawn now.
+    nav: NavSetting,
 }
 
 /// Bytes the spilled buffers and temp files may hold on disk in all: as many temp files as
@@ -142,7 +145,14 @@ impl Space {
                 gid: Access::this_process().group,
                 mode: 0o644,
             },
+            nav: std::sync::Arc::new(NavShape::default),
         }
+    }
+
+    /// The same tree drawing `_nav.txt` as `nav` says at each draw.
+    pub fn with_nav(mut self, nav: NavSetting) -> Self {
+        self.nav = nav;
+        self
     }
 
     /// The same tree with the kernel keeping what it is given as `mode` says.

@@ -10,6 +10,7 @@ use crate::model::{Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::Caller;
 use crate::tree::resource::ModeChange;
+use crate::tree::resource::ResourceExt;
 use crate::tree::space::Attr;
 use crate::tree::space::route::Route;
 

@@ -15,6 +15,7 @@ use crate::tree::glance::Memo;
 use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
 
 /// The mount's owner: this process's user, as the tests call in-process.
@@ -40,9 +41,11 @@ impl Resource for Notes {
     fn name(&self) -> &'static str {
         "notes"
     }
+
     fn summary(&self) -> Result<String> {
         Ok(format!("{} notes", lock(&self.files).len()))
     }
+
     fn stat(&self, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(true)),
@@ -53,12 +56,14 @@ impl Resource for Notes {
             _ => Err(Error::not_found(format!("no note {}", path.join("/")))),
         }
     }
+
     fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
         Ok(lock(&self.files)
             .keys()
             .map(|k| Child::new(k, Kind::Document, "a note"))
             .collect())
     }
+
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         if path == ["this-week"] {
             return Ok(b"what was said this week\n".to_vec());
@@ -68,6 +73,7 @@ impl Resource for Notes {
             .cloned()
             .ok_or_else(|| Error::not_found("gone"))
     }
+
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         Ok(Entry {
             title: "notes".into(),
@@ -75,12 +81,23 @@ impl Resource for Notes {
             ..Entry::default()
         })
     }
+
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for Notes {
     fn can_create(&self, path: &[&str]) -> Result<()> {
         match path {
             [name] if name.ends_with(".txt") => Ok(()),
             _ => Err(Error::invalid("notes are called <name>.txt")),
         }
     }
+
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         let mut problems = Vec::new();
         if content.is_empty() {
@@ -99,12 +116,14 @@ impl Resource for Notes {
         lock(&self.files).insert(path.join("/"), content.to_vec());
         Ok(())
     }
+
     fn remove(&self, path: &[&str]) -> Result<()> {
         lock(&self.files)
             .remove(path.join("/").as_str())
             .map(|_| ())
             .ok_or_else(|| Error::not_found("gone"))
     }
+
     fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
         if !to.last().is_some_and(|name| name.ends_with(".txt")) {
             return Err(Error::invalid("notes are called <name>.txt"));

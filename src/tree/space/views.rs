@@ -12,6 +12,7 @@ use crate::tree::Space;
 use crate::tree::access::Perm;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Mount;
+use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Generated, Route};
 use crate::tree::space::{is_a_dir, not_a_dir};
 
@@ -147,11 +148,7 @@ impl Space {
             Route::Root => Err(is_a_dir(&self.links, &TreePath::root())),
             Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
             Route::Generated(Generated::Nav, dir) => {
-                let shape = self
-                    .resources
-                    .iter()
-                    .find_map(|r| r.nav_shape())
-                    .unwrap_or_default();
+                let shape = (self.nav)();
                 let dir = self.shown(dir);
                 Ok(render::nav::render(self, &self.links, &dir, self.budget, shape)?.into_bytes())
             }

@@ -22,6 +22,7 @@ use crate::resources::source::edit::pyproject_change::Pyproject;
 use crate::resources::source::edit::{Editor, is_a_dir, not_a_dir};
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// The directory name under `source/`.
 pub const DEPS: &str = "deps";
@@ -321,6 +322,15 @@ impl Resource for DepsDir {
         }
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for DepsDir {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         match at(path) {
             Some(At::Declared(place) | At::DeclaredPackage(place, _)) => {

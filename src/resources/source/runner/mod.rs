@@ -30,6 +30,7 @@ use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
+use crate::tree::resource::{Capabilities, Edit, Live};
 use crate::tree::resource::{Changes, Mount, Resource};
 use at::At;
 use failure::summary;
@@ -198,14 +199,20 @@ impl Resource for Runner {
         self.runner_read(&place(path)?)
     }
 
-    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
-        self.runner_pending(&at::at(path)?)
-    }
-
     fn entry(&self, path: &[&str]) -> Result<Entry> {
         self.runner_entry(&place(path)?)
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            live: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for Runner {
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         match place(path)? {
             At::Run => self.start_run(content).map(|_| ()),
@@ -222,6 +229,12 @@ impl Resource for Runner {
 
     fn moving_out(&self, path: &[&str]) -> Option<Error> {
         Some(self.keeps_its_name(path))
+    }
+}
+
+impl Live for Runner {
+    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
+        self.runner_pending(&at::at(path)?)
     }
 }
 

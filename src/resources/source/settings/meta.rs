@@ -11,6 +11,7 @@ use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::META;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::tree::resource::Resource;
+use crate::tree::resource::{Capabilities, Edit};
 
 /// The settings document's name.
 const SETTINGS: &str = "settings.toml";
@@ -84,6 +85,15 @@ impl Resource for MetaDir {
         Ok(entry(&self.settings, &self.links))
     }
 
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities {
+            edit: Some(self),
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Edit for MetaDir {
     fn write(&self, path: &[&str], content: &[u8], _base: Option<&[u8]>) -> Result<()> {
         match path {
             [SETTINGS] => self.settings.write(content),
