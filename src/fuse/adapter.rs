@@ -21,7 +21,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Fh, Ino, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::pending::{self, Pending, Waited};
-use crate::tree::{Attr, OpenFlags as Open, Opened, Paging, Space, guarded};
+use crate::tree::{Attr, OpenFlags as Open, OpenRequest, OpenWait, Opened, Paging, Space, guarded};
 
 /// The `fuser` filesystem over a [`Space`].
 pub(super) struct Fs {
@@ -91,7 +91,11 @@ impl Fs {
                 reply.error(Errno::EINTR);
                 return;
             }
-            match guarded("open", || space.open_waited(Ino(ino.0), open, caller)) {
+            let request = OpenRequest {
+                wait: OpenWait::Over,
+                ..OpenRequest::new(Ino(ino.0), open, caller)
+            };
+            match guarded("open", || space.open_for(request)?.now()) {
                 Ok((fh, paging)) => reply.opened(FileHandle(fh.0), fopen_flags(&paging)),
                 Err(e) => reply.error(errno(&e)),
             }
@@ -332,7 +336,11 @@ impl Filesystem for Fs {
         }
         let open = open_flags(flags);
         match guarded("open", || {
-            self.space.open_or_wait(Ino(ino.0), open, caller(req), true)
+            let request = OpenRequest {
+                wait: OpenWait::May,
+                ..OpenRequest::new(Ino(ino.0), open, caller(req))
+            };
+            self.space.open_for(request)
         }) {
             Ok(Opened::Wait(pending)) => {
                 self.open_when_final(pending, ino, open, caller(req), reply)
