@@ -34,7 +34,7 @@ impl Connection {
     }
 }
 
-/// A transaction of a [`Postgres`] store, or a read's statements outside one, as the
+/// A transaction of a [`super::Postgres`] store, or a read's statements outside one, as the
 /// backends' record types use it.
 pub struct Tx<'c> {
     pub(super) client: RefCell<&'c mut Client>,
