@@ -26,7 +26,9 @@ mod unchanged;
 pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
-pub use space::{Attr, CHANGES_AT_ONCE, Opened, Paging, ProjectInfo, Space, StoreVersion};
+pub use space::{
+    Attr, CHANGES_AT_ONCE, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, Space, StoreVersion,
+};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard};

@@ -18,7 +18,7 @@ use crate::tree::resource::Resource;
 use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
-use crate::tree::{Space, lock};
+use crate::tree::{OpenRequest, Space, lock};
 
 impl Space {
     /// The resource answering for `path` and the path inside it, ignoring temp files.
@@ -75,15 +75,14 @@ impl Space {
                     self.links.to(path.as_str())
                 )));
             }
-            let fh = self.open_by(
-                attr.ino,
-                crate::tree::OpenFlags {
-                    write: true,
-                    truncate: true,
-                    append: false,
-                },
-                caller,
-            )?;
+            let truncate = crate::tree::OpenFlags {
+                write: true,
+                truncate: true,
+                append: false,
+            };
+            let fh = self
+                .open_for(OpenRequest::new(attr.ino, truncate, caller))?
+                .fh()?;
             return Ok((attr, fh));
         }
         let ownership = Ownership::File {

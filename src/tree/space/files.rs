@@ -50,47 +50,87 @@ pub enum Paging {
     },
 }
 
-impl Space {
-    /// Open `ino` as this process's user; returns the handle number.
-    pub fn open(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
-        self.open_by(ino, flags, Caller::this_process())
-    }
+/// An open as the kernel asks for it: which inode, how, for whom, and whether the opener
+/// may be told to wait for content that is not final yet.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenRequest {
+    pub ino: Ino,
+    pub flags: OpenFlags,
+    pub caller: Caller,
+    pub wait: OpenWait,
+}
 
-    /// Open `ino` for `caller`; returns the handle number. Opening for writing is a change
-    /// and must be admitted (see [`crate::tree::access`]).
-    pub fn open_by(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<Fh> {
-        self.open_paged(ino, flags, caller).map(|(fh, _)| fh)
+impl OpenRequest {
+    /// Open `ino` with `flags` for `caller`, as the content is now.
+    pub fn new(ino: Ino, flags: OpenFlags, caller: Caller) -> Self {
+        OpenRequest {
+            ino,
+            flags,
+            caller,
+            wait: OpenWait::Never,
+        }
     }
+}
 
-    /// Open `ino` for `caller` as [`Space::open_by`] does, saying also how the kernel may
-    /// read it: through its page cache (kept from the last open when the content is the
-    /// same) when every change to it is announced and the opener cannot write; else
-    /// directly from the snapshot taken now, whatever size the kernel last saw.
-    pub fn open_paged(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
-        match self.open_or_wait(ino, flags, caller, false)? {
+/// What an open does when a reader opens what is not final yet (see
+/// [`crate::tree::pending`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenWait {
+    /// Opens it as it is now: a caller in this process has no kernel to wait in.
+    Never,
+    /// Answers [`Opened::Wait`]; once the wait is over, open again with `Over`.
+    May,
+    /// The wait is over: the content is rendered now, never taken from a rendering made
+    /// before the wait.
+    Over,
+}
+
+impl Opened {
+    /// The handle and how the kernel reads it, for an open that was not to wait.
+    pub fn now(self) -> Result<(Fh, Paging)> {
+        match self {
             Opened::Now(fh, paging) => Ok((fh, paging)),
             // Not asked to wait: never told to.
             Opened::Wait(_) => Err(Error::internal("an open that may not wait was told to")),
         }
     }
 
-    /// Open `ino` as [`Space::open_paged`] does, or, when `may_wait` and a reader opens
-    /// what is not final yet (see [`crate::tree::pending`]), say how to wait for it: then
-    /// call [`Space::open_waited`] once the wait is over.
-    pub fn open_or_wait(
-        &self,
-        ino: Ino,
-        flags: OpenFlags,
-        caller: Caller,
-        may_wait: bool,
-    ) -> Result<Opened> {
+    /// The handle of an open that was not to wait.
+    pub fn fh(self) -> Result<Fh> {
+        self.now().map(|(fh, _)| fh)
+    }
+}
+
+impl Space {
+    /// Open `ino` as this process's user; returns the handle number.
+    pub fn open(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
+        self.open_for(OpenRequest::new(ino, flags, Caller::this_process()))?
+            .fh()
+    }
+
+    /// Open a file (the kernel's `open`): a handle, and how the kernel may read it —
+    /// through its page cache (kept from the last open when the content is the same)
+    /// when every change to it is announced and the opener cannot write, else directly
+    /// from the snapshot taken now, whatever size the kernel last saw — or, as
+    /// `request.wait` allows, how to wait for content that is not final yet. Opening for
+    /// writing is a change and must be admitted (see [`crate::tree::access`]).
+    pub fn open_for(&self, request: OpenRequest) -> Result<Opened> {
+        let OpenRequest {
+            ino,
+            flags,
+            caller,
+            wait,
+        } = request;
+        if wait == OpenWait::Over {
+            self.forget_rendered();
+        }
         // Where the file is and what it holds are looked up together (a memory entry and
         // its session are read once); an open changes nothing, its writes come at release.
         let glance = crate::tree::glance::glance();
         let path = self.path_of(ino)?;
         let at = self.locate_for_open(&path, ino)?;
         let node = &at.node;
-        if may_wait
+        if wait == OpenWait::May
             && node.waits
             && !flags.write
             && let Route::In(resource, rest) = &at.route
@@ -165,13 +205,6 @@ impl Space {
             cached: paging != Paging::Direct,
         });
         Ok(Opened::Now(fh, paging))
-    }
-
-    /// Open `ino` for reading after a wait for its content: rendered now, never from a
-    /// rendering made before the wait.
-    pub fn open_waited(&self, ino: Ino, flags: OpenFlags, caller: Caller) -> Result<(Fh, Paging)> {
-        self.forget_rendered();
-        self.open_paged(ino, flags, caller)
     }
 
     fn read_only_error(&self, path: &TreePath, kind: Kind) -> Error {

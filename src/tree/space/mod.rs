@@ -41,7 +41,7 @@ mod route;
 mod tests;
 mod views;
 
-pub use files::{Opened, Paging};
+pub use files::{OpenRequest, OpenWait, Opened, Paging};
 pub use invalidation::StoreVersion;
 pub(crate) use quoted::named_files;
 

@@ -16,7 +16,7 @@ use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
-use crate::tree::{OpenFlags, ProjectInfo, Space, guarded, lock};
+use crate::tree::{OpenFlags, OpenRequest, Opened, ProjectInfo, Space, guarded, lock};
 
 /// The mount's owner: this process's user, as the tests call in-process.
 fn me() -> Caller {
@@ -503,8 +503,14 @@ fn a_miss_before_a_create_is_no_typo() {
 /// over it. Returns the file's inode and the reader's handle, still open.
 fn read_while_another_writes(space: &Space) -> (Ino, Fh) {
     let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
-    let reader = space.open_by(ino, OpenFlags::default(), by(1)).unwrap();
-    let writer = space.open_by(ino, WRITE, by(2)).unwrap();
+    let reader = space
+        .open_for(OpenRequest::new(ino, OpenFlags::default(), by(1)))
+        .and_then(Opened::fh)
+        .unwrap();
+    let writer = space
+        .open_for(OpenRequest::new(ino, WRITE, by(2)))
+        .and_then(Opened::fh)
+        .unwrap();
     space.write(writer, 0, b"a longer note\n").unwrap();
     space.flush(writer).unwrap();
     space.release(writer);

@@ -1,0 +1,128 @@
+//! What the tree leaves out of the project: dotted names, virtualenvs, build output and
+//! caches whatever `.gitignore` says, then `.gitignore`, `.git/info/exclude` and the
+//! settings' own `project.ignore` lines.
+
+use std::path::Path;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use super::Project;
+
+/// Directory names never shown, whatever `.gitignore` says.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    ".hg",
+    ".svn",
+    ".homespace",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "build",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+];
+
+/// The project's own ignore rules: `.gitignore` at its top and `.git/info/exclude`.
+pub(super) fn gitignore(root: &Path) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(root);
+    // A malformed .gitignore line is skipped by the builder; the rest still applies.
+    let _ = builder.add(root.join(".gitignore"));
+    let _ = builder.add(root.join(".git").join("info").join("exclude"));
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+impl Project {
+    /// Leave out what `patterns` (.gitignore lines) match, from now on, on top of
+    /// .gitignore; an invalid pattern changes nothing and is named.
+    pub fn set_extra_ignore(&self, patterns: &IgnoreLines) -> std::result::Result<(), String> {
+        let extra = patterns.matcher(&self.root)?;
+        if let Ok(mut slot) = self.extra.write() {
+            *slot = extra;
+        }
+        self.ignore_generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // The top-level entries and listings were computed with the old patterns.
+        if let Ok(mut top) = self.top.lock() {
+            *top = None;
+        }
+        crate::tree::lock(&self.listed).clear();
+        Ok(())
+    }
+
+    /// Changes each time the ignore settings do (see [`Project::set_extra_ignore`]).
+    pub fn ignore_generation(&self) -> u64 {
+        self.ignore_generation
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether `path` (inside the project) is hidden from the tree.
+    pub fn is_hidden(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            // Names that are not UTF-8 cannot be shown as files of the mount.
+            return true;
+        };
+        if name.starts_with('.') {
+            return true;
+        }
+        if is_dir
+            && (SKIPPED_DIRS.contains(&name)
+                || name.ends_with(".egg-info")
+                || path.join("pyvenv.cfg").exists())
+        {
+            return true;
+        }
+        if !is_dir && (name.ends_with(".pyc") || name.ends_with(".pyo")) {
+            return true;
+        }
+        match path.strip_prefix(&self.root) {
+            Ok(rel) => {
+                self.ignore
+                    .matched_path_or_any_parents(rel, is_dir)
+                    .is_ignore()
+                    || self.extra.read().is_ok_and(|extra| {
+                        extra.matched_path_or_any_parents(rel, is_dir).is_ignore()
+                    })
+            }
+            Err(_) => true,
+        }
+    }
+}
+
+/// More paths to leave out, as .gitignore lines, on top of the project's .gitignore.
+/// Shown (`{:?}`) as the list of lines, as the settings file writes it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct IgnoreLines(Vec<String>);
+
+impl std::fmt::Debug for IgnoreLines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl IgnoreLines {
+    pub fn new(lines: Vec<String>) -> Self {
+        IgnoreLines(lines)
+    }
+
+    /// A matcher of these lines relative to `root`, or the invalid ones named.
+    pub fn matcher(&self, root: &Path) -> std::result::Result<Gitignore, String> {
+        let mut builder = GitignoreBuilder::new(root);
+        let mut bad = Vec::new();
+        for pattern in &self.0 {
+            if let Err(e) = builder.add_line(None, pattern) {
+                bad.push(format!("`{pattern}`: {e}"));
+            }
+        }
+        if !bad.is_empty() {
+            return Err(bad.join("; "));
+        }
+        builder.build().map_err(|e| e.to_string())
+    }
+}

@@ -1,0 +1,176 @@
+//! The project's layout, listings and what they hide, on small projects made on disk.
+
+use super::*;
+
+fn names_in(project: &Project, dir: &Path) -> Vec<String> {
+    project
+        .list_dir(dir)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.name)
+        .collect()
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for (path, text) in [
+        ("src/pkg/__init__.py", "\"\"\"Pkg.\"\"\"\n"),
+        ("src/pkg/mod.py", "def f():\n    pass\n"),
+        ("src/pkg/data/t.html", "<p>\n"),
+        ("src/pkg/__pycache__/mod.cpython-311.pyc", "x"),
+        ("src/pkg/gen.py", "x = 1\n"),
+        ("tests/test_mod.py", "def test_f():\n    pass\n"),
+        ("docs/index.md", "# docs\n"),
+        (".venv/pyvenv.cfg", "home = /usr\n"),
+        ("build/lib/pkg/mod.py", ""),
+        (".gitignore", "gen.py\n"),
+    ] {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn src_layout_with_tests_and_ignored_files() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let project = Project::open(&root);
+    assert_eq!(project.code_roots[0], root.join("src"));
+    assert_eq!(project.test_dirs(), vec![root.join("tests")]);
+    let top: Vec<String> = project.top_level().into_iter().map(|e| e.name).collect();
+    assert_eq!(
+        top,
+        vec!["pkg"],
+        "docs/ has no Python, build/ and .venv/ are skipped"
+    );
+    let pkg = names_in(&project, &root.join("src/pkg"));
+    assert_eq!(
+        pkg,
+        vec!["__init__.py", "data", "mod.py"],
+        "gen.py is in .gitignore"
+    );
+    let files = project.python_files();
+    assert_eq!(files.len(), 3, "{files:?}");
+}
+
+#[test]
+fn symlinks_to_hidden_places_or_a_src_outside_are_not_followed() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(root.join(".git"), root.join("src/pkg/gitlink")).unwrap();
+    std::os::unix::fs::symlink(root.join(".git/config"), root.join("src/pkg/config.txt")).unwrap();
+    let project = Project::open(&root);
+    let names = names_in(&project, &root.join("src/pkg"));
+    assert!(!names.contains(&"gitlink".to_string()), "{names:?}");
+    assert!(!names.contains(&"config.txt".to_string()), "{names:?}");
+
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(outside.path().join("secret")).unwrap();
+    std::fs::write(outside.path().join("secret/creds.py"), "KEY = 1\n").unwrap();
+    let linked = tempfile::tempdir().unwrap();
+    let linked_root = linked.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink(outside.path(), linked_root.join("src")).unwrap();
+    let project = Project::open(&linked_root);
+    assert_eq!(
+        project.code_roots,
+        vec![linked_root.clone()],
+        "a src/ outside is not a code root"
+    );
+}
+
+#[test]
+fn symlinks_out_of_the_project_are_not_followed() {
+    let dir = fixture();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.py"), "x = 1\n").unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("src/pkg/escape")).unwrap();
+    std::os::unix::fs::symlink(root.join("src/pkg/mod.py"), root.join("src/pkg/alias.py")).unwrap();
+    let project = Project::open(&root);
+    let names = names_in(&project, &root.join("src/pkg"));
+    assert!(!names.contains(&"escape".to_string()));
+    assert!(names.contains(&"alias.py".to_string()), "links inside stay");
+}
+
+#[test]
+fn an_entry_made_just_after_a_listing_is_found_by_the_next_look() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let project = Project::open(&root);
+    let pkg = root.join("src/pkg");
+    assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
+    assert_eq!(project.shown_kind(&pkg, "gen.py"), None, "ignored");
+    assert_eq!(project.shown_kind(&pkg, "data"), Some(EntryKind::Dir));
+    // Made within the same clock tick as the listing could leave the folder's time
+    // as it was: the listing of a folder that just changed is not kept.
+    std::fs::write(pkg.join("new.py"), "").unwrap();
+    assert_eq!(project.shown_kind(&pkg, "new.py"), Some(EntryKind::Module));
+    std::fs::write(pkg.join("newer.py"), "").unwrap();
+    assert_eq!(
+        project.shown_kind(&pkg, "newer.py"),
+        Some(EntryKind::Module)
+    );
+    std::fs::remove_file(pkg.join("newer.py")).unwrap();
+    assert_eq!(project.shown_kind(&pkg, "newer.py"), None);
+    // Settled, then changed: the folder's new time lists it again.
+    std::thread::sleep(LISTING_SETTLED * 2);
+    assert_eq!(project.shown_kind(&pkg, "later.py"), None);
+    std::fs::write(pkg.join("later.py"), "").unwrap();
+    assert_eq!(
+        project.shown_kind(&pkg, "later.py"),
+        Some(EntryKind::Module)
+    );
+}
+
+#[test]
+fn within_a_glance_a_folder_is_looked_at_once_and_after_it_again() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let project = Project::open(&root);
+    let pkg = root.join("src/pkg");
+    std::thread::sleep(LISTING_SETTLED * 2);
+    let glance = crate::tree::glance::glance();
+    assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
+    std::fs::write(pkg.join("during.py"), "").unwrap();
+    assert_eq!(
+        project.shown_kind(&pkg, "during.py"),
+        None,
+        "a glance answers as of its first look"
+    );
+    drop(glance);
+    assert_eq!(
+        project.shown_kind(&pkg, "during.py"),
+        Some(EntryKind::Module),
+        "the next request looks again"
+    );
+}
+
+#[test]
+fn a_folders_kind_is_told_by_what_it_shows() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    for (path, text) in [
+        ("src/pkg/ns/deeper/m.py", ""),
+        ("src/pkg/hidden/gen.py", "x = 1\n"),
+    ] {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let project = Project::open(&root);
+    let pkg = root.join("src/pkg");
+    assert_eq!(project.dir_kind(&pkg), DirKind::Package);
+    assert_eq!(
+        project.dir_kind(&pkg.join("ns")),
+        DirKind::Namespace,
+        "Python one folder down"
+    );
+    assert_eq!(project.dir_kind(&pkg.join("data")), DirKind::Folder);
+    // Its only module is ignored (gen.py): nothing of it shows, so no package either.
+    assert_eq!(project.dir_kind(&pkg.join("hidden")), DirKind::Folder);
+}
