@@ -292,150 +292,115 @@ pub trait Live: Send + Sync {
 /// A resourcespace's capabilities asked as one: what one without the capability answers
 /// is what a plain resourcespace answers (read-only, nothing found, no other names).
 pub trait ResourceExt: Resource {
-    /// Replace or create the document at `path` with `content`, validated as a whole.
-    /// `base` is what the writer saw when it opened the file (`None`: nothing known — a new
-    /// document, or a temp file renamed over it). A resource whose data can change
-    /// between that open and this write (another writer, an editor on disk) refuses to
-    /// overwrite such a change (`ErrorKind::Busy`, saying what to do) instead of losing it.
-    fn write(&self, path: &[&str], _content: &[u8], _base: Option<&[u8]>) -> Result<()> {
+    /// [`Edit::write`] where the resourcespace has it.
+    fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         self.capabilities()
             .edit
             .unwrap_or(&Plain)
-            .write(path, _content, _base)
+            .write(path, content, base)
     }
 
-    /// What to do instead when a document written here is over the mount's size limit
-    /// (`EFBIG`), for resources where a larger file has somewhere else to go.
+    /// [`Edit::too_big_hint`] where the resourcespace has it.
     fn too_big_hint(&self) -> Option<&'static str> {
         self.capabilities().edit.unwrap_or(&Plain).too_big_hint()
     }
 
-    /// Whether a new document may be created at `path` (checked when the file is created,
-    /// before any content arrives); the content is validated later by `write`.
+    /// [`Edit::can_create`] where the resourcespace has it.
     fn can_create(&self, path: &[&str]) -> Result<()> {
         self.capabilities().edit.unwrap_or(&Plain).can_create(path)
     }
 
-    /// Delete the document or directory at `path`.
+    /// [`Edit::remove`] where the resourcespace has it.
     fn remove(&self, path: &[&str]) -> Result<()> {
         self.capabilities().edit.unwrap_or(&Plain).remove(path)
     }
 
-    /// Whether `rmdir` removes the directory at `path` once what is in it is gone (an extra
-    /// of `source/deps/`, a package of `source/`). `rm -r` of it unlinks its generated
-    /// `_entry.md` and `_nav.txt` first, which the tree then takes as part of removing it
-    /// rather than refusing the whole `rm -r`; elsewhere they stay refused.
-    fn removable(&self, _path: &[&str]) -> bool {
-        self.capabilities().edit.unwrap_or(&Plain).removable(_path)
+    /// [`Edit::removable`] where the resourcespace has it.
+    fn removable(&self, path: &[&str]) -> bool {
+        self.capabilities().edit.unwrap_or(&Plain).removable(path)
     }
 
-    /// Move `from` to `to` (both inside this resourcespace).
-    fn rename(&self, from: &[&str], _to: &[&str]) -> Result<()> {
-        self.capabilities().edit.unwrap_or(&Plain).rename(from, _to)
+    /// [`Edit::rename`] where the resourcespace has it.
+    fn rename(&self, from: &[&str], to: &[&str]) -> Result<()> {
+        self.capabilities().edit.unwrap_or(&Plain).rename(from, to)
     }
 
-    /// Why `path` cannot move out of this resourcespace into another one, when this one
-    /// knows better than "different resourcespaces" (the test runner's names keep theirs).
-    fn moving_out(&self, _path: &[&str]) -> Option<Error> {
-        self.capabilities().edit.unwrap_or(&Plain).moving_out(_path)
+    /// [`Edit::moving_out`] where the resourcespace has it.
+    fn moving_out(&self, path: &[&str]) -> Option<Error> {
+        self.capabilities().edit.unwrap_or(&Plain).moving_out(path)
     }
 
-    /// Change the permission bits and/or owner of the file at `path` (only what is given
-    /// changes). Where modes are not kept (the file is no file of the project),
-    /// [`ModeChange::NotKept`]: the tree refuses, saying what the modes follow.
+    /// [`Edit::set_perm`] where the resourcespace has it.
     fn set_perm(
         &self,
-        _path: &[&str],
-        _mode: Option<u32>,
-        _uid: Option<u32>,
-        _gid: Option<u32>,
+        path: &[&str],
+        mode: Option<u32>,
+        uid: Option<u32>,
+        gid: Option<u32>,
     ) -> Result<ModeChange> {
         self.capabilities()
             .edit
             .unwrap_or(&Plain)
-            .set_perm(_path, _mode, _uid, _gid)
+            .set_perm(path, mode, uid, gid)
     }
 
-    /// Make a directory at `path`.
+    /// [`Edit::mkdir`] where the resourcespace has it.
     fn mkdir(&self, path: &[&str]) -> Result<()> {
         self.capabilities().edit.unwrap_or(&Plain).mkdir(path)
     }
 
-    /// Search this area; `limit` bounds `hits`, `total` counts all matches. The hits are
-    /// one ranking: those for a smaller `limit` are its first ones, so pages can be cut
-    /// from it.
-    fn search(&self, _query: &str, _limit: usize) -> Result<Hits> {
+    /// [`Search::search`] where the resourcespace has it.
+    fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         self.capabilities()
             .search
             .unwrap_or(&Plain)
-            .search(_query, _limit)
+            .search(query, limit)
     }
 
-    /// How many of this area's hits a search of every area shows: fewer where each hit
-    /// brings its context.
+    /// [`Search::glance_hits`] where the resourcespace has it.
     fn glance_hits(&self) -> usize {
         self.capabilities().search.unwrap_or(&Plain).glance_hits()
     }
 
-    /// For a lookup of the missing `path`: the name beside it that was surely meant, when
-    /// the resource knows one better than the closest spelling among its siblings (the
-    /// tree's "Did you mean" otherwise).
-    fn meant(&self, _path: &[&str]) -> Option<String> {
-        self.capabilities().aliases.unwrap_or(&Plain).meant(_path)
+    /// [`Aliases::meant`] where the resourcespace has it.
+    fn meant(&self, path: &[&str]) -> Option<String> {
+        self.capabilities().aliases.unwrap_or(&Plain).meant(path)
     }
 
-    /// The path as listings spell it when `path` is a directory's own name that no listing
-    /// shows (source/'s `pkg.mod`, which the link `pkg/mod` leads to): breadcrumbs and
-    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed.
-    fn shown_as(&self, _path: &[&str]) -> Option<Vec<String>> {
+    /// [`Aliases::shown_as`] where the resourcespace has it.
+    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
+        self.capabilities().aliases.unwrap_or(&Plain).shown_as(path)
+    }
+
+    /// [`Aliases::crossed`] where the resourcespace has it.
+    fn crossed(&self, path: &[&str]) -> Vec<crate::model::Ownership> {
+        self.capabilities().aliases.unwrap_or(&Plain).crossed(path)
+    }
+
+    /// [`Aliases::spellings`] where the resourcespace has it.
+    fn spellings(&self, path: &[&str]) -> Vec<String> {
         self.capabilities()
             .aliases
             .unwrap_or(&Plain)
-            .shown_as(_path)
+            .spellings(path)
     }
 
-    /// The folders `path` passes on its own way when it is another name of a place the
-    /// tree also reaches by a nested path (source/'s `pkg.mod.f.py` passes `pkg/` and the
-    /// members folder `mod/`): the kernel checked only the folders of the name it walked,
-    /// so a caller must be let through these too, as through the nested path. Empty for a
-    /// path the kernel walked as it is.
-    fn crossed(&self, _path: &[&str]) -> Vec<crate::model::Ownership> {
-        self.capabilities().aliases.unwrap_or(&Plain).crossed(_path)
+    /// [`Live::pending`] where the resourcespace has it.
+    fn pending(&self, path: &[&str]) -> Option<crate::tree::pending::Pending> {
+        self.capabilities().live.unwrap_or(&Plain).pending(path)
     }
 
-    /// Prefixes of tree paths (from the root) under which what is at and under `path` is
-    /// also reached by another name the kernel may keep (source/'s `pkg.mod/` for
-    /// `pkg/mod/`): a change at `path` reaches them too.
-    fn spellings(&self, _path: &[&str]) -> Vec<String> {
-        self.capabilities()
-            .aliases
-            .unwrap_or(&Plain)
-            .spellings(_path)
+    /// [`Live::opened`] where the resourcespace has it.
+    fn opened(&self, path: &[&str]) {
+        self.capabilities().live.unwrap_or(&Plain).opened(path)
     }
 
-    /// When the content of the file at `path` is not final yet (its `stat` says `waits`):
-    /// how an open waits for it. Asked at every open of such a file, so it must be cheap.
-    fn pending(&self, _path: &[&str]) -> Option<crate::tree::pending::Pending> {
-        self.capabilities().live.unwrap_or(&Plain).pending(_path)
+    /// [`Live::affected`] where the resourcespace has it.
+    fn affected(&self, path: &[&str]) -> Option<Vec<TreePath>> {
+        self.capabilities().live.unwrap_or(&Plain).affected(path)
     }
 
-    /// A reader opened the file at `path` (a `cat`, not a `stat` or a listing): the one
-    /// moment a resource may note that it was used, e.g. as a recent search.
-    fn opened(&self, _path: &[&str]) {
-        self.capabilities().live.unwrap_or(&Plain).opened(_path)
-    }
-
-    /// What a change just made at `path` (under this top-level resourcespace) reaches,
-    /// as paths from the root of the tree, each with everything under it: what the kernel
-    /// and the daemon must forget. `None`: all of this resourcespace (its views show each
-    /// other's data, as tasks show their dependencies). The tree adds the views of every
-    /// directory above.
-    fn affected(&self, _path: &[&str]) -> Option<Vec<TreePath>> {
-        self.capabilities().live.unwrap_or(&Plain).affected(_path)
-    }
-
-    /// Whether this resourcespace shows data of all the others (search results), so that
-    /// any change anywhere reaches all of it.
+    /// [`Live::shows_everything`] where the resourcespace has it.
     fn shows_everything(&self) -> bool {
         self.capabilities()
             .live
@@ -443,23 +408,19 @@ pub trait ResourceExt: Resource {
             .shows_everything()
     }
 
-    /// Report, from now on, changes that are not made through the tree (an editor saving a
-    /// project file, a test run finishing): see [`Changes`].
-    fn watch(&self, _changes: Changes) {
-        self.capabilities().live.unwrap_or(&Plain).watch(_changes)
+    /// [`Live::watch`] where the resourcespace has it.
+    fn watch(&self, changes: Changes) {
+        self.capabilities().live.unwrap_or(&Plain).watch(changes)
     }
 
-    /// Start the work this resourcespace does by itself while the tree is served (memory
-    /// following the agents' transcripts), reporting to `outside`. Called once, when the
-    /// tree is mounted writable, whatever the kernel keeps.
-    fn start(&self, _outside: Outside) {
-        self.capabilities().live.unwrap_or(&Plain).start(_outside)
+    /// [`Live::start`] where the resourcespace has it.
+    fn start(&self, outside: Outside) {
+        self.capabilities().live.unwrap_or(&Plain).start(outside)
     }
 
-    /// Start the work that makes later requests faster (indexing the project ahead of
-    /// them), reporting to `outside`. Called once, when the tree is mounted, read-only too.
-    fn warm(&self, _outside: Outside) {
-        self.capabilities().live.unwrap_or(&Plain).warm(_outside)
+    /// [`Live::warm`] where the resourcespace has it.
+    fn warm(&self, outside: Outside) {
+        self.capabilities().live.unwrap_or(&Plain).warm(outside)
     }
 }
 

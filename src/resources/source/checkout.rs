@@ -61,15 +61,7 @@ mod tests {
 
     /// A checkout of a one-module project, mounted over `store`.
     fn checkout(store: &Arc<Store>) -> (tempfile::TempDir, PathBuf, Arc<Source>) {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        // Declared, so that finding the target version runs no interpreter.
-        std::fs::write(
-            root.join("pyproject.toml"),
-            "[project]\nrequires-python = \">=3.10\"\n",
-        )
-        .unwrap();
-        std::fs::write(root.join("app.py"), "X = 1\n").unwrap();
+        let (dir, root) = crate::resources::source::testing::project_with(&[("app.py", "X = 1\n")]);
         let source = Source::new(
             &root,
             "app".into(),

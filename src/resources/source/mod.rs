@@ -22,6 +22,8 @@ mod pytest_config;
 pub(crate) mod runner;
 mod search;
 pub mod settings;
+#[cfg(test)]
+mod testing;
 mod views;
 mod warm_up;
 mod watch;

@@ -161,15 +161,10 @@ mod tests {
 
     #[test]
     fn a_run_this_process_left_running_does_not_block_the_next() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::write(
-            root.join("pyproject.toml"),
-            "[project]\nrequires-python = \">=3.10\"\n",
-        )
-        .unwrap();
-        std::fs::create_dir(root.join("tests")).unwrap();
-        std::fs::write(root.join("tests/test_a.py"), "def test_a():\n    pass\n").unwrap();
+        let (_dir, root) = crate::resources::source::testing::project_with(&[(
+            "tests/test_a.py",
+            "def test_a():\n    pass\n",
+        )]);
         if crate::python::interpreter::find(&root, None).is_err() {
             eprintln!("no python3: no test can run here");
             return;

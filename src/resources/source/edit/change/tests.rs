@@ -16,19 +16,7 @@ use crate::tree::access::Admission;
 
 /// A project at a temp dir holding `files`, and the editor of its source tree.
 fn project(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, Arc<Editor>) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    // Declared, so that finding the target version runs no interpreter.
-    std::fs::write(
-        root.join("pyproject.toml"),
-        "[project]\nrequires-python = \">=3.10\"\n",
-    )
-    .unwrap();
-    for (path, content) in files {
-        let file = root.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(file, content).unwrap();
-    }
+    let (dir, root) = crate::resources::source::testing::project_with(files);
     let store = Arc::new(Store::in_memory().unwrap());
     let source = Source::new(&root, "demo".into(), Links::new("/mnt/hs"), store, 500);
     (dir, root, Arc::clone(&source.editor))
