@@ -12,7 +12,7 @@ use homespace::app::Options;
 use homespace::memory::follow::Follower;
 use homespace::memory::follow::watch::{Event, Watch};
 use homespace::memory::{Progress, Summary, import_paths};
-use homespace::model::count::thousands;
+use homespace::model::count::{one_or_many, thousands};
 use homespace::store::location::Location;
 use homespace::transcripts::ReadError;
 use homespace::transcripts::places::{Watching, places};
@@ -83,8 +83,8 @@ pub fn import(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Res
         0 => Ok(()),
         n => Err(format!(
             "{n} {} refused; nothing of {} was imported: fix the lines listed above and import again",
-            plural(n, "file", "files"),
-            if n == 1 { "it" } else { "them" },
+            one_or_many(n, "file", "files"),
+            one_or_many(n, "it", "them"),
         )),
     }
 }
@@ -133,8 +133,8 @@ pub fn follow(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Res
                 .map(|p| p.path.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
-            plural(folders, "folder", "folders"),
-            plural(files, "file", "files"),
+            one_or_many(folders, "folder", "folders"),
+            one_or_many(files, "file", "files"),
         ),
         Event::Looked { path, caught } => {
             let imported = caught.imported;
@@ -143,9 +143,9 @@ pub fn follow(project: &Path, store: Option<Location>, paths: &[PathBuf]) -> Res
                     "{}: {} new {}, {} {} added",
                     path.display(),
                     imported.sessions,
-                    plural(imported.sessions, "session", "sessions"),
+                    one_or_many(imported.sessions, "session", "sessions"),
                     thousands(imported.entries as u64),
-                    plural(imported.entries, "entry", "entries"),
+                    one_or_many(imported.entries, "entry", "entries"),
                 );
             }
             for why in [&caught.unreadable, &caught.passed_over]
@@ -194,7 +194,7 @@ fn report(summary: &Summary) {
             target.display()
         );
     }
-    let count = |n: usize, one: &str, many: &str| format!("{n} {}", plural(n, one, many));
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", one_or_many(n, one, many));
     println!(
         "imported {}: {}, {} ({} already stored, {} refused) in {:.1} s",
         count(summary.files, "file", "files"),
@@ -216,7 +216,7 @@ fn refusal(path: &Path, error: &ReadError) -> String {
     let mut text = format!(
         "homespace: refused {} ({count} bad {}; nothing of it was imported):",
         path.display(),
-        plural(count, "line", "lines")
+        one_or_many(count, "line", "lines")
     );
     for (line, reason) in &error.bad_lines {
         match line {
@@ -228,12 +228,8 @@ fn refusal(path: &Path, error: &ReadError) -> String {
         text.push_str(&format!(
             "\n  and {} more bad {}",
             error.more,
-            plural(error.more, "line", "lines")
+            one_or_many(error.more, "line", "lines")
         ));
     }
     text
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }

@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::app::{self, Options};
+use crate::model::count::one_or_many;
 use crate::tree::StoreVersion;
 
 /// The variable naming a file each daemon appends its mountpoint to once mounted, so that
@@ -171,7 +172,7 @@ fn prepare(mountpoint: &Path) -> Result<(), String> {
                 "homespace: {} is not empty: its {hidden} entr{} hidden while the tree is \
                  mounted there, and back after `homespace unmount {}`",
                 mountpoint.display(),
-                if hidden == 1 { "y is" } else { "ies are" },
+                one_or_many(hidden, "y is", "ies are"),
                 mountpoint.display()
             );
         }

@@ -14,6 +14,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::plural;
 use crate::store::Store;
 use crate::store::memory::Loader;
 use crate::transcripts::ReadError;
@@ -165,7 +166,7 @@ fn store_all(
                     path.display(),
                     e.message,
                     summary.files,
-                    if summary.files == 1 { "" } else { "s" }
+                    plural(summary.files)
                 ),
             ));
         }

@@ -1,4 +1,5 @@
-//! Counts as people read them, in views and in the store's messages alike.
+//! Counts as people read them, in views and in the store's messages alike: grouped
+//! thousands, and the word that goes with a count (one place says when it is plural).
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: u64) -> String {
@@ -11,4 +12,37 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// The ending a regular noun takes after count `n`: `""` for one, `"s"` otherwise
+/// (`3 test{}`).
+pub fn plural<N: PartialEq + From<u8>>(n: N) -> &'static str {
+    one_or_many(n, "", "s")
+}
+
+/// `one` after a count of one, `many` after any other: an irregular ending (`entr`+`y` /
+/// `ies`), a whole word (`task` / `tasks`) or a verb's (`s` / ``).
+pub fn one_or_many<'a, N: PartialEq + From<u8>>(n: N, one: &'a str, many: &'a str) -> &'a str {
+    if n == N::from(1) { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(format!("1 test{}", plural(1usize)), "1 test");
+        assert_eq!(format!("0 test{}", plural(0u64)), "0 tests");
+        assert_eq!(format!("2 test{}", plural(2i64)), "2 tests");
+        assert_eq!(
+            format!("1 entr{}", one_or_many(1usize, "y", "ies")),
+            "1 entry"
+        );
+        assert_eq!(
+            format!("5 entr{}", one_or_many(5usize, "y", "ies")),
+            "5 entries"
+        );
+    }
 }

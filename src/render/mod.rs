@@ -9,6 +9,7 @@ pub mod fit;
 pub mod inert;
 pub mod nav;
 
+use crate::model::count::plural;
 pub use crate::model::count::thousands;
 
 /// A size as views show it before anyone reads the file: `24 lines, ~180 tokens`.
@@ -20,10 +21,7 @@ pub fn size_note(text: &str) -> String {
 /// characters.
 pub fn size_note_of(lines: usize, chars: usize) -> String {
     let tokens = budget::tokens_of_chars(chars);
-    format!(
-        "{lines} line{}, ~{tokens} tokens",
-        if lines == 1 { "" } else { "s" }
-    )
+    format!("{lines} line{}, ~{tokens} tokens", plural(lines))
 }
 
 /// `text` on one line (runs of whitespace made one space) of at most `chars` characters,

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::model::Ownership;
+use crate::model::count::plural;
 use crate::model::links::Links;
 use crate::model::names;
 use crate::model::{Child, Kind, Node};
@@ -456,7 +457,7 @@ impl Live for Search {
 
 /// `n hits`, or `1 hit`.
 fn hits_of(n: usize) -> String {
-    format!("{n} hit{}", if n == 1 { "" } else { "s" })
+    format!("{n} hit{}", plural(n))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! A test path must stay in the project (`inside.rs`): pytest imports test files wherever
 //! they are.
 
+use crate::model::count::one_or_many;
 use std::path::Path;
 
 /// Options that take a value, given as the next word or joined (`-kEXPR`, `--maxfail=2`).
@@ -82,7 +83,7 @@ pub fn parse(selector: &str, root: &Path) -> Result<Vec<String>, String> {
         Err(format!(
             "{} {} not a test selection: a selector takes test paths or ids and {ALLOWED}",
             refused.join(", "),
-            if refused.len() == 1 { "is" } else { "are" }
+            one_or_many(refused.len(), "is", "are")
         ))
     }
 }

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::model::Meta;
+use crate::model::count::plural;
 use crate::model::time::Time;
 use crate::model::transcript::{Channel, EntryRecord, Transcript};
 
@@ -75,7 +76,7 @@ impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = self.count();
         if count > 0 {
-            write!(f, "{count} bad line{}: ", if count == 1 { "" } else { "s" })?;
+            write!(f, "{count} bad line{}: ", plural(count))?;
         }
         for (i, (line, reason)) in self.bad_lines.iter().enumerate() {
             if i > 0 {

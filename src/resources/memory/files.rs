@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::plural;
 use crate::model::time::Time;
 use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
 use crate::resources::memory::views::{cut_to, session_dir};
@@ -193,10 +194,6 @@ fn children(next: BTreeMap<String, usize>) -> Vec<Child> {
     next.into_iter()
         .map(|(name, n)| Child::new(name, Kind::Dir, format!("{n} changed file{}", plural(n))))
         .collect()
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 fn day(time: &Time) -> String {

@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::memory::follow::watch::{Event, Watch};
 use crate::memory::follow::{Caught, Follower};
 use crate::model::TreePath;
+use crate::model::count::{one_or_many, plural};
 use crate::model::time::Time;
 use crate::store::Store;
 use crate::transcripts::places::{Watching, places};
@@ -82,7 +83,7 @@ impl Status {
             line.push_str(&format!(
                 " ({} more place{} watched until made)",
                 waiting.len(),
-                if waiting.len() == 1 { "" } else { "s" }
+                plural(waiting.len())
             ));
         }
         if let Some((at, entries, _)) = &self.last {
@@ -93,7 +94,7 @@ impl Status {
             line.push_str(&format!(
                 "; {n}{} file{} set aside, not read (the latest: {}) — why in _errors.md",
                 if n == SET_ASIDE_KEPT { "+" } else { "" },
-                if n == 1 { "" } else { "s" },
+                plural(n),
                 shown(latest)
             ));
         }
@@ -141,8 +142,8 @@ fn report(outside: &Outside, status: &Mutex<Status>, event: Event<'_>) {
         Event::Started { folders, files } => {
             crate::log::line(&format!(
                 "memory: following {folders} transcript folder{} ({files} file{})",
-                if folders == 1 { "" } else { "s" },
-                if files == 1 { "" } else { "s" }
+                plural(folders),
+                plural(files)
             ));
         }
         Event::Looked { path, caught } => {
@@ -182,7 +183,7 @@ fn looked(outside: &Outside, path: &Path, caught: &Caught) {
         crate::log::line(&format!(
             "memory: {} new entr{} from {}",
             imported.entries,
-            if imported.entries == 1 { "y" } else { "ies" },
+            one_or_many(imported.entries, "y", "ies"),
             shown(path)
         ));
         (outside.changes)(vec![TreePath::parse("memory")]);

@@ -7,6 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::plural;
 use crate::model::time::rfc3339_of;
 use crate::model::{Child, Entry, Function, Links, Node, Section};
 use crate::store::Store;
@@ -141,7 +142,7 @@ impl Edit for Import {
             "{} {name}: {} new session{}, {} entries added, {} already stored",
             rfc3339_of(std::time::SystemTime::now()),
             imported.sessions,
-            if imported.sessions == 1 { "" } else { "s" },
+            plural(imported.sessions),
             imported.entries,
             imported.skipped
         );

@@ -28,6 +28,7 @@ mod reftest;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::{one_or_many, plural};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::tree::lock;
@@ -124,7 +125,7 @@ impl Resource for Memory {
             0 => "past sessions: none stored yet".into(),
             n => format!(
                 "past sessions: {n} session{}, {} entries, latest on {}",
-                if n == 1 { "" } else { "s" },
+                plural(n),
                 stats.entries,
                 stats.last_day.unwrap_or_default()
             ),
@@ -155,7 +156,7 @@ impl Resource for Memory {
             place: format!(
                 "memory/ ({} session{})",
                 stats.sessions,
-                if stats.sessions == 1 { "" } else { "s" }
+                plural(stats.sessions)
             ),
         })
     }
@@ -300,7 +301,7 @@ impl Search for Memory {
         }
         for (hit, repeats) in hits.iter_mut().zip(repeats) {
             if repeats > 0 {
-                let more = if repeats == 1 { "hit" } else { "hits" };
+                let more = one_or_many(repeats, "hit", "hits");
                 hit.line
                     .push_str(&format!(" (same text in {repeats} more {more})"));
             }

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::plural;
 use crate::model::time::{Time, is_day};
 use crate::model::transcript::Channel;
 use crate::model::transcript::SessionRecord;
@@ -262,7 +263,7 @@ impl Resource for Sessions {
         Ok(format!(
             "past sessions by day: {} session{}",
             stats.sessions,
-            if stats.sessions == 1 { "" } else { "s" }
+            plural(stats.sessions)
         ))
     }
 
@@ -294,7 +295,7 @@ impl Resource for Sessions {
                 .memory(|m| m.days())?
                 .into_iter()
                 .map(|(day, n)| {
-                    let about = format!("{n} session{}", if n == 1 { "" } else { "s" });
+                    let about = format!("{n} session{}", plural(n));
                     Child::new(day, Kind::Dir, about)
                 })
                 .collect()),

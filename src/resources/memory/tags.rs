@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::{one_or_many, plural};
 use crate::model::{Child, Entry, Function, Kind, Links, Node, Section};
 use crate::resources::memory::document::{self, valid_tag};
 use crate::resources::memory::views::{cut, entry_name};
@@ -113,7 +114,7 @@ impl Resource for Tags {
         Ok(format!(
             "entries by tag: {} tag{} in use",
             tags.len(),
-            if tags.len() == 1 { "" } else { "s" }
+            plural(tags.len())
         ))
     }
 
@@ -144,7 +145,7 @@ impl Resource for Tags {
                     Child::new(
                         tag,
                         Kind::Dir,
-                        format!("{n} entr{}", if n == 1 { "y" } else { "ies" }),
+                        format!("{n} entr{}", one_or_many(n, "y", "ies")),
                     )
                 })
                 .collect()),
@@ -204,7 +205,7 @@ impl Resource for Tags {
                 Ok(Entry {
                     title: format!(
                         "memory/tags/{tag} — {total} entr{}",
-                        if total == 1 { "y" } else { "ies" }
+                        one_or_many(total, "y", "ies")
                     ),
                     about: self.rest(tag, rows.len(), total),
                     sections: vec![Section {

@@ -1,6 +1,7 @@
 //! The generated side of `memory/`: entry views of its directories, the one line that
 //! describes a session wherever it is listed, `related.md` and `recall`.
 
+use crate::model::count::{one_or_many, plural};
 use crate::model::time::Time;
 use crate::model::transcript::Channel;
 use crate::model::{Entry, Function, Links, Section};
@@ -85,7 +86,7 @@ fn session_facts(row: &SessionRow) -> String {
         "{}, {time}, {} entr{}",
         row.record.source,
         row.entries,
-        if row.entries == 1 { "y" } else { "ies" },
+        one_or_many(row.entries, "y", "ies"),
     )
 }
 
@@ -116,7 +117,7 @@ pub fn root(stats: &Stats, recent: &[SessionRow], links: &Links) -> Entry {
     let mut about = vec![format!(
         "{} session{}, {} entries{range}{}",
         stats.sessions,
-        if stats.sessions == 1 { "" } else { "s" },
+        plural(stats.sessions),
         stats.entries,
         if sources.is_empty() {
             String::new()
@@ -394,8 +395,4 @@ pub fn related_from(
         budget,
         &format!("cat \"{}\"", links.to("search/memory:<words>")),
     )
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

@@ -5,6 +5,7 @@
 //! paths there are relative to each session's folder, so a project path finds them.
 
 use crate::model::Links;
+use crate::model::count::plural;
 use crate::model::time::Time;
 use crate::store::Store;
 use crate::store::memory::SessionRow;
@@ -71,8 +72,4 @@ fn title(row: &SessionRow) -> String {
     }
     // A transcript's text: inert, as memory shows it.
     crate::render::inert::line(title, TITLE + 1)
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

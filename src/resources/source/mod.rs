@@ -34,6 +34,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::Entry;
 use crate::model::Ownership;
+use crate::model::count::plural;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::{ModuleIndex, SymbolKind};
@@ -601,8 +602,4 @@ pub(crate) fn kind_name(kind: SymbolKind, in_class: bool) -> &'static str {
         (SymbolKind::AsyncFunction, false) => "async function",
         (SymbolKind::AsyncFunction, true) => "async method",
     }
-}
-
-pub(crate) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }

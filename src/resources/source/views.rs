@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::error::Result;
+use crate::model::count::{one_or_many, plural};
 use crate::model::{Detail, Entry, Function, Lighter, Section};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note_of;
@@ -17,7 +18,7 @@ use crate::resources::source::own_names;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::{Resolved, TESTS, spelled_at_top};
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
-use crate::resources::source::{Source, bytes, plural};
+use crate::resources::source::{Source, bytes};
 
 /// The entry of the directory at `path` (already resolved to `place`).
 pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<Entry> {
@@ -449,7 +450,7 @@ fn index_about(index: &ModuleIndex) -> String {
     };
     format!(
         "{doc}({classes} class{}, {functions} function{}{methods}, {}{broken})",
-        if classes == 1 { "" } else { "es" },
+        one_or_many(classes, "", "es"),
         plural(functions),
         size_note_of(index.size.lines, index.size.chars)
     )

@@ -7,6 +7,7 @@
 //! more, the section heading says how many and where the rest are; headings survive pruning.
 
 use crate::error::Result;
+use crate::model::count::one_or_many;
 use crate::model::links::Links;
 use crate::model::{Child, Kind, RootPart, Verb};
 use crate::model::{Entry, Function, Section};
@@ -299,10 +300,10 @@ pub fn status_entry(conn: &dyn TaskRecords, links: &Links, status: Status) -> Re
     let n = counts.of(status);
     let here = |name: &str| format!("{}{name}", links.dir(&["tasks", status.as_str()]));
     let what = match status {
-        Status::Open => format!("{n} open {}", plural(n)),
-        Status::InProgress => format!("{n} {} in progress", plural(n)),
-        Status::Blocked => format!("{n} blocked {}", plural(n)),
-        Status::Done => format!("{n} done {}", plural(n)),
+        Status::Open => format!("{n} open {}", one_or_many(n, "task", "tasks")),
+        Status::InProgress => format!("{n} {} in progress", one_or_many(n, "task", "tasks")),
+        Status::Blocked => format!("{n} blocked {}", one_or_many(n, "task", "tasks")),
+        Status::Done => format!("{n} done {}", one_or_many(n, "task", "tasks")),
     };
     let top = conn.list(Filter::Status(status), Some(1))?;
     let title = match top.first() {
@@ -372,10 +373,6 @@ pub fn status_entry(conn: &dyn TaskRecords, links: &Links, status: Status) -> Re
     })
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "task" } else { "tasks" }
-}
-
 /// `tasks/ready/_entry.md`: what can be started now.
 pub fn ready_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
     let (counts, shown) = conn.counts_and_list(Filter::Ready, ENTRY_ITEMS)?;
@@ -433,10 +430,7 @@ pub fn tags_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
         "Tags, most used first".to_string()
     };
     Ok(Entry {
-        title: format!(
-            "tasks/tags — {total} {}",
-            if total == 1 { "tag" } else { "tags" }
-        ),
+        title: format!("tasks/tags — {total} {}", one_or_many(total, "tag", "tags")),
         about: vec!["Read-only: tags are set in a task's \"tags\" list.".to_string()],
         functions: vec![Function::new(
             format!("ls {}", links.to("tasks/tags/<tag>/")),

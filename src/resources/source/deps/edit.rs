@@ -7,6 +7,7 @@
 
 use super::{DEPS, editable, file_text, list_dir};
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::plural;
 use crate::pyproject::deps::{self, ListId, Manifest};
 use crate::pyproject::requirement::{self, Requirement};
 use crate::resources::source::edit::Editor;
@@ -101,7 +102,7 @@ pub(super) fn remove_list(editor: &Editor, id: &ListId) -> Result<()> {
                 format!(
                     "{id} is not empty: {left} element{} left; rm its packages first (what is \
                      no package, an include-group, is removed in pyproject.toml by hand)",
-                    if left == 1 { "" } else { "s" }
+                    plural(left)
                 ),
             ));
         }

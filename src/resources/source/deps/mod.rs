@@ -16,6 +16,7 @@ mod view;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::model::count::plural;
 use crate::model::{Child, Entry, Kind, Node};
 use crate::pyproject::deps::{Element, List, ListId, Manifest};
 use crate::resources::source::edit::pyproject_change::Pyproject;
@@ -182,8 +183,8 @@ impl Resource for DepsDir {
         }
         Ok(format!(
             "dependencies of pyproject.toml: {main} required, {extras} extra{}, {groups} group{}",
-            if extras == 1 { "" } else { "s" },
-            if groups == 1 { "" } else { "s" }
+            plural(extras),
+            plural(groups)
         ))
     }
 
@@ -404,7 +405,7 @@ fn declared_read_only(place: &str) -> Error {
 
 /// `1 package`, `3 packages`.
 fn packages_count(n: usize) -> String {
-    format!("{n} package{}", if n == 1 { "" } else { "s" })
+    format!("{n} package{}", plural(n))
 }
 
 /// The members of a list: a file per package, described by its requirement.

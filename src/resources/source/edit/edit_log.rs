@@ -10,6 +10,7 @@ use std::sync::Arc;
 use similar::TextDiff;
 
 use crate::error::{Error, Result};
+use crate::model::count::plural;
 use crate::model::links::Links;
 use crate::model::time::Time;
 use crate::model::{Entry, Function, Ownership, Section};
@@ -169,7 +170,7 @@ impl EditLog {
         Ok(Entry {
             title: format!(
                 "source/history — {total} routed edit{} of the project",
-                if total == 1 { "" } else { "s" }
+                plural(total)
             ),
             about: vec!["Every change homespace made to the project's files, newest first.".into()],
             functions: vec![
@@ -254,7 +255,7 @@ impl Editor {
                     return Err(refused(format!(
                         "changed since at line{} {} (by a later edit or outside homespace), \
                          where the edit's lines are",
-                        if lines.len() == 1 { "" } else { "s" },
+                        plural(lines.len()),
                         lines.join(", ")
                     )));
                 }

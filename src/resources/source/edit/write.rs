@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::count::one_or_many;
 use crate::python::{check_syntax, symbol_text};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::{ProjectChange, conflict};
@@ -242,9 +243,9 @@ impl Editor {
                             return Err(Error::exists(format!(
                                 "{shown} was not added: {} already exist{} here; write {} to change {}",
                                 taken.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
-                                if taken.len() == 1 { "s" } else { "" },
+                                one_or_many(taken.len(), "s", ""),
                                 taken.iter().map(|n| format!("{n}.py")).collect::<Vec<_>>().join(", "),
-                                if taken.len() == 1 { "it" } else { "them" }
+                                one_or_many(taken.len(), "it", "them")
                             )));
                         }
                         Ok(text::append_symbol(

@@ -5,6 +5,7 @@
 //! few lines around it, and pytest's explanation, the assertion's diff among it, once).
 //! Shorter than pytest's own traceback, and every place in it a path to open or edit.
 
+use crate::model::count::plural;
 use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::suspects::Suspect;
@@ -339,10 +340,7 @@ fn frame_text(frame: &Frame, placed: bool) -> String {
 }
 
 fn folded(frames: usize) -> String {
-    format!(
-        "({frames} frame{} outside the project)\n",
-        if frames == 1 { "" } else { "s" }
-    )
+    format!("({frames} frame{} outside the project)\n", plural(frames))
 }
 
 /// `tests.test_calc.test_div` as `test_calc.test_div`: the module and the test are enough
