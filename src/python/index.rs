@@ -19,6 +19,20 @@ pub enum SymbolKind {
     AsyncFunction,
 }
 
+impl SymbolKind {
+    /// `class`, `function`, `method`, `async function`, `async method`: what a symbol of
+    /// this kind is called, `in_class` or not.
+    pub fn name(self, in_class: bool) -> &'static str {
+        match (self, in_class) {
+            (SymbolKind::Class, _) => "class",
+            (SymbolKind::Function, false) => "function",
+            (SymbolKind::Function, true) => "method",
+            (SymbolKind::AsyncFunction, false) => "async function",
+            (SymbolKind::AsyncFunction, true) => "async method",
+        }
+    }
+}
+
 /// A class, function or method of a module.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbol {

@@ -34,10 +34,10 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::Entry;
 use crate::model::Ownership;
-use crate::model::count::plural;
+use crate::model::count::{file_size, plural};
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
-use crate::python::{ModuleIndex, SymbolKind};
+use crate::python::ModuleIndex;
 use crate::store::Store;
 use crate::transcripts::places::Watching;
 use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
@@ -210,7 +210,7 @@ impl Source {
         let mut children = Vec::new();
         for (name, kind, path) in self.places.dir_members(dir, top) {
             let about = |text: &dyn Fn() -> String| if described { text() } else { String::new() };
-            let size = || bytes(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
+            let size = || file_size(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
             match kind {
                 EntryKind::Dir => {
                     let label = about(&|| self.project.dir_kind(&path).label().to_string());
@@ -251,15 +251,6 @@ impl Source {
 /// The names of a path held as owned strings, borrowed.
 fn names(path: &[String]) -> Vec<&str> {
     path.iter().map(String::as_str).collect()
-}
-
-/// `3.1 KiB`, `812 B`.
-pub(crate) fn bytes(size: u64) -> String {
-    if size < 1024 {
-        format!("{size} B")
-    } else {
-        format!("{:.1} KiB", size as f64 / 1024.0)
-    }
 }
 
 impl Resource for Source {
@@ -570,7 +561,7 @@ fn member_children(index: &ModuleIndex, parent: Option<usize>) -> Vec<Child> {
             Kind::Document,
             format!(
                 "{}, {} lines",
-                kind_name(symbol.kind, symbol.parent.is_some()),
+                symbol.kind.name(symbol.parent.is_some()),
                 symbol.lines
             ),
         ));
@@ -590,16 +581,5 @@ impl Source {
     /// Which transcript folders memory follows (`[memory] watch`).
     pub fn memory_watch(&self) -> Watching {
         self.kept_settings().memory_watch
-    }
-}
-
-/// `class`, `function`, `method`, `async function`, `async method`.
-pub(crate) fn kind_name(kind: SymbolKind, in_class: bool) -> &'static str {
-    match (kind, in_class) {
-        (SymbolKind::Class, _) => "class",
-        (SymbolKind::Function, false) => "function",
-        (SymbolKind::Function, true) => "method",
-        (SymbolKind::AsyncFunction, false) => "async function",
-        (SymbolKind::AsyncFunction, true) => "async method",
     }
 }

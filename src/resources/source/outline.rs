@@ -15,7 +15,6 @@ use std::collections::HashMap;
 
 use crate::model::{Detail, Lighter, Section};
 use crate::python::{Symbol, symbol_text};
-use crate::resources::source::kind_name;
 use crate::resources::source::modules::Module;
 
 /// The `Symbols` section of the outline of `module`'s members under `parent` (the module
@@ -170,10 +169,10 @@ impl Row {
             .collect();
         let kind = match (symbol.overload, stubs.is_empty()) {
             (true, _) => "overload".to_string(),
-            (false, true) => kind_name(symbol.kind, symbol.parent.is_some()).to_string(),
+            (false, true) => symbol.kind.name(symbol.parent.is_some()).to_string(),
             (false, false) => format!(
                 "{}; overloads {}",
-                kind_name(symbol.kind, symbol.parent.is_some()),
+                symbol.kind.name(symbol.parent.is_some()),
                 stubs.join(" ")
             ),
         };

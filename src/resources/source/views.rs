@@ -7,10 +7,12 @@
 use std::path::Path;
 
 use crate::error::Result;
+use crate::model::count::file_size;
 use crate::model::count::{one_or_many, plural};
 use crate::model::{Detail, Entry, Function, Lighter, Section};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note_of;
+use crate::resources::source::Source;
 use crate::resources::source::changed_in;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
@@ -18,7 +20,6 @@ use crate::resources::source::own_names;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::{Resolved, TESTS, spelled_at_top};
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
-use crate::resources::source::{Source, bytes};
 
 /// The entry of the directory at `path` (already resolved to `place`).
 pub(super) fn entry(source: &Source, path: &[&str], place: &Resolved) -> Result<Entry> {
@@ -510,7 +511,7 @@ fn package(source: &Source, disk: &Path, dotted: &str, here: &str) -> Entry {
             EntryKind::Module => about_module_at(source, &entry.path).unwrap_or_else(|e| e.message),
             EntryKind::Data => {
                 let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
-                bytes(size)
+                file_size(size)
             }
         };
         rows.push(ContentsRow { about, ..plain });
