@@ -232,11 +232,7 @@ fn watch_imports_files_and_lines_written_after_it_started_until_stopped() {
         &out,
         "chat.jsonl: 1 new session, 1 entry added",
     );
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&chat)
-        .unwrap();
-    std::io::Write::write_all(&mut file, format!("oops\n{tail}").as_bytes()).unwrap();
+    homespace_testkit::grow::append(&chat, &format!("oops\n{tail}"));
     wait_for(
         "the appended lines",
         &out,

@@ -6,9 +6,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use homespace_testkit::grow::append;
 
 use common::Mount;
 
@@ -41,15 +42,6 @@ fn claude_folder(mount: &Mount, home: &Path) -> PathBuf {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     home.join(".claude/projects").join(key)
-}
-
-fn append(path: &Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    file.write_all(text.as_bytes()).unwrap();
 }
 
 /// `(sessions, entries)` as `memory/_entry.md` says them.

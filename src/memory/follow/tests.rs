@@ -1,11 +1,12 @@
 //! Live import as an agent's transcript grows: the follower alone (each look by hand), and
 //! the inotify loop on real folders (waited for by polling the store, never by sleeping).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use homespace_testkit::grow::append;
 
 use super::watch::{Event, Watch};
 use super::*;
@@ -23,15 +24,6 @@ fn store() -> Arc<Store> {
 
 fn entries(store: &Store) -> usize {
     store.memory(|m| m.stats()).unwrap().entries
-}
-
-fn append(path: &Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .unwrap();
-    file.write_all(text.as_bytes()).unwrap();
 }
 
 /// The Claude Code fixture without its opening summary line (a summary names a message
