@@ -502,12 +502,9 @@ impl Live for Source {
 }
 
 impl Source {
-    /// What `list` (`described`) and `names` show of `path`.
+    /// What `list` (`described`) and `names` show of `path` (the runner's names in
+    /// `tests/` are the tree's to add: the runner is mounted among them).
     fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        self.members(path, described)
-    }
-
-    fn members(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
         let walked = match self.places.named(path)? {
             // From the module's index alone: `_nav.txt` lists the members of every module
             // it shows, and resolving them would read each module.
