@@ -230,6 +230,22 @@ impl Edit for Runner {
     fn moving_out(&self, path: &[&str]) -> Option<Error> {
         Some(self.keeps_its_name(path))
     }
+
+    fn mkdir(&self, path: &[&str]) -> Result<()> {
+        Err(Error::not_permitted(format!(
+            "{} was not made: `run` and `runs` belong to the test runner of {}; they never \
+             become project folders, and runs/ holds only the runs it made",
+            self.links.folder(&tree_path_of([TESTS].iter().chain(path))),
+            self.links.folder(&tree_path_of([TESTS]))
+        )))
+    }
+
+    fn remove(&self, path: &[&str]) -> Result<()> {
+        Err(Error::read_only(format!(
+            "{} is the test runner's: runs are kept, and a new run makes the next one",
+            self.links.file(&tree_path_of([TESTS].iter().chain(path)))
+        )))
+    }
 }
 
 impl Live for Runner {
@@ -265,5 +281,37 @@ mod tests {
         assert!(!held(&["ledger", "run"]));
         assert!(!held(&["run"]));
         assert!(!held(&["tests"]));
+    }
+
+    #[test]
+    fn what_the_runner_refuses_names_its_place_under_source() {
+        use crate::resources::source::Source;
+        let (_dir, root) = crate::resources::source::testing::project_with(&[]);
+        let store = Arc::new(crate::store::Store::in_memory().unwrap());
+        let source = Source::new(&root, "app".into(), Links::new("/mnt/hs"), store, 500);
+        let made = source.runner.mkdir(&["runs", "x"]).unwrap_err();
+        assert_eq!(
+            made.kind,
+            crate::error::ErrorKind::NotPermitted,
+            "{}",
+            made.message
+        );
+        assert!(
+            made.message
+                .starts_with("/mnt/hs/source/tests/runs/x/ was not made"),
+            "{}",
+            made.message
+        );
+        let removed = source
+            .runner
+            .remove(&["runs", "1", "result.md"])
+            .unwrap_err();
+        assert!(
+            removed
+                .message
+                .starts_with("/mnt/hs/source/tests/runs/1/result.md is the test runner's"),
+            "{}",
+            removed.message
+        );
     }
 }
