@@ -45,6 +45,7 @@ mod tests {
     use crate::resources::source::edit::change::ProjectChange;
     use crate::resources::source::settings::DEFAULT;
     use crate::store::Store;
+    use crate::store::runs::Begun;
     use crate::store::testing::for_each_backend;
     use crate::tree::access::Admission;
     use crate::tree::resource::Resource;
@@ -138,7 +139,7 @@ mod tests {
 
             // The runs: a run of A (its process alive) is not B's, nor in B's way.
             let alive = |_, _| true;
-            let run = store
+            let begun = store
                 .change_records(|db| {
                     db.runs().begin(
                         &key(&a_root),
@@ -149,6 +150,9 @@ mod tests {
                     )
                 })
                 .unwrap();
+            let Begun::Started(run) = begun else {
+                panic!("{begun:?}")
+            };
             assert!(
                 a.runner
                     .last_run()
@@ -158,7 +162,7 @@ mod tests {
             assert!(b.runner.list(&["runs"]).unwrap().is_empty());
             let missing = b.runner.stat(&["runs", &run.to_string()]).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
-            store
+            let begun = store
                 .change_records(|db| {
                     db.runs().begin(
                         &key(&b_root),
@@ -169,6 +173,7 @@ mod tests {
                     )
                 })
                 .unwrap();
+            assert!(matches!(begun, Begun::Started(_)), "{begun:?}");
         });
     }
 }

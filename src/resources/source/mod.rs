@@ -7,7 +7,6 @@
 mod changed_in;
 mod checkout;
 mod config;
-mod dashboard;
 mod deps;
 pub mod disk;
 pub(crate) mod edit;
@@ -34,7 +33,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::Entry;
 use crate::model::Ownership;
-use crate::model::count::{file_size, plural};
+use crate::model::count::file_size;
 use crate::model::links::Links;
 use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::ModuleIndex;
@@ -58,6 +57,7 @@ use runner::Runner;
 use settings::Settings;
 use settings::file::SettingsFile;
 use settings::meta::MetaDir;
+use views::{Views, ViewsOf};
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -69,7 +69,6 @@ pub struct Source {
     /// Where paths lead in the project.
     places: Arc<Places>,
     links: Links,
-    name: String,
     /// What changes the project's files (shared with deps/, config/ and history/).
     editor: Arc<Editor>,
     /// Where the settings are kept (shared with meta/, which shows and takes them).
@@ -79,34 +78,13 @@ pub struct Source {
     /// The test runner, also among `children` (its names in `tests/`): the tests' entry
     /// view and the dashboard tell of its runs.
     runner: Arc<Runner>,
-    /// The mount's store, for what memory knows of the code: which sessions changed a file.
-    store: Arc<Store>,
     /// What `search/source:` asks.
     searcher: search::Searcher,
+    /// What source/'s views show.
+    views: Views,
 }
 
 impl Source {
-    /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`; the last test run
-    /// after it.
-    fn state_line(&self) -> String {
-        let top = self.project.top_level();
-        let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
-        let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
-        let folders = self.project.test_dirs().len();
-        let last_run = self
-            .runner
-            .last_run()
-            .map(|run| format!("; last test run {run}"))
-            .unwrap_or_default();
-        format!(
-            "{}: {packages} top-level package{}, {modules} top-level module{}, {folders} test folder{}{last_run}",
-            self.name,
-            plural(packages),
-            plural(modules),
-            plural(folders)
-        )
-    }
-
     /// The source tree of the project at `root` (canonical), named `name`, recording its
     /// edits in `store`, with its history and settings inside.
     pub fn new(
@@ -163,25 +141,38 @@ impl Source {
             links.clone(),
             Arc::clone(&store),
         );
+        let children: Vec<Arc<dyn Resource>> = vec![
+            Arc::new(DepsDir::new(Arc::clone(&editor))),
+            Arc::new(ConfigDir::new(Arc::clone(&editor))),
+            Arc::new(HistoryDir::new(edits, Arc::clone(&editor))),
+            Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
+            Arc::clone(&runner) as Arc<dyn Resource>,
+        ];
+        let indexing: Arc<warm_up::Indexing> = Arc::default();
+        let views = Views::new(ViewsOf {
+            project: Arc::clone(&project),
+            modules: Arc::clone(&modules),
+            links: links.clone(),
+            store: Arc::clone(&store),
+            editor: Arc::clone(&editor),
+            runner: Arc::clone(&runner),
+            settings: Arc::clone(&settings),
+            indexing: Arc::clone(&indexing),
+            name,
+            quoted: children.clone(),
+        });
         let source = Arc::new(Source {
             searcher,
-            children: vec![
-                Arc::new(DepsDir::new(Arc::clone(&editor))),
-                Arc::new(ConfigDir::new(Arc::clone(&editor))),
-                Arc::new(HistoryDir::new(edits, Arc::clone(&editor))),
-                Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
-                Arc::clone(&runner) as Arc<dyn Resource>,
-            ],
+            views,
+            children,
             settings: Arc::clone(&settings),
             editor,
             project,
             runner,
-            store,
             places,
             modules,
-            indexing: Arc::default(),
+            indexing,
             links,
-            name,
         });
         settings.apply(&settings.current());
         source
@@ -263,11 +254,11 @@ impl Resource for Source {
     }
 
     fn summary(&self) -> Result<String> {
-        Ok(self.state_line())
+        Ok(self.views.state_line())
     }
 
     fn root_part(&self) -> Result<crate::model::RootPart> {
-        Ok(self.dashboard_part())
+        Ok(self.views.dashboard())
     }
 
     fn stat(&self, path: &[&str]) -> Result<Node> {
@@ -322,19 +313,7 @@ impl Resource for Source {
             Some(names) => names.iter().map(String::as_str).collect(),
             None => path.to_vec(),
         };
-        let mut entry = views::entry(self, &shown, &place)?;
-        if path == [TESTS] {
-            entry.functions.insert(0, self.runner.run_and_wait());
-            entry.about.push(self.runner.how_tests_run());
-        }
-        if path.is_empty()
-            && let Some(progress) = self.indexing.progress()
-        {
-            entry
-                .about
-                .push(format!("Source: {progress} in the background."));
-        }
-        Ok(entry)
+        self.views.entry(&shown, &place, || self.list(path))
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
@@ -497,7 +476,7 @@ impl Live for Source {
     }
 
     fn warm(&self, outside: crate::tree::resource::Outside) {
-        self.warm_up(outside);
+        self.indexing.start(&self.project, &self.modules, outside);
     }
 }
 

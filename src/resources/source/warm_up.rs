@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use crate::model::TreePath;
 use crate::render::thousands;
-use crate::resources::source::Source;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::project::Project;
 use crate::tree::resource::Outside;
@@ -33,6 +32,16 @@ pub(super) struct Indexing {
 }
 
 impl Indexing {
+    /// Pretend indexing is `done` of `total` modules along (`None`: over).
+    #[cfg(test)]
+    pub(super) fn pretend(&self, along: Option<(usize, usize)>) {
+        self.running.store(along.is_some(), Ordering::Relaxed);
+        if let Some((done, total)) = along {
+            self.done.store(done, Ordering::Relaxed);
+            self.total.store(total, Ordering::Relaxed);
+        }
+    }
+
     /// `indexing 1,234 of 3,456 modules`, while it runs.
     pub(super) fn progress(&self) -> Option<String> {
         self.running.load(Ordering::Relaxed).then(|| {
@@ -45,12 +54,18 @@ impl Indexing {
     }
 }
 
-impl Source {
-    /// Index every module in the background, reporting progress to `outside`.
-    pub(super) fn warm_up(&self, outside: Outside) {
-        let project = Arc::clone(&self.project);
-        let modules = Arc::clone(&self.modules);
-        let indexing = Arc::clone(&self.indexing);
+impl Indexing {
+    /// Index every module of `project` into `modules` in the background, reporting
+    /// progress to `outside`.
+    pub(super) fn start(
+        self: &Arc<Self>,
+        project: &Arc<Project>,
+        modules: &Arc<Modules>,
+        outside: Outside,
+    ) {
+        let project = Arc::clone(project);
+        let modules = Arc::clone(modules);
+        let indexing = Arc::clone(self);
         indexing.running.store(true, Ordering::Relaxed);
         let spawned = std::thread::Builder::new()
             .name("index modules".into())
@@ -59,7 +74,7 @@ impl Source {
                 index_all(&project, &modules, &indexing, &outside);
             });
         if let Err(e) = spawned {
-            self.indexing.running.store(false, Ordering::Relaxed);
+            self.running.store(false, Ordering::Relaxed);
             crate::log::line(&format!("cannot index the modules in the background: {e}"));
         }
     }
@@ -125,52 +140,5 @@ fn lowest_priority() {
             thread,
             BEST_EFFORT_LOWEST,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::Links;
-    use crate::store::Store;
-    use crate::tree::resource::Resource;
-
-    #[test]
-    fn the_dashboards_say_how_far_indexing_is_while_it_runs() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("calc.py"),
-            "def add(a, b):\n    return a + b\n",
-        )
-        .unwrap();
-        let store = Arc::new(Store::in_memory().unwrap());
-        let source = Source::new(dir.path(), "demo".into(), Links::new("/mnt/hs"), store, 500);
-        source.indexing.running.store(true, Ordering::Relaxed);
-        source.indexing.done.store(1234, Ordering::Relaxed);
-        source.indexing.total.store(3456, Ordering::Relaxed);
-        let root = source.root_part().unwrap();
-        assert!(
-            root.state
-                .contains(&"Source: indexing 1,234 of 3,456 modules".to_string())
-        );
-        let entry = source.entry(&[]).unwrap();
-        let said = "Source: indexing 1,234 of 3,456 modules in the background.";
-        assert!(
-            entry.about.iter().any(|line| line == said),
-            "{:?}",
-            entry.about
-        );
-
-        source.indexing.running.store(false, Ordering::Relaxed);
-        assert!(
-            !source
-                .root_part()
-                .unwrap()
-                .state
-                .iter()
-                .any(|l| l.contains("indexing"))
-        );
-        let entry = source.entry(&[]).unwrap();
-        assert!(!entry.about.iter().any(|line| line.contains("indexing")));
     }
 }

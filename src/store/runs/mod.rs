@@ -18,7 +18,7 @@
 mod postgres;
 mod sqlite;
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::row::{Row, size};
 use crate::testrun::junit::Problem;
@@ -97,14 +97,24 @@ pub trait RunRows {
     fn count_all(&self) -> Result<i64>;
 }
 
+/// What asking to start a run came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Begun {
+    /// The run of this number started.
+    Started(i64),
+    /// None started: the run of this number is running, and one runs at a time.
+    Running(i64),
+}
+
 /// The test runs of a store, whichever backend holds them: the rules of starting, ending
 /// and copying a run, over what each backend answers ([`RunRows`]).
 pub trait RunRecords: RunRows {
     /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
-    /// host); returns its number. Refused (busy) while another run of `checkout` is
-    /// running, naming it; a run that is over though stored as running (a daemon killed
-    /// mid-run) is closed as an error first, as `alive(run, pid)` tells. Call it inside a
-    /// write transaction, so that no other process starts one in between.
+    /// host): [`Begun::Started`] with its number; [`Begun::Running`] naming the run of
+    /// `checkout` that is running, while one is (only one runs at a time). A run that is
+    /// over though stored as running (a daemon killed mid-run) is closed as an error first,
+    /// as `alive(run, pid)` tells. Call it inside a write transaction, so that no other
+    /// process starts one in between.
     fn begin(
         &self,
         checkout: &str,
@@ -112,19 +122,15 @@ pub trait RunRecords: RunRows {
         started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
-    ) -> Result<i64> {
+    ) -> Result<Begun> {
         for (running, owner) in self.running(checkout)? {
             if alive(running, owner) {
-                return Err(Error::new(
-                    ErrorKind::Busy,
-                    format!(
-                        "test run {running} is still running; watch source/tests/runs/{running}/ and start another when it ends"
-                    ),
-                ));
+                return Ok(Begun::Running(running));
             }
             self.abandon(running, started)?;
         }
         self.start(checkout, command, started, pid)
+            .map(Begun::Started)
     }
 
     /// Closes run `id`, whose process is gone, as an error at `ended`, saying so in its
@@ -292,11 +298,16 @@ mod tests {
         started: Time,
         pid: u32,
         alive: &dyn Fn(i64, u32) -> bool,
-    ) -> Result<i64> {
-        store.change_records(|db| {
+    ) -> std::result::Result<i64, i64> {
+        let begun = store.change_records(|db| {
             db.runs()
                 .begin(checkout, "python3 -m pytest", started, pid, alive)
-        })
+        });
+        // Ok: the run started; Err: the one running.
+        match begun.unwrap() {
+            Begun::Started(id) => Ok(id),
+            Begun::Running(id) => Err(id),
+        }
     }
 
     fn at(text: &str) -> Time {
@@ -318,14 +329,7 @@ mod tests {
             let alive = |_, _| true;
             let first = begin(&store, HERE, at("2026-11-23T18:00:00Z"), 7, &alive).unwrap();
             let again = begin(&store, HERE, at("2026-11-23T18:00:01Z"), 7, &alive).unwrap_err();
-            assert_eq!(again.kind, ErrorKind::Busy);
-            assert!(
-                again
-                    .message
-                    .contains(&format!("source/tests/runs/{first}/")),
-                "{}",
-                again.message
-            );
+            assert_eq!(again, first, "refused, naming the run that runs");
             let outcome = Outcome {
                 status: Status::Failed,
                 report: Report {
@@ -508,7 +512,7 @@ mod tests {
             assert_eq!(ids(&store, THERE), [legacy]);
             assert_eq!(running(&store, THERE), [(legacy, 7)]);
             let refused = begin(&store, HERE, Time::from_unix(1), 8, &|_, _| true).unwrap_err();
-            assert_eq!(refused.kind, ErrorKind::Busy, "its process is alive");
+            assert_eq!(refused, legacy, "its process is alive");
             // Its process is gone: closed as an error, and the new run starts.
             let here = begin(&store, HERE, Time::from_unix(1), 8, &|run, pid| {
                 assert_eq!(run, legacy);

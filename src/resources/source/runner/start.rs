@@ -4,14 +4,15 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::model::TreePath;
 use crate::model::time::Time;
+use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::pytest_config::config_file;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;
 use crate::resources::source::runner::test_runs::{RUNS_HERE, carried_out};
 use crate::store;
+use crate::store::runs::Begun;
 use crate::testrun::run::Job;
 use crate::testrun::selector;
 use crate::tree::{access, lock};
@@ -101,7 +102,7 @@ impl Runner {
         // Held until the new run is among them, so that a run starting at the same time
         // on another thread sees it as carried out here.
         let mut here = lock(&RUNS_HERE);
-        let id = self.runs.store.change_records(|db| {
+        let begun = self.runs.store.change_records(|db| {
             let alive = |run: i64, pid: u32| carried_out(&here, run, pid);
             db.runs().begin(
                 &self.runs.checkout,
@@ -111,6 +112,19 @@ impl Runner {
                 &alive,
             )
         })?;
+        let id = match begun {
+            Begun::Started(id) => id,
+            Begun::Running(running) => {
+                return Err(Error::new(
+                    ErrorKind::Busy,
+                    format!(
+                        "test run {running} is still running; watch {}/ and start another \
+                         when it ends",
+                        tree_path_of([TESTS, "runs", &running.to_string()])
+                    ),
+                ));
+            }
+        };
         here.insert(id);
         drop(here);
         let over = move || {
@@ -118,7 +132,7 @@ impl Runner {
         };
         let store: Arc<store::Store> = self.runs.store.clone();
         let changes = self.runs.reporter();
-        let tests = TreePath::from_names(["source", TESTS]);
+        let tests = tree_path_of([TESTS]);
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {

@@ -3,16 +3,16 @@
 //! edit it), and the project's size. Counting modules walks the whole project: fine, as the
 //! dashboard is rendered once per change.
 
+use super::Views;
 use crate::model::names::ERRORS;
 use crate::model::{RootPart, Verb};
 use crate::render::thousands;
-use crate::resources::source::Source;
 use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::project::EntryKind;
 use crate::resources::source::runner::run_summary as summary;
 
-impl Source {
-    pub(super) fn dashboard_part(&self) -> RootPart {
+impl Views {
+    pub(in crate::resources::source) fn dashboard(&self) -> RootPart {
         let result = self.links.to("source/tests/runs/latest/result.md");
         let tests = match self.runner.newest_run() {
             None => "Tests: not run here yet.".to_string(),

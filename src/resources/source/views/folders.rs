@@ -1,0 +1,304 @@
+//! The views of `source/`'s folders: the project root (packages with one-line docstrings
+//! and counts, the subresources) and each package (modules with docstrings and sizes).
+//! Sizes are given before anyone reads a file, so an agent knows what a `cat` will cost.
+
+use std::path::Path;
+
+use super::Views;
+use super::contents::{
+    Contents, ContentsRow, DETAILED, about_module_at, docstring, private_about,
+    readable_by_its_readers,
+};
+use crate::model::count::{file_size, plural};
+use crate::model::{Entry, Function, Section};
+use crate::resources::source::config::CONFIG;
+use crate::resources::source::deps::DEPS;
+use crate::resources::source::own_names;
+use crate::resources::source::places::paths::spelled_at_top;
+use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
+
+impl Views {
+    pub(super) fn root(&self, here: &str) -> Entry {
+        let top = self.project.top_level();
+        let mut rows = Vec::new();
+        let mut example = self.main_package(&top).and_then(|dir| {
+            self.first_module(&dir.path)
+                .map(|m| format!("{}/{m}", spelled_at_top(&dir.name)))
+        });
+        for (n, entry) in top.iter().enumerate() {
+            if n >= DETAILED {
+                rows.push(ContentsRow::plain(
+                    self,
+                    &entry.name,
+                    entry.kind,
+                    &entry.path,
+                ));
+                continue;
+            }
+            match entry.kind {
+                EntryKind::Dir => {
+                    let init = entry.path.join("__init__.py");
+                    let doc = docstring(self, &init)
+                        .filter(|_| readable_by_its_readers(&init, &self.project.root));
+                    let about = match doc {
+                        Some(doc) => format!("{doc} ({})", Contents::of(self, &entry.path)),
+                        None => Contents::of(self, &entry.path).to_string(),
+                    };
+                    rows.push(
+                        ContentsRow::plain(self, &entry.name, entry.kind, &entry.path)
+                            .with_about(about),
+                    );
+                }
+                EntryKind::Module => {
+                    let about = match readable_by_its_readers(&entry.path, &self.project.root) {
+                        true => about_module_at(self, &entry.path).unwrap_or_default(),
+                        false => private_about(&entry.path),
+                    };
+                    rows.push(
+                        ContentsRow::plain(self, &entry.name, entry.kind, &entry.path)
+                            .with_about(about),
+                    );
+                    example.get_or_insert_with(|| entry.name.clone());
+                }
+                EntryKind::Data => {}
+            }
+        }
+        let example = example.unwrap_or_else(|| "<module>.py".into());
+        // `history.py`'s members are `.history/`, and its dotted names `history.<Symbol>.py`.
+        let stem = spelled_at_top(example.trim_end_matches(".py"));
+        let dotted = stem.trim_start_matches('.').replace('/', ".");
+        let layout = if self.project.code_roots.len() > 1 {
+            "src layout: packages under src/"
+        } else {
+            "packages at the top of the project"
+        };
+        let mut sections = vec![ContentsRow::section(
+            "Packages and modules",
+            rows,
+            "No Python packages or modules found in the project.",
+        )];
+        let test_dirs = self.project.test_dirs();
+        let tests = test_dirs.iter().map(|d| {
+            d.strip_prefix(&self.project.root)
+                .unwrap_or(d)
+                .display()
+                .to_string()
+        });
+        let mut subresources: Vec<String> = tests
+            .map(|t| {
+                format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")
+            })
+            .collect();
+        let homes = self.test_homes();
+        if subresources.is_empty() && homes.is_empty() {
+            subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
+        } else {
+            if subresources.is_empty() {
+                subresources.push(format!(
+                    "`{here}tests/` — the test runner; pytest finds the tests{homes}"
+                ));
+            }
+            let runs = self.links.to("source/tests/runs/");
+            subresources.push(match self.runner.last_run() {
+                Some(run) => format!("`{runs}` — last test run {run}"),
+                None => format!(
+                    "`{runs}` — no test run yet: `echo > {}` runs them",
+                    self.links.to("source/tests/run")
+                ),
+            });
+        }
+        // deps/ and config/ say themselves what pyproject.toml holds.
+        for name in [DEPS, CONFIG] {
+            if let Some(child) = self.quoted.iter().find(|c| c.name() == name)
+                && let Ok(summary) = child.summary()
+            {
+                subresources.push(format!("`{here}{name}/` — {summary}"));
+            }
+        }
+        let edits = self
+            .editor
+            .edits()
+            .newest(0)
+            .map(|(_, total)| total)
+            .unwrap_or(0);
+        subresources.push(format!(
+            "`{here}history/` — {edits} routed edit{} as diffs, with undo",
+            plural(edits)
+        ));
+        let check = if self.settings.kept().import_check {
+            "on"
+        } else {
+            "off"
+        };
+        subresources.push(format!("`{here}meta/` — settings: import check {check}"));
+        sections.push(Section {
+            heading: "Subresources".into(),
+            items: subresources,
+            empty: String::new(),
+            ..Section::default()
+        });
+        let mut entry = Entry {
+            title: format!("source — {} ({layout})", self.name),
+            about: vec![
+                "Every module `m.py` has `m/` with its classes and functions; every class `C.py` has `C/` with its methods. Files are exact source.".into(),
+            ],
+            functions: vec![
+                Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
+                Function::new(format!("ls {here}{stem}/"), "list a module's symbols", "one file per class and function"),
+                Function::new(format!("cat {here}{}/_entry.md", stem), "see a module's outline", "symbols with signatures and sizes"),
+                Function::new(format!("cat {here}{dotted}.<Symbol>.py"), "read by dotted path", "that symbol's exact source"),
+                Function::new(format!("cp fixed.py {here}{stem}/<Symbol>.py"), "replace one symbol", "the module rewritten; refused with line:column if invalid"),
+                Function::new(format!("cat {}", self.links.to("source/history/_entry.md")), "see what was edited", "every edit as a diff, with undo"),
+                Function::new(format!("cat \"{}\"", self.links.to("search/source:<query>")), "search the code", "`module:line: text` with symbol paths"),
+            ],
+            sections,
+            advanced: vec![
+                format!("`homespace render --project {} /source/<path>` prints any of these files without mounting.", self.project.root.display()),
+                "Dotted names work in every directory here but are not listed by `ls`.".into(),
+            ],
+        };
+        entry.about.extend(own_names::note(here, &top));
+        entry
+    }
+
+    pub(super) fn package(&self, disk: &Path, dotted: &str, here: &str) -> Entry {
+        let entries = self.project.list_dir(disk).unwrap_or_default();
+        let init = disk.join("__init__.py");
+        let doc = docstring(self, &init);
+        let mut rows = Vec::new();
+        for (n, entry) in entries.iter().enumerate() {
+            let plain = ContentsRow::plain(self, &entry.name, entry.kind, &entry.path);
+            if n >= DETAILED {
+                rows.push(plain);
+                continue;
+            }
+            let about = match entry.kind {
+                EntryKind::Dir => Contents::of(self, &entry.path).to_string(),
+                EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => {
+                    private_about(&entry.path)
+                }
+                EntryKind::Module => {
+                    about_module_at(self, &entry.path).unwrap_or_else(|e| e.message)
+                }
+                EntryKind::Data => {
+                    let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
+                    file_size(size)
+                }
+            };
+            rows.push(plain.with_about(about));
+        }
+        let example = entries
+            .iter()
+            .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+            .map(|e| e.name.clone())
+            .unwrap_or_else(|| "__init__.py".into());
+        let stem = example.trim_end_matches(".py");
+        let name = if dotted.is_empty() {
+            disk.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            dotted.to_string()
+        };
+        Entry {
+            title: format!(
+                "{name} — {} {}({})",
+                self.project.dir_kind(disk).label(),
+                doc.map(|d| format!("{d} ")).unwrap_or_default(),
+                Contents::among(self, &entries)
+            ),
+            functions: vec![
+                Function::new(
+                    format!("cat {here}{example}"),
+                    "read a module",
+                    "its exact source",
+                ),
+                Function::new(
+                    format!("ls {here}{stem}/"),
+                    "list its classes and functions",
+                    "one file per symbol",
+                ),
+                Function::new(
+                    format!("cat {here}{stem}/_entry.md"),
+                    "outline a module",
+                    "symbols with signatures and sizes",
+                ),
+                Function::new(
+                    format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
+                    "create a module",
+                    match (
+                        self.settings.kept().expose_new_modules,
+                        disk.join("__init__.py").is_file(),
+                    ) {
+                        (true, true) => {
+                            "the file, and `from . import newmod` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)"
+                        }
+                        _ => "the file",
+                    },
+                ),
+            ],
+            sections: vec![ContentsRow::section(
+                "Contents",
+                rows,
+                "This folder is empty.",
+            )],
+            ..Entry::default()
+        }
+    }
+
+    /// The package the examples show: the one named as the project is (`my-lib` is `my_lib`),
+    /// else the first regular package, else the first folder of Python — the project's own
+    /// code rather than its documentation's configuration.
+    fn main_package<'a>(&self, top: &'a [DiskEntry]) -> Option<&'a DiskEntry> {
+        let named = self.name.to_lowercase().replace(['-', '.'], "_");
+        top.iter()
+            .filter(|e| e.kind == EntryKind::Dir && self.first_module(&e.path).is_some())
+            .min_by_key(|e| {
+                (
+                    e.name.to_lowercase() != named,
+                    self.project.dir_kind(&e.path) != DirKind::Package,
+                )
+            })
+    }
+
+    /// A module of `dir` to show in examples: a public one (`version.py`) before a private
+    /// one (`_elffile.py`), never `__init__.py`.
+    fn first_module(&self, dir: &Path) -> Option<String> {
+        let modules: Vec<String> = self
+            .project
+            .list_dir(dir)
+            .ok()?
+            .into_iter()
+            .filter(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
+            .map(|e| e.name)
+            .collect();
+        let public = modules.iter().find(|m| !m.starts_with('_'));
+        public.or(modules.first()).cloned()
+    }
+
+    /// ` (toolz/tests/, …)`: the folders holding test modules of a project without a test
+    /// folder at its top, by path from the project's folder.
+    pub(super) fn test_homes(&self) -> String {
+        let mut homes: Vec<String> = Vec::new();
+        for file in self.project.python_files() {
+            if !self.project.pytest_collects(&file) {
+                continue;
+            }
+            let Some(dir) = file
+                .parent()
+                .and_then(|d| d.strip_prefix(&self.project.root).ok())
+            else {
+                continue;
+            };
+            let shown = format!("{}/", dir.display());
+            if !homes.contains(&shown) {
+                homes.push(shown);
+            }
+        }
+        match homes.len() {
+            0 => String::new(),
+            n if n > 3 => format!(" ({}, …)", homes[..3].join(", ")),
+            _ => format!(" ({})", homes.join(", ")),
+        }
+    }
+}

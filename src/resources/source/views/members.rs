@@ -1,0 +1,116 @@
+//! The view of a module's or a class's members: the symbol table (name, kind, signature,
+//! first docstring line, size) with the verbs that read and replace one symbol.
+
+use super::contents::module_about;
+use crate::model::count::plural;
+use crate::model::{Entry, Function};
+use crate::resources::source::modules::Module;
+use crate::resources::source::outline;
+
+/// The outline of `module`'s members under `parent` (the module itself when `None`);
+/// `file` is the module's path in the project, which line ranges refer to.
+pub(super) fn members(
+    module: &Module,
+    dotted: &str,
+    parent: Option<usize>,
+    here: &str,
+    file: &str,
+) -> Entry {
+    let parent_dir = here
+        .trim_end_matches('/')
+        .rsplit_once('/')
+        .map(|(p, _)| p)
+        .unwrap_or("");
+    let symbols = &module.index.symbols;
+    let qual = |index: usize| {
+        symbols
+            .get(index)
+            .map(|s| s.qualname.join("."))
+            .unwrap_or_default()
+    };
+    let name = match parent {
+        Some(index) => format!("{dotted}.{}", qual(index)),
+        None => dotted.to_string(),
+    };
+    let mut about = Vec::new();
+    if let Some(why) = &module.unreadable {
+        about.push(format!("**Cannot show symbols:** {why}"));
+    }
+    if !module.index.problems.is_empty() {
+        about.push(format!(
+            "**Syntax errors** ({}); symbols after the first one are not shown:",
+            module.index.problems.len()
+        ));
+        for problem in module.index.problems.iter().take(5) {
+            about.push(format!(
+                "- line {}, column {}: {}",
+                problem.line, problem.column, problem.message
+            ));
+        }
+    }
+    let title = match parent {
+        Some(index) => {
+            let symbol = &symbols[index];
+            let members = symbols.iter().filter(|s| s.parent == Some(index)).count();
+            format!(
+                "{name} — class{} at {file}:{}-{} ({members} member{}){}",
+                symbol.signature,
+                symbol.first_line,
+                symbol.first_line + symbol.lines.saturating_sub(1),
+                plural(members),
+                symbol
+                    .doc
+                    .as_ref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            )
+        }
+        // Without a docstring the counts follow the name: `attr._cmp (0 classes, ...)`.
+        None => match module_about(module) {
+            about if about.starts_with('(') => format!("{name} {about}"),
+            about => format!("{name} — {about}"),
+        },
+    };
+    if parent.is_none() {
+        about.insert(0, format!("Line ranges are of `{file}`."));
+    }
+    let verbatim: Vec<String> = symbols
+        .iter()
+        .filter(|s| s.parent == parent && !s.exact_dedent)
+        .map(|s| format!("`{}.py`", s.file_stem))
+        .collect();
+    if !verbatim.is_empty() {
+        about.push(format!(
+            "Not dedented, shown as they stand in the module (a line inside starts left of the \
+             `def`, so dedenting could not be undone): {}. Write them back indented the same way.",
+            verbatim.join(", ")
+        ));
+    }
+    // The example is the first member that ranks highest, so not a private helper.
+    let example = symbols
+        .iter()
+        .filter(|s| s.parent == parent)
+        .min_by_key(|s| outline::privacy(s.qualname.last().map_or("", String::as_str)))
+        .map(|s| s.file_stem.clone())
+        .unwrap_or_else(|| "<name>".into());
+    let source_file = match parent {
+        Some(index) => format!("{}.py", symbols[index].file_stem),
+        None => format!("{}.py", dotted.rsplit('.').next().unwrap_or(dotted)),
+    };
+    Entry {
+        title,
+        about,
+        functions: vec![
+            Function::new(format!("cat {here}{example}.py"), "read one symbol", "its exact source, dedented"),
+            Function::new(format!("cp fixed.py {here}{example}.py"), "replace it (sed -i, vim, echo > too)", "module rewritten, or refused with line:column"),
+            Function::new(format!("cp new.py {here}<name>.py"), "add symbols", if parent.is_some() { "appended to the class; a file may define several, <name> one of them" } else { "appended to the module; a file may define several, <name> one of them" }),
+            Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
+            Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
+        ],
+        sections: vec![outline::symbol_table(module, parent)],
+        advanced: vec![
+            "`name.py` is a name's first definition or, when overloaded, its implementation; the others (a setter, `@overload` stubs) are `name@2.py`, `name@3.py`.".into(),
+            "Symbol files start at the comment lines directly above the decorators and are dedented to column 0, docstrings too.".into(),
+        ],
+    }
+}

@@ -1,0 +1,201 @@
+//! The views `source/` generates, owned by [`Views`]: the entries of its folders
+//! (`folders.rs`, described by `contents.rs`), of modules and classes (`members.rs`), of
+//! `tests/`, the line `source/` shows in listings, and its part of the root dashboard
+//! (`dashboard.rs`). A view reads the project, never changes it.
+
+mod contents;
+mod dashboard;
+mod folders;
+mod members;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::model::count::plural;
+use crate::model::links::Links;
+use crate::model::{Child, Entry, Section};
+use crate::resources::source::changed_in;
+use crate::resources::source::edit::Editor;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::places::in_tree::tree_path_of;
+use crate::resources::source::places::paths::{Resolved, TESTS};
+use crate::resources::source::project::{EntryKind, Project};
+use crate::resources::source::runner::Runner;
+use crate::resources::source::settings::file::SettingsFile;
+use crate::resources::source::warm_up::Indexing;
+use crate::store::Store;
+use crate::tree::resource::Resource;
+use contents::readable_by_its_readers;
+
+/// What source/'s views read, each shared with the part of source/ that keeps it.
+pub(super) struct Views {
+    project: Arc<Project>,
+    modules: Arc<Modules>,
+    links: Links,
+    /// Which sessions changed a module, for its view.
+    store: Arc<Store>,
+    /// Its edits and the imports it knows to fail.
+    editor: Arc<Editor>,
+    runner: Arc<Runner>,
+    settings: Arc<SettingsFile>,
+    indexing: Arc<Indexing>,
+    /// The project's name.
+    name: String,
+    /// The resourcespaces whose summaries the root view quotes (deps/ and config/ among
+    /// them).
+    quoted: Vec<Arc<dyn Resource>>,
+}
+
+/// What [`Views`] is made of.
+pub(super) struct ViewsOf {
+    pub project: Arc<Project>,
+    pub modules: Arc<Modules>,
+    pub links: Links,
+    pub store: Arc<Store>,
+    pub editor: Arc<Editor>,
+    pub runner: Arc<Runner>,
+    pub settings: Arc<SettingsFile>,
+    pub indexing: Arc<Indexing>,
+    pub name: String,
+    pub quoted: Vec<Arc<dyn Resource>>,
+}
+
+impl Views {
+    pub(super) fn new(of: ViewsOf) -> Self {
+        let ViewsOf {
+            project,
+            modules,
+            links,
+            store,
+            editor,
+            runner,
+            settings,
+            indexing,
+            name,
+            quoted,
+        } = of;
+        Views {
+            project,
+            modules,
+            links,
+            store,
+            editor,
+            runner,
+            settings,
+            indexing,
+            name,
+            quoted,
+        }
+    }
+
+    /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`; the last test run
+    /// after it.
+    pub(super) fn state_line(&self) -> String {
+        let top = self.project.top_level();
+        let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
+        let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
+        let folders = self.project.test_dirs().len();
+        let last_run = self
+            .runner
+            .last_run()
+            .map(|run| format!("; last test run {run}"))
+            .unwrap_or_default();
+        format!(
+            "{}: {packages} top-level package{}, {modules} top-level module{}, {folders} test folder{}{last_run}",
+            self.name,
+            plural(packages),
+            plural(modules),
+            plural(folders)
+        )
+    }
+
+    /// The entry of the directory at `path` as listings spell it, resolved to `place`;
+    /// `listed` gives the members of `tests/`, which its entry shows.
+    pub(super) fn entry(
+        &self,
+        path: &[&str],
+        place: &Resolved,
+        listed: impl FnOnce() -> Result<Vec<Child>>,
+    ) -> Result<Entry> {
+        let mut entry = self.entry_of(path, place, listed)?;
+        if path == [TESTS] {
+            entry.functions.insert(0, self.runner.run_and_wait());
+            entry.about.push(self.runner.how_tests_run());
+        }
+        if path.is_empty()
+            && let Some(progress) = self.indexing.progress()
+        {
+            entry
+                .about
+                .push(format!("Source: {progress} in the background."));
+        }
+        Ok(entry)
+    }
+
+    fn entry_of(
+        &self,
+        path: &[&str],
+        place: &Resolved,
+        listed: impl FnOnce() -> Result<Vec<Child>>,
+    ) -> Result<Entry> {
+        let here = self.links.folder(&tree_path_of(path));
+        match place {
+            Resolved::Root => Ok(self.root(&here)),
+            Resolved::TestsRoot => Ok(Entry {
+                title: match self.project.test_dirs().len() {
+                    0 => format!(
+                        "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
+                        self.test_homes()
+                    ),
+                    n => format!("{} — {n} test folders", tree_path_of([TESTS])),
+                },
+                sections: vec![Section::children("Test folders", &listed()?, "")],
+                ..Entry::default()
+            }),
+            Resolved::Dir { disk, dotted } => Ok(self.package(disk, dotted, &here)),
+            Resolved::Members {
+                module,
+                dotted,
+                parent,
+                disk,
+                ..
+            } => {
+                let file = disk.strip_prefix(&self.project.root).unwrap_or(disk);
+                let file = file.display().to_string();
+                let mut entry = members::members(module, dotted, *parent, &here, &file);
+                if let Some(line) = changed_in::entry_line(&self.store, &self.links, &file) {
+                    entry.about.push(line);
+                }
+                if parent.is_none()
+                    && let Some(failure) = self.editor.known_import_failure(dotted)
+                {
+                    // The view is as private as the module; the exception may come from a more
+                    // private module it imports, whose text it must not quote.
+                    // A traceback cut to its last lines may name no file: unsure, not quoted.
+                    let quotable = !failure.files.is_empty()
+                        && failure
+                            .files
+                            .iter()
+                            .all(|quoted| readable_by_its_readers(quoted, disk));
+                    let failure = match quotable {
+                        true => failure.line,
+                        false => "raised in a module more private than this one (the daemon's \
+                                  log has it)"
+                            .to_string(),
+                    };
+                    entry.about.insert(
+                        0,
+                        format!(
+                            "**Import fails** as it did before the last edit: {failure}. Edits are \
+                             kept while they bring no new failure."
+                        ),
+                    );
+                }
+                Ok(entry)
+            }
+            _ => Ok(Entry::default()),
+        }
+    }
+}
