@@ -299,14 +299,14 @@ impl Resource for Source {
     }
 
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        if let Some(target) = self.places.link_at(path)? {
-            return Ok(target.into_bytes());
+        match self.places.named(path)? {
+            Named::ModuleDir(_) => Ok(links::link_target(path).into_bytes()),
+            Named::Walked(walked) => self.places.read_resolved(&walked.place, path),
         }
-        self.places.read_place(path)
     }
 
     fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let place = self.places.resolve(path)?;
+        let place = self.places.resolve_named(path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
         let shown = self.places.shown_as(path);
         let shown: Vec<&str> = match &shown {

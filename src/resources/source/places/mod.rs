@@ -18,6 +18,7 @@ use crate::model::links::Links;
 use crate::python::symbol_text;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::project::{EntryKind, Project};
+use crate::tree::glance::Memo;
 use paths::{RESERVED, Resolved, Walked};
 
 /// The longest symbol whose code a test's result and a search show beside its name.
@@ -29,6 +30,9 @@ pub(crate) struct Places {
     /// The parses that member paths walk into.
     modules: Arc<Modules>,
     links: Links,
+    /// The path last named in this request, and where it led: a lookup's `stat` and the
+    /// read that sizes the file, or a listing and its entry view, walk it once.
+    named_in_request: Memo<Vec<String>, Named>,
 }
 
 impl Places {
@@ -37,6 +41,7 @@ impl Places {
             project,
             modules,
             links,
+            named_in_request: Memo::default(),
         }
     }
 
@@ -62,16 +67,23 @@ impl Places {
         })
     }
 
+    /// The bytes of the file at `path`, exact (a module, a data file) or dedented (a
+    /// symbol).
     pub(crate) fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.resolve(path)? {
-            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(&disk)
+        self.read_resolved(&self.resolve(path)?, path)
+    }
+
+    /// The bytes of the file at `path`, which leads to `place`.
+    pub(crate) fn read_resolved(&self, place: &Resolved, path: &[&str]) -> Result<Vec<u8>> {
+        match place {
+            Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => std::fs::read(disk)
                 .map_err(|e| Error::internal(format!("{} cannot be read: {e}", disk.display()))),
             Resolved::Symbol { module, symbol, .. } => {
                 let text = module.text()?;
                 let symbol = module
                     .index
                     .symbols
-                    .get(symbol)
+                    .get(*symbol)
                     .ok_or_else(|| Error::not_found("the symbol is gone"))?;
                 Ok(symbol_text(text, symbol).into_bytes())
             }
@@ -95,6 +107,7 @@ impl Places {
 }
 
 /// What a path under `source/` names as its folder lists it.
+#[derive(Clone)]
 pub(crate) enum Named {
     /// A module's own directory (`pkg/mod` beside `pkg/mod.py`): a link in the listing, to
     /// the module at this file.
@@ -105,8 +118,14 @@ pub(crate) enum Named {
 
 impl Places {
     /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
-    /// both answers.
+    /// both answers; walked once per request.
     pub(crate) fn named(&self, path: &[&str]) -> Result<Named> {
+        let key = path.iter().map(|name| name.to_string()).collect();
+        let named = self.named_in_request.get(key, || self.walk_named(path))?;
+        Ok(Named::clone(&named))
+    }
+
+    fn walk_named(&self, path: &[&str]) -> Result<Named> {
         let Some((name, parent_path)) = path.split_last() else {
             return self.walk(path).map(Named::Walked);
         };
@@ -121,5 +140,59 @@ impl Places {
             self.walk_on(parent, &[name])?
         };
         Ok(Named::Walked(walked))
+    }
+
+    /// Where `path` leads: as [`Places::named`] says, or, for a module's own directory,
+    /// walked on into its members.
+    pub(crate) fn resolve_named(&self, path: &[&str]) -> Result<Resolved> {
+        match self.named(path)? {
+            Named::Walked(walked) => Ok(walked.place),
+            Named::ModuleDir(_) => self.resolve(path),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::source::testing::project_with;
+    use paths::WALKS;
+
+    fn walks_for(request: impl FnOnce()) -> usize {
+        let before = WALKS.with(|walks| walks.get());
+        request();
+        WALKS.with(|walks| walks.get()) - before
+    }
+
+    #[test]
+    fn a_request_that_names_a_path_twice_walks_it_once() {
+        let (_dir, root) = project_with(&[(
+            "ledger/accounts.py",
+            "class Account:\n    def debit(self, n):\n        return n\n",
+        )]);
+        let project = Arc::new(Project::open(&root));
+        let places = Places::new(project, Arc::default(), Links::new("/mnt/hs"));
+        let path = ["ledger", "accounts", "Account", "debit.py"];
+        let stat_then_read = || {
+            let Named::Walked(walked) = places.named(&path).unwrap() else {
+                panic!("a symbol file is walked");
+            };
+            let again = places.resolve_named(&path).unwrap();
+            let text = places.read_resolved(&again, &path).unwrap();
+            assert!(String::from_utf8(text).unwrap().starts_with("def debit"));
+            assert!(matches!(walked.place, Resolved::Symbol { .. }));
+        };
+        assert_eq!(walks_for(stat_then_read), 2, "outside a request, each asks");
+        let in_one_request = || {
+            let _request = crate::tree::glance::glance();
+            stat_then_read();
+        };
+        assert_eq!(walks_for(in_one_request), 1, "a stat and its read");
+        let two_paths = || {
+            let _request = crate::tree::glance::glance();
+            places.named(&path).unwrap();
+            places.named(&["ledger", "accounts.py"]).unwrap();
+        };
+        assert_eq!(walks_for(two_paths), 2, "each path walked for itself");
     }
 }

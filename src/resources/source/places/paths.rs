@@ -28,6 +28,12 @@ pub const TESTS: &str = "tests";
 /// file in the project's test folder, and would be shadowed once the runner exists.
 pub const RUNNER_NAMES: &[&str] = &["run", "runs"];
 
+#[cfg(test)]
+thread_local! {
+    /// How many walks from `source/` this thread began: what a request costs.
+    pub(crate) static WALKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// What a path under `source/` is.
 #[derive(Debug, Clone)]
 pub enum Resolved {
@@ -132,6 +138,8 @@ impl Places {
 
     /// `path` walked from `source/`.
     pub fn walk(&self, path: &[&str]) -> Result<Walked> {
+        #[cfg(test)]
+        WALKS.with(|walks| walks.set(walks.get() + 1));
         let root = Walked {
             place: Resolved::Root,
             aliased: false,
