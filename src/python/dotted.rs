@@ -2,6 +2,8 @@
 //! symbol's qualified name in its module (`Account.debit`), or both run together as a test
 //! names it (`ledger.accounts.Account.debit`). It borrows the parts from where they were
 //! parsed, so trying each prefix of a name while resolving it costs no allocation.
+//! [`DottedName`] owns its parts: the name a place in the project is imported by, kept
+//! with the place.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -49,6 +51,53 @@ impl<'a> Dotted<'a> {
     /// Where a module of this name lies under a code root, without `.py`: `a/b` for `a.b`.
     pub fn as_path(self) -> PathBuf {
         self.0.iter().collect()
+    }
+}
+
+/// A dotted Python name that owns its parts: a package's or module's (`ledger.accounts`),
+/// or none (a code root, a folder of tests that is no package).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct DottedName(Vec<String>);
+
+impl DottedName {
+    /// The name of parts `parts` (`["ledger", "io"]` is `ledger.io`).
+    pub fn of(parts: Vec<String>) -> Self {
+        DottedName(parts)
+    }
+
+    /// The name `name` inside this one (`ledger.io` inside `ledger`).
+    pub fn child(&self, name: &str) -> DottedName {
+        let mut parts = self.0.clone();
+        parts.push(name.to_string());
+        DottedName(parts)
+    }
+
+    /// Its parts, borrowed.
+    pub fn as_dotted(&self) -> Dotted<'_> {
+        Dotted(&self.0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Its last part (`io` of `ledger.io`).
+    pub fn last(&self) -> Option<&str> {
+        self.0.last().map(String::as_str)
+    }
+
+    /// The name it is inside (`ledger` of `ledger.io`); none for a one-part name.
+    pub fn parent(&self) -> Option<DottedName> {
+        match self.0.split_last() {
+            Some((_, parent)) if !parent.is_empty() => Some(DottedName(parent.to_vec())),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DottedName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_dotted().fmt(f)
     }
 }
 

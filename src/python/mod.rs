@@ -11,7 +11,7 @@
 //! parse/      the Ruff parser behind our own types (the only module that imports ruff_*):
 //!             mod.rs the outline and syntax errors, semantic.rs version and compile checks,
 //!             calls.rs what a line calls and what a module imports (a failure's suspects)
-//! dotted.rs   Dotted: a module's or symbol's dotted name in parts, borrowed
+//! dotted.rs   Dotted: a module's or symbol's dotted name in parts, borrowed (DottedName: owned)
 //! depth.rs    how deep a syntax tree can be, so that dropping it cannot overflow a stack
 //! index.rs    Symbol, SymbolKind, ModuleIndex, SyntaxProblem: the plain data handed out
 //! lines.rs    LineTable: where lines start, which line and column an offset is on
@@ -45,7 +45,7 @@ mod symbols;
 mod validate;
 mod venv;
 
-pub use dotted::Dotted;
+pub use dotted::{Dotted, DottedName};
 pub use indent::{reindent, symbol_text};
 pub use index::{ModuleIndex, Symbol, SymbolKind, SyntaxProblem};
 pub use parse::calls::{Import, LineCalls, imports, line_calls};

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
+use crate::python::DottedName;
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::ProjectChange;
 use crate::resources::source::edit::text::is_identifier;
@@ -33,7 +34,7 @@ impl Editor {
                      {name} at the top would be listed as source/.{name}/; name it otherwise"
                 )));
             }
-            Resolved::Root => (self.code_root(), String::new(), DirKind::Package),
+            Resolved::Root => (self.code_root(), DottedName::default(), DirKind::Package),
             Resolved::Dir { disk, dotted } => {
                 let kind = self.project.dir_kind(&disk);
                 (disk, dotted, kind)
@@ -98,10 +99,7 @@ impl Editor {
             return Ok(());
         }
         let init = folder.join(INIT);
-        let dotted = match dotted.is_empty() {
-            true => name.to_string(),
-            false => format!("{dotted}.{name}"),
-        };
+        let dotted = dotted.child(name);
         let made = ProjectChange::begin(self, &[&init]).and_then(|mut change| {
             change.write(&init, Vec::new(), format!("create package {dotted}"))?;
             change.commit()

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::count::one_or_many;
-use crate::python::{check_syntax, symbol_text};
+use crate::python::{DottedName, check_syntax, symbol_text};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::{ProjectChange, conflict};
 use crate::resources::source::edit::importers;
@@ -267,7 +267,13 @@ impl Editor {
                     .first()
                     .cloned()
                     .unwrap_or_else(|| self.project.root.clone());
-                self.create_file(&dir.join(name), "", name, content, &shown)
+                self.create_file(
+                    &dir.join(name),
+                    &DottedName::default(),
+                    name,
+                    content,
+                    &shown,
+                )
             }
             _ => Err(missing),
         }
@@ -277,7 +283,7 @@ impl Editor {
     fn create_file(
         &self,
         file: &Path,
-        package: &str,
+        package: &DottedName,
         name: &str,
         content: &[u8],
         shown: &str,
@@ -297,10 +303,9 @@ impl Editor {
             return change.commit();
         };
         let text = check_module_file(shown, content, self.target_version())?;
-        let dotted = match (package.is_empty(), stem) {
-            (_, "__init__") => package.to_string(),
-            (true, _) => stem.to_string(),
-            (false, _) => format!("{package}.{stem}"),
+        let dotted = match stem {
+            "__init__" => package.clone(),
+            _ => package.child(stem),
         };
         let init = file.with_file_name("__init__.py");
         let exposes = stem != "__init__"
@@ -318,7 +323,7 @@ impl Editor {
             let after = text::expose_module(&before, stem);
             change.write(&init, after, format!("expose {dotted} in {package}"))?;
         }
-        change.import_check(dotted);
+        change.import_check(dotted.to_string());
         change.commit()
     }
 
@@ -326,7 +331,7 @@ impl Editor {
         &self,
         shown: &str,
         file: &Path,
-        dotted: &str,
+        dotted: &DottedName,
         content: &[u8],
         base: Option<&[u8]>,
     ) -> Result<()> {
@@ -348,8 +353,8 @@ impl Editor {
             text,
         );
         change.write(file, text, format!("replace module {dotted}"))?;
-        change.import_check(dotted);
-        for importer in self.importers_of(dotted, file, &removed) {
+        change.import_check(dotted.to_string());
+        for importer in self.importers_of(&dotted.to_string(), file, &removed) {
             change.import_check(importer);
         }
         change.commit()
@@ -359,7 +364,7 @@ impl Editor {
         &self,
         shown: &str,
         file: &Path,
-        dotted: &str,
+        dotted: &DottedName,
         inner: &MemberPath,
         content: &[u8],
         base: Option<&[u8]>,
@@ -395,7 +400,7 @@ impl Editor {
     fn change_module(
         &self,
         file: &Path,
-        dotted: &str,
+        dotted: &DottedName,
         what: &str,
         edit: impl FnOnce(&Module, &str) -> Result<String>,
     ) -> Result<()> {
@@ -421,8 +426,8 @@ impl Editor {
         // A top-level name taken away may break the modules that import it: check them too.
         let removed = importers::removed_names(&module.index, &after);
         change.write(file, after, what)?;
-        change.import_check(dotted);
-        for importer in self.importers_of(dotted, file, &removed) {
+        change.import_check(dotted.to_string());
+        for importer in self.importers_of(&dotted.to_string(), file, &removed) {
             change.import_check(importer);
         }
         change.commit()
@@ -458,13 +463,13 @@ impl Editor {
 
     /// Delete a module file, and the `from . import name` that exposed it in its package's
     /// `__init__.py`; the package must still import afterwards, else both are restored.
-    fn remove_module(&self, file: &Path, dotted: &str) -> Result<()> {
+    fn remove_module(&self, file: &Path, dotted: &DottedName) -> Result<()> {
         let stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
         let init = file.with_file_name("__init__.py");
-        let package = dotted.rsplit_once('.').map(|(p, _)| p);
+        let package = dotted.parent();
         let unexposes = stem != "__init__" && init.is_file();
         let touched: &[&Path] = if unexposes { &[file, &init] } else { &[file] };
         let mut change = ProjectChange::begin(self, touched)?;
@@ -475,11 +480,14 @@ impl Editor {
             && let Some(after) =
                 text::unexpose_module(&String::from_utf8_lossy(change.existing(&init)?), &stem)
         {
-            let what = format!("stop importing {stem} in {}", package.unwrap_or_default());
+            let what = format!(
+                "stop importing {stem} in {}",
+                package.clone().unwrap_or_default()
+            );
             change.write(&init, after, what)?;
         }
         if let Some(package) = package {
-            change.import_check(package);
+            change.import_check(package.to_string());
         }
         change.commit()
     }

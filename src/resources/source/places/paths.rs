@@ -14,6 +14,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::model::TreePath;
 use crate::model::names::ENTRY;
+use crate::python::DottedName;
 use crate::resources::source::modules::Module;
 use crate::resources::source::places::Places;
 use crate::resources::source::places::member_path::MemberPath;
@@ -42,13 +43,13 @@ pub enum Resolved {
     /// `source/tests/` when the project has several test folders.
     TestsRoot,
     /// A package, namespace package, test folder or data folder.
-    Dir { disk: PathBuf, dotted: String },
+    Dir { disk: PathBuf, dotted: DottedName },
     /// A `.py` file: its exact source.
-    ModuleFile { disk: PathBuf, dotted: String },
+    ModuleFile { disk: PathBuf, dotted: DottedName },
     /// A module's or class's members (`accounts/`, `accounts/Account/`).
     Members {
         disk: PathBuf,
-        dotted: String,
+        dotted: DottedName,
         module: Arc<Module>,
         /// The class whose members these are (index into the module's symbols).
         parent: Option<usize>,
@@ -58,7 +59,7 @@ pub enum Resolved {
     /// One class, function or method: its exact source, dedented.
     Symbol {
         disk: PathBuf,
-        dotted: String,
+        dotted: DottedName,
         module: Arc<Module>,
         symbol: usize,
         /// The names walked inside the module (`["Account", "debit.py"]`).
@@ -222,7 +223,7 @@ impl Places {
                 // source/'s folders (see `spelled_at_top`), are `.deps` and `.history`.
                 let on_disk = project_name_of(name).unwrap_or(name);
                 for root in &self.project.code_roots {
-                    if let Some(next) = self.in_dir(root, "", on_disk, true)? {
+                    if let Some(next) = self.in_dir(root, &DottedName::default(), on_disk, true)? {
                         return Ok(Some(next));
                     }
                 }
@@ -295,11 +296,7 @@ impl Places {
             {
                 return Ok(Some(Resolved::ModuleFile {
                     disk: init,
-                    dotted: if dotted.is_empty() {
-                        stem.to_string()
-                    } else {
-                        format!("{dotted}.{stem}")
-                    },
+                    dotted: dotted.child(stem),
                 }));
             }
         }
@@ -317,7 +314,12 @@ impl Places {
     /// same place its own path leads, so a write lands in the module that defines it. One
     /// level only: what that module imports in turn is not followed, so an import cycle
     /// ends here.
-    fn reexported(&self, init: &Resolved, package: &str, name: &str) -> Result<Option<Resolved>> {
+    fn reexported(
+        &self,
+        init: &Resolved,
+        package: &DottedName,
+        name: &str,
+    ) -> Result<Option<Resolved>> {
         let Resolved::Members { module, .. } = init else {
             return Ok(None);
         };
@@ -327,7 +329,7 @@ impl Places {
         let (stem, suffix) = name
             .strip_suffix(".py")
             .map_or((name, ""), |stem| (stem, ".py"));
-        for (from, original) in reexports::origins(text, package, stem) {
+        for (from, original) in reexports::origins(text, &package.to_string(), stem) {
             let from: Vec<&str> = from.iter().map(String::as_str).collect();
             // A module outside the project (or gone) defines nothing here.
             let Ok(walked) = self.walk(&from) else {
@@ -352,16 +354,17 @@ impl Places {
     }
 
     /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).
-    fn in_dir(&self, dir: &Path, dotted: &str, name: &str, top: bool) -> Result<Option<Resolved>> {
+    fn in_dir(
+        &self,
+        dir: &Path,
+        dotted: &DottedName,
+        name: &str,
+        top: bool,
+    ) -> Result<Option<Resolved>> {
         let candidate = dir.join(name);
-        let child_dotted = |stem: &str| {
-            if stem == "__init__" {
-                dotted.to_string()
-            } else if dotted.is_empty() {
-                stem.to_string()
-            } else {
-                format!("{dotted}.{stem}")
-            }
+        let child_dotted = |stem: &str| match stem {
+            "__init__" => dotted.clone(),
+            _ => dotted.child(stem),
         };
         let module_name = format!("{name}.py");
         let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module_name]);

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::{Project, modified};
+use crate::python::DottedName;
 use crate::resources::source::pytest_config::{CONFIG_FILES, PytestConfig};
 
 /// Where the tests are, and the (file or folder, modification time) pairs it depends on.
@@ -108,18 +109,18 @@ impl Project {
     /// The dotted name pytest gives test folder `dir` in its modules' names: its path from
     /// the code root that holds it (`toolz.tests` for `toolz/tests/`, `testing` for a
     /// `testing/` at the top).
-    pub fn dotted_of_test_dir(&self, dir: &Path) -> String {
+    pub fn dotted_of_test_dir(&self, dir: &Path) -> DottedName {
         let rel = self
             .code_roots
             .iter()
             .filter_map(|r| dir.strip_prefix(r).ok())
             .min_by_key(|p| p.components().count())
             .unwrap_or(dir);
-        let names: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        names.join(".")
+        DottedName::of(
+            rel.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect(),
+        )
     }
 
     /// Find the test folders again at the next look: a folder was added or removed.

@@ -11,6 +11,7 @@ use super::contents::{
 };
 use crate::model::count::{file_size, plural};
 use crate::model::{Entry, Function, Section};
+use crate::python::DottedName;
 use crate::resources::source::config::CONFIG;
 use crate::resources::source::deps::DEPS;
 use crate::resources::source::own_names;
@@ -161,7 +162,7 @@ impl Views {
         entry
     }
 
-    pub(super) fn package(&self, disk: &Path, dotted: &str, here: &str) -> Entry {
+    pub(super) fn package(&self, disk: &Path, dotted: &DottedName, here: &str) -> Entry {
         let entries = self.project.list_dir(disk).unwrap_or_default();
         let init = disk.join("__init__.py");
         let doc = docstring(self, &init);

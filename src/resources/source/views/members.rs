@@ -4,6 +4,7 @@
 use super::contents::module_about;
 use crate::model::count::plural;
 use crate::model::{Entry, Function};
+use crate::python::DottedName;
 use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
 
@@ -11,7 +12,7 @@ use crate::resources::source::outline;
 /// `file` is the module's path in the project, which line ranges refer to.
 pub(super) fn members(
     module: &Module,
-    dotted: &str,
+    dotted: &DottedName,
     parent: Option<usize>,
     here: &str,
     file: &str,
@@ -95,7 +96,7 @@ pub(super) fn members(
         .unwrap_or_else(|| "<name>".into());
     let source_file = match parent {
         Some(index) => format!("{}.py", symbols[index].file_stem),
-        None => format!("{}.py", dotted.rsplit('.').next().unwrap_or(dotted)),
+        None => format!("{}.py", dotted.last().unwrap_or_default()),
     };
     Entry {
         title,

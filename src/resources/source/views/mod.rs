@@ -169,7 +169,7 @@ impl Views {
                     entry.about.push(line);
                 }
                 if parent.is_none()
-                    && let Some(failure) = self.editor.known_import_failure(dotted)
+                    && let Some(failure) = self.editor.known_import_failure(&dotted.to_string())
                 {
                     // The view is as private as the module; the exception may come from a more
                     // private module it imports, whose text it must not quote.
