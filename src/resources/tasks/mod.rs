@@ -15,8 +15,8 @@
 //! directory) — it is the directory that is generated.
 
 mod document;
+mod filters;
 mod problems;
-mod search;
 mod validate;
 mod views;
 
@@ -680,7 +680,7 @@ impl Edit for Tasks {
 
 impl Search for Tasks {
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total, note) = self.store.tasks(|c| search::search(c, query, limit))?;
+        let (found, total, note) = self.store.tasks(|c| filters::search(c, query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()
