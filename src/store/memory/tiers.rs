@@ -1,5 +1,5 @@
 //! The ranking rules of memory search that hold on every backend, above the search of one
-//! parsed query (`search.rs`), so both answer alike:
+//! parsed query (`bounded_search.rs`), so both answer alike:
 //!
 //! - **Every term first, then some.** A query of several words or phrases first selects
 //!   the entries and sessions holding all of them; when those do not fill the hits asked

@@ -12,8 +12,8 @@
 //! entries (`homespace-bench --only memory-store`), p50 for five hits on SQLite: a term in 5,000
 //! entries 5 ms, in 50,000 entries 7 ms, in every entry 37 ms.
 //!
-//! A `file:` keeps the entries of the sessions that changed the file (`files.rs`): with
-//! words, each of those sessions is searched in its own range (up to 64; past that the
+//! A `file:` keeps the entries of the sessions that changed the file (`session_files.rs`):
+//! with words, each of those sessions is searched in its own range (up to 64; past that the
 //! words' most recent matches are filtered by the store's table of changed files, in SQL),
 //! and a query of filters only scans those sessions alone rather than all of memory. At a
 //! million entries, a file five sessions changed: `file:` alone 1.2 ms p50 on SQLite,

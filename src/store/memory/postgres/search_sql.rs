@@ -1,5 +1,5 @@
-//! What memory search asks of PostgreSQL ([`SearchSql`]), over the `words` tsvector
-//! columns and their GIN indexes (`schema.sql`); `../search.rs` orders, bounds and notes
+//! What memory search asks of PostgreSQL ([`SearchSql`]), over the `words` tsvector columns
+//! and their GIN indexes (`schema.sql`); `../bounded_search.rs` orders, bounds and notes
 //! the answers, with the same bounds on every backend.
 //!
 //! The tsquery is built here from the parsed [`Phrase`]s, never from user text: each word
@@ -7,18 +7,19 @@
 //! lexeme, a phrase joins its words with `<->`, a prefix ends with `:*`, and all terms are
 //! joined with `&`; `to_tsquery('simple', ...)` then cuts and lowercases the lexemes as the
 //! `simple` configuration cut the stored text. Not `websearch_to_tsquery`: it has no prefix
-//! match (`migrat*` must find `migration`), and it would read `or` and `-` in user text
-//! as operators where every other backend reads words.
+//! match (`migrat*` must find `migration`), and it would read `or` and `-` in user text as
+//! operators where every other backend reads words.
 //!
 //! Matches are ranked by `ts_rank_cd` with SQLite's column weights (tags twice content,
 //! title twice summary), divided by the log of the length as bm25 favours shorter texts.
 //! The most recent matches are found with `ORDER BY id DESC LIMIT` (the planner walks the
 //! primary key backwards for a common word and reads the GIN index for a rare one); a lone
 //! word the statistics know as common is not counted: its count is their estimate
-//! (`search/estimate.rs`, [`ESTIMATED`]), and neither are several words, a phrase or a
+//! (`search_sql/estimate.rs`, [`ESTIMATED`]), and neither are several words, a phrase or a
 //! prefix the planner expects in more than twice as many entries (`estimate::PLANNED`):
-//! their count is the planner's estimate. Fewer are counted, and said as SQLite says them. `re:` is Rust's regex on bounded batches
-//! (`search/scan.rs`). Snippets are cut in Rust (`snippet.rs` says why not `ts_headline`).
+//! their count is the planner's estimate. Fewer are counted, and said as SQLite says them.
+//! `re:` is Rust's regex on bounded batches (`search_sql/scan.rs`). Snippets are cut in
+//! Rust (`snippet.rs` says why not `ts_headline`).
 //!
 //! Where PostgreSQL is slower than FTS5: a GIN index holds neither order nor counts, so the
 //! most recent matches of a word in a few percent of the entries are found by walking the
@@ -49,11 +50,11 @@ use crate::error::{Error, Result};
 use crate::model::Meta;
 use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
+use crate::store::memory::bounded_search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::dialect::{Filtered, Hit, Ranked, SearchSql, SessionText, Visit};
 use crate::store::memory::query::{Phrase, Query, RANK};
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::{excerpt, thousands};
-use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::span::Span;
 use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
