@@ -25,16 +25,14 @@
 //! most recent matches of a word in a few percent of the entries are found by walking the
 //! primary key backwards and testing each row (a word in 5% of them: 40,000 rows for
 //! 2,000 matches), and counting visits every match. Making the planner read such a word's
-//! matches from the GIN index instead was measured slower (48 ms to 360 ms for a word in
-//! 50,000 entries): reading visits a table page per match, walking one per ten rows.
+//! matches from the GIN index instead was measured several times slower: reading visits a
+//! table page per match, walking one per ten rows.
 //!
-//! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
-//! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
-//! entries 24 ms, in 5,000 63 ms, in 50,000 37 ms (estimated, not counted), in every entry
-//! 9 ms, a phrase in 50,000 80 ms (estimated by the planner; 440 ms when it was counted);
-//! but two words together in 20,000 entries 250 ms (below the planner's bound, counted),
-//! and a word in 5% of the entries with a channel filter 380 ms (its 10,000 most recent
-//! matches walked to).
+//! So the slowest queries here are those that must count or walk: several words together
+//! in fewer entries than the planner's bound (counted), and a word in a few percent of the
+//! entries with a filter (its `EXAMINE` most recent matches walked to). What the
+//! statistics or the planner estimate is not counted, which spares most of what a common
+//! word or phrase would cost (the README's figures, "Memory search").
 
 mod estimate;
 mod scan;
@@ -66,8 +64,8 @@ fn meta_tool() -> String {
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
-/// match (50,000 matches take 50 ms and more), where the estimate is sampled from 30,000
-/// rows (a word in 2% of them is known to within a few percent).
+/// match, where the estimate is sampled from 30,000 rows (a word in 2% of them is known to
+/// within a few percent).
 const ESTIMATED: usize = 10 * RANK;
 /// `ts_rank_cd` weights of the D, C, B and A labels: content, tags, summary, title.
 const WEIGHTS: &str = "'{0.5, 1.0, 0.5, 1.0}'";
