@@ -33,6 +33,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Entry;
+use crate::model::count::one_or_many;
 use crate::model::links::Links;
 use crate::model::time::Time;
 use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
@@ -600,11 +601,7 @@ impl Edit for Tasks {
                 return Err(Error::invalid(format!(
                     "cannot remove {}: {} on it; remove {:?} from their \"depends_on\" first: {}",
                     self.shown(path),
-                    if names.len() == 1 {
-                        "1 task depends"
-                    } else {
-                        "tasks depend"
-                    },
+                    one_or_many(names.len(), "1 task depends", "tasks depend"),
                     task.slug,
                     names.join(", ")
                 )));
