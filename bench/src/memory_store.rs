@@ -233,7 +233,8 @@ fn plans(url: &str) -> Result<(), String> {
     let mut client = postgres::Client::connect(url, postgres::NoTls)
         .map_err(|e| format!("cannot reach the store's database: {e}"))?;
     for word in ["everyword", "oneintwenty", "oneintwothousand", "w20000"] {
-        // The statement of the ranked matches (postgres/search.rs), with the word as a value.
+        // The statement of the ranked matches (postgres/search_sql.rs), with the word as a
+        // value.
         let sql = format!(
             "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
              SELECT id, ts_rank_cd('{{0.5, 1.0, 0.5, 1.0}}', words, to_tsquery('simple', '({word})'), 1)

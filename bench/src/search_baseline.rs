@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use homespace::render::budget::BUDGET_TOKENS;
 use homespace::render::thousands;
-use homespace::resources::search::SCOPED;
+use homespace::resources::search_results::SCOPED;
 use homespace::resources::source::project::Project;
 
 use super::search_total::mount_total;

@@ -73,7 +73,7 @@ const PROJECT_IDENTIFIERS: usize = 25;
 /// How many entries a task lasts (a long session moves from task to task).
 const TASK_SPAN: u64 = 500;
 /// Hits `search/memory:` asks the store for: the in-process timing does the same work.
-const SCOPED_HITS: usize = homespace::resources::search::SCOPED;
+const SCOPED_HITS: usize = homespace::resources::search_results::SCOPED;
 
 /// The corpus's shape for a number of entries; at 1,000,000, the one described above.
 pub(super) struct Scale {

@@ -4,7 +4,7 @@
 
 pub mod json;
 pub mod memory;
-pub mod search;
+pub mod search_results;
 pub mod source;
 pub mod tasks;
 
@@ -80,7 +80,7 @@ pub fn all(ctx: &Context) -> Resources {
         ),
     ];
     let areas = all.clone();
-    all.push(Arc::new(search::Search::new(
+    all.push(Arc::new(search_results::Search::new(
         areas,
         ctx.links.clone(),
         ctx.budget,

@@ -111,16 +111,17 @@ struct StackNeed {
     shallow_depth: usize,
 }
 
-/// Dropping the tree (and the iterative outline walks). The worst shapes measured need under
-/// 128 bytes per unit in debug builds (`deep_nesting_is_survived_on_a_small_stack`).
+/// Dropping the tree (and the iterative outline walks). The worst shapes measured
+/// (`deep_nesting_is_survived_on_a_small_stack`) need a small part of `per_level` in debug
+/// builds.
 const DROP: StackNeed = StackNeed {
     per_level: 1024,
     shallow_depth: 1_000,
 };
 /// The recursive semantic walk of [`validation_problems`] (the visitor and the checker on
 /// each node, then the drop). The worst shapes measured, chains of unary operators, `await`
-/// or `yield`, need up to 3 KiB per unit in debug builds; `validate.rs` runs them on a small
-/// stack. Trees up to 100 units deep stay on the caller's stack (300 KiB in debug builds).
+/// or `yield`, need most of `per_level` in debug builds; `validate.rs` runs them on a small
+/// stack. Trees up to `shallow_depth` units deep stay on the caller's stack.
 const WALK: StackNeed = StackNeed {
     per_level: 4096,
     shallow_depth: 100,

@@ -4,10 +4,10 @@
 //! turns around it), and recalled: `recall` and each session's `related.md` list
 //! the past sessions most like the latest one. Each part is a resourcespace of its own.
 
+mod changed_files;
 pub mod conversation;
 pub mod digest;
 pub mod document;
-mod files;
 pub mod follow;
 mod import;
 mod names;
@@ -72,7 +72,7 @@ impl Memory {
                 digest::SourcePlaces::of(project),
             )),
             Arc::new(tags::Tags::new(store.clone(), links.clone())),
-            Arc::new(files::Files::new(store.clone(), links.clone())),
+            Arc::new(changed_files::Files::new(store.clone(), links.clone())),
             Arc::new(import::Import::new(store.clone(), links.clone())),
         ];
         Memory {

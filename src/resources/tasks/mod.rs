@@ -15,8 +15,8 @@
 //! directory) — it is the directory that is generated.
 
 mod document;
+mod filters;
 mod problems;
-mod search;
 mod validate;
 mod views;
 
@@ -33,6 +33,7 @@ use std::time::SystemTime;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Entry;
+use crate::model::count::one_or_many;
 use crate::model::links::Links;
 use crate::model::time::Time;
 use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
@@ -600,11 +601,7 @@ impl Edit for Tasks {
                 return Err(Error::invalid(format!(
                     "cannot remove {}: {} on it; remove {:?} from their \"depends_on\" first: {}",
                     self.shown(path),
-                    if names.len() == 1 {
-                        "1 task depends"
-                    } else {
-                        "tasks depend"
-                    },
+                    one_or_many(names.len(), "1 task depends", "tasks depend"),
                     task.slug,
                     names.join(", ")
                 )));
@@ -680,7 +677,7 @@ impl Edit for Tasks {
 
 impl Search for Tasks {
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
-        let (found, total, note) = self.store.tasks(|c| search::search(c, query, limit))?;
+        let (found, total, note) = self.store.tasks(|c| filters::search(c, query, limit))?;
         Ok(Hits {
             hits: found
                 .iter()

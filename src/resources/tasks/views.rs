@@ -7,7 +7,7 @@
 //! more, the section heading says how many and where the rest are; headings survive pruning.
 
 use crate::error::Result;
-use crate::model::count::one_or_many;
+use crate::model::count::{one_or_many, plural};
 use crate::model::links::Links;
 use crate::model::{Child, Kind, RootPart, Verb};
 use crate::model::{Entry, Function, Section};
@@ -267,11 +267,7 @@ pub fn root_entry(conn: &dyn TaskRecords, links: &Links) -> Result<Entry> {
 
 /// `1 task`, `3 tasks`.
 pub fn count_of(n: usize) -> String {
-    if n == 1 {
-        "1 task".into()
-    } else {
-        format!("{n} tasks")
-    }
+    format!("{n} task{}", plural(n))
 }
 
 fn advanced(links: &Links, dir: &[&str]) -> Vec<String> {

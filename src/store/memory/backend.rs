@@ -1,7 +1,7 @@
 //! A backend of memory made whole: whatever answers the dialect's primitives
 //! ([`WriteSql`], [`SearchSql`], [`RelatedSql`], [`FilesSql`]) and the plain reads is a
 //! [`MemoryRecords`], its import, search and related sessions decided by the one algorithm
-//! above the dialects (`write.rs`, `search.rs`, `related.rs`).
+//! above the dialects (`write.rs`, `bounded_search.rs`, `related.rs`).
 
 use super::changed::{ChangedFile, FileOrder, FilePattern};
 use super::dialect::{FilesSql, RelatedSql, SearchSql, WriteSql};
@@ -13,7 +13,7 @@ use crate::model::transcript::{EntryRecord, SessionRecord};
 
 impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql + FilesSql> MemoryRecords for D {
     fn search(&self, query: &str, limit: usize) -> Result<Found> {
-        super::search::search(self, query, limit)
+        super::bounded_search::search(self, query, limit)
     }
 
     fn related(&self, session: i64, limit: usize) -> Result<Vec<(SessionRow, Vec<String>)>> {
@@ -57,7 +57,7 @@ impl<D: MemoryReads + WriteSql + SearchSql + RelatedSql + FilesSql> MemoryRecord
     }
 
     fn fill_changed_files(&self) -> Result<Option<usize>> {
-        super::files::backfill(self)
+        super::session_files::backfill(self)
     }
 
     fn bulk_load(&self, load: &mut dyn FnMut(&mut dyn Loader) -> Result<()>) -> Result<()> {

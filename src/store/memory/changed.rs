@@ -1,6 +1,6 @@
 //! The files sessions changed, as plain data: a `file:` pattern ([`FilePattern`]: what it
 //! matches, in code and in SQL) and a changed file as `memory/files/` lists it. How rows
-//! are noted and filled is `files.rs`; how each backend asks for them, its dialect.
+//! are noted and filled is `session_files.rs`; how each backend asks for them, its dialect.
 
 use crate::error::{Error, Result};
 use crate::model::time::Time;

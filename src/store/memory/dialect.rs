@@ -1,10 +1,10 @@
-//! What a backend of memory must answer — the SQL primitives, each a statement or a few
-//! in its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`). The import and merge
-//! rules (`write.rs`), the search orchestration (`search.rs`, `tiers.rs`), the
-//! related-session scoring (`related.rs`) and the files sessions changed (`files.rs`) are
-//! written once over them, and `backend.rs` makes every backend that answers them a
-//! `MemoryRecords`, so the backends cannot drift apart in what they decide, only in how
-//! they ask.
+//! What a backend of memory must answer — the SQL primitives, each a statement or a few in
+//! its own dialect (SQLite: `sqlite/`; PostgreSQL: `postgres/`). The import and merge rules
+//! (`write.rs`), the search orchestration (`bounded_search.rs`, `tiers.rs`), the
+//! related-session scoring (`related.rs`) and the files sessions changed
+//! (`session_files.rs`) are written once over them, and `backend.rs` makes every backend
+//! that answers them a `MemoryRecords`, so the backends cannot drift apart in what they
+//! decide, only in how they ask.
 //!
 //! Ranks a backend hands back are normalised so that higher is always better (SQLite's
 //! `bm25()` is negated; PostgreSQL's `ts_rank_cd` already is).
@@ -104,7 +104,7 @@ pub trait WriteSql {
     fn note_files(&self, rowid: i64, files: &[(String, Option<Time>)]) -> Result<()>;
 }
 
-/// The rows of the files sessions changed (`files.rs` decides what goes in them).
+/// The rows of the files sessions changed (`session_files.rs` decides what goes in them).
 pub trait FilesSql {
     /// Whether the files of the entries stored before the table existed are still to note.
     fn backfill_pending(&self) -> Result<bool>;
@@ -149,8 +149,8 @@ pub struct SessionText {
     pub summary: String,
 }
 
-/// The questions memory search asks of the full-text index; `search.rs` orders, bounds and
-/// notes the answers.
+/// The questions memory search asks of the full-text index; `bounded_search.rs` orders,
+/// bounds and notes the answers.
 pub trait SearchSql {
     /// Why `query` can match nothing here before asking (with the note to give, if any).
     fn unanswerable(&self, query: &Query) -> Option<Option<String>>;

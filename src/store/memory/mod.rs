@@ -8,17 +8,18 @@
 //! `postgres/`. What is decided, is decided here, once:
 //! - importing, merging and changing sessions and entries: `write.rs` (the checks of what
 //!   may be stored: `rules.rs`; a stored row read back: `stored.rs`);
-//! - search: `search.rs` over its query language `query.rs`, with the bounded scans of
-//!   `scan.rs` and the ranking rules (every word first, where sessions go) of `tiers.rs`;
+//! - search: `bounded_search.rs` over its query language `query.rs`, with the bounded scans
+//!   of `scan.rs` and the ranking rules (every word first, where sessions go) of
+//!   `tiers.rs`;
 //! - related sessions: `related.rs`, choosing words by `likeness.rs`;
-//! - the files each session changed (read off its tool calls by `touched.rs`): `files.rs`,
-//!   with its plain data (patterns, changed files) in `changed.rs`.
+//! - the files each session changed (read off its tool calls by `touched.rs`):
+//!   `session_files.rs`, with its plain data (patterns, changed files) in `changed.rs`.
 
 mod backend;
+mod bounded_search;
 pub mod changed;
 mod dialect;
 mod entry_number;
-pub mod files;
 mod likeness;
 mod postgres;
 mod query;
@@ -26,7 +27,7 @@ mod records;
 mod related;
 mod rules;
 mod scan;
-mod search;
+pub mod session_files;
 mod span;
 mod sqlite;
 mod stored;
@@ -46,7 +47,7 @@ pub use records::{
 };
 // The SQLite backend, for this folder's tests.
 #[cfg(test)]
-use {search::search, sqlite::import, write::append};
+use {bounded_search::search, sqlite::import, write::append};
 
 /// Migrations 4 to 6 for SQLite.
 pub(crate) use sqlite::{BULK_SCHEMA, KEYS_SCHEMA, SCHEMA};

@@ -8,10 +8,10 @@
 //! - filters: `channel:tool_call` (several: any of them), `tool:bash` (the entries calling
 //!   that tool or holding its result; several: any of them), `tag:x` (several: all of them),
 //!   `session:<id>`, `file:<path>` (the entries of the sessions that changed that file, or
-//!   with `file:ledger/` any file under that folder; see `files.rs`), `since:2026-11-01`, `until:2026-11-20` (days, both included; or
-//!   counted back from today in UTC: `since:7d`, `since:2w`, `until:1d`) and
-//!   `re:<regex>` (Rust regex syntax, size-limited); a filter's value may be quoted:
-//!   `re:"fn \w+"`.
+//!   with `file:ledger/` any file under that folder; see `session_files.rs`),
+//!   `since:2026-11-01`, `until:2026-11-20` (days, both included; or counted back from
+//!   today in UTC: `since:7d`, `since:2w`, `until:1d`) and `re:<regex>` (Rust regex syntax,
+//!   size-limited); a filter's value may be quoted: `re:"fn \w+"`.
 //!
 //! Like [`crate::store::fts`], user text never reaches FTS5 as syntax: every word is quoted
 //! and only letters and digits are kept, so `*`, `NEAR`, `-`, `(`, `:` are plain text. A query

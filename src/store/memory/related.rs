@@ -10,7 +10,7 @@
 //! 3. The words with the highest tf-idf weight are OR-ed and ranked: over session titles
 //!    and summaries, and over the [`WINDOW`] most recent matching entries, grouped by
 //!    session (each session's best [`BEST_ROWS`] entries count).
-//! 4. Sessions that changed a file this session changed (`files.rs`; its
+//! 4. Sessions that changed a file this session changed (`session_files.rs`; its
 //!    [`SHARED_FILES`] most recently changed files) weigh more: each such file adds
 //!    [`FILE_WEIGHT`] times the best score any session got from words (or 1 when no
 //!    session shares a word), so a session that edited the same code ranks with the best

@@ -1,5 +1,5 @@
 //! The ranking rules of memory search that hold on every backend, above the search of one
-//! parsed query (`search.rs`), so both answer alike:
+//! parsed query (`bounded_search.rs`), so both answer alike:
 //!
 //! - **Every term first, then some.** A query of several words or phrases first selects
 //!   the entries and sessions holding all of them; when those do not fill the hits asked
@@ -7,10 +7,8 @@
 //!   hold, which favours those holding more). So a query with one word too many still
 //!   ranks what it finds, and answers 0 only when no term matches. The second tier is only
 //!   searched when needed, which keeps a query whose first tier fills the page as fast as
-//!   before. Measured on a million generated entries (`homespace-bench --only memory-store`, p50 for ten hits): a
-//!   word in 200 entries beside one in none 1.5 ms on SQLite, 4 ms on PostgreSQL; a word in
-//!   50,000 beside one in none 11 ms and 176 ms (PostgreSQL counts every match of an OR);
-//!   a word in every entry beside two in none 39 ms and 51 ms.
+//!   before. When it is searched, a common word beside one that matches nothing costs most
+//!   on PostgreSQL, which counts every match of an OR.
 //! - **Sessions lead, then entries.** A session whose title or summary matches is the best
 //!   lead, but a list of sessions is not an answer: the best [`LEADS`] sessions take the
 //!   first and third places, the entries follow, and any other matching session comes after

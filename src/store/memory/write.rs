@@ -6,7 +6,7 @@
 //! and the counters follow the rows by each backend's triggers.
 //!
 //! Every batch of entries written also notes the files its tool calls changed
-//! (`files.rs`), whichever way it came.
+//! (`session_files.rs`), whichever way it came.
 //!
 //! Importing is idempotent: an entry is identified by its `key` within its session, and a
 //! key already stored is skipped, so importing a file twice, or a file that repeats the
@@ -241,7 +241,7 @@ fn insert_batch<D: WriteSql + ?Sized>(
         check_entry(entry)?;
     }
     let added = rows.add_entries(rowid, last, held, batch)?;
-    super::files::note(rows, rowid, batch)?;
+    super::session_files::note(rows, rowid, batch)?;
     Ok(added)
 }
 

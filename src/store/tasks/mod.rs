@@ -293,7 +293,7 @@ fn put_lists(rows: &(impl TaskRows + ?Sized), id: i64, fields: &Fields) -> Resul
 
 /// `filter` as a condition on the tasks `t`, a tag being the parameter `tag`. Statuses are
 /// written into it, not bound: with SQLite's STAT4 a bound value in an indexed WHERE makes
-/// the statement re-prepare on every run (20-60 µs per view query).
+/// the statement re-prepare on every run, a cost every view query would pay.
 fn condition(filter: Filter<'_>, tag: &str) -> String {
     match filter {
         Filter::Status(status) => format!("t.status = '{}'", status.as_str()),

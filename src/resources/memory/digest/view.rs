@@ -4,6 +4,7 @@
 //! extracted, and written so that `summary::check` takes it back as it is.
 
 use crate::model::Links;
+use crate::model::count::one_or_many;
 use crate::render::inert;
 use crate::resources::memory::names::entry_name;
 use crate::resources::memory::summary::{self, SECTIONS};
@@ -281,5 +282,5 @@ fn file_link(file: &str, places: &SourcePlaces, links: &Links) -> String {
 
 /// `1 file`, `2 files`.
 fn counted(n: usize, (one, many): (&str, &str)) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!("{n} {}", one_or_many(n, one, many))
 }

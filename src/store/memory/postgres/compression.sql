@@ -1,8 +1,9 @@
 -- Migration 16 of the store, PostgreSQL only: memory's long columns compressed with LZ4
 -- where the server was built with it (PostgreSQL 14+, `--with-lz4`, as Debian's and the
 -- official images are), else left to pglz. Compressing content and words with pglz took a
--- tenth of the server's time in `homespace import`; LZ4 is several times faster both ways,
--- for a little less compression. Values already stored keep theirs: reading takes either.
+-- large share of the server's time in `homespace import`; LZ4 is several times faster both
+-- ways, for a little less compression. Values already stored keep theirs: reading takes
+-- either.
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_settings

@@ -1,14 +1,15 @@
 //! The PostgreSQL dialect of memory: the schema (`schema.sql`) and the statements that
 //! answer what `../dialect.rs` asks on a transaction of the store — reads (`read.rs`), row
-//! changes (`write.rs`), bulk loads (`load.rs`), the files sessions changed (`files.rs`), the questions of search (`search.rs`) and
-//! of related sessions (`related.rs`), and an entry's words (`words.rs`). The tag index and
-//! every counter follow the rows by triggers; the words of each row are indexed by GIN.
+//! changes (`write.rs`), bulk loads (`load.rs`), the files sessions changed
+//! (`files_sql.rs`), the questions of search (`search_sql.rs`) and of related sessions
+//! (`related.rs`), and an entry's words (`words.rs`). The tag index and every counter
+//! follow the rows by triggers; the words of each row are indexed by GIN.
 
-mod files;
+mod files_sql;
 mod load;
 mod read;
 mod related;
-mod search;
+mod search_sql;
 mod words;
 mod write;
 

@@ -2,16 +2,16 @@
 //! ([`RelatedSql`]); `../related.rs` weighs the answers.
 //!
 //! Document frequencies come from PostgreSQL's statistics where they know the word
-//! (`search/estimate.rs`): one well above the cap is too common, one below is taken at its
-//! estimate, as counting either would visit thousands of rows. Only words rarer than every
-//! one the statistics keep are counted up to the cap (entries and sessions), in one
+//! (`search_sql/estimate.rs`): one well above the cap is too common, one below is taken at
+//! its estimate, as counting either would visit thousands of rows. Only words rarer than
+//! every one the statistics keep are counted up to the cap (entries and sessions), in one
 //! statement of one branch per word. Ranks are `ts_rank_cd` with the column weights of
-//! search (`search.rs`).
+//! search (`search_sql.rs`).
 
 use std::collections::BTreeSet;
 
 use super::read::column;
-use super::search::frequencies;
+use super::search_sql::frequencies;
 use crate::error::Result;
 use crate::store::memory::count;
 use crate::store::memory::dialect::{Held, Ranked, RelatedSql, Spread};
@@ -20,7 +20,7 @@ use crate::store::memory::related::any_of;
 use crate::store::memory::{entry_id_sql, session_of_sql, session_range};
 use crate::store::postgres::Tx;
 
-/// `ts_rank_cd` weights and normalization, as search ranks (`search.rs`).
+/// `ts_rank_cd` weights and normalization, as search ranks (`search_sql.rs`).
 const WEIGHTS: &str = "'{0.5, 1.0, 0.5, 1.0}'";
 const NORMALIZATION: i32 = 1;
 

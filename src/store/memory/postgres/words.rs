@@ -109,8 +109,8 @@ pub(super) fn indexed_text(text: &str) -> String {
 /// Every word is noted with its position, then the notes are sorted by word: a stable sort
 /// keeps each word's positions in order, and a run of equal words is one lexeme. This is
 /// the hot loop of an import on PostgreSQL; sorting short slices of one lowered copy of the
-/// text costs about half of what a map of owned lexemes did (a hash and, for each new
-/// lexeme, an allocation).
+/// text is cheaper than a map of owned lexemes was (a hash and, for each new lexeme,
+/// an allocation).
 fn cut_here(content: &str, tags: &str) -> Option<Words> {
     // Lowering ASCII letters moves no word boundary, and a word with any other letter is
     // left to the server below.

@@ -328,10 +328,10 @@ const BULK: usize = 100;
 /// ([`ASCII_LOWERED`]), and for a `bulk` batch, `work_mem` raised to 64 MiB and the GIN
 /// pending list's limit to 32 MiB for the rest of the transaction (`work_mem` never
 /// lowered). An insert moves the GIN index's pending list (4 MiB by default) into the index
-/// in steps of `work_mem` (4 MiB by default): fewer, larger steps cost a third less per
-/// entry; a longer list moved at once, another tenth of the server's time (each word's
-/// postings are merged once per move). A search meanwhile reads at most 32 MiB of pending
-/// words, and the load's end moves what is left (`compact_indexes`).
+/// in steps of `work_mem` (4 MiB by default): fewer, larger steps cost less per entry, and
+/// a longer list moved at once less again (each word's postings are merged once per move).
+/// A search meanwhile reads at most 32 MiB of pending words, and the load's end moves what
+/// is left (`compact_indexes`).
 fn before_batch(tx: &Tx<'_>, bulk: bool) -> Result<bool> {
     let row = tx.query_one(
         &format!(

@@ -1,7 +1,7 @@
 -- Migration 13 of the store: the files each memory session changed, one row per (session,
--- path) with the latest time it was changed (`../files.rs` reads them off the entries'
--- tool calls as they are written). Stores that already hold entries are filled once, after
--- this migration, by the backfill that `memory_backfills` asks for.
+-- path) with the latest time it was changed (`../session_files.rs` reads them off the
+-- entries' tool calls as they are written). Stores that already hold entries are filled
+-- once, after this migration, by the backfill that `memory_backfills` asks for.
 
 CREATE TABLE session_files (
     session INTEGER NOT NULL REFERENCES sessions (rowid) ON DELETE CASCADE,

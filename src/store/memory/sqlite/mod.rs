@@ -1,17 +1,17 @@
 //! The SQLite dialect of memory: the schema (`schema.sql`, tuned by `bulk.sql` and
 //! `keys.sql`) and the statements that answer what `../dialect.rs` asks — reads
-//! (`read.rs`), row changes (`write.rs`), bulk loads (`bulk.rs`), the files sessions changed (`files.rs`), the questions of search
-//! (`search.rs`) and of related sessions (`related.rs`) — each saying why its SQL is
-//! shaped as it is. The FTS5 tables are external-content indexes, and they, the tag index
-//! and every counter follow the rows by triggers, so no write can leave them out of step;
-//! a bulk load turns the entry trigger off for its own transaction and indexes in one
-//! pass before committing.
+//! (`read.rs`), row changes (`write.rs`), bulk loads (`bulk.rs`), the files sessions
+//! changed (`files_sql.rs`), the questions of search (`search_sql.rs`) and of related
+//! sessions (`related.rs`) — each saying why its SQL is shaped as it is. The FTS5 tables
+//! are external-content indexes, and they, the tag index and every counter follow the rows
+//! by triggers, so no write can leave them out of step; a bulk load turns the entry trigger
+//! off for its own transaction and indexes in one pass before committing.
 
 mod bulk;
-mod files;
+mod files_sql;
 mod read;
 mod related;
-mod search;
+mod search_sql;
 mod write;
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! What related-session scoring asks of SQLite's full-text indexes ([`RelatedSql`]);
 //! `../related.rs` weighs the answers. Document frequencies are capped counts: FTS5's
-//! `fts5vocab` table would count every match of a common word — 25 ms for a word in a
-//! million entries — where a capped count stops early. Ranks are `bm25()`, negated so that
-//! higher is better.
+//! `fts5vocab` table would count every match of a common word, however many entries hold
+//! it, where a capped count stops early. Ranks are `bm25()`, negated so that higher is
+//! better.
 
 use std::collections::BTreeSet;
 

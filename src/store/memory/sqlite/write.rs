@@ -16,7 +16,7 @@ use crate::store::memory::{entry_id_sql, session_range};
 impl WriteSql for Connection {
     /// Every statement that writes opens a savepoint, and FTS5 flushes its pending terms to
     /// a new index segment at each savepoint: inserting entry by entry writes (and then
-    /// merges) one segment per entry, half the speed of batches.
+    /// merges) one segment per entry, where a batch writes one.
     const BATCH: usize = 2_000;
     /// SQLite holds a statement's rows as it reads them: no bound on their bytes.
     const BATCH_BYTES: usize = usize::MAX;

@@ -1,6 +1,6 @@
 //! The files sessions changed, on PostgreSQL ([`FilesSql`]): SQLite's statements
-//! (`../sqlite/files.rs`) in PostgreSQL's words, text ordered by bytes (`COLLATE "C"`) and
-//! missing times last, as SQLite orders them.
+//! (`../sqlite/files_sql.rs`) in PostgreSQL's words, text ordered by bytes (`COLLATE "C"`)
+//! and missing times last, as SQLite orders them.
 
 use postgres::Row;
 use postgres::types::ToSql;

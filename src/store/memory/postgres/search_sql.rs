@@ -1,5 +1,5 @@
-//! What memory search asks of PostgreSQL ([`SearchSql`]), over the `words` tsvector
-//! columns and their GIN indexes (`schema.sql`); `../search.rs` orders, bounds and notes
+//! What memory search asks of PostgreSQL ([`SearchSql`]), over the `words` tsvector columns
+//! and their GIN indexes (`schema.sql`); `../bounded_search.rs` orders, bounds and notes
 //! the answers, with the same bounds on every backend.
 //!
 //! The tsquery is built here from the parsed [`Phrase`]s, never from user text: each word
@@ -7,33 +7,32 @@
 //! lexeme, a phrase joins its words with `<->`, a prefix ends with `:*`, and all terms are
 //! joined with `&`; `to_tsquery('simple', ...)` then cuts and lowercases the lexemes as the
 //! `simple` configuration cut the stored text. Not `websearch_to_tsquery`: it has no prefix
-//! match (`migrat*` must find `migration`), and it would read `or` and `-` in user text
-//! as operators where every other backend reads words.
+//! match (`migrat*` must find `migration`), and it would read `or` and `-` in user text as
+//! operators where every other backend reads words.
 //!
 //! Matches are ranked by `ts_rank_cd` with SQLite's column weights (tags twice content,
 //! title twice summary), divided by the log of the length as bm25 favours shorter texts.
 //! The most recent matches are found with `ORDER BY id DESC LIMIT` (the planner walks the
 //! primary key backwards for a common word and reads the GIN index for a rare one); a lone
 //! word the statistics know as common is not counted: its count is their estimate
-//! (`search/estimate.rs`, [`ESTIMATED`]), and neither are several words, a phrase or a
+//! (`search_sql/estimate.rs`, [`ESTIMATED`]), and neither are several words, a phrase or a
 //! prefix the planner expects in more than twice as many entries (`estimate::PLANNED`):
-//! their count is the planner's estimate. Fewer are counted, and said as SQLite says them. `re:` is Rust's regex on bounded batches
-//! (`search/scan.rs`). Snippets are cut in Rust (`snippet.rs` says why not `ts_headline`).
+//! their count is the planner's estimate. Fewer are counted, and said as SQLite says them.
+//! `re:` is Rust's regex on bounded batches (`search_sql/scan.rs`). Snippets are cut in
+//! Rust (`snippet.rs` says why not `ts_headline`).
 //!
 //! Where PostgreSQL is slower than FTS5: a GIN index holds neither order nor counts, so the
 //! most recent matches of a word in a few percent of the entries are found by walking the
 //! primary key backwards and testing each row (a word in 5% of them: 40,000 rows for
 //! 2,000 matches), and counting visits every match. Making the planner read such a word's
-//! matches from the GIN index instead was measured slower (48 ms to 360 ms for a word in
-//! 50,000 entries): reading visits a table page per match, walking one per ten rows.
+//! matches from the GIN index instead was measured several times slower: reading visits a
+//! table page per match, walking one per ten rows.
 //!
-//! Measured on a million generated entries (`homespace-bench --only memory-store`, PostgreSQL 15
-//! with default settings, on a busy 2-core machine), p50 for five hits: a word in 200
-//! entries 24 ms, in 5,000 63 ms, in 50,000 37 ms (estimated, not counted), in every entry
-//! 9 ms, a phrase in 50,000 80 ms (estimated by the planner; 440 ms when it was counted);
-//! but two words together in 20,000 entries 250 ms (below the planner's bound, counted),
-//! and a word in 5% of the entries with a channel filter 380 ms (its 10,000 most recent
-//! matches walked to).
+//! So the slowest queries here are those that must count or walk: several words together
+//! in fewer entries than the planner's bound (counted), and a word in a few percent of the
+//! entries with a filter (its `EXAMINE` most recent matches walked to). What the
+//! statistics or the planner estimate is not counted, which spares most of what a common
+//! word or phrase would cost (the README's figures, "Memory search").
 
 mod estimate;
 mod scan;
@@ -49,11 +48,11 @@ use crate::error::{Error, Result};
 use crate::model::Meta;
 use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
+use crate::store::memory::bounded_search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::dialect::{Filtered, Hit, Ranked, SearchSql, SessionText, Visit};
 use crate::store::memory::query::{Phrase, Query, RANK};
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::{excerpt, thousands};
-use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::span::Span;
 use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
@@ -65,8 +64,8 @@ fn meta_tool() -> String {
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
-/// match (50,000 matches take 50 ms and more), where the estimate is sampled from 30,000
-/// rows (a word in 2% of them is known to within a few percent).
+/// match, where the estimate is sampled from 30,000 rows (a word in 2% of them is known to
+/// within a few percent).
 const ESTIMATED: usize = 10 * RANK;
 /// `ts_rank_cd` weights of the D, C, B and A labels: content, tags, summary, title.
 const WEIGHTS: &str = "'{0.5, 1.0, 0.5, 1.0}'";

@@ -1,8 +1,8 @@
-//! What memory search asks of SQLite's FTS5 indexes ([`SearchSql`]); `../search.rs` orders,
-//! bounds and notes the answers. Words go to FTS5 quoted, never as syntax (the expression
-//! `query.rs` builds), and are ranked by `bm25()`, negated so that higher is better, with
-//! column weights saying a word in a tag or a title says more than one in a long text.
-//! Snippets are FTS5's own.
+//! What memory search asks of SQLite's FTS5 indexes ([`SearchSql`]); `../bounded_search.rs`
+//! orders, bounds and notes the answers. Words go to FTS5 quoted, never as syntax (the
+//! expression `query.rs` builds), and are ranked by `bm25()`, negated so that higher is
+//! better, with column weights saying a word in a tag or a title says more than one in a
+//! long text. Snippets are FTS5's own.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -13,13 +13,13 @@ use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use crate::error::Result;
 use crate::model::Meta;
 use crate::model::transcript::Channel;
+use crate::store::memory::bounded_search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::dialect::{
     Filtered, Hit, Ranked, ScanRow, SearchSql, SessionText, Visit,
 };
 use crate::store::memory::query::Query;
 use crate::store::memory::records::MemoryHit;
 use crate::store::memory::scan::excerpt;
-use crate::store::memory::search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::span::Span;
 use crate::store::memory::stored::channel_of;
 use crate::store::memory::{count, split_entry_id, width};

@@ -3,21 +3,20 @@
 //! the questions each index answers ([`SearchSql`]).
 //!
 //! Words go to the full-text index (never as syntax) and are ranked by it. Ranking costs
-//! about a microsecond per match, and counting visits matches, so very common terms are
-//! bounded: only the [`RANK`] most recent matches are ranked, matches are counted up to
-//! [`COUNT_CAP`] (or estimated, where a backend's statistics know the word as common), and
-//! filters the index cannot check (channel, tag, days) are checked on the [`EXAMINE`] most
-//! recent matches — each time the note says so. Queries without words (filters only, `re:`
-//! only) are bounded scans (`scan.rs`), newest first. Measured on a million generated
-//! entries (`homespace-bench --only memory-store`), p50 for five hits on SQLite: a term in 5,000
-//! entries 5 ms, in 50,000 entries 7 ms, in every entry 37 ms.
+//! time for every match ranked, and counting visits every match counted, so very common
+//! terms are bounded: only the [`RANK`] most recent matches are ranked, matches are counted
+//! up to [`COUNT_CAP`] (or estimated, where a backend's statistics know the word as
+//! common), and filters the index cannot check (channel, tag, days) are checked on the
+//! [`EXAMINE`] most recent matches — each time the note says so. Queries without words
+//! (filters only, `re:` only) are bounded scans (`scan.rs`), newest first. So a word in
+//! every entry costs a bounded time, not one that grows with its matches (the README's
+//! figures, "Memory search").
 //!
-//! A `file:` keeps the entries of the sessions that changed the file (`files.rs`): with
-//! words, each of those sessions is searched in its own range (up to 64; past that the
+//! A `file:` keeps the entries of the sessions that changed the file (`session_files.rs`):
+//! with words, each of those sessions is searched in its own range (up to 64; past that the
 //! words' most recent matches are filtered by the store's table of changed files, in SQL),
-//! and a query of filters only scans those sessions alone rather than all of memory. At a
-//! million entries, a file five sessions changed: `file:` alone 1.2 ms p50 on SQLite,
-//! `oneintwenty file:` 5 ms (`oneintwenty` alone 3 ms).
+//! and a query of filters only scans those sessions alone rather than all of memory: a
+//! `file:` beside words costs about what the words cost alone.
 //!
 //! Session titles and summaries match too (`seq: None` hits). Which tier of words comes
 //! first and where sessions go among entries is decided in `tiers.rs`; this file answers

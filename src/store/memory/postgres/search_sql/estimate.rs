@@ -3,12 +3,11 @@
 //! known to be "too many".
 //!
 //! Counting matches costs a visit to each matching row (a GIN index holds no counts and no
-//! order): a word in half of a million entries takes 100 ms or more to count up to
-//! 100,000 (SQLite's FTS5 reads the same from its index in a few milliseconds). `ANALYZE`
-//! (run by `compact` after a bulk load, and by autovacuum) keeps the frequency of each of
-//! the most common lexemes of `entries.words` (`pg_stats.most_common_elems`: 10,000 of them,
-//! sampled from 300,000 rows, by migration 17): a word estimated far above a bound is above
-//! it.
+//! order), so a word in half of the entries is slow to count, where SQLite's FTS5 reads the
+//! same from its index. `ANALYZE` (run by `compact` after a bulk load, and by autovacuum)
+//! keeps the frequency of each of the most common lexemes of `entries.words`
+//! (`pg_stats.most_common_elems`: 10,000 of them, sampled from 300,000 rows, by migration
+//! 17): a word estimated far above a bound is above it.
 
 use super::{ESTIMATED, Values};
 use crate::error::{Error, Result};
@@ -16,10 +15,10 @@ use crate::store::memory::span::Span;
 use crate::store::postgres::Tx;
 
 /// Past this many matches by the planner's estimate, several words, a phrase, a prefix or a
-/// word within one session are not counted: counting visits every match (a phrase in 50,000
-/// entries of a million, 380 ms), where the planner's estimate costs a plan. Twice the lone
-/// word's bound, as the planner's estimate for several words (each word's frequency, taken
-/// as independent) is coarser than the statistics' frequency of one.
+/// word within one session are not counted: counting visits every match, where the
+/// planner's estimate costs a plan. Twice the lone word's bound, as the planner's estimate
+/// for several words (each word's frequency, taken as independent) is coarser than the
+/// statistics' frequency of one.
 pub(in crate::store::memory::postgres) const PLANNED: usize = 2 * ESTIMATED;
 
 /// What the statistics say about some words.

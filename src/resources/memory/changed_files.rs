@@ -1,9 +1,9 @@
 //! `memory/files/`: the code seen from memory — which past sessions changed which files.
 //! `files/` itself lists the files changed most recently and by the most sessions;
 //! `files/<project path>/` (a file, or a folder: every part of a path is a directory) lists
-//! every session that changed it, newest change first, and the paths under it. The rows
-//! are the store's ([`crate::store::memory::files`]); paths are relative to each session's
-//! folder, so a project path names the file whichever session changed it.
+//! every session that changed it, newest change first, and the paths under it. The rows are
+//! the store's ([`crate::store::memory::session_files`]); paths are relative to each
+//! session's folder, so a project path names the file whichever session changed it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
