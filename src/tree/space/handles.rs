@@ -22,10 +22,10 @@ use crate::tree::resource::ResourceExt;
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, is_a_dir};
 
-/// The size from which a reader of an exact project file is handed the file itself.
-/// Measured: registering the backing file costs more than a whole read of a small file
-/// from the page cache (212 against 142 µs per `cat` of a 3.5 KiB module); a large one
-/// read cold saves a request per 128 KiB.
+/// The size from which a reader of an exact project file is handed the file itself:
+/// registering the backing file costs more than reading a small file whole from the page
+/// cache, while a large one read cold saves a request per readahead window (the README's
+/// figures, under "Caching").
 const PASSTHROUGH_FROM: usize = 128 * 1024;
 
 /// An open done, or to be done once the content is final.
@@ -248,8 +248,9 @@ impl Space {
             && let Some(file) = &at.node.file
         {
             // Only the range asked for: a recursive grep reads every file of the project
-            // once, and a whole copy (kept, fingerprinted) of each cost it 4x the disk's
-            // pace. Its stat gives size and time from the file, so nothing needs the print.
+            // once, and a whole copy (kept, fingerprinted) of each would hold it far below
+            // the disk's pace. Its stat gives size and time from the file, so nothing needs
+            // the print.
             if offset == 0 {
                 resource.opened(rest);
             }
