@@ -27,7 +27,8 @@ pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
 pub use space::{
-    Attr, CHANGES_AT_ONCE, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, Space, StoreVersion,
+    Attr, AttrRequest, CHANGES_AT_ONCE, FlushRequest, LookupRequest, OpenRequest, OpenWait, Opened,
+    Paging, ProjectInfo, ReadDirRequest, ReadRequest, SetattrRequest, Space, StoreVersion,
 };
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

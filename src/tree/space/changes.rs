@@ -81,7 +81,7 @@ impl Space {
                 append: false,
             };
             let fh = self
-                .open_for(OpenRequest::new(attr.ino, truncate, caller))?
+                .open(OpenRequest::new(attr.ino, truncate, caller))?
                 .fh()?;
             return Ok((attr, fh));
         }

@@ -5,7 +5,8 @@
 //! path leads (`route.rs`), what it holds (`views.rs`), its attributes and listings
 //! (`attrs.rs`), open files and their handles (`handles.rs`), changes (`changes.rs`,
 //! `modes.rs`), what a change reaches (`invalidation.rs`), failures (`failures.rs`) and
-//! what their messages may quote (`quoted.rs`). Nothing here knows about FUSE.
+//! what their messages may quote (`quoted.rs`); what the kernel tells of each request is in
+//! `requests.rs`. Nothing here knows about FUSE.
 
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -36,14 +37,19 @@ mod handles;
 mod invalidation;
 mod modes;
 mod quoted;
+mod requests;
 mod route;
 #[cfg(test)]
 mod tests;
 mod views;
 
-pub use handles::{OpenRequest, OpenWait, Opened, Paging};
+pub use handles::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub(crate) use quoted::named_files;
+pub use requests::{
+    AttrRequest, FlushRequest, LookupRequest, OpenRequest, OpenWait, ReadDirRequest, ReadRequest,
+    SetattrRequest,
+};
 
 /// What the root dashboard says about the project.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,10 @@ use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
-use crate::tree::{OpenFlags, OpenRequest, Opened, ProjectInfo, Space, guarded, lock};
+use crate::tree::{
+    AttrRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags, OpenRequest, Opened,
+    ProjectInfo, ReadDirRequest, ReadRequest, SetattrRequest, Space, guarded, lock,
+};
 
 /// The mount's owner: this process's user, as the tests call in-process.
 fn me() -> Caller {
@@ -165,16 +168,26 @@ const WRITE: OpenFlags = OpenFlags {
 };
 
 fn dir(space: &Space) -> Ino {
-    space.lookup(ROOT, "notes").unwrap().ino
+    space.lookup(LookupRequest::new(ROOT, "notes")).unwrap().ino
 }
 
 #[test]
 fn a_view_over_the_clock_is_never_kept_by_the_kernel() {
     let (space, _) = space();
     let notes = dir(&space);
-    assert!(space.lookup(notes, "a.txt").unwrap().cacheable);
+    assert!(
+        space
+            .lookup(LookupRequest::new(notes, "a.txt"))
+            .unwrap()
+            .cacheable
+    );
     // No change announces midnight: what `since:7d` finds must be asked for every time.
-    assert!(!space.lookup(notes, "this-week").unwrap().cacheable);
+    assert!(
+        !space
+            .lookup(LookupRequest::new(notes, "this-week"))
+            .unwrap()
+            .cacheable
+    );
 }
 
 #[test]
@@ -190,7 +203,7 @@ fn echo_into_a_new_file_saves_at_close() {
         notes.read(&["b.txt"]).is_err(),
         "nothing is saved before close"
     );
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(notes.read(&["b.txt"]).unwrap(), b"hello world\n");
 }
@@ -198,10 +211,16 @@ fn echo_into_a_new_file_saves_at_close() {
 #[test]
 fn a_rejected_write_keeps_the_old_content_and_says_why() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
     space.write(fh, 0, b"this is bad").unwrap();
-    let error = space.flush(fh).unwrap_err();
+    let error = space.flush(FlushRequest::new(fh)).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     space.release(fh);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -222,12 +241,18 @@ fn a_new_document_that_is_rejected_vanishes() {
         .create(dir(&space), "c.txt", false, me(), 0o644)
         .unwrap();
     assert!(
-        space.lookup(dir(&space), "c.txt").is_ok(),
+        space
+            .lookup(LookupRequest::new(dir(&space), "c.txt"))
+            .is_ok(),
         "visible while being written"
     );
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    assert!(space.lookup(dir(&space), "c.txt").is_err());
+    assert!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "c.txt"))
+            .is_err()
+    );
     assert!(notes.read(&["c.txt"]).is_err());
     let log = space.errors.newest_first();
     assert!(
@@ -241,11 +266,17 @@ fn a_new_document_that_is_rejected_vanishes() {
 fn a_shell_closing_a_duplicate_before_writing_saves_once() {
     // bash: open(O_CREAT|O_TRUNC), dup2 to stdout, close the original, write, close.
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
-    space.flush(fh).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.write(fh, 0, b"replaced\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"replaced\n");
     assert!(
@@ -258,9 +289,15 @@ fn a_shell_closing_a_duplicate_before_writing_saves_once() {
 #[test]
 fn truncating_to_empty_without_writing_is_validated_at_release() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
-    space.flush(fh).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -282,7 +319,7 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
         .create(notes_dir, "sedX1y2Z3", true, me(), 0o644)
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -294,7 +331,9 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
         .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
     assert!(
-        space.lookup(notes_dir, "sedX1y2Z3").is_err(),
+        space
+            .lookup(LookupRequest::new(notes_dir, "sedX1y2Z3"))
+            .is_err(),
         "the temp file is gone"
     );
 }
@@ -307,7 +346,7 @@ fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
         .create(notes_dir, "sedAAAAAA", true, me(), 0o644)
         .unwrap();
     space.write(fh, 0, b"bad\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     let error = space
         .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false, me())
@@ -346,15 +385,15 @@ fn vim_backup_by_rename_keeps_the_document() {
         .create(notes_dir, "a.txt", false, me(), 0o644)
         .unwrap();
     space.write(fh, 0, b"edited\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     space.remove(notes_dir, "a.txt~", false, me()).unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
     let names: Vec<String> = space
-        .readdir(notes_dir)
+        .read_dir(ReadDirRequest::new(notes_dir))
         .unwrap()
         .into_iter()
-        .map(|e| e.name)
+        .map(|(_, e)| e.name)
         .collect();
     assert!(!names.contains(&"a.txt~".to_string()), "{names:?}");
 }
@@ -362,32 +401,49 @@ fn vim_backup_by_rename_keeps_the_document() {
 #[test]
 fn append_adds_to_the_end() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
     let fh = space
-        .open(
+        .open(OpenRequest::new(
             ino,
             OpenFlags {
                 write: true,
                 truncate: false,
                 append: true,
             },
-        )
+            me(),
+        ))
+        .and_then(Opened::fh)
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\nsecond\n");
 }
 
 #[test]
 fn truncate_without_open_is_validated() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
     assert_eq!(
-        space.set_size(ino, 0, None, me()).unwrap_err().kind,
+        space
+            .setattr(SetattrRequest::new(ino, me()).size(0))
+            .unwrap_err()
+            .kind,
         ErrorKind::Invalid
     );
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
-    assert_eq!(space.set_size(ino, 3, None, me()).unwrap().size, 3);
+    assert_eq!(
+        space
+            .setattr(SetattrRequest::new(ino, me()).size(3))
+            .unwrap()
+            .size,
+        3
+    );
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"fir");
 }
 
@@ -408,9 +464,15 @@ fn names_that_cannot_be_documents_are_refused_at_create() {
 #[test]
 fn views_cannot_be_written_or_removed() {
     let (space, _) = space();
-    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
+    let entry = space
+        .lookup(LookupRequest::new(dir(&space), "_entry.md"))
+        .unwrap();
     assert_eq!(
-        space.open(entry.ino, WRITE).unwrap_err().errno(),
+        space
+            .open(OpenRequest::new(entry.ino, WRITE, me()))
+            .and_then(Opened::fh)
+            .unwrap_err()
+            .errno(),
         libc::EROFS
     );
     assert_eq!(
@@ -426,9 +488,14 @@ fn views_cannot_be_written_or_removed() {
 fn stat_size_matches_what_a_read_returns() {
     let (space, _) = space();
     for name in ["_entry.md", "_nav.txt", "a.txt"] {
-        let attr = space.lookup(dir(&space), name).unwrap();
-        let fh = space.open(attr.ino, OpenFlags::default()).unwrap();
-        let read = space.read(fh, 0, 1 << 20).unwrap();
+        let attr = space.lookup(LookupRequest::new(dir(&space), name)).unwrap();
+        let fh = space
+            .open(OpenRequest::new(attr.ino, OpenFlags::default(), me()))
+            .and_then(Opened::fh)
+            .unwrap();
+        let read = space
+            .read(ReadRequest::new(attr.ino, 0, 1 << 20).through(fh))
+            .unwrap();
         assert_eq!(attr.size as usize, read.len(), "{name}");
     }
 }
@@ -437,7 +504,10 @@ fn stat_size_matches_what_a_read_returns() {
 fn a_typo_gets_a_suggestion_and_probes_do_not() {
     let (space, _) = space();
     assert_eq!(
-        space.lookup(ROOT, "note").unwrap_err().kind,
+        space
+            .lookup(LookupRequest::new(ROOT, "note"))
+            .unwrap_err()
+            .kind,
         ErrorKind::NotFound
     );
     space.examine_misses();
@@ -448,8 +518,12 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
         "{}",
         log[0].message
     );
-    assert!(space.lookup(ROOT, ".notes").is_err());
-    assert!(space.lookup(dir(&space), "a.txt.swp").is_err());
+    assert!(space.lookup(LookupRequest::new(ROOT, ".notes")).is_err());
+    assert!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "a.txt.swp"))
+            .is_err()
+    );
     space.examine_misses();
     assert_eq!(
         space.errors.newest_first().len(),
@@ -462,10 +536,12 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
 fn a_panic_fails_one_request_and_the_tree_keeps_working() {
     let (space, _) = space();
     let notes_dir = dir(&space);
-    let result = guarded("lookup", || space.lookup(notes_dir, "boom"));
+    let result = guarded("lookup", || {
+        space.lookup(LookupRequest::new(notes_dir, "boom"))
+    });
     assert_eq!(result.unwrap_err().errno(), libc::EIO);
     assert!(
-        space.lookup(notes_dir, "a.txt").is_ok(),
+        space.lookup(LookupRequest::new(notes_dir, "a.txt")).is_ok(),
         "later requests still work"
     );
 }
@@ -473,27 +549,41 @@ fn a_panic_fails_one_request_and_the_tree_keeps_working() {
 #[test]
 fn inode_numbers_are_stable_per_path() {
     let (space, _) = space();
-    let a = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let listed = space.readdir(dir(&space)).unwrap();
+    let a = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let listed: Vec<DirEntry> = (space.read_dir(ReadDirRequest::new(dir(&space))).unwrap())
+        .into_iter()
+        .map(|(_, entry)| entry)
+        .collect();
     assert_eq!(
         listed.iter().find(|e| e.name == "a.txt").map(|e| e.ino),
         Some(a)
     );
-    assert_eq!(space.lookup(dir(&space), "a.txt").unwrap().ino, a);
+    assert_eq!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "a.txt"))
+            .unwrap()
+            .ino,
+        a
+    );
 }
 
 #[test]
 fn a_miss_before_a_create_is_no_typo() {
     let (space, _) = space();
     assert!(
-        space.lookup(dir(&space), "b.txt").is_err(),
+        space
+            .lookup(LookupRequest::new(dir(&space), "b.txt"))
+            .is_err(),
         "the shell looks the name up first"
     );
     let (_, fh) = space
         .create(dir(&space), "b.txt", false, me(), 0o644)
         .unwrap();
     space.write(fh, 0, b"new\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(!log.contains("Did you mean"), "{log}");
@@ -502,17 +592,20 @@ fn a_miss_before_a_create_is_no_typo() {
 /// Process 1 opens `a.txt` ("first\n") to read; process 2 then saves "a longer note\n"
 /// over it. Returns the file's inode and the reader's handle, still open.
 fn read_while_another_writes(space: &Space) -> (Ino, Fh) {
-    let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(space), "a.txt"))
+        .unwrap()
+        .ino;
     let reader = space
-        .open_for(OpenRequest::new(ino, OpenFlags::default(), by(1)))
+        .open(OpenRequest::new(ino, OpenFlags::default(), by(1)))
         .and_then(Opened::fh)
         .unwrap();
     let writer = space
-        .open_for(OpenRequest::new(ino, WRITE, by(2)))
+        .open(OpenRequest::new(ino, WRITE, by(2)))
         .and_then(Opened::fh)
         .unwrap();
     space.write(writer, 0, b"a longer note\n").unwrap();
-    space.flush(writer).unwrap();
+    space.flush(FlushRequest::new(writer)).unwrap();
     space.release(writer);
     (ino, reader)
 }
@@ -523,12 +616,12 @@ fn without_cache_a_reader_holding_a_file_open_does_not_change_what_others_stat()
     let space = space.with_cache(CacheMode::Off);
     let (ino, reader) = read_while_another_writes(&space);
     assert_eq!(
-        space.getattr_by(ino, 1).unwrap().size,
+        space.getattr(AttrRequest::new(ino).by(1)).unwrap().size,
         6,
         "the reader's own stat matches its read"
     );
     assert_eq!(
-        space.getattr_by(ino, 3).unwrap().size,
+        space.getattr(AttrRequest::new(ino).by(3)).unwrap().size,
         14,
         "another process sees the file as it is"
     );
@@ -541,9 +634,14 @@ fn with_cache_a_reader_stats_the_file_as_the_kernel_keeps_it() {
     // `fstat` must not disagree with it (editors compare the two).
     let (space, _) = space();
     let (ino, reader) = read_while_another_writes(&space);
-    let path = space.getattr_by(ino, 3).unwrap();
+    let path = space.getattr(AttrRequest::new(ino).by(3)).unwrap();
     assert_eq!(path.size, 14);
-    assert_eq!(space.getattr_via(ino, Some(reader), 1).unwrap(), path);
+    assert_eq!(
+        space
+            .getattr(AttrRequest::new(ino).through(reader).by(1))
+            .unwrap(),
+        path
+    );
     space.release(reader);
 }
 
@@ -582,7 +680,10 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
         space.write(fh, too_far, b"x").unwrap_err().errno(),
         libc::EFBIG
     );
-    assert_eq!(space.flush(fh).unwrap_err().errno(), libc::EFBIG);
+    assert_eq!(
+        space.flush(FlushRequest::new(fh)).unwrap_err().errno(),
+        libc::EFBIG
+    );
     space.release(fh);
     assert!(
         !space
@@ -597,7 +698,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
         .create(notes_dir, ".kept.swp", true, me(), 0o644)
         .unwrap();
     space.write(fh, 0, b"draft").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     let _ = space.write(fh, too_far, b"x");
     space.release(fh);
     assert!(
@@ -612,8 +713,12 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
 #[test]
 fn test_w_says_no_on_views_and_yes_on_documents() {
     let (space, _) = space();
-    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
-    let note = space.lookup(dir(&space), "a.txt").unwrap();
+    let entry = space
+        .lookup(LookupRequest::new(dir(&space), "_entry.md"))
+        .unwrap();
+    let note = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap();
     assert_eq!(
         space.access(entry.ino, true).unwrap_err().errno(),
         libc::EACCES
@@ -625,11 +730,18 @@ fn test_w_says_no_on_views_and_yes_on_documents() {
 #[test]
 fn an_open_file_reports_what_it_holds_and_others_see_the_path() {
     let (space, _) = space();
-    let note = space.lookup(dir(&space), "a.txt").unwrap();
-    let fh = space.open(note.ino, WRITE).unwrap();
+    let note = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap();
+    let fh = space
+        .open(OpenRequest::new(note.ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
     space.write(fh, 0, b"a longer note than before\n").unwrap();
-    let through_handle = space.getattr_via(note.ino, Some(fh), 0).unwrap();
-    let by_path = space.getattr_via(note.ino, None, 0).unwrap();
+    let through_handle = space
+        .getattr(AttrRequest::new(note.ino).through(fh))
+        .unwrap();
+    let by_path = space.getattr(AttrRequest::new(note.ino)).unwrap();
     assert_eq!(through_handle.size, 26, "the handle's own buffer");
     assert_eq!(by_path.size, 6, "the saved note, \"first\\n\"");
     space.release(fh);
@@ -690,21 +802,32 @@ impl Resource for Rows {
 fn a_lookup_and_an_open_each_look_at_a_file_once() {
     let rows = Arc::new(Rows::default());
     let space = space_of(rows.clone());
-    let dir = space.lookup(ROOT, "rows").unwrap().ino;
+    let dir = space.lookup(LookupRequest::new(ROOT, "rows")).unwrap().ino;
     let looks = || rows.looks.load(Ordering::SeqCst);
-    let ino = space.lookup(dir, "r1").unwrap().ino;
+    let ino = space.lookup(LookupRequest::new(dir, "r1")).unwrap().ino;
     assert_eq!(looks(), 1, "the lookup's stat and size share one look");
-    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    let fh = space
+        .open(OpenRequest::new(ino, OpenFlags::default(), me()))
+        .and_then(Opened::fh)
+        .unwrap();
     assert_eq!(looks(), 1, "the open just after takes what the lookup read");
     space.release(fh);
-    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    let fh = space
+        .open(OpenRequest::new(ino, OpenFlags::default(), me()))
+        .and_then(Opened::fh)
+        .unwrap();
     assert_eq!(
         looks(),
         2,
         "a later open's place and content share one look"
     );
-    assert_eq!(space.read(fh, 0, 100).unwrap(), b"row r1\n");
+    assert_eq!(
+        space
+            .read(ReadRequest::new(ino, 0, 100).through(fh))
+            .unwrap(),
+        b"row r1\n"
+    );
     space.release(fh);
-    assert_eq!(space.getattr(ino).unwrap().size, 7);
+    assert_eq!(space.getattr(AttrRequest::new(ino)).unwrap().size, 7);
     assert_eq!(looks(), 3, "a stat looks once");
 }
