@@ -18,7 +18,9 @@ use homespace::model::TreePath;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::resource::ResourceExt;
-use homespace::tree::{FlushRequest, LookupRequest, OpenFlags, OpenRequest, Opened, Space};
+use homespace::tree::{
+    CreateRequest, FlushRequest, LookupRequest, OpenFlags, OpenRequest, Opened, Space,
+};
 use homespace_testkit::copy::copy_dir;
 use homespace_testkit::poll::poll_true;
 use regex::Regex;
@@ -186,7 +188,7 @@ impl Fixture {
         let tasks = space.lookup(LookupRequest::new(ROOT, "tasks")).unwrap().ino;
         let open = space.lookup(LookupRequest::new(tasks, "open")).unwrap().ino;
         let (_, fh) = space
-            .create(open, "bad-task.json", true, Caller::this_process(), 0o644)
+            .create(CreateRequest::new(open, "bad-task.json", Caller::this_process()).exclusive())
             .unwrap();
         space
             .write(fh, 0, br#"{"titel": "Typo", "priority": 7}"#)

@@ -22,8 +22,9 @@ use crate::model::{Fh, Ino, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::pending::{self, Pending, Waited};
 use crate::tree::{
-    Attr, AttrRequest, FlushRequest, LookupRequest, OpenFlags as Open, OpenRequest, OpenWait,
-    Opened, Paging, ReadDirRequest, ReadRequest, SetattrRequest, Space, guarded,
+    Attr, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest, OpenFlags as Open,
+    OpenRequest, OpenWait, Opened, Paging, ReadDirRequest, ReadRequest, RemoveRequest,
+    RenameRequest, SetattrRequest, Space, guarded,
 };
 
 /// The `fuser` filesystem over a [`Space`].
@@ -278,7 +279,11 @@ impl Filesystem for Fs {
         reply: ReplyEntry,
     ) {
         match guarded("mkdir", || {
-            self.space.mkdir(Ino(parent.0), utf8(name)?, caller(req))
+            self.space.mkdir(MkdirRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                caller: caller(req),
+            })
         }) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(errno(&e)),
@@ -287,8 +292,7 @@ impl Filesystem for Fs {
 
     fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("unlink", || {
-            self.space
-                .remove(Ino(parent.0), utf8(name)?, false, caller(req))
+            (self.space).remove(RemoveRequest::file(Ino(parent.0), utf8(name)?, caller(req)))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -297,8 +301,7 @@ impl Filesystem for Fs {
 
     fn rmdir(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("rmdir", || {
-            self.space
-                .remove(Ino(parent.0), utf8(name)?, true, caller(req))
+            (self.space).remove(RemoveRequest::dir(Ino(parent.0), utf8(name)?, caller(req)))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -321,15 +324,14 @@ impl Filesystem for Fs {
                     "exchanging two files is not supported here",
                 ));
             }
-            let no_replace = flags.contains(RenameFlags::RENAME_NOREPLACE);
-            self.space.rename(
-                Ino(parent.0),
-                utf8(name)?,
-                Ino(newparent.0),
-                utf8(newname)?,
-                no_replace,
-                caller(req),
-            )
+            self.space.rename(RenameRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                new_parent: Ino(newparent.0),
+                new_name: utf8(newname)?,
+                no_replace: flags.contains(RenameFlags::RENAME_NOREPLACE),
+                caller: caller(req),
+            })
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -600,11 +602,14 @@ impl Filesystem for Fs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        let exclusive = flags & libc::O_EXCL != 0;
         match guarded("create", || {
-            let name = utf8(name)?;
-            let mode = mode & !umask;
-            (self.space).create(Ino(parent.0), name, exclusive, caller(req), mode)
+            self.space.create(CreateRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                caller: caller(req),
+                mode: mode & !umask,
+                exclusive: flags & libc::O_EXCL != 0,
+            })
         }) {
             Ok((attr, fh)) => {
                 self.space.kernel().looked_up(attr.ino, !attr.cacheable);

@@ -27,8 +27,9 @@ pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
 pub use space::{
-    Attr, AttrRequest, CHANGES_AT_ONCE, FlushRequest, LookupRequest, OpenRequest, OpenWait, Opened,
-    Paging, ProjectInfo, ReadDirRequest, ReadRequest, SetattrRequest, Space, StoreVersion,
+    Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, LookupRequest, MkdirRequest,
+    OpenRequest, OpenWait, Opened, Paging, ProjectInfo, ReadDirRequest, ReadRequest, RemoveRequest,
+    RenameRequest, SetattrRequest, Space, StoreVersion,
 };
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

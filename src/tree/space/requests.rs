@@ -236,3 +236,102 @@ impl FlushRequest {
         FlushRequest { pid, ..self }
     }
 }
+
+/// A `create` of `name` in directory `parent`, opened for writing.
+#[derive(Debug, Clone, Copy)]
+pub struct CreateRequest<'a> {
+    pub parent: Ino,
+    pub name: &'a str,
+    /// Who asks: the new file is theirs, and the change must be admitted.
+    pub caller: Caller,
+    /// Permission bits, already masked by the caller's umask.
+    pub mode: u32,
+    /// `O_EXCL`: refused when the name exists (else that file is opened, truncated).
+    pub exclusive: bool,
+}
+
+impl<'a> CreateRequest<'a> {
+    /// Create `name` in `parent` for `caller` as `touch` would under the usual umask
+    /// (`0o644`), opening the file there if there is one.
+    pub fn new(parent: Ino, name: &'a str, caller: Caller) -> Self {
+        CreateRequest {
+            parent,
+            name,
+            caller,
+            mode: 0o644,
+            exclusive: false,
+        }
+    }
+
+    /// The same, refused when the name exists.
+    pub fn exclusive(self) -> Self {
+        CreateRequest {
+            exclusive: true,
+            ..self
+        }
+    }
+}
+
+/// A `mkdir` of `name` in directory `parent` for `caller`.
+#[derive(Debug, Clone, Copy)]
+pub struct MkdirRequest<'a> {
+    pub parent: Ino,
+    pub name: &'a str,
+    pub caller: Caller,
+}
+
+/// An `unlink` or `rmdir` of `name` in directory `parent` for `caller`.
+#[derive(Debug, Clone, Copy)]
+pub struct RemoveRequest<'a> {
+    pub parent: Ino,
+    pub name: &'a str,
+    /// `rmdir`: the name must be a directory; else (`unlink`) it must not be one.
+    pub dir: bool,
+    pub caller: Caller,
+}
+
+impl<'a> RemoveRequest<'a> {
+    /// `unlink` of the file `name` in `parent`.
+    pub fn file(parent: Ino, name: &'a str, caller: Caller) -> Self {
+        RemoveRequest {
+            parent,
+            name,
+            dir: false,
+            caller,
+        }
+    }
+
+    /// `rmdir` of the directory `name` in `parent`.
+    pub fn dir(parent: Ino, name: &'a str, caller: Caller) -> Self {
+        RemoveRequest {
+            dir: true,
+            ..RemoveRequest::file(parent, name, caller)
+        }
+    }
+}
+
+/// A `rename` of `name` in `parent` to `new_name` in `new_parent` for `caller`.
+#[derive(Debug, Clone, Copy)]
+pub struct RenameRequest<'a> {
+    pub parent: Ino,
+    pub name: &'a str,
+    pub new_parent: Ino,
+    pub new_name: &'a str,
+    /// `RENAME_NOREPLACE`: refused when `new_name` exists.
+    pub no_replace: bool,
+    pub caller: Caller,
+}
+
+impl<'a> RenameRequest<'a> {
+    /// Move `name` to `new_name` within directory `parent`, replacing what is there.
+    pub fn within(parent: Ino, name: &'a str, new_name: &'a str, caller: Caller) -> Self {
+        RenameRequest {
+            parent,
+            name,
+            new_parent: parent,
+            new_name,
+            no_replace: false,
+            caller,
+        }
+    }
+}

@@ -17,8 +17,9 @@ use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 use crate::tree::{
-    AttrRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags, OpenRequest, Opened,
-    ProjectInfo, ReadDirRequest, ReadRequest, SetattrRequest, Space, guarded, lock,
+    AttrRequest, CreateRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags, OpenRequest,
+    Opened, ProjectInfo, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest, SetattrRequest,
+    Space, guarded, lock,
 };
 
 /// The mount's owner: this process's user, as the tests call in-process.
@@ -194,7 +195,7 @@ fn a_view_over_the_clock_is_never_kept_by_the_kernel() {
 fn echo_into_a_new_file_saves_at_close() {
     let (space, notes) = space();
     let (attr, fh) = space
-        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "b.txt", me()))
         .unwrap();
     assert_eq!(attr.kind, Kind::Document);
     space.write(fh, 0, b"hello ").unwrap();
@@ -238,7 +239,7 @@ fn a_rejected_write_keeps_the_old_content_and_says_why() {
 fn a_new_document_that_is_rejected_vanishes() {
     let (space, notes) = space();
     let (_, fh) = space
-        .create(dir(&space), "c.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "c.txt", me()))
         .unwrap();
     assert!(
         space
@@ -316,7 +317,7 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, "sedX1y2Z3", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "sedX1y2Z3", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
@@ -327,7 +328,7 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
         "temp files never reach the resource"
     );
     space
-        .rename(notes_dir, "sedX1y2Z3", notes_dir, "a.txt", false, me())
+        .rename(RenameRequest::within(notes_dir, "sedX1y2Z3", "a.txt", me()))
         .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
     assert!(
@@ -343,13 +344,13 @@ fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, "sedAAAAAA", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "sedAAAAAA", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"bad\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     let error = space
-        .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false, me())
+        .rename(RenameRequest::within(notes_dir, "sedAAAAAA", "a.txt", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EINVAL);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -361,7 +362,7 @@ fn a_refused_move_of_a_document_is_not_permitted_never_invalid() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let error = space
-        .rename(notes_dir, "a.txt", notes_dir, "a.md", false, me())
+        .rename(RenameRequest::within(notes_dir, "a.txt", "a.md", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EPERM);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -374,7 +375,7 @@ fn vim_backup_by_rename_keeps_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     space
-        .rename(notes_dir, "a.txt", notes_dir, "a.txt~", false, me())
+        .rename(RenameRequest::within(notes_dir, "a.txt", "a.txt~", me()))
         .unwrap();
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -382,12 +383,14 @@ fn vim_backup_by_rename_keeps_the_document() {
         "the document stays for the rewrite"
     );
     let (_, fh) = space
-        .create(notes_dir, "a.txt", false, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "a.txt", me()))
         .unwrap();
     space.write(fh, 0, b"edited\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    space.remove(notes_dir, "a.txt~", false, me()).unwrap();
+    space
+        .remove(RemoveRequest::file(notes_dir, "a.txt~", me()))
+        .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
     let names: Vec<String> = space
         .read_dir(ReadDirRequest::new(notes_dir))
@@ -451,7 +454,7 @@ fn truncate_without_open_is_validated() {
 fn names_that_cannot_be_documents_are_refused_at_create() {
     let (space, _) = space();
     let error = space
-        .create(dir(&space), "notes.md", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "notes.md", me()))
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     assert!(
@@ -477,7 +480,7 @@ fn views_cannot_be_written_or_removed() {
     );
     assert_eq!(
         space
-            .remove(dir(&space), "_nav.txt", false, me())
+            .remove(RemoveRequest::file(dir(&space), "_nav.txt", me()))
             .unwrap_err()
             .errno(),
         libc::EROFS
@@ -580,7 +583,7 @@ fn a_miss_before_a_create_is_no_typo() {
         "the shell looks the name up first"
     );
     let (_, fh) = space
-        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "b.txt", me()))
         .unwrap();
     space.write(fh, 0, b"new\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
@@ -651,7 +654,9 @@ fn files_held_in_memory_are_bounded() {
     let notes_dir = dir(&space);
     let mut made = 0;
     let refused = loop {
-        match space.create(notes_dir, &format!(".tmp{made}.swp"), true, me(), 0o644) {
+        match space
+            .create(CreateRequest::new(notes_dir, &format!(".tmp{made}.swp"), me()).exclusive())
+        {
             Ok((_, fh)) => space.release(fh),
             Err(e) => break e,
         }
@@ -659,10 +664,12 @@ fn files_held_in_memory_are_bounded() {
         assert!(made < 10_000, "no limit");
     };
     assert_eq!(refused.errno(), libc::ENOSPC);
-    space.remove(notes_dir, ".tmp0.swp", false, me()).unwrap();
+    space
+        .remove(RemoveRequest::file(notes_dir, ".tmp0.swp", me()))
+        .unwrap();
     assert!(
         space
-            .create(notes_dir, "again.swp", true, me(), 0o644)
+            .create(CreateRequest::new(notes_dir, "again.swp", me()).exclusive())
             .is_ok(),
         "room again after a remove"
     );
@@ -673,7 +680,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     let (space, _) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, ".big.swp", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, ".big.swp", me()).exclusive())
         .unwrap();
     let too_far = crate::tree::open_files::MAX_DOCUMENT as u64;
     assert_eq!(
@@ -695,7 +702,7 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     );
     // One that holds what was written before stays, as on any file system.
     let (_, fh) = space
-        .create(notes_dir, ".kept.swp", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, ".kept.swp", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"draft").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
