@@ -22,9 +22,9 @@ use crate::model::{Fh, Ino, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::pending::{self, Pending, Waited};
 use crate::tree::{
-    Attr, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest, OpenFlags as Open,
-    OpenRequest, OpenWait, Opened, Paging, ReadDirRequest, ReadRequest, RemoveRequest,
-    RenameRequest, SetattrRequest, Space, guarded,
+    AccessRequest, Attr, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest,
+    OpenFlags as Open, OpenRequest, OpenWait, Opened, Paging, ReadDirRequest, ReadRequest,
+    RemoveRequest, RenameRequest, SetattrRequest, Space, guarded,
 };
 
 /// The `fuser` filesystem over a [`Space`].
@@ -585,8 +585,11 @@ impl Filesystem for Fs {
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, mask: fuser::AccessFlags, reply: ReplyEmpty) {
-        let write = mask.contains(fuser::AccessFlags::W_OK);
-        match guarded("access", || self.space.access(Ino(ino.0), write)) {
+        let request = AccessRequest {
+            ino: Ino(ino.0),
+            write: mask.contains(fuser::AccessFlags::W_OK),
+        };
+        match guarded("access", || self.space.access(request)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }

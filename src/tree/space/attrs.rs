@@ -14,7 +14,9 @@ use crate::tree::kernel_cache::CacheMode;
 use crate::tree::listings::DirEntry;
 use crate::tree::lock;
 use crate::tree::resource::ResourceExt;
-use crate::tree::space::requests::{AttrRequest, LookupRequest, ReadDirRequest, SetattrRequest};
+use crate::tree::space::requests::{
+    AccessRequest, AttrRequest, LookupRequest, ReadDirRequest, SetattrRequest,
+};
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
@@ -291,9 +293,10 @@ impl Space {
         self.listings.close(fh);
     }
 
-    /// Whether `ino` may be written (`access(W_OK)`, `test -w`): views and read-only
-    /// places say no, as their modes do.
-    pub fn access(&self, ino: Ino, write: bool) -> Result<()> {
+    /// Whether `request.ino` is there and, if asked, may be written (`access(W_OK)`, `test
+    /// -w`): views and read-only places say no, as their modes do.
+    pub fn access(&self, request: AccessRequest) -> Result<()> {
+        let AccessRequest { ino, write } = request;
         let attr = self.getattr(AttrRequest::new(ino))?;
         if write && !attr.writable {
             return Err(Error::new(

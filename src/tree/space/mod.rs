@@ -47,8 +47,9 @@ pub use handles::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub(crate) use quoted::named_files;
 pub use requests::{
-    AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest, OpenRequest, OpenWait,
-    ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest, SetattrRequest,
+    AccessRequest, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest,
+    OpenRequest, OpenWait, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest,
+    SetattrRequest,
 };
 
 /// What the root dashboard says about the project.

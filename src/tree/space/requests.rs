@@ -1,8 +1,10 @@
-//! The requests [`Space`] answers with more to them than one inode or handle: one struct
-//! per kernel operation, holding what the kernel tells of the call (the inode, the open
-//! handle if there is one, the process, who asks). Each has a constructor for what every
-//! caller knows and builders for the rest, so a caller in this process (a test, a tool)
-//! names only what it knows, and one method per operation decides what the rest means.
+//! The requests [`Space`] answers: one struct per kernel operation, holding what the kernel
+//! tells of the call (the inode, the open handle if there is one, the process, who asks).
+//! Each has a constructor for what every caller knows and builders for the rest, so a
+//! caller in this process (a test, a tool) names only what it knows, and one method per
+//! operation decides what the rest means. `write` (a handle, an offset, the bytes),
+//! `release`, `readlink`, `opendir` and `releasedir` (a handle or an inode alone) take
+//! their arguments as they are: nothing in them varies with what the caller knows.
 //!
 //! [`Space`]: crate::tree::Space
 
@@ -161,6 +163,26 @@ pub enum OpenWait {
     /// The wait is over: the content is rendered now, never taken from a rendering made
     /// before the wait.
     Over,
+}
+
+/// An `access` check of `ino`: whether it is there, and whether it may be written.
+#[derive(Debug, Clone, Copy)]
+pub struct AccessRequest {
+    pub ino: Ino,
+    /// `W_OK` (`test -w`): views and read-only places say no, as their modes do.
+    pub write: bool,
+}
+
+impl AccessRequest {
+    /// Whether `ino` is there (reading and entering are the modes' to decide).
+    pub fn new(ino: Ino) -> Self {
+        AccessRequest { ino, write: false }
+    }
+
+    /// Whether `ino` may be written.
+    pub fn write(ino: Ino) -> Self {
+        AccessRequest { ino, write: true }
+    }
 }
 
 /// A `read` of up to `size` bytes of `ino` from `offset`.

@@ -17,9 +17,9 @@ use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 use crate::tree::{
-    AttrRequest, CreateRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags, OpenRequest,
-    Opened, ProjectInfo, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest, SetattrRequest,
-    Space, guarded, lock,
+    AccessRequest, AttrRequest, CreateRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags,
+    OpenRequest, Opened, ProjectInfo, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest,
+    SetattrRequest, Space, guarded, lock,
 };
 
 /// The mount's owner: this process's user, as the tests call in-process.
@@ -727,11 +727,14 @@ fn test_w_says_no_on_views_and_yes_on_documents() {
         .lookup(LookupRequest::new(dir(&space), "a.txt"))
         .unwrap();
     assert_eq!(
-        space.access(entry.ino, true).unwrap_err().errno(),
+        space
+            .access(AccessRequest::write(entry.ino))
+            .unwrap_err()
+            .errno(),
         libc::EACCES
     );
-    assert!(space.access(entry.ino, false).is_ok());
-    assert!(space.access(note.ino, true).is_ok());
+    assert!(space.access(AccessRequest::new(entry.ino)).is_ok());
+    assert!(space.access(AccessRequest::write(note.ino)).is_ok());
 }
 
 #[test]
