@@ -10,9 +10,10 @@
 //!   of them.
 //! - [`error`] — the one error type: its kind (mapped to an errno) and a message saying what
 //!   failed, why, and where to go instead.
-//! - [`tree`] — the filesystem as plain calls (`Space`): routing of paths to resources,
-//!   inodes, open files, editors' temp files, opens that wait for a running test run, the
-//!   error log. Knows nothing of FUSE.
+//! - [`tree`] — the filesystem as plain calls (`Space`, one per kernel operation, each
+//!   taking a request struct): routing of paths to resources, inodes, open files, editors'
+//!   temp files, opens that wait for a running test run, the error log. Knows nothing of
+//!   FUSE.
 //! - [`render`] — generated views: entry views, navigation, the error log, the root
 //!   dashboard, and the budget every view is pruned to.
 //! - [`resources`] — the resourcespaces: `source/`, `tasks/`, `memory/`, `search/`.

@@ -18,7 +18,9 @@ use homespace::model::TreePath;
 use homespace::tree::access::Caller;
 use homespace::tree::inodes::ROOT;
 use homespace::tree::resource::ResourceExt;
-use homespace::tree::{OpenFlags, Space};
+use homespace::tree::{
+    CreateRequest, FlushRequest, LookupRequest, OpenFlags, OpenRequest, Opened, Space,
+};
 use homespace_testkit::copy::copy_dir;
 use homespace_testkit::poll::poll_true;
 use regex::Regex;
@@ -144,17 +146,26 @@ impl Fixture {
         .unwrap();
         // As the mount's owner writes it, through the tree: only the owner runs tests.
         let space = &self.space;
-        let source = space.lookup(ROOT, "source").unwrap().ino;
-        let tests = space.lookup(source, "tests").unwrap().ino;
-        let run = space.lookup(tests, "run").unwrap().ino;
+        let source = space
+            .lookup(LookupRequest::new(ROOT, "source"))
+            .unwrap()
+            .ino;
+        let tests = space
+            .lookup(LookupRequest::new(source, "tests"))
+            .unwrap()
+            .ino;
+        let run = space.lookup(LookupRequest::new(tests, "run")).unwrap().ino;
         let flags = OpenFlags {
             write: true,
             truncate: true,
             append: false,
         };
-        let fh = space.open(run, flags).unwrap();
+        let fh = space
+            .open(OpenRequest::new(run, flags, Caller::this_process()))
+            .and_then(Opened::fh)
+            .unwrap();
         space
-            .flush(fh)
+            .flush(FlushRequest::new(fh))
             .unwrap_or_else(|e| panic!("start a run: {}", e.message));
         space.release(fh);
         let ended = poll_true(Duration::from_secs(20), Duration::from_millis(50), || {
@@ -174,23 +185,35 @@ impl Fixture {
     /// flushed), and a write to a view (refused at open).
     fn fail_twice(&self) {
         let space = &self.space;
-        let tasks = space.lookup(ROOT, "tasks").unwrap().ino;
-        let open = space.lookup(tasks, "open").unwrap().ino;
+        let tasks = space.lookup(LookupRequest::new(ROOT, "tasks")).unwrap().ino;
+        let open = space.lookup(LookupRequest::new(tasks, "open")).unwrap().ino;
         let (_, fh) = space
-            .create(open, "bad-task.json", true, Caller::this_process(), 0o644)
+            .create(CreateRequest::new(open, "bad-task.json", Caller::this_process()).exclusive())
             .unwrap();
         space
             .write(fh, 0, br#"{"titel": "Typo", "priority": 7}"#)
             .unwrap();
-        assert!(space.flush(fh).is_err(), "the bad task is refused");
+        assert!(
+            space.flush(FlushRequest::new(fh)).is_err(),
+            "the bad task is refused"
+        );
         space.release(fh);
-        let entry = space.lookup(ROOT, "_entry.md").unwrap().ino;
+        let entry = space
+            .lookup(LookupRequest::new(ROOT, "_entry.md"))
+            .unwrap()
+            .ino;
         let flags = OpenFlags {
             write: true,
             truncate: true,
             append: false,
         };
-        assert!(space.open(entry, flags).is_err(), "a view is read-only");
+        assert!(
+            space
+                .open(OpenRequest::new(entry, flags, Caller::this_process()))
+                .and_then(Opened::fh)
+                .is_err(),
+            "a view is read-only"
+        );
     }
 }
 

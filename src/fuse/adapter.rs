@@ -21,7 +21,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Fh, Ino, TreePath};
 use crate::tree::access::Caller;
 use crate::tree::pending::{self, Pending, Waited};
-use crate::tree::{Attr, OpenFlags as Open, OpenRequest, OpenWait, Opened, Paging, Space, guarded};
+use crate::tree::{
+    AccessRequest, Attr, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest,
+    OpenFlags as Open, OpenRequest, OpenWait, Opened, Paging, ReadDirRequest, ReadRequest,
+    RemoveRequest, RenameRequest, SetattrRequest, Space, guarded,
+};
 
 /// The `fuser` filesystem over a [`Space`].
 pub(super) struct Fs {
@@ -95,7 +99,7 @@ impl Fs {
                 wait: OpenWait::Over,
                 ..OpenRequest::new(Ino(ino.0), open, caller)
             };
-            match guarded("open", || space.open_for(request)?.now()) {
+            match guarded("open", || space.open(request)?.now()) {
                 Ok((fh, paging)) => reply.opened(FileHandle(fh.0), fopen_flags(&paging)),
                 Err(e) => reply.error(errno(&e)),
             }
@@ -154,6 +158,12 @@ fn fopen_flags(paging: &Paging) -> FopenFlags {
     }
 }
 
+/// The open directory a `readdir` names: none for handle 0, which the kernel sends when it
+/// keeps listings and opens no directory (see `opendir`).
+fn listing(fh: FileHandle) -> Option<Fh> {
+    (fh.0 != 0).then_some(Fh(fh.0))
+}
+
 fn open_flags(flags: OpenFlags) -> Open {
     let mode = flags.0 & libc::O_ACCMODE;
     Open {
@@ -194,7 +204,8 @@ impl Filesystem for Fs {
 
     fn lookup(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
         match guarded("lookup", || {
-            (self.space).lookup_by(Ino(parent.0), utf8(name)?, caller(req))
+            let request = LookupRequest::new(Ino(parent.0), utf8(name)?).by(caller(req));
+            self.space.lookup(request)
         }) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(self.unanswered(Ino(parent.0), Some(name), &e)),
@@ -213,9 +224,12 @@ impl Filesystem for Fs {
     }
 
     fn getattr(&self, req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
-        match guarded("getattr", || {
-            (self.space).getattr_via(Ino(ino.0), fh.map(|f| Fh(f.0)), req.pid())
-        }) {
+        let request = AttrRequest {
+            ino: Ino(ino.0),
+            fh: fh.map(|f| Fh(f.0)),
+            pid: req.pid(),
+        };
+        match guarded("getattr", || self.space.getattr(request)) {
             Ok(attr) => reply.attr(&self.ttl(&attr), &file_attr(&attr)),
             Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
@@ -239,23 +253,17 @@ impl Filesystem for Fs {
         _flags: Option<fuser::BsdFileFlags>,
         reply: ReplyAttr,
     ) {
-        // Times are not kept (the content decides mtime): `touch` of a document is accepted
-        // and changes nothing, as touching an unchanged file means nothing here. Modes and
-        // owners are applied or refused, never pretended (see crate::tree::space::modes).
-        match guarded("setattr", || {
-            let mut attr = match size {
-                Some(size) => {
-                    (self.space).set_size(Ino(ino.0), size, fh.map(|f| Fh(f.0)), caller(req))?
-                }
-                None => self.space.getattr(Ino(ino.0))?,
-            };
-            if mode.is_some() || uid.is_some() || gid.is_some() {
-                attr = self
-                    .space
-                    .set_perm(Ino(ino.0), mode, uid, gid, caller(req))?;
-            }
-            Ok(attr)
-        }) {
+        // Times are not kept (see Space::setattr): `touch` changes nothing.
+        let request = SetattrRequest {
+            ino: Ino(ino.0),
+            fh: fh.map(|f| Fh(f.0)),
+            size,
+            mode,
+            uid,
+            gid,
+            caller: caller(req),
+        };
+        match guarded("setattr", || self.space.setattr(request)) {
             Ok(attr) => reply.attr(&self.ttl(&attr), &file_attr(&attr)),
             Err(e) => reply.error(errno(&e)),
         }
@@ -271,7 +279,11 @@ impl Filesystem for Fs {
         reply: ReplyEntry,
     ) {
         match guarded("mkdir", || {
-            self.space.mkdir(Ino(parent.0), utf8(name)?, caller(req))
+            self.space.mkdir(MkdirRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                caller: caller(req),
+            })
         }) {
             Ok(attr) => self.entry(&attr, reply),
             Err(e) => reply.error(errno(&e)),
@@ -280,8 +292,7 @@ impl Filesystem for Fs {
 
     fn unlink(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("unlink", || {
-            self.space
-                .remove(Ino(parent.0), utf8(name)?, false, caller(req))
+            (self.space).remove(RemoveRequest::file(Ino(parent.0), utf8(name)?, caller(req)))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -290,8 +301,7 @@ impl Filesystem for Fs {
 
     fn rmdir(&self, req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
         match guarded("rmdir", || {
-            self.space
-                .remove(Ino(parent.0), utf8(name)?, true, caller(req))
+            (self.space).remove(RemoveRequest::dir(Ino(parent.0), utf8(name)?, caller(req)))
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -314,15 +324,14 @@ impl Filesystem for Fs {
                     "exchanging two files is not supported here",
                 ));
             }
-            let no_replace = flags.contains(RenameFlags::RENAME_NOREPLACE);
-            self.space.rename(
-                Ino(parent.0),
-                utf8(name)?,
-                Ino(newparent.0),
-                utf8(newname)?,
-                no_replace,
-                caller(req),
-            )
+            self.space.rename(RenameRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                new_parent: Ino(newparent.0),
+                new_name: utf8(newname)?,
+                no_replace: flags.contains(RenameFlags::RENAME_NOREPLACE),
+                caller: caller(req),
+            })
         }) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
@@ -340,7 +349,7 @@ impl Filesystem for Fs {
                 wait: OpenWait::May,
                 ..OpenRequest::new(Ino(ino.0), open, caller(req))
             };
-            self.space.open_for(request)
+            self.space.open(request)
         }) {
             Ok(Opened::Wait(pending)) => {
                 self.open_when_final(pending, ino, open, caller(req), reply)
@@ -368,16 +377,14 @@ impl Filesystem for Fs {
         // The kernel holds the pages being read until the reply: a change this read
         // brings about (a search becoming recent) must not wait for them to be dropped.
         let _held = self.space.kernel().holding_pages();
-        if !self.unopened {
-            match guarded("read", || self.space.read(Fh(fh.0), offset, size)) {
-                Ok(data) => reply.data(&data),
-                Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
-            }
-            return;
-        }
-        match guarded("read", || {
-            self.space.read_unopened(Ino(ino.0), offset, size)
-        }) {
+        let request = ReadRequest {
+            ino: Ino(ino.0),
+            // Where files are never opened (see `unopened`) the kernel reads with handle 0.
+            fh: (!self.unopened).then_some(Fh(fh.0)),
+            offset,
+            size,
+        };
+        match guarded("read", || self.space.read(request)) {
             Ok(data) => reply.data(&data),
             Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
@@ -414,7 +421,8 @@ impl Filesystem for Fs {
             reply.error(Errno::ENOSYS);
             return;
         }
-        match guarded("flush", || self.space.flush_by(Fh(fh.0), req.pid())) {
+        let request = FlushRequest::new(Fh(fh.0)).by(req.pid());
+        match guarded("flush", || self.space.flush(request)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -428,7 +436,7 @@ impl Filesystem for Fs {
         _datasync: bool,
         reply: ReplyEmpty,
     ) {
-        match guarded("fsync", || self.space.flush(Fh(fh.0))) {
+        match guarded("fsync", || self.space.flush(FlushRequest::new(Fh(fh.0)))) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(errno(&e)),
         }
@@ -479,11 +487,12 @@ impl Filesystem for Fs {
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        match guarded("readdir", || match fh.0 {
-            // Directories are not opened when the kernel keeps listings (see opendir).
-            0 => self.space.read_dir_unopened(Ino(ino.0), offset),
-            fh => self.space.read_dir(Fh(fh), offset),
-        }) {
+        let request = ReadDirRequest {
+            ino: Ino(ino.0),
+            fh: listing(fh),
+            offset,
+        };
+        match guarded("readdir", || self.space.read_dir(request)) {
             Ok(entries) => {
                 for (next, entry) in entries {
                     let kind = file_type(entry.kind);
@@ -512,12 +521,14 @@ impl Filesystem for Fs {
         // Every entry's attributes are resolved from the top: one look at each folder on
         // the way serves them all.
         let _glance = crate::tree::glance::listing();
+        let request = ReadDirRequest {
+            ino: parent,
+            fh: listing(fh),
+            offset,
+        };
         let listed = guarded("readdirplus", || {
-            let entries = match fh.0 {
-                0 => self.space.read_dir_unopened(parent, offset)?,
-                fh => self.space.read_dir(Fh(fh), offset)?,
-            };
-            let here = self.space.getattr(parent)?;
+            let entries = self.space.read_dir(request)?;
+            let here = self.space.getattr(AttrRequest::new(parent))?;
             Ok((entries, here))
         });
         let (entries, here) = match listed {
@@ -532,7 +543,7 @@ impl Filesystem for Fs {
                 // A name gone since the listing was taken is left out, as a lookup of it
                 // would answer that it is not there.
                 false => match guarded("readdirplus", || {
-                    self.space.listed_attr(parent, &entry.name)
+                    (self.space).lookup(LookupRequest::new(parent, &entry.name).listed())
                 }) {
                     Ok(attr) => attr,
                     Err(_) => continue,
@@ -574,8 +585,11 @@ impl Filesystem for Fs {
     }
 
     fn access(&self, _req: &Request, ino: INodeNo, mask: fuser::AccessFlags, reply: ReplyEmpty) {
-        let write = mask.contains(fuser::AccessFlags::W_OK);
-        match guarded("access", || self.space.access(Ino(ino.0), write)) {
+        let request = AccessRequest {
+            ino: Ino(ino.0),
+            write: mask.contains(fuser::AccessFlags::W_OK),
+        };
+        match guarded("access", || self.space.access(request)) {
             Ok(()) => reply.ok(),
             Err(e) => reply.error(self.unanswered(Ino(ino.0), None, &e)),
         }
@@ -591,11 +605,14 @@ impl Filesystem for Fs {
         flags: i32,
         reply: ReplyCreate,
     ) {
-        let exclusive = flags & libc::O_EXCL != 0;
         match guarded("create", || {
-            let name = utf8(name)?;
-            let mode = mode & !umask;
-            (self.space).create(Ino(parent.0), name, exclusive, caller(req), mode)
+            self.space.create(CreateRequest {
+                parent: Ino(parent.0),
+                name: utf8(name)?,
+                caller: caller(req),
+                mode: mode & !umask,
+                exclusive: flags & libc::O_EXCL != 0,
+            })
         }) {
             Ok((attr, fh)) => {
                 self.space.kernel().looked_up(attr.ino, !attr.cacheable);

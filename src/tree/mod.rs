@@ -1,8 +1,9 @@
 //! The resource tree, free of FUSE: routing of paths to resources, inode numbers, open
 //! files and editors' temp files, the generated views of every directory, and the error
-//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs
-//! (its requests in `space/`, its parts in the files here); `crate::fuse` only translates
-//! those to and from the kernel.
+//! log. [`Space`] is the whole filesystem as plain method calls returning plain structs,
+//! one per kernel operation, each taking a request struct ([`LookupRequest`],
+//! [`AttrRequest`], … : what the kernel tells of the call); its requests are in `space/`,
+//! its parts in the files here. `crate::fuse` only translates those to and from the kernel.
 
 pub mod access;
 pub mod activity;
@@ -27,7 +28,9 @@ pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
 pub use space::{
-    Attr, CHANGES_AT_ONCE, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, Space, StoreVersion,
+    AccessRequest, Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, LookupRequest,
+    MkdirRequest, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, ReadDirRequest, ReadRequest,
+    RemoveRequest, RenameRequest, SetattrRequest, Space, StoreVersion,
 };
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,5 +1,6 @@
 //! Names and numbers as the kernel asks for them: lookups, attributes (with the content a
-//! `stat` renders left for the `open` that follows), directory listings and `access`.
+//! `stat` renders left for the `open` that follows) and `setattr`, directory listings and
+//! `access`.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -13,13 +14,36 @@ use crate::tree::kernel_cache::CacheMode;
 use crate::tree::listings::DirEntry;
 use crate::tree::lock;
 use crate::tree::resource::ResourceExt;
+use crate::tree::space::requests::{
+    AccessRequest, AttrRequest, LookupRequest, ReadDirRequest, SetattrRequest,
+};
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 
 impl Space {
-    /// Find `name` in directory `parent`. A miss that closely matches an existing name is
-    /// logged with "Did you mean"; probes that tools make on their own are not.
-    pub fn lookup(&self, parent: Ino, name: &str) -> Result<Attr> {
+    /// Find `request.name` in directory `request.parent`: its attributes. A miss that
+    /// closely matches an existing name is logged with "Did you mean"; probes that tools
+    /// make on their own are not, nor are names of a listing (see [`LookupRequest`]).
+    pub fn lookup(&self, request: LookupRequest) -> Result<Attr> {
+        let LookupRequest {
+            parent,
+            name,
+            caller,
+            listed,
+        } = request;
+        if listed {
+            return self.attr_of(&self.path_of(parent)?.join(name));
+        }
+        match caller {
+            // Without --allow-other the kernel lets no one but the owner in: nothing to
+            // judge, and every lookup of a `.py` name would walk its nested path for nothing.
+            Some(caller) if self.access.others_read => self.find_for(parent, name, caller),
+            _ => self.find(parent, name),
+        }
+    }
+
+    /// `name` in `parent`, for this process (see [`Space::lookup`]).
+    fn find(&self, parent: Ino, name: &str) -> Result<Attr> {
         let dir = self.path_of(parent)?;
         check_name(name)?;
         let path = dir.join(name);
@@ -29,18 +53,13 @@ impl Space {
         }
     }
 
-    /// [`Space::lookup`] for `caller`: a name reached otherwise than by its nested path
-    /// (source/'s `pkg.mod.Sym.py`) answers as the nested path would, refused where a
-    /// folder on it does not let the caller through (see [`Resource::crossed`]). The owner
-    /// and root pass as everywhere.
+    /// `name` in `parent` for `caller`, where others may use the mount: a name reached
+    /// otherwise than by its nested path (source/'s `pkg.mod.Sym.py`) answers as the nested
+    /// path would, refused where a folder on it does not let the caller through (see
+    /// [`Resource::crossed`]). The owner and root pass as everywhere.
     ///
     /// [`Resource::crossed`]: crate::tree::resource::Resource::crossed
-    pub fn lookup_by(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
-        // Without --allow-other the kernel lets no one but the owner in: nothing to judge,
-        // and every lookup of a `.py` name would walk its nested path for nothing.
-        if !self.access.others_read {
-            return self.lookup(parent, name);
-        }
+    fn find_for(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
         let dir = self.path_of(parent)?;
         check_name(name)?;
         let path = dir.join(name);
@@ -58,7 +77,7 @@ impl Space {
                 ),
             ));
         }
-        let mut attr = self.lookup(parent, name)?;
+        let mut attr = self.find(parent, name)?;
         // The kernel keeps a name for anyone once someone looked it up: a name some
         // caller must be refused is asked for again at each use.
         if crossed.iter().any(|f| f.mode & 0o011 != 0o011) {
@@ -83,25 +102,44 @@ impl Space {
         }
     }
 
-    /// The attributes of `name` in directory `parent`, for a listing that carries them
-    /// (`readdirplus`): as [`Space::lookup`], without looking for what a vanished name
-    /// might have meant.
-    pub fn listed_attr(&self, parent: Ino, name: &str) -> Result<Attr> {
-        self.attr_of(&self.path_of(parent)?.join(name))
-    }
-
-    /// The attributes of `ino`.
-    pub fn getattr(&self, ino: Ino) -> Result<Attr> {
-        self.getattr_by(ino, 0)
-    }
-
-    /// The attributes of `ino` as process `pid` sees them (see [`Space::open_attr`]).
-    pub fn getattr_by(&self, ino: Ino, pid: u32) -> Result<Attr> {
+    /// The attributes of `request.ino`: through an open file, what it will read or has
+    /// been written to it; for a process holding the file open for reading, what it reads
+    /// (see [`Space::open_attr`]); else the path as it is.
+    pub fn getattr(&self, request: AttrRequest) -> Result<Attr> {
+        let AttrRequest { ino, fh, pid } = request;
+        if let Some(attr) = fh.and_then(|fh| self.handle_attr(ino, fh)) {
+            return Ok(attr);
+        }
         if let Some(attr) = self.open_attr(ino, pid) {
             return Ok(attr);
         }
         let path = self.path_of(ino)?;
         self.attr_of(&path)
+    }
+
+    /// Change what `request` asks of an inode's attributes: its size (as a write would, see
+    /// `handles.rs`), then its modes and owner (see `modes.rs`); returns its attributes
+    /// after. Times are not kept (the content decides mtime):
+    /// `touch` of a document is accepted and changes nothing, as touching an unchanged file
+    /// means nothing here. Modes and owners are applied or refused, never pretended.
+    pub fn setattr(&self, request: SetattrRequest) -> Result<Attr> {
+        let SetattrRequest {
+            ino,
+            fh,
+            size,
+            mode,
+            uid,
+            gid,
+            caller,
+        } = request;
+        let mut attr = match size {
+            Some(size) => self.set_size(ino, size, fh, caller)?,
+            None => self.getattr(AttrRequest::new(ino))?,
+        };
+        if mode.is_some() || uid.is_some() || gid.is_some() {
+            attr = self.set_perm(ino, mode, uid, gid, caller)?;
+        }
+        Ok(attr)
     }
 
     pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
@@ -234,18 +272,20 @@ impl Space {
         Ok((self.listings.open(ino), cacheable))
     }
 
-    /// The entries of the open directory `fh` from `offset` on, each with the offset of
-    /// the one after it, `.` and `..` first.
-    pub fn read_dir(&self, fh: Fh, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
-        self.listings.from(fh, offset, |ino| self.readdir(ino))
-    }
-
-    /// The entries of directory `ino` from `offset` on, read without opening it (see
-    /// [`Listings::unopened`]).
-    pub fn read_dir_unopened(&self, ino: Ino, offset: u64) -> Result<Vec<(u64, DirEntry)>> {
-        let generation = self.kernel.generation();
-        self.listings
-            .unopened(ino, generation, offset, |ino| self.readdir(ino))
+    /// The entries of a directory from `request.offset` on, each with the offset of the one
+    /// after it, `.` and `..` first: of the open directory read from, or, read without
+    /// opening it, of the directory as it is (see [`Listings::unopened`]).
+    ///
+    /// [`Listings::unopened`]: crate::tree::listings::Listings::unopened
+    pub fn read_dir(&self, request: ReadDirRequest) -> Result<Vec<(u64, DirEntry)>> {
+        let ReadDirRequest { ino, fh, offset } = request;
+        match fh {
+            Some(fh) => self.listings.from(fh, offset, |ino| self.listing(ino)),
+            None => {
+                let generation = self.kernel.generation();
+                (self.listings).unopened(ino, generation, offset, |ino| self.listing(ino))
+            }
+        }
     }
 
     /// Close the open directory `fh`.
@@ -253,19 +293,11 @@ impl Space {
         self.listings.close(fh);
     }
 
-    /// The attributes of `ino` for process `pid` holding handle `fh`, if any: an open file
-    /// reports the size of what it will read or has been written; else the path as it is.
-    pub fn getattr_via(&self, ino: Ino, fh: Option<Fh>, pid: u32) -> Result<Attr> {
-        match fh.and_then(|fh| self.handle_attr(ino, fh)) {
-            Some(attr) => Ok(attr),
-            None => self.getattr_by(ino, pid),
-        }
-    }
-
-    /// Whether `ino` may be written (`access(W_OK)`, `test -w`): views and read-only
-    /// places say no, as their modes do.
-    pub fn access(&self, ino: Ino, write: bool) -> Result<()> {
-        let attr = self.getattr(ino)?;
+    /// Whether `request.ino` is there and, if asked, may be written (`access(W_OK)`, `test
+    /// -w`): views and read-only places say no, as their modes do.
+    pub fn access(&self, request: AccessRequest) -> Result<()> {
+        let AccessRequest { ino, write } = request;
+        let attr = self.getattr(AttrRequest::new(ino))?;
         if write && !attr.writable {
             return Err(Error::new(
                 ErrorKind::PermissionDenied,
@@ -279,7 +311,7 @@ impl Space {
     }
 
     /// The listing of directory `ino`.
-    pub fn readdir(&self, ino: Ino) -> Result<Vec<DirEntry>> {
+    fn listing(&self, ino: Ino) -> Result<Vec<DirEntry>> {
         let path = self.path_of(ino)?;
         let children = self.names(&path)?;
         let mut inodes = lock(&self.inodes);

@@ -10,12 +10,12 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
 use crate::model::Ownership;
 use crate::model::names;
-use crate::model::{Fh, Ino, TreePath};
-use crate::tree::access::Caller;
+use crate::model::{Fh, TreePath};
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::resource::Resource;
 use crate::tree::resource::ResourceExt;
+use crate::tree::space::requests::{CreateRequest, MkdirRequest, RemoveRequest, RenameRequest};
 use crate::tree::space::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
 use crate::tree::{OpenRequest, Space, lock};
@@ -54,16 +54,16 @@ impl Space {
         Ok(())
     }
 
-    /// Create `name` in `parent` for `caller` with permission bits `mode` (already masked
-    /// by the caller's umask) and open it for writing; returns its attributes and handle.
-    pub fn create(
-        &self,
-        parent: Ino,
-        name: &str,
-        exclusive: bool,
-        caller: Caller,
-        mode: u32,
-    ) -> Result<(Attr, Fh)> {
+    /// Create a file as `request` says and open it for writing; returns its attributes and
+    /// handle.
+    pub fn create(&self, request: CreateRequest) -> Result<(Attr, Fh)> {
+        let CreateRequest {
+            parent,
+            name,
+            caller,
+            mode,
+            exclusive,
+        } = request;
         let dir = self.path_of(parent)?;
         check_name(name)?;
         let path = dir.join(name);
@@ -81,7 +81,7 @@ impl Space {
                 append: false,
             };
             let fh = self
-                .open_for(OpenRequest::new(attr.ino, truncate, caller))?
+                .open(OpenRequest::new(attr.ino, truncate, caller))?
                 .fh()?;
             return Ok((attr, fh));
         }
@@ -150,8 +150,13 @@ impl Space {
         Ok(())
     }
 
-    /// Make directory `name` in `parent` for `caller`.
-    pub fn mkdir(&self, parent: Ino, name: &str, caller: Caller) -> Result<Attr> {
+    /// Make the directory `request` names.
+    pub fn mkdir(&self, request: MkdirRequest) -> Result<Attr> {
+        let MkdirRequest {
+            parent,
+            name,
+            caller,
+        } = request;
         let dir = self.path_of(parent)?;
         check_name(name)?;
         let path = dir.join(name);
@@ -182,9 +187,14 @@ impl Space {
         self.attr_of(&path)
     }
 
-    /// Remove file `name` from `parent` (`dir` false) or directory `name` (`dir` true), for
-    /// `caller`.
-    pub fn remove(&self, parent: Ino, name: &str, dir: bool, caller: Caller) -> Result<()> {
+    /// Remove the file (`unlink`) or directory (`rmdir`) `request` names.
+    pub fn remove(&self, request: RemoveRequest) -> Result<()> {
+        let RemoveRequest {
+            parent,
+            name,
+            dir,
+            caller,
+        } = request;
         let path = self.path_of(parent)?.join(name);
         let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
         let _pass = self.changes.enter();
@@ -261,16 +271,16 @@ impl Space {
         })
     }
 
-    /// Move `name` in `parent` to `new_name` in `new_parent`, for `caller`.
-    pub fn rename(
-        &self,
-        parent: Ino,
-        name: &str,
-        new_parent: Ino,
-        new_name: &str,
-        no_replace: bool,
-        caller: Caller,
-    ) -> Result<()> {
+    /// Move a file or directory as `request` says.
+    pub fn rename(&self, request: RenameRequest) -> Result<()> {
+        let RenameRequest {
+            parent,
+            name,
+            new_parent,
+            new_name,
+            no_replace,
+            caller,
+        } = request;
         let from = self.path_of(parent)?.join(name);
         let to_dir = self.path_of(new_parent)?;
         check_name(new_name)?;

@@ -3,9 +3,10 @@
 //! rendering left for an open, the gate for changes, access). This file holds the parts
 //! and the owner and modes a path shows; the requests are in the files beside it: where a
 //! path leads (`route.rs`), what it holds (`views.rs`), its attributes and listings
-//! (`attrs.rs`), open files (`files.rs`), changes (`changes.rs`, `modes.rs`), what a change
-//! reaches (`invalidation.rs`), failures (`failures.rs`) and what their messages may quote
-//! (`quoted.rs`). Nothing here knows about FUSE.
+//! (`attrs.rs`), open files and their handles (`handles.rs`), changes (`changes.rs`,
+//! `modes.rs`), what a change reaches (`invalidation.rs`), failures (`failures.rs`) and
+//! what their messages may quote (`quoted.rs`); what the kernel tells of each request is in
+//! `requests.rs`. Nothing here knows about FUSE.
 
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -32,18 +33,24 @@ use crate::tree::unchanged::KeptUnchanged;
 mod attrs;
 mod changes;
 mod failures;
-mod files;
+mod handles;
 mod invalidation;
 mod modes;
 mod quoted;
+mod requests;
 mod route;
 #[cfg(test)]
 mod tests;
 mod views;
 
-pub use files::{OpenRequest, OpenWait, Opened, Paging};
+pub use handles::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub(crate) use quoted::named_files;
+pub use requests::{
+    AccessRequest, AttrRequest, CreateRequest, FlushRequest, LookupRequest, MkdirRequest,
+    OpenRequest, OpenWait, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest,
+    SetattrRequest,
+};
 
 /// What the root dashboard says about the project.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ const MODE_BITS: u32 = 0o7777;
 
 impl Space {
     /// Change the permission bits (`mode`) and/or owner (`uid`, `gid`) of `ino` for `caller`.
-    pub fn set_perm(
+    pub(super) fn set_perm(
         &self,
         ino: Ino,
         mode: Option<u32>,

@@ -16,7 +16,11 @@ use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
-use crate::tree::{OpenFlags, OpenRequest, Opened, ProjectInfo, Space, guarded, lock};
+use crate::tree::{
+    AccessRequest, AttrRequest, CreateRequest, DirEntry, FlushRequest, LookupRequest, OpenFlags,
+    OpenRequest, Opened, ProjectInfo, ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest,
+    SetattrRequest, Space, guarded, lock,
+};
 
 /// The mount's owner: this process's user, as the tests call in-process.
 fn me() -> Caller {
@@ -165,23 +169,33 @@ const WRITE: OpenFlags = OpenFlags {
 };
 
 fn dir(space: &Space) -> Ino {
-    space.lookup(ROOT, "notes").unwrap().ino
+    space.lookup(LookupRequest::new(ROOT, "notes")).unwrap().ino
 }
 
 #[test]
 fn a_view_over_the_clock_is_never_kept_by_the_kernel() {
     let (space, _) = space();
     let notes = dir(&space);
-    assert!(space.lookup(notes, "a.txt").unwrap().cacheable);
+    assert!(
+        space
+            .lookup(LookupRequest::new(notes, "a.txt"))
+            .unwrap()
+            .cacheable
+    );
     // No change announces midnight: what `since:7d` finds must be asked for every time.
-    assert!(!space.lookup(notes, "this-week").unwrap().cacheable);
+    assert!(
+        !space
+            .lookup(LookupRequest::new(notes, "this-week"))
+            .unwrap()
+            .cacheable
+    );
 }
 
 #[test]
 fn echo_into_a_new_file_saves_at_close() {
     let (space, notes) = space();
     let (attr, fh) = space
-        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "b.txt", me()))
         .unwrap();
     assert_eq!(attr.kind, Kind::Document);
     space.write(fh, 0, b"hello ").unwrap();
@@ -190,7 +204,7 @@ fn echo_into_a_new_file_saves_at_close() {
         notes.read(&["b.txt"]).is_err(),
         "nothing is saved before close"
     );
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(notes.read(&["b.txt"]).unwrap(), b"hello world\n");
 }
@@ -198,10 +212,16 @@ fn echo_into_a_new_file_saves_at_close() {
 #[test]
 fn a_rejected_write_keeps_the_old_content_and_says_why() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
     space.write(fh, 0, b"this is bad").unwrap();
-    let error = space.flush(fh).unwrap_err();
+    let error = space.flush(FlushRequest::new(fh)).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     space.release(fh);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -219,15 +239,21 @@ fn a_rejected_write_keeps_the_old_content_and_says_why() {
 fn a_new_document_that_is_rejected_vanishes() {
     let (space, notes) = space();
     let (_, fh) = space
-        .create(dir(&space), "c.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "c.txt", me()))
         .unwrap();
     assert!(
-        space.lookup(dir(&space), "c.txt").is_ok(),
+        space
+            .lookup(LookupRequest::new(dir(&space), "c.txt"))
+            .is_ok(),
         "visible while being written"
     );
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    assert!(space.lookup(dir(&space), "c.txt").is_err());
+    assert!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "c.txt"))
+            .is_err()
+    );
     assert!(notes.read(&["c.txt"]).is_err());
     let log = space.errors.newest_first();
     assert!(
@@ -241,11 +267,17 @@ fn a_new_document_that_is_rejected_vanishes() {
 fn a_shell_closing_a_duplicate_before_writing_saves_once() {
     // bash: open(O_CREAT|O_TRUNC), dup2 to stdout, close the original, write, close.
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
-    space.flush(fh).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.write(fh, 0, b"replaced\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"replaced\n");
     assert!(
@@ -258,9 +290,15 @@ fn a_shell_closing_a_duplicate_before_writing_saves_once() {
 #[test]
 fn truncating_to_empty_without_writing_is_validated_at_release() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let fh = space.open(ino, WRITE).unwrap();
-    space.flush(fh).unwrap();
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let fh = space
+        .open(OpenRequest::new(ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -279,10 +317,10 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, "sedX1y2Z3", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "sedX1y2Z3", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -290,11 +328,13 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
         "temp files never reach the resource"
     );
     space
-        .rename(notes_dir, "sedX1y2Z3", notes_dir, "a.txt", false, me())
+        .rename(RenameRequest::within(notes_dir, "sedX1y2Z3", "a.txt", me()))
         .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
     assert!(
-        space.lookup(notes_dir, "sedX1y2Z3").is_err(),
+        space
+            .lookup(LookupRequest::new(notes_dir, "sedX1y2Z3"))
+            .is_err(),
         "the temp file is gone"
     );
 }
@@ -304,13 +344,13 @@ fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, "sedAAAAAA", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "sedAAAAAA", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"bad\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     let error = space
-        .rename(notes_dir, "sedAAAAAA", notes_dir, "a.txt", false, me())
+        .rename(RenameRequest::within(notes_dir, "sedAAAAAA", "a.txt", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EINVAL);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -322,7 +362,7 @@ fn a_refused_move_of_a_document_is_not_permitted_never_invalid() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     let error = space
-        .rename(notes_dir, "a.txt", notes_dir, "a.md", false, me())
+        .rename(RenameRequest::within(notes_dir, "a.txt", "a.md", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EPERM);
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
@@ -335,7 +375,7 @@ fn vim_backup_by_rename_keeps_the_document() {
     let (space, notes) = space();
     let notes_dir = dir(&space);
     space
-        .rename(notes_dir, "a.txt", notes_dir, "a.txt~", false, me())
+        .rename(RenameRequest::within(notes_dir, "a.txt", "a.txt~", me()))
         .unwrap();
     assert_eq!(
         notes.read(&["a.txt"]).unwrap(),
@@ -343,18 +383,20 @@ fn vim_backup_by_rename_keeps_the_document() {
         "the document stays for the rewrite"
     );
     let (_, fh) = space
-        .create(notes_dir, "a.txt", false, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, "a.txt", me()))
         .unwrap();
     space.write(fh, 0, b"edited\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    space.remove(notes_dir, "a.txt~", false, me()).unwrap();
+    space
+        .remove(RemoveRequest::file(notes_dir, "a.txt~", me()))
+        .unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
     let names: Vec<String> = space
-        .readdir(notes_dir)
+        .read_dir(ReadDirRequest::new(notes_dir))
         .unwrap()
         .into_iter()
-        .map(|e| e.name)
+        .map(|(_, e)| e.name)
         .collect();
     assert!(!names.contains(&"a.txt~".to_string()), "{names:?}");
 }
@@ -362,32 +404,49 @@ fn vim_backup_by_rename_keeps_the_document() {
 #[test]
 fn append_adds_to_the_end() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
     let fh = space
-        .open(
+        .open(OpenRequest::new(
             ino,
             OpenFlags {
                 write: true,
                 truncate: false,
                 append: true,
             },
-        )
+            me(),
+        ))
+        .and_then(Opened::fh)
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\nsecond\n");
 }
 
 #[test]
 fn truncate_without_open_is_validated() {
     let (space, notes) = space();
-    let ino = space.lookup(dir(&space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
     assert_eq!(
-        space.set_size(ino, 0, None, me()).unwrap_err().kind,
+        space
+            .setattr(SetattrRequest::new(ino, me()).size(0))
+            .unwrap_err()
+            .kind,
         ErrorKind::Invalid
     );
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
-    assert_eq!(space.set_size(ino, 3, None, me()).unwrap().size, 3);
+    assert_eq!(
+        space
+            .setattr(SetattrRequest::new(ino, me()).size(3))
+            .unwrap()
+            .size,
+        3
+    );
     assert_eq!(notes.read(&["a.txt"]).unwrap(), b"fir");
 }
 
@@ -395,7 +454,7 @@ fn truncate_without_open_is_validated() {
 fn names_that_cannot_be_documents_are_refused_at_create() {
     let (space, _) = space();
     let error = space
-        .create(dir(&space), "notes.md", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "notes.md", me()))
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     assert!(
@@ -408,14 +467,20 @@ fn names_that_cannot_be_documents_are_refused_at_create() {
 #[test]
 fn views_cannot_be_written_or_removed() {
     let (space, _) = space();
-    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
+    let entry = space
+        .lookup(LookupRequest::new(dir(&space), "_entry.md"))
+        .unwrap();
     assert_eq!(
-        space.open(entry.ino, WRITE).unwrap_err().errno(),
+        space
+            .open(OpenRequest::new(entry.ino, WRITE, me()))
+            .and_then(Opened::fh)
+            .unwrap_err()
+            .errno(),
         libc::EROFS
     );
     assert_eq!(
         space
-            .remove(dir(&space), "_nav.txt", false, me())
+            .remove(RemoveRequest::file(dir(&space), "_nav.txt", me()))
             .unwrap_err()
             .errno(),
         libc::EROFS
@@ -426,9 +491,14 @@ fn views_cannot_be_written_or_removed() {
 fn stat_size_matches_what_a_read_returns() {
     let (space, _) = space();
     for name in ["_entry.md", "_nav.txt", "a.txt"] {
-        let attr = space.lookup(dir(&space), name).unwrap();
-        let fh = space.open(attr.ino, OpenFlags::default()).unwrap();
-        let read = space.read(fh, 0, 1 << 20).unwrap();
+        let attr = space.lookup(LookupRequest::new(dir(&space), name)).unwrap();
+        let fh = space
+            .open(OpenRequest::new(attr.ino, OpenFlags::default(), me()))
+            .and_then(Opened::fh)
+            .unwrap();
+        let read = space
+            .read(ReadRequest::new(attr.ino, 0, 1 << 20).through(fh))
+            .unwrap();
         assert_eq!(attr.size as usize, read.len(), "{name}");
     }
 }
@@ -437,7 +507,10 @@ fn stat_size_matches_what_a_read_returns() {
 fn a_typo_gets_a_suggestion_and_probes_do_not() {
     let (space, _) = space();
     assert_eq!(
-        space.lookup(ROOT, "note").unwrap_err().kind,
+        space
+            .lookup(LookupRequest::new(ROOT, "note"))
+            .unwrap_err()
+            .kind,
         ErrorKind::NotFound
     );
     space.examine_misses();
@@ -448,8 +521,12 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
         "{}",
         log[0].message
     );
-    assert!(space.lookup(ROOT, ".notes").is_err());
-    assert!(space.lookup(dir(&space), "a.txt.swp").is_err());
+    assert!(space.lookup(LookupRequest::new(ROOT, ".notes")).is_err());
+    assert!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "a.txt.swp"))
+            .is_err()
+    );
     space.examine_misses();
     assert_eq!(
         space.errors.newest_first().len(),
@@ -462,10 +539,12 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
 fn a_panic_fails_one_request_and_the_tree_keeps_working() {
     let (space, _) = space();
     let notes_dir = dir(&space);
-    let result = guarded("lookup", || space.lookup(notes_dir, "boom"));
+    let result = guarded("lookup", || {
+        space.lookup(LookupRequest::new(notes_dir, "boom"))
+    });
     assert_eq!(result.unwrap_err().errno(), libc::EIO);
     assert!(
-        space.lookup(notes_dir, "a.txt").is_ok(),
+        space.lookup(LookupRequest::new(notes_dir, "a.txt")).is_ok(),
         "later requests still work"
     );
 }
@@ -473,27 +552,41 @@ fn a_panic_fails_one_request_and_the_tree_keeps_working() {
 #[test]
 fn inode_numbers_are_stable_per_path() {
     let (space, _) = space();
-    let a = space.lookup(dir(&space), "a.txt").unwrap().ino;
-    let listed = space.readdir(dir(&space)).unwrap();
+    let a = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap()
+        .ino;
+    let listed: Vec<DirEntry> = (space.read_dir(ReadDirRequest::new(dir(&space))).unwrap())
+        .into_iter()
+        .map(|(_, entry)| entry)
+        .collect();
     assert_eq!(
         listed.iter().find(|e| e.name == "a.txt").map(|e| e.ino),
         Some(a)
     );
-    assert_eq!(space.lookup(dir(&space), "a.txt").unwrap().ino, a);
+    assert_eq!(
+        space
+            .lookup(LookupRequest::new(dir(&space), "a.txt"))
+            .unwrap()
+            .ino,
+        a
+    );
 }
 
 #[test]
 fn a_miss_before_a_create_is_no_typo() {
     let (space, _) = space();
     assert!(
-        space.lookup(dir(&space), "b.txt").is_err(),
+        space
+            .lookup(LookupRequest::new(dir(&space), "b.txt"))
+            .is_err(),
         "the shell looks the name up first"
     );
     let (_, fh) = space
-        .create(dir(&space), "b.txt", false, me(), 0o644)
+        .create(CreateRequest::new(dir(&space), "b.txt", me()))
         .unwrap();
     space.write(fh, 0, b"new\n").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(!log.contains("Did you mean"), "{log}");
@@ -502,17 +595,20 @@ fn a_miss_before_a_create_is_no_typo() {
 /// Process 1 opens `a.txt` ("first\n") to read; process 2 then saves "a longer note\n"
 /// over it. Returns the file's inode and the reader's handle, still open.
 fn read_while_another_writes(space: &Space) -> (Ino, Fh) {
-    let ino = space.lookup(dir(space), "a.txt").unwrap().ino;
+    let ino = space
+        .lookup(LookupRequest::new(dir(space), "a.txt"))
+        .unwrap()
+        .ino;
     let reader = space
-        .open_for(OpenRequest::new(ino, OpenFlags::default(), by(1)))
+        .open(OpenRequest::new(ino, OpenFlags::default(), by(1)))
         .and_then(Opened::fh)
         .unwrap();
     let writer = space
-        .open_for(OpenRequest::new(ino, WRITE, by(2)))
+        .open(OpenRequest::new(ino, WRITE, by(2)))
         .and_then(Opened::fh)
         .unwrap();
     space.write(writer, 0, b"a longer note\n").unwrap();
-    space.flush(writer).unwrap();
+    space.flush(FlushRequest::new(writer)).unwrap();
     space.release(writer);
     (ino, reader)
 }
@@ -523,12 +619,12 @@ fn without_cache_a_reader_holding_a_file_open_does_not_change_what_others_stat()
     let space = space.with_cache(CacheMode::Off);
     let (ino, reader) = read_while_another_writes(&space);
     assert_eq!(
-        space.getattr_by(ino, 1).unwrap().size,
+        space.getattr(AttrRequest::new(ino).by(1)).unwrap().size,
         6,
         "the reader's own stat matches its read"
     );
     assert_eq!(
-        space.getattr_by(ino, 3).unwrap().size,
+        space.getattr(AttrRequest::new(ino).by(3)).unwrap().size,
         14,
         "another process sees the file as it is"
     );
@@ -541,9 +637,14 @@ fn with_cache_a_reader_stats_the_file_as_the_kernel_keeps_it() {
     // `fstat` must not disagree with it (editors compare the two).
     let (space, _) = space();
     let (ino, reader) = read_while_another_writes(&space);
-    let path = space.getattr_by(ino, 3).unwrap();
+    let path = space.getattr(AttrRequest::new(ino).by(3)).unwrap();
     assert_eq!(path.size, 14);
-    assert_eq!(space.getattr_via(ino, Some(reader), 1).unwrap(), path);
+    assert_eq!(
+        space
+            .getattr(AttrRequest::new(ino).through(reader).by(1))
+            .unwrap(),
+        path
+    );
     space.release(reader);
 }
 
@@ -553,7 +654,9 @@ fn files_held_in_memory_are_bounded() {
     let notes_dir = dir(&space);
     let mut made = 0;
     let refused = loop {
-        match space.create(notes_dir, &format!(".tmp{made}.swp"), true, me(), 0o644) {
+        match space
+            .create(CreateRequest::new(notes_dir, &format!(".tmp{made}.swp"), me()).exclusive())
+        {
             Ok((_, fh)) => space.release(fh),
             Err(e) => break e,
         }
@@ -561,10 +664,12 @@ fn files_held_in_memory_are_bounded() {
         assert!(made < 10_000, "no limit");
     };
     assert_eq!(refused.errno(), libc::ENOSPC);
-    space.remove(notes_dir, ".tmp0.swp", false, me()).unwrap();
+    space
+        .remove(RemoveRequest::file(notes_dir, ".tmp0.swp", me()))
+        .unwrap();
     assert!(
         space
-            .create(notes_dir, "again.swp", true, me(), 0o644)
+            .create(CreateRequest::new(notes_dir, "again.swp", me()).exclusive())
             .is_ok(),
         "room again after a remove"
     );
@@ -575,14 +680,17 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     let (space, _) = space();
     let notes_dir = dir(&space);
     let (_, fh) = space
-        .create(notes_dir, ".big.swp", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, ".big.swp", me()).exclusive())
         .unwrap();
     let too_far = crate::tree::open_files::MAX_DOCUMENT as u64;
     assert_eq!(
         space.write(fh, too_far, b"x").unwrap_err().errno(),
         libc::EFBIG
     );
-    assert_eq!(space.flush(fh).unwrap_err().errno(), libc::EFBIG);
+    assert_eq!(
+        space.flush(FlushRequest::new(fh)).unwrap_err().errno(),
+        libc::EFBIG
+    );
     space.release(fh);
     assert!(
         !space
@@ -594,10 +702,10 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
     );
     // One that holds what was written before stays, as on any file system.
     let (_, fh) = space
-        .create(notes_dir, ".kept.swp", true, me(), 0o644)
+        .create(CreateRequest::new(notes_dir, ".kept.swp", me()).exclusive())
         .unwrap();
     space.write(fh, 0, b"draft").unwrap();
-    space.flush(fh).unwrap();
+    space.flush(FlushRequest::new(fh)).unwrap();
     let _ = space.write(fh, too_far, b"x");
     space.release(fh);
     assert!(
@@ -612,24 +720,38 @@ fn a_temp_file_whose_write_failed_does_not_stay_to_count_toward_the_limit() {
 #[test]
 fn test_w_says_no_on_views_and_yes_on_documents() {
     let (space, _) = space();
-    let entry = space.lookup(dir(&space), "_entry.md").unwrap();
-    let note = space.lookup(dir(&space), "a.txt").unwrap();
+    let entry = space
+        .lookup(LookupRequest::new(dir(&space), "_entry.md"))
+        .unwrap();
+    let note = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap();
     assert_eq!(
-        space.access(entry.ino, true).unwrap_err().errno(),
+        space
+            .access(AccessRequest::write(entry.ino))
+            .unwrap_err()
+            .errno(),
         libc::EACCES
     );
-    assert!(space.access(entry.ino, false).is_ok());
-    assert!(space.access(note.ino, true).is_ok());
+    assert!(space.access(AccessRequest::new(entry.ino)).is_ok());
+    assert!(space.access(AccessRequest::write(note.ino)).is_ok());
 }
 
 #[test]
 fn an_open_file_reports_what_it_holds_and_others_see_the_path() {
     let (space, _) = space();
-    let note = space.lookup(dir(&space), "a.txt").unwrap();
-    let fh = space.open(note.ino, WRITE).unwrap();
+    let note = space
+        .lookup(LookupRequest::new(dir(&space), "a.txt"))
+        .unwrap();
+    let fh = space
+        .open(OpenRequest::new(note.ino, WRITE, me()))
+        .and_then(Opened::fh)
+        .unwrap();
     space.write(fh, 0, b"a longer note than before\n").unwrap();
-    let through_handle = space.getattr_via(note.ino, Some(fh), 0).unwrap();
-    let by_path = space.getattr_via(note.ino, None, 0).unwrap();
+    let through_handle = space
+        .getattr(AttrRequest::new(note.ino).through(fh))
+        .unwrap();
+    let by_path = space.getattr(AttrRequest::new(note.ino)).unwrap();
     assert_eq!(through_handle.size, 26, "the handle's own buffer");
     assert_eq!(by_path.size, 6, "the saved note, \"first\\n\"");
     space.release(fh);
@@ -690,21 +812,32 @@ impl Resource for Rows {
 fn a_lookup_and_an_open_each_look_at_a_file_once() {
     let rows = Arc::new(Rows::default());
     let space = space_of(rows.clone());
-    let dir = space.lookup(ROOT, "rows").unwrap().ino;
+    let dir = space.lookup(LookupRequest::new(ROOT, "rows")).unwrap().ino;
     let looks = || rows.looks.load(Ordering::SeqCst);
-    let ino = space.lookup(dir, "r1").unwrap().ino;
+    let ino = space.lookup(LookupRequest::new(dir, "r1")).unwrap().ino;
     assert_eq!(looks(), 1, "the lookup's stat and size share one look");
-    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    let fh = space
+        .open(OpenRequest::new(ino, OpenFlags::default(), me()))
+        .and_then(Opened::fh)
+        .unwrap();
     assert_eq!(looks(), 1, "the open just after takes what the lookup read");
     space.release(fh);
-    let fh = space.open(ino, OpenFlags::default()).unwrap();
+    let fh = space
+        .open(OpenRequest::new(ino, OpenFlags::default(), me()))
+        .and_then(Opened::fh)
+        .unwrap();
     assert_eq!(
         looks(),
         2,
         "a later open's place and content share one look"
     );
-    assert_eq!(space.read(fh, 0, 100).unwrap(), b"row r1\n");
+    assert_eq!(
+        space
+            .read(ReadRequest::new(ino, 0, 100).through(fh))
+            .unwrap(),
+        b"row r1\n"
+    );
     space.release(fh);
-    assert_eq!(space.getattr(ino).unwrap().size, 7);
+    assert_eq!(space.getattr(AttrRequest::new(ino)).unwrap().size, 7);
     assert_eq!(looks(), 3, "a stat looks once");
 }

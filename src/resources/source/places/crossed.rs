@@ -1,7 +1,7 @@
 //! The folders a dotted name passes on its own way. `pkg.mod.Sym.py` is
 //! `pkg/mod/Sym.py`, but the kernel walks only the name it was given: it checks that the
 //! caller may pass `source/`, never `pkg/` or the members folder `mod/` (which shows the
-//! module's modes). The tree checks these itself ([`crate::tree::Space::lookup_by`]), so
+//! module's modes). The tree checks these itself ([`crate::tree::Space::lookup`]), so
 //! that a dotted name answers every caller exactly as its nested path would. A name a
 //! package re-exports passes the folders of the module that defines it, where its path
 //! leads.

@@ -16,16 +16,17 @@ use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
 use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
-use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, OpenFlags, ScratchFile};
+use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, ScratchFile};
 use crate::tree::pending::Pending;
 use crate::tree::resource::ResourceExt;
+use crate::tree::space::requests::{FlushRequest, OpenRequest, OpenWait, ReadRequest};
 use crate::tree::space::route::{Located, Route};
 use crate::tree::space::{Attr, is_a_dir};
 
-/// The size from which a reader of an exact project file is handed the file itself.
-/// Measured: registering the backing file costs more than a whole read of a small file
-/// from the page cache (212 against 142 µs per `cat` of a 3.5 KiB module); a large one
-/// read cold saves a request per 128 KiB.
+/// The size from which a reader of an exact project file is handed the file itself:
+/// registering the backing file costs more than reading a small file whole from the page
+/// cache, while a large one read cold saves a request per readahead window (the README's
+/// figures, under "Caching").
 const PASSTHROUGH_FROM: usize = 128 * 1024;
 
 /// An open done, or to be done once the content is final.
@@ -50,41 +51,6 @@ pub enum Paging {
     },
 }
 
-/// An open as the kernel asks for it: which inode, how, for whom, and whether the opener
-/// may be told to wait for content that is not final yet.
-#[derive(Debug, Clone, Copy)]
-pub struct OpenRequest {
-    pub ino: Ino,
-    pub flags: OpenFlags,
-    pub caller: Caller,
-    pub wait: OpenWait,
-}
-
-impl OpenRequest {
-    /// Open `ino` with `flags` for `caller`, as the content is now.
-    pub fn new(ino: Ino, flags: OpenFlags, caller: Caller) -> Self {
-        OpenRequest {
-            ino,
-            flags,
-            caller,
-            wait: OpenWait::Never,
-        }
-    }
-}
-
-/// What an open does when a reader opens what is not final yet (see
-/// [`crate::tree::pending`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OpenWait {
-    /// Opens it as it is now: a caller in this process has no kernel to wait in.
-    Never,
-    /// Answers [`Opened::Wait`]; once the wait is over, open again with `Over`.
-    May,
-    /// The wait is over: the content is rendered now, never taken from a rendering made
-    /// before the wait.
-    Over,
-}
-
 impl Opened {
     /// The handle and how the kernel reads it, for an open that was not to wait.
     pub fn now(self) -> Result<(Fh, Paging)> {
@@ -102,19 +68,13 @@ impl Opened {
 }
 
 impl Space {
-    /// Open `ino` as this process's user; returns the handle number.
-    pub fn open(&self, ino: Ino, flags: OpenFlags) -> Result<Fh> {
-        self.open_for(OpenRequest::new(ino, flags, Caller::this_process()))?
-            .fh()
-    }
-
     /// Open a file (the kernel's `open`): a handle, and how the kernel may read it —
     /// through its page cache (kept from the last open when the content is the same)
     /// when every change to it is announced and the opener cannot write, else directly
     /// from the snapshot taken now, whatever size the kernel last saw — or, as
     /// `request.wait` allows, how to wait for content that is not final yet. Opening for
     /// writing is a change and must be admitted (see [`crate::tree::access`]).
-    pub fn open_for(&self, request: OpenRequest) -> Result<Opened> {
+    pub fn open(&self, request: OpenRequest) -> Result<Opened> {
         let OpenRequest {
             ino,
             flags,
@@ -224,8 +184,18 @@ impl Space {
         }
     }
 
-    /// Up to `size` bytes of the open file from `offset`.
-    pub fn read(&self, fh: Fh, offset: u64, size: u32) -> Result<Vec<u8>> {
+    /// Up to `request.size` bytes from `request.offset`: of the open file read from, or of
+    /// the inode as it is now where the kernel does not open files.
+    pub fn read(&self, request: ReadRequest) -> Result<Vec<u8>> {
+        let ReadRequest {
+            ino,
+            fh,
+            offset,
+            size,
+        } = request;
+        let Some(fh) = fh else {
+            return self.read_unopened(ino, offset, size);
+        };
         let handles = self.files.handles();
         let handle = handles.get(&fh).ok_or_else(|| bad_handle(fh))?;
         handle.content.read_at(offset, size as usize)
@@ -235,7 +205,7 @@ impl Space {
     /// (a read-only mount; see the FUSE adapter): a project file's bytes read from the
     /// file itself, else what the daemon keeps of it or rendered now. A read from the
     /// start stands for the open a read-write mount sees.
-    pub fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
+    fn read_unopened(&self, ino: Ino, offset: u64, size: u32) -> Result<Vec<u8>> {
         if let Some(file) = self.exact_files.get(&ino, self.kernel.generation()) {
             return read_range(&file, offset, size);
         }
@@ -248,8 +218,9 @@ impl Space {
             && let Some(file) = &at.node.file
         {
             // Only the range asked for: a recursive grep reads every file of the project
-            // once, and a whole copy (kept, fingerprinted) of each cost it 4x the disk's
-            // pace. Its stat gives size and time from the file, so nothing needs the print.
+            // once, and a whole copy (kept, fingerprinted) of each would hold it far below
+            // the disk's pace. Its stat gives size and time from the file, so nothing needs
+            // the print.
             if offset == 0 {
                 resource.opened(rest);
             }
@@ -315,18 +286,15 @@ impl Space {
     }
 
     /// Save the open file if content was written to it: validate and route it. Called at
-    /// every `close` and `fsync`; a rejection fails that call and is logged.
-    pub fn flush(&self, fh: Fh) -> Result<()> {
-        self.flush_by(fh, 0)
-    }
-
-    /// Like [`Space::flush`], for a `close` by process `pid`. A file only truncated or
-    /// created, with nothing written, is saved here only when `pid` holds no other
-    /// descriptor of it: shells open the file, then close a duplicate before writing
-    /// (`echo x > f`), and that close must not save (and reject) an empty file; when it
-    /// was the last one (`: > f`, `cp /dev/null f`), the close reports the outcome. When
-    /// that cannot be told, saving waits for `release`, after the close returned.
-    pub fn flush_by(&self, fh: Fh, pid: u32) -> Result<()> {
+    /// every `close` and `fsync`; a rejection fails that call and is logged. A file only
+    /// truncated or created, with nothing written, is saved at a close only when the
+    /// closing process holds no other descriptor of it: shells open the file, then close a
+    /// duplicate before writing (`echo x > f`), and that close must not save (and reject)
+    /// an empty file; when it was the last one (`: > f`, `cp /dev/null f`), the close
+    /// reports the outcome. When that cannot be told, saving waits for `release`, after
+    /// the close returned.
+    pub fn flush(&self, request: FlushRequest) -> Result<()> {
+        let FlushRequest { fh, pid } = request;
         let complete = pid != 0 && self.last_close(fh, pid);
         self.save_handle(fh, complete)
     }
@@ -479,7 +447,13 @@ impl Space {
 
     /// Change the size of a file (`truncate`, `open(O_TRUNC)` on some kernels). With an
     /// open handle the buffer changes and is saved at close; without, it is saved now.
-    pub fn set_size(&self, ino: Ino, size: u64, fh: Option<Fh>, caller: Caller) -> Result<Attr> {
+    pub(super) fn set_size(
+        &self,
+        ino: Ino,
+        size: u64,
+        fh: Option<Fh>,
+        caller: Caller,
+    ) -> Result<Attr> {
         let path = self.path_of(ino)?;
         let _change = self.admit(caller, "truncate", &path)?;
         let size = usize::try_from(size)
@@ -528,7 +502,7 @@ impl Space {
     /// The attributes of `ino` for process `pid` while it has the file open for reading:
     /// what it reads, so its own `stat` during a `cat` agrees with it (other processes see
     /// the file as it is now).
-    pub(crate) fn open_attr(&self, ino: Ino, pid: u32) -> Option<Attr> {
+    pub(super) fn open_attr(&self, ino: Ino, pid: u32) -> Option<Attr> {
         let fh = self
             .files
             .handles()
@@ -541,7 +515,7 @@ impl Space {
 
     /// The attributes of an open file, from what it holds: what it will read, or what has
     /// been written to it so far (`fstat` right after `open` must not render anew).
-    pub fn handle_attr(&self, ino: Ino, fh: Fh) -> Option<Attr> {
+    pub(super) fn handle_attr(&self, ino: Ino, fh: Fh) -> Option<Attr> {
         let (kind, writable, size, content, perm) = {
             let handles = self.files.handles();
             let handle = handles.get(&fh)?;
