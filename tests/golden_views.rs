@@ -85,13 +85,19 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
+        Fixture::within(homespace::render::budget::BUDGET_TOKENS)
+    }
+
+    /// The fixture with views of at most `budget` tokens.
+    fn within(budget: usize) -> Fixture {
         // Always under /tmp, whatever TMPDIR says: paths in views have the same length on
         // every machine, so pruning to the budget cuts the same items everywhere.
         let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
         let project = dir.path().join("ledger");
         copy_dir(&example(), &project).expect("copy the project");
         // The project's own store, as most mounts have: the dashboard names no --store.
-        let options = Options::new(project);
+        let mut options = Options::new(project);
+        options.budget = budget;
         let space = build(&options, MOUNTPOINT).unwrap();
         let fixture = Fixture { dir, space };
         fixture.seed_tasks();
@@ -488,6 +494,33 @@ fn every_kind_of_view_matches_its_golden_file() {
         failures.len(),
         views.len(),
         failures.join("\n\n")
+    );
+}
+
+/// Every kind of view, listed or not (a search's result, a session's pages, a run's result,
+/// the error log), fits a budget far below the default: each is held to it.
+#[test]
+fn every_kind_of_view_fits_a_small_budget() {
+    const SMALL: usize = 120;
+    let fixture = Fixture::within(SMALL);
+    let mut pruned = Vec::new();
+    let mut checked = 0;
+    for (name, text) in views(&fixture) {
+        // Documents (a session's entry as JSON, a failure's text) are files, not views.
+        if name.ends_with(".json") || name.contains(".failures.") {
+            continue;
+        }
+        checked += 1;
+        let tokens = homespace::render::budget::tokens(&text);
+        assert!(tokens <= SMALL, "{name} is {tokens} tokens:\n{text}");
+        if text.contains("[pruned:") {
+            pruned.push(name);
+        }
+    }
+    assert!(checked > 40, "only {checked} views checked");
+    assert!(
+        pruned.len() > 10,
+        "with {SMALL} tokens most views are cut: {pruned:?}"
     );
 }
 

@@ -220,7 +220,7 @@ impl Space {
         }
         let content = match rendered {
             Some(content) => content,
-            None => Arc::new(self.content_at(&at.route)?),
+            None => Arc::new(self.content_at(&at.route, &at.node, at.path)?),
         };
         let print = print(&content);
         if cacheable {

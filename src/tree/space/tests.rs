@@ -56,6 +56,7 @@ impl Resource for Notes {
             ["boom"] => panic!("a bug in a resource"),
             // A view over the clock, as a search with `since:7d` is.
             ["this-week"] => Ok(Node::view().dated(true)),
+            ["everything", _] => Ok(Node::view()),
             [name] if lock(&self.files).contains_key(*name) => Ok(Node::document(true)),
             _ => Err(Error::not_found(format!("no note {}", path.join("/")))),
         }
@@ -71,6 +72,11 @@ impl Resource for Notes {
     fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
         if path == ["this-week"] {
             return Ok(b"what was said this week\n".to_vec());
+        }
+        // A view, and a document, of 400 items: far over any budget.
+        if let ["everything", _] = path {
+            let items: String = (1..=400).map(|n| format!("- note {n}\n")).collect();
+            return Ok(format!("notes\nall of them\n\n{items}").into_bytes());
         }
         lock(&self.files)
             .get(path.join("/").as_str())
@@ -840,4 +846,52 @@ fn a_lookup_and_an_open_each_look_at_a_file_once() {
     space.release(fh);
     assert_eq!(space.getattr(AttrRequest::new(ino)).unwrap().size, 7);
     assert_eq!(looks(), 3, "a stat looks once");
+}
+
+#[test]
+fn every_view_is_held_to_the_budget_by_the_tree_whoever_made_it() {
+    let (space, notes) = space();
+    let long: String = (1..=400).map(|n| format!("- note {n}\n")).collect();
+    notes.write(&["long.txt"], long.as_bytes(), None).unwrap();
+    let view = space
+        .content(&TreePath::parse("notes/everything/list"))
+        .unwrap();
+    let view = String::from_utf8(view).unwrap();
+    assert!(
+        crate::render::budget::tokens(&view) <= 500,
+        "{} tokens",
+        crate::render::budget::tokens(&view)
+    );
+    assert!(
+        view.starts_with("notes\nall of them\n\n- note 1\n"),
+        "{view}"
+    );
+    assert!(
+        view.contains("[pruned: 400 -> ") && view.contains("more: ls /mnt/hs/notes/everything/"),
+        "{view}"
+    );
+    // A document is the file itself, however long; a view read through an open file is
+    // held to the budget as well.
+    assert_eq!(
+        space.content(&TreePath::parse("notes/long.txt")).unwrap(),
+        long.as_bytes()
+    );
+    let read = |path: &str| {
+        let ino = space.ino_of(&TreePath::parse(path));
+        let fh = space
+            .open(OpenRequest::new(ino, OpenFlags::default(), me()))
+            .and_then(Opened::fh)
+            .unwrap();
+        let bytes = space
+            .read(ReadRequest::new(ino, 0, 1 << 20).through(fh))
+            .unwrap();
+        space.release(fh);
+        bytes
+    };
+    assert!(
+        String::from_utf8(read("notes/everything/list"))
+            .unwrap()
+            .contains("[pruned:")
+    );
+    assert_eq!(read("notes/long.txt"), long.as_bytes());
 }

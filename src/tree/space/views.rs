@@ -138,12 +138,48 @@ impl Space {
 
     /// The bytes of the file at `path`.
     pub fn content(&self, path: &TreePath) -> Result<Vec<u8>> {
-        self.content_at(&self.route(path)?)
+        let route = self.route(path)?;
+        let node = self.stat_at(&route)?;
+        self.content_at(&route, &node, path)
     }
 
-    /// The bytes of the file the path `route` leads to: for a request that routed it
-    /// already.
-    pub(super) fn content_at(&self, route: &Route) -> Result<Vec<u8>> {
+    /// The bytes of the file at `path`, which the request routed to `route` and found to be
+    /// `node` already. A view is held to the budget here, whoever generated it: a
+    /// resourcespace shapes its own views (and says where the rest is), and what still
+    /// comes out too long is cut by the same rule, so no view ever costs more.
+    pub(super) fn content_at(
+        &self,
+        route: &Route,
+        node: &Node,
+        path: &TreePath,
+    ) -> Result<Vec<u8>> {
+        let content = self.generated_or_held(route)?;
+        Ok(match node.kind {
+            Kind::View => self.within_budget(content, path),
+            _ => content,
+        })
+    }
+
+    /// `view` as it fits the budget: itself when it does, else pruned, pointing to its
+    /// folder for the rest.
+    fn within_budget(&self, view: Vec<u8>, path: &TreePath) -> Vec<u8> {
+        let text = match String::from_utf8(view) {
+            Ok(text) if render::budget::tokens(&text) > self.budget => text,
+            Ok(text) => return text.into_bytes(),
+            Err(bytes) => return bytes.into_bytes(),
+        };
+        crate::log::line(&format!(
+            "{}: the view came out over the budget of {} tokens and was cut",
+            self.links.to(path.as_str()),
+            self.budget
+        ));
+        let folder = path.parent().unwrap_or_else(TreePath::root);
+        let more = format!("ls {}", self.links.folder(&folder));
+        render::budget::prune(&text, self.budget, &more).into_bytes()
+    }
+
+    /// What the file `route` leads to holds, as its maker gives it.
+    fn generated_or_held(&self, route: &Route) -> Result<Vec<u8>> {
         match route {
             Route::Root => Err(is_a_dir(&self.links, &TreePath::root())),
             Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
