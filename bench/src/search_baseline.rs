@@ -103,7 +103,7 @@ impl Baseline {
     }
 }
 
-/// How the mount matches `query` (see `resources/source/search.rs`): whether literally, the
+/// How the mount matches `query` (see `resources/source/search/`): whether literally, the
 /// pattern, and whether case-insensitively (smart case: a literal query without capitals).
 /// A `re:` pattern is Rust's regex syntax, which grep's `-E` reads the same way for the
 /// common cases only.

@@ -1,13 +1,13 @@
 //! Importing transcript files into the store: walk the given paths
-//! ([`transcripts::walk`]), read each file ([`transcripts::file`]), store it.
+//! ([`transcripts::walk`](crate::transcripts::walk)), read each file ([`transcripts::file`](mod@crate::transcripts::file)), store it.
 //!
 //! Guarantees: a file is stored whole or not at all (each in a savepoint of its own); a
 //! refused file changes nothing and is listed with its bad lines, and the others are still
 //! imported; importing the same files again adds nothing (the readers' keys are stable and
 //! the store skips keys it holds). A path that does not exist stops everything before any
 //! file is read. Which files are read, and which are refused unread (hostile paths, other
-//! users' files, overlong lines), the readers decide: see [`transcripts::walk`] and
-//! [`transcripts::file`].
+//! users' files, overlong lines), the readers decide: see [`transcripts::walk`](crate::transcripts::walk) and
+//! [`transcripts::file`](mod@crate::transcripts::file).
 
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -283,7 +283,7 @@ pub fn add_list(text: &str, id: &ListId) -> Result<String, String> {
 
 /// Removes the empty list `id` (an extra or a group): its line goes, with the comment lines
 /// directly above it, and when it was its table's last list the table goes too (see
-/// [`without_empty_table`]), as one would remove them by hand.
+/// `without_empty_table`), as one would remove them by hand.
 pub fn remove_list(text: &str, id: &ListId) -> Result<String, String> {
     let manifest = Manifest::read(text)?;
     let list = found(&manifest, id)?;

@@ -7,7 +7,7 @@
 //! - A control character — C0 but tab and newline, DEL, C1 — is shown as `\x` and its two
 //!   hex digits (`\x1b`), so a whole escape sequence (`ESC [ 2 J`, an OSC-8 link) shows as
 //!   text: `\x1b[2J`. No control byte reaches a view.
-//! - On one line ([`line`]): runs of white space become one space; a markdown link or
+//! - On one line ([`line`](fn@line)): runs of white space become one space; a markdown link or
 //!   image is broken where its text meets its target (`[text](url)` shows as
 //!   `[text]\(url)`), an autolink or HTML tag is escaped (`<a …` shows as `\<a …`), and a
 //!   leading `#` is escaped (`\#`), so nothing renders as a link, a tag or a heading.

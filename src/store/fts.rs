@@ -32,7 +32,7 @@ pub enum Tier {
 }
 
 /// The terms of `query`: each a word, or the words of a `"quoted phrase"` in order. An
-/// unclosed quote is a phrase to the end; at most [`MAX_TERMS`] terms.
+/// unclosed quote is a phrase to the end; at most `MAX_TERMS` terms.
 pub fn terms(query: &str) -> Vec<Vec<&str>> {
     let mut terms = Vec::new();
     for (n, part) in query.split('"').enumerate() {

@@ -18,7 +18,7 @@ pub struct Job {
     /// Put first on `PYTHONPATH`: where the project's packages live (`src/`, the root).
     pub paths: Vec<PathBuf>,
     /// The project's own pytest configuration file (see
-    /// [`crate::resources::source::pytest_config::config_file`]); `None`: it has none, and
+    /// `pytest_config::config_file` in `resources/source/`); `None`: it has none, and
     /// pytest is given none.
     pub config: Option<PathBuf>,
     /// Test selectors as the user wrote them (`tests/test_calc.py::test_add`, `-k div`).

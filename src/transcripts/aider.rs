@@ -26,7 +26,7 @@
 //! input that is not an aider command (`/add …`).
 //!
 //! Keys hash the session's opening line with the block's kind and text, and count repeats
-//! (as [`LineKeys`] does): appending to the file keeps every key it gave.
+//! (as `LineKeys` does): appending to the file keeps every key it gave.
 
 use std::path::Path;
 

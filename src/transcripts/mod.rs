@@ -7,7 +7,7 @@
 //! many files or in a database, so [`opencode`] reads from a path, not from bytes; what a
 //! file's place says and its content does not (the project of a Gemini CLI session or an
 //! Aider history) is added by [`placed`]. From disk: [`walk`] says which files a set of
-//! paths names, [`file`] reads one, and only the owner's own regular files are opened
+//! paths names, [`file`](mod@file) reads one, and only the owner's own regular files are opened
 //! ([`trusted`]); [`places`] says where a project's agents write theirs. Storing what is
 //! read is `crate::memory`'s.
 //!

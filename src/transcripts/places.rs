@@ -36,7 +36,7 @@ impl Place {
 /// What to follow, as `[memory] watch` in the settings says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Watching {
-    /// The project's own folders of every supported agent ([`defaults`]).
+    /// The project's own folders of every supported agent (`defaults`).
     Default,
     /// Nothing.
     Off,

@@ -23,13 +23,13 @@ pub enum Format {
     /// Aider's `.aider.chat.history.md` (markdown, not JSON).
     Aider,
     /// OpenCode's database or JSON storage: read from a path, not from one file's bytes
-    /// ([`opencode::read_path`]).
+    /// ([`opencode::read_path`](crate::transcripts::opencode::read_path)).
     OpenCode,
 }
 
 impl Format {
     /// Whether a file of this format can be read part by part as it grows
-    /// ([`stream::Stream`]); the others are read whole each time.
+    /// ([`stream::Stream`](crate::transcripts::stream::Stream)); the others are read whole each time.
     pub fn reads_by_line(self) -> bool {
         matches!(self, Format::Jsonl | Format::ClaudeCode | Format::Codex)
     }

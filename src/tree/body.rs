@@ -4,7 +4,7 @@
 //! cost disk, not the daemon's memory, and give it back when dropped. Unnamed files
 //! (`O_TMPFILE`) vanish with the daemon, even when it is killed.
 //!
-//! The bytes on disk are capped as a whole ([`Spill::cap`]): past it a write fails with
+//! The bytes on disk are capped as a whole (`Spill::cap`): past it a write fails with
 //! `ENOSPC` and adds nothing, so a write that failed never counts toward the limit.
 
 use std::fs::File;

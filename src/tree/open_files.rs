@@ -1,7 +1,7 @@
 //! The state of open files and editors' temp files: the handles the kernel holds, the temp
 //! files and new documents kept by the tree until they are saved or removed, and where
 //! large ones spill to. Plain data behind locks; what opening, writing and saving mean is
-//! in `files.rs` and `changes.rs`.
+//! in `space/handles.rs` and `space/changes.rs`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -27,13 +27,13 @@
 //!   another user's file or one others may write is set aside without being read (a link
 //!   or a device without being opened), and why is said once, until it changes. A file
 //!   is read only from the very folder it is in below the place followed: the folders
-//!   between are opened one by one, never through a link ([`folder`]), so a watched
+//!   between are opened one by one, never through a link (`folder.rs`), so a watched
 //!   folder moved away and replaced by a link is not read through. Every piece of an
 //!   OpenCode session (each message and part) is held to the same rule, and one that
 //!   fails is set aside and said while the rest of the session is read; its database is
 //!   read only if it, its log and its folder are the owner's alone.
 //! - Memory is bounded whatever a file's size: a line-based file is read in pieces of at
-//!   most [`pieces::BATCH`] bytes of lines, each stored before the next is read, and a line
+//!   most `pieces::BATCH` bytes of lines, each stored before the next is read, and a line
 //!   longer than [`MAX_LINE`] is passed over as it streams by (reported as a bad line; the
 //!   lines after it are read); a file read whole is read only up to [`MAX_WHOLE`].
 
@@ -79,7 +79,7 @@ pub struct Caught {
     pub deferred: bool,
 }
 
-/// The largest file of a format read whole ([`Format::reads_by_line`] false) that is
+/// The largest file of a format read whole ([`Format::reads_by_line`](crate::transcripts::Format::reads_by_line) false) that is
 /// read: each read holds it all.
 pub const MAX_WHOLE: u64 = 256 << 20;
 
@@ -87,7 +87,7 @@ pub const MAX_WHOLE: u64 = 256 << 20;
 /// every step of a session is read at most this often).
 pub const WHOLE_AGAIN: Duration = Duration::from_millis(500);
 
-/// A file of a format read whole each time it changes ([`Format::reads_by_line`]).
+/// A file of a format read whole each time it changes ([`Format::reads_by_line`](crate::transcripts::Format::reads_by_line)).
 #[derive(Default)]
 struct Whole {
     /// Its size and change time when last read.

@@ -20,7 +20,7 @@ use crate::store::memory::{EntryRow, SessionRow};
 
 /// The directory of a session's conversation pages.
 pub const CONVERSATION: &str = "conversation";
-/// Entries of the session per page: with lines of at most [`TURN_CHARS`], a page stays
+/// Entries of the session per page: with lines of at most `TURN_CHARS`, a page stays
 /// well inside a 500-token view.
 pub const PER_PAGE: usize = 12;
 /// Characters of a user or assistant turn on one line.

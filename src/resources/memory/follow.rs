@@ -44,7 +44,7 @@ pub struct Status {
     /// The latest look that stored something: when, how many entries, from which file.
     pub last: Option<(Time, usize, PathBuf)>,
     /// Files set aside (not the owner's own regular files, or unreadable), the latest
-    /// last, at most [`SET_ASIDE_KEPT`]; one read again leaves the list.
+    /// last, at most `SET_ASIDE_KEPT`; one read again leaves the list.
     pub set_aside: Vec<PathBuf>,
 }
 

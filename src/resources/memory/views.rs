@@ -90,7 +90,7 @@ fn session_facts(row: &SessionRow) -> String {
     )
 }
 
-/// A transcript's text (a title, an entry) as one inert line of [`LINE_CHARS`].
+/// A transcript's text (a title, an entry) as one inert line of `LINE_CHARS`.
 pub fn cut(text: &str) -> String {
     cut_to(text, LINE_CHARS)
 }

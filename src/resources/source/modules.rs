@@ -2,7 +2,7 @@
 //! identity (size, mtime, inode, ctime) and parses again when it changed — a stale symbol
 //! range is never served. What a parse yields is kept three ways: the small index of every
 //! module seen, for the whole mount; the text with it for the most recently used modules;
-//! and the index on disk across mounts ([`ParseIndex`]), so that a remount parses only what
+//! and the index on disk across mounts (`parse_index.rs`), so that a remount parses only what
 //! changed. Counts of parses and of indexes loaded say which was which.
 
 use std::collections::HashMap;

@@ -1,8 +1,8 @@
 //! The files each session changed, kept in the store: one row per (session, path) with the
 //! latest time an entry changed it. What counts as changing a file is `touched.rs`'s; here
 //! it is decided when rows are noted (every batch of entries written, by import, live
-//! recording or merge, goes through [`note`]), how a store that held entries before the
-//! table existed is filled once ([`backfill`]); what a `file:` pattern matches is
+//! recording or merge, goes through `note`), how a store that held entries before the
+//! table existed is filled once (`backfill`); what a `file:` pattern matches is
 //! `changed.rs`'s.
 //!
 //! Paths are stored relative to the session's cwd when they lie under it, so a project

@@ -13,7 +13,7 @@
 //! server stopped or the network broke at that moment) may have been saved: it is settled
 //! by asking the server, on a new connection, what became of its transaction id (known
 //! before `COMMIT`, `pg_xact_status`), and answered by what happened — saved, not saved
-//! (`EAGAIN`, try again), or, when the server cannot be asked within [`SETTLE_TIMEOUT`],
+//! (`EAGAIN`, try again), or, when the server cannot be asked within `SETTLE_TIMEOUT`,
 //! an error that says it is not known. So a retry after "try again" never makes a
 //! duplicate.
 
@@ -205,7 +205,7 @@ impl Postgres {
 
     /// Whether transaction `xid`, whose `COMMIT` went unanswered (`lost` says how), was
     /// saved: `Ok` when it was, `lost` (try again) when it was not, and an error saying it
-    /// is not known when the server cannot be asked within [`SETTLE_TIMEOUT`].
+    /// is not known when the server cannot be asked within `SETTLE_TIMEOUT`.
     fn settle(&self, xid: &str, lost: Error) -> Result<()> {
         let started = Instant::now();
         loop {

@@ -158,7 +158,7 @@ pub trait TaskRows {
     fn slugs(&self, filter: Filter<'_>) -> Result<Vec<String>>;
     /// How many tasks `filter` selects.
     fn count(&self, filter: Filter<'_>) -> Result<usize>;
-    /// The counters kept with the rows, by name: a status's name, or [`READY`].
+    /// The counters kept with the rows, by name: a status's name, or `READY`.
     fn counters(&self) -> Result<Counters>;
     /// The counters and the first `limit` tasks `filter` selects: what a view of tasks
     /// shows. A backend where each statement is a round trip reads both in one.

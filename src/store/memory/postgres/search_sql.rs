@@ -64,7 +64,7 @@ fn meta_tool() -> String {
 
 /// A lone word PostgreSQL's statistics put in this many entries or more is not counted:
 /// its count is the statistics' estimate, and the note says so. Counting visits each
-/// match, where the estimate is sampled from 30,000 rows (a word in 2% of them is known to
+/// match, where the estimate is sampled from 300,000 rows (a word in 2% of them is known to
 /// within a few percent).
 const ESTIMATED: usize = 10 * RANK;
 /// `ts_rank_cd` weights of the D, C, B and A labels: content, tags, summary, title.
