@@ -20,6 +20,7 @@
 
 use std::time::Instant;
 
+use homespace::model::SessionId;
 use homespace::model::time::Time;
 use homespace::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use homespace::store::Store;
@@ -307,7 +308,7 @@ fn generated(sessions: u64, per_session: u64, first: u64) -> Transcript {
         let n = first + s * per_session;
         let day = 1 + (n / per_session) % 28;
         let record = SessionRecord {
-            id: format!("gen-{}", n / per_session),
+            id: SessionId::derived(&format!("gen-{}", n / per_session)),
             source: "jsonl".into(),
             started: Time::parse(&format!("2026-10-{day:02}T10:00:00Z")).ok(),
             ended: None,

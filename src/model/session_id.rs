@@ -54,6 +54,12 @@ impl SessionId {
         }
     }
 
+    /// An id as the store keeps it: it took only what [`SessionId::parse`] takes, so a
+    /// session read back is named as it was stored, never refused.
+    pub fn stored(id: String) -> SessionId {
+        SessionId(id)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -66,6 +72,25 @@ impl SessionId {
 impl fmt::Display for SessionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// An id is its text: `record.id == "4f35e220"` reads as it says.
+impl PartialEq<str> for SessionId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for SessionId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for SessionId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
     }
 }
 

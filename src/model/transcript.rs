@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::Meta;
+use super::{Meta, SessionId};
 use crate::model::time::Time;
 
 /// Who or what an entry is from. The seven channels `memory/_entry.md` documents.
@@ -57,13 +57,13 @@ impl fmt::Display for Channel {
 }
 
 /// A session as an importer read it (or as `mkdir` starts it).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRecord {
     /// The session's id: the tool's own (Claude Code's `sessionId`, Codex's session id),
     /// else one derived from the file. Becomes the directory name, so the store takes
-    /// only what [`super::SessionId::parse`] takes (readers make theirs with
-    /// [`super::SessionId::derived`]).
-    pub id: String,
+    /// only what [`SessionId::parse`] takes (readers make theirs with
+    /// [`SessionId::derived`]).
+    pub id: SessionId,
     /// The tool it came from: `claude-code`, `codex`, `jsonl`, `homespace` (recorded live).
     pub source: String,
     /// The times of its first and last entries, when known.
@@ -85,6 +85,24 @@ pub struct SessionRecord {
     /// the first user message before the tool's own title came): a stored session titled
     /// with one of them takes `title` instead. Not stored.
     pub lesser_titles: Vec<String>,
+}
+
+impl SessionRecord {
+    /// Session `id`, of which nothing else is known yet.
+    pub fn new(id: SessionId) -> Self {
+        SessionRecord {
+            id,
+            source: String::new(),
+            started: None,
+            ended: None,
+            title: String::new(),
+            cwd: None,
+            model: None,
+            continuation_of: None,
+            resumes_by_copy: false,
+            lesser_titles: Vec::new(),
+        }
+    }
 }
 
 /// One entry of a session as an importer read it.

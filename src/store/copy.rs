@@ -240,7 +240,7 @@ fn store_sessions(to: &dyn MemoryRecords, batch: Vec<(SessionRow, Transcript)>) 
     for (row, _) in &batch {
         if let Some(summary) = &row.summary {
             let copied = to
-                .session(&row.record.id)?
+                .session(row.record.id.as_str())?
                 .ok_or_else(|| Error::internal(format!("{} was not copied", named(row))))?;
             to.set_summary(copied.rowid, Some(summary))
                 .map_err(|e| e.context(&format!("the summary of {}", named(row))))?;

@@ -428,7 +428,11 @@ mod tests {
         let (session, entries) = &transcript.sessions[0];
         // The file's name and a hash of its first user line: two chats in files of one
         // name stay two.
-        assert!(session.id.starts_with("day-one-"), "{}", session.id);
+        assert!(
+            session.id.as_str().starts_with("day-one-"),
+            "{}",
+            session.id
+        );
         assert_eq!(session.source, "jsonl");
         assert_eq!(session.title, "Add a test please");
         assert_eq!(session.started, time("2025-03-01T09:00:00Z"));

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::model::SessionId;
 use crate::model::transcript::{EntryRecord, SessionRecord, Transcript};
 
 use super::text;
@@ -28,7 +29,7 @@ pub struct Sessions {
 }
 
 /// One session being built.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Draft {
     pub record: SessionRecord,
     entries: Vec<EntryRecord>,
@@ -69,12 +70,18 @@ impl Sessions {
         let (source, resumes_by_copy) = (self.source, self.resumes_by_copy);
         self.drafts.entry(id.clone()).or_insert_with(|| Draft {
             record: SessionRecord {
-                id,
                 source: source.to_string(),
                 resumes_by_copy,
-                ..SessionRecord::default()
+                ..SessionRecord::new(SessionId::derived(&id))
             },
-            ..Draft::default()
+            entries: Vec::new(),
+            keys: HashSet::new(),
+            title: None,
+            summary: None,
+            first_user: None,
+            first: None,
+            last: None,
+            taken_title: None,
         })
     }
 

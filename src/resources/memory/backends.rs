@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use crate::model::SessionId;
 use crate::model::time::Time;
 use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 use crate::model::{Kind, Links};
@@ -20,12 +21,11 @@ use crate::tree::resource::Search;
 
 fn session(id: &str, started: Option<&str>, title: &str) -> SessionRecord {
     SessionRecord {
-        id: id.into(),
         source: "claude-code".into(),
         started: started.map(|t| Time::parse(t).unwrap()),
         title: title.into(),
         resumes_by_copy: true,
-        ..SessionRecord::default()
+        ..SessionRecord::new(SessionId::parse(id).unwrap())
     }
 }
 

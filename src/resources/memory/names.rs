@@ -11,5 +11,5 @@ pub fn entry_name(row: &SessionRow, seq: i64) -> String {
 
 /// The path of session `row`'s directory.
 pub fn session_dir(row: &SessionRow, links: &Links) -> String {
-    links.dir(&["memory", "sessions", &row.day, &row.record.id])
+    links.dir(&["memory", "sessions", &row.day, row.record.id.as_str()])
 }

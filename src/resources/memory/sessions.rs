@@ -303,7 +303,7 @@ impl Resource for Sessions {
                 .store
                 .memory(|m| m.sessions_on(day))?
                 .iter()
-                .map(|row| Child::new(&row.record.id, Kind::Dir, views::session_line(row)))
+                .map(|row| Child::new(row.record.id.as_str(), Kind::Dir, views::session_line(row)))
                 .collect()),
             SessionPath::Session(row) => {
                 let mut children = vec![
@@ -510,18 +510,17 @@ impl Edit for Sessions {
             )));
         }
         // The store's rule, checked before anything is asked of the store.
-        SessionId::parse(id)?;
+        let name = SessionId::parse(id)?;
         if self.store.memory(|m| m.session(id))?.is_some() {
             return Err(Error::exists(format!(
                 "a session named {id} exists already"
             )));
         }
         let record = SessionRecord {
-            id: id.to_string(),
             source: "homespace".into(),
             started: Some(today_or(day)),
             title: id.to_string(),
-            ..SessionRecord::default()
+            ..SessionRecord::new(name)
         };
         self.store
             .change_memory(|m| m.create_session(&record).map(|_| ()))

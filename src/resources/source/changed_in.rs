@@ -27,7 +27,7 @@ pub(super) fn entry_line(store: &Store, links: &Links, file: &str) -> Option<Str
     let (rows, total) = store.memory(|m| m.sessions_changing(file, NAMED)).ok()?;
     let (row, _) = rows.first()?;
     let link = match total {
-        1 => links.dir(&["memory", "sessions", &row.day, &row.record.id]),
+        1 => links.dir(&["memory", "sessions", &row.day, row.record.id.as_str()]),
         _ => links.dir(&["memory", "files", file]),
     };
     let named: Vec<String> = rows

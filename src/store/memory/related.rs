@@ -227,7 +227,7 @@ mod tests {
             .memory(|m| m.related(me, 5))
             .unwrap()
             .into_iter()
-            .map(|(row, terms)| (row.record.id, terms))
+            .map(|(row, terms)| (row.record.id.into_string(), terms))
             .collect()
     }
 

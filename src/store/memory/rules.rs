@@ -115,7 +115,7 @@ mod tests {
         let record = SessionRecord {
             started: Time::parse(written[0]).ok(),
             ended: Time::parse(written[1]).ok(),
-            ..SessionRecord::default()
+            ..SessionRecord::new(SessionId::parse("s").unwrap())
         };
         let entries: Vec<EntryRecord> = written[2..]
             .iter()

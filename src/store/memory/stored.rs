@@ -6,6 +6,7 @@
 use super::count;
 use super::records::{EntryRow, SessionRow};
 use crate::error::{Error, Result};
+use crate::model::SessionId;
 use crate::model::time::Time;
 use crate::model::transcript::{Channel, EntryRecord, SessionRecord};
 use crate::store::row::Row;
@@ -35,7 +36,7 @@ pub(super) fn session_at(row: &impl Row, at: usize) -> Result<SessionRow> {
             // How its tool resumes sessions matters only while importing; not stored.
             lesser_titles: Vec::new(),
             resumes_by_copy: false,
-            id,
+            id: SessionId::stored(id),
         },
         day: row.value(at + 9)?,
         entries: count(row.value(at + 10)?),

@@ -19,6 +19,7 @@ use super::records::Imported;
 use super::rules::{check_entry, check_id, check_session, check_text, day_of, span, tags_json};
 use super::{MAX_SEQ, entry_id, session_range};
 use crate::error::{Error, Result};
+use crate::model::SessionId;
 use crate::model::time::Time;
 use crate::model::transcript::{EntryRecord, SessionRecord, Transcript};
 
@@ -58,7 +59,7 @@ pub(super) fn store_transcript<D: WriteSql + ?Sized>(
 /// Makes an empty session (`mkdir sessions/<day>/<id>`); returns its number. Its day is
 /// that of `record.started`, or today.
 pub fn create_session<D: WriteSql>(rows: &D, record: &SessionRecord) -> Result<i64> {
-    if rows.session_number(&record.id)?.is_some() {
+    if rows.session_number(record.id.as_str())?.is_some() {
         return Err(Error::exists(format!(
             "a memory session named {} exists already",
             record.id
@@ -80,7 +81,7 @@ pub fn append<D: WriteSql>(rows: &D, session: i64, entry: &EntryRecord) -> Resul
             entry.key
         )));
     }
-    let record = SessionRecord::default();
+    let record = SessionRecord::new(SessionId::stored(id));
     merge(rows, session, &record, std::slice::from_ref(entry))?;
     Ok(seq)
 }
@@ -125,10 +126,10 @@ fn target<D: WriteSql + ?Sized>(
     record: &SessionRecord,
     entries: &[EntryRecord],
 ) -> Result<(i64, bool)> {
-    if let Some(rowid) = rows.session_number(&record.id)? {
+    if let Some(rowid) = rows.session_number(record.id.as_str())? {
         return Ok((rowid, false));
     }
-    if let Some(rowid) = rows.alias_of(&record.id)? {
+    if let Some(rowid) = rows.alias_of(record.id.as_str())? {
         return Ok((rowid, false));
     }
     // A resumed Claude Code session copies the session it resumes from its first entry, so
@@ -141,7 +142,7 @@ fn target<D: WriteSql + ?Sized>(
         false => None,
     };
     if let Some(rowid) = joined {
-        rows.add_alias(&record.id, rowid)?;
+        rows.add_alias(record.id.as_str(), rowid)?;
         return Ok((rowid, false));
     }
     Ok((create(rows, record, entries)?, true))
@@ -153,7 +154,7 @@ fn create<D: WriteSql + ?Sized>(
     record: &SessionRecord,
     entries: &[EntryRecord],
 ) -> Result<i64> {
-    check_id(&record.id)?;
+    check_id(record.id.as_str())?;
     check_session(record)?;
     let (first, last) = span(record, entries);
     let day = day_of(first.unwrap_or_else(Time::now));

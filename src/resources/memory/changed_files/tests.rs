@@ -1,6 +1,7 @@
 //! `memory/files/` over a store with sessions that edited files.
 
 use super::*;
+use crate::model::SessionId;
 use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
 
 fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
@@ -16,12 +17,11 @@ fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
 
 fn session(id: &str, title: &str, started: &str) -> SessionRecord {
     SessionRecord {
-        id: id.into(),
         source: "claude-code".into(),
         title: title.into(),
         started: Some(Time::parse(started).unwrap()),
         cwd: Some("/home/a/proj".into()),
-        ..SessionRecord::default()
+        ..SessionRecord::new(SessionId::parse(id).unwrap())
     }
 }
 

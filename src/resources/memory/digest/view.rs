@@ -156,7 +156,7 @@ pub fn extracted(
     links: &Links,
 ) -> String {
     if digest.is_empty() {
-        return summary::template(&row.record.id);
+        return summary::template(row.record.id.as_str());
     }
     let mut sections: [Vec<String>; 5] = Default::default();
     let [completed, pending, decisions, results, _how] = &mut sections;
@@ -216,7 +216,7 @@ pub fn extracted(
         ERRORS_LISTED,
         "No errors.",
     ));
-    let mut text = summary::template(&row.record.id);
+    let mut text = summary::template(row.record.id.as_str());
     // The template's title line, then the mark, then the sections filled in.
     let title_end = text.find('\n').map_or(text.len(), |i| i + 1);
     text.truncate(title_end);

@@ -190,6 +190,7 @@ fn read_as_number(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::SessionId;
     use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
     use crate::store::postgres::Postgres;
     use crate::store::postgres::scratch::ScratchServer;
@@ -269,7 +270,7 @@ mod tests {
             let transcript = Transcript {
                 sessions: vec![(
                     SessionRecord {
-                        id: "new".into(),
+                        id: SessionId::parse("new").unwrap(),
                         source: "claude".into(),
                         started: None,
                         ended: None,

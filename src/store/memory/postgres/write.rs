@@ -86,7 +86,7 @@ impl WriteSql for Tx<'_> {
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
              RETURNING rowid::BIGINT",
             &[
-                &record.id,
+                &record.id.as_str(),
                 &record.source,
                 &first,
                 &last,

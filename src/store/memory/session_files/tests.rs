@@ -56,7 +56,12 @@ fn sample() -> Transcript {
 
 fn names(store: &Store, file: &str) -> (Vec<String>, usize) {
     let (rows, total) = store.memory(|m| m.sessions_changing(file, 10)).unwrap();
-    (rows.into_iter().map(|(s, _)| s.record.id).collect(), total)
+    (
+        rows.into_iter()
+            .map(|(s, _)| s.record.id.into_string())
+            .collect(),
+        total,
+    )
 }
 
 fn rowid(store: &Store, id: &str) -> i64 {

@@ -70,7 +70,7 @@ impl WriteSql for Connection {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?
         .execute(params![
-            record.id,
+            record.id.as_str(),
             record.source,
             first,
             last,

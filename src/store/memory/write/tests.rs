@@ -156,7 +156,7 @@ fn a_resumed_session_joins_the_one_it_repeats() {
     for_each_backend(|store| {
         import(&store, &first()).unwrap();
         let mut resumed = first();
-        resumed.sessions[0].0.id = "s2".into();
+        resumed.sessions[0].0.id = SessionId::parse("s2").unwrap();
         resumed.sessions[0]
             .1
             .push(entry("e", Channel::User, "now the signup form"));
@@ -467,14 +467,14 @@ fn forgetting_removes_every_trace() {
     for_each_backend(|store| {
         import(&store, &first()).unwrap();
         let mut other = first();
-        other.sessions[0].0.id = "s2".into();
+        other.sessions[0].0.id = SessionId::parse("s2").unwrap();
         for e in &mut other.sessions[0].1 {
             e.key.push('2');
         }
         import(&store, &other).unwrap();
         // An alias of s1 goes with it.
         let mut resumed = first();
-        resumed.sessions[0].0.id = "s1-resumed".into();
+        resumed.sessions[0].0.id = SessionId::parse("s1-resumed").unwrap();
         import(&store, &resumed).unwrap();
         let forget = |id: &str| store.change_memory(|m| m.forget(id)).unwrap();
         assert!(forget("s1"));
