@@ -57,7 +57,7 @@ use runner::Runner;
 use settings::Settings;
 use settings::file::SettingsFile;
 use settings::meta::MetaDir;
-use views::{Views, ViewsOf};
+use views::Views;
 
 /// The source resourcespace of one project.
 pub struct Source {
@@ -149,7 +149,7 @@ impl Source {
             Arc::clone(&runner) as Arc<dyn Resource>,
         ];
         let indexing: Arc<warm_up::Indexing> = Arc::default();
-        let views = Views::new(ViewsOf {
+        let views = Views {
             project: Arc::clone(&project),
             modules: Arc::clone(&modules),
             links: links.clone(),
@@ -160,7 +160,7 @@ impl Source {
             indexing: Arc::clone(&indexing),
             name,
             quoted: children.clone(),
-        });
+        };
         let source = Arc::new(Source {
             searcher,
             views,

@@ -29,67 +29,27 @@ use crate::store::Store;
 use crate::tree::resource::Resource;
 use contents::readable_by_its_readers;
 
-/// What source/'s views read, each shared with the part of source/ that keeps it.
+/// What source/'s views read, each shared with the part of source/ that keeps it; made by
+/// source/'s map, which holds them all.
 pub(super) struct Views {
-    project: Arc<Project>,
-    modules: Arc<Modules>,
-    links: Links,
+    pub(super) project: Arc<Project>,
+    pub(super) modules: Arc<Modules>,
+    pub(super) links: Links,
     /// Which sessions changed a module, for its view.
-    store: Arc<Store>,
+    pub(super) store: Arc<Store>,
     /// Its edits and the imports it knows to fail.
-    editor: Arc<Editor>,
-    runner: Arc<Runner>,
-    settings: Arc<SettingsFile>,
-    indexing: Arc<Indexing>,
+    pub(super) editor: Arc<Editor>,
+    pub(super) runner: Arc<Runner>,
+    pub(super) settings: Arc<SettingsFile>,
+    pub(super) indexing: Arc<Indexing>,
     /// The project's name.
-    name: String,
+    pub(super) name: String,
     /// The resourcespaces whose summaries the root view quotes (deps/ and config/ among
     /// them).
-    quoted: Vec<Arc<dyn Resource>>,
-}
-
-/// What [`Views`] is made of.
-pub(super) struct ViewsOf {
-    pub project: Arc<Project>,
-    pub modules: Arc<Modules>,
-    pub links: Links,
-    pub store: Arc<Store>,
-    pub editor: Arc<Editor>,
-    pub runner: Arc<Runner>,
-    pub settings: Arc<SettingsFile>,
-    pub indexing: Arc<Indexing>,
-    pub name: String,
-    pub quoted: Vec<Arc<dyn Resource>>,
+    pub(super) quoted: Vec<Arc<dyn Resource>>,
 }
 
 impl Views {
-    pub(super) fn new(of: ViewsOf) -> Self {
-        let ViewsOf {
-            project,
-            modules,
-            links,
-            store,
-            editor,
-            runner,
-            settings,
-            indexing,
-            name,
-            quoted,
-        } = of;
-        Views {
-            project,
-            modules,
-            links,
-            store,
-            editor,
-            runner,
-            settings,
-            indexing,
-            name,
-            quoted,
-        }
-    }
-
     /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`; the last test run
     /// after it.
     pub(super) fn state_line(&self) -> String {
