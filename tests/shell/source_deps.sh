@@ -148,8 +148,9 @@ requests = "^2.31"
 EOF
 printf 'tabulate~=0.9\n' > "$PROJECT/requirements-dev.txt"
 cp "$PY" poetry.toml
+# Changed outside the mount: the watcher tells the kernel, a moment later.
+expect_seen "$D/_entry.md" "pyproject.toml has no [project] table" "why deps/ is empty"
 entry=$(cat "$D/_entry.md")
-expect_contains "$entry" "pyproject.toml has no [project] table" "why deps/ is empty"
 expect_contains "$entry" "[tool.poetry.dependencies]" "Poetry's table is named"
 expect_contains "$entry" "requirements-dev.txt" "the requirements file is named"
 printf 'requests\n' > req.txt
@@ -167,7 +168,7 @@ rm "$PROJECT/requirements-dev.txt"
 # --- Broken TOML: read and write both say so.
 printf '[project\nname = "ledger"\n' > "$PY"
 cp "$PY" broken.toml
-expect_contains "$(cat "$D/_entry.md")" "does not parse" "a broken pyproject.toml"
+expect_seen "$D/_entry.md" "does not parse" "a broken pyproject.toml"
 same_pyproject broken.toml "reading a broken file"
 
 # --- No pyproject.toml at all.
