@@ -190,9 +190,10 @@ pub trait Edit: Send + Sync {
 
     /// Make a directory at `path`.
     fn mkdir(&self, path: &[&str]) -> Result<()> {
+        // By its name alone, as `read_only` says why.
         Err(Error::not_permitted(format!(
-            "cannot make a directory at {}: nothing here is created by mkdir",
-            path.join("/")
+            "{} was not made: nothing here is created by mkdir",
+            path.last().copied().unwrap_or("the folder")
         )))
     }
 }
@@ -450,6 +451,12 @@ pub struct Outside {
 /// Where a failure outside the tree's requests is logged: `(operation, path, error)`.
 pub type Failed = Arc<dyn Fn(&str, &TreePath, &Error) + Send + Sync>;
 
+/// The refusal of a change a resourcespace does not take. It names the file by its name
+/// alone: the resourcespace may be mounted inside another (`source/deps/`) and knows no
+/// whole path, which the error log gives beside the message.
 fn read_only(path: &[&str]) -> Error {
-    Error::read_only(format!("{} cannot be changed", path.join("/")))
+    let name = path.last().copied().unwrap_or("this folder");
+    Error::read_only(format!(
+        "{name} cannot be changed: nothing here takes that change"
+    ))
 }
