@@ -28,9 +28,9 @@ pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
 pub use space::{
-    AccessRequest, Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, LookupRequest,
-    MkdirRequest, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, ReadDirRequest, ReadRequest,
-    RemoveRequest, RenameRequest, SetattrRequest, Space, StoreVersion,
+    AccessRequest, Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, ListingPlus,
+    LookupRequest, MkdirRequest, OpenRequest, OpenWait, Opened, Paging, ProjectInfo,
+    ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest, SetattrRequest, Space, StoreVersion,
 };
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

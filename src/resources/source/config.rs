@@ -4,6 +4,7 @@
 //! table in place (or adds it at the end), `rm` removes it; every other byte of
 //! pyproject.toml stays, and each change is an edit in `source/history/`.
 
+use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -78,7 +79,7 @@ impl Resource for ConfigDir {
         })
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
         let owner = editor.root_ownership();
         match path {
@@ -94,7 +95,7 @@ impl Resource for ConfigDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
             return Err(edit::not_a_dir(CONFIG, path));
         }
@@ -115,7 +116,7 @@ impl Resource for ConfigDir {
         })
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [name] => Self::table_text(&self.editor, name)?
                 .map(String::into_bytes)
@@ -124,7 +125,7 @@ impl Resource for ConfigDir {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         if !path.is_empty() {
             return Err(edit::not_a_dir(CONFIG, path));
         }

@@ -168,7 +168,7 @@ pub fn remove(path: &Path) -> Result<()> {
 /// The owner and modes of the project file or directory at `disk`. One that cannot be
 /// read shows as the mount owner's alone: never more open than the file itself.
 pub(crate) fn ownership(disk: &Path) -> Ownership {
-    crate::tree::glance::metadata(disk)
+    crate::tree::glance::ambient_metadata(disk)
         .map(|meta| Ownership::of(&meta))
         .unwrap_or(Ownership::OwnerOnly)
 }

@@ -3,6 +3,7 @@
 //! edit's number is written to. The edits themselves are the [`EditLog`] it is handed
 //! (`edit_log.rs`); undoing one is a change of the project, which the source makes.
 
+use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -60,7 +61,7 @@ impl Resource for HistoryDir {
         Ok("every routed edit, as diffs; undo".into())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         let root = self.editor.root_ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
@@ -77,7 +78,7 @@ impl Resource for HistoryDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
             return Err(Error::new(
                 ErrorKind::NotADirectory,
@@ -96,7 +97,7 @@ impl Resource for HistoryDir {
         Ok(children)
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [name] => match place(&self.edits, name) {
                 Some(HistoryName::Diff(id)) => Ok(self.edits.diff_view(id)?.into_bytes()),
@@ -110,7 +111,7 @@ impl Resource for HistoryDir {
         }
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<Entry> {
         self.edits.entry()
     }
 

@@ -27,6 +27,7 @@ mod views;
 mod warm_up;
 mod watch;
 
+use crate::tree::glance::Glance;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,7 +41,7 @@ use crate::python::ModuleIndex;
 use crate::store::Store;
 use crate::transcripts::places::Watching;
 use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
-use crate::tree::resource::{Changes, ModeChange, Resource};
+use crate::tree::resource::{Changes, ModeChange, ReadNow, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::ownership;
@@ -184,7 +185,7 @@ impl Source {
     }
 
     fn file_node(disk: &Path) -> Result<Node> {
-        let meta = crate::tree::glance::metadata(disk)
+        let meta = crate::tree::glance::ambient_metadata(disk)
             .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
         Ok(Node {
             size: Some(meta.len()),
@@ -261,8 +262,8 @@ impl Resource for Source {
         Ok(self.views.dashboard())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
-        let walked = match self.places.named(path)? {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
+        let walked = match self.places.named(glance, path)? {
             // The link to the module's dotted directory (see `links.rs`): no parse.
             Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
             Named::Walked(walked) => walked,
@@ -289,31 +290,31 @@ impl Resource for Source {
         Ok(node.aliased(walked.aliased))
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.listing(path, true)
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
+        self.listing(glance, path, true)
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        let children = self.listing(path, false)?;
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        let children = self.listing(glance, path, false)?;
         Ok(Child::names(children))
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.places.named(path)? {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
+        match self.places.named(glance, path)? {
             Named::ModuleDir(_) => Ok(links::link_target(path).into_bytes()),
             Named::Walked(walked) => self.places.read_resolved(&walked.place, path),
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let place = self.places.resolve_named(path)?;
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
+        let place = self.places.resolve_named(glance, path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
         let shown = self.places.shown_as(path);
         let shown: Vec<&str> = match &shown {
             Some(names) => names.iter().map(String::as_str).collect(),
             None => path.to_vec(),
         };
-        self.views.entry(&shown, &place, || self.list(path))
+        self.views.entry(&shown, &place, || self.list(glance, path))
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
@@ -348,8 +349,8 @@ impl Edit for Source {
             )));
         }
         // Only rmdir reaches here with a directory.
-        if self.stat(path)?.kind == Kind::Dir {
-            return self.editor.remove_dir(path, self.names(path)?);
+        if self.stat_now(path)?.kind == Kind::Dir {
+            return self.editor.remove_dir(path, self.names_now(path)?);
         }
         self.editor.remove_path(path)
     }
@@ -483,8 +484,8 @@ impl Live for Source {
 impl Source {
     /// What `list` (`described`) and `names` show of `path` (the runner's names in
     /// `tests/` are the tree's to add: the runner is mounted among them).
-    fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        let walked = match self.places.named(path)? {
+    fn listing(&self, glance: &Glance, path: &[&str], described: bool) -> Result<Vec<Child>> {
+        let walked = match self.places.named(glance, path)? {
             // From the module's index alone: `_nav.txt` lists the members of every module
             // it shows, and resolving them would read each module.
             Named::ModuleDir(module) => {

@@ -287,7 +287,7 @@ impl Modules {
 }
 
 fn stat(path: &Path) -> Result<std::fs::Metadata> {
-    crate::tree::glance::metadata(path)
+    crate::tree::glance::ambient_metadata(path)
         .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", path.display())))
 }
 

@@ -10,6 +10,7 @@ use crate::model::names;
 use crate::model::{Child, Failure, Kind, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
+use crate::tree::glance::Glance;
 use crate::tree::resource::ResourceExt;
 
 impl Space {
@@ -64,7 +65,7 @@ impl Space {
     /// Turn the lookups of missing names noted since last time into "Did you mean" errors
     /// where a name close to the missing one exists (and the missing one still does not).
     /// Called before the error log is shown.
-    pub(crate) fn examine_misses(&self) {
+    pub(crate) fn examine_misses(&self, glance: &Glance) {
         let mut listings: HashMap<TreePath, Vec<Child>> = HashMap::new();
         let misses = self.errors.take_misses();
         if misses.is_empty() {
@@ -75,7 +76,7 @@ impl Space {
             let (Some(name), Some(parent)) = (miss.path.name(), miss.path.parent()) else {
                 continue;
             };
-            if self.stat(&miss.path).is_ok() {
+            if self.stat_in(glance, &miss.path).is_ok() {
                 continue;
             }
             // A tool's look around its own failed operation on the same path (mv looks the
@@ -98,13 +99,13 @@ impl Space {
                 .ok()
                 .and_then(|(resource, rest)| resource.meant(&rest))
                 .and_then(|meant| {
-                    let kind = self.stat(&parent.join(&meant)).ok()?.kind;
+                    let kind = self.stat_in(glance, &parent.join(&meant)).ok()?.kind;
                     Some((meant, kind))
                 });
             let closest = || {
                 let children = listings
                     .entry(parent.clone())
-                    .or_insert_with(|| self.list(&parent).unwrap_or_default());
+                    .or_insert_with(|| self.list_in(glance, &parent).unwrap_or_default());
                 children
                     .iter()
                     .map(|c| (strsim::jaro_winkler(name, &c.name), c))

@@ -13,6 +13,7 @@ mod edit;
 mod elsewhere;
 mod view;
 
+use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -188,7 +189,7 @@ impl Resource for DepsDir {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
         let owner = editor.root_ownership();
         let manifest = Self::manifest(editor)?;
@@ -222,7 +223,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         let editor = &*self.editor;
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
@@ -286,7 +287,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         let editor = &*self.editor;
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
@@ -303,7 +304,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         let editor = &*self.editor;
         let project = Self::project(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {

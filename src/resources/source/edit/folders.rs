@@ -204,7 +204,7 @@ impl Editor {
             return false;
         }
         let init = disk.join(INIT);
-        let Ok(meta) = crate::tree::glance::metadata(&init) else {
+        let Ok(meta) = crate::tree::glance::ambient_metadata(&init) else {
             return false;
         };
         match meta.len() {

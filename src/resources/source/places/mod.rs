@@ -18,7 +18,7 @@ use crate::model::links::Links;
 use crate::python::symbol_text;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::project::{EntryKind, Project};
-use crate::tree::glance::Memo;
+use crate::tree::glance::{Glance, Memo};
 use paths::{RESERVED, Resolved, Walked};
 
 /// The longest symbol whose code a test's result and a search show beside its name.
@@ -118,10 +118,10 @@ pub(crate) enum Named {
 
 impl Places {
     /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
-    /// both answers; walked once per request.
-    pub(crate) fn named(&self, path: &[&str]) -> Result<Named> {
+    /// both answers; walked once per request (`glance`).
+    pub(crate) fn named(&self, glance: &Glance, path: &[&str]) -> Result<Named> {
         let key = path.iter().map(|name| name.to_string()).collect();
-        let named = self.named_in_request.get(key, || self.walk_named(path))?;
+        let named = (self.named_in_request).get(glance, key, || self.walk_named(path))?;
         Ok(Named::clone(&named))
     }
 
@@ -144,8 +144,8 @@ impl Places {
 
     /// Where `path` leads: as [`Places::named`] says, or, for a module's own directory,
     /// walked on into its members.
-    pub(crate) fn resolve_named(&self, path: &[&str]) -> Result<Resolved> {
-        match self.named(path)? {
+    pub(crate) fn resolve_named(&self, glance: &Glance, path: &[&str]) -> Result<Resolved> {
+        match self.named(glance, path)? {
             Named::Walked(walked) => Ok(walked.place),
             Named::ModuleDir(_) => self.resolve(path),
         }
@@ -173,25 +173,27 @@ mod tests {
         let project = Arc::new(Project::open(&root));
         let places = Places::new(project, Arc::default(), Links::new("/mnt/hs"));
         let path = ["ledger", "accounts", "Account", "debit.py"];
-        let stat_then_read = || {
-            let Named::Walked(walked) = places.named(&path).unwrap() else {
+        // Each call in the glance it is given: one per call outside a request.
+        let stat_then_read = |stat: &Glance, read: &Glance| {
+            let Named::Walked(walked) = places.named(stat, &path).unwrap() else {
                 panic!("a symbol file is walked");
             };
-            let again = places.resolve_named(&path).unwrap();
+            let again = places.resolve_named(read, &path).unwrap();
             let text = places.read_resolved(&again, &path).unwrap();
             assert!(String::from_utf8(text).unwrap().starts_with("def debit"));
             assert!(matches!(walked.place, Resolved::Symbol { .. }));
         };
-        assert_eq!(walks_for(stat_then_read), 2, "outside a request, each asks");
+        let outside = || stat_then_read(&Glance::new(), &Glance::new());
+        assert_eq!(walks_for(outside), 2, "outside a request, each asks");
         let in_one_request = || {
-            let _request = crate::tree::glance::glance();
-            stat_then_read();
+            let request = Glance::new();
+            stat_then_read(&request, &request);
         };
         assert_eq!(walks_for(in_one_request), 1, "a stat and its read");
         let two_paths = || {
-            let _request = crate::tree::glance::glance();
-            places.named(&path).unwrap();
-            places.named(&["ledger", "accounts.py"]).unwrap();
+            let request = Glance::new();
+            places.named(&request, &path).unwrap();
+            places.named(&request, &["ledger", "accounts.py"]).unwrap();
         };
         assert_eq!(walks_for(two_paths), 2, "each path walked for itself");
     }

@@ -134,7 +134,7 @@ fn within_a_glance_a_folder_is_looked_at_once_and_after_it_again() {
     let project = Project::open(&root);
     let pkg = root.join("src/pkg");
     std::thread::sleep(LISTING_SETTLED * 2);
-    let glance = crate::tree::glance::glance();
+    let glance = crate::tree::glance::Glance::new();
     assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
     std::fs::write(pkg.join("during.py"), "").unwrap();
     assert_eq!(

@@ -17,6 +17,7 @@ mod suspects;
 mod test_runs;
 mod views;
 
+use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -180,26 +181,26 @@ impl Resource for Runner {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         self.runner_stat(&place(path)?)
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         match path {
             [] => Ok(at::members()),
             _ => self.runner_list(&place(path)?),
         }
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        Ok(Child::names(self.list(path)?))
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        Ok(Child::names(self.list(glance, path)?))
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         self.runner_read(&place(path)?)
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         self.runner_entry(&place(path)?)
     }
 

@@ -165,7 +165,7 @@ impl std::fmt::Display for Contents {
 /// those who may read the file). Unsure cases count as not readable.
 pub(super) fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let metadata = crate::tree::glance::metadata;
+    let metadata = crate::tree::glance::ambient_metadata;
     let (Ok(file), Ok(dir)) = (metadata(file), metadata(dir)) else {
         return false;
     };
