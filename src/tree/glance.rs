@@ -15,13 +15,17 @@
 //! dropped with it. A glance never spans a write, by construction: the methods that
 //! change something ([`Edit`]) take none, so nothing they do can find a look taken
 //! before the change; a read a write makes on its way (whether the target exists) is
-//! given a fresh glance of its own.
+//! given a fresh glance of its own. A helper that both reads and writes reach (source/'s
+//! walk of a path, its project listings, its parses) takes an `Option<&Glance>`: `None`,
+//! from a write or from work no request asked for (search, warming up), looks at the disk
+//! as it is. A glance holds `RefCell`s, so it is neither `Sync` nor shared: one request's
+//! thread has it, and a listing's rows never outlive the request that read them.
 //!
 //! [`Resource`]: crate::tree::resource::Resource
 //! [`Edit`]: crate::tree::resource::Edit
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::marker::PhantomData;
@@ -51,8 +55,6 @@ pub struct Glance {
     looked: RefCell<HashMap<PathBuf, Metadata>>,
     /// What each [`Memo`] made in it, by the memo's number, with its key.
     made: RefCell<HashMap<u64, Box<dyn Any>>>,
-    /// The thread's glance too, for the helpers of source/ that still look there.
-    _ambient: Ambient,
 }
 
 impl Default for Glance {
@@ -64,23 +66,22 @@ impl Default for Glance {
 impl Glance {
     /// A glance of its own: a lookup, a getattr, an open, a read.
     pub fn new() -> Glance {
-        Glance::made(false, ambient())
+        Glance::made(false)
     }
 
     /// A glance for a listing with attributes: each entry listed is looked up in it, so a
     /// resource reads the rows of the next entries with the first one's
     /// ([`Glance::in_listing`], [`RUN`]).
     pub fn listing() -> Glance {
-        Glance::made(true, ambient())
+        Glance::made(true)
     }
 
-    fn made(listing: bool, ambient: Ambient) -> Glance {
+    fn made(listing: bool) -> Glance {
         Glance {
             id: OPENED.fetch_add(1, Ordering::Relaxed) + 1,
             listing,
             looked: RefCell::default(),
             made: RefCell::default(),
-            _ambient: ambient,
         }
     }
 
@@ -169,63 +170,10 @@ impl<K: PartialEq + 'static, V: 'static> Memo<K, V> {
     }
 }
 
-// The thread's glance, opened with every [`Glance`] until the helpers of source/ that
-// still look there take the glance they are in.
-
-thread_local! {
-    /// The glance this thread is in, 0 for none.
-    static CURRENT: Cell<u64> = const { Cell::new(0) };
-    /// The attributes looked up in this thread's glance.
-    static LOOKED: RefCell<HashMap<PathBuf, Metadata>> = RefCell::new(HashMap::new());
-}
-
-/// The thread's glance, until dropped.
-struct Ambient {
-    /// Whether this guard opened it (a nested one keeps the outer one's).
-    opened: bool,
-}
-
-fn ambient() -> Ambient {
-    let opened = CURRENT.with(|current| {
-        if current.get() != 0 {
-            return false;
-        }
-        current.set(OPENED.fetch_add(1, Ordering::Relaxed) + 1);
-        true
-    });
-    Ambient { opened }
-}
-
-/// The glance this thread is in, if any: a look taken in it is good for all of it.
-pub fn current() -> Option<u64> {
-    let id = CURRENT.with(Cell::get);
-    (id != 0).then_some(id)
-}
-
-/// `std::fs::metadata(path)`, looked up once per glance of this thread.
-pub fn ambient_metadata(path: &Path) -> std::io::Result<Metadata> {
-    if current().is_none() {
-        return std::fs::metadata(path);
-    }
-    if let Some(meta) = LOOKED.with(|looked| looked.borrow().get(path).cloned()) {
-        return Ok(meta);
-    }
-    let meta = std::fs::metadata(path)?;
-    LOOKED.with(|looked| looked.borrow_mut().insert(path.to_path_buf(), meta.clone()));
-    Ok(meta)
-}
-
-impl Drop for Ambient {
-    fn drop(&mut self) {
-        if self.opened {
-            CURRENT.with(|current| current.set(0));
-            LOOKED.with(|looked| looked.borrow_mut().clear());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::cell::Cell;
+
     use super::*;
 
     #[test]

@@ -231,8 +231,9 @@ pub trait Aliases: Send + Sync {
 
     /// The path as listings spell it when `path` is a directory's own name that no listing
     /// shows (source/'s `pkg.mod`, which the link `pkg/mod` leads to): breadcrumbs and
-    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed.
-    fn shown_as(&self, _path: &[&str]) -> Option<Vec<String>> {
+    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed. Asked
+    /// while rendering those views, in their request's glance.
+    fn shown_as(&self, _glance: &Glance, _path: &[&str]) -> Option<Vec<String>> {
         None
     }
 
@@ -374,8 +375,8 @@ pub trait ResourceExt: Resource {
     }
 
     /// [`Aliases::shown_as`] where the resourcespace has it.
-    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        self.capabilities().aliases.unwrap_or(&Plain).shown_as(path)
+    fn shown_as(&self, glance: &Glance, path: &[&str]) -> Option<Vec<String>> {
+        (self.capabilities().aliases.unwrap_or(&Plain)).shown_as(glance, path)
     }
 
     /// [`Aliases::crossed`] where the resourcespace has it.

@@ -79,9 +79,9 @@ impl Resource for ConfigDir {
         })
     }
 
-    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
-        let owner = editor.root_ownership();
+        let owner = editor.root_ownership(Some(glance));
         match path {
             [] => Ok(Node::dir(true).owned(owner)),
             [name] => match Self::table_text(editor, name)? {

@@ -61,8 +61,8 @@ impl Resource for HistoryDir {
         Ok("every routed edit, as diffs; undo".into())
     }
 
-    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
-        let root = self.editor.root_ownership();
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
+        let root = self.editor.root_ownership(Some(glance));
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [name] => match place(&self.edits, name) {

@@ -81,7 +81,7 @@ impl Space {
             }
             // A tool's look around its own failed operation on the same path (mv looks the
             // target up before renaming) is no typo, and must not hide the real failure.
-            let shown = self.links.to(self.shown(&miss.path).as_str());
+            let shown = self.links.to(self.shown(glance, &miss.path).as_str());
             let after_failure = failures.iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
@@ -120,7 +120,7 @@ impl Space {
                 continue;
             };
             // Named as listed: `ledger/accounts/x`, not where its link leads.
-            let target = self.shown(&parent).join(&meant);
+            let target = self.shown(glance, &parent).join(&meant);
             let suggestion = if matches!(kind, Kind::Dir | Kind::Link) {
                 self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
@@ -155,7 +155,8 @@ impl Space {
         self.errors.record(Failure {
             at: now,
             op: op.to_string(),
-            path: self.links.to(self.shown(path).as_str()),
+            // A failure is recorded from writes as from reads: a look of its own.
+            path: (self.links).to(self.shown(&Glance::new(), path).as_str()),
             dir: dir.clone(),
             message: error.message.clone(),
             repeats: 0,

@@ -167,7 +167,7 @@ impl Space {
             }
             Route::Generated(Generated::Nav, dir) => {
                 let shape = (self.nav)();
-                let dir = self.shown(dir);
+                let dir = self.shown(glance, dir);
                 let tree = InGlance {
                     space: self,
                     glance,
@@ -217,7 +217,7 @@ impl Space {
             SystemTime::now(),
             self.quoting_for(self.perm_of(&view)),
         );
-        let shown = self.shown(dir);
+        let shown = self.shown(glance, dir);
         let refs: Vec<&str> = shown.names().collect();
         let budget = if dir.is_root() {
             self.budget.min(render::dashboard::TOKENS)
@@ -236,9 +236,9 @@ impl Space {
     /// `dir` as listings spell it (see [`Resource::shown_as`]).
     ///
     /// [`Resource::shown_as`]: crate::tree::resource::Resource::shown_as
-    pub(super) fn shown(&self, dir: &TreePath) -> TreePath {
+    pub(super) fn shown(&self, glance: &Glance, dir: &TreePath) -> TreePath {
         match self.route(dir) {
-            Ok(Route::In(resource, rest)) => match resource.shown_as(&rest) {
+            Ok(Route::In(resource, rest)) => match resource.shown_as(glance, &rest) {
                 Some(names) => TreePath::from_names(
                     std::iter::once(resource.name()).chain(names.iter().map(String::as_str)),
                 ),

@@ -189,9 +189,9 @@ impl Resource for DepsDir {
         ))
     }
 
-    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
-        let owner = editor.root_ownership();
+        let owner = editor.root_ownership(Some(glance));
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => Ok(Node::dir(editable(&manifest, &ListId::Main)).owned(owner)),

@@ -49,6 +49,7 @@ impl Places {
     /// package (or at the top), decided from the directory alone.
     pub(crate) fn module_of_members_dir(
         &self,
+        glance: Option<&Glance>,
         parent: &Resolved,
         name: &str,
     ) -> Option<std::path::PathBuf> {
@@ -62,7 +63,7 @@ impl Places {
         };
         let module = format!("{name}.py");
         dirs.iter().find_map(|dir| {
-            let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
+            let [shown, module_kind] = self.project.shown_kinds(glance, dir, [name, &module]);
             (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
         })
     }
@@ -70,7 +71,7 @@ impl Places {
     /// The bytes of the file at `path`, exact (a module, a data file) or dedented (a
     /// symbol).
     pub(crate) fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
-        self.read_resolved(&self.resolve(path)?, path)
+        self.read_resolved(&self.resolve(None, path)?, path)
     }
 
     /// The bytes of the file at `path`, which leads to `place`.
@@ -121,23 +122,24 @@ impl Places {
     /// both answers; walked once per request (`glance`).
     pub(crate) fn named(&self, glance: &Glance, path: &[&str]) -> Result<Named> {
         let key = path.iter().map(|name| name.to_string()).collect();
-        let named = (self.named_in_request).get(glance, key, || self.walk_named(path))?;
+        let named =
+            (self.named_in_request).get(glance, key, || self.walk_named(Some(glance), path))?;
         Ok(Named::clone(&named))
     }
 
-    fn walk_named(&self, path: &[&str]) -> Result<Named> {
+    fn walk_named(&self, glance: Option<&Glance>, path: &[&str]) -> Result<Named> {
         let Some((name, parent_path)) = path.split_last() else {
-            return self.walk(path).map(Named::Walked);
+            return self.walk(glance, path).map(Named::Walked);
         };
-        let parent = self.walk(parent_path)?;
-        if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+        let parent = self.walk(glance, parent_path)?;
+        if let Some(module) = self.module_of_members_dir(glance, &parent.place, name) {
             return Ok(Named::ModuleDir(module));
         }
         let walked = if parent_path.is_empty() {
             // A top-level name may be a module's own directory (`.six`).
-            self.walk(path)?
+            self.walk(glance, path)?
         } else {
-            self.walk_on(parent, &[name])?
+            self.walk_on(glance, parent, &[name])?
         };
         Ok(Named::Walked(walked))
     }
@@ -147,7 +149,7 @@ impl Places {
     pub(crate) fn resolve_named(&self, glance: &Glance, path: &[&str]) -> Result<Resolved> {
         match self.named(glance, path)? {
             Named::Walked(walked) => Ok(walked.place),
-            Named::ModuleDir(_) => self.resolve(path),
+            Named::ModuleDir(_) => self.resolve(Some(glance), path),
         }
     }
 }
