@@ -5,7 +5,6 @@
 //! the query reads the next page (each full page links the next) instead of asking for a
 //! narrower query. `ls search/` lists the queries read recently.
 
-use crate::tree::glance::Glance;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
@@ -17,6 +16,7 @@ use crate::model::names;
 use crate::model::{Child, Kind, Node};
 use crate::model::{Entry, Function, Hit, RootPart, Section, Verb};
 use crate::render::budget;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 use crate::tree::resource::ResourceExt;

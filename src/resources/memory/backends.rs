@@ -6,7 +6,6 @@
 //! byte across backends (each has its own full-text engine), and their own tests cover
 //! them.
 
-use crate::tree::resource::ReadNow;
 use std::cell::RefCell;
 use std::sync::Arc;
 
@@ -16,6 +15,7 @@ use crate::model::{Kind, Links};
 use crate::resources::memory::Memory;
 use crate::store::Store;
 use crate::store::testing::for_each_backend;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 use crate::tree::resource::Search;
 

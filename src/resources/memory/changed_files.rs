@@ -5,7 +5,6 @@
 //! the store's ([`crate::store::memory::session_files`]); paths are relative to each
 //! session's folder, so a project path names the file whichever session changed it.
 
-use crate::tree::glance::Glance;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -17,6 +16,7 @@ use crate::resources::memory::views::{cut_to, session_dir};
 use crate::store::Store;
 use crate::store::memory::SessionRow;
 use crate::store::memory::changed::{ChangedFile, FileOrder};
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 
 /// Files listed under each heading of `files/` (the view is pruned to the budget too).

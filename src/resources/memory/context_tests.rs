@@ -3,7 +3,6 @@
 //! session's conversation lists every user and assistant turn, tools folded, page by page
 //! within the budget.
 
-use crate::tree::resource::ReadNow;
 use std::sync::Arc;
 
 use crate::model::Links;
@@ -15,6 +14,7 @@ use crate::resources::memory::sessions::Sessions;
 use crate::store::Store;
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Search;
 
 /// A decision whose reason is given in the next entry, among tool calls and results.

@@ -4,7 +4,6 @@
 //! the sessions it holds appear under `memory/sessions/`. The entry view lists the imports
 //! made through this mount.
 
-use crate::tree::glance::Glance;
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -12,6 +11,7 @@ use crate::model::count::plural;
 use crate::model::time::rfc3339_of;
 use crate::model::{Child, Entry, Function, Links, Node, Section};
 use crate::store::Store;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};

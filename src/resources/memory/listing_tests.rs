@@ -3,7 +3,6 @@
 //! the entries the listing shows, as they were at its first look; in a lookup, the one
 //! entry asked for is read with its session once for the stat and the read that sizes it.
 
-use crate::tree::resource::ReadNow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -15,6 +14,7 @@ use crate::store::Store;
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
 use crate::tree::glance::Glance;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 
 /// `memory/sessions/` over `store`, holding session s1 of 2026-11-20 with an entry of each

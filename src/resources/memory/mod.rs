@@ -25,13 +25,13 @@ mod listing_tests;
 #[cfg(test)]
 mod reftest;
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::count::{one_or_many, plural};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::{Capabilities, Live, Search};
 use crate::tree::resource::{Outside, Resource};

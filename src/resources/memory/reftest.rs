@@ -5,7 +5,6 @@
 //! and every summary must match the model; a step the model refuses must fail and change
 //! nothing. On SQLite and on PostgreSQL.
 
-use crate::tree::resource::ReadNow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -17,6 +16,7 @@ use crate::resources::memory::sessions::Sessions;
 use crate::resources::memory::summary;
 use crate::store::Store;
 use crate::tree::resource::Edit;
+use crate::tree::resource::ReadNow;
 
 const DAY: &str = "2026-11-20";
 const SESSIONS: [&str; 3] = ["s1", "s2", "s3"];

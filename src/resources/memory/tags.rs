@@ -3,7 +3,6 @@
 //! same bytes as the session's own file, where a retag is written); its entry lists them
 //! with their paths in their sessions, and says how to find the rest when a tag has more.
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -13,6 +12,7 @@ use crate::resources::memory::document::{self, valid_tag};
 use crate::resources::memory::views::{cut, entry_name};
 use crate::store::Store;
 use crate::store::memory::{EntryRow, SessionRow};
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 
 /// Tagged entries listed in a tag's folder and its entry view (the view is pruned to the

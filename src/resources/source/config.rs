@@ -4,7 +4,6 @@
 //! table in place (or adds it at the end), `rm` removes it; every other byte of
 //! pyproject.toml stays, and each change is an edit in `source/history/`.
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -14,6 +13,7 @@ use crate::resources::source::edit::change::conflict;
 use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
 use crate::resources::source::edit::{self, Editor};
 use crate::resources::source::places::in_tree::tree_path_of;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 

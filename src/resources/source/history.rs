@@ -3,7 +3,6 @@
 //! edit's number is written to. The edits themselves are the [`EditLog`] it is handed
 //! (`edit_log.rs`); undoing one is a change of the project, which the source makes.
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -12,6 +11,7 @@ use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::edit_log::EditLog;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::HISTORY;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 

@@ -27,7 +27,6 @@ mod views;
 mod warm_up;
 mod watch;
 
-use crate::tree::glance::Glance;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,6 +39,7 @@ use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::ModuleIndex;
 use crate::store::Store;
 use crate::transcripts::places::Watching;
+use crate::tree::glance::Glance;
 use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
 use crate::tree::resource::{Changes, ModeChange, ReadNow, Resource};
 use config::ConfigDir;

@@ -5,7 +5,6 @@
 //! error and change nothing; `id` and `created` never change, and `updated` moves exactly
 //! when the model says the task changed.
 
-use crate::tree::resource::ReadNow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
@@ -13,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::tests::{fixture, fixture_on, snapshot};
 use super::*;
+use crate::tree::resource::ReadNow;
 
 const SLUGS: [&str; 5] = ["a", "b", "c", "d", "e"];
 const TITLES: [&str; 3] = ["Fix it", "Ship the \"thing\"", ""];

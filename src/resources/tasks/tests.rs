@@ -2,8 +2,6 @@
 //! way a write is refused (each leaving the store exactly as it was), moves, renames and
 //! removal, and search.
 
-use crate::tree::glance::Glance;
-use crate::tree::resource::ReadNow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, UNIX_EPOCH};
@@ -11,6 +9,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use super::*;
 use crate::model::Entry;
 use crate::store::testing::for_each_backend;
+use crate::tree::glance::Glance;
+use crate::tree::resource::ReadNow;
 
 /// A resource over an in-memory store whose clock moves one minute per reading, from
 /// 2025-03-01T12:00:00Z.

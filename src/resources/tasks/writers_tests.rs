@@ -2,12 +2,12 @@
 //! on one PostgreSQL database standing for mounts on different machines. Nothing a writer
 //! saved is lost; a write over a change it did not see is refused and says so.
 
-use crate::tree::resource::ReadNow;
 use std::sync::Arc;
 
 use super::tests::{fixture_on, put, sample_on, text};
 use super::*;
 use crate::store::testing::for_each_backend;
+use crate::tree::resource::ReadNow;
 
 #[test]
 fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {

@@ -2,8 +2,6 @@
 //! `Space`, driven through the same calls the kernel makes for `echo >`, `sed -i`, vim and
 //! friends. Checks validation at close, temp files in memory, renames, and panics.
 
-use crate::tree::glance::Glance;
-use crate::tree::resource::ReadNow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,9 +11,11 @@ use crate::model::links::Links;
 use crate::model::{Child, Fh, Ino, Kind, Node, TreePath};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
+use crate::tree::glance::Glance;
 use crate::tree::glance::Memo;
 use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 use crate::tree::{

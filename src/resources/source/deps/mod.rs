@@ -13,7 +13,6 @@ mod edit;
 mod elsewhere;
 mod view;
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -23,6 +22,7 @@ use crate::pyproject::deps::{Element, List, ListId, Manifest};
 use crate::resources::source::edit::pyproject_change::Pyproject;
 use crate::resources::source::edit::{Editor, is_a_dir, not_a_dir};
 use crate::resources::source::places::in_tree::tree_path_of;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 

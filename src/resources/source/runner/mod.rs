@@ -17,7 +17,6 @@ mod suspects;
 mod test_runs;
 mod views;
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -31,6 +30,7 @@ use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
+use crate::tree::glance::Glance;
 use crate::tree::resource::{Capabilities, Edit, Live};
 use crate::tree::resource::{Changes, Mount, Resource};
 use at::At;

@@ -2,7 +2,6 @@
 //! document that says how `source/` behaves (validated and kept by [`SettingsFile`], the
 //! part of `source/` it is handed), and an entry view that explains each setting with its value now.
 
-use crate::tree::glance::Glance;
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -11,6 +10,7 @@ use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::META;
 use crate::resources::source::settings::file::SettingsFile;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 

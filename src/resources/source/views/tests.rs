@@ -1,11 +1,11 @@
 //! The views of `source/` as a user meets them, through the resourcespace.
 
-use crate::tree::resource::ReadNow;
 use std::sync::Arc;
 
 use crate::model::Links;
 use crate::resources::source::Source;
 use crate::store::Store;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 
 #[test]
