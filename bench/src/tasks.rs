@@ -78,7 +78,7 @@ fn write_plain(
     plain: &Path,
     size: usize,
 ) -> Result<(), String> {
-    use homespace::tree::resource::Resource;
+    use homespace::tree::resource::ReadNow;
 
     for dir in ["all", "open"] {
         std::fs::create_dir_all(plain.join(dir)).map_err(|e| format!("plain dir: {e}"))?;
@@ -86,7 +86,7 @@ fn write_plain(
     for i in 0..size {
         let name = format!("task-{i}.json");
         let bytes = tasks
-            .read(&[&name])
+            .read_now(&[&name])
             .map_err(|e| format!("read {name}: {}", e.message))?;
         let write = |dir: &str| {
             std::fs::write(plain.join(dir).join(&name), &bytes)

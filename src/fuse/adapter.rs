@@ -518,40 +518,30 @@ impl Filesystem for Fs {
         mut reply: ReplyDirectoryPlus,
     ) {
         let parent = Ino(ino.0);
-        // Every entry's attributes are resolved from the top: one look at each folder on
-        // the way serves them all.
-        let _glance = crate::tree::glance::listing();
         let request = ReadDirRequest {
             ino: parent,
             fh: listing(fh),
             offset,
         };
-        let listed = guarded("readdirplus", || {
-            let entries = self.space.read_dir(request)?;
-            let here = self.space.getattr(AttrRequest::new(parent))?;
-            Ok((entries, here))
-        });
-        let (entries, here) = match listed {
+        let listed = match guarded("readdirplus", || self.space.read_dir_plus(request)) {
             Ok(listed) => listed,
             Err(e) => return reply.error(self.unanswered(parent, None, &e)),
         };
-        for (next, entry) in entries {
+        for (next, entry) in &listed.entries {
             // The kernel takes nothing of `.` and `..` but their names: it has both.
             let dots = entry.name == "." || entry.name == "..";
             let attr = match dots {
-                true => here.clone(),
+                true => listed.here.clone(),
                 // A name gone since the listing was taken is left out, as a lookup of it
                 // would answer that it is not there.
-                false => match guarded("readdirplus", || {
-                    (self.space).lookup(LookupRequest::new(parent, &entry.name).listed())
-                }) {
+                false => match guarded("readdirplus", || listed.attr(&entry.name)) {
                     Ok(attr) => attr,
                     Err(_) => continue,
                 },
             };
             let full = reply.add(
                 INodeNo(if dots { entry.ino.0 } else { attr.ino.0 }),
-                next,
+                *next,
                 &entry.name,
                 &self.ttl(&attr),
                 &file_attr(&attr),

@@ -16,6 +16,7 @@ use crate::model::names;
 use crate::model::{Child, Kind, Node};
 use crate::model::{Entry, Function, Hit, RootPart, Section, Verb};
 use crate::render::budget;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 use crate::tree::resource::ResourceExt;
@@ -343,7 +344,7 @@ impl Resource for Search {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         // The owner's alone: results quote files whose modes may not let others read them.
         match path {
             [] => Ok(Node::dir(false).owned(Ownership::OwnerOnly)),
@@ -358,10 +359,10 @@ impl Resource for Search {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
             return Err(self
-                .stat(path)
+                .stat(glance, path)
                 .err()
                 .unwrap_or_else(|| Error::not_found("not a directory")));
         }
@@ -371,17 +372,17 @@ impl Resource for Search {
             .collect())
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         let [query] = path else {
             return Err(self
-                .stat(path)
+                .stat(glance, path)
                 .err()
                 .unwrap_or_else(|| Error::not_found("no such search")));
         };
         Ok(self.results(query)?.into_bytes())
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, glance: &Glance, _path: &[&str]) -> Result<Entry> {
         let names: Vec<String> = self
             .areas
             .iter()
@@ -424,7 +425,7 @@ impl Resource for Search {
             ],
             sections: vec![Section::children(
                 "Recent queries",
-                &self.list(&[])?,
+                &self.list(glance, &[])?,
                 "No query read yet.",
             )],
             ..Entry::default()
@@ -464,6 +465,7 @@ fn hits_of(n: usize) -> String {
 mod tests {
     use super::*;
     use crate::model::Hits;
+    use crate::tree::resource::ReadNow;
 
     #[test]
     fn pages_hold_what_fits_and_at_least_one_hit_each() {
@@ -487,16 +489,16 @@ mod tests {
         fn summary(&self) -> Result<String> {
             Ok(String::new())
         }
-        fn stat(&self, _path: &[&str]) -> Result<Node> {
+        fn stat(&self, _glance: &Glance, _path: &[&str]) -> Result<Node> {
             Ok(Node::dir(false))
         }
-        fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+        fn list(&self, _glance: &Glance, _path: &[&str]) -> Result<Vec<Child>> {
             Ok(Vec::new())
         }
-        fn read(&self, _path: &[&str]) -> Result<Vec<u8>> {
+        fn read(&self, _glance: &Glance, _path: &[&str]) -> Result<Vec<u8>> {
             Ok(Vec::new())
         }
-        fn entry(&self, _path: &[&str]) -> Result<crate::model::Entry> {
+        fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<crate::model::Entry> {
             Ok(crate::model::Entry::default())
         }
         fn capabilities(&self) -> crate::tree::resource::Capabilities<'_> {
@@ -524,7 +526,7 @@ mod tests {
     #[test]
     fn hits_folded_into_one_leave_no_page_to_turn() {
         let search = Search::new(vec![Arc::new(Folded)], Links::new("/mnt/hs"), 500);
-        let text = |query: &str| String::from_utf8(search.read(&[query]).unwrap()).unwrap();
+        let text = |query: &str| String::from_utf8(search.read_now(&[query]).unwrap()).unwrap();
         for query in ["memory:rounding", "rounding"] {
             let view = text(query);
             assert!(view.contains("same text in 2 more hits"), "{view}");

@@ -3,7 +3,8 @@
 //! log. [`Space`] is the whole filesystem as plain method calls returning plain structs,
 //! one per kernel operation, each taking a request struct ([`LookupRequest`],
 //! [`AttrRequest`], … : what the kernel tells of the call); its requests are in `space/`,
-//! its parts in the files here. `crate::fuse` only translates those to and from the kernel.
+//! its parts in the files here. An operation that reads makes a [`glance::Glance`] and hands
+//! it down to the resources' reads, so what one request looked up is shared by it alone. `crate::fuse` only translates those to and from the kernel.
 
 pub mod access;
 pub mod activity;
@@ -28,9 +29,9 @@ pub use listings::DirEntry;
 pub use open_files::OpenFlags;
 pub(crate) use space::named_files;
 pub use space::{
-    AccessRequest, Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, LookupRequest,
-    MkdirRequest, OpenRequest, OpenWait, Opened, Paging, ProjectInfo, ReadDirRequest, ReadRequest,
-    RemoveRequest, RenameRequest, SetattrRequest, Space, StoreVersion,
+    AccessRequest, Attr, AttrRequest, CHANGES_AT_ONCE, CreateRequest, FlushRequest, ListingPlus,
+    LookupRequest, MkdirRequest, OpenRequest, OpenWait, Opened, Paging, ProjectInfo,
+    ReadDirRequest, ReadRequest, RemoveRequest, RenameRequest, SetattrRequest, Space, StoreVersion,
 };
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

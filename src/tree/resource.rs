@@ -5,6 +5,11 @@
 //! for a resourcespace without the capability as a plain one would. Paths are slices of name components relative to the resourcespace's
 //! own directory (`[]` is that directory), so implementations can `match` on them.
 //!
+//! The methods that read take the [`Glance`] of the request they serve (what was looked up
+//! in it is good for all of it); the methods that change something take none, so no look
+//! taken before a change answers after it. [`ReadNow`]'s `*_now` methods read in a glance
+//! of their own, for a caller that serves no request (a test, a tool).
+//!
 //! The generated files every directory has (`_entry.md`, `_nav.txt`) and editors' temp files
 //! are the tree's business, not the resource's: a resource never sees those names.
 
@@ -12,6 +17,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::model::{Child, Entry, Hits, Kind, Node, RootPart, TreePath};
+use crate::tree::glance::Glance;
 
 /// What a `chmod`/`chown` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,22 +101,22 @@ pub trait Resource: Send + Sync {
     }
 
     /// What is at `path`, or `ErrorKind::NotFound` with a message saying where to look.
-    fn stat(&self, path: &[&str]) -> Result<Node>;
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node>;
 
     /// The members of directory `path`, in display order.
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>>;
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>>;
 
     /// The members' names and kinds only, for `ls` (which throws the descriptions away).
     /// Override when `list` does work per member that names do not need.
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        Ok(Child::names(self.list(path)?))
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        Ok(Child::names(self.list(glance, path)?))
     }
 
     /// The bytes of the view or document at `path`.
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>>;
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>>;
 
     /// The entry view of directory `path` (the breadcrumb is added by the renderer).
-    fn entry(&self, path: &[&str]) -> Result<Entry>;
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry>;
 
     /// What this resourcespace does beyond being read (see [`Capabilities`]): none unless
     /// it says.
@@ -226,8 +232,9 @@ pub trait Aliases: Send + Sync {
 
     /// The path as listings spell it when `path` is a directory's own name that no listing
     /// shows (source/'s `pkg.mod`, which the link `pkg/mod` leads to): breadcrumbs and
-    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed.
-    fn shown_as(&self, _path: &[&str]) -> Option<Vec<String>> {
+    /// `_nav.txt` show where it is listed. `None` when `path` is spelled as listed. Asked
+    /// while rendering those views, in their request's glance.
+    fn shown_as(&self, _glance: &Glance, _path: &[&str]) -> Option<Vec<String>> {
         None
     }
 
@@ -369,8 +376,8 @@ pub trait ResourceExt: Resource {
     }
 
     /// [`Aliases::shown_as`] where the resourcespace has it.
-    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        self.capabilities().aliases.unwrap_or(&Plain).shown_as(path)
+    fn shown_as(&self, glance: &Glance, path: &[&str]) -> Option<Vec<String>> {
+        (self.capabilities().aliases.unwrap_or(&Plain)).shown_as(glance, path)
     }
 
     /// [`Aliases::crossed`] where the resourcespace has it.
@@ -427,6 +434,38 @@ pub trait ResourceExt: Resource {
 
 impl<R: Resource + ?Sized> ResourceExt for R {}
 
+/// A resourcespace read in a glance of its own per call: for a caller that serves no
+/// request that reads (a write's look at what it replaces, a test, a tool), where nothing
+/// looked up is to be shared with another call.
+pub trait ReadNow: Resource {
+    /// [`Resource::stat`] in a glance of its own, for a caller that serves no request.
+    fn stat_now(&self, path: &[&str]) -> Result<Node> {
+        self.stat(&Glance::new(), path)
+    }
+
+    /// [`Resource::list`] in a glance of its own, for a caller that serves no request.
+    fn list_now(&self, path: &[&str]) -> Result<Vec<Child>> {
+        self.list(&Glance::new(), path)
+    }
+
+    /// [`Resource::names`] in a glance of its own, for a caller that serves no request.
+    fn names_now(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        self.names(&Glance::new(), path)
+    }
+
+    /// [`Resource::read`] in a glance of its own, for a caller that serves no request.
+    fn read_now(&self, path: &[&str]) -> Result<Vec<u8>> {
+        self.read(&Glance::new(), path)
+    }
+
+    /// [`Resource::entry`] in a glance of its own, for a caller that serves no request.
+    fn entry_now(&self, path: &[&str]) -> Result<Entry> {
+        self.entry(&Glance::new(), path)
+    }
+}
+
+impl<R: Resource + ?Sized> ReadNow for R {}
+
 /// What a resourcespace without a capability answers: each capability's own defaults.
 struct Plain;
 
@@ -439,7 +478,7 @@ impl Live for Plain {}
 /// the tree, each with everything under it (the root: everything).
 pub type Changes = Arc<dyn Fn(Vec<TreePath>) + Send + Sync>;
 
-/// Where a resourcespace's own work ([`Resource::start`]) reports: what it changed, and
+/// Where a resourcespace's own work ([`Live::start`]) reports: what it changed, and
 /// what failed, as `(operation, path from the root, error)` — logged to `_errors.md` and
 /// the entry view of that path's directory, as a failed request is.
 #[derive(Clone)]

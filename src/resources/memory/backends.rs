@@ -16,6 +16,7 @@ use crate::model::{Kind, Links};
 use crate::resources::memory::Memory;
 use crate::store::Store;
 use crate::store::testing::for_each_backend;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 use crate::tree::resource::Search;
 
@@ -132,9 +133,9 @@ fn walk(resource: &dyn Resource, path: &mut Vec<String>, shown: &mut Vec<(String
     let here = format!("{}/{}", resource.name(), at.join("/"));
     shown.push((
         format!("{here} (entry)"),
-        format!("{:#?}", resource.entry(&at)),
+        format!("{:#?}", resource.entry_now(&at)),
     ));
-    let names = resource.names(&at).unwrap();
+    let names = resource.names_now(&at).unwrap();
     shown.push((format!("{here} (names)"), format!("{names:?}")));
     for (name, kind) in names {
         path.push(name.clone());
@@ -142,7 +143,7 @@ fn walk(resource: &dyn Resource, path: &mut Vec<String>, shown: &mut Vec<(String
             walk(resource, path, shown);
         } else if name != "related.md" {
             let at: Vec<&str> = path.iter().map(String::as_str).collect();
-            let bytes = resource.read(&at).unwrap();
+            let bytes = resource.read_now(&at).unwrap();
             shown.push((
                 format!("{here}/{name}"),
                 String::from_utf8_lossy(&bytes).into_owned(),
@@ -172,7 +173,7 @@ fn memory_shows_the_same_on_both_backends() {
             ),
             (
                 "memory (entry)".to_string(),
-                format!("{:#?}", memory.entry(&[])),
+                format!("{:#?}", memory.entry_now(&[])),
             ),
             // Filters alone list entries newest first, whatever the ranking: the hits and
             // the turns around each are the same on both.

@@ -16,6 +16,7 @@ use crate::resources::memory::views::{cut_to, session_dir};
 use crate::store::Store;
 use crate::store::memory::SessionRow;
 use crate::store::memory::changed::{ChangedFile, FileOrder};
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 
 /// Files listed under each heading of `files/` (the view is pruned to the budget too).
@@ -221,7 +222,7 @@ impl Resource for Files {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         if path.is_empty() {
             return Ok(Node::dir(false));
         }
@@ -232,7 +233,7 @@ impl Resource for Files {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         let (exact, next) = self.under(path)?;
         if !path.is_empty() && !exact && next.is_empty() {
             return Err(self.missing(path));
@@ -240,15 +241,15 @@ impl Resource for Files {
         Ok(children(next))
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        self.stat(path)?;
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
+        self.stat(glance, path)?;
         Err(Error::new(
             ErrorKind::IsADirectory,
             format!("{} is a directory: read its _entry.md", self.here(path)),
         ))
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         match path {
             [] => self.top(),
             _ => self.changed(path),

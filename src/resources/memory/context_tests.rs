@@ -14,7 +14,7 @@ use crate::resources::memory::sessions::Sessions;
 use crate::store::Store;
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
-use crate::tree::resource::Resource;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Search;
 
 /// A decision whose reason is given in the next entry, among tool calls and results.
@@ -123,12 +123,12 @@ fn a_conversation_lists_every_turn_tools_folded_in_pages_that_link_on() {
             crate::resources::memory::digest::SourcePlaces::of(std::path::Path::new("/no-project")),
         );
         let dir = ["2026-11-20", "long", "conversation"];
-        let pages = memory.list(&dir).unwrap();
+        let pages = memory.list_now(&dir).unwrap();
         assert_eq!(pages.len(), 75_usize.div_ceil(PER_PAGE));
         let mut all = String::new();
         for (n, page) in pages.iter().enumerate() {
             let path = [&dir[..], &[page.name.as_str()]].concat();
-            let text = String::from_utf8(memory.read(&path).unwrap()).unwrap();
+            let text = String::from_utf8(memory.read_now(&path).unwrap()).unwrap();
             assert!(budget::fits(&text, budget::BUDGET_TOKENS), "{text}");
             assert!(!text.contains("[pruned"), "{text}");
             assert!(
@@ -156,7 +156,7 @@ fn a_conversation_lists_every_turn_tools_folded_in_pages_that_link_on() {
         }
         assert_eq!(all.matches(" assistant: answer answer").count(), 15);
         // The session's entry view links the conversation.
-        let session = memory.entry(&dir[..2]).unwrap();
+        let session = memory.entry_now(&dir[..2]).unwrap();
         assert!(
             session
                 .functions
@@ -179,7 +179,7 @@ fn a_session_without_entries_has_one_page_saying_so() {
             crate::resources::memory::digest::SourcePlaces::of(std::path::Path::new("/no-project")),
         );
         let page = memory
-            .read(&["2026-11-20", "fresh", "conversation", "1.md"])
+            .read_now(&["2026-11-20", "fresh", "conversation", "1.md"])
             .unwrap();
         assert!(
             String::from_utf8(page)
@@ -188,7 +188,7 @@ fn a_session_without_entries_has_one_page_saying_so() {
         );
         assert!(
             memory
-                .read(&["2026-11-20", "fresh", "conversation", "2.md"])
+                .read_now(&["2026-11-20", "fresh", "conversation", "2.md"])
                 .is_err()
         );
     });

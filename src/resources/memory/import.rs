@@ -11,6 +11,7 @@ use crate::model::count::plural;
 use crate::model::time::rfc3339_of;
 use crate::model::{Child, Entry, Function, Links, Node, Section};
 use crate::store::Store;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
@@ -48,7 +49,7 @@ impl Resource for Import {
         Ok("copy transcripts here to import them".into())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(true)),
             _ => Err(Error::not_found(format!(
@@ -60,12 +61,12 @@ impl Resource for Import {
         }
     }
 
-    fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, _path: &[&str]) -> Result<Vec<Child>> {
         Ok(Vec::new())
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        Err(self.stat(path).err().unwrap_or_else(|| {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
+        Err(self.stat(glance, path).err().unwrap_or_else(|| {
             Error::new(
                 ErrorKind::IsADirectory,
                 "memory/import is a directory: read its _entry.md",
@@ -73,7 +74,7 @@ impl Resource for Import {
         }))
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<Entry> {
         let done = lock(&self.done).clone();
         Ok(Entry {
             title: "memory/import — copy transcripts here to import them".into(),

@@ -13,7 +13,8 @@ use crate::model::transcript::{Channel, Transcript};
 use crate::store::Store;
 use crate::store::memory::testing::{entry, session};
 use crate::store::testing::for_each_backend;
-use crate::tree::glance::{glance, listing};
+use crate::tree::glance::Glance;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 
 /// `memory/sessions/` over `store`, holding session s1 of 2026-11-20 with an entry of each
@@ -33,7 +34,7 @@ fn sessions_holding(store: &Arc<Store>, texts: &[&str]) -> (Sessions, i64, Vec<S
         500,
         SourcePlaces::of(Path::new("/no-project")),
     );
-    let names = (memory.names(&["2026-11-20", "s1"]).unwrap().into_iter())
+    let names = (memory.names_now(&["2026-11-20", "s1"]).unwrap().into_iter())
         .map(|n| n.0)
         .filter(|n| n.ends_with(".json"))
         .collect();
@@ -45,22 +46,24 @@ fn a_listing_reads_a_sessions_entries_once() {
     for_each_backend(|store| {
         let (memory, rowid, names) = sessions_holding(&store, &["first", "second", "third"]);
         let dir = ["2026-11-20", "s1"];
-        let read = |n: usize| memory.read(&[dir[0], dir[1], &names[n]]).unwrap();
+        let read_in =
+            |glance: &Glance, n: usize| memory.read(glance, &[dir[0], dir[1], &names[n]]).unwrap();
+        let read = |n: usize| read_in(&Glance::new(), n);
         let second = read(1);
 
-        let listed = listing();
-        read(0);
+        let listed = Glance::listing();
+        read_in(&listed, 0);
         // Another mount tags the second entry meanwhile.
         store
             .change_memory(|m| m.set_tags(rowid, 2, &["seen".into()]))
             .unwrap();
-        assert_eq!(read(1), second, "as the listing first found it");
+        assert_eq!(read_in(&listed, 1), second, "as the listing first found it");
         drop(listed);
         assert_ne!(read(1), second, "outside a glance, as it is");
-        let _next = listing();
-        assert_ne!(read(1), second, "the next glance looks again");
+        let next = Glance::listing();
+        assert_ne!(read_in(&next, 1), second, "the next glance looks again");
         assert!(
-            memory.read(&[dir[0], dir[1], "9.json"]).is_err(),
+            memory.read_now(&[dir[0], dir[1], "9.json"]).is_err(),
             "no entry beyond the session's"
         );
     });
@@ -71,10 +74,10 @@ fn a_lookup_reads_the_entry_it_asks_for_once_and_no_other() {
     for_each_backend(|store| {
         let (memory, rowid, names) = sessions_holding(&store, &["first", "second"]);
         let path = |n: usize| ["2026-11-20", "s1", names[n].as_str()];
-        let first = memory.read(&path(0)).unwrap();
+        let first = memory.read_now(&path(0)).unwrap();
 
-        let lookup = glance();
-        assert!(memory.stat(&path(0)).is_ok());
+        let lookup = Glance::new();
+        assert!(memory.stat(&lookup, &path(0)).is_ok());
         // Another mount tags both entries between the lookup's stat and its read.
         store
             .change_memory(|m| {
@@ -83,28 +86,30 @@ fn a_lookup_reads_the_entry_it_asks_for_once_and_no_other() {
             })
             .unwrap();
         assert_eq!(
-            memory.read(&path(0)).unwrap(),
+            memory.read(&lookup, &path(0)).unwrap(),
             first,
             "read as its stat found it"
         );
-        let now = String::from_utf8(memory.read(&path(1)).unwrap()).unwrap();
+        let now = String::from_utf8(memory.read(&lookup, &path(1)).unwrap()).unwrap();
         assert!(
             now.contains("\"seq\": 2") && now.contains("second") && now.contains("seen"),
             "no other entry kept from the first one's read: {now}"
         );
         assert!(
             memory
-                .stat(&["2026-11-20", "s1", &names[1].replace('2', "3")])
+                .stat(&lookup, &["2026-11-20", "s1", &names[1].replace('2', "3")])
                 .is_err(),
             "no entry beyond the session's"
         );
         assert!(
-            memory.stat(&["2026-11-21", "s1", &names[0]]).is_err(),
+            memory
+                .stat(&lookup, &["2026-11-21", "s1", &names[0]])
+                .is_err(),
             "nor on another day"
         );
         drop(lookup);
         assert_ne!(
-            memory.read(&path(0)).unwrap(),
+            memory.read_now(&path(0)).unwrap(),
             first,
             "outside a glance, as it is"
         );

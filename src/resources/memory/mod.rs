@@ -31,6 +31,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::count::{one_or_many, plural};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::{Capabilities, Live, Search};
 use crate::tree::resource::{Outside, Resource};
@@ -161,7 +162,7 @@ impl Resource for Memory {
         })
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(false)),
             [RECALL] => Ok(Node::view()),
@@ -173,8 +174,8 @@ impl Resource for Memory {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.stat(path)?;
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
+        self.stat(glance, path)?;
         Ok(vec![Child::new(
             RECALL,
             Kind::View,
@@ -182,10 +183,10 @@ impl Resource for Memory {
         )])
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [RECALL] => Ok(self.recall()?.into_bytes()),
-            _ => Err(self.stat(path).err().unwrap_or_else(|| {
+            _ => Err(self.stat(glance, path).err().unwrap_or_else(|| {
                 Error::new(
                     ErrorKind::IsADirectory,
                     "memory/ is a directory: read its _entry.md",
@@ -194,7 +195,7 @@ impl Resource for Memory {
         }
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<Entry> {
         let (stats, recent) = self
             .store
             .memory(|m| Ok((m.stats()?, m.recent_sessions(RECENT_HERE)?)))?;

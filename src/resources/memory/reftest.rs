@@ -16,7 +16,7 @@ use crate::resources::memory::sessions::Sessions;
 use crate::resources::memory::summary;
 use crate::store::Store;
 use crate::tree::resource::Edit;
-use crate::tree::resource::Resource;
+use crate::tree::resource::ReadNow;
 
 const DAY: &str = "2026-11-20";
 const SESSIONS: [&str; 3] = ["s1", "s2", "s3"];
@@ -238,7 +238,7 @@ fn perform(sessions: &Sessions, op: &Op) -> bool {
 /// Read entry `seq` of `session`, set `field` to `value`, write it back from what was read.
 fn rewrite(sessions: &Sessions, session: &str, seq: usize, field: &str, value: Value) -> bool {
     let path = entry_path(session, seq);
-    let Ok(bytes) = sessions.read(&refs(&path)) else {
+    let Ok(bytes) = sessions.read_now(&refs(&path)) else {
         return false;
     };
     let mut entry: Value = serde_json::from_slice(&bytes).expect("an entry is JSON");
@@ -251,7 +251,7 @@ fn rewrite(sessions: &Sessions, session: &str, seq: usize, field: &str, value: V
 /// Every session of the model, as the resource shows it.
 fn check(model: &Model, sessions: &Sessions) -> Result<(), TestCaseError> {
     let listed: Vec<String> = sessions
-        .names(&[DAY])
+        .names_now(&[DAY])
         .map(|names| names.into_iter().map(|(n, _)| n).collect())
         .unwrap_or_default();
     let expected: Vec<String> = model.sessions.keys().map(|s| s.to_string()).collect();
@@ -260,7 +260,7 @@ fn check(model: &Model, sessions: &Sessions) -> Result<(), TestCaseError> {
     prop_assert_eq!(sorted, expected);
     for (session, (entries, summary_written)) in &model.sessions {
         let files: Vec<String> = sessions
-            .names(&[DAY, session])
+            .names_now(&[DAY, session])
             .expect("a session lists")
             .into_iter()
             .map(|(n, _)| n)
@@ -269,7 +269,7 @@ fn check(model: &Model, sessions: &Sessions) -> Result<(), TestCaseError> {
         prop_assert_eq!(files.len(), entries.len());
         for (index, entry) in entries.iter().enumerate() {
             let bytes = sessions
-                .read(&refs(&entry_path(session, index + 1)))
+                .read_now(&refs(&entry_path(session, index + 1)))
                 .expect("an entry reads");
             let value: Value = serde_json::from_slice(&bytes).expect("an entry is JSON");
             prop_assert_eq!(value["seq"].as_u64(), Some(index as u64 + 1));
@@ -278,7 +278,7 @@ fn check(model: &Model, sessions: &Sessions) -> Result<(), TestCaseError> {
             prop_assert_eq!(value["tags"].clone(), serde_json::json!(entry.tags));
         }
         let shown = sessions
-            .read(&[DAY, session, "summary.md"])
+            .read_now(&[DAY, session, "summary.md"])
             .expect("summary.md reads");
         let expected = summary_written
             .clone()

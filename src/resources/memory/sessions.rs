@@ -22,7 +22,7 @@ use crate::resources::memory::views::{self, RELATED, SUMMARY, entry_name, sessio
 use crate::resources::memory::{document, summary};
 use crate::store::Store;
 use crate::store::memory::{EntryRow, SessionRow};
-use crate::tree::glance::{self, Memo};
+use crate::tree::glance::{self, Glance, Memo};
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 
@@ -82,8 +82,8 @@ impl Sessions {
 
     /// The digest of session `row`: its entries read in one statement, each as it arrives,
     /// once per glance.
-    fn digest(&self, row: &SessionRow) -> Result<Arc<Digest>> {
-        self.digests.get((row.rowid, row.entries), || {
+    fn digest(&self, glance: &Glance, row: &SessionRow) -> Result<Arc<Digest>> {
+        self.digests.get(glance, (row.rowid, row.entries), || {
             let mut reading = Reading::new(row.record.cwd.as_deref());
             self.store.memory(|m| {
                 m.each_entry(row.rowid, 0, row.entries, &mut |entry| {
@@ -130,13 +130,13 @@ impl Sessions {
         fitted.unwrap_or_else(|| views::session(row, Vec::new(), channels, tags, &self.links))
     }
 
-    fn place<'p>(&self, path: &[&'p str]) -> Result<SessionPath<'p>> {
+    fn place<'p>(&self, glance: Option<&Glance>, path: &[&'p str]) -> Result<SessionPath<'p>> {
         match path {
             [] => Ok(SessionPath::Root),
             [day] if is_day(day) => Ok(SessionPath::Day(day)),
             [day, id, rest @ ..] if is_day(day) => {
                 let row = self
-                    .session_named(id)?
+                    .session_named(glance, id)?
                     .filter(|row| row.day == *day)
                     .ok_or_else(|| self.missing(path))?;
                 match rest {
@@ -159,38 +159,40 @@ impl Sessions {
         }
     }
 
-    /// The session named `id`; within a glance, as the glance first found it.
-    fn session_named(&self, id: &str) -> Result<Option<SessionRow>> {
-        if glance::current().is_none() {
+    /// The session named `id`; within a glance, as the glance first found it (a write,
+    /// with none, finds it as it is).
+    fn session_named(&self, glance: Option<&Glance>, id: &str) -> Result<Option<SessionRow>> {
+        let Some(glance) = glance else {
             return self.store.memory(|m| m.session(id));
-        }
-        let row = self
-            .named
-            .get(id.to_string(), || self.store.memory(|m| m.session(id)))?;
+        };
+        let row = (self.named).get(glance, id.to_string(), || {
+            self.store.memory(|m| m.session(id))
+        })?;
         Ok(row.as_ref().clone())
     }
 
     /// The entry file `file` of session `id` of `day`, numbered `seq`, rendered: within a
-    /// listing (`glance::in_listing`), from a run of the entries around it; else on its
+    /// listing ([`Glance::in_listing`]), from a run of the entries around it; else on its
     /// own ([`Sessions::lone_entry`]).
     fn read_entry(
         &self,
+        glance: &Glance,
         path: &[&str],
         (day, id): (&str, &str),
         file: &str,
         seq: i64,
     ) -> Result<Vec<u8>> {
-        if !glance::in_listing() {
-            let found = self.lone_entry(path, (day, id), file, seq)?;
+        if !glance.in_listing() {
+            let found = self.lone_entry(glance, path, (day, id), file, seq)?;
             let (_, entry) = found.as_ref().as_ref().ok_or_else(|| self.missing(path))?;
             return document::render(seq, &entry.record);
         }
         let row = self
-            .session_named(id)?
+            .session_named(Some(glance), id)?
             .filter(|row| row.day == day && entry_seq(file, row) == Some(seq))
             .ok_or_else(|| self.missing(path))?;
         let after = (seq - 1) / glance::RUN as i64 * glance::RUN as i64;
-        let run = self.entries.get((row.rowid, after), || {
+        let run = self.entries.get(glance, (row.rowid, after), || {
             self.store
                 .memory(|m| m.entries(row.rowid, after, glance::RUN))
         })?;
@@ -207,12 +209,13 @@ impl Sessions {
     /// as [`Sessions::place`] checks it.
     fn lone_entry(
         &self,
+        glance: &Glance,
         path: &[&str],
         (day, id): (&str, &str),
         file: &str,
         seq: i64,
     ) -> Result<Arc<Option<SessionEntry>>> {
-        let found = self.lone.get((id.to_string(), seq), || {
+        let found = self.lone.get(glance, (id.to_string(), seq), || {
             let found = self.store.memory(|m| m.session_entry(id, seq))?;
             Ok(found.and_then(|(row, entry)| Some((row, entry?))))
         })?;
@@ -267,16 +270,16 @@ impl Resource for Sessions {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         if let [day, id, file] = path
             && is_day(day)
             && let Some(seq) = entry_number(file)
-            && !glance::in_listing()
+            && !glance.in_listing()
         {
-            self.lone_entry(path, (day, id), file, seq)?;
+            self.lone_entry(glance, path, (day, id), file, seq)?;
             return Ok(Node::document(true));
         }
-        match self.place(path)? {
+        match self.place(Some(glance), path)? {
             // Every day exists, empty until a session starts on it: `mkdir -p` of a new
             // session under today works.
             SessionPath::Root | SessionPath::Day(_) | SessionPath::Session(_) => {
@@ -288,8 +291,8 @@ impl Resource for Sessions {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        match self.place(path)? {
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
+        match self.place(Some(glance), path)? {
             SessionPath::Root => Ok(self
                 .store
                 .memory(|m| m.days())?
@@ -340,8 +343,8 @@ impl Resource for Sessions {
         }
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        match self.place(path)? {
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        match self.place(Some(glance), path)? {
             // A session of 20,000 entries lists as fast as a small one: names from its
             // count, no rows read.
             SessionPath::Session(row) => {
@@ -355,22 +358,22 @@ impl Resource for Sessions {
                 );
                 Ok(names)
             }
-            _ => Ok(Child::names(self.list(path)?)),
+            _ => Ok(Child::names(self.list(glance, path)?)),
         }
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         if let [day, id, file] = path
             && is_day(day)
             && let Some(seq) = entry_number(file)
         {
-            return self.read_entry(path, (day, id), file, seq);
+            return self.read_entry(glance, path, (day, id), file, seq);
         }
-        match self.place(path)? {
+        match self.place(Some(glance), path)? {
             SessionPath::Summary(row) => match &row.summary {
                 Some(written) => Ok(written.clone().into_bytes()),
                 None => {
-                    let digest = self.digest(&row)?;
+                    let digest = self.digest(glance, &row)?;
                     Ok(view::extracted(&digest, &row, &self.places, &self.links).into_bytes())
                 }
             },
@@ -395,8 +398,8 @@ impl Resource for Sessions {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
-        match self.place(path)? {
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
+        match self.place(Some(glance), path)? {
             SessionPath::Root => {
                 let days = self.store.memory(|m| m.days())?;
                 Ok(views::sessions_root(&days, &self.links))
@@ -409,7 +412,7 @@ impl Resource for Sessions {
                 let (channels, tags) = self
                     .store
                     .memory(|c| Ok((c.channel_counts(row.rowid)?, c.session_tags(row.rowid)?)))?;
-                let digest = self.digest(&row)?;
+                let digest = self.digest(glance, &row)?;
                 Ok(self.session_entry(&row, &digest, &channels, &tags))
             }
             SessionPath::Conversation(row) => Ok(views::conversation(&row, &self.links)),
@@ -432,7 +435,7 @@ impl Edit for Sessions {
     fn can_create(&self, path: &[&str]) -> Result<()> {
         match path {
             [day, _, name] if is_day(day) && name.ends_with(".json") => {
-                self.place(&path[..2]).map(|_| ())
+                self.place(None, &path[..2]).map(|_| ())
             }
             _ => Err(Error::not_permitted(format!(
                 "{} cannot be made: a session holds its entries (a new *.json appends one), \
@@ -448,7 +451,7 @@ impl Edit for Sessions {
         let refused = |problems: Vec<String>| {
             Error::invalid(format!("{at} was not saved:\n- {}", problems.join("\n- ")))
         };
-        match self.place(path) {
+        match self.place(None, path) {
             Ok(SessionPath::Entry(row, seq)) => self.store.change_memory(|c| {
                 let stored = c.entry(row.rowid, seq)?.ok_or_else(|| self.missing(path))?;
                 let now = document::render(seq, &stored.record)?;
@@ -487,7 +490,7 @@ impl Edit for Sessions {
     }
 
     fn remove(&self, path: &[&str]) -> Result<()> {
-        self.place(path)?;
+        self.place(None, path)?;
         Err(Error::not_permitted(format!(
             "{} was not removed: memory is append-only through the mount. To delete a whole \
              session: homespace forget <session-id>",

@@ -12,6 +12,7 @@ use crate::resources::memory::document::{self, valid_tag};
 use crate::resources::memory::views::{cut, entry_name};
 use crate::store::Store;
 use crate::store::memory::{EntryRow, SessionRow};
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 
 /// Tagged entries listed in a tag's folder and its entry view (the view is pruned to the
@@ -118,7 +119,7 @@ impl Resource for Tags {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(false)),
             [tag] if valid_tag(tag) && self.count(tag)? > 0 => Ok(Node::dir(false)),
@@ -135,7 +136,7 @@ impl Resource for Tags {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         match path {
             [] => Ok(self
                 .store
@@ -150,7 +151,7 @@ impl Resource for Tags {
                 })
                 .collect()),
             [tag] => {
-                self.stat(path)?;
+                self.stat(glance, path)?;
                 let (rows, _) = self.store.memory(|m| m.tagged(tag, LISTED))?;
                 Ok(rows
                     .iter()
@@ -167,7 +168,7 @@ impl Resource for Tags {
         }
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [tag, rest @ ..] if !rest.is_empty() && valid_tag(tag) => {
                 let (_, entry) = self.tagged(tag, rest)?;
@@ -183,7 +184,7 @@ impl Resource for Tags {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
         match path {
             [] => Ok(Entry {
                 title: "memory/tags — entries by tag".into(),
@@ -194,13 +195,13 @@ impl Resource for Tags {
                 )],
                 sections: vec![Section::children(
                     "Tags",
-                    &self.list(path)?,
+                    &self.list(glance, path)?,
                     "No entry is tagged yet: tag one by editing its \"tags\".",
                 )],
                 ..Entry::default()
             }),
             [tag] => {
-                self.stat(path)?;
+                self.stat(glance, path)?;
                 let (rows, total) = self.store.memory(|m| m.tagged(tag, LISTED))?;
                 Ok(Entry {
                     title: format!(

@@ -48,7 +48,7 @@ mod tests {
     use crate::store::runs::Begun;
     use crate::store::testing::for_each_backend;
     use crate::tree::access::Admission;
-    use crate::tree::resource::Resource;
+    use crate::tree::resource::ReadNow;
 
     #[test]
     fn a_checkout_is_its_host_and_directory() {
@@ -159,8 +159,8 @@ mod tests {
                     .is_some_and(|line| line.starts_with(&run.to_string()))
             );
             assert_eq!(b.runner.last_run(), None);
-            assert!(b.runner.list(&["runs"]).unwrap().is_empty());
-            let missing = b.runner.stat(&["runs", &run.to_string()]).unwrap_err();
+            assert!(b.runner.list_now(&["runs"]).unwrap().is_empty());
+            let missing = b.runner.stat_now(&["runs", &run.to_string()]).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
             let begun = store
                 .change_records(|db| {

@@ -13,6 +13,7 @@ use crate::resources::source::edit::change::conflict;
 use crate::resources::source::edit::pyproject_change::{Pyproject, broken, change_pyproject};
 use crate::resources::source::edit::{self, Editor};
 use crate::resources::source::places::in_tree::tree_path_of;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 
@@ -78,9 +79,9 @@ impl Resource for ConfigDir {
         })
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
-        let owner = editor.root_ownership();
+        let owner = editor.root_ownership(Some(glance));
         match path {
             [] => Ok(Node::dir(true).owned(owner)),
             [name] => match Self::table_text(editor, name)? {
@@ -94,7 +95,7 @@ impl Resource for ConfigDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
             return Err(edit::not_a_dir(CONFIG, path));
         }
@@ -115,7 +116,7 @@ impl Resource for ConfigDir {
         })
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [name] => Self::table_text(&self.editor, name)?
                 .map(String::into_bytes)
@@ -124,7 +125,7 @@ impl Resource for ConfigDir {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         if !path.is_empty() {
             return Err(edit::not_a_dir(CONFIG, path));
         }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::model::Ownership;
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 
 /// Per-file locks for the project's files.
@@ -167,8 +168,8 @@ pub fn remove(path: &Path) -> Result<()> {
 
 /// The owner and modes of the project file or directory at `disk`. One that cannot be
 /// read shows as the mount owner's alone: never more open than the file itself.
-pub(crate) fn ownership(disk: &Path) -> Ownership {
-    crate::tree::glance::metadata(disk)
+pub(crate) fn ownership(glance: Option<&Glance>, disk: &Path) -> Ownership {
+    crate::tree::glance::metadata(glance, disk)
         .map(|meta| Ownership::of(&meta))
         .unwrap_or(Ownership::OwnerOnly)
 }

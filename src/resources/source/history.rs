@@ -11,6 +11,7 @@ use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::edit_log::EditLog;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::HISTORY;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 
@@ -60,8 +61,8 @@ impl Resource for HistoryDir {
         Ok("every routed edit, as diffs; undo".into())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
-        let root = self.editor.root_ownership();
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
+        let root = self.editor.root_ownership(Some(glance));
         match path {
             [] => Ok(Node::dir(true).owned(root)),
             [name] => match place(&self.edits, name) {
@@ -77,7 +78,7 @@ impl Resource for HistoryDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         if !path.is_empty() {
             return Err(Error::new(
                 ErrorKind::NotADirectory,
@@ -96,7 +97,7 @@ impl Resource for HistoryDir {
         Ok(children)
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [name] => match place(&self.edits, name) {
                 Some(HistoryName::Diff(id)) => Ok(self.edits.diff_view(id)?.into_bytes()),
@@ -110,7 +111,7 @@ impl Resource for HistoryDir {
         }
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<Entry> {
         self.edits.entry()
     }
 

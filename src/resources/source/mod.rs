@@ -39,8 +39,9 @@ use crate::model::{Child, Hits, Kind, Node, TreePath};
 use crate::python::ModuleIndex;
 use crate::store::Store;
 use crate::transcripts::places::Watching;
+use crate::tree::glance::Glance;
 use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
-use crate::tree::resource::{Changes, ModeChange, Resource};
+use crate::tree::resource::{Changes, ModeChange, ReadNow, Resource};
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::ownership;
@@ -183,8 +184,9 @@ impl Source {
         self.modules.keep_parses_in(file);
     }
 
-    fn file_node(disk: &Path) -> Result<Node> {
-        let meta = crate::tree::glance::metadata(disk)
+    fn file_node(glance: &Glance, disk: &Path) -> Result<Node> {
+        let meta = glance
+            .metadata(disk)
             .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", disk.display())))?;
         Ok(Node {
             size: Some(meta.len()),
@@ -197,14 +199,15 @@ impl Source {
     /// `described`, names and kinds only: the descriptions cost a stat per file and a look
     /// inside every folder, which `ls` and `_nav.txt` throw away — and a `_nav.txt` deep in
     /// a folder of hundreds lists that folder again each time.
-    fn disk_children(&self, dir: &Path, top: bool, described: bool) -> Vec<Child> {
+    fn disk_children(&self, glance: &Glance, dir: &Path, top: bool, described: bool) -> Vec<Child> {
+        let glance = Some(glance);
         let mut children = Vec::new();
-        for (name, kind, path) in self.places.dir_members(dir, top) {
+        for (name, kind, path) in self.places.dir_members(glance, dir, top) {
             let about = |text: &dyn Fn() -> String| if described { text() } else { String::new() };
             let size = || file_size(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0));
             match kind {
                 EntryKind::Dir => {
-                    let label = about(&|| self.project.dir_kind(&path).label().to_string());
+                    let label = about(&|| self.project.dir_kind(glance, &path).label().to_string());
                     // Listed, not only reachable: `find` and `grep -r` see its files.
                     let name = match top {
                         true => paths::spelled_at_top(&name),
@@ -221,7 +224,7 @@ impl Source {
                     // named as one of source/'s own folders has no link of its name: its
                     // members are `.history/`, unlisted like any module's own directory.
                     let taken = top && paths::RESERVED.contains(&stem.as_str());
-                    if !taken && !self.editor.is_empty_init(dir, &name) {
+                    if !taken && !self.editor.is_empty_init(glance, dir, &name) {
                         children.push(Child::new(
                             stem,
                             Kind::Link,
@@ -261,59 +264,62 @@ impl Resource for Source {
         Ok(self.views.dashboard())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
-        let walked = match self.places.named(path)? {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
+        let walked = match self.places.named(glance, path)? {
             // The link to the module's dotted directory (see `links.rs`): no parse.
-            Named::ModuleDir(module) => return Ok(Node::link().owned(ownership(&module))),
+            Named::ModuleDir(module) => {
+                return Ok(Node::link().owned(ownership(Some(glance), &module)));
+            }
             Named::Walked(walked) => walked,
         };
         let node = match walked.place {
             // Writable so that creating the test runner's names there is answered by
             // `creatable` (why, and where test modules go), not by a bare read-only error.
             Resolved::TestsRoot | Resolved::Root => {
-                Node::dir(true).owned(ownership(&self.project.root))
+                Node::dir(true).owned(ownership(Some(glance), &self.project.root))
             }
             Resolved::Dir { disk, .. } | Resolved::Members { disk, .. } => {
-                Node::dir(true).owned(ownership(&disk))
+                Node::dir(true).owned(ownership(Some(glance), &disk))
             }
             Resolved::ModuleFile { disk, .. } | Resolved::DataFile { disk } => Node {
                 // Under another name the path is not the file's: see `aliased`.
                 file: (!walked.aliased).then(|| disk.clone()),
-                ..Self::file_node(&disk)?
+                ..Self::file_node(glance, &disk)?
             },
             Resolved::Symbol { module, disk, .. } => Node {
                 mtime: Some(module.mtime),
-                ..Node::document(true).owned(ownership(&disk))
+                ..Node::document(true).owned(ownership(Some(glance), &disk))
             },
         };
         Ok(node.aliased(walked.aliased))
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
-        self.listing(path, true)
+    fn list(&self, glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
+        self.listing(glance, path, true)
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        let children = self.listing(path, false)?;
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        let children = self.listing(glance, path, false)?;
         Ok(Child::names(children))
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        match self.places.named(path)? {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
+        match self.places.named(glance, path)? {
             Named::ModuleDir(_) => Ok(links::link_target(path).into_bytes()),
             Named::Walked(walked) => self.places.read_resolved(&walked.place, path),
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
-        let place = self.places.resolve_named(path)?;
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
+        let place = self.places.resolve_named(glance, path)?;
         // A module's own directory (`pkg.mod/`) speaks of itself as listed (`pkg/mod/`).
-        let shown = self.places.shown_as(path);
+        let shown = self.places.shown_as(Some(glance), path);
         let shown: Vec<&str> = match &shown {
             Some(names) => names.iter().map(String::as_str).collect(),
             None => path.to_vec(),
         };
-        self.views.entry(&shown, &place, || self.list(path))
+        self.views
+            .entry(Some(glance), &shown, &place, || self.list(glance, path))
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
@@ -348,8 +354,8 @@ impl Edit for Source {
             )));
         }
         // Only rmdir reaches here with a directory.
-        if self.stat(path)?.kind == Kind::Dir {
-            return self.editor.remove_dir(path, self.names(path)?);
+        if self.stat_now(path)?.kind == Kind::Dir {
+            return self.editor.remove_dir(path, self.names_now(path)?);
         }
         self.editor.remove_path(path)
     }
@@ -374,7 +380,7 @@ impl Edit for Source {
         uid: Option<u32>,
         gid: Option<u32>,
     ) -> Result<ModeChange> {
-        match self.places.resolve(path)? {
+        match self.places.resolve(None, path)? {
             Resolved::ModuleFile { disk, .. }
             | Resolved::DataFile { disk }
             | Resolved::Dir { disk, .. } => {
@@ -400,8 +406,8 @@ impl Search for Source {
 }
 
 impl Aliases for Source {
-    fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
-        self.places.shown_as(path)
+    fn shown_as(&self, glance: &Glance, path: &[&str]) -> Option<Vec<String>> {
+        self.places.shown_as(Some(glance), path)
     }
 
     fn crossed(&self, path: &[&str]) -> Vec<Ownership> {
@@ -420,7 +426,7 @@ impl Aliases for Source {
         let file = format!("{name}.py");
         let mut with_py = parent.to_vec();
         with_py.push(&file);
-        match self.places.resolve(&with_py).ok()? {
+        match self.places.resolve(None, &with_py).ok()? {
             Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
             _ => None,
         }
@@ -441,7 +447,7 @@ impl Live for Source {
                 Some(vec![TreePath::from_names([self.name(), TESTS])])
             }
             [dir @ .., _] => {
-                let mut reach = match self.places.resolve(path) {
+                let mut reach = match self.places.resolve(None, path) {
                     Ok(
                         Resolved::ModuleFile { disk, .. }
                         | Resolved::Members { disk, .. }
@@ -483,19 +489,19 @@ impl Live for Source {
 impl Source {
     /// What `list` (`described`) and `names` show of `path` (the runner's names in
     /// `tests/` are the tree's to add: the runner is mounted among them).
-    fn listing(&self, path: &[&str], described: bool) -> Result<Vec<Child>> {
-        let walked = match self.places.named(path)? {
+    fn listing(&self, glance: &Glance, path: &[&str], described: bool) -> Result<Vec<Child>> {
+        let walked = match self.places.named(glance, path)? {
             // From the module's index alone: `_nav.txt` lists the members of every module
             // it shows, and resolving them would read each module.
             Named::ModuleDir(module) => {
-                let index = self.modules.index(&module)?;
+                let index = self.modules.index(Some(glance), &module)?;
                 return Ok(index.map_or_else(Vec::new, |index| member_children(&index, None)));
             }
             Named::Walked(walked) => walked,
         };
         match walked.place {
             Resolved::Root => {
-                let mut children = self.disk_children(&self.project.root, true, described);
+                let mut children = self.disk_children(glance, &self.project.root, true, described);
                 children.push(Child::new(
                     TESTS,
                     Kind::Dir,
@@ -510,7 +516,7 @@ impl Source {
                 .filter_map(|d| d.file_name())
                 .map(|n| Child::new(n.to_string_lossy(), Kind::Dir, "test folder"))
                 .collect()),
-            Resolved::Dir { disk, .. } => Ok(self.disk_children(&disk, false, described)),
+            Resolved::Dir { disk, .. } => Ok(self.disk_children(glance, &disk, false, described)),
             Resolved::Members { module, parent, .. } => Ok(member_children(&module.index, parent)),
             Resolved::ModuleFile { .. } | Resolved::Symbol { .. } | Resolved::DataFile { .. } => {
                 Err(Error::new(

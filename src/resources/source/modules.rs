@@ -14,6 +14,7 @@ use std::time::SystemTime;
 use crate::error::{Error, Result};
 use crate::python::{ModuleIndex, index_module};
 use crate::resources::source::parse_index::{Identity, ParseIndex};
+use crate::tree::glance::Glance;
 use crate::tree::lock;
 
 /// Modules kept with their text at once; the index of every module is kept regardless.
@@ -144,8 +145,8 @@ impl Modules {
     }
 
     /// The module at `path`, parsed at its current content.
-    pub fn get(&self, path: &Path) -> Result<Arc<Module>> {
-        let meta = stat(path)?;
+    pub fn get(&self, glance: Option<&Glance>, path: &Path) -> Result<Arc<Module>> {
+        let meta = stat(glance, path)?;
         let identity = Identity::of(&meta);
         if let Some(module) = lock(&self.recent).get(path, &identity) {
             return Ok(module);
@@ -165,12 +166,12 @@ impl Modules {
 
     /// The index of the module at `path`, read and parsed only when not at hand; `None`
     /// when the module is not UTF-8 (nothing to index: [`Modules::get`] says why).
-    pub fn index(&self, path: &Path) -> Result<Option<Arc<ModuleIndex>>> {
-        let identity = Identity::of(&stat(path)?);
+    pub fn index(&self, glance: Option<&Glance>, path: &Path) -> Result<Option<Arc<ModuleIndex>>> {
+        let identity = Identity::of(&stat(glance, path)?);
         if let Some(index) = self.index_at_hand(path, &identity) {
             return Ok(Some(index));
         }
-        let module = self.get(path)?;
+        let module = self.get(glance, path)?;
         Ok(module.text.as_ref().map(|_| Arc::clone(&module.index)))
     }
 
@@ -211,7 +212,7 @@ impl Modules {
         for file in files {
             let mut load = || {
                 let kept = stamped.remove(file)?;
-                let identity = Identity::of(&stat(file).ok()?);
+                let identity = Identity::of(&stat(None, file).ok()?);
                 if identity != kept.identity {
                     return None;
                 }
@@ -234,7 +235,7 @@ impl Modules {
     /// what warming up does ahead of requests. Whether the module had to be read (its
     /// index was not at hand). A module that is not UTF-8 has nothing to index.
     pub fn warm(&self, path: &Path) -> Result<bool> {
-        let identity = Identity::of(&stat(path)?);
+        let identity = Identity::of(&stat(None, path)?);
         if self.index_at_hand(path, &identity).is_some() {
             return Ok(false);
         }
@@ -286,8 +287,8 @@ impl Modules {
     }
 }
 
-fn stat(path: &Path) -> Result<std::fs::Metadata> {
-    crate::tree::glance::metadata(path)
+fn stat(glance: Option<&Glance>, path: &Path) -> Result<std::fs::Metadata> {
+    crate::tree::glance::metadata(glance, path)
         .map_err(|e| Error::not_found(format!("{} cannot be read: {e}", path.display())))
 }
 
@@ -366,9 +367,9 @@ mod tests {
         )
         .unwrap();
         let second = Modules::new(ParseIndex::new(index));
-        let module = second.get(&calc).unwrap();
+        let module = second.get(None, &calc).unwrap();
         assert_eq!(module.index.symbols.len(), 2);
-        second.get(&other).unwrap();
+        second.get(None, &other).unwrap();
         assert_eq!(
             second.counts(),
             Counts {
@@ -408,7 +409,7 @@ mod tests {
                 loaded: 2
             }
         );
-        let loaded = second.index(&files[0]).unwrap().unwrap();
+        let loaded = second.index(None, &files[0]).unwrap().unwrap();
         assert_eq!(loaded.symbols[0].file_stem, "f");
         assert_eq!(second.counts().loaded, 2, "served from memory since");
     }
@@ -425,11 +426,11 @@ mod tests {
             })
             .collect();
         for path in &paths {
-            modules.get(path).unwrap();
+            modules.get(None, path).unwrap();
         }
         // Every index stays: reading them all again parses none.
         for (n, path) in paths.iter().enumerate() {
-            let module = modules.get(path).unwrap();
+            let module = modules.get(None, path).unwrap();
             assert_eq!(module.index.symbols[0].qualname, [format!("f{n}")]);
         }
         assert_eq!(modules.counts().parsed, CAPACITY + 10);

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use ignore::gitignore::Gitignore;
 
+use crate::tree::glance::Glance;
 use test_layout::TestLayout;
 
 /// What a directory entry of the project is.
@@ -66,7 +67,7 @@ pub struct Project {
 }
 
 /// A folder's shown entries, the folder's modification time when they were read, and the
-/// glance (see [`crate::tree::glance`]) that last found that time unchanged.
+/// glance (its number, see [`Glance::id`]) that last found that time unchanged.
 type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>, u64);
 
 /// Folders whose listings are kept at once; past it the keeping starts afresh.
@@ -111,25 +112,27 @@ impl Project {
 
     /// The shown entries of directory `dir`, sorted by name (directories and files mixed,
     /// as `ls` does). Symlinks are followed only when they stay inside the project.
-    pub fn list_dir(&self, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
-        self.listing(dir).map(|entries| entries.as_ref().clone())
+    pub fn list_dir(&self, glance: Option<&Glance>, dir: &Path) -> std::io::Result<Vec<DiskEntry>> {
+        self.listing(glance, dir)
+            .map(|entries| entries.as_ref().clone())
     }
 
     /// What shows as `name` in directory `dir`: its kind, or `None` when nothing does
     /// (absent, hidden, outside the project). From the folder's kept listing: resolving a
     /// path then costs one stat per folder on the way, not a look at each entry.
-    pub fn shown_kind(&self, dir: &Path, name: &str) -> Option<EntryKind> {
-        kind_in(&self.listing(dir).ok()?, name)
+    pub fn shown_kind(&self, glance: Option<&Glance>, dir: &Path, name: &str) -> Option<EntryKind> {
+        kind_in(&self.listing(glance, dir).ok()?, name)
     }
 
     /// What shows as each of `names` in directory `dir` (see [`Project::shown_kind`]),
     /// from one look at the folder.
     pub fn shown_kinds<const N: usize>(
         &self,
+        glance: Option<&Glance>,
         dir: &Path,
         names: [&str; N],
     ) -> [Option<EntryKind>; N] {
-        match self.listing(dir) {
+        match self.listing(glance, dir) {
             Ok(entries) => names.map(|name| kind_in(&entries, name)),
             Err(_) => [None; N],
         }
@@ -138,8 +141,8 @@ impl Project {
     /// [`Project::list_dir`], shared. A listing read while its folder's time was still
     /// moving is not kept: an entry made in the same clock tick would leave the time as
     /// it was and the listing would miss it.
-    fn listing(&self, dir: &Path) -> std::io::Result<Arc<Vec<DiskEntry>>> {
-        let glance = crate::tree::glance::current();
+    fn listing(&self, glance: Option<&Glance>, dir: &Path) -> std::io::Result<Arc<Vec<DiskEntry>>> {
+        let glance = glance.map(Glance::id);
         if let Some(id) = glance
             && let Some((_, entries, looked)) = crate::tree::lock(&self.listed).get(dir)
             && *looked == id
@@ -247,19 +250,19 @@ impl Project {
     /// a regular package (with an `__init__.py`), since `docs/` or `scripts/` there hold
     /// no package of the project; elsewhere any folder holding Python, a namespace package
     /// of a flat layout included.
-    pub fn is_package_at_top(&self, root: &Path, dir: &Path) -> bool {
+    pub fn is_package_at_top(&self, glance: Option<&Glance>, root: &Path, dir: &Path) -> bool {
         let beside_src = self.code_roots.len() > 1 && root == self.root;
         // A regular package answers from its kept listing (a stat, or nothing within a
         // glance); only the others need their folder searched for Python (every request
         // under source/ walks its first name through here).
-        let regular = self.shown_kind(dir, "__init__.py").is_some();
-        regular || (!beside_src && self.holds_python(dir))
+        let regular = self.shown_kind(glance, dir, "__init__.py").is_some();
+        regular || (!beside_src && self.holds_python(glance, dir))
     }
 
     /// Whether `dir` shows Python code, directly or one folder down (see [`has_python`]),
     /// from kept listings: every folder's view labels the folders in it so.
-    pub fn holds_python(&self, dir: &Path) -> bool {
-        let Ok(entries) = self.listing(dir) else {
+    pub fn holds_python(&self, glance: Option<&Glance>, dir: &Path) -> bool {
+        let Ok(entries) = self.listing(glance, dir) else {
             return false;
         };
         let module = |entries: &[DiskEntry]| entries.iter().any(|e| e.kind == EntryKind::Module);
@@ -267,14 +270,17 @@ impl Project {
             || entries
                 .iter()
                 .filter(|e| e.kind == EntryKind::Dir)
-                .any(|e| self.listing(&e.path).is_ok_and(|inner| module(&inner)))
+                .any(|e| {
+                    self.listing(glance, &e.path)
+                        .is_ok_and(|inner| module(&inner))
+                })
     }
 
     /// What folder `dir` is: a package, a namespace package or a plain folder.
-    pub fn dir_kind(&self, dir: &Path) -> DirKind {
-        if self.shown_kind(dir, "__init__.py").is_some() {
+    pub fn dir_kind(&self, glance: Option<&Glance>, dir: &Path) -> DirKind {
+        if self.shown_kind(glance, dir, "__init__.py").is_some() {
             DirKind::Package
-        } else if self.holds_python(dir) {
+        } else if self.holds_python(glance, dir) {
             DirKind::Namespace
         } else {
             DirKind::Folder
@@ -286,7 +292,7 @@ impl Project {
     /// code; pyproject's tables have their own place). Cached until the modification time
     /// of a code root or of one of the folders it holds changes, since deciding which
     /// folders hold Python reads every one of them.
-    pub fn top_level(&self) -> Vec<DiskEntry> {
+    pub fn top_level(&self, glance: Option<&Glance>) -> Vec<DiskEntry> {
         let mut cached = crate::tree::lock(&self.top);
         if let Some((stamps, entries)) = cached.as_ref()
             && stamps.iter().all(|(path, mtime)| modified(path) == *mtime)
@@ -297,14 +303,15 @@ impl Project {
         let mut stamps: Vec<(PathBuf, Option<SystemTime>)> = Vec::new();
         for root in &self.code_roots {
             stamps.push((root.clone(), modified(root)));
-            for entry in self.list_dir(root).unwrap_or_default() {
+            for entry in self.list_dir(glance, root).unwrap_or_default() {
                 if entry.kind == EntryKind::Dir {
                     stamps.push((entry.path.clone(), modified(&entry.path)));
                 }
                 let skip = self.is_test_dir(&entry.path)
                     || (entry.kind == EntryKind::Dir && self.code_roots.contains(&entry.path))
                     || entry.kind == EntryKind::Data
-                    || (entry.kind == EntryKind::Dir && !self.is_package_at_top(root, &entry.path));
+                    || (entry.kind == EntryKind::Dir
+                        && !self.is_package_at_top(glance, root, &entry.path));
                 if !skip {
                     seen.entry(entry.name.clone()).or_insert(entry);
                 }
@@ -319,7 +326,7 @@ impl Project {
     pub fn python_files(&self) -> Vec<PathBuf> {
         let mut files = Vec::new();
         let mut stack: Vec<PathBuf> = Vec::new();
-        for entry in self.top_level() {
+        for entry in self.top_level(None) {
             match entry.kind {
                 EntryKind::Module => files.push(entry.path),
                 EntryKind::Dir => stack.push(entry.path),
@@ -328,7 +335,7 @@ impl Project {
         }
         stack.extend(self.test_dirs());
         while let Some(dir) = stack.pop() {
-            for entry in self.list_dir(&dir).unwrap_or_default() {
+            for entry in self.list_dir(None, &dir).unwrap_or_default() {
                 match entry.kind {
                     EntryKind::Module => files.push(entry.path),
                     EntryKind::Dir => stack.push(entry.path),
@@ -347,7 +354,7 @@ impl Project {
         let mut files = Vec::new();
         let mut stack = vec![self.root.clone()];
         while let Some(dir) = stack.pop() {
-            for entry in self.list_dir(&dir).unwrap_or_default() {
+            for entry in self.list_dir(None, &dir).unwrap_or_default() {
                 match entry.kind {
                     EntryKind::Dir => stack.push(entry.path),
                     EntryKind::Module => {}

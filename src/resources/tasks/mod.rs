@@ -39,7 +39,7 @@ use crate::model::time::Time;
 use crate::model::{Child, Hit, Hits, Kind, Node, RootPart};
 use crate::store::Store;
 use crate::store::tasks::{Fields, Filter, Status, Task, TaskRecords};
-use crate::tree::glance::Memo;
+use crate::tree::glance::{Glance, Memo};
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit, Search};
 use problems::Problems;
@@ -158,11 +158,13 @@ impl Tasks {
     /// task is when it lives in another directory (`cat tasks/open/x.json` after a `mv`).
     /// One lookup by name answers both for a status directory, the common case (every
     /// new task's file is looked up before it exists). Within a listing's glance
-    /// (`glance::in_listing`) a run of the folder's tasks is read once, for the entries
+    /// ([`Glance::in_listing`]) a run of the folder's tasks is read once, for the entries
     /// that follow.
+    /// A write finds its task with no glance (`None`): it must see the task as it is.
     fn find(
         &self,
         conn: &dyn TaskRecords,
+        glance: Option<&Glance>,
         path: &[&str],
         folder: Folder<'_>,
         name: &str,
@@ -170,10 +172,11 @@ impl Tasks {
         let Some(slug) = name.strip_suffix(".json") else {
             return Err(self.not_found(path));
         };
-        if crate::tree::glance::in_listing()
+        if let Some(glance) = glance.filter(|glance| glance.in_listing())
             && let Some((key, filter)) = folder.listed()
         {
             let listed = self.listed.get_where(
+                glance,
                 key,
                 |run| run.contains_key(slug),
                 || {
@@ -410,7 +413,7 @@ impl Resource for Tasks {
         self.store.tasks(|conn| views::root_part(conn, &self.links))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         match self.place(path)? {
             TaskPath::Root | TaskPath::StatusDir(_) => Ok(Node::dir(true)),
             TaskPath::Ready | TaskPath::Tags => Ok(Node::dir(false)),
@@ -419,7 +422,9 @@ impl Resource for Tasks {
                 _ => Ok(Node::dir(false)),
             },
             TaskPath::File(folder, name) => {
-                let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
+                let task = self
+                    .store
+                    .tasks(|c| self.find(c, Some(glance), path, folder, name))?;
                 let writable = matches!(folder, Folder::Root | Folder::Status(_));
                 Ok(Node {
                     size: Some(Self::bytes(&task)?.len() as u64),
@@ -429,7 +434,7 @@ impl Resource for Tasks {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         self.store.tasks(|conn| match self.place(path)? {
             TaskPath::Root => {
                 let counts = conn.counts()?;
@@ -463,12 +468,12 @@ impl Resource for Tasks {
         })
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
         let filter = match self.place(path)? {
             TaskPath::StatusDir(status) => Filter::Status(status),
             TaskPath::Ready => Filter::Ready,
             _ => {
-                return Ok(Child::names(self.list(path)?));
+                return Ok(Child::names(self.list(glance, path)?));
             }
         };
         let slugs = self.store.tasks(|conn| conn.slugs(filter))?;
@@ -478,14 +483,16 @@ impl Resource for Tasks {
             .collect())
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match self.place(path)? {
             TaskPath::File(folder, name) => {
-                let task = self.store.tasks(|c| self.find(c, path, folder, name))?;
+                let task = self
+                    .store
+                    .tasks(|c| self.find(c, Some(glance), path, folder, name))?;
                 Self::bytes(&task)
             }
             _ => {
-                self.stat(path)?;
+                self.stat(glance, path)?;
                 Err(Error::new(
                     ErrorKind::IsADirectory,
                     format!("{} is a directory: read its _entry.md", self.shown(path)),
@@ -494,7 +501,7 @@ impl Resource for Tasks {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         let links = &self.links;
         self.store.tasks(|conn| match self.place(path)? {
             TaskPath::Root => views::root_entry(conn, links),
@@ -570,7 +577,7 @@ impl Edit for Tasks {
         // Only rmdir reaches here with a directory. The directories are fixed, but a full
         // one says so as ENOTEMPTY, what `rm -r` and file managers expect.
         if !matches!(self.place(path)?, TaskPath::File(..)) {
-            let members = self.names(path)?;
+            let members = self.names(&Glance::new(), path)?;
             if !members.is_empty() {
                 let mut dir = vec!["tasks"];
                 dir.extend_from_slice(path);
@@ -585,7 +592,7 @@ impl Edit for Tasks {
         }
         let (folder, name) = self.writable_folder(path, "remove")?;
         self.store.change_tasks(|conn| {
-            let task = self.find(conn, path, folder, name)?;
+            let task = self.find(conn, None, path, folder, name)?;
             let dependents = conn.dependents(task.id)?;
             if !dependents.is_empty() {
                 let names: Vec<String> = dependents
@@ -639,7 +646,7 @@ impl Edit for Tasks {
         }
         let new_slug = to_name.trim_end_matches(".json");
         self.store.change_tasks(|conn| {
-            let task = self.find(conn, from, from_folder, from_name)?;
+            let task = self.find(conn, None, from, from_folder, from_name)?;
             let status = match to_folder {
                 Folder::Status(s) => s,
                 _ => task.fields.status,

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::tests::{fixture, fixture_on, snapshot};
 use super::*;
+use crate::tree::resource::ReadNow;
 
 const SLUGS: [&str; 5] = ["a", "b", "c", "d", "e"];
 const TITLES: [&str; 3] = ["Fix it", "Ship the \"thing\"", ""];
@@ -341,7 +342,7 @@ fn names(children: Vec<Child>) -> Vec<String> {
 
 fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &str)>) {
     for status in Status::ALL {
-        let listed = names(tasks.list(&[status.as_str()]).unwrap());
+        let listed = names(tasks.list_now(&[status.as_str()]).unwrap());
         assert_eq!(
             listed,
             model.listing(|t| t.fields.status == status),
@@ -350,7 +351,7 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
         );
     }
     assert_eq!(
-        names(tasks.list(&["ready"]).unwrap()),
+        names(tasks.list_now(&["ready"]).unwrap()),
         model.listing(|t| model.ready(t)),
         "ready/"
     );
@@ -382,8 +383,8 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
             task.fields.status.as_str().to_string(),
             format!("{slug}.json"),
         ];
-        let bytes = tasks.read(&[&path[0], &path[1]]).unwrap();
-        assert_eq!(tasks.read(&[&path[1]]).unwrap(), bytes);
+        let bytes = tasks.read_now(&[&path[0], &path[1]]).unwrap();
+        assert_eq!(tasks.read_now(&[&path[1]]).unwrap(), bytes);
         let file: Value = serde_json::from_slice(&bytes).unwrap();
         let expected = json!({
             "id": file["id"],
@@ -416,7 +417,7 @@ fn check(tasks: &Tasks, model: &Model, seen: &mut Seen, renamed: Option<(&str, &
         // Writing back what was read changes nothing.
         tasks.write(&[&path[0], &path[1]], &bytes, None).unwrap();
         assert_eq!(
-            tasks.read(&[&path[1]]).unwrap(),
+            tasks.read_now(&[&path[1]]).unwrap(),
             bytes,
             "{slug}: round trip"
         );

@@ -9,6 +9,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use super::*;
 use crate::model::Entry;
 use crate::store::testing::for_each_backend;
+use crate::tree::glance::Glance;
+use crate::tree::resource::ReadNow;
 
 /// A resource over an in-memory store whose clock moves one minute per reading, from
 /// 2025-03-01T12:00:00Z.
@@ -34,8 +36,8 @@ pub(super) fn text(bytes: Vec<u8>) -> String {
 pub(super) fn snapshot(tasks: &Tasks) -> Vec<(String, String)> {
     let mut seen = Vec::new();
     for status in Status::ALL {
-        for child in tasks.list(&[status.as_str()]).unwrap() {
-            let content = text(tasks.read(&[status.as_str(), &child.name]).unwrap());
+        for child in tasks.list_now(&[status.as_str()]).unwrap() {
+            let content = text(tasks.read_now(&[status.as_str(), &child.name]).unwrap());
             seen.push((format!("{}/{}", status.as_str(), child.name), content));
         }
     }
@@ -146,14 +148,14 @@ Advanced:
 - Names: <slug>.json (a-z, 0-9, -; up to 64). `/mnt/hs/tasks/<slug>.json` reaches a task in any status. Files up to 1 MiB.
 - Without a mount: `homespace render /tasks/_entry.md`
 ",
-        show(&tasks.entry(&[]).unwrap())
+        show(&tasks.entry_now(&[]).unwrap())
     );
         assert_eq!(tasks.summary().unwrap(), "outstanding work: no tasks yet");
         assert_eq!(
             tasks.root_part().unwrap().state,
             ["Tasks: none outstanding."]
         );
-        assert_eq!(tasks.list(&["open"]).unwrap(), vec![]);
+        assert_eq!(tasks.list_now(&["open"]).unwrap(), vec![]);
     });
 }
 
@@ -161,7 +163,7 @@ Advanced:
 fn the_root_entry_lists_outstanding_work_by_priority() {
     for_each_backend(|store| {
         let tasks = sample_on(store);
-        let entry = show(&tasks.entry(&[]).unwrap());
+        let entry = show(&tasks.entry_now(&[]).unwrap());
         let (head, _) = entry.split_once("\n| command").unwrap();
         eqnice!(
             "# tasks — 3 outstanding (2 open, 1 blocked), 1 done
@@ -224,9 +226,9 @@ Advanced:
 - Names: <slug>.json (a-z, 0-9, -; up to 64). `/mnt/hs/tasks/<slug>.json` reaches a task in any status. Files up to 1 MiB.
 - Without a mount: `homespace render /tasks/open/_entry.md`
 ",
-        show(&tasks.entry(&["open"]).unwrap())
+        show(&tasks.entry_now(&["open"]).unwrap())
     );
-        let in_progress = show(&tasks.entry(&["in_progress"]).unwrap());
+        let in_progress = show(&tasks.entry_now(&["in_progress"]).unwrap());
         assert!(
             in_progress.starts_with("# tasks/in_progress — no tasks in progress\n"),
             "{in_progress}"
@@ -236,7 +238,7 @@ Advanced:
          `mv /mnt/hs/tasks/open/<slug>.json /mnt/hs/tasks/in_progress/`\n"
         ));
         let names: Vec<(String, String)> = tasks
-            .list(&["open"])
+            .list_now(&["open"])
             .unwrap()
             .into_iter()
             .map(|c| (c.name, c.about))
@@ -266,23 +268,25 @@ fn a_listing_reads_the_tasks_of_its_folder_once() {
     for_each_backend(|store| {
         let tasks = sample_on(Arc::clone(&store));
         let other_mount = fixture_on(store);
-        let size = |path: &[&str]| tasks.stat(path).unwrap().size.unwrap();
+        let size_in =
+            |glance: &Glance, path: &[&str]| tasks.stat(glance, path).unwrap().size.unwrap();
+        let size = |path: &[&str]| size_in(&Glance::new(), path);
         let login = size(&["open", "fix-login.json"]);
-        let glance = crate::tree::glance::listing();
+        let glance = Glance::listing();
         // deploy.json (P0) comes first in the listing, fix-login.json (P1) next.
-        size(&["open", "deploy.json"]);
+        size_in(&glance, &["open", "deploy.json"]);
         put(
             &other_mount,
             &["open", "fix-login.json"],
             r#"{"title": "Fix the login form and its error messages", "priority": 1, "tags": ["ui", "auth"], "depends_on": ["schema"]}"#,
         );
         assert_eq!(
-            size(&["open", "fix-login.json"]),
+            size_in(&glance, &["open", "fix-login.json"]),
             login,
             "as the listing's first look found it"
         );
         assert_eq!(
-            text(tasks.read(&["open", "fix-login.json"]).unwrap()).len() as u64,
+            text(tasks.read(&glance, &["open", "fix-login.json"]).unwrap()).len() as u64,
             login,
             "read as stat said"
         );
@@ -291,28 +295,28 @@ fn a_listing_reads_the_tasks_of_its_folder_once() {
             size(&["open", "fix-login.json"]) > login,
             "outside a glance, as it is"
         );
-        let next = crate::tree::glance::listing();
+        let next = Glance::listing();
         assert!(
-            size(&["open", "fix-login.json"]) > login,
+            size_in(&next, &["open", "fix-login.json"]) > login,
             "the next glance looks again"
         );
         drop(next);
         // A lookup's glance (a file's stat and its size) reads the one task it asks for.
-        let lookup = crate::tree::glance::glance();
-        let now = size(&["open", "fix-login.json"]);
-        size(&["open", "deploy.json"]);
+        let lookup = Glance::new();
+        let now = size_in(&lookup, &["open", "fix-login.json"]);
+        size_in(&lookup, &["open", "deploy.json"]);
         put(
             &other_mount,
             &["open", "fix-login.json"],
             r#"{"title": "Fix the login form", "priority": 1, "tags": ["ui", "auth"], "depends_on": ["schema"]}"#,
         );
         assert!(
-            size(&["open", "fix-login.json"]) < now,
+            size_in(&lookup, &["open", "fix-login.json"]) < now,
             "no run of the folder kept by a glance that lists nothing"
         );
         drop(lookup);
         assert!(
-            tasks.stat(&["open", "schema.json"]).is_err(),
+            tasks.stat_now(&["open", "schema.json"]).is_err(),
             "a task elsewhere is still not here"
         );
     });
@@ -322,7 +326,7 @@ fn a_listing_reads_the_tasks_of_its_folder_once() {
 fn ready_and_tags_follow_the_tasks() {
     for_each_backend(|store| {
         let tasks = sample_on(store);
-        let ready = show(&tasks.entry(&["ready"]).unwrap());
+        let ready = show(&tasks.entry_now(&["ready"]).unwrap());
         let (_, contents) = ready.split_once("## ").unwrap();
         eqnice!(
         "Ready by priority
@@ -339,12 +343,17 @@ Advanced:
             "# tasks/ready — 1 task ready to start\nOpen tasks whose dependencies are all done"
         ));
         assert_eq!(
-            tasks.read(&["ready", "fix-login.json"]).unwrap(),
-            tasks.read(&["open", "fix-login.json"]).unwrap()
+            tasks.read_now(&["ready", "fix-login.json"]).unwrap(),
+            tasks.read_now(&["open", "fix-login.json"]).unwrap()
         );
-        assert!(!tasks.stat(&["ready", "fix-login.json"]).unwrap().writable);
+        assert!(
+            !tasks
+                .stat_now(&["ready", "fix-login.json"])
+                .unwrap()
+                .writable
+        );
         assert_eq!(
-            tasks.stat(&["ready", "deploy.json"]).unwrap_err().kind,
+            tasks.stat_now(&["ready", "deploy.json"]).unwrap_err().kind,
             ErrorKind::NotFound
         );
 
@@ -352,14 +361,14 @@ Advanced:
             .rename(&["open", "fix-login.json"], &["done", "fix-login.json"])
             .unwrap();
         let ready: Vec<String> = tasks
-            .list(&["ready"])
+            .list_now(&["ready"])
             .unwrap()
             .into_iter()
             .map(|c| c.name)
             .collect();
         assert_eq!(ready, ["deploy.json"]);
 
-        let tags = show(&tasks.entry(&["tags"]).unwrap());
+        let tags = show(&tasks.entry_now(&["tags"]).unwrap());
         let (_, contents) = tags.split_once("## ").unwrap();
         let (contents, _) = contents.split_once("\nAdvanced:").unwrap();
         eqnice!(
@@ -372,13 +381,13 @@ Advanced:
         );
         assert!(tags.starts_with("# tasks/tags — 3 tags\n"));
         let ui: Vec<String> = tasks
-            .list(&["tags", "ui"])
+            .list_now(&["tags", "ui"])
             .unwrap()
             .into_iter()
             .map(|c| c.name)
             .collect();
         assert_eq!(ui, ["fix-login.json", "docs.json"]);
-        let ui = show(&tasks.entry(&["tags", "ui"]).unwrap());
+        let ui = show(&tasks.entry_now(&["tags", "ui"]).unwrap());
         assert!(
             ui.starts_with("# tasks/tags/ui — 2 tasks tagged ui\n"),
             "{ui}"
@@ -387,7 +396,7 @@ Advanced:
             "- P1 `/mnt/hs/tasks/done/fix-login.json` — Fix the login form [ui, auth]\n"
         ));
         assert_eq!(
-            tasks.stat(&["tags", "nope"]).unwrap_err().kind,
+            tasks.stat_now(&["tags", "nope"]).unwrap_err().kind,
             ErrorKind::NotFound
         );
     });
@@ -397,7 +406,7 @@ Advanced:
 fn a_task_file_reads_back_exactly_and_rewriting_it_changes_nothing() {
     for_each_backend(|store| {
         let tasks = sample_on(store);
-        let content = tasks.read(&["open", "fix-login.json"]).unwrap();
+        let content = tasks.read_now(&["open", "fix-login.json"]).unwrap();
         eqnice!(
             r#"{
   "id": 2,
@@ -419,20 +428,20 @@ fn a_task_file_reads_back_exactly_and_rewriting_it_changes_nothing() {
             text(content.clone())
         );
         assert_eq!(
-            tasks.stat(&["open", "fix-login.json"]).unwrap().size,
+            tasks.stat_now(&["open", "fix-login.json"]).unwrap().size,
             Some(content.len() as u64)
         );
         tasks
             .write(&["open", "fix-login.json"], &content, None)
             .unwrap();
         tasks.write(&["fix-login.json"], &content, None).unwrap();
-        assert_eq!(tasks.read(&["fix-login.json"]).unwrap(), content);
+        assert_eq!(tasks.read_now(&["fix-login.json"]).unwrap(), content);
 
         let edited = text(content).replace("\"priority\": 1", "\"priority\": 2");
         tasks
             .write(&["open", "fix-login.json"], edited.as_bytes(), None)
             .unwrap();
-        let after = text(tasks.read(&["open", "fix-login.json"]).unwrap());
+        let after = text(tasks.read_now(&["open", "fix-login.json"]).unwrap());
         assert!(after.contains("\"priority\": 2,"));
         assert!(after.contains("\"created\": \"2025-03-01T12:01:00Z\""));
         assert!(
@@ -448,15 +457,16 @@ fn status_comes_from_the_directory_unless_the_file_says_otherwise() {
         let tasks = fixture_on(store);
         put(&tasks, &["blocked", "a.json"], r#"{"title": "A"}"#);
         assert!(
-            text(tasks.read(&["blocked", "a.json"]).unwrap()).contains("\"status\": \"blocked\"")
+            text(tasks.read_now(&["blocked", "a.json"]).unwrap())
+                .contains("\"status\": \"blocked\"")
         );
         put(&tasks, &["b.json"], r#"{"title": "B"}"#);
-        assert!(tasks.stat(&["open", "b.json"]).is_ok());
+        assert!(tasks.stat_now(&["open", "b.json"]).is_ok());
         put(&tasks, &["b.json"], r#"{"title": "B", "status": "done"}"#);
-        assert!(tasks.stat(&["done", "b.json"]).is_ok());
+        assert!(tasks.stat_now(&["done", "b.json"]).is_ok());
         put(&tasks, &["b.json"], r#"{"title": "B2"}"#);
         assert!(
-            tasks.stat(&["done", "b.json"]).is_ok(),
+            tasks.stat_now(&["done", "b.json"]).is_ok(),
             "omitting status keeps the stored one"
         );
 
@@ -595,13 +605,13 @@ fn moving_between_directories_changes_the_status() {
                 &["in_progress", "fix-login.json"],
             )
             .unwrap();
-        let moved = text(tasks.read(&["in_progress", "fix-login.json"]).unwrap());
+        let moved = text(tasks.read_now(&["in_progress", "fix-login.json"]).unwrap());
         assert!(moved.contains("\"status\": \"in_progress\""));
         assert!(
             moved.contains("\"updated\": \"2025-03-01T12:04:00Z\""),
             "{moved}"
         );
-        let gone = tasks.stat(&["open", "fix-login.json"]).unwrap_err();
+        let gone = tasks.stat_now(&["open", "fix-login.json"]).unwrap_err();
         assert_eq!(gone.kind, ErrorKind::NotFound);
         assert_eq!(
             gone.message,
@@ -612,7 +622,7 @@ fn moving_between_directories_changes_the_status() {
         tasks
             .rename(&["fix-login.json"], &["in_progress", "fix-login.json"])
             .unwrap();
-        assert_eq!(text(tasks.read(&["fix-login.json"]).unwrap()), moved);
+        assert_eq!(text(tasks.read_now(&["fix-login.json"]).unwrap()), moved);
     });
 }
 
@@ -623,7 +633,7 @@ fn renaming_a_task_renames_it_in_depends_on() {
         tasks
             .rename(&["open", "fix-login.json"], &["open", "sign-in.json"])
             .unwrap();
-        let deploy = text(tasks.read(&["deploy.json"]).unwrap());
+        let deploy = text(tasks.read_now(&["deploy.json"]).unwrap());
         assert!(
             deploy.contains("\"depends_on\": [\n    \"sign-in\"\n  ]"),
             "{deploy}"
@@ -816,7 +826,7 @@ fn nothing_ready_is_said_in_good_grammar_for_one_task_and_for_many() {
     for_each_backend(|store| {
         let tasks = fixture_on(store);
         let ready_says = |said: &str| {
-            let ready = show(&tasks.entry(&["ready"]).unwrap());
+            let ready = show(&tasks.entry_now(&["ready"]).unwrap());
             assert!(ready.contains(said), "{ready}");
         };
         put(

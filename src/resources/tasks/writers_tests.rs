@@ -7,13 +7,14 @@ use std::sync::Arc;
 use super::tests::{fixture_on, put, sample_on, text};
 use super::*;
 use crate::store::testing::for_each_backend;
+use crate::tree::resource::ReadNow;
 
 #[test]
 fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
     for_each_backend(|store| {
         let tasks = sample_on(store);
         let path = &["open", "deploy.json"];
-        let seen = tasks.read(path).unwrap();
+        let seen = tasks.read_now(path).unwrap();
         let title = "Deploy";
         let first = String::from_utf8(seen.clone())
             .unwrap()
@@ -33,7 +34,7 @@ fn two_writers_from_the_same_stale_copy_one_lands_the_other_is_told() {
             "{}",
             error.message
         );
-        let now = String::from_utf8(tasks.read(path).unwrap()).unwrap();
+        let now = String::from_utf8(tasks.read_now(path).unwrap()).unwrap();
         assert!(
             now.contains("(first)") && !now.contains("(second)"),
             "{now}"
@@ -81,7 +82,7 @@ fn two_stores_on_one_database_lose_none_of_many_concurrent_creates() {
         }
     });
     for tasks in &mounts {
-        assert_eq!(tasks.list(&["open"]).unwrap().len(), 2 * 4 * 25);
+        assert_eq!(tasks.list_now(&["open"]).unwrap().len(), 2 * 4 * 25);
         let counts = tasks.store.tasks(|db| db.counts()).unwrap();
         assert_eq!((counts.open, counts.ready), (200, 200));
     }
@@ -93,8 +94,8 @@ fn a_write_from_a_stale_copy_on_another_store_is_refused() {
     let [here, there] = two_on_one_database(&server);
     let path = &["open", "deploy.json"];
     put(&here, path, r#"{"title": "Deploy"}"#);
-    let seen_here = here.read(path).unwrap();
-    let seen_there = there.read(path).unwrap();
+    let seen_here = here.read_now(path).unwrap();
+    let seen_there = there.read_now(path).unwrap();
     assert_eq!(seen_here, seen_there, "both see the task the same");
     let mine = text(seen_there.clone()).replace("Deploy", "Deploy (there)");
     there
@@ -105,7 +106,7 @@ fn a_write_from_a_stale_copy_on_another_store_is_refused() {
         .write(path, stale.as_bytes(), Some(&seen_here))
         .unwrap_err();
     assert_eq!(error.kind, ErrorKind::Busy, "{}", error.message);
-    assert!(text(here.read(path).unwrap()).contains("Deploy (there)"));
+    assert!(text(here.read_now(path).unwrap()).contains("Deploy (there)"));
 }
 
 #[test]
@@ -125,7 +126,7 @@ fn concurrent_edits_from_two_stores_land_whole_or_are_refused_never_lost() {
                 let landed = &landed;
                 scope.spawn(move || {
                     for i in 0..10 {
-                        let seen = tasks.read(path).unwrap();
+                        let seen = tasks.read_now(path).unwrap();
                         let task: serde_json::Value = serde_json::from_slice(&seen).unwrap();
                         let mut edited = task.clone();
                         let description = task["description"].as_str().unwrap();
@@ -142,7 +143,8 @@ fn concurrent_edits_from_two_stores_land_whole_or_are_refused_never_lost() {
             }
         }
     });
-    let last: serde_json::Value = serde_json::from_slice(&mounts[1].read(path).unwrap()).unwrap();
+    let last: serde_json::Value =
+        serde_json::from_slice(&mounts[1].read_now(path).unwrap()).unwrap();
     let marks = last["description"]
         .as_str()
         .unwrap()

@@ -9,6 +9,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Fh, Ino, Kind, Node, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Caller, Perm};
+use crate::tree::glance::Glance;
 use crate::tree::inodes::{Print, print};
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::listings::DirEntry;
@@ -23,17 +24,14 @@ use crate::tree::space::{Attr, check_name, not_a_dir};
 impl Space {
     /// Find `request.name` in directory `request.parent`: its attributes. A miss that
     /// closely matches an existing name is logged with "Did you mean"; probes that tools
-    /// make on their own are not, nor are names of a listing (see [`LookupRequest`]).
+    /// make on their own are not (see [`LookupRequest`]); the names of a listing with
+    /// attributes are looked up by it ([`ListingPlus::attr`]).
     pub fn lookup(&self, request: LookupRequest) -> Result<Attr> {
         let LookupRequest {
             parent,
             name,
             caller,
-            listed,
         } = request;
-        if listed {
-            return self.attr_of(&self.path_of(parent)?.join(name));
-        }
         match caller {
             // Without --allow-other the kernel lets no one but the owner in: nothing to
             // judge, and every lookup of a `.py` name would walk its nested path for nothing.
@@ -104,8 +102,13 @@ impl Space {
 
     /// The attributes of `request.ino`: through an open file, what it will read or has
     /// been written to it; for a process holding the file open for reading, what it reads
-    /// (see [`Space::open_attr`]); else the path as it is.
+    /// (see `Space::open_attr`); else the path as it is.
     pub fn getattr(&self, request: AttrRequest) -> Result<Attr> {
+        self.getattr_in(&Glance::new(), request)
+    }
+
+    /// [`Space::getattr`], the path's attributes worked out in `glance`.
+    fn getattr_in(&self, glance: &Glance, request: AttrRequest) -> Result<Attr> {
         let AttrRequest { ino, fh, pid } = request;
         if let Some(attr) = fh.and_then(|fh| self.handle_attr(ino, fh)) {
             return Ok(attr);
@@ -114,7 +117,7 @@ impl Space {
             return Ok(attr);
         }
         let path = self.path_of(ino)?;
-        self.attr_of(&path)
+        self.attr_in(glance, &path)
     }
 
     /// Change what `request` asks of an inode's attributes: its size (as a write would, see
@@ -142,12 +145,17 @@ impl Space {
         Ok(attr)
     }
 
+    /// The attributes of `path`, worked out in a glance of their own.
     pub(crate) fn attr_of(&self, path: &TreePath) -> Result<Attr> {
-        // A file's attributes are its node's and, for a generated file, its content's
-        // size: one look serves both (a memory entry and its session are then read once).
-        let _glance = crate::tree::glance::glance();
+        self.attr_in(&Glance::new(), path)
+    }
+
+    /// The attributes of `path`, worked out in `glance`: a file's attributes are its
+    /// node's and, for a generated file, its content's size, and one look serves both (a
+    /// memory entry and its session are then read once).
+    fn attr_in(&self, glance: &Glance, path: &TreePath) -> Result<Attr> {
         let generation = self.kernel.generation();
-        let at = self.locate(path)?;
+        let at = self.locate(glance, path)?;
         let (ino, node) = (at.ino, &at.node);
         if let Some(file) = node.file.as_ref().filter(|_| at.cacheable) {
             self.exact_files.keep(ino, file.clone(), generation);
@@ -220,7 +228,7 @@ impl Space {
         }
         let content = match rendered {
             Some(content) => content,
-            None => Arc::new(self.content_at(&at.route, &at.node, at.path)?),
+            None => Arc::new(self.content_at(at.glance, &at.route, &at.node, at.path)?),
         };
         let print = print(&content);
         if cacheable {
@@ -247,9 +255,9 @@ impl Space {
     /// The target of the symbolic link `ino`, relative to its directory.
     pub fn read_link(&self, ino: Ino) -> Result<Vec<u8>> {
         // The link is resolved twice (its kind, then its target): one look serves both.
-        let _glance = crate::tree::glance::glance();
+        let glance = Glance::new();
         let path = self.path_of(ino)?;
-        let at = self.locate(&path)?;
+        let at = self.locate(&glance, &path)?;
         if at.node.kind != Kind::Link {
             return Err(Error::invalid(format!(
                 "{} is no symbolic link",
@@ -274,18 +282,43 @@ impl Space {
 
     /// The entries of a directory from `request.offset` on, each with the offset of the one
     /// after it, `.` and `..` first: of the open directory read from, or, read without
-    /// opening it, of the directory as it is (see [`Listings::unopened`]).
-    ///
-    /// [`Listings::unopened`]: crate::tree::listings::Listings::unopened
+    /// opening it, of the directory as it is (see `Listings::unopened`).
     pub fn read_dir(&self, request: ReadDirRequest) -> Result<Vec<(u64, DirEntry)>> {
+        self.read_dir_in(&Glance::new(), request)
+    }
+
+    /// [`Space::read_dir`], the listing taken in `glance`.
+    fn read_dir_in(
+        &self,
+        glance: &Glance,
+        request: ReadDirRequest,
+    ) -> Result<Vec<(u64, DirEntry)>> {
         let ReadDirRequest { ino, fh, offset } = request;
+        let listing = |ino| self.listing(glance, ino);
         match fh {
-            Some(fh) => self.listings.from(fh, offset, |ino| self.listing(ino)),
+            Some(fh) => self.listings.from(fh, offset, listing),
             None => {
                 let generation = self.kernel.generation();
-                (self.listings).unopened(ino, generation, offset, |ino| self.listing(ino))
+                (self.listings).unopened(ino, generation, offset, listing)
             }
         }
+    }
+
+    /// [`Space::read_dir`] with the directory's own attributes, for a listing that carries
+    /// each entry's (`readdirplus`): all of it, the entries' attributes too
+    /// ([`ListingPlus::attr`]), worked out in one glance of a listing's kind — each entry
+    /// is resolved from the top, and one look at each folder on the way serves them all.
+    pub fn read_dir_plus(&self, request: ReadDirRequest) -> Result<ListingPlus<'_>> {
+        let glance = Glance::listing();
+        let entries = self.read_dir_in(&glance, request)?;
+        let here = self.getattr_in(&glance, AttrRequest::new(request.ino))?;
+        Ok(ListingPlus {
+            space: self,
+            dir: self.path_of(request.ino)?,
+            glance,
+            entries,
+            here,
+        })
     }
 
     /// Close the open directory `fh`.
@@ -311,9 +344,9 @@ impl Space {
     }
 
     /// The listing of directory `ino`.
-    fn listing(&self, ino: Ino) -> Result<Vec<DirEntry>> {
+    fn listing(&self, glance: &Glance, ino: Ino) -> Result<Vec<DirEntry>> {
         let path = self.path_of(ino)?;
-        let children = self.names(&path)?;
+        let children = self.names_in(glance, &path)?;
         let mut inodes = lock(&self.inodes);
         let prefix = path.dir_prefix();
         Ok(children
@@ -324,5 +357,27 @@ impl Space {
                 kind,
             })
             .collect())
+    }
+}
+
+/// A listing with each entry's attributes (`readdirplus`, see [`Space::read_dir_plus`]):
+/// its entries from the offset asked for, the directory's own attributes, and the glance
+/// they were read in, in which each entry the kernel takes is looked up.
+pub struct ListingPlus<'s> {
+    space: &'s Space,
+    dir: TreePath,
+    glance: Glance,
+    /// The entries, each with the offset of the one after it, `.` and `..` first.
+    pub entries: Vec<(u64, DirEntry)>,
+    /// The directory's attributes.
+    pub here: Attr,
+}
+
+impl ListingPlus<'_> {
+    /// The attributes of the entry `name`, worked out in the listing's glance: without
+    /// checking the name or noting a miss for "Did you mean" (the name was there a moment
+    /// ago).
+    pub fn attr(&self, name: &str) -> Result<Attr> {
+        self.space.attr_in(&self.glance, &self.dir.join(name))
     }
 }

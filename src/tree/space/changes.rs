@@ -14,7 +14,7 @@ use crate::model::{Fh, TreePath};
 use crate::tree::body::Body;
 use crate::tree::open_files::{Edit, Handle, MAX_SCRATCH_FILES, ScratchFile};
 use crate::tree::resource::Resource;
-use crate::tree::resource::ResourceExt;
+use crate::tree::resource::{ReadNow, ResourceExt};
 use crate::tree::space::requests::{CreateRequest, MkdirRequest, RemoveRequest, RenameRequest};
 use crate::tree::space::route::{Route, descend};
 use crate::tree::space::{Attr, check_name, not_a_dir};
@@ -219,7 +219,7 @@ impl Space {
                 self.links.to(path.as_str())
             ))),
             Route::In(resource, rest) => {
-                let node = resource.stat(&rest)?;
+                let node = resource.stat_now(&rest)?;
                 if !dir && self.restoring_from_backup(&path) {
                     // vim, after a refused write: unlink the document, then rename its
                     // backup back. Deleting for real would lose what the document is
@@ -325,7 +325,7 @@ impl Space {
                     None => Vec::new(),
                 };
                 let (resource, rest) = self.place_in_resource(to)?;
-                if resource.stat(&rest).is_err() {
+                if resource.stat_now(&rest).is_err() {
                     resource.can_create(&rest)?;
                 }
                 resource.write(&rest, &content, None)?;
@@ -345,7 +345,7 @@ impl Space {
                 if to_temp {
                     // vim's and emacs' backup (`name~`): keep a copy in memory, leave the
                     // document where it is, since the editor writes it anew right after.
-                    let content = Body::new(resource.read(&rest)?, self.files.spill())?;
+                    let content = Body::new(resource.read_now(&rest)?, self.files.spill())?;
                     self.files.scratch().insert(
                         to.to_string(),
                         ScratchFile {
@@ -353,7 +353,7 @@ impl Space {
                             changed: SystemTime::now(),
                             pending: false,
                             backup_of: Some(from.to_string()),
-                            ownership: resource.stat(&rest)?.ownership,
+                            ownership: resource.stat_now(&rest)?.ownership,
                         },
                     );
                     return Ok(());

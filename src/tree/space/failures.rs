@@ -10,6 +10,7 @@ use crate::model::names;
 use crate::model::{Child, Failure, Kind, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
+use crate::tree::glance::Glance;
 use crate::tree::resource::ResourceExt;
 
 impl Space {
@@ -64,7 +65,7 @@ impl Space {
     /// Turn the lookups of missing names noted since last time into "Did you mean" errors
     /// where a name close to the missing one exists (and the missing one still does not).
     /// Called before the error log is shown.
-    pub(crate) fn examine_misses(&self) {
+    pub(crate) fn examine_misses(&self, glance: &Glance) {
         let mut listings: HashMap<TreePath, Vec<Child>> = HashMap::new();
         let misses = self.errors.take_misses();
         if misses.is_empty() {
@@ -75,12 +76,12 @@ impl Space {
             let (Some(name), Some(parent)) = (miss.path.name(), miss.path.parent()) else {
                 continue;
             };
-            if self.stat(&miss.path).is_ok() {
+            if self.stat_in(glance, &miss.path).is_ok() {
                 continue;
             }
             // A tool's look around its own failed operation on the same path (mv looks the
             // target up before renaming) is no typo, and must not hide the real failure.
-            let shown = self.links.to(self.shown(&miss.path).as_str());
+            let shown = self.links.to(self.shown(glance, &miss.path).as_str());
             let after_failure = failures.iter().any(|f| {
                 f.op != "lookup"
                     && f.path == shown
@@ -98,13 +99,13 @@ impl Space {
                 .ok()
                 .and_then(|(resource, rest)| resource.meant(&rest))
                 .and_then(|meant| {
-                    let kind = self.stat(&parent.join(&meant)).ok()?.kind;
+                    let kind = self.stat_in(glance, &parent.join(&meant)).ok()?.kind;
                     Some((meant, kind))
                 });
             let closest = || {
                 let children = listings
                     .entry(parent.clone())
-                    .or_insert_with(|| self.list(&parent).unwrap_or_default());
+                    .or_insert_with(|| self.list_in(glance, &parent).unwrap_or_default());
                 children
                     .iter()
                     .map(|c| (strsim::jaro_winkler(name, &c.name), c))
@@ -119,7 +120,7 @@ impl Space {
                 continue;
             };
             // Named as listed: `ledger/accounts/x`, not where its link leads.
-            let target = self.shown(&parent).join(&meant);
+            let target = self.shown(glance, &parent).join(&meant);
             let suggestion = if matches!(kind, Kind::Dir | Kind::Link) {
                 self.links.dir(&target.names().collect::<Vec<_>>())
             } else {
@@ -154,7 +155,8 @@ impl Space {
         self.errors.record(Failure {
             at: now,
             op: op.to_string(),
-            path: self.links.to(self.shown(path).as_str()),
+            // A failure is recorded from writes as from reads: a look of its own.
+            path: (self.links).to(self.shown(&Glance::new(), path).as_str()),
             dir: dir.clone(),
             message: error.message.clone(),
             repeats: 0,

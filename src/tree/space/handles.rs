@@ -14,6 +14,7 @@ use crate::model::{Fh, Ino, TreePath};
 use crate::tree::Space;
 use crate::tree::access::{Admission, Caller};
 use crate::tree::body::Body;
+use crate::tree::glance::Glance;
 use crate::tree::inodes::Print;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::open_files::{Edit, Handle, MAX_DOCUMENT, ScratchFile};
@@ -86,9 +87,9 @@ impl Space {
         }
         // Where the file is and what it holds are looked up together (a memory entry and
         // its session are read once); an open changes nothing, its writes come at release.
-        let glance = crate::tree::glance::glance();
+        let glance = Glance::new();
         let path = self.path_of(ino)?;
-        let at = self.locate_for_open(&path, ino)?;
+        let at = self.locate_for_open(&glance, &path, ino)?;
         let node = &at.node;
         if wait == OpenWait::May
             && node.waits
@@ -111,7 +112,6 @@ impl Space {
         }
         // Read even when truncating: a writer's save is checked against what it replaced.
         let (existing, print) = self.content_for_open(&at)?;
-        drop(glance);
         let base = (flags.write && node.kind == Kind::Document).then(|| existing.to_vec());
         let content = if flags.truncate {
             Arc::new(Vec::new())
@@ -210,7 +210,9 @@ impl Space {
             return read_range(&file, offset, size);
         }
         let path = self.path_of(ino)?;
-        let at = self.locate_for_open(&path, ino)?;
+        // The place and its content are looked up together, as for an open.
+        let glance = Glance::new();
+        let at = self.locate_for_open(&glance, &path, ino)?;
         if at.node.kind == Kind::Dir {
             return Err(is_a_dir(&self.links, &path));
         }

@@ -124,7 +124,7 @@ impl Space {
         }
     }
 
-    /// Start each resourcespace's own work ([`crate::tree::resource::Resource::start`]).
+    /// Start each resourcespace's own work ([`crate::tree::resource::Live::start`]).
     pub fn start(self: &Arc<Self>) {
         let outside = self.outside();
         for resource in &self.resources {
@@ -132,7 +132,7 @@ impl Space {
         }
     }
 
-    /// Start each resourcespace's warm-up ([`crate::tree::resource::Resource::warm`]).
+    /// Start each resourcespace's warm-up ([`crate::tree::resource::Live::warm`]).
     pub fn warm(self: &Arc<Self>) {
         let outside = self.outside();
         for resource in &self.resources {

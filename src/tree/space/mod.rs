@@ -43,6 +43,7 @@ mod route;
 mod tests;
 mod views;
 
+pub use attrs::ListingPlus;
 pub use handles::{Opened, Paging};
 pub use invalidation::StoreVersion;
 pub(crate) use quoted::named_files;

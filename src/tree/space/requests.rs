@@ -12,8 +12,7 @@ use crate::model::{Fh, Ino};
 use crate::tree::access::Caller;
 use crate::tree::open_files::OpenFlags;
 
-/// A `lookup` of `name` in directory `parent`, or the attributes of an entry a listing
-/// carries (`readdirplus`).
+/// A `lookup` of `name` in directory `parent`.
 #[derive(Debug, Clone, Copy)]
 pub struct LookupRequest<'a> {
     pub parent: Ino,
@@ -22,9 +21,6 @@ pub struct LookupRequest<'a> {
     /// by its nested path is refused to a caller that path would not let through. `None`:
     /// this process, which nothing refuses.
     pub caller: Option<Caller>,
-    /// The name is one of a listing just taken: its attributes, without checking the name
-    /// or noting a miss for "Did you mean" (the name was there a moment ago).
-    pub listed: bool,
 }
 
 impl<'a> LookupRequest<'a> {
@@ -34,7 +30,6 @@ impl<'a> LookupRequest<'a> {
             parent,
             name,
             caller: None,
-            listed: false,
         }
     }
 
@@ -42,14 +37,6 @@ impl<'a> LookupRequest<'a> {
     pub fn by(self, caller: Caller) -> Self {
         LookupRequest {
             caller: Some(caller),
-            ..self
-        }
-    }
-
-    /// The same name, as a listing just found it.
-    pub fn listed(self) -> Self {
-        LookupRequest {
-            listed: true,
             ..self
         }
     }

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::names::{ENTRY, ERRORS, NAV};
 use crate::model::{Ino, Node, TreePath};
 use crate::tree::Space;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 
 /// A generated file of a directory.
@@ -29,8 +30,10 @@ pub(crate) enum Route<'a> {
 }
 
 /// A path routed and examined once for one request: where it leads, what it holds, its
-/// number, and whether the kernel may keep what it shows.
+/// number, whether the kernel may keep what it shows, and the request's glance, in which
+/// what it shows is read.
 pub(super) struct Located<'a> {
+    pub(super) glance: &'a Glance,
     pub(super) path: &'a TreePath,
     pub(super) route: Route<'a>,
     pub(super) node: Node,
@@ -40,26 +43,32 @@ pub(super) struct Located<'a> {
 
 impl Space {
     /// Route `path` and look at what it holds, once for the request at hand.
-    pub(super) fn locate<'a>(&self, path: &'a TreePath) -> Result<Located<'a>> {
+    pub(super) fn locate<'a>(&self, glance: &'a Glance, path: &'a TreePath) -> Result<Located<'a>> {
         let route = self.route(path)?;
-        let node = self.stat_at(&route)?;
-        Ok(self.located(path, route, node, self.ino_of(path)))
+        let node = self.stat_at(glance, &route)?;
+        Ok(self.located(glance, path, route, node, self.ino_of(path)))
     }
 
     /// Locate `path` (inode `ino`) for an open: as [`Space::locate`], except that what the
     /// `stat` a moment before found there is taken as it is when that `stat` left its
     /// rendering for this open (the open of a `cat` does not ask its resource again).
-    pub(super) fn locate_for_open<'a>(&self, path: &'a TreePath, ino: Ino) -> Result<Located<'a>> {
+    pub(super) fn locate_for_open<'a>(
+        &self,
+        glance: &'a Glance,
+        path: &'a TreePath,
+        ino: Ino,
+    ) -> Result<Located<'a>> {
         let route = self.route(path)?;
         let node = match self.rendered.node(ino, self.kernel.generation()) {
             Some(node) => node,
-            None => self.stat_at(&route)?,
+            None => self.stat_at(glance, &route)?,
         };
-        Ok(self.located(path, route, node, ino))
+        Ok(self.located(glance, path, route, node, ino))
     }
 
     fn located<'a>(
         &self,
+        glance: &'a Glance,
         path: &'a TreePath,
         route: Route<'a>,
         node: Node,
@@ -67,6 +76,7 @@ impl Space {
     ) -> Located<'a> {
         let cacheable = self.cacheable(&node, path);
         Located {
+            glance,
             path,
             route,
             node,

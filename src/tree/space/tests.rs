@@ -11,9 +11,11 @@ use crate::model::links::Links;
 use crate::model::{Child, Fh, Ino, Kind, Node, TreePath};
 use crate::model::{Entry, Section};
 use crate::tree::access::Caller;
+use crate::tree::glance::Glance;
 use crate::tree::glance::Memo;
 use crate::tree::inodes::ROOT;
 use crate::tree::kernel_cache::CacheMode;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 use crate::tree::{
@@ -50,7 +52,7 @@ impl Resource for Notes {
         Ok(format!("{} notes", lock(&self.files).len()))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(true)),
             ["boom"] => panic!("a bug in a resource"),
@@ -62,14 +64,14 @@ impl Resource for Notes {
         }
     }
 
-    fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, _path: &[&str]) -> Result<Vec<Child>> {
         Ok(lock(&self.files)
             .keys()
             .map(|k| Child::new(k, Kind::Document, "a note"))
             .collect())
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         if path == ["this-week"] {
             return Ok(b"what was said this week\n".to_vec());
         }
@@ -84,10 +86,14 @@ impl Resource for Notes {
             .ok_or_else(|| Error::not_found("gone"))
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
         Ok(Entry {
             title: "notes".into(),
-            sections: vec![Section::children("Notes", &self.list(path)?, "none")],
+            sections: vec![Section::children(
+                "Notes",
+                &self.list(glance, path)?,
+                "none",
+            )],
             ..Entry::default()
         })
     }
@@ -207,12 +213,12 @@ fn echo_into_a_new_file_saves_at_close() {
     space.write(fh, 0, b"hello ").unwrap();
     space.write(fh, 6, b"world\n").unwrap();
     assert!(
-        notes.read(&["b.txt"]).is_err(),
+        notes.read_now(&["b.txt"]).is_err(),
         "nothing is saved before close"
     );
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    assert_eq!(notes.read(&["b.txt"]).unwrap(), b"hello world\n");
+    assert_eq!(notes.read_now(&["b.txt"]).unwrap(), b"hello world\n");
 }
 
 #[test]
@@ -230,7 +236,7 @@ fn a_rejected_write_keeps_the_old_content_and_says_why() {
     let error = space.flush(FlushRequest::new(fh)).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
     space.release(fh);
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"first\n");
     let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(
         log.contains("write /mnt/hs/notes/a.txt: a.txt was not saved:"),
@@ -260,7 +266,7 @@ fn a_new_document_that_is_rejected_vanishes() {
             .lookup(LookupRequest::new(dir(&space), "c.txt"))
             .is_err()
     );
-    assert!(notes.read(&["c.txt"]).is_err());
+    assert!(notes.read_now(&["c.txt"]).is_err());
     let log = space.errors.newest_first();
     assert!(
         log.iter()
@@ -285,7 +291,7 @@ fn a_shell_closing_a_duplicate_before_writing_saves_once() {
     space.write(fh, 0, b"replaced\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"replaced\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"replaced\n");
     assert!(
         space.errors.newest_first().is_empty(),
         "{:?}",
@@ -307,7 +313,7 @@ fn truncating_to_empty_without_writing_is_validated_at_release() {
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
-        notes.read(&["a.txt"]).unwrap(),
+        notes.read_now(&["a.txt"]).unwrap(),
         b"first\n",
         ": > a.txt is refused"
     );
@@ -329,14 +335,14 @@ fn sed_writes_a_temp_file_and_renames_it_over_the_document() {
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
-        notes.read(&["a.txt"]).unwrap(),
+        notes.read_now(&["a.txt"]).unwrap(),
         b"first\n",
         "temp files never reach the resource"
     );
     space
         .rename(RenameRequest::within(notes_dir, "sedX1y2Z3", "a.txt", me()))
         .unwrap();
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"second\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"second\n");
     assert!(
         space
             .lookup(LookupRequest::new(notes_dir, "sedX1y2Z3"))
@@ -359,7 +365,7 @@ fn renaming_an_invalid_temp_file_over_a_document_is_refused() {
         .rename(RenameRequest::within(notes_dir, "sedAAAAAA", "a.txt", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EINVAL);
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"first\n");
 }
 
 #[test]
@@ -371,7 +377,7 @@ fn a_refused_move_of_a_document_is_not_permitted_never_invalid() {
         .rename(RenameRequest::within(notes_dir, "a.txt", "a.md", me()))
         .unwrap_err();
     assert_eq!(error.errno(), libc::EPERM);
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"first\n");
     let log = String::from_utf8(space.content(&TreePath::parse("_errors.md")).unwrap()).unwrap();
     assert!(log.contains("notes are called <name>.txt"), "{log}");
 }
@@ -384,7 +390,7 @@ fn vim_backup_by_rename_keeps_the_document() {
         .rename(RenameRequest::within(notes_dir, "a.txt", "a.txt~", me()))
         .unwrap();
     assert_eq!(
-        notes.read(&["a.txt"]).unwrap(),
+        notes.read_now(&["a.txt"]).unwrap(),
         b"first\n",
         "the document stays for the rewrite"
     );
@@ -397,7 +403,7 @@ fn vim_backup_by_rename_keeps_the_document() {
     space
         .remove(RemoveRequest::file(notes_dir, "a.txt~", me()))
         .unwrap();
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"edited\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"edited\n");
     let names: Vec<String> = space
         .read_dir(ReadDirRequest::new(notes_dir))
         .unwrap()
@@ -428,7 +434,7 @@ fn append_adds_to_the_end() {
         .unwrap();
     space.write(fh, 0, b"second\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\nsecond\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"first\nsecond\n");
 }
 
 #[test]
@@ -445,7 +451,7 @@ fn truncate_without_open_is_validated() {
             .kind,
         ErrorKind::Invalid
     );
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"first\n");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"first\n");
     assert_eq!(
         space
             .setattr(SetattrRequest::new(ino, me()).size(3))
@@ -453,7 +459,7 @@ fn truncate_without_open_is_validated() {
             .size,
         3
     );
-    assert_eq!(notes.read(&["a.txt"]).unwrap(), b"fir");
+    assert_eq!(notes.read_now(&["a.txt"]).unwrap(), b"fir");
 }
 
 #[test]
@@ -519,7 +525,7 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
             .kind,
         ErrorKind::NotFound
     );
-    space.examine_misses();
+    space.examine_misses(&Glance::new());
     let log = space.errors.newest_first();
     assert_eq!(log.len(), 1);
     assert!(
@@ -533,7 +539,7 @@ fn a_typo_gets_a_suggestion_and_probes_do_not() {
             .lookup(LookupRequest::new(dir(&space), "a.txt.swp"))
             .is_err()
     );
-    space.examine_misses();
+    space.examine_misses(&Glance::new());
     assert_eq!(
         space.errors.newest_first().len(),
         1,
@@ -772,8 +778,8 @@ struct Rows {
 }
 
 impl Rows {
-    fn look(&self, name: &str) -> Result<Arc<Vec<u8>>> {
-        self.looked.get(name.to_string(), || {
+    fn look(&self, glance: &Glance, name: &str) -> Result<Arc<Vec<u8>>> {
+        self.looked.get(glance, name.to_string(), || {
             self.looks.fetch_add(1, Ordering::SeqCst);
             Ok(format!("row {name}\n").into_bytes())
         })
@@ -787,24 +793,24 @@ impl Resource for Rows {
     fn summary(&self) -> Result<String> {
         Ok("rows".into())
     }
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         match path {
             [] => Ok(Node::dir(false)),
             // Never kept by the kernel: every open asks again.
-            [name] => self.look(name).map(|_| Node::document(false).dated(true)),
+            [name] => (self.look(glance, name)).map(|_| Node::document(false).dated(true)),
             _ => Err(Error::not_found("no such row")),
         }
     }
-    fn list(&self, _path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, _path: &[&str]) -> Result<Vec<Child>> {
         Ok(vec![Child::new("r1", Kind::Document, "a row")])
     }
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
-        Ok(self.look(&path.join("/"))?.to_vec())
+    fn read(&self, glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
+        Ok(self.look(glance, &path.join("/"))?.to_vec())
     }
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, glance: &Glance, path: &[&str]) -> Result<Entry> {
         Ok(Entry {
             title: "rows".into(),
-            sections: vec![Section::children("Rows", &self.list(path)?, "none")],
+            sections: vec![Section::children("Rows", &self.list(glance, path)?, "none")],
             ..Entry::default()
         })
     }

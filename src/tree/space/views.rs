@@ -10,6 +10,7 @@ use crate::model::{Child, Kind, Node, RootPart, TreePath};
 use crate::render;
 use crate::tree::Space;
 use crate::tree::access::Perm;
+use crate::tree::glance::Glance;
 use crate::tree::kernel_cache::CacheMode;
 use crate::tree::resource::Mount;
 use crate::tree::resource::ResourceExt;
@@ -19,17 +20,22 @@ use crate::tree::space::{is_a_dir, not_a_dir};
 impl Space {
     /// What `path` holds.
     pub fn stat(&self, path: &TreePath) -> Result<Node> {
-        self.stat_at(&self.route(path)?)
+        self.stat_in(&Glance::new(), path)
+    }
+
+    /// What `path` holds, as `glance` finds it.
+    pub(super) fn stat_in(&self, glance: &Glance, path: &TreePath) -> Result<Node> {
+        self.stat_at(glance, &self.route(path)?)
     }
 
     /// What the path `route` leads to holds: for a request that routed it already.
-    pub(super) fn stat_at(&self, route: &Route) -> Result<Node> {
+    pub(super) fn stat_at(&self, glance: &Glance, route: &Route) -> Result<Node> {
         match route {
             // Whoever may enter the project may enter the mount: the way to source/.
             Route::Root => Ok(Node::dir(false).owned(self.project_ownership())),
             // The dashboard and the whole tree's map quote tasks and sessions: the store's.
             Route::Generated(_, dir) if dir.is_root() => Ok(Node::view()),
-            Route::Generated(_, dir) => match self.stat(dir)? {
+            Route::Generated(_, dir) => match self.stat_in(glance, dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
                 // Through a link (which the kernel resolves before asking, but `render`
                 // does not), the directory it leads to.
@@ -50,12 +56,17 @@ impl Space {
                     ..Node::document(true).owned(file.ownership)
                 })
             }
-            Route::In(resource, rest) => resource.stat(rest),
+            Route::In(resource, rest) => resource.stat(glance, rest),
         }
     }
 
     /// The members of directory `path`, generated files first.
     pub fn list(&self, path: &TreePath) -> Result<Vec<Child>> {
+        self.list_in(&Glance::new(), path)
+    }
+
+    /// [`Space::list`], as `glance` finds it.
+    pub(super) fn list_in(&self, glance: &Glance, path: &TreePath) -> Result<Vec<Child>> {
         let mut children = vec![
             Child::new(ENTRY, Kind::View, "what this is and what you can do here"),
             Child::new(NAV, Kind::View, "the tree seen from here"),
@@ -73,7 +84,7 @@ impl Space {
                 }
             }
             Route::In(resource, rest) => {
-                children.extend(resource.list(&rest)?);
+                children.extend(resource.list(glance, &rest)?);
                 for child in resource.children() {
                     match child.mount() {
                         Mount::Folder if rest.is_empty() => {
@@ -81,7 +92,7 @@ impl Space {
                             children.push(Child::new(child.name(), Kind::Dir, about));
                         }
                         Mount::Among { at, .. } if at == rest.as_slice() => {
-                            children.extend(child.list(&[])?);
+                            children.extend(child.list(glance, &[])?);
                         }
                         _ => {}
                     }
@@ -100,20 +111,25 @@ impl Space {
     /// The names and kinds of directory `path`'s members, as `ls` shows them: like
     /// [`Space::list`] without the descriptions (which cost a query or a stat each).
     pub fn names(&self, path: &TreePath) -> Result<Vec<(String, Kind)>> {
+        self.names_in(&Glance::new(), path)
+    }
+
+    /// [`Space::names`], as `glance` finds it.
+    pub(super) fn names_in(&self, glance: &Glance, path: &TreePath) -> Result<Vec<(String, Kind)>> {
         match self.route(path)? {
             Route::In(resource, rest) => {
                 let mut names = vec![
                     (ENTRY.to_string(), Kind::View),
                     (NAV.to_string(), Kind::View),
                 ];
-                names.extend(resource.names(&rest)?);
+                names.extend(resource.names(glance, &rest)?);
                 for child in resource.children() {
                     match child.mount() {
                         Mount::Folder if rest.is_empty() => {
                             names.push((child.name().to_string(), Kind::Dir));
                         }
                         Mount::Among { at, .. } if at == rest.as_slice() => {
-                            names.extend(child.names(&[])?);
+                            names.extend(child.names(glance, &[])?);
                         }
                         _ => {}
                     }
@@ -121,7 +137,7 @@ impl Space {
                 names.extend(self.scratch_names(path));
                 Ok(names)
             }
-            _ => Ok(Child::names(self.list(path)?)),
+            _ => Ok(Child::names(self.list_in(glance, path)?)),
         }
     }
 
@@ -138,9 +154,10 @@ impl Space {
 
     /// The bytes of the file at `path`.
     pub fn content(&self, path: &TreePath) -> Result<Vec<u8>> {
+        let glance = Glance::new();
         let route = self.route(path)?;
-        let node = self.stat_at(&route)?;
-        self.content_at(&route, &node, path)
+        let node = self.stat_at(&glance, &route)?;
+        self.content_at(&glance, &route, &node, path)
     }
 
     /// The bytes of the file at `path`, which the request routed to `route` and found to be
@@ -149,11 +166,12 @@ impl Space {
     /// comes out too long is cut by the same rule, so no view ever costs more.
     pub(super) fn content_at(
         &self,
+        glance: &Glance,
         route: &Route,
         node: &Node,
         path: &TreePath,
     ) -> Result<Vec<u8>> {
-        let content = self.generated_or_held(route)?;
+        let content = self.generated_or_held(glance, route)?;
         Ok(match node.kind {
             Kind::View => self.within_budget(content, path),
             _ => content,
@@ -179,17 +197,23 @@ impl Space {
     }
 
     /// What the file `route` leads to holds, as its maker gives it.
-    fn generated_or_held(&self, route: &Route) -> Result<Vec<u8>> {
+    fn generated_or_held(&self, glance: &Glance, route: &Route) -> Result<Vec<u8>> {
         match route {
             Route::Root => Err(is_a_dir(&self.links, &TreePath::root())),
-            Route::Generated(Generated::Entry, dir) => Ok(self.render_entry(dir)?.into_bytes()),
+            Route::Generated(Generated::Entry, dir) => {
+                Ok(self.render_entry(glance, dir)?.into_bytes())
+            }
             Route::Generated(Generated::Nav, dir) => {
                 let shape = (self.nav)();
-                let dir = self.shown(dir);
-                Ok(render::nav::render(self, &self.links, &dir, self.budget, shape)?.into_bytes())
+                let dir = self.shown(glance, dir);
+                let tree = InGlance {
+                    space: self,
+                    glance,
+                };
+                Ok(render::nav::render(&tree, &self.links, &dir, self.budget, shape)?.into_bytes())
             }
             Route::Errors => {
-                self.examine_misses();
+                self.examine_misses(glance);
                 let failures = self
                     .errors
                     .shown_in(self.quoting_for(self.perm_of(&Node::view())));
@@ -201,7 +225,7 @@ impl Space {
                 .get(key)
                 .map(|f| f.content.to_vec())
                 .ok_or_else(|| Error::not_found(format!("{} is gone", self.links.to(key))))?,
-            Route::In(resource, rest) => resource.read(rest),
+            Route::In(resource, rest) => resource.read(glance, rest),
         }
     }
 
@@ -214,24 +238,24 @@ impl Space {
         }
     }
 
-    fn render_entry(&self, dir: &TreePath) -> Result<String> {
-        self.examine_misses();
+    fn render_entry(&self, glance: &Glance, dir: &TreePath) -> Result<String> {
+        self.examine_misses(glance);
         let entry = match self.route(dir)? {
             Route::Root => render::dashboard::entry(&self.dashboard(), &self.links),
-            Route::In(resource, rest) => match resource.stat(&rest)?.kind {
-                Kind::Dir | Kind::Link => resource.entry(&rest)?,
+            Route::In(resource, rest) => match resource.stat(glance, &rest)?.kind {
+                Kind::Dir | Kind::Link => resource.entry(glance, &rest)?,
                 _ => return Err(not_a_dir(&self.links, dir)),
             },
             _ => return Err(not_a_dir(&self.links, dir)),
         };
         // The view's own modes decide what of a failure it may quote.
-        let view = self.stat_at(&Route::Generated(Generated::Entry, dir.clone()))?;
+        let view = self.stat_at(glance, &Route::Generated(Generated::Entry, dir.clone()))?;
         let failure = (self.errors).fresh_in(
             dir.as_str(),
             SystemTime::now(),
             self.quoting_for(self.perm_of(&view)),
         );
-        let shown = self.shown(dir);
+        let shown = self.shown(glance, dir);
         let refs: Vec<&str> = shown.names().collect();
         let budget = if dir.is_root() {
             self.budget.min(render::dashboard::TOKENS)
@@ -250,9 +274,9 @@ impl Space {
     /// `dir` as listings spell it (see [`Resource::shown_as`]).
     ///
     /// [`Resource::shown_as`]: crate::tree::resource::Resource::shown_as
-    pub(super) fn shown(&self, dir: &TreePath) -> TreePath {
+    pub(super) fn shown(&self, glance: &Glance, dir: &TreePath) -> TreePath {
         match self.route(dir) {
-            Ok(Route::In(resource, rest)) => match resource.shown_as(&rest) {
+            Ok(Route::In(resource, rest)) => match resource.shown_as(glance, &rest) {
                 Some(names) => TreePath::from_names(
                     std::iter::once(resource.name()).chain(names.iter().map(String::as_str)),
                 ),
@@ -296,19 +320,27 @@ impl Space {
     }
 }
 
-impl render::nav::Listing for Space {
+/// The tree as one request's glance finds it: what `_nav.txt` lists.
+struct InGlance<'a> {
+    space: &'a Space,
+    glance: &'a Glance,
+}
+
+impl render::nav::Listing for InGlance<'_> {
     /// Kept while nothing changes when the kernel keeps what it is given: every change
     /// is then announced, and ends the keeping.
     fn names(&self, dir: &TreePath) -> Result<std::sync::Arc<Vec<(String, Kind)>>> {
-        if self.kernel.mode() != CacheMode::Kept {
-            return Space::names(self, dir).map(std::sync::Arc::new);
+        let space = self.space;
+        if space.kernel.mode() != CacheMode::Kept {
+            return space.names_in(self.glance, dir).map(std::sync::Arc::new);
         }
-        let generation = self.kernel.generation();
-        if let Some(names) = self.nav_listings.get(dir, generation) {
+        let generation = space.kernel.generation();
+        if let Some(names) = space.nav_listings.get(dir, generation) {
             return Ok(names);
         }
-        let names = std::sync::Arc::new(Space::names(self, dir)?);
-        self.nav_listings
+        let names = std::sync::Arc::new(space.names_in(self.glance, dir)?);
+        space
+            .nav_listings
             .keep(dir.clone(), std::sync::Arc::clone(&names), generation);
         Ok(names)
     }

@@ -3,6 +3,7 @@
 use super::*;
 use crate::model::SessionId;
 use crate::model::transcript::{Channel, EntryRecord, SessionRecord, Transcript};
+use crate::tree::resource::ReadNow;
 
 fn edit(key: &str, path: &str, ts: &str) -> EntryRecord {
     EntryRecord {
@@ -53,7 +54,7 @@ fn files() -> Files {
 #[test]
 fn a_file_lists_every_session_that_changed_it_newest_first() {
     let files = files();
-    let entry = files.entry(&["ledger", "money.py"]).unwrap();
+    let entry = files.entry_now(&["ledger", "money.py"]).unwrap();
     assert!(
         entry.title.contains("changed in 2 past sessions"),
         "{}",
@@ -66,27 +67,27 @@ fn a_file_lists_every_session_that_changed_it_newest_first() {
             "2026-11-01 `/mnt/hs/memory/sessions/2026-11-01/s-round/` — Round cents half even",
         ]
     );
-    let folder = files.entry(&["ledger"]).unwrap();
+    let folder = files.entry_now(&["ledger"]).unwrap();
     assert!(
         folder.title.contains("ledger/ — changed in 2"),
         "{}",
         folder.title
     );
     let names: Vec<String> = files
-        .list(&["ledger"])
+        .list_now(&["ledger"])
         .unwrap()
         .into_iter()
         .map(|c| c.name)
         .collect();
     assert_eq!(names, ["money.py", "tax.py"]);
-    assert!(files.stat(&["ledger", "nothing.py"]).is_err());
-    assert!(files.stat(&["ledger", "money.py"]).is_ok());
+    assert!(files.stat_now(&["ledger", "nothing.py"]).is_err());
+    assert!(files.stat_now(&["ledger", "money.py"]).is_ok());
 }
 
 #[test]
 fn the_top_lists_files_by_recency_and_by_sessions() {
     let files = files();
-    let entry = files.entry(&[]).unwrap();
+    let entry = files.entry_now(&[]).unwrap();
     assert_eq!(
         entry.sections[0].items[0],
         "`/mnt/hs/memory/files/ledger/tax.py/` — 1 session, latest 2026-11-20"
@@ -96,7 +97,7 @@ fn the_top_lists_files_by_recency_and_by_sessions() {
         "`/mnt/hs/memory/files/ledger/money.py/` — 2 sessions, latest 2026-11-20"
     );
     let top: Vec<String> = files
-        .list(&[])
+        .list_now(&[])
         .unwrap()
         .into_iter()
         .map(|c| c.name)

@@ -22,6 +22,7 @@ use crate::pyproject::deps::{Element, List, ListId, Manifest};
 use crate::resources::source::edit::pyproject_change::Pyproject;
 use crate::resources::source::edit::{Editor, is_a_dir, not_a_dir};
 use crate::resources::source::places::in_tree::tree_path_of;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 
@@ -188,9 +189,9 @@ impl Resource for DepsDir {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, glance: &Glance, path: &[&str]) -> Result<Node> {
         let editor = &*self.editor;
-        let owner = editor.root_ownership();
+        let owner = editor.root_ownership(Some(glance));
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
             At::Top => Ok(Node::dir(editable(&manifest, &ListId::Main)).owned(owner)),
@@ -222,7 +223,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         let editor = &*self.editor;
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
@@ -286,7 +287,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         let editor = &*self.editor;
         let manifest = Self::manifest(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {
@@ -303,7 +304,7 @@ impl Resource for DepsDir {
         }
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         let editor = &*self.editor;
         let project = Self::project(editor)?;
         match at(path).ok_or_else(|| self.missing(path))? {

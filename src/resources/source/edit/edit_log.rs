@@ -65,7 +65,9 @@ impl EditLog {
     /// been private).
     pub(crate) fn ownership(&self, id: i64) -> Ownership {
         match self.edit(id) {
-            Ok(edit) => crate::resources::source::disk::ownership(&self.root.join(&edit.path)),
+            Ok(edit) => {
+                crate::resources::source::disk::ownership(None, &self.root.join(&edit.path))
+            }
             Err(_) => Ownership::OwnerOnly,
         }
     }

@@ -17,6 +17,7 @@ use crate::resources::source::edit::change::ProjectChange;
 use crate::resources::source::edit::text::is_identifier;
 use crate::resources::source::places::paths::{RESERVED, Resolved};
 use crate::resources::source::project::DirKind;
+use crate::tree::glance::Glance;
 
 const INIT: &str = "__init__.py";
 
@@ -27,7 +28,7 @@ impl Editor {
         let Some((name, parent)) = path.split_last() else {
             return Err(Error::exists(format!("{shown} already exists")));
         };
-        let (dir, dotted, kind) = match self.places.resolve(parent)? {
+        let (dir, dotted, kind) = match self.places.resolve(None, parent)? {
             Resolved::Root if RESERVED.contains(name) => {
                 return Err(Error::not_permitted(format!(
                     "{shown} was not made: source/{name}/ is homespace's own, so a package \
@@ -36,7 +37,7 @@ impl Editor {
             }
             Resolved::Root => (self.code_root(), DottedName::default(), DirKind::Package),
             Resolved::Dir { disk, dotted } => {
-                let kind = self.project.dir_kind(&disk);
+                let kind = self.project.dir_kind(None, &disk);
                 (disk, dotted, kind)
             }
             Resolved::Members { .. } | Resolved::Symbol { .. } => {
@@ -116,11 +117,11 @@ impl Editor {
     /// directory of the tree says why it stays.
     pub(crate) fn remove_dir(&self, path: &[&str], listed: Vec<(String, Kind)>) -> Result<()> {
         let shown = self.links.dir(&[&["source"], path].concat());
-        let place = self.places.resolve(path)?;
+        let place = self.places.resolve(None, path)?;
         let members: Vec<(String, Kind)> = listed
             .into_iter()
             .filter(|(name, _)| match &place {
-                Resolved::Dir { disk, .. } => !self.is_empty_init(disk, name),
+                Resolved::Dir { disk, .. } => !self.is_empty_init(None, disk, name),
                 _ => true,
             })
             .collect();
@@ -173,7 +174,7 @@ impl Editor {
     /// Whether `rmdir` may remove the directory at `path` once it is emptied: a folder of
     /// the project that the layout does not rest on.
     pub(crate) fn removable_dir(&self, path: &[&str]) -> bool {
-        matches!(self.places.resolve(path), Ok(Resolved::Dir { disk, .. }) if self.is_removable_folder(&disk))
+        matches!(self.places.resolve(None, path), Ok(Resolved::Dir { disk, .. }) if self.is_removable_folder(&disk))
     }
 
     fn is_removable_folder(&self, disk: &Path) -> bool {
@@ -196,7 +197,7 @@ impl Editor {
 impl Editor {
     /// Whether `name` in the folder `disk` is its `__init__.py` holding nothing but blank
     /// lines: what a package made by mkdir holds, and an emptied one keeps.
-    pub(crate) fn is_empty_init(&self, disk: &Path, name: &str) -> bool {
+    pub(crate) fn is_empty_init(&self, glance: Option<&Glance>, disk: &Path, name: &str) -> bool {
         /// A listing asks this of every package: a longer file is not read, as blank lines
         /// beyond this many bytes are no `__init__.py` anyone made empty.
         const BLANK: u64 = 256;
@@ -204,7 +205,7 @@ impl Editor {
             return false;
         }
         let init = disk.join(INIT);
-        let Ok(meta) = crate::tree::glance::metadata(&init) else {
+        let Ok(meta) = crate::tree::glance::metadata(glance, &init) else {
             return false;
         };
         match meta.len() {
@@ -214,7 +215,7 @@ impl Editor {
         }
         // A kept parse that found a docstring or a definition answers without a read: a
         // recursive listing of a package reads none of its modules.
-        if let Ok(Some(index)) = self.modules.index(&init)
+        if let Ok(Some(index)) = self.modules.index(glance, &init)
             && (index.docstring.is_some() || !index.symbols.is_empty())
         {
             return false;

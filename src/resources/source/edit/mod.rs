@@ -29,6 +29,7 @@ use crate::resources::source::places::Places;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
+use crate::tree::glance::Glance;
 use edit_log::EditLog;
 use import_judge::ImportJudge;
 
@@ -112,8 +113,8 @@ impl Editor {
 
     /// What is not a project file (source/ itself, its history and settings) shows what
     /// the project's root directory allows.
-    pub(crate) fn root_ownership(&self) -> Ownership {
-        ownership(&self.project.root)
+    pub(crate) fn root_ownership(&self, glance: Option<&Glance>) -> Ownership {
+        ownership(glance, &self.project.root)
     }
 
     /// `source/<dir>/<path>` does not exist: the error points at `dir`'s entry view, which

@@ -40,10 +40,10 @@ impl Editor {
             ));
         };
         // The parent is walked once: a new file is created from where it leads.
-        let parent = self.places.walk(parent)?;
+        let parent = self.places.walk(None, parent)?;
         match self
             .places
-            .walk_on(parent.clone(), &[name])
+            .walk_on(None, parent.clone(), &[name])
             .map(|walked| walked.place)
         {
             Ok(Resolved::ModuleFile { disk, dotted }) => {
@@ -81,7 +81,7 @@ impl Editor {
         let (_, parent) = path
             .split_last()
             .ok_or_else(|| Error::not_permitted("source/ itself cannot be created"))?;
-        self.creatable_in(path, &self.places.resolve(parent)?)
+        self.creatable_in(path, &self.places.resolve(None, parent)?)
     }
 
     /// Whether `path` may be created, its parent leading to `parent_place`.
@@ -173,7 +173,7 @@ impl Editor {
             return false;
         };
         path.len() == 2
-            || self.project.list_dir(disk).is_ok_and(|entries| {
+            || self.project.list_dir(None, disk).is_ok_and(|entries| {
                 entries
                     .iter()
                     .any(|e| e.kind == EntryKind::Module && self.project.pytest_collects(&e.path))
@@ -436,7 +436,7 @@ impl Editor {
     /// `rm`: a symbol from its module, or a module or data file from the project.
     pub(crate) fn remove_path(&self, path: &[&str]) -> Result<()> {
         let shown = self.links.file(&tree_path_of(path));
-        match self.places.resolve(path)? {
+        match self.places.resolve(None, path)? {
             Resolved::Symbol {
                 disk,
                 dotted,
@@ -512,7 +512,7 @@ impl Editor {
                 "{new_name} is not a Python name: mv renames classes, functions and methods"
             )));
         }
-        match self.places.resolve(from)? {
+        match self.places.resolve(None, from)? {
             Resolved::Symbol {
                 disk,
                 dotted,

@@ -24,7 +24,7 @@ impl Places {
             return Vec::new();
         }
         let mut folders = self.passed_to_last(path);
-        if let Ok(walked) = self.walk(path) {
+        if let Ok(walked) = self.walk(None, path) {
             folders.extend(self.folders_to(&walked.place, false));
         }
         folders
@@ -39,7 +39,7 @@ impl Places {
         let parts = split_dotted(last);
         let mut holder: Vec<&str> = parent.to_vec();
         holder.extend(parts[..parts.len() - 1].iter().map(String::as_str));
-        match self.walk(&holder) {
+        match self.walk(None, &holder) {
             Ok(walked) => self.folders_to(&walked.place, true),
             // Not there: the nested path stops where it does, after the folders before.
             Err(_) => self.passed_to_last(&holder),
@@ -67,11 +67,11 @@ impl Places {
             .ancestors()
             .skip(1)
             .take_while(|folder| !top(folder))
-            .map(crate::resources::source::disk::ownership)
+            .map(|folder| crate::resources::source::disk::ownership(None, folder))
             .collect();
         folders.reverse();
         if itself {
-            folders.push(crate::resources::source::disk::ownership(disk));
+            folders.push(crate::resources::source::disk::ownership(None, disk));
         }
         folders
     }

@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::model::TreePath;
 use crate::resources::source::places::Places;
 use crate::resources::source::places::paths::{self, Resolved, Walked};
+use crate::tree::glance::Glance;
 
 impl Places {
     /// The target of the link at `path`, when `path` is a module's members directory as
@@ -26,22 +27,22 @@ impl Places {
         if name.is_empty() || name.contains('.') {
             return Ok(None);
         }
-        let parent = match self.walk(parent) {
+        let parent = match self.walk(None, parent) {
             Ok(walked) => walked.place,
             Err(_) => return Ok(None),
         };
         Ok(self
-            .module_of_members_dir(&parent, name)
+            .module_of_members_dir(None, &parent, name)
             .map(|_| link_target(path)))
     }
 
     /// `path` as listings spell it when it starts with a module's own directory (`pkg.mod/x`
     /// is `pkg/mod/x`, `.six` is `six`); `None` when it is spelled so already, or starts
     /// with another dotted name (`pkg.mod.f.py` stays as written).
-    pub(crate) fn shown_as(&self, path: &[&str]) -> Option<Vec<String>> {
+    pub(crate) fn shown_as(&self, glance: Option<&Glance>, path: &[&str]) -> Option<Vec<String>> {
         let (first, rest) = path.split_first()?;
-        let root = self.walk(&[]).ok()?;
-        self.canonical_members(&root, first).ok()??;
+        let root = self.walk(glance, &[]).ok()?;
+        self.canonical_members(glance, &root, first).ok()??;
         let mut shown: Vec<String> = match first.strip_prefix('.') {
             // `.history` is no other name of a listed `history`: that is source/'s own.
             Some(_) if paths::project_name_of(first).is_some() => return None,
@@ -62,20 +63,25 @@ impl Places {
     /// `path` as listed (see [`Places::shown_as`]), or as it is: what a write's messages
     /// name, so that they speak of the path the writer used, not where its link led.
     pub(crate) fn listed(&self, path: &[&str]) -> Vec<String> {
-        self.shown_as(path)
+        self.shown_as(None, path)
             .unwrap_or_else(|| path.iter().map(|n| n.to_string()).collect())
     }
 
     /// `first` walked from `source/` when it is a module's own dotted directory (`pkg.mod`,
     /// `.six`): where its links lead, with paths under it that are no aliases.
-    pub(crate) fn canonical_members(&self, root: &Walked, first: &str) -> Result<Option<Walked>> {
+    pub(crate) fn canonical_members(
+        &self,
+        glance: Option<&Glance>,
+        root: &Walked,
+        first: &str,
+    ) -> Result<Option<Walked>> {
         let spelled = match first.strip_prefix('.') {
             Some(top) if !top.contains('.') && !top.is_empty() => top,
             Some(_) => return Ok(None),
             None if first.contains('.') && !first.ends_with(".py") => first,
             None => return Ok(None),
         };
-        let Ok(mut walked) = self.walk_on(root.clone(), &[spelled]) else {
+        let Ok(mut walked) = self.walk_on(glance, root.clone(), &[spelled]) else {
             return Ok(None);
         };
         if !matches!(walked.place, Resolved::Members { parent: None, .. }) {

@@ -18,7 +18,7 @@ use crate::model::links::Links;
 use crate::python::symbol_text;
 use crate::resources::source::modules::Modules;
 use crate::resources::source::project::{EntryKind, Project};
-use crate::tree::glance::Memo;
+use crate::tree::glance::{Glance, Memo};
 use paths::{RESERVED, Resolved, Walked};
 
 /// The longest symbol whose code a test's result and a search show beside its name.
@@ -49,6 +49,7 @@ impl Places {
     /// package (or at the top), decided from the directory alone.
     pub(crate) fn module_of_members_dir(
         &self,
+        glance: Option<&Glance>,
         parent: &Resolved,
         name: &str,
     ) -> Option<std::path::PathBuf> {
@@ -62,7 +63,7 @@ impl Places {
         };
         let module = format!("{name}.py");
         dirs.iter().find_map(|dir| {
-            let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module]);
+            let [shown, module_kind] = self.project.shown_kinds(glance, dir, [name, &module]);
             (shown.is_none() && module_kind == Some(EntryKind::Module)).then(|| dir.join(&module))
         })
     }
@@ -70,7 +71,7 @@ impl Places {
     /// The bytes of the file at `path`, exact (a module, a data file) or dedented (a
     /// symbol).
     pub(crate) fn read_place(&self, path: &[&str]) -> Result<Vec<u8>> {
-        self.read_resolved(&self.resolve(path)?, path)
+        self.read_resolved(&self.resolve(None, path)?, path)
     }
 
     /// The bytes of the file at `path`, which leads to `place`.
@@ -118,36 +119,37 @@ pub(crate) enum Named {
 
 impl Places {
     /// What `path` names as its folder lists it ([`Named`]), its parent walked once for
-    /// both answers; walked once per request.
-    pub(crate) fn named(&self, path: &[&str]) -> Result<Named> {
+    /// both answers; walked once per request (`glance`).
+    pub(crate) fn named(&self, glance: &Glance, path: &[&str]) -> Result<Named> {
         let key = path.iter().map(|name| name.to_string()).collect();
-        let named = self.named_in_request.get(key, || self.walk_named(path))?;
+        let named =
+            (self.named_in_request).get(glance, key, || self.walk_named(Some(glance), path))?;
         Ok(Named::clone(&named))
     }
 
-    fn walk_named(&self, path: &[&str]) -> Result<Named> {
+    fn walk_named(&self, glance: Option<&Glance>, path: &[&str]) -> Result<Named> {
         let Some((name, parent_path)) = path.split_last() else {
-            return self.walk(path).map(Named::Walked);
+            return self.walk(glance, path).map(Named::Walked);
         };
-        let parent = self.walk(parent_path)?;
-        if let Some(module) = self.module_of_members_dir(&parent.place, name) {
+        let parent = self.walk(glance, parent_path)?;
+        if let Some(module) = self.module_of_members_dir(glance, &parent.place, name) {
             return Ok(Named::ModuleDir(module));
         }
         let walked = if parent_path.is_empty() {
             // A top-level name may be a module's own directory (`.six`).
-            self.walk(path)?
+            self.walk(glance, path)?
         } else {
-            self.walk_on(parent, &[name])?
+            self.walk_on(glance, parent, &[name])?
         };
         Ok(Named::Walked(walked))
     }
 
     /// Where `path` leads: as [`Places::named`] says, or, for a module's own directory,
     /// walked on into its members.
-    pub(crate) fn resolve_named(&self, path: &[&str]) -> Result<Resolved> {
-        match self.named(path)? {
+    pub(crate) fn resolve_named(&self, glance: &Glance, path: &[&str]) -> Result<Resolved> {
+        match self.named(glance, path)? {
             Named::Walked(walked) => Ok(walked.place),
-            Named::ModuleDir(_) => self.resolve(path),
+            Named::ModuleDir(_) => self.resolve(Some(glance), path),
         }
     }
 }
@@ -173,25 +175,27 @@ mod tests {
         let project = Arc::new(Project::open(&root));
         let places = Places::new(project, Arc::default(), Links::new("/mnt/hs"));
         let path = ["ledger", "accounts", "Account", "debit.py"];
-        let stat_then_read = || {
-            let Named::Walked(walked) = places.named(&path).unwrap() else {
+        // Each call in the glance it is given: one per call outside a request.
+        let stat_then_read = |stat: &Glance, read: &Glance| {
+            let Named::Walked(walked) = places.named(stat, &path).unwrap() else {
                 panic!("a symbol file is walked");
             };
-            let again = places.resolve_named(&path).unwrap();
+            let again = places.resolve_named(read, &path).unwrap();
             let text = places.read_resolved(&again, &path).unwrap();
             assert!(String::from_utf8(text).unwrap().starts_with("def debit"));
             assert!(matches!(walked.place, Resolved::Symbol { .. }));
         };
-        assert_eq!(walks_for(stat_then_read), 2, "outside a request, each asks");
+        let outside = || stat_then_read(&Glance::new(), &Glance::new());
+        assert_eq!(walks_for(outside), 2, "outside a request, each asks");
         let in_one_request = || {
-            let _request = crate::tree::glance::glance();
-            stat_then_read();
+            let request = Glance::new();
+            stat_then_read(&request, &request);
         };
         assert_eq!(walks_for(in_one_request), 1, "a stat and its read");
         let two_paths = || {
-            let _request = crate::tree::glance::glance();
-            places.named(&path).unwrap();
-            places.named(&["ledger", "accounts.py"]).unwrap();
+            let request = Glance::new();
+            places.named(&request, &path).unwrap();
+            places.named(&request, &["ledger", "accounts.py"]).unwrap();
         };
         assert_eq!(walks_for(two_paths), 2, "each path walked for itself");
     }

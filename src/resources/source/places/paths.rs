@@ -20,6 +20,7 @@ use crate::resources::source::places::Places;
 use crate::resources::source::places::member_path::MemberPath;
 use crate::resources::source::places::reexports;
 use crate::resources::source::project::EntryKind;
+use crate::tree::glance::Glance;
 
 /// The name of the test subresource under `source/`.
 pub const TESTS: &str = "tests";
@@ -127,18 +128,23 @@ pub struct Walked {
 
 impl Places {
     /// Where `path` leads, expanding dotted names that do not exist as written.
-    pub fn resolve(&self, path: &[&str]) -> Result<Resolved> {
-        self.resolve_aliased(path).map(|(place, _)| place)
+    pub fn resolve(&self, glance: Option<&Glance>, path: &[&str]) -> Result<Resolved> {
+        self.resolve_aliased(glance, path).map(|(place, _)| place)
     }
 
     /// Where `path` leads, and whether a dotted name was expanded on the way (the path
     /// is then another name of what it leads to).
-    pub fn resolve_aliased(&self, path: &[&str]) -> Result<(Resolved, bool)> {
-        self.walk(path).map(|walked| (walked.place, walked.aliased))
+    pub fn resolve_aliased(
+        &self,
+        glance: Option<&Glance>,
+        path: &[&str],
+    ) -> Result<(Resolved, bool)> {
+        self.walk(glance, path)
+            .map(|walked| (walked.place, walked.aliased))
     }
 
     /// `path` walked from `source/`.
-    pub fn walk(&self, path: &[&str]) -> Result<Walked> {
+    pub fn walk(&self, glance: Option<&Glance>, path: &[&str]) -> Result<Walked> {
         #[cfg(test)]
         WALKS.with(|walks| walks.set(walks.get() + 1));
         let root = Walked {
@@ -147,16 +153,16 @@ impl Places {
             names: TreePath::parse("source"),
         };
         if let [first, rest @ ..] = path
-            && let Some(members) = self.canonical_members(&root, first)?
+            && let Some(members) = self.canonical_members(glance, &root, first)?
         {
-            return self.walk_on(members, rest);
+            return self.walk_on(glance, members, rest);
         }
-        self.walk_on(root, path)
+        self.walk_on(glance, root, path)
     }
 
     /// `names` walked on from where `from` led: what walking the whole path from
     /// `source/` gives, without walking `from` again.
-    pub fn walk_on(&self, from: Walked, names: &[&str]) -> Result<Walked> {
+    pub fn walk_on(&self, glance: Option<&Glance>, from: Walked, names: &[&str]) -> Result<Walked> {
         let Walked {
             mut place,
             mut aliased,
@@ -166,9 +172,9 @@ impl Places {
         let mut queue: VecDeque<(String, bool)> =
             names.iter().map(|c| (c.to_string(), false)).collect();
         while let Some((name, in_dotted)) = queue.pop_front() {
-            let next = match self.step(&place, &name)? {
+            let next = match self.step(glance, &place, &name)? {
                 Some(next) => Some(next),
-                None if in_dotted => self.step_as_python(&place, &name)?,
+                None if in_dotted => self.step_as_python(glance, &place, &name)?,
                 None => None,
             };
             if let Some(next) = next {
@@ -202,7 +208,12 @@ impl Places {
     }
 
     /// The member `name` of `place`, if there is one.
-    fn step(&self, place: &Resolved, name: &str) -> Result<Option<Resolved>> {
+    fn step(
+        &self,
+        glance: Option<&Glance>,
+        place: &Resolved,
+        name: &str,
+    ) -> Result<Option<Resolved>> {
         if name.is_empty() || name == "." || name == ".." {
             return Ok(None);
         }
@@ -223,7 +234,9 @@ impl Places {
                 // source/'s folders (see `spelled_at_top`), are `.deps` and `.history`.
                 let on_disk = project_name_of(name).unwrap_or(name);
                 for root in &self.project.code_roots {
-                    if let Some(next) = self.in_dir(root, &DottedName::default(), on_disk, true)? {
+                    if let Some(next) =
+                        self.in_dir(glance, root, &DottedName::default(), on_disk, true)?
+                    {
                         return Ok(Some(next));
                     }
                 }
@@ -248,7 +261,7 @@ impl Places {
                     disk: d.clone(),
                     dotted: self.project.dotted_of_test_dir(d),
                 })),
-            Resolved::Dir { disk, dotted } => self.in_dir(disk, dotted, name, false),
+            Resolved::Dir { disk, dotted } => self.in_dir(glance, disk, dotted, name, false),
             Resolved::Members {
                 disk,
                 dotted,
@@ -285,7 +298,12 @@ impl Places {
     /// `sub.py` is subpackage `sub`'s `__init__.py` (`import pkg.sub` runs it), and a name
     /// the package's `__init__.py` defines is that definition (`pkg.sub.name`). Only
     /// dotted names step so, since the tree lists these under `__init__/`.
-    fn step_as_python(&self, place: &Resolved, name: &str) -> Result<Option<Resolved>> {
+    fn step_as_python(
+        &self,
+        glance: Option<&Glance>,
+        place: &Resolved,
+        name: &str,
+    ) -> Result<Option<Resolved>> {
         let Resolved::Dir { disk, dotted } = place else {
             return Ok(None);
         };
@@ -300,10 +318,10 @@ impl Places {
                 }));
             }
         }
-        match self.in_dir(disk, dotted, "__init__", false)? {
-            Some(init @ Resolved::Members { .. }) => match self.step(&init, name)? {
+        match self.in_dir(glance, disk, dotted, "__init__", false)? {
+            Some(init @ Resolved::Members { .. }) => match self.step(glance, &init, name)? {
                 Some(defined) => Ok(Some(defined)),
-                None => self.reexported(&init, dotted, name),
+                None => self.reexported(glance, &init, dotted, name),
             },
             _ => Ok(None),
         }
@@ -316,6 +334,7 @@ impl Places {
     /// ends here.
     fn reexported(
         &self,
+        glance: Option<&Glance>,
         init: &Resolved,
         package: &DottedName,
         name: &str,
@@ -332,19 +351,23 @@ impl Places {
         for (from, original) in reexports::origins(text, &package.to_string(), stem) {
             let from: Vec<&str> = from.iter().map(String::as_str).collect();
             // A module outside the project (or gone) defines nothing here.
-            let Ok(walked) = self.walk(&from) else {
+            let Ok(walked) = self.walk(glance, &from) else {
                 continue;
             };
             let wanted = format!("{original}{suffix}");
             let found = match &walked.place {
-                Resolved::Dir { disk, dotted } => match self.step(&walked.place, &wanted)? {
-                    Some(found) => Some(found),
-                    None => match self.in_dir(disk, dotted, "__init__", false)? {
-                        Some(init @ Resolved::Members { .. }) => self.step(&init, &wanted)?,
-                        _ => None,
-                    },
-                },
-                place => self.step(place, &wanted)?,
+                Resolved::Dir { disk, dotted } => {
+                    match self.step(glance, &walked.place, &wanted)? {
+                        Some(found) => Some(found),
+                        None => match self.in_dir(glance, disk, dotted, "__init__", false)? {
+                            Some(init @ Resolved::Members { .. }) => {
+                                self.step(glance, &init, &wanted)?
+                            }
+                            _ => None,
+                        },
+                    }
+                }
+                place => self.step(glance, place, &wanted)?,
             };
             if found.is_some() {
                 return Ok(found);
@@ -356,6 +379,7 @@ impl Places {
     /// `name` inside the project directory `dir` (whose dotted module path is `dotted`).
     fn in_dir(
         &self,
+        glance: Option<&Glance>,
         dir: &Path,
         dotted: &DottedName,
         name: &str,
@@ -367,13 +391,13 @@ impl Places {
             _ => dotted.child(stem),
         };
         let module_name = format!("{name}.py");
-        let [shown, module_kind] = self.project.shown_kinds(dir, [name, &module_name]);
+        let [shown, module_kind] = self.project.shown_kinds(glance, dir, [name, &module_name]);
         match shown {
             Some(EntryKind::Dir) => {
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
                         && !self.project.code_roots.contains(&candidate)
-                        && self.project.is_package_at_top(dir, &candidate));
+                        && self.project.is_package_at_top(glance, dir, &candidate));
                 if shown {
                     return Ok(Some(Resolved::Dir {
                         disk: candidate,
@@ -395,7 +419,7 @@ impl Places {
         }
         if module_kind == Some(EntryKind::Module) {
             let module_file = dir.join(module_name);
-            let module = self.modules.get(&module_file)?;
+            let module = self.modules.get(glance, &module_file)?;
             return Ok(Some(Resolved::Members {
                 disk: module_file,
                 dotted: child_dotted(name),
@@ -408,11 +432,16 @@ impl Places {
     }
 
     /// Members of a project directory as (name, kind) pairs, `m.py` followed by `m/`.
-    pub fn dir_members(&self, dir: &Path, top: bool) -> Vec<(String, EntryKind, PathBuf)> {
+    pub fn dir_members(
+        &self,
+        glance: Option<&Glance>,
+        dir: &Path,
+        top: bool,
+    ) -> Vec<(String, EntryKind, PathBuf)> {
         let entries = if top {
-            self.project.top_level()
+            self.project.top_level(glance)
         } else {
-            self.project.list_dir(dir).unwrap_or_default()
+            self.project.list_dir(glance, dir).unwrap_or_default()
         };
         entries
             .into_iter()

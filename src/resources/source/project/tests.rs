@@ -4,7 +4,7 @@ use super::*;
 
 fn names_in(project: &Project, dir: &Path) -> Vec<String> {
     project
-        .list_dir(dir)
+        .list_dir(None, dir)
         .unwrap()
         .into_iter()
         .map(|e| e.name)
@@ -40,7 +40,11 @@ fn src_layout_with_tests_and_ignored_files() {
     let project = Project::open(&root);
     assert_eq!(project.code_roots[0], root.join("src"));
     assert_eq!(project.test_dirs(), vec![root.join("tests")]);
-    let top: Vec<String> = project.top_level().into_iter().map(|e| e.name).collect();
+    let top: Vec<String> = project
+        .top_level(None)
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
     assert_eq!(
         top,
         vec!["pkg"],
@@ -103,26 +107,32 @@ fn an_entry_made_just_after_a_listing_is_found_by_the_next_look() {
     let root = dir.path().canonicalize().unwrap();
     let project = Project::open(&root);
     let pkg = root.join("src/pkg");
-    assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
-    assert_eq!(project.shown_kind(&pkg, "gen.py"), None, "ignored");
-    assert_eq!(project.shown_kind(&pkg, "data"), Some(EntryKind::Dir));
+    assert_eq!(
+        project.shown_kind(None, &pkg, "mod.py"),
+        Some(EntryKind::Module)
+    );
+    assert_eq!(project.shown_kind(None, &pkg, "gen.py"), None, "ignored");
+    assert_eq!(project.shown_kind(None, &pkg, "data"), Some(EntryKind::Dir));
     // Made within the same clock tick as the listing could leave the folder's time
     // as it was: the listing of a folder that just changed is not kept.
     std::fs::write(pkg.join("new.py"), "").unwrap();
-    assert_eq!(project.shown_kind(&pkg, "new.py"), Some(EntryKind::Module));
+    assert_eq!(
+        project.shown_kind(None, &pkg, "new.py"),
+        Some(EntryKind::Module)
+    );
     std::fs::write(pkg.join("newer.py"), "").unwrap();
     assert_eq!(
-        project.shown_kind(&pkg, "newer.py"),
+        project.shown_kind(None, &pkg, "newer.py"),
         Some(EntryKind::Module)
     );
     std::fs::remove_file(pkg.join("newer.py")).unwrap();
-    assert_eq!(project.shown_kind(&pkg, "newer.py"), None);
+    assert_eq!(project.shown_kind(None, &pkg, "newer.py"), None);
     // Settled, then changed: the folder's new time lists it again.
     std::thread::sleep(LISTING_SETTLED * 2);
-    assert_eq!(project.shown_kind(&pkg, "later.py"), None);
+    assert_eq!(project.shown_kind(None, &pkg, "later.py"), None);
     std::fs::write(pkg.join("later.py"), "").unwrap();
     assert_eq!(
-        project.shown_kind(&pkg, "later.py"),
+        project.shown_kind(None, &pkg, "later.py"),
         Some(EntryKind::Module)
     );
 }
@@ -134,17 +144,20 @@ fn within_a_glance_a_folder_is_looked_at_once_and_after_it_again() {
     let project = Project::open(&root);
     let pkg = root.join("src/pkg");
     std::thread::sleep(LISTING_SETTLED * 2);
-    let glance = crate::tree::glance::glance();
-    assert_eq!(project.shown_kind(&pkg, "mod.py"), Some(EntryKind::Module));
+    let glance = crate::tree::glance::Glance::new();
+    assert_eq!(
+        project.shown_kind(Some(&glance), &pkg, "mod.py"),
+        Some(EntryKind::Module)
+    );
     std::fs::write(pkg.join("during.py"), "").unwrap();
     assert_eq!(
-        project.shown_kind(&pkg, "during.py"),
+        project.shown_kind(Some(&glance), &pkg, "during.py"),
         None,
         "a glance answers as of its first look"
     );
     drop(glance);
     assert_eq!(
-        project.shown_kind(&pkg, "during.py"),
+        project.shown_kind(None, &pkg, "during.py"),
         Some(EntryKind::Module),
         "the next request looks again"
     );
@@ -164,13 +177,13 @@ fn a_folders_kind_is_told_by_what_it_shows() {
     }
     let project = Project::open(&root);
     let pkg = root.join("src/pkg");
-    assert_eq!(project.dir_kind(&pkg), DirKind::Package);
+    assert_eq!(project.dir_kind(None, &pkg), DirKind::Package);
     assert_eq!(
-        project.dir_kind(&pkg.join("ns")),
+        project.dir_kind(None, &pkg.join("ns")),
         DirKind::Namespace,
         "Python one folder down"
     );
-    assert_eq!(project.dir_kind(&pkg.join("data")), DirKind::Folder);
+    assert_eq!(project.dir_kind(None, &pkg.join("data")), DirKind::Folder);
     // Its only module is ignored (gen.py): nothing of it shows, so no package either.
-    assert_eq!(project.dir_kind(&pkg.join("hidden")), DirKind::Folder);
+    assert_eq!(project.dir_kind(None, &pkg.join("hidden")), DirKind::Folder);
 }

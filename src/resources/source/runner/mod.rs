@@ -30,6 +30,7 @@ use crate::resources::source::project::Project;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::store::runs;
 use crate::testrun::junit::Problem;
+use crate::tree::glance::Glance;
 use crate::tree::resource::{Capabilities, Edit, Live};
 use crate::tree::resource::{Changes, Mount, Resource};
 use at::At;
@@ -180,26 +181,26 @@ impl Resource for Runner {
         ))
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         self.runner_stat(&place(path)?)
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         match path {
             [] => Ok(at::members()),
             _ => self.runner_list(&place(path)?),
         }
     }
 
-    fn names(&self, path: &[&str]) -> Result<Vec<(String, Kind)>> {
-        Ok(Child::names(self.list(path)?))
+    fn names(&self, glance: &Glance, path: &[&str]) -> Result<Vec<(String, Kind)>> {
+        Ok(Child::names(self.list(glance, path)?))
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         self.runner_read(&place(path)?)
     }
 
-    fn entry(&self, path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, path: &[&str]) -> Result<Entry> {
         self.runner_entry(&place(path)?)
     }
 

@@ -92,7 +92,7 @@ impl Runner {
             .iter()
             .rev()
             .find(|(p, _)| self.project.is_test_file(p))
-            && let Ok(module) = self.modules.get(test)
+            && let Ok(module) = self.modules.get(None, test)
             && let Ok(text) = module.text()
         {
             let facts = line_calls(text, *line);
@@ -117,7 +117,7 @@ impl Runner {
 
     /// The innermost symbol of `file` holding 1-based `line`.
     fn enclosing(&self, file: &Path, line: usize, why: Why) -> Option<Suspect> {
-        let module = self.modules.get(file).ok()?;
+        let module = self.modules.get(None, file).ok()?;
         let (at, _) = module
             .index
             .symbols
@@ -249,7 +249,7 @@ impl Runner {
         {
             return Some(found);
         }
-        let parsed = self.modules.get(&module).ok()?;
+        let parsed = self.modules.get(None, &module).ok()?;
         let text = parsed.text().ok()?;
         self.through_imports(&module, &imports(text), rest, hops + 1)
     }
@@ -257,7 +257,7 @@ impl Runner {
     /// The symbol of `module` whose qualified name is `qualname`: the plain name, not a
     /// second definition (`name@2`), when there is one.
     fn symbol_in(&self, module: &Path, qualname: Dotted<'_>) -> Option<Found> {
-        let parsed = self.modules.get(module).ok()?;
+        let parsed = self.modules.get(None, module).ok()?;
         let symbols = &parsed.index.symbols;
         let mut same = symbols
             .iter()

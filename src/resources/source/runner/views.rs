@@ -22,7 +22,7 @@ impl Runner {
         match at {
             At::Run => Ok(Node {
                 size: Some(0),
-                ..Node::document(true).owned(ownership(&self.project.root))
+                ..Node::document(true).owned(ownership(None, &self.project.root))
             }),
             At::Runs => Ok(Node::dir(false).owned(owner)),
             At::RunDir(which) | At::Failures(which) => {

@@ -183,7 +183,7 @@ fn name_modules<'f>(searcher: &Searcher, files: impl Iterator<Item = &'f PathBuf
                     distinct.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
                     // A module that cannot be parsed is named by its path alone, later.
-                    let _ = searcher.modules.get(file);
+                    let _ = searcher.modules.get(None, file);
                 }
             });
         }
@@ -301,7 +301,7 @@ fn shown_in_tree(searcher: &Searcher, file: &Path) -> Option<String> {
     let root = project.code_roots.iter().find(|r| file.starts_with(r))?;
     let top = file.strip_prefix(root).ok()?.components().next()?;
     let package = root.join(top);
-    let shown = project.top_level().iter().any(|e| e.path == package)
+    let shown = project.top_level(None).iter().any(|e| e.path == package)
         && file.parent() != Some(root.as_path());
     shown.then(|| tree_location(searcher, file).0)
 }
@@ -310,7 +310,7 @@ fn shown_in_tree(searcher: &Searcher, file: &Path) -> Option<String> {
 fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
     let (tree_dir, dotted) = tree_location(searcher, file);
     let mut path = tree_path(&tree_dir);
-    if let Ok(module) = searcher.modules.get(file) {
+    if let Ok(module) = searcher.modules.get(None, file) {
         let symbols = &module.index.symbols;
         let inner = symbols
             .iter()

@@ -53,7 +53,7 @@ impl Searched {
     pub fn files(&self, project: &Project) -> Arc<Files> {
         // Read before the walk: a change during it shows at the next search.
         let ignore_generation = project.ignore_generation();
-        let top = project.top_level();
+        let top = project.top_level(None);
         let tests = project.test_dirs();
         let mut kept = lock(&self.kept);
         if let Some(listing) = kept.as_ref()
@@ -187,7 +187,7 @@ fn list_tree(project: &Project, from: PathBuf) -> Listed {
                         return;
                     };
                     let mtime = modified(&dir);
-                    let entries = project.list_dir(&dir).unwrap_or_default();
+                    let entries = project.list_dir(None, &dir).unwrap_or_default();
                     let mut state = lock(&work);
                     state.0.extend(
                         entries

@@ -143,7 +143,7 @@ impl SettingsFile {
     /// What is not a project file (source/meta/ and its settings) shows what the
     /// project's root directory allows.
     pub(crate) fn ownership(&self) -> Ownership {
-        crate::resources::source::disk::ownership(&self.project.root)
+        crate::resources::source::disk::ownership(None, &self.project.root)
     }
 
     /// The text of `source/meta/settings.toml`: the checkout's file; else what this

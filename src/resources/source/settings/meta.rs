@@ -10,6 +10,7 @@ use crate::model::{Child, Entry, Function, Kind, Node, Section};
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::META;
 use crate::resources::source::settings::file::SettingsFile;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use crate::tree::resource::{Capabilities, Edit};
 
@@ -44,7 +45,7 @@ impl Resource for MetaDir {
         Ok("settings of source/: the import check, _nav.txt, paths left out, test runs".into())
     }
 
-    fn stat(&self, path: &[&str]) -> Result<Node> {
+    fn stat(&self, _glance: &Glance, path: &[&str]) -> Result<Node> {
         let root = self.settings.ownership();
         match path {
             [] => Ok(Node::dir(true).owned(root)),
@@ -53,7 +54,7 @@ impl Resource for MetaDir {
         }
     }
 
-    fn list(&self, path: &[&str]) -> Result<Vec<Child>> {
+    fn list(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<Child>> {
         match path {
             [] => Ok(vec![Child::new(
                 SETTINGS,
@@ -67,7 +68,7 @@ impl Resource for MetaDir {
         }
     }
 
-    fn read(&self, path: &[&str]) -> Result<Vec<u8>> {
+    fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [SETTINGS] => Ok(self.settings.shown_text()?.into_bytes()),
             [] => Err(Error::new(
@@ -81,7 +82,7 @@ impl Resource for MetaDir {
         }
     }
 
-    fn entry(&self, _path: &[&str]) -> Result<Entry> {
+    fn entry(&self, _glance: &Glance, _path: &[&str]) -> Result<Entry> {
         Ok(entry(&self.settings, &self.links))
     }
 

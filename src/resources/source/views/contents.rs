@@ -14,6 +14,7 @@ use crate::resources::source::modules::Module;
 use crate::resources::source::outline;
 use crate::resources::source::places::paths::spelled_at_top;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
+use crate::tree::glance::Glance;
 
 /// Rows described in full (docstring, counts, sizes: a parse each); the rest, which the
 /// budget cuts anyway unless raised far, are named only, so a package of hundreds of
@@ -32,10 +33,16 @@ pub(super) struct ContentsRow {
 
 impl ContentsRow {
     /// The row of `name` with its kind and nothing about it.
-    pub(super) fn plain(views: &Views, name: &str, kind: EntryKind, path: &Path) -> ContentsRow {
+    pub(super) fn plain(
+        views: &Views,
+        glance: Option<&Glance>,
+        name: &str,
+        kind: EntryKind,
+        path: &Path,
+    ) -> ContentsRow {
         let (name, kind, python) = match kind {
             EntryKind::Dir => {
-                let dir = views.project.dir_kind(path);
+                let dir = views.project.dir_kind(glance, path);
                 let name = match path
                     .parent()
                     .is_some_and(|p| views.project.code_roots.iter().any(|r| r == p))
@@ -116,11 +123,15 @@ pub(super) struct Contents {
 }
 
 impl Contents {
-    pub(super) fn of(views: &Views, dir: &Path) -> Contents {
-        Self::among(views, &views.project.list_dir(dir).unwrap_or_default())
+    pub(super) fn of(views: &Views, glance: Option<&Glance>, dir: &Path) -> Contents {
+        Self::among(
+            views,
+            glance,
+            &views.project.list_dir(glance, dir).unwrap_or_default(),
+        )
     }
 
-    pub(super) fn among(views: &Views, entries: &[DiskEntry]) -> Contents {
+    pub(super) fn among(views: &Views, glance: Option<&Glance>, entries: &[DiskEntry]) -> Contents {
         let mut contents = Contents {
             modules: 0,
             packages: 0,
@@ -129,7 +140,9 @@ impl Contents {
         for entry in entries {
             match entry.kind {
                 EntryKind::Module => contents.modules += 1,
-                EntryKind::Dir if views.project.dir_kind(&entry.path) == DirKind::Folder => {
+                EntryKind::Dir
+                    if views.project.dir_kind(glance, &entry.path) == DirKind::Folder =>
+                {
                     contents.folders += 1;
                 }
                 EntryKind::Dir => contents.packages += 1,
@@ -163,9 +176,9 @@ impl std::fmt::Display for Contents {
 /// keeps one copy for all): a module more private than its folder is described by name
 /// only, never by its docstring or counts (a view derived from a file is shown only to
 /// those who may read the file). Unsure cases count as not readable.
-pub(super) fn readable_by_its_readers(file: &Path, dir: &Path) -> bool {
+pub(super) fn readable_by_its_readers(glance: Option<&Glance>, file: &Path, dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let metadata = crate::tree::glance::metadata;
+    let metadata = |path| crate::tree::glance::metadata(glance, path);
     let (Ok(file), Ok(dir)) = (metadata(file), metadata(dir)) else {
         return false;
     };
@@ -221,17 +234,21 @@ pub(super) fn index_about(index: &ModuleIndex) -> String {
 
 /// The first line of the docstring of the module at `path`, from its index: a folder's
 /// view reads none of the modules it describes once their parses are kept.
-pub(super) fn docstring(views: &Views, path: &Path) -> Option<String> {
-    let index = views.modules.index(path).ok()??;
+pub(super) fn docstring(views: &Views, glance: Option<&Glance>, path: &Path) -> Option<String> {
+    let index = views.modules.index(glance, path).ok()??;
     index.docstring.clone()
 }
 
 /// [`module_about`] of the module at `path`: from its index when that is at hand, without
 /// reading the module (a folder's `_entry.md` describes every module in it).
-pub(super) fn about_module_at(views: &Views, path: &Path) -> Result<String> {
-    match views.modules.index(path)? {
+pub(super) fn about_module_at(
+    views: &Views,
+    glance: Option<&Glance>,
+    path: &Path,
+) -> Result<String> {
+    match views.modules.index(glance, path)? {
         Some(index) => Ok(index_about(&index)),
-        None => views.modules.get(path).map(|m| module_about(&m)),
+        None => views.modules.get(glance, path).map(|m| module_about(&m)),
     }
 }
 

@@ -32,7 +32,7 @@ impl Views {
         // A real package name makes the dotted path recognisable at a glance.
         let packages: Vec<String> = self
             .project
-            .top_level()
+            .top_level(None)
             .into_iter()
             .filter(|e| e.kind == EntryKind::Dir)
             .map(|e| e.name)

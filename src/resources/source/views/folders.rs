@@ -17,19 +17,21 @@ use crate::resources::source::deps::DEPS;
 use crate::resources::source::own_names;
 use crate::resources::source::places::paths::spelled_at_top;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
+use crate::tree::glance::Glance;
 
 impl Views {
-    pub(super) fn root(&self, here: &str) -> Entry {
-        let top = self.project.top_level();
+    pub(super) fn root(&self, glance: Option<&Glance>, here: &str) -> Entry {
+        let top = self.project.top_level(glance);
         let mut rows = Vec::new();
-        let mut example = self.main_package(&top).and_then(|dir| {
-            self.first_module(&dir.path)
+        let mut example = self.main_package(glance, &top).and_then(|dir| {
+            self.first_module(glance, &dir.path)
                 .map(|m| format!("{}/{m}", spelled_at_top(&dir.name)))
         });
         for (n, entry) in top.iter().enumerate() {
             if n >= DETAILED {
                 rows.push(ContentsRow::plain(
                     self,
+                    glance,
                     &entry.name,
                     entry.kind,
                     &entry.path,
@@ -39,24 +41,25 @@ impl Views {
             match entry.kind {
                 EntryKind::Dir => {
                     let init = entry.path.join("__init__.py");
-                    let doc = docstring(self, &init)
-                        .filter(|_| readable_by_its_readers(&init, &self.project.root));
+                    let doc = docstring(self, glance, &init)
+                        .filter(|_| readable_by_its_readers(glance, &init, &self.project.root));
                     let about = match doc {
-                        Some(doc) => format!("{doc} ({})", Contents::of(self, &entry.path)),
-                        None => Contents::of(self, &entry.path).to_string(),
+                        Some(doc) => format!("{doc} ({})", Contents::of(self, glance, &entry.path)),
+                        None => Contents::of(self, glance, &entry.path).to_string(),
                     };
                     rows.push(
-                        ContentsRow::plain(self, &entry.name, entry.kind, &entry.path)
+                        ContentsRow::plain(self, glance, &entry.name, entry.kind, &entry.path)
                             .with_about(about),
                     );
                 }
                 EntryKind::Module => {
-                    let about = match readable_by_its_readers(&entry.path, &self.project.root) {
-                        true => about_module_at(self, &entry.path).unwrap_or_default(),
-                        false => private_about(&entry.path),
-                    };
+                    let about =
+                        match readable_by_its_readers(glance, &entry.path, &self.project.root) {
+                            true => about_module_at(self, glance, &entry.path).unwrap_or_default(),
+                            false => private_about(&entry.path),
+                        };
                     rows.push(
-                        ContentsRow::plain(self, &entry.name, entry.kind, &entry.path)
+                        ContentsRow::plain(self, glance, &entry.name, entry.kind, &entry.path)
                             .with_about(about),
                     );
                     example.get_or_insert_with(|| entry.name.clone());
@@ -162,24 +165,30 @@ impl Views {
         entry
     }
 
-    pub(super) fn package(&self, disk: &Path, dotted: &DottedName, here: &str) -> Entry {
-        let entries = self.project.list_dir(disk).unwrap_or_default();
+    pub(super) fn package(
+        &self,
+        glance: Option<&Glance>,
+        disk: &Path,
+        dotted: &DottedName,
+        here: &str,
+    ) -> Entry {
+        let entries = self.project.list_dir(glance, disk).unwrap_or_default();
         let init = disk.join("__init__.py");
-        let doc = docstring(self, &init);
+        let doc = docstring(self, glance, &init);
         let mut rows = Vec::new();
         for (n, entry) in entries.iter().enumerate() {
-            let plain = ContentsRow::plain(self, &entry.name, entry.kind, &entry.path);
+            let plain = ContentsRow::plain(self, glance, &entry.name, entry.kind, &entry.path);
             if n >= DETAILED {
                 rows.push(plain);
                 continue;
             }
             let about = match entry.kind {
-                EntryKind::Dir => Contents::of(self, &entry.path).to_string(),
-                EntryKind::Module if !readable_by_its_readers(&entry.path, disk) => {
+                EntryKind::Dir => Contents::of(self, glance, &entry.path).to_string(),
+                EntryKind::Module if !readable_by_its_readers(glance, &entry.path, disk) => {
                     private_about(&entry.path)
                 }
                 EntryKind::Module => {
-                    about_module_at(self, &entry.path).unwrap_or_else(|e| e.message)
+                    about_module_at(self, glance, &entry.path).unwrap_or_else(|e| e.message)
                 }
                 EntryKind::Data => {
                     let size = std::fs::metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
@@ -204,9 +213,9 @@ impl Views {
         Entry {
             title: format!(
                 "{name} — {} {}({})",
-                self.project.dir_kind(disk).label(),
+                self.project.dir_kind(glance, disk).label(),
                 doc.map(|d| format!("{d} ")).unwrap_or_default(),
-                Contents::among(self, &entries)
+                Contents::among(self, glance, &entries)
             ),
             functions: vec![
                 Function::new(
@@ -250,24 +259,28 @@ impl Views {
     /// The package the examples show: the one named as the project is (`my-lib` is `my_lib`),
     /// else the first regular package, else the first folder of Python — the project's own
     /// code rather than its documentation's configuration.
-    fn main_package<'a>(&self, top: &'a [DiskEntry]) -> Option<&'a DiskEntry> {
+    fn main_package<'a>(
+        &self,
+        glance: Option<&Glance>,
+        top: &'a [DiskEntry],
+    ) -> Option<&'a DiskEntry> {
         let named = self.name.to_lowercase().replace(['-', '.'], "_");
         top.iter()
-            .filter(|e| e.kind == EntryKind::Dir && self.first_module(&e.path).is_some())
+            .filter(|e| e.kind == EntryKind::Dir && self.first_module(glance, &e.path).is_some())
             .min_by_key(|e| {
                 (
                     e.name.to_lowercase() != named,
-                    self.project.dir_kind(&e.path) != DirKind::Package,
+                    self.project.dir_kind(glance, &e.path) != DirKind::Package,
                 )
             })
     }
 
     /// A module of `dir` to show in examples: a public one (`version.py`) before a private
     /// one (`_elffile.py`), never `__init__.py`.
-    fn first_module(&self, dir: &Path) -> Option<String> {
+    fn first_module(&self, glance: Option<&Glance>, dir: &Path) -> Option<String> {
         let modules: Vec<String> = self
             .project
-            .list_dir(dir)
+            .list_dir(glance, dir)
             .ok()?
             .into_iter()
             .filter(|e| e.kind == EntryKind::Module && e.name != "__init__.py")

@@ -26,6 +26,7 @@ use crate::resources::source::runner::Runner;
 use crate::resources::source::settings::file::SettingsFile;
 use crate::resources::source::warm_up::Indexing;
 use crate::store::Store;
+use crate::tree::glance::Glance;
 use crate::tree::resource::Resource;
 use contents::readable_by_its_readers;
 
@@ -53,7 +54,7 @@ impl Views {
     /// `ledger: 1 top-level package, 0 top-level modules, 1 test folder`; the last test run
     /// after it.
     pub(super) fn state_line(&self) -> String {
-        let top = self.project.top_level();
+        let top = self.project.top_level(None);
         let packages = top.iter().filter(|e| e.kind == EntryKind::Dir).count();
         let modules = top.iter().filter(|e| e.kind == EntryKind::Module).count();
         let folders = self.project.test_dirs().len();
@@ -75,11 +76,12 @@ impl Views {
     /// `listed` gives the members of `tests/`, which its entry shows.
     pub(super) fn entry(
         &self,
+        glance: Option<&Glance>,
         path: &[&str],
         place: &Resolved,
         listed: impl FnOnce() -> Result<Vec<Child>>,
     ) -> Result<Entry> {
-        let mut entry = self.entry_of(path, place, listed)?;
+        let mut entry = self.entry_of(glance, path, place, listed)?;
         if path == [TESTS] {
             entry.functions.insert(0, self.runner.run_and_wait());
             entry.about.push(self.runner.how_tests_run());
@@ -96,13 +98,14 @@ impl Views {
 
     fn entry_of(
         &self,
+        glance: Option<&Glance>,
         path: &[&str],
         place: &Resolved,
         listed: impl FnOnce() -> Result<Vec<Child>>,
     ) -> Result<Entry> {
         let here = self.links.folder(&tree_path_of(path));
         match place {
-            Resolved::Root => Ok(self.root(&here)),
+            Resolved::Root => Ok(self.root(glance, &here)),
             Resolved::TestsRoot => Ok(Entry {
                 title: match self.project.test_dirs().len() {
                     0 => format!(
@@ -114,7 +117,7 @@ impl Views {
                 sections: vec![Section::children("Test folders", &listed()?, "")],
                 ..Entry::default()
             }),
-            Resolved::Dir { disk, dotted } => Ok(self.package(disk, dotted, &here)),
+            Resolved::Dir { disk, dotted } => Ok(self.package(glance, disk, dotted, &here)),
             Resolved::Members {
                 module,
                 dotted,
@@ -138,7 +141,7 @@ impl Views {
                         && failure
                             .files
                             .iter()
-                            .all(|quoted| readable_by_its_readers(quoted, disk));
+                            .all(|quoted| readable_by_its_readers(glance, quoted, disk));
                     let failure = match quotable {
                         true => failure.line,
                         false => "raised in a module more private than this one (the daemon's \

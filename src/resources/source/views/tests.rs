@@ -5,6 +5,7 @@ use std::sync::Arc;
 use crate::model::Links;
 use crate::resources::source::Source;
 use crate::store::Store;
+use crate::tree::resource::ReadNow;
 use crate::tree::resource::Resource;
 
 #[test]
@@ -23,7 +24,7 @@ fn the_dashboards_say_how_far_indexing_is_while_it_runs() {
         root.state
             .contains(&"Source: indexing 1,234 of 3,456 modules".to_string())
     );
-    let entry = source.entry(&[]).unwrap();
+    let entry = source.entry_now(&[]).unwrap();
     let said = "Source: indexing 1,234 of 3,456 modules in the background.";
     assert!(
         entry.about.iter().any(|line| line == said),
@@ -40,6 +41,6 @@ fn the_dashboards_say_how_far_indexing_is_while_it_runs() {
             .iter()
             .any(|l| l.contains("indexing"))
     );
-    let entry = source.entry(&[]).unwrap();
+    let entry = source.entry_now(&[]).unwrap();
     assert!(!entry.about.iter().any(|line| line.contains("indexing")));
 }
