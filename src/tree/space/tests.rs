@@ -184,6 +184,18 @@ fn dir(space: &Space) -> Ino {
     space.lookup(LookupRequest::new(ROOT, "notes")).unwrap().ino
 }
 
+/// Note `name` looked up and opened with `flags` by the owner, as a shell opens it.
+fn open_note(space: &Space, name: &str, flags: OpenFlags) -> Fh {
+    let ino = space
+        .lookup(LookupRequest::new(dir(space), name))
+        .unwrap()
+        .ino;
+    space
+        .open(OpenRequest::new(ino, flags, me()))
+        .and_then(Opened::fh)
+        .unwrap()
+}
+
 #[test]
 fn a_view_over_the_clock_is_never_kept_by_the_kernel() {
     let (space, _) = space();
@@ -224,14 +236,7 @@ fn echo_into_a_new_file_saves_at_close() {
 #[test]
 fn a_rejected_write_keeps_the_old_content_and_says_why() {
     let (space, notes) = space();
-    let ino = space
-        .lookup(LookupRequest::new(dir(&space), "a.txt"))
-        .unwrap()
-        .ino;
-    let fh = space
-        .open(OpenRequest::new(ino, WRITE, me()))
-        .and_then(Opened::fh)
-        .unwrap();
+    let fh = open_note(&space, "a.txt", WRITE);
     space.write(fh, 0, b"this is bad").unwrap();
     let error = space.flush(FlushRequest::new(fh)).unwrap_err();
     assert_eq!(error.kind, ErrorKind::Invalid);
@@ -279,14 +284,7 @@ fn a_new_document_that_is_rejected_vanishes() {
 fn a_shell_closing_a_duplicate_before_writing_saves_once() {
     // bash: open(O_CREAT|O_TRUNC), dup2 to stdout, close the original, write, close.
     let (space, notes) = space();
-    let ino = space
-        .lookup(LookupRequest::new(dir(&space), "a.txt"))
-        .unwrap()
-        .ino;
-    let fh = space
-        .open(OpenRequest::new(ino, WRITE, me()))
-        .and_then(Opened::fh)
-        .unwrap();
+    let fh = open_note(&space, "a.txt", WRITE);
     space.flush(FlushRequest::new(fh)).unwrap();
     space.write(fh, 0, b"replaced\n").unwrap();
     space.flush(FlushRequest::new(fh)).unwrap();
@@ -302,14 +300,7 @@ fn a_shell_closing_a_duplicate_before_writing_saves_once() {
 #[test]
 fn truncating_to_empty_without_writing_is_validated_at_release() {
     let (space, notes) = space();
-    let ino = space
-        .lookup(LookupRequest::new(dir(&space), "a.txt"))
-        .unwrap()
-        .ino;
-    let fh = space
-        .open(OpenRequest::new(ino, WRITE, me()))
-        .and_then(Opened::fh)
-        .unwrap();
+    let fh = open_note(&space, "a.txt", WRITE);
     space.flush(FlushRequest::new(fh)).unwrap();
     space.release(fh);
     assert_eq!(
