@@ -6,8 +6,10 @@
 //! - what a selector written to `source/tests/run` may hold: `selector.rs`, its test
 //!   paths kept inside the project by `inside.rs`;
 //! - a failure's traceback read back into frames: `traceback.rs`;
-//! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`.
+//! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`;
+//! - which project lines each test ran, by homespace's own tracer: `coverage.rs`.
 
+pub mod coverage;
 mod inside;
 pub mod junit;
 pub mod run;

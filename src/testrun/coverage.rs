@@ -1,0 +1,237 @@
+//! Which project lines each test ran: homespace's own pytest plugin
+//! (`homespace_trace.py`, shipped inside the binary) is put in a run's scratch folder and
+//! enabled there, and what it writes is read back as [`Coverage`]. Nothing needs to be
+//! installed in the project's environment.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The plugin's source, written where pytest imports it from.
+const PLUGIN: &str = include_str!("homespace_trace.py");
+
+/// The plugin's module name, as `-p` names it.
+const PLUGIN_NAME: &str = "homespace_trace";
+
+/// The project lines one test ran (its setup, call and teardown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestLines {
+    /// pytest's node id (`tests/test_calc.py::test_add`).
+    pub test: String,
+    /// Per project file (its path from the project's folder), the lines run, ascending.
+    pub files: BTreeMap<String, Vec<u32>>,
+}
+
+/// The lines every traced test of a run ran, in the order the tests ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    pub tests: Vec<TestLines>,
+}
+
+/// Where a run's tracer lives and writes: a folder of the run's scratch space.
+pub struct Tracer {
+    folder: PathBuf,
+    out: PathBuf,
+}
+
+impl Tracer {
+    /// The plugin written into `scratch`, to trace the files under `roots` (the project's
+    /// folder first: paths are kept relative to it).
+    pub fn install(scratch: &Path) -> std::io::Result<Tracer> {
+        let folder = scratch.join("trace");
+        std::fs::create_dir_all(&folder)?;
+        std::fs::write(folder.join(format!("{PLUGIN_NAME}.py")), PLUGIN)?;
+        Ok(Tracer {
+            out: scratch.join("coverage.jsonl"),
+            folder,
+        })
+    }
+
+    /// pytest's arguments that enable the plugin.
+    pub fn arguments(&self) -> [String; 2] {
+        ["-p".to_string(), PLUGIN_NAME.to_string()]
+    }
+
+    /// The environment the plugin reads, `PYTHONPATH` (after `pythonpath`, the one the run
+    /// has already) among it; `roots` are the folders whose files count, the project's
+    /// first.
+    pub fn environment(
+        &self,
+        roots: &[PathBuf],
+        pythonpath: Option<&str>,
+    ) -> Vec<(String, String)> {
+        let joined = |paths: Vec<String>| paths.join(":");
+        let mut path = vec![self.folder.display().to_string()];
+        path.extend(pythonpath.filter(|p| !p.is_empty()).map(str::to_string));
+        vec![
+            ("PYTHONPATH".to_string(), joined(path)),
+            (
+                "HOMESPACE_TRACE_ROOTS".to_string(),
+                joined(roots.iter().map(|r| r.display().to_string()).collect()),
+            ),
+            (
+                "HOMESPACE_TRACE_OUT".to_string(),
+                self.out.display().to_string(),
+            ),
+        ]
+    }
+
+    /// What the plugin wrote; nothing when it wrote nothing (no test ran). A line it
+    /// could not finish (the run was killed mid-write) is passed over.
+    pub fn read(&self) -> Coverage {
+        let text = std::fs::read_to_string(&self.out).unwrap_or_default();
+        Coverage {
+            tests: text.lines().filter_map(parse_line).collect(),
+        }
+    }
+}
+
+/// One test's line of the plugin's output.
+fn parse_line(line: &str) -> Option<TestLines> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let test = value.get("test")?.as_str()?.to_string();
+    let files = value
+        .get("files")?
+        .as_object()?
+        .iter()
+        .map(|(file, lines)| {
+            let lines = lines
+                .as_array()
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .filter_map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (file.clone(), lines)
+        })
+        .collect();
+    Some(TestLines { test, files })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// A project of one module and two tests, one of which reaches `half` only through a
+    /// helper of the tests, as a framework would.
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("calc")).unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("calc/__init__.py"), "").unwrap();
+        std::fs::write(
+            root.join("calc/ops.py"),
+            "def add(a, b):\n    return a + b\n\n\ndef half(n):\n    if n < 0:\n        raise ValueError(n)\n    return n // 2\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("tests/test_ops.py"),
+            "import json\n\nfrom calc import ops\n\n\ndef through(f, *args):\n    return json.loads(json.dumps(f(*args)))\n\n\ndef test_add():\n    assert ops.add(1, 2) == 3\n\n\ndef test_half():\n    assert through(ops.half, 4) == 2\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    /// `python3`, and the interpreters of pyenv from 3.12 on that have pytest: those trace
+    /// through `sys.monitoring`, the rest through `sys.settrace`.
+    fn interpreters() -> Vec<PathBuf> {
+        let mut found = vec![PathBuf::from("python3")];
+        let pyenv = Path::new("/root/.pyenv/versions");
+        for entry in std::fs::read_dir(pyenv).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let newer = ["3.12.", "3.13."].iter().any(|v| name.starts_with(v));
+            let python = entry.path().join("bin/python");
+            let has_pytest = || {
+                Command::new(&python)
+                    .args(["-c", "import pytest"])
+                    .output()
+                    .is_ok_and(|out| out.status.success())
+            };
+            if newer && has_pytest() {
+                found.push(python);
+            }
+        }
+        found
+    }
+
+    fn traced(python: &Path, root: &Path) -> Coverage {
+        let scratch = tempfile::tempdir().unwrap();
+        let tracer = Tracer::install(scratch.path()).unwrap();
+        let output = Command::new(python)
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--rootdir=.",
+            ])
+            .args(tracer.arguments())
+            .envs(tracer.environment(&[root.to_path_buf()], Some(".")))
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        tracer.read()
+    }
+
+    #[test]
+    fn each_test_records_the_project_lines_it_ran_and_nothing_else() {
+        let dir = project();
+        for python in interpreters() {
+            let coverage = traced(&python, dir.path());
+            let tests: Vec<&str> = coverage.tests.iter().map(|t| t.test.as_str()).collect();
+            assert_eq!(
+                tests,
+                [
+                    "tests/test_ops.py::test_add",
+                    "tests/test_ops.py::test_half"
+                ],
+                "{python:?}"
+            );
+            let lines = |n: usize| {
+                let files = &coverage.tests[n].files;
+                let ran: Vec<(&str, &[u32])> = files
+                    .iter()
+                    .map(|(file, lines)| (file.as_str(), lines.as_slice()))
+                    .collect();
+                ran
+            };
+            // From the `def` line on; only the project's files, by path from it (no
+            // `<frozen posixpath>`, nothing of pytest's).
+            assert_eq!(
+                lines(0),
+                [
+                    ("calc/ops.py", &[1, 2][..]),
+                    ("tests/test_ops.py", &[10, 11][..])
+                ],
+                "{python:?}"
+            );
+            // Reached through the tests' own helper: its body ran, the branch not taken
+            // did not.
+            assert_eq!(
+                lines(1),
+                [
+                    ("calc/ops.py", &[5, 6, 8][..]),
+                    ("tests/test_ops.py", &[6, 7, 14, 15][..])
+                ],
+                "{python:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_line_cut_short_is_passed_over() {
+        assert_eq!(parse_line(r#"{"test": "t", "files": {"a.py": [1, 2"#), None);
+        let line = parse_line(r#"{"test": "t", "files": {"a.py": [3, 1]}}"#).unwrap();
+        assert_eq!(line.files.get("a.py"), Some(&vec![3, 1]));
+    }
+}
