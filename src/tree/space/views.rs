@@ -313,10 +313,14 @@ impl Space {
     /// The bytes `cat` would print for `path`; a directory gives its `_entry.md`. Used by
     /// `homespace render` and by tests that check views without a mount.
     pub fn render_path(&self, path: &TreePath) -> Result<Vec<u8>> {
-        if matches!(self.stat(path)?.kind, Kind::Dir | Kind::Link) {
+        let glance = Glance::new();
+        let route = self.route(path)?;
+        let node = self.stat_at(&glance, &route)?;
+        if matches!(node.kind, Kind::Dir | Kind::Link) {
             return self.content(&path.join(ENTRY));
         }
-        self.content(path)
+        // The file's node is at hand: looked at once, as a `cat` is.
+        self.content_at(&glance, &route, &node, path)
     }
 }
 
