@@ -34,8 +34,7 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    /// The plugin written into `scratch`, to trace the files under `roots` (the project's
-    /// folder first: paths are kept relative to it).
+    /// The plugin written into `scratch`, where it also writes what it records.
     pub fn install(scratch: &Path) -> std::io::Result<Tracer> {
         let folder = scratch.join("trace");
         std::fs::create_dir_all(&folder)?;
@@ -225,6 +224,35 @@ mod tests {
                 ],
                 "{python:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_run_whose_tracing_is_taken_runs_untraced_and_passes() {
+        let dir = project();
+        for python in interpreters() {
+            let scratch = tempfile::tempdir().unwrap();
+            let tracer = Tracer::install(scratch.path()).unwrap();
+            // coverage.py holds the monitoring tool id (3.12 on), or a trace function.
+            let taken = "import sys\n\
+                 if hasattr(sys, 'monitoring'):\n    \
+                     sys.monitoring.use_tool_id(sys.monitoring.COVERAGE_ID, 'coverage')\n\
+                 else:\n    sys.settrace(lambda *a: None)\n\
+                 import pytest\n\
+                 sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'homespace_trace']))";
+            let output = Command::new(&python)
+                .args(["-c", taken])
+                .envs(tracer.environment(&[dir.path().to_path_buf()], Some(".")))
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{python:?}: {}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            assert_eq!(tracer.read(), Coverage::default(), "{python:?}");
         }
     }
 

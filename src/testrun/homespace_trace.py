@@ -82,10 +82,15 @@ if hasattr(sys, "monitoring"):
         return sys.monitoring.DISABLE
 
     def _start():
-        sys.monitoring.use_tool_id(_TOOL, "homespace")
+        try:
+            sys.monitoring.use_tool_id(_TOOL, "homespace")
+        except ValueError:
+            # Taken (coverage.py measures this run): the tests run untraced, never broken.
+            return False
         sys.monitoring.register_callback(_TOOL, _events.LINE, _line)
         sys.monitoring.register_callback(_TOOL, _events.PY_START, _called)
         sys.monitoring.set_events(_TOOL, _events.PY_START)
+        return True
 
     def _begin_test():
         # What was disabled in the last test (seen, or not the project's) reports again.
@@ -108,7 +113,8 @@ else:
         return _local
 
     def _start():
-        pass
+        # The tests' own tracer (a debugger, coverage.py) keeps its place.
+        return sys.gettrace() is None
 
     def _begin_test():
         threading.settrace(_global)
@@ -124,8 +130,7 @@ def _relative(filename):
     return os.path.relpath(path, _ROOTS[0]) if _ROOTS else path
 
 
-if _OUT and _ROOTS:
-    _start()
+if _OUT and _ROOTS and _start():
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
