@@ -12,11 +12,42 @@ const PLUGIN: &str = include_str!("homespace_trace.py");
 /// The plugin's module name, as `-p` names it.
 const PLUGIN_NAME: &str = "homespace_trace";
 
+/// How a traced test ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TestOutcome {
+    Passed,
+    /// Failed or errored, in its setup, call or teardown.
+    Failed,
+    /// Skipped, or an expected failure.
+    Skipped,
+}
+
+impl TestOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestOutcome::Passed => "passed",
+            TestOutcome::Failed => "failed",
+            TestOutcome::Skipped => "skipped",
+        }
+    }
+
+    /// The outcome `word` names ([`TestOutcome::as_str`]).
+    pub fn named(word: &str) -> Option<TestOutcome> {
+        match word {
+            "passed" => Some(TestOutcome::Passed),
+            "failed" => Some(TestOutcome::Failed),
+            "skipped" => Some(TestOutcome::Skipped),
+            _ => None,
+        }
+    }
+}
+
 /// The project lines one test ran (its setup, call and teardown).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestLines {
     /// pytest's node id (`tests/test_calc.py::test_add`).
     pub test: String,
+    pub outcome: TestOutcome,
     /// Per project file (its path from the project's folder), the lines run, ascending.
     pub files: BTreeMap<String, Vec<u32>>,
 }
@@ -88,6 +119,7 @@ impl Tracer {
 fn parse_line(line: &str) -> Option<TestLines> {
     let value: serde_json::Value = serde_json::from_str(line).ok()?;
     let test = value.get("test")?.as_str()?.to_string();
+    let outcome = TestOutcome::named(value.get("outcome")?.as_str()?)?;
     let files = value
         .get("files")?
         .as_object()?
@@ -105,7 +137,54 @@ fn parse_line(line: &str) -> Option<TestLines> {
             (file.clone(), lines)
         })
         .collect();
-    Some(TestLines { test, files })
+    Some(TestLines {
+        test,
+        outcome,
+        files,
+    })
+}
+
+/// `lines` (ascending) as runs: `1-4,9,12-13`; what [`lines_of`] reads back.
+pub fn ranges_of(lines: &[u32]) -> String {
+    let mut text = String::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let first = lines[at];
+        let mut last = first;
+        while at + 1 < lines.len() && lines[at + 1] == last + 1 {
+            at += 1;
+            last = lines[at];
+        }
+        if !text.is_empty() {
+            text.push(',');
+        }
+        if first == last {
+            text.push_str(&first.to_string());
+        } else {
+            text.push_str(&format!("{first}-{last}"));
+        }
+        at += 1;
+    }
+    text
+}
+
+/// The lines runs written by [`ranges_of`] hold; `None` when `text` is not such runs.
+pub fn lines_of(text: &str) -> Option<Vec<u32>> {
+    let mut lines = Vec::new();
+    for run in text.split(',').filter(|r| !r.is_empty()) {
+        let (first, last) = match run.split_once('-') {
+            Some((a, b)) => (a.parse::<u32>().ok()?, b.parse::<u32>().ok()?),
+            None => {
+                let n = run.parse::<u32>().ok()?;
+                (n, n)
+            }
+        };
+        if last < first {
+            return None;
+        }
+        lines.extend(first..=last);
+    }
+    Some(lines)
 }
 
 #[cfg(test)]
@@ -156,7 +235,8 @@ mod tests {
         found
     }
 
-    fn traced(python: &Path, root: &Path) -> Coverage {
+    /// The coverage of a pytest run of `selector` in `root`; whether it passed.
+    fn traced_run(python: &Path, root: &Path, selector: &[&str]) -> (Coverage, bool, String) {
         let scratch = tempfile::tempdir().unwrap();
         let tracer = Tracer::install(scratch.path()).unwrap();
         let output = Command::new(python)
@@ -168,18 +248,60 @@ mod tests {
                 "no:cacheprovider",
                 "--rootdir=.",
             ])
+            .args(selector)
             .args(tracer.arguments())
             .envs(tracer.environment(&[root.to_path_buf()], Some(".")))
             .current_dir(root)
             .output()
             .unwrap();
-        assert!(
-            output.status.success(),
+        let said = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        tracer.read()
+        (tracer.read(), output.status.success(), said)
+    }
+
+    fn traced(python: &Path, root: &Path) -> Coverage {
+        let (coverage, passed, said) = traced_run(python, root, &[]);
+        assert!(passed, "{said}");
+        coverage
+    }
+
+    #[test]
+    fn each_test_records_how_it_ended() {
+        let dir = project();
+        std::fs::write(
+            dir.path().join("tests/test_ends.py"),
+            "import pytest\nfrom calc import ops\n\n\ndef test_fails():\n    assert ops.add(1, 1) == 3\n\n\n@pytest.mark.skip(reason='later')\ndef test_skipped():\n    pass\n\n\n@pytest.mark.xfail\ndef test_expected():\n    assert ops.half(3) == 2\n\n\n@pytest.fixture\ndef broken():\n    yield\n    raise RuntimeError('teardown')\n\n\ndef test_teardown(broken):\n    assert ops.add(0, 0) == 0\n\n\ndef test_passes():\n    assert ops.half(4) == 2\n",
+        )
+        .unwrap();
+        for python in interpreters() {
+            let (coverage, passed, said) = traced_run(&python, dir.path(), &["tests/test_ends.py"]);
+            assert!(!passed, "{said}");
+            let ended: Vec<(&str, TestOutcome)> = coverage
+                .tests
+                .iter()
+                .map(|t| (t.test.rsplit("::").next().unwrap(), t.outcome))
+                .collect();
+            assert_eq!(
+                ended,
+                [
+                    ("test_fails", TestOutcome::Failed),
+                    ("test_skipped", TestOutcome::Skipped),
+                    ("test_expected", TestOutcome::Skipped),
+                    ("test_teardown", TestOutcome::Failed),
+                    ("test_passes", TestOutcome::Passed),
+                ],
+                "{python:?}: {said}"
+            );
+            // The failing test's lines are recorded as a passing one's are.
+            assert_eq!(
+                coverage.tests[0].files.get("calc/ops.py"),
+                Some(&vec![1, 2]),
+                "{python:?}"
+            );
+        }
     }
 
     #[test]
@@ -187,12 +309,16 @@ mod tests {
         let dir = project();
         for python in interpreters() {
             let coverage = traced(&python, dir.path());
-            let tests: Vec<&str> = coverage.tests.iter().map(|t| t.test.as_str()).collect();
+            let tests: Vec<(&str, TestOutcome)> = coverage
+                .tests
+                .iter()
+                .map(|t| (t.test.as_str(), t.outcome))
+                .collect();
             assert_eq!(
                 tests,
                 [
-                    "tests/test_ops.py::test_add",
-                    "tests/test_ops.py::test_half"
+                    ("tests/test_ops.py::test_add", TestOutcome::Passed),
+                    ("tests/test_ops.py::test_half", TestOutcome::Passed)
                 ],
                 "{python:?}"
             );
@@ -258,8 +384,25 @@ mod tests {
 
     #[test]
     fn a_line_cut_short_is_passed_over() {
-        assert_eq!(parse_line(r#"{"test": "t", "files": {"a.py": [1, 2"#), None);
-        let line = parse_line(r#"{"test": "t", "files": {"a.py": [3, 1]}}"#).unwrap();
+        assert_eq!(
+            parse_line(r#"{"test": "t", "outcome": "passed", "files": {"a.py": [1, 2"#),
+            None
+        );
+        let line =
+            parse_line(r#"{"test": "t", "outcome": "failed", "files": {"a.py": [3, 1]}}"#)
+                .unwrap();
         assert_eq!(line.files.get("a.py"), Some(&vec![3, 1]));
+        assert_eq!(line.outcome, TestOutcome::Failed);
+    }
+
+    #[test]
+    fn lines_are_kept_as_runs_and_read_back_whole() {
+        let lines = [1, 2, 3, 4, 9, 12, 13];
+        assert_eq!(ranges_of(&lines), "1-4,9,12-13");
+        assert_eq!(lines_of("1-4,9,12-13").unwrap(), lines);
+        assert_eq!(ranges_of(&[]), "");
+        assert_eq!(lines_of("").unwrap(), Vec::<u32>::new());
+        assert_eq!(lines_of("4-2"), None);
+        assert_eq!(lines_of("x"), None);
     }
 }

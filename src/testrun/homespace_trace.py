@@ -7,7 +7,8 @@ Enabled by `-p homespace_trace` with this file's folder on PYTHONPATH; configure
 the environment:
   HOMESPACE_TRACE_ROOTS  the folders whose files count, joined by os.pathsep
   HOMESPACE_TRACE_OUT    the file it writes: one JSON object a line,
-                         {"test": nodeid, "files": {path relative to the first root: [lines]}}
+                         {"test": nodeid, "outcome": "passed" | "failed" | "skipped",
+                          "files": {path relative to the first root: [lines]}}
 """
 
 import json
@@ -33,6 +34,9 @@ _OUTSIDE = tuple(
 
 _lines = {}
 _counted = {}
+# How the test being run ended so far: a failure in any phase (setup, call, teardown)
+# fails it.
+_outcome = ["passed"]
 
 
 def _counts(filename):
@@ -132,9 +136,16 @@ def _relative(filename):
 
 if _OUT and _ROOTS and _start():
 
+    def pytest_runtest_logreport(report):
+        if report.failed:
+            _outcome[0] = "failed"
+        elif report.skipped and _outcome[0] == "passed":
+            _outcome[0] = "skipped"
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
         _lines.clear()
+        _outcome[0] = "passed"
         _begin_test()
         try:
             yield
@@ -144,4 +155,5 @@ if _OUT and _ROOTS and _start():
                 _relative(name): sorted(lines) for name, lines in _lines.items()
             }
             with open(_OUT, "a", encoding="utf-8") as out:
-                out.write(json.dumps({"test": item.nodeid, "files": files}) + "\n")
+                record = {"test": item.nodeid, "outcome": _outcome[0], "files": files}
+                out.write(json.dumps(record) + "\n")
