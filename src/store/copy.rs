@@ -402,6 +402,7 @@ mod tests {
                             failed: 1,
                             errors: 1,
                             skipped: 0,
+                            passed_tests: Vec::new(),
                             problems: vec![
                                 Problem {
                                     id: "tests.test_a.test_x".into(),
@@ -419,6 +420,7 @@ mod tests {
                         },
                         output: "1 failed, 3 passed, 1 error\n".into(),
                         seconds: 1.25,
+                        traced: None,
                     },
                 )?;
                 let abandoned =

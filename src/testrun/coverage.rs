@@ -389,8 +389,7 @@ mod tests {
             None
         );
         let line =
-            parse_line(r#"{"test": "t", "outcome": "failed", "files": {"a.py": [3, 1]}}"#)
-                .unwrap();
+            parse_line(r#"{"test": "t", "outcome": "failed", "files": {"a.py": [3, 1]}}"#).unwrap();
         assert_eq!(line.files.get("a.py"), Some(&vec![3, 1]));
         assert_eq!(line.outcome, TestOutcome::Failed);
     }

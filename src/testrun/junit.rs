@@ -22,6 +22,9 @@ pub struct Report {
     pub skipped: u64,
     /// Failing and erroring tests, in report order.
     pub problems: Vec<Problem>,
+    /// The ids (as [`Problem::id`] spells them) of the tests that passed, in report order:
+    /// a later failing run looks for the last run each of its failing tests passed in.
+    pub passed_tests: Vec<String>,
 }
 
 /// One test that failed (an assertion) or errored (in a fixture, at collection).
@@ -131,17 +134,20 @@ fn push(case: &mut Option<(String, Outcome)>, text: &str) {
 }
 
 fn finish(report: &mut Report, case: Option<(String, Outcome)>) {
-    match case.map(|(_, outcome)| outcome) {
-        Some(Outcome::Passed) => report.passed += 1,
-        Some(Outcome::Skipped) => report.skipped += 1,
-        Some(Outcome::Problem(problem)) => {
+    let Some((id, outcome)) = case else { return };
+    match outcome {
+        Outcome::Passed => {
+            report.passed += 1;
+            report.passed_tests.push(id);
+        }
+        Outcome::Skipped => report.skipped += 1,
+        Outcome::Problem(problem) => {
             match problem.kind {
                 "error" => report.errors += 1,
                 _ => report.failed += 1,
             }
             report.problems.push(problem);
         }
-        None => {}
     }
 }
 
@@ -190,6 +196,7 @@ E   ZeroDivisionError: division by zero</failure></testcase>
             report.problems[0].id,
             "tests.test_calc.TestOps.test_div[2-0]"
         );
+        assert_eq!(report.passed_tests, ["tests.test_calc.test_add"]);
         assert_eq!(report.problems[0].kind, "failure");
         assert!(
             report.problems[0]

@@ -7,12 +7,16 @@
 //!   paths kept inside the project by `inside.rs`;
 //! - a failure's traceback read back into frames: `traceback.rs`;
 //! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`;
-//! - which project lines each test ran, by homespace's own tracer: `coverage.rs`.
+//! - which project lines each test ran, by homespace's own tracer: `coverage.rs`;
+//! - the second, traced pass over a failing run's test files: `traced.rs`;
+//! - what each symbol of the project was when a run started: `snapshot.rs`.
 
 pub mod coverage;
 mod inside;
 pub mod junit;
 pub mod run;
 pub mod selector;
+pub mod snapshot;
 pub mod summary;
 pub mod traceback;
+pub mod traced;

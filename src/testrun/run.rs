@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::junit::{self, Report};
+use super::traced::Traced;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -26,6 +27,9 @@ pub struct Job {
     pub timeout: Duration,
     /// A line put first in the output, before pytest's (why this interpreter).
     pub note: Option<String>,
+    /// When tests fail, run their test files again traced, with these pytest arguments
+    /// (the settings' own, none of the selector's); `None`: never trace.
+    pub trace: Option<Vec<String>>,
 }
 
 /// How a run ended.
@@ -57,6 +61,8 @@ pub struct Outcome {
     /// Everything pytest printed.
     pub output: String,
     pub seconds: f64,
+    /// What the traced second pass over the failing tests' files recorded, if one ran.
+    pub traced: Option<Traced>,
 }
 
 impl Job {
@@ -78,7 +84,7 @@ impl Job {
     /// The variables the run sets: the project's code first on `PYTHONPATH` (relative to
     /// the project folder, where the run starts, as Python makes them absolute), then what
     /// was there already.
-    fn environment(&self) -> Vec<(&'static str, String)> {
+    pub(super) fn environment(&self) -> Vec<(&'static str, String)> {
         let mut paths: Vec<String> = self
             .paths
             .iter()
@@ -106,7 +112,12 @@ impl Job {
     /// the project too: in a shared folder, another user's `pytest.ini` there becomes the
     /// run's, and their `conftest.py` beside it runs as the owner (issue 42). `/dev/null`
     /// is pytest's way to say "no configuration" (it has no section to read).
-    fn arguments(&self) -> Vec<String> {
+    pub(super) fn arguments(&self) -> Vec<String> {
+        self.arguments_for(&self.selector)
+    }
+
+    /// [`Job::arguments`] with `selector` in place of the job's.
+    pub(super) fn arguments_for(&self, selector: &[String]) -> Vec<String> {
         let config = match &self.config {
             Some(file) => match file.strip_prefix(&self.root) {
                 Ok(rel) => rel.to_string_lossy().into_owned(),
@@ -117,7 +128,7 @@ impl Job {
         // Relative to the run's folder, the project: pytest expands `$VAR` in --rootdir,
         // and a project's absolute path may hold a `$`.
         let mut words: Vec<String> = vec!["-m".into(), "pytest".into()];
-        words.extend(self.selector.iter().cloned());
+        words.extend(selector.iter().cloned());
         words.extend([
             "--rootdir=.".into(),
             "-c".into(),
@@ -128,7 +139,8 @@ impl Job {
         words
     }
 
-    /// Runs the job to its end (or its timeout) and reads what it gave.
+    /// Runs the job to its end (or its timeout) and reads what it gave; when tests failed
+    /// and [`Job::trace`] says so, runs their test files again traced (see `traced.rs`).
     pub fn run(&self) -> Outcome {
         let started = Instant::now();
         let outcome = |status, report, output: String| Outcome {
@@ -136,6 +148,7 @@ impl Job {
             report,
             output,
             seconds: started.elapsed().as_secs_f64(),
+            traced: None,
         };
         let scratch = match tempfile::tempdir() {
             Ok(dir) => dir,
@@ -149,8 +162,65 @@ impl Job {
         };
         let junit_path = scratch.path().join("junit.xml");
         let output_path = scratch.path().join("output.txt");
-        let spawned = std::fs::File::create(&output_path).and_then(|mut out| {
-            if let Some(note) = &self.note {
+        let mut args = self.arguments();
+        args.push(format!("--junitxml={}", junit_path.display()));
+        let env: Vec<(String, String)> = self
+            .environment()
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), value))
+            .collect();
+        let ended = self.pytest(
+            &args,
+            &env,
+            &output_path,
+            self.note.as_deref(),
+            self.timeout,
+        );
+        let read_output = || {
+            String::from_utf8_lossy(&std::fs::read(&output_path).unwrap_or_default()).into_owned()
+        };
+        let code = match ended {
+            Ended::Exited(code) => code,
+            Ended::TimedOut => {
+                let report = read_report(&junit_path).unwrap_or_default();
+                return outcome(Status::TimedOut, report, read_output());
+            }
+            Ended::Unstarted(why) => return outcome(Status::Error, Report::default(), why),
+        };
+        let report = read_report(&junit_path);
+        // pytest's exit codes: 0 all passed, 1 some failed, 2-5 it could not run them.
+        let status = match (code, &report) {
+            (Some(0), Some(_)) => Status::Passed,
+            (Some(1), Some(_)) => Status::Failed,
+            _ => Status::Error,
+        };
+        let mut done = outcome(status, report.unwrap_or_default(), read_output());
+        if status == Status::Failed
+            && let Some(args) = &self.trace
+        {
+            done.traced = self.traced_pass(args, &done.report.problems, scratch.path());
+            if let Some(traced) = &done.traced {
+                done.output.push_str(&traced.note());
+                done.output.push('\n');
+            }
+        }
+        done
+    }
+
+    /// Runs pytest with `args` and `env` in the project folder, all it prints (after
+    /// `note`) into `output`, until it ends or `timeout` has passed; then the whole
+    /// process group is killed.
+    pub(super) fn pytest(
+        &self,
+        args: &[String],
+        env: &[(String, String)],
+        output: &std::path::Path,
+        note: Option<&str>,
+        timeout: Duration,
+    ) -> Ended {
+        let started = Instant::now();
+        let spawned = std::fs::File::create(output).and_then(|mut out| {
+            if let Some(note) = note {
                 use std::io::Write;
                 writeln!(out, "{note}")?;
             }
@@ -158,10 +228,9 @@ impl Job {
             use std::os::unix::process::CommandExt;
             let mut command = Command::new(&self.python);
             command
-                .args(self.arguments())
-                .arg(format!("--junitxml={}", junit_path.display()))
+                .args(args)
                 .current_dir(&self.root)
-                .envs(self.environment())
+                .envs(env.iter().map(|(name, value)| (name, value)))
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err)
@@ -180,45 +249,33 @@ impl Job {
         let mut child = match spawned {
             Ok(child) => child,
             Err(e) => {
-                return outcome(
-                    Status::Error,
-                    Report::default(),
-                    format!("cannot run {}: {e}", self.python.display()),
-                );
+                return Ended::Unstarted(format!("cannot run {}: {e}", self.python.display()));
             }
         };
-        let code = loop {
+        loop {
             match child.try_wait() {
-                Ok(Some(status)) => break status.code(),
-                Ok(None) if started.elapsed() >= self.timeout => {
+                Ok(Some(status)) => return Ended::Exited(status.code()),
+                Ok(None) if started.elapsed() >= timeout => {
                     // SAFETY: kill only signals; the group is the child's own (process_group(0)).
                     unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                     let _ = child.wait();
-                    let output = std::fs::read_to_string(&output_path).unwrap_or_default();
-                    let report = read_report(&junit_path).unwrap_or_default();
-                    return outcome(Status::TimedOut, report, output);
+                    return Ended::TimedOut;
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                Err(e) => {
-                    return outcome(
-                        Status::Error,
-                        Report::default(),
-                        format!("cannot wait for pytest: {e}"),
-                    );
-                }
+                Err(e) => return Ended::Unstarted(format!("cannot wait for pytest: {e}")),
             }
-        };
-        let output =
-            String::from_utf8_lossy(&std::fs::read(&output_path).unwrap_or_default()).into_owned();
-        let report = read_report(&junit_path);
-        // pytest's exit codes: 0 all passed, 1 some failed, 2-5 it could not run them.
-        let status = match (code, &report) {
-            (Some(0), Some(_)) => Status::Passed,
-            (Some(1), Some(_)) => Status::Failed,
-            _ => Status::Error,
-        };
-        outcome(status, report.unwrap_or_default(), output)
+        }
     }
+}
+
+/// How one pytest process ended.
+pub(super) enum Ended {
+    /// With this exit code (`None`: killed by a signal).
+    Exited(Option<i32>),
+    /// Killed at the timeout.
+    TimedOut,
+    /// It could not be started or waited for: why.
+    Unstarted(String),
 }
 
 /// `word` as a shell reads it back: quoted when it holds anything the shell treats apart.
@@ -270,6 +327,7 @@ mod tests {
             selector: selector.iter().map(|s| s.to_string()).collect(),
             timeout,
             note: None,
+            trace: None,
         }
     }
 
@@ -329,6 +387,7 @@ mod tests {
             selector: vec![],
             timeout: Duration::from_secs(120),
             note: None,
+            trace: None,
         };
         let outcome = job.run();
         assert_eq!(outcome.status, Status::Passed, "{}", outcome.output);

@@ -337,6 +337,7 @@ mod tests {
                     failed: 1,
                     errors: 0,
                     skipped: 2,
+                    passed_tests: Vec::new(),
                     problems: vec![
                         Problem {
                             id: "tests.test_calc.test_div".into(),
@@ -355,6 +356,7 @@ mod tests {
                 // Exact, whatever pytest printed: a NUL byte and non-ASCII included.
                 output: "1 failed, 3 passed, 2 skipped \u{0} — é".into(),
                 seconds: 1.5,
+                traced: None,
             };
             store
                 .change_records(|db| {
@@ -480,6 +482,7 @@ mod tests {
                 },
                 output: "1 failed".into(),
                 seconds: 0.1,
+                traced: None,
             };
             store
                 .change_records(|db| db.runs().finish(here, Time::from_unix(3), &outcome))

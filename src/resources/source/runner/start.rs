@@ -81,6 +81,7 @@ impl Runner {
         })?;
         let mut args = settings.test_args.clone();
         args.extend(words);
+        let trace = settings.test_trace.then(|| settings.test_args.clone());
         // Said first in the run's output and view: the tests may fail for it.
         let note = (!python.passed_over.is_empty()).then(|| {
             format!(
@@ -97,6 +98,7 @@ impl Runner {
             paths: self.project.code_roots.clone(),
             selector: args,
             timeout: settings.test_timeout,
+            trace,
         };
         let now = Time::now();
         // Held until the new run is among them, so that a run starting at the same time

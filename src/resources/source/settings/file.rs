@@ -37,6 +37,7 @@ fn defaults() -> Settings {
         ignore: Default::default(),
         test_args: Vec::new(),
         test_timeout: Duration::from_secs(600),
+        test_trace: true,
         expose_new_modules: true,
         memory_watch: Watching::Default,
         set_aside: None,

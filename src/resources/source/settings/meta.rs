@@ -175,6 +175,10 @@ fn entry(kept: &SettingsFile, links: &Links) -> Entry {
                     "`tests.timeout_secs` = {} — how long a test run may take before it is stopped",
                     settings.test_timeout.as_secs()
                 ),
+                format!(
+                    "`tests.trace` = {} — a failing run's test files run again traced, to rank the suspects by what the failing tests ran",
+                    settings.test_trace
+                ),
             ])
             .collect(),
             ..Section::default()

@@ -62,6 +62,10 @@ watch = "default"
 args = []
 # Seconds a test run may take before it is stopped and reported as timed out.
 timeout_secs = 600
+# When tests fail, run their test files again, recording which project lines each test
+# ran, to rank the suspects by what the failing tests ran and the passing ones did not;
+# false names suspects from the text of the test and its traceback alone.
+trace = true
 "#;
 
 /// The parsed settings.
@@ -78,6 +82,8 @@ pub struct Settings {
     /// pytest arguments before every selector.
     pub test_args: Vec<String>,
     pub test_timeout: Duration,
+    /// Whether a failing run's test files run again traced, to rank the suspects.
+    pub test_trace: bool,
     /// Whether a new module is imported in its package's `__init__.py`.
     pub expose_new_modules: bool,
     /// Which transcript folders memory follows.
@@ -135,7 +141,7 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("project", &["ignore"]),
     ("source", &["expose_new_modules"]),
     ("memory", &["watch"]),
-    ("tests", &["args", "timeout_secs"]),
+    ("tests", &["args", "timeout_secs", "trace"]),
 ];
 
 /// Parse and check `text`; every problem is listed.
@@ -174,6 +180,7 @@ pub fn parse(text: &str) -> Result<Settings> {
     };
     let import_check = switch("import_check", "enabled");
     let expose_new_modules = switch("source", "expose_new_modules");
+    let test_trace = switch("tests", "trace");
     let python = match get("python") {
         None => None,
         Some(Value::String(s)) if s.value().is_empty() => None,
@@ -256,6 +263,7 @@ pub fn parse(text: &str) -> Result<Settings> {
             ignore,
             test_args,
             test_timeout,
+            test_trace,
             expose_new_modules,
             set_aside: None,
         })
