@@ -67,7 +67,7 @@ impl Job {
                 env.push((name.to_string(), value));
             }
         }
-        env.extend(tracer.environment(&[self.root.clone()], pythonpath.as_deref()));
+        env.extend(tracer.environment(std::slice::from_ref(&self.root), pythonpath.as_deref()));
         let started = Instant::now();
         let output = scratch.join("traced.txt");
         let Ended::Exited(_) = self.pytest(&words, &env, &output, None, self.timeout) else {
