@@ -9,11 +9,13 @@
 //! - what only pytest's closing line says (xfailed, xpassed, warnings, subtests): `summary.rs`;
 //! - which project lines each test ran, by homespace's own tracer: `coverage.rs`;
 //! - the second, traced pass over a failing run's test files: `traced.rs`;
+//! - the symbols a failure most likely comes from, ranked from what was traced: `ranking.rs`;
 //! - what each symbol of the project was when a run started: `snapshot.rs`.
 
 pub mod coverage;
 mod inside;
 pub mod junit;
+pub mod ranking;
 pub mod run;
 pub mod selector;
 pub mod snapshot;

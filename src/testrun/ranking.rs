@@ -1,0 +1,386 @@
+//! Which project symbols a failing test most likely fails because of, ranked from what the
+//! traced tests ran (spectrum-based fault localization), what changed since the failing
+//! tests last passed, and the project frames of the failure's traceback.
+//!
+//! The formula is Ochiai, per line: `ef / sqrt(F * (ef + ep))`, where `ef` and `ep` are the
+//! failing and passing traced tests that ran the line and `F` all failing traced tests.
+//! Chosen over DStar because it is bounded (0 to 1, so a score reads as a strength), and
+//! ranks as DStar does whenever every failing test ran the line, the usual case of one
+//! fault; over Tarantula because it does not rank a line run by one failing test of many
+//! as high as one run by all. A symbol (the innermost function, method or class holding a
+//! line) scores its best own line; only lines the failure's own test ran count, so each
+//! failure's suspects are among what it ran. Lines outside any symbol and the lines of test
+//! files are never suspects.
+//!
+//! The order, each step breaking the ties of the one before:
+//! 1. a symbol changed since the failing tests last passed comes first: a regression's
+//!    likeliest cause is the change the failing tests ran;
+//! 2. the higher score;
+//! 3. where the traceback raised, then a symbol it passed through, deepest first;
+//! 4. the symbol fewer traced tests ran: the more specific code;
+//! 5. file and line, so that equal evidence always ranks the same way.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::coverage::{Coverage, TestOutcome};
+
+/// A symbol of a project file, as the ranking needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// `Account.debit`.
+    pub qualname: String,
+    /// Its lines, 1-based, inclusive.
+    pub first: u32,
+    pub last: u32,
+}
+
+/// Why a symbol ranks where it does, in the order its reader weighs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reason {
+    /// Changed since the last run in which the failing tests passed.
+    Changed,
+    /// The traceback's deepest project frame.
+    Raised,
+    /// Run by failing tests and by no passing one.
+    OnlyFailing,
+    /// A project frame the traceback passed through.
+    InTraceback,
+    /// Run by the failing tests more than by passing ones.
+    RanMore,
+}
+
+impl Reason {
+    pub fn label(self) -> &'static str {
+        match self {
+            Reason::Changed => "changed since the last green run",
+            Reason::Raised => "raised here",
+            Reason::OnlyFailing => "ran only by failing tests",
+            Reason::InTraceback => "in the traceback",
+            Reason::RanMore => "ran by the failing tests more than by passing ones",
+        }
+    }
+}
+
+/// A ranked symbol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    /// Its file, from the project's folder.
+    pub file: String,
+    pub span: Span,
+    /// Ochiai of its best line.
+    pub score: f64,
+    /// Its lines that scored best, at most two, ascending.
+    pub hot: Vec<u32>,
+    /// The strongest reason first.
+    pub why: Vec<Reason>,
+    /// Failing and passing traced tests that ran its best line.
+    pub failing: usize,
+    pub passing: usize,
+}
+
+/// What the ranking of one failure is made from.
+pub struct Evidence<'a> {
+    pub coverage: &'a Coverage,
+    /// The traced test (node id) whose failure is ranked.
+    pub test: &'a str,
+    /// The symbols of a project file that is not a test file; `None` for any other file.
+    pub spans: &'a dyn Fn(&str) -> Option<Vec<Span>>,
+    /// Symbols changed since the failing tests last passed, as `(file, qualname)`.
+    pub changed: &'a BTreeSet<(String, String)>,
+    /// The traceback's frames in project files, outermost first, as `(file, line)`.
+    pub frames: &'a [(String, u32)],
+}
+
+/// Per line: how many failing and passing traced tests ran it.
+type Counts = HashMap<(String, u32), (usize, usize)>;
+
+/// The symbols the failure of `evidence.test` most likely comes from, best first, at
+/// most `most`; empty when that test was not traced failing.
+pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
+    let tests = &evidence.coverage.tests;
+    let Some(failed) = tests
+        .iter()
+        .find(|t| t.test == evidence.test && t.outcome == TestOutcome::Failed)
+    else {
+        return Vec::new();
+    };
+    let failing_total = tests
+        .iter()
+        .filter(|t| t.outcome == TestOutcome::Failed)
+        .count();
+    let mut counts: Counts = HashMap::new();
+    let mut ran_by: HashMap<(String, String), usize> = HashMap::new();
+    let mut spans_of: BTreeMap<String, Option<Vec<Span>>> = BTreeMap::new();
+    for test in tests.iter().filter(|t| t.outcome != TestOutcome::Skipped) {
+        for (file, lines) in &test.files {
+            let spans = spans_of
+                .entry(file.clone())
+                .or_insert_with(|| (evidence.spans)(file));
+            let Some(spans) = spans else { continue };
+            let mut symbols: BTreeSet<String> = BTreeSet::new();
+            for &line in lines {
+                let count = counts.entry((file.clone(), line)).or_default();
+                match test.outcome {
+                    TestOutcome::Failed => count.0 += 1,
+                    _ => count.1 += 1,
+                }
+                if let Some(span) = innermost(spans, line) {
+                    symbols.insert(span.qualname.clone());
+                }
+            }
+            for symbol in symbols {
+                *ran_by.entry((file.clone(), symbol)).or_default() += 1;
+            }
+        }
+    }
+    // The failure's own lines, by symbol: (file, qualname) -> (span, [(line, score)]).
+    let mut by_symbol: BTreeMap<(String, String), (Span, Vec<(u32, f64)>)> = BTreeMap::new();
+    for (file, lines) in &failed.files {
+        let Some(Some(spans)) = spans_of.get(file) else {
+            continue;
+        };
+        for &line in lines {
+            let Some(span) = innermost(spans, line) else {
+                continue;
+            };
+            let (ef, ep) = counts.get(&(file.clone(), line)).copied().unwrap_or((1, 0));
+            let score = ochiai(ef, ep, failing_total);
+            by_symbol
+                .entry((file.clone(), span.qualname.clone()))
+                .or_insert_with(|| (span.clone(), Vec::new()))
+                .1
+                .push((line, score));
+        }
+    }
+    let deepest = evidence.frames.len().checked_sub(1);
+    let mut ranked: Vec<(Ranked, Option<usize>, usize)> = by_symbol
+        .into_iter()
+        .map(|((file, qualname), (span, lines))| {
+            let best = lines.iter().map(|(_, s)| *s).fold(0.0, f64::max);
+            let mut hot: Vec<u32> = lines
+                .iter()
+                .filter(|(_, s)| (*s - best).abs() < 1e-9)
+                .map(|(l, _)| *l)
+                .collect();
+            hot.truncate(2);
+            let (failing, passing) = hot
+                .first()
+                .and_then(|l| counts.get(&(file.clone(), *l)))
+                .copied()
+                .unwrap_or((1, 0));
+            // The deepest frame in this symbol: its distance from the raising frame.
+            let frame = evidence
+                .frames
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, (f, l))| *f == file && span.first <= *l && *l <= span.last)
+                .map(|(at, _)| deepest.unwrap_or(0) - at);
+            let mut why = Vec::new();
+            if evidence.changed.contains(&(file.clone(), qualname.clone())) {
+                why.push(Reason::Changed);
+            }
+            match frame {
+                Some(0) => why.push(Reason::Raised),
+                Some(_) => why.push(Reason::InTraceback),
+                None => {}
+            }
+            if passing == 0 {
+                why.push(Reason::OnlyFailing);
+            } else if failing * 2 > passing {
+                why.push(Reason::RanMore);
+            }
+            why.sort();
+            let tests_ran = ran_by.get(&(file.clone(), qualname)).copied().unwrap_or(0);
+            (
+                Ranked {
+                    file,
+                    span,
+                    score: best,
+                    hot,
+                    why,
+                    failing,
+                    passing,
+                },
+                frame,
+                tests_ran,
+            )
+        })
+        .collect();
+    ranked.sort_by(|(a, a_frame, a_ran), (b, b_frame, b_ran)| {
+        let changed = |r: &Ranked| r.why.contains(&Reason::Changed);
+        changed(b)
+            .cmp(&changed(a))
+            .then(b.score.total_cmp(&a.score))
+            .then(
+                a_frame
+                    .unwrap_or(usize::MAX)
+                    .cmp(&b_frame.unwrap_or(usize::MAX)),
+            )
+            .then(a_ran.cmp(b_ran))
+            .then(a.file.cmp(&b.file))
+            .then(a.span.first.cmp(&b.span.first))
+    });
+    ranked.into_iter().map(|(r, _, _)| r).take(most).collect()
+}
+
+/// Ochiai of a line run by `ef` of `failing` failing tests and by `ep` passing ones.
+fn ochiai(ef: usize, ep: usize, failing: usize) -> f64 {
+    let denominator = ((failing * (ef + ep)) as f64).sqrt();
+    if denominator == 0.0 {
+        0.0
+    } else {
+        ef as f64 / denominator
+    }
+}
+
+/// The innermost of `spans` holding `line`.
+fn innermost(spans: &[Span], line: u32) -> Option<&Span> {
+    spans
+        .iter()
+        .filter(|s| s.first <= line && line <= s.last)
+        .min_by_key(|s| s.last - s.first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testrun::coverage::TestLines;
+
+    fn test(name: &str, outcome: TestOutcome, files: &[(&str, &[u32])]) -> TestLines {
+        TestLines {
+            test: name.into(),
+            outcome,
+            files: files
+                .iter()
+                .map(|(f, lines)| (f.to_string(), lines.to_vec()))
+                .collect(),
+        }
+    }
+
+    fn span(qualname: &str, first: u32, last: u32) -> Span {
+        Span {
+            qualname: qualname.into(),
+            first,
+            last,
+        }
+    }
+
+    /// `calc/ops.py`: `parse` 1-4, `Calc` 6-20 with `Calc.add` 8-10 and `Calc.div` 12-20;
+    /// tests/ is a test file.
+    fn spans(file: &str) -> Option<Vec<Span>> {
+        (file == "calc/ops.py").then(|| {
+            vec![
+                span("parse", 1, 4),
+                span("Calc", 6, 20),
+                span("Calc.add", 8, 10),
+                span("Calc.div", 12, 20),
+            ]
+        })
+    }
+
+    fn names(ranked: &[Ranked]) -> Vec<&str> {
+        ranked.iter().map(|r| r.span.qualname.as_str()).collect()
+    }
+
+    fn rank_of(
+        coverage: &Coverage,
+        changed: &[(&str, &str)],
+        frames: &[(&str, u32)],
+    ) -> Vec<Ranked> {
+        let changed: BTreeSet<(String, String)> = changed
+            .iter()
+            .map(|(f, q)| (f.to_string(), q.to_string()))
+            .collect();
+        let frames: Vec<(String, u32)> = frames.iter().map(|(f, l)| (f.to_string(), *l)).collect();
+        rank(
+            &Evidence {
+                coverage,
+                test: "t::fails",
+                spans: &spans,
+                changed: &changed,
+                frames: &frames,
+            },
+            5,
+        )
+    }
+
+    /// Every test parses, then adds; the failing one also divides, through a branch no
+    /// passing test takes.
+    fn coverage() -> Coverage {
+        Coverage {
+            tests: vec![
+                test(
+                    "t::fails",
+                    TestOutcome::Failed,
+                    &[
+                        ("calc/ops.py", &[1, 2, 3, 8, 9, 12, 13, 17]),
+                        ("tests/t.py", &[5, 6]),
+                    ],
+                ),
+                test(
+                    "t::adds",
+                    TestOutcome::Passed,
+                    &[("calc/ops.py", &[1, 2, 3, 8, 9]), ("tests/t.py", &[9])],
+                ),
+                test(
+                    "t::divides",
+                    TestOutcome::Passed,
+                    &[
+                        ("calc/ops.py", &[1, 2, 3, 12, 13, 14]),
+                        ("tests/t.py", &[12]),
+                    ],
+                ),
+                test(
+                    "t::skipped",
+                    TestOutcome::Skipped,
+                    &[("calc/ops.py", &[17])],
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn the_code_only_the_failing_test_ran_comes_first_and_tests_are_never_suspects() {
+        let ranked = rank_of(&coverage(), &[], &[]);
+        assert_eq!(names(&ranked), ["Calc.div", "Calc.add", "parse"]);
+        let first = &ranked[0];
+        assert_eq!(first.hot, [17]);
+        assert_eq!((first.failing, first.passing), (1, 0));
+        assert!((first.score - 1.0).abs() < 1e-9, "{}", first.score);
+        assert_eq!(first.why, [Reason::OnlyFailing]);
+        // Run by the failing test and one passing test of two: 1/sqrt(2).
+        assert!((ranked[1].score - 0.5f64.sqrt()).abs() < 1e-9);
+        // parse ran in all three.
+        assert!((ranked[2].score - (1.0f64 / 3.0).sqrt()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_change_the_failing_test_ran_comes_first_then_where_it_raised() {
+        let ranked = rank_of(&coverage(), &[("calc/ops.py", "parse")], &[]);
+        assert_eq!(names(&ranked), ["parse", "Calc.div", "Calc.add"]);
+        assert_eq!(ranked[0].why, [Reason::Changed]);
+        // A change the failing test did not run is no suspect.
+        let unran = rank_of(&coverage(), &[("calc/ops.py", "Calc")], &[]);
+        assert_eq!(names(&unran), ["Calc.div", "Calc.add", "parse"]);
+        // Equal scores: the raising frame first, then the frame it passed through.
+        let mut even = coverage();
+        even.tests.retain(|t| t.test == "t::fails");
+        let ranked = rank_of(
+            &even,
+            &[],
+            &[("tests/t.py", 6), ("calc/ops.py", 9), ("calc/ops.py", 3)],
+        );
+        assert_eq!(names(&ranked), ["parse", "Calc.add", "Calc.div"]);
+        assert_eq!(ranked[0].why, [Reason::Raised, Reason::OnlyFailing]);
+        assert_eq!(ranked[1].why, [Reason::OnlyFailing, Reason::InTraceback]);
+    }
+
+    #[test]
+    fn a_test_not_traced_failing_has_no_ranking() {
+        let mut passed = coverage();
+        passed.tests[0].outcome = TestOutcome::Passed;
+        assert!(rank_of(&passed, &[], &[]).is_empty());
+        assert!(rank_of(&Coverage::default(), &[], &[]).is_empty());
+    }
+}
