@@ -94,6 +94,9 @@ pub struct Evidence<'a> {
 /// Per line: how many failing and passing traced tests ran it.
 type Counts = HashMap<(String, u32), (usize, usize)>;
 
+/// A symbol of the failure's, and its lines the failing test ran with their scores.
+type Scored = (Span, Vec<(u32, f64)>);
+
 /// The symbols the failure of `evidence.test` most likely comes from, best first, at
 /// most `most`; empty when that test was not traced failing.
 pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
@@ -134,7 +137,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         }
     }
     // The failure's own lines, by symbol: (file, qualname) -> (span, [(line, score)]).
-    let mut by_symbol: BTreeMap<(String, String), (Span, Vec<(u32, f64)>)> = BTreeMap::new();
+    let mut by_symbol: BTreeMap<(String, String), Scored> = BTreeMap::new();
     for (file, lines) in &failed.files {
         let Some(Some(spans)) = spans_of.get(file) else {
             continue;
@@ -187,7 +190,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
             }
             if passing == 0 {
                 why.push(Reason::OnlyFailing);
-            } else if failing * 2 > passing {
+            } else if failing > passing {
                 why.push(Reason::RanMore);
             }
             why.sort();
