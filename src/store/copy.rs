@@ -6,7 +6,8 @@
 //! tasks keep their names, fields, dependencies and times; sessions keep their ids, records,
 //! entries (keys, times, tags, metadata, exact content) and summaries; edits keep their
 //! checkouts, times, files and contents; test runs their checkouts, status, times, counts,
-//! output and problems; settings their checkouts and exact text. The whole copy is one
+//! output, problems, passing tests, traced passes and code snapshots (one stored copy per
+//! snapshot, as in the source); settings their checkouts and exact text. The whole copy is one
 //! transaction of the target, and what each store holds is counted before it commits: a
 //! copy that fails anywhere — a row the target refuses (named in the message), counts that
 //! differ, a killed process — leaves the target as empty as it was.
@@ -314,14 +315,18 @@ mod tests {
     use crate::store::memory::testing::{at, entry, session, with_tags};
     use crate::store::postgres::scratch::ScratchServer;
     use crate::store::tasks::Fields;
+    use crate::testrun::coverage::{Coverage, TestLines, TestOutcome};
     use crate::testrun::junit::{Problem, Report};
     use crate::testrun::run::{Outcome, Status as RunStatus};
+    use crate::testrun::snapshot::Snapshot;
+    use crate::testrun::traced::Traced;
 
     const HERE: &str = "build-1:/work/app";
 
     /// A SQLite store holding some of every kind of record: tasks with a dependency, two
-    /// sessions (one summarized), an edit, three runs (failed with problems, abandoned,
-    /// running) and settings.
+    /// sessions (one summarized), an edit, three runs (failed with problems, passing tests,
+    /// a traced pass and a snapshot; abandoned, with the same snapshot; running) and
+    /// settings.
     fn filled(path: &std::path::Path, title: &str) -> Store {
         let store = Store::open(path).unwrap();
         store
@@ -402,7 +407,11 @@ mod tests {
                             failed: 1,
                             errors: 1,
                             skipped: 0,
-                            passed_tests: Vec::new(),
+                            passed_tests: vec![
+                                "tests.test_a.test_z".into(),
+                                "tests.test_a.TestB.test_w[1-2]".into(),
+                                "tests.test_b.test_v".into(),
+                            ],
                             problems: vec![
                                 Problem {
                                     id: "tests.test_a.test_x".into(),
@@ -420,19 +429,51 @@ mod tests {
                         },
                         output: "1 failed, 3 passed, 1 error\n".into(),
                         seconds: 1.25,
-                        traced: None,
+                        traced: Some(traced()),
                     },
                 )?;
+                db.runs().keep_snapshot(failed, &code())?;
                 let abandoned =
                     db.runs()
                         .start(HERE, "python3 -m pytest -x", Time::from_unix(3), 42)?;
                 db.runs().abandon(abandoned, Time::from_unix(4))?;
+                db.runs().keep_snapshot(abandoned, &code())?;
                 db.runs()
                     .start("", "python3 -m pytest", Time::from_unix(5), 43)?;
                 db.settings().put(HERE, "source", "[nav]\ndepth = 3\n")
             })
             .unwrap();
         store
+    }
+
+    /// What the failing run's traced pass recorded.
+    fn traced() -> Traced {
+        let ran = |test: &str, outcome, lines: Vec<u32>| TestLines {
+            test: test.into(),
+            outcome,
+            files: [("src/a.py".to_string(), lines)].into_iter().collect(),
+        };
+        Traced {
+            coverage: Coverage {
+                tests: vec![
+                    ran(
+                        "tests/test_a.py::test_x",
+                        TestOutcome::Failed,
+                        vec![1, 2, 3, 7],
+                    ),
+                    ran("tests/test_a.py::test_z", TestOutcome::Passed, vec![1, 9]),
+                ],
+            },
+            files: vec!["tests/test_a.py".into()],
+            seconds: 0.375,
+        }
+    }
+
+    /// The code both finished runs tested.
+    fn code() -> Snapshot {
+        let mut code = Snapshot::default();
+        code.add("src/a.py::".into(), "X = 2\n");
+        code
     }
 
     /// Every row of every table of the SQLite store at `path` but the full-text index's
@@ -494,10 +535,29 @@ mod tests {
         assert_eq!(home, there);
         drop(original);
         let (before, after) = (rows(&first), rows(&back));
-        assert!(
+        let held = |table: &str| {
             before
                 .iter()
-                .any(|(t, rows)| t == "test_problems" && rows.len() == 2)
+                .find(|(t, _)| t == table)
+                .map_or(0, |(_, rows)| rows.len())
+        };
+        assert_eq!(
+            [
+                held("test_problems"),
+                held("test_passes"),
+                held("test_traces"),
+                held("test_snapshots")
+            ],
+            [2, 3, 2, 1],
+            "the runs' problems, passing tests, traces, and one snapshot for two runs"
+        );
+        let runs = Store::open(&back)
+            .unwrap()
+            .records(|db| db.runs().every(0, 10))
+            .unwrap();
+        assert_eq!(
+            (&runs[0].traced, &runs[0].snapshot, &runs[1].snapshot),
+            (&Some(traced()), &Some(code()), &Some(code()))
         );
         for ((table, was), (_, is)) in before.iter().zip(&after) {
             assert_eq!(was, is, "table {table}");

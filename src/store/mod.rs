@@ -57,6 +57,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (15, tasks::PG_OUTSTANDING),
     (16, memory::PG_COMPRESSION_SCHEMA),
     (17, memory::PG_STATISTICS_SCHEMA),
+    (18, runs::PG_TRACES),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

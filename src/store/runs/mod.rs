@@ -1,7 +1,8 @@
 //! Test runs of `source/tests/`, kept across remounts: each run's command, status,
-//! counts, whole output, and its failing and erroring tests with their tracebacks. Kept by
-//! either backend of the store ([`RunRecords`]; SQLite: `sqlite.rs`, PostgreSQL:
-//! `postgres.rs`).
+//! counts, whole output, and its failing and erroring tests with their tracebacks; and,
+//! for telling what a change broke (issue 44), its passing tests, its traced pass and the
+//! code's snapshot (`traces/`). Kept by either backend of the store ([`RunRecords`];
+//! SQLite: `sqlite.rs`, PostgreSQL: `postgres.rs`).
 //!
 //! A run tests one checkout's files, so it belongs to the checkout that started it (the
 //! key the source resource passes: `resources::source::checkout`); another checkout
@@ -17,15 +18,21 @@
 
 mod postgres;
 mod sqlite;
+mod traces;
 
 use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::row::{Row, size};
+use crate::testrun::coverage::Coverage;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
+use crate::testrun::snapshot::Snapshot;
+use crate::testrun::traced::Traced;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;
+pub(crate) use traces::{PG_TRACES, TRACES};
+pub use traces::{TraceRow, TraceRows};
 
 /// Migration 10, the same on both backends: each run's checkout, and one running run per
 /// checkout instead of one in all.
@@ -60,6 +67,10 @@ pub struct StoredRun {
     pub pid: u32,
     pub output: String,
     pub problems: Vec<Problem>,
+    /// The junit ids of the tests that passed, in report order.
+    pub passed_tests: Vec<String>,
+    pub traced: Option<Traced>,
+    pub snapshot: Option<Snapshot>,
 }
 
 /// What is appended to the output of a run whose process is gone.
@@ -107,8 +118,8 @@ pub enum Begun {
 }
 
 /// The test runs of a store, whichever backend holds them: the rules of starting, ending
-/// and copying a run, over what each backend answers ([`RunRows`]).
-pub trait RunRecords: RunRows {
+/// and copying a run, over what each backend answers ([`RunRows`], [`TraceRows`]).
+pub trait RunRecords: RunRows + TraceRows {
     /// Starts a run of `checkout` of `command` at `started` in process `pid` (of this
     /// host): [`Begun::Started`] with its number; [`Begun::Running`] naming the run of
     /// `checkout` that is running, while one is (only one runs at a time). A run that is
@@ -157,17 +168,74 @@ pub trait RunRecords: RunRows {
         self.insert(checkout, &run, "", pid)
     }
 
-    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended.
+    /// Records how run `id` (as [`RunRecords::begin`] numbered it) ended: with its
+    /// problems, the tests that passed, and what its traced pass recorded.
     fn finish(&self, id: i64, ended: Time, outcome: &Outcome) -> Result<()> {
         self.close(id, ended, outcome)?;
-        add_problems(self, id, &outcome.report.problems)
+        add_problems(self, id, &outcome.report.problems)?;
+        self.add_passed(id, &outcome.report.passed_tests)?;
+        match &outcome.traced {
+            Some(traced) => keep_traced(self, id, traced),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps `snapshot` as the code run `id` tested. Runs of unchanged code share one
+    /// stored copy.
+    fn keep_snapshot(&self, id: i64, snapshot: &Snapshot) -> Result<()> {
+        let (digest, body) = (snapshot.digest(), snapshot.encode());
+        if !self.add_snapshot(&digest, &body)? && self.snapshot_body(&digest)? != Some(body) {
+            // 64 bits of SHA-256 make this next to impossible; were it to happen, naming
+            // the other body would give the run a snapshot it did not have.
+            return Err(Error::internal(format!(
+                "test run {id}'s code snapshot has the digest {digest}, as another, different \
+                 snapshot does: it was not kept, so later runs cannot tell what changed since \
+                 this one; report it, naming the digest"
+            )));
+        }
+        if self.set_snapshot(id, &digest)? {
+            Ok(())
+        } else {
+            Err(Error::not_found(format!(
+                "test run {id} is not in the store, so its code snapshot was not kept"
+            )))
+        }
+    }
+
+    /// The code `checkout`'s run `id` tested, if it was kept.
+    fn snapshot(&self, checkout: &str, id: i64) -> Result<Option<Snapshot>> {
+        Ok(self
+            .snapshot_of(checkout, id)?
+            .map(|body| Snapshot::decode(&body)))
+    }
+
+    /// What the traced pass of `checkout`'s run `id` recorded; `None` when it had none.
+    fn traced(&self, checkout: &str, id: i64) -> Result<Option<Traced>> {
+        let Some((files, seconds)) = self.traced_pass(checkout, id)? else {
+            return Ok(None);
+        };
+        Ok(Some(Traced {
+            coverage: Coverage {
+                tests: self.traces_of(id)?,
+            },
+            files: traces::files_of(id, &files)?,
+            seconds,
+        }))
     }
 
     /// Keeps `run`, read from another store, exactly as it was there — its status, times,
-    /// counts, output and problems — under the next number; returns the number.
+    /// counts, output, problems, passing tests, traced pass and snapshot — under the next
+    /// number; returns the number.
     fn restore(&self, stored: &StoredRun) -> Result<i64> {
         let id = self.insert(&stored.checkout, &stored.run, &stored.output, stored.pid)?;
         add_problems(self, id, &stored.problems)?;
+        self.add_passed(id, &stored.passed_tests)?;
+        if let Some(traced) = &stored.traced {
+            keep_traced(self, id, traced)?;
+        }
+        if let Some(snapshot) = &stored.snapshot {
+            self.keep_snapshot(id, snapshot)?;
+        }
         Ok(id)
     }
 
@@ -185,6 +253,9 @@ pub trait RunRecords: RunRows {
                 Ok(StoredRun {
                     output: self.output(&checkout, run.id)?.unwrap_or_default(),
                     problems: self.problems(&checkout, run.id)?,
+                    passed_tests: self.passed_in(&checkout, run.id)?,
+                    traced: self.traced(&checkout, run.id)?,
+                    snapshot: self.snapshot(&checkout, run.id)?,
                     checkout,
                     run,
                     pid,
@@ -194,7 +265,19 @@ pub trait RunRecords: RunRows {
     }
 }
 
-impl<T: RunRows> RunRecords for T {}
+impl<T: RunRows + TraceRows> RunRecords for T {}
+
+/// Keeps `traced` as run `id`'s traced pass.
+fn keep_traced(rows: &(impl RunRecords + ?Sized), id: i64, traced: &Traced) -> Result<()> {
+    rows.set_traced(id, &traces::files_text(&traced.files)?, traced.seconds)?;
+    let stored = traced
+        .coverage
+        .tests
+        .iter()
+        .map(TraceRow::of)
+        .collect::<Result<Vec<_>>>()?;
+    rows.add_traces(id, &stored)
+}
 
 /// Keeps `problems` as run `id`'s, in their order.
 fn add_problems(rows: &(impl RunRows + ?Sized), id: i64, problems: &[Problem]) -> Result<()> {

@@ -46,6 +46,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 17: the planner's statistics of PostgreSQL's entries' words
     // (memory/postgres/statistics.sql); FTS5 counts a word's entries from its own index.
     "",
+    super::runs::TRACES,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).
