@@ -135,6 +135,11 @@ fn a_selector_is_split_as_a_shell_splits_it_and_the_command_line_reproduces_the_
 }
 
 #[test]
+fn a_regression_made_through_the_mount_names_the_edited_symbol_first() {
+    Mount::example().run_script("source_tests_suspects.sh");
+}
+
+#[test]
 fn a_run_and_its_result_are_one_command_line_and_the_result_names_the_suspects() {
     Mount::example().run_script("source_tests_wait.sh");
 }

@@ -56,7 +56,7 @@ impl Reason {
             Reason::Raised => "raised here",
             Reason::OnlyFailing => "ran only by failing tests",
             Reason::InTraceback => "in the traceback",
-            Reason::RanMore => "ran by the failing tests more than by passing ones",
+            Reason::RanMore => "ran more by failing tests than passing ones",
         }
     }
 }
@@ -160,17 +160,17 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         .into_iter()
         .map(|((file, qualname), (span, lines))| {
             let best = lines.iter().map(|(_, s)| *s).fold(0.0, f64::max);
-            let mut hot: Vec<u32> = lines
+            let top: Vec<u32> = lines
                 .iter()
                 .filter(|(_, s)| (*s - best).abs() < 1e-9)
                 .map(|(l, _)| *l)
                 .collect();
-            hot.truncate(2);
-            let (failing, passing) = hot
+            let (failing, passing) = top
                 .first()
                 .and_then(|l| counts.get(&(file.clone(), *l)))
                 .copied()
                 .unwrap_or((1, 0));
+            let hot = telling(&top, &lines, span.first);
             // The deepest frame in this symbol: its distance from the raising frame.
             let frame = evidence
                 .frames
@@ -225,6 +225,20 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
             .then(a.span.first.cmp(&b.span.first))
     });
     ranked.into_iter().map(|(r, _, _)| r).take(most).collect()
+}
+
+/// The lines among `top` (the best scored of `lines`, the failure's own in the symbol
+/// starting at line `first`) worth showing, at most two: none when every line the failure
+/// ran there scored the same, as then no line tells more than the symbol does; never its
+/// `def` line, which every call runs.
+fn telling(top: &[u32], lines: &[(u32, f64)], first: u32) -> Vec<u32> {
+    let body = |l: &&u32| **l != first;
+    let ran_in_body = lines.iter().filter(|(l, _)| *l != first).count();
+    let best: Vec<u32> = top.iter().filter(body).copied().collect();
+    if best.len() == ran_in_body {
+        return Vec::new();
+    }
+    best.into_iter().take(2).collect()
 }
 
 /// Ochiai of a line run by `ef` of `failing` failing tests and by `ep` passing ones.
@@ -348,6 +362,7 @@ mod tests {
         let ranked = rank_of(&coverage(), &[], &[]);
         assert_eq!(names(&ranked), ["Calc.div", "Calc.add", "parse"]);
         let first = &ranked[0];
+        // Line 17 ran by the failing test only, 13 by a passing one too.
         assert_eq!(first.hot, [17]);
         assert_eq!((first.failing, first.passing), (1, 0));
         assert!((first.score - 1.0).abs() < 1e-9, "{}", first.score);
@@ -376,6 +391,8 @@ mod tests {
         );
         assert_eq!(names(&ranked), ["parse", "Calc.add", "Calc.div"]);
         assert_eq!(ranked[0].why, [Reason::Raised, Reason::OnlyFailing]);
+        // Every line scored alike: none tells more than the symbol.
+        assert!(ranked[0].hot.is_empty(), "{:?}", ranked[0].hot);
         assert_eq!(ranked[1].why, [Reason::OnlyFailing, Reason::InTraceback]);
     }
 

@@ -27,9 +27,20 @@ pub struct Job {
     pub timeout: Duration,
     /// A line put first in the output, before pytest's (why this interpreter).
     pub note: Option<String>,
+    /// Whether and how the run records which project lines each test ran.
+    pub trace: Tracing,
+}
+
+/// Whether and how a run is traced (see `traced.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tracing {
+    Off,
     /// When tests fail, run their test files again traced, with these pytest arguments
-    /// (the settings' own, none of the selector's); `None`: never trace.
-    pub trace: Option<Vec<String>>,
+    /// (the settings' own, none of the selector's).
+    FailingFiles(Vec<String>),
+    /// Trace the run itself, every test it runs: a run that chooses tests by what they
+    /// ran keeps what it chooses by up to date.
+    Whole,
 }
 
 /// How a run ended.
@@ -164,11 +175,24 @@ impl Job {
         let output_path = scratch.path().join("output.txt");
         let mut args = self.arguments();
         args.push(format!("--junitxml={}", junit_path.display()));
-        let env: Vec<(String, String)> = self
+        let mut env: Vec<(String, String)> = self
             .environment()
             .into_iter()
             .map(|(name, value)| (name.to_string(), value))
             .collect();
+        let whole = match self.trace {
+            Tracing::Whole => match self.traced_whole(scratch.path(), &mut args, &mut env) {
+                Ok(tracer) => Some(tracer),
+                Err(e) => {
+                    return outcome(
+                        Status::Error,
+                        Report::default(),
+                        format!("cannot set up the tracer: {e}"),
+                    );
+                }
+            },
+            _ => None,
+        };
         let ended = self.pytest(
             &args,
             &env,
@@ -195,14 +219,20 @@ impl Job {
             _ => Status::Error,
         };
         let mut done = outcome(status, report.unwrap_or_default(), read_output());
-        if status == Status::Failed
-            && let Some(args) = &self.trace
-        {
-            done.traced = self.traced_pass(args, &done.report.problems, scratch.path());
-            if let Some(traced) = &done.traced {
-                done.output.push_str(&traced.note());
-                done.output.push('\n');
+        done.traced = match (&self.trace, whole) {
+            (_, Some(tracer)) => Some(super::traced::Traced {
+                coverage: tracer.read(),
+                files: Vec::new(),
+                seconds: done.seconds,
+            }),
+            (Tracing::FailingFiles(args), _) if status == Status::Failed => {
+                self.traced_pass(args, &done.report.problems, scratch.path())
             }
+            _ => None,
+        };
+        if let Some(traced) = &done.traced {
+            done.output.push_str(&traced.note());
+            done.output.push('\n');
         }
         done
     }
@@ -327,7 +357,7 @@ mod tests {
             selector: selector.iter().map(|s| s.to_string()).collect(),
             timeout,
             note: None,
-            trace: None,
+            trace: Tracing::Off,
         }
     }
 
@@ -387,7 +417,7 @@ mod tests {
             selector: vec![],
             timeout: Duration::from_secs(120),
             note: None,
-            trace: None,
+            trace: Tracing::Off,
         };
         let outcome = job.run();
         assert_eq!(outcome.status, Status::Passed, "{}", outcome.output);

@@ -15,7 +15,8 @@ use super::coverage::{Coverage, Tracer};
 use super::junit::Problem;
 use super::run::{Ended, Job};
 
-/// What the traced pass recorded.
+/// What a run's traced pass recorded; `files` is empty when the run itself was traced.
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Traced {
     pub coverage: Coverage,
@@ -29,6 +30,12 @@ impl Traced {
     pub fn note(&self) -> String {
         use crate::model::count::plural;
         let (tests, files) = (self.coverage.tests.len(), self.files.len());
+        if files == 0 {
+            return format!(
+                "homespace: traced the run itself, {tests} test{}",
+                plural(tests)
+            );
+        }
         format!(
             "homespace: traced {tests} test{} of {files} file{} again in {:.1} s to rank the \
              suspects",
@@ -57,17 +64,12 @@ impl Job {
         let mut selector = args.to_vec();
         selector.extend(files.iter().cloned());
         let mut words = self.arguments_for(&selector);
-        words.extend(tracer.arguments());
-        let mut env: Vec<(String, String)> = Vec::new();
-        let mut pythonpath = None;
-        for (name, value) in self.environment() {
-            if name == "PYTHONPATH" {
-                pythonpath = Some(value);
-            } else {
-                env.push((name.to_string(), value));
-            }
-        }
-        env.extend(tracer.environment(std::slice::from_ref(&self.root), pythonpath.as_deref()));
+        let mut env: Vec<(String, String)> = self
+            .environment()
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), value))
+            .collect();
+        self.enable(&tracer, &mut words, &mut env);
         let started = Instant::now();
         let output = scratch.join("traced.txt");
         let Ended::Exited(_) = self.pytest(&words, &env, &output, None, self.timeout) else {
@@ -79,6 +81,30 @@ impl Job {
             files,
             seconds: started.elapsed().as_secs_f64(),
         })
+    }
+
+    /// The tracer installed in `scratch` and enabled in `args` and `env`, for the run
+    /// itself.
+    pub(super) fn traced_whole(
+        &self,
+        scratch: &Path,
+        args: &mut Vec<String>,
+        env: &mut Vec<(String, String)>,
+    ) -> std::io::Result<Tracer> {
+        let tracer = Tracer::install(scratch)?;
+        self.enable(&tracer, args, env);
+        Ok(tracer)
+    }
+
+    /// `args` and `env` (the run's) with `tracer` enabled: its plugin loaded, its folder
+    /// first on `PYTHONPATH`.
+    fn enable(&self, tracer: &Tracer, args: &mut Vec<String>, env: &mut Vec<(String, String)>) {
+        args.extend(tracer.arguments());
+        let pythonpath = env
+            .iter()
+            .position(|(name, _)| name == "PYTHONPATH")
+            .map(|at| env.remove(at).1);
+        env.extend(tracer.environment(std::slice::from_ref(&self.root), pythonpath.as_deref()));
     }
 }
 
@@ -108,7 +134,7 @@ fn test_files(root: &Path, problems: &[Problem]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::testrun::coverage::TestOutcome;
-    use crate::testrun::run::Status;
+    use crate::testrun::run::{Status, Tracing};
     use std::path::PathBuf;
     use std::time::Duration;
 
@@ -164,7 +190,7 @@ mod tests {
         dir
     }
 
-    fn job(dir: &tempfile::TempDir, trace: Option<Vec<String>>) -> Job {
+    fn job(dir: &tempfile::TempDir, trace: Tracing) -> Job {
         Job {
             python: PathBuf::from("python3"),
             root: dir.path().to_path_buf(),
@@ -180,7 +206,7 @@ mod tests {
     #[test]
     fn a_failing_run_traces_the_failing_tests_files_again() {
         let dir = project();
-        let outcome = job(&dir, Some(Vec::new())).run();
+        let outcome = job(&dir, Tracing::FailingFiles(Vec::new())).run();
         assert_eq!(outcome.status, Status::Failed, "{}", outcome.output);
         let traced = outcome.traced.expect("a traced pass");
         assert_eq!(traced.files, ["tests/test_ops.py"]);
@@ -219,7 +245,7 @@ mod tests {
     #[test]
     fn a_passing_run_or_one_told_not_to_is_not_traced() {
         let dir = project();
-        let untraced = job(&dir, None).run();
+        let untraced = job(&dir, Tracing::Off).run();
         assert_eq!(untraced.status, Status::Failed, "{}", untraced.output);
         assert_eq!(untraced.traced, None);
         std::fs::write(
@@ -227,8 +253,38 @@ mod tests {
             "def double(n):\n    return n * 2\n\n\ndef twice(n):\n    return double(n)\n\n\ndef add(a, b):\n    return a + b\n",
         )
         .unwrap();
-        let passing = job(&dir, Some(Vec::new())).run();
+        let passing = job(&dir, Tracing::FailingFiles(Vec::new())).run();
         assert_eq!(passing.status, Status::Passed, "{}", passing.output);
         assert_eq!(passing.traced, None);
+    }
+
+    #[test]
+    fn a_run_traced_whole_records_every_test_it_ran_in_one_pass() {
+        let dir = project();
+        let outcome = job(&dir, Tracing::Whole).run();
+        assert_eq!(outcome.status, Status::Failed, "{}", outcome.output);
+        let traced = outcome.traced.expect("traced");
+        let tests: Vec<&str> = traced
+            .coverage
+            .tests
+            .iter()
+            .map(|t| t.test.as_str())
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                "tests/test_more.py::test_add_more",
+                "tests/test_ops.py::test_twice",
+                "tests/test_ops.py::test_add"
+            ]
+        );
+        assert!(traced.files.is_empty());
+        assert!(
+            outcome
+                .output
+                .ends_with("homespace: traced the run itself, 3 tests\n"),
+            "{}",
+            outcome.output
+        );
     }
 }

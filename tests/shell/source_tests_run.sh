@@ -48,7 +48,7 @@ expect_contains "$entry" "-m pytest tests/test_runner_cases.py" "the command"
 expect_contains "$entry" "tests.test_runner_cases.test_zero.txt" "the failure is listed"
 failure=$(cat "$T/runs/1/failures/tests.test_runner_cases.test_zero.txt")
 expect_contains "$failure" "ZeroDivisionError" "the failure's message"
-expect_contains "$failure" "suspect: $S/ledger/calcx/div.py (src/ledger/calcx.py:1-2, raised here)" "the project's frame as its symbol file"
+expect_contains "$failure" "suspect: $S/ledger/calcx/div.py (src/ledger/calcx.py:1-2, score 0.50, raised here)" "the project's frame as its symbol file, ranked: run by the failing test and a passing one, of two failing"
 expect_contains "$failure" "src/ledger/calcx.py:2" "and its place"
 expect_contains "$failure" "test: $T/test_runner_cases/test_zero.py" "the failing test's symbol file"
 expect_contains "$(cat "$T/test_runner_cases/test_zero.py")" "def test_zero" "which is the test's source"

@@ -4,9 +4,13 @@
 # each failure's suspects as symbol files, followed through the test's imports (`import x
 # as y`, `from x import y`, a package re-exporting with `*`, a constructor's class), and
 # a failure file is shorter than pytest's own traceback with the assertion's diff once.
+# These are the suspects guessed from the text, with tracing off (source_tests_suspects.sh
+# has the ranked ones).
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 T="$S/tests"
+sed -i 's/^trace = true$/trace = false/' "$S/meta/settings.toml"
+expect_contains "$(cat "$S/meta/settings.toml")" "trace = false" "tracing is off"
 mkdir -p "$PROJECT/src/ledger/shapes"
 cat > "$PROJECT/src/ledger/shapes/core.py" <<'PY'
 __all__ = ["windowed", "Box"]

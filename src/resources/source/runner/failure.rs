@@ -58,7 +58,7 @@ const DETAILED: usize = 1;
 /// Failures after the detailed ones listed with a line each; the rest are counted.
 const LISTED: usize = 4;
 /// Suspects of a detailed failure in `result.md`: the likeliest; its failure file has all.
-const SUSPECTS_HERE: usize = 2;
+const SUSPECTS_HERE: usize = 3;
 /// Characters of a listed failure's message.
 const MESSAGE_CHARS: usize = 90;
 /// Characters of the message of a failure whose suspect was told above.
@@ -75,6 +75,7 @@ impl Runner {
     /// A failure as its file shows it.
     pub(crate) fn failure_view(&self, run: &runs::Run, problem: &Problem) -> String {
         let tb = traceback::read(&problem.traceback);
+        let evidence = self.evidence(run);
         let message = first_line(&problem.message);
         let mut text = format!("{} — {} in run {}\n", problem.id, problem.kind, run.id);
         // pytest's explanation below starts with the message: said once.
@@ -93,8 +94,9 @@ impl Runner {
                 .unwrap_or_default();
             text.push_str(&format!("test: {file}{place}\n"));
         }
-        let suspects = self.suspects(&tb.frames);
-        text.push_str(&self.suspect_lines(&suspects, "suspect: "));
+        let suspects = self.suspects_of(&evidence, problem, &tb.frames);
+        text.push_str(&suspects.none_said());
+        text.push_str(&self.suspect_lines(&suspects.found, "suspect: ", true));
         text.push('\n');
         if tb.frames.is_empty() {
             // Not a traceback we can read: as pytest wrote it.
@@ -130,6 +132,7 @@ impl Runner {
                 "Still running: read {dir}result.md again to wait for its end.\n"
             ));
         }
+        let evidence = self.evidence(run);
         let mut told: Vec<&str> = Vec::new();
         // The suspects named in detail: a later failure with the same one just says so.
         let mut named: Vec<String> = Vec::new();
@@ -151,7 +154,11 @@ impl Runner {
             };
             if told.len() > DETAILED {
                 if others.len() < LISTED {
-                    let first = self.suspects(&tb.frames).into_iter().next();
+                    let first = self
+                        .suspects_of(&evidence, problem, &tb.frames)
+                        .found
+                        .into_iter()
+                        .next();
                     let line = match first {
                         Some(s) if named.contains(&s.file) => format!(
                             "- {}: same suspect, {}",
@@ -200,10 +207,21 @@ impl Runner {
             for line in explained.take(EXPLAINED) {
                 text.push_str(&format!("  {}\n", shortened(line, LINE_CHARS)));
             }
-            let mut suspects = self.suspects(&tb.frames);
+            let suspects = self.suspects_of(&evidence, problem, &tb.frames);
+            text.push_str(&suspects.none_said());
+            let mut suspects = suspects.found;
             named.extend(suspects.iter().map(|s| s.file.clone()));
             suspects.truncate(SUSPECTS_HERE);
-            text.push_str(&self.suspect_lines(&suspects, "  suspect: "));
+            for suspect in &suspects {
+                text.push_str(&self.suspect_lines(
+                    std::slice::from_ref(suspect),
+                    "  suspect: ",
+                    false,
+                ));
+                for (line, code) in self.hot_lines(suspect) {
+                    text.push_str(&format!("    {line}: {code}\n"));
+                }
+            }
             // The first suspect's code, when short: what the agent would read next.
             if let Some(first) = suspects.first()
                 && let Some(code) = self.places.short_symbol(&first.file)
@@ -229,16 +247,21 @@ impl Runner {
         crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
     }
 
-    /// `prefix<symbol file> (<module>:<lines>, <why>)`, a line each.
-    fn suspect_lines(&self, suspects: &[Suspect], prefix: &str) -> String {
+    /// `prefix<symbol file> (<module>:<lines>, [score <score>, ]<why>)`, a line each; the
+    /// score only when `scored` and the suspect was ranked.
+    fn suspect_lines(&self, suspects: &[Suspect], prefix: &str, scored: bool) -> String {
         suspects
             .iter()
             .map(|s| {
+                let score = match s.score {
+                    Some(score) if scored => format!("score {score:.2}, "),
+                    _ => String::new(),
+                };
                 format!(
-                    "{prefix}{} ({}, {})\n",
+                    "{prefix}{} ({}, {score}{})\n",
                     self.links.file(&tree_path(&s.file)),
                     s.lines,
-                    s.why.label()
+                    s.why
                 )
             })
             .collect()

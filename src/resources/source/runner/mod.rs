@@ -8,9 +8,11 @@
 //! Runs are kept in the store ([`crate::store::runs`]) and made by [`crate::testrun`];
 //! one runs at a time, on a thread of its own, so the mount never waits for one.
 
+mod affected;
 mod at;
 mod failure;
 mod places;
+mod ranked;
 mod run_files;
 mod start;
 mod suspects;

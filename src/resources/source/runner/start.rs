@@ -10,10 +10,11 @@ use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::pytest_config::config_file;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;
+use crate::resources::source::runner::ranked::snapshot;
 use crate::resources::source::runner::test_runs::{RUNS_HERE, carried_out};
 use crate::store;
 use crate::store::runs::Begun;
-use crate::testrun::run::Job;
+use crate::testrun::run::{Job, Tracing};
 use crate::testrun::selector;
 use crate::tree::{access, lock};
 
@@ -61,13 +62,21 @@ impl Runner {
         }
         let selector = std::str::from_utf8(selector)
             .map_err(|_| Error::invalid("source/tests/run: the selector is not UTF-8 text"))?;
-        let words = selector::parse(selector, &self.project.root).map_err(|why| {
-            Error::invalid(format!(
-                "source/tests/run: no run was started: {why}. Other pytest options are the \
-                 owner's to set, in tests.args of {}",
-                self.links.to("source/meta/settings.toml")
-            ))
-        })?;
+        let chosen = match shlex::split(selector).as_deref() {
+            Some([word]) if word == "affected" => Some(self.affected()?),
+            Some([word, symbol]) if word == "covering" => Some(self.covering(symbol)?),
+            _ => None,
+        };
+        let words = match &chosen {
+            Some(chosen) => chosen.words.clone(),
+            None => selector::parse(selector, &self.project.root).map_err(|why| {
+                Error::invalid(format!(
+                    "source/tests/run: no run was started: {why}. Other pytest options are \
+                     the owner's to set, in tests.args of {}",
+                    self.links.to("source/meta/settings.toml")
+                ))
+            })?,
+        };
         let settings = self.settings.current();
         let python = crate::python::interpreter::find(
             &self.project.root,
@@ -81,15 +90,25 @@ impl Runner {
         })?;
         let mut args = settings.test_args.clone();
         args.extend(words);
-        let trace = settings.test_trace.then(|| settings.test_args.clone());
-        // Said first in the run's output and view: the tests may fail for it.
-        let note = (!python.passed_over.is_empty()).then(|| {
-            format!(
+        // A run that chose its tests by what they ran keeps what it chose by up to date.
+        let trace = if chosen.is_some() {
+            Tracing::Whole
+        } else if settings.test_trace {
+            Tracing::FailingFiles(settings.test_args.clone())
+        } else {
+            Tracing::Off
+        };
+        // Said first in the run's output and view: which tests were chosen, and the
+        // interpreter, as the tests may fail for it.
+        let mut notes: Vec<String> = chosen.iter().map(|c| c.note.clone()).collect();
+        if !python.passed_over.is_empty() {
+            notes.push(format!(
                 "homespace: ran {} because {}",
                 python.path.display(),
                 python.passed_over.join("; ")
-            )
-        });
+            ));
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("\n"));
         let job = Job {
             python: python.path,
             note,
@@ -133,11 +152,22 @@ impl Runner {
             lock(&RUNS_HERE).remove(&id);
         };
         let store: Arc<store::Store> = self.runs.store.clone();
+        let (project, modules) = (self.project.clone(), self.modules.clone());
         let changes = self.runs.reporter();
         let tests = tree_path_of([TESTS]);
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {
+                // The code as the run finds it: a later failing run tells from it what
+                // changed since its tests passed here.
+                let code = snapshot(&project, &modules);
+                if let Err(e) = store.change_records(|db| db.runs().keep_snapshot(id, &code)) {
+                    crate::log::line(&format!(
+                        "test run {id}: cannot keep the code it ran: {}; suspects of a later \
+                         run will not know what changed since",
+                        e.message
+                    ));
+                }
                 let outcome = job.run();
                 let ended = Time::now();
                 if let Err(e) = store.change_records(|db| db.runs().finish(id, ended, &outcome)) {

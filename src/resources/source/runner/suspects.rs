@@ -20,7 +20,7 @@ const HOPS: usize = 4;
 
 /// Why a symbol is suspected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Why {
+enum Why {
     /// The traceback's deepest project frame: where the error was raised.
     Raised,
     /// A project frame the traceback passed through.
@@ -32,7 +32,7 @@ pub(crate) enum Why {
 }
 
 impl Why {
-    pub(crate) fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             Why::Raised => "raised here",
             Why::Passed => "in the traceback",
@@ -43,7 +43,7 @@ impl Why {
 }
 
 /// A suspected symbol.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Suspect {
     /// `ledger.accounts.Account.debit`
     pub dotted: String,
@@ -51,15 +51,21 @@ pub(crate) struct Suspect {
     pub file: String,
     /// Where it is in its module, from the project's folder: `src/ledger/accounts.py:61-64`.
     pub lines: String,
-    pub why: Why,
+    /// Why, in a few words (`raised here`; `changed since the last green run, ran only by
+    /// failing tests`).
+    pub why: String,
+    /// Its score when ranked from a traced run (0 to 1); `None` when guessed from the text.
+    pub score: Option<f64>,
+    /// The lines of its module that ranked highest, when ranked.
+    pub hot: Vec<u32>,
 }
 
 /// A symbol found in a project module.
-struct Found {
-    module: PathBuf,
-    symbol: Symbol,
+pub(super) struct Found {
+    pub(super) module: PathBuf,
+    pub(super) symbol: Symbol,
     /// The symbols from the module's top down to it (for the file path).
-    stems: Vec<String>,
+    pub(super) stems: Vec<String>,
 }
 
 impl Runner {
@@ -227,6 +233,12 @@ impl Runner {
         Some(parts.join("."))
     }
 
+    /// The symbol `dotted` (`package.module.Class.method`) names in the project, followed
+    /// through re-exports.
+    pub(super) fn locate_symbol(&self, dotted: Dotted<'_>) -> Option<Found> {
+        self.locate(dotted, 0)
+    }
+
     /// The symbol `dotted` names in the project: its longest prefix that is a project
     /// module, then the rest as symbols in it, followed through the module's own imports
     /// when it only re-exports the name.
@@ -288,6 +300,11 @@ impl Runner {
     }
 
     fn suspect(&self, found: &Found, why: Why) -> Option<Suspect> {
+        self.suspect_of(found, why.label().to_string())
+    }
+
+    /// `found` as a suspect, suspected for `why`.
+    pub(super) fn suspect_of(&self, found: &Found, why: String) -> Option<Suspect> {
         let shown = self.source_path_of(&found.module)?;
         let dotted_module = self.dotted_of(&found.module).unwrap_or_default();
         let rel = found
@@ -301,12 +318,14 @@ impl Runner {
             file: format!("{shown}/{}.py", found.stems.join("/")),
             lines: format!("{}:{first}-{last}", rel.display()),
             why,
+            score: None,
+            hot: Vec::new(),
         })
     }
 }
 
 /// The file stems from the module's top symbol down to symbol `at`.
-fn stems(symbols: &[Symbol], at: usize) -> Vec<String> {
+pub(super) fn stems(symbols: &[Symbol], at: usize) -> Vec<String> {
     let mut stems = Vec::new();
     let mut next = Some(at);
     while let Some(i) = next {

@@ -36,7 +36,12 @@ impl Runner {
                     ..Node::view().owned(owner).waiting(run.status == "running")
                 })
             }
-            At::Output(_) | At::Failure(..) => Ok(Node {
+            // All pytest printed, exact: a document, which no budget cuts.
+            At::Output(_) => Ok(Node {
+                size: Some(self.runner_read(at)?.len() as u64),
+                ..Node::document(false).owned(owner)
+            }),
+            At::Failure(..) => Ok(Node {
                 size: Some(self.runner_read(at)?.len() as u64),
                 ..Node::view().owned(owner)
             }),
@@ -68,7 +73,7 @@ impl Runner {
                         Kind::View,
                         "the outcome, failures and suspects; waits while the run goes on",
                     ),
-                    Child::new("output.txt", Kind::View, "everything pytest printed"),
+                    Child::new("output.txt", Kind::Document, "everything pytest printed"),
                     Child::new(
                         "failures",
                         Kind::Dir,
@@ -272,8 +277,8 @@ impl Runner {
         Ok((run, text))
     }
 
-    /// What a run's views say before its failures: the interpreter note its output opens
-    /// with, and why pytest could not run at all.
+    /// What a run's views say before its failures: the notes its output opens with (which
+    /// tests `affected` chose, why this interpreter), and why pytest could not run at all.
     fn run_notes(&self, run: &runs::Run) -> Result<RunNotes> {
         let mut about = RunNotes::default();
         let output = self
@@ -282,11 +287,7 @@ impl Runner {
             .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
         about.count_from(crate::testrun::summary::closing(&output));
-        if let Some(note) = output
-            .lines()
-            .next()
-            .filter(|l| l.starts_with("homespace: "))
-        {
+        for note in output.lines().take_while(|l| l.starts_with("homespace: ")) {
             about.push(note.to_string());
         }
         if run.status == "error" {

@@ -1,0 +1,278 @@
+//! Choosing tests by what they ran, from the newest trace of each test: `affected` (written
+//! to `source/tests/run`) runs the tests that ran what changed since the last run, and
+//! `covering <symbol>` the tests that ran one symbol; a module's and a symbol's views say
+//! how many tests ran them.
+//!
+//! What `affected` runs:
+//! - the tests whose newest trace ran a function, method or class whose own lines changed
+//!   (or that is gone) since the last run;
+//! - for a change in a module's own lines (an import, a constant) or a new symbol, which no
+//!   trace can have run yet, the tests that ran anything of that module;
+//! - every test of a test file that changed or was never traced;
+//! - the tests that failed in the last run.
+//!
+//! With no trace at all, it runs every test instead, traced, and says so; runs it chooses
+//! are traced whole too, so what it chooses by stays as new as the tests it ran.
+//! Traces are told as symbols by the code of the run that made them (its snapshot), so
+//! edits since that moved lines do not mislead it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::error::{Error, Result};
+use crate::python::Dotted;
+use crate::resources::source::runner::Runner;
+use crate::resources::source::runner::ranked::{junit_id_of, snapshot};
+use crate::testrun::snapshot::Snapshot;
+
+/// Changed symbols named in a run's note before the rest are counted.
+const NAMED: usize = 3;
+
+/// Which tests ran what, from the newest trace of each test.
+#[derive(Debug, Default)]
+pub(crate) struct Ran {
+    /// `(file, qualname)` to the node ids of the tests that ran its own lines.
+    by_symbol: BTreeMap<(String, String), BTreeSet<String>>,
+    /// Every traced test's node id.
+    tests: BTreeSet<String>,
+}
+
+impl Ran {
+    /// The tests that ran symbol `qualname` of `file`, or a symbol inside it.
+    pub(crate) fn tests_of(&self, file: &str, qualname: &str) -> BTreeSet<&str> {
+        let inside = format!("{qualname}.");
+        self.by_symbol
+            .range((file.to_string(), qualname.to_string())..)
+            .take_while(|((f, q), _)| f == file && (q == qualname || q.starts_with(&inside)))
+            .flat_map(|(_, tests)| tests.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// The tests that ran anything of `file`.
+    pub(crate) fn tests_of_file(&self, file: &str) -> BTreeSet<&str> {
+        self.by_symbol
+            .range((file.to_string(), String::new())..)
+            .take_while(|((f, _), _)| f == file)
+            .flat_map(|(_, tests)| tests.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// Traced tests of test file `file`.
+    fn tests_in(&self, file: &str) -> impl Iterator<Item = &str> {
+        let prefix = format!("{file}::");
+        self.tests
+            .iter()
+            .filter(move |t| t.starts_with(&prefix))
+            .map(String::as_str)
+    }
+}
+
+/// The tests a selector word chose, and what the run says about the choice.
+#[derive(Debug)]
+pub(crate) struct Chosen {
+    /// pytest's words: node ids and test files; empty for every test.
+    pub(crate) words: Vec<String>,
+    /// Said first in the run's output: what was chosen and why.
+    pub(crate) note: String,
+}
+
+impl Runner {
+    /// Which tests ran what, from the newest trace of each test of this checkout.
+    pub(crate) fn ran(&self) -> Result<Ran> {
+        let checkout = &self.runs.checkout;
+        let traces = self
+            .runs
+            .store
+            .records(|db| db.runs().latest_traces(checkout))?;
+        let mut snapshots: BTreeMap<i64, Option<Snapshot>> = BTreeMap::new();
+        let mut ran = Ran::default();
+        for (run, test) in traces {
+            let code = match snapshots.get(&run) {
+                Some(code) => code,
+                None => {
+                    let code = self
+                        .runs
+                        .store
+                        .records(|db| db.runs().snapshot(checkout, run))?;
+                    snapshots.entry(run).or_insert(code)
+                }
+            };
+            if let Some(code) = code {
+                for (file, lines) in &test.files {
+                    let spans: Vec<(&str, u32, u32)> = code
+                        .symbols_of(file)
+                        .map(|(q, p)| (q, p.first, p.last))
+                        .collect();
+                    for line in lines {
+                        let innermost = spans
+                            .iter()
+                            .filter(|(_, first, last)| first <= line && line <= last)
+                            .min_by_key(|(_, first, last)| last - first);
+                        if let Some((qualname, _, _)) = innermost {
+                            ran.by_symbol
+                                .entry((file.clone(), qualname.to_string()))
+                                .or_default()
+                                .insert(test.test.clone());
+                        }
+                    }
+                }
+            }
+            ran.tests.insert(test.test);
+        }
+        Ok(ran)
+    }
+
+    /// What `affected` runs (see the file's doc).
+    pub(crate) fn affected(&self) -> Result<Chosen> {
+        let ran = self.ran()?;
+        if ran.tests.is_empty() {
+            return Ok(Chosen {
+                words: Vec::new(),
+                note: "homespace: affected: no test has been traced yet, so every test ran, \
+                       traced; the next `affected` chooses"
+                    .into(),
+            });
+        }
+        let checkout = &self.runs.checkout;
+        let last = self.runs.store.records(|db| {
+            let runs = db.runs();
+            for run in runs.newest(checkout, 20)? {
+                if run.status == "running" {
+                    continue;
+                }
+                if let Some(code) = runs.snapshot(checkout, run.id)? {
+                    let failed = runs.problems(checkout, run.id)?;
+                    return Ok(Some((run, code, failed)));
+                }
+            }
+            Ok(None)
+        })?;
+        let Some((last, before, failed)) = last else {
+            return Ok(Chosen {
+                words: Vec::new(),
+                note: "homespace: affected: no earlier run to compare the code with, so every \
+                       test ran, traced"
+                    .into(),
+            });
+        };
+        let now = snapshot(&self.project, &self.modules);
+        let mut changed: Vec<&str> = now.changed_since(&before);
+        changed.extend(
+            before
+                .symbols
+                .keys()
+                .filter(|key| !now.symbols.contains_key(*key))
+                .map(String::as_str),
+        );
+        let mut tests: BTreeSet<&str> = BTreeSet::new();
+        let mut files: BTreeSet<String> = BTreeSet::new();
+        let mut named: Vec<String> = Vec::new();
+        for key in &changed {
+            let Some((file, qualname)) = key.split_once("::") else {
+                continue;
+            };
+            let is_test = self.project.is_test_file(&self.project.root.join(file));
+            if is_test {
+                let traced: Vec<&str> = ran.tests_in(file).collect();
+                if traced.is_empty() {
+                    files.insert(file.to_string());
+                } else {
+                    tests.extend(traced);
+                }
+                continue;
+            }
+            let known = before.symbols.contains_key(*key) && !qualname.is_empty();
+            if known {
+                tests.extend(ran.tests_of(file, qualname));
+            } else {
+                tests.extend(ran.tests_of_file(file));
+            }
+            named.push(if qualname.is_empty() {
+                format!("{file} (its own lines)")
+            } else {
+                format!("{file}::{qualname}")
+            });
+        }
+        for problem in &failed {
+            tests.extend(
+                ran.tests
+                    .iter()
+                    .filter(|t| junit_id_of(t) == problem.id)
+                    .map(String::as_str),
+            );
+        }
+        // A test of a file run whole needs no id of its own.
+        tests.retain(|t| !files.iter().any(|f| t.starts_with(&format!("{f}::"))));
+        if tests.is_empty() && files.is_empty() {
+            return Err(Error::invalid(format!(
+                "source/tests/run: no run was started: nothing the traced tests ran changed \
+                 since run {}, and none of its tests failed; `echo > {}` runs every test",
+                last.id,
+                self.links.to("source/tests/run")
+            )));
+        }
+        let mut words: Vec<String> = files.iter().cloned().collect();
+        words.extend(tests.iter().map(|t| t.to_string()));
+        let more = named.len().saturating_sub(NAMED);
+        named.truncate(NAMED);
+        let what = if named.is_empty() {
+            "test files that changed or were never traced".to_string()
+        } else if more > 0 {
+            format!("{} and {more} more", named.join(", "))
+        } else {
+            named.join(", ")
+        };
+        let note = format!(
+            "homespace: affected: {} of {} traced test{}{}, for what changed since run {}: {what}",
+            tests.len(),
+            ran.tests.len(),
+            crate::model::count::plural(ran.tests.len()),
+            if files.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " and {} test file{}",
+                    files.len(),
+                    crate::model::count::plural(files.len())
+                )
+            },
+            last.id
+        );
+        Ok(Chosen { words, note })
+    }
+
+    /// What `covering <symbol>` runs: the tests that ran `symbol` (dotted, as
+    /// `ledger.rates.interest`).
+    pub(crate) fn covering(&self, symbol: &str) -> Result<Chosen> {
+        let parts: Vec<String> = symbol.split('.').map(str::to_string).collect();
+        let found = self.locate_symbol(Dotted::new(&parts)).ok_or_else(|| {
+            Error::not_found(format!(
+                "source/tests/run: no run was started: {symbol} is not a function, method or \
+                 class of the project (write it dotted, as `covering package.module.name`)"
+            ))
+        })?;
+        let rel = found
+            .module
+            .strip_prefix(&self.project.root)
+            .unwrap_or(&found.module)
+            .to_string_lossy()
+            .into_owned();
+        let qualname = Dotted::new(&found.symbol.qualname).to_string();
+        let ran = self.ran()?;
+        let tests = ran.tests_of(&rel, &qualname);
+        if tests.is_empty() {
+            return Err(Error::not_found(format!(
+                "source/tests/run: no run was started: no traced test ran {symbol}; `echo \
+                 affected > {0}` or `echo > {0}` traces the tests that run",
+                self.links.to("source/tests/run")
+            )));
+        }
+        Ok(Chosen {
+            note: format!(
+                "homespace: covering {symbol}: the {} test{} whose newest trace ran it",
+                tests.len(),
+                crate::model::count::plural(tests.len())
+            ),
+            words: tests.into_iter().map(str::to_string).collect(),
+        })
+    }
+}

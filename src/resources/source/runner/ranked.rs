@@ -1,0 +1,328 @@
+//! The runner's side of ranked suspects: the project's symbols as the ranking
+//! ([`crate::testrun::ranking`]) takes them, a snapshot of the project's code taken when a
+//! run starts, and ranked symbols turned into suspects that name their symbol files.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::python::Dotted;
+use crate::resources::source::modules::Modules;
+use crate::resources::source::project::Project;
+use crate::resources::source::runner::Runner;
+use crate::resources::source::runner::suspects::{Found, Suspect, stems};
+use crate::store::runs;
+use crate::testrun::junit::Problem;
+use crate::testrun::ranking::{self, Evidence, Ranked, Span};
+use crate::testrun::snapshot::Snapshot;
+use crate::testrun::traceback::Frame;
+use crate::testrun::traced::Traced;
+
+/// Suspects a failure file lists; `result.md` shows the first of them.
+pub(crate) const MOST: usize = 5;
+
+/// What a run's suspects are ranked from, read from the store once per view.
+pub(crate) struct RunEvidence {
+    run: i64,
+    /// The run's traced pass; `None` when it had none (tracing off, nothing to trace, a
+    /// pass that did not end).
+    traced: Option<Traced>,
+    /// The code when the run started.
+    code: Option<Snapshot>,
+}
+
+/// A failure's suspects, and whether they were ranked or guessed from the text.
+pub(crate) struct Suspects {
+    pub(crate) found: Vec<Suspect>,
+    ranked: bool,
+}
+
+impl Suspects {
+    /// The line that says a traced failure has no ranked suspect, rather than guessing;
+    /// empty otherwise.
+    pub(crate) fn none_said(&self) -> String {
+        if self.ranked && self.found.is_empty() {
+            "No ranked suspect: the failing test ran no project code outside the tests.\n".into()
+        } else {
+            String::new()
+        }
+    }
+}
+
+impl Runner {
+    /// What the suspects of `run`'s failures are ranked from.
+    pub(crate) fn evidence(&self, run: &runs::Run) -> RunEvidence {
+        let (traced, code) = self
+            .runs
+            .store
+            .records(|db| {
+                let runs = db.runs();
+                Ok((
+                    runs.traced(&self.runs.checkout, run.id)?,
+                    runs.snapshot(&self.runs.checkout, run.id)?,
+                ))
+            })
+            .unwrap_or_default();
+        RunEvidence {
+            run: run.id,
+            traced,
+            code,
+        }
+    }
+
+    /// The suspects of `problem`, whose traceback has `frames`: ranked when its test was
+    /// traced, else guessed from the traceback and the test's text.
+    pub(crate) fn suspects_of(
+        &self,
+        evidence: &RunEvidence,
+        problem: &Problem,
+        frames: &[Frame],
+    ) -> Suspects {
+        let traced_failing = evidence.traced.as_ref().filter(|traced| {
+            traced
+                .coverage
+                .tests
+                .iter()
+                .any(|t| junit_id_of(&t.test) == problem.id)
+        });
+        let Some(traced) = traced_failing else {
+            return Suspects {
+                found: self.suspects(frames),
+                ranked: false,
+            };
+        };
+        let changed = self.changed_for(evidence, &problem.id);
+        let frames: Vec<(String, u32)> = frames
+            .iter()
+            .map(|f| (f.file.clone(), u32::try_from(f.line).unwrap_or(u32::MAX)))
+            .collect();
+        Suspects {
+            found: self.ranked_suspects(traced, &problem.id, &changed, &frames),
+            ranked: true,
+        }
+    }
+
+    /// The symbols changed between the last run in which test `junit_id` passed and
+    /// `evidence`'s run; none when it never passed before or a snapshot is missing.
+    fn changed_for(&self, evidence: &RunEvidence, junit_id: &str) -> BTreeSet<(String, String)> {
+        let Some(now) = &evidence.code else {
+            return BTreeSet::new();
+        };
+        let checkout = &self.runs.checkout;
+        let before = self.runs.store.records(|db| {
+            let runs = db.runs();
+            match runs.last_passed(checkout, junit_id, evidence.run)? {
+                Some(green) => runs.snapshot(checkout, green),
+                None => Ok(None),
+            }
+        });
+        match before {
+            Ok(Some(before)) => changed_symbols(now, &before),
+            _ => BTreeSet::new(),
+        }
+    }
+
+    /// The lines of `suspect`'s module that ranked highest, with their code.
+    pub(crate) fn hot_lines(&self, suspect: &Suspect) -> Vec<(u32, String)> {
+        let Some((file, _)) = suspect.lines.rsplit_once(':') else {
+            return Vec::new();
+        };
+        let Ok(module) = self.modules.get(None, &self.project.root.join(file)) else {
+            return Vec::new();
+        };
+        let Ok(text) = module.text() else {
+            return Vec::new();
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        suspect
+            .hot
+            .iter()
+            .filter_map(|&n| {
+                let code = lines.get(usize::try_from(n).ok()?.checked_sub(1)?)?;
+                Some((n, crate::render::one_line(code.trim(), 100)))
+            })
+            .collect()
+    }
+
+    /// The ranked suspects of the failure of test `junit_id` (as the report names it),
+    /// from the run's traced pass, the symbols `changed` since its tests last passed and
+    /// its traceback's `frames` (file from the project's folder, line; outermost first);
+    /// empty when the test was not traced failing.
+    pub(crate) fn ranked_suspects(
+        &self,
+        traced: &Traced,
+        junit_id: &str,
+        changed: &BTreeSet<(String, String)>,
+        frames: &[(String, u32)],
+    ) -> Vec<Suspect> {
+        let Some(test) = traced
+            .coverage
+            .tests
+            .iter()
+            .find(|t| junit_id_of(&t.test) == junit_id)
+        else {
+            return Vec::new();
+        };
+        let spans = |file: &str| self.spans(file);
+        let ranked = ranking::rank(
+            &Evidence {
+                coverage: &traced.coverage,
+                test: &test.test,
+                spans: &spans,
+                changed,
+                frames,
+            },
+            MOST,
+        );
+        ranked
+            .iter()
+            .filter_map(|r| self.ranked_suspect(r))
+            .collect()
+    }
+
+    /// The symbols of project file `file` (from the project's folder); `None` for a test
+    /// file, a hidden one or one that does not parse.
+    fn spans(&self, file: &str) -> Option<Vec<Span>> {
+        let path = self.project.root.join(file);
+        if self.project.is_test_file(&path) || self.project.is_hidden(&path, false) {
+            return None;
+        }
+        let module = self.modules.get(None, &path).ok()?;
+        Some(
+            module
+                .index
+                .symbols
+                .iter()
+                .map(|s| Span {
+                    qualname: Dotted::new(&s.qualname).to_string(),
+                    first: u32::try_from(s.first_line).unwrap_or(u32::MAX),
+                    last: u32::try_from(s.first_line + s.lines.saturating_sub(1))
+                        .unwrap_or(u32::MAX),
+                })
+                .collect(),
+        )
+    }
+
+    fn ranked_suspect(&self, ranked: &Ranked) -> Option<Suspect> {
+        let module = self.project.root.join(&ranked.file);
+        let parsed = self.modules.get(None, &module).ok()?;
+        let symbols = &parsed.index.symbols;
+        let at = symbols.iter().position(|s| {
+            s.first_line == ranked.span.first as usize
+                && Dotted::new(&s.qualname).to_string() == ranked.span.qualname
+        })?;
+        let found = Found {
+            module,
+            stems: stems(symbols, at),
+            symbol: symbols[at].clone(),
+        };
+        let why = ranked
+            .why
+            .iter()
+            .map(|r| r.label())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut suspect = self.suspect_of(&found, why)?;
+        suspect.score = Some(ranked.score);
+        suspect.hot = ranked.hot.clone();
+        Some(suspect)
+    }
+}
+
+/// What the project's code and tests are now, symbol by symbol.
+pub(crate) fn snapshot(project: &Project, modules: &Modules) -> Snapshot {
+    let mut snapshot = Snapshot::default();
+    for path in project.python_files() {
+        let Ok(rel) = path.strip_prefix(&project.root) else {
+            continue;
+        };
+        snapshot_module(modules, &path, &rel.to_string_lossy(), &mut snapshot);
+    }
+    snapshot
+}
+
+/// Adds each symbol's own lines of module `path` (`file` from the project's folder): a
+/// class's without its methods', the module's without any symbol's.
+fn snapshot_module(modules: &Modules, path: &Path, file: &str, snapshot: &mut Snapshot) {
+    let Ok(module) = modules.get(None, path) else {
+        return;
+    };
+    let Ok(text) = module.text() else { return };
+    let lines: Vec<&str> = text.lines().collect();
+    let symbols = &module.index.symbols;
+    // The innermost symbol holding each line.
+    let mut owner: Vec<Option<usize>> = vec![None; lines.len()];
+    for (i, symbol) in symbols.iter().enumerate() {
+        let end = (symbol.first_line + symbol.lines).min(lines.len() + 1);
+        for line in symbol.first_line.max(1)..end {
+            let slot = &mut owner[line - 1];
+            if slot.is_none_or(|o| symbols[o].lines >= symbol.lines) {
+                *slot = Some(i);
+            }
+        }
+    }
+    // Per symbol (by index; `None`: the module's own lines), its own lines' text.
+    let mut own: std::collections::BTreeMap<Option<usize>, String> = Default::default();
+    for (line, holder) in lines.iter().zip(&owner) {
+        let text = own.entry(*holder).or_default();
+        text.push_str(line);
+        text.push('\n');
+    }
+    for (holder, text) in own {
+        match holder {
+            None => snapshot.add(Snapshot::key(file, ""), &text),
+            Some(i) => {
+                let symbol = &symbols[i];
+                let line = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+                snapshot.add_at(
+                    Snapshot::key(file, &Dotted::new(&symbol.qualname).to_string()),
+                    &text,
+                    line(symbol.first_line),
+                    line(symbol.first_line + symbol.lines.saturating_sub(1)),
+                );
+            }
+        }
+    }
+}
+
+/// The symbols of `now` changed since `before`, as the ranking takes them.
+pub(crate) fn changed_symbols(now: &Snapshot, before: &Snapshot) -> BTreeSet<(String, String)> {
+    now.changed_since(before)
+        .into_iter()
+        .filter_map(|key| key.split_once("::"))
+        .filter(|(_, qualname)| !qualname.is_empty())
+        .map(|(file, qualname)| (file.to_string(), qualname.to_string()))
+        .collect()
+}
+
+/// The id a JUnit report gives the test of node id `nodeid`: `tests/test_ops.py::TestOps::
+/// test_div[a::b]` is `tests.test_ops.TestOps.test_div[a::b]`.
+pub(crate) fn junit_id_of(nodeid: &str) -> String {
+    let (base, params) = match nodeid.find('[') {
+        Some(at) => nodeid.split_at(at),
+        None => (nodeid, ""),
+    };
+    let mut parts = base.split("::");
+    let file = parts.next().unwrap_or_default();
+    let module = file.strip_suffix(".py").unwrap_or(file).replace('/', ".");
+    let mut id = module;
+    for part in parts {
+        id.push('.');
+        id.push_str(part);
+    }
+    id.push_str(params);
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_id_is_spelled_as_the_report_spells_it() {
+        assert_eq!(
+            junit_id_of("tests/unit/test_ops.py::TestOps::test_div[a::b/c]"),
+            "tests.unit.test_ops.TestOps.test_div[a::b/c]"
+        );
+        assert_eq!(junit_id_of("test_x.py::test_y"), "test_x.test_y");
+    }
+}

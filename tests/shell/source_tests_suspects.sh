@@ -1,0 +1,100 @@
+# Suspects ranked from what the failing tests ran (issue 44). A regression made through the
+# mount names the edited symbol first, though the failing tests reach it only through a
+# harness helper and another function, and a passing test runs it too; the failure file
+# lists the ranked suspects with their scores and never a test; a failing test that ran no
+# project code says it has no ranked suspect instead of guessing; with tests.trace = false
+# the suspects are guessed from the text again.
+source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
+
+T="$S/tests"
+cat > "$PROJECT/src/ledger/rates.py" <<'PY'
+def _scale(amount, rate):
+    return amount * rate / 100
+
+
+def _rounded(value):
+    return round(value, 2)
+
+
+def interest(amount, rate):
+    if amount < 0:
+        raise ValueError("negative amount")
+    return _rounded(_scale(amount, rate))
+
+
+def fee(amount):
+    return _rounded(amount * 0.01)
+PY
+cat > "$PROJECT/tests/test_rates_cases.py" <<'PY'
+import pytest
+
+from ledger import rates
+
+
+def check(f, *args):
+    return f(*args)
+
+
+def test_interest():
+    assert check(rates.interest, 200, 5) == 10
+
+
+def test_interest_small():
+    assert check(rates.interest, 1, 50) == 0.5
+
+
+def test_fee():
+    assert check(rates.fee, 100) == 1
+
+
+def test_scale_of_nothing():
+    assert rates._scale(0, 5) == 0
+
+
+def test_negative():
+    with pytest.raises(ValueError):
+        rates.interest(-1, 5)
+PY
+printf 'def test_plain():\n    print("a line of output\\n" * 400)\n    assert 1 + 1 == 3\n' > "$PROJECT/tests/test_plain_cases.py"
+
+echo 'tests/test_rates_cases.py' > "$T/run"
+wait_run 1
+expect_contains "$(head -2 "$T/runs/1/_entry.md")" "passed: 5 passed" "green before the edit"
+
+# The regression, made through the mount: _scale divides by 1000.
+printf 'def _scale(amount, rate):\n    return amount * rate / 1000\n' > "$S/ledger/rates/_scale.py"
+echo 'tests/test_rates_cases.py' > "$T/run"
+wait_run 2
+result=$(cat "$T/runs/2/result.md")
+expect_contains "$result" "3 passed, 2 failed" "the edit broke two tests"
+first=$(echo "$result" | grep -m1 'suspect:')
+expect_contains "$first" "suspect: $S/ledger/rates/_scale.py (src/ledger/rates.py:1-2, changed since the last green run" "the edited symbol first, saying why: $result"
+expect_contains "$result" "ledger.rates._scale, as it is now:" "the first suspect's code, short enough to show"
+expect_contains "$result" "    return amount * rate / 1000" "whole"
+expect_contains "$result" "    12: return _rounded(_scale(amount, rate))" "the line of a suspect that ranked highest, with its code"
+expect_contains "$(cat "$T/runs/2/output.txt")" "homespace: traced 5 tests of 1 file again in" "the output says what was traced"
+failure=$(cat "$T/runs/2/failures/tests.test_rates_cases.test_interest.txt")
+suspects=$(echo "$failure" | grep '^suspect:')
+expect_eq "$(echo "$suspects" | head -1 | sed 's/.*(\(src[^,]*\), score \([0-9.]*\),.*/\1 \2/')" "src/ledger/rates.py:1-2 0.82" "ranked first with its Ochiai score: $failure"
+expect_contains "$suspects" "suspect: $S/ledger/rates/interest.py (src/ledger/rates.py:9-12, score 1.00, ran only by failing tests)" "the caller only failing tests ran, scored higher, ranked after the change"
+expect_absent "$suspects" "$T/" "a test or the harness helper is never a suspect"
+expect_absent "$suspects" "fee.py" "code no failing test ran is no suspect"
+
+# A failing test that ran no project code: said, not guessed.
+echo 'tests/test_plain_cases.py' > "$T/run"
+wait_run 3
+expect_contains "$(cat "$T/runs/3/result.md")" "No ranked suspect: the failing test ran no project code" "no guess"
+# output.txt is all pytest printed, however long: no budget cuts it.
+expect_eq "$(grep -c '^a line of output$' "$T/runs/3/output.txt")" "400" "the whole output"
+expect_contains "$(tail -1 "$T/runs/3/output.txt")" "homespace: traced 1 test of 1 file again in" "to its last line"
+
+# Tracing off: no second pass, suspects from the text (what the failing line calls).
+sed -i 's/^trace = true$/trace = false/' "$S/meta/settings.toml"
+echo 'tests/test_rates_cases.py' > "$T/run"
+wait_run 4
+expect_absent "$(cat "$T/runs/4/output.txt")" "homespace: traced" "not traced"
+expect_contains "$(cat "$T/runs/4/result.md")" "suspect: $S/ledger/rates/interest.py" "guessed from the failing line's call"
+expect_absent "$(cat "$T/runs/4/result.md")" "changed since the last green run" "a guess claims no change"
+sed -i 's/^trace = false$/trace = true/' "$S/meta/settings.toml"
+rm "$PROJECT/src/ledger/rates.py" "$PROJECT/tests/test_rates_cases.py" "$PROJECT/tests/test_plain_cases.py"
+echo "source_tests_suspects.sh: ok"
