@@ -276,3 +276,152 @@ impl Runner {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use crate::model::links::Links;
+    use crate::resources::source::Source;
+    use crate::store::Store;
+    use crate::tree::access::Admission;
+
+    const OPS: &str = "def half(n):\n    if n < 0:\n        raise ValueError(n)\n    return n // 2\n\n\ndef add(a, b):\n    return a + b\n\n\ndef scale(a, k):\n    return add(a, 0) * k\n";
+
+    fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+        crate::resources::source::testing::project_with(&[
+            ("calc/__init__.py", ""),
+            ("calc/ops.py", OPS),
+            (
+                "tests/test_ops.py",
+                "from calc.ops import add, half, scale\n\n\ndef test_half():\n    assert half(4) == 2\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_scale():\n    assert scale(2, 3) == 6\n",
+            ),
+            (
+                "tests/test_more.py",
+                "import pytest\n\nfrom calc import ops\n\n\ndef test_negative_half():\n    with pytest.raises(ValueError):\n        ops.half(-1)\n\n\ndef test_add_more():\n    assert ops.add(2, 2) == 4\n",
+            ),
+        ])
+    }
+
+    /// Waits for run `id` to end (a bound on waiting, not a speed claim).
+    fn ended(store: &Store, checkout: &str, id: i64) -> crate::store::runs::Run {
+        let started = Instant::now();
+        loop {
+            let run = store
+                .records(|db| db.runs().get(checkout, Some(id)))
+                .unwrap()
+                .unwrap();
+            if run.status != "running" {
+                return run;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "run {id} ended"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn affected_runs_every_test_that_ran_an_edited_symbol_and_fewer_than_all() {
+        let (_dir, root) = project();
+        if crate::python::interpreter::find(&root, None).is_err() {
+            eprintln!("no python3: no test can run here");
+            return;
+        }
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = Source::new(
+            &root,
+            "app".into(),
+            Links::new("/mnt/hs"),
+            store.clone(),
+            500,
+        );
+        let runner = &source.runner;
+        let checkout = runner.runs.checkout.clone();
+        let _owner = Admission::enter(true);
+
+        // Nothing traced yet: every test runs, traced.
+        let first = runner.start_run(b"affected").unwrap();
+        assert_eq!(ended(&store, &checkout, first).status, "passed");
+        let output = store
+            .records(|db| db.runs().output(&checkout, first))
+            .unwrap()
+            .unwrap();
+        assert!(
+            output.starts_with("homespace: affected: no test has been traced yet"),
+            "{output}"
+        );
+        let traced = store
+            .records(|db| db.runs().traced(&checkout, first))
+            .unwrap()
+            .expect("the run was traced");
+        let all: BTreeSet<String> = traced
+            .coverage
+            .tests
+            .iter()
+            .map(|t| t.test.clone())
+            .collect();
+        assert_eq!(all.len(), 5);
+        // The truth, from the full traced run's own lines: who ran `half` (lines 1-4).
+        let truth: BTreeSet<String> = traced
+            .coverage
+            .tests
+            .iter()
+            .filter(|t| {
+                t.files
+                    .get("calc/ops.py")
+                    .is_some_and(|lines| lines.iter().any(|l| (1..=4).contains(l)))
+            })
+            .map(|t| t.test.clone())
+            .collect();
+        assert_eq!(
+            truth,
+            BTreeSet::from([
+                "tests/test_more.py::test_negative_half".to_string(),
+                "tests/test_ops.py::test_half".to_string()
+            ])
+        );
+
+        // One symbol edited outside the mount, a line longer: what follows it moves down.
+        let edited = OPS.replace(
+            "    return n // 2\n",
+            "    whole = n // 2\n    return whole\n",
+        );
+        std::fs::write(root.join("calc/ops.py"), edited).unwrap();
+        let chosen = runner.affected().unwrap();
+        let words: BTreeSet<String> = chosen.words.iter().cloned().collect();
+        assert!(
+            truth.is_subset(&words),
+            "{words:?} misses some of {truth:?}"
+        );
+        assert!(words.len() < all.len(), "{words:?}");
+        assert!(chosen.note.contains("calc/ops.py::half"), "{}", chosen.note);
+
+        // Who ran `add`, told by the code the trace was made with though `add` moved.
+        let covering = runner.covering("calc.ops.add").unwrap();
+        assert_eq!(
+            covering.words,
+            [
+                "tests/test_more.py::test_add_more",
+                "tests/test_ops.py::test_add",
+                "tests/test_ops.py::test_scale"
+            ]
+        );
+        assert!(runner.covering("calc.ops.nothing").is_err());
+
+        // The affected run passes; with nothing changed since, there is nothing to run.
+        let second = runner.start_run(b"affected").unwrap();
+        assert_eq!(ended(&store, &checkout, second).status, "passed");
+        let again = runner.affected().unwrap_err();
+        assert!(
+            again
+                .message
+                .contains("nothing the traced tests ran changed"),
+            "{}",
+            again.message
+        );
+    }
+}
