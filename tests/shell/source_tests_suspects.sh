@@ -63,6 +63,8 @@ expect_contains "$(head -2 "$T/runs/1/_entry.md")" "passed: 5 passed" "green bef
 
 # The regression, made through the mount: _scale divides by 1000.
 printf 'def _scale(amount, rate):\n    return amount * rate / 1000\n' > "$S/ledger/rates/_scale.py"
+# A passing run is not traced: no view counts tests yet (read now, so the kernel keeps it).
+expect_absent "$(cat "$S/ledger/rates/_entry.md")" "**Tests**" "no trace yet"
 echo 'tests/test_rates_cases.py' > "$T/run"
 wait_run 2
 result=$(cat "$T/runs/2/result.md")
@@ -80,21 +82,31 @@ expect_contains "$suspects" "suspect: $S/ledger/rates/interest.py (src/ledger/ra
 expect_absent "$suspects" "$T/" "a test or the harness helper is never a suspect"
 expect_absent "$suspects" "fee.py" "code no failing test ran is no suspect"
 
+# The module's view says how many traced tests ran it and how to run just those, as soon as
+# the run that traced them ends.
+view=$(cat "$S/ledger/rates/_entry.md")
+expect_contains "$view" "**Tests**: 5 traced tests ran this (" "the module's view counts the tests that ran it: $view"
+expect_contains "$view" "\`echo 'covering ledger.rates' > $T/run\`" "and says how to run just those"
+echo 'covering ledger.rates._scale' > "$T/run"
+wait_run 3
+expect_contains "$(head -3 "$T/runs/3/result.md")" "homespace: covering ledger.rates._scale: the 3 tests whose newest trace ran it" "covering runs the tests that ran the symbol: $(cat "$T/runs/3/result.md")"
+expect_contains "$(head -1 "$T/runs/3/result.md")" "1 passed, 2 failed" "just those three"
+
 # A failing test that ran no project code: said, not guessed.
 echo 'tests/test_plain_cases.py' > "$T/run"
-wait_run 3
-expect_contains "$(cat "$T/runs/3/result.md")" "No ranked suspect: the failing test ran no project code" "no guess"
+wait_run 4
+expect_contains "$(cat "$T/runs/4/result.md")" "No ranked suspect: the failing test ran no project code" "no guess"
 # output.txt is all pytest printed, however long: no budget cuts it.
-expect_eq "$(grep -c '^a line of output$' "$T/runs/3/output.txt")" "400" "the whole output"
-expect_contains "$(tail -1 "$T/runs/3/output.txt")" "homespace: traced 1 test of 1 file again in" "to its last line"
+expect_eq "$(grep -c '^a line of output$' "$T/runs/4/output.txt")" "400" "the whole output"
+expect_contains "$(tail -1 "$T/runs/4/output.txt")" "homespace: traced 1 test of 1 file again in" "to its last line"
 
 # Tracing off: no second pass, suspects from the text (what the failing line calls).
 sed -i 's/^trace = true$/trace = false/' "$S/meta/settings.toml"
 echo 'tests/test_rates_cases.py' > "$T/run"
-wait_run 4
-expect_absent "$(cat "$T/runs/4/output.txt")" "homespace: traced" "not traced"
-expect_contains "$(cat "$T/runs/4/result.md")" "suspect: $S/ledger/rates/interest.py" "guessed from the failing line's call"
-expect_absent "$(cat "$T/runs/4/result.md")" "changed since the last green run" "a guess claims no change"
+wait_run 5
+expect_absent "$(cat "$T/runs/5/output.txt")" "homespace: traced" "not traced"
+expect_contains "$(cat "$T/runs/5/result.md")" "suspect: $S/ledger/rates/interest.py" "guessed from the failing line's call"
+expect_absent "$(cat "$T/runs/5/result.md")" "changed since the last green run" "a guess claims no change"
 sed -i 's/^trace = false$/trace = true/' "$S/meta/settings.toml"
 rm "$PROJECT/src/ledger/rates.py" "$PROJECT/tests/test_rates_cases.py" "$PROJECT/tests/test_plain_cases.py"
 echo "source_tests_suspects.sh: ok"

@@ -17,6 +17,7 @@
 //! edits since that moved lines do not mislead it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::python::Dotted;
@@ -26,6 +27,8 @@ use crate::testrun::snapshot::Snapshot;
 
 /// Changed symbols named in a run's note before the rest are counted.
 const NAMED: usize = 3;
+/// Members named with their counts in a view's line on tests, before the rest are counted.
+const MEMBERS: usize = 4;
 
 /// Which tests ran what, from the newest trace of each test.
 #[derive(Debug, Default)]
@@ -77,7 +80,7 @@ pub(crate) struct Chosen {
 
 impl Runner {
     /// Which tests ran what, from the newest trace of each test of this checkout.
-    pub(crate) fn ran(&self) -> Result<Ran> {
+    fn ran(&self) -> Result<Ran> {
         let checkout = &self.runs.checkout;
         let traces = self
             .runs
@@ -123,7 +126,7 @@ impl Runner {
 
     /// What `affected` runs (see the file's doc).
     pub(crate) fn affected(&self) -> Result<Chosen> {
-        let ran = self.ran()?;
+        let ran = self.ran_now()?;
         if ran.tests.is_empty() {
             return Ok(Chosen {
                 words: Vec::new(),
@@ -240,40 +243,126 @@ impl Runner {
         Ok(Chosen { words, note })
     }
 
-    /// What `covering <symbol>` runs: the tests that ran `symbol` (dotted, as
-    /// `ledger.rates.interest`).
-    pub(crate) fn covering(&self, symbol: &str) -> Result<Chosen> {
-        let parts: Vec<String> = symbol.split('.').map(str::to_string).collect();
-        let found = self.locate_symbol(Dotted::new(&parts)).ok_or_else(|| {
+    /// What `covering <name>` runs: the tests that ran a function, method or class, or
+    /// anything of a module (dotted, as `ledger.rates.interest` or `ledger.rates`).
+    pub(crate) fn covering(&self, name: &str) -> Result<Chosen> {
+        let (file, qualname) = self.named_code(name).ok_or_else(|| {
             Error::not_found(format!(
-                "source/tests/run: no run was started: {symbol} is not a function, method or \
-                 class of the project (write it dotted, as `covering package.module.name`)"
+                "source/tests/run: no run was started: {name} is not a module, function, \
+                 method or class of the project (write it dotted, as `covering \
+                 package.module.name`)"
             ))
         })?;
-        let rel = found
-            .module
-            .strip_prefix(&self.project.root)
-            .unwrap_or(&found.module)
-            .to_string_lossy()
-            .into_owned();
-        let qualname = Dotted::new(&found.symbol.qualname).to_string();
-        let ran = self.ran()?;
-        let tests = ran.tests_of(&rel, &qualname);
+        let ran = self.ran_now()?;
+        let tests = match &qualname {
+            Some(qualname) => ran.tests_of(&file, qualname),
+            None => ran.tests_of_file(&file),
+        };
         if tests.is_empty() {
             return Err(Error::not_found(format!(
-                "source/tests/run: no run was started: no traced test ran {symbol}; `echo \
+                "source/tests/run: no run was started: no traced test ran {name}; `echo \
                  affected > {0}` or `echo > {0}` traces the tests that run",
                 self.links.to("source/tests/run")
             )));
         }
         Ok(Chosen {
             note: format!(
-                "homespace: covering {symbol}: the {} test{} whose newest trace ran it",
+                "homespace: covering {name}: the {} test{} whose newest trace ran it",
                 tests.len(),
                 crate::model::count::plural(tests.len())
             ),
             words: tests.into_iter().map(str::to_string).collect(),
         })
+    }
+
+    /// The file (from the project's folder) and qualified name (`None`: the whole module)
+    /// of the project code `name` names, dotted.
+    fn named_code(&self, name: &str) -> Option<(String, Option<String>)> {
+        let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+        let dotted = Dotted::new(&parts);
+        let from_root = |path: &std::path::Path| {
+            path.strip_prefix(&self.project.root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .into_owned()
+        };
+        if let Some(module) = self.module_file(dotted) {
+            return Some((from_root(&module), None));
+        }
+        let found = self.locate_symbol(dotted)?;
+        Some((
+            from_root(&found.module),
+            Some(Dotted::new(&found.symbol.qualname).to_string()),
+        ))
+    }
+
+    /// Which tests ran what, as of the newest run.
+    fn ran_now(&self) -> Result<Arc<Ran>> {
+        let newest = self
+            .newest_run()
+            .map(|run| (run.id, run.status))
+            .unwrap_or((0, String::new()));
+        if let Some((key, ran)) = crate::tree::lock(&self.ran).as_ref()
+            && *key == newest
+        {
+            return Ok(Arc::clone(ran));
+        }
+        let ran = Arc::new(self.ran()?);
+        *crate::tree::lock(&self.ran) = Some((newest, Arc::clone(&ran)));
+        Ok(ran)
+    }
+
+    /// What a module's view (`qualname` `None`) or a class's says of the tests that ran it,
+    /// its members' counts the highest first, and how to run just those; `None` when no
+    /// traced test ran it. `dotted` is its dotted name.
+    pub(crate) fn tests_line(
+        &self,
+        file: &str,
+        qualname: Option<&str>,
+        dotted: &str,
+    ) -> Option<String> {
+        let ran = self.ran_now().ok()?;
+        let tests = match qualname {
+            Some(qualname) => ran.tests_of(file, qualname),
+            None => ran.tests_of_file(file),
+        };
+        if tests.is_empty() {
+            return None;
+        }
+        // Its members' own counts: the module's top-level symbols, or the class's methods.
+        let depth = qualname.map_or(0, |q| q.split('.').count());
+        let mut members: Vec<(usize, &str)> = ran
+            .by_symbol
+            .keys()
+            .filter(|(f, q)| {
+                f == file
+                    && q.split('.').count() == depth + 1
+                    && qualname.is_none_or(|parent| q.starts_with(&format!("{parent}.")))
+            })
+            .map(|(_, q)| {
+                (
+                    ran.tests_of(file, q).len(),
+                    q.rsplit('.').next().unwrap_or(q),
+                )
+            })
+            .collect();
+        members.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let more = members.len().saturating_sub(MEMBERS);
+        let mut shown: Vec<String> = members
+            .iter()
+            .take(MEMBERS)
+            .map(|(n, name)| format!("{name} {n}"))
+            .collect();
+        if more > 0 {
+            shown.push(format!("{more} more"));
+        }
+        Some(format!(
+            "**Tests**: {} traced test{} ran this ({}); just those: `echo 'covering {dotted}' > {}`",
+            tests.len(),
+            crate::model::count::plural(tests.len()),
+            shown.join(", "),
+            self.links.to("source/tests/run")
+        ))
     }
 }
 
@@ -365,6 +454,11 @@ mod tests {
             .map(|t| t.test.clone())
             .collect();
         assert_eq!(all.len(), 5);
+        assert_eq!(
+            runner.tests_line("calc/ops.py", None, "calc.ops").unwrap(),
+            "**Tests**: 5 traced tests ran this (add 3, half 2, scale 1); just those: `echo \
+             'covering calc.ops' > /mnt/hs/source/tests/run`"
+        );
         // The truth, from the full traced run's own lines: who ran `half` (lines 1-4).
         let truth: BTreeSet<String> = traced
             .coverage
@@ -411,6 +505,7 @@ mod tests {
             ]
         );
         assert!(runner.covering("calc.ops.nothing").is_err());
+        assert_eq!(runner.covering("calc.ops").unwrap().words.len(), 5);
 
         // The affected run passes; with nothing changed since, there is nothing to run.
         let second = runner.start_run(b"affected").unwrap();

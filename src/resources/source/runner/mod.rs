@@ -60,6 +60,9 @@ pub(crate) struct Runner {
     links: Links,
     budget: usize,
     runs: TestRuns,
+    /// Which tests ran what, as of the newest run (its number and status): views ask on
+    /// every read, and it changes only when a run ends.
+    ran: std::sync::Mutex<Option<((i64, String), Arc<affected::Ran>)>>,
 }
 
 impl Runner {
@@ -80,6 +83,7 @@ impl Runner {
             links,
             budget,
             runs,
+            ran: std::sync::Mutex::new(None),
         }
     }
 

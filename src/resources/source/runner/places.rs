@@ -3,36 +3,36 @@
 
 use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::places::paths::{TESTS, spelled_at_top};
+use crate::resources::source::project::Project;
 use crate::resources::source::runner::Runner;
 
+/// Where project file `module` (a `.py`) is under `source/`, without `.py`: under
+/// `tests/` for a test folder's module, else by the code root that holds it.
+pub(crate) fn source_path(project: &Project, module: &std::path::Path) -> Option<String> {
+    if let Some(dir) = project.test_dirs().iter().find(|d| module.starts_with(d)) {
+        let rel = module.strip_prefix(dir).ok()?.with_extension("");
+        return Some(match project.test_dirs().len() {
+            1 => format!("{TESTS}/{}", rel.display()),
+            _ => format!(
+                "{TESTS}/{}/{}",
+                dir.file_name()?.to_string_lossy(),
+                rel.display()
+            ),
+        });
+    }
+    let rel = project
+        .code_roots
+        .iter()
+        .filter_map(|r| module.strip_prefix(r).ok())
+        .min_by_key(|p| p.components().count())?;
+    let rel = rel.with_extension("").display().to_string();
+    Some(spelled_at_top(&rel))
+}
+
 impl Runner {
-    /// Where project file `module` (a `.py`) is under `source/`, without `.py`: under
-    /// `tests/` for a test folder's module, else by the code root that holds it.
+    /// [`source_path`] in this runner's project.
     pub(crate) fn source_path_of(&self, module: &std::path::Path) -> Option<String> {
-        if let Some(dir) = self
-            .project
-            .test_dirs()
-            .iter()
-            .find(|d| module.starts_with(d))
-        {
-            let rel = module.strip_prefix(dir).ok()?.with_extension("");
-            return Some(match self.project.test_dirs().len() {
-                1 => format!("{TESTS}/{}", rel.display()),
-                _ => format!(
-                    "{TESTS}/{}/{}",
-                    dir.file_name()?.to_string_lossy(),
-                    rel.display()
-                ),
-            });
-        }
-        let rel = self
-            .project
-            .code_roots
-            .iter()
-            .filter_map(|r| module.strip_prefix(r).ok())
-            .min_by_key(|p| p.components().count())?;
-        let rel = rel.with_extension("").display().to_string();
-        Some(spelled_at_top(&rel))
+        source_path(&self.project, module)
     }
 
     /// The symbol file of test `id` (`tests.test_calc.TestOps.test_div[2-0]` is

@@ -4,16 +4,21 @@
 use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::model::path::TreePath;
 use crate::model::time::Time;
+use crate::resources::source::places::in_tree::tree_path;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::paths::TESTS;
+use crate::resources::source::project::Project;
 use crate::resources::source::pytest_config::config_file;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;
+use crate::resources::source::runner::places::source_path;
 use crate::resources::source::runner::ranked::snapshot;
 use crate::resources::source::runner::test_runs::{RUNS_HERE, carried_out};
 use crate::store;
 use crate::store::runs::Begun;
+use crate::testrun::run::Outcome;
 use crate::testrun::run::{Job, Tracing};
 use crate::testrun::selector;
 use crate::tree::{access, lock};
@@ -178,9 +183,12 @@ impl Runner {
                     ));
                 }
                 over();
-                // runs/, the test files' results, the dashboard's last run.
+                // runs/, the test files' results, the dashboard's last run; and the views
+                // of the modules a trace ran, which count the tests that ran them.
                 if let Some(changes) = changes {
-                    changes(vec![tests]);
+                    let mut changed = vec![tests];
+                    changed.extend(traced_modules(&project, &outcome));
+                    changes(changed);
                 }
                 crate::tree::pending::wake();
             })
@@ -192,6 +200,27 @@ impl Runner {
             })?;
         Ok(id)
     }
+}
+
+/// Where the modules `outcome`'s trace ran are under `source/`: their views say how many
+/// tests ran them.
+fn traced_modules(project: &Project, outcome: &Outcome) -> Vec<TreePath> {
+    let Some(traced) = &outcome.traced else {
+        return Vec::new();
+    };
+    let files: std::collections::BTreeSet<&String> = traced
+        .coverage
+        .tests
+        .iter()
+        .flat_map(|t| t.files.keys())
+        .collect();
+    files
+        .into_iter()
+        .map(|file| project.root.join(file))
+        .filter(|path| !project.is_test_file(path))
+        .filter_map(|path| source_path(project, &path))
+        .map(tree_path)
+        .collect()
 }
 
 #[cfg(test)]

@@ -288,7 +288,7 @@ impl Runner {
     }
 
     /// The project module (`a/b.py` or `a/b/__init__.py` under a code root) of `dotted`.
-    fn module_file(&self, dotted: Dotted<'_>) -> Option<PathBuf> {
+    pub(super) fn module_file(&self, dotted: Dotted<'_>) -> Option<PathBuf> {
         let rel = dotted.as_path();
         self.project.code_roots.iter().find_map(|root| {
             let file = root.join(&rel).with_extension("py");

@@ -131,6 +131,16 @@ impl Views {
                 if let Some(line) = changed_in::entry_line(&self.store, &self.links, &file) {
                     entry.about.push(line);
                 }
+                let qualname = parent
+                    .and_then(|i| module.index.symbols.get(i))
+                    .map(|s| crate::python::Dotted::new(&s.qualname).to_string());
+                let named = match &qualname {
+                    Some(q) => format!("{dotted}.{q}"),
+                    None => dotted.to_string(),
+                };
+                if let Some(line) = self.runner.tests_line(&file, qualname.as_deref(), &named) {
+                    entry.about.push(line);
+                }
                 if parent.is_none()
                     && let Some(failure) = self.editor.known_import_failure(&dotted.to_string())
                 {
