@@ -69,6 +69,9 @@ impl Ran {
     }
 }
 
+/// [`Ran`] as of the newest run, by its number and status.
+pub(crate) type RanAsOf = ((i64, String), Arc<Ran>);
+
 /// The tests a selector word chose, and what the run says about the choice.
 #[derive(Debug)]
 pub(crate) struct Chosen {

@@ -62,7 +62,7 @@ pub(crate) struct Runner {
     runs: TestRuns,
     /// Which tests ran what, as of the newest run (its number and status): views ask on
     /// every read, and it changes only when a run ends.
-    ran: std::sync::Mutex<Option<((i64, String), Arc<affected::Ran>)>>,
+    ran: std::sync::Mutex<Option<affected::RanAsOf>>,
 }
 
 impl Runner {
