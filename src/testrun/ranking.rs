@@ -17,8 +17,13 @@
 //!    likeliest cause is the change the failing tests ran;
 //! 2. the higher score;
 //! 3. where the traceback raised, then a symbol it passed through, deepest first;
-//! 4. the symbol fewer traced tests ran: the more specific code;
-//! 5. file and line, so that equal evidence always ranks the same way.
+//! 4. the symbol more of the others scored as high call (name in their code): the callee
+//!    before its callers, as a caller that only passes the failing input on scores as the
+//!    code that mishandles it does;
+//! 5. the symbol fewer traced tests ran: the more specific code;
+//! 6. the symbol with more lines at its best score: with every line as likely to hold the
+//!    fault, the one holding more suspicious lines;
+//! 7. file and line, so that equal evidence always ranks the same way.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -32,6 +37,8 @@ pub struct Span {
     /// Its lines, 1-based, inclusive.
     pub first: u32,
     pub last: u32,
+    /// The names its code mentions (calls, reads): whom it may call.
+    pub mentions: BTreeSet<String>,
 }
 
 /// Why a symbol ranks where it does, in the order its reader weighs them.
@@ -156,7 +163,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         }
     }
     let deepest = evidence.frames.len().checked_sub(1);
-    let mut ranked: Vec<(Ranked, Option<usize>, usize)> = by_symbol
+    let ranked: Vec<(Ranked, Option<usize>, usize, usize)> = by_symbol
         .into_iter()
         .map(|((file, qualname), (span, lines))| {
             let best = lines.iter().map(|(_, s)| *s).fold(0.0, f64::max);
@@ -195,6 +202,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
             }
             why.sort();
             let tests_ran = ran_by.get(&(file.clone(), qualname)).copied().unwrap_or(0);
+            let top_lines = top.len();
             (
                 Ranked {
                     file,
@@ -207,10 +215,17 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
                 },
                 frame,
                 tests_ran,
+                top_lines,
             )
         })
         .collect();
-    ranked.sort_by(|(a, a_frame, a_ran), (b, b_frame, b_ran)| {
+    let callers: Vec<usize> = ranked
+        .iter()
+        .map(|(callee, ..)| callers_among(callee, ranked.iter().map(|(r, ..)| r)))
+        .collect();
+    let mut order: Vec<usize> = (0..ranked.len()).collect();
+    order.sort_by(|&i, &j| {
+        let ((a, a_frame, a_ran, a_lines), (b, b_frame, b_ran, b_lines)) = (&ranked[i], &ranked[j]);
         let changed = |r: &Ranked| r.why.contains(&Reason::Changed);
         changed(b)
             .cmp(&changed(a))
@@ -220,11 +235,29 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
                     .unwrap_or(usize::MAX)
                     .cmp(&b_frame.unwrap_or(usize::MAX)),
             )
+            .then(callers[j].cmp(&callers[i]))
             .then(a_ran.cmp(b_ran))
+            .then(b_lines.cmp(a_lines))
             .then(a.file.cmp(&b.file))
             .then(a.span.first.cmp(&b.span.first))
     });
-    ranked.into_iter().map(|(r, _, _)| r).take(most).collect()
+    let mut ranked: Vec<Option<Ranked>> = ranked.into_iter().map(|(r, ..)| Some(r)).collect();
+    order
+        .into_iter()
+        .filter_map(|i| ranked[i].take())
+        .take(most)
+        .collect()
+}
+
+/// How many of `all` other than `callee` scored as high as it and mention its name.
+fn callers_among<'a>(callee: &Ranked, all: impl Iterator<Item = &'a Ranked>) -> usize {
+    let name = callee.span.qualname.rsplit('.').next().unwrap_or_default();
+    all.filter(|caller| {
+        (caller.score - callee.score).abs() < 1e-9
+            && (&caller.file, &caller.span.qualname) != (&callee.file, &callee.span.qualname)
+            && caller.span.mentions.contains(name)
+    })
+    .count()
 }
 
 /// The lines among `top` (the best scored of `lines`, the failure's own in the symbol
@@ -280,6 +313,7 @@ mod tests {
             qualname: qualname.into(),
             first,
             last,
+            mentions: BTreeSet::new(),
         }
     }
 
@@ -394,6 +428,40 @@ mod tests {
         // Every line scored alike: none tells more than the symbol.
         assert!(ranked[0].hot.is_empty(), "{:?}", ranked[0].hot);
         assert_eq!(ranked[1].why, [Reason::OnlyFailing, Reason::InTraceback]);
+    }
+
+    #[test]
+    fn of_two_symbols_only_the_failing_test_ran_the_callee_comes_first() {
+        let coverage = Coverage {
+            tests: vec![test(
+                "t::fails",
+                TestOutcome::Failed,
+                &[("calc/ops.py", &[1, 2, 3, 8, 9])],
+            )],
+        };
+        let spans = |file: &str| {
+            (file == "calc/ops.py").then(|| {
+                let mut parse = span("parse", 1, 4);
+                parse.mentions.insert("add".into());
+                let mut add = span("Calc.add", 8, 10);
+                // Itself: recursion makes no caller.
+                add.mentions.insert("add".into());
+                vec![parse, add]
+            })
+        };
+        let none = BTreeSet::new();
+        let ranked = rank(
+            &Evidence {
+                coverage: &coverage,
+                test: "t::fails",
+                spans: &spans,
+                changed: &none,
+                frames: &[],
+            },
+            5,
+        );
+        // `parse` holds more lines at the best score, but calls `add`.
+        assert_eq!(names(&ranked), ["Calc.add", "parse"]);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use crate::resources::source::project::{EntryKind, Project};
 use crate::tree::glance::{Glance, Memo};
 use paths::{RESERVED, Resolved, Walked};
 
-/// The longest symbol whose code a test's result and a search show beside its name.
+/// The longest symbol whose code a search shows beside its name.
 const SHORT: usize = 30;
 
 /// The places of one project under `source/`.
@@ -100,10 +100,15 @@ impl Places {
 
     /// The text of symbol file `file` (under `source/`) when it is at most [`SHORT`] lines.
     pub(crate) fn short_symbol(&self, file: &str) -> Option<String> {
+        self.symbol_text(file)
+            .filter(|text| text.lines().count() <= SHORT)
+    }
+
+    /// The text of symbol file `file` (under `source/`).
+    pub(crate) fn symbol_text(&self, file: &str) -> Option<String> {
         let path: Vec<&str> = file.split('/').collect();
         let bytes = self.read_place(&path).ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        (text.lines().count() <= SHORT).then_some(text)
+        String::from_utf8(bytes).ok()
     }
 }
 

@@ -59,6 +59,11 @@ const DETAILED: usize = 1;
 const LISTED: usize = 4;
 /// Suspects of a detailed failure in `result.md`: the likeliest; its failure file has all.
 const SUSPECTS_HERE: usize = 3;
+/// Tokens kept for the lines that close `result.md` (where each failure's file is, how
+/// many more failed).
+const CLOSING_TOKENS: usize = 50;
+/// Tokens kept for each failure listed after the detailed one.
+const LISTED_TOKENS: usize = 40;
 /// Characters of a listed failure's message.
 const MESSAGE_CHARS: usize = 90;
 /// Characters of the message of a failure whose suspect was told above.
@@ -222,9 +227,15 @@ impl Runner {
                     text.push_str(&format!("    {line}: {code}\n"));
                 }
             }
-            // The first suspect's code, when short: what the agent would read next.
+            // The first suspect's code, when it fits in what the view has left after the
+            // lines still to come: what the agent would read next.
+            let to_come = CLOSING_TOKENS + LISTED_TOKENS * problems.len().min(LISTED + 1);
+            let left = self
+                .budget
+                .saturating_sub(crate::render::budget::tokens(&text) + to_come);
             if let Some(first) = suspects.first()
-                && let Some(code) = self.places.short_symbol(&first.file)
+                && let Some(code) = self.places.symbol_text(&first.file)
+                && crate::render::budget::tokens(&code) <= left
             {
                 text.push_str(&format!("\n{}, as it is now:\n{code}", first.dotted));
             }

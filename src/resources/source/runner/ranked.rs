@@ -187,16 +187,25 @@ impl Runner {
             return None;
         }
         let module = self.modules.get(None, &path).ok()?;
+        let lines: Vec<&str> = module.text().ok()?.lines().collect();
         Some(
             module
                 .index
                 .symbols
                 .iter()
-                .map(|s| Span {
-                    qualname: Dotted::new(&s.qualname).to_string(),
-                    first: u32::try_from(s.first_line).unwrap_or(u32::MAX),
-                    last: u32::try_from(s.first_line + s.lines.saturating_sub(1))
-                        .unwrap_or(u32::MAX),
+                .map(|s| {
+                    let body = lines
+                        .get(s.first_line.saturating_sub(1)..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take(s.lines);
+                    Span {
+                        qualname: Dotted::new(&s.qualname).to_string(),
+                        first: u32::try_from(s.first_line).unwrap_or(u32::MAX),
+                        last: u32::try_from(s.first_line + s.lines.saturating_sub(1))
+                            .unwrap_or(u32::MAX),
+                        mentions: body.flat_map(|line| names_in(line)).collect(),
+                    }
                 })
                 .collect(),
         )
@@ -282,6 +291,18 @@ fn snapshot_module(modules: &Modules, path: &Path, file: &str, snapshot: &mut Sn
             }
         }
     }
+}
+
+/// The identifiers of a line of code (and of its strings and comments: a name there is
+/// rarely a symbol's, and reading it right costs a parse).
+fn names_in(line: &str) -> impl Iterator<Item = String> + '_ {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| {
+            word.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
+        .map(str::to_string)
 }
 
 /// The symbols of `now` changed since `before`, as the ranking takes them.
