@@ -76,7 +76,7 @@ pub struct Ranked {
     pub span: Span,
     /// Ochiai of its best line.
     pub score: f64,
-    /// Its lines that scored best, at most two, ascending.
+    /// Its lines that scored above its entry, at most two, ascending.
     pub hot: Vec<u32>,
     /// The strongest reason first.
     pub why: Vec<Reason>,
@@ -177,7 +177,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
                 .and_then(|l| counts.get(&(file.clone(), *l)))
                 .copied()
                 .unwrap_or((1, 0));
-            let hot = telling(&top, &lines, span.first);
+            let hot = telling(&lines);
             // The deepest frame in this symbol: its distance from the raising frame.
             let frame = evidence
                 .frames
@@ -260,18 +260,22 @@ fn callers_among<'a>(callee: &Ranked, all: impl Iterator<Item = &'a Ranked>) -> 
     .count()
 }
 
-/// The lines among `top` (the best scored of `lines`, the failure's own in the symbol
-/// starting at line `first`) worth showing, at most two: none when every line the failure
-/// ran there scored the same, as then no line tells more than the symbol does; never its
-/// `def` line, which every call runs.
-fn telling(top: &[u32], lines: &[(u32, f64)], first: u32) -> Vec<u32> {
-    let body = |l: &&u32| **l != first;
-    let ran_in_body = lines.iter().filter(|(l, _)| *l != first).count();
-    let best: Vec<u32> = top.iter().filter(body).copied().collect();
-    if best.len() == ran_in_body {
+/// The lines worth showing among `lines` (the failure's own in a symbol, with their
+/// scores), at most two, best first: those scored above the symbol's entry (its first line
+/// run, the `def` every call runs), as they tell more than the symbol does.
+fn telling(lines: &[(u32, f64)]) -> Vec<u32> {
+    let Some(&(entry, entry_score)) = lines.iter().min_by_key(|(l, _)| *l) else {
         return Vec::new();
-    }
-    best.into_iter().take(2).collect()
+    };
+    let mut above: Vec<(u32, f64)> = lines
+        .iter()
+        .filter(|(l, s)| *l != entry && *s > entry_score + 1e-9)
+        .copied()
+        .collect();
+    above.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut hot: Vec<u32> = above.into_iter().take(2).map(|(l, _)| l).collect();
+    hot.sort_unstable();
+    hot
 }
 
 /// Ochiai of a line run by `ef` of `failing` failing tests and by `ep` passing ones.

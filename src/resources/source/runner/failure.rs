@@ -59,11 +59,6 @@ const DETAILED: usize = 1;
 const LISTED: usize = 4;
 /// Suspects of a detailed failure in `result.md`: the likeliest; its failure file has all.
 const SUSPECTS_HERE: usize = 3;
-/// Tokens kept for the lines that close `result.md` (where each failure's file is, how
-/// many more failed).
-const CLOSING_TOKENS: usize = 50;
-/// Tokens kept for each failure listed after the detailed one.
-const LISTED_TOKENS: usize = 40;
 /// Characters of a listed failure's message.
 const MESSAGE_CHARS: usize = 90;
 /// Characters of the message of a failure whose suspect was told above.
@@ -138,6 +133,8 @@ impl Runner {
             ));
         }
         let evidence = self.evidence(run);
+        // Where the first suspect's code goes, and the code.
+        let mut code_here: Option<(usize, String)> = None;
         let mut told: Vec<&str> = Vec::new();
         // The suspects named in detail: a later failure with the same one just says so.
         let mut named: Vec<String> = Vec::new();
@@ -227,17 +224,15 @@ impl Runner {
                     text.push_str(&format!("    {line}: {code}\n"));
                 }
             }
-            // The first suspect's code, when it fits in what the view has left after the
-            // lines still to come: what the agent would read next.
-            let to_come = CLOSING_TOKENS + LISTED_TOKENS * problems.len().min(LISTED + 1);
-            let left = self
-                .budget
-                .saturating_sub(crate::render::budget::tokens(&text) + to_come);
+            // The first suspect's code, put here once the rest is written if it fits in
+            // what the view has left: what the agent would read next.
             if let Some(first) = suspects.first()
                 && let Some(code) = self.places.symbol_text(&first.file)
-                && crate::render::budget::tokens(&code) <= left
             {
-                text.push_str(&format!("\n{}, as it is now:\n{code}", first.dotted));
+                code_here = Some((
+                    text.len(),
+                    format!("\n{}, as it is now:\n{code}", first.dotted),
+                ));
             }
         }
         if !others.is_empty() {
@@ -254,6 +249,12 @@ impl Runner {
         }
         if !problems.is_empty() {
             text.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
+        }
+        if let Some((at, code)) = code_here {
+            let tokens = crate::render::budget::tokens;
+            if tokens(&text) + tokens(&code) <= self.budget {
+                text.insert_str(at, &code);
+            }
         }
         crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
     }
