@@ -8,7 +8,9 @@
 //!   (or that is gone) since the last run;
 //! - for a change in a module's own lines (an import, a constant) or a new symbol, which no
 //!   trace can have run yet, the tests that ran anything of that module;
-//! - every test of a test file that changed or was never traced;
+//! - every test of a test module that changed or that no trace has seen (the traces came
+//!   from the second pass over some failing files only, or it is new), so a partial trace
+//!   never hides a test;
 //! - the tests that failed in the last run.
 //!
 //! With no trace at all, it runs every test instead, traced, and says so; runs it chooses
@@ -59,7 +61,7 @@ impl Ran {
             .collect()
     }
 
-    /// Traced tests of test file `file`.
+    /// Traced tests of test module `file`.
     fn tests_in(&self, file: &str) -> impl Iterator<Item = &str> {
         let prefix = format!("{file}::");
         self.tests
@@ -176,14 +178,10 @@ impl Runner {
             let Some((file, qualname)) = key.split_once("::") else {
                 continue;
             };
-            let is_test = self.project.is_test_file(&self.project.root.join(file));
-            if is_test {
-                let traced: Vec<&str> = ran.tests_in(file).collect();
-                if traced.is_empty() {
-                    files.insert(file.to_string());
-                } else {
-                    tests.extend(traced);
-                }
+            // A test module that changed runs whole, its new tests among it; a conftest.py
+            // or a helper of the tests is code like any other.
+            if self.is_test_module(file) {
+                files.insert(file.to_string());
                 continue;
             }
             let known = before.symbols.contains_key(*key) && !qualname.is_empty();
@@ -198,6 +196,16 @@ impl Runner {
                 format!("{file}::{qualname}")
             });
         }
+        // Test modules no trace has seen (the traces came from a pass over some files only,
+        // or the module is new): run whole, so no test that ran the change is missed.
+        let untraced: BTreeSet<&str> = now
+            .symbols
+            .keys()
+            .filter_map(|key| key.split_once("::").map(|(file, _)| file))
+            .filter(|file| self.is_test_module(file) && ran.tests_in(file).next().is_none())
+            .collect();
+        let never_traced = untraced.iter().filter(|f| !files.contains(**f)).count();
+        files.extend(untraced.into_iter().map(str::to_string));
         for problem in &failed {
             tests.extend(
                 ran.tests
@@ -232,18 +240,30 @@ impl Runner {
             tests.len(),
             ran.tests.len(),
             crate::model::count::plural(ran.tests.len()),
-            if files.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " and {} test file{}",
-                    files.len(),
-                    crate::model::count::plural(files.len())
-                )
+            match (files.len(), never_traced) {
+                (0, _) => String::new(),
+                (n, 0) => format!(
+                    " and {n} changed test file{}",
+                    crate::model::count::plural(n)
+                ),
+                (n, never) => format!(
+                    " and {n} test file{} ({never} never traced, run whole to be)",
+                    crate::model::count::plural(n)
+                ),
             },
             last.id
         );
         Ok(Chosen { words, note })
+    }
+
+    /// Whether `file` (from the project's folder) is a test module pytest collects.
+    fn is_test_module(&self, file: &str) -> bool {
+        let path = self.project.root.join(file);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        self.project.is_test_file(&path) && self.project.is_test_module(&name)
     }
 
     /// What `covering <name>` runs: the tests that ran a function, method or class, or
@@ -520,6 +540,55 @@ mod tests {
                 .contains("nothing the traced tests ran changed"),
             "{}",
             again.message
+        );
+    }
+
+    #[test]
+    fn a_partial_trace_never_hides_a_test() {
+        let (_dir, root) = project();
+        if crate::python::interpreter::find(&root, None).is_err() {
+            eprintln!("no python3: no test can run here");
+            return;
+        }
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = Source::new(
+            &root,
+            "app".into(),
+            Links::new("/mnt/hs"),
+            store.clone(),
+            500,
+        );
+        let runner = &source.runner;
+        let checkout = runner.runs.checkout.clone();
+        let _owner = Admission::enter(true);
+        // A failing run: only the failing test's file is traced again.
+        let ops = root.join("calc/ops.py");
+        std::fs::write(&ops, OPS.replace("n // 2", "n // 3")).unwrap();
+        let first = runner.start_run(b"").unwrap();
+        assert_eq!(ended(&store, &checkout, first).status, "failed");
+        let traced = store
+            .records(|db| db.runs().traced(&checkout, first))
+            .unwrap()
+            .expect("a traced pass");
+        assert_eq!(traced.files, ["tests/test_ops.py"]);
+        // Fixed, and `add` changed: test_more.py ran `add` but no trace saw it.
+        std::fs::write(&ops, OPS.replace("return a + b", "return b + a")).unwrap();
+        let chosen = runner.affected().unwrap();
+        assert_eq!(
+            chosen.words,
+            [
+                "tests/test_more.py",
+                "tests/test_ops.py::test_add",
+                "tests/test_ops.py::test_half",
+                "tests/test_ops.py::test_scale"
+            ],
+            "{}",
+            chosen.note
+        );
+        assert!(
+            chosen.note.contains("(1 never traced, run whole to be)"),
+            "{}",
+            chosen.note
         );
     }
 }
