@@ -39,7 +39,6 @@ mod tests {
 
     use super::*;
     use crate::error::ErrorKind;
-    use crate::model::links::Links;
     use crate::model::time::Time;
     use crate::resources::source::Source;
     use crate::resources::source::edit::change::ProjectChange;
@@ -63,13 +62,7 @@ mod tests {
     /// A checkout of a one-module project, mounted over `store`.
     fn checkout(store: &Arc<Store>) -> (tempfile::TempDir, PathBuf, Arc<Source>) {
         let (dir, root) = crate::resources::source::testing::project_with(&[("app.py", "X = 1\n")]);
-        let source = Source::new(
-            &root,
-            "app".into(),
-            Links::new("/mnt/hs"),
-            store.clone(),
-            500,
-        );
+        let source = crate::resources::source::testing::source_over(&root, store);
         (dir, root, source)
     }
 

@@ -395,8 +395,8 @@ mod tests {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use crate::model::links::Links;
     use crate::resources::source::Source;
+    use crate::resources::source::testing::{can_run_tests, source_over};
     use crate::store::Store;
     use crate::tree::access::Admission;
 
@@ -415,6 +415,30 @@ mod tests {
                 "import pytest\n\nfrom calc import ops\n\n\ndef test_negative_half():\n    with pytest.raises(ValueError):\n        ops.half(-1)\n\n\ndef test_add_more():\n    assert ops.add(2, 2) == 4\n",
             ),
         ])
+    }
+
+    /// The project over a store, where the tests can run.
+    struct Here {
+        _dir: tempfile::TempDir,
+        root: std::path::PathBuf,
+        store: Arc<Store>,
+        source: Arc<Source>,
+    }
+
+    /// [`Here`], or `None` (said) where no interpreter runs the tests.
+    fn here() -> Option<Here> {
+        let (_dir, root) = project();
+        if !can_run_tests(&root) {
+            return None;
+        }
+        let store = Arc::new(Store::in_memory().unwrap());
+        let source = source_over(&root, &store);
+        Some(Here {
+            _dir,
+            root,
+            store,
+            source,
+        })
     }
 
     /// Waits for run `id` to end (a bound on waiting, not a speed claim).
@@ -438,19 +462,15 @@ mod tests {
 
     #[test]
     fn affected_runs_every_test_that_ran_an_edited_symbol_and_fewer_than_all() {
-        let (_dir, root) = project();
-        if crate::python::interpreter::find(&root, None).is_err() {
-            eprintln!("no python3: no test can run here");
+        let Some(Here {
+            _dir,
+            root,
+            store,
+            source,
+        }) = here()
+        else {
             return;
-        }
-        let store = Arc::new(Store::in_memory().unwrap());
-        let source = Source::new(
-            &root,
-            "app".into(),
-            Links::new("/mnt/hs"),
-            store.clone(),
-            500,
-        );
+        };
         let runner = &source.runner;
         let checkout = runner.runs.checkout.clone();
         let _owner = Admission::enter(true);
@@ -545,19 +565,15 @@ mod tests {
 
     #[test]
     fn a_partial_trace_never_hides_a_test() {
-        let (_dir, root) = project();
-        if crate::python::interpreter::find(&root, None).is_err() {
-            eprintln!("no python3: no test can run here");
+        let Some(Here {
+            _dir,
+            root,
+            store,
+            source,
+        }) = here()
+        else {
             return;
-        }
-        let store = Arc::new(Store::in_memory().unwrap());
-        let source = Source::new(
-            &root,
-            "app".into(),
-            Links::new("/mnt/hs"),
-            store.clone(),
-            500,
-        );
+        };
         let runner = &source.runner;
         let checkout = runner.runs.checkout.clone();
         let _owner = Admission::enter(true);

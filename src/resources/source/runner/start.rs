@@ -229,8 +229,7 @@ mod tests {
 
     use super::*;
 
-    use crate::model::links::Links;
-    use crate::resources::source::Source;
+    use crate::resources::source::testing::{can_run_tests, source_over};
     use crate::store::Store;
     use crate::tree::access::Admission;
 
@@ -240,18 +239,11 @@ mod tests {
             "tests/test_a.py",
             "def test_a():\n    pass\n",
         )]);
-        if crate::python::interpreter::find(&root, None).is_err() {
-            eprintln!("no python3: no test can run here");
+        if !can_run_tests(&root) {
             return;
         }
         let store = Arc::new(Store::in_memory().unwrap());
-        let source = Source::new(
-            &root,
-            "app".into(),
-            Links::new("/mnt/hs"),
-            store.clone(),
-            500,
-        );
+        let source = source_over(&root, &store);
         // Stored as running in this very process, which is not carrying it out: its
         // results could not be stored when it ended.
         let stuck = store
