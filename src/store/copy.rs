@@ -315,11 +315,11 @@ mod tests {
     use crate::store::memory::testing::{at, entry, session, with_tags};
     use crate::store::postgres::scratch::ScratchServer;
     use crate::store::tasks::Fields;
+    use crate::testrun::coverage::Traced;
     use crate::testrun::coverage::{Coverage, TestLines, TestOutcome};
     use crate::testrun::junit::{Problem, Report};
     use crate::testrun::run::{Outcome, Status as RunStatus};
     use crate::testrun::snapshot::Snapshot;
-    use crate::testrun::traced::Traced;
 
     const HERE: &str = "build-1:/work/app";
 

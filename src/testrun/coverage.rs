@@ -58,6 +58,37 @@ pub struct Coverage {
     pub tests: Vec<TestLines>,
 }
 
+/// What a run's traced pass recorded (see `traced.rs`); `files` is empty when the run
+/// itself was traced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Traced {
+    pub coverage: Coverage,
+    /// The test files run again, from the project's folder.
+    pub files: Vec<String>,
+    pub seconds: f64,
+}
+
+impl Traced {
+    /// The line a run's output ends with: what was traced and what it cost.
+    pub fn note(&self) -> String {
+        use crate::model::count::plural;
+        let (tests, files) = (self.coverage.tests.len(), self.files.len());
+        if files == 0 {
+            return format!(
+                "homespace: traced the run itself, {tests} test{}",
+                plural(tests)
+            );
+        }
+        format!(
+            "homespace: traced {tests} test{} of {files} file{} again in {:.1} s to rank the \
+             suspects",
+            plural(tests),
+            plural(files),
+            self.seconds
+        )
+    }
+}
+
 /// Where a run's tracer lives and writes: a folder of the run's scratch space.
 pub struct Tracer {
     folder: PathBuf,

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::coverage::Traced;
 use super::junit::{self, Report};
-use super::traced::Traced;
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -220,7 +220,7 @@ impl Job {
         };
         let mut done = outcome(status, report.unwrap_or_default(), read_output());
         done.traced = match (&self.trace, whole) {
-            (_, Some(tracer)) => Some(super::traced::Traced {
+            (_, Some(tracer)) => Some(Traced {
                 coverage: tracer.read(),
                 files: Vec::new(),
                 seconds: done.seconds,

@@ -11,40 +11,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::coverage::{Coverage, Tracer};
+use super::coverage::{Traced, Tracer};
 use super::junit::Problem;
 use super::run::{Ended, Job};
-
-/// What a run's traced pass recorded; `files` is empty when the run itself was traced.
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Traced {
-    pub coverage: Coverage,
-    /// The test files run again, from the project's folder.
-    pub files: Vec<String>,
-    pub seconds: f64,
-}
-
-impl Traced {
-    /// The line a run's output ends with: what was traced and what it cost.
-    pub fn note(&self) -> String {
-        use crate::model::count::plural;
-        let (tests, files) = (self.coverage.tests.len(), self.files.len());
-        if files == 0 {
-            return format!(
-                "homespace: traced the run itself, {tests} test{}",
-                plural(tests)
-            );
-        }
-        format!(
-            "homespace: traced {tests} test{} of {files} file{} again in {:.1} s to rank the \
-             suspects",
-            plural(tests),
-            plural(files),
-            self.seconds
-        )
-    }
-}
 
 impl Job {
     /// Runs the test files of `problems` again, traced, with `args` (the settings' own

@@ -24,10 +24,10 @@ use crate::error::{Error, Result};
 use crate::model::time::Time;
 use crate::store::row::{Row, size};
 use crate::testrun::coverage::Coverage;
+use crate::testrun::coverage::Traced;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
 use crate::testrun::snapshot::Snapshot;
-use crate::testrun::traced::Traced;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;

@@ -11,11 +11,11 @@ use crate::resources::source::project::Project;
 use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::suspects::{Found, Suspect, stems};
 use crate::store::runs;
+use crate::testrun::coverage::Traced;
 use crate::testrun::junit::Problem;
 use crate::testrun::ranking::{self, Evidence, Ranked, Span};
 use crate::testrun::snapshot::Snapshot;
 use crate::testrun::traceback::Frame;
-use crate::testrun::traced::Traced;
 
 /// Suspects a failure file lists; `result.md` shows the first of them.
 pub(crate) const MOST: usize = 5;

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use crate::model::time::Time;
 use crate::store::testing::{for_each_backend, for_each_backend_from};
 use crate::store::{Backend, Store};
+use crate::testrun::coverage::Traced;
 use crate::testrun::coverage::{Coverage, TestLines, TestOutcome};
 use crate::testrun::junit::{Problem, Report};
 use crate::testrun::run::{Outcome, Status};
 use crate::testrun::snapshot::Snapshot;
-use crate::testrun::traced::Traced;
 
 /// Two checkouts' keys, as `resources::source::checkout::key` makes them.
 const HERE: &str = "build-1:/work/app";
