@@ -61,6 +61,7 @@ mod parse_index;
 mod search_baseline;
 mod search_pace;
 mod search_total;
+mod sdist;
 mod sessions;
 mod source;
 mod symbol_index;
