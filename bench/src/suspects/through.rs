@@ -24,6 +24,8 @@ pub struct Run {
     pub suspects: Vec<Suspect>,
     /// The traced second pass's seconds, when the runner says it made one.
     pub traced: Option<f64>,
+    /// `result.md`'s first detailed failure: `FAILED <test id>: <message>`.
+    pub failure: Option<String>,
     /// The command the runner ran (from the run's `_entry.md`).
     pub command: Option<String>,
 }
@@ -92,6 +94,10 @@ impl Source {
             command: read("_entry.md")
                 .as_deref()
                 .and_then(views::command)
+                .map(str::to_string),
+            failure: result
+                .lines()
+                .find(|l| l.starts_with("FAILED ") || l.starts_with("ERROR "))
                 .map(str::to_string),
             line,
             wall,
