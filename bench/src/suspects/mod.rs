@@ -17,14 +17,17 @@
 //! Two columns: the runner as it is by default ("traced": its ranking from what the
 //! failing tests ran, once it has one) and its text heuristics alone ("text": `[tests]
 //! trace = false` in `source/meta/settings.toml`). Each killed mutant is run with the
-//! setting, then without it. A runner that refuses the key has only the heuristics: the
-//! mutant is run once, and both columns show that one ranking (the table says so).
+//! setting, then without it (the runner's default). A runner that refuses the key has
+//! only the heuristics: the mutant is run once, and both columns show that one ranking
+//! (the table says so). A runner whose suspects do not use the traces yet shows the same
+//! figures in both columns while tracing.
 //!
 //! Then the time: the median of a passing run through the mount (from the write to
 //! `tests/run` to the end of reading `result.md`) beside the run's own command (its
 //! `_entry.md`'s) on the plain disk, and for killed mutants the median of the failing run
-//! beside that of the traced second pass the runner reports in `output.txt` ("not traced"
-//! without one).
+//! beside that of the traced second pass the runner reports at the end of `output.txt`
+//! ("not traced" without one; "note cut" when `output.txt` came out cut to the view budget
+//! without it).
 //!
 //! Options: `--mutants N` killed mutants per project (default 12; at most 4N are tried),
 //! `--sdist-only NAME` one project, `--verbose` each mutant with its suspects. The order
@@ -92,10 +95,14 @@ struct Tally {
     has_trace_setting: bool,
     passing_mount: Vec<Duration>,
     passing_plain: Vec<Duration>,
-    /// Killed mutants' runs: as the runner times them, and what the agent waited.
+    /// Killed mutants' runs: as the runner times them, and what the agent waited for
+    /// the default run and for the one with `trace = false`.
     failing: Vec<f64>,
     failing_wall: Vec<Duration>,
+    failing_wall_text: Vec<Duration>,
     traced_pass: Vec<f64>,
+    /// Killed mutants' runs with no note of a traced pass in an `output.txt` cut short.
+    note_lost: usize,
     /// What happened that the table does not say.
     notes: Vec<String>,
     /// What went wrong, if the project could not be measured to its end.
@@ -266,7 +273,9 @@ fn try_mutant(
         tally.traced.add(traced_rank);
         tally.failing.extend(traced_run.line.seconds);
         tally.failing_wall.push(traced_run.wall);
+        tally.failing_wall_text.push(text_run.wall);
         tally.traced_pass.extend(traced_run.traced);
+        tally.note_lost += usize::from(traced_run.traced.is_none() && traced_run.output_cut);
     }
     if options.verbose {
         print_mutant(
@@ -434,11 +443,11 @@ fn report(tallies: &[(&Sdist, Tally)]) {
     println!(
         "\ntime (medians): a passing run through the mount (write to reading result.md) and its \
          command on the plain disk;\nkilled mutants' runs as the runner times them, their \
-         traced second pass, and what the agent waited"
+         traced second pass, and the write to reading result.md by default and untraced"
     );
     println!(
-        "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8}",
-        "project", "mount", "plain", "ratio", "failing", "traced pass", "waited"
+        "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
+        "project", "mount", "plain", "ratio", "failing", "traced pass", "waited", "untraced"
     );
     for (sdist, t) in tallies {
         let mount = median_secs(t.passing_mount.iter().map(Duration::as_secs_f64));
@@ -450,19 +459,34 @@ fn report(tallies: &[(&Sdist, Tally)]) {
         let secs = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.2} s"));
         let traced = match median_secs(t.traced_pass.iter().copied()) {
             Some(s) => format!("{s:.2} s"),
+            None if t.note_lost > 0 => "note cut".into(),
             None => "not traced".into(),
         };
+        let wall =
+            |samples: &[Duration]| secs(median_secs(samples.iter().map(Duration::as_secs_f64)));
         println!(
-            "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8}",
+            "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
             sdist.title(),
             secs(mount),
             secs(plain),
             ratio,
             secs(median_secs(t.failing.iter().copied())),
             traced,
-            secs(median_secs(
-                t.failing_wall.iter().map(Duration::as_secs_f64)
-            ))
+            wall(&t.failing_wall),
+            if t.has_trace_setting {
+                wall(&t.failing_wall_text)
+            } else {
+                "-".into()
+            }
+        );
+    }
+    for (sdist, t) in tallies.iter().filter(|(_, t)| t.note_lost > 0) {
+        println!(
+            "({}: in {} of {} killed mutants' runs, output.txt came out cut to the view \
+             budget without the runner's note of its traced pass)",
+            sdist.title(),
+            t.note_lost,
+            t.killed
         );
     }
     println!();

@@ -24,6 +24,9 @@ pub struct Run {
     pub suspects: Vec<Suspect>,
     /// The traced second pass's seconds, when the runner says it made one.
     pub traced: Option<f64>,
+    /// Whether `output.txt` came out cut to the view budget (`[pruned: …]`), so that the
+    /// runner's note at its end may be lost: no note then does not mean no traced pass.
+    pub output_cut: bool,
     /// `result.md`'s first detailed failure: `FAILED <test id>: <message>`.
     pub failure: Option<String>,
     /// The command the runner ran (from the run's `_entry.md`).
@@ -87,10 +90,10 @@ impl Source {
             _ => views::suspects(&result),
         };
         let read = |name: &str| std::fs::read_to_string(run_dir.join(name)).ok();
+        let output = read("output.txt").unwrap_or_default();
         Ok(Run {
-            traced: read("output.txt")
-                .as_deref()
-                .and_then(views::traced_seconds),
+            traced: views::traced_seconds(&output),
+            output_cut: output.contains("\n[pruned: "),
             command: read("_entry.md")
                 .as_deref()
                 .and_then(views::command)
