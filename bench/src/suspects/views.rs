@@ -89,7 +89,12 @@ pub fn suspect_line(line: &str) -> Option<Suspect> {
         file: file.trim().to_string(),
         module: module.to_string(),
         lines: (first.trim().parse().ok()?, last.trim().parse().ok()?),
-        why: why.split(", ").next().unwrap_or_default().to_string(),
+        // A score may come before the words or after them: `score 0.82, ran only by …`.
+        why: why
+            .split(", ")
+            .find(|field| !field.starts_with("score "))
+            .unwrap_or_default()
+            .to_string(),
     })
 }
 
@@ -183,6 +188,17 @@ ERROR tests.test_other: boom
         assert_eq!(
             grown.map(|s| (s.lines, s.why)),
             Some(((3, 9), "ran only by failing tests".into()))
+        );
+        let scored_first = suspect_line(
+            "suspect: /m/a/b.py (src/a.py:1-2, score 0.82, changed since the last green run)",
+        );
+        assert_eq!(
+            scored_first.map(|s| (s.module, s.lines, s.why)),
+            Some((
+                "src/a.py".into(),
+                (1, 2),
+                "changed since the last green run".into()
+            ))
         );
         let bare = suspect_line("suspect: /m/a/b.py (a.py:3)").unwrap();
         assert_eq!((bare.module.as_str(), bare.lines), ("a.py", (3, 3)));
