@@ -14,13 +14,15 @@
 //! runner, stops at functions). Per project: top-1 (the first suspect names it), top-3 and
 //! named (any suspect of the first failure's file does), in percent of the killed mutants.
 //!
-//! Two columns: the runner as it is by default ("traced": its ranking from what the
-//! failing tests ran, once it has one) and its text heuristics alone ("text": `[tests]
-//! trace = false` in `source/meta/settings.toml`). Each killed mutant is run with the
-//! setting, then without it (the runner's default). A runner that refuses the key has
-//! only the heuristics: the mutant is run once, and both columns show that one ranking
-//! (the table says so). A runner whose suspects do not use the traces yet shows the same
-//! figures in both columns while tracing.
+//! Three columns, each a ranking of the same killed mutants: "traced, edited" is the
+//! runner as it is by default, the mutant written through the mount after a green run (a
+//! ranking that puts what changed since the failing tests last passed first names it from
+//! that); "traced, cold" is the runner by default on a new mount and store of a second copy
+//! that holds the mutant on disk before its first run (`cold.rs`: no history, only the
+//! traced pass and the traceback rank); "text only" is the runner with `[tests] trace =
+//! false` in `source/meta/settings.toml`, its text heuristics. So a killed mutant runs
+//! three times. A runner that refuses the key has one ranking, the heuristics: the mutant
+//! runs once, and every column shows that ranking (the table says so).
 //!
 //! Then the time: the median of a passing run through the mount (from the write to
 //! `tests/run` to the end of reading `result.md`) beside the run's own command (its
@@ -33,8 +35,10 @@
 //! `--sdist-only NAME` one project, `--verbose` each mutant with its suspects. The order
 //! mutants are tried in is fixed (a seeded shuffle, no clock), so runs are comparable.
 
+mod cold;
 mod mutants;
 mod projects;
+mod tally;
 mod through;
 mod views;
 
@@ -42,8 +46,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use cold::Cold;
 use mutants::Mutant;
 use projects::Sdist;
+use tally::{Runs, Tally};
 use through::Source;
 use views::Suspect;
 
@@ -64,50 +70,6 @@ const TRIES_PER_KILL: usize = 4;
 const SEED: u64 = 44;
 /// Passing runs timed on each side.
 const PASSING_RUNS: usize = 5;
-
-/// One column's counts: killed mutants whose first, first three or any suspect named the
-/// mutated function.
-#[derive(Default)]
-struct Column {
-    top1: usize,
-    top3: usize,
-    named: usize,
-}
-
-impl Column {
-    fn add(&mut self, rank: Option<usize>) {
-        self.top1 += usize::from(rank == Some(0));
-        self.top3 += usize::from(rank.is_some_and(|r| r < 3));
-        self.named += usize::from(rank.is_some());
-    }
-}
-
-/// What one project measured.
-#[derive(Default)]
-struct Tally {
-    tried: usize,
-    killed: usize,
-    /// Mutants the mount refused to write (its import check failed).
-    skipped: usize,
-    traced: Column,
-    text: Column,
-    /// Whether the runner took `trace = false` (else both columns are one ranking).
-    has_trace_setting: bool,
-    passing_mount: Vec<Duration>,
-    passing_plain: Vec<Duration>,
-    /// Killed mutants' runs: as the runner times them, and what the agent waited for
-    /// the default run and for the one with `trace = false`.
-    failing: Vec<f64>,
-    failing_wall: Vec<Duration>,
-    failing_wall_text: Vec<Duration>,
-    traced_pass: Vec<f64>,
-    /// Killed mutants' runs with no note of a traced pass in an `output.txt` cut short.
-    note_lost: usize,
-    /// What happened that the table does not say.
-    notes: Vec<String>,
-    /// What went wrong, if the project could not be measured to its end.
-    problem: Option<String>,
-}
 
 /// Run the section; false when a project could not be measured (said above the table).
 pub fn bench_suspects(options: &Options) -> bool {
@@ -142,7 +104,7 @@ pub fn bench_suspects(options: &Options) -> bool {
         }
         tallies.push((sdist, tally));
     }
-    report(&tallies);
+    tally::report(&tallies);
     println!("(section took {:.0} s)\n", started.elapsed().as_secs_f64());
     tallies.iter().all(|(_, t)| t.problem.is_none())
 }
@@ -195,15 +157,28 @@ fn measure_into(sdist: &Sdist, options: &Options, tally: &mut Tally) -> Result<(
     // A mutant can loop forever: a run that takes far longer than the plain one is stopped
     // (and is no kill).
     let timeout = (super::median(tally.passing_mount.clone()).as_secs_f64() * 6.0).max(20.0);
-    source.set_test_setting("timeout_secs", Some(&format!("{}", timeout.ceil())))?;
+    let timeout = format!("{}", timeout.ceil());
+    source.set_test_setting("timeout_secs", Some(&timeout))?;
     tally.has_trace_setting = source.set_test_setting("trace", Some("false")).is_ok();
     source.set_test_setting("trace", None)?;
+    // Only a runner with a traced pass ranks differently without a history.
+    let cold = if tally.has_trace_setting {
+        Some(Cold::new(sdist, &timeout)?)
+    } else {
+        None
+    };
     let wanted = options.mutants;
     for mutant in order {
         if tally.killed >= wanted || tally.tried >= wanted * TRIES_PER_KILL {
             break;
         }
-        try_mutant(sdist, &project, &source, &mutant, options, tally)?;
+        let at = Place {
+            sdist,
+            project: &project,
+            source: &source,
+            cold: cold.as_ref(),
+        };
+        try_mutant(&at, &mutant, options, tally)?;
     }
     source.set_test_setting("trace", None)?;
     let last = source.run()?;
@@ -217,16 +192,26 @@ fn measure_into(sdist: &Sdist, options: &Options, tally: &mut Tally) -> Result<(
     Ok(())
 }
 
-/// Write one mutant through the mount, run the suite (twice when it kills the mutant and
-/// the runner has the trace setting), tally its suspects, and restore the module.
+/// Where a project's mutants are tried.
+struct Place<'a> {
+    sdist: &'a Sdist,
+    /// The project's copy on disk, mounted at `source`.
+    project: &'a Path,
+    source: &'a Source,
+    /// The second copy, for the runs without a history; `None` without a traced pass.
+    cold: Option<&'a Cold>,
+}
+
+/// Write one mutant through the mount, run the suite (and when it kills the mutant and
+/// the runner has the trace setting: again traced, then on a new mount of the second copy),
+/// tally its suspects, and restore the module.
 fn try_mutant(
-    sdist: &Sdist,
-    project: &Path,
-    source: &Source,
+    at: &Place<'_>,
     mutant: &Mutant,
     options: &Options,
     tally: &mut Tally,
 ) -> Result<(), String> {
+    let (sdist, project, source) = (at.sdist, at.project, at.source);
     let on_disk = project.join(&mutant.module);
     let original = std::fs::read(&on_disk).map_err(|e| format!("{}: {e}", on_disk.display()))?;
     let text = String::from_utf8_lossy(&original);
@@ -238,7 +223,7 @@ fn try_mutant(
     if let Err(why) = source.write(rel, mutated.as_bytes()) {
         tally.skipped += 1;
         if options.verbose {
-            println!("  {}: skipped: {why}", shown(mutant));
+            println!("  {}: skipped: {why}", tally::shown(mutant));
         }
         return restore(source, rel, &on_disk, &original);
     }
@@ -258,19 +243,27 @@ fn try_mutant(
     });
     // Restored whatever happened, before any error is passed on.
     restore(source, rel, &on_disk, &original)?;
-    let (text_run, traced_run) = outcome?;
+    let (text_run, edited_run) = outcome?;
     let killed = text_run.line.status == "failed";
-    let traced_run = traced_run.as_ref().unwrap_or(&text_run);
-    let text_rank = rank(mutant, &text_run.suspects);
-    let traced_rank = if traced_run.line.status == "failed" {
-        rank(mutant, &traced_run.suspects)
-    } else {
-        None
+    let cold_run = match at.cold {
+        Some(cold) if killed => Some(cold.run(&mutant.module, mutated.as_bytes())?),
+        _ => None,
     };
+    // A ranking of a run the mutant did not fail names nothing.
+    let ranked = |run: &through::Run| {
+        (run.line.status == "failed")
+            .then(|| rank(mutant, &run.suspects))
+            .flatten()
+    };
+    // Without the trace setting the one ranking stands in every column.
+    let traced_run = edited_run.as_ref().unwrap_or(&text_run);
     if killed {
         tally.killed += 1;
-        tally.text.add(text_rank);
-        tally.traced.add(traced_rank);
+        tally.text.add(ranked(&text_run));
+        tally.edited.add(ranked(traced_run));
+        tally
+            .cold
+            .add(ranked(cold_run.as_ref().unwrap_or(traced_run)));
         tally.failing.extend(traced_run.line.seconds);
         tally.failing_wall.push(traced_run.wall);
         tally.failing_wall_text.push(text_run.wall);
@@ -278,14 +271,12 @@ fn try_mutant(
         tally.note_lost += usize::from(traced_run.traced.is_none() && traced_run.output_cut);
     }
     if options.verbose {
-        print_mutant(
-            source,
-            mutant,
-            &text_run,
-            killed,
-            traced_run,
-            tally.has_trace_setting,
-        );
+        let runs = Runs {
+            edited: edited_run.as_ref(),
+            cold: cold_run.as_ref(),
+            text: &text_run,
+        };
+        tally::print_mutant(mutant, &runs, |s| names(mutant, s));
     }
     Ok(())
 }
@@ -342,158 +333,4 @@ fn plain_run(project: &Path, command: &str) -> Result<Duration, String> {
     } else {
         Err(format!("on the plain disk, {command:?} failed: {status}"))
     }
-}
-
-fn print_mutant(
-    source: &Source,
-    mutant: &Mutant,
-    text_run: &through::Run,
-    killed: bool,
-    traced_run: &through::Run,
-    has_trace_setting: bool,
-) {
-    let verdict = if killed {
-        "killed".to_string()
-    } else {
-        format!("not killed ({})", text_run.line.status)
-    };
-    println!("  {}: {verdict}", shown(mutant));
-    if !killed {
-        return;
-    }
-    if let Some(failure) = &text_run.failure {
-        println!("      {}", failure.chars().take(160).collect::<String>());
-    }
-    let list = |run: &through::Run| -> String {
-        let shown: Vec<String> = run
-            .suspects
-            .iter()
-            .map(|s| {
-                let file = Path::new(&s.file);
-                let short = file.strip_prefix(&source.dir).unwrap_or(file);
-                let hit = if names(mutant, s) { " ✓" } else { "" };
-                format!("{}{hit}", short.display())
-            })
-            .collect();
-        if shown.is_empty() {
-            "none".to_string()
-        } else {
-            shown.join(", ")
-        }
-    };
-    if has_trace_setting {
-        println!("      traced: {}", list(traced_run));
-        println!("      text:   {}", list(text_run));
-    } else {
-        println!("      suspects: {}", list(text_run));
-    }
-}
-
-/// `module:line qualname `before` -> `after``, as the verbose lines name a mutant.
-fn shown(mutant: &Mutant) -> String {
-    format!(
-        "{}:{} {} `{}` -> `{}`",
-        mutant.module.display(),
-        mutant.line,
-        mutant.qualname,
-        mutant.before.trim_end(),
-        mutant.after.trim_end()
-    )
-}
-
-fn report(tallies: &[(&Sdist, Tally)]) {
-    let percent = |n: usize, of: usize| {
-        if of == 0 {
-            "-".to_string()
-        } else {
-            format!("{:.0}%", 100.0 * n as f64 / of as f64)
-        }
-    };
-    println!("\nsuspects (killed mutants; first suspect is the mutated function)");
-    println!(
-        "{:<18} {:>5} {:>6} | traced {:>5} {:>5} {:>5} | text {:>5} {:>5} {:>5}",
-        "project", "tried", "killed", "top-1", "top-3", "named", "top-1", "top-3", "named"
-    );
-    for (sdist, t) in tallies {
-        let column = |c: &Column| {
-            format!(
-                "{:>5} {:>5} {:>5}",
-                percent(c.top1, t.killed),
-                percent(c.top3, t.killed),
-                percent(c.named, t.killed)
-            )
-        };
-        println!(
-            "{:<18} {:>5} {:>6} | {:>6} {} | {:>4} {}",
-            sdist.title(),
-            t.tried,
-            t.killed,
-            "",
-            column(&t.traced),
-            "",
-            column(&t.text)
-        );
-    }
-    if tallies.iter().any(|(_, t)| !t.has_trace_setting) {
-        println!(
-            "(the runner refused `[tests] trace = false`: it has one ranking, today's text \
-             heuristics, and both columns show it)"
-        );
-    }
-    println!(
-        "\ntime (medians): a passing run through the mount (write to reading result.md) and its \
-         command on the plain disk;\nkilled mutants' runs as the runner times them, their \
-         traced second pass, and the write to reading result.md by default and untraced"
-    );
-    println!(
-        "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
-        "project", "mount", "plain", "ratio", "failing", "traced pass", "waited", "untraced"
-    );
-    for (sdist, t) in tallies {
-        let mount = median_secs(t.passing_mount.iter().map(Duration::as_secs_f64));
-        let plain = median_secs(t.passing_plain.iter().map(Duration::as_secs_f64));
-        let ratio = match (mount, plain) {
-            (Some(m), Some(p)) if p > 0.0 => format!("{:.2}x", m / p),
-            _ => "-".into(),
-        };
-        let secs = |s: Option<f64>| s.map_or("-".into(), |s| format!("{s:.2} s"));
-        let traced = match median_secs(t.traced_pass.iter().copied()) {
-            Some(s) => format!("{s:.2} s"),
-            None if t.note_lost > 0 => "note cut".into(),
-            None => "not traced".into(),
-        };
-        let wall =
-            |samples: &[Duration]| secs(median_secs(samples.iter().map(Duration::as_secs_f64)));
-        println!(
-            "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
-            sdist.title(),
-            secs(mount),
-            secs(plain),
-            ratio,
-            secs(median_secs(t.failing.iter().copied())),
-            traced,
-            wall(&t.failing_wall),
-            if t.has_trace_setting {
-                wall(&t.failing_wall_text)
-            } else {
-                "-".into()
-            }
-        );
-    }
-    for (sdist, t) in tallies.iter().filter(|(_, t)| t.note_lost > 0) {
-        println!(
-            "({}: in {} of {} killed mutants' runs, output.txt came out cut to the view \
-             budget without the runner's note of its traced pass)",
-            sdist.title(),
-            t.note_lost,
-            t.killed
-        );
-    }
-    println!();
-}
-
-fn median_secs(samples: impl Iterator<Item = f64>) -> Option<f64> {
-    let mut all: Vec<f64> = samples.collect();
-    all.sort_by(f64::total_cmp);
-    all.get(all.len() / 2).copied()
 }
