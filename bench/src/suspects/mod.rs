@@ -80,7 +80,12 @@ pub fn bench_suspects(options: &Options) -> bool {
         .filter(|p| options.only.as_deref().is_none_or(|only| only == p.name))
         .collect();
     if chosen.is_empty() {
-        println!("no project is called {:?}", options.only);
+        let names: Vec<&str> = projects::ALL.iter().map(|p| p.name).collect();
+        println!(
+            "--sdist-only takes {}, not {:?}",
+            names.join(", "),
+            options.only.as_deref().unwrap_or_default()
+        );
         return false;
     }
     let mut tallies = Vec::new();
