@@ -36,15 +36,22 @@
 //! The walks section (`walks/`) counts commands and bytes read instead of time: an
 //! agent's common jobs scripted on the plain checkout and on the mount, side by side.
 //!
+//! The suspects section (`suspects/`, `--only suspects`) counts how often a failing run's
+//! first suspects name the function where a one-token bug was put, in three real projects
+//! fetched as sdists (`sdist.rs`), with the runner's ranking and its text heuristics alone.
+//!
 //! Usage: `cargo run --release --bin homespace-bench -- [--large DIR] [--runs N]
-//! [--only all|source|search|tasks|memory|memory-store|live-import|sessions|walks|large|parse-index]
+//! [--only all|source|search|tasks|memory|memory-store|live-import|sessions|walks|suspects|large|parse-index]
 //! [--project DIR] [--cached-only] [--entries N] [--package NAME] [--word WORD]
-//! [--project-only example|all] [--sdist DIR] [--verbose] [--outputs]`
+//! [--project-only example|all] [--sdist DIR] [--mutants N] [--sdist-only NAME] [--verbose] [--outputs]`
 //! (`--cached-only`: the source section skips its `--no-cache` mounts, minutes of the
 //! stdlib's `ls -lR`; `--entries N`: the sessions and memory store sections' stores hold N entries, at
 //! least 10,000, instead of 1,000,000; `--project-only example`: the walks on the example
 //! project only; `--sdist DIR`: an unpacked cachetools 5.5.0 for the walks; `--verbose`:
-//! every walk's commands; `--outputs`: and what each printed).
+//! every walk's commands, and each mutant of the suspects section with its suspects;
+//! `--outputs`: and what each walk's command printed; `--mutants N`: killed mutants per
+//! project of the suspects section, 12 by default; `--sdist-only boltons|sqlparse|cachetools`:
+//! its one project).
 //!
 //! Every mount is unmounted when done and checked to be gone; one that cannot be is named
 //! with its daemon, the daemon is ended, and the benchmark exits with status 1 at the end.
@@ -58,11 +65,13 @@ mod memory_digest;
 mod memory_files;
 mod memory_store;
 mod parse_index;
+mod sdist;
 mod search_baseline;
 mod search_pace;
 mod search_total;
 mod sessions;
 mod source;
+mod suspects;
 mod symbol_index;
 mod tasks;
 mod walks;
@@ -107,13 +116,13 @@ fn main() {
         "memory" => (false, false, true, false, false),
         "sessions" => (false, false, false, true, false),
         "walks" => (false, false, false, false, true),
-        "memory-store" | "live-import" | "large" | "parse-index" | "search" => {
+        "memory-store" | "live-import" | "large" | "parse-index" | "search" | "suspects" => {
             (false, false, false, false, false)
         }
         other => {
             eprintln!(
                 "homespace-bench: --only takes all, source, search, tasks, memory, memory-store, \
-                 live-import, sessions, walks, large or parse-index, not {other:?}"
+                 live-import, sessions, walks, suspects, large or parse-index, not {other:?}"
             );
             std::process::exit(2);
         }
@@ -134,6 +143,18 @@ fn main() {
     let Some(walk_options) = walk_options else {
         eprintln!("homespace-bench: --project-only takes example or all");
         std::process::exit(2);
+    };
+    let suspect_options = suspects::Options {
+        mutants: match value("--mutants").map(|n| n.parse::<usize>()) {
+            None => suspects::MUTANTS,
+            Some(Ok(n)) if n > 0 => n,
+            Some(_) => {
+                eprintln!("homespace-bench: --mutants takes a number of at least 1");
+                std::process::exit(2);
+            }
+        },
+        only: value("--sdist-only"),
+        verbose: args.iter().any(|a| a == "--verbose"),
     };
     let example = example_project();
     println!("homespace benchmark — medians over {runs} runs; ratio = mount / plain disk\n");
@@ -196,9 +217,17 @@ fn main() {
         memory::bench_temp_files(&example);
     }
     let walks_reached_their_ends = !walks || walks::bench_walks(&walk_options);
+    let suspects_measured =
+        !(all || only == "suspects") || suspects::bench_suspects(&suspect_options);
     exit_if_left_behind();
     if !walks_reached_their_ends {
         eprintln!("homespace-bench: some walk did not reach its end (see above)");
+        std::process::exit(1);
+    }
+    if !suspects_measured {
+        eprintln!(
+            "homespace-bench: some project of the suspects section was not measured (see above)"
+        );
         std::process::exit(1);
     }
 }

@@ -6,7 +6,6 @@
 //! a cache folder when missing, or given unpacked (`--sdist DIR`).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use super::Walk;
 use super::fix::Fix;
@@ -122,7 +121,7 @@ const CACHETOOLS: &str = "cachetools-5.5.0";
 pub fn cachetools(sdist: Option<&Path>) -> Result<Project, String> {
     let dir = match sdist {
         Some(dir) => dir.to_path_buf(),
-        None => download()?,
+        None => crate::sdist::unpacked("cachetools", "5.5.0")?,
     };
     let info = std::fs::read_to_string(dir.join("PKG-INFO"))
         .map_err(|e| format!("{}: not an unpacked sdist ({e})", dir.display()))?;
@@ -230,55 +229,4 @@ def test_lru_cache_getsizeof_evicts_by_size():
         ],
         memory,
     })
-}
-
-/// The unpacked sdist in the cache folder, downloaded with pip and unpacked when missing.
-fn download() -> Result<PathBuf, String> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
-        .ok_or("neither XDG_CACHE_HOME nor HOME is set: give --sdist DIR")?
-        .join("homespace-bench");
-    let unpacked = cache.join(CACHETOOLS);
-    if unpacked.join("PKG-INFO").is_file() {
-        return Ok(unpacked);
-    }
-    std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
-    let archive = cache.join(format!("{CACHETOOLS}.tar.gz"));
-    if !archive.is_file() {
-        println!(
-            "downloading cachetools==5.5.0 (sdist) into {} ...",
-            cache.display()
-        );
-        run(Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--no-binary",
-                ":all:",
-                "--no-deps",
-                "cachetools==5.5.0",
-                "-d",
-            ])
-            .arg(&cache))?;
-    }
-    run(Command::new("tar")
-        .arg("xzf")
-        .arg(&archive)
-        .arg("-C")
-        .arg(&cache))?;
-    Ok(unpacked)
-}
-
-fn run(command: &mut Command) -> Result<(), String> {
-    let out = command.output().map_err(|e| format!("{command:?}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
 }
