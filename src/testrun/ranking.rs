@@ -16,14 +16,18 @@
 //! 1. a symbol changed since the failing tests last passed comes first: a regression's
 //!    likeliest cause is the change the failing tests ran;
 //! 2. the higher score;
-//! 3. where the traceback raised, then a symbol it passed through, deepest first;
-//! 4. the symbol more of the others scored as high call (name in their code): the callee
+//! 3. a symbol inside which the failing run took a way the passing ones did not (lines
+//!    scored above its entry line) before one the failing tests ran whole or not at all
+//!    differently: code only failures reach (a `__repr__` for the failure's message, the
+//!    handler that raises) is more often the consequence than the cause;
+//! 4. where the traceback raised, then a symbol it passed through, deepest first;
+//! 5. the symbol more of the others scored as high call (name in their code): the callee
 //!    before its callers, as a caller that only passes the failing input on scores as the
 //!    code that mishandles it does;
-//! 5. the symbol fewer traced tests ran: the more specific code;
-//! 6. the symbol with more lines at its best score: with every line as likely to hold the
+//! 6. the symbol fewer traced tests ran: the more specific code;
+//! 7. the symbol with more lines at its best score: with every line as likely to hold the
 //!    fault, the one holding more suspicious lines;
-//! 7. file and line, so that equal evidence always ranks the same way.
+//! 8. file and line, so that equal evidence always ranks the same way.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -227,9 +231,13 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
     order.sort_by(|&i, &j| {
         let ((a, a_frame, a_ran, a_lines), (b, b_frame, b_ran, b_lines)) = (&ranked[i], &ranked[j]);
         let changed = |r: &Ranked| r.why.contains(&Reason::Changed);
+        // Lines above its entry's score: inside it the failing run went where passing
+        // runs did not.
+        let diverges = |r: &Ranked| !r.hot.is_empty();
         changed(b)
             .cmp(&changed(a))
             .then(b.score.total_cmp(&a.score))
+            .then(diverges(b).cmp(&diverges(a)))
             .then(
                 a_frame
                     .unwrap_or(usize::MAX)
@@ -466,6 +474,38 @@ mod tests {
         );
         // `parse` holds more lines at the best score, but calls `add`.
         assert_eq!(names(&ranked), ["Calc.add", "parse"]);
+    }
+
+    #[test]
+    fn where_the_failing_run_went_its_own_way_comes_before_what_only_failures_reach() {
+        let mut coverage = coverage();
+        coverage.tests[0]
+            .files
+            .get_mut("calc/ops.py")
+            .unwrap()
+            .extend([22, 23]);
+        let spans = |file: &str| {
+            spans(file).map(|mut spans| {
+                spans.push(span("Calc.__repr__", 22, 23));
+                spans
+            })
+        };
+        let none = BTreeSet::new();
+        // The failure's message called `__repr__`, which raised: only failures ran it,
+        // as only failures ran line 17 of `div`, whose first lines passing tests ran too.
+        let frames = [("calc/ops.py".to_string(), 23)];
+        let ranked = rank(
+            &Evidence {
+                coverage: &coverage,
+                test: "t::fails",
+                spans: &spans,
+                changed: &none,
+                frames: &frames,
+            },
+            5,
+        );
+        assert_eq!(names(&ranked)[..2], ["Calc.div", "Calc.__repr__"]);
+        assert_eq!(ranked[1].why, [Reason::Raised, Reason::OnlyFailing]);
     }
 
     #[test]
