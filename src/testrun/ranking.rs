@@ -15,19 +15,26 @@
 //! The order, each step breaking the ties of the one before:
 //! 1. a symbol changed since the failing tests last passed comes first: a regression's
 //!    likeliest cause is the change the failing tests ran;
-//! 2. the higher score;
-//! 3. a symbol inside which the failing run took a way the passing ones did not (lines
+//! 2. when the error was raised in project code (not by an assertion of the test), the
+//!    symbols of the traceback's frames: the fault is where it raised or on the way there;
+//!    and so for the frames of the run's other failures that raised in project code, as
+//!    the failures of one run most often share one fault;
+//! 3. code that formats values for the failure's message (`__repr__`, `__str__`,
+//!    `__format__`, `_repr` helpers) not in the traceback comes last: every failure that
+//!    shows an object runs it, which makes it look suspicious and never makes it the cause;
+//! 4. the higher score;
+//! 5. a symbol inside which the failing run took a way the passing ones did not (lines
 //!    scored above its entry line) before one the failing tests ran whole or not at all
 //!    differently: code only failures reach (a `__repr__` for the failure's message, the
 //!    handler that raises) is more often the consequence than the cause;
-//! 4. where the traceback raised, then a symbol it passed through, deepest first;
-//! 5. the symbol more of the others scored as high call (name in their code): the callee
+//! 6. where the traceback raised, then a symbol it passed through, deepest first;
+//! 7. the symbol more of the others scored as high call (name in their code): the callee
 //!    before its callers, as a caller that only passes the failing input on scores as the
 //!    code that mishandles it does;
-//! 6. the symbol fewer traced tests ran: the more specific code;
-//! 7. the symbol with more lines at its best score: with every line as likely to hold the
+//! 8. the symbol fewer traced tests ran: the more specific code;
+//! 9. the symbol with more lines at its best score: with every line as likely to hold the
 //!    fault, the one holding more suspicious lines;
-//! 8. file and line, so that equal evidence always ranks the same way.
+//! 10. file and line, so that equal evidence always ranks the same way.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -100,6 +107,9 @@ pub struct Evidence<'a> {
     pub changed: &'a BTreeSet<(String, String)>,
     /// The traceback's frames in project files, outermost first, as `(file, line)`.
     pub frames: &'a [(String, u32)],
+    /// The tracebacks of the run's other failures, the same way: where one of them raised
+    /// in project code counts for this one too, as most failures of a run share a fault.
+    pub others: &'a [Vec<(String, u32)>],
 }
 
 /// Per line: how many failing and passing traced tests ran it.
@@ -227,6 +237,27 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         .iter()
         .map(|(callee, ..)| callers_among(callee, ranked.iter().map(|(r, ..)| r)))
         .collect();
+    let in_code = |frames: &[(String, u32)]| {
+        frames
+            .last()
+            .is_some_and(|(file, _)| (evidence.spans)(file).is_some())
+    };
+    let raised_in_code = in_code(evidence.frames);
+    // The frames of the other failures that raised in project code.
+    let elsewhere: Vec<&(String, u32)> = evidence
+        .others
+        .iter()
+        .filter(|frames| in_code(frames))
+        .flatten()
+        .collect();
+    let framed_elsewhere: Vec<bool> = ranked
+        .iter()
+        .map(|(r, ..)| {
+            elsewhere
+                .iter()
+                .any(|(f, l)| *f == r.file && r.span.first <= *l && *l <= r.span.last)
+        })
+        .collect();
     let mut order: Vec<usize> = (0..ranked.len()).collect();
     order.sort_by(|&i, &j| {
         let ((a, a_frame, a_ran, a_lines), (b, b_frame, b_ran, b_lines)) = (&ranked[i], &ranked[j]);
@@ -234,8 +265,17 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         // Lines above its entry's score: inside it the failing run went where passing
         // runs did not.
         let diverges = |r: &Ranked| !r.hot.is_empty();
+        // Raised in project code: the traceback's frames hold or lead to the fault.
+        let framed = |frame: &Option<usize>, at: usize| {
+            (raised_in_code && frame.is_some()) || framed_elsewhere[at]
+        };
+        // Code that formats a failure's message, reached by every failure that shows the
+        // object: a consequence, unless the traceback passes through it.
+        let reports = |r: &Ranked, frame: &Option<usize>| frame.is_none() && formats(r);
         changed(b)
             .cmp(&changed(a))
+            .then(framed(b_frame, j).cmp(&framed(a_frame, i)))
+            .then(reports(a, a_frame).cmp(&reports(b, b_frame)))
             .then(b.score.total_cmp(&a.score))
             .then(diverges(b).cmp(&diverges(a)))
             .then(
@@ -255,6 +295,13 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         .filter_map(|i| ranked[i].take())
         .take(most)
         .collect()
+}
+
+/// Whether `ranked` makes an object's text (`__repr__`, `__str__`, `__format__`, a
+/// `_repr_…` helper): what a failure's message calls on the values it shows.
+fn formats(ranked: &Ranked) -> bool {
+    let name = ranked.span.qualname.rsplit('.').next().unwrap_or_default();
+    matches!(name, "__repr__" | "__str__" | "__format__") || name.contains("_repr")
 }
 
 /// How many of `all` other than `callee` scored as high as it and mention its name.
@@ -363,6 +410,7 @@ mod tests {
                 spans: &spans,
                 changed: &changed,
                 frames: &frames,
+                others: &[],
             },
             5,
         )
@@ -469,6 +517,7 @@ mod tests {
                 spans: &spans,
                 changed: &none,
                 frames: &[],
+                others: &[],
             },
             5,
         );
@@ -476,36 +525,76 @@ mod tests {
         assert_eq!(names(&ranked), ["Calc.add", "parse"]);
     }
 
-    #[test]
-    fn where_the_failing_run_went_its_own_way_comes_before_what_only_failures_reach() {
+    /// [`coverage`] with the failing test also running lines 22-23 of `Calc.<extra>`.
+    fn rank_with_extra(extra: &str, frames: &[(&str, u32)]) -> Vec<Ranked> {
         let mut coverage = coverage();
-        coverage.tests[0]
-            .files
-            .get_mut("calc/ops.py")
-            .unwrap()
-            .extend([22, 23]);
+        let lines = coverage.tests[0].files.get_mut("calc/ops.py").unwrap();
+        lines.extend([22, 23]);
+        let qualname = format!("Calc.{extra}");
         let spans = |file: &str| {
             spans(file).map(|mut spans| {
-                spans.push(span("Calc.__repr__", 22, 23));
+                spans.push(span(&qualname, 22, 23));
                 spans
             })
         };
         let none = BTreeSet::new();
-        // The failure's message called `__repr__`, which raised: only failures ran it,
-        // as only failures ran line 17 of `div`, whose first lines passing tests ran too.
-        let frames = [("calc/ops.py".to_string(), 23)];
-        let ranked = rank(
+        let frames: Vec<(String, u32)> = frames.iter().map(|(f, l)| (f.to_string(), *l)).collect();
+        rank(
             &Evidence {
                 coverage: &coverage,
                 test: "t::fails",
                 spans: &spans,
                 changed: &none,
                 frames: &frames,
+                others: &[],
+            },
+            5,
+        )
+    }
+
+    #[test]
+    fn where_the_failing_run_went_its_own_way_comes_before_what_only_failures_reach() {
+        // Only failures ran `missing`, as only failures ran line 17 of `div`, whose first
+        // lines passing tests ran too.
+        let ranked = rank_with_extra("missing", &[("tests/t.py", 6)]);
+        assert_eq!(names(&ranked)[..2], ["Calc.div", "Calc.missing"]);
+    }
+
+    #[test]
+    fn an_error_raised_in_the_code_ranks_its_frames_and_a_message_s_repr_comes_last() {
+        // Raised in `parse`, which every test ran: the traceback's frames come first.
+        let ranked = rank_with_extra("missing", &[("tests/t.py", 6), ("calc/ops.py", 3)]);
+        assert_eq!(names(&ranked)[0], "parse");
+        assert_eq!(ranked[0].why, [Reason::Raised]);
+        // An assertion of the test, whose message showed a Calc: its `__repr__` ran only
+        // in the failure, as `div`'s line 17 did, and comes last all the same.
+        let ranked = rank_with_extra("__repr__", &[("tests/t.py", 6)]);
+        assert_eq!(names(&ranked).last(), Some(&"Calc.__repr__"));
+        // Raised in the `__repr__` itself: it is in the traceback, and a suspect like any.
+        let ranked = rank_with_extra("__repr__", &[("tests/t.py", 6), ("calc/ops.py", 23)]);
+        assert_eq!(names(&ranked)[0], "Calc.__repr__");
+    }
+
+    #[test]
+    fn where_another_failure_of_the_run_raised_counts_for_this_one() {
+        let none = BTreeSet::new();
+        let others = vec![vec![
+            ("tests/t.py".to_string(), 9),
+            ("calc/ops.py".to_string(), 9),
+        ]];
+        let ranked = rank(
+            &Evidence {
+                coverage: &coverage(),
+                test: "t::fails",
+                spans: &spans,
+                changed: &none,
+                frames: &[("tests/t.py".to_string(), 6)],
+                others: &others,
             },
             5,
         );
-        assert_eq!(names(&ranked)[..2], ["Calc.div", "Calc.__repr__"]);
-        assert_eq!(ranked[1].why, [Reason::Raised, Reason::OnlyFailing]);
+        // Alone, `div` ranks first (see above); another failure raised in `add`.
+        assert_eq!(names(&ranked), ["Calc.add", "Calc.div", "parse"]);
     }
 
     #[test]

@@ -28,6 +28,23 @@ pub(crate) struct RunEvidence {
     traced: Option<Traced>,
     /// The code when the run started.
     code: Option<Snapshot>,
+    /// Each failure's traceback frames (file from the project's folder, line), by test.
+    frames: Vec<(String, Vec<(String, u32)>)>,
+}
+
+/// The frames of a failure's traceback and of the run's other failures (file from the
+/// project's folder, line; outermost first).
+struct Tracebacks<'a> {
+    own: &'a [(String, u32)],
+    others: &'a [Vec<(String, u32)>],
+}
+
+/// `frames` as the ranking takes them.
+fn places(frames: &[Frame]) -> Vec<(String, u32)> {
+    frames
+        .iter()
+        .map(|f| (f.file.clone(), u32::try_from(f.line).unwrap_or(u32::MAX)))
+        .collect()
 }
 
 /// A failure's suspects, and whether they were ranked or guessed from the text.
@@ -51,7 +68,7 @@ impl Suspects {
 impl Runner {
     /// What the suspects of `run`'s failures are ranked from.
     pub(crate) fn evidence(&self, run: &runs::Run) -> RunEvidence {
-        let (traced, code) = self
+        let (traced, code, problems) = self
             .runs
             .store
             .records(|db| {
@@ -59,13 +76,22 @@ impl Runner {
                 Ok((
                     runs.traced(&self.runs.checkout, run.id)?,
                     runs.snapshot(&self.runs.checkout, run.id)?,
+                    runs.problems(&self.runs.checkout, run.id)?,
                 ))
             })
             .unwrap_or_default();
+        let frames = problems
+            .into_iter()
+            .map(|p| {
+                let frames = places(&crate::testrun::traceback::read(&p.traceback).frames);
+                (p.id, frames)
+            })
+            .collect();
         RunEvidence {
             run: run.id,
             traced,
             code,
+            frames,
         }
     }
 
@@ -91,12 +117,18 @@ impl Runner {
             };
         };
         let changed = self.changed_for(evidence, &problem.id);
-        let frames: Vec<(String, u32)> = frames
+        let others: Vec<Vec<(String, u32)>> = evidence
+            .frames
             .iter()
-            .map(|f| (f.file.clone(), u32::try_from(f.line).unwrap_or(u32::MAX)))
+            .filter(|(test, _)| *test != problem.id)
+            .map(|(_, frames)| frames.clone())
             .collect();
+        let tracebacks = Tracebacks {
+            own: &places(frames),
+            others: &others,
+        };
         Suspects {
-            found: self.ranked_suspects(traced, &problem.id, &changed, &frames),
+            found: self.ranked_suspects(traced, &problem.id, &changed, &tracebacks),
             ranked: true,
         }
     }
@@ -145,14 +177,13 @@ impl Runner {
 
     /// The ranked suspects of the failure of test `junit_id` (as the report names it),
     /// from the run's traced pass, the symbols `changed` since its tests last passed and
-    /// its traceback's `frames` (file from the project's folder, line; outermost first);
-    /// empty when the test was not traced failing.
-    pub(crate) fn ranked_suspects(
+    /// the run's `tracebacks`; empty when the test was not traced failing.
+    fn ranked_suspects(
         &self,
         traced: &Traced,
         junit_id: &str,
         changed: &BTreeSet<(String, String)>,
-        frames: &[(String, u32)],
+        tracebacks: &Tracebacks<'_>,
     ) -> Vec<Suspect> {
         let Some(test) = traced
             .coverage
@@ -169,7 +200,8 @@ impl Runner {
                 test: &test.test,
                 spans: &spans,
                 changed,
-                frames,
+                frames: tracebacks.own,
+                others: tracebacks.others,
             },
             MOST,
         );
@@ -224,12 +256,21 @@ impl Runner {
             stems: stems(symbols, at),
             symbol: symbols[at].clone(),
         };
-        let why = ranked
+        let mut why = ranked
             .why
             .iter()
             .map(|r| r.label())
             .collect::<Vec<_>>()
             .join(", ");
+        if why.is_empty() {
+            use crate::model::count::plural;
+            why = format!(
+                "ran by {} failing and {} passing test{}",
+                ranked.failing,
+                ranked.passing,
+                plural(ranked.passing)
+            );
+        }
         let mut suspect = self.suspect_of(&found, why)?;
         suspect.score = Some(ranked.score);
         suspect.hot = ranked.hot.clone();
