@@ -163,17 +163,32 @@ impl Runner {
         std::thread::Builder::new()
             .name(format!("test run {id}"))
             .spawn(move || {
-                // The code as the run finds it: a later failing run tells from it what
-                // changed since its tests passed here.
-                let code = snapshot(&project, &modules);
-                if let Err(e) = store.change_records(|db| db.runs().keep_snapshot(id, &code)) {
-                    crate::log::line(&format!(
-                        "test run {id}: cannot keep the code it ran: {}; suspects of a later \
-                         run will not know what changed since",
-                        e.message
-                    ));
+                // The code as the run finds it, taken while pytest starts rather than
+                // before: a later failing run tells from it what changed since its tests
+                // passed here.
+                let code = std::thread::scope(|scope| {
+                    let code = scope.spawn(|| snapshot(&project, &modules));
+                    let outcome = job.run();
+                    (code.join(), outcome)
+                });
+                let (code, outcome) = code;
+                match code {
+                    Ok(code) => {
+                        if let Err(e) =
+                            store.change_records(|db| db.runs().keep_snapshot(id, &code))
+                        {
+                            crate::log::line(&format!(
+                                "test run {id}: cannot keep the code it ran: {}; suspects of \
+                                 a later run will not know what changed since",
+                                e.message
+                            ));
+                        }
+                    }
+                    Err(_) => crate::log::line(&format!(
+                        "test run {id}: reading the code it ran failed; suspects of a later run \
+                         will not know what changed since"
+                    )),
                 }
-                let outcome = job.run();
                 let ended = Time::now();
                 if let Err(e) = store.change_records(|db| db.runs().finish(id, ended, &outcome)) {
                     crate::log::line(&format!(
