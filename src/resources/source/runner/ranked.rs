@@ -103,14 +103,16 @@ impl Runner {
         problem: &Problem,
         frames: &[Frame],
     ) -> Suspects {
-        let traced_failing = evidence.traced.as_ref().filter(|traced| {
-            traced
+        // The failing test's node id in the traced pass, found once.
+        let traced_failing = evidence.traced.as_ref().and_then(|traced| {
+            let test = traced
                 .coverage
                 .tests
                 .iter()
-                .any(|t| junit_id_of(&t.test) == problem.id)
+                .find(|t| junit_id_of(&t.test) == problem.id)?;
+            Some((traced, test.test.as_str()))
         });
-        let Some(traced) = traced_failing else {
+        let Some((traced, nodeid)) = traced_failing else {
             return Suspects {
                 found: self.suspects(frames),
                 ranked: false,
@@ -128,7 +130,7 @@ impl Runner {
             others: &others,
         };
         Suspects {
-            found: self.ranked_suspects(traced, &problem.id, &changed, &tracebacks),
+            found: self.ranked_suspects(traced, nodeid, &changed, &tracebacks),
             ranked: true,
         }
     }
@@ -175,29 +177,21 @@ impl Runner {
             .collect()
     }
 
-    /// The ranked suspects of the failure of test `junit_id` (as the report names it),
+    /// The ranked suspects of the failure of the traced test `nodeid`,
     /// from the run's traced pass, the symbols `changed` since its tests last passed and
     /// the run's `tracebacks`; empty when the test was not traced failing.
     fn ranked_suspects(
         &self,
         traced: &Traced,
-        junit_id: &str,
+        nodeid: &str,
         changed: &BTreeSet<(String, String)>,
         tracebacks: &Tracebacks<'_>,
     ) -> Vec<Suspect> {
-        let Some(test) = traced
-            .coverage
-            .tests
-            .iter()
-            .find(|t| junit_id_of(&t.test) == junit_id)
-        else {
-            return Vec::new();
-        };
         let spans = |file: &str| self.spans(file);
         let ranked = ranking::rank(
             &Evidence {
                 coverage: &traced.coverage,
-                test: &test.test,
+                test: nodeid,
                 spans: &spans,
                 changed,
                 frames: tracebacks.own,
