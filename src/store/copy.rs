@@ -318,6 +318,7 @@ mod tests {
     use crate::testrun::coverage::Traced;
     use crate::testrun::coverage::{Coverage, TestLines, TestOutcome};
     use crate::testrun::junit::{Problem, Report};
+    use crate::testrun::probe::{Fix, Probing};
     use crate::testrun::run::{Outcome, Status as RunStatus};
     use crate::testrun::snapshot::Snapshot;
 
@@ -466,6 +467,22 @@ mod tests {
             },
             files: vec!["tests/test_a.py".into()],
             seconds: 0.375,
+            probing: Some(Probing {
+                test: "tests/test_a.py::test_x".into(),
+                tried: 12,
+                lines: 4,
+                of: 4,
+                seconds: 0.5,
+                finished: true,
+                found: vec![Fix {
+                    file: "src/a.py".into(),
+                    line: 7,
+                    was: "if x < 1:".into(),
+                    now: "if x <= 1:".into(),
+                    fixes: vec!["tests/test_a.py::test_x".into()],
+                }],
+                ..Probing::default()
+            }),
         }
     }
 

@@ -58,6 +58,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (16, memory::PG_COMPRESSION_SCHEMA),
     (17, memory::PG_STATISTICS_SCHEMA),
     (18, runs::PG_TRACES),
+    (19, runs::PG_PROBING),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

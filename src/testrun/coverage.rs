@@ -1,16 +1,21 @@
 //! Which project lines each test ran: homespace's own pytest plugin
 //! (`homespace_trace.py`, shipped inside the binary) is put in a run's scratch folder and
-//! enabled there, and what it writes is read back as [`Coverage`]. Nothing needs to be
-//! installed in the project's environment.
+//! enabled there, and what it writes is read back as [`Coverage`]; beside it the probe
+//! (`homespace_probe.py`, read back as [`Probing`]). Nothing needs to be installed in the
+//! project's environment.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-/// The plugin's source, written where pytest imports it from.
-const PLUGIN: &str = include_str!("homespace_trace.py");
+use super::probe::Probing;
 
-/// The plugin's module name, as `-p` names it.
-const PLUGIN_NAME: &str = "homespace_trace";
+/// The plugins' module names, as `-p` names them, and sources, written where pytest
+/// imports them from.
+const PLUGINS: [(&str, &str); 2] = [
+    ("homespace_trace", include_str!("homespace_trace.py")),
+    ("homespace_probe", include_str!("homespace_probe.py")),
+];
 
 /// How a traced test ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -66,6 +71,8 @@ pub struct Traced {
     /// The test files run again, from the project's folder.
     pub files: Vec<String>,
     pub seconds: f64,
+    /// What the probe for one-token fixes found, when it ran.
+    pub probing: Option<Probing>,
 }
 
 impl Traced {
@@ -93,23 +100,32 @@ impl Traced {
 pub struct Tracer {
     folder: PathBuf,
     out: PathBuf,
+    /// How long the probe may try one-token changes once the tests ran; zero: no probe.
+    probe: Duration,
 }
 
 impl Tracer {
-    /// The plugin written into `scratch`, where it also writes what it records.
-    pub fn install(scratch: &Path) -> std::io::Result<Tracer> {
+    /// The plugins written into `scratch`, where they also write what they record; the
+    /// probe may take `probe`.
+    pub fn install(scratch: &Path, probe: Duration) -> std::io::Result<Tracer> {
         let folder = scratch.join("trace");
         std::fs::create_dir_all(&folder)?;
-        std::fs::write(folder.join(format!("{PLUGIN_NAME}.py")), PLUGIN)?;
+        for (name, source) in PLUGINS {
+            std::fs::write(folder.join(format!("{name}.py")), source)?;
+        }
         Ok(Tracer {
             out: scratch.join("coverage.jsonl"),
             folder,
+            probe,
         })
     }
 
-    /// pytest's arguments that enable the plugin.
-    pub fn arguments(&self) -> [String; 2] {
-        ["-p".to_string(), PLUGIN_NAME.to_string()]
+    /// pytest's arguments that enable the plugins.
+    pub fn arguments(&self) -> Vec<String> {
+        PLUGINS
+            .iter()
+            .flat_map(|(name, _)| ["-p".to_string(), name.to_string()])
+            .collect()
     }
 
     /// The environment the plugin reads, `PYTHONPATH` (after `pythonpath`, the one the run
@@ -133,6 +149,10 @@ impl Tracer {
                 "HOMESPACE_TRACE_OUT".to_string(),
                 self.out.display().to_string(),
             ),
+            (
+                "HOMESPACE_PROBE_SECONDS".to_string(),
+                self.probe.as_secs_f64().to_string(),
+            ),
         ]
     }
 
@@ -143,6 +163,11 @@ impl Tracer {
         Coverage {
             tests: text.lines().filter_map(parse_line).collect(),
         }
+    }
+
+    /// What the probe wrote, if it ran.
+    pub fn probing(&self) -> Option<Probing> {
+        Probing::read(&std::fs::read_to_string(&self.out).unwrap_or_default())
     }
 }
 
@@ -219,8 +244,11 @@ pub fn lines_of(text: &str) -> Option<Vec<u32>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The probe's time in tests: the default.
+    pub(crate) const PROBE: Duration = Duration::from_secs(10);
     use std::process::Command;
 
     /// A project of one module and two tests, one of which reaches `half` only through a
@@ -246,7 +274,7 @@ mod tests {
 
     /// `python3`, and the interpreters of pyenv from 3.12 on that have pytest: those trace
     /// through `sys.monitoring`, the rest through `sys.settrace`.
-    fn interpreters() -> Vec<PathBuf> {
+    pub(crate) fn interpreters() -> Vec<PathBuf> {
         let mut found = vec![PathBuf::from("python3")];
         let pyenv = Path::new("/root/.pyenv/versions");
         for entry in std::fs::read_dir(pyenv).into_iter().flatten().flatten() {
@@ -269,7 +297,7 @@ mod tests {
     /// The coverage of a pytest run of `selector` in `root`; whether it passed.
     fn traced_run(python: &Path, root: &Path, selector: &[&str]) -> (Coverage, bool, String) {
         let scratch = tempfile::tempdir().unwrap();
-        let tracer = Tracer::install(scratch.path()).unwrap();
+        let tracer = Tracer::install(scratch.path(), PROBE).unwrap();
         let output = Command::new(python)
             .args([
                 "-m",
@@ -389,7 +417,7 @@ mod tests {
         let dir = project();
         for python in interpreters() {
             let scratch = tempfile::tempdir().unwrap();
-            let tracer = Tracer::install(scratch.path()).unwrap();
+            let tracer = Tracer::install(scratch.path(), PROBE).unwrap();
             // coverage.py holds the monitoring tool id (3.12 on), or a trace function.
             let taken = "import sys\n\
                  if hasattr(sys, 'monitoring'):\n    \

@@ -15,6 +15,7 @@
 pub mod coverage;
 mod inside;
 pub mod junit;
+pub mod probe;
 pub mod ranking;
 pub mod run;
 pub mod selector;

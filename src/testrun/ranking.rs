@@ -15,30 +15,36 @@
 //! The order, each step breaking the ties of the one before:
 //! 1. a symbol changed since the failing tests last passed comes first: a regression's
 //!    likeliest cause is the change the failing tests ran;
-//! 2. when the error was raised in project code (not by an assertion of the test), the
+//! 2. a symbol where a one-token change made the failing test pass (the probe,
+//!    `probe.rs`), the one whose change made more of the run's failing tests pass first:
+//!    a line a small change repairs most often holds the fault (mutation-based fault
+//!    localization, as Metallaxis and MUSE have it), and it sees what the spectrum cannot,
+//!    a wrong value in code every test runs;
+//! 3. when the error was raised in project code (not by an assertion of the test), the
 //!    symbols of the traceback's frames: the fault is where it raised or on the way there;
 //!    and so for the frames of the run's other failures that raised in project code, as
 //!    the failures of one run most often share one fault;
-//! 3. code that formats values for the failure's message (`__repr__`, `__str__`,
+//! 4. code that formats values for the failure's message (`__repr__`, `__str__`,
 //!    `__format__`, `_repr` helpers) not in the traceback comes last: every failure that
 //!    shows an object runs it, which makes it look suspicious and never makes it the cause;
-//! 4. the higher score;
-//! 5. a symbol inside which the failing run took a way the passing ones did not (lines
+//! 5. the higher score;
+//! 6. a symbol inside which the failing run took a way the passing ones did not (lines
 //!    scored above its entry line) before one the failing tests ran whole or not at all
 //!    differently: code only failures reach (a `__repr__` for the failure's message, the
 //!    handler that raises) is more often the consequence than the cause;
-//! 6. where the traceback raised, then a symbol it passed through, deepest first;
-//! 7. the symbol more of the others scored as high call (name in their code): the callee
+//! 7. where the traceback raised, then a symbol it passed through, deepest first;
+//! 8. the symbol more of the others scored as high call (name in their code): the callee
 //!    before its callers, as a caller that only passes the failing input on scores as the
 //!    code that mishandles it does;
-//! 8. the symbol fewer traced tests ran: the more specific code;
-//! 9. the symbol with more lines at its best score: with every line as likely to hold the
-//!    fault, the one holding more suspicious lines;
-//! 10. file and line, so that equal evidence always ranks the same way.
+//! 9. the symbol fewer traced tests ran: the more specific code;
+//! 10. the symbol with more lines at its best score: with every line as likely to hold the
+//!     fault, the one holding more suspicious lines;
+//! 11. file and line, so that equal evidence always ranks the same way.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::coverage::{Coverage, TestOutcome};
+use super::probe::Fix;
 
 /// A symbol of a project file, as the ranking needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +63,8 @@ pub struct Span {
 pub enum Reason {
     /// Changed since the last run in which the failing tests passed.
     Changed,
+    /// A one-token change in it made the failing test pass.
+    Fixed,
     /// The traceback's deepest project frame.
     Raised,
     /// Run by failing tests and by no passing one.
@@ -71,6 +79,7 @@ impl Reason {
     pub fn label(self) -> &'static str {
         match self {
             Reason::Changed => "changed since the last green run",
+            Reason::Fixed => "a one-token change here made it pass",
             Reason::Raised => "raised here",
             Reason::OnlyFailing => "ran only by failing tests",
             Reason::InTraceback => "in the traceback",
@@ -94,6 +103,8 @@ pub struct Ranked {
     /// Failing and passing traced tests that ran its best line.
     pub failing: usize,
     pub passing: usize,
+    /// The change in it that made the most failing tests pass, if one did.
+    pub fix: Option<Fix>,
 }
 
 /// What the ranking of one failure is made from.
@@ -110,6 +121,8 @@ pub struct Evidence<'a> {
     /// The tracebacks of the run's other failures, the same way: where one of them raised
     /// in project code counts for this one too, as most failures of a run share a fault.
     pub others: &'a [Vec<(String, u32)>],
+    /// The one-token changes that made this failure's test pass.
+    pub fixes: &'a [&'a Fix],
 }
 
 /// Per line: how many failing and passing traced tests ran it.
@@ -200,9 +213,19 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
                 .rev()
                 .find(|(_, (f, l))| *f == file && span.first <= *l && *l <= span.last)
                 .map(|(at, _)| deepest.unwrap_or(0) - at);
+            // Its own line a change fixed, the change fixing the most failing tests.
+            let fix = evidence
+                .fixes
+                .iter()
+                .filter(|f| f.file == file && lines.iter().any(|(l, _)| *l == f.line))
+                .max_by_key(|f| (f.fixes.len(), std::cmp::Reverse(f.line)))
+                .map(|f| (*f).clone());
             let mut why = Vec::new();
             if evidence.changed.contains(&(file.clone(), qualname.clone())) {
                 why.push(Reason::Changed);
+            }
+            if fix.is_some() {
+                why.push(Reason::Fixed);
             }
             match frame {
                 Some(0) => why.push(Reason::Raised),
@@ -226,6 +249,7 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
                     why,
                     failing,
                     passing,
+                    fix,
                 },
                 frame,
                 tests_ran,
@@ -272,8 +296,11 @@ pub fn rank(evidence: &Evidence<'_>, most: usize) -> Vec<Ranked> {
         // Code that formats a failure's message, reached by every failure that shows the
         // object: a consequence, unless the traceback passes through it.
         let reports = |r: &Ranked, frame: &Option<usize>| frame.is_none() && formats(r);
+        // How many failing tests a one-token change in it made pass.
+        let fixed = |r: &Ranked| r.fix.as_ref().map_or(0, |f| f.fixes.len());
         changed(b)
             .cmp(&changed(a))
+            .then(fixed(b).cmp(&fixed(a)))
             .then(framed(b_frame, j).cmp(&framed(a_frame, i)))
             .then(reports(a, a_frame).cmp(&reports(b, b_frame)))
             .then(b.score.total_cmp(&a.score))
@@ -411,6 +438,7 @@ mod tests {
                 changed: &changed,
                 frames: &frames,
                 others: &[],
+                fixes: &[],
             },
             5,
         )
@@ -518,6 +546,7 @@ mod tests {
                 changed: &none,
                 frames: &[],
                 others: &[],
+                fixes: &[],
             },
             5,
         );
@@ -547,6 +576,7 @@ mod tests {
                 changed: &none,
                 frames: &frames,
                 others: &[],
+                fixes: &[],
             },
             5,
         )
@@ -590,11 +620,56 @@ mod tests {
                 changed: &none,
                 frames: &[("tests/t.py".to_string(), 6)],
                 others: &others,
+                fixes: &[],
             },
             5,
         );
         // Alone, `div` ranks first (see above); another failure raised in `add`.
         assert_eq!(names(&ranked), ["Calc.add", "Calc.div", "parse"]);
+    }
+
+    #[test]
+    fn a_symbol_a_one_token_change_fixed_comes_first_after_a_change() {
+        // `parse` ran in every test, and scores lowest; a change on its line 2 made the
+        // failing test pass.
+        let fix = Fix {
+            file: "calc/ops.py".into(),
+            line: 2,
+            was: "n = n + 1".into(),
+            now: "n = n - 1".into(),
+            fixes: vec!["t::fails".into()],
+        };
+        // A fix on a line the failing test did not run is none of its.
+        let elsewhere = Fix {
+            line: 14,
+            ..fix.clone()
+        };
+        let none = BTreeSet::new();
+        let with = |fixes: &[&Fix], changed: &BTreeSet<(String, String)>| {
+            rank(
+                &Evidence {
+                    coverage: &coverage(),
+                    test: "t::fails",
+                    spans: &spans,
+                    changed,
+                    frames: &[],
+                    others: &[],
+                    fixes,
+                },
+                5,
+            )
+        };
+        let ranked = with(&[&fix, &elsewhere], &none);
+        assert_eq!(names(&ranked), ["parse", "Calc.div", "Calc.add"]);
+        assert_eq!(ranked[0].why, [Reason::Fixed]);
+        assert_eq!(ranked[0].fix.as_ref(), Some(&fix));
+        assert_eq!(ranked[1].fix, None);
+        // What changed since the last green run still comes first.
+        let changed = [("calc/ops.py".to_string(), "Calc.add".to_string())].into();
+        assert_eq!(
+            names(&with(&[&fix], &changed)),
+            ["Calc.add", "parse", "Calc.div"]
+        );
     }
 
     #[test]

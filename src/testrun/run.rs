@@ -29,6 +29,9 @@ pub struct Job {
     pub note: Option<String>,
     /// Whether and how the run records which project lines each test ran.
     pub trace: Tracing,
+    /// How long a traced run's probe may try one-token fixes of its first failing test;
+    /// zero: no probe.
+    pub probe: Duration,
 }
 
 /// Whether and how a run is traced (see `traced.rs`).
@@ -224,6 +227,7 @@ impl Job {
                 coverage: tracer.read(),
                 files: Vec::new(),
                 seconds: done.seconds,
+                probing: tracer.probing(),
             }),
             (Tracing::FailingFiles(args), _) if status == Status::Failed => {
                 self.traced_pass(args, &done.report.problems, scratch.path())
@@ -233,6 +237,10 @@ impl Job {
         if let Some(traced) = &done.traced {
             done.output.push_str(&traced.note());
             done.output.push('\n');
+            if let Some(probing) = &traced.probing {
+                done.output.push_str(&probing.note());
+                done.output.push('\n');
+            }
         }
         done
     }
@@ -358,6 +366,7 @@ mod tests {
             timeout,
             note: None,
             trace: Tracing::Off,
+            probe: Duration::ZERO,
         }
     }
 
@@ -418,6 +427,7 @@ mod tests {
             timeout: Duration::from_secs(120),
             note: None,
             trace: Tracing::Off,
+            probe: Duration::ZERO,
         };
         let outcome = job.run();
         assert_eq!(outcome.status, Status::Passed, "{}", outcome.output);

@@ -29,7 +29,7 @@ impl Job {
         if files.is_empty() {
             return None;
         }
-        let tracer = Tracer::install(scratch).ok()?;
+        let tracer = Tracer::install(scratch, self.probe).ok()?;
         let mut selector = args.to_vec();
         selector.extend(files.iter().cloned());
         let mut words = self.arguments_for(&selector);
@@ -49,6 +49,7 @@ impl Job {
             coverage,
             files,
             seconds: started.elapsed().as_secs_f64(),
+            probing: tracer.probing(),
         })
     }
 
@@ -60,7 +61,7 @@ impl Job {
         args: &mut Vec<String>,
         env: &mut Vec<(String, String)>,
     ) -> std::io::Result<Tracer> {
-        let tracer = Tracer::install(scratch)?;
+        let tracer = Tracer::install(scratch, self.probe)?;
         self.enable(&tracer, args, env);
         Ok(tracer)
     }
@@ -169,6 +170,7 @@ mod tests {
             timeout: Duration::from_secs(120),
             note: None,
             trace,
+            probe: Duration::ZERO,
         }
     }
 

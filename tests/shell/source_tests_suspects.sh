@@ -100,13 +100,37 @@ expect_contains "$(cat "$T/runs/4/result.md")" "No ranked suspect: the failing t
 expect_eq "$(grep -c '^a line of output$' "$T/runs/4/output.txt")" "400" "the whole output"
 expect_contains "$(tail -1 "$T/runs/4/output.txt")" "homespace: traced 1 test of 1 file again in" "to its last line"
 
+# A bug already there before the first run (written outside the mount): no green run to
+# tell a change from, but the probe finds the one-token change that makes the failing test
+# pass, ranks its symbol first and says the change.
+cat > "$PROJECT/src/ledger/steps.py" <<'PY'
+def _tick(counter):
+    counter["n"] += 2
+    return counter["n"]
+
+
+def count(items):
+    counter = {"n": 0}
+    for _ in items:
+        _tick(counter)
+    return counter["n"]
+PY
+printf 'from ledger import steps\n\n\ndef test_count():\n    assert steps.count([1, 2, 3]) == 3\n\n\ndef test_nothing():\n    assert steps.count([]) == 0\n' > "$PROJECT/tests/test_steps_cases.py"
+echo 'tests/test_steps_cases.py' > "$T/run"
+wait_run 5
+result=$(cat "$T/runs/5/result.md")
+expect_contains "$(echo "$result" | grep -m1 'suspect:')" "suspect: $S/ledger/steps/_tick.py (src/ledger/steps.py:1-3, a one-token change here made it pass" "the probed fix ranks first: $result"
+expect_contains "$result" '    passes with line 2 as `counter["n"] += 1` (it is `counter["n"] += 2`)' "and says the change"
+expect_contains "$(cat "$T/runs/5/failures/tests.test_steps_cases.test_count.txt")" '  passes with line 2 as `counter["n"] += 1`' "so does the failure file"
+expect_contains "$(cat "$T/runs/5/output.txt")" "one-token changes tried on all" "the output says what the probe tried: $(tail -3 "$T/runs/5/output.txt")"
+
 # Tracing off: no second pass, suspects from the text (what the failing line calls).
 sed -i 's/^trace = true$/trace = false/' "$S/meta/settings.toml"
 echo 'tests/test_rates_cases.py' > "$T/run"
-wait_run 5
-expect_absent "$(cat "$T/runs/5/output.txt")" "homespace: traced" "not traced"
-expect_contains "$(cat "$T/runs/5/result.md")" "suspect: $S/ledger/rates/interest.py" "guessed from the failing line's call"
-expect_absent "$(cat "$T/runs/5/result.md")" "changed since the last green run" "a guess claims no change"
+wait_run 6
+expect_absent "$(cat "$T/runs/6/output.txt")" "homespace: traced" "not traced"
+expect_contains "$(cat "$T/runs/6/result.md")" "suspect: $S/ledger/rates/interest.py" "guessed from the failing line's call"
+expect_absent "$(cat "$T/runs/6/result.md")" "changed since the last green run" "a guess claims no change"
 sed -i 's/^trace = false$/trace = true/' "$S/meta/settings.toml"
-rm "$PROJECT/src/ledger/rates.py" "$PROJECT/tests/test_rates_cases.py" "$PROJECT/tests/test_plain_cases.py"
+rm "$PROJECT/src/ledger/rates.py" "$PROJECT/src/ledger/steps.py" "$PROJECT/tests/test_rates_cases.py" "$PROJECT/tests/test_plain_cases.py" "$PROJECT/tests/test_steps_cases.py"
 echo "source_tests_suspects.sh: ok"

@@ -29,24 +29,26 @@ impl Cold {
     }
 
     /// The suite's run on a new mount and store of the copy with `module` (from the
-    /// project's folder) holding `mutated`; the module is restored on disk afterwards, and
-    /// checked to be.
-    pub fn run(&self, module: &Path, mutated: &[u8]) -> Result<Run, String> {
+    /// project's folder) holding `mutated`, with the runner's probe for one-token fixes or
+    /// (`probe` false, `tests.probe_secs = 0`) the spectrum and traceback alone; the module
+    /// is restored on disk afterwards, and checked to be.
+    pub fn run(&self, module: &Path, mutated: &[u8], probe: bool) -> Result<Run, String> {
         let on_disk = self.project.join(module);
         let original =
             std::fs::read(&on_disk).map_err(|e| format!("{}: {e}", on_disk.display()))?;
         std::fs::write(&on_disk, mutated).map_err(|e| format!("{}: {e}", on_disk.display()))?;
-        let outcome = self.run_mounted();
+        let outcome = self.run_mounted(probe);
         std::fs::write(&on_disk, &original).map_err(|e| format!("{}: {e}", on_disk.display()))?;
         outcome
     }
 
-    fn run_mounted(&self) -> Result<Run, String> {
+    fn run_mounted(&self, probe: bool) -> Result<Run, String> {
         // Unmounted when dropped, on either return; the store is the mount's new one.
         let (mounted, _) = super::super::mount(&self.project);
         let source = Source::new(&mounted.at);
         // The settings live in the checkout: set on the first mount, kept for the next.
         source.set_test_setting("timeout_secs", Some(&self.timeout))?;
+        source.set_test_setting("probe_secs", (!probe).then_some("0"))?;
         source.run()
     }
 }

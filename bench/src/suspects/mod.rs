@@ -250,9 +250,12 @@ fn try_mutant(
     restore(source, rel, &on_disk, &original)?;
     let (text_run, edited_run) = outcome?;
     let killed = text_run.line.status == "failed";
-    let cold_run = match at.cold {
-        Some(cold) if killed => Some(cold.run(&mutant.module, mutated.as_bytes())?),
-        _ => None,
+    let (cold_run, spectrum_run) = match at.cold {
+        Some(cold) if killed => (
+            Some(cold.run(&mutant.module, mutated.as_bytes(), true)?),
+            Some(cold.run(&mutant.module, mutated.as_bytes(), false)?),
+        ),
+        _ => (None, None),
     };
     // A ranking of a run the mutant did not fail names nothing.
     let ranked = |run: &through::Run| {
@@ -269,6 +272,12 @@ fn try_mutant(
         tally
             .cold
             .add(ranked(cold_run.as_ref().unwrap_or(traced_run)));
+        tally
+            .spectrum
+            .add(ranked(spectrum_run.as_ref().unwrap_or(traced_run)));
+        tally
+            .probe
+            .extend(cold_run.as_ref().and_then(|run| run.probe));
         tally.failing.extend(traced_run.line.seconds);
         tally.failing_wall.push(traced_run.wall);
         tally.failing_wall_text.push(text_run.wall);
@@ -279,6 +288,7 @@ fn try_mutant(
         let runs = Runs {
             edited: edited_run.as_ref(),
             cold: cold_run.as_ref(),
+            spectrum: spectrum_run.as_ref(),
             text: &text_run,
         };
         tally::print_mutant(mutant, &runs, |s| names(mutant, s));

@@ -56,6 +56,8 @@ pub struct Tally {
     pub edited: Column,
     /// The runner by default, the mutant on disk before a new mount's first run.
     pub cold: Column,
+    /// As `cold` with `tests.probe_secs = 0`: the spectrum and the traceback alone.
+    pub spectrum: Column,
     /// The runner with `trace = false`: its text heuristics alone.
     pub text: Column,
     /// Whether the runner took `trace = false` (else it has one ranking, in every column).
@@ -68,6 +70,8 @@ pub struct Tally {
     pub failing_wall: Vec<Duration>,
     pub failing_wall_text: Vec<Duration>,
     pub traced_pass: Vec<f64>,
+    /// Cold runs' probes for one-token fixes, as `output.txt` tells their seconds.
+    pub probe: Vec<f64>,
     /// Killed mutants' runs with no note of a traced pass in an `output.txt` cut short.
     pub note_lost: usize,
     /// What happened that the table does not say.
@@ -81,6 +85,7 @@ pub struct Tally {
 pub struct Runs<'a> {
     pub edited: Option<&'a Run>,
     pub cold: Option<&'a Run>,
+    pub spectrum: Option<&'a Run>,
     pub text: &'a Run,
 }
 
@@ -139,35 +144,42 @@ pub fn print_mutant(mutant: &Mutant, runs: &Runs<'_>, names: impl Fn(&Suspect) -
     if let Some(cold) = runs.cold {
         println!("      cold:   {}", list(cold));
     }
+    if let Some(spectrum) = runs.spectrum {
+        println!("      no probe: {}", list(spectrum));
+    }
     println!("      text:   {}", list(runs.text));
 }
 
 pub fn report(tallies: &[(&Sdist, Tally)]) {
     println!("\nsuspects (killed mutants; first suspect is the mutated function)");
     println!(
-        "{:<18} {:>5} {:>6} | {:<17} | {:<17} | {:<17}",
-        "", "", "", "traced, edited", "traced, cold", "text only"
+        "{:<18} {:>5} {:>6} | {:<17} | {:<17} | {:<17} | {:<17}",
+        "", "", "", "traced, edited", "traced, cold", "cold, no probe", "text only"
     );
     let heads = format!("{:>5} {:>5} {:>5}", "top-1", "top-3", "named");
     println!(
-        "{:<18} {:>5} {:>6} | {heads} | {heads} | {heads}",
+        "{:<18} {:>5} {:>6} | {heads} | {heads} | {heads} | {heads}",
         "project", "tried", "killed"
     );
     for (sdist, t) in tallies {
         println!(
-            "{:<18} {:>5} {:>6} | {} | {} | {}",
+            "{:<18} {:>5} {:>6} | {} | {} | {} | {}",
             sdist.title(),
             t.tried,
             t.killed,
             t.edited.shown(t.killed),
             t.cold.shown(t.killed),
+            t.spectrum.shown(t.killed),
             t.text.shown(t.killed)
         );
     }
     println!(
         "(edited: the bug written through the mount after a green run, so the runner knows \
          the change; cold: the bug on disk before a new mount and store's first run, so only \
-         the traced pass and the traceback rank; text: `[tests] trace = false`)"
+         the traced pass, its probe for one-token fixes and the traceback rank; no probe: \
+         cold with `tests.probe_secs = 0`; text: `[tests] trace = false`. The probe tries \
+         the standard one-token mutation operators, the families these mutants come from: \
+         on them it is at its best, on a bug no one token repairs it finds nothing)"
     );
     if tallies.iter().any(|(_, t)| !t.has_trace_setting) {
         println!(
@@ -178,11 +190,20 @@ pub fn report(tallies: &[(&Sdist, Tally)]) {
     println!(
         "\ntime (medians): a passing run through the mount (write to reading result.md) and its \
          command on the plain disk;\nkilled mutants' runs as the runner times them, their \
-         traced second pass, and the write to reading result.md by default and untraced"
+         traced second pass (its probe within it, cold), and the write to reading result.md \
+         by default and untraced"
     );
     println!(
-        "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
-        "project", "mount", "plain", "ratio", "failing", "traced pass", "waited", "untraced"
+        "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8} {:>8}",
+        "project",
+        "mount",
+        "plain",
+        "ratio",
+        "failing",
+        "traced pass",
+        "probe",
+        "waited",
+        "untraced"
     );
     for (sdist, t) in tallies {
         let mount = median_secs(t.passing_mount.iter().map(Duration::as_secs_f64));
@@ -200,13 +221,14 @@ pub fn report(tallies: &[(&Sdist, Tally)]) {
         let wall =
             |samples: &[Duration]| secs(median_secs(samples.iter().map(Duration::as_secs_f64)));
         println!(
-            "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8}",
+            "{:<18} {:>8} {:>8} {:>6} | {:>8} {:>12} {:>8} {:>8} {:>8}",
             sdist.title(),
             secs(mount),
             secs(plain),
             ratio,
             secs(median_secs(t.failing.iter().copied())),
             traced,
+            secs(median_secs(t.probe.iter().copied())),
             wall(&t.failing_wall),
             if t.has_trace_setting {
                 wall(&t.failing_wall_text)

@@ -24,6 +24,8 @@ pub struct Run {
     pub suspects: Vec<Suspect>,
     /// The traced second pass's seconds, when the runner says it made one.
     pub traced: Option<f64>,
+    /// Its probe's seconds, when the runner says it probed.
+    pub probe: Option<f64>,
     /// Whether `output.txt` came out cut to the view budget (`[pruned: …]`), so that the
     /// runner's note at its end may be lost: no note then does not mean no traced pass.
     pub output_cut: bool,
@@ -93,6 +95,7 @@ impl Source {
         let output = read("output.txt").unwrap_or_default();
         Ok(Run {
             traced: views::traced_seconds(&output),
+            probe: views::probe_seconds(&output),
             output_cut: output.contains("\n[pruned: "),
             command: read("_entry.md")
                 .as_deref()

@@ -109,17 +109,32 @@ pub fn command(entry: &str) -> Option<&str> {
 /// The seconds of the runner's traced second pass, from its note in `output.txt`:
 /// `homespace: traced 37 tests of 2 files again in 1.2 s to rank the suspects`.
 pub fn traced_seconds(output: &str) -> Option<f64> {
-    output.lines().find_map(|line| {
-        let (_, after) = line.split_once("again in ")?;
-        let number: String = after
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '.')
-            .collect();
-        let rest = after[number.len()..].trim_start();
-        (rest.starts_with('s') && !number.is_empty())
-            .then(|| number.parse().ok())
-            .flatten()
-    })
+    seconds_after(output, "homespace: traced ", "again in ")
+}
+
+/// The seconds of the probe for one-token fixes, from the runner's note at the end of
+/// `output.txt`: `homespace: 75 one-token changes tried on … ran, in 1.4 s: 2 made it pass`.
+pub fn probe_seconds(output: &str) -> Option<f64> {
+    seconds_after(output, "homespace: ", "ran, in ")
+}
+
+/// The number of seconds after `marker` on the first line starting with `start` that
+/// holds one.
+fn seconds_after(output: &str, start: &str, marker: &str) -> Option<f64> {
+    output
+        .lines()
+        .filter(|l| l.starts_with(start))
+        .find_map(|line| {
+            let (_, after) = line.split_once(marker)?;
+            let number: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            let rest = after[number.len()..].trim_start();
+            (rest.starts_with('s') && !number.is_empty())
+                .then(|| number.parse().ok())
+                .flatten()
+        })
 }
 
 #[cfg(test)]
@@ -216,5 +231,12 @@ ERROR tests.test_other: boom
         let output = "== 1 failed ==\nhomespace: traced 37 tests of 2 files again in 1.25 s to rank the suspects\n";
         assert_eq!(traced_seconds(output), Some(1.25));
         assert_eq!(traced_seconds("again in a while\n"), None);
+        let probed = format!(
+            "{output}homespace: 75 one-token changes tried on all 116 project lines \
+             tests/test_tlru.py::T::test_ttu ran, in 1.43 s: 2 made it pass\n"
+        );
+        assert_eq!(probe_seconds(&probed), Some(1.43));
+        assert_eq!(traced_seconds(&probed), Some(1.25));
+        assert_eq!(probe_seconds(output), None);
     }
 }

@@ -26,12 +26,13 @@ use crate::store::row::{Row, size};
 use crate::testrun::coverage::Coverage;
 use crate::testrun::coverage::Traced;
 use crate::testrun::junit::Problem;
+use crate::testrun::probe::Probing;
 use crate::testrun::run::Outcome;
 use crate::testrun::snapshot::Snapshot;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;
-pub(crate) use traces::{PG_TRACES, TRACES};
+pub(crate) use traces::{PG_PROBING, PG_TRACES, PROBING, TRACES};
 pub use traces::{TraceRow, TraceRows};
 
 /// Migration 10, the same on both backends: each run's checkout, and one running run per
@@ -211,7 +212,7 @@ pub trait RunRecords: RunRows + TraceRows {
 
     /// What the traced pass of `checkout`'s run `id` recorded; `None` when it had none.
     fn traced(&self, checkout: &str, id: i64) -> Result<Option<Traced>> {
-        let Some((files, seconds)) = self.traced_pass(checkout, id)? else {
+        let Some((files, seconds, probing)) = self.traced_pass(checkout, id)? else {
             return Ok(None);
         };
         Ok(Some(Traced {
@@ -220,6 +221,9 @@ pub trait RunRecords: RunRows + TraceRows {
             },
             files: traces::files_of(id, &files)?,
             seconds,
+            // Written by this code from a value it read: one it cannot read back is
+            // no probe, and the ranking goes on without it.
+            probing: probing.as_deref().and_then(Probing::decode),
         }))
     }
 
@@ -269,7 +273,13 @@ impl<T: RunRows + TraceRows> RunRecords for T {}
 
 /// Keeps `traced` as run `id`'s traced pass.
 fn keep_traced(rows: &(impl RunRecords + ?Sized), id: i64, traced: &Traced) -> Result<()> {
-    rows.set_traced(id, &traces::files_text(&traced.files)?, traced.seconds)?;
+    let probing = traced.probing.as_ref().map(Probing::encode);
+    rows.set_traced(
+        id,
+        &traces::files_text(&traced.files)?,
+        traced.seconds,
+        probing.as_deref(),
+    )?;
     let stored = traced
         .coverage
         .tests

@@ -47,6 +47,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // (memory/postgres/statistics.sql); FTS5 counts a word's entries from its own index.
     "",
     super::runs::TRACES,
+    super::runs::PROBING,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

@@ -260,8 +260,10 @@ impl Runner {
     }
 
     /// `prefix<symbol file> (<module>:<lines>, [score <score>, ]<why>)`, a line each; the
-    /// score only when `scored` and the suspect was ranked.
+    /// score only when `scored` and the suspect was ranked; under it, indented, the
+    /// one-token change that made the failing test pass, when the probe found one.
     fn suspect_lines(&self, suspects: &[Suspect], prefix: &str, scored: bool) -> String {
+        let indent = prefix.len() - prefix.trim_start().len() + 2;
         suspects
             .iter()
             .map(|s| {
@@ -269,12 +271,16 @@ impl Runner {
                     Some(score) if scored => format!("score {score:.2}, "),
                     _ => String::new(),
                 };
-                format!(
+                let mut line = format!(
                     "{prefix}{} ({}, {score}{})\n",
                     self.links.file(&tree_path(&s.file)),
                     s.lines,
                     s.why
-                )
+                );
+                if let Some(fix) = &s.fix {
+                    line.push_str(&format!("{:indent$}{}\n", "", fix_text(fix)));
+                }
+                line
             })
             .collect()
     }
@@ -433,6 +439,29 @@ fn summary_with(run: &runs::Run, closing: &Closing) -> String {
     match run.status.as_str() {
         "running" => format!("running since {}", run.started),
         status => format!("{status}: {}{took}", counts.join(", ")),
+    }
+}
+
+/// What a one-token change that made a failing test pass is told as: `passes with line
+/// 321 as `n += 1` (it is `n += 2`), and so do 6 more failing tests`.
+fn fix_text(fix: &crate::testrun::probe::Fix) -> String {
+    use crate::model::count::plural;
+    let change = if fix.now.is_empty() {
+        format!("passes with a one-token change on line {}", fix.line)
+    } else {
+        format!(
+            "passes with line {} as `{}` (it is `{}`)",
+            fix.line,
+            crate::render::one_line(&fix.now, 100),
+            crate::render::one_line(&fix.was, 100)
+        )
+    };
+    match fix.fixes.len().saturating_sub(1) {
+        0 => change,
+        more => format!(
+            "{change}, and so do {more} more failing test{}",
+            plural(more)
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::resources::source::runner::suspects::{Found, Suspect, stems};
 use crate::store::runs;
 use crate::testrun::coverage::Traced;
 use crate::testrun::junit::Problem;
+use crate::testrun::probe::Fix;
 use crate::testrun::ranking::{self, Evidence, Ranked, Span};
 use crate::testrun::snapshot::Snapshot;
 use crate::testrun::traceback::Frame;
@@ -188,6 +189,11 @@ impl Runner {
         tracebacks: &Tracebacks<'_>,
     ) -> Vec<Suspect> {
         let spans = |file: &str| self.spans(file);
+        let fixes: Vec<&Fix> = traced
+            .probing
+            .iter()
+            .flat_map(|p| p.fixes_of(nodeid))
+            .collect();
         let ranked = ranking::rank(
             &Evidence {
                 coverage: &traced.coverage,
@@ -196,6 +202,7 @@ impl Runner {
                 changed,
                 frames: tracebacks.own,
                 others: tracebacks.others,
+                fixes: &fixes,
             },
             MOST,
         );
@@ -268,6 +275,7 @@ impl Runner {
         let mut suspect = self.suspect_of(&found, why)?;
         suspect.score = Some(ranked.score);
         suspect.hot = ranked.hot.clone();
+        suspect.fix = ranked.fix.clone();
         Some(suspect)
     }
 }

@@ -123,6 +123,7 @@ impl Runner {
             selector: args,
             timeout: settings.test_timeout,
             trace,
+            probe: settings.test_probe,
         };
         let now = Time::now();
         // Held until the new run is among them, so that a run starting at the same time

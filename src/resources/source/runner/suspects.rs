@@ -58,6 +58,8 @@ pub(crate) struct Suspect {
     pub score: Option<f64>,
     /// The lines of its module that ranked highest, when ranked.
     pub hot: Vec<u32>,
+    /// A one-token change in it that made the failing test pass, when the probe found one.
+    pub fix: Option<crate::testrun::probe::Fix>,
 }
 
 /// A symbol found in a project module.
@@ -318,6 +320,7 @@ impl Runner {
             file: format!("{shown}/{}.py", found.stems.join("/")),
             lines: format!("{}:{first}-{last}", rel.display()),
             why,
+            fix: None,
             score: None,
             hot: Vec::new(),
         })

@@ -38,6 +38,7 @@ fn defaults() -> Settings {
         test_args: Vec::new(),
         test_timeout: Duration::from_secs(600),
         test_trace: true,
+        test_probe: Duration::from_secs(10),
         expose_new_modules: true,
         memory_watch: Watching::Default,
         set_aside: None,

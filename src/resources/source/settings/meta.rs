@@ -179,6 +179,10 @@ fn entry(kept: &SettingsFile, links: &Links) -> Entry {
                     "`tests.trace` = {} — a failing run's test files run again traced, to rank the suspects by what the failing tests ran",
                     settings.test_trace
                 ),
+                format!(
+                    "`tests.probe_secs` = {} — seconds the traced pass may try one-token changes that make the first failing test pass (0: none)",
+                    settings.test_probe.as_secs()
+                ),
             ])
             .collect(),
             ..Section::default()

@@ -66,6 +66,11 @@ timeout_secs = 600
 # ran, to rank the suspects by what the failing tests ran and the passing ones did not;
 # false names suspects from the text of the test and its traceback alone.
 trace = true
+# Seconds the traced pass may then spend trying one-token changes to the code the first
+# failing test ran (a comparison, a condition, a constant), running that test again with
+# each, to find the change that makes it pass; 0 tries none. The changes run only in
+# that process; the project's files are never written.
+probe_secs = 10
 "#;
 
 /// The parsed settings.
@@ -84,6 +89,8 @@ pub struct Settings {
     pub test_timeout: Duration,
     /// Whether a failing run's test files run again traced, to rank the suspects.
     pub test_trace: bool,
+    /// How long the traced pass may try one-token fixes; zero: none.
+    pub test_probe: Duration,
     /// Whether a new module is imported in its package's `__init__.py`.
     pub expose_new_modules: bool,
     /// Which transcript folders memory follows.
@@ -141,7 +148,7 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("project", &["ignore"]),
     ("source", &["expose_new_modules"]),
     ("memory", &["watch"]),
-    ("tests", &["args", "timeout_secs", "trace"]),
+    ("tests", &["args", "timeout_secs", "trace", "probe_secs"]),
 ];
 
 /// Parse and check `text`; every problem is listed.
@@ -215,6 +222,8 @@ pub fn parse(text: &str) -> Result<Settings> {
         );
     let test_timeout =
         Duration::from_secs(whole("tests", "timeout_secs", 1..=86_400, 600, " of seconds") as u64);
+    let test_probe =
+        Duration::from_secs(whole("tests", "probe_secs", 0..=3_600, 10, " of seconds") as u64);
     let nav = NavShape {
         depth: whole("nav", "depth", 1..=5, 2, "") as usize,
         collapse: whole("nav", "collapse", 1..=100, 8, "") as usize,
@@ -264,6 +273,7 @@ pub fn parse(text: &str) -> Result<Settings> {
             test_args,
             test_timeout,
             test_trace,
+            test_probe,
             expose_new_modules,
             set_aside: None,
         })

@@ -24,8 +24,12 @@ use crate::error::{Error, Result};
 use crate::store::row::Row;
 use crate::testrun::coverage::{TestLines, TestOutcome, lines_of, ranges_of};
 
-pub(crate) use postgres::PG_TRACES;
-pub(crate) use sqlite::TRACES;
+pub(crate) use postgres::{PG_PROBING, PG_TRACES};
+pub(crate) use sqlite::{PROBING, TRACES};
+
+/// A run's traced pass as stored: its files (a JSON array), seconds, and what its probe
+/// found (`Probing::encode`) if it ran.
+pub type TracedPass = (String, f64, Option<String>);
 
 /// One traced test as stored: its node id, outcome, and files with their line runs.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,13 +68,13 @@ pub trait TraceRows {
     /// `tests.test_calc.TestOps.test_div[2-0]`) passed.
     fn last_passed(&self, checkout: &str, test: &str, before: i64) -> Result<Option<i64>>;
     /// Records that run `id` had a traced pass over `files` (a JSON array) lasting
-    /// `seconds`.
-    fn set_traced(&self, id: i64, files: &str, seconds: f64) -> Result<()>;
+    /// `seconds`, and what its probe found (`Probing::encode`), if it ran.
+    fn set_traced(&self, id: i64, files: &str, seconds: f64, probing: Option<&str>) -> Result<()>;
     /// Keeps `traces` as run `id`'s, in the order the tests ran.
     fn add_traces(&self, id: i64, traces: &[TraceRow]) -> Result<()>;
-    /// The files (a JSON array) and seconds of `checkout`'s run `id`'s traced pass: `None`
-    /// when it had none, or is not that checkout's.
-    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<(String, f64)>>;
+    /// The files (a JSON array), seconds and probe of `checkout`'s run `id`'s traced pass:
+    /// `None` when it had none, or is not that checkout's.
+    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<TracedPass>>;
     /// The traces of run `id`, in the order the tests ran.
     fn traces_of(&self, id: i64) -> Result<Vec<TestLines>>;
     /// For each test node id ever traced in a run of `checkout`, its newest trace and that

@@ -2,11 +2,14 @@
 //! a run's passed tests and traces each sent as arrays in one statement (a suite's
 //! thousand passing tests are one round trip, not a thousand).
 
-use super::{TraceRow, TraceRows, latest_of, run_trace_of, trace_of};
+use super::{TraceRow, TraceRows, TracedPass, latest_of, run_trace_of, trace_of};
 use crate::error::Result;
 use crate::store::postgres::Tx;
 use crate::store::row::Row;
 use crate::testrun::coverage::TestLines;
+
+/// Migration 19 for PostgreSQL: as SQLite's (`sqlite.rs`).
+pub(crate) const PG_PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TEXT;";
 
 /// Migration 18 for PostgreSQL (SQLite's, `sqlite.rs`, says what each column holds).
 pub(crate) const PG_TRACES: &str = "
@@ -65,10 +68,11 @@ impl TraceRows for Tx<'_> {
         row.map(|r| r.value(0)).transpose()
     }
 
-    fn set_traced(&self, id: i64, files: &str, seconds: f64) -> Result<()> {
+    fn set_traced(&self, id: i64, files: &str, seconds: f64, probing: Option<&str>) -> Result<()> {
         self.execute(
-            "UPDATE test_runs SET traced_files = $2, traced_seconds = $3 WHERE id = $1",
-            &[&id, &files, &seconds],
+            "UPDATE test_runs SET traced_files = $2, traced_seconds = $3, probing = $4
+             WHERE id = $1",
+            &[&id, &files, &seconds, &probing],
         )?;
         Ok(())
     }
@@ -87,13 +91,14 @@ impl TraceRows for Tx<'_> {
         Ok(())
     }
 
-    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<(String, f64)>> {
+    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<TracedPass>> {
         let row = self.query_opt(
-            "SELECT coalesce(traced_files, '[]'), traced_seconds FROM test_runs
+            "SELECT coalesce(traced_files, '[]'), traced_seconds, probing FROM test_runs
              WHERE id = $1 AND checkout IN ('', $2) AND traced_seconds IS NOT NULL",
             &[&id, &checkout],
         )?;
-        row.map(|r| Ok((r.value(0)?, r.value(1)?))).transpose()
+        row.map(|r| Ok((r.value(0)?, r.value(1)?, r.value(2)?)))
+            .transpose()
     }
 
     fn traces_of(&self, id: i64) -> Result<Vec<TestLines>> {

@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{TraceRow, TraceRows, latest_of, run_trace_of, trace_of};
+use super::{TraceRow, TraceRows, TracedPass, latest_of, run_trace_of, trace_of};
 use crate::error::{Error, Result};
 use crate::store::row::sqlite_rows;
 use crate::testrun::coverage::TestLines;
@@ -45,6 +45,10 @@ CREATE TABLE test_traces (
 CREATE INDEX test_traces_of_test ON test_traces (test, run);
 ";
 
+/// Migration 19: what the probe for one-token fixes found after a run's traced pass
+/// (`Probing::encode`, JSON); NULL when it did not run.
+pub(crate) const PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TEXT;";
+
 /// The newest run of checkout ?3 below ?2 in which test ?1 passed: down the index from
 /// ?2, other checkouts' runs stepped over.
 pub(super) const LAST_PASSED: &str = "
@@ -83,11 +87,12 @@ impl TraceRows for Connection {
             .optional()?)
     }
 
-    fn set_traced(&self, id: i64, files: &str, seconds: f64) -> Result<()> {
+    fn set_traced(&self, id: i64, files: &str, seconds: f64, probing: Option<&str>) -> Result<()> {
         self.prepare_cached(
-            "UPDATE test_runs SET traced_files = ?2, traced_seconds = ?3 WHERE id = ?1",
+            "UPDATE test_runs SET traced_files = ?2, traced_seconds = ?3, probing = ?4
+             WHERE id = ?1",
         )?
-        .execute(params![id, files, seconds])?;
+        .execute(params![id, files, seconds, probing])?;
         Ok(())
     }
 
@@ -102,13 +107,15 @@ impl TraceRows for Connection {
         Ok(())
     }
 
-    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<(String, f64)>> {
+    fn traced_pass(&self, checkout: &str, id: i64) -> Result<Option<TracedPass>> {
         Ok(self
             .prepare_cached(
-                "SELECT coalesce(traced_files, '[]'), traced_seconds FROM test_runs
+                "SELECT coalesce(traced_files, '[]'), traced_seconds, probing FROM test_runs
                  WHERE id = ?1 AND checkout IN ('', ?2) AND traced_seconds IS NOT NULL",
             )?
-            .query_row(params![id, checkout], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![id, checkout], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
             .optional()?)
     }
 

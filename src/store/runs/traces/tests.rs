@@ -49,6 +49,7 @@ fn outcome(passed: &[&str], traced: Option<Vec<TestLines>>) -> Outcome {
             coverage: Coverage { tests },
             files: vec!["tests/test_calc.py".into(), "tests/a b\tc.py".into()],
             seconds: 0.25,
+            probing: None,
         }),
     }
 }

@@ -1,0 +1,249 @@
+//! What the probe found (`homespace_probe.py`, run at the end of a traced pass): which
+//! one-token changes to the project's code made the first failing test pass, and what the
+//! probing tried and cost. A line where a small change turns the failure into a pass most
+//! often holds the fault (mutation-based fault localization); the ranking puts its symbol
+//! first after what changed since the last green run, and the agent reads the change.
+
+use serde::{Deserialize, Serialize};
+
+/// A change that made the probed failing test pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fix {
+    /// From the project's folder.
+    pub file: String,
+    pub line: u32,
+    /// The line as it is, and with the change (empty when the probe could not render it).
+    pub was: String,
+    pub now: String,
+    /// The failing tests (node ids) that passed with it: the probed one first.
+    pub fixes: Vec<String>,
+}
+
+/// What a traced pass's probe did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probing {
+    /// The failing test probed (node id).
+    #[serde(default)]
+    pub test: String,
+    /// Changes tried, and lines they were on of the lines that test ran.
+    #[serde(default)]
+    pub tried: usize,
+    #[serde(default)]
+    pub lines: usize,
+    #[serde(default)]
+    pub of: usize,
+    #[serde(default)]
+    pub seconds: f64,
+    /// Whether every line was tried before the deadline.
+    #[serde(default)]
+    pub finished: bool,
+    /// "passed" when the test passed run again on its own, so nothing was tried.
+    #[serde(default)]
+    pub alone: Option<String>,
+    /// Why the probe stopped, when it failed.
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub found: Vec<Fix>,
+}
+
+impl Probing {
+    /// The probe's records among the lines of the tracer's output file, if it wrote any.
+    pub fn read(text: &str) -> Option<Probing> {
+        let mut found = Vec::new();
+        let mut probing = None;
+        for line in text.lines() {
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if let Some(fix) = value.get("probe") {
+                found.extend(serde_json::from_value::<Fix>(fix.clone()).ok());
+            } else if let Some(summary) = value.get("probed") {
+                probing = serde_json::from_value::<Probing>(summary.clone()).ok();
+            }
+        }
+        probing.map(|p| Probing { found, ..p })
+    }
+
+    /// The changes that made `test` (a node id) pass.
+    pub fn fixes_of<'a>(&'a self, test: &'a str) -> impl Iterator<Item = &'a Fix> + 'a {
+        self.found
+            .iter()
+            .filter(move |fix| fix.fixes.iter().any(|t| t == test))
+    }
+
+    /// The line a run's output says it in.
+    pub fn note(&self) -> String {
+        use crate::model::count::plural;
+        if let Some(error) = &self.error {
+            return format!("homespace: the probe for one-token fixes stopped: {error}");
+        }
+        if self.alone.is_some() {
+            return format!(
+                "homespace: {} passed when run again on its own, so no one-token fix was \
+                 probed",
+                self.test
+            );
+        }
+        let coverage = if self.finished {
+            format!("all {} project lines", self.of)
+        } else {
+            format!(
+                "{} of the {} project lines (the time ran out)",
+                self.lines, self.of
+            )
+        };
+        let found = match self.found.len() {
+            0 => "none".to_string(),
+            n => n.to_string(),
+        };
+        format!(
+            "homespace: {} one-token change{} tried on {coverage} {} ran, in {:.1} s: {found} \
+             made it pass",
+            self.tried,
+            plural(self.tried),
+            self.test,
+            self.seconds,
+        )
+    }
+
+    /// As the store keeps it.
+    pub fn encode(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// What [`Probing::encode`] wrote; `None` when it is not that.
+    pub fn decode(text: &str) -> Option<Probing> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testrun::coverage::Tracer;
+    use crate::testrun::coverage::tests::{PROBE, interpreters};
+    use std::process::Command;
+
+    /// A module whose bug (`n > 0` for `n < 0`) is in a method that uses a private name,
+    /// wrapped when the module was imported; the failing test first runs a loop that
+    /// some changes make endless.
+    const OPS: &str = "import functools
+
+
+def logged(f):
+    @functools.wraps(f)
+    def wrapper(*args):
+        return f(*args)
+    return wrapper
+
+
+class Meter:
+    def __init__(self, top):
+        self.__top = top
+
+    @logged
+    def clamp(self, n):
+        if n > self.__top:
+            return self.__top
+        if n > 0:
+            return 0
+        return n
+
+
+def spin(n):
+    i = 0
+    while i < n:
+        i += 1
+    return i
+";
+
+    const TESTS: &str = "from calc.ops import Meter, spin
+
+
+def test_inside():
+    assert spin(3) == 3
+    assert Meter(10).clamp(5) == 5
+
+
+def test_top():
+    assert Meter(10).clamp(20) == 10
+
+
+def test_below():
+    assert Meter(10).clamp(-3) == 0
+";
+
+    #[test]
+    fn the_probe_finds_the_one_token_change_that_makes_the_failing_tests_pass() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("calc")).unwrap();
+        std::fs::create_dir_all(root.join("tests")).unwrap();
+        std::fs::write(root.join("calc/__init__.py"), "").unwrap();
+        std::fs::write(root.join("calc/ops.py"), OPS).unwrap();
+        std::fs::write(root.join("tests/test_ops.py"), TESTS).unwrap();
+        for python in interpreters() {
+            let scratch = tempfile::tempdir().unwrap();
+            let tracer = Tracer::install(scratch.path(), PROBE).unwrap();
+            let output = Command::new(&python)
+                .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+                .args(tracer.arguments())
+                .envs(tracer.environment(&[root.to_path_buf()], Some(".")))
+                .current_dir(root)
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&output.stdout);
+            assert!(said.contains("2 failed, 1 passed"), "{python:?}: {said}");
+            let probing = tracer
+                .probing()
+                .unwrap_or_else(|| panic!("{python:?}: {said}"));
+            assert_eq!(probing.test, "tests/test_ops.py::test_inside", "{python:?}");
+            assert!(
+                probing.finished && probing.tried > 5,
+                "{python:?}: {probing:?}"
+            );
+            // The one change that fixes it, in the wrapped method (its private name
+            // compiled as the class has it), fixes the other failing test too; nothing
+            // in the tests is changed, and the endless loop was cut.
+            let fixes = vec![
+                "tests/test_ops.py::test_inside".to_string(),
+                "tests/test_ops.py::test_below".to_string(),
+            ];
+            let fix = |now: &str| Fix {
+                file: "calc/ops.py".into(),
+                line: 19,
+                was: "if n > 0:".into(),
+                now: now.into(),
+                fixes: fixes.clone(),
+            };
+            assert_eq!(
+                probing.found,
+                [fix("if not n > 0:"), fix("if n < 0:")],
+                "{python:?}: {probing:?}"
+            );
+        }
+    }
+
+    const OUTPUT: &str = r#"{"test": "t.py::a", "outcome": "failed", "files": {}}
+{"probe": {"file": "calc/ops.py", "line": 9, "was": "if a < b:", "now": "if a <= b:", "fixes": ["t.py::a", "t.py::b"]}}
+{"probe": {"file": "calc/ops.py", "line": 12, "was": "n += 2", "now": "n += 1", "fixes": ["t.py::a"]}}
+{"probed": {"test": "t.py::a", "tried": 40, "lines": 12, "of": 30, "finished": false, "seconds": 3.25}}
+{"probe": {"cut sho"#;
+
+    #[test]
+    fn the_probe_s_records_are_read_kept_and_told() {
+        let probing = Probing::read(OUTPUT).unwrap();
+        assert_eq!(probing.found.len(), 2);
+        assert_eq!(probing.fixes_of("t.py::b").count(), 1);
+        assert_eq!(probing.fixes_of("t.py::a").count(), 2);
+        assert_eq!(
+            probing.note(),
+            "homespace: 40 one-token changes tried on 12 of the 30 project lines (the time \
+             ran out) t.py::a ran, in 3.2 s: 2 made it pass"
+        );
+        assert_eq!(Probing::decode(&probing.encode()), Some(probing));
+        // No summary: the probe did not run, or was killed.
+        assert_eq!(Probing::read(OUTPUT.lines().next().unwrap()), None);
+    }
+}
