@@ -102,12 +102,15 @@ pub struct Tracer {
     out: PathBuf,
     /// How long the probe may try one-token changes once the tests ran; zero: no probe.
     probe: Duration,
+    /// How long the whole pytest process may take before it is killed: the probe ends
+    /// well within it.
+    timeout: Duration,
 }
 
 impl Tracer {
     /// The plugins written into `scratch`, where they also write what they record; the
-    /// probe may take `probe`.
-    pub fn install(scratch: &Path, probe: Duration) -> std::io::Result<Tracer> {
+    /// probe may take `probe`, in a pytest process killed after `timeout`.
+    pub fn install(scratch: &Path, probe: Duration, timeout: Duration) -> std::io::Result<Tracer> {
         let folder = scratch.join("trace");
         std::fs::create_dir_all(&folder)?;
         for (name, source) in PLUGINS {
@@ -117,6 +120,7 @@ impl Tracer {
             out: scratch.join("coverage.jsonl"),
             folder,
             probe,
+            timeout,
         })
     }
 
@@ -152,6 +156,10 @@ impl Tracer {
             (
                 "HOMESPACE_PROBE_SECONDS".to_string(),
                 self.probe.as_secs_f64().to_string(),
+            ),
+            (
+                "HOMESPACE_PASS_SECONDS".to_string(),
+                self.timeout.as_secs_f64().to_string(),
             ),
         ]
     }
@@ -247,8 +255,9 @@ pub fn lines_of(text: &str) -> Option<Vec<u32>> {
 pub(crate) mod tests {
     use super::*;
 
-    /// The probe's time in tests: the default.
+    /// The probe's time in tests: the default; and a pytest process's.
     pub(crate) const PROBE: Duration = Duration::from_secs(10);
+    pub(crate) const TIMEOUT: Duration = Duration::from_secs(600);
     use std::process::Command;
 
     /// A project of one module and two tests, one of which reaches `half` only through a
@@ -297,7 +306,7 @@ pub(crate) mod tests {
     /// The coverage of a pytest run of `selector` in `root`; whether it passed.
     fn traced_run(python: &Path, root: &Path, selector: &[&str]) -> (Coverage, bool, String) {
         let scratch = tempfile::tempdir().unwrap();
-        let tracer = Tracer::install(scratch.path(), PROBE).unwrap();
+        let tracer = Tracer::install(scratch.path(), PROBE, TIMEOUT).unwrap();
         let output = Command::new(python)
             .args([
                 "-m",
@@ -417,7 +426,7 @@ pub(crate) mod tests {
         let dir = project();
         for python in interpreters() {
             let scratch = tempfile::tempdir().unwrap();
-            let tracer = Tracer::install(scratch.path(), PROBE).unwrap();
+            let tracer = Tracer::install(scratch.path(), PROBE, TIMEOUT).unwrap();
             // coverage.py holds the monitoring tool id (3.12 on), or a trace function.
             let taken = "import sys\n\
                  if hasattr(sys, 'monitoring'):\n    \

@@ -13,12 +13,20 @@ that run that code (`__code__`), and the failing test runs again; its code is pu
 before the next change. A change that makes it pass is run against the other failing
 tests too. Probing stops at its deadline.
 
+It stops at its deadline, and sooner once a change made every failing test it ran pass:
+when every line that scored as high as that change's has been tried (a lower tier would
+only add changes the ranking puts after it), or a second later (a tier of code every test
+runs can hold hundreds of lines, and a second finds a rival change near it, if any).
+
 Enabled by `-p homespace_probe` beside homespace_trace, configured by the environment:
   HOMESPACE_PROBE_SECONDS  how long it may probe, in seconds
+  HOMESPACE_PASS_SECONDS   how long the whole pytest process may take before it is killed:
+                         the probe ends well within it, so the pass's traces are kept
   HOMESPACE_TRACE_ROOTS, HOMESPACE_TRACE_OUT  as homespace_trace's; it appends to that file
                          {"probe": {"file", "line", "was", "now", "fixes": [nodeids]}} per
                          change that made the first failing test pass, then
-                         {"probed": {"test", "tried", "lines", "of", "seconds", "finished"}}
+                         {"probed": {"test", "tried", "lines", "of", "seconds", "finished",
+                                     "stopped": "fixed" when it stopped early}}
 """
 
 import ast
@@ -32,6 +40,9 @@ import types
 
 import pytest
 
+# When this process began, near enough: the plugin is imported as pytest starts.
+_BORN = time.monotonic()
+
 _ROOTS = [
     os.path.realpath(p)
     for p in os.environ.get("HOMESPACE_TRACE_ROOTS", "").split(os.pathsep)
@@ -40,14 +51,19 @@ _ROOTS = [
 _OUT = os.environ.get("HOMESPACE_TRACE_OUT")
 try:
     _SECONDS = float(os.environ.get("HOMESPACE_PROBE_SECONDS", "0"))
+    _PASS = float(os.environ.get("HOMESPACE_PASS_SECONDS", "inf"))
 except ValueError:
-    _SECONDS = 0.0
+    _SECONDS, _PASS = 0.0, 0.0
+# Of the pass's time, what the probe leaves unused: a killed pass would lose its traces.
+_MARGIN = 0.2
 # Other failing tests a change that fixed the first is run against, at most.
 _OTHERS = 9
 # A mutant may loop forever: each run may take this many times the unmutated run, and at
 # least the floor, in seconds.
 _SLOWER = 10
 _FLOOR = 1.0
+# How long it goes on in the tier of a change that made every failing test pass.
+_GRACE = 1.0
 
 _COMPARE_SWAPS = {
     ast.Lt: (ast.LtE, ast.Gt),
@@ -124,7 +140,8 @@ def _is_test_file(rel, collected):
 
 
 def _ranked_lines(records, target, collected):
-    """The target's lines in project files that are not tests, best Ochiai first."""
+    """The target's lines in project files that are not tests, best Ochiai first, each
+    with its score."""
     counts = {}
     failing = 0
     for record in records:
@@ -145,7 +162,7 @@ def _ranked_lines(records, target, collected):
             score = ef / math.sqrt(max(failing, 1) * (ef + ep))
             scored.append((-score, rel, line))
     scored.sort()
-    return [(rel, line) for _, rel, line in scored]
+    return [(rel, line, -score) for score, rel, line in scored]
 
 
 class _Module:
@@ -372,7 +389,7 @@ def _probe(session, started):
         "of": len(lines),
         "finished": False,
     }
-    deadline = started + _SECONDS
+    deadline = min(started + _SECONDS, _BORN + _PASS * (1 - _MARGIN))
     base = time.monotonic()
     if _passes(item, max(_FLOOR, _SECONDS)):
         # It passes run again on its own: whatever failed it is not in one line.
@@ -381,11 +398,16 @@ def _probe(session, started):
         return summary
     limit = max(_FLOOR, _SLOWER * (time.monotonic() - base))
     modules = {}
-    paths = {os.path.join(_ROOTS[0], rel) for rel, _ in lines}
+    paths = {os.path.join(_ROOTS[0], rel) for rel, _, _ in lines}
     live = _live_functions({os.path.realpath(p) for p in paths})
     found = []
-    for rel, line in lines:
+    # The score of the line whose change made every failing test tried pass, once found,
+    # and when the probe stops then.
+    whole_fix = None
+    for rel, line, score in lines:
         if time.monotonic() > deadline:
+            break
+        if whole_fix is not None and score < whole_fix - 1e-9:
             break
         path = os.path.join(_ROOTS[0], rel)
         module = modules.get(path)
@@ -429,9 +451,13 @@ def _probe(session, started):
             try:
                 if _passes(item, limit):
                     fixes = [target["test"]]
-                    for other in failing[1 : 1 + _OTHERS]:
+                    others = failing[1 : 1 + _OTHERS]
+                    for other in others:
                         if _passes(items[other["test"]], limit):
                             fixes.append(other["test"])
+                    if len(fixes) == 1 + len(others) and whole_fix is None:
+                        whole_fix = score
+                        deadline = min(deadline, time.monotonic() + _GRACE)
                     text, changed = _rendered(module, line, was, now)
                     found.append(
                         {
@@ -447,6 +473,8 @@ def _probe(session, started):
                     f.__code__ = code
     else:
         summary["finished"] = True
+    if whole_fix is not None and not summary["finished"]:
+        summary["stopped"] = "fixed"
     summary["found"] = found
     return summary
 

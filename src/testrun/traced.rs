@@ -29,7 +29,7 @@ impl Job {
         if files.is_empty() {
             return None;
         }
-        let tracer = Tracer::install(scratch, self.probe).ok()?;
+        let tracer = Tracer::install(scratch, self.probe, self.timeout).ok()?;
         let mut selector = args.to_vec();
         selector.extend(files.iter().cloned());
         let mut words = self.arguments_for(&selector);
@@ -61,7 +61,7 @@ impl Job {
         args: &mut Vec<String>,
         env: &mut Vec<(String, String)>,
     ) -> std::io::Result<Tracer> {
-        let tracer = Tracer::install(scratch, self.probe)?;
+        let tracer = Tracer::install(scratch, self.probe, self.timeout)?;
         self.enable(&tracer, args, env);
         Ok(tracer)
     }
