@@ -88,18 +88,17 @@ impl Probing {
                 self.test
             );
         }
-        let coverage = if self.finished {
-            format!("all {} project lines", self.of)
+        let (lines, why) = if self.finished {
+            (format!("all {} project lines", self.of), "")
         } else if self.stopped.is_some() {
-            format!(
-                "{} of the {} project lines (it stopped once a change made every failing \
-                 test pass)",
-                self.lines, self.of
+            (
+                format!("{} of the {} project lines", self.lines, self.of),
+                " (it stopped once a change made every failing test pass)",
             )
         } else {
-            format!(
-                "{} of the {} project lines (the time ran out)",
-                self.lines, self.of
+            (
+                format!("{} of the {} project lines", self.lines, self.of),
+                " (the time ran out)",
             )
         };
         let found = match self.found.len() {
@@ -107,11 +106,11 @@ impl Probing {
             n => n.to_string(),
         };
         format!(
-            "homespace: {} one-token change{} tried on {coverage} {} ran, in {:.1} s: {found} \
-             made it pass",
+            "homespace: probed {}: {} one-token change{} on {lines} it ran, in {:.1} s; \
+             {found} made it pass{why}",
+            self.test,
             self.tried,
             plural(self.tried),
-            self.test,
             self.seconds,
         )
     }

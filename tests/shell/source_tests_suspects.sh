@@ -105,6 +105,18 @@ expect_contains "$(tail -1 "$T/runs/4/output.txt")" "homespace: traced 1 test of
 # pass, ranks its symbol first and says the change.
 cat > "$PROJECT/src/ledger/steps.py" <<'PY'
 def _tick(counter):
+    """Count one more item in `counter`, a dict with the count under "n".
+
+    The counter is a dict rather than an int so that the callers that share
+    one see each other's counts; the count is returned so that a caller can
+    stop at a limit without reading the dict again. Nothing else is kept: a
+    counter holds no items, only how many there were, and never goes down.
+
+    Why a step of one: every caller counts items one at a time, as they come,
+    and a step of more would count an item twice. A caller that wants the
+    count of a batch calls this once per item of the batch, never once for
+    the whole batch; the count then always equals the items seen so far.
+    """
     counter["n"] += 2
     return counter["n"]
 
@@ -116,13 +128,19 @@ def count(items):
     return counter["n"]
 PY
 printf 'from ledger import steps\n\n\ndef test_count():\n    assert steps.count([1, 2, 3]) == 3\n\n\ndef test_nothing():\n    assert steps.count([]) == 0\n' > "$PROJECT/tests/test_steps_cases.py"
+# More failures, each with its own message: "assert 2 == 1", "assert 4 == 2", ...
+for n in 1 2 4 5 6 7 8; do
+    printf '\n\ndef test_count_%s():\n    assert steps.count([0] * %s) == %s\n' $n $n $n >> "$PROJECT/tests/test_steps_cases.py"
+done
 echo 'tests/test_steps_cases.py' > "$T/run"
 wait_run 5
 result=$(cat "$T/runs/5/result.md")
-expect_contains "$(echo "$result" | grep -m1 'suspect:')" "suspect: $S/ledger/steps/_tick.py (src/ledger/steps.py:1-3, a one-token change here made it pass" "the probed fix ranks first: $result"
-expect_contains "$result" '    passes with line 2 as `counter["n"] += 1` (it is `counter["n"] += 2`)' "and says the change"
-expect_contains "$(cat "$T/runs/5/failures/tests.test_steps_cases.test_count.txt")" '  passes with line 2 as `counter["n"] += 1`' "so does the failure file"
-expect_contains "$(cat "$T/runs/5/output.txt")" "one-token changes tried on all" "the output says what the probe tried: $(tail -3 "$T/runs/5/output.txt")"
+expect_contains "$(echo "$result" | grep -m1 'suspect:')" "suspect: $S/ledger/steps/_tick.py (src/ledger/steps.py:1-15, a one-token change here made it pass" "the probed fix ranks first: $result"
+expect_contains "$result" '    passes with line 14 as `counter["n"] += 1` (it is `counter["n"] += 2`)' "and says the change"
+expect_contains "$(cat "$T/runs/5/failures/tests.test_steps_cases.test_count.txt")" '  passes with line 14 as `counter["n"] += 1`' "so does the failure file"
+expect_contains "$result" "ledger.steps._tick, as it is now:" "the suspect's code: $result"
+expect_contains "$result" "- test_steps_cases.test_count_1: same suspect, assert 2 == 1" "other failures a line each"
+expect_contains "$(cat "$T/runs/5/output.txt")" "one-token changes on" "the output says what the probe tried: $(tail -3 "$T/runs/5/output.txt")"
 
 # Tracing off: no second pass, suspects from the text (what the failing line calls).
 sed -i 's/^trace = true$/trace = false/' "$S/meta/settings.toml"

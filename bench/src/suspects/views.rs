@@ -113,9 +113,9 @@ pub fn traced_seconds(output: &str) -> Option<f64> {
 }
 
 /// The seconds of the probe for one-token fixes, from the runner's note at the end of
-/// `output.txt`: `homespace: 75 one-token changes tried on … ran, in 1.4 s: 2 made it pass`.
+/// `output.txt`: `homespace: probed t.py::t: 75 one-token changes on … it ran, in 1.4 s; …`.
 pub fn probe_seconds(output: &str) -> Option<f64> {
-    seconds_after(output, "homespace: ", "ran, in ")
+    seconds_after(output, "homespace: probed ", "it ran, in ")
 }
 
 /// The number of seconds after `marker` on the first line starting with `start` that
@@ -232,8 +232,8 @@ ERROR tests.test_other: boom
         assert_eq!(traced_seconds(output), Some(1.25));
         assert_eq!(traced_seconds("again in a while\n"), None);
         let probed = format!(
-            "{output}homespace: 75 one-token changes tried on all 116 project lines \
-             tests/test_tlru.py::T::test_ttu ran, in 1.43 s: 2 made it pass\n"
+            "{output}homespace: probed tests/test_tlru.py::T::test_ttu: 75 one-token changes \
+             on all 116 project lines it ran, in 1.43 s; 2 made it pass\n"
         );
         assert_eq!(probe_seconds(&probed), Some(1.43));
         assert_eq!(traced_seconds(&probed), Some(1.25));

@@ -235,27 +235,33 @@ impl Runner {
                 ));
             }
         }
-        if !others.is_empty() {
-            text.push_str("\nAlso failing:\n");
-            for line in &others {
-                text.push_str(line);
-                text.push('\n');
+        // The other failures, `listed` of them a line each, the rest counted.
+        let rest = |listed: usize| {
+            let mut rest = String::new();
+            if listed > 0 {
+                rest.push_str("\nAlso failing:\n");
+                for line in &others[..listed] {
+                    rest.push_str(line);
+                    rest.push('\n');
+                }
             }
-        }
-        if same > 0 {
-            text.push_str(&format!(
-                "\n{same} more failing, most with an error told above: `cat {dir}_entry.md`\n"
-            ));
-        }
-        if !problems.is_empty() {
-            text.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
-        }
-        if let Some((at, code)) = code_here {
-            let tokens = crate::render::budget::tokens;
-            if tokens(&text) + tokens(&code) <= self.budget {
-                text.insert_str(at, &code);
+            let unlisted = others.len() - listed;
+            if unlisted > 0 {
+                rest.push_str(&format!(
+                    "\n{} more failing: `cat {dir}_entry.md`\n",
+                    same + unlisted
+                ));
+            } else if same > 0 {
+                rest.push_str(&format!(
+                    "\n{same} more failing, most with an error told above: `cat {dir}_entry.md`\n"
+                ));
             }
-        }
+            if !problems.is_empty() {
+                rest.push_str(&format!("\nEach failure: {dir}failures/<test>.txt\n"));
+            }
+            rest
+        };
+        let text = with_code(text, code_here, others.len(), rest, self.budget);
         crate::render::budget::prune(&text, self.budget, &format!("cat {dir}_entry.md"))
     }
 
@@ -442,6 +448,30 @@ fn summary_with(run: &runs::Run, closing: &Closing) -> String {
     }
 }
 
+/// `text` and `rest(listed)` (the other failures, `listed` of them a line each) with
+/// `code` (the first suspect's, and where it goes in `text`) put in: the code the agent
+/// would read next comes before the lines of the other failures, which their count and
+/// the run's `_entry.md` stand for, so as many of `others` are listed as fit beside it
+/// in `budget`; all of them, without the code, when it does not fit at all.
+fn with_code(
+    text: String,
+    code: Option<(usize, String)>,
+    others: usize,
+    rest: impl Fn(usize) -> String,
+    budget: usize,
+) -> String {
+    let tokens = crate::render::budget::tokens;
+    let fitted = code.and_then(|(at, code)| {
+        (0..=others).rev().find_map(|listed| {
+            let mut whole = text.clone();
+            whole.insert_str(at, &code);
+            whole.push_str(&rest(listed));
+            (tokens(&whole) <= budget).then_some(whole)
+        })
+    });
+    fitted.unwrap_or_else(|| text + &rest(others))
+}
+
 /// What a one-token change that made a failing test pass is told as: `passes with line
 /// 321 as `n += 1` (it is `n += 2`), and so do 6 more failing tests`.
 fn fix_text(fix: &crate::testrun::probe::Fix) -> String {
@@ -468,6 +498,28 @@ fn fix_text(fix: &crate::testrun::probe::Fix) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_suspect_s_code_comes_before_the_lines_of_other_failures() {
+        let text = "FAILED t: boom\n  suspect: a.py\n".to_string();
+        let at = text.len();
+        // 4 characters a token: 10 tokens of code, each listed failure 5.
+        let code = Some((at, "c".repeat(40)));
+        let rest = |listed: usize| "f".repeat(20 * listed);
+        let shown = |budget: usize| {
+            let whole = with_code(text.clone(), code.clone(), 3, rest, budget);
+            (
+                whole.contains("cccc"),
+                whole.matches("f".repeat(20).as_str()).count(),
+            )
+        };
+        let own = crate::render::budget::tokens(&text);
+        // All fit; then the code and as many lines as fit; the code alone; no code.
+        assert_eq!(shown(own + 25), (true, 3));
+        assert_eq!(shown(own + 20), (true, 2));
+        assert_eq!(shown(own + 10), (true, 0));
+        assert_eq!(shown(own + 9), (false, 3));
+    }
 
     #[test]
     fn a_long_where_line_keeps_the_call_that_made_the_value() {
