@@ -30,6 +30,7 @@ Enabled by `-p homespace_probe` beside homespace_trace, configured by the enviro
 """
 
 import ast
+import functools
 import gc
 import json
 import math
@@ -313,11 +314,22 @@ def _codes(code, into):
     return into
 
 
+# functools.lru_cache's wrapper: what a changed function returned must not outlive the
+# change, nor what it returned before hide the change.
+_LRU = getattr(functools, "_lru_cache_wrapper", ())
+
+
 def _live_functions(paths):
-    """The live functions whose code is in `paths`, by (path, first line, name)."""
+    """The live functions whose code is in `paths`, by (path, first line, name); and the
+    lru_cache wrappers of functions, by the function's id."""
     live = {}
     real = {}
+    caches = {}
     for obj in gc.get_objects():
+        if _LRU and isinstance(obj, _LRU):
+            wrapped = getattr(obj, "__wrapped__", None)
+            caches.setdefault(id(wrapped), []).append(obj)
+            continue
         if not isinstance(obj, types.FunctionType):
             continue
         code = obj.__code__
@@ -327,7 +339,13 @@ def _live_functions(paths):
             path = real[name] = os.path.realpath(name)
         if path in paths:
             live.setdefault((path, code.co_firstlineno, code.co_name), []).append(obj)
-    return live
+    return live, caches
+
+
+def _clear(swapped, caches):
+    for f, _ in swapped:
+        for cache in caches.get(id(f), ()):
+            cache.cache_clear()
 
 
 def _passes(item, limit):
@@ -399,7 +417,7 @@ def _probe(session, started):
     limit = max(_FLOOR, _SLOWER * (time.monotonic() - base))
     modules = {}
     paths = {os.path.join(_ROOTS[0], rel) for rel, _, _ in lines}
-    live = _live_functions({os.path.realpath(p) for p in paths})
+    live, caches = _live_functions({os.path.realpath(p) for p in paths})
     found = []
     # The score of the line whose change made every failing test tried pass, once found,
     # and when the probe stops then.
@@ -448,6 +466,7 @@ def _probe(session, started):
             if not swapped:
                 continue
             summary["tried"] += 1
+            _clear(swapped, caches)
             try:
                 if _passes(item, limit):
                     fixes = [target["test"]]
@@ -471,6 +490,7 @@ def _probe(session, started):
             finally:
                 for f, code in swapped:
                     f.__code__ = code
+                _clear(swapped, caches)
     else:
         summary["finished"] = True
     if whole_fix is not None and not summary["finished"]:

@@ -164,6 +164,11 @@ def spin(n):
     while i < n:
         i += 1
     return i
+
+
+@functools.lru_cache(maxsize=None)
+def top():
+    return 11
 ";
 
     const TESTS: &str = "from calc.ops import Meter, spin
@@ -244,6 +249,22 @@ def test_below():
             );
             assert_eq!(probing.stopped.as_deref(), Some("fixed"), "{probing:?}");
             assert!(!probing.finished, "{probing:?}");
+        }
+    }
+
+    #[test]
+    fn a_cached_function_is_probed_afresh() {
+        // The failing test filled `top`'s cache with 11 before the probe.
+        let dir =
+            project("from calc.ops import top\n\n\ndef test_top():\n    assert top() == 10\n");
+        for python in interpreters() {
+            let (probing, _) = probed(&python, dir.path());
+            let changes: Vec<(u32, &str)> = probing
+                .found
+                .iter()
+                .map(|f| (f.line, f.now.as_str()))
+                .collect();
+            assert_eq!(changes, [(33, "return 10")], "{python:?}: {probing:?}");
         }
     }
 
