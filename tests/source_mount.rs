@@ -135,6 +135,11 @@ fn a_selector_is_split_as_a_shell_splits_it_and_the_command_line_reproduces_the_
 }
 
 #[test]
+fn last_failed_failed_first_and_stepwise_use_a_cache_in_the_project_s_homespace() {
+    Mount::example().run_script("source_tests_last_failed.sh");
+}
+
+#[test]
 fn a_regression_made_through_the_mount_names_the_edited_symbol_first() {
     Mount::example().run_script("source_tests_suspects.sh");
 }

@@ -34,6 +34,23 @@ pub struct Job {
     pub probe: Duration,
 }
 
+/// Where a run keeps pytest's cache, from the project's folder: what `--lf`, `--ff`,
+/// `--nf` and `--sw` read the last run from. In the project's `.homespace/`, which the
+/// mount hides and which holds what homespace keeps for the project, rather than
+/// pytest's own `.pytest_cache` beside the code: pytest writes a `.gitignore` into it, so
+/// git never sees it either way, and a project's own pytest runs keep their cache apart.
+pub const CACHE_DIR: &str = ".homespace/pytest-cache";
+
+/// Whether a pytest process reads and writes the run's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cache {
+    /// The run itself: `--lf` and the rest work, and the next run knows this one's.
+    Kept,
+    /// Another pass over the run's tests (the traced pass), which must not count as the
+    /// run the next `--lf` reads.
+    Off,
+}
+
 /// Whether and how a run is traced (see `traced.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tracing {
@@ -120,18 +137,20 @@ impl Job {
     /// pytest's arguments but the report's path: the selector, then pytest kept inside the
     /// project (its rootdir, its own configuration file or none, no conftest.py read above
     /// it; after the selector and the settings' arguments, so that they cannot be undone),
-    /// no cache left in the project and no colour codes in the output kept.
+    /// its cache in the project's `.homespace/` (see [`CACHE_DIR`]) and no colour codes in
+    /// the output kept.
     ///
     /// Without the first three, pytest looks for its configuration in the folders above
     /// the project too: in a shared folder, another user's `pytest.ini` there becomes the
     /// run's, and their `conftest.py` beside it runs as the owner (issue 42). `/dev/null`
     /// is pytest's way to say "no configuration" (it has no section to read).
     pub(super) fn arguments(&self) -> Vec<String> {
-        self.arguments_for(&self.selector)
+        self.arguments_for(&self.selector, Cache::Kept)
     }
 
-    /// [`Job::arguments`] with `selector` in place of the job's.
-    pub(super) fn arguments_for(&self, selector: &[String]) -> Vec<String> {
+    /// [`Job::arguments`] with `selector` in place of the job's, and pytest's cache as
+    /// `cache` says.
+    pub(super) fn arguments_for(&self, selector: &[String], cache: Cache) -> Vec<String> {
         let config = match &self.config {
             Some(file) => match file.strip_prefix(&self.root) {
                 Ok(rel) => rel.to_string_lossy().into_owned(),
@@ -149,7 +168,11 @@ impl Job {
             config,
             "--confcutdir=.".into(),
         ]);
-        words.extend(["-p", "no:cacheprovider", "--color", "no"].map(String::from));
+        match cache {
+            Cache::Kept => words.extend(["-o".to_string(), format!("cache_dir={CACHE_DIR}")]),
+            Cache::Off => words.extend(["-p", "no:cacheprovider"].map(String::from)),
+        }
+        words.extend(["--color", "no"].map(String::from));
         words
     }
 

@@ -29,6 +29,12 @@ const FLAGS: &[&str] = &[
     "--last-failed",
     "--ff",
     "--failed-first",
+    "--nf",
+    "--new-first",
+    "--sw",
+    "--stepwise",
+    "--sw-skip",
+    "--stepwise-skip",
     "-q",
     "--quiet",
     "-v",
@@ -36,7 +42,8 @@ const FLAGS: &[&str] = &[
 ];
 
 /// The allowed options, as a message lists them.
-pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, -x, --maxfail N, -q, -v";
+pub const ALLOWED: &str =
+    "-k EXPR, -m MARKEXPR, --lf, --ff, --nf, --sw, --sw-skip, -x, --maxfail N, -q, -v";
 
 /// The words of `selector` for pytest, run in the project at `root`, or why it is refused
 /// (every refused word named).
@@ -147,6 +154,10 @@ mod tests {
             "--failed-first",
             "--exitfirst",
             "-v",
+            "--sw",
+            "--stepwise",
+            "--sw-skip",
+            "--nf",
         ] {
             assert!(parse(fine).is_ok(), "{fine}: {:?}", parse(fine));
         }

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::coverage::{Traced, Tracer};
 use super::junit::Problem;
-use super::run::{Ended, Job};
+use super::run::{Cache, Ended, Job};
 
 impl Job {
     /// Runs the test files of `problems` again, traced, with `args` (the settings' own
@@ -32,7 +32,7 @@ impl Job {
         let tracer = Tracer::install(scratch, self.probe, self.timeout).ok()?;
         let mut selector = args.to_vec();
         selector.extend(files.iter().cloned());
-        let mut words = self.arguments_for(&selector);
+        let mut words = self.arguments_for(&selector, Cache::Off);
         let mut env: Vec<(String, String)> = self
             .environment()
             .into_iter()

@@ -1,0 +1,48 @@
+# pytest's cache works as pytest's does (issue 45): `--lf` reruns only the last run's
+# failures, `--ff` runs them first, `--sw` stops at the first failure and starts there
+# the next time, also after a failing run's traced pass. The cache lives in the project's
+# .homespace/pytest-cache, never in a .pytest_cache beside the code.
+source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
+
+T="$S/tests"
+cat > "$PROJECT/tests/test_cached_cases.py" <<'PY'
+def test_first():
+    pass
+
+
+def test_broken():
+    assert 1 + 1 == 3
+
+
+def test_last():
+    pass
+PY
+
+echo 'tests/test_cached_cases.py' > "$T/run"
+wait_run 1
+expect_contains "$(head -1 "$T/runs/1/result.md")" "2 passed, 1 failed" "the whole file ran"
+expect_contains "$(cat "$T/runs/1/output.txt")" "homespace: traced" "and its failing file again, traced"
+
+echo 'tests/test_cached_cases.py --lf' > "$T/run"
+wait_run 2
+expect_contains "$(head -1 "$T/runs/2/result.md")" "1 failed, 2 deselected" "--lf ran only the last failure: $(head -3 "$T/runs/2/result.md")"
+expect_contains "$(cat "$T/runs/2/output.txt")" "run-last-failure: rerun previous 1 failure" "as pytest says"
+
+echo 'tests/test_cached_cases.py --ff -v' > "$T/run"
+wait_run 3
+order=$(grep -o 'test_[a-z]* [A-Z][A-Z]*' "$T/runs/3/output.txt" | tr '\n' ' ')
+expect_eq "$order" "test_broken FAILED test_first PASSED test_last PASSED " "--ff ran the failure first"
+
+echo 'tests/test_cached_cases.py --sw' > "$T/run"
+wait_run 4
+expect_contains "$(head -1 "$T/runs/4/result.md")" "1 passed, 1 failed" "--sw stopped at the failure"
+sed -i 's/1 + 1 == 3/1 + 1 == 2/' "$PROJECT/tests/test_cached_cases.py"
+echo 'tests/test_cached_cases.py --sw' > "$T/run"
+wait_run 5
+expect_contains "$(head -1 "$T/runs/5/result.md")" "passed: 2 passed" "and started there the next time: $(head -1 "$T/runs/5/result.md")"
+
+[ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
+[ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"
+expect_absent "$(ls -a "$S")" "pytest-cache" "the mount does not show the cache"
+rm "$PROJECT/tests/test_cached_cases.py"
+echo "source_tests_last_failed.sh: ok"
