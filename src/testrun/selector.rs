@@ -18,8 +18,45 @@
 use crate::model::count::one_or_many;
 use std::path::Path;
 
+/// What an option's value must be.
+#[derive(Clone, Copy)]
+enum Value {
+    /// An expression or text pytest reads as such (`-k`, `-m`, `-W`, `-r`).
+    Text,
+    /// A whole number (`--maxfail`, `--durations`).
+    Count,
+    /// A number, fractions allowed (`--durations-min`).
+    Number,
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A whole number or one of these words (`-n 4`, `-n auto`).
+    CountOr(&'static [&'static str]),
+    /// A path, node id or glob of the project, which must stay inside it.
+    Inside,
+}
+
 /// Options that take a value, given as the next word or joined (`-kEXPR`, `--maxfail=2`).
-const WITH_VALUE: &[&str] = &["-k", "-m", "--maxfail"];
+const WITH_VALUE: &[(&str, Value)] = &[
+    ("-k", Value::Text),
+    ("-m", Value::Text),
+    ("--maxfail", Value::Count),
+    ("--doctest-glob", Value::Text),
+    ("-r", Value::Text),
+    (
+        "--tb",
+        Value::Choice(&["auto", "long", "short", "line", "native", "no"]),
+    ),
+    ("-W", Value::Text),
+    ("--pythonwarnings", Value::Text),
+    ("--durations", Value::Count),
+    ("--durations-min", Value::Number),
+    ("--deselect", Value::Inside),
+    ("--ignore", Value::Inside),
+    ("--ignore-glob", Value::Inside),
+    // pytest-xdist's: where it is not installed, pytest says the option is unknown.
+    ("-n", Value::CountOr(&["auto", "logical"])),
+    ("--numprocesses", Value::CountOr(&["auto", "logical"])),
+];
 
 /// Options that stand alone.
 const FLAGS: &[&str] = &[
@@ -39,11 +76,18 @@ const FLAGS: &[&str] = &[
     "--quiet",
     "-v",
     "--verbose",
+    "-l",
+    "--showlocals",
+    "--doctest-modules",
+    "--runxfail",
+    "--strict-markers",
 ];
 
 /// The allowed options, as a message lists them.
-pub const ALLOWED: &str =
-    "-k EXPR, -m MARKEXPR, --lf, --ff, --nf, --sw, --sw-skip, -x, --maxfail N, -q, -v";
+pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, --nf, --sw, --sw-skip, -x, \
+    --maxfail N, -q, -v, -l, -r CHARS, --tb STYLE, -W FILTER, --durations N, \
+    --durations-min S, --doctest-modules, --doctest-glob PAT, --deselect ID, --ignore PATH, \
+    --ignore-glob PAT, --runxfail, --strict-markers, -n N (pytest-xdist)";
 
 /// The words of `selector` for pytest, run in the project at `root`, or why it is refused
 /// (every refused word named).
@@ -63,26 +107,21 @@ pub fn parse(selector: &str, root: &Path) -> Result<Vec<String>, String> {
         if FLAGS.contains(&word.as_str()) || short_flags(word) {
             continue;
         }
-        if WITH_VALUE.contains(&word.as_str()) {
+        if let Some((option, kind)) = WITH_VALUE.iter().find(|(o, _)| *o == word.as_str()) {
             match words_iter.next() {
                 // Refused above, as any word starting with `@` is.
-                Some(value) if value.starts_with('@') => continue,
-                Some(value) if word != "--maxfail" || is_count(value) => continue,
-                Some(value) => refused.push(format!("`--maxfail {value}` (a number is needed)")),
+                Some(value) if value.starts_with('@') => {}
+                Some(value) => refused.extend(wrong_value(option, *kind, value, root)),
                 None => refused.push(format!("`{word}` without its value")),
             }
             continue;
         }
-        if let Some(count) = word.strip_prefix("--maxfail=") {
-            if !is_count(count) {
-                refused.push(format!("`{word}` (a number is needed)"));
+        match joined(word) {
+            Some((option, kind, value)) => {
+                refused.extend(wrong_value(option, kind, value, root));
             }
-            continue;
+            None => refused.push(format!("`{word}`")),
         }
-        if (word.starts_with("-k") || word.starts_with("-m")) && !word.starts_with("--") {
-            continue;
-        }
-        refused.push(format!("`{word}`"));
     }
     if refused.is_empty() {
         Ok(words)
@@ -92,6 +131,42 @@ pub fn parse(selector: &str, root: &Path) -> Result<Vec<String>, String> {
             refused.join(", "),
             one_or_many(refused.len(), "is", "are")
         ))
+    }
+}
+
+/// An option with its value in the same word: `--maxfail=2`, `-kparse`, `-rA`, `-n4`.
+fn joined(word: &str) -> Option<(&'static str, Value, &str)> {
+    WITH_VALUE.iter().find_map(|(option, kind)| {
+        let rest = word.strip_prefix(option)?;
+        let value = if option.starts_with("--") {
+            rest.strip_prefix('=')?
+        } else {
+            rest
+        };
+        (!value.is_empty()).then_some((*option, *kind, value))
+    })
+}
+
+/// Why `value` is no value of `option`, if it is not.
+fn wrong_value(option: &str, kind: Value, value: &str, root: &Path) -> Option<String> {
+    let words = |choices: &[&str]| choices.join(", ");
+    match kind {
+        Value::Text => None,
+        Value::Count if is_count(value) => None,
+        Value::Count => Some(format!("`{option} {value}` (a whole number is needed)")),
+        Value::Number if value.parse::<f64>().is_ok_and(|n| n >= 0.0) => None,
+        Value::Number => Some(format!("`{option} {value}` (a number is needed)")),
+        Value::Choice(choices) if choices.contains(&value) => None,
+        Value::Choice(choices) => Some(format!(
+            "`{option} {value}` (one of {} is needed)",
+            words(choices)
+        )),
+        Value::CountOr(choices) if is_count(value) || choices.contains(&value) => None,
+        Value::CountOr(choices) => Some(format!(
+            "`{option} {value}` (a whole number or one of {} is needed)",
+            words(choices)
+        )),
+        Value::Inside => super::inside::outside(value, root).map(|why| format!("`{option}` {why}")),
     }
 }
 
@@ -107,11 +182,13 @@ pub fn fromfile(word: &str) -> Option<String> {
     ))
 }
 
-/// `-xq`, `-vv`: short flags run together.
+/// `-xq`, `-vvl`: short flags run together.
 fn short_flags(word: &str) -> bool {
     word.len() > 1
         && !word.starts_with("--")
-        && word[1..].chars().all(|c| matches!(c, 'x' | 'q' | 'v'))
+        && word[1..]
+            .chars()
+            .all(|c| matches!(c, 'x' | 'q' | 'v' | 'l'))
 }
 
 fn is_count(text: &str) -> bool {
@@ -158,8 +235,54 @@ mod tests {
             "--stepwise",
             "--sw-skip",
             "--nf",
+            "--new-first",
+            "--stepwise-skip",
+            "-l",
+            "--showlocals",
+            "-vvl",
+            "--doctest-modules",
+            "--doctest-glob '*.rst'",
+            "--doctest-glob=*.txt",
+            "-rA",
+            "-r fE",
+            "--tb=short",
+            "--tb no",
+            "-W error::DeprecationWarning",
+            "-Wignore",
+            "--pythonwarnings=ignore",
+            "--durations=5",
+            "--durations 0",
+            "--durations-min=0.5",
+            "--deselect tests/test_a.py::test_x",
+            "--deselect=tests/test_a.py::test_x[1]",
+            "--ignore tests/slow",
+            "--ignore=docs",
+            "--ignore-glob '*_slow.py'",
+            "--runxfail",
+            "--strict-markers",
+            "-n 4",
+            "-n auto",
+            "-n4",
+            "--numprocesses=logical",
         ] {
             assert!(parse(fine).is_ok(), "{fine}: {:?}", parse(fine));
+        }
+    }
+
+    #[test]
+    fn an_allowed_option_with_a_value_it_does_not_take_is_refused_and_says_why() {
+        for (bad, why) in [
+            ("--tb=verbose", "one of auto, long, short, line, native, no"),
+            ("--durations=some", "a whole number is needed"),
+            ("--durations-min=-1", "a number is needed"),
+            ("-n many", "a whole number or one of auto, logical"),
+            ("--deselect ../other/test_x.py::t", "outside the project"),
+            ("--ignore /etc", "outside the project"),
+            ("--ignore-glob=../*", "outside the project"),
+            ("--doctest-glob", "without its value"),
+        ] {
+            let said = parse(bad).unwrap_err();
+            assert!(said.contains(why), "{bad}: {said}");
         }
     }
 

@@ -1,4 +1,5 @@
-# pytest's cache works as pytest's does (issue 45): `--lf` reruns only the last run's
+# pytest's cache works as pytest's does (issue 45), and options that add test kinds or shape
+# the report are taken: `--lf` reruns only the last run's
 # failures, `--ff` runs them first, `--sw` stops at the first failure and starts there
 # the next time, also after a failing run's traced pass. The cache lives in the project's
 # .homespace/pytest-cache, never in a .pytest_cache beside the code.
@@ -40,6 +41,22 @@ sed -i 's/1 + 1 == 3/1 + 1 == 2/' "$PROJECT/tests/test_cached_cases.py"
 echo 'tests/test_cached_cases.py --sw' > "$T/run"
 wait_run 5
 expect_contains "$(head -1 "$T/runs/5/result.md")" "passed: 2 passed" "and started there the next time: $(head -1 "$T/runs/5/result.md")"
+
+# Options that add test kinds or shape the report: the doctests of a module run.
+cat > "$PROJECT/src/ledger/doccases.py" <<'PY'
+def half(n):
+    """Half of n.
+
+    >>> half(4)
+    2
+    """
+    return n // 2
+PY
+echo 'src/ledger/doccases.py --doctest-modules --tb=line -rA' > "$T/run"
+wait_run 6
+expect_contains "$(head -1 "$T/runs/6/result.md")" "passed: 1 passed" "--doctest-modules ran the docstring example: $(head -3 "$T/runs/6/result.md")"
+expect_contains "$(cat "$T/runs/6/output.txt")" "PASSED src/ledger/doccases.py::ledger.doccases.half" "-rA listed it"
+rm "$PROJECT/src/ledger/doccases.py"
 
 [ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
 [ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"
