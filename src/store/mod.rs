@@ -59,6 +59,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (17, memory::PG_STATISTICS_SCHEMA),
     (18, runs::PG_TRACES),
     (19, runs::PG_PROBING),
+    (20, runs::PG_COUNTS),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

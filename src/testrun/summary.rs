@@ -16,19 +16,25 @@ pub struct Closing {
     pub others: Vec<String>,
 }
 
+/// The counts of pytest's closing line in `output`, as pytest words them (`1 failed, 2
+/// passed, 1 xfailed, 3 warnings`); none when pytest gave no closing line (it never got to
+/// its summary).
+pub fn closing_counts(output: &str) -> Option<&str> {
+    let line = output
+        .lines()
+        .rev()
+        .map(|line| line.trim().trim_matches('=').trim())
+        .find(|line| is_summary(line))?;
+    Some(line.rsplit_once(" in ").map_or(line, |(counts, _)| counts))
+}
+
 /// The closing line's counts in `output`; none when pytest gave no closing line (it never
 /// got to its summary).
 pub fn closing(output: &str) -> Closing {
     let mut closing = Closing::default();
-    let Some(line) = output
-        .lines()
-        .rev()
-        .map(|line| line.trim().trim_matches('=').trim())
-        .find(|line| is_summary(line))
-    else {
+    let Some(counts) = closing_counts(output) else {
         return closing;
     };
-    let counts = line.rsplit_once(" in ").map_or(line, |(counts, _)| counts);
     for part in counts.split(", ") {
         let Some((count, what)) = part.split_once(' ') else {
             continue;

@@ -21,7 +21,7 @@ PY
 
 echo 'tests/test_cached_cases.py' > "$T/run"
 wait_run 1
-expect_contains "$(head -1 "$T/runs/1/result.md")" "2 passed, 1 failed" "the whole file ran"
+expect_contains "$(head -1 "$T/runs/1/result.md")" "1 failed, 2 passed" "the whole file ran"
 expect_contains "$(cat "$T/runs/1/output.txt")" "homespace: traced" "and its failing file again, traced"
 
 echo 'tests/test_cached_cases.py --lf' > "$T/run"
@@ -36,7 +36,7 @@ expect_eq "$order" "test_broken FAILED test_first PASSED test_last PASSED " "--f
 
 echo 'tests/test_cached_cases.py --sw' > "$T/run"
 wait_run 4
-expect_contains "$(head -1 "$T/runs/4/result.md")" "1 passed, 1 failed" "--sw stopped at the failure"
+expect_contains "$(head -1 "$T/runs/4/result.md")" "1 failed, 1 passed" "--sw stopped at the failure"
 sed -i 's/1 + 1 == 3/1 + 1 == 2/' "$PROJECT/tests/test_cached_cases.py"
 echo 'tests/test_cached_cases.py --sw' > "$T/run"
 wait_run 5

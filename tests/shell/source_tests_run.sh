@@ -43,7 +43,7 @@ echo 'tests/test_runner_cases.py' > "$T/run"
 expect_eq "$(ls "$T/runs")" "$(printf '1\n_entry.md\n_nav.txt\nlatest')" "run 1 is listed at once"
 wait_run 1
 entry=$(cat "$T/runs/latest/_entry.md")
-expect_contains "$entry" "failed: 1 passed, 1 failed, 1 errors, 1 skipped" "status and counts"
+expect_contains "$entry" "failed: 1 failed, 1 passed, 1 skipped, 1 error" "status and counts, as pytest words them"
 expect_contains "$entry" "-m pytest tests/test_runner_cases.py" "the command"
 expect_contains "$entry" "tests.test_runner_cases.test_zero.txt" "the failure is listed"
 failure=$(cat "$T/runs/1/failures/tests.test_runner_cases.test_zero.txt")
@@ -55,8 +55,8 @@ expect_contains "$(cat "$T/test_runner_cases/test_zero.py")" "def test_zero" "wh
 expect_contains "$(cat "$T/runs/1/failures/tests.test_runner_cases.test_db.txt")" "no database here" "the error"
 expect_contains "$(cat "$T/runs/1/output.txt")" "1 failed, 1 passed, 1 skipped, 1 error" "the whole output"
 expect_missing "$PROJECT/tests/run" "run never becomes a project file"
-expect_contains "$(cat "$S/_entry.md")" "last test run 1 — failed: 1 passed, 1 failed" "source/_entry.md shows the last run"
-expect_contains "$(cat "$HS/_entry.md")" "Tests: run 1 failed: 1 passed, 1 failed" "so does the root dashboard"
+expect_contains "$(cat "$S/_entry.md")" "last test run 1 — failed: 1 failed, 1 passed" "source/_entry.md shows the last run"
+expect_contains "$(cat "$HS/_entry.md")" "Tests: run 1 failed: 1 failed, 1 passed" "so does the root dashboard"
 
 # A long run: the mount answers meanwhile, a second run is refused, the timeout stops it.
 sed -i 's/^timeout_secs = 600$/timeout_secs = 3/' "$S/meta/settings.toml"

@@ -68,7 +68,7 @@ expect_absent "$(cat "$S/ledger/rates/_entry.md")" "**Tests**" "no trace yet"
 echo 'tests/test_rates_cases.py' > "$T/run"
 wait_run 2
 result=$(cat "$T/runs/2/result.md")
-expect_contains "$result" "3 passed, 2 failed" "the edit broke two tests"
+expect_contains "$result" "2 failed, 3 passed" "the edit broke two tests"
 first=$(echo "$result" | grep -m1 'suspect:')
 expect_contains "$first" "suspect: $S/ledger/rates/_scale.py (src/ledger/rates.py:1-2, changed since the last green run" "the edited symbol first, saying why: $result"
 expect_contains "$result" "ledger.rates._scale, as it is now:" "the first suspect's code, short enough to show"
@@ -90,7 +90,7 @@ expect_contains "$view" "\`echo 'covering ledger.rates' > $T/run\`" "and says ho
 echo 'covering ledger.rates._scale' > "$T/run"
 wait_run 3
 expect_contains "$(head -3 "$T/runs/3/result.md")" "homespace: covering ledger.rates._scale: the 3 tests whose newest trace ran it" "covering runs the tests that ran the symbol: $(cat "$T/runs/3/result.md")"
-expect_contains "$(head -1 "$T/runs/3/result.md")" "1 passed, 2 failed" "just those three"
+expect_contains "$(head -1 "$T/runs/3/result.md")" "2 failed, 1 passed" "just those three"
 
 # A failing test that ran no project code: said, not guessed.
 echo 'tests/test_plain_cases.py' > "$T/run"

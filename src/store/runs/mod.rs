@@ -32,7 +32,7 @@ use crate::testrun::snapshot::Snapshot;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;
-pub(crate) use traces::{PG_PROBING, PG_TRACES, PROBING, TRACES};
+pub(crate) use traces::{COUNTS, PG_COUNTS, PG_PROBING, PG_TRACES, PROBING, TRACES};
 pub use traces::{TraceRow, TraceRows};
 
 /// Migration 10, the same on both backends: each run's checkout, and one running run per
@@ -57,6 +57,10 @@ pub struct Run {
     pub failed: u64,
     pub errors: u64,
     pub skipped: u64,
+    /// The counts of pytest's closing line, as pytest words them (`1 failed, 2 passed, 1
+    /// xfailed, 3 warnings`): what every view shows. `None` for a run pytest gave none (it
+    /// could not run the tests, or is running) and for runs kept before they were stored.
+    pub counts: Option<String>,
 }
 
 /// One run whole, with whose it is: what a copy of the whole store carries.
@@ -165,6 +169,7 @@ pub trait RunRecords: RunRows + TraceRows {
             failed: 0,
             errors: 0,
             skipped: 0,
+            counts: None,
         };
         self.insert(checkout, &run, "", pid)
     }
@@ -302,7 +307,7 @@ fn add_problems(rows: &(impl RunRows + ?Sized), id: i64, problems: &[Problem]) -
 
 /// The columns of a [`Run`], in the order [`run_of`] reads them.
 const RUN_COLUMNS: &str =
-    "id, command, started, ended, seconds, status, passed, failed, errors, skipped";
+    "id, command, started, ended, seconds, status, passed, failed, errors, skipped, counts";
 
 /// A row of [`RUN_COLUMNS`].
 fn run_of(r: &impl Row) -> Result<Run> {
@@ -322,6 +327,7 @@ fn run_of(r: &impl Row) -> Result<Run> {
         failed: count(7)?,
         errors: count(8)?,
         skipped: count(9)?,
+        counts: r.value(10)?,
     })
 }
 
@@ -350,8 +356,8 @@ fn running_of(r: &impl Row) -> Result<(i64, u32)> {
 /// A row of [`RUN_COLUMNS`], then the run's checkout and process.
 fn listed_of(r: &impl Row) -> Result<(String, Run, u32)> {
     // Stored from a process number; one changed by hand reads as none.
-    let pid = u32::try_from(r.value::<i64>(11)?).unwrap_or(0);
-    Ok((r.value(10)?, run_of(r)?, pid))
+    let pid = u32::try_from(r.value::<i64>(12)?).unwrap_or(0);
+    Ok((r.value(11)?, run_of(r)?, pid))
 }
 
 /// A row of (test, kind, message, traceback).

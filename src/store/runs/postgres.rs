@@ -9,6 +9,7 @@ use crate::store::postgres::Tx;
 use crate::store::row::limit;
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
+use crate::testrun::summary::closing_counts;
 
 /// Migration 7 for PostgreSQL.
 pub(crate) const PG_SCHEMA: &str = "
@@ -68,8 +69,8 @@ impl RunRows for Tx<'_> {
         let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
         let row = self.query_one(
             "INSERT INTO test_runs (checkout, command, started, ended, seconds, status,
-                 passed, failed, errors, skipped, output, pid)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+                 passed, failed, errors, skipped, output, pid, counts)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
             &[
                 &checkout,
                 &run.command,
@@ -83,6 +84,7 @@ impl RunRows for Tx<'_> {
                 &bigint(run.skipped),
                 &output.as_bytes(),
                 &i64::from(pid),
+                &run.counts,
             ],
         )?;
         Ok(row.get(0))
@@ -93,7 +95,7 @@ impl RunRows for Tx<'_> {
         let r = &outcome.report;
         self.execute(
             "UPDATE test_runs SET ended = $2, seconds = $3, status = $4, passed = $5,
-                failed = $6, errors = $7, skipped = $8, output = $9
+                failed = $6, errors = $7, skipped = $8, output = $9, counts = $10
              WHERE id = $1",
             &[
                 &id,
@@ -105,6 +107,7 @@ impl RunRows for Tx<'_> {
                 &bigint(r.errors),
                 &bigint(r.skipped),
                 &outcome.output.as_bytes(),
+                &closing_counts(&outcome.output),
             ],
         )?;
         Ok(())

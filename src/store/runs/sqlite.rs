@@ -8,6 +8,7 @@ use crate::model::time::Time;
 use crate::store::row::{limit, sqlite_rows};
 use crate::testrun::junit::Problem;
 use crate::testrun::run::Outcome;
+use crate::testrun::summary::closing_counts;
 
 /// Migration 7: test runs and their problems.
 pub(crate) const SCHEMA: &str = "
@@ -66,8 +67,8 @@ impl RunRows for Connection {
         let (started, ended) = (run.started.to_string(), run.ended.map(|t| t.to_string()));
         self.prepare_cached(
             "INSERT INTO test_runs (checkout, command, started, ended, seconds, status, passed,
-                 failed, errors, skipped, output, pid)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 failed, errors, skipped, output, pid, counts)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?
         .execute(params![
             checkout,
@@ -81,7 +82,8 @@ impl RunRows for Connection {
             run.errors as i64,
             run.skipped as i64,
             output,
-            pid
+            pid,
+            run.counts
         ])?;
         Ok(self.last_insert_rowid())
     }
@@ -91,7 +93,7 @@ impl RunRows for Connection {
         let r = &outcome.report;
         self.prepare_cached(
             "UPDATE test_runs SET ended = ?2, seconds = ?3, status = ?4, passed = ?5, failed = ?6,
-                errors = ?7, skipped = ?8, output = ?9
+                errors = ?7, skipped = ?8, output = ?9, counts = ?10
              WHERE id = ?1",
         )?
         .execute(params![
@@ -103,7 +105,8 @@ impl RunRows for Connection {
             r.failed as i64,
             r.errors as i64,
             r.skipped as i64,
-            outcome.output
+            outcome.output,
+            closing_counts(&outcome.output)
         ])?;
         Ok(())
     }

@@ -418,10 +418,21 @@ pub(crate) fn summary(run: &runs::Run) -> String {
     summary_with(run, &Closing::default())
 }
 
-/// [`summary`] with what pytest's closing line adds to its report: expected failures and
-/// unexpected passes taken out of skipped and passed, as pytest counts them, then its
-/// other counts (`passed: 12 passed, 1 xfailed, 3 warnings (3.2 s)`).
+/// [`summary`] counted as pytest's closing line counts: that line's counts as the run kept
+/// them, the same in every view (`failed: 1 failed, 12 passed, 1 xfailed, 3 warnings (3.2
+/// s)`); for a run without them (pytest gave no closing line, or the run was kept before
+/// they were), the report's, with what `closing` adds: expected failures and unexpected
+/// passes taken out of skipped and passed, as pytest counts them, then its other counts.
 fn summary_with(run: &runs::Run, closing: &Closing) -> String {
+    let took = run
+        .seconds
+        .map(|s| format!(" ({s:.1} s)"))
+        .unwrap_or_default();
+    if let Some(counts) = &run.counts
+        && run.status != "running"
+    {
+        return format!("{}: {counts}{took}", run.status);
+    }
     let mut counts = vec![format!(
         "{} passed",
         run.passed.saturating_sub(closing.xpassed)
@@ -438,10 +449,6 @@ fn summary_with(run: &runs::Run, closing: &Closing) -> String {
         }
     }
     counts.extend(closing.others.iter().cloned());
-    let took = run
-        .seconds
-        .map(|s| format!(" ({s:.1} s)"))
-        .unwrap_or_default();
     match run.status.as_str() {
         "running" => format!("running since {}", run.started),
         status => format!("{status}: {}{took}", counts.join(", ")),

@@ -148,12 +148,16 @@ impl Runner {
         )
     }
 
-    /// How `source/tests/` runs its tests and where their results are, in one line.
+    /// How `source/tests/` runs its tests and where their results are, in one line, and
+    /// how the newest run ended.
     pub(crate) fn how_tests_run(&self) -> String {
+        let last = self
+            .last_run()
+            .map_or(String::new(), |run| format!(" Last: run {run}."));
         format!(
             "Run tests: `echo '<selector>' > {}` (nothing: every test; paths, ids, -k, -m, \
              -x, --lf as pytest takes them); each run's results are in {}, the newest in \
-             latest/.",
+             latest/.{last}",
             self.links.to("source/tests/run"),
             self.links.to("source/tests/runs/")
         )

@@ -11,6 +11,9 @@ use crate::testrun::coverage::TestLines;
 /// Migration 19 for PostgreSQL: as SQLite's (`sqlite.rs`).
 pub(crate) const PG_PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TEXT;";
 
+/// Migration 20 for PostgreSQL: as SQLite's (`sqlite.rs`).
+pub(crate) const PG_COUNTS: &str = "ALTER TABLE test_runs ADD COLUMN counts TEXT;";
+
 /// Migration 18 for PostgreSQL (SQLite's, `sqlite.rs`, says what each column holds).
 pub(crate) const PG_TRACES: &str = "
 CREATE TABLE test_snapshots (

@@ -49,6 +49,10 @@ CREATE INDEX test_traces_of_test ON test_traces (test, run);
 /// (`Probing::encode`, JSON); NULL when it did not run.
 pub(crate) const PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TEXT;";
 
+/// Migration 20: the counts of pytest's closing line (`Run::counts`), what every view
+/// shows; NULL for runs kept before, whose views count from the report.
+pub(crate) const COUNTS: &str = "ALTER TABLE test_runs ADD COLUMN counts TEXT;";
+
 /// The newest run of checkout ?3 below ?2 in which test ?1 passed: down the index from
 /// ?2, other checkouts' runs stepped over.
 pub(super) const LAST_PASSED: &str = "
