@@ -135,8 +135,8 @@ fn a_selector_is_split_as_a_shell_splits_it_and_the_command_line_reproduces_the_
 }
 
 #[test]
-fn last_failed_failed_first_and_stepwise_use_a_cache_in_the_project_s_homespace() {
-    Mount::example().run_script("source_tests_last_failed.sh");
+fn the_runner_is_as_faithful_as_pytest_cache_options_and_collection_errors() {
+    Mount::example().run_script("source_tests_faithful.sh");
 }
 
 #[test]

@@ -127,6 +127,21 @@ fn mark(case: &mut Option<(String, Outcome)>, e: &BytesStart) -> Result<bool, St
     Ok(true)
 }
 
+/// What pytest's report says of every test module it could not collect, whatever the
+/// cause; the cause is in the error's text.
+const COLLECTION_FAILURE: &str = "collection failure";
+
+/// The last `E` line of a traceback (`ModuleNotFoundError: No module named 'x'`): what
+/// the error was.
+fn explained(traceback: &str) -> Option<&str> {
+    traceback
+        .lines()
+        .rev()
+        .find_map(|line| line.strip_prefix('E'))
+        .map(str::trim)
+        .filter(|cause| !cause.is_empty())
+}
+
 fn push(case: &mut Option<(String, Outcome)>, text: &str) {
     if let Some((_, Outcome::Problem(problem))) = case.as_mut() {
         problem.traceback.push_str(text);
@@ -141,10 +156,15 @@ fn finish(report: &mut Report, case: Option<(String, Outcome)>) {
             report.passed_tests.push(id);
         }
         Outcome::Skipped => report.skipped += 1,
-        Outcome::Problem(problem) => {
+        Outcome::Problem(mut problem) => {
             match problem.kind {
                 "error" => report.errors += 1,
                 _ => report.failed += 1,
+            }
+            if problem.message == COLLECTION_FAILURE
+                && let Some(cause) = explained(&problem.traceback)
+            {
+                problem.message = format!("collecting it failed: {cause}");
             }
             report.problems.push(problem);
         }

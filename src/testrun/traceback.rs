@@ -55,14 +55,22 @@ pub fn read(text: &str) -> Traceback {
     traceback
 }
 
-/// The text between pytest's frame separators (`_ _ _ _ …`).
+/// The text between pytest's frame separators (`_ _ _ _ …`), and before each short frame
+/// that comes without one (a collection error's traceback lists its frames so: `Traceback:`,
+/// then `path:line: in name` and the line, one after the other).
 fn sections(text: &str) -> Vec<Vec<&str>> {
     let mut sections = vec![Vec::new()];
     for line in text.lines() {
         let trimmed = line.trim_end();
         if trimmed.len() >= 3 && trimmed.chars().all(|c| c == '_' || c == ' ') {
             sections.push(Vec::new());
-        } else if let Some(section) = sections.last_mut() {
+            continue;
+        }
+        let short = location(trimmed).is_some_and(|(_, _, rest)| rest.starts_with("in "));
+        if short && sections.last().is_some_and(|s| !s.is_empty()) {
+            sections.push(Vec::new());
+        }
+        if let Some(section) = sections.last_mut() {
             section.push(trimmed);
         }
     }
@@ -153,6 +161,39 @@ fn is_caret_line(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_collection_error_s_frames_are_read_one_by_one() {
+        let text = "ImportError while importing test module '/p/test/test_broken.py'.\nHint: make sure your test modules/packages have valid Python names.\nTraceback:\n/usr/lib/python3.11/importlib/__init__.py:126: in import_module\n    return _bootstrap._gcd_import(name[level:], package, level)\n           ^^^^^^^^^^^^^^^^^^^^\ntest/test_broken.py:1: in <module>\n    import nonexistent_module\nE   ModuleNotFoundError: No module named 'nonexistent_module'";
+        let tb = read(text);
+        let frames: Vec<(&str, usize, &[String])> = tb
+            .frames
+            .iter()
+            .map(|f| (f.file.as_str(), f.line, f.code.as_slice()))
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                (
+                    "/usr/lib/python3.11/importlib/__init__.py",
+                    126,
+                    &[
+                        ">   return _bootstrap._gcd_import(name[level:], package, level)"
+                            .to_string()
+                    ][..]
+                ),
+                (
+                    "test/test_broken.py",
+                    1,
+                    &[">   import nonexistent_module".to_string()][..]
+                ),
+            ]
+        );
+        assert_eq!(
+            tb.explanation,
+            ["E   ModuleNotFoundError: No module named 'nonexistent_module'"]
+        );
+    }
 
     /// A failure raised two frames into the project, as pytest 8 writes it in JUnit.
     const RAISED: &str = "def test_double():\n        box = Box(-1)\n>       assert box.double() == -2\n               ^^^^^^^^^^^^\n\ntests/test_core.py:19: \n_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \npkg/core.py:13: in double\n    return helper(self.v)\n           ^^^^^^^^^^^^^^\n_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \n\nv = -1\n\n    def helper(v):\n        if v < 0:\n>           raise ValueError(f\"negative: {v}\")\nE           ValueError: negative: -1\n\npkg/core.py:18: ValueError";

@@ -291,12 +291,22 @@ impl Runner {
             about.push(note.to_string());
         }
         if run.status == "error" {
+            // `Interrupted: 1 error during collection`: the errors below say why.
+            let interrupted = output.lines().rev().find_map(|l| {
+                l.trim()
+                    .trim_matches(|c| c == '!' || c == '=')
+                    .trim()
+                    .strip_prefix("Interrupted: ")
+            });
             let last = output
                 .lines()
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
-            about.push(format!("pytest could not run the tests: {}", last.trim()));
+            about.push(match interrupted {
+                Some(why) => format!("pytest ran no test: {why}; each error is below"),
+                None => format!("pytest could not run the tests: {}", last.trim()),
+            });
         }
         Ok(about)
     }

@@ -1,8 +1,9 @@
-# pytest's cache works as pytest's does (issue 45), and options that add test kinds or shape
-# the report are taken: `--lf` reruns only the last run's
+# The runner is as faithful as pytest (issue 45). Its cache works as pytest's does, and
+# options that add test kinds or shape the report are taken: `--lf` reruns only the last run's
 # failures, `--ff` runs them first, `--sw` stops at the first failure and starts there
 # the next time, also after a failing run's traced pass. The cache lives in the project's
-# .homespace/pytest-cache, never in a .pytest_cache beside the code.
+# .homespace/pytest-cache, never in a .pytest_cache beside the code. A test module that
+# cannot be imported says why in result.md, and where.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 T="$S/tests"
@@ -58,8 +59,19 @@ expect_contains "$(head -1 "$T/runs/6/result.md")" "passed: 1 passed" "--doctest
 expect_contains "$(cat "$T/runs/6/output.txt")" "PASSED src/ledger/doccases.py::ledger.doccases.half" "-rA listed it"
 rm "$PROJECT/src/ledger/doccases.py"
 
+# A collection error: the cause and where it was raised, in result.md itself.
+printf 'import ledger.nonexistent_module\n\n\ndef test_never():\n    pass\n' > "$PROJECT/tests/test_uncollectable_cases.py"
+echo 'tests/test_uncollectable_cases.py' > "$T/run"
+wait_run 7
+result=$(cat "$T/runs/7/result.md")
+expect_contains "$(head -1 <<<"$result")" "error: 1 error" "pytest's count: $result"
+expect_contains "$result" "pytest ran no test: 1 error during collection; each error is below" "why nothing ran"
+expect_contains "$result" "collecting it failed: ModuleNotFoundError: No module named 'ledger.nonexistent_module'" "the cause"
+expect_contains "$result" "tests/test_uncollectable_cases.py:1: import ledger.nonexistent_module" "where it was raised"
+rm "$PROJECT/tests/test_uncollectable_cases.py"
+
 [ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
 [ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"
 expect_absent "$(ls -a "$S")" "pytest-cache" "the mount does not show the cache"
 rm "$PROJECT/tests/test_cached_cases.py"
-echo "source_tests_last_failed.sh: ok"
+echo "source_tests_faithful.sh: ok"
