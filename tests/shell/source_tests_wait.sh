@@ -129,3 +129,12 @@ expect_contains "$(head -1 "$T/runs/latest/result.md")" "run 3 — failed" "and 
 # previous run's.
 echo '--collect-only' > "$T/run" 2>/dev/null || true
 expect_contains "$(cat "$T/runs/latest/result.md")" "Your newest write to run started nothing" "a refused start is said"
+
+# A write refused because a run was running is not told under that run's result once it
+# has ended: the reader wants the result.
+echo 'tests/test_wait_cases.py' > "$T/run"
+busy=$( (echo 'tests/test_wait_cases.py' > "$T/run") 2>&1 || true)
+expect_contains "$(newest_error)" "is still running" "the second write was refused while the first ran: $busy"
+result=$(cat "$T/runs/latest/result.md")
+expect_contains "$(head -1 <<<"$result")" "run 4 — failed" "the wait ends with run 4's result"
+expect_absent "$result" "started nothing" "no stale notice of the refused write"

@@ -264,12 +264,14 @@ impl Runner {
     }
 
     /// Run `which` with its `result.md`, led by a refused start newer than the run when it
-    /// is the newest.
+    /// is the newest: made while it runs, or after it ended. One refused while it ran is
+    /// not told once it has ended: most often it was refused because it ran, and what
+    /// the reader wants then is its result.
     fn result_of(&self, which: Option<i64>) -> Result<(runs::Run, String)> {
         let (run, problems) = self.problems_of(which)?;
         let mut about = self.run_notes(&run)?;
         if which.is_none()
-            && let Some(refused) = self.runs.refused_since(run.started)
+            && let Some(refused) = self.runs.refused_since(run.ended.unwrap_or(run.started))
         {
             about.lead_with(refused);
         }
