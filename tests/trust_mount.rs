@@ -110,7 +110,7 @@ fn a_venv_another_user_plants_in_the_project_never_runs() {
     assert!(result.contains("passed"), "{result}");
     assert_never_ran(&mark, &mount);
     // The run says which interpreter it ran and why, as the log does.
-    assert!(result.contains("homespace: ran "), "{result}");
+    assert!(result.contains("homespace: interpreter "), "{result}");
     assert!(result.contains(".venv/bin/python is not run"), "{result}");
     let log = mount.log_text();
     assert!(log.contains(".venv/bin/python is not run"), "{log}");

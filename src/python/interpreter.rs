@@ -25,6 +25,9 @@ pub struct Interpreter {
     /// `bin/python`, which Python needs by that name to find its venv).
     pub path: PathBuf,
     pub passed_over: Vec<String>,
+    /// Why this one, in a few words: `import_check.python in the settings`, `the project's
+    /// .venv`, `python3 on PATH`.
+    pub chosen_by: String,
 }
 
 /// The interpreter to run for the project at `project`: `chosen` (a setting) if given,
@@ -35,6 +38,7 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
         return pinned(chosen, project).map(|path| Interpreter {
             path,
             passed_over: Vec::new(),
+            chosen_by: "import_check.python in the settings".to_string(),
         });
     }
     let on_path = env::var_os("PATH")
@@ -46,10 +50,21 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
         .map(|dir| dir.join("python3"));
     let candidates = [".venv", "venv"]
         .iter()
-        .map(|venv| project.join(venv).join("bin/python"))
-        .chain(on_path);
+        .map(|venv| {
+            let python = project.join(venv).join("bin/python");
+            (python, format!("the project's {venv}"))
+        })
+        .chain(on_path.map(|python| {
+            let shim = super::pyenv::shim(&python).is_some();
+            let by = if shim {
+                "python3 on PATH, a pyenv shim: the version pyenv picks in the project's folder"
+            } else {
+                "python3 on PATH"
+            };
+            (python, by.to_string())
+        }));
     let mut passed_over = Vec::new();
-    for candidate in candidates {
+    for (candidate, chosen_by) in candidates {
         if !executable(&candidate) {
             continue;
         }
@@ -58,7 +73,11 @@ pub fn find(project: &Path, chosen: Option<&Path>) -> Result<Interpreter, String
                 for why in &passed_over {
                     crate::log::line(&format!("interpreter passed over: {why}"));
                 }
-                return Ok(Interpreter { path, passed_over });
+                return Ok(Interpreter {
+                    path,
+                    passed_over,
+                    chosen_by,
+                });
             }
             Err(why) => passed_over.push(why),
         }

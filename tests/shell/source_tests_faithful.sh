@@ -3,7 +3,8 @@
 # failures, `--ff` runs them first, `--sw` stops at the first failure and starts there
 # the next time, also after a failing run's traced pass. The cache lives in the project's
 # .homespace/pytest-cache, never in a .pytest_cache beside the code. A test module that
-# cannot be imported says why in result.md, and where.
+# cannot be imported says why in result.md, and where. Every run says which interpreter ran
+# and why.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 T="$S/tests"
@@ -69,6 +70,21 @@ expect_contains "$result" "pytest ran no test: 1 error during collection; each e
 expect_contains "$result" "collecting it failed: ModuleNotFoundError: No module named 'ledger.nonexistent_module'" "the cause"
 expect_contains "$result" "tests/test_uncollectable_cases.py:1: import ledger.nonexistent_module" "where it was raised"
 rm "$PROJECT/tests/test_uncollectable_cases.py"
+
+# Which interpreter ran, and why: in the run's _entry.md always, in result.md when pytest
+# could not run; an interpreter without pytest says so and names the setting.
+python3 -m venv --without-pip "$PROJECT/.venv"
+echo 'tests/test_cached_cases.py' > "$T/run"
+wait_run 8
+result=$(cat "$T/runs/8/result.md")
+expect_contains "$result" ".venv/bin/python (the project's .venv)" "which interpreter, and why: $result"
+expect_contains "$result" "That interpreter has no pytest" "what is wrong with it"
+expect_contains "$result" "import_check.python of $S/meta/settings.toml" "and the setting that chooses another"
+rm -rf "$PROJECT/.venv"
+echo 'tests/test_cached_cases.py' > "$T/run"
+wait_run 9
+expect_contains "$(cat "$T/runs/9/_entry.md")" "homespace: interpreter " "the run's entry says which interpreter"
+expect_absent "$(cat "$T/runs/9/result.md")" "homespace: interpreter" "a result that ran needs no word on it"
 
 [ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
 [ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"

@@ -106,13 +106,7 @@ impl Runner {
         // Said first in the run's output and view: which tests were chosen, and the
         // interpreter, as the tests may fail for it.
         let mut notes: Vec<String> = chosen.iter().map(|c| c.note.clone()).collect();
-        if !python.passed_over.is_empty() {
-            notes.push(format!(
-                "homespace: ran {} because {}",
-                python.path.display(),
-                python.passed_over.join("; ")
-            ));
-        }
+        notes.push(interpreter_note(&python));
         let note = (!notes.is_empty()).then(|| notes.join("\n"));
         let job = Job {
             python: python.path,
@@ -298,3 +292,22 @@ mod tests {
         }
     }
 }
+
+/// The note a run's output opens with on its interpreter: which, and why it was chosen
+/// (and why those before it were passed over): `homespace: interpreter
+/// /p/.venv/bin/python (the project's .venv)`. [`INTERPRETER_NOTE`] starts it.
+fn interpreter_note(python: &crate::python::interpreter::Interpreter) -> String {
+    let passed = if python.passed_over.is_empty() {
+        String::new()
+    } else {
+        format!("; passed over: {}", python.passed_over.join("; "))
+    };
+    format!(
+        "{INTERPRETER_NOTE}{} ({}{passed})",
+        python.path.display(),
+        python.chosen_by
+    )
+}
+
+/// How a run's note on its interpreter starts.
+pub(crate) const INTERPRETER_NOTE: &str = "homespace: interpreter ";

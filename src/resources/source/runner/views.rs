@@ -9,6 +9,7 @@ use crate::resources::source::runner::Runner;
 use crate::resources::source::runner::at::At;
 use crate::resources::source::runner::failure::{RunNotes, first_line, summary};
 use crate::resources::source::runner::run_files::{file_name, with_final_newline};
+use crate::resources::source::runner::start::INTERPRETER_NOTE;
 use crate::store::runs;
 
 /// Runs listed by `ls runs/` (older ones are reachable by number).
@@ -203,7 +204,7 @@ impl Runner {
                         )
                     })
                     .collect();
-                let about = self.run_notes(&run)?;
+                let about = self.run_notes(&run, true)?;
                 Ok(Entry {
                     title: format!(
                         "{} — {}",
@@ -269,7 +270,7 @@ impl Runner {
     /// the reader wants then is its result.
     fn result_of(&self, which: Option<i64>) -> Result<(runs::Run, String)> {
         let (run, problems) = self.problems_of(which)?;
-        let mut about = self.run_notes(&run)?;
+        let mut about = self.run_notes(&run, false)?;
         if which.is_none()
             && let Some(refused) = self.runs.refused_since(run.ended.unwrap_or(run.started))
         {
@@ -280,8 +281,9 @@ impl Runner {
     }
 
     /// What a run's views say before its failures: the notes its output opens with (which
-    /// tests `affected` chose, why this interpreter), and why pytest could not run at all.
-    fn run_notes(&self, run: &runs::Run) -> Result<RunNotes> {
+    /// tests `affected` chose, which interpreter and why: `every` note, or that one only
+    /// where it matters), and why pytest could not run at all.
+    fn run_notes(&self, run: &runs::Run, every: bool) -> Result<RunNotes> {
         let mut about = RunNotes::default();
         let output = self
             .runs
@@ -289,10 +291,25 @@ impl Runner {
             .records(|db| db.runs().output(&self.runs.checkout, run.id))?
             .unwrap_or_default();
         about.count_from(crate::testrun::summary::closing(&output));
+        let failed_to_run = run.status == "error";
         for note in output.lines().take_while(|l| l.starts_with("homespace: ")) {
-            about.push(note.to_string());
+            // Which interpreter ran is said where it matters: when pytest could not run,
+            // or others were passed over; the run's _entry.md always has its command.
+            let interpreter = note.strip_prefix(INTERPRETER_NOTE);
+            if every || interpreter.is_none_or(|i| failed_to_run || i.contains("; passed over: ")) {
+                about.push(note.to_string());
+            }
         }
-        if run.status == "error" {
+        let no_pytest = output.lines().any(|l| l.contains("No module named pytest"));
+        if failed_to_run && no_pytest {
+            about.push(format!(
+                "That interpreter has no pytest: install it there (`<interpreter> -m pip \
+                 install pytest`), or name another in import_check.python of {} (it runs \
+                 the tests as well as the import check)",
+                self.links.to("source/meta/settings.toml")
+            ));
+        }
+        if failed_to_run {
             // `Interrupted: 1 error during collection`: the errors below say why.
             let interrupted = output.lines().rev().find_map(|l| {
                 l.trim()
