@@ -233,6 +233,25 @@ fn traced_modules(project: &Project, outcome: &Outcome) -> Vec<TreePath> {
         .collect()
 }
 
+/// The note a run's output opens with on its interpreter: which, and why it was chosen
+/// (and why those before it were passed over): `homespace: interpreter
+/// /p/.venv/bin/python (the project's .venv)`. [`INTERPRETER_NOTE`] starts it.
+fn interpreter_note(python: &crate::python::interpreter::Interpreter) -> String {
+    let passed = if python.passed_over.is_empty() {
+        String::new()
+    } else {
+        format!("; passed over: {}", python.passed_over.join("; "))
+    };
+    format!(
+        "{INTERPRETER_NOTE}{} ({}{passed})",
+        python.path.display(),
+        python.chosen_by
+    )
+}
+
+/// How a run's note on its interpreter starts.
+pub(crate) const INTERPRETER_NOTE: &str = "homespace: interpreter ";
+
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
@@ -292,22 +311,3 @@ mod tests {
         }
     }
 }
-
-/// The note a run's output opens with on its interpreter: which, and why it was chosen
-/// (and why those before it were passed over): `homespace: interpreter
-/// /p/.venv/bin/python (the project's .venv)`. [`INTERPRETER_NOTE`] starts it.
-fn interpreter_note(python: &crate::python::interpreter::Interpreter) -> String {
-    let passed = if python.passed_over.is_empty() {
-        String::new()
-    } else {
-        format!("; passed over: {}", python.passed_over.join("; "))
-    };
-    format!(
-        "{INTERPRETER_NOTE}{} ({}{passed})",
-        python.path.display(),
-        python.chosen_by
-    )
-}
-
-/// How a run's note on its interpreter starts.
-pub(crate) const INTERPRETER_NOTE: &str = "homespace: interpreter ";
