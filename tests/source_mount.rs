@@ -140,6 +140,11 @@ fn the_runner_is_as_faithful_as_pytest_cache_options_and_collection_errors() {
 }
 
 #[test]
+fn the_changes_view_is_git_status_and_its_diff_is_git_diff_head() {
+    Mount::example().run_script("source_changes.sh");
+}
+
+#[test]
 fn a_regression_made_through_the_mount_names_the_edited_symbol_first() {
     Mount::example().run_script("source_tests_suspects.sh");
 }

@@ -64,8 +64,8 @@ pub struct Node {
     /// for it (see [`crate::tree::pending`]), so the kernel must read it from the open
     /// file, never from pages or a size it kept.
     pub waits: bool,
-    /// Its content depends on today's date (a search with `since:7d`): no change announces
-    /// midnight, so the kernel must not keep it.
+    /// Its content changes with no change the tree announces — today's date (a search with
+    /// `since:7d` at midnight), git's answers (a commit): the kernel must not keep it.
     pub dated: bool,
     /// The project file whose bytes this document is, exactly (a module's source, a
     /// package's data file), under its own name: a reader may be handed that file itself,

@@ -5,6 +5,7 @@
 //! the background (`warm_up.rs`) so that the first requests find the parses ready.
 
 mod changed_in;
+pub mod changes;
 mod checkout;
 mod config;
 mod deps;
@@ -42,6 +43,7 @@ use crate::transcripts::places::Watching;
 use crate::tree::glance::Glance;
 use crate::tree::resource::{Aliases, Capabilities, Edit, Live, Search};
 use crate::tree::resource::{Changes, ModeChange, ReadNow, Resource};
+use changes::ChangesDir;
 use config::ConfigDir;
 use deps::DepsDir;
 use disk::ownership;
@@ -147,6 +149,7 @@ impl Source {
             Arc::new(ConfigDir::new(Arc::clone(&editor))),
             Arc::new(HistoryDir::new(edits, Arc::clone(&editor))),
             Arc::new(MetaDir::new(Arc::clone(&settings), links.clone())),
+            Arc::new(ChangesDir::new(Arc::clone(&project), links.clone())),
             Arc::clone(&runner) as Arc<dyn Resource>,
         ];
         let indexing: Arc<warm_up::Indexing> = Arc::default();

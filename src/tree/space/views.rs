@@ -38,10 +38,12 @@ impl Space {
             Route::Generated(_, dir) => match self.stat_in(glance, dir)? {
                 // A view shows what its directory holds: readable by whoever may list it.
                 // Through a link (which the kernel resolves before asking, but `render`
-                // does not), the directory it leads to.
-                node if matches!(node.kind, Kind::Dir | Kind::Link) => {
-                    Ok(Node::view().owned(node.ownership).aliased(node.aliased))
-                }
+                // does not), the directory it leads to. A directory whose members change
+                // unannounced (`dated`) has views that do too.
+                node if matches!(node.kind, Kind::Dir | Kind::Link) => Ok(Node::view()
+                    .owned(node.ownership)
+                    .aliased(node.aliased)
+                    .dated(node.dated)),
                 _ => Err(not_a_dir(&self.links, dir)),
             },
             Route::Errors => Ok(Node::view()),

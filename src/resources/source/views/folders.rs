@@ -135,6 +135,11 @@ impl Views {
             "off"
         };
         subresources.push(format!("`{here}meta/` — settings: import check {check}"));
+        // Said without asking git: this view is kept while nothing announced changes, and
+        // git's answers change unannounced (a commit).
+        subresources.push(format!(
+            "`{here}changes/` — what git sees changed: its status, `git diff HEAD`, one diff a file"
+        ));
         sections.push(Section {
             heading: "Subresources".into(),
             items: subresources,
