@@ -2,6 +2,7 @@
 # repository it says so; after edits of two modules through the mount and of the README on
 # disk, its _entry.md is `git status` with +/− counts, diff.patch is `git diff HEAD` byte
 # for byte, and files/<path>.diff is each path's own diff (an untracked file's as added).
+# A module's view says its last commits.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 C="$S/changes"
@@ -37,5 +38,9 @@ expect_fails "" "the view is read-only" -- sh -c "echo x > '$C/diff.patch'"
 # A commit changes what git says, with no change the mount sees.
 git_in commit -qam "audit"
 expect_contains "$(cat "$C/_entry.md")" "git status: 1 untracked" "after the commit: $(cat "$C/_entry.md")"
+# A module's view says its last commits.
+commits=$(grep '^\*\*Commits\*\*' "$A/_entry.md")
+expect_contains "$commits" " audit; " "the newest first: $commits"
+expect_contains "$commits" " the ledger as it was" "then the one before"
 rm -rf "$PROJECT/.git" "$PROJECT/notes.txt"
 echo "source_changes.sh: ok"

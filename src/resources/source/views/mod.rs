@@ -7,6 +7,16 @@ mod contents;
 mod dashboard;
 mod folders;
 mod members;
+
+/// A module's last two commits in one line (`**Commits**: a1b2c3d 2026-11-20 Fix the
+/// rounding; 9f8e7d6 2026-10-02 Add fees`), when the project is in a git repository that
+/// may be asked and the module has any.
+fn commits_line(project: &std::path::Path, file: &str) -> Option<String> {
+    let git = crate::resources::source::changes::Git::open(project).ok()?;
+    let commits = git.log_of(std::path::Path::new(file), 2).ok()?;
+    (!commits.is_empty()).then(|| format!("**Commits**: {}", commits.join("; ")))
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -139,6 +149,11 @@ impl Views {
                     None => dotted.to_string(),
                 };
                 if let Some(line) = self.runner.tests_line(&file, qualname.as_deref(), &named) {
+                    entry.about.push(line);
+                }
+                if parent.is_none()
+                    && let Some(line) = commits_line(&self.project.root, &file)
+                {
                     entry.about.push(line);
                 }
                 if parent.is_none()
