@@ -226,9 +226,39 @@ def _first_line(function):
     return min([function.lineno] + [d.lineno for d in function.decorator_list])
 
 
+def _on_line(node, line):
+    return getattr(node, "lineno", None) == line == getattr(node, "end_lineno", None)
+
+
+def _gap(before, after, line, old, new):
+    """The text between two operands on `line`, where an operator is, with `old` (its
+    text) made `new`: an edit of the line's bytes, or None off the line."""
+    if not (_on_line(before, line) and _on_line(after, line)):
+        return None
+    old, new = old.encode(), new.encode()
+    return (before.end_col_offset, after.col_offset, lambda gap: gap.replace(old, new, 1))
+
+
 def _mutations(function, line):
-    """Each change on `line` of `function`'s own body, as (apply, undo, describe)."""
+    """Each change on `line` of `function`'s own body, as (apply, undo, describe), where
+    describe is (was, now, edits): the operator or value as it was and becomes, and the
+    edits of the line's bytes that show the change, (start, end, make new from old)."""
     found = []
+
+    def op_edits(owner, field, index, old_text, new_text):
+        if isinstance(owner, ast.Compare):
+            before = owner.left if index == 0 else owner.comparators[index - 1]
+            edits = [_gap(before, owner.comparators[index], line, old_text, new_text)]
+        elif isinstance(owner, ast.BinOp):
+            edits = [_gap(owner.left, owner.right, line, old_text, new_text)]
+        elif isinstance(owner, ast.AugAssign):
+            edits = [_gap(owner.target, owner.value, line, old_text, new_text)]
+        else:
+            values = owner.values
+            edits = [
+                _gap(a, b, line, old_text, new_text) for a, b in zip(values, values[1:])
+            ]
+        return None if None in edits else edits
 
     def swap_op(owner, field, index, new):
         ops = getattr(owner, field)
@@ -246,9 +276,10 @@ def _mutations(function, line):
             else:
                 ops[index] = old
 
-        return apply, undo, (_TEXT[type(old)], _TEXT[new])
+        was, now = _TEXT[type(old)], _TEXT[new]
+        return apply, undo, (was, now, op_edits(owner, field, index, was, now))
 
-    def set_field(owner, field, new, was_text, now_text):
+    def set_field(owner, field, new, was_text, now_text, edits):
         old = getattr(owner, field)
 
         def apply():
@@ -257,7 +288,13 @@ def _mutations(function, line):
         def undo():
             setattr(owner, field, old)
 
-        return apply, undo, (was_text, now_text)
+        return apply, undo, (was_text, now_text, edits)
+
+    def whole(node, make):
+        """The edit that replaces `node`'s text by `make(its text)`, if on the line."""
+        if not _on_line(node, line):
+            return None
+        return [(node.col_offset, node.end_col_offset, make)]
 
     def walk(node):
         for child in ast.iter_child_nodes(node):
@@ -282,20 +319,30 @@ def _mutations(function, line):
             found.append(swap_op(node, "op", None, new))
         elif isinstance(node, ast.Constant):
             value = node.value
-            if isinstance(value, bool):
-                found.append(
-                    set_field(node, "value", not value, repr(value), repr(not value))
-                )
-            elif isinstance(value, int) and abs(value) < 1 << 31:
-                for new in (value + 1, value - 1):
-                    found.append(set_field(node, "value", new, repr(value), repr(new)))
+            if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 1 << 31):
+                news = [not value] if isinstance(value, bool) else [value + 1, value - 1]
+                for new in news:
+                    text = repr(new).encode()
+                    edits = whole(node, lambda _old, text=text: text)
+                    found.append(
+                        set_field(node, "value", new, repr(value), repr(new), edits)
+                    )
         if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             test = node.test
             if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                found.append(set_field(node, "test", test.operand, "not", ""))
+                operand = test.operand
+                start = operand.col_offset - test.col_offset
+                end = operand.end_col_offset - test.col_offset
+                edits = whole(test, lambda old: old[start:end]) if _on_line(operand, line) else None
+                found.append(set_field(node, "test", operand, "not", "", edits))
             else:
                 negated = ast.copy_location(ast.UnaryOp(op=ast.Not(), operand=test), test)
-                found.append(set_field(node, "test", negated, "", "not"))
+                # `not a and b` would read as `(not a) and b`.
+                loose = isinstance(test, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda))
+                edits = whole(
+                    test, lambda old: b"not (" + old + b")" if loose else b"not " + old
+                )
+                found.append(set_field(node, "test", negated, "", "not", edits))
 
     for statement in function.body:
         visit(statement)
@@ -366,9 +413,16 @@ def _passes(item, limit):
         signal.signal(signal.SIGALRM, previous)
 
 
-def _rendered(module, line, was, now):
-    """`line`'s text, and its text with the change, as well as can be told."""
-    text = module.lines[line - 1].decode("utf-8", "replace").strip()
+def _rendered(module, line, was, now, edits):
+    """`line`'s text, and its text with the change: by `edits` of its bytes where the
+    change's place on the line is known, else as well as can be told."""
+    raw = module.lines[line - 1]
+    text = raw.decode("utf-8", "replace").strip()
+    if edits:
+        changed = raw
+        for start, end, make in sorted(edits, key=lambda e: e[0], reverse=True):
+            changed = changed[:start] + make(changed[start:end]) + changed[end:]
+        return text, changed.decode("utf-8", "replace").strip()
     if was and now:
         for pattern in (" %s " % was, was):
             if pattern in text:
@@ -443,7 +497,7 @@ def _probe(session, started):
         top, chain = place
         summary["lines"] += 1
         real = os.path.realpath(path)
-        for apply, undo, (was, now) in _mutations(chain[-1], line):
+        for apply, undo, (was, now, edits) in _mutations(chain[-1], line):
             if time.monotonic() > deadline:
                 break
             apply()
@@ -477,7 +531,7 @@ def _probe(session, started):
                     if len(fixes) == 1 + len(others) and whole_fix is None:
                         whole_fix = score
                         deadline = min(deadline, time.monotonic() + _GRACE)
-                    text, changed = _rendered(module, line, was, now)
+                    text, changed = _rendered(module, line, was, now, edits)
                     found.append(
                         {
                             "file": rel,

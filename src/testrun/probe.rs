@@ -169,6 +169,10 @@ def spin(n):
 @functools.lru_cache(maxsize=None)
 def top():
     return 11
+
+
+def bump(v2):
+    return v2 + 2
 ";
 
     const TESTS: &str = "from calc.ops import Meter, spin
@@ -265,6 +269,27 @@ def test_below():
                 .map(|f| (f.line, f.now.as_str()))
                 .collect();
             assert_eq!(changes, [(33, "return 10")], "{python:?}: {probing:?}");
+        }
+    }
+
+    #[test]
+    fn a_change_is_shown_in_its_place_on_the_line() {
+        // The 2 of `v2` is not the constant changed.
+        let dir =
+            project("from calc.ops import bump\n\n\ndef test_bump():\n    assert bump(1) == 2\n");
+        let line = OPS.lines().position(|l| l.contains("v2 + 2")).unwrap() + 1;
+        for python in interpreters() {
+            let (probing, _) = probed(&python, dir.path());
+            let changes: Vec<(usize, &str, &str)> = probing
+                .found
+                .iter()
+                .map(|f| (f.line as usize, f.was.as_str(), f.now.as_str()))
+                .collect();
+            assert_eq!(
+                changes,
+                [(line, "return v2 + 2", "return v2 + 1")],
+                "{python:?}: {probing:?}"
+            );
         }
     }
 
