@@ -561,7 +561,7 @@ fn the_dashboard_opens_with_what_an_agent_acts_on_within_300_tokens() {
     let first_heading = lines.iter().position(|l| l.starts_with("## ")).unwrap();
     let head = lines[..first_heading].join("\n");
     for expected in [
-        "Tests: run 1 failed: 13 passed, 1 failed",
+        "Tests: run 1 failed: 1 failed, 13 passed",
         "runs/latest/result.md",
         "Tasks: 15 outstanding, top 3 (`/mnt/hs/tasks/<name>.json`; all: `cat /mnt/hs/tasks/_entry.md`):",
         "- P0 fix-rounding — Fix rounding of negative amounts",

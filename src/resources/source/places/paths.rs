@@ -80,12 +80,12 @@ pub const HISTORY: &str = "history";
 /// The names directly under `source/` that are homespace's own resourcespaces, never the
 /// project's: a top-level module or package of such a name is spelled otherwise there
 /// (see [`spelled_at_top`]).
-pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config"];
+pub const RESERVED: &[&str] = &[TESTS, HISTORY, META, "deps", "config", "changes"];
 
 /// The reserved names whose folder stands where a top-level package of the project of
 /// that name would be listed. Not `tests`: the project's top-level `tests/` is the test
 /// folder `source/tests/` shows.
-const TAKEN_FROM_PACKAGES: &[&str] = &[HISTORY, META, "deps", "config"];
+const TAKEN_FROM_PACKAGES: &[&str] = &[HISTORY, META, "deps", "config", "changes"];
 
 /// How the tree spells `rel`, a path from a code root with `/` between names (`deps/x.py`,
 /// or `history` for a module's members): a top-level package, or a top-level module's

@@ -137,9 +137,7 @@ impl Views {
         subresources.push(format!("`{here}meta/` — settings: import check {check}"));
         // Said without asking git: this view is kept while nothing announced changes, and
         // git's answers change unannounced (a commit).
-        subresources.push(format!(
-            "`{here}changes/` — what git sees changed: its status, `git diff HEAD`, one diff a file"
-        ));
+        subresources.push(format!("`{here}changes/` — what git sees changed"));
         sections.push(Section {
             heading: "Subresources".into(),
             items: subresources,
