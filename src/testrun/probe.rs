@@ -55,7 +55,8 @@ impl Probing {
     pub fn read(text: &str) -> Option<Probing> {
         let mut found = Vec::new();
         let mut probing = None;
-        for line in text.lines() {
+        // The tracer's lines of every test come first, and are the bulk: not parsed here.
+        for line in text.lines().filter(|l| l.starts_with("{\"probe")) {
             let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
                 continue;
             };

@@ -64,6 +64,17 @@ impl Git {
     /// repository, no `git` program that may run, or a repository another user could
     /// have changed.
     pub fn open(project: &Path) -> Result<Git, String> {
+        let not_in_git = || {
+            format!(
+                "{} is not in a git repository: `git init` there to start one",
+                project.display()
+            )
+        };
+        // Asked by every module view: a look for `.git` costs a stat a folder, a git
+        // process a millisecond or more.
+        if !project.ancestors().any(|dir| dir.join(".git").exists()) {
+            return Err(not_in_git());
+        }
         let program = program()?;
         let probe = Git {
             program,
@@ -72,12 +83,7 @@ impl Git {
         };
         let git_dir = probe
             .text(&["rev-parse", "--absolute-git-dir"])
-            .map_err(|_| {
-                format!(
-                    "{} is not in a git repository: `git init` there to start one",
-                    project.display()
-                )
-            })?;
+            .map_err(|_| not_in_git())?;
         let git_dir = PathBuf::from(git_dir.trim_end());
         for path in [git_dir.clone(), git_dir.join("config")] {
             owner_alone(&path).map_err(|why| {

@@ -50,17 +50,25 @@ impl ChangesDir {
 
     /// The change whose diff file `path` (under `files/`) is.
     fn change_at(&self, path: &[&str]) -> Result<(Git, Change)> {
-        let joined = path.join("/");
         let (git, changes) = self.changes()?;
-        let found = joined
-            .strip_suffix(SUFFIX)
-            .and_then(|changed| changes.into_iter().find(|c| c.path == changed));
-        found.map(|change| (git, change)).ok_or_else(|| {
-            Error::not_found(format!(
-                "source/{CHANGES}/{FILES}/{joined} is no changed path's diff: {} lists them",
-                self.links.to(&format!("source/{CHANGES}/_entry.md"))
-            ))
-        })
+        let change = Self::diffed(&changes, path).cloned();
+        change.map(|c| (git, c)).ok_or_else(|| self.missing(path))
+    }
+
+    /// Of `changes`, the one whose diff file `path` (under `files/`) is.
+    fn diffed<'a>(changes: &'a [Change], path: &[&str]) -> Option<&'a Change> {
+        let joined = path.join("/");
+        let changed = joined.strip_suffix(SUFFIX)?;
+        changes.iter().find(|c| c.path == changed)
+    }
+
+    /// Why `files/<path>` is not there.
+    fn missing(&self, path: &[&str]) -> Error {
+        Error::not_found(format!(
+            "source/{CHANGES}/{FILES}/{} is no changed path's diff: {} lists them",
+            path.join("/"),
+            self.links.to(&format!("source/{CHANGES}/_entry.md"))
+        ))
     }
 
     /// The names right under `files/<folder>` (`folder` empty: `files/` itself): the
@@ -123,16 +131,12 @@ impl Resource for ChangesDir {
             }
             [FILES, rest @ ..] => {
                 let (_, changes) = self.changes()?;
-                let joined = rest.join("/");
-                if changes
-                    .iter()
-                    .any(|c| format!("{}{SUFFIX}", c.path) == joined)
-                {
+                if Self::diffed(&changes, rest).is_some() {
                     Ok(node(Node::document(false)))
                 } else if !Self::members(&changes, rest).is_empty() {
                     Ok(node(Node::dir(false)))
                 } else {
-                    self.change_at(rest).map(|_| node(Node::document(false)))
+                    Err(self.missing(rest))
                 }
             }
             _ => Err(Error::not_found(format!(
