@@ -82,10 +82,20 @@ fn a_src_layout_lists_its_own_packages_and_shows_them_in_the_examples() {
     let mount = Mount::of(root, &[]);
     let page = mount.read("source/_entry.md");
     assert!(page.contains("`packaging/` | package"), "{page}");
+    // The project's other folders show at their paths, as folders: beside src/ nothing is
+    // a package of the project, and the examples name the package.
+    let (ok, listed) = mount.sh("ls $HS/source/");
+    assert!(ok, "{listed}");
     for folder in ["docs/", "scripts/", "testing/"] {
-        assert!(!page.contains(&format!("`{folder}`")), "{folder}: {page}");
+        assert!(page.contains(&format!("`{folder}`")), "{folder}: {page}");
+        assert!(
+            listed.contains(folder.trim_end_matches('/')),
+            "{folder}: {listed}"
+        );
+        assert!(!page.contains(&format!("`{folder}` | namespace")), "{page}");
     }
     assert!(!page.contains("docs/conf"), "{page}");
+    assert_eq!(mount.read("source/docs/conf.py"), "project = 'packaging'\n");
     assert!(page.contains("source/packaging/"), "{page}");
 }
 

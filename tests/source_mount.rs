@@ -140,6 +140,11 @@ fn the_runner_is_as_faithful_as_pytest_cache_options_and_collection_errors() {
 }
 
 #[test]
+fn every_file_of_the_project_is_at_its_path_exact_with_history_and_undo() {
+    Mount::example().run_script("source_project_files.sh");
+}
+
+#[test]
 fn the_changes_view_is_git_status_and_its_diff_is_git_diff_head() {
     Mount::example().run_script("source_changes.sh");
 }

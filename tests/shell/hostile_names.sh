@@ -27,8 +27,16 @@ printf '{"title": "Hidden"}\n' > task.json
 expect_fails "Invalid argument" "a dotted task" -- cp task.json "$HS/tasks/open/.hidden.json"
 expect_fails "" "a hidden dependency" -- cp mod.py "$S/deps/.hidden"
 case "$(listed "$S/deps")" in *".hidden"*) fail "deps/.hidden is listed" ;; esac
-expect_fails "Invalid argument" "a hidden data file in a package" -- cp mod.py "$S/ledger/.notes"
-expect_missing "$PROJECT/src/ledger/.notes" "no hidden file in the project"
+# A dotfile is the project's as much as its README: made, shown and kept.
+cp mod.py "$S/ledger/.notes" || fail "a dotfile in a package"
+expect_eq "$(cat "$PROJECT/src/ledger/.notes")" "x = 1" "the dotfile on disk"
+case "$(listed "$S/ledger")" in *".notes"*) ;; *) fail "ledger/.notes is not listed" ;; esac
+# ... unless the project hides it: it would be lost from sight at once.
+printf '*.log\n' > "$PROJECT/.gitignore"
+expect_fails "Operation not permitted" "a file .gitignore hides" -- cp mod.py "$S/ledger/run.log"
+expect_missing "$PROJECT/src/ledger/run.log" "no hidden file in the project"
+expect_contains "$(cat "$HS/_errors.md")" "hides files of that name" "why"
+rm "$PROJECT/.gitignore"
 expect_fails "Invalid argument" "a data file named like an option" -- cp mod.py "$S/ledger/-rf"
 
 # Editors' temp files still work beside documents (vim's swap, rsync's temp, sed -i).

@@ -1,5 +1,5 @@
 # source/changes/ is the project's changes as git sees them (issue 45): outside a git
-# repository it says so; after edits of two modules through the mount and of the README on
+# repository it says so; after edits of two modules and the README through the mount and a new file on
 # disk, its _entry.md is `git status` with +/− counts, diff.patch is `git diff HEAD` byte
 # for byte, and files/<path>.diff is each path's own diff (an untracked file's as added).
 # A module's view says its last commits.
@@ -14,14 +14,14 @@ git_in add -A
 git_in commit -qm "the ledger as it was"
 expect_contains "$(cat "$C/_entry.md")" "git status: nothing changed" "a clean tree"
 
-# Two modules through the mount, the README and a new file on disk.
+# Two modules and the README through the mount, a new file on disk.
 sed -i 's/^def debit(/def debit(/; $a\
 \
 \
 def audit():\
     return True' "$A.py"
 printf '\n\ndef helper():\n    return 1\n' >> "$S/ledger/journal.py"
-echo "One more line." >> "$PROJECT/README.md"
+echo "One more line." >> "$S/README.md" || fail "appending to the README through the mount"
 echo "scratch" > "$PROJECT/notes.txt"
 
 entry=$(cat "$C/_entry.md")

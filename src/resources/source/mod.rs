@@ -236,7 +236,11 @@ impl Source {
                     }
                 }
                 EntryKind::Data => {
-                    let data = about(&|| format!("data, {}", size()));
+                    let data = about(&|| format!("file, {}", size()));
+                    let name = match top {
+                        true => paths::spelled_at_top(&name),
+                        false => name,
+                    };
                     children.push(Child::new(name, Kind::Document, data));
                 }
             }

@@ -52,7 +52,9 @@ pub struct Project {
     pub code_roots: Vec<PathBuf>,
     /// Where the tests are, as last found.
     tests: Mutex<Option<(Arc<TestLayout>, Instant)>>,
-    ignore: Gitignore,
+    ignore: std::sync::RwLock<Gitignore>,
+    /// What `.gitignore` and `.git/info/exclude` were when `ignore` was read.
+    ignore_read: Mutex<hidden::IgnoreStamp>,
     /// More paths to leave out: `project.ignore` of `source/meta/settings.toml`.
     extra: std::sync::RwLock<Gitignore>,
     /// The top-level entries and the folder modification times they were computed at.
@@ -98,16 +100,19 @@ impl Project {
             code_roots.push(src);
         }
         code_roots.push(root.to_path_buf());
-        Project {
+        let project = Project {
             root: root.to_path_buf(),
             code_roots,
             tests: Mutex::new(None),
-            ignore,
+            ignore: std::sync::RwLock::new(ignore),
+            ignore_read: Mutex::new([None, None]),
             extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
             listed: Mutex::new(HashMap::new()),
             ignore_generation: std::sync::atomic::AtomicU64::new(0),
-        }
+        };
+        *crate::tree::lock(&project.ignore_read) = project.ignore_stamp();
+        project
     }
 
     /// The shown entries of directory `dir`, sorted by name (directories and files mixed,
@@ -287,9 +292,9 @@ impl Project {
         }
     }
 
-    /// The shown top-level entries: every code root's packages and modules, minus test
-    /// folders and the `src` folder itself (files like README.md or pyproject.toml are not
-    /// code; pyproject's tables have their own place). Cached until the modification time
+    /// The project's top-level code: every code root's packages and modules, minus test
+    /// folders and the `src` folder itself (what `import` reaches; [`Project::top_entries`]
+    /// adds the other files and folders source/ shows). Cached until the modification time
     /// of a code root or of one of the folders it holds changes, since deciding which
     /// folders hold Python reads every one of them.
     pub fn top_level(&self, glance: Option<&Glance>) -> Vec<DiskEntry> {
@@ -320,6 +325,28 @@ impl Project {
         let entries: Vec<DiskEntry> = seen.into_values().collect();
         *cached = Some((stamps, entries.clone()));
         entries
+    }
+
+    /// Everything `source/` shows at its top: the code roots' packages and modules (as
+    /// [`Project::top_level`]) and every other shown file and folder of the project's top
+    /// — README, CHANGELOG, `docs/`, `.github/` — in a src layout `src/`'s too, the first
+    /// of a name winning. Not the test folders (`source/tests/` shows them) nor `src/`
+    /// itself (its entries are here). Sorted by name.
+    pub fn top_entries(&self, glance: Option<&Glance>) -> Vec<DiskEntry> {
+        let mut seen = std::collections::BTreeMap::new();
+        for entry in self.top_level(glance) {
+            seen.insert(entry.name.clone(), entry);
+        }
+        for root in &self.code_roots {
+            for entry in self.list_dir(glance, root).unwrap_or_default() {
+                let layout = entry.kind == EntryKind::Dir
+                    && (self.is_test_dir(&entry.path) || self.code_roots.contains(&entry.path));
+                if !layout {
+                    seen.entry(entry.name.clone()).or_insert(entry);
+                }
+            }
+        }
+        seen.into_values().collect()
     }
 
     /// Every `.py` file of the code and the tests, in a stable order (for search).

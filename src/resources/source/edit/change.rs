@@ -192,6 +192,14 @@ impl<'s> ProjectChange<'s> {
                 first.get_or_insert(id);
             }
         }
+        // What the project hides follows its .gitignore: a new one hides from now on.
+        let project = &self.source.project;
+        if applied
+            .iter()
+            .any(|f| f.path == project.root.join(".gitignore"))
+        {
+            project.reload_gitignore();
+        }
         Ok(())
     }
 

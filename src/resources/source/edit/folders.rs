@@ -2,7 +2,8 @@
 //! layout has them. A folder made in a package is a subpackage, a regular package with an
 //! empty `__init__.py` as its parent is; in a namespace package (no `__init__.py`, PEP 420)
 //! it is a namespace package too, a bare folder; at the top of `source/` a package in the
-//! code root; in a folder of data, a folder. Python's folders are named by identifiers, so
+//! code root when named as Python names packages, else a folder at the project's top
+//! (`.github`); in a folder of data, a folder. Python's folders are named by identifiers, so
 //! that `import` reaches them. `rmdir` removes a folder once nothing but an empty
 //! `__init__.py` is left in it; the folders the layout rests on (the code roots, the test
 //! folders) stay.
@@ -35,7 +36,16 @@ impl Editor {
                      {name} at the top would be listed as source/.{name}/; name it otherwise"
                 )));
             }
-            Resolved::Root => (self.code_root(), DottedName::default(), DirKind::Package),
+            // A Python name makes a package where the packages are; any other name
+            // (`.github`, `my-docs`) a plain folder at the project's top.
+            Resolved::Root if is_identifier(name) => {
+                (self.code_root(), DottedName::default(), DirKind::Package)
+            }
+            Resolved::Root => (
+                self.project.root.clone(),
+                DottedName::default(),
+                DirKind::Folder,
+            ),
             Resolved::Dir { disk, dotted } => {
                 let kind = self.project.dir_kind(None, &disk);
                 (disk, dotted, kind)
@@ -63,10 +73,10 @@ impl Editor {
                 suggested(name)
             )));
         }
-        if name.starts_with(['.', '-']) {
+        if name.starts_with('-') {
             return Err(Error::invalid(format!(
-                "{shown} was not made: a name starting with `.` is hidden by ls and one \
-                 starting with `-` is read as an option by shell tools"
+                "{shown} was not made: a name starting with `-` is read as an option by \
+                 shell tools"
             )));
         }
         let folder = dir.join(name);
@@ -185,7 +195,7 @@ impl Editor {
 
     /// Where a package made at the top of `source/` goes: the first code root (`src/` in a
     /// src layout).
-    fn code_root(&self) -> PathBuf {
+    pub(super) fn code_root(&self) -> PathBuf {
         self.project
             .code_roots
             .first()

@@ -6,6 +6,7 @@
 
 pub(crate) mod change;
 pub(crate) mod edit_log;
+mod files;
 mod folders;
 pub(crate) mod import_checker;
 pub(crate) mod import_judge;
@@ -35,7 +36,7 @@ use import_judge::ImportJudge;
 
 /// What changes the files of one project.
 pub(crate) struct Editor {
-    project: Arc<Project>,
+    pub(super) project: Arc<Project>,
     /// Where the paths written lead.
     places: Arc<Places>,
     /// The parses a symbol's write is spliced into.

@@ -14,6 +14,7 @@ use crate::model::count::one_or_many;
 use crate::python::{DottedName, check_syntax, symbol_text};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::{ProjectChange, conflict};
+use crate::resources::source::edit::files::check_data_file;
 use crate::resources::source::edit::importers;
 use crate::resources::source::edit::text::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
@@ -57,11 +58,13 @@ impl Editor {
             }) => self.write_symbol(&shown, &disk, &dotted, &inner, content, base),
             Ok(Resolved::DataFile { disk }) => {
                 let mut change = ProjectChange::begin(self, &[&disk])?;
-                if change.old(&disk)? == Some(content) {
+                let old = change.old(&disk)?;
+                if old == Some(content) {
                     return Ok(());
                 }
+                check_data_file(&shown, &disk, old, content)?;
                 change.expect(&disk, base, &shown)?;
-                change.write(&disk, content, format!("write {}", file_name(&disk)))?;
+                change.write(&disk, content, format!("write {}", self.rel(&disk)))?;
                 change.commit()
             }
             Ok(_) => Err(Error::new(
@@ -105,15 +108,11 @@ impl Editor {
                 Some(_) => Err(Error::invalid(format!(
                     "{shown}: a module's name must be a Python identifier"
                 ))),
-                None if parent.is_empty() => Err(Error::not_permitted(format!(
-                    "{shown}: only modules (name.py) can be created at the top of source/"
+                None if name.starts_with('-') => Err(Error::invalid(format!(
+                    "{shown} was not created: a name starting with `-` is read as an option \
+                     by shell tools; name the file without it"
                 ))),
-                None if name.starts_with(['.', '-']) => Err(Error::invalid(format!(
-                    "{shown} was not created: a name starting with `.` is hidden by ls and one \
-                     starting with `-` is read as an option by shell tools; name the file \
-                     without it"
-                ))),
-                None => Ok(()),
+                None => self.file_name_shown(place, parent.is_empty(), name, &shown),
             },
             Resolved::TestsRoot => Err(Error::not_permitted(format!(
                 "{shown} was not created: {} holds the project's test folders; create test \
@@ -261,12 +260,12 @@ impl Editor {
                 self.create_file(&dir.join(name), &dotted, name, content, &shown)
             }
             Resolved::Root => {
-                let dir = self
-                    .project
-                    .code_roots
-                    .first()
-                    .cloned()
-                    .unwrap_or_else(|| self.project.root.clone());
+                // A module goes where the packages are (`src/`), any other file to the
+                // project's top, beside its README.
+                let dir = match name.ends_with(".py") {
+                    true => self.code_root(),
+                    false => self.project.root.clone(),
+                };
                 self.create_file(
                     &dir.join(name),
                     &DottedName::default(),
@@ -299,7 +298,8 @@ impl Editor {
             if change.old(file)?.is_some() {
                 return Err(exists());
             }
-            change.write(file, content, format!("create {name}"))?;
+            check_data_file(shown, file, None, content)?;
+            change.write(file, content, format!("create {}", self.rel(file)))?;
             return change.commit();
         };
         let text = check_module_file(shown, content, self.target_version())?;
@@ -452,7 +452,8 @@ impl Editor {
             Resolved::ModuleFile { disk: file, dotted } => self.remove_module(&file, &dotted),
             Resolved::DataFile { disk: file } => {
                 let mut change = ProjectChange::begin(self, &[&file])?;
-                change.delete(&file, format!("delete {}", file_name(&file)))?;
+                change.existing(&file)?;
+                change.delete(&file, format!("delete {}", self.rel(&file)))?;
                 change.commit()
             }
             _ => Err(Error::not_permitted(format!(
@@ -492,9 +493,13 @@ impl Editor {
         change.commit()
     }
 
-    /// `mv a.py b.py` inside one container renames the definition of `a` to `b`.
+    /// `mv a.py b.py` inside one container renames the definition of `a` to `b`; a file
+    /// that is not Python moves to any folder of the project (see [`Editor::move_file`]).
     pub(crate) fn rename_path(&self, from: &[&str], to: &[&str]) -> Result<()> {
         let shown = self.links.file(&tree_path_of(from));
+        if let Ok(Resolved::DataFile { disk }) = self.places.resolve(None, from) {
+            return self.move_file(&disk, to, &shown);
+        }
         let (Some((new_name, to_parent)), Some((_, from_parent))) =
             (to.split_last(), from.split_last())
         else {

@@ -231,13 +231,16 @@ impl Places {
                     }));
                 }
                 // The project's own `deps/` or `history.py`'s members, whose plain names are
-                // source/'s folders (see `spelled_at_top`), are `.deps` and `.history`.
-                let on_disk = project_name_of(name).unwrap_or(name);
-                for root in &self.project.code_roots {
-                    if let Some(next) =
-                        self.in_dir(glance, root, &DottedName::default(), on_disk, true)?
-                    {
-                        return Ok(Some(next));
+                // source/'s folders (see `spelled_at_top`), are `.deps` and `.history`; a
+                // dotfolder of the project spelled so (`.config/`) is itself first.
+                let spellings = [Some(name), project_name_of(name)];
+                for on_disk in spellings.into_iter().flatten() {
+                    for root in &self.project.code_roots {
+                        if let Some(next) =
+                            self.in_dir(glance, root, &DottedName::default(), on_disk, true)?
+                        {
+                            return Ok(Some(next));
+                        }
                     }
                 }
                 // pytest names a test module by its folder (`testing.test_pm` for a
@@ -394,10 +397,11 @@ impl Places {
         let [shown, module_kind] = self.project.shown_kinds(glance, dir, [name, &module_name]);
         match shown {
             Some(EntryKind::Dir) => {
+                // At the top, every folder but those of the layout: the test folders
+                // (under tests/) and `src/` (its entries are at the top themselves).
                 let shown = !top
                     || (!self.project.is_test_dir(&candidate)
-                        && !self.project.code_roots.contains(&candidate)
-                        && self.project.is_package_at_top(glance, dir, &candidate));
+                        && !self.project.code_roots.contains(&candidate));
                 if shown {
                     return Ok(Some(Resolved::Dir {
                         disk: candidate,
@@ -412,10 +416,10 @@ impl Places {
                     dotted: child_dotted(stem),
                 }));
             }
-            Some(EntryKind::Data) if !top => {
+            Some(EntryKind::Data) => {
                 return Ok(Some(Resolved::DataFile { disk: candidate }));
             }
-            Some(EntryKind::Data) | None => {}
+            None => {}
         }
         if module_kind == Some(EntryKind::Module) {
             let module_file = dir.join(module_name);
@@ -439,7 +443,7 @@ impl Places {
         top: bool,
     ) -> Vec<(String, EntryKind, PathBuf)> {
         let entries = if top {
-            self.project.top_level(glance)
+            self.project.top_entries(glance)
         } else {
             self.project.list_dir(glance, dir).unwrap_or_default()
         };

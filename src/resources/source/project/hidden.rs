@@ -1,6 +1,8 @@
-//! What the tree leaves out of the project: dotted names, virtualenvs, build output and
-//! caches whatever `.gitignore` says, then `.gitignore`, `.git/info/exclude` and the
-//! settings' own `project.ignore` lines.
+//! What the tree leaves out of the project: version control's own folders, virtualenvs,
+//! build output and caches whatever `.gitignore` says, then `.gitignore`,
+//! `.git/info/exclude` and the settings' own `project.ignore` lines. Other dotfiles and
+//! dotfolders (`.github/`, `.pre-commit-config.yaml`, `.gitignore` itself) are the
+//! project's as much as its README, and are shown.
 
 use std::path::Path;
 
@@ -27,7 +29,18 @@ const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "site-packages",
     "dist-packages",
+    ".eggs",
+    ".hypothesis",
+    ".pytype",
+    ".pyre",
+    ".ipynb_checkpoints",
 ];
+
+/// File names never shown: tools' records of a machine, never a project's content.
+const SKIPPED_FILES: &[&str] = &[".DS_Store", ".coverage"];
+
+/// The size and modification time of `.gitignore` and `.git/info/exclude`, when there.
+pub(super) type IgnoreStamp = [Option<(u64, Option<std::time::SystemTime>)>; 2];
 
 /// The project's own ignore rules: `.gitignore` at its top and `.git/info/exclude`.
 pub(super) fn gitignore(root: &Path) -> Gitignore {
@@ -56,6 +69,37 @@ impl Project {
         Ok(())
     }
 
+    /// Read `.gitignore` and `.git/info/exclude` again, when either changed (an edit
+    /// through the mount or outside it): what they hide is hidden from the next listing.
+    pub fn reload_gitignore(&self) {
+        let stamp = self.ignore_stamp();
+        {
+            let mut read = crate::tree::lock(&self.ignore_read);
+            if *read == stamp {
+                return;
+            }
+            *read = stamp;
+        }
+        if let Ok(mut slot) = self.ignore.write() {
+            *slot = gitignore(&self.root);
+        }
+        self.ignore_generation
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut top) = self.top.lock() {
+            *top = None;
+        }
+        crate::tree::lock(&self.listed).clear();
+    }
+
+    /// The size and modification time of the ignore files, as last read.
+    pub(super) fn ignore_stamp(&self) -> IgnoreStamp {
+        [".gitignore", ".git/info/exclude"].map(|name| {
+            std::fs::metadata(self.root.join(name))
+                .ok()
+                .map(|m| (m.len(), m.modified().ok()))
+        })
+    }
+
     /// Changes each time the ignore settings do (see [`Project::set_extra_ignore`]).
     pub fn ignore_generation(&self) -> u64 {
         self.ignore_generation
@@ -68,9 +112,6 @@ impl Project {
             // Names that are not UTF-8 cannot be shown as files of the mount.
             return true;
         };
-        if name.starts_with('.') {
-            return true;
-        }
         if is_dir
             && (SKIPPED_DIRS.contains(&name)
                 || name.ends_with(".egg-info")
@@ -78,14 +119,19 @@ impl Project {
         {
             return true;
         }
-        if !is_dir && (name.ends_with(".pyc") || name.ends_with(".pyo")) {
+        if !is_dir
+            && (name.ends_with(".pyc")
+                || name.ends_with(".pyo")
+                || SKIPPED_FILES.contains(&name)
+                || name.starts_with(".coverage."))
+        {
             return true;
         }
         match path.strip_prefix(&self.root) {
             Ok(rel) => {
                 self.ignore
-                    .matched_path_or_any_parents(rel, is_dir)
-                    .is_ignore()
+                    .read()
+                    .is_ok_and(|ignore| ignore.matched_path_or_any_parents(rel, is_dir).is_ignore())
                     || self.extra.read().is_ok_and(|extra| {
                         extra.matched_path_or_any_parents(rel, is_dir).is_ignore()
                     })

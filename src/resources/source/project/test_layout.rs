@@ -123,8 +123,10 @@ impl Project {
         )
     }
 
-    /// Find the test folders again at the next look: a folder was added or removed.
+    /// Find the test folders again at the next look: a folder was added or removed, or a
+    /// configuration file changed (`.gitignore` among them, read again here).
     pub fn forget_layout(&self) {
+        self.reload_gitignore();
         *crate::tree::lock(&self.tests) = None;
         *crate::tree::lock(&self.top) = None;
         crate::tree::lock(&self.listed).clear();

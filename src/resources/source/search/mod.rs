@@ -15,7 +15,7 @@
 //! symbol file that holds the line (every matching line is counted, but only the modules
 //! of the hits kept are parsed, on every core); other files read
 //! `README.md:3: …` with their place in the tree — `source/config/<table>.toml` for
-//! pyproject.toml, package data and test data in place — or else their path on disk. The
+//! pyproject.toml, every other file at its place under `source/`. The
 //! first hit in a file that past sessions changed says so (`— changed in 2 past sessions,
 //! latest 2026-11-20`).
 
@@ -255,8 +255,8 @@ fn compile(query: &str) -> Result<Pattern> {
 }
 
 /// The hit for a line of a file that is not Python: its path in the project, and where to
-/// read it — the table's file under `source/config/` for pyproject.toml, the file's place
-/// under `source/` for package and test data, else its path on disk.
+/// read it — the table's file under `source/config/` for pyproject.toml, else the file's
+/// place under `source/`, where every shown file of the project is.
 fn text_hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
     let project = &searcher.project;
     let rel = file
@@ -265,17 +265,16 @@ fn text_hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
         .to_string_lossy()
         .into_owned();
     let line = format!("{rel}:{}: {}", found.line, found.text);
-    let path = if rel == "pyproject.toml" {
-        config_table(file, found.offset).map(|table| {
-            searcher
-                .links
-                .file(&tree_path(format!("config/{table}.toml")))
-        })
-    } else {
-        shown_in_tree(searcher, file).map(|tree| searcher.links.file(&tree_path(tree)))
+    let table = match rel == "pyproject.toml" {
+        true => config_table(file, found.offset),
+        false => None,
+    };
+    let path = match table {
+        Some(table) => tree_path(format!("config/{table}.toml")),
+        None => tree_path(tree_location(searcher, file).0),
     };
     Hit {
-        path: path.unwrap_or_else(|| file.to_string_lossy().into_owned()),
+        path: searcher.links.file(&path),
         line,
         ..Hit::default()
     }
@@ -289,21 +288,6 @@ fn config_table(file: &Path, offset: usize) -> Option<String> {
         .into_iter()
         .find(|t| t.span.start <= offset && offset < t.span.end.max(t.span.start + 1))
         .map(|t| t.name)
-}
-
-/// Where a file that is not Python shows under `source/`, if it does: inside a package
-/// folder of the code, or in a test folder.
-fn shown_in_tree(searcher: &Searcher, file: &Path) -> Option<String> {
-    let project = &searcher.project;
-    if project.test_dirs().iter().any(|t| file.starts_with(t)) {
-        return Some(tree_location(searcher, file).0);
-    }
-    let root = project.code_roots.iter().find(|r| file.starts_with(r))?;
-    let top = file.strip_prefix(root).ok()?.components().next()?;
-    let package = root.join(top);
-    let shown = project.top_level(None).iter().any(|e| e.path == package)
-        && file.parent() != Some(root.as_path());
-    shown.then(|| tree_location(searcher, file).0)
 }
 
 /// The hit for one matching line: module path, line, and the innermost symbol file.

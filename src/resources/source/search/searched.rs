@@ -1,5 +1,5 @@
-//! The files `search/source:` reads — every `.py` file of the code and the tests, then the
-//! project's other files — listed once, several folders at a time, and kept
+//! The files `search/source:` reads — every `.py` file of the project, then its other
+//! files — listed once, several folders at a time, and kept
 //! between searches. A search checks the list against the modification time of every
 //! folder it walked (a file that comes, goes or is renamed changes its folder's), the
 //! top-level entries, the test folders and the ignore settings, so a search of an
@@ -126,18 +126,22 @@ fn walk(
             }
         }
     }
-    python.sort();
+    let code: std::collections::HashSet<PathBuf> = python.iter().cloned().collect();
     let mut text = Vec::new();
     let mut stack = vec![project.root.clone()];
     while let Some(dir) = stack.pop() {
         for entry in listing(&dir) {
             match entry.kind {
                 EntryKind::Dir => stack.push(entry.path),
+                // Python beside the code (`docs/conf.py`, scripts, examples): searched as
+                // Python, as `grep -rn` would find it.
+                EntryKind::Module if !code.contains(&entry.path) => python.push(entry.path),
                 EntryKind::Module => {}
                 EntryKind::Data => text.push(entry.path),
             }
         }
     }
+    python.sort();
     text.sort();
     let count = python.len();
     python.extend(text);

@@ -53,13 +53,32 @@ impl ContentsRow {
                 (format!("`{name}/`"), dir.label(), dir != DirKind::Folder)
             }
             EntryKind::Module => (format!("`{name}`"), "module", true),
-            EntryKind::Data => (format!("`{name}`"), "data", false),
+            EntryKind::Data => {
+                let name = match path
+                    .parent()
+                    .is_some_and(|p| views.project.code_roots.iter().any(|r| r == p))
+                {
+                    true => spelled_at_top(name),
+                    false => name.to_string(),
+                };
+                (format!("`{name}`"), "file", false)
+            }
         };
         ContentsRow {
             name,
             kind,
             about: String::new(),
             python,
+        }
+    }
+
+    /// This row as a plain folder's, whatever Python it holds: beside `src/`, a folder
+    /// holds no package of the project (`docs/conf.py`).
+    pub(super) fn shown_as_folder(self) -> ContentsRow {
+        ContentsRow {
+            kind: DirKind::Folder.label(),
+            python: false,
+            ..self
         }
     }
 

@@ -67,6 +67,22 @@ impl Views {
                 EntryKind::Data => {}
             }
         }
+        // The project's other files and folders (README, CHANGELOG, docs/, .github/) after
+        // its code: the table gives up their descriptions, then their names, first.
+        for entry in self.project.top_entries(glance) {
+            if top.iter().any(|code| code.name == entry.name) {
+                continue;
+            }
+            let row = ContentsRow::plain(self, glance, &entry.name, entry.kind, &entry.path);
+            rows.push(match entry.kind {
+                EntryKind::Dir => row
+                    .shown_as_folder()
+                    .with_about(Contents::of(self, glance, &entry.path).to_string()),
+                _ => row.with_about(file_size(
+                    std::fs::metadata(&entry.path).map_or(0, |m| m.len()),
+                )),
+            });
+        }
         let example = example.unwrap_or_else(|| "<module>.py".into());
         // `history.py`'s members are `.history/`, and its dotted names `history.<Symbol>.py`.
         let stem = spelled_at_top(example.trim_end_matches(".py"));
@@ -77,9 +93,9 @@ impl Views {
             "packages at the top of the project"
         };
         let mut sections = vec![ContentsRow::section(
-            "Packages and modules",
+            "Contents",
             rows,
-            "No Python packages or modules found in the project.",
+            "No files found in the project.",
         )];
         let test_dirs = self.project.test_dirs();
         let tests = test_dirs.iter().map(|d| {
@@ -147,7 +163,7 @@ impl Views {
         let mut entry = Entry {
             title: format!("source — {} ({layout})", self.name),
             about: vec![
-                "Every module `m.py` has `m/` with its classes and functions; every class `C.py` has `C/` with its methods. Files are exact source.".into(),
+                "Every module `m.py` has `m/` with its classes and functions; every class `C.py` has `C/` with its methods. Files are exact source; the project's other files (README, `.github/`) are at their paths.".into(),
             ],
             functions: vec![
                 Function::new(format!("cat {here}{example}"), "read a module", "its exact source"),
@@ -155,7 +171,6 @@ impl Views {
                 Function::new(format!("cat {here}{}/_entry.md", stem), "see a module's outline", "symbols with signatures and sizes"),
                 Function::new(format!("cat {here}{dotted}.<Symbol>.py"), "read by dotted path", "that symbol's exact source"),
                 Function::new(format!("cp fixed.py {here}{stem}/<Symbol>.py"), "replace one symbol", "the module rewritten; refused with line:column if invalid"),
-                Function::new(format!("cat {}", self.links.to("source/history/_entry.md")), "see what was edited", "every edit as a diff, with undo"),
                 Function::new(format!("cat \"{}\"", self.links.to("search/source:<query>")), "search the code", "`module:line: text` with symbol paths"),
             ],
             sections,
