@@ -60,6 +60,7 @@ const PG_MIGRATIONS: &[postgres::Migration] = &[
     (18, runs::PG_TRACES),
     (19, runs::PG_PROBING),
     (20, runs::PG_COUNTS),
+    (21, runs::PG_COLLECTED),
 ];
 
 /// The page cache of a bulk load, in KiB (allocated only as pages are used).

@@ -68,6 +68,8 @@ pub enum Tracing {
 pub enum Status {
     Passed,
     Failed,
+    /// `--collect-only`: pytest listed the tests it would run and ran none.
+    Collected,
     /// pytest could not run the tests (a usage error, nothing collected, a crash).
     Error,
     TimedOut,
@@ -78,6 +80,7 @@ impl Status {
         match self {
             Status::Passed => "passed",
             Status::Failed => "failed",
+            Status::Collected => "collected",
             Status::Error => "error",
             Status::TimedOut => "timed out",
         }
@@ -239,7 +242,9 @@ impl Job {
         };
         let report = read_report(&junit_path);
         // pytest's exit codes: 0 all passed, 1 some failed, 2-5 it could not run them.
+        let collect_only = args.iter().any(|a| a == "--collect-only" || a == "--co");
         let status = match (code, &report) {
+            (Some(0), Some(_)) if collect_only => Status::Collected,
             (Some(0), Some(_)) => Status::Passed,
             (Some(1), Some(_)) => Status::Failed,
             _ => Status::Error,

@@ -1,8 +1,9 @@
 //! What may be written to `source/tests/run`: test paths or ids and pytest's options that
 //! choose which tests run — nothing that changes where pytest writes, what it loads or how
 //! its report reads. Other options (`-p plugin` loads code, `--basetemp` empties a folder,
-//! `--junitxml` moves the report the run is read from, `--collect-only` runs nothing yet
-//! reads as passed) belong in `tests.args` of the owner's settings file.
+//! `--junitxml` moves the report the run is read from) belong in `tests.args` of the
+//! owner's settings file. `--collect-only` runs nothing: such a run reads as collected,
+//! never as passed.
 //!
 //! The text is split as a shell splits words, so `-k "parse and not slow"` is one
 //! expression.
@@ -81,13 +82,15 @@ const FLAGS: &[&str] = &[
     "--doctest-modules",
     "--runxfail",
     "--strict-markers",
+    "--collect-only",
+    "--co",
 ];
 
 /// The allowed options, as a message lists them.
 pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, --nf, --sw, --sw-skip, -x, \
     --maxfail N, -q, -v, -l, -r CHARS, --tb STYLE, -W FILTER, --durations N, \
     --durations-min S, --doctest-modules, --doctest-glob PAT, --deselect ID, --ignore PATH, \
-    --ignore-glob PAT, --runxfail, --strict-markers, -n N (pytest-xdist)";
+    --ignore-glob PAT, --runxfail, --strict-markers, --collect-only, -n N (pytest-xdist)";
 
 /// The words of `selector` for pytest, run in the project at `root`, or why it is refused
 /// (every refused word named).
@@ -241,6 +244,8 @@ mod tests {
             "--showlocals",
             "-vvl",
             "--doctest-modules",
+            "--collect-only",
+            "--co -q",
             "--doctest-glob '*.rst'",
             "--doctest-glob=*.txt",
             "-rA",
@@ -292,8 +297,6 @@ mod tests {
             "--basetemp=/home/me",
             "--basetemp /home/me",
             "--junitxml=/tmp/x.xml",
-            "--collect-only",
-            "--co",
             "-p evil",
             "-pevil",
             "--rootdir=/",
@@ -315,8 +318,8 @@ mod tests {
             assert!(why.contains(&format!("`{first}")), "{bad}: {why}");
             assert!(why.contains("--maxfail N"), "{why}");
         }
-        let why = parse("--co --pdb -x").unwrap_err();
-        assert!(why.starts_with("`--co`, `--pdb` are not"), "{why}");
+        let why = parse("-s --pdb -x").unwrap_err();
+        assert!(why.starts_with("`-s`, `--pdb` are not"), "{why}");
         assert!(parse("-k 'open").unwrap_err().contains("unclosed quote"));
     }
 

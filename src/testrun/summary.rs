@@ -54,7 +54,7 @@ pub fn closing(output: &str) -> Closing {
 }
 
 /// `3 passed, 2 warnings in 0.12s`: counts, then the time pytest took.
-fn is_summary(line: &str) -> bool {
+pub fn is_summary(line: &str) -> bool {
     line.contains(" in ") && line.chars().next().is_some_and(|c| c.is_ascii_digit())
 }
 

@@ -4,7 +4,7 @@
 # the next time, also after a failing run's traced pass. The cache lives in the project's
 # .homespace/pytest-cache, never in a .pytest_cache beside the code. A test module that
 # cannot be imported says why in result.md, and where. Every run says which interpreter ran
-# and why.
+# and why. `--collect-only` lists what would run.
 source "$(dirname "${BASH_SOURCE[0]}")/source_lib.sh"
 
 T="$S/tests"
@@ -85,6 +85,15 @@ echo 'tests/test_cached_cases.py' > "$T/run"
 wait_run 9
 expect_contains "$(cat "$T/runs/9/_entry.md")" "homespace: interpreter " "the run's entry says which interpreter"
 expect_absent "$(cat "$T/runs/9/result.md")" "homespace: interpreter" "a result that ran needs no word on it"
+
+# --collect-only lists the tests and runs none: collected, never passed.
+echo 'tests/test_cached_cases.py --co -q' > "$T/run"
+wait_run 10
+result=$(cat "$T/runs/10/result.md")
+expect_contains "$(head -1 <<<"$result")" "collected: 3 tests collected" "pytest's count: $result"
+expect_contains "$result" "tests/test_cached_cases.py::test_broken" "the ids it collected"
+expect_contains "$(cat "$T/runs/_entry.md")" "collected" "the runs' list says so"
+expect_absent "$(head -1 <<<"$result")" "passed" "nothing reads as passed"
 
 [ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
 [ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"

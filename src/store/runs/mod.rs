@@ -32,7 +32,9 @@ use crate::testrun::snapshot::Snapshot;
 
 pub(crate) use postgres::PG_SCHEMA;
 pub(crate) use sqlite::SCHEMA;
-pub(crate) use traces::{COUNTS, PG_COUNTS, PG_PROBING, PG_TRACES, PROBING, TRACES};
+pub(crate) use traces::{
+    COLLECTED, COUNTS, PG_COLLECTED, PG_COUNTS, PG_PROBING, PG_TRACES, PROBING, TRACES,
+};
 pub use traces::{TraceRow, TraceRows};
 
 /// Migration 10, the same on both backends: each run's checkout, and one running run per

@@ -49,6 +49,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     super::runs::TRACES,
     super::runs::PROBING,
     super::runs::COUNTS,
+    super::runs::COLLECTED,
 ];
 
 /// Connection settings, applied on every open (they are not stored in the file, except WAL).

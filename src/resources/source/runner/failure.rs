@@ -132,6 +132,9 @@ impl Runner {
                 "Still running: read {dir}result.md again to wait for its end.\n"
             ));
         }
+        if run.status == "collected" {
+            text.push_str(&self.collected(run, &dir));
+        }
         let evidence = self.evidence(run);
         // Where the first suspect's code goes, and the code.
         let mut code_here: Option<(usize, String)> = None;
@@ -412,6 +415,40 @@ pub(crate) fn first_line(text: &str) -> &str {
         .find(|l| !l.is_empty())
         .unwrap_or("")
 }
+
+impl Runner {
+    /// What a `--collect-only` run listed, as pytest printed it (test ids with `-q`, the
+    /// tree of modules without), the first [`COLLECTED_LINES`] of it.
+    fn collected(&self, run: &runs::Run, dir: &str) -> String {
+        let output = self
+            .runs
+            .store
+            .records(|db| db.runs().output(&self.runs.checkout, run.id))
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let listed: Vec<&str> = output
+            .lines()
+            .filter(|l| !l.starts_with("homespace: ") && !l.trim().is_empty())
+            .filter(|l| !l.starts_with('=') && !crate::testrun::summary::is_summary(l.trim()))
+            .collect();
+        let mut text = String::from("\nCollected, none run (`--collect-only`):\n");
+        for line in listed.iter().take(COLLECTED_LINES) {
+            text.push_str(line);
+            text.push('\n');
+        }
+        if listed.len() > COLLECTED_LINES {
+            text.push_str(&format!(
+                "… {} more lines in {dir}output.txt\n",
+                listed.len() - COLLECTED_LINES
+            ));
+        }
+        text
+    }
+}
+
+/// The lines of a `--collect-only` run's listing that `result.md` shows.
+const COLLECTED_LINES: usize = 60;
 
 /// `passed: 12 passed, 1 skipped (3.2 s)` and the like.
 pub(crate) fn summary(run: &runs::Run) -> String {

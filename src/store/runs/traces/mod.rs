@@ -24,8 +24,8 @@ use crate::error::{Error, Result};
 use crate::store::row::Row;
 use crate::testrun::coverage::{TestLines, TestOutcome, lines_of, ranges_of};
 
-pub(crate) use postgres::{PG_COUNTS, PG_PROBING, PG_TRACES};
-pub(crate) use sqlite::{COUNTS, PROBING, TRACES};
+pub(crate) use postgres::{PG_COLLECTED, PG_COUNTS, PG_PROBING, PG_TRACES};
+pub(crate) use sqlite::{COLLECTED, COUNTS, PROBING, TRACES};
 
 /// A run's traced pass as stored: its files (a JSON array), seconds, and what its probe
 /// found (`Probing::encode`) if it ran.

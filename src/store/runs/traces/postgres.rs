@@ -14,6 +14,13 @@ pub(crate) const PG_PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TE
 /// Migration 20 for PostgreSQL: as SQLite's (`sqlite.rs`).
 pub(crate) const PG_COUNTS: &str = "ALTER TABLE test_runs ADD COLUMN counts TEXT;";
 
+/// Migration 21 for PostgreSQL: as SQLite's (`sqlite.rs`), by replacing the constraint.
+pub(crate) const PG_COLLECTED: &str = "
+ALTER TABLE test_runs DROP CONSTRAINT IF EXISTS test_runs_status_check;
+ALTER TABLE test_runs ADD CONSTRAINT test_runs_status_check
+    CHECK (status IN ('running', 'passed', 'failed', 'error', 'timed out', 'collected'));
+";
+
 /// Migration 18 for PostgreSQL (SQLite's, `sqlite.rs`, says what each column holds).
 pub(crate) const PG_TRACES: &str = "
 CREATE TABLE test_snapshots (

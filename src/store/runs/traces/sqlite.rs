@@ -53,6 +53,18 @@ pub(crate) const PROBING: &str = "ALTER TABLE test_runs ADD COLUMN probing TEXT;
 /// shows; NULL for runs kept before, whose views count from the report.
 pub(crate) const COUNTS: &str = "ALTER TABLE test_runs ADD COLUMN counts TEXT;";
 
+/// Migration 21: a run may be `collected` (`--collect-only`: listed, none run). SQLite
+/// cannot alter a CHECK, and rebuilding the table would cascade to every row that refers
+/// to a run; widening the CHECK in the stored schema is its documented way for a change
+/// that leaves every stored row as valid as before.
+pub(crate) const COLLECTED: &str = "
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema
+SET sql = replace(sql, '''error'', ''timed out'')', '''error'', ''timed out'', ''collected'')')
+WHERE type = 'table' AND name = 'test_runs';
+PRAGMA writable_schema = RESET;
+";
+
 /// The newest run of checkout ?3 below ?2 in which test ?1 passed: down the index from
 /// ?2, other checkouts' runs stepped over.
 pub(super) const LAST_PASSED: &str = "

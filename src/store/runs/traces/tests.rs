@@ -306,3 +306,24 @@ fn the_last_pass_of_a_test_is_looked_up_by_index() {
         "{plan:?}"
     );
 }
+
+#[test]
+fn a_store_from_before_migration_21_keeps_its_runs_and_takes_a_collected_one() {
+    let before = "INSERT INTO test_runs (command, started, ended, status, passed, pid)
+                  VALUES ('pytest', '2026-11-23T17:00:00Z', '2026-11-23T17:00:01Z',
+                          'passed', 3, 7);";
+    for_each_backend_from(20, before, |store| {
+        let kept = store.records(|db| db.runs().get("", Some(1))).unwrap();
+        assert_eq!(kept.map(|r| r.status).as_deref(), Some("passed"));
+        let collected = Outcome {
+            status: Status::Collected,
+            output: "tests/test_a.py::test_a\n\n1 test collected in 0.01s\n".into(),
+            ..outcome(&[], None)
+        };
+        let id = run(&store, HERE, &collected);
+        let stored = store.records(|db| db.runs().get(HERE, Some(id))).unwrap();
+        let stored = stored.expect("the collected run");
+        assert_eq!(stored.status, "collected");
+        assert_eq!(stored.counts.as_deref(), Some("1 test collected"));
+    });
+}
