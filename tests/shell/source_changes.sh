@@ -30,6 +30,8 @@ expect_contains "$entry" 'modified `src/ledger/accounts.py` (+4 −0)' "a module
 expect_contains "$entry" 'modified `README.md` (+1 −0)' "the README"
 expect_contains "$entry" 'untracked `notes.txt`' "the new file"
 expect_eq "$(cat "$C/diff.patch" | sha256sum)" "$(git -C "$PROJECT" diff HEAD | sha256sum)" "diff.patch is git diff HEAD, byte for byte"
+expect_eq "$(cat "$C/status.txt" | sha256sum)" "$(cd "$PROJECT" && git status --short | sha256sum)" "status.txt is git status --short, byte for byte"
+expect_contains "$(cat "$C/status.txt")" " M README.md" "the README edited through the mount"
 expect_eq "$(cat "$C/files/src/ledger/journal.py.diff")" "$(git -C "$PROJECT" diff HEAD -- src/ledger/journal.py)" "one path's diff"
 expect_contains "$(cat "$C/files/notes.txt.diff")" "+scratch" "an untracked file's diff is all added"
 expect_contains "$(ls "$C/files/src/ledger")" "accounts.py.diff" "the diffs sit at their paths"

@@ -41,6 +41,34 @@ impl Walk for Kwarg {
     }
 
     fn bare(&self, at: &Place) -> Result<Vec<Step>, String> {
+        let mut steps = self.bare_edits(at)?;
+        steps.push(Step::run(format!("{} -q 2>&1 | tail -3", self.pytest)));
+        Ok(steps)
+    }
+
+    fn mount(&self, _at: &Place) -> Result<Vec<Step>, String> {
+        let mut steps = self.mount_edits();
+        steps.push(Step::run(RUN_AND_WAIT));
+        Ok(steps)
+    }
+
+    fn check(&self, at: &Place, records: &[Record]) -> Result<(), String> {
+        last_run_passed(records)?;
+        let text = std::fs::read_to_string(at.project.join(self.file))
+            .map_err(|e| format!("{}: {e}", self.file))?;
+        if let Some(missing) = self.facts.iter().find(|f| !text.contains(**f)) {
+            return Err(format!("{} does not hold {missing:?}", self.file));
+        }
+        suite_passes(&at.project, self.pytest)?;
+        new_tests_ran(&at.project, self.pytest, self.test_module, &self.test_names)
+    }
+}
+
+impl Kwarg {
+    /// The bare side's reads and writes, the run not yet: what the function and the head
+    /// of its test module show, the new definition over the lines `sed -n` showed, the
+    /// tests appended.
+    pub(super) fn bare_edits(&self, at: &Place) -> Result<Vec<Step>, String> {
         let target = at.project.join(self.file);
         let (first, last) = def_range(&target, self.function)?;
         let text = std::fs::read_to_string(&target).map_err(|e| format!("{}: {e}", self.file))?;
@@ -57,7 +85,7 @@ impl Walk for Kwarg {
                 }
             })
             .collect();
-        let (file, test_module, pytest) = (self.file, self.test_module, self.pytest);
+        let (file, test_module) = (self.file, self.test_module);
         Ok(vec![
             Step::run(format!("grep -n \"def {}(\" {file}", self.function)),
             Step::run(format!("sed -n {first},{last}p {file}")),
@@ -70,13 +98,15 @@ impl Walk for Kwarg {
                 "cat >> {test_module} <<'EOF'\n\n\n{}EOF",
                 self.new_tests
             )),
-            Step::run(format!("{pytest} -q 2>&1 | tail -3")),
         ])
     }
 
-    fn mount(&self, _at: &Place) -> Result<Vec<Step>, String> {
+    /// The mount side's reads and writes, the run not yet: the symbol by dotted path, the
+    /// head of the test module, the new definition onto the symbol file, the tests as a new
+    /// file in the test module's folder.
+    pub(super) fn mount_edits(&self) -> Vec<Step> {
         let tests_dir = self.test_module.trim_end_matches(".py");
-        Ok(vec![
+        vec![
             Step::run(format!("cat $M/source/{}.py", self.dotted)),
             Step::run(format!(
                 "head -{} $M/source/{}",
@@ -90,19 +120,7 @@ impl Walk for Kwarg {
                 "tee $M/source/{tests_dir}/{}.py > /dev/null <<'EOF'\n{}EOF",
                 self.test_names[0], self.new_tests
             )),
-            Step::run(RUN_AND_WAIT),
-        ])
-    }
-
-    fn check(&self, at: &Place, records: &[Record]) -> Result<(), String> {
-        last_run_passed(records)?;
-        let text = std::fs::read_to_string(at.project.join(self.file))
-            .map_err(|e| format!("{}: {e}", self.file))?;
-        if let Some(missing) = self.facts.iter().find(|f| !text.contains(**f)) {
-            return Err(format!("{} does not hold {missing:?}", self.file));
-        }
-        suite_passes(&at.project, self.pytest)?;
-        new_tests_ran(&at.project, self.pytest, self.test_module, &self.test_names)
+        ]
     }
 }
 

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Walk;
+use super::feature::Feature;
 use super::fix::Fix;
 use super::kwarg::Kwarg;
 use super::read::Read;
@@ -104,6 +105,52 @@ def test_account_without_create_returns_an_open_account(journal):
                     "test_account_without_create_returns_an_open_account",
                 ],
                 pytest,
+            }),
+            Box::new(Feature {
+                change: Kwarg {
+                    file: "src/ledger/journal.py",
+                    function: "open",
+                    dotted: "ledger.journal.Journal.open",
+                    symbol_path: "ledger/journal/Journal/open.py",
+                    new_def: r#"def open(self, account: Account | str, *, opening: Decimal | int = 0) -> Account:
+    """Open an account (or an account path) and return it.
+
+    An account path opens with the balance `opening`:
+
+    >>> Journal().open("assets:cash", opening=5).balance
+    Decimal('5.00')
+    """
+    if isinstance(account, str):
+        account = Account.from_path(account, opening)
+    if account.name in self.accounts:
+        raise KeyError(f"account {account.name!r} already open")
+    self.accounts[account.name] = account
+    return account
+"#,
+                    facts: &["opening: Decimal | int = 0", ">>> Journal().open("],
+                    test_module: "tests/test_journal.py",
+                    test_head: 14,
+                    new_tests: r#"def test_open_takes_an_opening_balance(journal):
+    assert journal.open("assets:safe", opening=7).balance == Decimal("7.00")
+
+
+def test_open_starts_at_zero_without_one(journal):
+    assert journal.open("assets:safe").balance == 0
+"#,
+                    test_names: [
+                        "test_open_takes_an_opening_balance",
+                        "test_open_starts_at_zero_without_one",
+                    ],
+                    pytest,
+                },
+                changelog: "CHANGELOG.md",
+                changelog_made: Some(
+                    "# Changelog\n\n## Unreleased\n\n## 0.1.0\n\n- Accounts, journals, reports and CSV import.\n",
+                ),
+                changelog_head: 8,
+                changelog_sed: "s/^## Unreleased$/&\\n\\n- `Journal.open` takes `opening=`, the balance a new account starts with./",
+                changelog_fact: "- `Journal.open` takes `opening=`",
+                tests: "tests",
             }),
             Box::new(Recall {
                 words: "integer cents",
@@ -220,6 +267,60 @@ def test_lru_cache_getsizeof_evicts_by_size():
                     "test_lru_cache_getsizeof_evicts_by_size",
                 ],
                 pytest,
+            }),
+            Box::new(Feature {
+                change: Kwarg {
+                    file: "src/cachetools/func.py",
+                    function: "fifo_cache",
+                    dotted: "cachetools.func.fifo_cache",
+                    symbol_path: "cachetools/func/fifo_cache.py",
+                    new_def: r#"def fifo_cache(maxsize=128, typed=False, *, getsizeof=None):
+    """Decorator to wrap a function with a memoizing callable that saves
+    up to `maxsize` results based on a First In First Out (FIFO)
+    algorithm.
+
+    With `getsizeof`, each result counts as `getsizeof(result)` towards
+    `maxsize` instead of 1:
+
+    >>> repeat = fifo_cache(maxsize=10, getsizeof=len)(lambda n: "x" * n)
+    >>> repeat(4), repeat(5), repeat.cache_info().currsize
+    ('xxxx', 'xxxxx', 9)
+    """
+    if maxsize is None:
+        return _cache({}, None, typed)
+    elif callable(maxsize):
+        return _cache(FIFOCache(128, getsizeof), 128, typed)(maxsize)
+    else:
+        return _cache(FIFOCache(maxsize, getsizeof), maxsize, typed)
+"#,
+                    facts: &["*, getsizeof=None", ">>> repeat = fifo_cache("],
+                    test_module: "tests/test_func.py",
+                    test_head: 4,
+                    new_tests: r#"def test_fifo_cache_getsizeof_counts_sizes():
+    cached = cachetools.func.fifo_cache(maxsize=10, getsizeof=len)(lambda n: "x" * n)
+    cached(6)
+    cached(3)
+    assert cached.cache_info().currsize == 9
+
+
+def test_fifo_cache_getsizeof_evicts_the_first_in():
+    cached = cachetools.func.fifo_cache(maxsize=10, getsizeof=len)(lambda n: "x" * n)
+    cached(6)
+    cached(5)
+    assert cached.cache_info().currsize == 5
+"#,
+                    test_names: [
+                        "test_fifo_cache_getsizeof_counts_sizes",
+                        "test_fifo_cache_getsizeof_evicts_the_first_in",
+                    ],
+                    pytest,
+                },
+                changelog: "CHANGELOG.rst",
+                changelog_made: None,
+                changelog_head: 6,
+                changelog_sed: "1i v5.6.0 (UNRELEASED)\\n===================\\n\\n- Add ``getsizeof`` to ``fifo_cache()``.\\n",
+                changelog_fact: "- Add ``getsizeof`` to ``fifo_cache()``.",
+                tests: "tests",
             }),
             Box::new(Recall {
                 words: "default timer",

@@ -152,6 +152,11 @@ impl Git {
         Ok(changes)
     }
 
+    /// `git status --short` of the project's folder, as git prints it there.
+    pub fn status_short(&self) -> Result<Vec<u8>, String> {
+        self.bytes(&["status", "--short", "--", "."])
+    }
+
     /// `git diff HEAD` of the project's folder, as git prints it there.
     pub fn diff_head(&self) -> Result<Vec<u8>, String> {
         if !self.has_head {

@@ -1,6 +1,7 @@
 //! `source/changes/`: the project's changes as git sees them, read-only (commits stay the
 //! user's). Its `_entry.md` is `git status` in a few lines — each changed path with what
-//! happened to it and its added and removed lines; `diff.patch` is the whole `git diff
+//! happened to it and its added and removed lines; `status.txt` is `git status --short`
+//! (the review in a line per path); `diff.patch` is the whole `git diff
 //! HEAD`; `files/<path>.diff` one diff per changed path, at the path's place (an untracked
 //! file's as all added). A project outside any git repository says so. git itself is run
 //! (`git.rs` says why, and how it is kept from running anyone else's program).
@@ -22,6 +23,8 @@ pub use git::{Change, ChangeKind, Git};
 pub const CHANGES: &str = "changes";
 /// The whole diff.
 const DIFF: &str = "diff.patch";
+/// `git status --short`.
+const STATUS: &str = "status.txt";
 /// The folder of one diff per changed path.
 const FILES: &str = "files";
 /// What a path's diff file adds to its name.
@@ -125,7 +128,7 @@ impl Resource for ChangesDir {
         let node = |node: Node| node.dated(true);
         match path {
             [] | [FILES] => Ok(node(Node::dir(false))),
-            [DIFF] => {
+            [DIFF] | [STATUS] => {
                 self.git()?;
                 Ok(node(Node::document(false)))
             }
@@ -140,7 +143,7 @@ impl Resource for ChangesDir {
                 }
             }
             _ => Err(Error::not_found(format!(
-                "source/{CHANGES}/{} does not exist: source/{CHANGES}/ holds {DIFF} and {FILES}/",
+                "source/{CHANGES}/{} does not exist: source/{CHANGES}/ holds {STATUS}, {DIFF} and {FILES}/",
                 path.join("/")
             ))),
         }
@@ -150,6 +153,7 @@ impl Resource for ChangesDir {
         match path {
             [] => Ok(match self.git() {
                 Ok(_) => vec![
+                    Child::new(STATUS, Kind::Document, "git status --short"),
                     Child::new(DIFF, Kind::Document, "the whole git diff HEAD"),
                     Child::new(FILES, Kind::Dir, "one diff per changed path"),
                 ],
@@ -172,6 +176,7 @@ impl Resource for ChangesDir {
     fn read(&self, _glance: &Glance, path: &[&str]) -> Result<Vec<u8>> {
         match path {
             [DIFF] => self.git()?.diff_head().map_err(Error::not_found),
+            [STATUS] => self.git()?.status_short().map_err(Error::internal),
             [FILES, rest @ ..] => {
                 let (git, change) = self.change_at(rest)?;
                 git.diff_of(&change).map_err(Error::internal)
@@ -223,6 +228,11 @@ impl Resource for ChangesDir {
             title,
             about,
             functions: vec![
+                Function::new(
+                    format!("cat {}", here(STATUS)),
+                    "review in a line per path",
+                    "git status --short, exactly",
+                ),
                 Function::new(
                     format!("cat {}", here(DIFF)),
                     "read the whole diff",
