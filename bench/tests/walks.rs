@@ -43,7 +43,10 @@ fn every_walk_on_the_example_reaches_its_end_on_the_bare_checkout_and_on_the_mou
     assert!(stdout.contains("echo > $M/source/tests/run"), "{stdout}");
     // (e) reviews its change as git sees it on both sides.
     assert!(stdout.contains("] git diff --stat"), "{stdout}");
-    assert!(stdout.contains("cat $M/source/changes/status.txt"), "{stdout}");
+    assert!(
+        stdout.contains("cat $M/source/changes/status.txt"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("python -m pytest -q -x 2>&1 | tail -30"),
         "{stdout}"

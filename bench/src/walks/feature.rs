@@ -13,7 +13,7 @@ use std::process::Command;
 
 use super::fix::last_run_passed;
 use super::kwarg::Kwarg;
-use super::script::{Record, Step};
+use super::script::{Record, Step, pytest_says};
 use super::{Place, Walk};
 
 pub struct Feature {
@@ -131,21 +131,13 @@ fn git(project: &Path, script: &str) -> Result<(), String> {
 /// The module's doctests run and pass (outside the walk, not counted): the docstring
 /// example is there and right.
 fn doctest_passes(project: &Path, pytest: &str, module: &str) -> Result<(), String> {
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "{pytest} -q -p no:cacheprovider --doctest-modules {module} 2>&1 | tail -1"
-        ))
-        .current_dir(project)
-        .output()
-        .map_err(|e| format!("pytest: {e}"))?;
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = pytest_says(
+        project,
+        &format!("{pytest} -q -p no:cacheprovider --doctest-modules {module}"),
+    )?;
     if said.contains("passed") && !said.contains("failed") && !said.contains("no tests") {
         Ok(())
     } else {
-        Err(format!(
-            "the docstring example did not pass: {}",
-            said.trim()
-        ))
+        Err(format!("the docstring example did not pass: {said}"))
     }
 }

@@ -7,10 +7,9 @@
 //! (added in order), run and wait.
 
 use std::path::Path;
-use std::process::Command;
 
 use super::fix::{RUN_AND_WAIT, last_run_passed, suite_passes};
-use super::script::{Record, Step, def_range};
+use super::script::{Record, Step, def_range, pytest_says};
 use super::{Place, Walk};
 
 pub struct Kwarg {
@@ -132,21 +131,16 @@ fn new_tests_ran(
     names: &[&str; 2],
 ) -> Result<(), String> {
     let selector = format!("{} or {}", names[0], names[1]);
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(format!(
-            "{pytest} -q -p no:cacheprovider {module} -k '{selector}' 2>&1 | tail -1"
-        ))
-        .current_dir(project)
-        .output()
-        .map_err(|e| format!("pytest: {e}"))?;
-    let said = String::from_utf8_lossy(&out.stdout);
+    let said = pytest_says(
+        project,
+        &format!("{pytest} -q -p no:cacheprovider {module} -k '{selector}'"),
+    )?;
     if said.contains("2 passed") && !said.contains("failed") {
         Ok(())
     } else {
         Err(format!(
             "the two new tests did not both run and pass: {}",
-            said.trim()
+            said
         ))
     }
 }

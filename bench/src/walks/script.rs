@@ -162,6 +162,18 @@ pub fn def_range(file: &Path, name: &str) -> Result<(usize, usize), String> {
     Ok((start + 1, last + 1))
 }
 
+/// The last line `command` (a pytest run) prints, run by bash in `project` in `project` says (`{pytest} -q …`),
+/// outside the walk and not counted: how a walk checks its end on disk.
+pub fn pytest_says(project: &Path, command: &str) -> Result<String, String> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("{command} 2>&1 | tail -1"))
+        .current_dir(project)
+        .output()
+        .map_err(|e| format!("pytest: {e}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,8 +36,9 @@ const SKIPPED_DIRS: &[&str] = &[
     ".ipynb_checkpoints",
 ];
 
-/// File names never shown: tools' records of a machine, never a project's content.
-const SKIPPED_FILES: &[&str] = &[".DS_Store", ".coverage"];
+/// File names never shown: a worktree's or submodule's `.git` link and tools' records of a
+/// machine, never a project's content.
+const SKIPPED_FILES: &[&str] = &[".git", ".DS_Store", ".coverage"];
 
 /// The size and modification time of `.gitignore` and `.git/info/exclude`, when there.
 pub(super) type IgnoreStamp = [Option<(u64, Option<std::time::SystemTime>)>; 2];

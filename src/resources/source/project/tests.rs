@@ -187,3 +187,56 @@ fn a_folders_kind_is_told_by_what_it_shows() {
     // Its only module is ignored (gen.py): nothing of it shows, so no package either.
     assert_eq!(project.dir_kind(None, &pkg.join("hidden")), DirKind::Folder);
 }
+
+#[test]
+fn the_top_shows_every_file_and_folder_but_the_layouts_own_and_what_is_hidden() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    for (path, text) in [
+        ("README.md", "# pkg\n"),
+        (".github/workflows/ci.yml", "on: push\n"),
+        (".git", "gitdir: ../.git/worktrees/pkg\n"),
+        (".coverage", "x"),
+        (".tox/py311/x", "x"),
+    ] {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let project = Project::open(&root);
+    let top: Vec<String> = project
+        .top_entries(None)
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(
+        top,
+        vec![".github", ".gitignore", "README.md", "docs", "pkg"],
+        "src/ and tests/ are the layout's; .git, .coverage, .tox, .venv and build/ hidden"
+    );
+    // The code alone is still the packages.
+    let code: Vec<String> = project
+        .top_level(None)
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(code, vec!["pkg"]);
+}
+
+#[test]
+fn a_changed_gitignore_hides_from_the_next_listing() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    let project = Project::open(&root);
+    assert!(names_in(&project, &root).contains(&"docs".to_string()));
+    std::fs::write(root.join(".gitignore"), "gen.py\ndocs/\n").unwrap();
+    project.reload_gitignore();
+    assert!(!names_in(&project, &root).contains(&"docs".to_string()));
+    assert!(
+        names_in(&project, &root.join("src/pkg")).contains(&"mod.py".to_string()),
+        "what it does not name stays"
+    );
+    std::fs::write(root.join(".gitignore"), "gen.py\n").unwrap();
+    project.reload_gitignore();
+    assert!(names_in(&project, &root).contains(&"docs".to_string()));
+}
