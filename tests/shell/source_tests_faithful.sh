@@ -94,6 +94,11 @@ expect_contains "$(head -1 <<<"$result")" "collected: 3 tests collected" "pytest
 expect_contains "$result" "tests/test_cached_cases.py::test_broken" "the ids it collected"
 expect_contains "$(cat "$T/runs/_entry.md")" "collected" "the runs' list says so"
 expect_absent "$(head -1 <<<"$result")" "passed" "nothing reads as passed"
+echo 'tests/test_cached_cases.py --collect-only' > "$T/run"
+wait_run 11
+result=$(cat "$T/runs/11/result.md")
+expect_contains "$result" "<Function test_broken>" "without -q, pytest's tree of what it collected: $result"
+expect_absent "$result" "rootdir: " "and not pytest's header"
 
 [ -d "$PROJECT/.homespace/pytest-cache" ] || fail "the cache is in .homespace/pytest-cache"
 [ ! -e "$PROJECT/.pytest_cache" ] || fail "no .pytest_cache beside the code"

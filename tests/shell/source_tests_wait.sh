@@ -127,7 +127,7 @@ expect_contains "$(head -1 "$T/runs/latest/result.md")" "run 3 — failed" "and 
 
 # A write that starts nothing is said by the result read after it, not hidden behind the
 # previous run's.
-echo '--collect-only' > "$T/run" 2>/dev/null || true
+echo '--pdb' > "$T/run" 2>/dev/null || true
 expect_contains "$(cat "$T/runs/latest/result.md")" "Your newest write to run started nothing" "a refused start is said"
 
 # A write refused because a run was running is not told under that run's result once it

@@ -431,6 +431,7 @@ impl Runner {
             .lines()
             .filter(|l| !l.starts_with("homespace: ") && !l.trim().is_empty())
             .filter(|l| !l.starts_with('=') && !crate::testrun::summary::is_summary(l.trim()))
+            .filter(|l| !PYTEST_HEADER.iter().any(|h| l.starts_with(h)))
             .collect();
         let mut text = String::from("\nCollected, none run (`--collect-only`):\n");
         for line in listed.iter().take(COLLECTED_LINES) {
@@ -446,6 +447,17 @@ impl Runner {
         text
     }
 }
+
+/// How the lines of pytest's header start, which a collected run's listing leaves out.
+const PYTEST_HEADER: &[&str] = &[
+    "platform ",
+    "cachedir: ",
+    "rootdir: ",
+    "configfile: ",
+    "testpaths: ",
+    "plugins: ",
+    "collected ",
+];
 
 /// The lines of a `--collect-only` run's listing that `result.md` shows.
 const COLLECTED_LINES: usize = 60;
