@@ -630,14 +630,59 @@ fn an_outline_over_budget_drops_docs_and_signatures_but_keeps_every_name() {
         );
     }
     assert!(view.contains("[pruned: 26 symbols: "), "{view}");
-    // The methods the module itself calls (`unload` calls these two) keep their rows
-    // longest; private ones are named only.
+    // Content before instructions: every member keeps its row (its line range and size)
+    // while the instructions are down to the one way to act here, and no Advanced block.
     let is_row = |name: &str| {
         view.lines()
             .any(|line| line.starts_with(&format!("| `{name}.py` | method |")))
     };
-    assert!(is_row("get_plugins") && is_row("unregister"), "{view}");
-    assert!(!is_row("_hookexec") && !is_row("_verify_hook"), "{view}");
+    for name in PLUGIN_MANAGER {
+        assert!(is_row(name), "{name} has no row:\n{view}");
+    }
+    assert!(!view.contains("| command | does | you get |"), "{view}");
+    assert!(!view.contains("## Advanced"), "{view}");
+    // The methods the module itself calls (`unload` calls these two) keep their
+    // signatures longest; private ones lose theirs first.
+    let signed = |name: &str| {
+        view.lines()
+            .any(|line| line.starts_with(&format!("| `{name}.py` | method | `(")))
+    };
+    assert!(signed("get_plugins") && signed("unregister"), "{view}");
+    assert!(!signed("_hookexec") && !signed("_verify_hook"), "{view}");
+}
+
+/// Content first, in every golden view: a view that lightened its content (a row without
+/// its signature or doc, a name without its row, a row left out) kept no instruction
+/// table in full and no Advanced block.
+#[test]
+fn no_golden_view_lightens_its_content_while_it_keeps_boilerplate() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut lightened = 0;
+    for file in std::fs::read_dir(&dir).unwrap() {
+        let path = file.unwrap().path();
+        if !path.to_string_lossy().ends_with("_entry.md") {
+            continue;
+        }
+        let view = std::fs::read_to_string(&path).unwrap();
+        let content_cut = view.lines().any(|line| {
+            line.starts_with("[pruned: ")
+                && ["without", "by name only", "left out"]
+                    .iter()
+                    .any(|cut| line.contains(cut))
+        }) || view.contains("\nBy name only: ");
+        if content_cut {
+            lightened += 1;
+            assert!(
+                !view.contains("| command | does | you get |") && !view.contains("## Advanced"),
+                "{} lightened its content but kept its boilerplate:\n{view}",
+                path.display()
+            );
+        }
+    }
+    assert!(
+        lightened > 0,
+        "no golden view is over budget: the test proves nothing"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The entry view (see [`crate::model::Entry`]) rendered to `_entry.md`: breadcrumb, one line of state,
 //! the functions table, the contents worth knowing, and the `Advanced:` block — in that
-//! order — fitted to the budget by lightening its detailed sections ([`crate::render::fit`])
-//! and then pruned by [`crate::render::budget`].
+//! order — fitted to the budget content first: its instructions made lean
+//! ([`content_first`]), then its detailed sections lightened ([`crate::render::fit`]), then
+//! pruned by [`crate::render::budget`].
 
 use crate::model::{Entry, Failure, Links};
 
@@ -16,7 +17,8 @@ pub fn render(
     budget: usize,
 ) -> String {
     let more = format!("ls {}", links.dir(dir));
-    let entry = crate::render::fit::fit(entry, budget, &more, |e| text(e, dir, failure));
+    let lean = content_first(entry, budget, |e| text(e, dir, failure));
+    let entry = crate::render::fit::fit(&lean, budget, &more, |e| text(e, dir, failure));
     let out = text(&entry, dir, failure);
     let hints: Vec<(String, String)> = entry
         .sections
@@ -24,6 +26,33 @@ pub fn render(
         .filter_map(|s| Some((format!("## {}", s.heading), s.more.clone()?)))
         .collect();
     crate::render::budget::prune_with(&out, budget, &more, &hints)
+}
+
+/// `entry` with its instructions made lean before its content gives up anything, when the
+/// whole of it does not fit in `budget`: first the functions table keeps only what each
+/// command does (a list, without the "you get" column) and the `Advanced:` block goes;
+/// then, if the view is still too large, the first function alone stays — the way to act
+/// here, the rest being the same in every folder of the kind and said by the root and the
+/// prompt. What the folder holds (an outline's signatures, a run's failures) is lightened
+/// only after that ([`crate::render::fit`]).
+fn content_first<'e>(
+    entry: &'e Entry,
+    budget: usize,
+    render: impl Fn(&Entry) -> String,
+) -> std::borrow::Cow<'e, Entry> {
+    let fits = |e: &Entry| crate::render::budget::fits(&render(e), budget);
+    if fits(entry) {
+        return std::borrow::Cow::Borrowed(entry);
+    }
+    let mut lean = entry.clone();
+    lean.advanced.clear();
+    for function in &mut lean.functions {
+        function.returns.clear();
+    }
+    if !fits(&lean) {
+        lean.functions.truncate(1);
+    }
+    std::borrow::Cow::Owned(lean)
 }
 
 /// The whole text of `entry`, before pruning.
@@ -48,13 +77,19 @@ fn text(entry: &Entry, dir: &[&str], failure: Option<&Failure>) -> String {
         out.push_str(line);
         out.push('\n');
     }
-    if !entry.functions.is_empty() {
+    if entry.functions.iter().any(|f| !f.returns.is_empty()) {
         out.push_str("\n## Do here\n| command | does | you get |\n|---|---|---|\n");
         for f in &entry.functions {
             out.push_str(&format!(
                 "| `{}` | {} | {} |\n",
                 f.command, f.does, f.returns
             ));
+        }
+    } else if !entry.functions.is_empty() {
+        // Made lean (see `content_first`): the commands and what they do, one line each.
+        out.push_str("\n## Do here\n");
+        for f in &entry.functions {
+            out.push_str(&format!("- `{}` — {}\n", f.command, f.does));
         }
     }
     for section in &entry.sections {
