@@ -1,8 +1,9 @@
 //! `/_errors.md`: recent failures, newest first, each with time, operation, path and the
 //! human-readable message; pruned to the budget like every view.
 //!
-//! Each entry is capped before pruning — a few problem lines, each line and the path cut
-//! short — because pruning cuts whole entries: one write with ten thousand problems, or one
+//! Each entry is capped before pruning — its first line (what failed, why, where to go
+//! instead) kept whole up to half the view, a few problem lines under it, each cut short —
+//! because pruning cuts whole entries: one write with ten thousand problems, or one
 //! very long name, would otherwise be a single item too big to keep, and the newest failure
 //! (the one the reader came for) would vanish with everything else. The full messages are
 //! in the daemon log. Paths and messages arrive printable (see `tree::errlog`).
@@ -63,6 +64,10 @@ fn entry(failure: &Failure, allowance: usize) -> String {
         0 => String::new(),
         n => format!(" (×{}, first at {})", n + 1, rfc3339_of(failure.first)),
     };
+    // The first line says what failed, why and where to go instead: kept whole up to the
+    // entry's own allowance, so a suggestion is never cut in its middle; the problem lines
+    // under it (one per problem) are capped as before.
+    let first_chars = allowance.saturating_sub(MORE_CHARS).max(line_chars);
     let mut out = fit_line(
         &format!(
             "- {} {} {}{again}: {first}",
@@ -70,7 +75,7 @@ fn entry(failure: &Failure, allowance: usize) -> String {
             failure.op,
             failure.path
         ),
-        line_chars,
+        first_chars,
     );
     out.push('\n');
     let rest: Vec<&str> = lines.collect();
@@ -226,6 +231,22 @@ mod tests {
     }
 
     #[test]
+    fn a_long_first_line_with_its_suggestion_is_kept_whole() {
+        let why = "the file keeps what it held; ".repeat(18);
+        let message = format!(
+            "/mnt/hs/source/pyproject.toml was not saved: {why}write it again as valid TOML \
+             (source/config/ shows each table)"
+        );
+        assert!(message.chars().count() > 600, "{}", message.len());
+        let view = render(&[failure("source/pyproject.toml", message)], 500);
+        assert!(
+            view.contains("write it again as valid TOML (source/config/ shows each table)"),
+            "{view}"
+        );
+        assert!(!view.contains('…'), "{view}");
+    }
+
+    #[test]
     fn an_entry_with_thousands_of_problems_shows_a_few_and_counts_the_rest() {
         let problems: Vec<String> = (0..10_000)
             .map(|i| format!("- unknown field `f{i}`"))
@@ -281,7 +302,7 @@ mod tests {
             1000,
         );
         let first = text.lines().next().unwrap_or_default();
-        assert_eq!(first.chars().count(), LINE_CHARS, "{first}");
+        assert_eq!(first.chars().count(), 1000 - MORE_CHARS, "{first}");
         assert!(first.ends_with('…'), "{first}");
         assert!(first.contains(" /hs/tasks/ope…aaa"), "{first}");
         assert!(
