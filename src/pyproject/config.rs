@@ -234,7 +234,7 @@ fn check_content(name: &str, content: &str) -> Result<String, Refusal> {
 }
 
 /// A parse error as `line L, column C: what`, located in the text that was written.
-fn located(e: &toml_edit::TomlError, content: &str) -> String {
+pub(crate) fn located(e: &toml_edit::TomlError, content: &str) -> String {
     let what = e.message().trim();
     let Some(at) = e.span().map(|s| s.start.min(content.len())) else {
         return what.to_string();

@@ -73,6 +73,10 @@ echo '[project' > broken.toml
 expect_fails "Invalid argument" "a broken pyproject.toml" -- cp broken.toml "$S/pyproject.toml"
 cmp -s before.toml "$PROJECT/pyproject.toml" || fail "the refused write changed pyproject.toml"
 expect_contains "$(newest_error)" "would not be valid TOML" "why the write was refused"
+echo '[project' > "$S/broken.txt"
+expect_fails "Operation not permitted" "mv of broken TOML onto pyproject.toml" -- mv "$S/broken.txt" "$S/pyproject.toml"
+cmp -s before.toml "$PROJECT/pyproject.toml" || fail "the refused mv changed pyproject.toml"
+rm "$S/broken.txt"
 
 # What .gitignore hides goes from sight when the mount changes it, and comes back.
 mkdir -p "$PROJECT/scratch" && echo x > "$PROJECT/scratch/x.txt"

@@ -178,6 +178,15 @@ impl<'s> ProjectChange<'s> {
                 return Err(self.roll_back(&applied, failure));
             }
         }
+        // What the project hides follows its .gitignore: a new one hides from now on, also
+        // when the history below cannot be recorded.
+        let project = &self.source.project;
+        if applied
+            .iter()
+            .any(|f| f.path == project.root.join(".gitignore"))
+        {
+            project.reload_gitignore();
+        }
         // One change, one history entry: its first file's edit stands for the others.
         let mut first = None;
         for file in &self.files {
@@ -191,14 +200,6 @@ impl<'s> ProjectChange<'s> {
                 )?;
                 first.get_or_insert(id);
             }
-        }
-        // What the project hides follows its .gitignore: a new one hides from now on.
-        let project = &self.source.project;
-        if applied
-            .iter()
-            .any(|f| f.path == project.root.join(".gitignore"))
-        {
-            project.reload_gitignore();
         }
         Ok(())
     }

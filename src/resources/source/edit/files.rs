@@ -67,13 +67,10 @@ impl Format {
             return Some("it is not UTF-8 text".into());
         };
         match self {
-            Format::Toml => text.parse::<toml_edit::DocumentMut>().err().map(|e| {
-                let at = e.span().map_or(0, |span| span.start);
-                let before = &text[..at.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-                format!("line {line}, column {column}: {}", e.message().trim())
-            }),
+            Format::Toml => text
+                .parse::<toml_edit::DocumentMut>()
+                .err()
+                .map(|e| crate::pyproject::config::located(&e, text)),
             Format::Json => serde_json::from_str::<serde_json::Value>(text)
                 .err()
                 .map(|e| e.to_string()),
@@ -151,6 +148,10 @@ impl Editor {
         }
         let mut change = ProjectChange::begin(self, &[from, &target])?;
         let content = change.existing(from)?.to_vec();
+        // Moved onto `pyproject.toml` or a JSON file, it is that file written. EPERM, not
+        // EINVAL: `mv` prints EINVAL as "cannot move to a subdirectory of itself".
+        check_data_file(&to_shown, &target, change.old(&target)?, &content)
+            .map_err(|refused| Error::not_permitted(refused.message))?;
         let what = format!("move {} to {}", self.rel(from), self.rel(&target));
         change.write(&target, content, what.clone())?;
         change.delete(from, what)?;
