@@ -351,7 +351,8 @@ fn bless(views: &[(String, String)]) {
 
 /// A second project, `tests/fixtures/outline`, for outlines under pressure: a class of 26
 /// members with long signatures and docstrings, overloads before and after their
-/// implementation, a package of 33 modules beside two data files.
+/// implementation, a class of 70 short members (as pyflakes' `Checker`), a module of
+/// constants (as sqlparse's `keywords`), a package of 35 modules beside two data files.
 struct Outline {
     dir: tempfile::TempDir,
     space: Arc<Space>,
@@ -362,6 +363,8 @@ const OUTLINE_VIEWS: &[&str] = &[
     "source/plugbox/_entry.md",
     "source/plugbox/manager/_entry.md",
     "source/plugbox/manager/PluginManager/_entry.md",
+    "source/plugbox/keywords/_entry.md",
+    "source/plugbox/checker/Checker/_entry.md",
 ];
 
 impl Outline {
@@ -615,7 +618,7 @@ const PLUGIN_MANAGER: &[&str] = &[
 ];
 
 #[test]
-fn an_outline_over_budget_drops_docs_and_signatures_but_keeps_every_name() {
+fn an_outline_over_budget_drops_docs_then_rows_but_keeps_every_name_and_signature_shown() {
     let outline = Outline::new();
     let view = outline.render("source/plugbox/manager/PluginManager/_entry.md");
     assert!(
@@ -630,25 +633,83 @@ fn an_outline_over_budget_drops_docs_and_signatures_but_keeps_every_name() {
         );
     }
     assert!(view.contains("[pruned: 26 symbols: "), "{view}");
-    // Content before instructions: every member keeps its row (its line range and size)
-    // while the instructions are down to the one way to act here, and no Advanced block.
-    let is_row = |name: &str| {
-        view.lines()
-            .any(|line| line.starts_with(&format!("| `{name}.py` | method |")))
-    };
-    for name in PLUGIN_MANAGER {
-        assert!(is_row(name), "{name} has no row:\n{view}");
-    }
+    // Content before instructions: the instructions are down to the one way to act here,
+    // and no Advanced block, before any member loses its row.
     assert!(!view.contains("| command | does | you get |"), "{view}");
     assert!(!view.contains("## Advanced"), "{view}");
-    // The methods the module itself calls (`unload` calls these two) keep their
-    // signatures longest; private ones lose theirs first.
+    // A row that stays keeps its signature: a row without one costs twice a name and
+    // tells little more.
+    let rows: Vec<&str> = view
+        .lines()
+        .filter(|line| line.starts_with("| `") && line.contains("| method |"))
+        .collect();
+    assert!(rows.len() >= 10, "{view}");
+    for row in &rows {
+        assert!(
+            row.contains("| method | `("),
+            "a row without its signature: {row}"
+        );
+    }
+    // The methods the module itself calls (`unload` calls these two) keep their rows
+    // longest; private ones are named first.
     let signed = |name: &str| {
         view.lines()
             .any(|line| line.starts_with(&format!("| `{name}.py` | method | `(")))
     };
     assert!(signed("get_plugins") && signed("unregister"), "{view}");
     assert!(!signed("_hookexec") && !signed("_verify_hook"), "{view}");
+}
+
+#[test]
+fn a_class_of_seventy_members_names_each_and_keeps_the_signatures_that_fit() {
+    let outline = Outline::new();
+    let view = outline.render("source/plugbox/checker/Checker/_entry.md");
+    assert!(
+        view.chars().count().div_ceil(4) <= 500,
+        "over budget:\n{view}"
+    );
+    let source =
+        std::fs::read_to_string(outline.dir.path().join("plugbox/plugbox/checker.py")).unwrap();
+    let members: Vec<&str> = source
+        .lines()
+        .filter_map(|line| line.strip_prefix("    def "))
+        .filter_map(|rest| rest.split('(').next())
+        .collect();
+    assert_eq!(members.len(), 70);
+    for name in &members {
+        assert!(
+            view.contains(&format!("`{name}.py`")),
+            "{name} missing:\n{view}"
+        );
+    }
+    let signed = view
+        .lines()
+        .filter(|line| line.starts_with("| `") && line.contains("| method | `("))
+        .count();
+    assert!(signed >= 5, "{signed} signatures:\n{view}");
+    assert!(!view.contains("| command | does | you get |"), "{view}");
+    assert!(!view.contains("## Advanced"), "{view}");
+}
+
+#[test]
+fn a_module_of_constants_is_outlined_with_its_names() {
+    let outline = Outline::new();
+    let view = outline.render("source/plugbox/keywords/_entry.md");
+    assert!(
+        view.contains("0 classes, 0 functions, 9 other names"),
+        "{view}"
+    );
+    for row in [
+        "| `__all__` | exports | `FLAGS, SQL_REGEX, KEYWORDS, KEYWORDS_COMMON, KEYWORDS_ORACLE, PluginManager` | 6 |",
+        "| `FLAGS` | constant | `= re.IGNORECASE \\| re.UNICODE` | 9 |",
+        "| `CASE_SENSITIVE` | constant | `: bool = False` | 77 |",
+        "| `PluginManager` | re-export | `from plugbox.manager` | 4 |",
+    ] {
+        assert!(view.contains(row), "{row} missing:\n{view}");
+    }
+    // What the module only uses is not what it defines.
+    assert!(!view.contains("| `re` |"), "{view}");
+    assert!(!view.contains("_regex_engine"), "{view}");
 }
 
 /// Content first, in every golden view: a view that lightened its content (a row without
@@ -698,12 +759,12 @@ fn a_package_over_budget_keeps_every_module_name_before_any_other_file() {
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".py"))
         .collect::<Vec<_>>();
-    assert_eq!(modules.len(), 34);
+    assert_eq!(modules.len(), 36);
     for module in &modules {
         assert!(
             view.contains(&format!("`{module}`")),
             "{module} missing:\n{view}"
         );
     }
-    assert!(view.contains("[pruned: 36 entries: "), "{view}");
+    assert!(view.contains("[pruned: 38 entries: "), "{view}");
 }

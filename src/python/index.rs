@@ -91,12 +91,41 @@ pub struct SyntaxProblem {
     pub message: String,
 }
 
+/// How a module binds a name other than by `def` or `class`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum NameKind {
+    /// An assignment, with or without an annotation (`MAX = 3`, `log: Logger`).
+    Value,
+    /// `type Alias = ...`.
+    TypeAlias,
+    /// `__all__`, the names `from module import *` takes.
+    All,
+    /// An import; `explicit` for the `import x as x` idiom that marks a re-export.
+    Import { explicit: bool },
+}
+
+/// A name a module binds at its top level other than by `def` or `class`: a constant, a
+/// variable, a type alias, `__all__` or an import.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleName {
+    pub name: String,
+    pub kind: NameKind,
+    /// 1-based line of the statement that binds it first.
+    pub line: usize,
+    /// What it is bound to, on one line and cut: ` = 3`, `: int = 3`, `from pkg.mod`,
+    /// `import numpy`; for `__all__` its names, comma-separated.
+    pub value: String,
+}
+
 /// The symbols of one module and what is known about the module itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct ModuleIndex {
     /// First line of the module docstring.
     pub docstring: Option<String>,
     pub symbols: Vec<Symbol>,
+    /// The names it binds other than by `def` and `class`, in source order (those before
+    /// the first syntax error only).
+    pub names: Vec<ModuleName>,
     /// Syntax errors; empty for valid Python.
     pub problems: Vec<SyntaxProblem>,
     /// Lines in the module.

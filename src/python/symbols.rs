@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 
 use super::indent::dedent_line;
-use super::index::{ModuleIndex, Symbol, SyntaxProblem, TextSize};
+use super::index::{ModuleIndex, ModuleName, Symbol, SyntaxProblem, TextSize};
 use super::lines::LineTable;
 use super::parse::{self, Definition, Problem};
 
@@ -48,9 +48,21 @@ pub fn index_module(source: &str) -> ModuleIndex {
         };
         symbols.push(symbol(&lines, definition, qualname, stem));
     }
+    let names = outline
+        .bindings
+        .into_iter()
+        .map(|binding| ModuleName {
+            name: binding.name,
+            kind: binding.kind,
+            line: table.line_of(binding.offset) + 1,
+            value: binding.value,
+        })
+        .filter(|name| name.line <= last_line)
+        .collect();
     ModuleIndex {
         docstring: outline.docstring,
         symbols,
+        names,
         problems: locate(source, &table, &outline.problems),
         lines: table.len(),
         size: TextSize::of(source),

@@ -21,6 +21,9 @@ use ruff_python_parser::{Mode, ParseOptions, Parsed, parse_unchecked};
 use ruff_text_size::{Ranged, TextRange, TextSize};
 
 pub(super) mod calls;
+mod names;
+
+pub(super) use names::Binding;
 
 use super::depth::{self, Nesting};
 use super::index::SymbolKind;
@@ -65,6 +68,8 @@ pub(super) struct Outline {
     /// definition: their lines after the first are part of a value, and re-indenting them
     /// would change it.
     pub value_strings: Vec<Range<usize>>,
+    /// The names the module binds other than by `def` and `class`, in source order.
+    pub bindings: Vec<Binding>,
     /// Sorted by offset; empty when the source is valid Python.
     pub problems: Vec<Problem>,
 }
@@ -89,6 +94,7 @@ pub(super) fn outline(source: &str) -> Outline {
             definitions,
             multiline_strings,
             value_strings,
+            bindings: names::bindings(source, &parsed.syntax().body),
             problems: problems(parsed),
         }
     })

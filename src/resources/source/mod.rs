@@ -8,6 +8,7 @@ mod changed_in;
 pub mod changes;
 mod checkout;
 mod config;
+mod defined_names;
 mod deps;
 pub mod disk;
 pub(crate) mod edit;

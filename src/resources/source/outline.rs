@@ -1,7 +1,7 @@
 //! The symbol table of a module's or class's outline: one row per symbol — its file, kind,
 //! signature, first doc line, and its place in the module as a line range with its size —
-//! with the lighter forms the budget may take a row to (without its doc, then without its
-//! signature, then by name only), and which symbols matter most.
+//! with the lighter forms the budget may take a row to (without its doc, then by name
+//! only), and which symbols matter most.
 //!
 //! Rows are in source order, except that an overloaded function's `@overload` stubs
 //! follow its implementation, whose row names them. Symbols rank public (and `__init__`)
@@ -28,22 +28,17 @@ pub(super) fn symbol_table(module: &Module, parent: Option<usize>) -> Section {
     let mut lighter = Vec::with_capacity(order.len());
     for &index in &order {
         let row = Row::of(symbols, index, text);
-        items.push(row.line(true, true));
+        items.push(row.line(true));
         let doc = if row.doc.is_empty() {
             ""
         } else {
             "without doc"
         };
-        let signature = match (row.signature.is_empty(), row.doc.is_empty()) {
-            (true, true) => "",
-            (true, false) => "without doc",
-            (false, _) => "without signature or doc",
-        };
+        // No row gives up its signature: a row of a name, a kind and a line range costs
+        // twice what the name costs on the by-name line and tells little more, so the
+        // signatures of the most useful symbols stay while the others are named.
         lighter.push(Lighter {
-            forms: vec![
-                (doc.to_string(), row.line(true, false)),
-                (signature.to_string(), row.line(false, false)),
-            ],
+            forms: vec![(doc.to_string(), row.line(false))],
             name: format!("`{}.py`", symbols[index].file_stem),
         });
     }
@@ -192,16 +187,12 @@ impl Row {
         }
     }
 
-    fn line(&self, signature: bool, doc: bool) -> String {
+    fn line(&self, doc: bool) -> String {
         format!(
             "| {} | {} | {} | {} | {} |",
             self.file,
             self.kind,
-            if signature {
-                self.signature.as_str()
-            } else {
-                ""
-            },
+            self.signature,
             if doc { self.doc.as_str() } else { "" },
             self.place
         )

@@ -11,9 +11,9 @@ use crate::model::{Detail, Lighter, Section};
 use crate::python::{ModuleIndex, SymbolKind};
 use crate::render::size_note_of;
 use crate::resources::source::modules::Module;
-use crate::resources::source::outline;
 use crate::resources::source::places::paths::spelled_at_top;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
+use crate::resources::source::{defined_names, outline};
 use crate::tree::glance::Glance;
 
 /// Rows described in full (docstring, counts, sizes: a parse each); the rest, which the
@@ -243,8 +243,14 @@ pub(super) fn index_about(index: &ModuleIndex) -> String {
         0 => String::new(),
         n => format!(", {n} method{}", plural(n)),
     };
+    // A module of constants says what it holds instead of "0 classes, 0 functions" alone;
+    // elsewhere the count would lengthen every row of a folder's view for little.
+    let names = match (classes + functions, defined_names::defined(index)) {
+        (0, n) if n > 0 => format!(", {n} other name{}", plural(n)),
+        _ => String::new(),
+    };
     format!(
-        "{doc}({classes} class{}, {functions} function{}{methods}, {}{broken})",
+        "{doc}({classes} class{}, {functions} function{}{methods}{names}, {}{broken})",
         one_or_many(classes, "", "es"),
         plural(functions),
         size_note_of(index.size.lines, index.size.chars)

@@ -6,7 +6,7 @@ use crate::model::count::plural;
 use crate::model::{Entry, Function};
 use crate::python::DottedName;
 use crate::resources::source::modules::Module;
-use crate::resources::source::outline;
+use crate::resources::source::{defined_names, outline};
 
 /// The outline of `module`'s members under `parent` (the module itself when `None`);
 /// `file` is the module's path in the project, which line ranges refer to.
@@ -108,7 +108,14 @@ pub(super) fn members(
             Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
             Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
         ],
-        sections: vec![outline::symbol_table(module, parent)],
+        sections: std::iter::once(outline::symbol_table(module, parent))
+            .chain(
+                parent
+                    .is_none()
+                    .then(|| defined_names::names_table(&module.index, file.ends_with("__init__.py")))
+                    .flatten(),
+            )
+            .collect(),
         advanced: vec![
             "`name.py` is a name's first definition or, when overloaded, its implementation; the others (a setter, `@overload` stubs) are `name@2.py`, `name@3.py`.".into(),
             "Symbol files start at the comment lines directly above the decorators and are dedented to column 0, docstrings too.".into(),
