@@ -154,6 +154,16 @@ fn a_dotted_symbol_name_without_py_suggests_its_file() {
             "{errors}"
         );
     }
+    // A typo in a dotted name's last part gets the closest name where the other parts
+    // lead, as the nested path does, not the package its first part is close to.
+    let (ok, _) = mount.sh("cat $HS/source/ledger.accounts.Account.debt.py");
+    assert!(!ok);
+    let errors = mount.read("_errors.md");
+    let meant = mount.path("source/ledger.accounts.Account.debit.py");
+    assert!(
+        errors.contains(&format!("Did you mean {}?", meant.display())),
+        "{errors}"
+    );
     // A typo still gets the closest spelling.
     let (ok, _) = mount.sh("cat $HS/source/ledger/acounts.py");
     assert!(!ok);

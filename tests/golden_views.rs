@@ -238,6 +238,11 @@ fn views(fixture: &Fixture) -> Vec<(String, String)> {
     for file in [
         format!("search/{QUERY}"),
         "search/memory:channel:tool_call pytest".to_string(),
+        // A name defined once (a static method) and one defined in several modules.
+        "search/def:validate_name".to_string(),
+        "search/def:Account.debit".to_string(),
+        "search/def:__init__".to_string(),
+        "search/def:no_such_thing".to_string(),
         "memory/recall".to_string(),
         "memory/sessions/2025-11-03/pairing-2025-11-03/related.md".to_string(),
         "memory/sessions/2025-11-03/pairing-2025-11-03/0002.json".to_string(),

@@ -626,7 +626,7 @@ fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     }
     module.push_str("def target():\n    return 0\n");
     let (_dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/mod.py", module.as_bytes())]);
-    let first = render(&space, "search/source:def target");
+    let first = render(&space, "search/source:target def");
     assert!(first.contains("def target():"), "{first}");
     // The definition of the name asked for comes with its code: nothing else to open.
     assert!(
@@ -635,8 +635,20 @@ fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     );
     assert!(!first.contains("helper_"), "{first}");
     assert!(first.contains("page:2"), "the rest is a page away: {first}");
-    let second = render(&space, "search/source:def target page:2");
+    let second = render(&space, "search/source:target def page:2");
     assert!(second.contains("helper_"), "{second}");
+    // `def target` asks for the definition alone: where it is, and its code.
+    let defined = render(&space, "search/source:def target");
+    assert!(
+        defined.ends_with("/source/pkg/mod/target.py\ndef target():\n    return 0\n"),
+        "{defined}"
+    );
+    // Words that name no definition are searched as words.
+    let words = render(&space, "search/source:def nothing_defined");
+    assert!(
+        words.contains("# Search: source:def nothing_defined"),
+        "{words}"
+    );
 }
 
 /// A flat project whose top level has a module `history.py`, `meta.py` and a package

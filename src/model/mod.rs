@@ -31,7 +31,7 @@ pub use failure::Failure;
 pub use ids::{Fh, Ino};
 pub use links::Links;
 pub use meta::Meta;
-pub use node::{Child, Hit, Hits, Kind, Node, Ownership};
+pub use node::{Child, Definition, Hit, Hits, Kind, Node, Ownership};
 pub use path::TreePath;
 pub use perm::Perm;
 pub use root::{RootPart, Verb};

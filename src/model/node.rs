@@ -176,6 +176,17 @@ pub struct Hit {
     pub after: Vec<String>,
 }
 
+/// Where a class or function named in a `def:` search is defined, and its code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Definition {
+    /// Absolute path under the mountpoint of its symbol file.
+    pub path: String,
+    /// Its module and lines: `ledger.accounts:90-96`.
+    pub place: String,
+    /// Its exact source, as its symbol file holds it.
+    pub code: String,
+}
+
 impl Hit {
     pub fn new(path: String, line: String) -> Hit {
         Hit {

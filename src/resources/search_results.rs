@@ -3,7 +3,9 @@
 //! a scope prefix (`source:`, `tasks:`, `memory:`) searches one area more deeply; `re:`
 //! makes the query a regular expression where the area supports it; `page:2` anywhere in
 //! the query reads the next page (each full page links the next) instead of asking for a
-//! narrower query. `ls search/` lists the queries read recently.
+//! narrower query. `def:<name>` answers where a class or function is defined, with its
+//! code, and so does `def <name>` (`class <name>`) when there is such a definition.
+//! `ls search/` lists the queries read recently.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -26,6 +28,8 @@ use crate::tree::resource::{Capabilities, Live};
 pub const SCOPED: usize = 20;
 /// Characters of a context line in a search of every area.
 const GLANCE_CONTEXT: usize = 90;
+/// The form that asks where a class or function is defined: `def:<name>`.
+const DEFINITIONS: &str = "def:";
 /// Recent queries remembered for `ls search/`.
 const RECENT: usize = 20;
 /// The deepest page served: a page past it would rank more matches than any area looks at.
@@ -115,6 +119,18 @@ impl Search {
 
     /// The result view of `query`.
     pub fn results(&self, query: &str) -> Result<String> {
+        if let Some(name) = query.strip_prefix(DEFINITIONS) {
+            return self
+                .definitions(name.trim(), true)
+                .map(Option::unwrap_or_default);
+        }
+        // `def name` asks for a definition as `grep "def name"` finds it, not for every
+        // line holding `def`: answered as `def:name` is, when there is one.
+        if let Some(name) = definition_asked(query)
+            && let Some(answer) = self.definitions(name, false)?
+        {
+            return Ok(answer);
+        }
         let asked = match self.asked(query) {
             Ok(asked) => asked,
             // A malformed query gets a message, not a failure.
@@ -261,6 +277,81 @@ impl Search {
         }
         out
     }
+}
+
+/// The answer to `def:<name>`: one definition is its symbol file's path and its exact
+/// code, as a read of that file gives it (not cut to the budget: it is that file); several are
+/// listed with their code while all of it fits the budget, else with their first line.
+impl Search {
+    /// The answer to `def:<name>` (`asked`), or to `def <name>` when it finds a definition
+    /// (`None` when it finds none: the words are searched as words then).
+    fn definitions(&self, name: &str, asked: bool) -> Result<Option<String>> {
+        if name.is_empty() {
+            return Err(Error::invalid(
+                "the name is empty: write a class or function after def:, e.g. search/def:parse_amount",
+            ));
+        }
+        let found = self
+            .areas
+            .iter()
+            .find_map(|area| area.definitions(name))
+            .unwrap_or_else(|| Ok(Vec::new()))?;
+        let every_line = || format!("cat {}", quoted(&self.page_link(Some("source"), name, 1)));
+        let answer = match found.as_slice() {
+            [] if !asked => return Ok(None),
+            [] => format!(
+                "# def:{name} — no definition\nNo class or function named `{name}` in the \
+                 project's Python files. Every line that names it: {}\n",
+                every_line()
+            ),
+            // Its path says its module and class; its lines are in the module's view.
+            [one] => format!("{}\n{}", one.path, one.code),
+            several => {
+                let title = format!("# def:{name} — {} definitions\n", several.len());
+                let with_code: String = several
+                    .iter()
+                    .map(|d| {
+                        let code: String = d.code.lines().map(|l| format!("  {l}\n")).collect();
+                        format!("- {} — `{}`\n{code}", d.place, d.path)
+                    })
+                    .collect();
+                let whole = format!("{title}{with_code}");
+                if budget::fits(&whole, self.budget) {
+                    return Ok(Some(whole));
+                }
+                let listed: String = several
+                    .iter()
+                    .map(|d| format!("- {} — `{}`\n  {}\n", d.place, d.path, def_line(&d.code)))
+                    .collect();
+                let out = format!("{title}(cat a path to read that one)\n{listed}");
+                budget::prune(&out, self.budget, &every_line())
+            }
+        };
+        Ok(Some(answer))
+    }
+}
+
+/// The name a query of the form `def name`, `async def name` or `class name` asks for
+/// (scoped to `source:` or not), if it is one.
+fn definition_asked(query: &str) -> Option<&str> {
+    let query = query.strip_prefix("source:").unwrap_or(query).trim();
+    let rest = ["def ", "async def ", "class "]
+        .iter()
+        .find_map(|keyword| query.strip_prefix(keyword))?
+        .trim();
+    let dotted = !rest.is_empty()
+        && rest
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c == '_' || c.is_alphanumeric()));
+    dotted.then_some(rest)
+}
+
+/// The `def` or `class` line of a definition's code (after its decorators and comments).
+fn def_line(code: &str) -> &str {
+    code.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("def ") || l.starts_with("class ") || l.starts_with("async def "))
+        .unwrap_or("")
 }
 
 /// `path` quoted for a shell: in double quotes (as every view writes a search), unless the
@@ -413,6 +504,11 @@ impl Resource for Search {
                     "the hits after those of page 1",
                 ),
                 Function::new(
+                    format!("cat \"{}\"", self.links.to("search/def:<name>")),
+                    "find a class or function by name",
+                    "where it is defined, and its code",
+                ),
+                Function::new(
                     format!("cat \"{}\"", self.links.to("search/source:re:<regex>")),
                     "search by regular expression",
                     "matching lines with paths",
@@ -533,6 +629,18 @@ mod tests {
             assert!(!view.contains("Next page"), "{query}: {view}");
             assert!(!view.contains("more: cat"), "{query}: {view}");
         }
+    }
+
+    #[test]
+    fn def_and_class_with_a_name_ask_for_its_definition() {
+        assert_eq!(definition_asked("def validate_name"), Some("validate_name"));
+        assert_eq!(definition_asked("source:class Account"), Some("Account"));
+        assert_eq!(definition_asked("async def post_all"), Some("post_all"));
+        assert_eq!(definition_asked("def Account.debit"), Some("Account.debit"));
+        assert_eq!(definition_asked("def rounding mode"), None);
+        assert_eq!(definition_asked("default timer"), None);
+        assert_eq!(definition_asked("tasks:def x"), None);
+        assert_eq!(definition_asked("def a..b"), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::model::{Child, Entry, Hits, Kind, Node, RootPart, TreePath};
+use crate::model::{Child, Definition, Entry, Hits, Kind, Node, RootPart, TreePath};
 use crate::tree::glance::Glance;
 
 /// What a `chmod`/`chown` did.
@@ -218,6 +218,12 @@ pub trait Search: Send + Sync {
     fn glance_hits(&self) -> usize {
         GLANCE_HITS
     }
+
+    /// Where the classes and functions called `name` (or ending in its dotted parts) are
+    /// defined, with their code; `None` where the area holds no code.
+    fn definitions(&self, _name: &str) -> Option<Result<Vec<Definition>>> {
+        None
+    }
 }
 
 /// Other names of what is also reached by a listed path (source/'s dotted names and
@@ -368,6 +374,14 @@ pub trait ResourceExt: Resource {
     /// [`Search::glance_hits`] where the resourcespace has it.
     fn glance_hits(&self) -> usize {
         self.capabilities().search.unwrap_or(&Plain).glance_hits()
+    }
+
+    /// [`Search::definitions`] where the resourcespace has it.
+    fn definitions(&self, name: &str) -> Option<Result<Vec<Definition>>> {
+        self.capabilities()
+            .search
+            .unwrap_or(&Plain)
+            .definitions(name)
     }
 
     /// [`Aliases::meant`] where the resourcespace has it.

@@ -19,6 +19,11 @@ printf '\n\ndef audit_trail():\n    """Return nothing yet."""\n' >> "$PROJECT/sr
 ls "$HS/source/ledger/report" | grep -q "audit_trail.py" || fail "a function added on disk shows up"
 expect_contains "$(cat "$HS/source/ledger/report/_entry.md")" "audit_trail" "and in the module entry"
 
-hits=$(cat "$HS/search/source:def debit")
+hits=$(cat "$HS/search/source:debit amount")
 expect_contains "$hits" "ledger.accounts:" "search gives module paths"
 expect_contains "$hits" "$HS/source/ledger/accounts/Account/debit.py" "search gives the symbol file"
+# `def debit` asks for the definition: its symbol file, then its code, exactly.
+defined=$(cat "$HS/search/source:def debit")
+expect_eq "$defined" "$HS/source/ledger/accounts/Account/debit.py
+$(cat "$HS/source/ledger/accounts/Account/debit.py")" "def debit answers with the definition"
+expect_eq "$(cat "$HS/search/def:Account.debit")" "$defined" "and so does def:Account.debit"

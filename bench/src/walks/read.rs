@@ -1,6 +1,7 @@
 //! Walk (b): find and read a function known by its name only, not its module.
-//! Bare: `grep -rn "def name(" src | head`, then `sed -n a,bp` of the hit. Mount: a
-//! source search for `def name`, then `cat` of the symbol file the hit names.
+//! Bare: `grep -rn "def name(" src | head`, then `sed -n a,bp` of the hit. Mount:
+//! `search/def:name`, which answers one definition with its code, and several with their
+//! symbol files (then `cat` of the one named).
 
 use super::script::{Record, Step, def_range, path_in};
 use super::{Place, Walk};
@@ -16,6 +17,11 @@ pub struct Read {
 impl Walk for Read {
     fn name(&self) -> String {
         format!("(b) find and read {}", self.function)
+    }
+
+    /// Issue 46's goal: reading a function found by name costs no more than grep and sed.
+    fn goal(&self) -> f64 {
+        1.0
     }
 
     fn bare(&self, at: &Place) -> Result<Vec<Step>, String> {
@@ -43,8 +49,8 @@ impl Walk for Read {
         let file = format!("/{}.py", self.function);
         let body_line = self.body_line;
         Ok(vec![
-            Step::run(format!("cat \"$M/search/source:def {}\"", self.function)),
-            // The search shows a short definition's code with its hit: then it was read.
+            Step::run(format!("cat \"$M/search/def:{}\"", self.function)),
+            // One definition comes with its code: then it was read.
             Step::maybe(move |done| {
                 if done[0].output.contains(body_line) {
                     return Ok(None);

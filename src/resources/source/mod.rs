@@ -411,6 +411,10 @@ impl Search for Source {
     fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         self.searcher.search(query, limit)
     }
+
+    fn definitions(&self, name: &str) -> Option<Result<Vec<crate::model::Definition>>> {
+        Some(self.searcher.definitions(name))
+    }
 }
 
 impl Aliases for Source {
@@ -429,15 +433,35 @@ impl Aliases for Source {
     /// A dotted name without `.py` (`packaging.version.Version.public`), or a module's or
     /// symbol's name in its folder without it, means the file that name is once `.py` is
     /// added, not the package whose name starts it.
+    ///
+    /// A dotted name whose last part is misspelt (`sqlparse.sql.Token.flaten.py`) means the
+    /// closest name in the folder its other parts lead to (`sqlparse.sql.Token.flatten.py`),
+    /// as the nested path would: not the package its first part is close to.
     fn meant(&self, path: &[&str]) -> Option<String> {
         let (name, parent) = path.split_last()?;
         let file = format!("{name}.py");
         let mut with_py = parent.to_vec();
         with_py.push(&file);
-        match self.places.resolve(None, &with_py).ok()? {
-            Resolved::ModuleFile { .. } | Resolved::Symbol { .. } => Some(file),
-            _ => None,
+        if let Ok(Resolved::ModuleFile { .. } | Resolved::Symbol { .. }) =
+            self.places.resolve(None, &with_py)
+        {
+            return Some(file);
         }
+        let (stem, suffix) = match name.strip_suffix(".py") {
+            Some(stem) => (stem, ".py"),
+            None => (*name, ""),
+        };
+        let (head, last) = stem.rsplit_once('.')?;
+        let mut folder = parent.to_vec();
+        folder.push(head);
+        let listed = self.list(&Glance::new(), &folder).ok()?;
+        let wanted = format!("{last}{suffix}");
+        listed
+            .iter()
+            .map(|child| (strsim::jaro_winkler(&wanted, &child.name), &child.name))
+            .filter(|(score, name)| *score >= 0.85 && **name != wanted)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, name)| format!("{head}.{name}"))
     }
 }
 

@@ -19,6 +19,7 @@
 //! first hit in a file that past sessions changed says so (`— changed in 2 past sessions,
 //! latest 2026-11-20`).
 
+mod definitions;
 mod last_scan;
 mod scan;
 mod searched;
@@ -81,6 +82,11 @@ impl Searcher {
     /// Search `query`; at most `limit` hits, `total` counts every matching line.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         search(self, query, limit)
+    }
+
+    /// Where the classes and functions called `name` are defined (see `definitions.rs`).
+    pub(crate) fn definitions(&self, name: &str) -> Result<Vec<crate::model::Definition>> {
+        definitions::definitions(self, name)
     }
 }
 
@@ -300,25 +306,8 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
             .iter()
             .enumerate()
             .rfind(|(_, s)| s.range.start <= found.offset && found.offset < s.range.end);
-        if let Some((mut index, _)) = inner {
-            let mut stems = vec![format!("{}.py", symbols[index].file_stem)];
-            while let Some(parent) = symbols[index].parent {
-                stems.push(symbols[parent].file_stem.clone());
-                index = parent;
-            }
-            stems.reverse();
-            let module = tree_dir.trim_end_matches(".py");
-            // `history.py`'s members are `.history/` (see `spelled_at_top`).
-            let members = match searcher
-                .project
-                .test_dirs()
-                .iter()
-                .any(|t| file.starts_with(t))
-            {
-                true => module.to_string(),
-                false => spelled_at_top(module),
-            };
-            path = tree_path(format!("{members}/{}", stems.join("/")));
+        if let Some((index, _)) = inner {
+            path = symbol_file(searcher, file, &tree_dir, symbols, index);
         }
     }
     Hit {
@@ -326,6 +315,35 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
         line: format!("{dotted}:{}: {}", found.line, found.text),
         ..Hit::default()
     }
+}
+
+/// The tree path of the symbol file of `symbols[index]`, a symbol of `file`, which shows
+/// at `tree_dir` (see [`tree_location`]).
+fn symbol_file(
+    searcher: &Searcher,
+    file: &Path,
+    tree_dir: &str,
+    symbols: &[crate::python::Symbol],
+    mut index: usize,
+) -> crate::model::TreePath {
+    let mut stems = vec![format!("{}.py", symbols[index].file_stem)];
+    while let Some(parent) = symbols[index].parent {
+        stems.push(symbols[parent].file_stem.clone());
+        index = parent;
+    }
+    stems.reverse();
+    let module = tree_dir.trim_end_matches(".py");
+    // `history.py`'s members are `.history/` (see `spelled_at_top`).
+    let members = match searcher
+        .project
+        .test_dirs()
+        .iter()
+        .any(|t| file.starts_with(t))
+    {
+        true => module.to_string(),
+        false => spelled_at_top(module),
+    };
+    tree_path(format!("{members}/{}", stems.join("/")))
 }
 
 /// Where a project file shows in the tree (`ledger/accounts.py`) and its dotted module name.

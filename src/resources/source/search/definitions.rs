@@ -1,0 +1,66 @@
+//! `search/def:<name>`: where the classes and functions called `name` are defined, each
+//! with its symbol file and its code — the answer to "find and read" in one read.
+//!
+//! `name` is a symbol's name (`validate_name`), or the last parts of its dotted path
+//! (`Account.validate_name`, `ledger.accounts.Account.validate_name`): a definition
+//! matches when its module's dotted name and its qualified name end in those parts. The
+//! code's definitions come before the tests', then in path order. A second definition of
+//! a name in one scope (a property's setter, `@overload` stubs) is not listed: the first
+//! one's file is where the others are named (`name@2.py`).
+
+use std::path::Path;
+
+use super::{Searcher, symbol_file, tree_location};
+use crate::error::Result;
+use crate::model::Definition;
+
+/// The definitions of `name` in `searcher`'s project.
+pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definition>> {
+    let wanted: Vec<&str> = name.trim().split('.').filter(|p| !p.is_empty()).collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let listed = searcher.searched.files(&searcher.project);
+    let test_dirs = searcher.project.test_dirs();
+    let mut files: Vec<&Path> = listed.paths[..listed.python]
+        .iter()
+        .map(|p| p.as_path())
+        .collect();
+    files.sort_by_key(|file| (test_dirs.iter().any(|t| file.starts_with(t)), *file));
+    let last = wanted[wanted.len() - 1];
+    let mut found = Vec::new();
+    for file in files {
+        // Most modules define no symbol of that name: skip them before placing any.
+        let Ok(Some(index)) = searcher.modules.index(None, file) else {
+            continue;
+        };
+        if !index.symbols.iter().any(|s| s.file_stem == last) {
+            continue;
+        }
+        let (tree_dir, dotted) = tree_location(searcher, file);
+        for (at, symbol) in index.symbols.iter().enumerate() {
+            if symbol.file_stem != last || symbol.overload {
+                continue;
+            }
+            let full: Vec<&str> = dotted
+                .split('.')
+                .chain(symbol.qualname.iter().map(String::as_str))
+                .collect();
+            if !full.ends_with(&wanted) {
+                continue;
+            }
+            let path = symbol_file(searcher, file, &tree_dir, &index.symbols, at);
+            let under_source = path.as_str().trim_start_matches("source/").to_string();
+            let Some(code) = searcher.places.symbol_text(&under_source) else {
+                continue;
+            };
+            let last_line = symbol.first_line + symbol.lines.saturating_sub(1);
+            found.push(Definition {
+                path: searcher.links.file(&path),
+                place: format!("{dotted}:{}-{last_line}", symbol.first_line),
+                code,
+            });
+        }
+    }
+    Ok(found)
+}
