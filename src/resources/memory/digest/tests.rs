@@ -123,6 +123,10 @@ fn the_extracted_summary_passes_the_check_and_links_project_files() {
         .and_then(|rest| rest.split("\n## ").next())
         .unwrap();
     assert_eq!(decisions.lines().count(), 3, "{decisions}");
+    // How it went is told from the same entries: their number, the commands' outcome.
+    let how = text.split("## How It Went\n").nth(1).unwrap();
+    assert!(how.starts_with(&format!("{} entries", rows.len())), "{how}");
+    assert!(how.contains("The last command, `"), "{how}");
     assert_eq!(view::unmarked(&text).matches(view::EXTRACTED).count(), 0);
 }
 

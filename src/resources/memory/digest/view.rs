@@ -159,7 +159,7 @@ pub fn extracted(
         return summary::template(row.record.id.as_str());
     }
     let mut sections: [Vec<String>; 5] = Default::default();
-    let [completed, pending, decisions, results, _how] = &mut sections;
+    let [completed, pending, decisions, results, how] = &mut sections;
     if digest.files.is_empty() {
         completed.push("No files changed.".into());
     } else {
@@ -216,6 +216,7 @@ pub fn extracted(
         ERRORS_LISTED,
         "No errors.",
     ));
+    how.extend(how_it_went(digest, row));
     let mut text = summary::template(row.record.id.as_str());
     // The template's title line, then the mark, then the sections filled in.
     let title_end = text.find('\n').map_or(text.len(), |i| i + 1);
@@ -230,6 +231,56 @@ pub fn extracted(
     }
     debug_assert!(summary::check("summary.md", text.as_bytes()).is_ok());
     text
+}
+
+/// "How It Went", as far as the entries tell it: how long the session ran and in how many
+/// entries, how its last command ended (the counts are under Completed Work), and how
+/// many errors it hit — counted, never judged.
+fn how_it_went(digest: &Digest, row: &SessionRow) -> Vec<String> {
+    let span = match (row.record.started, row.record.ended) {
+        (Some(started), Some(ended)) => {
+            let secs = ended.unix().0.saturating_sub(started.unix().0).max(0);
+            format!(" over {}", duration(secs))
+        }
+        _ => String::new(),
+    };
+    let mut lines = vec![format!(
+        "{}{span}, from {}.",
+        counted(row.entries, ("entry", "entries")),
+        row.record.source
+    )];
+    if let Some(last) = digest.commands.last() {
+        lines.push(format!(
+            "The last command, `{}`, {} ({}).",
+            inert::code(&last.text),
+            if last.failed {
+                "failed"
+            } else {
+                "did not fail"
+            },
+            entry_name(row, last.seq)
+        ));
+    }
+    if !digest.errors.is_empty() {
+        lines.push(format!(
+            "{} hit (under Tool Results).",
+            counted(digest.errors.len(), ("error", "errors"))
+        ));
+    }
+    lines
+}
+
+/// `45 s`, `12 min`, `3 h 5 min`, `2 days`.
+fn duration(secs: i64) -> String {
+    match secs {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3600 => format!("{} min", s / 60),
+        s if s < 86_400 => match (s / 3600, (s % 3600) / 60) {
+            (h, 0) => format!("{h} h"),
+            (h, m) => format!("{h} h {m} min"),
+        },
+        s => counted((s / 86_400) as usize, ("day", "days")),
+    }
 }
 
 /// A written summary without the mark of an extracted one (a writer who kept it did not
