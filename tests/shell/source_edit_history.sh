@@ -109,3 +109,13 @@ echo 6 > "$H/undo"
 expect_file "$INIT" init_before.py "undo 6 took the import away"
 expect_missing "$PROJECT/src/ledger/newmod.py" "and deleted the new module"
 expect_absent "$(ls "$S/ledger")" "newmod" "and the package no longer lists it"
+
+# One number per change, consecutive, whatever the store's own numbering: the creation
+# took two rows of the store (its two files), and its undo is still edit 7, listed,
+# shown and counted as such.
+listed=$(ls "$H")
+expect_contains "$listed" "7.diff" "the undo of the creation is edit 7"
+expect_absent "$listed" "8.diff" "no number is skipped"
+expect_contains "$(head -2 "$H/7.diff")" "# edit 7 — undo edit 6" "7.diff says it is edit 7"
+expect_contains "$(cat "$H/_entry.md")" "7 routed edits" "the count agrees with the listing"
+expect_eq "$(ls "$H" | grep -c '\.diff$')" 7 "seven diffs listed"

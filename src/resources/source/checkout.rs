@@ -87,30 +87,34 @@ mod tests {
             let (_b_dir, b_root, b) = checkout(&store);
             assert_ne!(key(&a_root), key(&b_root));
 
-            // The history: each sees, shows and undoes its own edits only.
+            // The history: each sees, shows and undoes its own edits only, numbered from 1
+            // in each checkout although the store numbers them together.
             let a_edit = edit(&a, &a_root, "X = 2\n");
             let b_edit = edit(&b, &b_root, "X = 3\n");
+            assert_eq!((a_edit, b_edit), (1, 1));
             assert!(title(&a).contains("1 routed edit of"), "{}", title(&a));
             assert!(title(&b).contains("1 routed edit of"), "{}", title(&b));
-            assert!(a.editor.edits().exists(a_edit) && !a.editor.edits().exists(b_edit));
-            assert!(b.editor.edits().exists(b_edit) && !b.editor.edits().exists(a_edit));
-            let missing = b.editor.edits().diff_view(a_edit).unwrap_err();
+            assert!(!a.editor.edits().exists(2) && !b.editor.edits().exists(2));
+            let a_diff = a.editor.edits().diff_view(1).unwrap();
+            assert!(
+                a_diff.contains("+X = 2") && !a_diff.contains("+X = 3"),
+                "{a_diff}"
+            );
+            let missing = b.editor.edits().diff_view(2).unwrap_err();
             assert_eq!(missing.kind, ErrorKind::NotFound, "{}", missing.message);
-            let refused = a.editor.undo(b_edit.to_string().as_bytes()).unwrap_err();
+            let refused = a.editor.undo(b"2").unwrap_err();
             assert_eq!(refused.kind, ErrorKind::NotFound, "{}", refused.message);
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),
                 "X = 3\n"
             );
-            // Its own edit, numbered past the other's, still shows and undoes.
+            // Its own edit, stored after the other's, shows and undoes as its number 1.
+            let b_diff = b.editor.edits().diff_view(1).unwrap();
             assert!(
-                b.editor
-                    .edits()
-                    .diff_view(b_edit)
-                    .unwrap()
-                    .contains("+X = 3")
+                b_diff.contains("+X = 3") && !b_diff.contains("+X = 2"),
+                "{b_diff}"
             );
-            b.editor.undo(b_edit.to_string().as_bytes()).unwrap();
+            b.editor.undo(b"1").unwrap();
             assert_eq!(
                 std::fs::read_to_string(b_root.join("app.py")).unwrap(),
                 "X = 1\n"

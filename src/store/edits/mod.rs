@@ -71,6 +71,12 @@ pub trait EditRows {
     fn newest_changes(&self, checkout: &str, limit: usize) -> Result<Vec<EditLine>>;
     /// How many changes `checkout` has (an edit that is part of another is not one).
     fn count_changes(&self, checkout: &str) -> Result<i64>;
+    /// The edit that stands for `checkout`'s change number `number` (1 the oldest), if
+    /// it has that many.
+    fn change_numbered(&self, checkout: &str, number: i64) -> Result<Option<i64>>;
+    /// The number of the change edit `id` stands for among `checkout`'s changes: how many
+    /// of them are as old as it or older.
+    fn number_of_change(&self, checkout: &str, id: i64) -> Result<i64>;
     /// The other edits of the change edit `id` stands for, in order.
     fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>>;
     /// Every checkout's edits numbered above `after`, oldest first, at most `limit`: what

@@ -64,6 +64,27 @@ impl EditRows for Tx<'_> {
         Ok(row.get(0))
     }
 
+    fn change_numbered(&self, checkout: &str, number: i64) -> Result<Option<i64>> {
+        if number < 1 {
+            return Ok(None);
+        }
+        let row = self.query_opt(
+            "SELECT id FROM source_edits WHERE checkout IN ('', $1) AND part_of IS NULL
+             ORDER BY id LIMIT 1 OFFSET $2",
+            &[&checkout, &(number - 1)],
+        )?;
+        Ok(row.map(|r| r.get(0)))
+    }
+
+    fn number_of_change(&self, checkout: &str, id: i64) -> Result<i64> {
+        let row = self.query_one(
+            "SELECT count(*) FROM source_edits
+             WHERE checkout IN ('', $1) AND part_of IS NULL AND id <= $2",
+            &[&checkout, &id],
+        )?;
+        Ok(row.get(0))
+    }
+
     fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>> {
         let rows = self.query(
             &format!(

@@ -60,6 +60,29 @@ impl EditRows for Connection {
         )?)
     }
 
+    fn change_numbered(&self, checkout: &str, number: i64) -> Result<Option<i64>> {
+        if number < 1 {
+            return Ok(None);
+        }
+        Ok(self
+            .query_row(
+                "SELECT id FROM source_edits WHERE checkout IN ('', ?1) AND part_of IS NULL
+                 ORDER BY id LIMIT 1 OFFSET ?2",
+                params![checkout, number - 1],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    fn number_of_change(&self, checkout: &str, id: i64) -> Result<i64> {
+        Ok(self.query_row(
+            "SELECT count(*) FROM source_edits
+             WHERE checkout IN ('', ?1) AND part_of IS NULL AND id <= ?2",
+            params![checkout, id],
+            |r| r.get(0),
+        )?)
+    }
+
     fn parts(&self, checkout: &str, id: i64) -> Result<Vec<Edit>> {
         let mut statement = self.prepare(&format!(
             "SELECT {EDIT_COLUMNS} FROM source_edits

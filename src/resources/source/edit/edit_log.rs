@@ -3,6 +3,10 @@
 //! diff (`source/history/<n>.diff`, served by `history.rs`) and taken back by undo — where
 //! the file still holds what the edit wrote, or at least the lines it changed; otherwise
 //! undo refuses and says why, since reverting over later changes would lose them.
+//!
+//! A change is numbered 1, 2, 3 … in its checkout's history, whatever rows it took in
+//! the store (one per file it touched, among other checkouts' rows): `<n>.diff`, `undo`
+//! and the counts all speak of these numbers.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,24 +56,35 @@ impl EditLog {
         }
     }
 
-    pub(crate) fn exists(&self, id: i64) -> bool {
-        self.store
-            .records(|db| db.edits().get(&self.checkout, id))
-            .ok()
-            .flatten()
-            .is_some()
+    /// Whether this checkout has a change numbered `number`.
+    pub(crate) fn exists(&self, number: i64) -> bool {
+        self.id_of(number).is_ok()
     }
 
-    /// Who may read the diff of edit `id`: whoever may read the file it changed, as that
-    /// file is now; the owner alone when it is gone or the edit is (its content may have
-    /// been private).
-    pub(crate) fn ownership(&self, id: i64) -> Ownership {
-        match self.edit(id) {
+    /// Who may read the diff of change `number`: whoever may read the file it changed
+    /// first, as that file is now; the owner alone when it is gone or the change is (its
+    /// content may have been private).
+    pub(crate) fn ownership(&self, number: i64) -> Ownership {
+        match self.id_of(number).and_then(|id| self.edit(id)) {
             Ok(edit) => {
                 crate::resources::source::disk::ownership(None, &self.root.join(&edit.path))
             }
             Err(_) => Ownership::OwnerOnly,
         }
+    }
+
+    /// The store's id of the edit that stands for this checkout's change `number`. The
+    /// history numbers changes 1, 2, 3 … per checkout: the store's ids skip the other
+    /// files of a change and other checkouts' edits.
+    fn id_of(&self, number: i64) -> Result<i64> {
+        self.store
+            .records(|db| db.edits().change_numbered(&self.checkout, number))?
+            .ok_or_else(|| {
+                Error::not_found(format!(
+                    "there is no edit {number}: {} lists them",
+                    self.links.to("source/history/_entry.md")
+                ))
+            })
     }
 
     fn edit(&self, id: i64) -> Result<Edit> {
@@ -104,35 +119,29 @@ impl EditLog {
         })
     }
 
-    /// Edit `id` and the other edits of its change (the files it touched together), in
-    /// order; for an edit that is part of another's change, that whole change.
-    pub(crate) fn change_of(&self, id: i64) -> Result<Vec<Edit>> {
-        let edit = self.edit(id)?;
-        let first = match edit.part_of {
-            Some(first) => self.edit(first)?,
-            None => edit,
-        };
+    /// The edits of change `number`: its first file's, then the other files it touched
+    /// together, in order.
+    pub(crate) fn change_of(&self, number: i64) -> Result<Vec<Edit>> {
+        let first = self.edit(self.id_of(number)?)?;
         let parts = self
             .store
             .records(|db| db.edits().parts(&self.checkout, first.id))?;
         Ok(std::iter::once(first).chain(parts).collect())
     }
 
-    /// The diff view of edit `id`: one unified diff per file its change touched.
-    pub(crate) fn diff_view(&self, id: i64) -> Result<String> {
-        let edits = self.change_of(id)?;
+    /// The diff view of change `number`: one unified diff per file it touched.
+    pub(crate) fn diff_view(&self, number: i64) -> Result<String> {
+        let edits = self.change_of(number)?;
         let first = &edits[0];
         let paths: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
         let mut out = format!(
-            "home > source > history > {id}.diff\n# edit {} — {} ({}), {}\n",
-            first.id,
+            "home > source > history > {number}.diff\n# edit {number} — {} ({}), {}\n",
             first.what,
             paths.join(", "),
             first.at
         );
         out.push_str(&format!(
-            "Undo: echo {} > {}\n\n",
-            first.id,
+            "Undo: echo {number} > {}\n\n",
             self.links.to("source/history/undo")
         ));
         for edit in &edits {
@@ -160,10 +169,23 @@ impl EditLog {
         Ok(budget::prune(&out, self.budget, &more))
     }
 
-    /// The newest `n` edits as (number, time, file, what), and how many there are.
+    /// The newest `n` changes as (number, time, files, what), and how many there are.
     pub(crate) fn newest(&self, n: usize) -> Result<(Vec<EditLine>, usize)> {
-        self.store
-            .records(|db| db.edits().newest(&self.checkout, n))
+        self.store.records(|db| {
+            let (rows, total) = db.edits().newest(&self.checkout, n)?;
+            // Numbered from the newest's own number down: an edit recorded between the two
+            // reads (another process on the store) cannot shift them.
+            let newest = match rows.first() {
+                Some(row) => db.edits().number_of_change(&self.checkout, row.0)?,
+                None => 0,
+            };
+            let rows = rows
+                .into_iter()
+                .zip((1..=newest).rev())
+                .map(|((_, at, path, what), number)| (number, at, path, what))
+                .collect();
+            Ok((rows, total))
+        })
     }
 
     pub(crate) fn entry(&self) -> Result<Entry> {
@@ -217,7 +239,6 @@ impl Editor {
         })?;
         // Every file of the change, taken back in one change of its own.
         let edits = self.edits.change_of(id)?;
-        let id = edits[0].id;
         let files: Vec<std::path::PathBuf> = edits
             .iter()
             .map(|e| self.project.root.join(&e.path))
