@@ -243,6 +243,9 @@ fn views(fixture: &Fixture) -> Vec<(String, String)> {
         "search/def:Account.debit".to_string(),
         "search/def:__init__".to_string(),
         "search/def:no_such_thing".to_string(),
+        // Who calls a function and a method: through imports, a re-export, `self`.
+        "search/refs:parse_amount".to_string(),
+        "search/refs:Account.debit".to_string(),
         "memory/recall".to_string(),
         "memory/sessions/2025-11-03/pairing-2025-11-03/related.md".to_string(),
         "memory/sessions/2025-11-03/pairing-2025-11-03/0002.json".to_string(),
@@ -370,6 +373,8 @@ const OUTLINE_VIEWS: &[&str] = &[
     "source/plugbox/manager/PluginManager/_entry.md",
     "source/plugbox/keywords/_entry.md",
     "source/plugbox/checker/Checker/_entry.md",
+    // A method called from three modules: through an alias, a re-export, a module alias.
+    "search/refs:PluginManager.register",
 ];
 
 impl Outline {
@@ -696,6 +701,39 @@ fn a_class_of_seventy_members_names_each_and_keeps_the_signatures_that_fit() {
     assert!(signed >= 5, "{signed} signatures:\n{view}");
     assert!(!view.contains("| command | does | you get |"), "{view}");
     assert!(!view.contains("## Advanced"), "{view}");
+}
+
+#[test]
+fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_not() {
+    let outline = Outline::new();
+    let view = outline.render("search/refs:PluginManager.register");
+    let resolved = [
+        // `Manager("auth").register(…)`, Manager an alias of the class.
+        "plugbox.hooks_auth:13: return Manager(\"auth\").register(plugin, name=\"auth\")",
+        // `manager = PluginManager(…)` through the package's re-export, then a call on it.
+        "plugbox.hooks_cache:14: manager.register(plugin)",
+        // The class through a module alias.
+        "plugbox.hooks_cli:13: mgr.PluginManager.register(manager, plugin)",
+    ];
+    let mut at = 0;
+    for line in resolved {
+        let found = view[at..]
+            .find(line)
+            .unwrap_or_else(|| panic!("[{line}] not in:\n{view}"));
+        at += found;
+    }
+    // A call on a parameter whose type the code does not say comes after, said as such.
+    let unresolved = view
+        .find("plugbox.hooks_cli:14: manager.register(plugin, name=\"cli\")")
+        .unwrap_or_else(|| panic!("the unresolved call is missing:\n{view}"));
+    assert!(unresolved > at, "{view}");
+    assert!(view.contains("not resolved statically"), "{view}");
+    // Its own definition is no reference; the symbol file of each caller is linked.
+    assert!(!view.contains("def register"), "{view}");
+    assert!(
+        view.contains("`/mnt/hs/source/plugbox/hooks_cache/install_cache.py`"),
+        "{view}"
+    );
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! makes the query a regular expression where the area supports it; `page:2` anywhere in
 //! the query reads the next page (each full page links the next) instead of asking for a
 //! narrower query. `def:<name>` answers where a class or function is defined, with its
-//! code, and so does `def <name>` (`class <name>`) when there is such a definition.
+//! code, and so does `def <name>` (`class <name>`) when there is such a definition;
+//! `refs:<name>` who calls or names it.
 //! `ls search/` lists the queries read recently.
 
 use std::collections::VecDeque;
@@ -16,7 +17,7 @@ use crate::model::count::plural;
 use crate::model::links::Links;
 use crate::model::names;
 use crate::model::{Child, Kind, Node};
-use crate::model::{Entry, Function, Hit, RootPart, Section, Verb};
+use crate::model::{Entry, Function, Hit, Hits, RootPart, Section, Verb};
 use crate::render::budget;
 use crate::tree::glance::Glance;
 use crate::tree::lock;
@@ -30,6 +31,8 @@ pub const SCOPED: usize = 20;
 const GLANCE_CONTEXT: usize = 90;
 /// The form that asks where a class or function is defined: `def:<name>`.
 const DEFINITIONS: &str = "def:";
+/// The form that asks who calls or names a class or function: `refs:<name>`.
+const REFERENCES: &str = "refs:";
 /// Recent queries remembered for `ls search/`.
 const RECENT: usize = 20;
 /// The deepest page served: a page past it would rank more matches than any area looks at.
@@ -49,6 +52,8 @@ pub struct Search {
 /// A query as written, split into its scope, its words and the page asked for.
 struct Asked<'q> {
     scope: Option<&'q Arc<dyn Resource>>,
+    /// `refs:`: the references of the symbol the words name, in the scope's area.
+    references: bool,
     /// The query without scope and page: what the areas search.
     terms: String,
     page: usize,
@@ -78,7 +83,14 @@ impl Search {
 
     /// Splits `query` into scope, terms and page (`page:2`, anywhere in the query).
     fn asked<'s>(&'s self, query: &str) -> Result<Asked<'s>> {
-        let (scope, rest) = self.scope(query);
+        let (scope, rest, references) = match query.strip_prefix(REFERENCES) {
+            // The references of a symbol are the code's.
+            Some(rest) => (self.areas.iter().find(|a| a.name() == "source"), rest, true),
+            None => {
+                let (scope, rest) = self.scope(query);
+                (scope, rest, false)
+            }
+        };
         let mut page = 1;
         let mut words = Vec::new();
         for word in rest.split(' ') {
@@ -101,12 +113,13 @@ impl Search {
         }
         Ok(Asked {
             scope,
+            references,
             terms: words.join(" ").trim().to_string(),
             page,
         })
     }
 
-    /// The path of `terms` (in `area`, if scoped) at `page`.
+    /// The path of `terms` (in `area`, if scoped, or another form: `refs`) at `page`.
     fn page_link(&self, area: Option<&str>, terms: &str, page: usize) -> String {
         let scope = area.map(|a| format!("{a}:")).unwrap_or_default();
         let page = if page > 1 {
@@ -148,20 +161,33 @@ impl Search {
             ));
         }
         // The breadcrumb names the file read; the title the query, without its page.
-        let title = match asked.scope {
-            Some(area) => format!("{}:{}", area.name(), asked.terms),
+        let form = match (asked.references, asked.scope) {
+            (true, _) => Some("refs"),
+            (false, Some(area)) => Some(area.name()),
+            (false, None) => None,
+        };
+        let title = match form {
+            Some(form) => format!("{form}:{}", asked.terms),
             None => asked.terms.clone(),
         };
         let mut out = format!("home > search > {query}\n");
-        let body = match asked.scope {
-            Some(area) => self.scoped(&title, area, &asked.terms, asked.page),
-            None => self.everywhere(&title, &asked.terms, asked.page),
+        let body = match (asked.scope, form) {
+            (Some(area), Some(form)) => {
+                let hits = |limit| match asked.references {
+                    true => area
+                        .references(&asked.terms)
+                        .unwrap_or_else(|| Ok(Hits::default())),
+                    false => area.search(&asked.terms, limit),
+                };
+                self.scoped(&title, area.name(), form, hits, &asked.terms, asked.page)
+            }
+            _ => self.everywhere(&title, &asked.terms, asked.page),
         };
         out.push_str(&body);
-        let more = match asked.scope {
-            Some(area) => format!(
+        let more = match form {
+            Some(form) => format!(
                 "cat {}",
-                quoted(&self.page_link(Some(area.name()), &asked.terms, asked.page + 1))
+                quoted(&self.page_link(Some(form), &asked.terms, asked.page + 1))
             ),
             None => "a scope (source:, tasks:, memory:) for more of one area".to_string(),
         };
@@ -228,8 +254,16 @@ impl Search {
     /// One area in depth: page `page` of its hits, as many as fit the budget, and the link to
     /// the next page. Pages are cut the same way every time, so page 2 starts where page 1
     /// stopped.
-    fn scoped(&self, title: &str, area: &Arc<dyn Resource>, terms: &str, page: usize) -> String {
-        let hits = match area.search(terms, page * SCOPED) {
+    fn scoped(
+        &self,
+        title: &str,
+        area: &str,
+        form: &str,
+        hits: impl Fn(usize) -> Result<Hits>,
+        terms: &str,
+        page: usize,
+    ) -> String {
+        let hits = match hits(page * SCOPED) {
             Ok(hits) => hits,
             Err(e) => return format!("# Search: {title}\n\n{}\n", e.message),
         };
@@ -254,7 +288,7 @@ impl Search {
             hits_of(hits.total),
             page_label(page)
         ));
-        out.push_str(&format!("\n## {} — {}\n", area.name(), hits_of(hits.total)));
+        out.push_str(&format!("\n## {area} — {}\n", hits_of(hits.total)));
         if let Some(note) = &hits.note {
             out.push_str(&format!("({note})\n"));
         }
@@ -272,7 +306,7 @@ impl Search {
         if next && page < LAST_PAGE {
             out.push_str(&format!(
                 "\nNext page: cat {}\n",
-                quoted(&self.page_link(Some(area.name()), terms, page + 1))
+                quoted(&self.page_link(Some(form), terms, page + 1))
             ));
         }
         out
@@ -507,6 +541,11 @@ impl Resource for Search {
                     format!("cat \"{}\"", self.links.to("search/def:<name>")),
                     "find a class or function by name",
                     "where it is defined, and its code",
+                ),
+                Function::new(
+                    format!("cat \"{}\"", self.links.to("search/refs:<name>")),
+                    "who calls or names a class or function",
+                    "module:line of each, through imports and re-exports",
                 ),
                 Function::new(
                     format!("cat \"{}\"", self.links.to("search/source:re:<regex>")),

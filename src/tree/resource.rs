@@ -224,6 +224,12 @@ pub trait Search: Send + Sync {
     fn definitions(&self, _name: &str) -> Option<Result<Vec<Definition>>> {
         None
     }
+
+    /// Who calls or names the class or function `name` names, as hits; `None` where the
+    /// area holds no code.
+    fn references(&self, _name: &str) -> Option<Result<Hits>> {
+        None
+    }
 }
 
 /// Other names of what is also reached by a listed path (source/'s dotted names and
@@ -382,6 +388,14 @@ pub trait ResourceExt: Resource {
             .search
             .unwrap_or(&Plain)
             .definitions(name)
+    }
+
+    /// [`Search::references`] where the resourcespace has it.
+    fn references(&self, name: &str) -> Option<Result<Hits>> {
+        self.capabilities()
+            .search
+            .unwrap_or(&Plain)
+            .references(name)
     }
 
     /// [`Aliases::meant`] where the resourcespace has it.

@@ -256,7 +256,7 @@ fn chain(expr: &Expr) -> Option<Vec<String>> {
 
 /// The imports of a module body, looking into top-level `if`/`try` blocks (an import that
 /// may fail, `if TYPE_CHECKING:`) but not into functions or classes. Iterative.
-fn top_level_imports(body: &[Stmt]) -> Vec<Import> {
+pub(super) fn top_level_imports(body: &[Stmt]) -> Vec<Import> {
     let mut found = Vec::new();
     let mut pending: Vec<&Stmt> = body.iter().rev().collect();
     while let Some(stmt) = pending.pop() {

@@ -22,6 +22,7 @@ use ruff_text_size::{Ranged, TextRange, TextSize};
 
 pub(super) mod calls;
 mod names;
+pub(super) mod uses;
 
 pub(super) use names::Binding;
 

@@ -20,6 +20,7 @@ mod parse_index;
 pub(crate) mod places;
 pub mod project;
 mod pytest_config;
+pub(crate) mod resolve;
 pub(crate) mod runner;
 mod search;
 pub mod settings;
@@ -414,6 +415,10 @@ impl Search for Source {
 
     fn definitions(&self, name: &str) -> Option<Result<Vec<crate::model::Definition>>> {
         Some(self.searcher.definitions(name))
+    }
+
+    fn references(&self, name: &str) -> Option<Result<Hits>> {
+        Some(self.searcher.references(name))
     }
 }
 

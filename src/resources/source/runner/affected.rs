@@ -309,10 +309,10 @@ impl Runner {
                 .to_string_lossy()
                 .into_owned()
         };
-        if let Some(module) = self.module_file(dotted) {
+        if let Some(module) = self.resolver().module_file(dotted) {
             return Some((from_root(&module), None));
         }
-        let found = self.locate_symbol(dotted)?;
+        let found = self.resolver().locate_symbol(dotted)?;
         Some((
             from_root(&found.module),
             Some(Dotted::new(&found.symbol.qualname).to_string()),

@@ -8,16 +8,13 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::python::{Dotted, Import, LineCalls, Symbol, imports, line_calls};
+use crate::python::{Dotted, LineCalls, line_calls};
+use crate::resources::source::resolve::{Found, Resolver, stems};
 use crate::resources::source::runner::Runner;
 use crate::testrun::traceback::Frame;
 
 /// Suspects named per failure: more would bury the likely ones.
 const MOST: usize = 4;
-/// How many re-exports (`from .more import *` in a package's `__init__`) a name is followed
-/// through.
-const HOPS: usize = 4;
-
 /// Why a symbol is suspected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Why {
@@ -62,15 +59,12 @@ pub(crate) struct Suspect {
     pub fix: Option<crate::testrun::probe::Fix>,
 }
 
-/// A symbol found in a project module.
-pub(super) struct Found {
-    pub(super) module: PathBuf,
-    pub(super) symbol: Symbol,
-    /// The symbols from the module's top down to it (for the file path).
-    pub(super) stems: Vec<String>,
-}
-
 impl Runner {
+    /// What finds the project's symbols by name, for this runner's project.
+    pub(super) fn resolver(&self) -> Resolver<'_> {
+        Resolver::new(&self.project, &self.modules)
+    }
+
     /// The suspects of a failure whose traceback has `frames` (outermost first).
     pub(crate) fn suspects(&self, frames: &[Frame]) -> Vec<Suspect> {
         let mut found: Vec<Suspect> = Vec::new();
@@ -160,145 +154,18 @@ impl Runner {
             }
             None => chain,
         };
-        let mut found = self.through_imports(test, &facts.imports, chain, 0)?;
+        let mut found = self
+            .resolver()
+            .through_imports(test, &facts.imports, chain, 0)?;
         if called && found.symbol.kind == crate::python::SymbolKind::Class {
             let mut init = found.symbol.qualname.clone();
             init.push("__init__".into());
-            if let Some(constructor) = self.symbol_in(&found.module, Dotted::new(&init)) {
+            if let Some(constructor) = self.resolver().symbol_in(&found.module, Dotted::new(&init))
+            {
                 found = constructor;
             }
         }
         self.suspect(&found, why)
-    }
-
-    /// `chain` as bound by `imports` of module `file`, found in the project.
-    fn through_imports(
-        &self,
-        file: &Path,
-        imports: &[Import],
-        chain: Dotted<'_>,
-        hops: usize,
-    ) -> Option<Found> {
-        let (head, rest) = chain.split_first()?;
-        // `target` with `names` after it, as one dotted name.
-        let under = |target: String, names: Dotted<'_>| -> Vec<String> {
-            target
-                .split('.')
-                .map(str::to_string)
-                .chain(names.parts().iter().cloned())
-                .collect()
-        };
-        if let Some(import) = imports.iter().find(|i| !i.star && i.local == head) {
-            let name = under(self.absolute(file, import)?, rest);
-            return self.locate(Dotted::new(&name), hops);
-        }
-        imports.iter().filter(|i| i.star).find_map(|import| {
-            let name = under(self.absolute(file, import)?, chain);
-            self.locate(Dotted::new(&name), hops)
-        })
-    }
-
-    /// The absolute dotted name an import in `file` names.
-    fn absolute(&self, file: &Path, import: &Import) -> Option<String> {
-        if import.level == 0 {
-            return Some(import.target.clone());
-        }
-        let dotted = self.dotted_of(file)?;
-        let mut parts: Vec<&str> = dotted.split('.').collect();
-        // A package's `__init__` is its package: one level less to climb.
-        let is_init = file.file_stem().is_some_and(|s| s == "__init__");
-        let climb = import.level as usize - usize::from(is_init);
-        if climb > parts.len() {
-            return None;
-        }
-        parts.truncate(parts.len() - climb);
-        parts.extend(import.target.split('.').filter(|p| !p.is_empty()));
-        Some(parts.join("."))
-    }
-
-    /// The dotted name of project file `file` (a package's `__init__.py` is the package).
-    fn dotted_of(&self, file: &Path) -> Option<String> {
-        let rel = self
-            .project
-            .code_roots
-            .iter()
-            .filter_map(|r| file.strip_prefix(r).ok())
-            .min_by_key(|p| p.components().count())?
-            .with_extension("");
-        let mut parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        if parts.last().is_some_and(|p| p == "__init__") {
-            parts.pop();
-        }
-        Some(parts.join("."))
-    }
-
-    /// The symbol `dotted` (`package.module.Class.method`) names in the project, followed
-    /// through re-exports.
-    pub(super) fn locate_symbol(&self, dotted: Dotted<'_>) -> Option<Found> {
-        self.locate(dotted, 0)
-    }
-
-    /// The symbol `dotted` names in the project: its longest prefix that is a project
-    /// module, then the rest as symbols in it, followed through the module's own imports
-    /// when it only re-exports the name.
-    fn locate(&self, dotted: Dotted<'_>, hops: usize) -> Option<Found> {
-        if hops > HOPS {
-            return None;
-        }
-        let (module, taken) = dotted
-            .prefixes()
-            .find_map(|name| self.module_file(name).map(|m| (m, name.len())))?;
-        let (_, rest) = dotted.split_at(taken);
-        if rest.is_empty() {
-            return None;
-        }
-        // The deepest symbol of `rest` the module defines (a method a class inherits stops
-        // at the class).
-        if let Some(found) = rest
-            .prefixes()
-            .find_map(|qualname| self.symbol_in(&module, qualname))
-        {
-            return Some(found);
-        }
-        let parsed = self.modules.get(None, &module).ok()?;
-        let text = parsed.text().ok()?;
-        self.through_imports(&module, &imports(text), rest, hops + 1)
-    }
-
-    /// The symbol of `module` whose qualified name is `qualname`: the plain name, not a
-    /// second definition (`name@2`), when there is one.
-    fn symbol_in(&self, module: &Path, qualname: Dotted<'_>) -> Option<Found> {
-        let parsed = self.modules.get(None, module).ok()?;
-        let symbols = &parsed.index.symbols;
-        let mut same = symbols
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.qualname == qualname.parts());
-        let first = same.next()?;
-        let (at, symbol) = std::iter::once(first)
-            .chain(same)
-            .find(|(_, s)| !s.file_stem.contains('@'))
-            .unwrap_or(first);
-        Some(Found {
-            module: module.to_path_buf(),
-            stems: stems(symbols, at),
-            symbol: symbol.clone(),
-        })
-    }
-
-    /// The project module (`a/b.py` or `a/b/__init__.py` under a code root) of `dotted`.
-    pub(super) fn module_file(&self, dotted: Dotted<'_>) -> Option<PathBuf> {
-        let rel = dotted.as_path();
-        self.project.code_roots.iter().find_map(|root| {
-            let file = root.join(&rel).with_extension("py");
-            let init = root.join(&rel).join("__init__.py");
-            [file, init]
-                .into_iter()
-                .find(|f| f.is_file() && !self.project.is_hidden(f, false))
-        })
     }
 
     fn suspect(&self, found: &Found, why: Why) -> Option<Suspect> {
@@ -308,7 +175,7 @@ impl Runner {
     /// `found` as a suspect, suspected for `why`.
     pub(super) fn suspect_of(&self, found: &Found, why: String) -> Option<Suspect> {
         let shown = self.source_path_of(&found.module)?;
-        let dotted_module = self.dotted_of(&found.module).unwrap_or_default();
+        let dotted_module = self.resolver().dotted_of(&found.module).unwrap_or_default();
         let rel = found
             .module
             .strip_prefix(&self.project.root)
@@ -325,17 +192,4 @@ impl Runner {
             hot: Vec::new(),
         })
     }
-}
-
-/// The file stems from the module's top symbol down to symbol `at`.
-pub(super) fn stems(symbols: &[Symbol], at: usize) -> Vec<String> {
-    let mut stems = Vec::new();
-    let mut next = Some(at);
-    while let Some(i) = next {
-        let Some(symbol) = symbols.get(i) else { break };
-        stems.push(symbol.file_stem.clone());
-        next = symbol.parent;
-    }
-    stems.reverse();
-    stems
 }

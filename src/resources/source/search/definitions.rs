@@ -8,18 +8,56 @@
 //! a name in one scope (a property's setter, `@overload` stubs) is not listed: the first
 //! one's file is where the others are named (`name@2.py`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{Searcher, symbol_file, tree_location};
 use crate::error::Result;
 use crate::model::Definition;
+use crate::python::ModuleIndex;
+
+/// A symbol a name matched: its module file, the module's dotted name as search shows it,
+/// the module's index and the symbol's place in it.
+pub(super) struct Matched {
+    pub file: PathBuf,
+    pub dotted: String,
+    pub index: Arc<ModuleIndex>,
+    pub at: usize,
+}
 
 /// The definitions of `name` in `searcher`'s project.
 pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definition>> {
-    let wanted: Vec<&str> = name.trim().split('.').filter(|p| !p.is_empty()).collect();
-    if wanted.is_empty() {
-        return Ok(Vec::new());
+    let mut found = Vec::new();
+    for matched in matching(searcher, name) {
+        let symbol = &matched.index.symbols[matched.at];
+        let (tree_dir, _) = tree_location(searcher, &matched.file);
+        let path = symbol_file(
+            searcher,
+            &matched.file,
+            &tree_dir,
+            &matched.index.symbols,
+            matched.at,
+        );
+        let under_source = path.as_str().trim_start_matches("source/").to_string();
+        let Some(code) = searcher.places.symbol_text(&under_source) else {
+            continue;
+        };
+        let last_line = symbol.first_line + symbol.lines.saturating_sub(1);
+        found.push(Definition {
+            path: searcher.links.file(&path),
+            place: format!("{}:{}-{last_line}", matched.dotted, symbol.first_line),
+            code,
+        });
     }
+    Ok(found)
+}
+
+/// The symbols `name` names (see the module's docs), code before tests, in path order.
+pub(super) fn matching(searcher: &Searcher, name: &str) -> Vec<Matched> {
+    let wanted: Vec<&str> = name.trim().split('.').filter(|p| !p.is_empty()).collect();
+    let Some(&last) = wanted.last() else {
+        return Vec::new();
+    };
     let listed = searcher.searched.files(&searcher.project);
     let test_dirs = searcher.project.test_dirs();
     let mut files: Vec<&Path> = listed.paths[..listed.python]
@@ -27,7 +65,6 @@ pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definit
         .map(|p| p.as_path())
         .collect();
     files.sort_by_key(|file| (test_dirs.iter().any(|t| file.starts_with(t)), *file));
-    let last = wanted[wanted.len() - 1];
     let mut found = Vec::new();
     for file in files {
         // Most modules define no symbol of that name: skip them before placing any.
@@ -37,7 +74,7 @@ pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definit
         if !index.symbols.iter().any(|s| s.file_stem == last) {
             continue;
         }
-        let (tree_dir, dotted) = tree_location(searcher, file);
+        let (_, dotted) = tree_location(searcher, file);
         for (at, symbol) in index.symbols.iter().enumerate() {
             if symbol.file_stem != last || symbol.overload {
                 continue;
@@ -46,21 +83,15 @@ pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definit
                 .split('.')
                 .chain(symbol.qualname.iter().map(String::as_str))
                 .collect();
-            if !full.ends_with(&wanted) {
-                continue;
+            if full.ends_with(&wanted) {
+                found.push(Matched {
+                    file: file.to_path_buf(),
+                    dotted: dotted.clone(),
+                    index: Arc::clone(&index),
+                    at,
+                });
             }
-            let path = symbol_file(searcher, file, &tree_dir, &index.symbols, at);
-            let under_source = path.as_str().trim_start_matches("source/").to_string();
-            let Some(code) = searcher.places.symbol_text(&under_source) else {
-                continue;
-            };
-            let last_line = symbol.first_line + symbol.lines.saturating_sub(1);
-            found.push(Definition {
-                path: searcher.links.file(&path),
-                place: format!("{dotted}:{}-{last_line}", symbol.first_line),
-                code,
-            });
         }
     }
-    Ok(found)
+    found
 }

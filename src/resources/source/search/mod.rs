@@ -21,6 +21,7 @@
 
 mod definitions;
 mod last_scan;
+mod references;
 mod scan;
 mod searched;
 
@@ -82,6 +83,11 @@ impl Searcher {
     /// Search `query`; at most `limit` hits, `total` counts every matching line.
     pub(crate) fn search(&self, query: &str, limit: usize) -> Result<Hits> {
         search(self, query, limit)
+    }
+
+    /// Who calls or names the symbol `name` names (see `references.rs`).
+    pub(crate) fn references(&self, name: &str) -> Result<Hits> {
+        references::references(self, name)
     }
 
     /// Where the classes and functions called `name` are defined (see `definitions.rs`).

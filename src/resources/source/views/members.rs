@@ -9,13 +9,15 @@ use crate::resources::source::modules::Module;
 use crate::resources::source::{defined_names, outline};
 
 /// The outline of `module`'s members under `parent` (the module itself when `None`);
-/// `file` is the module's path in the project, which line ranges refer to.
+/// `file` is the module's path in the project, which line ranges refer to; `search` the
+/// search folder (for the references of a member).
 pub(super) fn members(
     module: &Module,
     dotted: &DottedName,
     parent: Option<usize>,
     here: &str,
     file: &str,
+    search: &str,
 ) -> Entry {
     let parent_dir = here
         .trim_end_matches('/')
@@ -98,16 +100,53 @@ pub(super) fn members(
         Some(index) => format!("{}.py", symbols[index].file_stem),
         None => format!("{}.py", dotted.last().unwrap_or_default()),
     };
+    let add = Function::new(
+        format!("cp new.py {here}<name>.py"),
+        "add symbols",
+        if parent.is_some() {
+            "appended to the class; a file may define several, <name> one of them"
+        } else {
+            "appended to the module; a file may define several, <name> one of them"
+        },
+    );
+    let read_all = Function::new(
+        format!("cat {parent_dir}/{source_file}"),
+        "read all of it",
+        "the exact source",
+    );
+    // Without members there is no symbol to read, replace or ask about: the module's text
+    // is the way in, and a new file is the way to add one.
+    let functions = match symbols.iter().any(|s| s.parent == parent) {
+        false => vec![read_all, add],
+        true => vec![
+            Function::new(
+                format!("cat {here}{example}.py"),
+                "read one symbol",
+                "its exact source, dedented",
+            ),
+            Function::new(
+                format!("cp fixed.py {here}{example}.py"),
+                "replace it (sed -i, vim, echo > too)",
+                "module rewritten, or refused with line:column",
+            ),
+            add,
+            Function::new(
+                "mv a.py b.py / rm a.py",
+                "rename / delete",
+                "def name changed (not callers) / symbol removed",
+            ),
+            read_all,
+            Function::new(
+                format!("cat \"{search}refs:{name}.{example}\""),
+                "who calls or names it",
+                "module:line of each, through imports and re-exports",
+            ),
+        ],
+    };
     Entry {
         title,
         about,
-        functions: vec![
-            Function::new(format!("cat {here}{example}.py"), "read one symbol", "its exact source, dedented"),
-            Function::new(format!("cp fixed.py {here}{example}.py"), "replace it (sed -i, vim, echo > too)", "module rewritten, or refused with line:column"),
-            Function::new(format!("cp new.py {here}<name>.py"), "add symbols", if parent.is_some() { "appended to the class; a file may define several, <name> one of them" } else { "appended to the module; a file may define several, <name> one of them" }),
-            Function::new("mv a.py b.py / rm a.py", "rename / delete", "def name changed (not callers) / symbol removed"),
-            Function::new(format!("cat {parent_dir}/{source_file}"), "read all of it", "the exact source"),
-        ],
+        functions,
         sections: std::iter::once(outline::symbol_table(module, parent))
             .chain(
                 parent

@@ -137,7 +137,8 @@ impl Views {
             } => {
                 let file = disk.strip_prefix(&self.project.root).unwrap_or(disk);
                 let file = file.display().to_string();
-                let mut entry = members::members(module, dotted, *parent, &here, &file);
+                let search = self.links.to("search/");
+                let mut entry = members::members(module, dotted, *parent, &here, &file, &search);
                 if let Some(line) = changed_in::entry_line(&self.store, &self.links, &file) {
                     entry.about.push(line);
                 }
