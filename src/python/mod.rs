@@ -49,6 +49,7 @@ pub use dotted::{Dotted, DottedName};
 pub use indent::{reindent, symbol_text};
 pub use index::{ModuleIndex, ModuleName, NameKind, Symbol, SymbolKind, SyntaxProblem};
 pub use parse::calls::{Import, LineCalls, imports, line_calls};
+pub use parse::leading_imports;
 pub use parse::uses::{ModuleUses, Use, module_uses};
 pub use symbols::{check_syntax, index_module};
 pub use validate::{Version, minimum_version, target_version, validate};

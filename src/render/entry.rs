@@ -31,9 +31,9 @@ pub fn render(
 /// `entry` with its instructions made lean before its content gives up anything, when the
 /// whole of it does not fit in `budget`: first the functions table keeps only what each
 /// command does (a list, without the "you get" column) and the `Advanced:` block goes;
-/// then, if the view is still too large, the first function alone stays — the way to act
-/// here, the rest being the same in every folder of the kind and said by the root and the
-/// prompt. What the folder holds (an outline's signatures, a run's failures) is lightened
+/// then, while the view is still too large, functions go from the last, down to the first
+/// — the way to act here, the rest being the same in every folder of the kind and said by
+/// the root and the prompt. What the folder holds (an outline's signatures, a run's failures) is lightened
 /// only after that ([`crate::render::fit`]).
 fn content_first<'e>(
     entry: &'e Entry,
@@ -49,8 +49,10 @@ fn content_first<'e>(
     for function in &mut lean.functions {
         function.returns.clear();
     }
-    if !fits(&lean) {
-        lean.functions.truncate(1);
+    // The last functions go first (the way to act here comes first), one at a time, so a
+    // view just over keeps what fits; past one, the content is lightened instead.
+    while lean.functions.len() > 1 && !fits(&lean) {
+        lean.functions.pop();
     }
     std::borrow::Cow::Owned(lean)
 }

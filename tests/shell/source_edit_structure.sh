@@ -156,3 +156,19 @@ expect_contains "$(cat "$S/history/_entry.md")" "add tests.test_journal.test_fir
 # Named after none of them: refused, saying how to name it.
 expect_fails "Invalid argument" "a file named after none of its definitions" -- cp two_tests.py "$S/tests/test_journal/more_tests.py"
 expect_contains "$(newest_error)" "name the file after one of them" "the refusal says how to name it"
+
+# --- a new file may open with the imports it needs: they join the module's imports -----------
+# `import pytest` is held already (kept once); `import math` is new: it goes among the imports,
+# not above the test; the test file reads back as the definition alone; one edit.
+TJ="$PROJECT/tests/test_journal.py"
+before_edits=$(edits)
+printf 'import pytest\nimport math\n\n\ndef test_with_its_imports():\n    assert math.isclose(pytest.approx(0.1).expected, 0.1)\n' > with_imports.py
+cp with_imports.py "$S/tests/test_journal/test_with_its_imports.py" || fail "cp of a test with its imports"
+expect_eq "$(grep -c '^import pytest$' "$TJ")" 1 "a held import is not added twice"
+expect_eq "$(grep -c '^import math$' "$TJ")" 1 "a new import is added once"
+first_def=$(grep -n '^def \|^@\|^class ' "$TJ" | head -1 | cut -d: -f1)
+math_at=$(grep -n '^import math$' "$TJ" | cut -d: -f1)
+[ "$math_at" -lt "$first_def" ] || fail "the import is among the imports (line $math_at), before the first definition (line $first_def)"
+expect_eq "$(cat "$S/tests/test_journal/test_with_its_imports.py")" "$(printf 'def test_with_its_imports():\n    assert math.isclose(pytest.approx(0.1).expected, 0.1)')" "the test file holds the definition alone"
+expect_eq "$(($(edits) - before_edits))" 1 "the test and its import are one edit"
+python3 -m pytest -q -p no:cacheprovider "$TJ" -k test_with_its_imports 2>&1 | tail -1 | grep -q "1 passed" || fail "the new test runs and passes"

@@ -1,10 +1,12 @@
 //! Walk (c): add a keyword argument with its docstring and tests; the whole suite green.
-//! Both sides read the function and the head of its test module (imports, fixtures), write
-//! the new definition and two tests, and run the suite. Bare: `grep -n` + `sed -n`, `head`,
-//! a Python edit script replacing the lines `sed -n` showed, `cat >>` onto the test module,
-//! `pytest -q | tail -3`. Mount: `cat` of the dotted path, `head` of the test module, `tee`
-//! onto the symbol file, `tee` of a new file with both tests into the test module's folder
-//! (added in order), run and wait.
+//! Both sides read the function, write the new definition and two tests, and run the
+//! suite. Bare: `grep -n` + `sed -n`, `head` of the test module (its imports: a test's
+//! imports belong at the top, so the agent sees which it has), a Python edit script
+//! replacing the lines `sed -n` showed, `cat >>` onto the test module, `pytest -q | tail
+//! -3`. Mount: `cat` of the dotted path, `tee` onto the symbol file, `tee` of a new file
+//! with the imports the tests need and both tests into the test module's folder (the
+//! mount puts the imports among the module's, once, and adds the tests in order), run and
+//! wait.
 
 use std::path::Path;
 
@@ -27,6 +29,8 @@ pub struct Kwarg {
     pub test_module: &'static str,
     /// How many of its first lines an agent reads for imports and fixtures.
     pub test_head: usize,
+    /// The imports the new tests need, as the mount's new file opens with them.
+    pub test_imports: &'static str,
     /// The two new tests and their names; on the mount the file holding both is named
     /// after the first, as the mount asks of a new file with several definitions.
     pub new_tests: &'static str,
@@ -101,23 +105,19 @@ impl Kwarg {
     }
 
     /// The mount side's reads and writes, the run not yet: the symbol by dotted path, the
-    /// head of the test module, the new definition onto the symbol file, the tests as a new
-    /// file in the test module's folder.
+    /// new definition onto the symbol file, the tests with their imports as a new file in
+    /// the test module's folder.
     pub(super) fn mount_edits(&self) -> Vec<Step> {
         let tests_dir = self.test_module.trim_end_matches(".py");
         vec![
             Step::run(format!("cat $M/source/{}.py", self.dotted)),
             Step::run(format!(
-                "head -{} $M/source/{}",
-                self.test_head, self.test_module
-            )),
-            Step::run(format!(
                 "tee $M/source/{} > /dev/null <<'EOF'\n{}EOF",
                 self.symbol_path, self.new_def
             )),
             Step::run(format!(
-                "tee $M/source/{tests_dir}/{}.py > /dev/null <<'EOF'\n{}EOF",
-                self.test_names[0], self.new_tests
+                "tee $M/source/{tests_dir}/{}.py > /dev/null <<'EOF'\n{}\n\n{}EOF",
+                self.test_names[0], self.test_imports, self.new_tests
             )),
         ]
     }

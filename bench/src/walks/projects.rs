@@ -91,6 +91,7 @@ pub fn example() -> Project {
                 facts: &["create: bool = True", "With ``create=False``"],
                 test_module: "tests/test_journal.py",
                 test_head: 14,
+                test_imports: "import pytest\n",
                 new_tests: r#"def test_account_without_create_refuses_an_unknown_name(journal):
     with pytest.raises(KeyError):
         journal.account("assets:safe", create=False)
@@ -130,6 +131,7 @@ def test_account_without_create_returns_an_open_account(journal):
                     facts: &["opening: Decimal | int = 0", ">>> Journal().open("],
                     test_module: "tests/test_journal.py",
                     test_head: 14,
+                    test_imports: "from decimal import Decimal\n",
                     new_tests: r#"def test_open_takes_an_opening_balance(journal):
     assert journal.open("assets:safe", opening=7).balance == Decimal("7.00")
 
@@ -249,6 +251,7 @@ pub fn cachetools(sdist: Option<&Path>) -> Result<Project, String> {
                 facts: &["*, getsizeof=None", "counts as `getsizeof(result)`"],
                 test_module: "tests/test_func.py",
                 test_head: 4,
+                test_imports: "import cachetools.func\n",
                 new_tests: r#"def test_lru_cache_getsizeof_counts_sizes():
     cached = cachetools.func.lru_cache(maxsize=10, getsizeof=len)(lambda n: "x" * n)
     cached(6)
@@ -296,6 +299,7 @@ def test_lru_cache_getsizeof_evicts_by_size():
                     facts: &["*, getsizeof=None", ">>> repeat = fifo_cache("],
                     test_module: "tests/test_func.py",
                     test_head: 4,
+                    test_imports: "import cachetools.func\n",
                     new_tests: r#"def test_fifo_cache_getsizeof_counts_sizes():
     cached = cachetools.func.fifo_cache(maxsize=10, getsizeof=len)(lambda n: "x" * n)
     cached(6)

@@ -105,6 +105,21 @@ pub(super) fn outline(source: &str) -> Outline {
     })
 }
 
+/// The byte spans of the import statements `source` opens with (after its docstring,
+/// before its first other statement), in order; empty when it does not parse.
+pub fn leading_imports(source: &str) -> Vec<Range<usize>> {
+    with_module(source, |parsed| {
+        let body = &parsed.syntax().body;
+        let docstring = usize::from(doc_span(body).is_some());
+        body[docstring..]
+            .iter()
+            .take_while(|stmt| matches!(stmt, Stmt::Import(_) | Stmt::ImportFrom(_)))
+            .map(|stmt| stmt.range().to_std_range())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
 /// All syntax problems of `source`, sorted by offset.
 pub(super) fn syntax_problems(source: &str) -> Vec<Problem> {
     with_module(source, problems).unwrap_or_else(|problem| vec![problem])

@@ -39,17 +39,116 @@ pub fn check_symbol_file<'c>(
     definitions_file(file, content, name, target, false).map(|(text, _)| text)
 }
 
+/// A new file's definitions, checked: the text from the first to the end of the last,
+/// their names, and the import statements the file opened with.
+pub struct NewSymbols<'c> {
+    pub text: &'c str,
+    pub names: Vec<String>,
+    pub imports: Vec<&'c str>,
+}
+
 /// Check `content` as a new file `file` (`name.py`) in a module's or class's folder: as
 /// [`check_symbol_file`], but it may define several classes and functions, added in order
-/// as one edit — `name` one of them, so the file is there once written. Returns the text
-/// from the first definition to the end of the last, and their names.
+/// as one edit — `name` one of them, so the file is there once written — and it may open
+/// with the imports they need, which go to the module's imports ([`add_imports`]).
 pub fn check_new_symbols_file<'c>(
     file: &str,
     content: &'c [u8],
     name: &str,
     target: Version,
-) -> Result<(&'c str, Vec<String>)> {
-    definitions_file(file, content, name, target, true)
+) -> Result<NewSymbols<'c>> {
+    let text = utf8(file, content)?;
+    let imports: Vec<&str> = opening_imports(text)
+        .into_iter()
+        .filter_map(|span| text.get(span))
+        .collect();
+    let (text, names) = definitions_file(file, content, name, target, true)?;
+    Ok(NewSymbols {
+        text,
+        names,
+        imports,
+    })
+}
+
+/// The import statements a new file opens with: at its very start (a docstring or a
+/// comment before them would be lost, so then there are none).
+fn opening_imports(text: &str) -> Vec<std::ops::Range<usize>> {
+    let spans = crate::python::leading_imports(text);
+    match spans.first() {
+        Some(first) if text[..first.start].trim().is_empty() => spans,
+        _ => Vec::new(),
+    }
+}
+
+/// `module` with each of `imports` (whole import statements) that it does not hold yet
+/// (the same statement at its top level) put after its last top-level import — after its
+/// docstring when it has none — with the module's line endings. What a new symbol needs
+/// is imported where the module imports, never in the middle of its code.
+pub fn add_imports(module: &str, imports: &[&str]) -> String {
+    let held: std::collections::HashSet<&str> = module.lines().map(str::trim_end).collect();
+    let nl = newline_of(module);
+    let missing: Vec<String> = imports
+        .iter()
+        .map(|import| with_newlines(import.trim(), nl))
+        .filter(|import| {
+            !import.is_empty() && !import.lines().all(|line| held.contains(line.trim_end()))
+        })
+        .collect();
+    if missing.is_empty() {
+        return module.to_string();
+    }
+    let at = imports_end(module);
+    let prefix = &module[..at];
+    let lead = if prefix.is_empty() || prefix.ends_with(['\n', '\r']) {
+        ""
+    } else {
+        nl
+    };
+    let block: String = missing
+        .iter()
+        .map(|import| format!("{import}{nl}"))
+        .collect();
+    // A module without imports gets them after its docstring, set apart by a blank line.
+    let gap = if crate::python::leading_imports(module).is_empty() && at > 0 {
+        nl
+    } else {
+        ""
+    };
+    format!("{prefix}{lead}{gap}{block}{}", &module[at..])
+}
+
+/// Where a new import of `module` goes: after its last top-level import statement (of
+/// those before its first definition), else after its docstring, else at its start.
+fn imports_end(module: &str) -> usize {
+    let index = index_module(module);
+    let first_definition = index
+        .symbols
+        .first()
+        .map_or(module.len(), |s| s.range.start);
+    let top = crate::python::leading_imports(module);
+    let end = top
+        .iter()
+        .filter(|span| span.end <= first_definition)
+        .map(|span| span.end)
+        .next_back();
+    let end = end.or_else(|| {
+        // After the docstring: the end of the first statement when it is a string.
+        let trimmed = module.trim_start();
+        (trimmed.starts_with("\"\"\"") || trimmed.starts_with("'''")).then(|| {
+            let quote = &trimmed[..3];
+            let start = module.len() - trimmed.len();
+            trimmed[3..]
+                .find(quote)
+                .map_or(module.len(), |close| start + 3 + close + 3)
+        })
+    });
+    match end {
+        // To the end of that line.
+        Some(end) => module[end..]
+            .find('\n')
+            .map_or(module.len(), |n| end + n + 1),
+        None => 0,
+    }
 }
 
 fn definitions_file<'c>(
@@ -106,7 +205,12 @@ fn definitions_file<'c>(
             many.iter().filter_map(|s| s.qualname.last().cloned()).collect::<Vec<_>>().join(", ")
         )),
     }
-    if let Some(line) = stray_statement(text, &index) {
+    // A new file may open with imports (see `check_new_symbols_file`).
+    let imports_end = match several {
+        true => opening_imports(text).last().map_or(0, |span| span.end),
+        false => 0,
+    };
+    if let Some(line) = stray_statement(text, &index, imports_end) {
         problems.push(stray_problem(text, &index, line));
     }
     if problems.is_empty() {
@@ -161,15 +265,19 @@ fn syntax_error(file: &str, problems: &[crate::python::SyntaxProblem]) -> Error 
     ))
 }
 
-/// The first line (1-based) that is not blank and lies outside every top-level symbol —
+/// The first line (1-based) from byte `imports_end` on that is not blank and lies outside
+/// every top-level symbol —
 /// code, or a comment that would not be part of the symbol when read back (a comment
 /// belongs to a symbol only directly above it or inside it, which includes indented after
 /// its body's last statement).
-fn stray_statement(text: &str, index: &ModuleIndex) -> Option<usize> {
+fn stray_statement(text: &str, index: &ModuleIndex, imports_end: usize) -> Option<usize> {
     let mut offset = 0;
     for (number, line) in text.split_inclusive('\n').enumerate() {
         let start = offset;
         offset += line.len();
+        if start < imports_end {
+            continue;
+        }
         let inside = index
             .symbols
             .iter()
@@ -791,5 +899,56 @@ mod tests {
                 && !is_identifier("")
         );
         assert_eq!(stem_name("balance@2"), "balance");
+    }
+
+    #[test]
+    fn a_new_files_imports_join_the_modules_imports_once() {
+        let module = "\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n\nimport os\n\n\ndef f():\n    import re\n    return os\n";
+        let added = add_imports(
+            module,
+            &["import os", "import re", "from math import (\n    pi,\n)"],
+        );
+        assert_eq!(
+            added,
+            "\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n\nimport os\nimport re\nfrom math import (\n    pi,\n)\n\n\ndef f():\n    import re\n    return os\n"
+        );
+        assert_eq!(add_imports(module, &["import os"]), module, "held already");
+    }
+
+    #[test]
+    fn a_module_without_imports_takes_them_after_its_docstring_or_at_its_start() {
+        assert_eq!(
+            add_imports("\"\"\"Doc.\"\"\"\n\ndef f():\n    pass\n", &["import re"]),
+            "\"\"\"Doc.\"\"\"\n\nimport re\n\ndef f():\n    pass\n"
+        );
+        assert_eq!(
+            add_imports("def f():\n    pass\n", &["import re"]),
+            "import re\ndef f():\n    pass\n"
+        );
+        assert_eq!(
+            add_imports("X = 1\r\n", &["import re"]),
+            "import re\r\nX = 1\r\n"
+        );
+    }
+
+    #[test]
+    fn a_new_file_may_open_with_imports_and_they_are_returned_apart() {
+        let content =
+            b"import pytest\nfrom ledger import total\n\n\ndef test_x():\n    assert total\n";
+        let new = check_new_symbols_file("t.py", content, "test_x", Version::new(3, 12)).unwrap();
+        assert_eq!(new.imports, ["import pytest", "from ledger import total"]);
+        assert_eq!(new.text, "def test_x():\n    assert total\n");
+        // Elsewhere than at the top, a statement is still refused, as in a symbol file.
+        let late = b"def test_x():\n    pass\n\nimport pytest\n";
+        assert!(check_new_symbols_file("t.py", late, "test_x", Version::new(3, 12)).is_err());
+        let after_a_docstring = b"\"\"\"Doc.\"\"\"\nimport pytest\n\ndef test_x():\n    pass\n";
+        let refused =
+            check_new_symbols_file("t.py", after_a_docstring, "test_x", Version::new(3, 12));
+        assert!(refused.is_err(), "a docstring would be lost");
+        let replaced = check_symbol_file("t.py", content, "test_x", Version::new(3, 12));
+        assert!(
+            replaced.is_err(),
+            "a symbol file replaced holds its definition alone"
+        );
     }
 }

@@ -217,8 +217,8 @@ impl Editor {
                 let ident = name.trim_end_matches(".py");
                 // A new file may bring several definitions at once (a test module's new
                 // tests, a class's new methods), added in order as one edit.
-                let (text, names) =
-                    check_new_symbols_file(&shown, content, ident, self.target_version())?;
+                let new = check_new_symbols_file(&shown, content, ident, self.target_version())?;
+                let (text, names) = (new.text, &new.names);
                 let added: Vec<String> = names.iter().map(|n| inner.qualname_of(n)).collect();
                 self.change_module(
                     &disk,
@@ -247,12 +247,10 @@ impl Editor {
                                 one_or_many(taken.len(), "it", "them")
                             )));
                         }
-                        Ok(text::append_symbol(
-                            module_text,
-                            &module.index,
-                            parent_index,
-                            text,
-                        ))
+                        // Appended first: the module's index locates the class.
+                        let appended =
+                            text::append_symbol(module_text, &module.index, parent_index, text);
+                        Ok(text::add_imports(&appended, &new.imports))
                     },
                 )
             }
