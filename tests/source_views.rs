@@ -651,6 +651,28 @@ fn a_page_of_source_hits_ends_after_the_lines_with_every_word() {
     );
 }
 
+#[test]
+fn a_definition_longer_than_the_budget_is_cut_at_a_line_saying_where_the_whole_is() {
+    let mut module = String::from("def big():\n");
+    for n in 0..400 {
+        module.push_str(&format!("    value_{n} = {n}\n"));
+    }
+    let (_dir, space) = project(&[("pkg/__init__.py", b""), ("pkg/mod.py", module.as_bytes())]);
+    let answer = render(&space, "search/def:big");
+    assert!(answer.chars().count().div_ceil(4) <= 500, "{answer}");
+    let mut lines = answer.lines();
+    let path = lines.next().unwrap();
+    assert!(path.ends_with("/source/pkg/mod/big.py"), "{answer}");
+    assert_eq!(lines.next(), Some("def big():"), "{answer}");
+    assert!(answer.contains("    value_0 = 0\n"), "{answer}");
+    let last = answer.lines().last().unwrap();
+    assert!(
+        last.starts_with("[pruned: lines 1-")
+            && last.ends_with(&format!("of 401 shown; the whole: cat {path}]")),
+        "{answer}"
+    );
+}
+
 /// A flat project whose top level has a module `history.py`, `meta.py` and a package
 /// `deps/`: names source/ keeps for its own folders.
 const NAMED_AS_SOURCES_OWN: &[(&str, &[u8])] = &[

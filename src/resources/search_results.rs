@@ -148,10 +148,7 @@ impl Search {
             Ok(asked) => asked,
             // A malformed query gets a message, not a failure.
             Err(e) => {
-                let out = format!(
-                    "home > search > {query}\n# Search: {query}\n\n{}\n",
-                    e.message
-                );
+                let out = format!("# Search: {query}\n\n{}\n", e.message);
                 return Ok(budget::prune(&out, self.budget, ""));
             }
         };
@@ -160,7 +157,8 @@ impl Search {
                 "the query is empty: write what to look for after the scope, e.g. search/tasks:login",
             ));
         }
-        // The breadcrumb names the file read; the title the query, without its page.
+        // The title names the query, without its page: a result is read for its hits, and
+        // a breadcrumb would only repeat the query.
         let form = match (asked.references, asked.scope) {
             (true, _) => Some("refs"),
             (false, Some(area)) => Some(area.name()),
@@ -170,7 +168,7 @@ impl Search {
             Some(form) => format!("{form}:{}", asked.terms),
             None => asked.terms.clone(),
         };
-        let mut out = format!("home > search > {query}\n");
+        let mut out = String::new();
         let body = match (asked.scope, form) {
             (Some(area), Some(form)) => {
                 let hits = |limit| match asked.references {
@@ -179,7 +177,7 @@ impl Search {
                         .unwrap_or_else(|| Ok(Hits::default())),
                     false => area.search(&asked.terms, limit),
                 };
-                self.scoped(&title, area.name(), form, hits, &asked.terms, asked.page)
+                self.scoped(&title, form, hits, &asked.terms, asked.page)
             }
             _ => self.everywhere(&title, &asked.terms, asked.page),
         };
@@ -257,7 +255,6 @@ impl Search {
     fn scoped(
         &self,
         title: &str,
-        area: &str,
         form: &str,
         hits: impl Fn(usize) -> Result<Hits>,
         terms: &str,
@@ -288,7 +285,7 @@ impl Search {
             hits_of(hits.total),
             page_label(page)
         ));
-        out.push_str(&format!("\n## {area} — {}\n", hits_of(hits.total)));
+        // One area: the title says which and how many; no heading repeats it.
         if let Some(note) = &hits.note {
             out.push_str(&format!("({note})\n"));
         }
@@ -339,7 +336,7 @@ impl Search {
                 every_line()
             ),
             // Its path says its module and class; its lines are in the module's view.
-            [one] => format!("{}\n{}", one.path, one.code),
+            [one] => self.one_definition(&one.path, &one.code),
             several => {
                 let title = format!("# def:{name} — {} definitions\n", several.len());
                 let with_code: String = several
@@ -362,6 +359,32 @@ impl Search {
             }
         };
         Ok(Some(answer))
+    }
+}
+
+impl Search {
+    /// One definition: its symbol file's path, then its code — cut at a whole line when it
+    /// does not fit the budget, saying where the whole of it is.
+    fn one_definition(&self, path: &str, code: &str) -> String {
+        let whole = format!("{path}\n{code}");
+        if budget::fits(&whole, self.budget) {
+            return whole;
+        }
+        let total = code.lines().count();
+        let marker = |shown: usize| {
+            format!("[pruned: lines 1-{shown} of {total} shown; the whole: cat {path}]\n")
+        };
+        let mut out = format!("{path}\n");
+        let mut shown = 0;
+        for line in code.lines() {
+            let longer = format!("{out}{line}\n");
+            if !budget::fits(&format!("{longer}{}", marker(shown + 1)), self.budget) {
+                break;
+            }
+            out = longer;
+            shown += 1;
+        }
+        out + &marker(shown)
     }
 }
 

@@ -7,16 +7,21 @@ expect_eq "$(sessions_stored)" "3" "the fixtures are imported"
 claude=$(session_dir b3d94f0e-6a2c-4e15-8c7d-91f0a2e6c5b4)
 
 out=$(cat "$HS/search/memory:negative amounts")
-expect_contains "$out" "## memory — " "hits of memory"
+expect_contains "$out" "# Search: memory:negative amounts — " "hits of memory"
 expect_contains "$out" "**negative** **amounts**" "snippets mark the match"
 # Hits come with their context, so a page holds a few: the rest are on the next ones.
 expect_contains "$out" "Next page: cat \"$HS/search/memory:negative amounts page:2\"" "a full page links the next"
 out="$out
 $(cat "$HS/search/memory:negative amounts page:2")"
-expect_contains "$out" "${claude#$HS}/0002.json" "each hit has its entry's path"
+# A hit links the conversation's page that holds its turn (markdown, the turns around it),
+# not the entry's JSON record; the page reads as a list of turns, without a breadcrumb.
+expect_contains "$out" "${claude#$HS}/conversation/1.md" "each hit has its conversation page's path"
 while IFS= read -r line; do
-  case "$line" in "- "*) expect_contains "$line" ".json\`" "a hit is one line with its path";; esac
+  case "$line" in "- "*) expect_contains "$line" "/conversation/" "a hit is one line with its path";; esac
 done < <(printf '%s\n' "$out" | filter '^- .*#')
+page=$(cat "$claude/conversation/1.md")
+expect_contains "$(printf '%s\n' "$page" | head -1)" "# Conversation of b3d94f0e-6a2c-4e15-8c7d-91f0a2e6c5b4 — page 1" "the page opens with its title"
+expect_contains "$page" "#2 " "the hit's turn is on it"
 
 expect_contains "$(cat "$HS/search/memory:channel:tool_call grep")" "tool_call:" "channel: filters"
 expect_absent "$(cat "$HS/search/memory:channel:user grep")" "tool_call:" "channel:user has no tool calls"

@@ -12,11 +12,11 @@ expect_contains "$out" "no line holds all 3 terms" "and the view says they are r
 # Every word first: the line with both words before lines with one.
 expect_contains "$(cat "$HS/search/source:quantize CENT" | filter '^- ' | head -1)" "quantize(CENT" "a line with both words comes first"
 # A quoted phrase stays exact.
-expect_contains "$(cat "$HS/search/source:\"rounding mode\"")" "source — 0 hits" "a phrase is not split into words"
+expect_contains "$(cat "$HS/search/source:\"rounding mode\"")" "— 0 hits" "a phrase is not split into words"
 
 # Smart case: lower case matches any case, a capital makes it exact.
 expect_contains "$(cat "$HS/search/source:round_half_even")" "ROUND_HALF_EVEN" "a lower-case query finds an upper-case name"
-expect_contains "$(cat "$HS/search/source:Round_Half_Even")" "source — 0 hits" "an upper-case letter makes the query exact"
+expect_contains "$(cat "$HS/search/source:Round_Half_Even")" "— 0 hits" "an upper-case letter makes the query exact"
 
 # Text files: a word only pyproject.toml holds, with the file of its table to read.
 out=$(cat "$HS/search/source:setuptools")

@@ -71,17 +71,16 @@ fn a_hit_brings_the_reason_given_in_the_next_entry() {
         let hits = memory.search("decimal float", 10).unwrap();
         let hit = &hits.hits[0];
         assert!(hit.line.starts_with("#2 assistant: "), "{hit:?}");
-        assert!(hit.path.ends_with("/money/0002.json"), "{hit:?}");
+        // Read where the turns around it are: the conversation's page holding it.
+        assert!(hit.path.ends_with("/money/conversation/1.md"), "{hit:?}");
         assert_eq!(
             hit.before,
             ["#1 user: Should amounts be floats or something else?"]
         );
+        // What was said around it; the tool call after it is on that page.
         assert_eq!(
             hit.after,
-            [
-                "#3 assistant: Because 0.1 + 0.2 is not 0.3 in binary: cents would drift.",
-                "#4 tool: Read ledger/money.py; result: def parse(value):",
-            ]
+            ["#3 assistant: Because 0.1 + 0.2 is not 0.3 in binary: cents would drift."]
         );
     });
 }

@@ -15,7 +15,7 @@ use crate::model::Links;
 use crate::model::transcript::Channel;
 use crate::render::budget;
 use crate::render::inert::line as cut_to;
-use crate::resources::memory::names::{entry_name, session_dir};
+use crate::resources::memory::names::session_dir;
 use crate::store::memory::{EntryRow, SessionRow};
 
 /// The directory of a session's conversation pages.
@@ -36,6 +36,11 @@ const AFTER: usize = 3;
 /// How many pages the conversation of a session of `entries` entries has (at least one).
 pub fn pages(entries: usize) -> usize {
     entries.div_ceil(PER_PAGE).max(1)
+}
+
+/// The page of a conversation that holds entry `seq` (1-based).
+pub fn page_holding(seq: i64) -> usize {
+    usize::try_from(seq.max(1) - 1).unwrap_or(0) / PER_PAGE + 1
 }
 
 /// The file name of page `n`.
@@ -133,12 +138,20 @@ fn plain(value: &Value) -> String {
 }
 
 /// The context of entry `seq` among `around` (entries near it, in order): the nearest
-/// lines before it and after it, in order; a run of tool calls and results is one line.
+/// lines before it and after it, in order. Around a user's or assistant's turn, the turns
+/// said around it (a decision and its reason: the tool calls between are on the
+/// conversation's page the hit links); around a tool call or result, the tools too (a run
+/// of them one line), since what a command answered is what explains it.
 pub fn context(around: &[EntryRow], seq: i64) -> (Vec<String>, Vec<String>) {
+    let said = around
+        .iter()
+        .find(|e| e.seq == seq)
+        .is_some_and(|e| matches!(e.record.channel, Channel::User | Channel::Assistant));
     let lines = |entries: Vec<&EntryRow>| {
         fold_tools(
             entries
                 .into_iter()
+                .filter(|e| !said || matches!(e.record.channel, Channel::User | Channel::Assistant))
                 .filter_map(|e| turn_line(e, true))
                 .collect(),
         )
@@ -162,12 +175,8 @@ pub fn page(
     let last = pages(row.entries);
     let (from, _) = page_span(page);
     let to = (from as usize + PER_PAGE).min(row.entries);
-    let mut out = format!(
-        "home > memory > sessions > {} > {} > {CONVERSATION} > {}\n",
-        row.day,
-        row.record.id,
-        page_name(page)
-    );
+    // No breadcrumb: the title names the session and the page, and every line is a turn.
+    let mut out = String::new();
     if row.entries == 0 {
         out.push_str(&format!(
             "# Conversation of {} — no entries yet\n",
@@ -200,13 +209,6 @@ pub fn page(
         out.push_str(&format!(
             "Previous page: cat {dir}{}\n",
             page_name(page - 1)
-        ));
-    }
-    if to > from as usize {
-        out.push_str(&format!(
-            "Whole entries: cat {}{}\n",
-            session_dir(row, links),
-            entry_name(row, from + 1)
         ));
     }
     budget::prune(&out, budget, &format!("cat {dir}{}", page_name(page)))

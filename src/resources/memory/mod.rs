@@ -239,6 +239,8 @@ impl Search for Memory {
         let mut repeats: Vec<usize> = Vec::new();
         // Entries shown with their neighbours: a hit among them adds nothing.
         let mut windows: Vec<(String, i64)> = Vec::new();
+        // Whether each hit shown holds every term of the query.
+        let mut whole: Vec<bool> = Vec::new();
         for hit in found {
             let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
             // One hit, one line: a snippet may span lines of the entry; its text is the
@@ -272,6 +274,7 @@ impl Search for Memory {
             }
             texts.push((text, hits.len()));
             repeats.push(0);
+            whole.push(hit.all_terms);
             let Some(seq) = hit.seq else {
                 hits.push(Hit::new(
                     self.links.to(&format!("{dir}/{}", views::SUMMARY)),
@@ -280,9 +283,12 @@ impl Search for Memory {
                 ));
                 continue;
             };
+            // Read on its page of the conversation, where the turns around it are too:
+            // markdown, a line a turn, where the entry file is the whole JSON record.
+            let page = conversation::page_name(conversation::page_holding(seq));
             let mut shown = Hit::new(
                 self.links
-                    .to(&format!("{dir}/{seq:0width$}.json", width = hit.width)),
+                    .to(&format!("{dir}/{}/{page}", conversation::CONVERSATION)),
                 format!(
                     "#{seq} {}: {}",
                     hit.channel.map(|c| c.as_str()).unwrap_or("entry"),
@@ -307,13 +313,17 @@ impl Search for Memory {
                     .push_str(&format!(" (same text in {repeats} more {more})"));
             }
         }
+        // The hits holding every term end a page of their own: a precise query reads only
+        // its matches, the looser ones a page away.
+        let every = whole.iter().take_while(|all| **all).count();
+        let every = (every > 0 && every < whole.len()).then_some(every);
         Ok(Hits {
             hits,
             total,
             note,
+            every,
             per_page: Some(PER_PAGE),
             all_read: !cut,
-            ..Hits::default()
         })
     }
 }

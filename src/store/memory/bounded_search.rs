@@ -269,6 +269,7 @@ fn session_hit(session: SessionText, snippet: String) -> MemoryHit {
         channel: None,
         snippet,
         width: width(session.entries),
+        all_terms: true,
     }
 }
 

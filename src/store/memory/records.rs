@@ -62,6 +62,8 @@ pub struct MemoryHit {
     pub snippet: String,
     /// How many digits the session's entry file names are padded to.
     pub width: usize,
+    /// It holds every term of the query (else some of them: see `tiers.rs`).
+    pub all_terms: bool,
 }
 
 /// What an import did.

@@ -39,7 +39,10 @@ pub fn search(
     {
         let mut more = answer(&some, limit - hits.len())?;
         let more_notes = std::mem::take(&mut more.notes);
-        let (found, more_total) = more.merged(limit - hits.len());
+        let (mut found, more_total) = more.merged(limit - hits.len());
+        for hit in &mut found {
+            hit.all_terms = false;
+        }
         if more_total > 0 {
             notes.push(format!(
                 "{} hold every term, {} more hold some of them and follow",

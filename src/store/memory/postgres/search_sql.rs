@@ -227,6 +227,7 @@ impl SearchSql for Tx<'_> {
                 channel: Some(channel),
                 snippet,
                 width: width(count(i64::from(row.get::<_, i32>(4)))),
+                all_terms: true,
             });
         }
         Ok(hits)

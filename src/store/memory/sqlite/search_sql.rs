@@ -372,5 +372,6 @@ fn entry_hit(
         channel: Some(channel_of(&channel)?),
         snippet,
         width: width(entries),
+        all_terms: true,
     })
 }
