@@ -172,3 +172,12 @@ math_at=$(grep -n '^import math$' "$TJ" | cut -d: -f1)
 expect_eq "$(cat "$S/tests/test_journal/test_with_its_imports.py")" "$(printf 'def test_with_its_imports():\n    assert math.isclose(pytest.approx(0.1).expected, 0.1)')" "the test file holds the definition alone"
 expect_eq "$(($(edits) - before_edits))" 1 "the test and its import are one edit"
 python3 -m pytest -q -p no:cacheprovider "$TJ" -k test_with_its_imports 2>&1 | tail -1 | grep -q "1 passed" || fail "the new test runs and passes"
+
+# --- a class without methods has its folder, and takes a first method through it ------------
+expect_contains "$(ls "$S/ledger/journal")" "UnbalancedError.py" "the class is a file"
+ls "$S/ledger/journal/UnbalancedError/" > /dev/null || fail "a class without methods has a folder"
+printf 'def describe(self) -> str:\n    """Say what is off."""\n    return f"unbalanced: {self}"\n' > "$S/ledger/journal/UnbalancedError/describe.py" \
+    || fail "a first method is created in the class's folder"
+expect_contains "$(ls "$S/ledger/journal/UnbalancedError")" "describe.py" "the new method is listed"
+PYTHONPATH="$PROJECT/src" python3 -c 'from ledger.journal import UnbalancedError as E; assert E("x").describe() == "unbalanced: x"' \
+    || fail "the method is the class's own in the module"

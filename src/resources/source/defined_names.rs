@@ -4,8 +4,9 @@
 //! budget may take a row to (without its value, then by name only).
 //!
 //! An import is listed only as a re-export: a name in `__all__`, the `import x as x`
-//! idiom, or a public name a package's `__init__.py` imports (its public face). Other
-//! imports are what the module uses, not what it defines.
+//! idiom, or a public name a package's `__init__.py` takes `from` a module (its public
+//! face). Other imports (`import typing as t`, `from __future__ import …`) are what the
+//! module uses, not what it defines.
 
 use std::collections::HashSet;
 
@@ -30,10 +31,15 @@ pub(super) fn listed(index: &ModuleIndex, package: bool) -> Vec<&ModuleName> {
         .names
         .iter()
         .filter(|name| match name.kind {
+            // `from __future__ import annotations` tells the compiler something; it names
+            // nothing the module offers.
+            NameKind::Import { .. } if name.value == "from __future__" => false,
             NameKind::Import { explicit } => {
                 explicit
                     || exported.contains(name.name.as_str())
-                    || (package && !name.name.starts_with('_'))
+                    // A package offers the names it takes from its modules, not the
+                    // modules it uses under a short name (`import typing as t`).
+                    || (package && !name.name.starts_with('_') && name.value.starts_with("from "))
             }
             _ => true,
         })
@@ -154,6 +160,8 @@ mod tests {
     use crate::python::index_module;
 
     const MODULE: &str = r#""""Keywords."""
+from __future__ import annotations
+import typing as t
 from typing import Any
 from .tokens import Keyword, Name as Name
 from . import _private
@@ -216,16 +224,16 @@ def lookup(word):
                 .map(|row| (row.2.clone(), row.3))
                 .expect(name)
         };
-        assert_eq!(value("__all__"), ("`KEYWORDS, Any`".to_string(), 6));
+        assert_eq!(value("__all__"), ("`KEYWORDS, Any`".to_string(), 8));
         assert_eq!(
             value("KEYWORDS"),
             (
                 "`= { \"SELECT\": Keyword, \"FROM\": Keyword, }`".to_string(),
-                8
+                10
             )
         );
-        assert_eq!(value("FLAGS"), ("`: int = 3 \\| 4`".to_string(), 13));
-        assert_eq!(value("Name"), ("`from .tokens`".to_string(), 3));
+        assert_eq!(value("FLAGS"), ("`: int = 3 \\| 4`".to_string(), 15));
+        assert_eq!(value("Name"), ("`from .tokens`".to_string(), 5));
     }
 
     #[test]

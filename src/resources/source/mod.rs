@@ -584,7 +584,7 @@ fn member_children(index: &ModuleIndex, parent: Option<usize>) -> Vec<Child> {
                 symbol.lines
             ),
         ));
-        if symbols.iter().any(|s| s.parent == Some(at)) {
+        if places::paths::has_folder(symbols, at) {
             children.push(Child::new(&symbol.file_stem, Kind::Dir, "its members"));
         }
     }

@@ -146,7 +146,7 @@ struct Row {
 impl Row {
     fn of(symbols: &[Symbol], index: usize, text: &str) -> Row {
         let symbol = &symbols[index];
-        let has_members = symbols.iter().any(|m| m.parent == Some(index));
+        let has_members = crate::resources::source::places::paths::has_folder(symbols, index);
         let file = match has_members {
             true => format!("`{0}.py` `{0}/`", symbol.file_stem),
             false => format!("`{}.py`", symbol.file_stem),

@@ -468,7 +468,7 @@ pub fn locate(module: &Module, inner: &MemberPath) -> Option<(usize, bool)> {
 }
 
 /// The member of `module` under `parent` called `name`: `(index, true)` for `stem.py`,
-/// `(index, false)` for the members directory `stem/` of a class that has members.
+/// `(index, false)` for the members directory `stem/` of a class (see [`has_folder`]).
 pub fn member(module: &Module, parent: Option<usize>, name: &str) -> Option<(usize, bool)> {
     let symbols = &module.index.symbols;
     let (stem, is_file) = match name.strip_suffix(".py") {
@@ -478,10 +478,20 @@ pub fn member(module: &Module, parent: Option<usize>, name: &str) -> Option<(usi
     let index = symbols
         .iter()
         .position(|s| s.parent == parent && s.file_stem == stem)?;
-    if !is_file && !symbols.iter().any(|s| s.parent == Some(index)) {
+    if !is_file && !has_folder(symbols, index) {
         return None;
     }
     Some((index, is_file))
+}
+
+/// Whether symbol `at` has a folder of members: every class has one, also while it has
+/// no method yet (a first one is added by creating `Class/<name>.py`); a function has
+/// none.
+pub fn has_folder(symbols: &[crate::python::Symbol], at: usize) -> bool {
+    symbols
+        .get(at)
+        .is_some_and(|s| s.kind == crate::python::SymbolKind::Class)
+        || symbols.iter().any(|s| s.parent == Some(at))
 }
 
 /// `ledger.accounts.Account.py` → `[ledger, accounts, Account.py]`; `ledger.io` →
