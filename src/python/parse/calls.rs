@@ -5,7 +5,7 @@
 //! follow `cash.debit` to `Account.debit`. Part of the parser boundary (see `mod.rs`).
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{ExceptHandler, Expr, Stmt};
+use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use super::{WALK, with_module_at};
@@ -235,6 +235,16 @@ impl<'a> Visitor<'a> for Calls {
 
 /// `a.b.c` as `["a", "b", "c"]`; `None` for anything that is no chain of names.
 fn chain(expr: &Expr) -> Option<Vec<String>> {
+    names_of(expr, false)
+}
+
+/// [`chain`], a call in the middle read through: `a(x).b` is `["a", "b"]` (what a call
+/// returns is read on what was called, as an instance's attribute on its class).
+pub(super) fn chain_through_calls(expr: &Expr) -> Option<Vec<String>> {
+    names_of(expr, true)
+}
+
+fn names_of(expr: &Expr, through_calls: bool) -> Option<Vec<String>> {
     let mut names = Vec::new();
     let mut at = expr;
     loop {
@@ -247,6 +257,7 @@ fn chain(expr: &Expr) -> Option<Vec<String>> {
                 names.push(attribute.attr.to_string());
                 at = &attribute.value;
             }
+            Expr::Call(call) if through_calls && !names.is_empty() => at = &call.func,
             _ => return None,
         }
     }
@@ -254,12 +265,11 @@ fn chain(expr: &Expr) -> Option<Vec<String>> {
     Some(names)
 }
 
-/// The imports of a module body, looking into top-level `if`/`try` blocks (an import that
-/// may fail, `if TYPE_CHECKING:`) but not into functions or classes. Iterative.
+/// The imports of a module body that run at its top level (see
+/// [`super::top_level_statements`]).
 pub(super) fn top_level_imports(body: &[Stmt]) -> Vec<Import> {
     let mut found = Vec::new();
-    let mut pending: Vec<&Stmt> = body.iter().rev().collect();
-    while let Some(stmt) = pending.pop() {
+    for stmt in super::top_level_statements(body) {
         match stmt {
             Stmt::Import(import) => {
                 for alias in &import.names {
@@ -312,21 +322,6 @@ pub(super) fn top_level_imports(body: &[Stmt]) -> Vec<Import> {
                         star,
                     });
                 }
-            }
-            Stmt::If(block) => {
-                let mut bodies: Vec<&[Stmt]> = vec![&block.body];
-                bodies.extend(block.elif_else_clauses.iter().map(|c| c.body.as_slice()));
-                for body in bodies.into_iter().rev() {
-                    pending.extend(body.iter().rev());
-                }
-            }
-            Stmt::Try(block) => {
-                pending.extend(block.finalbody.iter().rev());
-                pending.extend(block.orelse.iter().rev());
-                for ExceptHandler::ExceptHandler(handler) in block.handlers.iter().rev() {
-                    pending.extend(handler.body.iter().rev());
-                }
-                pending.extend(block.body.iter().rev());
             }
             _ => {}
         }

@@ -315,6 +315,37 @@ fn problems(parsed: &Parsed<ModModule>) -> Vec<Problem> {
     problems
 }
 
+/// The statements of a module body that run at its top level, in source order: through
+/// `if`/`try`/`with` blocks (a constant set per platform, an import that may fail, `if
+/// TYPE_CHECKING:`), never into functions or classes; the blocks themselves are left out.
+/// Iterative, so deeply nested blocks cannot exhaust the stack.
+pub(super) fn top_level_statements(body: &[Stmt]) -> Vec<&Stmt> {
+    let mut found = Vec::new();
+    let mut pending: Vec<&Stmt> = body.iter().rev().collect();
+    while let Some(stmt) = pending.pop() {
+        match stmt {
+            Stmt::If(block) => {
+                let mut bodies: Vec<&[Stmt]> = vec![&block.body];
+                bodies.extend(block.elif_else_clauses.iter().map(|c| c.body.as_slice()));
+                for body in bodies.into_iter().rev() {
+                    pending.extend(body.iter().rev());
+                }
+            }
+            Stmt::Try(block) => {
+                pending.extend(block.finalbody.iter().rev());
+                pending.extend(block.orelse.iter().rev());
+                for ExceptHandler::ExceptHandler(handler) in block.handlers.iter().rev() {
+                    pending.extend(handler.body.iter().rev());
+                }
+                pending.extend(block.body.iter().rev());
+            }
+            Stmt::With(block) => pending.extend(block.body.iter().rev()),
+            other => found.push(other),
+        }
+    }
+    found
+}
+
 /// Walks module and class bodies, looking through `if`/`try`/`with` blocks but never into
 /// function bodies. Iterative, so deeply nested blocks cannot exhaust the stack.
 fn definitions(source: &str, parsed: &Parsed<ModModule>) -> Vec<Definition> {

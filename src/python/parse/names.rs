@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 
-use ruff_python_ast::{ExceptHandler, Expr, Stmt};
+use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::Ranged;
 
 use crate::python::index::NameKind;
@@ -32,8 +32,7 @@ pub(in crate::python) struct Binding {
 pub(super) fn bindings(source: &str, body: &[Stmt]) -> Vec<Binding> {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
-    let mut pending: Vec<&Stmt> = body.iter().rev().collect();
-    while let Some(stmt) = pending.pop() {
+    for stmt in super::top_level_statements(body) {
         let offset = stmt.start().to_usize();
         let mut bind = |name: String, kind: NameKind, value: String| {
             if seen.insert(name.clone()) {
@@ -122,22 +121,6 @@ pub(super) fn bindings(source: &str, body: &[Stmt]) -> Vec<Binding> {
                     );
                 }
             }
-            Stmt::If(block) => {
-                let mut bodies: Vec<&[Stmt]> = vec![&block.body];
-                bodies.extend(block.elif_else_clauses.iter().map(|c| c.body.as_slice()));
-                for body in bodies.into_iter().rev() {
-                    pending.extend(body.iter().rev());
-                }
-            }
-            Stmt::Try(block) => {
-                pending.extend(block.finalbody.iter().rev());
-                pending.extend(block.orelse.iter().rev());
-                for ExceptHandler::ExceptHandler(handler) in block.handlers.iter().rev() {
-                    pending.extend(handler.body.iter().rev());
-                }
-                pending.extend(block.body.iter().rev());
-            }
-            Stmt::With(block) => pending.extend(block.body.iter().rev()),
             _ => {}
         }
     }

@@ -9,7 +9,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, Stmt};
 use ruff_text_size::Ranged;
 
-use super::calls::{Import, top_level_imports};
+use super::calls::{Import, chain_through_calls as chain, top_level_imports};
 use super::{WALK, with_module_at};
 
 /// One place a module names something.
@@ -197,29 +197,6 @@ fn visit_calls_in(walker: &mut Walker, expr: &Expr) {
             _ => return,
         }
     }
-}
-
-/// `a.b.c` as `["a", "b", "c"]`, a call in the middle read through (`a(x).b` is
-/// `["a", "b"]`); `None` for anything else (a subscript, a literal).
-fn chain(expr: &Expr) -> Option<Vec<String>> {
-    let mut names = Vec::new();
-    let mut at = expr;
-    loop {
-        match at {
-            Expr::Name(name) => {
-                names.push(name.id.to_string());
-                break;
-            }
-            Expr::Attribute(attribute) => {
-                names.push(attribute.attr.to_string());
-                at = &attribute.value;
-            }
-            Expr::Call(call) if !names.is_empty() => at = &call.func,
-            _ => return None,
-        }
-    }
-    names.reverse();
-    Some(names)
 }
 
 #[cfg(test)]
