@@ -424,6 +424,8 @@ const CODELINKS_VIEWS: &[&str] = &[
     "memory/files/_entry.md",
     "memory/files/src/ledger/accounts.py/_entry.md",
     "search/parse_amount",
+    // A question that names a file leads to the sessions that changed it.
+    "search/memory:accounts.py rounding",
 ];
 
 impl Codelinks {
@@ -474,6 +476,22 @@ fn a_module_names_the_sessions_that_edited_it() {
     ] {
         assert!(module.contains(named), "[{named}] missing:\n{module}");
     }
+}
+
+#[test]
+fn a_memory_search_naming_a_changed_file_leads_to_its_sessions() {
+    let codelinks = Codelinks::new();
+    let views = codelinks.views();
+    let (_, search) = views
+        .iter()
+        .find(|(name, _)| name.ends_with("memory:accounts.py rounding"))
+        .unwrap();
+    assert!(
+        search.contains(
+            "`accounts.py` is a file 2 past sessions changed: `/mnt/hs/memory/files/src/ledger/accounts.py/`"
+        ),
+        "{search}"
+    );
 }
 
 #[test]

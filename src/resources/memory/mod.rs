@@ -31,6 +31,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::model::count::{one_or_many, plural};
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
+use crate::store::memory::changed::FileOrder;
 use crate::tree::glance::Glance;
 use crate::tree::lock;
 use crate::tree::resource::{Capabilities, Live, Search};
@@ -46,6 +47,10 @@ const RECALL: &str = "recall";
 /// Characters of a search hit's snippet at most (the store's snippets are shorter: this
 /// only bounds what escaping may add).
 const SNIPPET_CHARS: usize = 400;
+/// Changed files looked at for a file a query names (the most often changed first).
+const FILES_LOOKED: usize = 10_000;
+/// Files named per word of a query that names a file.
+const FILES_NAMED: usize = 2;
 const RECENT_HERE: usize = 5;
 /// Sessions `recall` lists.
 const RECALLED: usize = 5;
@@ -313,6 +318,11 @@ impl Search for Memory {
                     .push_str(&format!(" (same text in {repeats} more {more})"));
             }
         }
+        let note = match (self.files_named(query)?, note) {
+            (files, note) if files.is_empty() => note,
+            (files, None) => Some(files.join("; ")),
+            (files, Some(note)) => Some(format!("{}; {note}", files.join("; "))),
+        };
         // The hits holding every term end a page of their own: a precise query reads only
         // its matches, the looser ones a page away.
         let every = whole.iter().take_while(|all| **all).count();
@@ -328,10 +338,83 @@ impl Search for Memory {
     }
 }
 
+impl Memory {
+    /// For each word of `query` that names a file past sessions changed (`accounts.py`,
+    /// `ledger/money.py`): the file's place under `memory/files/`, where the sessions that
+    /// changed it are listed — what a question about a file is best answered by.
+    fn files_named(&self, query: &str) -> Result<Vec<String>> {
+        let words: Vec<&str> = query
+            .split_whitespace()
+            .map(|w| w.trim_matches('"'))
+            .filter(|w| names_a_file(w))
+            .collect();
+        if words.is_empty() {
+            return Ok(Vec::new());
+        }
+        let changed = self
+            .store
+            .memory(|m| m.changed_files(FileOrder::Often, FILES_LOOKED))?;
+        let mut named = Vec::new();
+        for word in words {
+            let suffix = format!("/{word}");
+            for file in changed
+                .iter()
+                .filter(|f| f.path == word || f.path.ends_with(&suffix))
+                .take(FILES_NAMED)
+            {
+                named.push(format!(
+                    "`{word}` is a file {} past session{} changed: `{}`",
+                    file.sessions,
+                    plural(file.sessions),
+                    self.links.to(&format!("memory/files/{}/", file.path))
+                ));
+            }
+        }
+        Ok(named)
+    }
+}
+
+/// Whether a query's word looks like a file name: a name, a dot, an extension with a
+/// letter (`money.py`, `src/ledger/money.py`; not `3.14`, not a filter like `file:x`).
+fn names_a_file(word: &str) -> bool {
+    let Some((stem, extension)) = word.rsplit_once('.') else {
+        return false;
+    };
+    !word.contains(':')
+        && !stem.is_empty()
+        && (1..=5).contains(&extension.len())
+        && extension.chars().all(|c| c.is_ascii_alphanumeric())
+        && extension.chars().any(|c| c.is_ascii_alphabetic())
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '/' | '.'))
+}
+
 impl Live for Memory {
     fn start(&self, outside: Outside) {
         if let Some(following) = &self.following {
             follow::start(self.store.clone(), following.clone(), outside);
+        }
+    }
+}
+
+#[cfg(test)]
+mod file_words {
+    use super::names_a_file;
+
+    #[test]
+    fn words_that_look_like_file_names_are_told_apart() {
+        for word in [
+            "money.py",
+            "accounts.py",
+            "README.md",
+            "pyproject.toml",
+            "test_x.py",
+        ] {
+            assert!(names_a_file(word), "{word}");
+        }
+        for word in ["3.14", "rounding", "file:money.py", ".py", "e.g.", "v1.2.3"] {
+            assert!(!names_a_file(word), "{word}");
         }
     }
 }
