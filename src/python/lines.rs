@@ -8,7 +8,7 @@ use std::ops::Range;
 
 /// Where the lines of a text start. Line breaks are `\n`, `\r\n` and a lone `\r`.
 #[derive(Debug, Clone)]
-pub(super) struct LineTable {
+pub struct LineTable {
     /// Start of every line; a text ending in a line break has no empty last line here.
     starts: Vec<usize>,
     text_len: usize,
@@ -16,7 +16,7 @@ pub(super) struct LineTable {
 }
 
 impl LineTable {
-    pub(super) fn new(text: &str) -> LineTable {
+    pub fn new(text: &str) -> LineTable {
         let bytes = text.as_bytes();
         let mut starts = Vec::with_capacity(bytes.len() / 32 + 1);
         if !bytes.is_empty() {
@@ -50,7 +50,7 @@ impl LineTable {
     }
 
     /// 0-based line containing `offset`; offsets past the end belong to the last line.
-    pub(super) fn line_of(&self, offset: usize) -> usize {
+    pub fn line_of(&self, offset: usize) -> usize {
         self.starts
             .partition_point(|&start| start <= offset)
             .saturating_sub(1)
@@ -60,7 +60,7 @@ impl LineTable {
         self.starts.get(line).copied().unwrap_or(self.text_len)
     }
 
-    pub(super) fn line_range(&self, line: usize) -> Range<usize> {
+    pub fn line_range(&self, line: usize) -> Range<usize> {
         self.line_start(line)..self.line_start(line + 1)
     }
 

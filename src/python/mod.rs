@@ -48,6 +48,7 @@ mod venv;
 pub use dotted::{Dotted, DottedName};
 pub use indent::{reindent, symbol_text};
 pub use index::{ModuleIndex, ModuleName, NameKind, Symbol, SymbolKind, SyntaxProblem};
+pub use lines::LineTable;
 pub use parse::calls::{Import, LineCalls, imports, line_calls};
 pub use parse::leading_imports;
 pub use parse::uses::{ModuleUses, Use, module_uses};

@@ -8,10 +8,10 @@
 //! a name in one scope (a property's setter, `@overload` stubs) is not listed: the first
 //! one's file is where the others are named (`name@2.py`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{Searcher, symbol_file, tree_location};
+use super::{Searcher, python_files_code_first, symbol_file, tree_location};
 use crate::error::Result;
 use crate::model::Definition;
 use crate::python::ModuleIndex;
@@ -58,23 +58,16 @@ pub(super) fn matching(searcher: &Searcher, name: &str) -> Vec<Matched> {
     let Some(&last) = wanted.last() else {
         return Vec::new();
     };
-    let listed = searcher.searched.files(&searcher.project);
-    let test_dirs = searcher.project.test_dirs();
-    let mut files: Vec<&Path> = listed.paths[..listed.python]
-        .iter()
-        .map(|p| p.as_path())
-        .collect();
-    files.sort_by_key(|file| (test_dirs.iter().any(|t| file.starts_with(t)), *file));
     let mut found = Vec::new();
-    for file in files {
+    for file in python_files_code_first(searcher) {
         // Most modules define no symbol of that name: skip them before placing any.
-        let Ok(Some(index)) = searcher.modules.index(None, file) else {
+        let Ok(Some(index)) = searcher.modules.index(None, &file) else {
             continue;
         };
         if !index.symbols.iter().any(|s| s.file_stem == last) {
             continue;
         }
-        let (_, dotted) = tree_location(searcher, file);
+        let (_, dotted) = tree_location(searcher, &file);
         for (at, symbol) in index.symbols.iter().enumerate() {
             if symbol.file_stem != last || symbol.overload {
                 continue;
@@ -85,7 +78,7 @@ pub(super) fn matching(searcher: &Searcher, name: &str) -> Vec<Matched> {
                 .collect();
             if full.ends_with(&wanted) {
                 found.push(Matched {
-                    file: file.to_path_buf(),
+                    file: file.clone(),
                     dotted: dotted.clone(),
                     index: Arc::clone(&index),
                     at,

@@ -170,6 +170,16 @@ fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
     })
 }
 
+/// The project's Python files, the code's before the tests', each part in path order: the
+/// order `def:` and `refs:` answer in.
+fn python_files_code_first(searcher: &Searcher) -> Vec<PathBuf> {
+    let listed = searcher.searched.files(&searcher.project);
+    let test_dirs = searcher.project.test_dirs();
+    let mut files: Vec<PathBuf> = listed.paths[..listed.python].to_vec();
+    files.sort_by_cached_key(|file| (test_dirs.iter().any(|t| file.starts_with(t)), file.clone()));
+    files
+}
+
 /// Parse the modules of `files` (the Python files of the hits kept), on every core, so
 /// that naming each hit's symbol finds its module parsed.
 fn name_modules<'f>(searcher: &Searcher, files: impl Iterator<Item = &'f PathBuf>) {

@@ -16,15 +16,18 @@
 //! a parameter) cannot be resolved statically: those lines come after the resolved ones,
 //! said as such. Definitions themselves are not references.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use super::definitions::matching;
 use super::scan::Found as Line;
-use super::{Searcher, hit};
+use super::{Searcher, hit, python_files_code_first};
 use crate::error::{Error, Result};
+use crate::model::count::plural;
 use crate::model::{Hit, Hits};
-use crate::python::{Dotted, Import, ModuleUses, Use, module_uses};
+use crate::python::{Dotted, Import, LineTable, ModuleUses, Use, module_uses};
 use crate::resources::source::resolve::{Found, Resolver};
 
 /// Classes followed up their bases for an inherited method.
@@ -66,12 +69,10 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
     };
     let last = symbol.qualname.last().cloned().unwrap_or_default();
     let resolver = Resolver::new(&searcher.project, &searcher.modules);
-    let listed = searcher.searched.files(&searcher.project);
-    let test_dirs = searcher.project.test_dirs();
-    let mut files: Vec<&PathBuf> = listed.paths[..listed.python].iter().collect();
-    files.sort_by_key(|file| (test_dirs.iter().any(|t| file.starts_with(t)), *file));
+    let parsed = Parsed::default();
     let (mut resolved, mut unresolved) = (Vec::new(), Vec::new());
-    for file in files {
+    for file in python_files_code_first(searcher) {
+        let file = file.as_path();
         let Ok(module) = searcher.modules.get(None, file) else {
             continue;
         };
@@ -81,18 +82,19 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         if !text.contains(last.as_str()) {
             continue;
         }
-        let uses = module_uses(text);
+        let uses = parsed.uses(file, text);
         let reading = Reading {
             resolver: &resolver,
             searcher,
+            parsed: &parsed,
             file,
             uses: &uses,
             wanted: &wanted,
         };
-        let lines = LineStarts::of(text);
+        let lines = LineTable::new(text);
         let mut seen = HashSet::new();
         for used in &uses.uses {
-            let line = lines.line_of(used.offset);
+            let line = lines.line_of(used.offset) + 1;
             if seen.contains(&line) {
                 continue;
             }
@@ -114,7 +116,7 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         n => Some(format!(
             "{every} resolved; then {n} line{} calling a `.{last}` on a value whose type the \
              code does not say (not resolved statically)",
-            if n == 1 { "" } else { "s" }
+            plural(n)
         )),
     };
     let hits: Vec<Hit> = resolved.into_iter().chain(unresolved).collect();
@@ -126,6 +128,22 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         all_read: true,
         ..Hits::default()
     })
+}
+
+/// The uses of each module parsed for one answer: a base class's module is read once
+/// however many of its subclasses' lines climb to it.
+#[derive(Default)]
+struct Parsed(RefCell<HashMap<PathBuf, Rc<ModuleUses>>>);
+
+impl Parsed {
+    /// The uses of `file`, whose text is `text`.
+    fn uses(&self, file: &Path, text: &str) -> Rc<ModuleUses> {
+        let mut parsed = self.0.borrow_mut();
+        let uses = parsed
+            .entry(file.to_path_buf())
+            .or_insert_with(|| Rc::new(module_uses(text)));
+        Rc::clone(uses)
+    }
 }
 
 /// The symbol whose references are asked for.
@@ -144,6 +162,7 @@ impl Wanted {
 struct Reading<'r> {
     resolver: &'r Resolver<'r>,
     searcher: &'r Searcher,
+    parsed: &'r Parsed,
     file: &'r Path,
     uses: &'r ModuleUses,
     wanted: &'r Wanted,
@@ -213,9 +232,6 @@ impl Reading<'_> {
         {
             let mut stands_for = made.clone();
             stands_for.extend(rest.iter().cloned());
-            if stands_for.len() > chain.len() + 8 {
-                return None;
-            }
             return self.resolve_plain(&stands_for);
         }
         self.resolve_plain(chain)
@@ -241,10 +257,8 @@ impl Reading<'_> {
             self.resolver.locate_symbol(Dotted::new(&full))
         }?;
         // `D.debit` where `D` only inherits `debit`: the lookup stops at the class.
-        let depth = found.symbol.qualname.len();
-        let asked = chain.len();
-        if found.symbol.kind == crate::python::SymbolKind::Class && asked > 1 && depth > 0 {
-            let rest = &chain[asked - 1..];
+        if found.symbol.kind == crate::python::SymbolKind::Class && chain.len() > 1 {
+            let rest = &chain[chain.len() - 1..];
             let class = found.symbol.qualname.clone();
             let module = found.module.clone();
             return self.inherited(&module, &class, rest, 0).or(Some(found));
@@ -299,7 +313,7 @@ impl Reading<'_> {
             return None;
         }
         let text = self.searcher.modules.get(None, module).ok()?;
-        let facts = module_uses(text.text().ok()?);
+        let facts = self.parsed.uses(module, text.text().ok()?);
         let reading = Reading {
             file: module,
             uses: &facts,
@@ -324,39 +338,23 @@ impl Reading<'_> {
     }
 }
 
-/// Where each line of a text starts, to turn offsets into 1-based lines.
-struct LineStarts(Vec<usize>);
-
-impl LineStarts {
-    fn of(text: &str) -> LineStarts {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
-            .collect();
-        LineStarts(starts)
-    }
-
-    fn line_of(&self, offset: usize) -> usize {
-        self.0.partition_point(|&start| start <= offset)
-    }
-
-    fn text<'t>(&self, text: &'t str, line: usize) -> &'t str {
-        let start = self.0.get(line - 1).copied().unwrap_or(text.len());
-        let end = self.0.get(line).copied().unwrap_or(text.len());
-        text.get(start..end).unwrap_or("").trim()
-    }
-}
-
 /// The hit of `line` of `file`: as a search hit reads, module path, line and text, with
 /// the symbol file of the definition holding `offset`.
 fn line_hit(
     searcher: &Searcher,
     file: &Path,
     text: &str,
-    lines: &LineStarts,
+    lines: &LineTable,
     line: usize,
     offset: usize,
 ) -> Hit {
-    let shown: String = lines.text(text, line).chars().take(160).collect();
+    let shown: String = text
+        .get(lines.line_range(line - 1))
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(160)
+        .collect();
     hit(
         searcher,
         file,
