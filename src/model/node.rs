@@ -216,9 +216,11 @@ pub struct Hits {
     /// How the hits were chosen, when it is not plain ranking (`ranked among the 10,000
     /// most recent matches`).
     pub note: Option<String>,
-    /// How many of the first hits hold every word of the query, when the others hold only
-    /// some: a page ends after them, so that a precise query reads only its matches.
-    pub every: Option<usize>,
+    /// Where a page ends whatever room is left, as counts of the first hits, ascending:
+    /// after the hits holding every word of the query when others hold only some, and
+    /// after what was said when tools' calls and output follow. A precise question reads
+    /// only its best matches; the rest is a page away.
+    pub breaks: Vec<usize>,
     /// The most hits a page of this area holds, when fewer than the search's default: hits
     /// that come with their neighbouring turns are read one by one, and a few answer.
     pub per_page: Option<usize>,

@@ -268,17 +268,9 @@ impl Search {
         let room = (self.budget * budget::CHARS_PER_TOKEN).saturating_sub(PAGE_FRAME);
         let rendered: Vec<String> = hits.hits.iter().map(render_hit).collect();
         let lengths: Vec<usize> = rendered.iter().map(|r| r.chars().count()).collect();
-        // The hits with every word end a page of their own (see `Hits::every`).
+        // Some groups of hits end a page of their own (see `Hits::breaks`).
         let most = hits.per_page.unwrap_or(SCOPED).min(SCOPED);
-        let pages = match hits.every {
-            Some(every) if every > 0 && every < rendered.len() => {
-                let mut first = pages(&lengths[..every], room, most);
-                let rest = pages(&lengths[every..], room, most);
-                first.extend(rest.into_iter().map(|r| r.start + every..r.end + every));
-                first
-            }
-            _ => pages(&lengths, room, most),
-        };
+        let pages = pages(&lengths, &hits.breaks, room, most);
         let shown = pages.get(page - 1).cloned().unwrap_or_default();
         out.push_str(&format!(
             "# Search: {title} — {}{}\n",
@@ -452,11 +444,16 @@ fn render_hit(hit: &Hit) -> String {
 
 /// Rendered hits, by their `lengths` in characters, cut into pages of at most `most` hits
 /// and `room` characters (at least one hit each), in order.
-fn pages(lengths: &[usize], room: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+fn pages(
+    lengths: &[usize],
+    breaks: &[usize],
+    room: usize,
+    most: usize,
+) -> Vec<std::ops::Range<usize>> {
     let mut pages = Vec::new();
     let (mut start, mut used) = (0, 0);
     for (n, &cost) in lengths.iter().enumerate() {
-        if n > start && (used + cost > room || n - start >= most) {
+        if n > start && (used + cost > room || n - start >= most || breaks.contains(&n)) {
             pages.push(start..n);
             (start, used) = (n, 0);
         }
@@ -631,10 +628,12 @@ mod tests {
             .iter()
             .map(|s| s.chars().count())
             .collect();
-        assert_eq!(pages(&items, 6, 20), [0..2, 2..3, 3..5]);
-        assert_eq!(pages(&items, 100, 2), [0..2, 2..4, 4..5]);
-        assert_eq!(pages(&items, 1, 20), [0..1, 1..2, 2..3, 3..4, 4..5]);
-        assert!(pages(&[], 10, 20).is_empty());
+        assert_eq!(pages(&items, &[], 6, 20), [0..2, 2..3, 3..5]);
+        assert_eq!(pages(&items, &[], 100, 2), [0..2, 2..4, 4..5]);
+        assert_eq!(pages(&items, &[], 1, 20), [0..1, 1..2, 2..3, 3..4, 4..5]);
+        assert!(pages(&[], &[], 10, 20).is_empty());
+        // A break ends a page whatever room is left; one at either end changes nothing.
+        assert_eq!(pages(&items, &[0, 1, 3, 5], 100, 20), [0..1, 1..3, 3..5]);
     }
 
     /// An area whose three matches say the same thing: one hit shows them all.

@@ -260,3 +260,40 @@ fn a_text_repeated_across_sessions_shows_once_and_the_next_distinct_hit_takes_it
         assert!(!memory(store).search("integer cents", 1).unwrap().all_read);
     });
 }
+
+#[test]
+fn what_was_said_ends_a_page_before_tools_output_holding_every_term() {
+    for_each_backend(|store| {
+        decision(&store);
+        let transcript = Transcript {
+            sessions: vec![
+                (
+                    session("read", Some("2026-11-21T09:00:00Z"), "Reading"),
+                    vec![entry(
+                        "r1",
+                        Channel::ToolResult,
+                        "amounts = [Decimal(a) for a in amounts]  # Decimal amounts",
+                    )],
+                ),
+                (
+                    session("later", Some("2026-11-22T09:00:00Z"), "Later"),
+                    vec![entry("l1", Channel::User, "are the amounts right now?")],
+                ),
+            ],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        let hits = memory(store).search("decimal amounts", 10).unwrap();
+        let lines: Vec<&str> = hits.hits.iter().map(|h| h.line.as_str()).collect();
+        // The decision, though the tool's output holds the words more often; then the
+        // tool's output; then the turn holding only one of the words.
+        assert!(lines[0].starts_with("#2 assistant: "), "{lines:?}");
+        assert!(lines[1].starts_with("#1 tool_result: "), "{lines:?}");
+        assert!(lines[2].starts_with("#1 user: "), "{lines:?}");
+        assert_eq!(hits.breaks, [1, 2], "{lines:?}");
+        let note = hits.note.unwrap_or_default();
+        assert!(
+            note.contains("what was said first, then 1 hit in tools' calls and output"),
+            "{note}"
+        );
+    });
+}

@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::count::{one_or_many, plural};
+use crate::model::transcript::Channel;
 use crate::model::{Child, Entry, Hit, Hits, Kind, Links, Node, RootPart, Verb};
 use crate::store::Store;
 use crate::store::memory::changed::FileOrder;
@@ -244,8 +245,9 @@ impl Search for Memory {
         let mut repeats: Vec<usize> = Vec::new();
         // Entries shown with their neighbours: a hit among them adds nothing.
         let mut windows: Vec<(String, i64)> = Vec::new();
-        // Whether each hit shown holds every term of the query.
-        let mut whole: Vec<bool> = Vec::new();
+        // Whether each hit shown holds every term of the query, and whether it was said
+        // (not a tool's call or output).
+        let mut whole: Vec<(bool, bool)> = Vec::new();
         for hit in found {
             let dir = format!("memory/sessions/{}/{}", hit.day, hit.session_id);
             // One hit, one line: a snippet may span lines of the entry; its text is the
@@ -279,7 +281,8 @@ impl Search for Memory {
             }
             texts.push((text, hits.len()));
             repeats.push(0);
-            whole.push(hit.all_terms);
+            let tool = matches!(hit.channel, Some(Channel::ToolCall | Channel::ToolResult));
+            whole.push((hit.all_terms, !tool));
             let Some(seq) = hit.seq else {
                 hits.push(Hit::new(
                     self.links.to(&format!("{dir}/{}", views::SUMMARY)),
@@ -311,6 +314,12 @@ impl Search for Memory {
             windows.push((hit.session_id.clone(), seq));
             hits.push(shown);
         }
+        // The hits holding every term end a page of their own: a precise query reads only
+        // its matches, the looser ones a page away. Among them, what was said comes first
+        // (the store ranks it so) and ends a page before tools' calls and output.
+        let said = whole.iter().take_while(|(all, said)| *all && *said).count();
+        let every = whole.iter().take_while(|(all, _)| *all).count();
+        let tools: usize = (said..every).map(|n| 1 + repeats[n]).sum();
         for (hit, repeats) in hits.iter_mut().zip(repeats) {
             if repeats > 0 {
                 let more = one_or_many(repeats, "hit", "hits");
@@ -318,20 +327,20 @@ impl Search for Memory {
                     .push_str(&format!(" (same text in {repeats} more {more})"));
             }
         }
-        let note = match (self.files_named(query)?, note) {
-            (files, note) if files.is_empty() => note,
-            (files, None) => Some(files.join("; ")),
-            (files, Some(note)) => Some(format!("{}; {note}", files.join("; "))),
-        };
-        // The hits holding every term end a page of their own: a precise query reads only
-        // its matches, the looser ones a page away.
-        let every = whole.iter().take_while(|all| **all).count();
-        let every = (every > 0 && every < whole.len()).then_some(every);
+        let mut notes: Vec<String> = self.files_named(query)?;
+        notes.extend(note);
+        if said > 0 && tools > 0 {
+            notes.push(format!(
+                "what was said first, then {tools} {} in tools' calls and output",
+                one_or_many(tools, "hit", "hits")
+            ));
+        }
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
         Ok(Hits {
             hits,
             total,
             note,
-            every,
+            breaks: vec![said, every],
             per_page: Some(PER_PAGE),
             all_read: !cut,
         })

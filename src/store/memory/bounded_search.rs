@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use super::dialect::{FilesSql, Ranked, SearchSql, SessionText, WriteSql};
+use super::dialect::{FilesSql, Match, SearchSql, SessionText, WriteSql};
 use super::query::{COUNT_CAP, EXAMINE, Query, RANK};
 use super::records::{Found, MemoryHit};
 use super::scan::{self, Scanned, excerpt, narrowed, thousands};
@@ -279,7 +279,7 @@ const CHANGERS_ONE_BY_ONE: usize = 64;
 
 /// Matches found by the index (newest first, ranked), how many match, and a note when not
 /// all of them were looked at.
-type Matches = (Vec<Ranked>, usize, Option<String>);
+type Matches = (Vec<Match>, usize, Option<String>);
 
 /// Entries matching the words of `query` (the index's `expression`) within `span`, ranked;
 /// at most `keep` as hits; and how many match.
@@ -309,8 +309,8 @@ fn ranked_entries<D: SearchSql>(
         notes,
         |ids, regex| scan::matching(index, ids, regex),
     )?;
-    // Best first, then newest.
-    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    // Best first (what was said before tools, then by relevance), then newest.
+    found.sort_by(|a, b| a.1.best_first(&b.1).then(b.0.cmp(&a.0)));
     found.truncate(keep);
     let ids: Vec<(i64, Option<std::ops::Range<usize>>)> = found
         .into_iter()

@@ -9,6 +9,11 @@
 //!   searched when needed, which keeps a query whose first tier fills the page as fast as
 //!   before. When it is searched, a common word beside one that matches nothing costs most
 //!   on PostgreSQL, which counts every match of an OR.
+//! - **What was said, then tools.** Within a tier, a turn of the user or the assistant
+//!   (its thinking, a summary) ranks before a tool's call or output
+//!   ([`super::dialect::Relevance`], applied where each query's entries are ranked): a
+//!   question put to memory is answered by what was said and decided, where a tool's
+//!   output mostly repeats files and commands that are read better where they live.
 //! - **Sessions lead, then entries.** A session whose title or summary matches is the best
 //!   lead, but a list of sessions is not an answer: the best [`LEADS`] sessions take the
 //!   first and third places, the entries follow, and any other matching session comes after

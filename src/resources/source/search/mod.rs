@@ -165,7 +165,7 @@ fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
         hits,
         total,
         note,
-        every,
+        breaks: every.into_iter().collect(),
         ..Hits::default()
     })
 }

@@ -91,9 +91,10 @@ fn words_match_entries_and_sessions_with_snippets() {
         assert_eq!(hits[0].seq, None, "the session about it comes first");
         assert_eq!(hits[0].snippet, "Deploy the **billing** service");
         assert_eq!((hits[0].day.as_str(), hits[0].width), ("2026-11-10", 4));
-        // Equal scores: the newest first.
-        assert_eq!(hits[1].channel, Some(Channel::ToolCall));
-        assert_eq!(hits[1].snippet, "kubectl rollout status deploy/**billing**");
+        // What was said before a tool's call, which holds the word as often.
+        assert_eq!(hits[1].channel, Some(Channel::User));
+        assert_eq!(hits[2].channel, Some(Channel::ToolCall));
+        assert_eq!(hits[2].snippet, "kubectl rollout status deploy/**billing**");
         // Entries with every word come first; case and punctuation do not matter.
         assert_eq!(names(&store, "FAILED rollout")[0], "deploy/3");
         assert_eq!(names(&store, "check_password bytes")[0], "login/3");
@@ -136,10 +137,11 @@ fn several_words_rank_entries_by_how_many_match_instead_of_answering_nothing() {
             note.as_deref(),
             Some("0 hold every term, 2 more hold some of them and follow")
         );
-        // Every word first, then those with some: the entry with "failed" and
-        // "rollout" before the one with "failed" alone.
+        // Every word first, then those with some: the tool's output with "failed" and
+        // "rollout" before the assistant's "failed" alone, though within a tier what
+        // was said comes before a tool's call ("rollout" alone).
         let (hits, total, _) = found(&store, "failed rollout");
-        assert_eq!(hits, ["deploy/3", "deploy/2", "login/3"]);
+        assert_eq!(hits, ["deploy/3", "login/3", "deploy/2"]);
         assert_eq!(total, 3);
         // When every-word hits fill the page, nothing more is searched.
         let (hits, total, note) = search(&store, "failed rollout", 1).unwrap();
@@ -155,6 +157,41 @@ fn several_words_rank_entries_by_how_many_match_instead_of_answering_nothing() {
         );
         // Filters hold for every tier.
         assert_eq!(names(&store, "failed zzz channel:assistant"), ["login/3"]);
+    });
+}
+
+#[test]
+fn what_was_said_ranks_before_tools_calls_and_output_in_each_tier() {
+    for_each_backend(|store| {
+        let transcript = Transcript {
+            sessions: vec![(
+                session("timer", Some("2026-11-12T09:00:00Z"), "Expiry"),
+                vec![
+                    entry("t1", Channel::User, "which default timer do we keep?"),
+                    entry(
+                        "t2",
+                        Channel::ToolResult,
+                        "def __init__(self, timer=default_timer): timer timer timer",
+                    ),
+                    entry("t3", Channel::Assistant, "we keep the monotonic timer"),
+                    entry("t4", Channel::ToolCall, "grep -rn timer src/"),
+                    entry("t5", Channel::Thinking, "a wall clock timer can jump"),
+                ],
+            )],
+        };
+        store.change_memory(|m| m.import(&transcript)).unwrap();
+        // The tool's output says "timer" most often and is the newest of the first tier,
+        // yet the user's question leads it; in the second tier the assistant's and the
+        // thinking's lines lead the tool's call.
+        let (hits, total, _) = found(&store, "default timer");
+        assert_eq!(total, 5);
+        assert_eq!(hits[..2], ["timer/1", "timer/2"]);
+        let mut said = hits[2..4].to_vec();
+        said.sort();
+        assert_eq!(said, ["timer/3", "timer/5"]);
+        assert_eq!(hits[4], "timer/4");
+        // A filter for tools leaves tools alone, ranked as before.
+        assert_eq!(names(&store, "timer channel:tool_call"), ["timer/4"]);
     });
 }
 
@@ -208,7 +245,7 @@ fn filters_narrow_entries() {
         // An entry's own time counts, else its session's day.
         assert_eq!(
             names(store, "failed since:2026-11-11"),
-            ["deploy/3", "login/3"]
+            ["login/3", "deploy/3"]
         );
         assert_eq!(
             names(store, "failed until:2026-11-10"),
