@@ -727,11 +727,11 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
     let view = outline.render("search/refs:PluginManager.register");
     let resolved = [
         // `Manager("auth").register(…)`, Manager an alias of the class.
-        "plugbox.hooks_auth:13: return Manager(\"auth\").register(plugin, name=\"auth\")",
+        "plugbox.hooks_auth.install_auth:13: return Manager(\"auth\").register(plugin, name=\"auth\")",
         // `manager = PluginManager(…)` through the package's re-export, then a call on it.
-        "plugbox.hooks_cache:14: manager.register(plugin)",
+        "plugbox.hooks_cache.install_cache:14: manager.register(plugin)",
         // The class through a module alias.
-        "plugbox.hooks_cli:13: mgr.PluginManager.register(manager, plugin)",
+        "plugbox.hooks_cli.install_cli:13: mgr.PluginManager.register(manager, plugin)",
     ];
     let mut at = 0;
     for line in resolved {
@@ -740,18 +740,23 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
             .unwrap_or_else(|| panic!("[{line}] not in:\n{view}"));
         at += found;
     }
-    // A call on a parameter whose type the code does not say comes after, said as such.
+    // A call on a parameter whose type the code does not say comes after, said as such;
+    // a further line of the same definition is given by its number alone.
     let unresolved = view
-        .find("plugbox.hooks_cli:14: manager.register(plugin, name=\"cli\")")
+        .find("plugbox.hooks_cli.install_cli:14: manager.register(plugin, name=\"cli\")")
         .unwrap_or_else(|| panic!("the unresolved call is missing:\n{view}"));
     assert!(unresolved > at, "{view}");
     assert!(view.contains("not resolved statically"), "{view}");
-    // Its own definition is no reference; the symbol file of each caller is linked.
+    // Its own definition is no reference.
     assert!(!view.contains("def register"), "{view}");
+    // Each line names the definition it is in, and that name read as the view says reads
+    // the caller.
     assert!(
-        view.contains("`/mnt/hs/source/plugbox/hooks_cache/install_cache.py`"),
+        view.contains("`cat /mnt/hs/source/<name>.py` reads a line's definition"),
         "{view}"
     );
+    let caller = outline.render("source/plugbox.hooks_cache.install_cache.py");
+    assert!(caller.contains("manager.register(plugin)"), "{caller}");
 }
 
 #[test]

@@ -435,7 +435,11 @@ fn glance(hit: &Hit) -> Hit {
 
 /// A hit as a list item: its line and path, then its context indented under it.
 fn render_hit(hit: &Hit) -> String {
-    let mut out = format!("- {} — `{}`\n", hit.line, hit.path);
+    // A hit without a path names what to read in its line (`refs:`).
+    let mut out = match hit.path.is_empty() {
+        true => format!("- {}\n", hit.line),
+        false => format!("- {} — `{}`\n", hit.line, hit.path),
+    };
     for line in hit.before.iter().chain(&hit.after) {
         out.push_str(&format!("  {line}\n"));
     }
@@ -565,7 +569,7 @@ impl Resource for Search {
                 Function::new(
                     format!("cat \"{}\"", self.links.to("search/refs:<name>")),
                     "who calls or names a class or function",
-                    "module:line of each, through imports and re-exports",
+                    "each line and the definition it is in, through imports and re-exports",
                 ),
                 Function::new(
                     format!("cat \"{}\"", self.links.to("search/source:re:<regex>")),

@@ -13,6 +13,7 @@ use super::fix::Fix;
 use super::kwarg::Kwarg;
 use super::read::Read;
 use super::recall::Recall;
+use super::refs::Refs;
 use super::transcripts::Memory;
 
 pub struct Project {
@@ -158,6 +159,17 @@ def test_open_starts_at_zero_without_one(journal):
                 words: "integer cents",
                 facts: &["keep Decimal", "four decimal places"],
                 session: memory.decision_session(),
+            }),
+            Box::new(Refs {
+                function: "parse_amount",
+                grep_in: "src tests",
+                callers: &[
+                    "parse_amount(opening)",
+                    "parse_amount(value)",
+                    "parse_amount(self.amount)",
+                    "from .accounts import Account, parse_amount",
+                    "parse_amount(\"1,234.565\")",
+                ],
             }),
         ],
         memory,
@@ -330,6 +342,16 @@ def test_fifo_cache_getsizeof_evicts_the_first_in():
                 words: "default timer",
                 facts: &["keep time.monotonic", "NTP stepped the clock back"],
                 session: memory.decision_session(),
+            }),
+            Box::new(Refs {
+                function: "hashkey",
+                grep_in: "src tests",
+                callers: &[
+                    "return hashkey(*args, **kwargs)",
+                    "keys.typedkey if typed else keys.hashkey",
+                    "self.assertIn(cachetools.keys.hashkey(1.0), cache)",
+                    "key=keys.hashkey)",
+                ],
             }),
         ],
         memory,

@@ -333,6 +333,39 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
     }
 }
 
+/// The file stems from the outermost definition holding `symbols[index]` down to it
+/// (`Account`, `balance@2`).
+fn symbol_stems(symbols: &[crate::python::Symbol], mut index: usize) -> Vec<String> {
+    let mut stems = vec![symbols[index].file_stem.clone()];
+    while let Some(parent) = symbols[index].parent {
+        stems.push(symbols[parent].file_stem.clone());
+        index = parent;
+    }
+    stems.reverse();
+    stems
+}
+
+/// The dotted name of the innermost definition of `file` holding `offset`, or of the
+/// module outside any (`ledger.accounts.Account.debit`): a path too, as
+/// `source/<name>.py` reads that definition.
+fn definition_name(searcher: &Searcher, file: &Path, offset: usize) -> String {
+    let (_, mut name) = tree_location(searcher, file);
+    if let Ok(module) = searcher.modules.get(None, file) {
+        let symbols = &module.index.symbols;
+        let inner = symbols
+            .iter()
+            .enumerate()
+            .rfind(|(_, s)| s.range.start <= offset && offset < s.range.end);
+        if let Some((index, _)) = inner {
+            for stem in symbol_stems(symbols, index) {
+                name.push('.');
+                name.push_str(&stem);
+            }
+        }
+    }
+    name
+}
+
 /// The tree path of the symbol file of `symbols[index]`, a symbol of `file`, which shows
 /// at `tree_dir` (see [`tree_location`]).
 fn symbol_file(
@@ -340,14 +373,12 @@ fn symbol_file(
     file: &Path,
     tree_dir: &str,
     symbols: &[crate::python::Symbol],
-    mut index: usize,
+    index: usize,
 ) -> crate::model::TreePath {
-    let mut stems = vec![format!("{}.py", symbols[index].file_stem)];
-    while let Some(parent) = symbols[index].parent {
-        stems.push(symbols[parent].file_stem.clone());
-        index = parent;
+    let mut stems = symbol_stems(symbols, index);
+    if let Some(last) = stems.last_mut() {
+        last.push_str(".py");
     }
-    stems.reverse();
     let module = tree_dir.trim_end_matches(".py");
     // `history.py`'s members are `.history/` (see `spelled_at_top`).
     let members = match searcher

@@ -22,8 +22,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::definitions::matching;
-use super::scan::Found as Line;
-use super::{Searcher, hit, python_files_code_first};
+use super::{Searcher, definition_name, python_files_code_first};
 use crate::error::{Error, Result};
 use crate::model::count::plural;
 use crate::model::{Hit, Hits};
@@ -104,24 +103,38 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
                 None => continue,
             };
             seen.insert(line);
-            kind.push(line_hit(searcher, file, text, &lines, line, used.offset));
+            kind.push(Ref {
+                name: definition_name(searcher, file, used.offset),
+                line,
+                text: line_text(text, &lines, line),
+            });
         }
         if resolved.len() + unresolved.len() >= MOST {
             break;
         }
     }
     let every = resolved.len();
-    let note = match unresolved.len() {
-        0 => None,
-        n => Some(format!(
+    let mut notes = Vec::new();
+    if every + unresolved.len() > 0 {
+        notes.push(format!(
+            "`cat {}` reads a line's definition",
+            searcher.links.to("source/<name>.py")
+        ));
+    }
+    if !unresolved.is_empty() {
+        let n = unresolved.len();
+        notes.push(format!(
             "{every} resolved; then {n} line{} calling a `.{last}` on a value whose type the \
              code does not say (not resolved statically)",
             plural(n)
-        )),
-    };
-    let hits: Vec<Hit> = resolved.into_iter().chain(unresolved).collect();
+        ));
+    }
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    let total = resolved.len() + unresolved.len();
+    let mut hits = one_per_definition(resolved);
+    hits.extend(one_per_definition(unresolved));
     Ok(Hits {
-        total: hits.len(),
+        total,
         hits,
         note,
         // Not `every`: the few unresolved lines share the first page when they fit.
@@ -338,33 +351,38 @@ impl Reading<'_> {
     }
 }
 
-/// The hit of `line` of `file`: as a search hit reads, module path, line and text, with
-/// the symbol file of the definition holding `offset`.
-fn line_hit(
-    searcher: &Searcher,
-    file: &Path,
-    text: &str,
-    lines: &LineTable,
+/// A line that names the symbol, in the definition `name` names.
+struct Ref {
+    name: String,
     line: usize,
-    offset: usize,
-) -> Hit {
-    let shown: String = text
-        .get(lines.line_range(line - 1))
+    text: String,
+}
+
+/// The lines as hits, one per run of lines in the same definition: its name, first line
+/// and text (`ledger.accounts.Account.debit:65: …`), then each further line by number
+/// under it (`66: …`), where repeating the name would cost more than the line.
+fn one_per_definition(refs: Vec<Ref>) -> Vec<Hit> {
+    let mut hits: Vec<(String, Hit)> = Vec::new();
+    for one in refs {
+        match hits.last_mut() {
+            Some((name, hit)) if *name == one.name => {
+                hit.after.push(format!("{}: {}", one.line, one.text));
+            }
+            _ => {
+                let line = format!("{}:{}: {}", one.name, one.line, one.text);
+                hits.push((one.name, Hit::new(String::new(), line)));
+            }
+        }
+    }
+    hits.into_iter().map(|(_, hit)| hit).collect()
+}
+
+/// Line `line` (from 1) of `text`, trimmed and cut to a search line's length.
+fn line_text(text: &str, lines: &LineTable, line: usize) -> String {
+    text.get(lines.line_range(line - 1))
         .unwrap_or("")
         .trim()
         .chars()
         .take(160)
-        .collect();
-    hit(
-        searcher,
-        file,
-        &Line {
-            file: 0,
-            line,
-            offset,
-            text: shown,
-            definition: false,
-            terms: 0,
-        },
-    )
+        .collect()
 }

@@ -139,7 +139,7 @@ pub(super) fn members(
             Function::new(
                 format!("cat \"{search}refs:{name}.{example}\""),
                 "who calls or names it",
-                "module:line of each, through imports and re-exports",
+                "each line and the definition it is in, through imports and re-exports",
             ),
         ],
     };
