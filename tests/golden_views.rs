@@ -732,6 +732,10 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
         "plugbox.hooks_cache.install_cache:14: manager.register(plugin)",
         // The class through a module alias.
         "plugbox.hooks_cli.install_cli:13: mgr.PluginManager.register(manager, plugin)",
+        // A function the class decorates is an instance of it, at the top level and
+        // inside a function.
+        "plugbox.hooks_cli.install_default_cli:24: cli_manager.register(plugin, name=\"default-cli\")",
+        "plugbox.hooks_cli.install_local_cli:34: local_manager.register(plugin)",
     ];
     let mut at = 0;
     for line in resolved {

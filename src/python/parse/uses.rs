@@ -37,6 +37,9 @@ pub struct ModuleUses {
     pub made: Vec<(Vec<String>, String, Vec<String>)>,
     /// `(class qualname, its bases as chains)`.
     pub bases: Vec<(Vec<String>, Vec<Vec<String>>)>,
+    /// `(function qualname, its outermost decorator as a chain)`, for a decorator named
+    /// without a call (`@curry`, `@toolz.curry`): the name is bound to what it returns.
+    pub decorated: Vec<(Vec<String>, Vec<String>)>,
 }
 
 /// What `source` names (empty when it does not parse).
@@ -54,6 +57,7 @@ pub fn module_uses(source: &str) -> ModuleUses {
                 imports: top_level_imports(body),
                 made: walker.made,
                 bases: walker.bases,
+                decorated: walker.decorated,
             }
         },
     )
@@ -66,6 +70,7 @@ struct Walker {
     uses: Vec<Use>,
     made: Vec<(Vec<String>, String, Vec<String>)>,
     bases: Vec<(Vec<String>, Vec<Vec<String>>)>,
+    decorated: Vec<(Vec<String>, Vec<String>)>,
 }
 
 impl Walker {
@@ -92,6 +97,14 @@ impl<'a> Visitor<'a> for Walker {
                     self.visit_expr(returns);
                 }
                 self.scope.push(def.name.to_string());
+                // What a decorator factory's call returns is not known; a decorator named
+                // alone is applied to the function itself.
+                if let Some(outermost) = def.decorator_list.first()
+                    && matches!(outermost.expression, Expr::Name(_) | Expr::Attribute(_))
+                    && let Some(names) = chain(&outermost.expression)
+                {
+                    self.decorated.push((self.scope.clone(), names));
+                }
                 self.visit_body(&def.body);
                 self.scope.pop();
             }
@@ -251,6 +264,22 @@ mod tests {
         )));
         let import = &uses.uses[0];
         assert_eq!(import.import_level, Some(1));
+    }
+
+    #[test]
+    fn a_function_decorated_by_a_name_alone_is_noted_with_its_outermost_decorator() {
+        let source = "@toolz.curry\n@other\ndef add(x, y):\n    @curry\n    def inner():\n        \
+                      pass\n\n@cached(cache={})\ndef made():\n    pass\n";
+        let uses = module_uses(source);
+        let names = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            uses.decorated,
+            [
+                (names(&["add"]), names(&["toolz", "curry"])),
+                (names(&["add", "inner"]), names(&["curry"])),
+            ],
+            "a factory's call (`@cached(...)`) returns what the parse cannot know"
+        );
     }
 
     #[test]

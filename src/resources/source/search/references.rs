@@ -9,7 +9,9 @@
 //! - `self.` and `cls.` as the enclosing class, `super().` as its bases;
 //! - a local assigned a call (`cash = Account(...)`) as what was called, so `cash.debit`
 //!   is `Account.debit`;
-//! - a method a class inherits, through the bases the project defines.
+//! - a method a class inherits, through the bases the project defines;
+//! - a function a project class decorates (`@curry def add`) as an instance of that
+//!   class, so `add.bind` is `curry.bind`.
 //!
 //! An import statement that names the symbol counts as naming it. A call of a method of
 //! the same name on a value whose type the code does not say (`acct.debit(5)` with `acct`
@@ -247,7 +249,74 @@ impl Reading<'_> {
             stands_for.extend(rest.iter().cloned());
             return self.resolve_plain(&stands_for);
         }
-        self.resolve_plain(chain)
+        // A lookup that stops at a function short of the chain's end (`add.bind`) reads
+        // on through what decorates it, if that is known.
+        match self.resolve_plain(chain) {
+            Some(found)
+                if found.symbol.kind != crate::python::SymbolKind::Class
+                    && found.symbol.qualname.last() != chain.last() =>
+            {
+                self.through_decorator(chain, scope).or(Some(found))
+            }
+            Some(found) => Some(found),
+            None => self.through_decorator(chain, scope),
+        }
+    }
+
+    /// `chain` read through a function it names that a project class decorates (`@curry
+    /// def add` binds `add` to a `curry`): the rest is a member of that class. The
+    /// function is one of this module's, the nearest enclosing `scope`'s first (a test
+    /// decorates its own local functions), or one it imports.
+    fn through_decorator(&self, chain: &[String], scope: &[String]) -> Option<Found> {
+        let (head, rest) = chain.split_first()?;
+        if rest.is_empty() {
+            return None;
+        }
+        let local = (0..=scope.len()).rev().find_map(|end| {
+            let mut qualname = scope[..end].to_vec();
+            qualname.push(head.clone());
+            self.uses
+                .decorated
+                .iter()
+                .find(|(q, _)| *q == qualname)
+                .map(|(_, decorator)| decorator.clone())
+        });
+        if let Some(decorator) = local {
+            return self.member_of_class(self.resolve_plain(&decorator)?, rest);
+        }
+        (1..chain.len()).rev().find_map(|end| {
+            let function = self.resolve_plain(&chain[..end])?;
+            if function.symbol.kind == crate::python::SymbolKind::Class
+                || function.symbol.qualname.last() != chain[..end].last()
+            {
+                return None;
+            }
+            let text = self.searcher.modules.get(None, &function.module).ok()?;
+            let facts = self.parsed.uses(&function.module, text.text().ok()?);
+            let (_, decorator) = facts
+                .decorated
+                .iter()
+                .find(|(q, _)| *q == function.symbol.qualname)?;
+            let reading = Reading {
+                file: &function.module,
+                uses: &facts,
+                ..*self
+            };
+            self.member_of_class(reading.resolve_plain(decorator)?, &chain[end..])
+        })
+    }
+
+    /// Member `rest` of `class` (of an instance of it), its own or inherited; `None` when
+    /// `class` is no class.
+    fn member_of_class(&self, class: Found, rest: &[String]) -> Option<Found> {
+        if class.symbol.kind != crate::python::SymbolKind::Class {
+            return None;
+        }
+        let mut qualname = class.symbol.qualname.clone();
+        qualname.extend(rest.iter().cloned());
+        self.resolver
+            .symbol_in(&class.module, Dotted::new(&qualname))
+            .or_else(|| self.inherited(&class.module, &class.symbol.qualname, rest, 0))
     }
 
     /// `chain` as the module's imports or its own top-level names bind its first name.
