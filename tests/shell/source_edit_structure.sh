@@ -37,7 +37,7 @@ sed 's/^    def credit(self, amount/    def credit_to(self, amount/' before.py >
 expect_file "$ACC" expected.py "the method was renamed"
 members=$(ls "$C")
 expect_contains "$members" "credit_to.py" "the new name is listed"
-expect_contains "$(cat "$C/_entry.md")" "rename / delete" "the entry says what mv does (in full or made lean, content first)"
+expect_contains "$(cat "$C/_entry.md")" "write it (cp, sed -i), mv, rm" "the entry says a symbol is changed by a write, mv or rm (in full or made lean, content first)"
 expect_absent "$members" "credit.py" "the old name is gone"
 expect_contains "$(cat "$C/credit_to.py")" "def credit_to(self, amount" "the renamed file"
 
