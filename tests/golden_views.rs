@@ -426,6 +426,7 @@ const CODELINKS_VIEWS: &[&str] = &[
     "search/parse_amount",
     // A question that names a file leads to the sessions that changed it.
     "search/memory:accounts.py rounding",
+    "search/accounts.py rounding",
 ];
 
 impl Codelinks {

@@ -101,8 +101,9 @@ fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
     let listed = searcher.searched.files(&searcher.project);
     let (files, python) = (&listed.paths, listed.python);
+    let named = files_named(query, files);
     let Scanned { found, total } = searcher.last_scan.get(query, limit, &listed, || {
-        let (mut found, total) = scan::scan(&pattern, files, python, limit);
+        let (mut found, total) = scan::scan(&pattern, files, &named, python, limit);
         found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
         found.truncate(limit);
         Scanned { found, total }
@@ -116,6 +117,35 @@ fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
             "lines with every term first; lines with some of them on the pages after".to_string()
         })
     });
+    // A term that names a file in a hit is said so, as the file's path.
+    let shown_named: Vec<String> = {
+        let mut paths: Vec<String> = Vec::new();
+        for f in found
+            .iter()
+            .filter(|f| named.get(f.file).is_some_and(|&m| m != 0))
+        {
+            let file = &files[f.file];
+            let rel = file.strip_prefix(&searcher.project.root).unwrap_or(file);
+            let rel = format!("`{}`", rel.display());
+            if !paths.contains(&rel) {
+                paths.push(rel);
+            }
+        }
+        paths
+    };
+    let note = match (shown_named.is_empty(), note) {
+        (true, note) => note,
+        (false, note) => {
+            let named = format!(
+                "a term that names a file is held by each of its lines: {}",
+                shown_named.join(", ")
+            );
+            Some(match note {
+                Some(note) => format!("{named}; {note}"),
+                None => named,
+            })
+        }
+    };
     name_modules(
         searcher,
         found
@@ -226,6 +256,45 @@ fn terms(query: &str) -> Vec<&str> {
         }
     }
     terms
+}
+
+/// For each of `files`, a bit for each term of `query` (numbered as [`compile`] numbers
+/// them) that is the file's own name with its extension (`accounts.py`): asked with other
+/// words, such a term says where to look, and every line of that file holds it. None for
+/// a pattern (`re:`).
+fn files_named(query: &str, files: &[PathBuf]) -> Vec<u64> {
+    if query.starts_with("re:") {
+        return vec![0; files.len()];
+    }
+    let smart_case = !query.chars().any(char::is_uppercase);
+    let mut terms: Vec<&str> = Vec::new();
+    for term in self::terms(query) {
+        if !terms.contains(&term) {
+            terms.push(term);
+        }
+    }
+    let names_a_file = |term: &str| {
+        term.rsplit_once('.')
+            .is_some_and(|(stem, _)| !stem.is_empty())
+    };
+    files
+        .iter()
+        .map(|file| {
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            terms
+                .iter()
+                .enumerate()
+                .take(64)
+                .filter(|(_, term)| {
+                    names_a_file(term)
+                        && (name == **term || smart_case && name.eq_ignore_ascii_case(term))
+                })
+                .fold(0, |bits, (n, _)| bits | 1 << n)
+        })
+        .collect()
 }
 
 fn compile(query: &str) -> Result<Pattern> {
@@ -446,12 +515,35 @@ mod tests {
         assert_eq!(terms(r#"a.b( "c d" e"#), ["a.b(", "c d", "e"]);
         let pattern = compile("rounding mode rounding").unwrap();
         assert_eq!(pattern.each.len(), 2, "a repeated word is one term");
-        assert_eq!(pattern.terms_in(b"ROUNDING MODE"), 2);
-        assert_eq!(pattern.terms_in(b"rounding=x"), 1);
+        assert_eq!(pattern.terms_in(b"ROUNDING MODE", 0), 2);
+        assert_eq!(pattern.terms_in(b"rounding=x", 0), 1);
+        // A term the file is named by is held by every line of it, and once.
+        assert_eq!(pattern.terms_in(b"rounding=x", 0b10), 2);
+        assert_eq!(pattern.terms_in(b"mode", 0b10), 1);
         assert!(pattern.any.is_match(b"x.Mode"));
         let exact = compile("Rounding").unwrap();
         assert!(!exact.any.is_match(b"rounding") && exact.any.is_match(b"Rounding"));
         assert!(compile("a.b(").unwrap().any.is_match(b"x = a.b(1)"));
         assert!(compile("re:(").is_err());
+    }
+
+    #[test]
+    fn a_term_that_is_a_files_name_is_numbered_for_that_file_alone() {
+        let files = [
+            PathBuf::from("/p/src/ledger/accounts.py"),
+            PathBuf::from("/p/tests/test_accounts.py"),
+            PathBuf::from("/p/README.md"),
+        ];
+        assert_eq!(files_named("accounts.py rounding", &files), [0b1, 0, 0]);
+        assert_eq!(
+            files_named("rounding readme.md accounts.py", &files),
+            [0b100, 0, 0b10]
+        );
+        assert_eq!(
+            files_named("README rounding", &files),
+            [0, 0, 0],
+            "a name needs its extension"
+        );
+        assert_eq!(files_named("re:accounts.py", &files), [0, 0, 0]);
     }
 }

@@ -40,11 +40,17 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    pub fn terms_in(&self, line: &[u8]) -> usize {
+    /// How many terms `line` holds, counting those of `named` (a bit per term, as
+    /// [`Pattern::each`] numbers them) whether it spells them or not.
+    pub fn terms_in(&self, line: &[u8], named: u64) -> usize {
         if self.each.is_empty() {
             return 1;
         }
-        self.each.matches(line).iter().count()
+        let mut held = named;
+        for term in self.each.matches(line).iter().filter(|t| *t < 64) {
+            held |= 1 << term;
+        }
+        held.count_ones() as usize
     }
 }
 
@@ -55,9 +61,13 @@ impl Pattern {
 /// reader meets its files in order, so its first `limit` are the first of the files it read
 /// and together they hold the first of all. Memory stays bounded whatever the query
 /// (`re:^` matches every line of the project).
+///
+/// `named[n]` has a bit for each of the query's terms that names file `n` itself
+/// (`accounts.py`), as [`Pattern::each`] numbers them: every line of it holds them.
 pub fn scan(
     pattern: &Pattern,
     files: &[PathBuf],
+    named: &[u64],
     python: usize,
     limit: usize,
 ) -> (Vec<Found>, usize) {
@@ -75,7 +85,8 @@ pub fn scan(
                     loop {
                         let n = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = files.get(n) else { break };
-                        reader.file(n, path, n >= python);
+                        let named = named.get(n).copied().unwrap_or(0);
+                        reader.file(n, path, named, n >= python);
                     }
                     (reader.found, reader.total)
                 })
@@ -117,7 +128,7 @@ impl<'p> Reader<'p> {
 
     /// Read the `n`th file at `path` and note its matching lines; a file that cannot be
     /// read, is binary, or (when not Python) is too large to be text, matches nothing.
-    fn file(&mut self, n: usize, path: &std::path::Path, data: bool) {
+    fn file(&mut self, n: usize, path: &std::path::Path, named: u64, data: bool) {
         self.bytes.clear();
         let Ok(mut file) = std::fs::File::open(path) else {
             return;
@@ -129,11 +140,11 @@ impl<'p> Reader<'p> {
             return;
         }
         let bytes = std::mem::take(&mut self.bytes);
-        self.lines(n, &bytes);
+        self.lines(n, &bytes, named);
         self.bytes = bytes;
     }
 
-    fn lines(&mut self, n: usize, bytes: &[u8]) {
+    fn lines(&mut self, n: usize, bytes: &[u8], named: u64) {
         if memchr::memchr(0, &bytes[..bytes.len().min(SNIFF)]).is_some() {
             return;
         }
@@ -156,7 +167,7 @@ impl<'p> Reader<'p> {
             self.total += 1;
             let raw = &bytes[start..end];
             let definition = is_definition(raw);
-            let terms = self.pattern.terms_in(raw);
+            let terms = self.pattern.terms_in(raw, named);
             let count = self.kept.entry((terms, definition)).or_default();
             if *count >= self.limit {
                 continue;
