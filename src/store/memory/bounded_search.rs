@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use super::dialect::{FilesSql, Match, SearchSql, SessionText, WriteSql};
+use super::dialect::{FilesSql, Ranked, SearchSql, SessionText, WriteSql};
 use super::query::{COUNT_CAP, EXAMINE, Query, RANK};
 use super::records::{Found, MemoryHit};
 use super::scan::{self, Scanned, excerpt, narrowed, thousands};
@@ -279,7 +279,7 @@ const CHANGERS_ONE_BY_ONE: usize = 64;
 
 /// Matches found by the index (newest first, ranked), how many match, and a note when not
 /// all of them were looked at.
-type Matches = (Vec<Match>, usize, Option<String>);
+type Matches = (Vec<Ranked>, usize, Option<String>);
 
 /// Entries matching the words of `query` (the index's `expression`) within `span`, ranked;
 /// at most `keep` as hits; and how many match.
@@ -309,14 +309,41 @@ fn ranked_entries<D: SearchSql>(
         notes,
         |ids, regex| scan::matching(index, ids, regex),
     )?;
-    // Best first (what was said before tools, then by relevance), then newest.
-    found.sort_by(|a, b| a.1.best_first(&b.1).then(b.0.cmp(&a.0)));
-    found.truncate(keep);
-    let ids: Vec<(i64, Option<std::ops::Range<usize>>)> = found
+    // Best first, then newest; what was said before tools (`tiers.rs`).
+    found.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let ids: Vec<(i64, Option<std::ops::Range<usize>>)> = said_first(index, &found, keep)?
         .into_iter()
-        .map(|(id, _)| (id, ranges.remove(&id)))
+        .map(|id| (id, ranges.remove(&id)))
         .collect();
     Ok((index.entry_hits(query, &ids)?, total))
+}
+
+/// Entries whose channel is asked at once, best first, while fewer said ones are known than
+/// are kept.
+const SAID_BATCH: usize = 64;
+
+/// The first `keep` of `ranked` (best first) with what was said before tools' calls and
+/// output, each part in its order. Only as many channels are asked as it takes to find
+/// `keep` said entries (all of them when fewer are said): joining every match ranked to
+/// its entry for its channel doubled the time of a word in 5,000 entries.
+fn said_first<D: SearchSql>(index: &D, ranked: &[Ranked], keep: usize) -> Result<Vec<i64>> {
+    let (mut said, mut tools) = (Vec::new(), Vec::new());
+    for batch in ranked.chunks(SAID_BATCH) {
+        if said.len() >= keep {
+            break;
+        }
+        let ids: Vec<i64> = batch.iter().map(|&(id, _)| id).collect();
+        let which = index.said(&ids)?;
+        for id in ids {
+            match which.contains(&id) {
+                true => said.push(id),
+                false => tools.push(id),
+            }
+        }
+    }
+    said.extend(tools);
+    said.truncate(keep);
+    Ok(said)
 }
 
 /// Matches of `expression` within `span` with no other filter: the [`RANK`] most recent,

@@ -30,32 +30,9 @@ pub type Times = (Option<Time>, Option<Time>);
 /// Entries to insert, in their order.
 pub type Batch<'a> = &'a [&'a EntryRecord];
 
-/// How an entry ranks among the matches of a search. What was said (a turn of the user or
-/// the assistant, its thinking, a summary) comes before a tool's call or output, then by
-/// the index's relevance (higher is better): a question put to memory is answered by what
-/// was said and decided, where a tool's output mostly repeats the project's files and
-/// commands, read better where they live.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Relevance {
-    pub said: bool,
-    pub score: f64,
-}
-
-impl Relevance {
-    /// Best first: said before tools, then by relevance.
-    pub fn best_first(&self, other: &Relevance) -> std::cmp::Ordering {
-        other
-            .said
-            .cmp(&self.said)
-            .then(other.score.total_cmp(&self.score))
-    }
-}
-
-/// An entry matching a search, with how it ranks.
-pub type Match = (i64, Relevance);
-
-/// Whether the entry whose channel is `column` holds something said, not a tool's call or
-/// output ([`Relevance::said`]), as an SQL expression both backends read alike.
+/// Whether the entry whose channel is `column` holds something said (a turn of the user or
+/// the assistant, its thinking, a summary), not a tool's call or output, as an SQL
+/// expression both backends read alike (see `tiers.rs`).
 pub fn said_sql(column: &str) -> String {
     format!(
         "{column} NOT IN ('{}', '{}')",
@@ -66,7 +43,7 @@ pub fn said_sql(column: &str) -> String {
 
 /// Matches of an index, newest first and ranked, and whether more matched than were looked
 /// at.
-pub type Filtered = (Vec<Match>, bool);
+pub type Filtered = (Vec<Ranked>, bool);
 
 /// What a scan does with each row it reads: `false` to stop.
 pub type Visit<'a> = &'a mut dyn FnMut(ScanRow) -> Result<bool>;
@@ -191,7 +168,10 @@ pub trait SearchSql {
     /// The index's expression for the query's words, `None` when it has none.
     fn expression(&self, query: &Query) -> Option<String>;
     /// The `n` most recent entries within `span` matching `expr`, newest first, ranked.
-    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Match>>;
+    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Ranked>>;
+    /// Which of the entries `ids` hold something said ([`said_sql`]), not a tool's call or
+    /// output: asked of the best matches a batch at a time, until enough are known.
+    fn said(&self, ids: &[i64]) -> Result<std::collections::HashSet<i64>>;
     /// How many entries within `span` match `expr`, counted up to `cap`.
     fn count_matches(&self, expr: &str, span: Span, cap: usize) -> Result<usize>;
     /// How many entries match `query`, from statistics, when counting would cost too much.

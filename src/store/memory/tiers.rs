@@ -11,7 +11,7 @@
 //!   on PostgreSQL, which counts every match of an OR.
 //! - **What was said, then tools.** Within a tier, a turn of the user or the assistant
 //!   (its thinking, a summary) ranks before a tool's call or output
-//!   ([`super::dialect::Relevance`], applied where each query's entries are ranked): a
+//!   (applied where each query's entries are ranked, `bounded_search.rs`): a
 //!   question put to memory is answered by what was said and decided, where a tool's
 //!   output mostly repeats files and commands that are read better where they live.
 //! - **Sessions lead, then entries.** A session whose title or summary matches is the best

@@ -40,7 +40,7 @@ mod snippet;
 
 pub(super) use estimate::frequencies;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use postgres::types::ToSql;
 
@@ -50,7 +50,7 @@ use crate::model::transcript::Channel;
 use crate::store::fts::{self, Tier};
 use crate::store::memory::bounded_search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::dialect::{
-    Filtered, Hit, Match, Relevance, SearchSql, SessionText, Visit, said_sql,
+    Filtered, Hit, Ranked, SearchSql, SessionText, Visit, said_sql,
 };
 use crate::store::memory::query::{Phrase, Query, RANK};
 use crate::store::memory::records::MemoryHit;
@@ -58,15 +58,6 @@ use crate::store::memory::scan::{excerpt, thousands};
 use crate::store::memory::span::Span;
 use crate::store::memory::{count, split_entry_id, width};
 use crate::store::postgres::Tx;
-
-/// A row of entry number, rank and whether it was said, as a [`Match`].
-fn matched(row: &postgres::Row) -> Match {
-    let relevance = Relevance {
-        said: row.get(2),
-        score: f64::from(row.get::<_, f32>(1)),
-    };
-    (row.get(0), relevance)
-}
 
 /// The tool an entry's meta names, in SQL.
 fn meta_tool() -> String {
@@ -112,23 +103,35 @@ impl SearchSql for Tx<'_> {
 
     /// Ranked once chosen: a rare word's matches are sorted by number first, and ranking
     /// (or carrying the words through that sort) every match would cost more than the rest.
-    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Match>> {
+    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Ranked>> {
         let mut values = Values::default();
         let q = values.push(expr.to_string());
         let within = span.sql("id", |v| values.push(v));
         let sql = format!(
-            "SELECT m.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION}),
-                    {}
+            "SELECT m.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
              FROM (SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
                    ORDER BY id DESC LIMIT {n}) m
              JOIN entries e ON e.id = m.id
-             ORDER BY m.id DESC",
-            said_sql("e.channel")
+             ORDER BY m.id DESC"
         );
         Ok(self
             .query(&sql, &values.refs())?
             .iter()
-            .map(matched)
+            .map(|r| (r.get::<_, i64>(0), f64::from(r.get::<_, f32>(1))))
+            .collect())
+    }
+
+    /// One statement for the batch.
+    fn said(&self, ids: &[i64]) -> Result<HashSet<i64>> {
+        let sql = format!(
+            "SELECT id FROM entries WHERE id = ANY($1) AND {}",
+            said_sql("channel")
+        );
+        let ids = ids.to_vec();
+        Ok(self
+            .query(&sql, &[&ids])?
+            .iter()
+            .map(|r| r.get::<_, i64>(0))
             .collect())
     }
 
@@ -178,19 +181,17 @@ impl SearchSql for Tx<'_> {
             "WITH m AS MATERIALIZED (
                  SELECT id FROM entries WHERE words @@ to_tsquery('simple', {q}){within}
                  ORDER BY id DESC LIMIT {examine})
-             SELECT NULL::BIGINT, count(*)::REAL, false FROM m
+             SELECT NULL::BIGINT, count(*)::REAL FROM m
              UNION ALL
-             SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION}),
-                    {}
+             SELECT e.id, ts_rank_cd({WEIGHTS}, e.words, to_tsquery('simple', {q}), {NORMALIZATION})
              FROM m JOIN entries e ON e.id = m.id {sessions}
-             WHERE true{conditions}",
-            said_sql("e.channel")
+             WHERE true{conditions}"
         );
         let mut examined = 0;
-        let mut found: Vec<Match> = Vec::new();
+        let mut found: Vec<Ranked> = Vec::new();
         for row in self.query(&sql, &values.refs())? {
             match row.get::<_, Option<i64>>(0) {
-                Some(_) => found.push(matched(&row)),
+                Some(id) => found.push((id, f64::from(row.get::<_, f32>(1)))),
                 None => examined = row.get::<_, f32>(1) as usize,
             }
         }

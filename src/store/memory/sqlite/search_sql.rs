@@ -4,7 +4,7 @@
 //! better, with column weights saying a word in a tag or a title says more than one in a
 //! long text. Snippets are FTS5's own.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use rusqlite::types::Value;
@@ -15,7 +15,7 @@ use crate::model::Meta;
 use crate::model::transcript::Channel;
 use crate::store::memory::bounded_search::{entry_conditions, has_days, session_conditions};
 use crate::store::memory::dialect::{
-    Filtered, Hit, Match, Relevance, ScanRow, SearchSql, SessionText, Visit, said_sql,
+    Filtered, Hit, Ranked, ScanRow, SearchSql, SessionText, Visit, said_sql,
 };
 use crate::store::memory::query::Query;
 use crate::store::memory::records::MemoryHit;
@@ -52,22 +52,36 @@ impl SearchSql for Connection {
         query.fts.clone()
     }
 
-    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Match>> {
+    fn recent_matches(&self, expr: &str, span: Span, n: usize) -> Result<Vec<Ranked>> {
         let mut values: Vec<Value> = vec![expr.to_string().into()];
         let mut bind = binder(&mut values);
-        let within = span.sql("f.rowid", |v| bind(v.into()));
+        let within = span.sql("rowid", |v| bind(v.into()));
         drop(bind);
         let sql = format!(
-            "SELECT f.rowid, bm25(entries_fts, {ENTRY_WEIGHTS}), {} FROM entries_fts f
-             JOIN entries e ON e.id = f.rowid
-             WHERE entries_fts MATCH ?1{within} ORDER BY f.rowid DESC LIMIT {n}",
-            said_sql("e.channel")
+            "SELECT rowid, bm25(entries_fts, {ENTRY_WEIGHTS}) FROM entries_fts
+             WHERE entries_fts MATCH ?1{within} ORDER BY rowid DESC LIMIT {n}"
         );
         let found = self
             .prepare_cached(&sql)?
-            .query_map(params_from_iter(&values), matched)?
-            .collect::<rusqlite::Result<Vec<Match>>>()?;
+            .query_map(params_from_iter(&values), |r| {
+                Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<Ranked>>>()?;
         Ok(found)
+    }
+
+    /// One indexed look-up per entry: a batch is a few dozen.
+    fn said(&self, ids: &[i64]) -> Result<HashSet<i64>> {
+        let sql = format!("SELECT {} FROM entries WHERE id = ?1", said_sql("channel"));
+        let mut statement = self.prepare_cached(&sql)?;
+        let mut said = HashSet::new();
+        for &id in ids {
+            let is: Option<bool> = statement.query_row([id], |r| r.get(0)).optional()?;
+            if is == Some(true) {
+                said.insert(id);
+            }
+        }
+        Ok(said)
     }
 
     fn count_matches(&self, expr: &str, span: Span, cap: usize) -> Result<usize> {
@@ -123,17 +137,18 @@ impl SearchSql for Connection {
         };
         drop(bind);
         let sql = format!(
-            "SELECT f.rowid, bm25(entries_fts, {ENTRY_WEIGHTS}), {} FROM entries_fts f
+            "SELECT f.rowid, bm25(entries_fts, {ENTRY_WEIGHTS}) FROM entries_fts f
              JOIN entries e ON e.id = f.rowid {sessions}
              WHERE entries_fts MATCH ?1{within}{conditions}
-             ORDER BY f.rowid DESC",
-            said_sql("e.channel")
+             ORDER BY f.rowid DESC"
         );
         // Prepared, not cached: the text varies with the filters.
         let found = self
             .prepare(&sql)?
-            .query_map(params_from_iter(values), matched)?
-            .collect::<rusqlite::Result<Vec<Match>>>()?;
+            .query_map(params_from_iter(values), |r| {
+                Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
+            })?
+            .collect::<rusqlite::Result<Vec<Ranked>>>()?;
         Ok((found, floor.is_some()))
     }
 
@@ -319,15 +334,6 @@ impl SearchSql for Connection {
     fn session_snippet(&self, _query: &Query, session: &SessionText) -> String {
         excerpt(&session.title, None)
     }
-}
-
-/// A row of entry number, bm25 (lower is better) and whether it was said, as a [`Match`].
-fn matched(row: &rusqlite::Row<'_>) -> rusqlite::Result<Match> {
-    let relevance = Relevance {
-        said: row.get(2)?,
-        score: -row.get::<_, f64>(1)?,
-    };
-    Ok((row.get(0)?, relevance))
 }
 
 /// The hit for entry `id`: its snippet from FTS5 when words matched (`expr`), else around
