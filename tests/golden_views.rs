@@ -738,6 +738,11 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
         "plugbox.hooks_cli.install_default_cli:24: cli_manager.register(plugin, name=\"default-cli\")",
         "plugbox.hooks_cli.install_local_cli:34: local_manager.register(plugin)",
     ];
+    // A parameter annotated with the class (a string here) is an instance of it.
+    assert!(
+        view.contains("- plugbox.hooks_cli.install_cli:13: mgr.PluginManager.register(manager, plugin)\n  14: manager.register(plugin, name=\"cli\")"),
+        "{view}"
+    );
     let mut at = 0;
     for line in resolved {
         let found = view[at..]
@@ -748,7 +753,7 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
     // A call on a parameter whose type the code does not say comes after, said as such;
     // a further line of the same definition is given by its number alone.
     let unresolved = view
-        .find("plugbox.hooks_cli.install_cli:14: manager.register(plugin, name=\"cli\")")
+        .find("plugbox.hooks_cli.install_any:39: manager.register(plugin)")
         .unwrap_or_else(|| panic!("the unresolved call is missing:\n{view}"));
     assert!(unresolved > at, "{view}");
     assert!(view.contains("not resolved statically"), "{view}");

@@ -33,7 +33,9 @@ pub struct Use {
 pub struct ModuleUses {
     pub uses: Vec<Use>,
     pub imports: Vec<Import>,
-    /// `(scope, name, chain)`: in `scope`, `name` was assigned a call of `chain`.
+    /// `(scope, name, chain)`: in `scope`, `name` was assigned a call of `chain`, or is a
+    /// parameter annotated as `chain` (`ctx: Context`, `ctx: "Context"`): either way an
+    /// instance of what `chain` names, when that is a class.
     pub made: Vec<(Vec<String>, String, Vec<String>)>,
     /// `(class qualname, its bases as chains)`.
     pub bases: Vec<(Vec<String>, Vec<Vec<String>>)>,
@@ -97,6 +99,15 @@ impl<'a> Visitor<'a> for Walker {
                     self.visit_expr(returns);
                 }
                 self.scope.push(def.name.to_string());
+                for parameter in def.parameters.iter_non_variadic_params() {
+                    let parameter = &parameter.parameter;
+                    if let Some(annotation) = parameter.annotation.as_deref()
+                        && let Some(names) = annotated(annotation)
+                    {
+                        self.made
+                            .push((self.scope.clone(), parameter.name.to_string(), names));
+                    }
+                }
                 // What a decorator factory's call returns is not known; a decorator named
                 // alone is applied to the function itself.
                 if let Some(outermost) = def.decorator_list.first()
@@ -189,6 +200,27 @@ impl<'a> Visitor<'a> for Walker {
             _ => {}
         }
         walk_expr(self, expr);
+    }
+}
+
+/// The class an annotation names, as a chain: a name or attribute (`Context`,
+/// `core.Context`), or a string holding one (`"Context"`); not a union, a generic or an
+/// optional, whose value may be of another type.
+fn annotated(annotation: &Expr) -> Option<Vec<String>> {
+    match annotation {
+        Expr::Name(_) | Expr::Attribute(_) => chain(annotation),
+        Expr::StringLiteral(literal) => {
+            let text = literal.value.to_str();
+            let names: Vec<String> = text.split('.').map(str::to_string).collect();
+            let identifier = |n: &String| {
+                n.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                    && n.chars().all(|c| c.is_alphanumeric() || c == '_')
+            };
+            names.iter().all(identifier).then_some(names)
+        }
+        _ => None,
     }
 }
 

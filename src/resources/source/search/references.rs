@@ -8,7 +8,8 @@
 //!   B`) and packages that re-export the name (`resolve.rs`);
 //! - `self.` and `cls.` as the enclosing class, `super().` as its bases;
 //! - a local assigned a call (`cash = Account(...)`) as what was called, so `cash.debit`
-//!   is `Account.debit`;
+//!   is `Account.debit`, and a parameter annotated with a class (`ctx: Context`, `ctx:
+//!   "Context"`) as an instance of it;
 //! - a method a class inherits, through the bases the project defines;
 //! - a function a project class decorates (`@curry def add`) as an instance of that
 //!   class, so `add.bind` is `curry.bind`.
