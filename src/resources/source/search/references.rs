@@ -28,7 +28,7 @@ use super::definitions::matching;
 use super::{Searcher, definition_name, python_files_code_first};
 use crate::error::{Error, Result};
 use crate::model::count::plural;
-use crate::model::{Hit, Hits};
+use crate::model::{Hit, Hits, Links};
 use crate::python::{Dotted, Import, LineTable, ModuleUses, Use, module_uses};
 use crate::resources::source::resolve::{Found, Resolver};
 
@@ -100,17 +100,20 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
             if seen.contains(&line) {
                 continue;
             }
-            let kind = match reading.names_it(used, &last) {
-                Some(true) => &mut resolved,
-                Some(false) => &mut unresolved,
-                None => continue,
-            };
-            seen.insert(line);
-            kind.push(Ref {
+            let found = Ref {
                 name: definition_name(searcher, file, used.offset),
                 line,
                 text: line_text(text, &lines, line),
-            });
+            };
+            match reading.names_it(used, &last) {
+                Some(true) => resolved.push(found),
+                Some(false) => {
+                    let receiver = used.chain[..used.chain.len() - 1].join(".");
+                    unresolved.push((receiver, found));
+                }
+                None => continue,
+            }
+            seen.insert(line);
         }
         if resolved.len() + unresolved.len() >= MOST {
             break;
@@ -126,16 +129,27 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
     }
     if !unresolved.is_empty() {
         let n = unresolved.len();
+        let grouped = match n > UNRESOLVED_LISTED {
+            true => ", by what they call it on",
+            false => "",
+        };
         notes.push(format!(
             "{every} resolved; then {n} line{} calling a `.{last}` on a value whose type the \
-             code does not say (not resolved statically)",
+             code does not say (not resolved statically){grouped}",
             plural(n)
         ));
     }
     let note = (!notes.is_empty()).then(|| notes.join("; "));
     let total = resolved.len() + unresolved.len();
     let mut hits = one_per_definition(resolved);
-    hits.extend(one_per_definition(unresolved));
+    match unresolved.len() {
+        n if n <= UNRESOLVED_LISTED => {
+            hits.extend(one_per_definition(
+                unresolved.into_iter().map(|(_, r)| r).collect(),
+            ));
+        }
+        _ => hits.extend(by_receiver(&searcher.links, unresolved, &last)),
+    }
     Ok(Hits {
         total,
         hits,
@@ -421,6 +435,42 @@ impl Reading<'_> {
     }
 }
 
+/// Unresolved lines listed one by one up to this many; past it they are counted by what
+/// they call the method on (`runner.invoke` in 236 lines of tests is one line, not a page
+/// of them).
+const UNRESOLVED_LISTED: usize = 12;
+
+/// The unresolved lines as one hit per receiver (`runner`), most lines first: how many,
+/// the first, and the source search that lists them.
+fn by_receiver(links: &Links, lines: Vec<(String, Ref)>, last: &str) -> Vec<Hit> {
+    let mut groups: Vec<(String, Vec<Ref>)> = Vec::new();
+    for (receiver, line) in lines {
+        match groups.iter_mut().find(|(r, _)| *r == receiver) {
+            Some((_, refs)) => refs.push(line),
+            None => groups.push((receiver, vec![line])),
+        }
+    }
+    // Most lines first; ties in the order met.
+    groups.sort_by_key(|(_, refs)| std::cmp::Reverse(refs.len()));
+    groups
+        .into_iter()
+        .map(|(receiver, refs)| {
+            let first = &refs[0];
+            let called = format!("{receiver}.{last}");
+            let line = format!(
+                "`{called}`: {} line{}, first {}:{}: {} — all: cat \"{}\"",
+                refs.len(),
+                plural(refs.len()),
+                first.name,
+                first.line,
+                first.text,
+                links.to(&format!("search/source:{called}"))
+            );
+            Hit::new(String::new(), line)
+        })
+        .collect()
+}
+
 /// A line that names the symbol, in the definition `name` names.
 struct Ref {
     name: String,
@@ -455,4 +505,39 @@ fn line_text(text: &str, lines: &LineTable, line: usize) -> String {
         .chars()
         .take(160)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn many_unresolved_lines_are_counted_by_what_they_call_the_method_on() {
+        let line = |receiver: &str, n: usize| {
+            let name = format!("tests.test_cli.test_{n}");
+            let text = format!("{receiver}.invoke(cli)");
+            (
+                receiver.to_string(),
+                Ref {
+                    name,
+                    line: n,
+                    text,
+                },
+            )
+        };
+        let mut lines = vec![line("ctx", 1)];
+        lines.extend((2..=14).map(|n| line("runner", n)));
+        lines.push(line("ctx", 15));
+        let hits = by_receiver(&Links::new("/mnt/hs"), lines, "invoke");
+        let shown: Vec<&str> = hits.iter().map(|h| h.line.as_str()).collect();
+        assert_eq!(
+            shown,
+            [
+                "`runner.invoke`: 13 lines, first tests.test_cli.test_2:2: runner.invoke(cli) \
+                 — all: cat \"/mnt/hs/search/source:runner.invoke\"",
+                "`ctx.invoke`: 2 lines, first tests.test_cli.test_1:1: ctx.invoke(cli) \
+                 — all: cat \"/mnt/hs/search/source:ctx.invoke\"",
+            ]
+        );
+    }
 }
