@@ -24,6 +24,7 @@ fn every_walk_on_the_example_reaches_its_end_on_the_bare_checkout_and_on_the_mou
         "(c) add a keyword",
         "(d) recall",
         "(e) add a feature",
+        "(f) who calls",
     ];
     for walk in walks {
         let row = rows
@@ -51,4 +52,6 @@ fn every_walk_on_the_example_reaches_its_end_on_the_bare_checkout_and_on_the_mou
         stdout.contains("python -m pytest -q -x 2>&1 | tail -30"),
         "{stdout}"
     );
+    // (f) asks the mount for references where the checkout greps.
+    assert!(stdout.contains("cat \"$M/search/refs:"), "{stdout}");
 }

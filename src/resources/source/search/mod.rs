@@ -387,11 +387,7 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
     let mut path = tree_path(&tree_dir);
     if let Ok(module) = searcher.modules.get(None, file) {
         let symbols = &module.index.symbols;
-        let inner = symbols
-            .iter()
-            .enumerate()
-            .rfind(|(_, s)| s.range.start <= found.offset && found.offset < s.range.end);
-        if let Some((index, _)) = inner {
+        if let Some(index) = innermost(symbols, found.offset) {
             path = symbol_file(searcher, file, &tree_dir, symbols, index);
         }
     }
@@ -400,6 +396,14 @@ fn hit(searcher: &Searcher, file: &Path, found: &Found) -> Hit {
         line: format!("{dotted}:{}: {}", found.line, found.text),
         ..Hit::default()
     }
+}
+
+/// The index of the innermost of `symbols` whose range holds byte `offset` (the symbols
+/// come outer before inner).
+fn innermost(symbols: &[crate::python::Symbol], offset: usize) -> Option<usize> {
+    symbols
+        .iter()
+        .rposition(|s| s.range.start <= offset && offset < s.range.end)
 }
 
 /// The file stems from the outermost definition holding `symbols[index]` down to it
@@ -421,11 +425,7 @@ fn definition_name(searcher: &Searcher, file: &Path, offset: usize) -> String {
     let (_, mut name) = tree_location(searcher, file);
     if let Ok(module) = searcher.modules.get(None, file) {
         let symbols = &module.index.symbols;
-        let inner = symbols
-            .iter()
-            .enumerate()
-            .rfind(|(_, s)| s.range.start <= offset && offset < s.range.end);
-        if let Some((index, _)) = inner {
+        if let Some(index) = innermost(symbols, offset) {
             for stem in symbol_stems(symbols, index) {
                 name.push('.');
                 name.push_str(&stem);
