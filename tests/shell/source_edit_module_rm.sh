@@ -22,3 +22,18 @@ expect_fails "Invalid argument" "rm of a module the package imports" -- rm "$S/l
 [ -f "$PROJECT/src/ledger/report.py" ] || fail "report.py is kept"
 expect_sum "$PROJECT/src/ledger/report.py" "$sum" "report.py is unchanged"
 expect_contains "$(newest_error)" "No module named 'ledger.report'" "the import failure is reported"
+
+# A module the tests import is judged the same way: deleting it would break the test module,
+# so it is refused with that module's name, and the file stays (issue 47).
+printf '"""Text helpers."""\n\n\ndef shout(text: str) -> str:\n    return text.upper()\n' > texthelp.py
+cp texthelp.py "$S/ledger/texthelp.py" || fail "cp of a module the tests will import"
+printf 'from ledger.texthelp import shout\n\n\ndef test_shout():\n    assert shout("a") == "A"\n' \
+  > "$PROJECT/tests/test_texthelp.py"
+sum=$(checksum "$PROJECT/src/ledger/texthelp.py")
+expect_fails "Invalid argument" "rm of a module a test imports" -- rm "$S/ledger/texthelp.py"
+expect_sum "$PROJECT/src/ledger/texthelp.py" "$sum" "texthelp.py is kept, unchanged"
+expect_contains "$(cat "$INIT")" "from . import texthelp" "its import in __init__.py is kept too"
+expect_contains "$(newest_error)" "test_texthelp" "the refusal names the test module that fails"
+rm "$PROJECT/tests/test_texthelp.py"
+rm "$S/ledger/texthelp.py" || fail "rm of the module once nothing imports it"
+expect_missing "$PROJECT/src/ledger/texthelp.py" "then it is deleted"

@@ -461,7 +461,8 @@ impl Editor {
     }
 
     /// Delete a module file, and the `from . import name` that exposed it in its package's
-    /// `__init__.py`; the package must still import afterwards, else both are restored.
+    /// `__init__.py`; the package and the modules that import it (tests too) are imported
+    /// before and after, and a failure the deletion brings restores both, as any edit.
     fn remove_module(&self, file: &Path, dotted: &DottedName) -> Result<()> {
         let stem = file
             .file_stem()
@@ -487,6 +488,10 @@ impl Editor {
         }
         if let Some(package) = package {
             change.import_check(package.to_string());
+        }
+        let named = std::collections::BTreeSet::from([stem.clone()]);
+        for importer in self.importers_of(&dotted.to_string(), file, &named) {
+            change.import_check(importer);
         }
         change.commit()
     }
