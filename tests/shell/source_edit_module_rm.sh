@@ -37,3 +37,29 @@ expect_contains "$(newest_error)" "test_texthelp" "the refusal names the test mo
 rm "$PROJECT/tests/test_texthelp.py"
 rm "$S/ledger/texthelp.py" || fail "rm of the module once nothing imports it"
 expect_missing "$PROJECT/src/ledger/texthelp.py" "then it is deleted"
+
+# Undo is judged the same way: taking back the creation of a module a test now imports is
+# refused, naming the test module, and the module stays (issue 47: an undo ran no check).
+printf '"""Loud helpers."""\n\n\ndef loud(text: str) -> str:\n    return text + "!"\n' > loud.py
+cp loud.py "$S/ledger/loud.py" || fail "cp of a module to undo"
+created=$(ls "$S/history" | grep -E '^[0-9]+\.diff$' | sort -n | tail -n 1)
+created=${created%.diff}
+printf 'from ledger.loud import loud\n\n\ndef test_loud():\n    assert loud("a") == "a!"\n' \
+  > "$PROJECT/tests/test_loud.py"
+python3 - "$S/history/undo" "$created" > undo.out << 'PY'
+import sys
+try:
+    with open(sys.argv[1], "w") as f:
+        f.write(sys.argv[2] + "\n")
+    print("ok")
+except OSError as e:
+    print(e.errno)
+PY
+expect_eq "$(cat undo.out)" 22 "the undo of a module a test imports is refused (EINVAL)"
+[ -f "$PROJECT/src/ledger/loud.py" ] || fail "loud.py is kept"
+expect_contains "$(newest_error)" "test_loud" "the refusal names the test module that fails"
+rm "$PROJECT/tests/test_loud.py"
+echo "$created" > "$S/history/undo" || fail "the undo once nothing imports the module"
+expect_missing "$PROJECT/src/ledger/loud.py" "then the undo deletes it"
+(cd "$PROJECT/src" && python3 -c 'import ledger') 2> import.err ||
+  fail "the package imports after the undo: $(tail -n 1 import.err)"

@@ -18,9 +18,11 @@ use crate::model::count::plural;
 use crate::model::links::Links;
 use crate::model::time::Time;
 use crate::model::{Entry, Function, Ownership, Section};
+use crate::python::index_module;
 use crate::render::budget;
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::ProjectChange;
+use crate::resources::source::edit::importers::removed_names;
 use crate::resources::source::edit::take_back::take_back;
 use crate::store::Store;
 use crate::store::edits::{Edit, EditLine};
@@ -227,6 +229,46 @@ impl EditLog {
 }
 
 impl Editor {
+    /// The modules to import before and after an undo takes Python file `file` from `now`
+    /// back to `before` (`None`: the file goes): an undo is judged like any edit. The
+    /// module itself when it stays, its package when it goes, and the modules that may
+    /// import what it loses.
+    fn undo_checks(
+        &self,
+        file: &std::path::Path,
+        now: Option<&[u8]>,
+        before: Option<&[u8]>,
+    ) -> Vec<String> {
+        if file.extension().is_none_or(|e| e != "py") {
+            return Vec::new();
+        }
+        let Some(dotted) = self.dotted_of_file(file) else {
+            return Vec::new();
+        };
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        let mut checks = Vec::new();
+        let lost: std::collections::BTreeSet<String> = match (now, before) {
+            (Some(now), Some(before)) => {
+                checks.push(dotted.clone());
+                removed_names(&index_module(&text(now)), &text(before))
+            }
+            (Some(_), None) => {
+                let (package, stem) = match dotted.rsplit_once('.') {
+                    Some((package, stem)) => (Some(package.to_string()), stem.to_string()),
+                    None => (None, dotted.clone()),
+                };
+                checks.extend(package.filter(|_| stem != "__init__"));
+                std::collections::BTreeSet::from([stem])
+            }
+            (None, _) => {
+                checks.push(dotted.clone());
+                std::collections::BTreeSet::new()
+            }
+        };
+        checks.extend(self.importers_of(&dotted, file, &lost));
+        checks
+    }
+
     /// `echo <n> > source/history/undo`.
     pub(crate) fn undo(&self, content: &[u8]) -> Result<()> {
         let text = String::from_utf8_lossy(content);
@@ -248,6 +290,9 @@ impl Editor {
         for (edit, file) in edits.iter().zip(&files) {
             let now = change.old(file)?.map(<[u8]>::to_vec);
             let what = format!("undo edit {id}");
+            for check in self.undo_checks(file, now.as_deref(), edit.before.as_deref()) {
+                change.import_check(check);
+            }
             if now.as_deref() == edit.after.as_deref() {
                 match &edit.before {
                     Some(before) => change.write(file, before.clone(), what)?,

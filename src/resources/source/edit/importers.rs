@@ -60,7 +60,7 @@ impl Editor {
 
     /// The dotted name Python imports `file` by: from the code root it is under (`src/`),
     /// else from the project's root (tests).
-    fn dotted_of_file(&self, file: &Path) -> Option<String> {
+    pub(crate) fn dotted_of_file(&self, file: &Path) -> Option<String> {
         let mut roots = self.project.code_roots.clone();
         roots.push(self.project.root.clone());
         roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
