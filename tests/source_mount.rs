@@ -80,6 +80,11 @@ fn rm_of_a_module_leaves_the_package_importable() {
 }
 
 #[test]
+fn setup_py_is_edited_without_being_imported() {
+    Mount::example().run_script("source_edit_setup.sh");
+}
+
+#[test]
 fn touch_of_a_new_symbol_file_reports_the_refusal() {
     Mount::example().run_script("source_edit_touch.sh");
 }

@@ -130,7 +130,10 @@ impl<'s> ProjectChange<'s> {
     /// Import the module `dotted` once the files are written; if that fails, the change is
     /// undone.
     pub(crate) fn import_check(&mut self, dotted: impl Into<String>) {
-        self.checks.push(dotted.into());
+        let dotted = dotted.into();
+        if imported_as_a_module(&dotted) && !self.checks.contains(&dotted) {
+            self.checks.push(dotted);
+        }
     }
 
     /// Apply the change: write, import-check (rolling back on failure), record. A change
@@ -269,6 +272,16 @@ fn not_begun(path: &Path) -> Error {
         "{} is not part of this change (it was not locked when the change began)",
         path.display()
     ))
+}
+
+/// Whether the module `dotted` is one to import-check. Not `setup` (setup.py: importing it
+/// runs setuptools' build, which exits without a command, so it always "failed"), not a
+/// `__main__` (importing it runs the program), not a `conftest` (pytest imports it its own
+/// way, with its fixtures; the next run says what is wrong with it). Their syntax is still
+/// checked, as every Python file's.
+fn imported_as_a_module(dotted: &str) -> bool {
+    let last = dotted.rsplit('.').next().unwrap_or(dotted);
+    dotted != "setup" && last != "__main__" && last != "conftest"
 }
 
 #[cfg(test)]

@@ -279,3 +279,20 @@ fn changes_touching_two_files_in_opposite_orders_never_deadlock_nor_interleave()
     assert_eq!(read(&module), Some(total));
     assert_eq!(history(&source).len(), 4 * ROUNDS);
 }
+
+#[test]
+fn setup_main_and_conftest_are_not_imported_to_check_them() {
+    for program in [
+        "setup",
+        "ledger.__main__",
+        "__main__",
+        "tests.conftest",
+        "conftest",
+    ] {
+        assert!(!imported_as_a_module(program), "{program}");
+    }
+    // A module of a package that happens to be called `setup` is a module like any.
+    for module in ["ledger.setup", "ledger", "tests.test_setup"] {
+        assert!(imported_as_a_module(module), "{module}");
+    }
+}
