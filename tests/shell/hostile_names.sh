@@ -20,11 +20,11 @@ expect_contains "$(cat "$HS/_errors.md")" "io/__init__.py instead" "where to go 
 
 # Hidden or option-like names are refused, never held in memory as if saved.
 for name in .json ..json ...json -rf.json; do
-  expect_fails "Invalid argument" "a task named $name" -- cp mod.py "$HS/tasks/open/$name"
+  expect_fails "Operation not permitted" "a task named $name" -- cp mod.py "$HS/tasks/open/$name"
   case "$(listed "$HS/tasks/open")" in *"$name"*) fail "$name is listed" ;; esac
 done
 printf '{"title": "Hidden"}\n' > task.json
-expect_fails "Invalid argument" "a dotted task" -- cp task.json "$HS/tasks/open/.hidden.json"
+expect_fails "Operation not permitted" "a dotted task" -- cp task.json "$HS/tasks/open/.hidden.json"
 expect_fails "" "a hidden dependency" -- cp mod.py "$S/deps/.hidden"
 case "$(listed "$S/deps")" in *".hidden"*) fail "deps/.hidden is listed" ;; esac
 # A dotfile is the project's as much as its README: made, shown and kept.

@@ -20,8 +20,8 @@ within_budget() {
 
 # 1. A newline in a name.
 newline_name="$T/open/$(printf 'a\nb').json"
-expect_fails "Invalid argument" "touch of a task name with a newline" -- touch "$newline_name"
-expect_fails "Invalid argument" "a task name with a tab and an escape" -- \
+expect_fails "Operation not permitted" "touch of a task name with a newline" -- touch "$newline_name"
+expect_fails "Operation not permitted" "a task name with a tab and an escape" -- \
   sh -c "echo '{\"title\": \"x\"}' > \"\$1\"" _ "$T/open/$(printf 'c\td\033[2Je').json"
 errors=$(cat "$HS/_errors.md")
 expect_contains "$errors" "\$'" "names with control characters are quoted"
@@ -54,7 +54,7 @@ within_budget "after 10,000 problems"
 expect_fails "Read-only file system" "writing a view" -- sh -c "echo hi > '$HS/_entry.md'"
 long=$(printf 'l%.0s' $(seq 250))
 printf 'not json' > long.json
-expect_fails "Invalid argument" "a 250-character name" -- cp long.json "$T/open/$long.json"
+expect_fails "Operation not permitted" "a 250-character name" -- cp long.json "$T/open/$long.json"
 errors=$(cat "$HS/_errors.md")
 newest=$(awk '/^- /{n++} n==1' "$HS/_errors.md")
 expect_contains "$newest" "l…l" "the long path is cut in the middle"

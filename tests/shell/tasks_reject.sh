@@ -74,8 +74,9 @@ expect_eq "$(newest_error | grep -c '^  - ')" 6 "six problems, one report"
 
 # A bad name.
 before=$(snapshot)
-expect_fails "Invalid argument" "a bad task name" -- cp many.json "$T/open/Deploy Now.json"
+expect_fails "Operation not permitted" "a bad task name, as for mv (docs/errors.md)" -- cp many.json "$T/open/Deploy Now.json"
 expect_reported open '"Deploy Now.json" is not a task file name'
+expect_fails "Operation not permitted" "a bad task name by echo >" -- sh -c "echo '{\"title\": \"x\"}' > '$T/open/Deploy_Now.json'"
 expect_eq "$(snapshot)" "$before" "a bad name creates nothing"
 
 # Over the size limit of a task file: EFBIG.
@@ -126,6 +127,6 @@ expect_eq "$(snapshot)" "$before" "nothing changed"
 
 # A name that is neither a task file nor a tool's temp file is refused at once, not kept
 # in memory where it would be lost at unmount.
-expect_fails "Invalid argument" "a task file without .json" -- sh -c "echo '{\"title\": \"x\"}' > '$HS/tasks/open/fix-login'"
+expect_fails "Operation not permitted" "a task file without .json" -- sh -c "echo '{\"title\": \"x\"}' > '$HS/tasks/open/fix-login'"
 expect_missing "$HS/tasks/open/fix-login" "fix-login (no .json) is not kept"
 expect_contains "$(cat "$HS/_errors.md")" "fix-login" "the refusal is logged"

@@ -531,8 +531,10 @@ impl Resource for Tasks {
 impl Edit for Tasks {
     fn write(&self, path: &[&str], content: &[u8], base: Option<&[u8]>) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "write")?;
+        // EPERM, as for `mv` to such a name (docs/errors.md): the name, not the content,
+        // is what cannot be.
         if let Some(problem) = validate::file_name_problem(name) {
-            return Err(self.not_saved(path, ErrorKind::Invalid, &Problems::one(problem)));
+            return Err(self.not_saved(path, ErrorKind::NotPermitted, &Problems::one(problem)));
         }
         if content.len() > MAX_BYTES {
             return Err(self.not_saved(
@@ -552,7 +554,7 @@ impl Edit for Tasks {
     fn can_create(&self, path: &[&str]) -> Result<()> {
         let (folder, name) = self.writable_folder(path, "create")?;
         if let Some(problem) = validate::file_name_problem(name) {
-            return Err(Error::invalid(format!(
+            return Err(Error::not_permitted(format!(
                 "cannot create {}: {problem}",
                 self.shown(path)
             )));

@@ -530,7 +530,7 @@ fn each_rejection_changes_nothing() {
             "- \"depends_on\": \"deploy\" would make a cycle: schema -> deploy -> fix-login -> schema"),
         (&["deploy.json"], br#"{"title": "D", "depends_on": ["deploy"]}"#, ErrorKind::Invalid,
             "- \"depends_on\": a task cannot depend on itself (\"deploy\")"),
-        (&["open", "Bad Name.json"], br#"{"title": "T"}"#, ErrorKind::Invalid, "is not a task file name"),
+        (&["open", "Bad Name.json"], br#"{"title": "T"}"#, ErrorKind::NotPermitted, "is not a task file name"),
     ];
         for (path, content, kind, message) in cases {
             let error = refused(&tasks, path, content);
@@ -573,7 +573,8 @@ fn only_slug_json_names_can_be_created() {
         tasks.can_create(&["open", "fix-login-2.json"]).unwrap();
         tasks.can_create(&["new.json"]).unwrap();
         let error = tasks.can_create(&["open", "Fix_Login.json"]).unwrap_err();
-        assert_eq!(error.kind, ErrorKind::Invalid);
+        // EPERM for a bad name whatever the tool, as `mv` (docs/errors.md).
+        assert_eq!(error.kind, ErrorKind::NotPermitted);
         assert_eq!(
             error.message,
             "cannot create /mnt/hs/tasks/open/Fix_Login.json: \"Fix_Login.json\" is not a task file name: a task \
@@ -581,7 +582,7 @@ fn only_slug_json_names_can_be_created() {
         );
         assert_eq!(
             tasks.can_create(&["notes.txt"]).unwrap_err().kind,
-            ErrorKind::Invalid
+            ErrorKind::NotPermitted
         );
         assert_eq!(
             tasks.can_create(&["ready", "a.json"]).unwrap_err().kind,
