@@ -235,9 +235,31 @@ pub fn set(text: &str, id: &ListId, name: &str, new: &[Requirement]) -> Result<S
     Ok(text)
 }
 
-/// Removes every requirement of package `name` from list `id`.
+/// Removes every requirement of package `name` from list `id`. The `dependencies = [\n]`
+/// that adding a first requirement made ([`ensure_main`]) goes with the last one: the file
+/// is then as it was before.
 pub fn remove(text: &str, id: &ListId, name: &str) -> Result<String, String> {
-    set(text, id, name, &[])
+    let text = set(text, id, name, &[])?;
+    if *id != ListId::Main {
+        return Ok(text);
+    }
+    let manifest = Manifest::read(&text)?;
+    let Some(list) = manifest.list(id) else {
+        return Ok(text);
+    };
+    let span = list.array.span.clone();
+    let line_start = text[..span.start].rfind('\n').map_or(0, |n| n + 1);
+    let line_end = text[span.end..]
+        .find('\n')
+        .map_or(text.len(), |n| span.end + n + 1);
+    let made_by_adding = list.elements.is_empty()
+        && text[line_start..span.start].trim_end() == "dependencies ="
+        && &text[span.clone()] == "[\n]"
+        && text[span.end..line_end].trim().is_empty();
+    Ok(match made_by_adding {
+        true => format!("{}{}", &text[..line_start], &text[line_end..]),
+        false => text,
+    })
 }
 
 /// Adds the empty list `id` (an extra or a group), making its table if there is none.

@@ -90,6 +90,23 @@ fn adding_then_removing_a_requirement_gives_the_file_back_in_every_list() {
 }
 
 #[test]
+fn removing_the_only_requirement_takes_away_the_dependencies_adding_it_made() {
+    let bare = "[project]\nname = \"x\"\nversion = \"1\"\n\n[tool.x]\na = 1\n";
+    let added = set(bare, &ListId::Main, "httpx", &[req("httpx>=0.27")]).unwrap();
+    assert!(
+        added.contains("dependencies = [\n    \"httpx>=0.27\",\n]\n"),
+        "{added}"
+    );
+    assert_eq!(remove(&added, &ListId::Main, "httpx").unwrap(), bare);
+    // A list the project wrote itself stays, empty, as written.
+    let own = "[project]\nname = \"x\"\ndependencies = [\"httpx\"]\n";
+    assert_eq!(
+        remove(own, &ListId::Main, "httpx").unwrap(),
+        "[project]\nname = \"x\"\ndependencies = []\n"
+    );
+}
+
+#[test]
 fn a_change_touches_only_its_own_bytes() {
     let changed = set(PEP621, &ListId::Main, "requests", &[req("requests>=2.32")]).unwrap();
     assert_eq!(
