@@ -10,19 +10,6 @@ H="$S/history"
 expect_contains "$(cat "$H/_entry.md")" "0 routed edits" "a fresh project has no edits"
 expect_contains "$(cat "$H/_entry.md")" "No edits yet" "and says so"
 
-# undo_with_python N: write N to history/undo with Python, printing the errno of a refusal.
-undo_with_python() {
-  python3 - "$H/undo" "$1" << 'EOF'
-import sys
-try:
-    with open(sys.argv[1], "w") as f:
-        f.write(sys.argv[2] + "\n")
-    print("ok")
-except OSError as e:
-    print(e.errno)
-EOF
-}
-
 # Edit 1: a method's body. Edit 2: another method's name.
 cp "$ACC" v0.py
 sed -i 's/amount = parse_amount(amount)/amount = abs(parse_amount(amount))/' "$C/debit.py" || fail "sed -i debit.py"

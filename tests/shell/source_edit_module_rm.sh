@@ -46,16 +46,7 @@ created=$(ls "$S/history" | grep -E '^[0-9]+\.diff$' | sort -n | tail -n 1)
 created=${created%.diff}
 printf 'from ledger.loud import loud\n\n\ndef test_loud():\n    assert loud("a") == "a!"\n' \
   > "$PROJECT/tests/test_loud.py"
-python3 - "$S/history/undo" "$created" > undo.out << 'PY'
-import sys
-try:
-    with open(sys.argv[1], "w") as f:
-        f.write(sys.argv[2] + "\n")
-    print("ok")
-except OSError as e:
-    print(e.errno)
-PY
-expect_eq "$(cat undo.out)" 22 "the undo of a module a test imports is refused (EINVAL)"
+expect_eq "$(undo_with_python "$created")" 22 "the undo of a module a test imports is refused (EINVAL)"
 [ -f "$PROJECT/src/ledger/loud.py" ] || fail "loud.py is kept"
 expect_contains "$(newest_error)" "test_loud" "the refusal names the test module that fails"
 rm "$PROJECT/tests/test_loud.py"

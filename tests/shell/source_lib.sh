@@ -143,3 +143,17 @@ assert old in text
 open(out, "w").write(text.replace(old, new))
 PY
 }
+
+# undo_with_python N: write N to source/history/undo with Python, printing "ok", or the
+# errno of a refusal (a shell's `echo >` would hide it).
+undo_with_python() {
+  python3 - "$S/history/undo" "$1" << 'EOF'
+import sys
+try:
+    with open(sys.argv[1], "w") as f:
+        f.write(sys.argv[2] + "\n")
+    print("ok")
+except OSError as e:
+    print(e.errno)
+EOF
+}
