@@ -101,7 +101,7 @@ fn search(searcher: &Searcher, query: &str, limit: usize) -> Result<Hits> {
     let pattern = compile(query)?;
     let listed = searcher.searched.files(&searcher.project);
     let (files, python) = (&listed.paths, listed.python);
-    let named = files_named(query, files);
+    let named = files_named(&pattern, files);
     let Scanned { found, total } = searcher.last_scan.get(query, limit, &listed, || {
         let (mut found, total) = scan::scan(&pattern, files, &named, python, limit);
         found.sort_by_key(|f| (std::cmp::Reverse(f.terms), !f.definition, f.file, f.line));
@@ -258,25 +258,19 @@ fn terms(query: &str) -> Vec<&str> {
     terms
 }
 
-/// For each of `files`, a bit for each term of `query` (numbered as [`compile`] numbers
-/// them) that is the file's own name with its extension (`accounts.py`): asked with other
-/// words, such a term says where to look, and every line of that file holds it. None for
-/// a pattern (`re:`).
-fn files_named(query: &str, files: &[PathBuf]) -> Vec<u64> {
-    if query.starts_with("re:") {
-        return vec![0; files.len()];
-    }
-    let smart_case = !query.chars().any(char::is_uppercase);
-    let mut terms: Vec<&str> = Vec::new();
-    for term in self::terms(query) {
-        if !terms.contains(&term) {
-            terms.push(term);
-        }
-    }
+/// For each of `files`, a bit for each of `pattern`'s terms (numbered as
+/// [`scan::Pattern::each`] numbers them) that is the file's own name with its extension
+/// (`accounts.py`): asked with other words, such a term says where to look, and every line
+/// of that file holds it. Empty when no term can name a file (one term, a `re:`, words
+/// without a dot): the scan then counts what lines spell.
+fn files_named(pattern: &Pattern, files: &[PathBuf]) -> Vec<u64> {
     let names_a_file = |term: &str| {
         term.rsplit_once('.')
             .is_some_and(|(stem, _)| !stem.is_empty())
     };
+    if pattern.each.is_empty() || !pattern.words.iter().any(|w| names_a_file(w)) {
+        return Vec::new();
+    }
     files
         .iter()
         .map(|file| {
@@ -284,13 +278,15 @@ fn files_named(query: &str, files: &[PathBuf]) -> Vec<u64> {
                 .file_name()
                 .map(|n| n.to_string_lossy())
                 .unwrap_or_default();
-            terms
+            pattern
+                .words
                 .iter()
                 .enumerate()
                 .take(64)
                 .filter(|(_, term)| {
                     names_a_file(term)
-                        && (name == **term || smart_case && name.eq_ignore_ascii_case(term))
+                        && (name == **term
+                            || pattern.ignore_case && name.eq_ignore_ascii_case(term))
                 })
                 .fold(0, |bits, (n, _)| bits | 1 << n)
         })
@@ -316,19 +312,21 @@ fn compile(query: &str) -> Result<Pattern> {
         return Ok(Pattern {
             any: build(pattern, false)?,
             each: RegexSet::empty(),
+            words: Vec::new(),
+            ignore_case: false,
         });
     }
     let smart_case = !query.chars().any(char::is_uppercase);
-    let mut terms: Vec<String> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
     for term in self::terms(query) {
-        let term = regex::escape(term);
-        if !terms.contains(&term) {
-            terms.push(term);
+        if !words.iter().any(|w| w == term) {
+            words.push(term.to_string());
         }
     }
-    if terms.is_empty() {
-        terms.push(regex::escape(query));
+    if words.is_empty() {
+        words.push(query.to_string());
     }
+    let terms: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
     let each = match terms.len() {
         1 => RegexSet::empty(),
         _ => RegexSetBuilder::new(&terms)
@@ -342,6 +340,8 @@ fn compile(query: &str) -> Result<Pattern> {
     Ok(Pattern {
         any: build(&terms.join("|"), smart_case)?,
         each,
+        words,
+        ignore_case: smart_case,
     })
 }
 
@@ -534,16 +534,13 @@ mod tests {
             PathBuf::from("/p/tests/test_accounts.py"),
             PathBuf::from("/p/README.md"),
         ];
-        assert_eq!(files_named("accounts.py rounding", &files), [0b1, 0, 0]);
-        assert_eq!(
-            files_named("rounding readme.md accounts.py", &files),
-            [0b100, 0, 0b10]
-        );
-        assert_eq!(
-            files_named("README rounding", &files),
-            [0, 0, 0],
-            "a name needs its extension"
-        );
-        assert_eq!(files_named("re:accounts.py", &files), [0, 0, 0]);
+        let named = |query: &str| files_named(&compile(query).unwrap(), &files);
+        assert_eq!(named("accounts.py rounding"), [0b1, 0, 0]);
+        assert_eq!(named("rounding readme.md accounts.py"), [0b100, 0, 0b10]);
+        // No bit set: nothing counts as held that a line does not spell.
+        let none = |query: &str| named(query).iter().all(|&bits| bits == 0);
+        assert!(none("README rounding"), "a name needs its extension");
+        assert!(none("re:accounts.py"), "a pattern names no file");
+        assert!(none("accounts.py"), "one term is held or not");
     }
 }

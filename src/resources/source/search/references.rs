@@ -100,18 +100,21 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
             if seen.contains(&line) {
                 continue;
             }
+            let Some(is_it) = reading.names_it(used, &last) else {
+                continue;
+            };
+            // Named and read only for the lines kept: most chains name something else.
             let found = Ref {
                 name: definition_name(searcher, file, used.offset),
                 line,
                 text: line_text(text, &lines, line),
             };
-            match reading.names_it(used, &last) {
-                Some(true) => resolved.push(found),
-                Some(false) => {
+            match is_it {
+                true => resolved.push(found),
+                false => {
                     let receiver = used.chain[..used.chain.len() - 1].join(".");
                     unresolved.push((receiver, found));
                 }
-                None => continue,
             }
             seen.insert(line);
         }

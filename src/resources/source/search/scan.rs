@@ -37,6 +37,10 @@ pub struct Pattern {
     /// Every term, to tell in one pass which a line holds; empty for a `re:` query (a line
     /// holds it or not) and for one term.
     pub each: RegexSet,
+    /// The terms as the query spells them, numbered as [`Pattern::each`] numbers them
+    /// (empty for a `re:` query), and whether they match in any case (smart case).
+    pub words: Vec<String>,
+    pub ignore_case: bool,
 }
 
 impl Pattern {
