@@ -31,6 +31,10 @@ impl Channel {
         Channel::Summary,
     ];
 
+    /// A tool's call or output, not something said: memory search ranks what was said
+    /// first (`store/memory/tiers.rs`).
+    pub const TOOLS: [Channel; 2] = [Channel::ToolCall, Channel::ToolResult];
+
     /// The name in entry files and queries: `tool_call`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -281,7 +281,7 @@ impl Search for Memory {
             }
             texts.push((text, hits.len()));
             repeats.push(0);
-            let tool = matches!(hit.channel, Some(Channel::ToolCall | Channel::ToolResult));
+            let tool = hit.channel.is_some_and(|c| Channel::TOOLS.contains(&c));
             whole.push((hit.all_terms, !tool));
             let Some(seq) = hit.seq else {
                 hits.push(Hit::new(

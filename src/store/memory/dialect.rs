@@ -34,11 +34,11 @@ pub type Batch<'a> = &'a [&'a EntryRecord];
 /// the assistant, its thinking, a summary), not a tool's call or output, as an SQL
 /// expression both backends read alike (see `tiers.rs`).
 pub fn said_sql(column: &str) -> String {
-    format!(
-        "{column} NOT IN ('{}', '{}')",
-        Channel::ToolCall.as_str(),
-        Channel::ToolResult.as_str()
-    )
+    let tools: Vec<String> = Channel::TOOLS
+        .iter()
+        .map(|c| format!("'{}'", c.as_str()))
+        .collect();
+    format!("{column} NOT IN ({})", tools.join(", "))
 }
 
 /// Matches of an index, newest first and ranked, and whether more matched than were looked
