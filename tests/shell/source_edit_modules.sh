@@ -196,3 +196,34 @@ expect_contains "$diff" "+from . import together" "and the import"
 echo "$n" > "$S/history/undo"
 [ ! -e "$PROJECT/src/ledger/together.py" ] || fail "the undo removed the module"
 expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "and the import, together"
+
+# Exposure only where it belongs (issue 47, item 3): a package whose __init__.py imports
+# none of its modules keeps it that way; a test package and a module pytest collects are
+# never imported; a package that names itself (`from ledger.io import x`) gets the same.
+mkdir "$S/ledger/plain" || fail "mkdir of a package"
+echo '"""Plain."""' > plainmod.py
+cp plainmod.py "$S/ledger/plain/plainmod.py" || fail "a module in a package with an empty __init__.py"
+expect_eq "$(wc -c < "$PROJECT/src/ledger/plain/__init__.py")" 0 "an empty __init__.py stays empty"
+expect_contains "$(cat "$S/ledger/plain/_entry.md")" "| create a module | the file |" "its view says only the file is made"
+
+mkdir "$S/ledger/test" || fail "mkdir of a test package"
+printf 'from . import helpers\n' > "$PROJECT/src/ledger/test/__init__.py"
+printf 'X = 1\n' > "$PROJECT/src/ledger/test/helpers.py"
+init_before=$(checksum "$PROJECT/src/ledger/test/__init__.py")
+printf 'def test_shouty():\n    assert True\n' > test_shouty.py
+cp test_shouty.py "$S/ledger/test/test_shouty.py" || fail "a test module in a test package"
+cp test_shouty.py "$S/ledger/test/other.py" || fail "another module in a test package"
+expect_eq "$(checksum "$PROJECT/src/ledger/test/__init__.py")" "$init_before" "a test package's __init__.py is left alone"
+printf 'def test_loud():\n    assert True\n' > test_loud.py
+init_before=$(checksum "$PROJECT/src/ledger/__init__.py")
+cp test_loud.py "$S/ledger/test_loud.py" || fail "a module pytest collects, in a package"
+expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "a module pytest collects is not imported"
+
+sed -i 's/^from \.csv_import import/from ledger.io.csv_import import/' "$PROJECT/src/ledger/io/__init__.py"
+expect_contains "$(cat "$S/ledger/io/_entry.md")" '`from ledger.io import newmod` in __init__.py' "the view names the package's own style"
+echo '"""JSON."""' > jsonfmt.py
+cp jsonfmt.py "$S/ledger/io/jsonfmt.py" || fail "a module in a package importing absolutely"
+expect_contains "$(cat "$PROJECT/src/ledger/io/__init__.py")" "from ledger.io import jsonfmt" "exposed in the package's own style"
+expect_absent "$(cat "$PROJECT/src/ledger/io/__init__.py")" "from . import jsonfmt" "not relatively"
+rm "$S/ledger/io/jsonfmt.py" || fail "rm of the module"
+expect_absent "$(cat "$PROJECT/src/ledger/io/__init__.py")" "jsonfmt" "its import goes with it"

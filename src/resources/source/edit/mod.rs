@@ -6,6 +6,7 @@
 
 pub(crate) mod change;
 pub(crate) mod edit_log;
+pub(crate) mod exposure;
 mod files;
 mod folders;
 pub(crate) mod import_checker;

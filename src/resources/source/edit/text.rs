@@ -1,7 +1,7 @@
 //! Edits of a module's text, as pure functions: check a symbol file an agent wrote, put it
 //! in place of the symbol (re-indented to where it lives), append a new symbol to a module
-//! or class, remove one, rename one, and expose a new module in its package's
-//! `__init__.py`. Nothing here touches the disk; `write.rs` locates, locks and saves.
+//! or class, remove one, rename one. Nothing here touches the disk; `write.rs` locates,
+//! locks and saves.
 
 use crate::error::{Error, Result};
 use crate::python::{ModuleIndex, Symbol, SymbolKind, Version, index_module, reindent, validate};
@@ -553,70 +553,6 @@ pub fn rename_symbol(module: &str, symbol: &Symbol, new_name: &str) -> Result<St
     ))
 }
 
-/// `init` (a package's `__init__.py`) with `from . import name` after its last top-level
-/// relative import (with the package's other imports of its own modules), else after its
-/// last top-level import, else after its docstring, else at the top.
-pub fn expose_module(init: &str, name: &str) -> String {
-    let line = format!("from . import {name}\n");
-    let mut offset = 0;
-    let mut after = None;
-    let mut after_relative = None;
-    let mut in_docstring = false;
-    for (number, text) in init.split_inclusive('\n').enumerate() {
-        let start = offset;
-        offset += text.len();
-        let trimmed = text.trim_start();
-        let top = !text.starts_with([' ', '\t']);
-        if number == 0 && (trimmed.starts_with("\"\"\"") || trimmed.starts_with("'''")) {
-            let quote = &trimmed[..3];
-            in_docstring = trimmed.trim_end().len() < 6 || !trimmed.trim_end().ends_with(quote);
-            after = Some(offset);
-            continue;
-        }
-        if in_docstring {
-            if trimmed.contains("\"\"\"") || trimmed.contains("'''") {
-                in_docstring = false;
-                after = Some(offset);
-            }
-            continue;
-        }
-        if top && (trimmed.starts_with("import ") || trimmed.starts_with("from ")) {
-            // A parenthesised import continues to its closing parenthesis.
-            let end = if text.contains('(') && !text.contains(')') {
-                init[start..]
-                    .find(')')
-                    .map(|p| start + p + init[start + p..].find('\n').map_or(0, |n| n + 1))
-                    .unwrap_or(offset)
-            } else {
-                offset
-            };
-            after = Some(end);
-            if trimmed.starts_with("from .") {
-                after_relative = Some(end);
-            }
-        }
-    }
-    let at = after_relative.or(after).unwrap_or(0);
-    let prefix = &init[..at];
-    let newline = if prefix.is_empty() || prefix.ends_with('\n') {
-        ""
-    } else {
-        "\n"
-    };
-    format!("{prefix}{newline}{line}{}", &init[at..])
-}
-
-/// `init` without the `from . import name` line(s) that [`expose_module`] adds; `None`
-/// when there is none.
-pub fn unexpose_module(init: &str, name: &str) -> Option<String> {
-    let exposed = format!("from . import {name}");
-    init.lines().any(|l| l.trim_end() == exposed).then(|| {
-        init.split_inclusive('\n')
-            .filter(|l| l.trim_end() != exposed)
-            .collect()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -855,38 +791,6 @@ mod tests {
             rename_symbol(odd, &index.symbols[0], "tidy").unwrap(),
             "async  def\ttidy(x):\n    pass\n"
         );
-    }
-
-    #[test]
-    fn new_modules_are_imported_after_the_existing_imports() {
-        assert_eq!(expose_module("", "m"), "from . import m\n");
-        assert_eq!(
-            expose_module(
-                "\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\n\n__all__ = []\n",
-                "m"
-            ),
-            "\"\"\"Pkg.\"\"\"\n\nimport os\nfrom .a import (\n    x,\n)\nfrom . import m\n\n__all__ = []\n"
-        );
-        assert_eq!(
-            expose_module("\"\"\"Doc\nmore.\n\"\"\"\nX = 1\n", "m"),
-            "\"\"\"Doc\nmore.\n\"\"\"\nfrom . import m\nX = 1\n"
-        );
-        // With the package's own imports, not after the absolute ones that follow them.
-        assert_eq!(
-            expose_module(
-                "from .a import x\nfrom .b import y\nimport os\nimport sys\n",
-                "m"
-            ),
-            "from .a import x\nfrom .b import y\nfrom . import m\nimport os\nimport sys\n"
-        );
-    }
-
-    #[test]
-    fn exposing_and_unexposing_are_inverse() {
-        let init = "\"\"\"Pkg.\"\"\"\n\nimport os\n\n__all__ = []\n";
-        let exposed = expose_module(init, "m");
-        assert_eq!(unexpose_module(&exposed, "m").as_deref(), Some(init));
-        assert_eq!(unexpose_module(init, "m"), None);
     }
 
     #[test]

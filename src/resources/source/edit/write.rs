@@ -15,10 +15,10 @@ use crate::python::{DottedName, check_syntax, symbol_text};
 use crate::resources::source::edit::Editor;
 use crate::resources::source::edit::change::{ProjectChange, conflict};
 use crate::resources::source::edit::files::check_data_file;
-use crate::resources::source::edit::importers;
 use crate::resources::source::edit::text::{
     self, check_module_file, check_new_symbols_file, check_symbol_file, is_identifier, stem_name,
 };
+use crate::resources::source::edit::{exposure, importers};
 use crate::resources::source::modules::Module;
 use crate::resources::source::places::in_tree::tree_path_of;
 use crate::resources::source::places::member_path::MemberPath;
@@ -306,20 +306,23 @@ impl Editor {
             _ => package.child(stem),
         };
         let init = file.with_file_name("__init__.py");
-        let exposes = stem != "__init__"
+        let may_expose = stem != "__init__"
             && self.settings.current().expose_new_modules
             && init.is_file()
-            && !self.project.is_test_dir(file.parent().unwrap_or(file));
-        let touched: &[&Path] = if exposes { &[file, &init] } else { &[file] };
+            && !self.project.is_test_dir(file.parent().unwrap_or(file))
+            && !exposure::is_tests(package, self.project.is_test_file(file));
+        let touched: &[&Path] = if may_expose { &[file, &init] } else { &[file] };
         let mut change = ProjectChange::begin(self, touched)?;
         if change.old(file)?.is_some() {
             return Err(exists());
         }
         change.write(file, text, format!("create module {dotted}"))?;
-        if exposes {
-            let before = String::from_utf8_lossy(change.existing(&init)?);
-            let after = text::expose_module(&before, stem);
-            change.write(&init, after, format!("expose {dotted} in {package}"))?;
+        if may_expose {
+            let before = String::from_utf8_lossy(change.existing(&init)?).into_owned();
+            if let Some(style) = exposure::style(&before, package) {
+                let after = exposure::expose(&before, package, stem, &style);
+                change.write(&init, after, format!("expose {dotted} in {package}"))?;
+            }
         }
         change.import_check(dotted.to_string());
         change.commit()
@@ -477,8 +480,11 @@ impl Editor {
         change.existing(file)?;
         change.delete(file, format!("delete module {dotted}"))?;
         if unexposes
-            && let Some(after) =
-                text::unexpose_module(&String::from_utf8_lossy(change.existing(&init)?), &stem)
+            && let Some(after) = exposure::unexpose(
+                &String::from_utf8_lossy(change.existing(&init)?),
+                &package.clone().unwrap_or_default(),
+                &stem,
+            )
         {
             let what = format!(
                 "stop importing {stem} in {}",

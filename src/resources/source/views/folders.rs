@@ -14,6 +14,7 @@ use crate::model::{Entry, Function, Section};
 use crate::python::DottedName;
 use crate::resources::source::config::CONFIG;
 use crate::resources::source::deps::DEPS;
+use crate::resources::source::edit::exposure;
 use crate::resources::source::own_names;
 use crate::resources::source::places::paths::spelled_at_top;
 use crate::resources::source::project::{DirKind, DiskEntry, EntryKind};
@@ -183,6 +184,19 @@ impl Views {
         entry
     }
 
+    /// How a new module of the package at `disk` would be imported in its `__init__.py`;
+    /// `None` when it would not be (see [`exposure`]).
+    fn exposure_style(&self, disk: &Path, dotted: &DottedName) -> Option<exposure::Style> {
+        if !self.settings.kept().expose_new_modules
+            || self.project.is_test_dir(disk)
+            || exposure::is_tests(dotted, false)
+        {
+            return None;
+        }
+        let init = std::fs::read_to_string(disk.join("__init__.py")).ok()?;
+        exposure::style(&init, dotted)
+    }
+
     pub(super) fn package(
         &self,
         glance: Option<&Glance>,
@@ -254,14 +268,12 @@ impl Views {
                 Function::new(
                     format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
                     "create a module",
-                    match (
-                        self.settings.kept().expose_new_modules,
-                        disk.join("__init__.py").is_file(),
-                    ) {
-                        (true, true) => {
-                            "the file, and `from . import newmod` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)"
-                        }
-                        _ => "the file",
+                    match self.exposure_style(disk, dotted) {
+                        Some(style) => format!(
+                            "the file, and `{}` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)",
+                            exposure::line(&style, dotted, "newmod")
+                        ),
+                        None => "the file".to_string(),
                     },
                 ),
             ],
