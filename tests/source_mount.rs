@@ -80,6 +80,11 @@ fn rm_of_a_module_leaves_the_package_importable() {
 }
 
 #[test]
+fn packages_are_copied_in_and_removed_whole_with_the_shells_tools() {
+    Mount::example().run_script("source_edit_trees.sh");
+}
+
+#[test]
 fn setup_py_is_edited_without_being_imported() {
     Mount::example().run_script("source_edit_setup.sh");
 }

@@ -223,11 +223,12 @@ impl Source {
                 EntryKind::Module => {
                     let stem = name.trim_end_matches(".py").to_string();
                     let source = about(&|| format!("module source, {}", size()));
-                    children.push(Child::new(&name, Kind::Document, source));
                     // An empty package's `__init__.py` has no members to show: a folder
                     // of nothing, which would only stand in the way of `rm -r`. A module
                     // named as one of source/'s own folders has no link of its name: its
                     // members are `.history/`, unlisted like any module's own directory.
+                    // The link comes before its module: `rm -r` unlinks in this order, and
+                    // the link is gone once the module is.
                     let taken = top && paths::RESERVED.contains(&stem.as_str());
                     if !taken && !self.editor.is_empty_init(glance, dir, &name) {
                         children.push(Child::new(
@@ -236,6 +237,7 @@ impl Source {
                             "the module's classes and functions",
                         ));
                     }
+                    children.push(Child::new(&name, Kind::Document, source));
                 }
                 EntryKind::Data => {
                     let data = about(&|| format!("file, {}", size()));

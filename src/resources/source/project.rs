@@ -8,6 +8,7 @@
 //! and this file lists folders and the project's top.
 
 mod hidden;
+mod made_inits;
 mod test_layout;
 #[cfg(test)]
 mod tests;
@@ -66,6 +67,8 @@ pub struct Project {
     listed: Mutex<HashMap<PathBuf, Listed>>,
     /// How many times `extra` was set: what was listed before is to be listed again.
     ignore_generation: std::sync::atomic::AtomicU64,
+    /// The empty `__init__.py` files `mkdir` made, not shown until written.
+    made_inits: made_inits::MadeInits,
 }
 
 /// A folder's shown entries, the folder's modification time when they were read, and the
@@ -110,6 +113,7 @@ impl Project {
             top: Mutex::new(None),
             listed: Mutex::new(HashMap::new()),
             ignore_generation: std::sync::atomic::AtomicU64::new(0),
+            made_inits: Default::default(),
         };
         *crate::tree::lock(&project.ignore_read) = project.ignore_stamp();
         project
@@ -196,7 +200,8 @@ impl Project {
                     None => continue,
                 },
             };
-            if self.is_hidden(&path, is_dir) {
+            if self.is_hidden(&path, is_dir) || (name == "__init__.py" && self.is_made_init(&path))
+            {
                 continue;
             }
             let kind = if is_dir {

@@ -3,8 +3,8 @@
 //! (validated as a whole). Renaming a document to a temp name (vim's backup) copies it to
 //! memory and leaves the document in place, since the editor is about to write it anew.
 
-use std::sync::Arc;
-use std::time::SystemTime;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::Kind;
@@ -207,6 +207,7 @@ impl Space {
                 // `rm -r` unlinks every file of a folder before removing it: the folder's
                 // own views go with it, so their unlinking is that removal begun. Should
                 // the rmdir then be refused, they are still there, as they always are.
+                self.emptying.begun(folder);
                 Ok(())
             }
             Route::Generated(..) => Err(Error::read_only(format!(
@@ -220,6 +221,17 @@ impl Space {
             ))),
             Route::In(resource, rest) => {
                 let node = resource.stat_now(&rest)?;
+                if !dir
+                    && node.kind == Kind::Link
+                    && path
+                        .parent()
+                        .is_some_and(|folder| self.emptying.is(&folder))
+                {
+                    // A module's members link, in a folder whose views `rm -r` just
+                    // unlinked: it goes with its module, which rm unlinks next. Alone, `rm`
+                    // of a link is refused and says where the module is.
+                    return Ok(());
+                }
                 if !dir && self.restoring_from_backup(&path) {
                     // vim, after a refused write: unlink the document, then rename its
                     // backup back. Deleting for real would lose what the document is
@@ -385,5 +397,28 @@ impl Space {
                 self.links.to(from.as_str())
             ))),
         }
+    }
+}
+
+/// Folders whose views `rm -r` (or `find -delete`) unlinked in the last minute: it unlinks
+/// a folder's entries in listing order, the views first, so a module's members link met
+/// after them is part of emptying the folder, not a request to remove the link alone.
+#[derive(Default)]
+pub(super) struct Emptying(Mutex<Vec<(TreePath, Instant)>>);
+
+/// How long after its views were unlinked a folder counts as being emptied.
+const EMPTYING_FOR: Duration = Duration::from_secs(60);
+
+impl Emptying {
+    fn begun(&self, folder: TreePath) {
+        let mut folders = crate::tree::lock(&self.0);
+        folders.retain(|(f, at)| *f != folder && at.elapsed() < EMPTYING_FOR);
+        folders.push((folder, Instant::now()));
+    }
+
+    fn is(&self, folder: &TreePath) -> bool {
+        crate::tree::lock(&self.0)
+            .iter()
+            .any(|(f, at)| f == folder && at.elapsed() < EMPTYING_FOR)
     }
 }

@@ -116,6 +116,8 @@ pub struct Space {
     store_perm: Perm,
     /// How `_nav.txt` is drawn now.
     nav: NavSetting,
+    /// Folders `rm -r` is emptying (see [`Space::remove`]).
+    emptying: changes::Emptying,
 }
 
 /// Bytes the spilled buffers and temp files may hold on disk in all: as many temp files as
@@ -154,6 +156,7 @@ impl Space {
                 mode: 0o644,
             },
             nav: std::sync::Arc::new(NavShape::default),
+            emptying: Default::default(),
         }
     }
 

@@ -40,6 +40,9 @@ pub(crate) struct ProjectChange<'s> {
     files: Vec<Touched>,
     /// Modules to import after writing, in order.
     checks: Vec<String>,
+    /// The package whose modules may still be missing: a module this change creates may
+    /// import a sibling not written yet (see [`ProjectChange::awaits_modules_of`]).
+    awaited: Option<String>,
     /// Declared last: the locks are released after everything else is done.
     _locks: Vec<FileGuard>,
 }
@@ -86,6 +89,7 @@ impl<'s> ProjectChange<'s> {
             source,
             files,
             checks: Vec::new(),
+            awaited: None,
             _locks: locks,
         })
     }
@@ -136,6 +140,15 @@ impl<'s> ProjectChange<'s> {
         }
     }
 
+    /// A module this change creates may import modules of `package` that are not there
+    /// yet: files are written one at a time (`cp -r` of a package writes its `__init__.py`
+    /// before the modules it imports, an agent writes a module before the helper it
+    /// uses), so their order must not decide. The import's failure is shown in the
+    /// module's view instead, and gone once the missing module is written.
+    pub(crate) fn awaits_modules_of(&mut self, package: impl Into<String>) {
+        self.awaited = Some(package.into());
+    }
+
     /// Apply the change: write, import-check (rolling back on failure), record. A change
     /// that plans nothing does nothing. Recording comes after the files are final, so a
     /// store that fails to record is reported with the files already changed.
@@ -174,10 +187,11 @@ impl<'s> ProjectChange<'s> {
             return Ok(());
         }
         for (n, dotted) in self.checks.iter().enumerate() {
-            if let Err(failure) = self
-                .source
-                .import_judged(dotted, before.get(n).and_then(Option::as_ref))
-            {
+            if let Err(failure) = self.source.import_judged(
+                dotted,
+                before.get(n).and_then(Option::as_ref),
+                self.awaited.as_deref(),
+            ) {
                 return Err(self.roll_back(&applied, failure));
             }
         }

@@ -329,6 +329,14 @@ impl Editor {
                 }
             }
         }
-        change.commit()
+        change.commit()?;
+        // Undoing "create package" takes back the folder its __init__.py was made in, once
+        // nothing else is in it.
+        for (edit, file) in edits.iter().zip(&files) {
+            if edit.before.is_none() && file.file_name().is_some_and(|n| n == "__init__.py") {
+                self.remove_emptied_package(file);
+            }
+        }
+        Ok(())
     }
 }

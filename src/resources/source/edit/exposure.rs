@@ -4,8 +4,7 @@
 //! new` where it imports relatively, `from pkg import new` where it names itself. Removing
 //! the module takes either line away again.
 
-use crate::python::DottedName;
-use crate::python::imports;
+use crate::python::{DottedName, ModuleName, NameKind, imports};
 
 /// How a package's `__init__.py` imports its own modules.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,24 +15,46 @@ pub(crate) enum Style {
     Absolute,
 }
 
-/// The style of the package `package`'s `__init__.py` text `init`, taken from its first
-/// import of one of its own modules; `None` when it imports none of them (an empty
-/// `__init__.py`, or one that only imports other packages): such a package does not expose
-/// its modules, so a new one is not exposed either.
-pub(crate) fn style(init: &str, package: &DottedName) -> Option<Style> {
-    let own = format!("{package}.");
-    imports(init)
-        .into_iter()
-        .find_map(|import| match import.level {
-            1 => Some(Style::Relative),
-            // `import pkg.x` binds `pkg`: its target is the package itself.
-            0 if !package.is_empty()
-                && (import.target.starts_with(&own) || import.target == package.to_string()) =>
-            {
-                Some(Style::Absolute)
-            }
-            _ => None,
-        })
+/// The style of the package `package`'s `__init__.py`, from the names its index says it
+/// binds (`names`), taken from its first import of one of its own modules; `None` when it
+/// imports none of them (an empty `__init__.py`, or one that only imports other
+/// packages): such a package does not expose its modules, so a new one is not exposed
+/// either. From the index, so that a package's view says it without reading the file.
+pub(crate) fn style(names: &[ModuleName], package: &DottedName) -> Option<Style> {
+    let package = package.to_string();
+    names.iter().find_map(|name| {
+        let NameKind::Import { .. } = name.kind else {
+            return None;
+        };
+        let from = name.value.strip_prefix("from ");
+        let target = from.or_else(|| name.value.strip_prefix("import "))?;
+        if from.is_some_and(|m| m.starts_with('.') && !m.starts_with("..")) {
+            return Some(Style::Relative);
+        }
+        let own = !package.is_empty()
+            && target
+                .strip_prefix(package.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'));
+        own.then_some(Style::Absolute)
+    })
+}
+
+/// Whether `init` already imports the module `name` of `package`, or names from it (`from
+/// .name import x`): a package copied in brings its `__init__.py` before the modules it
+/// imports, and exposing them again would add a line the copy does not have.
+pub(crate) fn imports_module(init: &str, package: &DottedName, name: &str) -> bool {
+    let absolute = package.child(name).to_string();
+    let within = |target: &str, module: &str| {
+        target == module
+            || target
+                .strip_prefix(module)
+                .is_some_and(|rest| rest.starts_with('.'))
+    };
+    imports(init).iter().any(|import| match import.level {
+        1 => within(&import.target, name),
+        0 => within(&import.target, &absolute),
+        _ => false,
+    })
 }
 
 /// Whether a new module of `package` is a test's: the package is a test package (`test`,
@@ -129,27 +150,50 @@ pub(crate) fn unexpose(init: &str, package: &DottedName, name: &str) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::python::index_module;
 
     fn pkg(name: &str) -> DottedName {
         DottedName::of(name.split('.').map(str::to_string).collect())
     }
 
+    fn style_of(init: &str, package: &DottedName) -> Option<Style> {
+        style(&index_module(init).names, package)
+    }
+
     #[test]
     fn a_package_exposes_in_its_own_style_or_not_at_all() {
         let p = pkg("sqlparse");
-        assert_eq!(style("", &p), None, "an empty __init__.py exposes nothing");
-        assert_eq!(style("import os\nfrom typing import Any\n", &p), None);
-        assert_eq!(style("from .a import x\n", &p), Some(Style::Relative));
         assert_eq!(
-            style(
+            style_of("", &p),
+            None,
+            "an empty __init__.py exposes nothing"
+        );
+        assert_eq!(style_of("import os\nfrom typing import Any\n", &p), None);
+        assert_eq!(style_of("from .a import x\n", &p), Some(Style::Relative));
+        assert_eq!(
+            style_of(
                 "from sqlparse import sql\nfrom sqlparse.engine import x\n",
                 &p
             ),
             Some(Style::Absolute)
         );
-        assert_eq!(style("import sqlparse.sql\n", &p), Some(Style::Absolute));
+        assert_eq!(style_of("import sqlparse.sql\n", &p), Some(Style::Absolute));
         // Another package whose name begins the same is not its own.
-        assert_eq!(style("from sqlparsex import y\n", &p), None);
+        assert_eq!(style_of("from sqlparsex import y\n", &p), None);
+    }
+
+    #[test]
+    fn a_module_the_init_imports_already_is_not_exposed_again() {
+        let p = pkg("pkg");
+        assert!(imports_module("from .helper import twice\n", &p, "helper"));
+        assert!(imports_module("from . import helper\n", &p, "helper"));
+        assert!(imports_module(
+            "from pkg.helper import twice\n",
+            &p,
+            "helper"
+        ));
+        assert!(!imports_module("from .helpers import x\n", &p, "helper"));
+        assert!(!imports_module("from .other import helper\n", &p, "helper"));
     }
 
     #[test]

@@ -115,9 +115,12 @@ impl Editor {
             change.write(&init, Vec::new(), format!("create package {dotted}"))?;
             change.commit()
         });
-        if made.is_err() {
-            let _ = std::fs::remove_file(&init);
-            let _ = std::fs::remove_dir(&folder);
+        match made {
+            Ok(()) => self.project.made_init(&init),
+            Err(_) => {
+                let _ = std::fs::remove_file(&init);
+                let _ = std::fs::remove_dir(&folder);
+            }
         }
         made
     }
@@ -179,6 +182,25 @@ impl Editor {
                 disk.display()
             ))
         })
+    }
+
+    /// Remove the folder of the package whose `__init__.py` was just deleted, if it holds
+    /// nothing else (Python's caches aside) and the layout does not rest on it.
+    pub(crate) fn remove_emptied_package(&self, init: &Path) {
+        let Some(folder) = init.parent() else {
+            return;
+        };
+        self.project.shown_init(init);
+        if init.exists() || !self.is_removable_folder(folder) || !unseen_files(folder).is_empty() {
+            return;
+        }
+        let _ = std::fs::remove_dir_all(folder.join("__pycache__"));
+        if let Err(e) = std::fs::remove_dir(folder) {
+            crate::log::line(&format!(
+                "the folder {} stays after its package was undone: {e}",
+                folder.display()
+            ));
+        }
     }
 
     /// Whether `rmdir` may remove the directory at `path` once it is emptied: a folder of

@@ -32,6 +32,18 @@ impl Traceback {
             .find(|line| !line.is_empty())
             .unwrap_or("")
     }
+
+    /// The module a `ModuleNotFoundError` names, if that is how the import failed.
+    fn missing_module(&self) -> Option<&str> {
+        self.last_line()
+            .strip_prefix("ModuleNotFoundError: No module named '")?
+            .strip_suffix('\'')
+    }
+}
+
+/// The exception line of an import that failed for want of the module `dotted`.
+fn missing_line(dotted: &str) -> String {
+    format!("ModuleNotFoundError: No module named '{dotted}'")
 }
 
 /// The import checks of one source: the checker in use, and the failures edits kept.
@@ -61,25 +73,48 @@ impl ImportJudge {
 
     /// Whether `after` (the import of `dotted` after an edit) condemns the edit, against
     /// `before`: see [`Source::import_judged`].
-    fn verdict(&self, dotted: &str, before: Option<&Imported>, after: Imported) -> Option<Refusal> {
+    fn verdict(
+        &self,
+        dotted: &str,
+        before: Option<&Imported>,
+        after: Imported,
+        awaited: Option<&str>,
+    ) -> Option<Refusal> {
         let now = match after {
             Ok(()) => {
-                lock(&self.failures).remove(dotted);
+                let mut failures = lock(&self.failures);
+                failures.remove(dotted);
+                // Modules that were waiting for this one import now, or fail otherwise.
+                let missed = missing_line(dotted);
+                failures.retain(|_, failure| failure.line != missed);
                 return None;
             }
             Err(now) => now,
         };
-        if let Some(Err(was)) = before
-            && was.last_line() == now.last_line()
-        {
+        let awaited_missing = awaited.is_some_and(|package| {
+            let prefix = format!("{package}.");
+            now.missing_module()
+                .is_some_and(|missing| missing.starts_with(&prefix))
+        });
+        if awaited_missing {
             crate::log::line(&format!(
-                "import check of {dotted}: it failed before the edit as it does after ({}): \
-                 the edit is kept",
+                "import check of {dotted}: {} — a module of its package not written yet; the new module is kept",
                 now.last_line()
             ));
+        }
+        let same_as_before = matches!(before, Some(Err(was)) if was.last_line() == now.last_line());
+        if same_as_before || awaited_missing {
+            if same_as_before {
+                crate::log::line(&format!(
+                    "import check of {dotted}: it failed before the edit as it does after \
+                     ({}): the edit is kept",
+                    now.last_line()
+                ));
+            }
             let failure = KnownFailure {
                 line: now.last_line().to_string(),
                 files: crate::tree::named_files(&now.0),
+                waiting: !same_as_before,
             };
             lock(&self.failures).insert(dotted.to_string(), failure);
             return None;
@@ -106,6 +141,25 @@ impl ImportJudge {
 pub(crate) struct KnownFailure {
     pub line: String,
     pub files: Vec<PathBuf>,
+    /// It fails for want of a module of its package not written yet, which a new module
+    /// may (see [`ProjectChange::awaits_modules_of`](super::change::ProjectChange)).
+    pub waiting: bool,
+}
+
+impl KnownFailure {
+    /// The line a view shows, `failure` being the exception line or what stands for it.
+    pub(crate) fn said(&self, failure: &str) -> String {
+        match self.waiting {
+            true => format!(
+                "**Import fails**: {failure}: a module of its package not written yet. It is \
+                 kept; write that module next."
+            ),
+            false => format!(
+                "**Import fails** as it did before the last edit: {failure}. Edits are kept \
+                 while they bring no new failure."
+            ),
+        }
+    }
 }
 
 /// Why an edit is refused: the import's failure after it (`now`), and how it failed
@@ -161,11 +215,19 @@ impl Editor {
     /// imported before and does not now, or fails differently. A module that already failed
     /// the same way (a dependency not installed, a module it imports that fails) keeps
     /// failing and the edit is kept: the failure is remembered for the module's view.
-    pub(crate) fn import_judged(&self, dotted: &str, before: Option<&Imported>) -> Result<()> {
+    ///
+    /// A module of the package `awaited` that is missing does not condemn the edit either
+    /// (see [`ProjectChange::awaits_modules_of`](super::change::ProjectChange)).
+    pub(crate) fn import_judged(
+        &self,
+        dotted: &str,
+        before: Option<&Imported>,
+        awaited: Option<&str>,
+    ) -> Result<()> {
         let Some(after) = self.import_outcome(dotted) else {
             return Ok(());
         };
-        match self.imports.verdict(dotted, before, after) {
+        match self.imports.verdict(dotted, before, after, awaited) {
             None => Ok(()),
             Some(Refusal { now, since }) => Err(Error::invalid(format!(
                 "importing {dotted} failed after the edit{since}, so the edit was undone:\n{now}\n\

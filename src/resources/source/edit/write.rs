@@ -286,6 +286,20 @@ impl Editor {
         shown: &str,
     ) -> Result<()> {
         let exists = || Error::exists(format!("{shown} already exists"));
+        // The empty __init__.py mkdir made is not shown: a copy of the package brings its
+        // own, which takes its place.
+        if name == "__init__.py" && self.project.is_made_init(file) {
+            self.project.shown_init(file);
+            let text = check_module_file(shown, content, self.target_version())?;
+            if text.is_empty() {
+                return Ok(());
+            }
+            let mut change = ProjectChange::begin(self, &[file])?;
+            change.write(file, text, format!("replace module {package}"))?;
+            change.import_check(package.to_string());
+            change.awaits_modules_of(package.to_string());
+            return change.commit();
+        }
         // Asked first, and again under the lock: a directory of that name (one the tree
         // hides) cannot be read as a file, and is "already there" all the same.
         if file.exists() {
@@ -317,12 +331,22 @@ impl Editor {
             return Err(exists());
         }
         change.write(file, text, format!("create module {dotted}"))?;
+        let mut exposed = false;
         if may_expose {
             let before = String::from_utf8_lossy(change.existing(&init)?).into_owned();
-            if let Some(style) = exposure::style(&before, package) {
+            if let Some(style) =
+                exposure::style(&crate::python::index_module(&before).names, package)
+                && !exposure::imports_module(&before, package, stem)
+            {
                 let after = exposure::expose(&before, package, stem, &style);
                 change.write(&init, after, format!("expose {dotted} in {package}"))?;
+                exposed = true;
             }
+        }
+        // Nothing imports a new module yet, unless its package now does: only then would
+        // a sibling it imports, not written yet, break what worked.
+        if !exposed && !package.is_empty() {
+            change.awaits_modules_of(package.to_string());
         }
         change.import_check(dotted.to_string());
         change.commit()

@@ -186,15 +186,23 @@ impl Views {
 
     /// How a new module of the package at `disk` would be imported in its `__init__.py`;
     /// `None` when it would not be (see [`exposure`]).
-    fn exposure_style(&self, disk: &Path, dotted: &DottedName) -> Option<exposure::Style> {
+    fn exposure_style(
+        &self,
+        glance: Option<&Glance>,
+        disk: &Path,
+        dotted: &DottedName,
+    ) -> Option<exposure::Style> {
         if !self.settings.kept().expose_new_modules
             || self.project.is_test_dir(disk)
             || exposure::is_tests(dotted, false)
         {
             return None;
         }
-        let init = std::fs::read_to_string(disk.join("__init__.py")).ok()?;
-        exposure::style(&init, dotted)
+        let index = self
+            .modules
+            .index(glance, &disk.join("__init__.py"))
+            .ok()??;
+        exposure::style(&index.names, dotted)
     }
 
     pub(super) fn package(
@@ -242,7 +250,17 @@ impl Views {
         } else {
             dotted.to_string()
         };
+        // A package whose __init__.py waits for a module not written yet says so where
+        // the next write is decided.
+        let about: Vec<String> = self
+            .editor
+            .known_import_failure(&dotted.to_string())
+            .filter(|failure| failure.waiting)
+            .map(|failure| failure.said(&failure.line))
+            .into_iter()
+            .collect();
         Entry {
+            about,
             title: format!(
                 "{name} — {} {}({})",
                 self.project.dir_kind(glance, disk).label(),
@@ -268,7 +286,7 @@ impl Views {
                 Function::new(
                     format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
                     "create a module",
-                    match self.exposure_style(disk, dotted) {
+                    match self.exposure_style(glance, disk, dotted) {
                         Some(style) => format!(
                             "the file, and `{}` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)",
                             exposure::line(&style, dotted, "newmod")

@@ -168,19 +168,14 @@ impl Views {
                             .files
                             .iter()
                             .all(|quoted| readable_by_its_readers(glance, quoted, disk));
-                    let failure = match quotable {
-                        true => failure.line,
-                        false => "raised in a module more private than this one (the daemon's \
-                                  log has it)"
-                            .to_string(),
-                    };
-                    entry.about.insert(
-                        0,
-                        format!(
-                            "**Import fails** as it did before the last edit: {failure}. Edits are \
-                             kept while they bring no new failure."
+                    let said = match quotable {
+                        true => failure.said(&failure.line),
+                        false => failure.said(
+                            "raised in a module more private than this one (the daemon's log \
+                             has it)",
                         ),
-                    );
+                    };
+                    entry.about.insert(0, said);
                 }
                 Ok(entry)
             }
