@@ -6,8 +6,8 @@ Reads file paths from stdin, one a line. Prints one JSON object a line per file:
 and class bodies, looking through if/try/with blocks and never into function bodies. The text
 runs from the first decorator (or def/class) line to the end of end_lineno's line, and is
 dedented by the rule of indent.rs: a line that continues a multi-line string which is no
-docstring (of the module or of one of those definitions) is part of a value and kept as it
-is; every other line that is not whitespace-only loses the def's indentation, docstring
+docstring (of the module or of any function or class, also one defined inside a function)
+is part of a value and kept as it is; every other line that is not whitespace-only loses the def's indentation, docstring
 lines included, or, when one of them does not start with it, the text is verbatim.
 as_textwrap says whether an exact text without value lines is what textwrap.dedent makes of
 the lines (up to whitespace-only lines, which textwrap empties and the rule keeps): the rule
@@ -110,7 +110,14 @@ def symbols(text):
     found = []
     out = []
     definitions(tree.body, [], found)
-    kept = value_lines(code, docstring_rows([tree.body] + [node.body for _, node in found]))
+    # Docstrings of every function and class, also those defined inside a function: they
+    # move with their code.
+    bodies = [tree.body] + [
+        node.body
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
+    kept = value_lines(code, docstring_rows(bodies))
     for qualname, node in found:
         first = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
         last = node.end_lineno - 1

@@ -7,7 +7,8 @@
 //! - our symbols (qualified names, `def` lines, order) are CPython's;
 //! - each symbol's text without its leading comment block and the comments indented in its
 //!   body after the last statement is CPython's segment dedented by
-//!   the same rule (docstrings move with the code, other strings' lines keep their bytes),
+//!   the same rule (docstrings move with the code, also those of functions and classes
+//!   defined inside a function; other strings' lines keep their bytes),
 //!   the exact-dedent flags agree, and a text without such value lines is what
 //!   `textwrap.dedent` makes of the segment;
 //! - `reindent(symbol_text(..))` restores each symbol's range byte for byte, and the write
@@ -241,7 +242,8 @@ fn compare(
         }
         // The write path as a whole: the symbol file written back as read leaves the
         // module byte for byte (line endings and indentation units included).
-        if crate::resources::source::edit::text::replace_symbol(source, sym, &text) != source {
+        if crate::resources::source::edit::text::replace_symbol(source, index, sym, &text) != source
+        {
             let name = sym.qualname.join(".");
             tally.mismatch(
                 path,

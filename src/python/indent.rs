@@ -50,6 +50,64 @@ pub fn reindent(text: &str, indent: &str) -> String {
     out
 }
 
+/// `text` (valid Python) indented by the unit `to` where it is indented by `from` (`"  "`
+/// to `"    "`, `"\t"` to `"    "` and back): each statement's line and each comment on a
+/// line of its own that is indented by whole units of `from` takes as many of `to`; the
+/// other lines of a statement (in brackets, after a `\`, a docstring's) follow their
+/// statement's first line, keeping what they add to it; a line that continues a string
+/// which is no docstring keeps its bytes, as Python reads them into the value. `None` when
+/// the text is not valid Python or a statement is indented by no whole number of units:
+/// then there is no one unit to change.
+pub fn with_indent_unit(text: &str, from: &str, to: &str) -> Option<String> {
+    if from.is_empty() || to.is_empty() {
+        return None;
+    }
+    let (statements, comments) = parse::line_starts(text)?;
+    let table = LineTable::new(text);
+    let values = table.lines_in_strings(&parse::outline(text).value_strings);
+    let mut starts = vec![None; table.len()];
+    for (offsets, statement) in [(&statements, true), (&comments, false)] {
+        for &at in offsets {
+            if let Some(slot) = starts.get_mut(table.line_of(at)) {
+                *slot = Some(statement);
+            }
+        }
+    }
+    let units = |lead: &str| {
+        let count = lead.len() / from.len();
+        (from.repeat(count) == lead).then_some(count)
+    };
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    // The current statement's indentation, before and after.
+    let (mut old, mut new) = (String::new(), String::new());
+    for (n, line) in table.lines(text).enumerate() {
+        if is_blank(line) || values.get(n).copied().unwrap_or(false) {
+            out.push_str(line);
+            continue;
+        }
+        let lead = &line[..line.len() - line.trim_start_matches([' ', '\t']).len()];
+        match (starts.get(n).copied().flatten(), units(lead)) {
+            (Some(_), Some(count)) => {
+                (old, new) = (lead.to_string(), to.repeat(count));
+                out.push_str(&new);
+                out.push_str(&line[lead.len()..]);
+            }
+            // A statement off the grid: the text has no one unit.
+            (Some(true), None) => return None,
+            // A comment off the grid, where its writer put it.
+            (Some(false), None) => out.push_str(line),
+            (None, _) => match line.strip_prefix(old.as_str()) {
+                Some(rest) => {
+                    out.push_str(&new);
+                    out.push_str(rest);
+                }
+                None => out.push_str(line),
+            },
+        }
+    }
+    Some(out)
+}
+
 /// Strips `indent` from every line that is not blank and not one of `values` (sorted line
 /// numbers, kept as they are); `None` if one of the others does not start with it.
 fn dedent(text: &str, indent: &str, values: &[usize]) -> Option<String> {
@@ -146,6 +204,49 @@ mod tests {
             reindent(written, "    "),
             "    def credit(self, amount):\n        \"\"\"Record a credit.\n\n        Amount must be positive.\n        \"\"\"\n        self.apply(-amount)\n"
         );
+    }
+
+    /// attrs 25.3.0 `_ClassBuilder._make_getstate_setstate`: the docstring of a function
+    /// defined inside the method moves with it, as the method's other lines do.
+    #[test]
+    fn a_nested_functions_docstring_moves_with_its_code() {
+        let source = "class B:\n    def make(self):\n        def slots_getstate(self):\n            \"\"\"\n            Automatically created by attrs.\n            \"\"\"\n            return 1\n\n        class Inner:\n            '''Inner.\n\n            More.\n            '''\n\n        return slots_getstate\n";
+        assert_eq!(
+            files(source)[1],
+            "def make(self):\n    def slots_getstate(self):\n        \"\"\"\n        Automatically created by attrs.\n        \"\"\"\n        return 1\n\n    class Inner:\n        '''Inner.\n\n        More.\n        '''\n\n    return slots_getstate\n"
+        );
+    }
+
+    #[test]
+    fn a_new_indent_unit_rescales_blocks_and_keeps_what_continuations_add() {
+        let two = "def f(x):\n  \"\"\"Doc.\n\n  More.\n  \"\"\"\n  if x:\n    # why\n    y = call(a,\n             b)\n  s = '''a\n  b'''\n  return y\n";
+        assert_eq!(
+            with_indent_unit(two, "  ", "    ").as_deref(),
+            Some(
+                "def f(x):\n    \"\"\"Doc.\n\n    More.\n    \"\"\"\n    if x:\n        # why\n        y = call(a,\n                 b)\n    s = '''a\n  b'''\n    return y\n"
+            )
+        );
+        let three = "def f():\n   for i in x:\n      pass\n";
+        assert_eq!(
+            with_indent_unit(three, "   ", "    ").as_deref(),
+            Some("def f():\n    for i in x:\n        pass\n")
+        );
+        let tabs = "def f():\n\tif x:\n\t\treturn (1,\n\t\t        2)\n";
+        let spaces = with_indent_unit(tabs, "\t", "    ").unwrap();
+        assert_eq!(
+            spaces,
+            "def f():\n    if x:\n        return (1,\n                2)\n"
+        );
+        assert_eq!(
+            with_indent_unit(&spaces, "    ", "\t").as_deref(),
+            Some(tabs)
+        );
+        // No one unit (a statement at 5 in a text of 2), or no Python: nothing to rescale.
+        assert_eq!(
+            with_indent_unit("def f():\n  if x:\n     pass\n", "  ", "    "),
+            None
+        );
+        assert_eq!(with_indent_unit("def f(:\n  pass\n", "  ", "    "), None);
     }
 
     #[test]

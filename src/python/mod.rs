@@ -46,7 +46,7 @@ mod validate;
 mod venv;
 
 pub use dotted::{Dotted, DottedName};
-pub use indent::{reindent, symbol_text};
+pub use indent::{reindent, symbol_text, with_indent_unit};
 pub use index::{ModuleIndex, ModuleName, NameKind, Symbol, SymbolKind, SyntaxProblem};
 pub use lines::LineTable;
 pub use parse::calls::{Import, LineCalls, imports, line_calls};

@@ -288,3 +288,30 @@ printf 'def shift(x):\n    return x + 1\n' > new.py
 cp new.py "$S/ledger/overloads/shift.py" || fail "cp to shift.py"
 with_symbol before.py shift new.py > expected.py
 expect_file "$O" expected.py "the implementation of shift (before its stub) was replaced"
+
+# Re-indentation completes the job (issue 47, item 4): a method written in two or three
+# spaces lands in the module's four, its docstring and bracket continuations moving with
+# it and a string's value lines keeping their bytes; a nested function's docstring reads
+# back at its own def's depth in the method's file.
+printf 'def halve(self):\n  """Half the balance.\n\n  Rounded down.\n  """\n  if self.balance:\n    return divmod(self.balance,\n                  2)[0]\n  note = """two\n  spaces"""\n  return 0\n' > halve.py
+cp halve.py "$A/Account/halve.py" || fail "cp of a method indented by two"
+expect_contains "$(cat "$ACC")" "$(printf '    def halve(self):\n        """Half the balance.\n\n        Rounded down.\n        """\n        if self.balance:\n            return divmod(self.balance,\n                          2)[0]\n        note = """two\n  spaces"""\n        return 0')" \
+  "the method takes the module's unit, continuations follow, the string keeps its value"
+expect_eq "$(cat "$A/Account/halve.py")" "$(printf 'def halve(self):\n    """Half the balance.\n\n    Rounded down.\n    """\n    if self.balance:\n        return divmod(self.balance,\n                      2)[0]\n    note = """two\n  spaces"""\n    return 0')" \
+  "and reads back in four"
+printf 'def halve(self):\n   if self.balance:\n      return self.balance // 2\n   return 0\n' > halve3.py
+cp halve3.py "$A/Account/halve.py" || fail "a method indented by three replacing one"
+expect_contains "$(cat "$ACC")" "$(printf '    def halve(self):\n        if self.balance:\n            return self.balance // 2\n        return 0')" \
+  "three becomes four"
+printf 'def getstate_maker(self):\n    def slots_getstate(self):\n        """\n        Automatically created by attrs.\n        """\n        return 1\n\n    return slots_getstate\n' > maker.py
+cp maker.py "$A/Account/getstate_maker.py" || fail "a method holding a nested function with a docstring"
+expect_eq "$(cat "$A/Account/getstate_maker.py")" "$(cat maker.py)" \
+  "the nested function's docstring reads back at its def's depth"
+(cd "$PROJECT/src" && python3 -c '
+import ast, sys
+tree = ast.parse(open("ledger/accounts.py").read())
+cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Account")
+maker = next(n for n in cls.body if getattr(n, "name", "") == "getstate_maker")
+inner = maker.body[0]
+assert ast.get_docstring(inner) == "Automatically created by attrs.", ast.get_docstring(inner)
+') || fail "the module holds the nested docstring CPython reads the same"

@@ -80,10 +80,13 @@ pub(super) fn outline(source: &str) -> Outline {
     with_module(source, |parsed| {
         let definitions = definitions(source, parsed);
         let multiline_strings = multiline_strings(source, parsed.tokens());
+        // Every body's docstring, also of functions and classes defined inside a
+        // function: they move with their code when a symbol is dedented.
         let docstrings: Vec<Range<usize>> = definitions
             .iter()
             .filter_map(|d| d.doc_span.clone())
             .chain(doc_span(&parsed.syntax().body))
+            .chain(nested_docstrings(&parsed.syntax().body))
             .collect();
         let value_strings = multiline_strings
             .iter()
@@ -548,6 +551,47 @@ impl ToStd for TextRange {
     }
 }
 
+/// The docstrings of every function and class in `body`, at any depth: statements only,
+/// with a stack of bodies, not recursion (see [`with_module_at`]).
+fn nested_docstrings(body: &[Stmt]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut bodies: Vec<&[Stmt]> = vec![body];
+    while let Some(body) = bodies.pop() {
+        for stmt in body {
+            match stmt {
+                Stmt::FunctionDef(def) => {
+                    found.extend(doc_span(&def.body));
+                    bodies.push(&def.body);
+                }
+                Stmt::ClassDef(class) => {
+                    found.extend(doc_span(&class.body));
+                    bodies.push(&class.body);
+                }
+                Stmt::If(s) => {
+                    bodies.push(&s.body);
+                    bodies.extend(s.elif_else_clauses.iter().map(|c| c.body.as_slice()));
+                }
+                Stmt::For(s) => bodies.extend([s.body.as_slice(), s.orelse.as_slice()]),
+                Stmt::While(s) => bodies.extend([s.body.as_slice(), s.orelse.as_slice()]),
+                Stmt::With(s) => bodies.push(&s.body),
+                Stmt::Try(s) => {
+                    bodies.extend([
+                        s.body.as_slice(),
+                        s.orelse.as_slice(),
+                        s.finalbody.as_slice(),
+                    ]);
+                    bodies.extend(s.handlers.iter().map(|h| match h {
+                        ExceptHandler::ExceptHandler(h) => h.body.as_slice(),
+                    }));
+                }
+                Stmt::Match(s) => bodies.extend(s.cases.iter().map(|c| c.body.as_slice())),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
 /// The span of a body's docstring: its first statement, when that is a string literal.
 fn doc_span(body: &[Stmt]) -> Option<Range<usize>> {
     let Some(Stmt::Expr(statement)) = body.first() else {
@@ -600,6 +644,40 @@ fn first_prose_line(doc: &str) -> Option<String> {
         return Some(line.trim().to_string());
     }
     None
+}
+
+/// Where each logical line of `source` starts (its first token), and where each comment
+/// on a line of its own starts: the lines whose indentation is the block's, which a change
+/// of indent unit rescales; the other lines of a statement (in brackets, after a `\`, in a
+/// docstring) follow their statement's first line. `None` when `source` is not valid Python.
+pub(super) fn line_starts(source: &str) -> Option<(Vec<usize>, Vec<usize>)> {
+    with_module(source, |parsed| {
+        if !parsed.errors().is_empty() {
+            return None;
+        }
+        let (mut statements, mut comments) = (Vec::new(), Vec::new());
+        let mut pending = true;
+        for token in parsed.tokens().iter() {
+            let start = token.start().to_usize();
+            match token.kind() {
+                TokenKind::Newline => pending = true,
+                TokenKind::Indent
+                | TokenKind::Dedent
+                | TokenKind::NonLogicalNewline
+                | TokenKind::EndOfFile => {}
+                TokenKind::Comment if pending => comments.push(start),
+                TokenKind::Comment => {}
+                _ if pending => {
+                    statements.push(start);
+                    pending = false;
+                }
+                _ => {}
+            }
+        }
+        Some((statements, comments))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Spans of string tokens that contain a line break. An f-string or t-string is one span from

@@ -4,7 +4,9 @@
 //! locks and saves.
 
 use crate::error::{Error, Result};
-use crate::python::{ModuleIndex, Symbol, SymbolKind, Version, index_module, reindent, validate};
+use crate::python::{
+    ModuleIndex, Symbol, SymbolKind, Version, index_module, reindent, validate, with_indent_unit,
+};
 
 /// The name a symbol file stands for: `balance@2` → `balance`.
 pub fn stem_name(stem: &str) -> &str {
@@ -375,62 +377,29 @@ fn indent_unit(source: &str, index: &ModuleIndex) -> Option<String> {
         .filter(|unit| !unit.is_empty())
 }
 
-/// `file` indented with `module`'s unit where it uses the other kind (spaces in a module
-/// indented with tabs, or the other way round), so a module never mixes them. Lines that continue a
-/// string's value are left alone; a remainder that is no whole unit is kept.
-fn with_module_indent<'i>(
-    file: &str,
-    module: &str,
-    module_index: impl FnOnce() -> std::borrow::Cow<'i, ModuleIndex>,
-) -> String {
-    // Without a tab at the start of any line of either, both are spaces: nothing to do
-    // (and no parse, for the common case).
-    let tab_led = |text: &str| text.starts_with('\t') || text.contains("\n\t");
-    if !tab_led(file) && !tab_led(module) {
-        return file.to_string();
-    }
-    let file_index = index_module(file);
-    let (Some(theirs), Some(ours)) = (
-        indent_unit(module, &module_index()),
-        indent_unit(file, &file_index),
-    ) else {
+/// `file` indented with `module`'s unit where it uses another (two spaces in a module of
+/// four, spaces in a module indented with tabs, or the other way round), so a module keeps
+/// one unit; strings' values are left alone (see [`with_indent_unit`]). `read` is the
+/// symbol's text as the module has it, when the file replaces one: a file in the unit the
+/// symbol already had is written back as read (old code mixes widths, and a symbol read and
+/// written back must not change).
+fn with_module_indent(file: &str, module: &str, index: &ModuleIndex, read: Option<&str>) -> String {
+    let unit_of = |text: &str| indent_unit(text, &index_module(text));
+    let (Some(ours), Some(theirs)) = (unit_of(file), indent_unit(module, index)) else {
         return file.to_string();
     };
-    // Only tabs against spaces: two widths of spaces are both legal in one module (old code
-    // mixes them), and converting one to the other would change a symbol written back as
-    // it was read.
-    let tabs = |unit: &str| unit.contains('\t');
-    if tabs(&theirs) == tabs(&ours) {
+    if ours == theirs || read.is_some_and(|read| unit_of(read).as_deref() == Some(ours.as_str())) {
         return file.to_string();
     }
-    let values: Vec<usize> = file_index
-        .symbols
-        .first()
-        .map(|s| s.value_lines.clone())
-        .unwrap_or_default();
-    let mut out = String::with_capacity(file.len());
-    for (n, line) in file.split_inclusive('\n').enumerate() {
-        if values.binary_search(&n).is_ok() {
-            out.push_str(line);
-            continue;
-        }
-        let mut rest = line;
-        while let Some(after) = rest.strip_prefix(ours.as_str()) {
-            out.push_str(&theirs);
-            rest = after;
-        }
-        out.push_str(rest);
-    }
-    out
+    with_indent_unit(file, &ours, &theirs).unwrap_or_else(|| file.to_string())
 }
 
 /// `module` with `symbol`'s range replaced by `file` (a symbol file's content) re-indented
 /// to the symbol's place, with the module's line endings and indentation unit.
-pub fn replace_symbol(module: &str, symbol: &Symbol, file: &str) -> String {
+pub fn replace_symbol(module: &str, index: &ModuleIndex, symbol: &Symbol, file: &str) -> String {
     let newline = newline_of(module);
-    let file = with_module_indent(file, module, || {
-        std::borrow::Cow::Owned(index_module(module))
-    });
+    let read = crate::python::symbol_text(module, symbol);
+    let file = with_module_indent(file, module, index, Some(&read));
     // A module that already mixes line endings has no one style to follow, and its symbol
     // written back as read must stay as it was.
     let file = match mixes_newlines(module) {
@@ -457,10 +426,7 @@ pub fn append_symbol(
     file: &str,
 ) -> String {
     let nl = newline_of(module);
-    let mut file = with_newlines(
-        &with_module_indent(file, module, || std::borrow::Cow::Borrowed(index)),
-        nl,
-    );
+    let mut file = with_newlines(&with_module_indent(file, module, index, None), nl);
     if !file.ends_with(['\n', '\r']) {
         file.push_str(nl);
     }
@@ -609,7 +575,12 @@ mod tests {
     fn a_written_symbol_takes_the_modules_line_endings() {
         let module = "class A:\r\n    def f(self):\r\n        return 1\r\n";
         let index = index_module(module);
-        let replaced = replace_symbol(module, &index.symbols[1], "def f(self):\n    return 2\n");
+        let replaced = replace_symbol(
+            module,
+            &index,
+            &index.symbols[1],
+            "def f(self):\n    return 2\n",
+        );
         assert_eq!(
             replaced,
             "class A:\r\n    def f(self):\r\n        return 2\r\n"
@@ -644,11 +615,19 @@ mod tests {
         let mixed = "class A:\n    def f(self):\n        return 1\n\n\ndef g():\n  return 2\n";
         let index = index_module(mixed);
         let file = crate::python::symbol_text(mixed, &index.symbols[2]);
-        assert_eq!(replace_symbol(mixed, &index.symbols[2], &file), mixed);
+        assert_eq!(
+            replace_symbol(mixed, &index, &index.symbols[2], &file),
+            mixed
+        );
         // Spaces stay spaces in a module indented with spaces.
         let spaced = "class A:\n    def f(self):\n        return 1\n";
         let index = index_module(spaced);
-        let replaced = replace_symbol(spaced, &index.symbols[1], "def f(self):\n\treturn 2\n");
+        let replaced = replace_symbol(
+            spaced,
+            &index,
+            &index.symbols[1],
+            "def f(self):\n\treturn 2\n",
+        );
         assert_eq!(replaced, "class A:\n    def f(self):\n        return 2\n");
     }
 
@@ -656,9 +635,9 @@ mod tests {
     fn a_method_is_replaced_in_place_reindented() {
         let index = index_module(MODULE);
         let f = symbol(&index, &["A", "f"]);
-        let out = replace_symbol(MODULE, &f, "def f(self):\n    return 10\n");
+        let out = replace_symbol(MODULE, &index, &f, "def f(self):\n    return 10\n");
         assert_eq!(out, MODULE.replace("return 1\n", "return 10\n"));
-        let no_newline = replace_symbol(MODULE, &f, "def f(self):\n    return 10");
+        let no_newline = replace_symbol(MODULE, &index, &f, "def f(self):\n    return 10");
         assert_eq!(no_newline, out, "a missing final newline is added back");
     }
 
@@ -724,7 +703,7 @@ mod tests {
         ] {
             let file = format!("{original}{appended}");
             let kept = check_symbol("f.py", file.as_bytes(), "f").unwrap();
-            let module = replace_symbol(MODULE, &f, kept);
+            let module = replace_symbol(MODULE, &index, &f, kept);
             assert_eq!(
                 module,
                 MODULE.replace(

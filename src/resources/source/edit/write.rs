@@ -415,7 +415,12 @@ impl Editor {
                 if let Some(refusal) = overload_turned(module, index, text, shown) {
                     return Err(refusal);
                 }
-                Ok(text::replace_symbol(module_text, symbol, text))
+                Ok(text::replace_symbol(
+                    module_text,
+                    &module.index,
+                    symbol,
+                    text,
+                ))
             },
         )
     }
