@@ -14,10 +14,10 @@ use toml_edit::{Document, Item, Table, Value};
 use super::requirement::{self, Requirement};
 use super::splice::{self, ArrayAt};
 
-/// Why nothing can be added to a pyproject.toml without `[project]`, and how to add it.
+/// Why nothing can be added to a pyproject.toml without `[project]` (the editor says where
+/// the dependencies are edited instead: `resources/source/deps/metadata.rs`).
 pub const NO_PROJECT: &str = "pyproject.toml has no [project] table, where dependencies are \
-    listed (PEP 621). Add one with the project's name and version first, e.g.\n\
-    [project]\nname = \"example\"\nversion = \"0.1.0\"\ndependencies = []";
+    listed (PEP 621)";
 
 /// Which list of dependencies.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

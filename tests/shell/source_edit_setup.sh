@@ -11,3 +11,19 @@ expect_absent "$(cat "$S/setup/_entry.md")" "Import fails" "its view says nothin
 printf 'setup(\n' > bad_setup.py
 expect_fails "Invalid argument" "a setup.py that is not Python" -- cp bad_setup.py "$S/setup.py"
 expect_contains "$(cat "$PROJECT/setup.py")" 'version="0.2.0"' "a refused write changes nothing"
+
+# A project whose metadata is in setup.cfg is told to edit its dependencies there, never
+# to add a [project] table (setuptools refuses to build with both), and deps/ is read-only
+# saying so (issue 47, item 5).
+cp "$PROJECT/pyproject.toml" pyproject_before.toml
+printf '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n' > "$PROJECT/pyproject.toml"
+printf '[metadata]\nname = ledger\nversion = 3.2.0\n\n[options]\ninstall_requires =\n    python-dateutil>=2.8\n' > "$PROJECT/setup.cfg"
+poll_until 10 0.1 grep -q "metadata is in setup.cfg" "$S/deps/_entry.md" ||
+  fail "deps/_entry.md says where the metadata is: $(cat "$S/deps/_entry.md")"
+deps=$(cat "$S/deps/_entry.md")
+expect_contains "$deps" "install_requires" "it names the key to edit"
+expect_absent "$deps" 'version = "0.1.0"' "it never advises a [project] table with a made-up version"
+expect_fails "Read-only file system" "adding a dependency in deps/" -- sh -c "echo 'requests' > '$S/deps/requests'"
+expect_contains "$(newest_error)" "metadata is in setup.cfg" "the refusal says where to edit instead"
+cp pyproject_before.toml "$PROJECT/pyproject.toml"
+rm "$PROJECT/setup.cfg"

@@ -193,13 +193,10 @@ fn new_lists_go_into_their_tables_or_new_ones() {
 }
 
 #[test]
-fn without_a_project_table_writing_says_how_to_make_one() {
+fn without_a_project_table_writing_is_refused() {
     let poetry = "[tool.poetry]\nname = \"x\"\n\n[tool.poetry.dependencies]\npython = \"^3.9\"\n";
     let err = set(poetry, &ListId::Main, "attrs", &[req("attrs")]).unwrap_err();
-    assert!(
-        err.contains("no [project] table") && err.contains("[project]\nname ="),
-        "{err}"
-    );
+    assert!(err.contains("no [project] table"), "{err}");
     assert!(Manifest::read(poetry).unwrap().lists.is_empty());
     assert!(Manifest::read("[project\n").is_err());
 }

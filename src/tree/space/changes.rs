@@ -119,8 +119,17 @@ impl Space {
     /// Hold a new file in memory: a temp file, or a document until its content is saved.
     fn make_scratch(&self, path: &TreePath, ownership: Ownership) -> Result<()> {
         let dir = path.parent().ok_or_else(|| Error::invalid("empty path"))?;
-        self.writable_dir(&dir)?;
         let pending = !self.is_temp(path);
+        if let Err(generic) = self.writable_dir(&dir) {
+            // The resource may know better why nothing is made here (`source/deps/` of a
+            // project whose metadata is in setup.cfg says where to edit instead).
+            return Err(match self.place_in_resource(path) {
+                Ok((resource, rest)) if pending => {
+                    resource.can_create(&rest).err().unwrap_or(generic)
+                }
+                _ => generic,
+            });
+        }
         if pending {
             let (resource, rest) = self.place_in_resource(path)?;
             resource.can_create(&rest)?;

@@ -45,7 +45,7 @@ pub(super) fn write(
 pub(super) fn can_create(editor: &Editor, id: &ListId, name: &str) -> Result<()> {
     check_name(name, &shown(id, name))?;
     let manifest = read(editor)?;
-    writable(&manifest, id)?;
+    writable(editor, &manifest, id)?;
     if *id != ListId::Main && manifest.list(id).is_none() {
         return Err(Error::not_found(format!(
             "{id} does not exist: make it first with mkdir {}",
@@ -119,9 +119,9 @@ fn change(
     edit: impl FnOnce(&str, &Manifest) -> Result<String>,
 ) -> Result<()> {
     change_pyproject(editor, &format!("deps: {what}"), |text| {
-        let text = text.ok_or_else(no_pyproject)?;
+        let text = text.ok_or_else(|| no_project(editor, "the project has no pyproject.toml"))?;
         let manifest = Manifest::read(text).map_err(broken)?;
-        writable(&manifest, id)?;
+        writable(editor, &manifest, id)?;
         edit(text, &manifest)
     })
 }
@@ -193,15 +193,18 @@ fn check_list_name(name: &str) -> Result<()> {
 fn read(editor: &Editor) -> Result<Manifest> {
     match Pyproject::read(editor, |text| Manifest::read(&text))? {
         Pyproject::Read(manifest) => Ok(manifest),
-        Pyproject::Missing => Err(no_pyproject()),
+        Pyproject::Missing => Err(no_project(editor, "the project has no pyproject.toml")),
         Pyproject::Broken(why) => Err(broken(why)),
     }
 }
 
 /// Refuses changes to a list that `[project]` does not hold.
-fn writable(manifest: &Manifest, id: &ListId) -> Result<()> {
+fn writable(editor: &Editor, manifest: &Manifest, id: &ListId) -> Result<()> {
     if !manifest.project {
-        return Err(Error::read_only(deps::NO_PROJECT));
+        return Err(no_project(
+            editor,
+            "pyproject.toml has no [project] table, where dependencies are listed (PEP 621)",
+        ));
     }
     if !editable(manifest, id) {
         return Err(Error::read_only(format!(
@@ -212,11 +215,12 @@ fn writable(manifest: &Manifest, id: &ListId) -> Result<()> {
     Ok(())
 }
 
-fn no_pyproject() -> Error {
-    Error::read_only(
-        "the project has no pyproject.toml; create one with a [project] table (name, version, \
-         dependencies = []) and its dependencies appear here",
-    )
+/// Why nothing here can change dependencies (`why`), and where they are changed instead.
+fn no_project(editor: &Editor, why: &str) -> Error {
+    Error::read_only(format!(
+        "{why}, so source/{DEPS}/ is read-only. {}",
+        super::metadata::advice(&editor.project().root, editor.name())
+    ))
 }
 
 fn shown(id: &ListId, name: &str) -> String {

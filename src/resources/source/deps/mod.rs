@@ -11,6 +11,7 @@
 
 mod edit;
 mod elsewhere;
+mod metadata;
 mod view;
 
 use std::sync::Arc;

@@ -230,10 +230,7 @@ fn elsewhere_entry(editor: &Editor, why: &str) -> Entry {
             empty: "no requirements in setup.cfg, setup.py, a requirements file or a Poetry table: the project declares no dependencies".into(),
             ..Section::default()
         }],
-        advanced: vec![format!(
-            "To manage them here, add to pyproject.toml:\n  [project]\n  name = \"{}\"\n  version = \"0.1.0\"\n  dependencies = []",
-            editor.name()
-        )],
+        advanced: vec![super::metadata::advice(&editor.project().root, editor.name())],
         ..Entry::default()
     }
 }
