@@ -305,8 +305,58 @@ pub fn add_list(text: &str, id: &ListId) -> Result<String, String> {
 
 /// Removes the empty list `id` (an extra or a group): its line goes, with the comment lines
 /// directly above it, and when it was its table's last list the table goes too (see
-/// `without_empty_table`), as one would remove them by hand.
+/// `without_empty_table`), as one would remove them by hand. A group's
+/// `{include-group = "…"}` in other groups goes with it: it is empty, so they install the
+/// same without it, and a dangling include fails every installer.
 pub fn remove_list(text: &str, id: &ListId) -> Result<String, String> {
+    let manifest = Manifest::read(text)?;
+    if found(&manifest, id)?.elements.is_empty()
+        && let ListId::Group(group) = id
+    {
+        let text = without_includes_of(text, group)?;
+        return remove_empty_list(&text, id);
+    }
+    remove_empty_list(text, id)
+}
+
+/// `text` without every `{include-group = "<group>"}` of the other groups.
+fn without_includes_of(text: &str, group: &str) -> Result<String, String> {
+    let mut text = text.to_string();
+    loop {
+        let manifest = Manifest::read(&text)?;
+        let found = manifest.lists.iter().find_map(|list| {
+            let ListId::Group(_) = list.id else {
+                return None;
+            };
+            let at = list.elements.iter().position(|e| match e {
+                Element::Other(other) => {
+                    included_group(other).is_some_and(|g| same_group(&g, group))
+                }
+                _ => false,
+            })?;
+            Some(splice::remove(&text, &list.array, at))
+        });
+        match found {
+            Some(cut) => text = cut.apply(&text),
+            None => return Ok(text),
+        }
+    }
+}
+
+/// The group an element `{include-group = "name"}` includes.
+fn included_group(element: &str) -> Option<String> {
+    let doc = Document::parse(format!("x = {element}")).ok()?;
+    let table = doc.as_table().get("x")?.as_inline_table()?;
+    table.get("include-group")?.as_str().map(str::to_string)
+}
+
+/// Whether two group names are the same after PEP 735's normalisation (PEP 503's).
+fn same_group(a: &str, b: &str) -> bool {
+    let norm = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
+    norm(a) == norm(b)
+}
+
+fn remove_empty_list(text: &str, id: &ListId) -> Result<String, String> {
     let manifest = Manifest::read(text)?;
     let list = found(&manifest, id)?;
     if !list.elements.is_empty() {

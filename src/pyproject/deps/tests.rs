@@ -261,3 +261,19 @@ fn an_emptied_table_takes_its_own_comments_and_leaves_the_next_ones() {
         "a table with a list left stays"
     );
 }
+
+#[test]
+fn a_removed_group_takes_its_includes_in_other_groups_with_it() {
+    let text = "[project]\nname = \"x\"\nversion = \"1\"\n\n[dependency-groups]\ntest = []\ndev = [\n  \"ruff\",\n  {include-group = \"test\"},\n]\nci = [{ include-group = \"Test\" }, \"tox\"]\n";
+    let out = remove_list(text, &ListId::Group("test".into())).unwrap();
+    assert_eq!(
+        out,
+        "[project]\nname = \"x\"\nversion = \"1\"\n\n[dependency-groups]\ndev = [\n  \"ruff\",\n]\nci = [\"tox\"]\n"
+    );
+    // Another group's include stays.
+    let other = "[dependency-groups]\nlint = []\ntest = []\ndev = [{include-group = \"lint\"}]\n";
+    assert_eq!(
+        remove_list(other, &ListId::Group("test".into())).unwrap(),
+        "[dependency-groups]\nlint = []\ndev = [{include-group = \"lint\"}]\n"
+    );
+}
