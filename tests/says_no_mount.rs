@@ -36,6 +36,11 @@ fn the_error_log_stays_a_list_within_the_budget_whatever_failed() {
 }
 
 #[test]
+fn each_kind_of_refusal_answers_the_errno_docs_errors_md_names() {
+    Mount::example().run_script("says_no_errnos.sh");
+}
+
+#[test]
 fn rmdir_of_a_full_directory_says_not_empty_and_unmount_says_not_mounted() {
     Mount::example().run_script("says_no_rmdir.sh");
 }
