@@ -54,3 +54,14 @@ echo "$created" > "$S/history/undo" || fail "the undo once nothing imports the m
 expect_missing "$PROJECT/src/ledger/loud.py" "then the undo deletes it"
 (cd "$PROJECT/src" && python3 -c 'import ledger') 2> import.err ||
   fail "the package imports after the undo: $(tail -n 1 import.err)"
+
+# A helper module beside the tests, which they import by its own name as pytest lets them
+# (`from shared_checks import …`: the test folder is no package, pytest puts it on
+# sys.path), is judged the same way: found on tabulate 0.9.0's test/common.py.
+printf 'def near(a, b):\n    return abs(a - b) < 1e-9\n' > "$PROJECT/tests/shared_checks.py"
+printf 'from shared_checks import near\n\n\ndef test_near():\n    assert near(1.0, 1.0)\n' > "$PROJECT/tests/test_near.py"
+poll_until 10 0.1 test -e "$S/tests/shared_checks.py" || fail "the helper shows under source/tests/"
+sum=$(checksum "$PROJECT/tests/shared_checks.py")
+expect_fails "Invalid argument" "rm of a test helper the tests import" -- rm "$S/tests/shared_checks.py"
+expect_sum "$PROJECT/tests/shared_checks.py" "$sum" "the helper is kept"
+expect_contains "$(newest_error)" "test_near" "the refusal names the test module that fails"

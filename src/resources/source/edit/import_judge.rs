@@ -200,6 +200,13 @@ impl Editor {
         if !sys_path.contains(&self.project.root) {
             sys_path.push(self.project.root.clone());
         }
+        // pytest puts a test folder that is no package on sys.path, where its modules
+        // import each other by their own names (`from common import x`).
+        for dir in self.project.test_dirs() {
+            if !dir.join("__init__.py").is_file() && !sys_path.contains(&dir) {
+                sys_path.push(dir);
+            }
+        }
         match checker.check(dotted, &sys_path) {
             Ok(()) => Some(Ok(())),
             Err(ImportFailure::Failed(traceback)) => Some(Err(Traceback(traceback))),

@@ -59,10 +59,17 @@ impl Editor {
     }
 
     /// The dotted name Python imports `file` by: from the code root it is under (`src/`),
-    /// else from the project's root (tests).
+    /// from a test folder that is no package (where pytest imports its modules by their
+    /// own names, the folder on sys.path), else from the project's root.
     pub(crate) fn dotted_of_file(&self, file: &Path) -> Option<String> {
         let mut roots = self.project.code_roots.clone();
         roots.push(self.project.root.clone());
+        roots.extend(
+            self.project
+                .test_dirs()
+                .into_iter()
+                .filter(|dir| !dir.join("__init__.py").is_file()),
+        );
         roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
         let rel = roots.iter().find_map(|root| file.strip_prefix(root).ok())?;
         let mut parts: Vec<String> = rel
