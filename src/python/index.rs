@@ -115,6 +115,10 @@ pub struct ModuleName {
     /// What it is bound to, on one line and cut: ` = 3`, `: int = 3`, `from pkg.mod`,
     /// `import numpy`; for `__all__` its names, comma-separated.
     pub value: String,
+    /// Bound inside a top-level `if`, `try` or `with` block, not by a statement of the
+    /// module's body itself (`try: from .version import v` guards against a failure).
+    #[serde(default)]
+    pub guarded: bool,
 }
 
 /// The symbols of one module and what is known about the module itself.

@@ -56,6 +56,7 @@ pub fn index_module(source: &str) -> ModuleIndex {
             kind: binding.kind,
             line: table.line_of(binding.offset) + 1,
             value: binding.value,
+            guarded: binding.guarded,
         })
         .filter(|name| name.line <= last_line)
         .collect();

@@ -26,6 +26,8 @@ pub(in crate::python) struct Binding {
     /// What it is bound to, on one line: ` = 3`, `: int = 3`, `from pkg.mod`; for
     /// `__all__` its names, comma-separated.
     pub value: String,
+    /// Bound inside an `if`, `try` or `with` block at the top, not by the body itself.
+    pub guarded: bool,
 }
 
 /// The names `body` (a module's) binds, in source order.
@@ -34,6 +36,7 @@ pub(super) fn bindings(source: &str, body: &[Stmt]) -> Vec<Binding> {
     let mut seen = HashSet::new();
     for stmt in super::top_level_statements(body) {
         let offset = stmt.start().to_usize();
+        let guarded = !body.iter().any(|own| std::ptr::eq(own, stmt));
         let mut bind = |name: String, kind: NameKind, value: String| {
             if seen.insert(name.clone()) {
                 found.push(Binding {
@@ -41,6 +44,7 @@ pub(super) fn bindings(source: &str, body: &[Stmt]) -> Vec<Binding> {
                     kind,
                     offset,
                     value,
+                    guarded,
                 });
             }
         };

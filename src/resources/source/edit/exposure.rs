@@ -23,7 +23,9 @@ pub(crate) enum Style {
 pub(crate) fn style(names: &[ModuleName], package: &DottedName) -> Option<Style> {
     let package = package.to_string();
     names.iter().find_map(|name| {
-        let NameKind::Import { .. } = name.kind else {
+        // An import guarded by `try`/`if` (tabulate's `try: from .version import …`, for
+        // running `__init__.py` as a script) is no habit to follow unguarded.
+        let (NameKind::Import { .. }, false) = (&name.kind, name.guarded) else {
             return None;
         };
         let from = name.value.strip_prefix("from ");
@@ -178,6 +180,15 @@ mod tests {
             Some(Style::Absolute)
         );
         assert_eq!(style_of("import sqlparse.sql\n", &p), Some(Style::Absolute));
+        // tabulate 0.9.0: its own module imported only under `try`, for running the file
+        // as a script, where a relative import fails.
+        assert_eq!(
+            style_of(
+                "import re\ntry:\n    from .version import version\nexcept ImportError:\n    version = None\n",
+                &p
+            ),
+            None
+        );
         // Another package whose name begins the same is not its own.
         assert_eq!(style_of("from sqlparsex import y\n", &p), None);
     }
