@@ -65,3 +65,22 @@ sum=$(checksum "$PROJECT/tests/shared_checks.py")
 expect_fails "Invalid argument" "rm of a test helper the tests import" -- rm "$S/tests/shared_checks.py"
 expect_sum "$PROJECT/tests/shared_checks.py" "$sum" "the helper is kept"
 expect_contains "$(newest_error)" "test_near" "the refusal names the test module that fails"
+
+# mv of a module renames it in its package, the import exposing it renamed in place, as
+# one change judged like any edit (issue 47, item 1): a module the tests import by its old
+# name stays where it is.
+printf '"""Moved."""\n\n\ndef moved():\n    return 1\n' > movable.py
+cp movable.py "$S/ledger/movable.py" || fail "cp of a module to rename"
+expect_contains "$(cat "$INIT")" "from . import movable" "the module is exposed"
+mv "$S/ledger/movable.py" "$S/ledger/moved.py" || fail "mv of a module"
+expect_missing "$PROJECT/src/ledger/movable.py" "the old file is gone"
+expect_file "$PROJECT/src/ledger/moved.py" movable.py "the new file holds the module"
+expect_contains "$(cat "$INIT")" "from . import moved" "the import is renamed"
+expect_absent "$(cat "$INIT")" "from . import movable" "the old import is gone"
+expect_contains "$(grep 'rename module ledger.movable to ledger.moved' "$S/history/_entry.md")" \
+  "src/ledger/movable.py" "one history entry names the change"
+expect_fails "Operation not permitted" "mv of a test helper the tests import" -- \
+  mv "$S/tests/shared_checks.py" "$S/tests/checks_renamed.py"
+[ -f "$PROJECT/tests/shared_checks.py" ] || fail "the helper keeps its name"
+expect_missing "$PROJECT/tests/checks_renamed.py" "and no copy is left under the new one"
+expect_contains "$(newest_error)" "test_near" "the refusal names the test module that fails"

@@ -27,3 +27,16 @@ expect_fails "Read-only file system" "adding a dependency in deps/" -- sh -c "ec
 expect_contains "$(newest_error)" "metadata is in setup.cfg" "the refusal says where to edit instead"
 cp pyproject_before.toml "$PROJECT/pyproject.toml"
 rm "$PROJECT/setup.cfg"
+
+# A script in a folder that is no package (scripts/, docs/) is checked by the parser, never
+# imported: importing it would run it (issue 47, item 5).
+mkdir -p "$PROJECT/scripts"
+printf 'open("%s/ran.txt", "w").write("ran")\n' "$PROJECT" > "$PROJECT/scripts/release.py"
+poll_until 10 0.1 test -e "$S/scripts/release.py" || fail "scripts/ shows under source/"
+printf 'open("%s/ran.txt", "w").write("ran again")\n' "$PROJECT" > release.py
+cp release.py "$S/scripts/release.py" || fail "an edit of a script"
+expect_file "$PROJECT/scripts/release.py" release.py "the edit landed"
+expect_missing "$PROJECT/ran.txt" "the script was not run by an import check"
+expect_absent "$(cat "$HS/_errors.md" 2>/dev/null)" "scripts.release" "and nothing failed"
+printf 'open(\n' > broken_script.py
+expect_fails "Invalid argument" "a script that is not Python" -- cp broken_script.py "$S/scripts/release.py"

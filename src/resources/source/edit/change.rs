@@ -135,7 +135,10 @@ impl<'s> ProjectChange<'s> {
     /// undone.
     pub(crate) fn import_check(&mut self, dotted: impl Into<String>) {
         let dotted = dotted.into();
-        if imported_as_a_module(&dotted) && !self.checks.contains(&dotted) {
+        if imported_as_a_module(&dotted)
+            && !self.source.is_script(&dotted)
+            && !self.checks.contains(&dotted)
+        {
             self.checks.push(dotted);
         }
     }

@@ -2,7 +2,7 @@
 //! only in a package whose `__init__.py` already imports its own modules, never in a test
 //! package or for a module pytest collects, and in the package's own style — `from . import
 //! new` where it imports relatively, `from pkg import new` where it names itself. Removing
-//! the module takes either line away again.
+//! the module takes either line away again; renaming it renames the line.
 
 use crate::python::{DottedName, ModuleName, NameKind, imports};
 
@@ -149,6 +149,27 @@ pub(crate) fn unexpose(init: &str, package: &DottedName, name: &str) -> Option<S
     })
 }
 
+/// `init` with the line(s) [`expose`] added for `old` naming `new` instead, in place;
+/// `None` when there is none.
+pub(crate) fn renamed(init: &str, package: &DottedName, old: &str, new: &str) -> Option<String> {
+    let styles = [Style::Relative, Style::Absolute];
+    let mut found = false;
+    let text = init
+        .split_inclusive('\n')
+        .map(|l| {
+            let body = l.trim_end();
+            match styles.iter().find(|s| body == line(s, package, old)) {
+                Some(style) => {
+                    found = true;
+                    format!("{}{}", line(style, package, new), &l[body.len()..])
+                }
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    found.then_some(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +283,16 @@ mod tests {
             assert_eq!(unexpose(&exposed, &p, "m").as_deref(), Some(init));
         }
         assert_eq!(unexpose(init, &p, "m"), None);
+    }
+
+    #[test]
+    fn a_renamed_module_is_exposed_under_its_new_name_in_place() {
+        let p = pkg("pkg");
+        let init = "from .a import x\nfrom . import m\nfrom pkg import m\nimport os\n";
+        assert_eq!(
+            renamed(init, &p, "m", "n").as_deref(),
+            Some("from .a import x\nfrom . import n\nfrom pkg import n\nimport os\n")
+        );
+        assert_eq!(renamed(init, &p, "a", "b"), None);
     }
 }

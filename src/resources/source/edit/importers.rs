@@ -58,6 +58,33 @@ impl Editor {
         found
     }
 
+    /// Whether `dotted` names a script rather than a module of the project: a file in a
+    /// folder at the project's top that is no package and no test folder (`scripts/`,
+    /// `docs/`, `benchmarks/`). Importing it may run it, so its edits are checked by the
+    /// parser alone. (A namespace package at the top of a flat layout is taken for such a
+    /// folder too; in `src/` every folder is code.)
+    pub(crate) fn is_script(&self, dotted: &str) -> bool {
+        let Some((top, _)) = dotted.split_once('.') else {
+            return false;
+        };
+        let root = &self.project.root;
+        let folder = root.join(top);
+        let in_code_root = self
+            .project
+            .code_roots
+            .iter()
+            .filter(|r| *r != root)
+            .any(|r| r.join(top).is_dir());
+        folder.is_dir()
+            && !in_code_root
+            && !folder.join("__init__.py").is_file()
+            && !self
+                .project
+                .test_dirs()
+                .iter()
+                .any(|t| t.starts_with(&folder))
+    }
+
     /// The dotted name Python imports `file` by: from the code root it is under (`src/`),
     /// from a test folder that is no package (where pytest imports its modules by their
     /// own names, the folder on sys.path), else from the project's root.

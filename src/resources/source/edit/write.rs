@@ -531,6 +531,66 @@ impl Editor {
         change.commit()
     }
 
+    /// `mv a.py b.py` of a module in its package: the file renamed, the import exposing it
+    /// in `__init__.py` renamed with it, judged like any edit — the package, the module
+    /// under its new name and every module that imported the old one are imported before
+    /// and after, and a failure the rename brings undoes it, naming the module that fails.
+    fn rename_module(
+        &self,
+        file: &Path,
+        dotted: &DottedName,
+        new_stem: &str,
+        shown: &str,
+    ) -> Result<()> {
+        let old_stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let target = file.with_file_name(format!("{new_stem}.py"));
+        if target.exists() || file.with_file_name(new_stem).is_dir() {
+            return Err(Error::exists(format!(
+                "{shown} was not renamed: {new_stem} is taken in its folder ({} is there)",
+                target.with_extension("").display()
+            )));
+        }
+        let package = dotted.parent().unwrap_or_default();
+        let renamed = package.child(new_stem);
+        let init = file.with_file_name("__init__.py");
+        let what = format!("rename module {dotted} to {renamed}");
+        let touched: Vec<&Path> = match init.is_file() {
+            true => vec![file, &target, &init],
+            false => vec![file, &target],
+        };
+        let mut change = ProjectChange::begin(self, &touched)?;
+        let text = change.existing(file)?.to_vec();
+        if change.old(&target)?.is_some() {
+            return Err(Error::exists(format!(
+                "{shown} was not renamed: {new_stem}.py exists"
+            )));
+        }
+        change.write(&target, text, what.clone())?;
+        change.delete(file, what.clone())?;
+        if init.is_file()
+            && let Some(after) = exposure::renamed(
+                &String::from_utf8_lossy(change.existing(&init)?),
+                &package,
+                &old_stem,
+                new_stem,
+            )
+        {
+            change.write(&init, after, what)?;
+        }
+        if !package.is_empty() {
+            change.import_check(package.to_string());
+        }
+        change.import_check(renamed.to_string());
+        let named = std::collections::BTreeSet::from([old_stem]);
+        for importer in self.importers_of(&dotted.to_string(), file, &named) {
+            change.import_check(importer);
+        }
+        change.commit()
+    }
+
     /// `mv a.py b.py` inside one container renames the definition of `a` to `b`; a file
     /// that is not Python moves to any folder of the project (see [`Editor::move_file`]).
     pub(crate) fn rename_path(&self, from: &[&str], to: &[&str]) -> Result<()> {
@@ -579,8 +639,16 @@ impl Editor {
                     text::rename_symbol(text, &module.index.symbols[index], new_ident)
                 })
             }
+            Resolved::ModuleFile { disk, dotted }
+                if new_name.ends_with(".py")
+                    && disk.file_stem().is_some_and(|s| s != "__init__")
+                    && new_ident != "__init__" =>
+            {
+                self.rename_module(&disk, &dotted, new_ident, &shown)
+            }
             _ => Err(Error::not_permitted(format!(
-                "{shown} cannot be renamed here: mv renames classes, functions and methods"
+                "{shown} cannot be renamed here: mv renames modules in their package, and \
+                 classes, functions and methods"
             ))),
         }
     }
