@@ -61,13 +61,10 @@ fn version(root: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resources::source::testing::project_with;
 
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in files {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
-        dir
+        project_with(files).0
     }
 
     #[test]
