@@ -11,6 +11,9 @@ use std::process::{Command, Output};
 /// The user a server runs as when this process is root.
 const SERVER_USER: &str = "postgres";
 
+/// Ports tried after the first when another server took it first.
+const PORT_TRIES: usize = 5;
+
 /// A running (or stopped) private server; removed, data and all, when dropped.
 pub struct ScratchServer {
     dir: tempfile::TempDir,
@@ -23,6 +26,11 @@ pub struct ScratchServer {
 impl ScratchServer {
     /// Make a new cluster and start it. Fails with what to install or what went wrong.
     pub fn start() -> Result<ScratchServer, String> {
+        ScratchServer::start_on(free_port()?)
+    }
+
+    /// [`ScratchServer::start`], trying `port` first.
+    fn start_on(port: u16) -> Result<ScratchServer, String> {
         let bin = binaries()?;
         let root = unsafe { libc::geteuid() } == 0;
         let dir = tempfile::Builder::new()
@@ -43,8 +51,8 @@ impl ScratchServer {
         } else {
             Vec::new()
         };
-        let server = ScratchServer {
-            port: free_port()?,
+        let mut server = ScratchServer {
+            port,
             dir,
             bin,
             as_user,
@@ -55,8 +63,19 @@ impl ScratchServer {
                 .args(["-U", "homespace", "-A", "trust", "-E", "UTF8", "--no-sync"])
                 .arg("--locale=C.UTF-8");
         })?;
-        server.resume()?;
-        Ok(server)
+        // The free port was let go for the server to take: another test's server starting
+        // at the same moment may take it first. Then another port is tried.
+        let mut tries = 0;
+        loop {
+            match server.resume() {
+                Ok(()) => return Ok(server),
+                Err(why) if tries < PORT_TRIES && why.contains("Address already in use") => {
+                    tries += 1;
+                    server.port = free_port()?;
+                }
+                Err(why) => return Err(why),
+            }
+        }
     }
 
     /// The URL of database `name` on this server (made if it does not exist yet).
@@ -234,5 +253,17 @@ mod tests {
         let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
         let x: i32 = client.query_one("SELECT x FROM kept", &[]).unwrap().get(0);
         assert_eq!(x, 7);
+    }
+
+    /// The race of two tests starting servers at once: the port one found free is taken
+    /// by the other before its server binds it.
+    #[test]
+    fn a_port_taken_before_the_server_binds_it_is_exchanged_for_another() {
+        let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let server = ScratchServer::start_on(port).unwrap();
+        assert_ne!(server.port(), port);
+        let url = server.database("moved_test").unwrap();
+        assert!(postgres::Client::connect(&url, postgres::NoTls).is_ok());
     }
 }
