@@ -227,3 +227,10 @@ expect_contains "$(cat "$PROJECT/src/ledger/io/__init__.py")" "from ledger.io im
 expect_absent "$(cat "$PROJECT/src/ledger/io/__init__.py")" "from . import jsonfmt" "not relatively"
 rm "$S/ledger/io/jsonfmt.py" || fail "rm of the module"
 expect_absent "$(cat "$PROJECT/src/ledger/io/__init__.py")" "jsonfmt" "its import goes with it"
+
+# A private module (`_name`) stays out of the package's namespace (found on pluggy 1.5.0,
+# whose __init__.py imports names from its private modules, never the modules).
+init_before=$(checksum "$PROJECT/src/ledger/__init__.py")
+echo '"""Private helpers."""' > _private.py
+cp _private.py "$S/ledger/_private.py" || fail "a private module"
+expect_eq "$(checksum "$PROJECT/src/ledger/__init__.py")" "$init_before" "a private module is not imported in __init__.py"

@@ -1,6 +1,6 @@
 //! Whether and how a new module is imported in its package's `__init__.py` ("exposed"):
 //! only in a package whose `__init__.py` already imports its own modules, never in a test
-//! package or for a module pytest collects, and in the package's own style — `from . import
+//! package, for a module pytest collects or for a private one (`_helpers`), and in the package's own style — `from . import
 //! new` where it imports relatively, `from pkg import new` where it names itself. Removing
 //! the module takes either line away again; renaming it renames the line.
 
@@ -57,6 +57,12 @@ pub(crate) fn imports_module(init: &str, package: &DottedName, name: &str) -> bo
         0 => within(&import.target, &absolute),
         _ => false,
     })
+}
+
+/// Whether a new module `name` keeps out of its package's namespace: a private one
+/// (`_helpers`, by Python's convention for names not to be used from outside).
+pub(crate) fn is_private(name: &str) -> bool {
+    name.starts_with('_')
 }
 
 /// Whether a new module of `package` is a test's: the package is a test package (`test`,

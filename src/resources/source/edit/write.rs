@@ -321,6 +321,7 @@ impl Editor {
         };
         let init = file.with_file_name("__init__.py");
         let may_expose = stem != "__init__"
+            && !exposure::is_private(stem)
             && self.settings.current().expose_new_modules
             && init.is_file()
             && !self.project.is_test_dir(file.parent().unwrap_or(file))
