@@ -144,7 +144,7 @@ fn install_requires(text: &str) -> Option<Vec<String>> {
 
 /// Each key of setup.cfg's `[section]` with its value's lines: the first after `=`, then
 /// the indented continuation lines, comments left out.
-pub(super) fn setup_cfg_section(text: &str, section: &str) -> Vec<(String, Vec<String>)> {
+fn setup_cfg_section(text: &str, section: &str) -> Vec<(String, Vec<String>)> {
     let header = format!("[{section}]");
     let mut found = Vec::new();
     let mut inside = false;

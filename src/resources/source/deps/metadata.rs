@@ -2,11 +2,10 @@
 //! Where setuptools keeps the metadata (setup.cfg's `[metadata]`, or setup.py), the
 //! dependencies are edited there: a `[project]` table added beside it makes setuptools
 //! refuse the build, so that is never advised. A project without any metadata is told to
-//! add `[project]`, with the version its sdist's PKG-INFO gives, if any.
+//! add `[project]`, with the version its sdist's PKG-INFO gives, if any (a version in
+//! setup.cfg means its metadata is there).
 
 use std::path::Path;
-
-use super::elsewhere::setup_cfg_section;
 
 /// The file holding the project's setuptools metadata, if any: setup.cfg with a
 /// `[metadata]` section, else setup.py.
@@ -36,26 +35,9 @@ pub(super) fn advice(root: &Path, name: &str) -> String {
         None => format!(
             "To manage them here, add to pyproject.toml:\n  [project]\n  name = \"{name}\"\n  \
              version = \"{}\"\n  dependencies = []",
-            version(root).unwrap_or_else(|| "0.1.0".into())
+            crate::app::pkg_info(root, "Version").unwrap_or_else(|| "0.1.0".into())
         ),
     }
-}
-
-/// The project's version from its metadata: setup.cfg's `[metadata] version` when it is
-/// written out (not `attr:` or `file:`), else an sdist's PKG-INFO `Version:`.
-fn version(root: &Path) -> Option<String> {
-    let cfg = std::fs::read_to_string(root.join("setup.cfg")).unwrap_or_default();
-    let from_cfg = setup_cfg_section(&cfg, "metadata")
-        .into_iter()
-        .find_map(|(key, values)| (key == "version").then(|| values.join(" ").trim().to_string()))
-        .filter(|v| !v.is_empty() && !v.contains(':'));
-    from_cfg.or_else(|| {
-        let info = std::fs::read_to_string(root.join("PKG-INFO")).ok()?;
-        info.lines()
-            .find_map(|l| l.strip_prefix("Version:"))
-            .map(|v| v.trim().to_string())
-            .filter(|v| !v.is_empty())
-    })
 }
 
 #[cfg(test)]

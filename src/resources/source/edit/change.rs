@@ -143,6 +143,13 @@ impl<'s> ProjectChange<'s> {
         }
     }
 
+    /// [`ProjectChange::import_check`] of each of `modules`.
+    pub(crate) fn import_checks(&mut self, modules: impl IntoIterator<Item = String>) {
+        for dotted in modules {
+            self.import_check(dotted);
+        }
+    }
+
     /// A module this change creates may import modules of `package` that are not there
     /// yet: files are written one at a time (`cp -r` of a package writes its `__init__.py`
     /// before the modules it imports, an agent writes a module before the helper it

@@ -290,9 +290,7 @@ impl Editor {
         for (edit, file) in edits.iter().zip(&files) {
             let now = change.old(file)?.map(<[u8]>::to_vec);
             let what = format!("undo edit {id}");
-            for check in self.undo_checks(file, now.as_deref(), edit.before.as_deref()) {
-                change.import_check(check);
-            }
+            change.import_checks(self.undo_checks(file, now.as_deref(), edit.before.as_deref()));
             if now.as_deref() == edit.after.as_deref() {
                 match &edit.before {
                     Some(before) => change.write(file, before.clone(), what)?,

@@ -96,21 +96,16 @@ impl ImportJudge {
             now.missing_module()
                 .is_some_and(|missing| missing.starts_with(&prefix))
         });
-        if awaited_missing {
-            crate::log::line(&format!(
-                "import check of {dotted}: {} — a module of its package not written yet; the new module is kept",
-                now.last_line()
-            ));
-        }
         let same_as_before = matches!(before, Some(Err(was)) if was.last_line() == now.last_line());
         if same_as_before || awaited_missing {
-            if same_as_before {
-                crate::log::line(&format!(
-                    "import check of {dotted}: it failed before the edit as it does after \
-                     ({}): the edit is kept",
-                    now.last_line()
-                ));
-            }
+            let why = match same_as_before {
+                true => "it failed before the edit as it does after",
+                false => "a module of its package not written yet",
+            };
+            crate::log::line(&format!(
+                "import check of {dotted}: {} — {why}: the edit is kept",
+                now.last_line()
+            ));
             let failure = KnownFailure {
                 line: now.last_line().to_string(),
                 files: crate::tree::named_files(&now.0),

@@ -379,16 +379,28 @@ fn indent_unit(source: &str, index: &ModuleIndex) -> Option<String> {
 
 /// `file` indented with `module`'s unit where it uses another (two spaces in a module of
 /// four, spaces in a module indented with tabs, or the other way round), so a module keeps
-/// one unit; strings' values are left alone (see [`with_indent_unit`]). `read` is the
-/// symbol's text as the module has it, when the file replaces one: a file in the unit the
-/// symbol already had is written back as read (old code mixes widths, and a symbol read and
-/// written back must not change).
-fn with_module_indent(file: &str, module: &str, index: &ModuleIndex, read: Option<&str>) -> String {
+/// one unit; strings' values are left alone (see [`with_indent_unit`]). `replacing` is the
+/// symbol the file replaces, if any: a file in the unit that symbol already has is written
+/// back as read (old code mixes widths, and a symbol read and written back must not
+/// change). The module's unit comes from its index; the texts are parsed only when the
+/// units may differ.
+fn with_module_indent(
+    file: &str,
+    module: &str,
+    index: &ModuleIndex,
+    replacing: Option<&Symbol>,
+) -> String {
     let unit_of = |text: &str| indent_unit(text, &index_module(text));
-    let (Some(ours), Some(theirs)) = (unit_of(file), indent_unit(module, index)) else {
+    let Some(theirs) = indent_unit(module, index) else {
         return file.to_string();
     };
-    if ours == theirs || read.is_some_and(|read| unit_of(read).as_deref() == Some(ours.as_str())) {
+    let Some(ours) = unit_of(file).filter(|ours| *ours != theirs) else {
+        return file.to_string();
+    };
+    let as_read = replacing.is_some_and(|symbol| {
+        unit_of(&crate::python::symbol_text(module, symbol)).as_deref() == Some(ours.as_str())
+    });
+    if as_read {
         return file.to_string();
     }
     with_indent_unit(file, &ours, &theirs).unwrap_or_else(|| file.to_string())
@@ -398,8 +410,7 @@ fn with_module_indent(file: &str, module: &str, index: &ModuleIndex, read: Optio
 /// to the symbol's place, with the module's line endings and indentation unit.
 pub fn replace_symbol(module: &str, index: &ModuleIndex, symbol: &Symbol, file: &str) -> String {
     let newline = newline_of(module);
-    let read = crate::python::symbol_text(module, symbol);
-    let file = with_module_indent(file, module, index, Some(&read));
+    let file = with_module_indent(file, module, index, Some(symbol));
     // A module that already mixes line endings has no one style to follow, and its symbol
     // written back as read must stay as it was.
     let file = match mixes_newlines(module) {

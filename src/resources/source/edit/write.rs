@@ -380,9 +380,7 @@ impl Editor {
         );
         change.write(file, text, format!("replace module {dotted}"))?;
         change.import_check(dotted.to_string());
-        for importer in self.importers_of(&dotted.to_string(), file, &removed) {
-            change.import_check(importer);
-        }
+        change.import_checks(self.importers_of(&dotted.to_string(), file, &removed));
         change.commit()
     }
 
@@ -458,9 +456,7 @@ impl Editor {
         let removed = importers::removed_names(&module.index, &after);
         change.write(file, after, what)?;
         change.import_check(dotted.to_string());
-        for importer in self.importers_of(&dotted.to_string(), file, &removed) {
-            change.import_check(importer);
-        }
+        change.import_checks(self.importers_of(&dotted.to_string(), file, &removed));
         change.commit()
     }
 
@@ -526,9 +522,7 @@ impl Editor {
             change.import_check(package.to_string());
         }
         let named = std::collections::BTreeSet::from([stem.clone()]);
-        for importer in self.importers_of(&dotted.to_string(), file, &named) {
-            change.import_check(importer);
-        }
+        change.import_checks(self.importers_of(&dotted.to_string(), file, &named));
         change.commit()
     }
 
@@ -586,9 +580,7 @@ impl Editor {
         }
         change.import_check(renamed.to_string());
         let named = std::collections::BTreeSet::from([old_stem]);
-        for importer in self.importers_of(&dotted.to_string(), file, &named) {
-            change.import_check(importer);
-        }
+        change.import_checks(self.importers_of(&dotted.to_string(), file, &named));
         change.commit()
     }
 
