@@ -177,3 +177,62 @@ head -1 "$HS/source/tests/runs/latest/result.md""#,
     assert!(out.contains("check_checked"), "{out}");
     assert!(out.contains("1 passed"), "{out}");
 }
+
+/// A test that lacks a fixture (a plugin not installed, a typo) or a module that is not
+/// installed ran none of its code: it has no suspects (the project code a session fixture
+/// ran in its setup explains nothing), and its failure says what is missing, which
+/// declared package brings it and how to install it where the tests run.
+#[test]
+fn a_test_lacking_a_fixture_or_a_module_says_what_to_install_instead_of_suspects() {
+    let mount = Mount::of(&fixture("plugin_needed"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+echo tests/test_speed.py > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md"
+echo ---
+cat "$S/tests/runs/1/failures/tests.test_speed.test_fast.txt"
+echo ---
+echo tests/test_clock.py > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    let parts: Vec<&str> = out.split("---\n").collect();
+    let (result, failure, collected) = (parts[0], parts[1], parts[2]);
+    assert!(result.contains("failed: 1 passed, 2 errors"), "{result}");
+    assert!(
+        result.contains(
+            "ERROR tests.test_speed.test_fast: failed on setup: fixture 'stopwatch' not found"
+        ),
+        "the message names the fixture, not the test's place: {result}"
+    );
+    assert!(
+        !result.contains("suspect"),
+        "no suspect for a test that never ran: {result}"
+    );
+    assert!(
+        result.contains("the project declares the pytest plugins pytest-stopwatch (extra tests)"),
+        "{result}"
+    );
+    assert!(
+        result.contains("-m pip install pytest-stopwatch`"),
+        "{result}"
+    );
+    assert!(
+        result.contains("test_scratch: failed on setup: fixture 'tmp_pth' not found"),
+        "{result}"
+    );
+    assert!(!failure.contains("suspect"), "{failure}");
+    assert!(failure.contains("no test code ran"), "{failure}");
+    assert!(
+        failure.contains("-m pip install pytest-stopwatch`"),
+        "{failure}"
+    );
+    assert!(
+        collected.contains("No module named 'tickclock'"),
+        "{collected}"
+    );
+    assert!(
+        collected.contains("`tickclock` is not installed for ")
+            && collected.contains("the project declares tickclock (extra tests)")
+            && collected.contains("-m pip install tickclock`"),
+        "{collected}"
+    );
+}

@@ -9,6 +9,8 @@ the environment:
   HOMESPACE_TRACE_OUT    the file it writes: one JSON object a line,
                          {"test": nodeid, "outcome": "passed" | "failed" | "skipped",
                           "files": {path relative to the first root: [lines]}}
+                         ("skipped" also for a test that never ran because
+                         pytest knows no fixture it asks for)
 """
 
 import json
@@ -137,7 +139,13 @@ def _relative(filename):
 if _OUT and _ROOTS and _start():
 
     def pytest_runtest_logreport(report):
-        if report.failed:
+        if report.failed and type(report.longrepr).__name__ == "FixtureLookupErrorRepr":
+            # pytest knows no fixture the test asks for: none of its code ran, and what
+            # its setup ran (a session fixture it was the first to need) explains
+            # nothing. Not a failure to rank or probe.
+            if _outcome[0] == "passed":
+                _outcome[0] = "skipped"
+        elif report.failed:
             _outcome[0] = "failed"
         elif report.skipped and _outcome[0] == "passed":
             _outcome[0] = "skipped"

@@ -142,6 +142,15 @@ fn explained(traceback: &str) -> Option<&str> {
         .filter(|cause| !cause.is_empty())
 }
 
+/// The phase (`setup`, `teardown`) of pytest's message for a fixture it could not
+/// find: `failed on setup with "file /…/test_x.py, line 24`, the place of the test and
+/// nothing of the cause, which is the traceback's `E` line (`fixture 'db' not found`).
+fn lookup_failed(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("failed on ")?;
+    let (phase, place) = rest.split_once(" with \"")?;
+    place.starts_with("file ").then_some(phase)
+}
+
 fn push(case: &mut Option<(String, Outcome)>, text: &str) {
     if let Some((_, Outcome::Problem(problem))) = case.as_mut() {
         problem.traceback.push_str(text);
@@ -165,6 +174,11 @@ fn finish(report: &mut Report, case: Option<(String, Outcome)>) {
                 && let Some(cause) = explained(&problem.traceback)
             {
                 problem.message = format!("collecting it failed: {cause}");
+            }
+            if let Some(phase) = lookup_failed(&problem.message)
+                && let Some(cause) = explained(&problem.traceback)
+            {
+                problem.message = format!("failed on {phase}: {cause}");
             }
             report.problems.push(problem);
         }
@@ -226,6 +240,25 @@ E   ZeroDivisionError: division by zero</failure></testcase>
         assert_eq!(
             report.problems[1].message,
             "failed on setup with \"RuntimeError: no db\""
+        );
+    }
+
+    #[test]
+    fn a_fixture_pytest_cannot_find_is_named_in_the_message() {
+        // pytest 8 and 9 give the test's place as the message, the cause in the text.
+        let xml = r#"<testsuites><testsuite name="pytest" errors="1" tests="1">
+<testcase classname="tests.test_speed" name="test_fast" time="0"><error message="failed on setup with &quot;file /p/tests/test_speed.py, line 24">file /p/tests/test_speed.py, line 24
+  def test_fast(benchmark):
+E       fixture 'benchmark' not found
+&gt;       available fixtures: cache, capfd, tmp_path
+&gt;       use 'pytest --fixtures [testpath]' for help on them.
+
+/p/tests/test_speed.py:24</error></testcase>
+</testsuite></testsuites>"#;
+        let report = read(xml).unwrap();
+        assert_eq!(
+            report.problems[0].message,
+            "failed on setup: fixture 'benchmark' not found"
         );
     }
 }

@@ -14,6 +14,7 @@ mod elsewhere;
 mod metadata;
 mod view;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -148,6 +149,50 @@ impl DepsDir {
         self.editor
             .missing(DEPS, path, "lists the dependencies and where they are")
     }
+}
+
+/// One package the project declares, and where: `required`, `extra tests`, `group dev`,
+/// or the place outside `[project]` (`requirements-dev.txt`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeclaredPackage {
+    /// Its normalised name (PEP 503).
+    pub name: String,
+    pub place: String,
+}
+
+/// Every package the project at `root` declares anywhere `deps/` reads, in the order
+/// `deps/` lists them: pyproject.toml's lists, then the places outside `[project]`.
+pub(crate) fn declared_packages(root: &Path) -> Vec<DeclaredPackage> {
+    let manifest = std::fs::read_to_string(root.join("pyproject.toml"))
+        .ok()
+        .and_then(|text| Manifest::read(&text).ok())
+        .unwrap_or_default();
+    let in_lists = manifest.lists.iter().flat_map(|list| {
+        let place = match &list.id {
+            ListId::Main => "required".to_string(),
+            ListId::Extra(extra) => format!("extra {extra}"),
+            ListId::Group(group) => format!("group {group}"),
+        };
+        list.names().into_iter().map(move |name| DeclaredPackage {
+            name: name.to_string(),
+            place: place.clone(),
+        })
+    });
+    let elsewhere = elsewhere::places(root).into_iter().flat_map(|declared| {
+        declared
+            .names()
+            .into_iter()
+            .map(|name| DeclaredPackage {
+                name: name.to_string(),
+                place: declared.name.clone(),
+            })
+            .collect::<Vec<_>>()
+    });
+    in_lists
+        .collect::<Vec<_>>()
+        .into_iter()
+        .chain(elsewhere)
+        .collect()
 }
 
 /// A package's file: its requirements, one per line.

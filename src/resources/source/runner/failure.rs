@@ -94,9 +94,16 @@ impl Runner {
                 .unwrap_or_default();
             text.push_str(&format!("test: {file}{place}\n"));
         }
-        let suspects = self.suspects_of(&evidence, problem, &tb.frames);
-        text.push_str(&suspects.none_said());
-        text.push_str(&self.suspect_lines(&suspects.found, "suspect: ", true));
+        match self.lacked(message) {
+            Some(lacked) => {
+                text.push_str(&self.lacking_lines(run, &lacked, &problem.traceback, ""));
+            }
+            None => {
+                let suspects = self.suspects_of(&evidence, problem, &tb.frames);
+                text.push_str(&suspects.none_said());
+                text.push_str(&self.suspect_lines(&suspects.found, "suspect: ", true));
+            }
+        }
         text.push('\n');
         if tb.frames.is_empty() {
             // Not a traceback we can read: as pytest wrote it.
@@ -159,11 +166,16 @@ impl Runner {
             };
             if told.len() > DETAILED {
                 if others.len() < LISTED {
-                    let first = self
-                        .suspects_of(&evidence, problem, &tb.frames)
-                        .found
-                        .into_iter()
-                        .next();
+                    // A test that lacked a fixture or a module has no suspect: its
+                    // message says what it lacked.
+                    let first = match self.lacked(message) {
+                        Some(_) => None,
+                        None => self
+                            .suspects_of(&evidence, problem, &tb.frames)
+                            .found
+                            .into_iter()
+                            .next(),
+                    };
                     let line = match first {
                         Some(s) if named.contains(&s.file) => format!(
                             "- {}: same suspect, {}",
@@ -211,6 +223,10 @@ impl Runner {
             let explained = tb.explanation.iter().skip(1).filter(|l| !is_noise(l));
             for line in explained.take(EXPLAINED) {
                 text.push_str(&format!("  {}\n", shortened(line, LINE_CHARS)));
+            }
+            if let Some(lacked) = self.lacked(message) {
+                text.push_str(&self.lacking_lines(run, &lacked, &problem.traceback, "  "));
+                continue;
             }
             let suspects = self.suspects_of(&evidence, problem, &tb.frames);
             text.push_str(&suspects.none_said());

@@ -11,6 +11,7 @@
 mod affected;
 mod at;
 mod failure;
+mod missing;
 mod places;
 mod ranked;
 mod run_files;

@@ -1,0 +1,210 @@
+//! What a failure says when the tests need something the interpreter running them lacks:
+//! a fixture pytest knows no definition of (no conftest.py defines it, no installed plugin
+//! does), or a module that is not installed. The test ran none of its code, so no suspect
+//! can explain it: its failure says what is missing instead, which packages the project
+//! declares that would bring it, and the command that installs them where the tests run.
+
+use crate::resources::source::deps::{DEPS, DeclaredPackage, declared_packages};
+use crate::resources::source::places::in_tree::tree_path;
+use crate::resources::source::runner::Runner;
+use crate::store::runs;
+
+/// What a failing test needed and did not find.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Lacking<'a> {
+    /// A fixture, by name (`failed on setup: fixture 'benchmark' not found`).
+    Fixture(&'a str),
+    /// A module that is not the project's, by its top-level name (`No module named
+    /// 'freezegun.api'` lacks `freezegun`).
+    Module(&'a str),
+}
+
+/// What `message` says its test lacked, if that is why it failed.
+fn lacking(message: &str) -> Option<Lacking<'_>> {
+    if let Some((_, rest)) = message.split_once("fixture '")
+        && let Some((name, tail)) = rest.split_once('\'')
+        && tail.starts_with(" not found")
+    {
+        return Some(Lacking::Fixture(name));
+    }
+    let (_, rest) = message.split_once("ModuleNotFoundError: No module named '")?;
+    let top = rest.split(['\'', '.']).next()?;
+    (!top.is_empty()).then_some(Lacking::Module(top))
+}
+
+/// A package name as PEP 503 compares it: `Py_YAML` and `py-yaml` are one.
+fn normalised(name: &str) -> String {
+    name.to_lowercase().replace(['_', '.'], "-")
+}
+
+/// The interpreter of a run's command line (`PYTHONPATH=src /venv/bin/python -m pytest
+/// …`), quoted for a shell as it was.
+fn interpreter_of(command: &str) -> Option<String> {
+    let words = shlex::split(command)?;
+    let at = words
+        .windows(2)
+        .position(|w| w[0] == "-m" && w[1] == "pytest")?;
+    let python = words.get(at.checked_sub(1)?)?;
+    shlex::try_quote(python).ok().map(|q| q.into_owned())
+}
+
+/// pytest's list of the fixtures it has, from the text of a failed lookup.
+fn available_fixtures(traceback: &str) -> Vec<&str> {
+    traceback
+        .lines()
+        .find_map(|l| l.split_once("available fixtures: "))
+        .map(|(_, names)| names.split(", ").map(str::trim).collect())
+        .unwrap_or_default()
+}
+
+/// `names` each once, as `a (extra tests), b (group dev)`.
+fn listed(packages: &[&DeclaredPackage]) -> String {
+    packages
+        .iter()
+        .map(|p| format!("{} ({})", p.name, p.place))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Declared pytest plugins listed in a note: a project rarely declares more.
+const PLUGINS: usize = 6;
+
+impl Runner {
+    /// What a failure with `message` lacked, when that is why it failed: a fixture, or a
+    /// module of no folder or file of the project (a missing module of the project's own
+    /// is its code's fault, which the suspects explain).
+    pub(crate) fn lacked<'a>(&self, message: &'a str) -> Option<Lacking<'a>> {
+        let lacked = lacking(message)?;
+        if let Lacking::Module(top) = lacked {
+            let root = &self.project.root;
+            let homes = [root.clone(), root.join("src")]
+                .into_iter()
+                .chain(self.project.test_dirs());
+            for home in homes {
+                if home.join(top).is_dir() || home.join(format!("{top}.py")).is_file() {
+                    return None;
+                }
+            }
+        }
+        Some(lacked)
+    }
+
+    /// The lines a failure that `lacked` something says instead of suspects, each opening
+    /// with `indent`: what is missing, what the project declares that would bring it, and
+    /// how to install it for the interpreter that ran `run`.
+    pub(crate) fn lacking_lines(
+        &self,
+        run: &runs::Run,
+        lacked: &Lacking,
+        traceback: &str,
+        indent: &str,
+    ) -> String {
+        let python = interpreter_of(&run.command).unwrap_or_else(|| "<interpreter>".into());
+        let mut declared = declared_packages(&self.project.root);
+        let mut seen = std::collections::HashSet::new();
+        declared.retain(|p| seen.insert(p.name.clone()));
+        let deps = self.links.folder(&tree_path(DEPS));
+        match lacked {
+            Lacking::Fixture(fixture) => {
+                let mut text = format!(
+                    "{indent}no test code ran: pytest knows no fixture `{fixture}`: no \
+                     conftest.py of the project defines it, and no plugin installed for \
+                     {python} does\n"
+                );
+                // A name close to one pytest has is a typo, whatever is declared.
+                let closest = available_fixtures(traceback)
+                    .into_iter()
+                    .map(|name| (strsim::jaro_winkler(fixture, name), name))
+                    .filter(|(score, _)| *score >= 0.85)
+                    .max_by(|a, b| a.0.total_cmp(&b.0));
+                if let Some((_, name)) = closest {
+                    text.push_str(&format!("{indent}did you mean `{name}`?\n"));
+                    return text;
+                }
+                let wanted = normalised(fixture);
+                let mut plugins: Vec<&DeclaredPackage> = declared
+                    .iter()
+                    .filter(|p| p.name.starts_with("pytest-"))
+                    .collect();
+                // The plugin named after the fixture (pytest-benchmark for `benchmark`)
+                // first.
+                plugins.sort_by_key(|p| !p.name.contains(&wanted));
+                plugins.truncate(PLUGINS);
+                if plugins.is_empty() {
+                    text.push_str(&format!(
+                        "{indent}define it in a conftest.py, or install the plugin that does \
+                         (`{python} -m pip install <plugin>`) and declare it in {deps}\n"
+                    ));
+                } else {
+                    let names: Vec<&str> = plugins.iter().map(|p| p.name.as_str()).collect();
+                    text.push_str(&format!(
+                        "{indent}the project declares the pytest plugins {}: install them there: \
+                         `{python} -m pip install {}`\n",
+                        listed(&plugins),
+                        names.join(" ")
+                    ));
+                }
+                text
+            }
+            Lacking::Module(module) => {
+                let wanted = normalised(module);
+                let found = declared
+                    .iter()
+                    .find(|p| p.name == wanted || p.name == format!("python-{wanted}"));
+                match found {
+                    Some(package) => format!(
+                        "{indent}`{module}` is not installed for {python}; the project declares \
+                         {} ({}): `{python} -m pip install {}`\n",
+                        package.name, package.place, package.name
+                    ),
+                    None => format!(
+                        "{indent}`{module}` is not installed for {python}, and the project \
+                         declares no package of that name: install the one that provides it \
+                         (`{python} -m pip install <package>`) and declare it in {deps}\n"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_fixture_or_module_is_read_from_the_message() {
+        assert_eq!(
+            lacking("failed on setup: fixture 'benchmark' not found"),
+            Some(Lacking::Fixture("benchmark"))
+        );
+        assert_eq!(
+            lacking("collecting it failed: ModuleNotFoundError: No module named 'freezegun.api'"),
+            Some(Lacking::Module("freezegun"))
+        );
+        assert_eq!(lacking("AssertionError: assert 'fixture' == 1"), None);
+        assert_eq!(lacking("ImportError: cannot import name 'x'"), None);
+    }
+
+    #[test]
+    fn the_interpreter_is_read_from_the_run_s_command_line() {
+        assert_eq!(
+            interpreter_of(
+                "PYTHONPATH=src:. PYTHONDONTWRITEBYTECODE=1 /v/bin/python3.11 -m pytest '--rootdir=.'"
+            )
+            .as_deref(),
+            Some("/v/bin/python3.11")
+        );
+        assert_eq!(
+            interpreter_of("PYTHONPATH=src '/my venv/bin/python' -m pytest -q").as_deref(),
+            Some("'/my venv/bin/python'")
+        );
+        assert_eq!(interpreter_of("pytest -q"), None);
+    }
+
+    #[test]
+    fn pytest_s_list_of_fixtures_is_read_from_the_lookup_s_text() {
+        let text = "  def test_x(tmp_pth):\nE       fixture 'tmp_pth' not found\n>       available fixtures: cache, tmp_path, tmpdir\n>       use 'pytest --fixtures [testpath]' for help on them.\n";
+        assert_eq!(available_fixtures(text), ["cache", "tmp_path", "tmpdir"]);
+    }
+}
