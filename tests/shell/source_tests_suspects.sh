@@ -135,8 +135,11 @@ done
 echo 'tests/test_steps_cases.py' > "$T/run"
 wait_run 5
 result=$(cat "$T/runs/5/result.md")
-expect_contains "$(echo "$result" | grep -m1 'suspect:')" "suspect: $S/ledger/steps/_tick.py (src/ledger/steps.py:1-15, a one-token change here made it pass" "the probed fix ranks first: $result"
-expect_contains "$result" '    passes with line 14 as `counter["n"] += 1` (it is `counter["n"] += 2`)' "and says the change"
+expect_contains "$(echo "$result" | grep -m1 -A1 'suspect:')" "suspect: $S/ledger/steps/_tick.py (src/ledger/steps.py:1-15, ran only by failing tests)
+    passes with line 14 as \`counter[\"n\"] += 1\` (it is \`counter[\"n\"] += 2\`), and so do 7 more failing tests" "the probed fix ranks first and says the change: $result"
+# It made every failing test pass: the other suspects are counted, not told.
+expect_eq "$(echo "$result" | grep -c '^  suspect: ')" "1" "one suspect told: $result"
+expect_contains "$result" "  1 weaker suspect: its failure file lists it" "the others counted"
 expect_contains "$(cat "$T/runs/5/failures/tests.test_steps_cases.test_count.txt")" '  passes with line 14 as `counter["n"] += 1`' "so does the failure file"
 expect_contains "$result" "ledger.steps._tick, as it is now:" "the suspect's code: $result"
 expect_contains "$result" "- test_steps_cases.test_count_1: same suspect, assert 2 == 1" "other failures a line each"

@@ -203,7 +203,7 @@ impl Runner {
             text.push_str(&format!(
                 "\n{word} {}: {}\n",
                 problem.id,
-                crate::render::one_line(message, LINE_CHARS)
+                crate::render::one_line(&without_addresses(message), LINE_CHARS)
             ));
             let test_frame = tb
                 .frames
@@ -222,7 +222,8 @@ impl Runner {
             }
             let explained = tb.explanation.iter().skip(1).filter(|l| !is_noise(l));
             for line in explained.take(EXPLAINED) {
-                text.push_str(&format!("  {}\n", shortened(line, LINE_CHARS)));
+                let line = without_addresses(line);
+                text.push_str(&format!("  {}\n", shortened(&line, LINE_CHARS)));
             }
             if let Some(lacked) = self.lacked(message) {
                 text.push_str(&self.lacking_lines(run, &lacked, &problem.traceback, "  "));
@@ -232,7 +233,9 @@ impl Runner {
             text.push_str(&suspects.none_said());
             let mut suspects = suspects.found;
             named.extend(suspects.iter().map(|s| s.file.clone()));
-            suspects.truncate(SUSPECTS_HERE);
+            let found = suspects.len();
+            suspects = told_here(suspects, problems.len());
+            let weaker = found - suspects.len();
             for suspect in &suspects {
                 text.push_str(&self.suspect_lines(
                     std::slice::from_ref(suspect),
@@ -242,6 +245,13 @@ impl Runner {
                 for (line, code) in self.hot_lines(suspect) {
                     text.push_str(&format!("    {line}: {code}\n"));
                 }
+            }
+            if weaker > 0 {
+                text.push_str(&format!(
+                    "  {weaker} weaker suspect{}: its failure file lists {}\n",
+                    plural(weaker),
+                    if weaker == 1 { "it" } else { "them" }
+                ));
             }
             // The first suspect's code, put here once the rest is written if it fits in
             // what the view has left: what the agent would read next.
@@ -360,6 +370,39 @@ fn shortened(line: &str, chars: usize) -> String {
         return format!("{value} = {}", cut(call, room));
     }
     cut(line, chars)
+}
+
+/// The suspects of a failure `result.md` tells, of those `found` (best first) for a run of
+/// `failing` failures: the first [`SUSPECTS_HERE`], without those only their score ranks
+/// when one before them has a reason; only the first when a one-token change in it made
+/// every failing test pass, which leaves the others little to explain. The failure's file
+/// lists them all.
+fn told_here(found: Vec<Suspect>, failing: usize) -> Vec<Suspect> {
+    let fixed_all = found
+        .first()
+        .and_then(|s| s.fix.as_ref())
+        .is_some_and(|fix| fix.fixes.len() >= failing);
+    if fixed_all {
+        return found.into_iter().take(1).collect();
+    }
+    let mut told: Vec<Suspect> = Vec::new();
+    for suspect in found.into_iter().take(SUSPECTS_HERE) {
+        if suspect.reasoned || !told.iter().any(|s| s.reasoned) {
+            told.push(suspect);
+        }
+    }
+    told
+}
+
+/// `text` without the addresses of Python's default reprs: `<ledger.journal.Journal
+/// object at 0x7f35d0f42190>` is `<ledger.journal.Journal object>`, which says all an
+/// agent can use of it in fewer characters.
+fn without_addresses(text: &str) -> std::borrow::Cow<'_, str> {
+    static ADDRESS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(<[^<>\s]+ object) at 0x[0-9a-fA-F]+>")
+            .unwrap_or_else(|_| unreachable!("a fixed pattern"))
+    });
+    ADDRESS.replace_all(text, "$1>")
 }
 
 /// `line` cut to `chars` characters with `…`, its indentation kept.
@@ -547,7 +590,6 @@ fn with_code(
 /// What a one-token change that made a failing test pass is told as: `passes with line
 /// 321 as `n += 1` (it is `n += 2`), and so do 6 more failing tests`.
 fn fix_text(fix: &crate::testrun::probe::Fix) -> String {
-    use crate::model::count::plural;
     let change = if fix.now.is_empty() {
         format!("passes with a one-token change on line {}", fix.line)
     } else {
@@ -560,10 +602,8 @@ fn fix_text(fix: &crate::testrun::probe::Fix) -> String {
     };
     match fix.fixes.len().saturating_sub(1) {
         0 => change,
-        more => format!(
-            "{change}, and so do {more} more failing test{}",
-            plural(more)
-        ),
+        1 => format!("{change}, and so does 1 more failing test"),
+        more => format!("{change}, and so do {more} more failing tests"),
     }
 }
 
@@ -609,6 +649,71 @@ mod tests {
         let other = format!("E   {}", "x".repeat(200));
         assert_eq!(shortened(&other, 50).chars().count(), 50);
         assert_eq!(shortened("E   short", 50), "E   short");
+    }
+
+    fn suspect(name: &str, reasoned: bool, fixes: usize) -> Suspect {
+        Suspect {
+            dotted: name.into(),
+            file: format!("{name}.py"),
+            lines: "m.py:1-2".into(),
+            why: String::new(),
+            score: Some(0.5),
+            hot: Vec::new(),
+            fix: (fixes > 0).then(|| crate::testrun::probe::Fix {
+                file: "m.py".into(),
+                line: 1,
+                was: "a".into(),
+                now: "b".into(),
+                fixes: (0..fixes).map(|n| format!("t{n}")).collect(),
+            }),
+            reasoned,
+        }
+    }
+
+    fn names(told: &[Suspect]) -> Vec<&str> {
+        told.iter().map(|s| s.dotted.as_str()).collect()
+    }
+
+    #[test]
+    fn result_md_tells_the_suspects_with_a_reason_and_only_the_fixed_one_when_it_fixed_all() {
+        let found = || {
+            vec![
+                suspect("a", true, 0),
+                suspect("b", false, 0),
+                suspect("c", true, 0),
+                suspect("d", true, 0),
+            ]
+        };
+        assert_eq!(names(&told_here(found(), 2)), ["a", "c"]);
+        let unreasoned = vec![suspect("a", false, 0), suspect("b", false, 0)];
+        assert_eq!(
+            names(&told_here(unreasoned, 1)),
+            ["a", "b"],
+            "with no reason anywhere, the scores rank"
+        );
+        let mut fixed = found();
+        fixed[0] = suspect("a", true, 2);
+        assert_eq!(names(&told_here(fixed.clone(), 2)), ["a"]);
+        assert_eq!(
+            names(&told_here(fixed, 3)),
+            ["a", "c"],
+            "a fix that left a failing test failing explains less"
+        );
+    }
+
+    #[test]
+    fn default_reprs_lose_their_addresses() {
+        assert_eq!(
+            without_addresses(
+                "total(<ledger.journal.Journal object at 0x7fc0acfa9e50>, 'assets:cash')"
+            ),
+            "total(<ledger.journal.Journal object>, 'assets:cash')"
+        );
+        assert_eq!(
+            without_addresses("<function typedkey at 0x7f461bf6f6a0>"),
+            "<function typedkey at 0x7f461bf6f6a0>",
+            "only an object's default repr: a function's name is what it says"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::store::runs;
 use crate::testrun::coverage::Traced;
 use crate::testrun::junit::Problem;
 use crate::testrun::probe::Fix;
-use crate::testrun::ranking::{self, Evidence, Ranked, Span};
+use crate::testrun::ranking::{self, Evidence, Ranked, Reason, Span};
 use crate::testrun::snapshot::Snapshot;
 use crate::testrun::traceback::Frame;
 
@@ -258,9 +258,14 @@ impl Runner {
             stems: stems(symbols, at),
             symbol: symbols[at].clone(),
         };
+        // The fix's own line says what a one-token change did, when there are other
+        // reasons to give here.
+        let said_below =
+            |r: &&Reason| **r == Reason::Fixed && ranked.fix.is_some() && ranked.why.len() > 1;
         let mut why = ranked
             .why
             .iter()
+            .filter(|r| !said_below(r))
             .map(|r| r.label())
             .collect::<Vec<_>>()
             .join(", ");
@@ -277,6 +282,7 @@ impl Runner {
         suspect.score = Some(ranked.score);
         suspect.hot = ranked.hot.clone();
         suspect.fix = ranked.fix.clone();
+        suspect.reasoned = !ranked.why.is_empty();
         Some(suspect)
     }
 }

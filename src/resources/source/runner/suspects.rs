@@ -57,6 +57,9 @@ pub(crate) struct Suspect {
     pub hot: Vec<u32>,
     /// A one-token change in it that made the failing test pass, when the probe found one.
     pub fix: Option<crate::testrun::probe::Fix>,
+    /// Whether a reason ranks it (changed, raised here, ran only by failing tests, …),
+    /// not its score alone (`ran by 2 failing and 2 passing tests`).
+    pub reasoned: bool,
 }
 
 impl Runner {
@@ -190,6 +193,7 @@ impl Runner {
             fix: None,
             score: None,
             hot: Vec::new(),
+            reasoned: true,
         })
     }
 }
