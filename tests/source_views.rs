@@ -753,3 +753,42 @@ fn modules_named_as_sources_own_folders_are_listed_once_and_the_entry_says_where
         "a search hit names the spelling that reaches the symbol"
     );
 }
+
+/// six: one module at the top (`six.py`), its tests beside it, and a documentation folder
+/// with a `conf.py` but no `__init__.py`. The root view's examples name the project's
+/// module, not the documentation's configuration, nor setup.py or the tests.
+#[test]
+fn a_project_of_one_module_at_the_top_is_the_example_of_the_root_view() {
+    let (_dir, space) = project(&[
+        ("setup.cfg", b"[metadata]\nname = six\n"),
+        ("setup.py", b"from setuptools import setup\nsetup()\n"),
+        ("documentation/conf.py", b"project = 'six'\n"),
+        (
+            "six.py",
+            b"\"\"\"Python 2 and 3.\"\"\"\n\n\ndef b(s):\n    return s\n",
+        ),
+        (
+            "test_six.py",
+            b"import six\n\n\ndef test_b():\n    assert six.b('x') == 'x'\n",
+        ),
+    ]);
+    let root = render(&space, "source/_entry.md");
+    assert!(
+        root.contains("`cat /mnt/hs/source/six.py` | read a module"),
+        "{root}"
+    );
+    assert!(root.contains("/mnt/hs/source/six.<Symbol>.py"), "{root}");
+    assert!(!root.contains("documentation/conf"), "{root}");
+    // Without a module named after the project, the first that is code.
+    let (_dir, space) = project(&[
+        ("setup.py", b"from setuptools import setup\nsetup()\n"),
+        ("documentation/conf.py", b"project = 'x'\n"),
+        ("helpers.py", b"def h():\n    return 1\n"),
+        ("test_helpers.py", b"def test_h():\n    pass\n"),
+    ]);
+    let root = render(&space, "source/_entry.md");
+    assert!(
+        root.contains("`cat /mnt/hs/source/helpers.py` | read a module"),
+        "{root}"
+    );
+}

@@ -27,9 +27,14 @@ fn lacking(message: &str) -> Option<Lacking<'_>> {
     {
         return Some(Lacking::Fixture(name));
     }
-    let (_, rest) = message.split_once("ModuleNotFoundError: No module named '")?;
+    // Only a test module that could not be imported ran none of its code: a test that
+    // reached an import of a missing module ran project code on the way, which its
+    // suspects explain (six imports `_dbm` lazily, in `six.moves`).
+    let cause = message.strip_prefix("collecting it failed: ")?;
+    let (_, rest) = cause.split_once("ModuleNotFoundError: No module named '")?;
     let top = rest.split(['\'', '.']).next()?;
-    (!top.is_empty()).then_some(Lacking::Module(top))
+    // `_dbm`, `_ctypes`: a module of Python's own build, which no package installs.
+    (!top.is_empty() && !top.starts_with('_')).then_some(Lacking::Module(top))
 }
 
 /// A package name as PEP 503 compares it: `Py_YAML` and `py-yaml` are one.
@@ -181,6 +186,16 @@ mod tests {
         assert_eq!(
             lacking("collecting it failed: ModuleNotFoundError: No module named 'freezegun.api'"),
             Some(Lacking::Module("freezegun"))
+        );
+        assert_eq!(
+            lacking("ModuleNotFoundError: No module named 'yaml'"),
+            None,
+            "a test that ran into the import ran code"
+        );
+        assert_eq!(
+            lacking("collecting it failed: ModuleNotFoundError: No module named '_dbm'"),
+            None,
+            "no package installs a module of Python's build"
         );
         assert_eq!(lacking("AssertionError: assert 'fixture' == 1"), None);
         assert_eq!(lacking("ImportError: cannot import name 'x'"), None);

@@ -24,10 +24,7 @@ impl Views {
     pub(super) fn root(&self, glance: Option<&Glance>, here: &str) -> Entry {
         let top = self.project.top_level(glance);
         let mut rows = Vec::new();
-        let mut example = self.main_package(glance, &top).and_then(|dir| {
-            self.first_module(glance, &dir.path)
-                .map(|m| format!("{}/{m}", spelled_at_top(&dir.name)))
-        });
+        let mut example = self.example_at_top(glance, &top);
         for (n, entry) in top.iter().enumerate() {
             if n >= DETAILED {
                 rows.push(ContentsRow::plain(
@@ -321,6 +318,37 @@ impl Views {
                     self.project.dir_kind(glance, &e.path) != DirKind::Package,
                 )
             })
+    }
+
+    /// The module the root view's examples name: one of the main package, unless that is
+    /// a folder without `__init__.py` (`documentation/conf.py`) and a module at the top
+    /// is the project's code — the one named after the project (six's `six.py`), else the
+    /// first that is neither setup.py, a conftest.py nor a test.
+    fn example_at_top(&self, glance: Option<&Glance>, top: &[DiskEntry]) -> Option<String> {
+        let named = self.name.to_lowercase().replace(['-', '.'], "_");
+        let package = self.main_package(glance, top);
+        let in_package = |dir: &DiskEntry| {
+            self.first_module(glance, &dir.path)
+                .map(|m| format!("{}/{m}", spelled_at_top(&dir.name)))
+        };
+        if let Some(dir) = package
+            && (dir.name.to_lowercase() == named
+                || self.project.dir_kind(glance, &dir.path) == DirKind::Package)
+        {
+            return in_package(dir);
+        }
+        let modules: Vec<&DiskEntry> = top.iter().filter(|e| e.kind == EntryKind::Module).collect();
+        let code = modules
+            .iter()
+            .find(|e| e.name.trim_end_matches(".py").to_lowercase() == named)
+            .or_else(|| {
+                modules.iter().find(|e| {
+                    !matches!(e.name.as_str(), "setup.py" | "conftest.py")
+                        && !self.project.is_test_module(&e.name)
+                })
+            });
+        code.map(|e| e.name.clone())
+            .or_else(|| package.and_then(in_package))
     }
 
     /// A module of `dir` to show in examples: a public one (`version.py`) before a private
