@@ -779,6 +779,10 @@ fn a_project_of_one_module_at_the_top_is_the_example_of_the_root_view() {
     );
     assert!(root.contains("/mnt/hs/source/six.<Symbol>.py"), "{root}");
     assert!(!root.contains("documentation/conf"), "{root}");
+    assert!(
+        root.contains("deps/` — no pyproject.toml, and no dependencies declared elsewhere"),
+        "no counts of a file that is not there: {root}"
+    );
     // Without a module named after the project, the first that is code.
     let (_dir, space) = project(&[
         ("setup.py", b"from setuptools import setup\nsetup()\n"),

@@ -228,6 +228,16 @@ impl Resource for DepsDir {
                 names.join(", ")
             ));
         }
+        if matches!(Self::project(&self.editor)?, Pyproject::Missing) {
+            return Ok(
+                if elsewhere::setup_py_requires(&self.editor.project().root) {
+                    "no pyproject.toml: setup.py passes install_requires (code, read there)"
+                } else {
+                    "no pyproject.toml, and no dependencies declared elsewhere"
+                }
+                .into(),
+            );
+        }
         Ok(format!(
             "dependencies of pyproject.toml: {main} required, {extras} extra{}, {groups} group{}",
             plural(extras),
