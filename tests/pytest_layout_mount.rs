@@ -236,3 +236,30 @@ cat "$S/tests/runs/latest/result.md""#);
         "{collected}"
     );
 }
+
+/// A suite pytest cannot run (dateutil 2.9.0 under pytest 9): a test module whose import
+/// raises an error of several lines, and a conftest hook that fails, which pytest reports
+/// as an internal error. The result says what each error was, not the link a message ends
+/// with, nor "internal error", nor pytest's closing line as the reason.
+#[test]
+fn errors_that_stop_pytest_say_their_cause() {
+    let mount = Mount::of(&fixture("pytest_broken"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+echo > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("pytest ran no test: 1 error, and it stopped on an error of its own"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "ERROR tests.test_late: collecting it failed: RuntimeError: this module cannot be imported\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("pytest.internal: pytest's internal error: RuntimeError: no marks today"),
+        "{out}"
+    );
+}

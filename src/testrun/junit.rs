@@ -131,16 +131,33 @@ fn mark(case: &mut Option<(String, Outcome)>, e: &BytesStart) -> Result<bool, St
 /// cause; the cause is in the error's text.
 const COLLECTION_FAILURE: &str = "collection failure";
 
-/// The last `E` line of a traceback (`ModuleNotFoundError: No module named 'x'`): what
-/// the error was.
+/// What the error of a traceback was: the first line of its last block of `E` lines
+/// (`ModuleNotFoundError: No module named 'x'`), not the hints a long message ends with
+/// (`See https://docs.pytest.org/…`).
 fn explained(traceback: &str) -> Option<&str> {
+    let lines: Vec<&str> = traceback.lines().collect();
+    let last = lines.iter().rposition(|l| l.starts_with('E'))?;
+    let first = lines[..=last]
+        .iter()
+        .rposition(|l| !l.starts_with('E'))
+        .map_or(0, |before| before + 1);
+    lines[first..=last]
+        .iter()
+        .map(|l| l[1..].trim())
+        .find(|cause| !cause.is_empty())
+}
+
+/// The exception an internal error of pytest ended with: the last line of its traceback.
+fn internal_cause(traceback: &str) -> Option<&str> {
     traceback
         .lines()
         .rev()
-        .find_map(|line| line.strip_prefix('E'))
         .map(str::trim)
-        .filter(|cause| !cause.is_empty())
+        .find(|l| !l.is_empty())
 }
+
+/// What pytest's report calls the test case of an error of its own (`INTERNALERROR`).
+const INTERNAL: &str = "pytest.internal";
 
 /// The phase (`setup`, `teardown`) of pytest's message for a fixture it could not
 /// find: `failed on setup with "file /…/test_x.py, line 24`, the place of the test and
@@ -174,6 +191,11 @@ fn finish(report: &mut Report, case: Option<(String, Outcome)>) {
                 && let Some(cause) = explained(&problem.traceback)
             {
                 problem.message = format!("collecting it failed: {cause}");
+            }
+            if problem.id == INTERNAL
+                && let Some(cause) = internal_cause(&problem.traceback)
+            {
+                problem.message = format!("pytest's internal error: {cause}");
             }
             if let Some(phase) = lookup_failed(&problem.message)
                 && let Some(cause) = explained(&problem.traceback)
@@ -240,6 +262,33 @@ E   ZeroDivisionError: division by zero</failure></testcase>
         assert_eq!(
             report.problems[1].message,
             "failed on setup with \"RuntimeError: no db\""
+        );
+    }
+
+    #[test]
+    fn a_collection_error_and_an_internal_error_say_their_cause() {
+        // dateutil 2.9.0 under pytest 9: a deprecation made an error, whose message ends
+        // with a link; and its conftest's unknown mark, an internal error.
+        let xml = r#"<testsuites><testsuite name="pytest" errors="2" tests="2">
+<testcase classname="tests.test_isoparser" name="" time="0"><error message="collection failure">lib/_pytest/python.py:1: in parametrize
+    ...
+E   pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize is deprecated.
+E   Test: tests/test_isoparser.py::test_ymd, argvalues type: generator
+E   See https://docs.pytest.org/en/stable/deprecations.html#parametrize-iterators</error></testcase>
+<testcase classname="pytest" name="internal" time="0"><error message="internal error">Traceback (most recent call last):
+  File "/p/tests/conftest.py", line 20, in pytest_collection_modifyitems
+    item.add_marker(pytest.mark.no_cover)
+pytest.PytestUnknownMarkWarning: Unknown pytest.mark.no_cover - is this a typo?
+</error></testcase>
+</testsuite></testsuites>"#;
+        let report = read(xml).unwrap();
+        assert_eq!(
+            report.problems[0].message,
+            "collecting it failed: pytest.PytestRemovedIn10Warning: Passing a non-Collection iterable to parametrize is deprecated."
+        );
+        assert_eq!(
+            report.problems[1].message,
+            "pytest's internal error: pytest.PytestUnknownMarkWarning: Unknown pytest.mark.no_cover - is this a typo?"
         );
     }
 

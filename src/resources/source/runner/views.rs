@@ -322,9 +322,18 @@ impl Runner {
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
-            about.push(match interrupted {
-                Some(why) => format!("pytest ran no test: {why}; each error is below"),
-                None => format!("pytest could not run the tests: {}", last.trim()),
+            // `==== 4 errors in 0.47s ====`: what pytest counted is below, one by one.
+            let closing = last.trim().trim_matches('=').trim();
+            let counted = crate::testrun::summary::is_summary(closing)
+                .then(|| closing.split(" in ").next().unwrap_or(closing));
+            let internal = output.lines().any(|l| l.starts_with("INTERNALERROR>"));
+            about.push(match (interrupted, counted) {
+                (Some(why), _) => format!("pytest ran no test: {why}; each error is below"),
+                (None, Some(counts)) if internal => format!(
+                    "pytest ran no test: {counts}, and it stopped on an error of its own; each is below"
+                ),
+                (None, Some(counts)) => format!("pytest ran no test: {counts}; each error is below"),
+                (None, None) => format!("pytest could not run the tests: {}", last.trim()),
             });
         }
         Ok(about)
