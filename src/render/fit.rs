@@ -3,7 +3,8 @@
 //! outline keeps every name while any name fits.
 //!
 //! Over budget, in steps, each taking the items from least to most useful (by the
-//! section's rank) until the view fits:
+//! section's rank; a later section before an earlier one, as a module's names come after
+//! its classes and functions) until the view fits:
 //! 1. every item takes its first lighter form (a row without its doc), then every item its
 //!    next (without its signature too), and so on;
 //! 2. items leave the table for one line that names them (`By name only: a.py b.py`);
@@ -47,7 +48,9 @@ pub fn fit<'e>(
     let limit = limit as isize;
     let deepest = fitting.iter().map(Fitting::depth).max().unwrap_or(0);
     'steps: for level in 1..=deepest {
-        for section in &mut fitting {
+        // A later section tells less of the folder than an earlier one (a module's names
+        // after its classes and functions): it gives up each level first.
+        for section in fitting.iter_mut().rev() {
             let order: Vec<usize> = section.order.iter().rev().copied().collect();
             for item in order {
                 if cost <= limit {
@@ -385,5 +388,34 @@ mod tests {
         assert!(out.contains("`m00.py`"), "{out}");
         assert!(!out.contains("`m39.py`"), "{out}");
         assert!(out.contains("left out; more: ls pkg/]"), "{out}");
+    }
+
+    #[test]
+    fn a_later_section_gives_up_each_level_before_an_earlier_one() {
+        // six: 40 functions, then 40 module-level names; the names go before any
+        // function is left out.
+        let mut view = entry(40);
+        let mut names = entry(40).sections.remove(0);
+        names.heading = "Names".into();
+        for (row, lighter) in names
+            .items
+            .iter_mut()
+            .zip(&mut names.detail.as_mut().unwrap().items)
+        {
+            *row = row.replace("`m", "`N_");
+            lighter.name = lighter.name.replace("`m", "`N_");
+            lighter.forms[0].1 = lighter.forms[0].1.replace("`m", "`N_");
+        }
+        view.sections.push(names);
+        let fitted = fit(&view, 150, "ls pkg/", text);
+        let out = text(&fitted);
+        assert!(crate::render::budget::tokens(&out) <= 150, "{out}");
+        for i in 0..40 {
+            assert!(
+                out.contains(&format!("`m{i:02}.py`")),
+                "function m{i:02} kept while names are shown:\n{out}"
+            );
+        }
+        assert!(!out.contains("`N_39.py`"), "{out}");
     }
 }
