@@ -191,12 +191,14 @@ cat "$S/tests/runs/latest/result.md"
 echo ---
 cat "$S/tests/runs/1/failures/tests.test_speed.test_fast.txt"
 echo ---
+cat "$S/tests/runs/1/failures/tests.test_speed.test_clock.txt"
+echo ---
 echo tests/test_clock.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md""#);
     assert!(ok, "{out}");
     let parts: Vec<&str> = out.split("---\n").collect();
-    let (result, failure, collected) = (parts[0], parts[1], parts[2]);
-    assert!(result.contains("failed: 1 passed, 2 errors"), "{result}");
+    let (result, failure, wrapped, collected) = (parts[0], parts[1], parts[2], parts[3]);
+    assert!(result.contains("failed: 1 passed, 3 errors"), "{result}");
     assert!(
         result.contains(
             "ERROR tests.test_speed.test_fast: failed on setup: fixture 'stopwatch' not found"
@@ -224,6 +226,16 @@ cat "$S/tests/runs/latest/result.md""#);
     assert!(
         failure.contains("-m pip install pytest-stopwatch`"),
         "{failure}"
+    );
+    assert!(
+        wrapped.contains("failed on setup: recursive dependency involving fixture 'clock'")
+            && wrapped.contains(
+                "no test code ran: the project's fixture `clock` asks for the fixture of its own name"
+            )
+            && wrapped.contains("-m pip install pytest-stopwatch`")
+            && !wrapped.contains("did you mean")
+            && !wrapped.contains("suspect"),
+        "a fixture wrapping a plugin's that is not installed: {wrapped}"
     );
     assert!(
         collected.contains("No module named 'tickclock'"),

@@ -14,6 +14,10 @@ use crate::store::runs;
 pub(crate) enum Lacking<'a> {
     /// A fixture, by name (`failed on setup: fixture 'benchmark' not found`).
     Fixture(&'a str),
+    /// The fixture a project's fixture of the same name wraps, which a plugin defines
+    /// (requests' `def httpbin(httpbin)` over pytest-httpbin's): without the plugin,
+    /// pytest says `recursive dependency involving fixture 'httpbin' detected`.
+    Wrapped(&'a str),
     /// A module that is not the project's, by its top-level name (`No module named
     /// 'freezegun.api'` lacks `freezegun`).
     Module(&'a str),
@@ -26,6 +30,12 @@ fn lacking(message: &str) -> Option<Lacking<'_>> {
         && tail.starts_with(" not found")
     {
         return Some(Lacking::Fixture(name));
+    }
+    if let Some((_, rest)) = message.split_once("recursive dependency involving fixture '")
+        && let Some((name, tail)) = rest.split_once('\'')
+        && tail.starts_with(" detected")
+    {
+        return Some(Lacking::Wrapped(name));
     }
     // Only a test module that could not be imported ran none of its code: a test that
     // reached an import of a missing module ran project code on the way, which its
@@ -110,15 +120,24 @@ impl Runner {
         declared.retain(|p| seen.insert(p.name.clone()));
         let deps = self.links.folder(&tree_path(DEPS));
         match lacked {
-            Lacking::Fixture(fixture) => {
-                let mut text = format!(
-                    "{indent}no test code ran: pytest knows no fixture `{fixture}`: no \
-                     conftest.py of the project defines it, and no plugin installed for \
-                     {python} does\n"
-                );
+            Lacking::Fixture(fixture) | Lacking::Wrapped(fixture) => {
+                let mut text = match lacked {
+                    Lacking::Wrapped(_) => format!(
+                        "{indent}no test code ran: the project's fixture `{fixture}` asks for \
+                         the fixture of its own name that a plugin defines, and no plugin \
+                         installed for {python} does\n"
+                    ),
+                    _ => format!(
+                        "{indent}no test code ran: pytest knows no fixture `{fixture}`: no \
+                         conftest.py of the project defines it, and no plugin installed for \
+                         {python} does\n"
+                    ),
+                };
                 // A name close to one pytest has is a typo, whatever is declared.
+                let typo = matches!(lacked, Lacking::Fixture(_));
                 let closest = available_fixtures(traceback)
                     .into_iter()
+                    .filter(|name| typo && name != fixture)
                     .map(|name| (strsim::jaro_winkler(fixture, name), name))
                     .filter(|(score, _)| *score >= 0.85)
                     .max_by(|a, b| a.0.total_cmp(&b.0));
@@ -196,6 +215,10 @@ mod tests {
             lacking("collecting it failed: ModuleNotFoundError: No module named '_dbm'"),
             None,
             "no package installs a module of Python's build"
+        );
+        assert_eq!(
+            lacking("failed on setup: recursive dependency involving fixture 'httpbin' detected"),
+            Some(Lacking::Wrapped("httpbin"))
         );
         assert_eq!(lacking("AssertionError: assert 'fixture' == 1"), None);
         assert_eq!(lacking("ImportError: cannot import name 'x'"), None);
