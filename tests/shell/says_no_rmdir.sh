@@ -22,6 +22,12 @@ expect_contains "$(cat "$HS/_errors.md")" "to delete the module, rm $HS/source/l
   "the refusal says how to delete the module"
 expect_fails "Directory not empty" "rmdir a class's members" -- rmdir "$HS/source/ledger/accounts/Account"
 [ -f "$PROJECT/src/ledger/accounts.py" ] || fail "the module is still there"
+# An `rm -r` the import check stops half-way (the tests import accounts.py) unlinked the
+# package's views and the links of its modules: another `rm` of a link is refused as ever,
+# not taken for part of that emptying.
+if rm -r "$HS/source/ledger" 2> /dev/null; then fail "rm -r of a package the tests import"; fi
+[ -f "$PROJECT/src/ledger/accounts.py" ] || fail "the imported module is kept"
+expect_fails "Operation not permitted" "rm of a link after a refused rm -r" -- rm "$HS/source/ledger/accounts"
 
 
 # homespace unmount of a directory with no mount fails and says so, in its own words.

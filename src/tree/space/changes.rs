@@ -205,6 +205,11 @@ impl Space {
             caller,
         } = request;
         let path = self.path_of(parent)?.join(name);
+        if dir {
+            // `rm -r` ends with the folder's rmdir, removed or refused: a link unlinked
+            // there afterwards is a request of its own again.
+            self.emptying.ended(&path);
+        }
         let _change = self.admit(caller, if dir { "rmdir" } else { "rm" }, &path)?;
         let _pass = self.changes.enter();
         let removed = (|| match self.route(&path)? {
@@ -216,7 +221,7 @@ impl Space {
                 // `rm -r` unlinks every file of a folder before removing it: the folder's
                 // own views go with it, so their unlinking is that removal begun. Should
                 // the rmdir then be refused, they are still there, as they always are.
-                self.emptying.begun(folder);
+                self.emptying.begun(folder, caller.pid);
                 Ok(())
             }
             Route::Generated(..) => Err(Error::read_only(format!(
@@ -234,7 +239,7 @@ impl Space {
                     && node.kind == Kind::Link
                     && path
                         .parent()
-                        .is_some_and(|folder| self.emptying.is(&folder))
+                        .is_some_and(|folder| self.emptying.is(&folder, caller.pid))
                 {
                     // A module's members link, in a folder whose views `rm -r` just
                     // unlinked: it goes with its module, which rm unlinks next. Alone, `rm`
@@ -409,25 +414,31 @@ impl Space {
     }
 }
 
-/// Folders whose views `rm -r` (or `find -delete`) unlinked in the last minute: it unlinks
-/// a folder's entries in listing order, the views first, so a module's members link met
-/// after them is part of emptying the folder, not a request to remove the link alone.
+/// Folders whose views `rm -r` (or `find -delete`) unlinked in the last minute, with the
+/// process that did: it unlinks a folder's entries in listing order, the views first, so
+/// a module's members link that same process unlinks after them is part of emptying the
+/// folder, not a request to remove the link alone. Another process's `rm` of the link
+/// (after an `rm -r` the import check stopped half-way) is refused as ever.
 #[derive(Default)]
-pub(super) struct Emptying(Mutex<Vec<(TreePath, Instant)>>);
+pub(super) struct Emptying(Mutex<Vec<(TreePath, u32, Instant)>>);
 
 /// How long after its views were unlinked a folder counts as being emptied.
 const EMPTYING_FOR: Duration = Duration::from_secs(60);
 
 impl Emptying {
-    fn begun(&self, folder: TreePath) {
+    fn begun(&self, folder: TreePath, by: u32) {
         let mut folders = crate::tree::lock(&self.0);
-        folders.retain(|(f, at)| *f != folder && at.elapsed() < EMPTYING_FOR);
-        folders.push((folder, Instant::now()));
+        folders.retain(|(f, _, at)| *f != folder && at.elapsed() < EMPTYING_FOR);
+        folders.push((folder, by, Instant::now()));
     }
 
-    fn is(&self, folder: &TreePath) -> bool {
+    fn ended(&self, folder: &TreePath) {
+        crate::tree::lock(&self.0).retain(|(f, _, _)| f != folder);
+    }
+
+    fn is(&self, folder: &TreePath, by: u32) -> bool {
         crate::tree::lock(&self.0)
             .iter()
-            .any(|(f, at)| f == folder && at.elapsed() < EMPTYING_FOR)
+            .any(|(f, p, at)| f == folder && *p == by && at.elapsed() < EMPTYING_FOR)
     }
 }
