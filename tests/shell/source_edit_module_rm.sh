@@ -65,6 +65,20 @@ sum=$(checksum "$PROJECT/tests/shared_checks.py")
 expect_fails "Invalid argument" "rm of a test helper the tests import" -- rm "$S/tests/shared_checks.py"
 expect_sum "$PROJECT/tests/shared_checks.py" "$sum" "the helper is kept"
 expect_contains "$(newest_error)" "test_near" "the refusal names the test module that fails"
+# The same one folder down, in a test folder that is no package either (tests/unit/):
+# pytest puts that folder on sys.path too.
+mkdir -p "$PROJECT/tests/unit"
+printf 'def far(a, b):\n    return abs(a - b) > 1\n' > "$PROJECT/tests/unit/unit_checks.py"
+printf 'from unit_checks import far\n\n\ndef test_far():\n    assert far(1.0, 3.0)\n' > "$PROJECT/tests/unit/test_unit_far.py"
+poll_until 10 0.1 test -e "$S/tests/unit/unit_checks.py" || fail "the nested helper shows"
+expect_fails "Invalid argument" "rm of a nested test helper the tests import" -- rm "$S/tests/unit/unit_checks.py"
+[ -f "$PROJECT/tests/unit/unit_checks.py" ] || fail "the nested helper is kept"
+expect_contains "$(newest_error)" "importing test_unit_far failed" \
+  "the refusal names the nested test module as pytest imports it"
+# A change that breaks nothing is kept: the tests import the helper as before.
+printf '\n\ndef same(a, b):\n    return a == b\n' >> "$S/tests/unit/unit_checks.py" ||
+  fail "a harmless change to the nested helper: $(newest_error)"
+rm -r "$PROJECT/tests/unit"
 
 # mv of a module renames it in its package, the import exposing it renamed in place, as
 # one change judged like any edit (issue 47, item 1): a module the tests import by its old

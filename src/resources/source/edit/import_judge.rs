@@ -197,8 +197,8 @@ impl Editor {
         }
         // pytest puts a test folder that is no package on sys.path, where its modules
         // import each other by their own names (`from common import x`).
-        for dir in self.project.test_dirs() {
-            if !dir.join("__init__.py").is_file() && !sys_path.contains(&dir) {
+        for dir in self.project.test_import_bases() {
+            if !sys_path.contains(&dir) {
                 sys_path.push(dir);
             }
         }

@@ -91,12 +91,7 @@ impl Editor {
     pub(crate) fn dotted_of_file(&self, file: &Path) -> Option<String> {
         let mut roots = self.project.code_roots.clone();
         roots.push(self.project.root.clone());
-        roots.extend(
-            self.project
-                .test_dirs()
-                .into_iter()
-                .filter(|dir| !dir.join("__init__.py").is_file()),
-        );
+        roots.extend(self.project.test_import_bases());
         roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
         let rel = roots.iter().find_map(|root| file.strip_prefix(root).ok())?;
         let mut parts: Vec<String> = rel

@@ -53,6 +53,43 @@ impl Project {
         }
     }
 
+    /// The folders pytest puts on `sys.path` for the test folders' modules, as its default
+    /// `prepend` import mode does: for each folder holding a test module or a conftest.py,
+    /// the first folder upward without an `__init__.py` (`tests/`, and `tests/unit/` when
+    /// it is no package either), where those modules import each other by their own names
+    /// (`from common import x`). Each once, in the order found.
+    pub fn test_import_bases(&self) -> Vec<PathBuf> {
+        let mut bases: Vec<PathBuf> = Vec::new();
+        let mut stack = self.test_dirs();
+        while let Some(dir) = stack.pop() {
+            let mut holds_tests = false;
+            for entry in self.list_dir(None, &dir).unwrap_or_default() {
+                match entry.kind {
+                    super::EntryKind::Dir => stack.push(entry.path),
+                    super::EntryKind::Module => {
+                        holds_tests |=
+                            entry.name == "conftest.py" || self.pytest_collects(&entry.path);
+                    }
+                    super::EntryKind::Data => {}
+                }
+            }
+            if !holds_tests {
+                continue;
+            }
+            let mut base = dir.as_path();
+            while base.join("__init__.py").is_file() {
+                match base.parent() {
+                    Some(parent) if parent.starts_with(&self.root) => base = parent,
+                    _ => break,
+                }
+            }
+            if !bases.iter().any(|b| b == base) {
+                bases.push(base.to_path_buf());
+            }
+        }
+        bases
+    }
+
     /// Whether `file` holds tests rather than the code under test.
     pub(crate) fn is_test_file(&self, file: &Path) -> bool {
         let name = file
