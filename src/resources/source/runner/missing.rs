@@ -72,7 +72,7 @@ fn available_fixtures(traceback: &str) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// `names` each once, as `a (extra tests), b (group dev)`.
+/// `packages` as `a (extra tests), b (group dev)`.
 fn listed(packages: &[&DeclaredPackage]) -> String {
     packages
         .iter()
@@ -91,9 +91,8 @@ impl Runner {
     pub(crate) fn lacked<'a>(&self, message: &'a str) -> Option<Lacking<'a>> {
         let lacked = lacking(message)?;
         if let Lacking::Module(top) = lacked {
-            let root = &self.project.root;
-            let homes = [root.clone(), root.join("src")]
-                .into_iter()
+            let homes = std::iter::once(self.project.root.clone())
+                .chain(self.project.code_roots.iter().cloned())
                 .chain(self.project.test_dirs());
             for home in homes {
                 if home.join(top).is_dir() || home.join(format!("{top}.py")).is_file() {
