@@ -364,13 +364,15 @@ fn folders_are_called_what_they_are_the_same_way_everywhere() {
         root.contains("| `app/` | package | The app. (1 module, 1 subpackage, 1 folder) |"),
         "{root}"
     );
+    // A folder at a flat layout's top without __init__.py holds scripts (docs/conf.py),
+    // not a namespace package; inside a package, it is one.
     assert!(
-        root.contains("| `docs/` | namespace package | 1 module, 0 subpackages, 1 folder |"),
+        root.contains("| `docs/` | folder | 1 module, 0 subpackages, 1 folder |"),
         "{root}"
     );
     let docs = render(&space, "source/docs/_entry.md");
     assert!(
-        docs.contains("docs — namespace package (1 module, 0 subpackages, 1 folder)"),
+        docs.contains("docs — folder (1 module, 0 subpackages, 1 folder)"),
         "{docs}"
     );
     assert!(docs.contains("| `_static/` | folder |"), "{docs}");
@@ -779,6 +781,10 @@ fn a_project_of_one_module_at_the_top_is_the_example_of_the_root_view() {
     );
     assert!(root.contains("/mnt/hs/source/six.<Symbol>.py"), "{root}");
     assert!(!root.contains("documentation/conf"), "{root}");
+    assert!(
+        root.contains("| `documentation/` | folder |"),
+        "a folder of scripts at a flat layout's top is no namespace package: {root}"
+    );
     assert!(
         root.contains("deps/` — no pyproject.toml, and no dependencies declared elsewhere"),
         "no counts of a file that is not there: {root}"

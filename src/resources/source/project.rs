@@ -297,6 +297,18 @@ impl Project {
         }
     }
 
+    /// What views call folder `dir`: its [`DirKind`], except that a folder at the top of
+    /// a flat layout without `__init__.py` (`scripts/`, `docs/`) is a folder of scripts,
+    /// not a namespace package (the import check never imports it either).
+    pub fn dir_label(&self, glance: Option<&Glance>, dir: &Path) -> &'static str {
+        let kind = self.dir_kind(glance, dir);
+        let scripts = kind == DirKind::Namespace
+            && dir.parent() == Some(self.root.as_path())
+            && self.code_roots.contains(&self.root)
+            && !self.test_dirs().iter().any(|t| t.starts_with(dir));
+        if scripts { "folder" } else { kind.label() }
+    }
+
     /// The project's top-level code: every code root's packages and modules, minus test
     /// folders and the `src` folder itself (what `import` reaches; [`Project::top_entries`]
     /// adds the other files and folders source/ shows). Cached until the modification time

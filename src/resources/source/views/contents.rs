@@ -50,7 +50,8 @@ impl ContentsRow {
                     true => spelled_at_top(name),
                     false => name.to_string(),
                 };
-                (format!("`{name}/`"), dir.label(), dir != DirKind::Folder)
+                let label = views.project.dir_label(glance, path);
+                (format!("`{name}/`"), label, dir != DirKind::Folder)
             }
             EntryKind::Module => (format!("`{name}`"), "module", true),
             EntryKind::Data => {

@@ -260,7 +260,7 @@ impl Views {
             about,
             title: format!(
                 "{name} — {} {}({})",
-                self.project.dir_kind(glance, disk).label(),
+                self.project.dir_label(glance, disk),
                 doc.map(|d| format!("{d} ")).unwrap_or_default(),
                 Contents::among(self, glance, &entries)
             ),
