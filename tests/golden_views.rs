@@ -737,6 +737,8 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
         // inside a function.
         "plugbox.hooks_cli.install_default_cli:24: cli_manager.register(plugin, name=\"default-cli\")",
         "plugbox.hooks_cli.install_local_cli:34: local_manager.register(plugin)",
+        // A test's parameter naming a conftest fixture that returns a PluginManager.
+        "tests.test_manager.test_register_returns_the_name:3: assert manager.register(object(), name=\"p\") == \"p\"",
     ];
     // A parameter annotated with the class (a string here) is an instance of it.
     assert!(

@@ -42,6 +42,14 @@ pub struct ModuleUses {
     /// `(function qualname, its outermost decorator as a chain)`, for a decorator named
     /// without a call (`@curry`, `@toolz.curry`): the name is bound to what it returns.
     pub decorated: Vec<(Vec<String>, Vec<String>)>,
+    /// `(fixture name, chain)`: a pytest fixture (`@pytest.fixture`, `@fixture(...)`,
+    /// named as its `name=` says or as the function) whose value is an instance of what
+    /// `chain` names: its return annotation, else what its body returns or yields a call
+    /// of (`return Journal(...)`).
+    pub fixtures: Vec<(String, Vec<String>)>,
+    /// `(function qualname, name)`: a parameter of a function without an annotation
+    /// (not `self` or `cls`): a test's may be a fixture.
+    pub parameters: Vec<(Vec<String>, String)>,
 }
 
 /// What `source` names (empty when it does not parse).
@@ -60,6 +68,8 @@ pub fn module_uses(source: &str) -> ModuleUses {
                 made: walker.made,
                 bases: walker.bases,
                 decorated: walker.decorated,
+                fixtures: walker.fixtures,
+                parameters: walker.parameters,
             }
         },
     )
@@ -73,6 +83,8 @@ struct Walker {
     made: Vec<(Vec<String>, String, Vec<String>)>,
     bases: Vec<(Vec<String>, Vec<Vec<String>>)>,
     decorated: Vec<(Vec<String>, Vec<String>)>,
+    fixtures: Vec<(String, Vec<String>)>,
+    parameters: Vec<(Vec<String>, String)>,
 }
 
 impl Walker {
@@ -101,12 +113,24 @@ impl<'a> Visitor<'a> for Walker {
                 self.scope.push(def.name.to_string());
                 for parameter in def.parameters.iter_non_variadic_params() {
                     let parameter = &parameter.parameter;
-                    if let Some(annotation) = parameter.annotation.as_deref()
-                        && let Some(names) = annotated(annotation)
-                    {
-                        self.made
-                            .push((self.scope.clone(), parameter.name.to_string(), names));
+                    match parameter.annotation.as_deref() {
+                        Some(annotation) => {
+                            if let Some(names) = annotated(annotation) {
+                                self.made.push((
+                                    self.scope.clone(),
+                                    parameter.name.to_string(),
+                                    names,
+                                ));
+                            }
+                        }
+                        None if !matches!(parameter.name.as_str(), "self" | "cls") => self
+                            .parameters
+                            .push((self.scope.clone(), parameter.name.to_string())),
+                        None => {}
                     }
+                }
+                if let Some(fixture) = fixture_of(def) {
+                    self.fixtures.push(fixture);
                 }
                 // What a decorator factory's call returns is not known; a decorator named
                 // alone is applied to the function itself.
@@ -201,6 +225,48 @@ impl<'a> Visitor<'a> for Walker {
         }
         walk_expr(self, expr);
     }
+}
+
+/// `def`'s pytest fixture, when it is one whose value's class the code says: `(name,
+/// chain)` (see [`ModuleUses::fixtures`]).
+fn fixture_of(def: &ruff_python_ast::StmtFunctionDef) -> Option<(String, Vec<String>)> {
+    let mut name = def.name.to_string();
+    let is_fixture = def.decorator_list.iter().any(|decorator| {
+        let (callee, call) = match &decorator.expression {
+            Expr::Call(call) => (&*call.func, Some(call)),
+            other => (other, None),
+        };
+        let fixture = chain(callee).is_some_and(|c| c.last().is_some_and(|l| l == "fixture"));
+        if fixture && let Some(call) = call {
+            // `@pytest.fixture(name="db")` is asked for as `db`.
+            for keyword in call.arguments.keywords.iter() {
+                if keyword.arg.as_ref().is_some_and(|a| a.as_str() == "name")
+                    && let Expr::StringLiteral(literal) = &keyword.value
+                {
+                    name = literal.value.to_str().to_string();
+                }
+            }
+        }
+        fixture
+    });
+    if !is_fixture {
+        return None;
+    }
+    if let Some(class) = def.returns.as_deref().and_then(annotated) {
+        return Some((name, class));
+    }
+    def.body.iter().find_map(|stmt| {
+        let value = match stmt {
+            Stmt::Return(ret) => ret.value.as_deref()?,
+            Stmt::Expr(expr) => match &*expr.value {
+                Expr::Yield(y) => y.value.as_deref()?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Expr::Call(call) = value else { return None };
+        Some((name.clone(), chain(&call.func)?))
+    })
 }
 
 /// The class an annotation names, as a chain: a name or attribute (`Context`,
@@ -311,6 +377,35 @@ mod tests {
                 (names(&["add", "inner"]), names(&["curry"])),
             ],
             "a factory's call (`@cached(...)`) returns what the parse cannot know"
+        );
+    }
+
+    #[test]
+    fn fixtures_whose_class_the_code_says_are_noted_with_the_tests_parameters() {
+        let source = "import pytest\n\n\n@pytest.fixture\ndef journal() -> Journal:\n    \
+                      return make()\n\n\n@pytest.fixture(name='db')\ndef _db():\n    \
+                      conn = 1\n    yield store.Db(conn)\n\n\n@fixture\ndef loose():\n    \
+                      return make()\n\n\ndef test_x(journal, db, ctx: Context):\n    \
+                      pass\n";
+        let uses = module_uses(source);
+        let names = |parts: &[&str]| parts.iter().map(|p| p.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            uses.fixtures,
+            [
+                ("journal".to_string(), names(&["Journal"])),
+                ("db".to_string(), names(&["store", "Db"])),
+                // Whether `make` is a class is the references' to find out.
+                ("loose".to_string(), names(&["make"])),
+            ],
+            "the annotation first, else the call returned or yielded"
+        );
+        assert_eq!(
+            uses.parameters,
+            [
+                (names(&["test_x"]), "journal".to_string()),
+                (names(&["test_x"]), "db".to_string()),
+            ],
+            "an annotated parameter is made, not a fixture's"
         );
     }
 

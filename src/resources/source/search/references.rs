@@ -12,7 +12,10 @@
 //!   "Context"`) as an instance of it;
 //! - a method a class inherits, through the bases the project defines;
 //! - a function a project class decorates (`@curry def add`) as an instance of that
-//!   class, so `add.bind` is `curry.bind`.
+//!   class, so `add.bind` is `curry.bind`;
+//! - a test's parameter that names a pytest fixture (of its module, else of the nearest
+//!   conftest.py) whose class the code says (`def journal() -> Journal`, `return
+//!   Journal(...)`) as an instance of that class.
 //!
 //! An import statement that names the symbol counts as naming it. A call of a method of
 //! the same name on a value whose type the code does not say (`acct.debit(5)` with `acct`
@@ -267,6 +270,18 @@ impl Reading<'_> {
             stands_for.extend(rest.iter().cloned());
             return self.resolve_plain(&stands_for);
         }
+        // A test's parameter named like a fixture whose class the code says is an
+        // instance of that class (`def test_x(journal)` with `def journal() -> Journal`).
+        if !rest.is_empty()
+            && self
+                .uses
+                .parameters
+                .iter()
+                .any(|(at, name)| name == head && scope.starts_with(at))
+            && let Some(found) = self.through_fixture(head, rest)
+        {
+            return Some(found);
+        }
         // A lookup that stops at a function short of the chain's end (`add.bind`) reads
         // on through what decorates it, if that is known.
         match self.resolve_plain(chain) {
@@ -322,6 +337,36 @@ impl Reading<'_> {
             };
             self.member_of_class(reading.resolve_plain(decorator)?, &chain[end..])
         })
+    }
+
+    /// Member `rest` of the value of fixture `name`, as pytest finds the fixture for this
+    /// module: its own, else the nearest conftest.py's from its folder up to the
+    /// project's; `None` when that fixture's class is not said or is no project class.
+    fn through_fixture(&self, name: &str, rest: &[String]) -> Option<Found> {
+        if let Some((_, class)) = self.uses.fixtures.iter().find(|(n, _)| n == name) {
+            return self.member_of_class(self.resolve_plain(class)?, rest);
+        }
+        let root = &self.searcher.project.root;
+        let mut folder = self.file.parent();
+        while let Some(dir) = folder.filter(|d| d.starts_with(root)) {
+            let conftest = dir.join("conftest.py");
+            if conftest != self.file
+                && let Ok(module) = self.searcher.modules.get(None, &conftest)
+                && let Ok(text) = module.text()
+            {
+                let facts = self.parsed.uses(&conftest, text);
+                if let Some((_, class)) = facts.fixtures.iter().find(|(n, _)| n == name) {
+                    let reading = Reading {
+                        file: &conftest,
+                        uses: &facts,
+                        ..*self
+                    };
+                    return self.member_of_class(reading.resolve_plain(class)?, rest);
+                }
+            }
+            folder = dir.parent();
+        }
+        None
     }
 
     /// Member `rest` of `class` (of an instance of it), its own or inherited; `None` when
