@@ -338,6 +338,16 @@ mod tests {
         out
     }
 
+    /// Each of the first `n` items of [`entry`] is named in `out`.
+    fn assert_every_module_named(out: &str, n: usize) {
+        for i in 0..n {
+            assert!(
+                out.contains(&format!("`m{i:02}.py`")),
+                "m{i:02} missing:\n{out}"
+            );
+        }
+    }
+
     #[test]
     fn a_view_that_fits_is_left_whole() {
         let small = entry(3);
@@ -368,12 +378,7 @@ mod tests {
         let fitted = fit(&view, 150, "ls pkg/", text);
         let out = text(&fitted);
         assert!(crate::render::budget::tokens(&out) <= 150, "{out}");
-        for i in 0..40 {
-            assert!(
-                out.contains(&format!("`m{i:02}.py`")),
-                "m{i:02} missing:\n{out}"
-            );
-        }
+        assert_every_module_named(&out, 40);
         assert!(out.contains("By name only: "), "{out}");
         // The most useful keep their rows.
         assert!(out.contains("| `m00.py` | module |"), "{out}");
@@ -410,12 +415,7 @@ mod tests {
         let fitted = fit(&view, 150, "ls pkg/", text);
         let out = text(&fitted);
         assert!(crate::render::budget::tokens(&out) <= 150, "{out}");
-        for i in 0..40 {
-            assert!(
-                out.contains(&format!("`m{i:02}.py`")),
-                "function m{i:02} kept while names are shown:\n{out}"
-            );
-        }
+        assert_every_module_named(&out, 40);
         assert!(!out.contains("`N_39.py`"), "{out}");
     }
 }
