@@ -206,16 +206,6 @@ fn owner_only(access: &Access) -> Perm {
     }
 }
 
-/// Field `field` (`Name`, `Version`) of the PKG-INFO an sdist holds at its top, if given.
-pub fn pkg_info(project: &Path, field: &str) -> Option<String> {
-    let text = std::fs::read_to_string(project.join("PKG-INFO")).ok()?;
-    let prefix = format!("{field}:");
-    text.lines()
-        .find_map(|l| l.strip_prefix(prefix.as_str()))
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
-
 /// The name from pyproject.toml's `[project] name`, else setup.cfg's `[metadata] name`,
 /// else setup.py's `name=` when given as a plain string, else an sdist's PKG-INFO `Name:`,
 /// else the directory's name.
@@ -248,7 +238,7 @@ pub fn project_name(project: &Path) -> String {
         let text = std::fs::read_to_string(project.join("setup.py")).ok()?;
         setup_py_name(&text)
     };
-    let from_pkg_info = || pkg_info(project, "Name");
+    let from_pkg_info = || crate::pyproject::pkg_info::field(project, "Name");
     from_pyproject
         .or_else(from_setup_cfg)
         .or_else(from_setup_py)

@@ -35,7 +35,7 @@ pub(super) fn advice(root: &Path, name: &str) -> String {
         None => format!(
             "To manage them here, add to pyproject.toml:\n  [project]\n  name = \"{name}\"\n  \
              version = \"{}\"\n  dependencies = []",
-            crate::app::pkg_info(root, "Version").unwrap_or_else(|| "0.1.0".into())
+            crate::pyproject::pkg_info::field(root, "Version").unwrap_or_else(|| "0.1.0".into())
         ),
     }
 }
