@@ -275,3 +275,27 @@ cat "$S/tests/runs/latest/result.md""#);
         "{out}"
     );
 }
+
+/// A conftest.py whose import fails keeps pytest from running any test: the result says
+/// which file's import failed and why, not only pytest's last line, and how to install the
+/// module the project declares.
+#[test]
+fn a_conftest_that_lacks_a_module_says_so_and_how_to_install_it() {
+    let mount = Mount::of(&fixture("conftest_lacks"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+echo > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains(
+            "pytest could not run the tests: importing tests/conftest.py failed: ModuleNotFoundError: No module named 'tickclock'"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("`tickclock` is not installed for ")
+            && out.contains("the project declares tickclock (extra tests)")
+            && out.contains("-m pip install tickclock`"),
+        "{out}"
+    );
+}

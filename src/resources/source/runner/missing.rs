@@ -40,7 +40,11 @@ fn lacking(message: &str) -> Option<Lacking<'_>> {
     // Only a test module that could not be imported ran none of its code: a test that
     // reached an import of a missing module ran project code on the way, which its
     // suspects explain (six imports `_dbm` lazily, in `six.moves`).
-    let cause = message.strip_prefix("collecting it failed: ")?;
+    lacking_module(message.strip_prefix("collecting it failed: ")?)
+}
+
+/// The module an import error (`ModuleNotFoundError: No module named 'x.y'`) lacks.
+fn lacking_module(cause: &str) -> Option<Lacking<'_>> {
     let (_, rest) = cause.split_once("ModuleNotFoundError: No module named '")?;
     let top = rest.split(['\'', '.']).next()?;
     // `_dbm`, `_ctypes`: a module of Python's own build, which no package installs.
@@ -89,7 +93,17 @@ impl Runner {
     /// module of no folder or file of the project (a missing module of the project's own
     /// is its code's fault, which the suspects explain).
     pub(crate) fn lacked<'a>(&self, message: &'a str) -> Option<Lacking<'a>> {
-        let lacked = lacking(message)?;
+        self.not_the_project_s(lacking(message)?)
+    }
+
+    /// The module the error that kept pytest from starting lacks (a conftest.py's import:
+    /// marshmallow's of simplejson), when it is not the project's.
+    pub(crate) fn lacked_at_start<'a>(&self, cause: &'a str) -> Option<Lacking<'a>> {
+        self.not_the_project_s(lacking_module(cause)?)
+    }
+
+    /// `lacked`, unless it is a module of the project's own.
+    fn not_the_project_s<'a>(&self, lacked: Lacking<'a>) -> Option<Lacking<'a>> {
         if let Lacking::Module(top) = lacked {
             let homes = std::iter::once(self.project.root.clone())
                 .chain(self.project.code_roots.iter().cloned())

@@ -333,8 +333,35 @@ impl Runner {
                     "pytest ran no test: {counts}, and it stopped on an error of its own; each is below"
                 ),
                 (None, Some(counts)) => format!("pytest ran no test: {counts}; each error is below"),
-                (None, None) => format!("pytest could not run the tests: {}", last.trim()),
+                (None, None) => {
+                    // `E   ModuleNotFoundError: …` after `ImportError while loading
+                    // conftest '/…/tests/conftest.py'.`: the error, and whose import it was.
+                    let error = last.trim().strip_prefix("E ").unwrap_or(last).trim();
+                    let conftest = output.lines().find_map(|l| {
+                        let path = l.strip_prefix("ImportError while loading conftest '")?;
+                        let path = std::path::Path::new(path.trim_end_matches("'."));
+                        Some(
+                            path.strip_prefix(&self.project.root)
+                                .unwrap_or(path)
+                                .display()
+                                .to_string(),
+                        )
+                    });
+                    match conftest {
+                        Some(conftest) => format!(
+                            "pytest could not run the tests: importing {conftest} failed: {error}"
+                        ),
+                        None => format!("pytest could not run the tests: {error}"),
+                    }
+                }
             });
+            if let Some(lacked) = self.lacked_at_start(last) {
+                about.push(
+                    self.lacking_lines(run, &lacked, "", "")
+                        .trim_end()
+                        .to_string(),
+                );
+            }
         }
         Ok(about)
     }
