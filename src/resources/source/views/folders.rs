@@ -259,9 +259,10 @@ impl Views {
         Entry {
             about,
             title: format!(
-                "{name} — {} {}({})",
+                "{name} — {}{}({})",
                 self.project.dir_label(glance, disk),
-                doc.map(|d| format!("{d} ")).unwrap_or_default(),
+                // `package: A tiny library.`: the docstring, not the package's name.
+                doc.map(|d| format!(": {d} ")).unwrap_or_else(|| " ".into()),
                 Contents::among(self, glance, &entries)
             ),
             functions: vec![
