@@ -379,11 +379,19 @@ fn folders_are_called_what_they_are_the_same_way_everywhere() {
     let app = render(&space, "source/app/_entry.md");
     assert!(
         app.contains("| `plugins/` | namespace package | 1 module, 0 subpackages |")
-            && app.contains("| `templates/` | folder | 0 modules, 0 subpackages |"),
+            && app.contains("| `templates/` | folder | 1 file |"),
         "{app}"
     );
     let nav = render(&space, "source/_nav.txt");
     assert!(!nav.contains("_static/ — package"), "{nav}");
+    // A folder of no module offers to read what it holds, not a module it does not have.
+    let templates = render(&space, "source/app/templates/_entry.md");
+    assert!(
+        templates.contains("templates — folder (1 file)")
+            && templates.contains("`cat /mnt/hs/source/app/templates/page.html` | read a file |")
+            && !templates.contains("__init__"),
+        "{templates}"
+    );
 }
 
 #[test]

@@ -140,6 +140,8 @@ pub(super) struct Contents {
     modules: usize,
     packages: usize,
     folders: usize,
+    /// Files that are not modules: counted only where there is no Python to count.
+    files: usize,
 }
 
 impl Contents {
@@ -156,6 +158,7 @@ impl Contents {
             modules: 0,
             packages: 0,
             folders: 0,
+            files: 0,
         };
         for entry in entries {
             match entry.kind {
@@ -166,16 +169,31 @@ impl Contents {
                     contents.folders += 1;
                 }
                 EntryKind::Dir => contents.packages += 1,
-                EntryKind::Data => {}
+                EntryKind::Data => contents.files += 1,
             }
         }
         contents
     }
 }
 
-/// `3 modules, 1 subpackage` and `, 2 folders` when there are any.
+/// `3 modules, 1 subpackage` and `, 2 folders` when there are any; where there is no
+/// Python, what there is instead (`1 folder`, `2 files`, `empty`): a folder of locale
+/// data is no package of nothing.
 impl std::fmt::Display for Contents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.modules == 0 && self.packages == 0 {
+            let mut parts = Vec::new();
+            if self.folders > 0 {
+                parts.push(format!("{} folder{}", self.folders, plural(self.folders)));
+            }
+            if self.files > 0 {
+                parts.push(format!("{} file{}", self.files, plural(self.files)));
+            }
+            return match parts.is_empty() {
+                true => f.write_str("empty"),
+                false => f.write_str(&parts.join(", ")),
+            };
+        }
         write!(
             f,
             "{} module{}, {} subpackage{}",

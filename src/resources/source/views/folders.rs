@@ -237,9 +237,8 @@ impl Views {
         let example = entries
             .iter()
             .find(|e| e.kind == EntryKind::Module && e.name != "__init__.py")
-            .map(|e| e.name.clone())
-            .unwrap_or_else(|| "__init__.py".into());
-        let stem = example.trim_end_matches(".py");
+            .or_else(|| entries.iter().find(|e| e.kind == EntryKind::Module))
+            .map(|e| e.name.clone());
         let name = if dotted.is_empty() {
             disk.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -265,34 +264,7 @@ impl Views {
                 doc.map(|d| format!(": {d} ")).unwrap_or_else(|| " ".into()),
                 Contents::among(self, glance, &entries)
             ),
-            functions: vec![
-                Function::new(
-                    format!("cat {here}{example}"),
-                    "read a module",
-                    "its exact source",
-                ),
-                Function::new(
-                    format!("ls {here}{stem}/"),
-                    "list its classes and functions",
-                    "one file per symbol",
-                ),
-                Function::new(
-                    format!("cat {here}{stem}/_entry.md"),
-                    "outline a module",
-                    "symbols with signatures and sizes",
-                ),
-                Function::new(
-                    format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
-                    "create a module",
-                    match self.exposure_style(glance, disk, dotted) {
-                        Some(style) => format!(
-                            "the file, and `{}` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)",
-                            exposure::line(&style, dotted, "newmod")
-                        ),
-                        None => "the file".to_string(),
-                    },
-                ),
-            ],
+            functions: self.folder_functions(glance, disk, dotted, here, &entries, example),
             sections: vec![ContentsRow::section(
                 "Contents",
                 rows,
@@ -300,6 +272,71 @@ impl Views {
             )],
             ..Entry::default()
         }
+    }
+
+    /// What a package's or folder's view says can be done there: read, list and outline
+    /// its module `example`, or in a folder of no module one of its files and folders;
+    /// and create a module.
+    fn folder_functions(
+        &self,
+        glance: Option<&Glance>,
+        disk: &Path,
+        dotted: &DottedName,
+        here: &str,
+        entries: &[DiskEntry],
+        example: Option<String>,
+    ) -> Vec<Function> {
+        let mut functions = Vec::new();
+        match &example {
+            Some(module) => {
+                let stem = module.trim_end_matches(".py");
+                functions.extend([
+                    Function::new(
+                        format!("cat {here}{module}"),
+                        "read a module",
+                        "its exact source",
+                    ),
+                    Function::new(
+                        format!("ls {here}{stem}/"),
+                        "list its classes and functions",
+                        "one file per symbol",
+                    ),
+                    Function::new(
+                        format!("cat {here}{stem}/_entry.md"),
+                        "outline a module",
+                        "symbols with signatures and sizes",
+                    ),
+                ]);
+            }
+            None => {
+                if let Some(file) = entries.iter().find(|e| e.kind == EntryKind::Data) {
+                    functions.push(Function::new(
+                        format!("cat {here}{}", file.name),
+                        "read a file",
+                        "its exact bytes",
+                    ));
+                }
+                if let Some(folder) = entries.iter().find(|e| e.kind == EntryKind::Dir) {
+                    functions.push(Function::new(
+                        format!("ls {here}{}/", folder.name),
+                        "list a folder",
+                        "its files and folders",
+                    ));
+                }
+            }
+        }
+        functions.push(Function::new(
+            format!("echo '\"\"\"Doc.\"\"\"' > {here}newmod.py"),
+            "create a module",
+            match self.exposure_style(glance, disk, dotted) {
+                Some(style) => format!(
+                    "the file, and `{}` in __init__.py (off: `[source] expose_new_modules = false` in source/meta/settings.toml)",
+                    exposure::line(&style, dotted, "newmod")
+                ),
+                None => "the file".to_string(),
+            },
+        ));
+        functions
     }
 
     /// The package the examples show: the one named as the project is (`my-lib` is `my_lib`),
