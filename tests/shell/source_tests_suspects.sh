@@ -142,7 +142,8 @@ expect_eq "$(echo "$result" | grep -c '^  suspect: ')" "1" "one suspect told: $r
 expect_contains "$result" "  1 weaker suspect: its failure file lists it" "the others counted"
 expect_contains "$(cat "$T/runs/5/failures/tests.test_steps_cases.test_count.txt")" '  passes with line 14 as `counter["n"] += 1`' "so does the failure file"
 expect_contains "$result" "ledger.steps._tick, as it is now:" "the suspect's code: $result"
-expect_contains "$result" "- test_steps_cases.test_count_1: same suspect, assert 2 == 1" "other failures a line each"
+expect_contains "$result" "- test_steps_cases.test_count_1: passes with the same one-token change" \
+  "other failures a line each, saying the change passes them"
 expect_contains "$(cat "$T/runs/5/output.txt")" "one-token changes on" "the output says what the probe tried: $(tail -3 "$T/runs/5/output.txt")"
 
 # Tracing off: no second pass, suspects from the text (what the failing line calls).

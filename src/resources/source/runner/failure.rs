@@ -150,6 +150,9 @@ impl Runner {
         let mut named: Vec<String> = Vec::new();
         let mut others: Vec<String> = Vec::new();
         let mut same = 0;
+        // The failing tests a one-token change in a told suspect made pass, as the report
+        // names them: their lines say so rather than their messages again.
+        let mut fixed: Vec<String> = Vec::new();
         for problem in problems {
             let message = first_line(&problem.message);
             // One failure in detail per distinct error: the others most likely share it.
@@ -177,6 +180,10 @@ impl Runner {
                             .next(),
                     };
                     let line = match first {
+                        _ if fixed.contains(&problem.id) => format!(
+                            "- {}: passes with the same one-token change",
+                            short_id(&problem.id)
+                        ),
                         Some(s) if named.contains(&s.file) => format!(
                             "- {}: same suspect, {}",
                             short_id(&problem.id),
@@ -235,6 +242,12 @@ impl Runner {
             named.extend(suspects.iter().map(|s| s.file.clone()));
             let found = suspects.len();
             suspects = told_here(suspects, problems.len());
+            fixed.extend(
+                suspects
+                    .iter()
+                    .filter_map(|s| s.fix.as_ref())
+                    .flat_map(|fix| fix.fixes.iter().map(|t| super::ranked::junit_id_of(t))),
+            );
             let weaker = found - suspects.len();
             for suspect in &suspects {
                 text.push_str(&self.suspect_lines(
