@@ -87,4 +87,18 @@ lists "$S" scratch && fail "scratch/ is still listed once .gitignore hides it"
 [ -e "$S/scratch/x.txt" ] && fail "scratch/x.txt is still reachable"
 cp gitignore.before "$S/.gitignore"
 lists "$S" scratch || fail "scratch/ is not back after .gitignore was restored"
+
+# A folder's own .gitignore hides too (docs/.gitignore with `_build/`), written outside the
+# mount (seen by the watcher) or through it.
+mkdir -p "$PROJECT/scratch/_build" && echo "<p/>" > "$PROJECT/scratch/_build/index.html"
+echo "x" > "$PROJECT/scratch/run.log"
+poll_until 5 0.1 test -e "$S/scratch/_build/index.html" || fail "scratch/_build/ shows at first"
+printf '_build/\n' > "$PROJECT/scratch/.gitignore"
+poll_until 5 0.1 sh -c "! ls -A '$S/scratch' | grep -qx _build" ||
+  fail "scratch/_build/ is still listed once scratch/.gitignore hides it: $(ls -A "$S/scratch")"
+[ -e "$S/scratch/_build/index.html" ] && fail "scratch/_build/index.html is still reachable"
+lists "$S/scratch" x.txt || fail "what scratch/.gitignore does not name still shows"
+printf '_build/\n*.log\n' > "$S/scratch/.gitignore" || fail "writing scratch/.gitignore"
+lists "$S/scratch" run.log && fail "run.log is still listed once scratch/.gitignore names it"
+rm -r "$PROJECT/scratch"
 true

@@ -67,6 +67,9 @@ pub struct Project {
     listed: Mutex<HashMap<PathBuf, Listed>>,
     /// How many times `extra` was set: what was listed before is to be listed again.
     ignore_generation: std::sync::atomic::AtomicU64,
+    /// Each folder below the top asked about, with its own `.gitignore`'s stamp and
+    /// rules (see [`hidden`]).
+    nested_ignores: Mutex<HashMap<PathBuf, hidden::NestedIgnore>>,
     /// The empty `__init__.py` files `mkdir` made, not shown until written.
     made_inits: made_inits::MadeInits,
 }
@@ -113,6 +116,7 @@ impl Project {
             top: Mutex::new(None),
             listed: Mutex::new(HashMap::new()),
             ignore_generation: std::sync::atomic::AtomicU64::new(0),
+            nested_ignores: Mutex::new(HashMap::new()),
             made_inits: Default::default(),
         };
         *crate::tree::lock(&project.ignore_read) = project.ignore_stamp();

@@ -205,14 +205,14 @@ impl<'s> ProjectChange<'s> {
                 return Err(self.roll_back(&applied, failure));
             }
         }
-        // What the project hides follows its .gitignore: a new one hides from now on, also
-        // when the history below cannot be recorded.
+        // What the project hides follows its .gitignore files: a new one hides from now
+        // on, also when the history below cannot be recorded.
         let project = &self.source.project;
         if applied
             .iter()
-            .any(|f| f.path == project.root.join(".gitignore"))
+            .any(|f| f.path.file_name().is_some_and(|n| n == ".gitignore"))
         {
-            project.reload_gitignore();
+            project.forget_layout();
         }
         // One change, one history entry: its first file's edit stands for the others.
         let mut first = None;

@@ -1,10 +1,13 @@
 //! What the tree leaves out of the project: version control's own folders, virtualenvs,
-//! build output and caches whatever `.gitignore` says, then `.gitignore`,
+//! build output and caches whatever `.gitignore` says, then the `.gitignore` of each folder
+//! on the way (the nearest first, as git reads them), the top's `.gitignore`,
 //! `.git/info/exclude` and the settings' own `project.ignore` lines. Other dotfiles and
 //! dotfolders (`.github/`, `.pre-commit-config.yaml`, `.gitignore` itself) are the
 //! project's as much as its README, and are shown.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::time::SystemTime;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -42,6 +45,19 @@ const SKIPPED_FILES: &[&str] = &[".git", ".DS_Store", ".coverage"];
 
 /// The size and modification time of `.gitignore` and `.git/info/exclude`, when there.
 pub(super) type IgnoreStamp = [Option<(u64, Option<std::time::SystemTime>)>; 2];
+
+/// A folder's own `.gitignore` as read: its size and modification time (`None`: there is
+/// none), and its rules.
+pub(super) type NestedIgnore = (Option<(u64, Option<SystemTime>)>, Option<Arc<Gitignore>>);
+
+/// Folders whose `.gitignore` is kept at once; past it the keeping starts afresh.
+const NESTED_MOST: usize = 8192;
+
+fn stamp_of(file: &Path) -> Option<(u64, Option<SystemTime>)> {
+    std::fs::metadata(file)
+        .ok()
+        .map(|m| (m.len(), m.modified().ok()))
+}
 
 /// The project's own ignore rules: `.gitignore` at its top and `.git/info/exclude`.
 pub(super) fn gitignore(root: &Path) -> Gitignore {
@@ -92,6 +108,43 @@ impl Project {
         crate::tree::lock(&self.listed).clear();
     }
 
+    /// The rules of folder `dir`'s own `.gitignore` (a folder below the top), read once
+    /// and kept until [`Project::forget_changed_nested_ignores`] finds it changed.
+    fn nested_ignore(&self, dir: &Path) -> Option<Arc<Gitignore>> {
+        let mut kept = crate::tree::lock(&self.nested_ignores);
+        if let Some((_, rules)) = kept.get(dir) {
+            return rules.clone();
+        }
+        let file = dir.join(".gitignore");
+        let stamp = stamp_of(&file);
+        let rules = stamp.map(|_| {
+            let mut builder = GitignoreBuilder::new(dir);
+            // A malformed line is skipped by the builder; the rest still applies.
+            let _ = builder.add(&file);
+            Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()))
+        });
+        if kept.len() >= NESTED_MOST {
+            kept.clear();
+        }
+        kept.insert(dir.to_path_buf(), (stamp, rules.clone()));
+        rules
+    }
+
+    /// Forget the folders' own `.gitignore` rules when one of them changed, came or went
+    /// since read: what they hide is decided afresh. Whether any did.
+    pub(super) fn forget_changed_nested_ignores(&self) -> bool {
+        let mut kept = crate::tree::lock(&self.nested_ignores);
+        let changed = kept
+            .iter()
+            .any(|(dir, (stamp, _))| stamp_of(&dir.join(".gitignore")) != *stamp);
+        if changed {
+            kept.clear();
+            self.ignore_generation
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        changed
+    }
+
     /// The size and modification time of the ignore files, as last read.
     pub(super) fn ignore_stamp(&self) -> IgnoreStamp {
         [".gitignore", ".git/info/exclude"].map(|name| {
@@ -127,6 +180,24 @@ impl Project {
                 || name.starts_with(".coverage."))
         {
             return true;
+        }
+        // Each folder's own .gitignore on the way, the nearest first: a pattern there
+        // hides; one it negates (`!keep.txt`) is left to the rules above it no more.
+        for dir in path.ancestors().skip(1) {
+            if dir == self.root || !dir.starts_with(&self.root) {
+                break;
+            }
+            if let Some(rules) = self.nested_ignore(dir)
+                && let Ok(within) = path.strip_prefix(dir)
+            {
+                let matched = rules.matched_path_or_any_parents(within, is_dir);
+                if matched.is_ignore() {
+                    return true;
+                }
+                if matched.is_whitelist() {
+                    break;
+                }
+            }
         }
         match path.strip_prefix(&self.root) {
             Ok(rel) => {

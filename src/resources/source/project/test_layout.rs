@@ -164,6 +164,7 @@ impl Project {
     /// configuration file changed (`.gitignore` among them, read again here).
     pub fn forget_layout(&self) {
         self.reload_gitignore();
+        self.forget_changed_nested_ignores();
         *crate::tree::lock(&self.tests) = None;
         *crate::tree::lock(&self.top) = None;
         crate::tree::lock(&self.listed).clear();

@@ -240,3 +240,43 @@ fn a_changed_gitignore_hides_from_the_next_listing() {
     project.reload_gitignore();
     assert!(names_in(&project, &root).contains(&"docs".to_string()));
 }
+
+#[test]
+fn a_folder_s_own_gitignore_hides_below_it_and_the_nearest_decides() {
+    let dir = fixture();
+    let root = dir.path().canonicalize().unwrap();
+    for (path, text) in [
+        ("docs/.gitignore", "_build/\n*.log\n"),
+        ("docs/_build/index.html", "<p/>\n"),
+        ("docs/run.log", "x\n"),
+        ("docs/api/.gitignore", "!keep.log\n"),
+        ("docs/api/keep.log", "x\n"),
+        ("docs/api/other.log", "x\n"),
+        ("src/pkg/gen/.gitignore", "*.py\n!__init__.py\n"),
+        ("src/pkg/gen/__init__.py", ""),
+        ("src/pkg/gen/made.py", ""),
+    ] {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+    let project = Project::open(&root);
+    let docs = names_in(&project, &root.join("docs"));
+    assert!(!docs.contains(&"_build".to_string()), "{docs:?}");
+    assert!(!docs.contains(&"run.log".to_string()), "{docs:?}");
+    assert!(docs.contains(&"index.md".to_string()), "{docs:?}");
+    assert_eq!(
+        names_in(&project, &root.join("docs/api")),
+        [".gitignore", "keep.log"],
+        "the nearest .gitignore re-includes keep.log; the one above still hides other.log"
+    );
+    assert_eq!(
+        names_in(&project, &root.join("src/pkg/gen")),
+        [".gitignore", "__init__.py"]
+    );
+    // A change to one is seen once the layout is forgotten (the watcher does, on any
+    // .gitignore's event).
+    std::fs::write(root.join("docs/.gitignore"), "_build/\n").unwrap();
+    project.forget_layout();
+    assert!(names_in(&project, &root.join("docs")).contains(&"run.log".to_string()));
+}
