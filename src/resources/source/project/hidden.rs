@@ -182,7 +182,10 @@ impl Project {
             return true;
         }
         // Each folder's own .gitignore on the way, the nearest first: a pattern there
-        // hides; one it negates (`!keep.txt`) is left to the rules above it no more.
+        // hides; one it negates (`!keep.txt`) re-includes what the rules above it would
+        // hide, unless they hide a folder it is in (as git: no file of an excluded folder
+        // comes back).
+        let mut reincluded = false;
         for dir in path.ancestors().skip(1) {
             if dir == self.root || !dir.starts_with(&self.root) {
                 break;
@@ -195,21 +198,28 @@ impl Project {
                     return true;
                 }
                 if matched.is_whitelist() {
+                    reincluded = true;
                     break;
                 }
             }
         }
-        match path.strip_prefix(&self.root) {
-            Ok(rel) => {
-                self.ignore
-                    .read()
-                    .is_ok_and(|ignore| ignore.matched_path_or_any_parents(rel, is_dir).is_ignore())
-                    || self.extra.read().is_ok_and(|extra| {
-                        extra.matched_path_or_any_parents(rel, is_dir).is_ignore()
-                    })
-            }
-            Err(_) => true,
-        }
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return true;
+        };
+        let by_top = match (reincluded, rel.parent()) {
+            (false, _) => Some((rel, is_dir)),
+            (true, Some(folder)) if !folder.as_os_str().is_empty() => Some((folder, true)),
+            (true, _) => None,
+        };
+        by_top.is_some_and(|(rel, is_dir)| {
+            self.ignore
+                .read()
+                .is_ok_and(|ignore| ignore.matched_path_or_any_parents(rel, is_dir).is_ignore())
+        })
+            // The settings' own lines are the mount's user's: no .gitignore undoes them.
+            || self.extra.read().is_ok_and(|extra| {
+                extra.matched_path_or_any_parents(rel, is_dir).is_ignore()
+            })
     }
 }
 

@@ -255,6 +255,10 @@ fn a_folder_s_own_gitignore_hides_below_it_and_the_nearest_decides() {
         ("src/pkg/gen/.gitignore", "*.py\n!__init__.py\n"),
         ("src/pkg/gen/__init__.py", ""),
         ("src/pkg/gen/made.py", ""),
+        // The top's .gitignore hides gen.py everywhere; this folder takes its own back.
+        ("src/pkg/kept/.gitignore", "!gen.py\n"),
+        ("src/pkg/kept/gen.py", ""),
+        ("src/pkg/kept/inner/gen.py", ""),
     ] {
         let file = root.join(path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
@@ -274,6 +278,12 @@ fn a_folder_s_own_gitignore_hides_below_it_and_the_nearest_decides() {
         names_in(&project, &root.join("src/pkg/gen")),
         [".gitignore", "__init__.py"]
     );
+    assert_eq!(
+        names_in(&project, &root.join("src/pkg/kept")),
+        [".gitignore", "gen.py", "inner"],
+        "a folder's own `!gen.py` re-includes what the top's .gitignore hides"
+    );
+    assert!(names_in(&project, &root.join("src/pkg/kept/inner")).contains(&"gen.py".to_string()));
     // A change to one is seen once the layout is forgotten (the watcher does, on any
     // .gitignore's event).
     std::fs::write(root.join("docs/.gitignore"), "_build/\n").unwrap();
