@@ -36,7 +36,8 @@ pub(super) fn bindings(source: &str, body: &[Stmt]) -> Vec<Binding> {
     let mut seen = HashSet::new();
     for stmt in super::top_level_statements(body) {
         let offset = stmt.start().to_usize();
-        let guarded = !body.iter().any(|own| std::ptr::eq(own, stmt));
+        // A statement of the body itself lies in its slice; one inside a block does not.
+        let guarded = !body.as_ptr_range().contains(&std::ptr::from_ref(stmt));
         let mut bind = |name: String, kind: NameKind, value: String| {
             if seen.insert(name.clone()) {
                 found.push(Binding {

@@ -301,16 +301,32 @@ impl Project {
         }
     }
 
-    /// What views call folder `dir`: its [`DirKind`], except that a folder at the top of
-    /// a flat layout without `__init__.py` (`scripts/`, `docs/`) is a folder of scripts,
-    /// not a namespace package (the import check never imports it either).
-    pub fn dir_label(&self, glance: Option<&Glance>, dir: &Path) -> &'static str {
-        let kind = self.dir_kind(glance, dir);
+    /// What views call folder `dir`, of [`DirKind`] `kind`: its kind's label, except that
+    /// a folder without `__init__.py` beside a flat layout's code (`scripts/`, `docs/`)
+    /// is a folder of scripts, not a namespace package (the import check never imports it
+    /// either).
+    pub fn dir_label(&self, kind: DirKind, dir: &Path) -> &'static str {
         let scripts = kind == DirKind::Namespace
-            && dir.parent() == Some(self.root.as_path())
             && self.code_roots.contains(&self.root)
-            && !self.test_dirs().iter().any(|t| t.starts_with(dir));
+            && self.beside_the_code(dir);
         if scripts { "folder" } else { kind.label() }
+    }
+
+    /// Whether `dir` is a folder at the project's top that holds no code: no code root
+    /// below the top (`src/`) has a folder of its name, and no test folder is in it
+    /// (`scripts/`, `docs/`, `benchmarks/`). Without `__init__.py`, what Python it holds
+    /// is scripts, not a namespace package.
+    pub fn beside_the_code(&self, dir: &Path) -> bool {
+        let Some(name) = dir.file_name() else {
+            return false;
+        };
+        dir.parent() == Some(self.root.as_path())
+            && !self
+                .code_roots
+                .iter()
+                .filter(|r| **r != self.root)
+                .any(|r| r.join(name).is_dir())
+            && !self.test_dirs().iter().any(|t| t.starts_with(dir))
     }
 
     /// The project's top-level code: every code root's packages and modules, minus test

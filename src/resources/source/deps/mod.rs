@@ -188,11 +188,7 @@ pub(crate) fn declared_packages(root: &Path) -> Vec<DeclaredPackage> {
             })
             .collect::<Vec<_>>()
     });
-    in_lists
-        .collect::<Vec<_>>()
-        .into_iter()
-        .chain(elsewhere)
-        .collect()
+    in_lists.chain(elsewhere).collect()
 }
 
 /// A package's file: its requirements, one per line.

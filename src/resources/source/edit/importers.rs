@@ -6,7 +6,7 @@
 //! costs two forks and is never refused.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::python::{ModuleIndex, index_module};
 use crate::resources::source::edit::Editor;
@@ -42,6 +42,7 @@ impl Editor {
             return Vec::new();
         }
         let own = dotted.rsplit('.').next().unwrap_or(dotted);
+        let roots = self.import_roots();
         let mut found = Vec::new();
         for path in self.project.python_files() {
             if path == file || found.len() >= MAX_IMPORTERS {
@@ -52,7 +53,7 @@ impl Editor {
             };
             let named = |word: &str| has_word(&text, word);
             if text.contains("import") && named(own) && names.iter().any(|n| named(n)) {
-                found.extend(self.dotted_of_file(&path));
+                found.extend(dotted_in(&roots, &path));
             }
         }
         found
@@ -67,43 +68,43 @@ impl Editor {
         let Some((top, _)) = dotted.split_once('.') else {
             return false;
         };
-        let root = &self.project.root;
-        let folder = root.join(top);
-        let in_code_root = self
-            .project
-            .code_roots
-            .iter()
-            .filter(|r| *r != root)
-            .any(|r| r.join(top).is_dir());
+        let folder = self.project.root.join(top);
         folder.is_dir()
-            && !in_code_root
             && !folder.join("__init__.py").is_file()
-            && !self
-                .project
-                .test_dirs()
-                .iter()
-                .any(|t| t.starts_with(&folder))
+            && self.project.beside_the_code(&folder)
     }
 
     /// The dotted name Python imports `file` by: from the code root it is under (`src/`),
     /// from a test folder that is no package (where pytest imports its modules by their
     /// own names, the folder on sys.path), else from the project's root.
     pub(crate) fn dotted_of_file(&self, file: &Path) -> Option<String> {
+        dotted_in(&self.import_roots(), file)
+    }
+
+    /// The folders modules are imported from, the deepest first (see
+    /// [`Editor::dotted_of_file`]); found once for many files, since finding the test
+    /// folders' bases walks them.
+    fn import_roots(&self) -> Vec<PathBuf> {
         let mut roots = self.project.code_roots.clone();
         roots.push(self.project.root.clone());
         roots.extend(self.project.test_import_bases());
         roots.sort_by_key(|r| std::cmp::Reverse(r.components().count()));
-        let rel = roots.iter().find_map(|root| file.strip_prefix(root).ok())?;
-        let mut parts: Vec<String> = rel
-            .with_extension("")
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        if parts.last().is_some_and(|p| p == "__init__") {
-            parts.pop();
-        }
-        (!parts.is_empty()).then(|| parts.join("."))
+        roots
     }
+}
+
+/// `file`'s dotted name from the first of `roots` it is under.
+fn dotted_in(roots: &[PathBuf], file: &Path) -> Option<String> {
+    let rel = roots.iter().find_map(|root| file.strip_prefix(root).ok())?;
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "__init__") {
+        parts.pop();
+    }
+    (!parts.is_empty()).then(|| parts.join("."))
 }
 
 /// Whether `word` occurs in `text` as a whole identifier.

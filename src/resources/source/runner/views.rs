@@ -310,51 +310,12 @@ impl Runner {
             ));
         }
         if failed_to_run {
-            // `Interrupted: 1 error during collection`: the errors below say why.
-            let interrupted = output.lines().rev().find_map(|l| {
-                l.trim()
-                    .trim_matches(|c| c == '!' || c == '=')
-                    .trim()
-                    .strip_prefix("Interrupted: ")
-            });
             let last = output
                 .lines()
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
-            // `==== 4 errors in 0.47s ====`: what pytest counted is below, one by one.
-            let closing = last.trim().trim_matches('=').trim();
-            let counted = crate::testrun::summary::is_summary(closing)
-                .then(|| closing.split(" in ").next().unwrap_or(closing));
-            let internal = output.lines().any(|l| l.starts_with("INTERNALERROR>"));
-            about.push(match (interrupted, counted) {
-                (Some(why), _) => format!("pytest ran no test: {why}; each error is below"),
-                (None, Some(counts)) if internal => format!(
-                    "pytest ran no test: {counts}, and it stopped on an error of its own; each is below"
-                ),
-                (None, Some(counts)) => format!("pytest ran no test: {counts}; each error is below"),
-                (None, None) => {
-                    // `E   ModuleNotFoundError: …` after `ImportError while loading
-                    // conftest '/…/tests/conftest.py'.`: the error, and whose import it was.
-                    let error = last.trim().strip_prefix("E ").unwrap_or(last).trim();
-                    let conftest = output.lines().find_map(|l| {
-                        let path = l.strip_prefix("ImportError while loading conftest '")?;
-                        let path = std::path::Path::new(path.trim_end_matches("'."));
-                        Some(
-                            path.strip_prefix(&self.project.root)
-                                .unwrap_or(path)
-                                .display()
-                                .to_string(),
-                        )
-                    });
-                    match conftest {
-                        Some(conftest) => format!(
-                            "pytest could not run the tests: importing {conftest} failed: {error}"
-                        ),
-                        None => format!("pytest could not run the tests: {error}"),
-                    }
-                }
-            });
+            about.push(why_no_test_ran(&output, last, &self.project.root));
             if let Some(lacked) = self.lacked_at_start(last) {
                 about.push(
                     self.lacking_lines(run, &lacked, "", "")
@@ -364,5 +325,51 @@ impl Runner {
             }
         }
         Ok(about)
+    }
+}
+
+/// Why a run in which pytest could not run the tests ran none, from its `output` (whose
+/// last line that is not blank is `last`): what pytest counted when it was interrupted or
+/// stopped, else the error it ended on and, for a conftest.py's, whose import it was.
+fn why_no_test_ran(output: &str, last: &str, root: &std::path::Path) -> String {
+    // `Interrupted: 1 error during collection`: the errors below say why.
+    let interrupted = output.lines().rev().find_map(|l| {
+        l.trim()
+            .trim_matches(|c| c == '!' || c == '=')
+            .trim()
+            .strip_prefix("Interrupted: ")
+    });
+    // `==== 4 errors in 0.47s ====`: what pytest counted is below, one by one.
+    let closing = last.trim().trim_matches('=').trim();
+    let counted = crate::testrun::summary::is_summary(closing)
+        .then(|| closing.split(" in ").next().unwrap_or(closing));
+    let internal = output.lines().any(|l| l.starts_with("INTERNALERROR>"));
+    match (interrupted, counted) {
+        (Some(why), _) => format!("pytest ran no test: {why}; each error is below"),
+        (None, Some(counts)) if internal => format!(
+            "pytest ran no test: {counts}, and it stopped on an error of its own; each is below"
+        ),
+        (None, Some(counts)) => format!("pytest ran no test: {counts}; each error is below"),
+        (None, None) => {
+            // `E   ModuleNotFoundError: …` after `ImportError while loading conftest
+            // '/…/tests/conftest.py'.`: the error, and whose import it was.
+            let error = last.trim().strip_prefix("E ").unwrap_or(last).trim();
+            let conftest = output.lines().find_map(|l| {
+                let path = l.strip_prefix("ImportError while loading conftest '")?;
+                let path = std::path::Path::new(path.trim_end_matches("'."));
+                Some(
+                    path.strip_prefix(root)
+                        .unwrap_or(path)
+                        .display()
+                        .to_string(),
+                )
+            });
+            match conftest {
+                Some(conftest) => {
+                    format!("pytest could not run the tests: importing {conftest} failed: {error}")
+                }
+                None => format!("pytest could not run the tests: {error}"),
+            }
+        }
     }
 }

@@ -50,7 +50,7 @@ impl ContentsRow {
                     true => spelled_at_top(name),
                     false => name.to_string(),
                 };
-                let label = views.project.dir_label(glance, path);
+                let label = views.project.dir_label(dir, path);
                 (format!("`{name}/`"), label, dir != DirKind::Folder)
             }
             EntryKind::Module => (format!("`{name}`"), "module", true),

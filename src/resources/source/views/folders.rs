@@ -259,7 +259,8 @@ impl Views {
             about,
             title: format!(
                 "{name} — {}{}({})",
-                self.project.dir_label(glance, disk),
+                self.project
+                    .dir_label(self.project.dir_kind(glance, disk), disk),
                 // `package: A tiny library.`: the docstring, not the package's name.
                 doc.map(|d| format!(": {d} ")).unwrap_or_else(|| " ".into()),
                 Contents::among(self, glance, &entries)
@@ -339,6 +340,11 @@ impl Views {
         functions
     }
 
+    /// The project's name as Python would import it (`my-lib` is `my_lib`).
+    fn import_name(&self) -> String {
+        self.name.to_lowercase().replace(['-', '.'], "_")
+    }
+
     /// The package the examples show: the one named as the project is (`my-lib` is `my_lib`),
     /// else the first regular package, else the first folder of Python — the project's own
     /// code rather than its documentation's configuration.
@@ -347,7 +353,7 @@ impl Views {
         glance: Option<&Glance>,
         top: &'a [DiskEntry],
     ) -> Option<&'a DiskEntry> {
-        let named = self.name.to_lowercase().replace(['-', '.'], "_");
+        let named = self.import_name();
         top.iter()
             .filter(|e| e.kind == EntryKind::Dir && self.first_module(glance, &e.path).is_some())
             .min_by_key(|e| {
@@ -363,7 +369,7 @@ impl Views {
     /// is the project's code — the one named after the project (six's `six.py`), else the
     /// first that is neither setup.py, a conftest.py nor a test.
     fn example_at_top(&self, glance: Option<&Glance>, top: &[DiskEntry]) -> Option<String> {
-        let named = self.name.to_lowercase().replace(['-', '.'], "_");
+        let named = self.import_name();
         let package = self.main_package(glance, top);
         let in_package = |dir: &DiskEntry| {
             self.first_module(glance, &dir.path)
