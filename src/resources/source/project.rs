@@ -8,6 +8,7 @@
 //! and this file lists folders and the project's top.
 
 mod hidden;
+mod listings;
 mod made_inits;
 mod test_layout;
 #[cfg(test)]
@@ -60,11 +61,9 @@ pub struct Project {
     extra: std::sync::RwLock<Gitignore>,
     /// The top-level entries and the folder modification times they were computed at.
     top: Mutex<Option<TopLevel>>,
-    /// Folders listed, each with its modification time when listed: a listing holds until
-    /// an entry comes, goes or is renamed (which moves the folder's time). Every
-    /// `_nav.txt` lists the folders on its way from the top, so the same few are asked
-    /// for again and again.
-    listed: Mutex<HashMap<PathBuf, Listed>>,
+    /// Folders listed (see [`listings`]). Every `_nav.txt` lists the folders on its way
+    /// from the top, so the same few are asked for again and again.
+    listed: listings::Listings,
     /// How many times `extra` was set: what was listed before is to be listed again.
     ignore_generation: std::sync::atomic::AtomicU64,
     /// Each folder below the top asked about, with its own `.gitignore`'s stamp and
@@ -73,13 +72,6 @@ pub struct Project {
     /// The empty `__init__.py` files `mkdir` made, not shown until written.
     made_inits: made_inits::MadeInits,
 }
-
-/// A folder's shown entries, the folder's modification time when they were read, and the
-/// glance (its number, see [`Glance::id`]) that last found that time unchanged.
-type Listed = (Option<SystemTime>, Arc<Vec<DiskEntry>>, u64);
-
-/// Folders whose listings are kept at once; past it the keeping starts afresh.
-const LISTED_MOST: usize = 4096;
 
 /// How long after its folder last changed a listing is kept: longer than the coarsest
 /// clock tick a file system stamps times with.
@@ -114,7 +106,7 @@ impl Project {
             ignore_read: Mutex::new([None, None]),
             extra: std::sync::RwLock::new(Gitignore::empty()),
             top: Mutex::new(None),
-            listed: Mutex::new(HashMap::new()),
+            listed: Default::default(),
             ignore_generation: std::sync::atomic::AtomicU64::new(0),
             nested_ignores: Mutex::new(HashMap::new()),
             made_inits: Default::default(),
@@ -157,30 +149,22 @@ impl Project {
     fn listing(&self, glance: Option<&Glance>, dir: &Path) -> std::io::Result<Arc<Vec<DiskEntry>>> {
         let glance = glance.map(Glance::id);
         if let Some(id) = glance
-            && let Some((_, entries, looked)) = crate::tree::lock(&self.listed).get(dir)
-            && *looked == id
+            && let Some(entries) = self.listed.glanced(dir, id)
         {
-            return Ok(Arc::clone(entries));
+            return Ok(entries);
         }
+        let generation = self.listed.generation();
         let mtime = modified(dir);
-        if let Some((seen, entries, looked)) = crate::tree::lock(&self.listed).get_mut(dir)
-            && mtime.is_some()
-            && *seen == mtime
-        {
-            *looked = glance.unwrap_or(0);
-            return Ok(Arc::clone(entries));
+        let looked = glance.unwrap_or(0);
+        if let Some(entries) = self.listed.current(dir, mtime, looked) {
+            return Ok(entries);
         }
         let entries = Arc::new(self.read_dir_shown(dir)?);
         let settled = mtime
             .and_then(|m| SystemTime::now().duration_since(m).ok())
             .is_some_and(|age| age > LISTING_SETTLED);
         if settled {
-            let mut listed = crate::tree::lock(&self.listed);
-            if listed.len() >= LISTED_MOST {
-                listed.clear();
-            }
-            let looked = glance.unwrap_or(0);
-            listed.insert(dir.to_path_buf(), (mtime, Arc::clone(&entries), looked));
+            self.listed.keep(dir, generation, mtime, &entries, looked);
         }
         Ok(entries)
     }

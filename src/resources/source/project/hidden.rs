@@ -82,7 +82,7 @@ impl Project {
         if let Ok(mut top) = self.top.lock() {
             *top = None;
         }
-        crate::tree::lock(&self.listed).clear();
+        self.listed.forget();
         Ok(())
     }
 
@@ -105,7 +105,7 @@ impl Project {
         if let Ok(mut top) = self.top.lock() {
             *top = None;
         }
-        crate::tree::lock(&self.listed).clear();
+        self.listed.forget();
     }
 
     /// The rules of folder `dir`'s own `.gitignore` (a folder below the top), read once

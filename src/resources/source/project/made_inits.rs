@@ -32,9 +32,7 @@ impl Project {
         let mut made = crate::tree::lock(&self.made_inits);
         made.remove(init);
         // The folder's kept listing left it out.
-        if let Some(dir) = init.parent() {
-            crate::tree::lock(&self.listed).remove(dir);
-        }
+        self.listed.forget();
     }
 }
 

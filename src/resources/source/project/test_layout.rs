@@ -167,7 +167,7 @@ impl Project {
         self.forget_changed_nested_ignores();
         *crate::tree::lock(&self.tests) = None;
         *crate::tree::lock(&self.top) = None;
-        crate::tree::lock(&self.listed).clear();
+        self.listed.forget();
     }
 
     fn find_test_dirs(&self, config: &PytestConfig) -> Vec<PathBuf> {
