@@ -496,11 +496,14 @@ fn keyword(tokens: &Tokens, last_decorator: Option<TextSize>, statement: TextRan
 const SIGNATURE_CHARS: usize = 80;
 
 /// The tokens of `range` on one line: comments and line breaks dropped, whitespace collapsed,
-/// no space just inside brackets or before a comma; cut to [`SIGNATURE_CHARS`].
+/// no space just inside brackets or before a comma, and no comma that only ended the last
+/// line before a closing bracket (`(\n    name: str,\n)` reads `(name: str)`; a one-tuple
+/// `(1,)` keeps its comma); cut to [`SIGNATURE_CHARS`].
 fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
     let first = tokens.partition_point(|token| token.start() < range.start());
     let mut text = String::new();
     let mut previous: Option<&Token> = None;
+    let mut line_ended = false;
     for token in tokens[first..]
         .iter()
         .take_while(|token| token.end() <= range.end())
@@ -513,8 +516,21 @@ fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
                 | TokenKind::Indent
                 | TokenKind::Dedent
         ) {
+            line_ended |= token.kind() != TokenKind::Comment;
             continue;
         }
+        let closing = matches!(
+            token.kind(),
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace
+        );
+        if closing
+            && line_ended
+            && previous.is_some_and(|p| p.kind() == TokenKind::Comma)
+            && text.ends_with(',')
+        {
+            text.pop();
+        }
+        line_ended = false;
         if let Some(previous) = previous {
             let spaced = token.start() > previous.end()
                 && !matches!(
@@ -758,7 +774,11 @@ mod tests {
         let source = "def f(\n    self,  # the instance\n    msg: str,\n    *,\n    retries: int = 3,\n) -> bool:\n    pass\n";
         assert_eq!(
             only(source).signature,
-            "(self, msg: str, *, retries: int = 3,) -> bool"
+            "(self, msg: str, *, retries: int = 3) -> bool"
+        );
+        assert_eq!(
+            only("def f(\n    x=(1,),\n    y=[2,\n       ],\n): pass\n").signature,
+            "(x=(1,), y=[2])"
         );
         assert_eq!(only("class A: pass\n").signature, "");
         assert_eq!(only("class A(): pass\n").signature, "()");
