@@ -367,18 +367,18 @@ fn folders_are_called_what_they_are_the_same_way_everywhere() {
     // A folder at a flat layout's top without __init__.py holds scripts (docs/conf.py),
     // not a namespace package; inside a package, it is one.
     assert!(
-        root.contains("| `docs/` | folder | 1 module, 0 subpackages, 1 folder |"),
+        root.contains("| `docs/` | folder | 1 module, 1 folder |"),
         "{root}"
     );
     let docs = render(&space, "source/docs/_entry.md");
     assert!(
-        docs.contains("docs — folder (1 module, 0 subpackages, 1 folder)"),
+        docs.contains("docs — folder (1 module, 1 folder)"),
         "{docs}"
     );
     assert!(docs.contains("| `_static/` | folder |"), "{docs}");
     let app = render(&space, "source/app/_entry.md");
     assert!(
-        app.contains("| `plugins/` | namespace package | 1 module, 0 subpackages |")
+        app.contains("| `plugins/` | namespace package | 1 module |")
             && app.contains("| `templates/` | folder | 1 file |"),
         "{app}"
     );

@@ -176,36 +176,27 @@ impl Contents {
     }
 }
 
-/// `3 modules, 1 subpackage` and `, 2 folders` when there are any; where there is no
-/// Python, what there is instead (`1 folder`, `2 files`, `empty`): a folder of locale
-/// data is no package of nothing.
+/// `3 modules, 1 subpackage, 2 folders`, each count only when there are any; where there
+/// is no Python, what there is instead (`1 folder`, `2 files`, `empty`): a folder of
+/// locale data is no package of nothing.
 impl std::fmt::Display for Contents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.modules == 0 && self.packages == 0 {
-            let mut parts = Vec::new();
-            if self.folders > 0 {
-                parts.push(format!("{} folder{}", self.folders, plural(self.folders)));
-            }
-            if self.files > 0 {
-                parts.push(format!("{} file{}", self.files, plural(self.files)));
-            }
-            return match parts.is_empty() {
-                true => f.write_str("empty"),
-                false => f.write_str(&parts.join(", ")),
-            };
+        let python = self.modules > 0 || self.packages > 0;
+        let counted = [
+            (self.modules, "module"),
+            (self.packages, "subpackage"),
+            (self.folders, "folder"),
+            (if python { 0 } else { self.files }, "file"),
+        ];
+        let parts: Vec<String> = counted
+            .iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(n, noun)| format!("{n} {noun}{}", plural(*n)))
+            .collect();
+        match parts.is_empty() {
+            true => f.write_str("empty"),
+            false => f.write_str(&parts.join(", ")),
         }
-        write!(
-            f,
-            "{} module{}, {} subpackage{}",
-            self.modules,
-            plural(self.modules),
-            self.packages,
-            plural(self.packages)
-        )?;
-        if self.folders > 0 {
-            write!(f, ", {} folder{}", self.folders, plural(self.folders))?;
-        }
-        Ok(())
     }
 }
 
@@ -258,20 +249,24 @@ pub(super) fn index_about(index: &ModuleIndex) -> String {
     } else {
         ", has syntax errors"
     };
-    let methods = match methods {
-        0 => String::new(),
-        n => format!(", {n} method{}", plural(n)),
+    // A module of constants says what it holds instead of no count at all; elsewhere
+    // the count would lengthen every row of a folder's view for little.
+    let names = match classes + functions {
+        0 => defined_names::defined(index),
+        _ => 0,
     };
-    // A module of constants says what it holds instead of "0 classes, 0 functions" alone;
-    // elsewhere the count would lengthen every row of a folder's view for little.
-    let names = match (classes + functions, defined_names::defined(index)) {
-        (0, n) if n > 0 => format!(", {n} other name{}", plural(n)),
-        _ => String::new(),
-    };
+    let counts: String = [
+        (classes, "class", "es"),
+        (functions, "function", "s"),
+        (methods, "method", "s"),
+        (names, "other name", "s"),
+    ]
+    .iter()
+    .filter(|(n, ..)| *n > 0)
+    .map(|(n, noun, many)| format!("{n} {noun}{}, ", one_or_many(*n, "", many)))
+    .collect();
     format!(
-        "{doc}({classes} class{}, {functions} function{}{methods}{names}, {}{broken})",
-        one_or_many(classes, "", "es"),
-        plural(functions),
+        "{doc}({counts}{}{broken})",
         size_note_of(index.size.lines, index.size.chars)
     )
 }

@@ -68,7 +68,7 @@ pub(super) fn members(
                     .unwrap_or_default()
             )
         }
-        // Without a docstring the counts follow the name: `attr._cmp (0 classes, ...)`.
+        // Without a docstring the counts follow the name: `attr._cmp (3 functions, ...)`.
         None => match module_about(module) {
             about if about.starts_with('(') => format!("{name} {about}"),
             about => format!("{name} — {about}"),
