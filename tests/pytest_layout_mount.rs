@@ -299,3 +299,47 @@ cat "$S/tests/runs/latest/result.md""#);
         "{out}"
     );
 }
+
+/// A project without tests (an sdist that leaves them out, a new project) gets its
+/// `tests/` folder when the first test module or folder is written in source/tests/, and
+/// its views and runs say so; a refused test module leaves no folder behind. A project that
+/// keeps its tests beside its code is sent there instead.
+#[test]
+fn the_first_test_written_in_source_tests_starts_the_projects_tests_folder() {
+    let mount = Mount::of(&fixture("no_tests"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+fail() { echo "FAIL: $*"; exit 1; }
+echo > "$S/tests/run"
+grep -q "pytest found no test to run" "$S/tests/runs/latest/result.md" ||
+  fail "a run of no test: $(cat "$S/tests/runs/latest/result.md")"
+grep -q "a test module written in $S/tests/ starts its \`tests/\` folder" "$S/tests/runs/latest/result.md" ||
+  fail "the run does not say how to start: $(cat "$S/tests/runs/latest/result.md")"
+grep -q "None yet: a test module written here" "$S/tests/_entry.md" || fail "$(cat "$S/tests/_entry.md")"
+grep -q "a test module written in \`$S/tests/\` starts one" "$S/_entry.md" || fail "$(cat "$S/_entry.md")"
+printf 'def test_a(:\n' > "$S/tests/test_bad.py"
+[ -e "$PROJECT/tests" ] && fail "a refused test module left tests/ behind"
+mkdir "$S/tests/unit" || fail "mkdir in source/tests/"
+printf 'import shelf\n\n\ndef test_shelve():\n    assert shelf.shelve(["b", "a"]) == ["a", "b"]\n' > "$S/tests/unit/test_shelf.py" ||
+  fail "writing the first test module"
+[ -f "$PROJECT/tests/unit/test_shelf.py" ] || fail "the test module is not in the project's tests/unit/"
+ls "$S/tests/unit/test_shelf/" | grep -qx test_shelve.py || fail "the new module's test is not listed"
+echo > "$S/tests/run"
+head -1 "$S/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    assert!(out.contains("passed: 1 passed"), "{out}");
+
+    // Tests beside the code: a new test module belongs with them.
+    let mount = Mount::of(&fixture("toolz_like"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+printf 'def test_b():\n    pass\n' > "$S/tests/test_new.py" && echo "CREATED"
+[ -e "$PROJECT/tests" ] && echo "MADE tests/"
+grep -m1 "test_new.py was not created" "$HS/_errors.md""#);
+    assert!(ok, "{out}");
+    assert!(!out.contains("CREATED") && !out.contains("MADE"), "{out}");
+    assert!(
+        out.contains(
+            "this project keeps its tests beside its code, in toolz/tests/; make it there: "
+        ) && out.contains("/source/toolz/tests/"),
+        "{out}"
+    );
+}

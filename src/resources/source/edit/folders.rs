@@ -50,6 +50,12 @@ impl Editor {
                 let kind = self.project.dir_kind(None, &disk);
                 (disk, dotted, kind)
             }
+            Resolved::TestsRoot => {
+                return self.in_first_test_folder(&shown, "was not made", |folder, dotted| {
+                    let kind = self.project.dir_kind(None, folder);
+                    self.make_dir_in(folder, dotted, kind, name, &shown)
+                });
+            }
             Resolved::Members { .. } | Resolved::Symbol { .. } => {
                 return Err(Error::not_permitted(format!(
                     "{shown} was not made: a module's folder holds its classes and functions; \
@@ -63,6 +69,19 @@ impl Editor {
                 )));
             }
         };
+        self.make_dir_in(&dir, &dotted, kind, name, &shown)
+    }
+
+    /// Make folder `name` in `dir` (the package `dotted`, a folder of `kind`), as
+    /// [`Editor::make_dir`] does once it knows where.
+    fn make_dir_in(
+        &self,
+        dir: &Path,
+        dotted: &DottedName,
+        kind: DirKind,
+        name: &str,
+        shown: &str,
+    ) -> Result<()> {
         let python = kind != DirKind::Folder;
         if python && !is_identifier(name) {
             // EINVAL: mkdir prints "Invalid argument", and the message says which rule.

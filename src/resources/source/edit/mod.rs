@@ -8,6 +8,7 @@ pub(crate) mod change;
 pub(crate) mod edit_log;
 pub(crate) mod exposure;
 mod files;
+mod first_tests;
 mod folders;
 pub(crate) mod import_checker;
 pub(crate) mod import_judge;

@@ -114,11 +114,16 @@ impl Editor {
                 ))),
                 None => self.file_name_shown(place, parent.is_empty(), name, &shown),
             },
-            Resolved::TestsRoot => Err(Error::not_permitted(format!(
-                "{shown} was not created: {} holds the project's test folders; create test \
-                 modules inside one of them",
-                self.links.dir(&["source", TESTS])
-            ))),
+            // Made in the project's first test folder, `tests/`, if it may be.
+            Resolved::TestsRoot => {
+                self.first_test_folder_allowed(&shown, "was not created")?;
+                let folder = self.project.root.join(TESTS);
+                let place = Resolved::Dir {
+                    dotted: self.project.dotted_of_test_dir(&folder),
+                    disk: folder,
+                };
+                self.creatable_in(path, &place)
+            }
             _ => Err(Error::not_permitted(format!(
                 "nothing can be created in source/{}",
                 parent.join("/")
@@ -271,6 +276,11 @@ impl Editor {
                     content,
                     &shown,
                 )
+            }
+            Resolved::TestsRoot => {
+                self.in_first_test_folder(&shown, "was not created", |folder, dotted| {
+                    self.create_file(&folder.join(name), dotted, name, content, &shown)
+                })
             }
             _ => Err(missing),
         }

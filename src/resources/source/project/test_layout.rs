@@ -53,6 +53,24 @@ impl Project {
         }
     }
 
+    /// The folders holding the modules pytest collects, by path from the project's
+    /// folder, each once in the order found: where a project without a test folder at its
+    /// top keeps its tests (`toolz/tests/`).
+    pub fn test_module_folders(&self) -> Vec<PathBuf> {
+        let mut homes: Vec<PathBuf> = Vec::new();
+        for file in self.python_files() {
+            if !self.pytest_collects(&file) {
+                continue;
+            }
+            if let Some(dir) = file.parent().and_then(|d| d.strip_prefix(&self.root).ok())
+                && !homes.iter().any(|h| h == dir)
+            {
+                homes.push(dir.to_path_buf());
+            }
+        }
+        homes
+    }
+
     /// The folders pytest puts on `sys.path` for the test folders' modules, as its default
     /// `prepend` import mode does: for each folder holding a test module or a conftest.py,
     /// the first folder upward without an `__init__.py` (`tests/`, and `tests/unit/` when

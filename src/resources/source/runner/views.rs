@@ -316,6 +316,14 @@ impl Runner {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
             about.push(why_no_test_ran(&output, last, &self.project.root));
+            if self.project.test_dirs().is_empty() && self.project.test_module_folders().is_empty()
+            {
+                about.push(format!(
+                    "The project has no tests yet: a test module written in {} starts its \
+                     `tests/` folder",
+                    self.links.to("source/tests/")
+                ));
+            }
             if let Some(lacked) = self.lacked_at_start(last) {
                 about.push(
                     self.lacking_lines(run, &lacked, "", "")
@@ -344,6 +352,10 @@ fn why_no_test_ran(output: &str, last: &str, root: &std::path::Path) -> String {
     let counted = crate::testrun::summary::is_summary(closing)
         .then(|| closing.split(" in ").next().unwrap_or(closing));
     let internal = output.lines().any(|l| l.starts_with("INTERNALERROR>"));
+    // `==== no tests ran in 0.00s ====`: nothing to count, and nothing went wrong.
+    if interrupted.is_none() && closing.starts_with("no tests ran") {
+        return "pytest found no test to run".to_string();
+    }
     match (interrupted, counted) {
         (Some(why), _) => format!("pytest ran no test: {why}; each error is below"),
         (None, Some(counts)) if internal => format!(

@@ -109,7 +109,10 @@ impl Views {
             .collect();
         let homes = self.test_homes();
         if subresources.is_empty() && homes.is_empty() {
-            subresources.push("no test folder (tests/, test/ or pytest's testpaths)".into());
+            subresources.push(format!(
+                "no test folder (tests/, test/ or pytest's testpaths): a test module written \
+                 in `{here}tests/` starts one"
+            ));
         } else {
             if subresources.is_empty() {
                 subresources.push(format!(
@@ -413,22 +416,12 @@ impl Views {
     /// ` (toolz/tests/, …)`: the folders holding test modules of a project without a test
     /// folder at its top, by path from the project's folder.
     pub(super) fn test_homes(&self) -> String {
-        let mut homes: Vec<String> = Vec::new();
-        for file in self.project.python_files() {
-            if !self.project.pytest_collects(&file) {
-                continue;
-            }
-            let Some(dir) = file
-                .parent()
-                .and_then(|d| d.strip_prefix(&self.project.root).ok())
-            else {
-                continue;
-            };
-            let shown = format!("{}/", dir.display());
-            if !homes.contains(&shown) {
-                homes.push(shown);
-            }
-        }
+        let homes: Vec<String> = self
+            .project
+            .test_module_folders()
+            .iter()
+            .map(|dir| format!("{}/", dir.display()))
+            .collect();
         match homes.len() {
             0 => String::new(),
             n if n > 3 => format!(" ({}, …)", homes[..3].join(", ")),

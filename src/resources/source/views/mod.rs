@@ -116,17 +116,35 @@ impl Views {
         let here = self.links.folder(&tree_path_of(path));
         match place {
             Resolved::Root => Ok(self.root(glance, &here)),
-            Resolved::TestsRoot => Ok(Entry {
-                title: match self.project.test_dirs().len() {
-                    0 => format!(
-                        "source/tests — the test runner; pytest finds the tests where the project keeps them{}",
-                        self.test_homes()
+            Resolved::TestsRoot => {
+                let folders = self.project.test_dirs().len();
+                let homes = (folders == 0).then(|| self.test_homes());
+                let (title, none) = match &homes {
+                    Some(homes) if homes.is_empty() => (
+                        "source/tests — the test runner; the project has no tests yet".to_string(),
+                        format!(
+                            "None yet: a test module written here (`{here}test_<name>.py`) or a \
+                             folder made here starts the project's `tests/` folder"
+                        ),
                     ),
-                    n => format!("{} — {n} test folders", tree_path_of([TESTS])),
-                },
-                sections: vec![Section::children("Test folders", &listed()?, "")],
-                ..Entry::default()
-            }),
+                    Some(homes) => (
+                        format!(
+                            "source/tests — the test runner; pytest finds the tests where the \
+                             project keeps them{homes}"
+                        ),
+                        format!("None at the project's top: its tests are beside its code{homes}"),
+                    ),
+                    None => (
+                        format!("{} — {folders} test folders", tree_path_of([TESTS])),
+                        String::new(),
+                    ),
+                };
+                Ok(Entry {
+                    title,
+                    sections: vec![Section::children("Test folders", &listed()?, &none)],
+                    ..Entry::default()
+                })
+            }
             Resolved::Dir { disk, dotted } => Ok(self.package(glance, disk, dotted, &here)),
             Resolved::Members {
                 module,
