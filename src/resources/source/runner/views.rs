@@ -361,7 +361,14 @@ fn why_no_test_ran(output: &str, last: &str, root: &std::path::Path) -> String {
         (None, Some(counts)) if internal => format!(
             "pytest ran no test: {counts}, and it stopped on an error of its own; each is below"
         ),
-        (None, Some(counts)) => format!("pytest ran no test: {counts}; each error is below"),
+        (None, Some(counts)) if counts.contains("error") => {
+            format!("pytest ran no test: {counts}; each error is below")
+        }
+        // `-k nomatch`: nothing went wrong, the selection matched no test.
+        (None, Some(counts)) if counts.contains("deselected") => {
+            format!("pytest ran no test: the selection matched none ({counts})")
+        }
+        (None, Some(counts)) => format!("pytest ran no test: {counts}"),
         (None, None) => {
             // `E   ModuleNotFoundError: …` after `ImportError while loading conftest
             // '/…/tests/conftest.py'.`: the error, and whose import it was.
@@ -383,5 +390,41 @@ fn why_no_test_ran(output: &str, last: &str, root: &std::path::Path) -> String {
                 None => format!("pytest could not run the tests: {error}"),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::why_no_test_ran;
+
+    fn why(output: &str) -> String {
+        let last = output
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        why_no_test_ran(output, last, std::path::Path::new("/p"))
+    }
+
+    #[test]
+    fn a_run_of_no_test_says_whether_it_failed_or_matched_nothing() {
+        assert_eq!(
+            why(
+                "\n============================ no tests ran in 0.00s =============================\n"
+            ),
+            "pytest found no test to run"
+        );
+        assert_eq!(
+            why("===== 26854 deselected, 6 warnings in 3.10s =====\n"),
+            "pytest ran no test: the selection matched none (26854 deselected, 6 warnings)"
+        );
+        assert_eq!(
+            why("=========== 4 errors in 0.47s ===========\n"),
+            "pytest ran no test: 4 errors; each error is below"
+        );
+        assert_eq!(
+            why("ERROR: file or directory not found: tests/test_nosuch.py\n"),
+            "pytest could not run the tests: ERROR: file or directory not found: tests/test_nosuch.py"
+        );
     }
 }
