@@ -194,10 +194,20 @@ echo ---
 cat "$S/tests/runs/1/failures/tests.test_speed.test_clock.txt"
 echo ---
 echo tests/test_clock.py > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md"
+echo ---
+echo tests/test_matchers.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md""#);
     assert!(ok, "{out}");
     let parts: Vec<&str> = out.split("---\n").collect();
     let (result, failure, wrapped, collected) = (parts[0], parts[1], parts[2], parts[3]);
+    // The module's own name is not the package's: the command can be run as it stands.
+    assert!(
+        parts[4].contains("declares no package that provides it; the usual one is PyHamcrest: `")
+            && parts[4].contains("-m pip install PyHamcrest`"),
+        "{}",
+        parts[4]
+    );
     assert!(result.contains("failed: 1 passed, 3 errors"), "{result}");
     assert!(
         result.contains(

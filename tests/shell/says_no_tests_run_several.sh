@@ -8,7 +8,7 @@ expect_fails "Operation not permitted" "mkdir source/tests/runs/new" -- mkdir "$
 expect_missing "$PROJECT/tests/run" "a runner name never reaches the project"
 expect_missing "$PROJECT/test/run" "a runner name never reaches the project"
 expect_fails "Operation not permitted" "other names at the top of source/tests/" -- cp /dev/null "$TESTS/test_x.py"
-expect_contains "$(cat "$HS/_errors.md")" "create test modules inside one of them" "and says where they go"
+expect_contains "$(cat "$HS/_errors.md")" "holds the project's test folders; make it inside one of them" "and says where they go"
 # Inside a folder, names are the project's again.
 echo 'fixture' > run
 cp run "$TESTS/tests/run" || fail "a file inside a test folder is created"

@@ -184,10 +184,13 @@ impl Runner {
                 text
             }
             Lacking::Module(module) => {
-                let wanted = normalised(module);
-                let found = declared
-                    .iter()
-                    .find(|p| p.name == wanted || p.name == format!("python-{wanted}"));
+                let likely = super::distributions::likely_package(module);
+                let wanted = [
+                    normalised(module),
+                    normalised(likely),
+                    format!("python-{}", normalised(module)),
+                ];
+                let found = declared.iter().find(|p| wanted.contains(&p.name));
                 match found {
                     Some(package) => format!(
                         "{indent}`{module}` is not installed for {python}; the project declares \
@@ -196,8 +199,8 @@ impl Runner {
                     ),
                     None => format!(
                         "{indent}`{module}` is not installed for {python}, and the project \
-                         declares no package of that name: install the one that provides it \
-                         (`{python} -m pip install <package>`) and declare it in {deps}\n"
+                         declares no package that provides it; the usual one is {likely}: \
+                         `{python} -m pip install {likely}`, and declare it in {deps}\n"
                     ),
                 }
             }

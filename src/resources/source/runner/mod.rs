@@ -10,6 +10,7 @@
 
 mod affected;
 mod at;
+mod distributions;
 mod failure;
 mod missing;
 mod places;
