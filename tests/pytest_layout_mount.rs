@@ -353,3 +353,50 @@ grep -m1 "test_new.py was not created" "$HS/_errors.md""#);
         "{out}"
     );
 }
+
+/// The tests the run is asked for may be named as the mount shows them: `tests/…` where
+/// the test folder is `testing/` on disk, the absolute path of a test module or of a test's
+/// own file under the mountpoint, the dotted name a failure is listed by. pytest is given
+/// the project's paths and node ids, and runs just those tests.
+#[test]
+fn tests_named_as_the_mount_shows_them_run_as_pytest_names_them() {
+    let mount = Mount::of(&fixture("pluggy_like"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+for selector in "tests/test_pluginmanager.py" \
+    "$S/tests/test_pluginmanager.py::test_register" \
+    "$S/tests/test_pluginmanager/test_is_registered.py" \
+    "testing.test_pluginmanager.test_pm" \
+    "tests/test_pluginmanager.py -k register --deselect tests/test_pluginmanager.py::test_register"; do
+  echo "$selector" > "$S/tests/run" || exit 1
+  head -1 "$S/tests/runs/latest/result.md"
+  grep -o " -m pytest .* '--rootdir" "$S/tests/runs/latest/_entry.md"
+done"#);
+    assert!(ok, "{out}");
+    for (ran, told) in [
+        (
+            "failed: 1 failed, 2 passed",
+            "-m pytest testing/test_pluginmanager.py '--rootdir",
+        ),
+        (
+            "passed: 1 passed",
+            "-m pytest testing/test_pluginmanager.py::test_register '--rootdir",
+        ),
+        (
+            "passed: 1 passed",
+            "-m pytest testing/test_pluginmanager.py::test_is_registered '--rootdir",
+        ),
+        (
+            "failed: 1 failed",
+            "-m pytest testing/test_pluginmanager.py::test_pm '--rootdir",
+        ),
+        (
+            "passed: 1 passed, 2 deselected",
+            "-m pytest testing/test_pluginmanager.py -k register --deselect testing/test_pluginmanager.py::test_register '--rootdir",
+        ),
+    ] {
+        assert!(
+            out.contains(ran) && out.contains(told),
+            "{ran} / {told}:\n{out}"
+        );
+    }
+}

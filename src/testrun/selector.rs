@@ -93,41 +93,66 @@ pub const ALLOWED: &str = "-k EXPR, -m MARKEXPR, --lf, --ff, --nf, --sw, --sw-sk
     --ignore-glob PAT, --runxfail, --strict-markers, --collect-only, -n N (pytest-xdist)";
 
 /// The words of `selector` for pytest, run in the project at `root`, or why it is refused
-/// (every refused word named).
-pub fn parse(selector: &str, root: &Path) -> Result<Vec<String>, String> {
+/// (every refused word named). A test path or id is first given to `in_project`, which
+/// returns the project's path for one written as the mount shows it (`source/tests/…`,
+/// the test folder `tests/` that is `test/` on disk, a dotted test name), or `None` to
+/// leave it to pytest as it stands.
+pub fn parse(
+    selector: &str,
+    root: &Path,
+    in_project: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
     let words = shlex::split(selector)
         .ok_or_else(|| "the selector has an unclosed quote or a trailing backslash".to_string())?;
     let mut refused: Vec<String> = words.iter().filter_map(|w| fromfile(w)).collect();
-    let mut words_iter = words.iter().peekable();
+    let mut chosen: Vec<String> = Vec::with_capacity(words.len());
+    let mut words_iter = words.into_iter();
     while let Some(word) = words_iter.next() {
         if word.starts_with('@') {
             continue;
         }
         if !word.starts_with('-') {
-            refused.extend(super::inside::outside(word, root));
+            let word = in_project(&word).unwrap_or(word);
+            refused.extend(super::inside::outside(&word, root));
+            chosen.push(word);
             continue;
         }
-        if FLAGS.contains(&word.as_str()) || short_flags(word) {
+        if FLAGS.contains(&word.as_str()) || short_flags(&word) {
+            chosen.push(word);
             continue;
         }
         if let Some((option, kind)) = WITH_VALUE.iter().find(|(o, _)| *o == word.as_str()) {
+            chosen.push(word.clone());
             match words_iter.next() {
                 // Refused above, as any word starting with `@` is.
                 Some(value) if value.starts_with('@') => {}
-                Some(value) => refused.extend(wrong_value(option, *kind, value, root)),
+                Some(value) => {
+                    let value = match kind {
+                        Value::Inside => in_project(&value).unwrap_or(value),
+                        _ => value,
+                    };
+                    refused.extend(wrong_value(option, *kind, &value, root));
+                    chosen.push(value);
+                }
                 None => refused.push(format!("`{word}` without its value")),
             }
             continue;
         }
-        match joined(word) {
+        match joined(&word) {
             Some((option, kind, value)) => {
-                refused.extend(wrong_value(option, kind, value, root));
+                let value = match kind {
+                    Value::Inside => in_project(value).unwrap_or_else(|| value.to_string()),
+                    _ => value.to_string(),
+                };
+                refused.extend(wrong_value(option, kind, &value, root));
+                let sep = if option.starts_with("--") { "=" } else { "" };
+                chosen.push(format!("{option}{sep}{value}"));
             }
             None => refused.push(format!("`{word}`")),
         }
     }
     if refused.is_empty() {
-        Ok(words)
+        Ok(chosen)
     } else {
         Err(format!(
             "{} {} not a test selection: a selector takes test paths or ids and {ALLOWED}",
@@ -204,7 +229,7 @@ mod tests {
 
     /// [`super::parse`] for a project that does not exist: every relative path is in it.
     fn parse(selector: &str) -> Result<Vec<String>, String> {
-        super::parse(selector, Path::new("/nonexistent/project"))
+        super::parse(selector, Path::new("/nonexistent/project"), &|_| None)
     }
 
     #[test]
@@ -355,10 +380,36 @@ mod tests {
             "/tmp/shared/x",
             "tests/../../../x -k slow",
         ] {
-            let why = super::parse(bad, root).unwrap_err();
+            let why = super::parse(bad, root, &|_| None).unwrap_err();
             assert!(why.contains("outside the project"), "{bad}: {why}");
         }
         // The value of `-k` is an expression, not a path.
-        assert!(super::parse("tests -k ../../x", root).is_ok());
+        assert!(super::parse("tests -k ../../x", root, &|_| None).is_ok());
+    }
+
+    #[test]
+    fn paths_as_the_mount_shows_them_become_the_project_s_but_expressions_stay() {
+        let root = Path::new("/nonexistent/project");
+        let in_project = |word: &str| {
+            word.strip_prefix("/mnt/hs/source/tests/")
+                .map(|rest| format!("test/{rest}"))
+        };
+        assert_eq!(
+            super::parse(
+                "/mnt/hs/source/tests/test_a.py::test_x -k /mnt/hs/source/tests/x \
+                 --deselect /mnt/hs/source/tests/test_b.py --ignore=/mnt/hs/source/tests/c",
+                root,
+                &in_project
+            )
+            .unwrap(),
+            [
+                "test/test_a.py::test_x",
+                "-k",
+                "/mnt/hs/source/tests/x",
+                "--deselect",
+                "test/test_b.py",
+                "--ignore=test/c"
+            ]
+        );
     }
 }

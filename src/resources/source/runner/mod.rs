@@ -16,6 +16,7 @@ mod missing;
 mod places;
 mod ranked;
 mod run_files;
+mod selected;
 mod start;
 mod suspects;
 mod test_runs;
@@ -157,9 +158,9 @@ impl Runner {
             .last_run()
             .map_or(String::new(), |run| format!(" Last: run {run}."));
         format!(
-            "Run tests: `echo '<selector>' > {}` (nothing: every test; paths, ids, -k, -m, \
-             -x, --lf as pytest takes them); each run's results are in {}, the newest in \
-             latest/.{last}",
+            "Run tests: `echo '<selector>' > {}` (nothing: every test; paths and ids as \
+             pytest or this mount names them, -k, -m, -x, --lf); each run's results are in \
+             {}, the newest in latest/.{last}",
             self.links.to("source/tests/run"),
             self.links.to("source/tests/runs/")
         )

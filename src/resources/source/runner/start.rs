@@ -74,15 +74,16 @@ impl Runner {
         };
         let words = match &chosen {
             Some(chosen) => chosen.words.clone(),
-            None => selector::parse(selector, &self.project.root).map_err(|why| {
-                // Where other options go is said before the list of allowed ones, which
-                // a line of _errors.md cuts.
-                Error::invalid(format!(
-                    "source/tests/run: no run was started (other pytest options are the \
+            None => selector::parse(selector, &self.project.root, &|word| self.in_project(word))
+                .map_err(|why| {
+                    // Where other options go is said before the list of allowed ones, which
+                    // a line of _errors.md cuts.
+                    Error::invalid(format!(
+                        "source/tests/run: no run was started (other pytest options are the \
                      owner's to set, in tests.args of {}): {why}",
-                    self.links.to("source/meta/settings.toml")
-                ))
-            })?,
+                        self.links.to("source/meta/settings.toml")
+                    ))
+                })?,
         };
         let settings = self.settings.current();
         let python = crate::python::interpreter::find(
