@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::python::DottedName;
 use crate::resources::source::edit::Editor;
 use crate::resources::source::places::paths::TESTS;
+use crate::resources::source::project::Project;
 
 impl Editor {
     /// Make something in `source/tests/` of a project without a test folder: the folder
@@ -57,11 +58,11 @@ impl Editor {
             )
             .first()
             .map(|path| self.links.to(&format!("{}/", path.as_str())))
-            .unwrap_or_else(|| format!("{}/", home.display()));
+            .unwrap_or_else(|| Project::test_home_label(home));
             return Err(Error::not_permitted(format!(
-                "{shown} {not_done}: this project keeps its tests beside its code, in {}/; \
+                "{shown} {not_done}: this project keeps its tests beside its code, in {}; \
                  make it there: {shown_home}",
-                home.display()
+                Project::test_home_label(home)
             )));
         }
         let folder = self.project.root.join(TESTS);

@@ -71,6 +71,15 @@ impl Project {
         homes
     }
 
+    /// How a folder of [`Project::test_module_folders`] is named to a reader: `toolz/tests/`,
+    /// or the project's top folder, whose path from itself is empty.
+    pub fn test_home_label(home: &Path) -> String {
+        match home.as_os_str().is_empty() {
+            true => "the project's top folder".to_string(),
+            false => format!("{}/", home.display()),
+        }
+    }
+
     /// The folders pytest puts on `sys.path` for the test folders' modules, as its default
     /// `prepend` import mode does: for each folder holding a test module or a conftest.py,
     /// the first folder upward without an `__init__.py` (`tests/`, and `tests/unit/` when

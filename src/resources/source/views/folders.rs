@@ -420,7 +420,7 @@ impl Views {
             .project
             .test_module_folders()
             .iter()
-            .map(|dir| format!("{}/", dir.display()))
+            .map(|dir| crate::resources::source::project::Project::test_home_label(dir))
             .collect();
         match homes.len() {
             0 => String::new(),

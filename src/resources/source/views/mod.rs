@@ -132,7 +132,7 @@ impl Views {
                             "source/tests — the test runner; pytest finds the tests where the \
                              project keeps them{homes}"
                         ),
-                        format!("None at the project's top: its tests are beside its code{homes}"),
+                        format!("No test folder: the test modules are kept beside the code{homes}"),
                     ),
                     None => (
                         format!("{} — {folders} test folders", tree_path_of([TESTS])),
