@@ -343,13 +343,18 @@ head -1 "$S/tests/runs/latest/result.md""#);
     let (ok, out) = mount.sh(r#"S="$HS/source"
 printf 'def test_b():\n    pass\n' > "$S/tests/test_new.py" && echo "CREATED"
 [ -e "$PROJECT/tests" ] && echo "MADE tests/"
-grep -m1 "test_new.py was not created" "$HS/_errors.md""#);
+grep -m1 "test_new.py was not created" "$HS/_errors.md"
+grep "No test folder" "$S/tests/_entry.md""#);
     assert!(ok, "{out}");
     assert!(!out.contains("CREATED") && !out.contains("MADE"), "{out}");
     assert!(
         out.contains(
             "this project keeps its tests beside its code, in toolz/tests/; make it there: "
         ) && out.contains("/source/toolz/tests/"),
+        "{out}"
+    );
+    assert!(
+        out.contains("No test folder: the test modules are kept beside the code (toolz/tests/)"),
         "{out}"
     );
 }
