@@ -405,3 +405,19 @@ done"#);
         );
     }
 }
+
+/// A project that is one of the modules pytest imports for itself (pluggy, iniconfig)
+/// is run by pytest on its own copy: when a change breaks it, pytest breaks too, and the
+/// result says so instead of leaving pytest's own errors unexplained.
+#[test]
+fn a_project_pytest_itself_runs_on_is_said_to_be_one_when_its_run_fails() {
+    let mount = Mount::of(&fixture("pytest_runs_on"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+echo > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md""#);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("pytest itself runs on `iniconfig`, and imports this project's copy first"),
+        "{out}"
+    );
+}

@@ -300,6 +300,11 @@ impl Runner {
                 about.push(note.to_string());
             }
         }
+        if (run.status == "failed" || failed_to_run)
+            && let Some(note) = self.pytest_runs_on_the_project()
+        {
+            about.push(note);
+        }
         let no_pytest = output.lines().any(|l| l.contains("No module named pytest"));
         if failed_to_run && no_pytest {
             about.push(format!(
@@ -333,6 +338,31 @@ impl Runner {
             }
         }
         Ok(about)
+    }
+}
+
+/// Modules pytest itself imports whenever it runs: a project that is one of them is run
+/// by itself, its own copy first on the path.
+const PYTEST_RUNS_ON: &[&str] = &["pluggy", "iniconfig", "pytest", "_pytest"];
+
+impl Runner {
+    /// That pytest runs on the project's own code, when the project is a module pytest
+    /// imports for itself (pluggy): a change that breaks it breaks pytest too, and the
+    /// errors then come from pytest's code (`KeyError: <_pytest.stash.StashKey>`).
+    fn pytest_runs_on_the_project(&self) -> Option<String> {
+        let own = self.project.top_level(None).into_iter().find_map(|entry| {
+            let name = entry
+                .name
+                .strip_suffix(".py")
+                .unwrap_or(&entry.name)
+                .to_string();
+            PYTEST_RUNS_ON.contains(&name.as_str()).then_some(name)
+        })?;
+        Some(format!(
+            "pytest itself runs on `{own}`, and imports this project's copy first: a change \
+             that breaks `{own}` breaks pytest as well, and the errors it causes may come \
+             from pytest's own code"
+        ))
     }
 }
 
