@@ -371,6 +371,7 @@ for selector in "tests/test_pluginmanager.py" \
     "$S/tests/test_pluginmanager.py::test_register" \
     "$S/tests/test_pluginmanager/test_is_registered.py" \
     "testing.test_pluginmanager.test_pm" \
+    "./tests/test_pluginmanager.py::test_pm" \
     "tests/test_pluginmanager.py -k register --deselect tests/test_pluginmanager.py::test_register"; do
   echo "$selector" > "$S/tests/run" || exit 1
   head -1 "$S/tests/runs/latest/result.md"
@@ -404,6 +405,19 @@ done"#);
             "{ran} / {told}:\n{out}"
         );
     }
+    // `testing.test_pluginmanager.test_pm`, and the same written from source/ with `./`.
+    assert_eq!(out.matches("::test_pm '--rootdir").count(), 2, "{out}");
+
+    // A package's dotted name is its folder: given its __init__.py, pytest would collect
+    // that file alone.
+    let mount = Mount::of(&fixture("toolz_like"), &[]);
+    let (ok, out) = mount.sh(r#"S="$HS/source"
+echo toolz.tests > "$S/tests/run" || exit 1
+head -1 "$S/tests/runs/latest/result.md"
+grep -o " -m pytest .* '--rootdir" "$S/tests/runs/latest/_entry.md""#);
+    assert!(ok, "{out}");
+    assert!(out.contains("-m pytest toolz/tests '--rootdir"), "{out}");
+    assert!(!out.contains("no test to run"), "{out}");
 }
 
 /// A project that is one of the modules pytest imports for itself (pluggy, iniconfig)

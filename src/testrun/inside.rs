@@ -1,17 +1,28 @@
 //! Whether a test path of a selector stays in the project. pytest imports the test files
 //! it is given wherever they are (`/tmp/shared/test_x.py`, `../../x`), and their folders'
 //! `conftest.py` too below `--confcutdir`: a file there, which others may write, would
-//! run as the owner. So a path is followed as the kernel would — `..` and links — and
-//! must end inside the project's root.
+//! run as the owner. So a path must end inside the project's root both when followed as
+//! the kernel would (`..` after each link) and as pytest reads it (`..` taken off the text
+//! first, links followed after): a link `L -> a/b` makes `L/../../x` differ.
+//!
+//! The path is the word up to its first `[` and then its first `::`, as pytest 7 and 8
+//! cut it (they drop a `[…]` without `::` silently): `/tmp/x/test_a.py[/../../root]` is
+//! `/tmp/x/test_a.py`.
 
 use std::path::{Component, Path, PathBuf};
 
 /// Why the selector word `word` (a test path or id, `path::name[params]`) is refused, if
 /// its path leads outside `root`.
 pub fn outside(word: &str, root: &Path) -> Option<String> {
-    let path = word.split("::").next().unwrap_or(word);
+    let path = word.split('[').next().unwrap_or(word);
+    let path = path.split("::").next().unwrap_or(path);
     let root = real(root, Path::new(""));
-    let leads = real(&root, Path::new(path));
+    let followed = real(&root, Path::new(path));
+    let as_written = real(Path::new("/"), &lexical(&root, Path::new(path)));
+    let leads = match followed.starts_with(&root) {
+        true => as_written,
+        false => followed,
+    };
     if leads.starts_with(&root) {
         return None;
     }
@@ -46,6 +57,25 @@ fn real(base: &Path, path: &Path) -> PathBuf {
                     at = resolved;
                 }
             }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    at
+}
+
+/// `path` (relative to `base` unless absolute) with `.` and `..` taken off the text, links
+/// not followed: what pytest makes of a path before it opens it.
+fn lexical(base: &Path, path: &Path) -> PathBuf {
+    let mut at = match path.is_absolute() {
+        true => PathBuf::from("/"),
+        false => base.to_path_buf(),
+    };
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::Normal(name) => at.push(name),
             Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }
@@ -87,6 +117,8 @@ mod tests {
     fn paths_leading_out_are_refused_and_say_what_to_write() {
         let (dir, root) = project();
         std::os::unix::fs::symlink(dir.path().join("elsewhere"), root.join("tests/out")).unwrap();
+        std::fs::create_dir_all(root.join("tests/a/b/c")).unwrap();
+        std::os::unix::fs::symlink(root.join("tests/a/b/c"), root.join("tests/deep")).unwrap();
         for bad in [
             "../elsewhere/test_b.py",
             "tests/../../elsewhere/test_b.py::test_x",
@@ -94,6 +126,11 @@ mod tests {
             "tests/out/test_b.py",
             "tests/out/../../project/../elsewhere",
             "..",
+            // pytest 7 and 8 drop the brackets and import the file before them.
+            "../elsewhere/test_b.py[/../../project/tests]",
+            // Followed as the kernel would, it is `tests/x`; pytest takes `..` off the
+            // text first and opens `../elsewhere/test_b.py`.
+            "tests/deep/../../../elsewhere/test_b.py",
         ] {
             let why = outside(bad, &root).unwrap_or_else(|| panic!("{bad} passed"));
             assert!(

@@ -112,7 +112,7 @@ pub fn parse(
             continue;
         }
         if !word.starts_with('-') {
-            let word = in_project(&word).unwrap_or(word);
+            let word = translated(word, in_project, &mut refused);
             refused.extend(super::inside::outside(&word, root));
             chosen.push(word);
             continue;
@@ -128,7 +128,9 @@ pub fn parse(
                 Some(value) if value.starts_with('@') => {}
                 Some(value) => {
                     let value = match kind {
-                        Value::Inside => in_project(&value).unwrap_or(value),
+                        Value::Inside if *option != "--ignore-glob" => {
+                            translated(value, in_project, &mut refused)
+                        }
                         _ => value,
                     };
                     refused.extend(wrong_value(option, *kind, &value, root));
@@ -141,7 +143,9 @@ pub fn parse(
         match joined(&word) {
             Some((option, kind, value)) => {
                 let value = match kind {
-                    Value::Inside => in_project(value).unwrap_or_else(|| value.to_string()),
+                    Value::Inside if option != "--ignore-glob" => {
+                        translated(value.to_string(), in_project, &mut refused)
+                    }
                     _ => value.to_string(),
                 };
                 refused.extend(wrong_value(option, kind, &value, root));
@@ -159,6 +163,27 @@ pub fn parse(
             refused.join(", "),
             one_or_many(refused.len(), "is", "are")
         ))
+    }
+}
+
+/// `word`, or the project's path `in_project` gives for it (a glob is never given: its
+/// brackets are pytest's). One that would read as an option or a file of arguments is
+/// refused: a word must not become one on the way to pytest.
+fn translated(
+    word: String,
+    in_project: &dyn Fn(&str) -> Option<String>,
+    refused: &mut Vec<String>,
+) -> String {
+    match in_project(&word) {
+        Some(path) if path.starts_with(['-', '@']) => {
+            refused.push(format!(
+                "`{word}` (it names `{path}`, which pytest would read as an option or a \
+                 file of arguments)"
+            ));
+            path
+        }
+        Some(path) => path,
+        None => word,
     }
 }
 
@@ -392,12 +417,18 @@ mod tests {
         let root = Path::new("/nonexistent/project");
         let in_project = |word: &str| {
             word.strip_prefix("/mnt/hs/source/tests/")
+                .or_else(|| word.strip_prefix("tests/"))
                 .map(|rest| format!("test/{rest}"))
         };
+        let why = super::parse("/mnt/hs/source/tests/@args", root, &|_| {
+            Some("@args".into())
+        });
+        assert!(why.unwrap_err().contains("file of arguments"));
         assert_eq!(
             super::parse(
                 "/mnt/hs/source/tests/test_a.py::test_x -k /mnt/hs/source/tests/x \
-                 --deselect /mnt/hs/source/tests/test_b.py --ignore=/mnt/hs/source/tests/c",
+                 --deselect /mnt/hs/source/tests/test_b.py --ignore=/mnt/hs/source/tests/c \
+                 --ignore-glob=tests/d*",
                 root,
                 &in_project
             )
@@ -408,7 +439,8 @@ mod tests {
                 "/mnt/hs/source/tests/x",
                 "--deselect",
                 "test/test_b.py",
-                "--ignore=test/c"
+                "--ignore=test/c",
+                "--ignore-glob=tests/d*"
             ]
         );
     }

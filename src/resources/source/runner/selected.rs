@@ -22,12 +22,15 @@ impl Runner {
         if path.is_empty() || (!path.starts_with('/') && root.join(path).exists()) {
             return None;
         }
-        let in_source = match path.strip_prefix(self.links.mountpoint()) {
-            Some(rest) if path.starts_with('/') => {
-                rest.trim_start_matches('/').strip_prefix("source/")?
-            }
+        // `/mnt/hs/source/…` under the mountpoint, not `/mnt/hssource/…`.
+        let under_mount = path
+            .strip_prefix(self.links.mountpoint())
+            .and_then(|rest| rest.strip_prefix('/'));
+        let path = path.trim_start_matches("./");
+        let in_source = match under_mount {
+            Some(rest) => rest.strip_prefix("source/")?,
             None if path.starts_with('/') => return None,
-            _ => path.strip_prefix("source/").unwrap_or(path),
+            None => path.strip_prefix("source/").unwrap_or(path),
         };
         // `tests.test_x.test_a[1]`: a parametrized test's id keeps its brackets.
         let (in_source, params) = match (node, in_source.find('[')) {
@@ -47,6 +50,11 @@ impl Runner {
                 self.places.resolve(None, &names).ok()
             })?;
         let (file, within) = match place {
+            // Given its `__init__.py`, pytest (8 and later) collects that file alone: a
+            // package's dotted name (`tests.unit`) means its folder.
+            Resolved::ModuleFile { disk, .. } if disk.ends_with("__init__.py") => {
+                (disk.parent()?.to_path_buf(), None)
+            }
             Resolved::ModuleFile { disk, .. }
             | Resolved::DataFile { disk }
             | Resolved::Dir { disk, .. } => (disk, None),
@@ -80,7 +88,12 @@ impl Runner {
     }
 }
 
-/// `file` from the project's folder, as pytest takes paths.
+/// `file` from the project's folder, as pytest takes paths: a name that would read as an
+/// option (`-x`) or as a file of arguments (`@args`) starts with `./`.
 fn relative(file: &Path, root: &Path) -> Option<String> {
-    Some(file.strip_prefix(root).ok()?.to_str()?.to_string())
+    let path = file.strip_prefix(root).ok()?.to_str()?;
+    Some(match path.starts_with(['-', '@']) {
+        true => format!("./{path}"),
+        false => path.to_string(),
+    })
 }
