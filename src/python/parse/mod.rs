@@ -498,12 +498,16 @@ const SIGNATURE_CHARS: usize = 80;
 /// The tokens of `range` on one line: comments and line breaks dropped, whitespace collapsed,
 /// no space just inside brackets or before a comma, and no comma that only ended the last
 /// line before a closing bracket (`(\n    name: str,\n)` reads `(name: str)`; a one-tuple
-/// `(1,)` keeps its comma); cut to [`SIGNATURE_CHARS`].
+/// keeps its comma, also split over lines); cut to [`SIGNATURE_CHARS`].
 fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
     let first = tokens.partition_point(|token| token.start() < range.start());
     let mut text = String::new();
     let mut previous: Option<&Token> = None;
     let mut line_ended = false;
+    // Each open bracket: whether its comma may go. A `(` is a tuple's unless it follows a
+    // name or a closing bracket (parameters, bases, a call), and a tuple of one item needs
+    // its comma; a list's, a dict's or a call's never changes what it is.
+    let mut open: Vec<(bool, usize)> = Vec::new();
     for token in tokens[first..]
         .iter()
         .take_while(|token| token.end() <= range.end())
@@ -519,16 +523,33 @@ fn signature(source: &str, tokens: &Tokens, range: TextRange) -> String {
             line_ended |= token.kind() != TokenKind::Comment;
             continue;
         }
-        let closing = matches!(
-            token.kind(),
-            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace
-        );
-        if closing
-            && line_ended
-            && previous.is_some_and(|p| p.kind() == TokenKind::Comma)
-            && text.ends_with(',')
-        {
-            text.pop();
+        match token.kind() {
+            TokenKind::Lpar => {
+                let called = previous.is_none_or(|p| {
+                    matches!(
+                        p.kind(),
+                        TokenKind::Name | TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace
+                    )
+                });
+                open.push((called, 0));
+            }
+            TokenKind::Lsqb | TokenKind::Lbrace => open.push((true, 0)),
+            TokenKind::Comma => {
+                if let Some((_, commas)) = open.last_mut() {
+                    *commas += 1;
+                }
+            }
+            TokenKind::Rpar | TokenKind::Rsqb | TokenKind::Rbrace => {
+                let (not_a_tuple, commas) = open.pop().unwrap_or((true, 0));
+                if line_ended
+                    && previous.is_some_and(|p| p.kind() == TokenKind::Comma)
+                    && text.ends_with(',')
+                    && (not_a_tuple || commas > 1)
+                {
+                    text.pop();
+                }
+            }
+            _ => {}
         }
         line_ended = false;
         if let Some(previous) = previous {
@@ -777,8 +798,8 @@ mod tests {
             "(self, msg: str, *, retries: int = 3) -> bool"
         );
         assert_eq!(
-            only("def f(\n    x=(1,),\n    y=[2,\n       ],\n): pass\n").signature,
-            "(x=(1,), y=[2])"
+            only("def f(\n    x=(1,),\n    y=[2,\n       ],\n    z=(\n        \"a\",\n    ),\n    w=(\n        1,\n        2,\n    ),\n): pass\n").signature,
+            "(x=(1,), y=[2], z=(\"a\",), w=(1, 2))"
         );
         assert_eq!(only("class A: pass\n").signature, "");
         assert_eq!(only("class A(): pass\n").signature, "()");

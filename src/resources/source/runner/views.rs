@@ -343,7 +343,7 @@ impl Runner {
 
 /// Modules pytest itself imports whenever it runs: a project that is one of them is run
 /// by itself, its own copy first on the path.
-const PYTEST_RUNS_ON: &[&str] = &["pluggy", "iniconfig", "pytest", "_pytest"];
+const PYTEST_RUNS_ON: &[&str] = &["pluggy", "iniconfig", "pygments", "pytest", "_pytest"];
 
 impl Runner {
     /// That pytest runs on the project's own code, when the project is a module pytest
