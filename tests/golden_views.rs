@@ -769,6 +769,17 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
     );
     let caller = outline.render("source/plugbox.hooks_cache.install_cache.py");
     assert!(caller.contains("manager.register(plugin)"), "{caller}");
+
+    // Asked for by a name only a re-export binds: the definition it leads to, said so.
+    let public = outline.render("search/refs:plugbox.keywords.PluginManager.register");
+    assert!(
+        public.contains(
+            "`plugbox.manager.PluginManager.register`, re-exported as \
+             `plugbox.keywords.PluginManager.register`"
+        ),
+        "{public}"
+    );
+    assert!(public.contains(resolved[0]), "{public}");
 }
 
 #[test]

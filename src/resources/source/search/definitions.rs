@@ -14,7 +14,8 @@ use std::sync::Arc;
 use super::{Searcher, python_files_code_first, symbol_file, tree_location};
 use crate::error::Result;
 use crate::model::Definition;
-use crate::python::ModuleIndex;
+use crate::python::{Dotted, ModuleIndex};
+use crate::resources::source::resolve::Resolver;
 
 /// A symbol a name matched: its module file, the module's dotted name as search shows it,
 /// the module's index and the symbol's place in it.
@@ -23,6 +24,31 @@ pub(super) struct Matched {
     pub dotted: String,
     pub index: Arc<ModuleIndex>,
     pub at: usize,
+}
+
+/// The definition a name that only a re-export binds leads to (`attr.converters.pipe`,
+/// which `attr/converters.py` imports from `._make`), followed as imports bind it.
+pub(super) fn reexported(searcher: &Searcher, name: &str) -> Option<Matched> {
+    let parts: Vec<String> = name
+        .trim()
+        .split('.')
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect();
+    let resolver = Resolver::new(&searcher.project, &searcher.modules);
+    let found = resolver.locate_symbol(Dotted::new(&parts))?;
+    let index = searcher.modules.index(None, &found.module).ok()??;
+    let at = index
+        .symbols
+        .iter()
+        .position(|s| s.qualname == found.symbol.qualname && !s.overload)?;
+    let (_, dotted) = tree_location(searcher, &found.module);
+    Some(Matched {
+        file: found.module,
+        dotted,
+        index,
+        at,
+    })
 }
 
 /// The definitions of `name` in `searcher`'s project.

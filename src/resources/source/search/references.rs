@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::definitions::matching;
+use super::definitions::{matching, reexported};
 use super::{Searcher, definition_name, python_files_code_first};
 use crate::error::{Error, Result};
 use crate::model::count::plural;
@@ -42,7 +42,19 @@ const MOST: usize = 1000;
 
 /// Who calls or names the symbol `name` names.
 pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
-    let matched = matching(searcher, name);
+    let mut matched = matching(searcher, name);
+    // The public name of a definition kept elsewhere (`pkg.api.f` of `pkg._impl.f`).
+    let mut through = None;
+    if matched.is_empty()
+        && let Some(defined) = reexported(searcher, name)
+    {
+        through = Some(format!(
+            "`{}.{}`, re-exported as `{name}`",
+            defined.dotted,
+            Dotted::new(&defined.index.symbols[defined.at].qualname)
+        ));
+        matched.push(defined);
+    }
     let target = match matched.as_slice() {
         [one] => one,
         [] => {
@@ -126,7 +138,7 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         }
     }
     let every = resolved.len();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = through.into_iter().collect();
     if every + unresolved.len() > 0 {
         notes.push(format!(
             "`cat {}` reads a line's definition",
