@@ -780,6 +780,11 @@ fn the_references_of_a_method_resolve_aliases_and_re_exports_and_say_what_does_n
         "{public}"
     );
     assert!(public.contains(resolved[0]), "{public}");
+    let defined = outline.render("search/def:plugbox.keywords.PluginManager.register");
+    assert!(
+        defined.contains("/source/plugbox/manager/PluginManager/register.py"),
+        "{defined}"
+    );
 }
 
 #[test]

@@ -54,7 +54,12 @@ pub(super) fn reexported(searcher: &Searcher, name: &str) -> Option<Matched> {
 /// The definitions of `name` in `searcher`'s project.
 pub(super) fn definitions(searcher: &Searcher, name: &str) -> Result<Vec<Definition>> {
     let mut found = Vec::new();
-    for matched in matching(searcher, name) {
+    let mut matched = matching(searcher, name);
+    // The public name of a definition kept elsewhere: its path says where.
+    if matched.is_empty() {
+        matched.extend(reexported(searcher, name));
+    }
+    for matched in matched {
         let symbol = &matched.index.symbols[matched.at];
         let (tree_dir, _) = tree_location(searcher, &matched.file);
         let path = symbol_file(
