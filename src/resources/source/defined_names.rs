@@ -27,9 +27,22 @@ pub(super) fn listed(index: &ModuleIndex, package: bool) -> Vec<&ModuleName> {
         .filter(|name| name.kind == NameKind::All)
         .flat_map(|name| name.value.split(", "))
         .collect();
+    // A class or function bound again at the top (`Attribute = _add_hash(Attribute)`) is
+    // listed once, with the symbols.
+    let symbols: HashSet<&str> = index
+        .symbols
+        .iter()
+        .filter(|s| s.qualname.len() == 1)
+        .map(|s| s.qualname[0].as_str())
+        .collect();
     index
         .names
         .iter()
+        .filter(|name| {
+            name.kind == NameKind::All
+                || matches!(name.kind, NameKind::Import { .. })
+                || !symbols.contains(name.name.as_str())
+        })
         .filter(|name| match name.kind {
             // `from __future__ import annotations` tells the compiler something; it names
             // nothing the module offers.
@@ -245,6 +258,18 @@ def lookup(word):
             .map(|row| row.0.as_str())
             .collect();
         assert_eq!(imports, ["Any", "Keyword", "Name"]);
+    }
+
+    #[test]
+    fn a_class_bound_again_at_the_top_is_listed_once_with_the_symbols() {
+        let index = index_module(
+            "class Attribute:\n    pass\n\n\nAttribute = _add_repr(Attribute)\nLIMIT = 3\n",
+        );
+        let names: Vec<&str> = listed(&index, false)
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect();
+        assert_eq!(names, ["LIMIT"]);
     }
 
     #[test]
