@@ -651,6 +651,8 @@ fn docstring(body: &[Stmt]) -> Option<String> {
 
 /// The first non-blank line of `doc` that is not a reST directive (`.. testsetup::`) nor
 /// the indented block under one: a description that reads `.. testsetup::` says nothing.
+/// Nor a title that only names the module (`pygments.lexers` over a line of `~`), nor the
+/// lines that under- or overline a title.
 fn first_prose_line(doc: &str) -> Option<String> {
     let indent = |line: &str| line.len() - line.trim_start().len();
     let mut lines = doc.lines();
@@ -663,12 +665,16 @@ fn first_prose_line(doc: &str) -> Option<String> {
         .map(|l| indent(l))
         .min()
         .unwrap_or(0);
+    let lines: Vec<&str> = first
+        .into_iter()
+        .chain(
+            rest.iter()
+                .map(|l| l.get(common..).unwrap_or(l.trim_start())),
+        )
+        .collect();
     let mut directive: Option<usize> = None;
-    for line in first.into_iter().chain(
-        rest.iter()
-            .map(|l| l.get(common..).unwrap_or(l.trim_start())),
-    ) {
-        if line.trim().is_empty() {
+    for (at, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() || is_rule(line) {
             continue;
         }
         if directive.is_some_and(|at| indent(line) > at) {
@@ -678,9 +684,28 @@ fn first_prose_line(doc: &str) -> Option<String> {
             directive = Some(indent(line));
             continue;
         }
+        // `pkg.module`, not a one-word section title (`Parameters` over `----------`).
+        let dotted_name = line.contains('.')
+            && line
+                .trim()
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        if dotted_name && lines.get(at + 1).is_some_and(|next| is_rule(next)) {
+            continue;
+        }
         return Some(line.trim().to_string());
     }
     None
+}
+
+/// Whether `line` is a reST title's under- or overline: one punctuation mark repeated.
+fn is_rule(line: &str) -> bool {
+    let line = line.trim();
+    let mut chars = line.chars();
+    let Some(mark) = chars.next() else {
+        return false;
+    };
+    line.len() >= 3 && mark.is_ascii_punctuation() && chars.all(|c| c == mark)
 }
 
 /// Where each logical line of `source` starts (its first token), and where each comment
@@ -862,6 +887,22 @@ mod tests {
         assert_eq!(
             outline("'''Module.'''\n").docstring.as_deref(),
             Some("Module.")
+        );
+        // pygments' modules open with their own name as a title.
+        assert_eq!(
+            outline(
+                "\"\"\"\n    pygments.lexers\n    ~~~~~~~~~~~~~~~\n\n    Pygments lexers.\n\"\"\"\n"
+            )
+            .docstring
+            .as_deref(),
+            Some("Pygments lexers.")
+        );
+        // A title that says something is the description; its rules are not.
+        assert_eq!(
+            outline("'''\n=================\nSorted Containers\n=================\n'''\n")
+                .docstring
+                .as_deref(),
+            Some("Sorted Containers")
         );
     }
 
