@@ -197,6 +197,9 @@ echo tests/test_clock.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md"
 echo ---
 echo tests/test_matchers.py > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md"
+echo ---
+echo tests/test_boxes.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md""#);
     assert!(ok, "{out}");
     let parts: Vec<&str> = out.split("---\n").collect();
@@ -207,6 +210,14 @@ cat "$S/tests/runs/latest/result.md""#);
             && parts[4].contains("-m pip install PyHamcrest`"),
         "{}",
         parts[4]
+    );
+    // A declared package named after the module (railroad from railroad-diagrams).
+    assert!(
+        parts[5].contains(
+            "the project declares matchbox-tools (extra tests), which likely provides it: `"
+        ) && parts[5].contains("-m pip install matchbox-tools`"),
+        "{}",
+        parts[5]
     );
     assert!(result.contains("failed: 1 passed, 3 errors"), "{result}");
     assert!(

@@ -23,6 +23,7 @@ const NAMED_OTHERWISE: &[(&str, &str)] = &[
     ("nacl", "PyNaCl"),
     ("pkg_resources", "setuptools"),
     ("pptx", "python-pptx"),
+    ("railroad", "railroad-diagrams"),
     ("serial", "pyserial"),
     ("skimage", "scikit-image"),
     ("sklearn", "scikit-learn"),

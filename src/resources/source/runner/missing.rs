@@ -191,10 +191,21 @@ impl Runner {
                     format!("python-{}", normalised(module)),
                 ];
                 let found = declared.iter().find(|p| wanted.contains(&p.name));
+                // `railroad` from the declared `railroad-diagrams`: a name that only begins
+                // with the module's is likely the one, and said to be likely.
+                let named_after = || {
+                    let prefix = format!("{}-", normalised(module));
+                    declared.iter().find(|p| p.name.starts_with(&prefix))
+                };
                 match found {
                     Some(package) => format!(
                         "{indent}`{module}` is not installed for {python}; the project declares \
                          {} ({}): `{python} -m pip install {}`\n",
+                        package.name, package.place, package.name
+                    ),
+                    None if let Some(package) = named_after() => format!(
+                        "{indent}`{module}` is not installed for {python}; the project declares \
+                         {} ({}), which likely provides it: `{python} -m pip install {}`\n",
                         package.name, package.place, package.name
                     ),
                     None => format!(
