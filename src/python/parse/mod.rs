@@ -94,7 +94,8 @@ pub(super) fn outline(source: &str) -> Outline {
             .cloned()
             .collect();
         Outline {
-            docstring: docstring(&parsed.syntax().body),
+            docstring: docstring(&parsed.syntax().body)
+                .or_else(|| assigned_docstring(&parsed.syntax().body)),
             definitions,
             multiline_strings,
             value_strings,
@@ -649,6 +650,23 @@ fn docstring(body: &[Stmt]) -> Option<String> {
     first_prose_line(literal.value.to_str())
 }
 
+/// The first line of prose of a module docstring given as `__doc__ = """…"""` at its
+/// top level (pyparsing's), which Python takes as the module's docstring too.
+fn assigned_docstring(body: &[Stmt]) -> Option<String> {
+    body.iter().find_map(|stmt| {
+        let Stmt::Assign(assign) = stmt else {
+            return None;
+        };
+        let [Expr::Name(target)] = assign.targets.as_slice() else {
+            return None;
+        };
+        let Expr::StringLiteral(literal) = assign.value.as_ref() else {
+            return None;
+        };
+        (target.id.as_str() == "__doc__").then(|| first_prose_line(literal.value.to_str()))?
+    })
+}
+
 /// The first non-blank line of `doc` that is not a reST directive (`.. testsetup::`) nor
 /// the indented block under one: a description that reads `.. testsetup::` says nothing.
 /// Nor a title that only names the module (`pygments.lexers` over a line of `~`), nor the
@@ -896,6 +914,13 @@ mod tests {
             .docstring
             .as_deref(),
             Some("Pygments lexers.")
+        );
+        // `__doc__ = '''…'''` is the module's docstring too (pyparsing's).
+        assert_eq!(
+            outline("# comment\n__doc__ = '''\nParsing module.\n'''\nx = 1\n")
+                .docstring
+                .as_deref(),
+            Some("Parsing module.")
         );
         // A title that says something is the description; its rules are not.
         assert_eq!(

@@ -29,7 +29,7 @@ use crate::tree::lock;
 /// What rows of this format hold. Goes up whenever [`ModuleIndex`] or what
 /// `index_module` puts in it changes, so that an index written by another homespace is
 /// dropped, never misread.
-const FORMAT: &str = "7";
+const FORMAT: &str = "8";
 
 /// How close to the moment it was read a file's mtime may be before that mtime cannot tell
 /// two versions apart: whole seconds on some filesystems (two on FAT), and a write in the
