@@ -810,3 +810,48 @@ fn a_project_of_one_module_at_the_top_is_the_example_of_the_root_view() {
         "{root}"
     );
 }
+
+/// `def:` and `refs:` follow a re-exported name to its definition: through the binding
+/// Python keeps (the fallback of `try: from ._speedups import …`, a C extension, is
+/// `_native`'s), and never to the class of a misspelt method.
+#[test]
+fn a_re_exported_name_leads_to_its_definition_and_a_misspelt_one_to_none() {
+    let (_dir, space) = project(&[
+        (
+            "pkg/__init__.py",
+            b"try:\n    from ._speedups import escape\nexcept ImportError:\n    from ._native import escape\n",
+        ),
+        (
+            "pkg/_native.py",
+            b"def escape(s):\n    return s\n\n\nclass Markup:\n    def join(self, seq):\n        return seq\n",
+        ),
+        (
+            "pkg/app.py",
+            b"from pkg import escape\n\n\ndef page(s):\n    return escape(s)\n",
+        ),
+        ("pkg/api.py", b"from ._native import escape as quote\n"),
+        (
+            "pkg/view.py",
+            b"from pkg.api import quote\n\n\ndef show(s):\n    return quote(s)\n",
+        ),
+    ]);
+    let defined = render(&space, "search/def:pkg.escape");
+    assert!(
+        defined.contains("/source/pkg/_native/escape.py"),
+        "{defined}"
+    );
+    let refs = render(&space, "search/refs:pkg.escape");
+    assert!(
+        refs.contains("`pkg._native.escape`, re-exported as `pkg.escape`")
+            && refs.contains("pkg.app.page:5: return escape(s)"),
+        "{refs}"
+    );
+    // Re-exported under another name: its users spell that one.
+    let aliased = render(&space, "search/refs:pkg.api.quote");
+    assert!(
+        aliased.contains("pkg.view.show:5: return quote(s)"),
+        "{aliased}"
+    );
+    let misspelt = render(&space, "search/def:pkg._native.Markup.jion");
+    assert!(misspelt.contains("no definition"), "{misspelt}");
+}

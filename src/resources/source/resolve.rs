@@ -23,6 +23,15 @@ pub(crate) struct Found {
     pub(crate) stems: Vec<String>,
 }
 
+/// How much of a dotted name must be a symbol.
+#[derive(Clone, Copy)]
+enum Match {
+    /// The deepest symbol on its way: a class for a method it inherits.
+    Deepest,
+    /// The whole name.
+    Whole,
+}
+
 /// What finds symbols in one project, through its parsed modules.
 pub(crate) struct Resolver<'p> {
     project: &'p Project,
@@ -42,6 +51,17 @@ impl<'p> Resolver<'p> {
         chain: Dotted<'_>,
         hops: usize,
     ) -> Option<Found> {
+        self.through_imports_as(file, imports, chain, hops, Match::Deepest)
+    }
+
+    fn through_imports_as(
+        &self,
+        file: &Path,
+        imports: &[Import],
+        chain: Dotted<'_>,
+        hops: usize,
+        wanted: Match,
+    ) -> Option<Found> {
         let (head, rest) = chain.split_first()?;
         // `target` with `names` after it, as one dotted name.
         let under = |target: String, names: Dotted<'_>| -> Vec<String> {
@@ -51,13 +71,22 @@ impl<'p> Resolver<'p> {
                 .chain(names.parts().iter().cloned())
                 .collect()
         };
-        if let Some(import) = imports.iter().find(|i| !i.star && i.local == head) {
-            let name = under(self.absolute(file, import)?, rest);
-            return self.locate(Dotted::new(&name), hops);
+        // The last binding wins, as in Python; one that leads nowhere in the project (`try:
+        // from ._speedups import escape`, a C extension) gives way to the one before it.
+        let mut bound = imports
+            .iter()
+            .rev()
+            .filter(|i| !i.star && i.local == head)
+            .peekable();
+        if bound.peek().is_some() {
+            return bound.find_map(|import| {
+                let name = under(self.absolute(file, import)?, rest);
+                self.locate_as(Dotted::new(&name), hops, wanted)
+            });
         }
         imports.iter().filter(|i| i.star).find_map(|import| {
             let name = under(self.absolute(file, import)?, chain);
-            self.locate(Dotted::new(&name), hops)
+            self.locate_as(Dotted::new(&name), hops, wanted)
         })
     }
 
@@ -104,10 +133,20 @@ impl<'p> Resolver<'p> {
         self.locate(dotted, 0)
     }
 
+    /// The definition `dotted` names itself, followed through re-exports: no class for a
+    /// method it only inherits, nor for a misspelt one (what `def:` and `refs:` answer).
+    pub(crate) fn locate_definition(&self, dotted: Dotted<'_>) -> Option<Found> {
+        self.locate_as(dotted, 0, Match::Whole)
+    }
+
     /// The symbol `dotted` names in the project: its longest prefix that is a project
     /// module, then the rest as symbols in it, followed through the module's own imports
     /// when it only re-exports the name.
     pub(crate) fn locate(&self, dotted: Dotted<'_>, hops: usize) -> Option<Found> {
+        self.locate_as(dotted, hops, Match::Deepest)
+    }
+
+    fn locate_as(&self, dotted: Dotted<'_>, hops: usize, wanted: Match) -> Option<Found> {
         if hops > HOPS {
             return None;
         }
@@ -119,16 +158,19 @@ impl<'p> Resolver<'p> {
             return None;
         }
         // The deepest symbol of `rest` the module defines (a method a class inherits stops
-        // at the class).
-        if let Some(found) = rest
-            .prefixes()
-            .find_map(|qualname| self.symbol_in(&module, qualname))
-        {
-            return Some(found);
+        // at the class), or `rest` whole.
+        let found = match wanted {
+            Match::Deepest => rest
+                .prefixes()
+                .find_map(|qualname| self.symbol_in(&module, qualname)),
+            Match::Whole => self.symbol_in(&module, rest),
+        };
+        if found.is_some() {
+            return found;
         }
         let parsed = self.modules.get(None, &module).ok()?;
         let text = parsed.text().ok()?;
-        self.through_imports(&module, &imports(text), rest, hops + 1)
+        self.through_imports_as(&module, &imports(text), rest, hops + 1, wanted)
     }
 
     /// The symbol of `module` whose qualified name is `qualname`: the plain name, not a

@@ -36,7 +36,7 @@ pub(super) fn reexported(searcher: &Searcher, name: &str) -> Option<Matched> {
         .map(str::to_string)
         .collect();
     let resolver = Resolver::new(&searcher.project, &searcher.modules);
-    let found = resolver.locate_symbol(Dotted::new(&parts))?;
+    let found = resolver.locate_definition(Dotted::new(&parts))?;
     let index = searcher.modules.index(None, &found.module).ok()??;
     let at = index
         .symbols

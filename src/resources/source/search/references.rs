@@ -85,6 +85,18 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         qualname: symbol.qualname.clone(),
     };
     let last = symbol.qualname.last().cloned().unwrap_or_default();
+    // Re-exported under another name (`from ._impl import _pipe as pipe`): its users
+    // spell that name.
+    let public = name
+        .trim()
+        .rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let spellings: Vec<&str> = match through.is_some() && public != last {
+        true => vec![last.as_str(), public.as_str()],
+        false => vec![last.as_str()],
+    };
     let resolver = Resolver::new(&searcher.project, &searcher.modules);
     let parsed = Parsed::default();
     let (mut resolved, mut unresolved) = (Vec::new(), Vec::new());
@@ -96,7 +108,7 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
         let Ok(text) = module.text() else { continue };
         // A module that never spells the name cannot name it, but through an alias
         // (`import … as`), which spells it where it is imported: still the name.
-        if !text.contains(last.as_str()) {
+        if !spellings.iter().any(|spelled| text.contains(spelled)) {
             continue;
         }
         let uses = parsed.uses(file, text);
@@ -115,7 +127,19 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
             if seen.contains(&line) {
                 continue;
             }
-            let Some(is_it) = reading.names_it(used, &last) else {
+            let verdicts: Vec<Option<bool>> = spellings
+                .iter()
+                .map(|spelled| reading.names_it(used, spelled))
+                .collect();
+            let is_it = match (
+                verdicts.contains(&Some(true)),
+                verdicts.contains(&Some(false)),
+            ) {
+                (true, _) => Some(true),
+                (false, true) => Some(false),
+                (false, false) => None,
+            };
+            let Some(is_it) = is_it else {
                 continue;
             };
             // Named and read only for the lines kept: most chains name something else.
