@@ -46,9 +46,10 @@ fn lacking(message: &str) -> Option<Lacking<'_>> {
 /// The module an import error (`ModuleNotFoundError: No module named 'x.y'`) lacks.
 fn lacking_module(cause: &str) -> Option<Lacking<'_>> {
     let (_, rest) = cause.split_once("ModuleNotFoundError: No module named '")?;
-    let top = rest.split(['\'', '.']).next()?;
+    let module = rest.split('\'').next()?;
+    let provided = super::distributions::provided(module);
     // `_dbm`, `_ctypes`: a module of Python's own build, which no package installs.
-    (!top.is_empty() && !top.starts_with('_')).then_some(Lacking::Module(top))
+    (!provided.is_empty() && !provided.starts_with('_')).then_some(Lacking::Module(provided))
 }
 
 /// A package name as PEP 503 compares it: `Py_YAML` and `py-yaml` are one.
@@ -104,7 +105,8 @@ impl Runner {
 
     /// `lacked`, unless it is a module of the project's own.
     fn not_the_project_s<'a>(&self, lacked: Lacking<'a>) -> Option<Lacking<'a>> {
-        if let Lacking::Module(top) = lacked {
+        if let Lacking::Module(module) = lacked {
+            let top = module.split('.').next().unwrap_or(module);
             let homes = std::iter::once(self.project.root.clone())
                 .chain(self.project.code_roots.iter().cloned())
                 .chain(self.project.test_dirs());
@@ -187,28 +189,30 @@ impl Runner {
                 let likely = super::distributions::likely_package(module);
                 let wanted = [
                     normalised(module),
-                    normalised(likely),
+                    normalised(&likely),
                     format!("python-{}", normalised(module)),
                 ];
                 let found = declared.iter().find(|p| wanted.contains(&p.name));
-                // `railroad` from the declared `railroad-diagrams`: a name that only begins
-                // with the module's is likely the one, and said to be likely.
-                let named_after = || {
-                    let prefix = format!("{}-", normalised(module));
-                    declared.iter().find(|p| p.name.starts_with(&prefix))
-                };
-                match found {
-                    Some(package) => format!(
+                // `railroad` from the declared `railroad-diagrams`: the one declared name
+                // that begins with the module's is likely it, and said to be likely; type
+                // stubs (`pandas-stubs`) provide no module.
+                let prefix = format!("{}-", normalised(module));
+                let named_after: Vec<&DeclaredPackage> = declared
+                    .iter()
+                    .filter(|p| p.name.starts_with(&prefix) && !p.name.ends_with("-stubs"))
+                    .collect();
+                match (found, named_after.as_slice()) {
+                    (Some(package), _) => format!(
                         "{indent}`{module}` is not installed for {python}; the project declares \
                          {} ({}): `{python} -m pip install {}`\n",
                         package.name, package.place, package.name
                     ),
-                    None if let Some(package) = named_after() => format!(
+                    (None, [package]) => format!(
                         "{indent}`{module}` is not installed for {python}; the project declares \
                          {} ({}), which likely provides it: `{python} -m pip install {}`\n",
                         package.name, package.place, package.name
                     ),
-                    None => format!(
+                    _ => format!(
                         "{indent}`{module}` is not installed for {python}, and the project \
                          declares no package that provides it; the usual one is {likely}: \
                          `{python} -m pip install {likely}`, and declare it in {deps}\n"
