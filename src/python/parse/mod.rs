@@ -651,9 +651,10 @@ fn docstring(body: &[Stmt]) -> Option<String> {
 }
 
 /// The first line of prose of a module docstring given as `__doc__ = """…"""` at its
-/// top level (pyparsing's), which Python takes as the module's docstring too.
+/// top level (pyparsing's), which Python takes as the module's docstring too: the last
+/// such assignment, as Python keeps it.
 fn assigned_docstring(body: &[Stmt]) -> Option<String> {
-    body.iter().find_map(|stmt| {
+    body.iter().rev().find_map(|stmt| {
         let Stmt::Assign(assign) = stmt else {
             return None;
         };
