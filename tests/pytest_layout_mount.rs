@@ -200,6 +200,9 @@ echo tests/test_matchers.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md"
 echo ---
 echo tests/test_boxes.py > "$S/tests/run"
+cat "$S/tests/runs/latest/result.md"
+echo ---
+echo tests/test_late.py > "$S/tests/run"
 cat "$S/tests/runs/latest/result.md""#);
     assert!(ok, "{out}");
     let parts: Vec<&str> = out.split("---\n").collect();
@@ -210,6 +213,15 @@ cat "$S/tests/runs/latest/result.md""#);
             && parts[4].contains("-m pip install PyHamcrest`"),
         "{}",
         parts[4]
+    );
+    // A test that ran code before it reached the import keeps its suspects, and is told
+    // which declared package brings the module (pyparsing's tests and railroad).
+    assert!(
+        parts[6].contains("suspect: ")
+            && parts[6].contains("  `matchbox` is not installed for ")
+            && parts[6].contains("which likely provides it: `"),
+        "{}",
+        parts[6]
     );
     // A declared package named after the module (railroad from railroad-diagrams).
     assert!(

@@ -102,6 +102,7 @@ impl Runner {
                 let suspects = self.suspects_of(&evidence, problem, &tb.frames);
                 text.push_str(&suspects.none_said());
                 text.push_str(&self.suspect_lines(&suspects.found, "suspect: ", true));
+                text.extend(self.declared_but_missing(run, message, ""));
             }
         }
         text.push('\n');
@@ -266,6 +267,7 @@ impl Runner {
                     if weaker == 1 { "it" } else { "them" }
                 ));
             }
+            text.extend(self.declared_but_missing(run, message, "  "));
             // The first suspect's code, put here once the rest is written if it fits in
             // what the view has left: what the agent would read next.
             if let Some(first) = suspects.first()

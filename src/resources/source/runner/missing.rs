@@ -185,41 +185,81 @@ impl Runner {
                 }
                 text
             }
-            Lacking::Module(module) => {
-                let likely = super::distributions::likely_package(module);
-                let wanted = [
-                    normalised(module),
-                    normalised(&likely),
-                    format!("python-{}", normalised(module)),
-                ];
-                let found = declared.iter().find(|p| wanted.contains(&p.name));
-                // `railroad` from the declared `railroad-diagrams`: the one declared name
-                // that begins with the module's is likely it, and said to be likely; type
-                // stubs (`pandas-stubs`) provide no module.
-                let prefix = format!("{}-", normalised(module));
-                let named_after: Vec<&DeclaredPackage> = declared
-                    .iter()
-                    .filter(|p| p.name.starts_with(&prefix) && !p.name.ends_with("-stubs"))
-                    .collect();
-                match (found, named_after.as_slice()) {
-                    (Some(package), _) => format!(
-                        "{indent}`{module}` is not installed for {python}; the project declares \
-                         {} ({}): `{python} -m pip install {}`\n",
-                        package.name, package.place, package.name
-                    ),
-                    (None, [package]) => format!(
-                        "{indent}`{module}` is not installed for {python}; the project declares \
-                         {} ({}), which likely provides it: `{python} -m pip install {}`\n",
-                        package.name, package.place, package.name
-                    ),
-                    _ => format!(
-                        "{indent}`{module}` is not installed for {python}, and the project \
-                         declares no package that provides it; the usual one is {likely}: \
-                         `{python} -m pip install {likely}`, and declare it in {deps}\n"
-                    ),
-                }
-            }
+            Lacking::Module(module) => match providing(module, &declared) {
+                Providing::Declared(package) => format!(
+                    "{indent}`{module}` is not installed for {python}; the project declares \
+                     {} ({}): `{python} -m pip install {}`\n",
+                    package.name, package.place, package.name
+                ),
+                Providing::Likely(package) => format!(
+                    "{indent}`{module}` is not installed for {python}; the project declares \
+                     {} ({}), which likely provides it: `{python} -m pip install {}`\n",
+                    package.name, package.place, package.name
+                ),
+                Providing::Undeclared(likely) => format!(
+                    "{indent}`{module}` is not installed for {python}, and the project \
+                     declares no package that provides it; the usual one is {likely}: \
+                     `{python} -m pip install {likely}`, and declare it in {deps}\n"
+                ),
+            },
         }
+    }
+
+    /// For a test that ran code and then an import of a module the interpreter lacks
+    /// (pyparsing's tests reach `railroad` through its diagrams): the line saying which
+    /// declared package provides it, beside the suspects; `None` when the project declares
+    /// none (the suspects explain the import), or when the test ran no code (its failure
+    /// says what it lacked instead of suspects).
+    pub(crate) fn declared_but_missing(
+        &self,
+        run: &runs::Run,
+        message: &str,
+        indent: &str,
+    ) -> Option<String> {
+        if self.lacked(message).is_some() {
+            return None;
+        }
+        let lacked = self.not_the_project_s(lacking_module(message)?)?;
+        let Lacking::Module(module) = lacked else {
+            return None;
+        };
+        let declared = declared_packages(&self.project.root);
+        match providing(module, &declared) {
+            Providing::Undeclared(_) => None,
+            _ => Some(self.lacking_lines(run, &lacked, "", indent)),
+        }
+    }
+}
+
+/// Which package would bring a module the interpreter lacks.
+enum Providing<'d> {
+    /// One the project declares by that name.
+    Declared(&'d DeclaredPackage),
+    /// The one declared package whose name begins with the module's (`railroad` from
+    /// `railroad-diagrams`); type stubs (`pandas-stubs`) provide no module.
+    Likely(&'d DeclaredPackage),
+    /// None the project declares: the package that usually provides it.
+    Undeclared(String),
+}
+
+fn providing<'d>(module: &str, declared: &'d [DeclaredPackage]) -> Providing<'d> {
+    let likely = super::distributions::likely_package(module);
+    let wanted = [
+        normalised(module),
+        normalised(&likely),
+        format!("python-{}", normalised(module)),
+    ];
+    if let Some(package) = declared.iter().find(|p| wanted.contains(&p.name)) {
+        return Providing::Declared(package);
+    }
+    let prefix = format!("{}-", normalised(module));
+    let named_after: Vec<&DeclaredPackage> = declared
+        .iter()
+        .filter(|p| p.name.starts_with(&prefix) && !p.name.ends_with("-stubs"))
+        .collect();
+    match named_after.as_slice() {
+        [package] => Providing::Likely(package),
+        _ => Providing::Undeclared(likely),
     }
 }
 
