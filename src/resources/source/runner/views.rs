@@ -398,6 +398,10 @@ fn why_no_test_ran(output: &str, last: &str, root: &std::path::Path) -> String {
         (None, Some(counts)) if counts.contains("deselected") => {
             format!("pytest ran no test: the selection matched none ({counts})")
         }
+        // `==== 1 warning in 0.5s ====` and nothing else: it found no test.
+        (None, Some(counts)) if counts.split(", ").all(|c| c.contains("warning")) => {
+            format!("pytest found no test to run ({counts})")
+        }
         (None, Some(counts)) => format!("pytest ran no test: {counts}"),
         (None, None) => {
             // `E   ModuleNotFoundError: …` after `ImportError while loading conftest
@@ -447,6 +451,10 @@ mod tests {
         assert_eq!(
             why("===== 26854 deselected, 6 warnings in 3.10s =====\n"),
             "pytest ran no test: the selection matched none (26854 deselected, 6 warnings)"
+        );
+        assert_eq!(
+            why("======= 1 warning in 0.52s =======\n"),
+            "pytest found no test to run (1 warning)"
         );
         assert_eq!(
             why("=========== 4 errors in 0.47s ===========\n"),
