@@ -127,12 +127,7 @@ pub fn parse(
                 // Refused above, as any word starting with `@` is.
                 Some(value) if value.starts_with('@') => {}
                 Some(value) => {
-                    let value = match kind {
-                        Value::Inside if *option != "--ignore-glob" => {
-                            translated(value, in_project, &mut refused)
-                        }
-                        _ => value,
-                    };
+                    let value = option_value(option, *kind, value, in_project, &mut refused);
                     refused.extend(wrong_value(option, *kind, &value, root));
                     chosen.push(value);
                 }
@@ -142,12 +137,7 @@ pub fn parse(
         }
         match joined(&word) {
             Some((option, kind, value)) => {
-                let value = match kind {
-                    Value::Inside if option != "--ignore-glob" => {
-                        translated(value.to_string(), in_project, &mut refused)
-                    }
-                    _ => value.to_string(),
-                };
+                let value = option_value(option, kind, value.to_string(), in_project, &mut refused);
                 refused.extend(wrong_value(option, kind, &value, root));
                 let sep = if option.starts_with("--") { "=" } else { "" };
                 chosen.push(format!("{option}{sep}{value}"));
@@ -166,9 +156,24 @@ pub fn parse(
     }
 }
 
-/// `word`, or the project's path `in_project` gives for it (a glob is never given: its
-/// brackets are pytest's). One that would read as an option or a file of arguments is
-/// refused: a word must not become one on the way to pytest.
+/// The value pytest is given for `option` (of `kind`): a path as the mount names it
+/// becomes the project's, not a glob (its brackets are pytest's).
+fn option_value(
+    option: &str,
+    kind: Value,
+    value: String,
+    in_project: &dyn Fn(&str) -> Option<String>,
+    refused: &mut Vec<String>,
+) -> String {
+    match kind {
+        Value::Inside if option != "--ignore-glob" => translated(value, in_project, refused),
+        _ => value,
+    }
+}
+
+/// `word`, or the project's path `in_project` gives for it. One that would read as an
+/// option or a file of arguments is refused: a word must not become one on the way to
+/// pytest.
 fn translated(
     word: String,
     in_project: &dyn Fn(&str) -> Option<String>,

@@ -185,49 +185,62 @@ impl Runner {
                 }
                 text
             }
-            Lacking::Module(module) => match providing(module, &declared) {
-                Providing::Declared(package) => format!(
-                    "{indent}`{module}` is not installed for {python}; the project declares \
-                     {} ({}): `{python} -m pip install {}`\n",
-                    package.name, package.place, package.name
-                ),
-                Providing::Likely(package) => format!(
-                    "{indent}`{module}` is not installed for {python}; the project declares \
-                     {} ({}), which likely provides it: `{python} -m pip install {}`\n",
-                    package.name, package.place, package.name
-                ),
-                Providing::Undeclared(likely) => format!(
-                    "{indent}`{module}` is not installed for {python}, and the project \
-                     declares no package that provides it; the usual one is {likely}: \
-                     `{python} -m pip install {likely}`, and declare it in {deps}\n"
-                ),
-            },
+            Lacking::Module(module) => {
+                module_line(module, providing(module, &declared), &python, &deps, indent)
+            }
         }
     }
 
     /// For a test that ran code and then an import of a module the interpreter lacks
     /// (pyparsing's tests reach `railroad` through its diagrams): the line saying which
     /// declared package provides it, beside the suspects; `None` when the project declares
-    /// none (the suspects explain the import), or when the test ran no code (its failure
-    /// says what it lacked instead of suspects).
+    /// none (the suspects explain the import). Not for a test that ran no code: its
+    /// failure says what it [`Runner::lacked`] instead of suspects.
     pub(crate) fn declared_but_missing(
         &self,
         run: &runs::Run,
         message: &str,
         indent: &str,
     ) -> Option<String> {
-        if self.lacked(message).is_some() {
-            return None;
-        }
-        let lacked = self.not_the_project_s(lacking_module(message)?)?;
-        let Lacking::Module(module) = lacked else {
+        let Lacking::Module(module) = self.not_the_project_s(lacking_module(message)?)? else {
             return None;
         };
         let declared = declared_packages(&self.project.root);
-        match providing(module, &declared) {
-            Providing::Undeclared(_) => None,
-            _ => Some(self.lacking_lines(run, &lacked, "", indent)),
+        let provided = providing(module, &declared);
+        if matches!(provided, Providing::Undeclared(_)) {
+            return None;
         }
+        let python = interpreter_of(&run.command).unwrap_or_else(|| "<interpreter>".into());
+        let deps = self.links.folder(&tree_path(DEPS));
+        Some(module_line(module, provided, &python, &deps, indent))
+    }
+}
+
+/// The line saying that `module` is not installed for `python`, and which package
+/// (`provided`) would bring it; `deps` is where to declare one.
+fn module_line(
+    module: &str,
+    provided: Providing,
+    python: &str,
+    deps: &str,
+    indent: &str,
+) -> String {
+    match provided {
+        Providing::Declared(package) => format!(
+            "{indent}`{module}` is not installed for {python}; the project declares \
+             {} ({}): `{python} -m pip install {}`\n",
+            package.name, package.place, package.name
+        ),
+        Providing::Likely(package) => format!(
+            "{indent}`{module}` is not installed for {python}; the project declares \
+             {} ({}), which likely provides it: `{python} -m pip install {}`\n",
+            package.name, package.place, package.name
+        ),
+        Providing::Undeclared(likely) => format!(
+            "{indent}`{module}` is not installed for {python}, and the project \
+             declares no package that provides it; the usual one is {likely}: \
+             `{python} -m pip install {likely}`, and declare it in {deps}\n"
+        ),
     }
 }
 
