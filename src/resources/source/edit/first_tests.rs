@@ -14,17 +14,17 @@ use crate::resources::source::places::paths::TESTS;
 use crate::resources::source::project::Project;
 
 impl Editor {
-    /// Make something in `source/tests/` of a project without a test folder: the folder
-    /// `tests/` is made and handed to `make` (with its dotted name), and removed again if
-    /// `make` fails and left it empty, so that a refused write changes nothing. `shown` is
-    /// what the user named and `not_done` how its refusal reads (`was not created`).
+    /// Make something in `source/tests/` of a project without a test folder, once
+    /// [`Editor::first_test_folder_allowed`] said it may: the folder `tests/` is made and
+    /// handed to `make` (with its dotted name), and removed again if `make` fails and left
+    /// it empty, so that a refused write changes nothing. `shown` is what the user named
+    /// and `not_done` how its refusal reads (`was not created`).
     pub(super) fn in_first_test_folder<T>(
         &self,
         shown: &str,
         not_done: &str,
         make: impl FnOnce(&Path, &DottedName) -> Result<T>,
     ) -> Result<T> {
-        self.first_test_folder_allowed(shown, not_done)?;
         let folder = self.project.root.join(TESTS);
         std::fs::create_dir(&folder).map_err(|e| {
             Error::internal(format!(

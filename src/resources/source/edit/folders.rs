@@ -51,6 +51,7 @@ impl Editor {
                 (disk, dotted, kind)
             }
             Resolved::TestsRoot => {
+                self.first_test_folder_allowed(&shown, "was not made")?;
                 return self.in_first_test_folder(&shown, "was not made", |folder, dotted| {
                     let kind = self.project.dir_kind(None, folder);
                     self.make_dir_in(folder, dotted, kind, name, &shown)
