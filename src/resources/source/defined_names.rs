@@ -38,11 +38,6 @@ pub(super) fn listed(index: &ModuleIndex, package: bool) -> Vec<&ModuleName> {
     index
         .names
         .iter()
-        .filter(|name| {
-            name.kind == NameKind::All
-                || matches!(name.kind, NameKind::Import { .. })
-                || !symbols.contains(name.name.as_str())
-        })
         .filter(|name| match name.kind {
             // `from __future__ import annotations` tells the compiler something; it names
             // nothing the module offers.
@@ -54,7 +49,8 @@ pub(super) fn listed(index: &ModuleIndex, package: bool) -> Vec<&ModuleName> {
                     // modules it uses under a short name (`import typing as t`).
                     || (package && !name.name.starts_with('_') && name.value.starts_with("from "))
             }
-            _ => true,
+            NameKind::All => true,
+            _ => !symbols.contains(name.name.as_str()),
         })
         .collect()
 }
