@@ -127,19 +127,14 @@ pub(super) fn references(searcher: &Searcher, name: &str) -> Result<Hits> {
             if seen.contains(&line) {
                 continue;
             }
-            let verdicts: Vec<Option<bool>> = spellings
+            // Named by any spelling, else unresolved by one (`None < Some(false) <
+            // Some(true)`).
+            let verdict = spellings
                 .iter()
                 .map(|spelled| reading.names_it(used, spelled))
-                .collect();
-            let is_it = match (
-                verdicts.contains(&Some(true)),
-                verdicts.contains(&Some(false)),
-            ) {
-                (true, _) => Some(true),
-                (false, true) => Some(false),
-                (false, false) => None,
-            };
-            let Some(is_it) = is_it else {
+                .max()
+                .flatten();
+            let Some(is_it) = verdict else {
                 continue;
             };
             // Named and read only for the lines kept: most chains name something else.
