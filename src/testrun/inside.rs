@@ -38,14 +38,28 @@ pub fn outside(word: &str, root: &Path) -> Option<String> {
 /// that exists with its links followed, `..` going up from there; what does not exist yet
 /// is kept as written, since it may be made later.
 fn real(base: &Path, path: &Path) -> PathBuf {
-    let mut at = if path.is_absolute() {
-        PathBuf::from("/")
-    } else {
-        base.to_path_buf()
+    walk(base, path, true)
+}
+
+/// `path` (relative to `base` unless absolute) with `.` and `..` taken off the text, links
+/// not followed: what pytest makes of a path before it opens it.
+fn lexical(base: &Path, path: &Path) -> PathBuf {
+    walk(base, path, false)
+}
+
+/// `path` from `base`, part by part, each part that exists resolved to its target when
+/// `follow_links`.
+fn walk(base: &Path, path: &Path, follow_links: bool) -> PathBuf {
+    let follow = |at: &mut PathBuf| {
+        if follow_links && let Ok(resolved) = at.canonicalize() {
+            *at = resolved;
+        }
     };
-    if let Ok(resolved) = at.canonicalize() {
-        at = resolved;
-    }
+    let mut at = match path.is_absolute() {
+        true => PathBuf::from("/"),
+        false => base.to_path_buf(),
+    };
+    follow(&mut at);
     for part in path.components() {
         match part {
             Component::ParentDir => {
@@ -53,29 +67,8 @@ fn real(base: &Path, path: &Path) -> PathBuf {
             }
             Component::Normal(name) => {
                 at.push(name);
-                if let Ok(resolved) = at.canonicalize() {
-                    at = resolved;
-                }
+                follow(&mut at);
             }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    at
-}
-
-/// `path` (relative to `base` unless absolute) with `.` and `..` taken off the text, links
-/// not followed: what pytest makes of a path before it opens it.
-fn lexical(base: &Path, path: &Path) -> PathBuf {
-    let mut at = match path.is_absolute() {
-        true => PathBuf::from("/"),
-        false => base.to_path_buf(),
-    };
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                at.pop();
-            }
-            Component::Normal(name) => at.push(name),
             Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
         }
     }

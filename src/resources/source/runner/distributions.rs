@@ -27,7 +27,7 @@ pub(super) fn provided(module: &str) -> &str {
     }
 }
 
-/// Modules whose usual package has another name, by the module's top-level name.
+/// Modules whose usual package has another name, by the name [`provided`] gives them.
 const NAMED_OTHERWISE: &[(&str, &str)] = &[
     ("Crypto", "pycryptodome"),
     ("MySQLdb", "mysqlclient"),
