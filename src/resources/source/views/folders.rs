@@ -107,7 +107,12 @@ impl Views {
                 format!("`{here}tests/` — the test modules of `{t}/`, browsable like the code")
             })
             .collect();
-        let homes = self.test_homes();
+        // Where the tests are kept, looked for (a walk of every module) only without a
+        // test folder.
+        let homes = match subresources.is_empty() {
+            true => self.test_homes(),
+            false => String::new(),
+        };
         if subresources.is_empty() && homes.is_empty() {
             subresources.push(format!(
                 "no test folder (tests/, test/ or pytest's testpaths): a test module written \
